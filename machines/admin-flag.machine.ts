@@ -1,0 +1,63 @@
+import { assign, fromPromise, setup } from 'xstate'
+
+/** What the admin-flag machine knows. */
+export interface AdminFlagContext {
+  /** Whether the user is an admin; `null` until `initIsAdmin()` completed once. */
+  isAdmin: boolean | null
+}
+
+/** Events of the admin-flag machine (spec 3.3). */
+export type AdminFlagEvent =
+  /** `initIsAdmin()` was called. */
+  { type: 'init.requested' }
+
+/** The id of the actor invoked in `loading`; its events are `xstate.done.actor.loadIsAdmin` / `xstate.error.actor.loadIsAdmin`. */
+export const LOAD_IS_ADMIN_ACTOR_ID = 'loadIsAdmin'
+
+/**
+ * The admin-flag machine of spec 3.3: `notInitialised` until `initIsAdmin()` completes, then `initialised` with
+ * `auth.isAdmin` readable. The client provides the `loadIsAdmin` actor (one `profile` call). A failed load keeps the
+ * value known before, if any.
+ */
+export const adminFlagMachine = setup({
+  types: {
+    context: {} as AdminFlagContext,
+    events: {} as AdminFlagEvent,
+  },
+  actors: {
+    /** Calls `profile` and resolves to its `ADMIN` flag; provided by the client. */
+    loadIsAdmin: fromPromise<boolean>(async () => {
+      throw new Error('loadIsAdmin is provided by the client')
+    }),
+  },
+  guards: {
+    /** A value is already known (from an earlier `initIsAdmin()`). */
+    hasValue: ({ context }) => context.isAdmin !== null,
+  },
+}).createMachine({
+  id: 'adminFlag',
+  context: { isAdmin: null },
+  initial: 'notInitialised',
+  states: {
+    notInitialised: {
+      description: 'initIsAdmin() has not completed: reading auth.isAdmin throws.',
+      on: { 'init.requested': 'loading' },
+    },
+    loading: {
+      description: 'One profile call in flight; concurrent initIsAdmin() calls wait for it.',
+      invoke: {
+        id: LOAD_IS_ADMIN_ACTOR_ID,
+        src: 'loadIsAdmin',
+        onDone: { target: 'initialised', actions: assign({ isAdmin: ({ event }) => event.output }) },
+        onError: [{ guard: 'hasValue', target: 'initialised' }, { target: 'notInitialised' }],
+      },
+    },
+    initialised: {
+      description: 'auth.isAdmin is readable; initIsAdmin() again reloads it.',
+      on: { 'init.requested': 'loading' },
+    },
+  },
+})
+
+/** The states of the admin-flag machine. */
+export type AdminFlagState = 'notInitialised' | 'loading' | 'initialised'

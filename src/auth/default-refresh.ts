@@ -1,0 +1,98 @@
+import ky, { TimeoutError } from 'ky'
+import { AjaxError } from '../errors/ajax-error.js'
+import { RefreshTokenError } from '../errors/refresh-token-error.js'
+import { SdkErrorCode } from '../errors/sdk-error.js'
+import type { FetchLike } from '../http/http-options.js'
+import { classifyFailure, failureCode } from '../http/retry-policy.js'
+import type { HandlerRefreshAuth } from '../types/auth.js'
+
+/** What the default refresh request needs. */
+export interface DefaultRefreshRequest {
+  /** `{auth_url}oauth/token/`. */
+  tokenUrl: string
+  /** The refresh token to exchange. */
+  refreshToken: string
+  /** OAuth `client_id`. */
+  clientId: string
+  /** OAuth `client_secret`. */
+  clientSecret: string
+  /** Adapter that sends the request. */
+  fetch: FetchLike
+  /** Timeout, ms. */
+  timeout: number
+  /** Aborted when the client is destroyed. */
+  signal: AbortSignal
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/**
+ * The default refresh (spec 4.1): POST `application/x-www-form-urlencoded` to the token URL with `grant_type`,
+ * `refresh_token`, `client_id`, `client_secret` in the body and nothing in the query. An `error` member is a failure
+ * even on HTTP 200 (`wrong_client`). Only a request that never left is retried: a refresh that may have reached the
+ * server may have consumed the refresh token, and sending it again would answer `invalid_grant`.
+ */
+export async function requestTokenRefresh(
+  request: DefaultRefreshRequest,
+): Promise<Partial<HandlerRefreshAuth>> {
+  const body = new URLSearchParams({
+    grant_type: 'refresh_token',
+    refresh_token: request.refreshToken,
+    client_id: request.clientId,
+    client_secret: request.clientSecret,
+  })
+  let response: Response
+  try {
+    response = await ky.post(request.tokenUrl, {
+      body,
+      fetch: request.fetch,
+      timeout: request.timeout,
+      signal: request.signal,
+      throwHttpErrors: false,
+      headers: { accept: 'application/json' },
+      retry: {
+        limit: 2,
+        methods: ['post'],
+        statusCodes: [],
+        retryOnTimeout: false,
+        shouldRetry: ({ error }) => classifyFailure(error, request.signal) === 'not-sent',
+      },
+    })
+  } catch (error) {
+    const timedOut = error instanceof TimeoutError
+    const code = failureCode(error)
+    throw new AjaxError({
+      code: timedOut ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
+      message: timedOut
+        ? `token refresh: no answer from the OAuth server within ${request.timeout} ms`
+        : `token refresh: connection to the OAuth server failed${code ? ` (${code})` : ''}`,
+      request: { method: 'oauth/token' },
+      cause: Object.assign(new Error(code ?? 'connection failed'), { code }),
+    })
+  }
+  const text = await response.text()
+  let payload: unknown
+  try {
+    payload = JSON.parse(text)
+  } catch {
+    payload = undefined
+  }
+  if (isRecord(payload) && typeof payload.error === 'string' && payload.error !== '') {
+    throw new RefreshTokenError({
+      code: payload.error,
+      description: typeof payload.error_description === 'string' ? payload.error_description : '',
+      status: response.status,
+    })
+  }
+  if (!response.ok || !isRecord(payload)) {
+    throw new AjaxError({
+      code: SdkErrorCode.InvalidResponse,
+      message: `token refresh: the OAuth server answered HTTP ${response.status} without a token or an OAuth error`,
+      status: response.status,
+      request: { method: 'oauth/token' },
+    })
+  }
+  return payload as Partial<HandlerRefreshAuth>
+}

@@ -1,0 +1,31 @@
+import { SdkError } from './sdk-error.js'
+
+/** Options of a {@link RefreshTokenError}. */
+export interface RefreshTokenErrorOptions {
+  /** OAuth error code, for example `invalid_grant`. */
+  code: string
+  /** OAuth `error_description`, empty when the server sent none. */
+  description?: string
+  /** HTTP status of the token endpoint's answer. */
+  status: number
+  /** The underlying error, if any. */
+  cause?: unknown
+}
+
+/**
+ * The OAuth server refused to refresh the token pair (spec 7). After an `invalid_grant` the refresh token is dead
+ * and the application must be re-authorised.
+ */
+export class RefreshTokenError extends SdkError {
+  constructor(options: RefreshTokenErrorOptions) {
+    const description = options.description ?? ''
+    super({
+      code: options.code,
+      status: options.status,
+      description,
+      cause: options.cause,
+      message: `Refresh token error: ${options.code}${description ? ` (${description})` : ''}, HTTP ${options.status}`,
+    })
+    this.name = 'RefreshTokenError'
+  }
+}

@@ -1,0 +1,22 @@
+import type { ApiVersion } from '../types/api-version.js'
+
+/** How one request is authorised: where it goes and which token it carries. */
+export interface RequestAuth {
+  /** REST root of the version, ending in `/` (`…/rest/`, `…/rest/api/`, or a webhook root). */
+  baseUrl: string
+  /** Access token to send as `auth` in the body; absent for webhooks. */
+  token?: string
+  /** Generation of the token pair the token belongs to. */
+  generation: number
+}
+
+/** What a transport needs from the auth side. `PortalOAuth` provides tokens; `PortalHook` a webhook URL. */
+export interface AuthStrategy {
+  /** Resolves when a usable token is at hand (waiting for the one refresh in flight, if any). */
+  prepare(apiVersion: ApiVersion, signal?: AbortSignal): Promise<RequestAuth>
+  /**
+   * The portal rejected `auth` with `code` (`expired_token` / `invalid_token`). Resolves `true` when the call
+   * should be sent once more with a fresh `prepare()`; rejects when the refresh fails.
+   */
+  rejected(auth: RequestAuth, code: string, signal?: AbortSignal): Promise<boolean>
+}

@@ -1,0 +1,322 @@
+import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky'
+import { AjaxError } from '../errors/ajax-error.js'
+import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import type { RestrictionManager } from '../limits/restriction-manager.js'
+import type { LoggerInterface } from '../logger/logger.js'
+import type { SecretRegistry } from '../logger/secret-registry.js'
+import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
+import type { ApiVersion } from '../types/api-version.js'
+import type { CallOptions } from '../types/call.js'
+import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
+import type { FetchLike, NormalizedHttpOptions } from './http-options.js'
+import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
+import { classifyFailure, failureCode, mayRetryFailure } from './retry-policy.js'
+import { validateCallOptions } from './validate-call.js'
+
+/** One REST transport (one per {@link ApiVersion}), as `getHttpClient()` returns it. */
+export interface TypeHttp {
+  /** The REST API version this transport speaks. */
+  readonly apiVersion: ApiVersion
+  /** Sends one REST call. REST-level errors resolve with `isSuccess: false`; transport failures reject with an `AjaxError`. */
+  call<T = unknown>(options: CallOptions): Promise<AjaxResult<T>>
+  /** Silences the client-side runtime warning for this transport. */
+  offClientSideWarning(): void
+}
+
+/** Things a transport shares with the instance that owns it. */
+export interface RestTransportDeps {
+  /** Where requests go and which token they carry. */
+  auth: AuthStrategy
+  /** The instance's limiter (shared by v2 and v3). */
+  restrictions: RestrictionManager
+  /** The instance's redacting logger. */
+  logger: LoggerInterface
+  /** The instance's secrets, removed from error messages. */
+  secrets: SecretRegistry
+  /** HTTP settings. */
+  http: NormalizedHttpOptions
+  /** The fetch-compatible adapter (created on first use). */
+  fetch: () => FetchLike
+  /** Throws when the instance is destroyed. */
+  assertAlive: () => void
+  /** Called before each call; emits the client-side warning once per instance unless silenced. */
+  warnClientSide: (transport: RestTransport) => void
+}
+
+/** Per-call state shared with ky's hooks through `context`. */
+interface CallContext {
+  options: ReturnType<typeof validateCallOptions>
+  query: AjaxQuery
+  attempts: number
+  /** Whether every command of the call only reads (batches pass it; plain calls derive it from the method). */
+  readOnly: boolean | undefined
+}
+
+interface Answer {
+  status: number
+  body: unknown
+}
+
+const USER_AGENT = 'portal-oauth/3.0.0'
+
+/**
+ * One REST API version over ky: JSON POST to `{root}{method}` with the token as `auth` in the body, paced by the
+ * instance's limiter (every attempt, retries included, takes a slot), retried by ky, and turned into an
+ * {@link AjaxResult}. On `expired_token` it asks the auth side for a fresh token and sends the call once more.
+ */
+export class RestTransport implements TypeHttp {
+  readonly apiVersion: ApiVersion
+  readonly #deps: RestTransportDeps
+  #ky: KyInstance | null = null
+  #clientSideWarning = true
+
+  constructor(apiVersion: ApiVersion, deps: RestTransportDeps) {
+    this.apiVersion = apiVersion
+    this.#deps = deps
+  }
+
+  /** Whether this transport still emits the client-side warning. */
+  get clientSideWarning(): boolean {
+    return this.#clientSideWarning
+  }
+
+  offClientSideWarning(): void {
+    this.#clientSideWarning = false
+  }
+
+  async call<T = unknown>(input: CallOptions): Promise<AjaxResult<T>> {
+    return this.callWith<T>(input)
+  }
+
+  /** {@link call} with extra knowledge from higher-level actions (batches say whether all their commands only read). */
+  async callWith<T = unknown>(
+    input: CallOptions,
+    extra: { readOnly?: boolean } = {},
+  ): Promise<AjaxResult<T>> {
+    this.#deps.assertAlive()
+    const options = validateCallOptions(input, this.apiVersion)
+    this.#deps.warnClientSide(this)
+    const context: CallContext = {
+      options,
+      query: {
+        apiVersion: this.apiVersion,
+        method: options.method,
+        params: options.params,
+        ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
+      },
+      attempts: 0,
+      readOnly: extra.readOnly,
+    }
+    return this.#deps.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
+  }
+
+  async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
+    const { signal } = context.options
+    let auth = await this.#prepare(context, signal)
+    let answer = await this.#send(context, auth)
+    const rejection = readPortalError(answer.body)
+    if (answer.status === 401 && rejection && TOKEN_REJECTION_CODES.has(rejection.code)) {
+      if (await this.#deps.auth.rejected(auth, rejection.code, signal)) {
+        auth = await this.#prepare(context, signal)
+        answer = await this.#send(context, auth)
+      }
+    }
+    return this.#toResult<T>(context, answer)
+  }
+
+  async #prepare(context: CallContext, signal: AbortSignal | undefined): Promise<RequestAuth> {
+    try {
+      return await this.#deps.auth.prepare(this.apiVersion, signal)
+    } catch (error) {
+      if (signal?.aborted) throw this.#abortError(context, error)
+      throw error
+    }
+  }
+
+  async #send(context: CallContext, auth: RequestAuth): Promise<Answer> {
+    const { options } = context
+    const body = auth.token === undefined ? options.params : { ...options.params, auth: auth.token }
+    const headers: Record<string, string> = { ...this.#deps.http.headers, ...options.headers }
+    if (options.requestId !== undefined) headers['x-request-id'] = options.requestId
+    const kyOptions: KyOptions = {
+      body: JSON.stringify(body),
+      headers,
+      timeout: options.timeout ?? this.#deps.http.timeout,
+      context: { call: context },
+      retry: this.#retryOptions(context),
+      ...(options.signal ? { signal: options.signal } : {}),
+    }
+    try {
+      const response = await this.#client().post(auth.baseUrl + options.method, kyOptions)
+      return { status: response.status, body: await this.#readBody(context, response) }
+    } catch (error) {
+      if (error instanceof HTTPError) {
+        // A 503 or 429 that outlived its retries: the portal's error body becomes the result.
+        return { status: error.response.status, body: await this.#readBody(context, error.response) }
+      }
+      throw this.#transportError(context, error)
+    }
+  }
+
+  #retryOptions(context: CallContext): KyOptions['retry'] {
+    const { restrictions } = this.#deps
+    const params = restrictions.params
+    return {
+      limit: params.maxRetries,
+      methods: ['post'],
+      statusCodes: [429, 503],
+      afterStatusCodes: [],
+      retryOnTimeout: true,
+      delay: (attempt) => restrictions.backoff(attempt),
+      shouldRetry: async ({ error }) => {
+        if (error instanceof HTTPError) return this.#shouldRetryAnswer(context, error.response)
+        if (error instanceof SdkError) return false
+        const kind = classifyFailure(error, context.options.signal)
+        const retry = mayRetryFailure({
+          kind,
+          apiVersion: this.apiVersion,
+          method: context.options.method,
+          headers: context.options.headers,
+          callOverride: context.options.retryOnNetworkError,
+          instanceDefault: params.retryOnNetworkError,
+          ...(context.readOnly === undefined ? {} : { readOnly: context.readOnly }),
+        })
+        this.#deps.logger.debug(`${this.apiVersion} ${context.options.method}: attempt failed in transit`, {
+          requestId: context.options.requestId,
+          kind,
+          code: failureCode(error),
+          retry,
+        })
+        return retry
+      },
+    }
+  }
+
+  async #shouldRetryAnswer(context: CallContext, response: Response): Promise<boolean> {
+    const error = readPortalError(
+      await response
+        .clone()
+        .json()
+        .catch(() => null),
+    )
+    const { method, requestId } = context.options
+    if (response.status === 503 && error?.code === 'QUERY_LIMIT_EXCEEDED') {
+      this.#deps.restrictions.rateLimited()
+      this.#deps.logger.debug(`${this.apiVersion} ${method}: QUERY_LIMIT_EXCEEDED, retrying`, { requestId })
+      return true
+    }
+    if (response.status === 429 && error?.code === 'OPERATION_TIME_LIMIT') {
+      const wait = this.#deps.restrictions.operatingLimited(method)
+      this.#deps.logger.debug(`${this.apiVersion} ${method}: OPERATION_TIME_LIMIT`, {
+        requestId,
+        waitMs: wait,
+      })
+      return wait !== null
+    }
+    return false
+  }
+
+  async #readBody(context: CallContext, response: Response): Promise<unknown> {
+    const text = await response.text()
+    try {
+      return text === '' ? null : JSON.parse(text)
+    } catch (cause) {
+      throw new AjaxError({
+        code: SdkErrorCode.InvalidResponse,
+        message: `${this.apiVersion} ${context.options.method}: the portal answered HTTP ${response.status} with a body that is not JSON`,
+        status: response.status,
+        request: this.#requestInfo(context),
+        attempts: context.attempts,
+        cause,
+      })
+    }
+  }
+
+  #toResult<T>(context: CallContext, answer: Answer): AjaxResult<T> {
+    const { method } = context.options
+    const error = readPortalError(answer.body)
+    this.#deps.restrictions.record(method, readPayload(answer.body).time)
+    if (error === null && answer.status < 400) {
+      return new AjaxResult<T>({
+        payload: readPayload<T>(answer.body),
+        status: answer.status,
+        query: context.query,
+      })
+    }
+    const result = new AjaxResult<T>({ status: answer.status, query: context.query })
+    const portalError = error ?? { code: `HTTP_${answer.status}`, description: '', validation: [] }
+    for (const item of portalErrorsToSdkErrors(portalError, answer.status)) result.addError(item)
+    this.#deps.logger.debug(`${this.apiVersion} ${method}: portal answered ${portalError.code}`, {
+      requestId: context.options.requestId,
+      status: answer.status,
+    })
+    return result
+  }
+
+  #transportError(context: CallContext, error: unknown): SdkError {
+    if (error instanceof SdkError) return error
+    const { options } = context
+    if (options.signal?.aborted) return this.#abortError(context, error)
+    const secrets = this.#deps.secrets
+    const code = failureCode(error)
+    // The cause keeps the low-level code but not the original object, whose message may hold a webhook URL.
+    const cause = Object.assign(
+      new Error(secrets.redactText(error instanceof Error ? error.message : String(error))),
+      {
+        code,
+      },
+    )
+    const timedOut = error instanceof TimeoutError
+    return new AjaxError({
+      code: timedOut ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
+      message: timedOut
+        ? `${this.apiVersion} ${options.method}: no answer within ${options.timeout ?? this.#deps.http.timeout} ms`
+        : `${this.apiVersion} ${options.method}: connection failed${code ? ` (${code})` : ''}`,
+      request: this.#requestInfo(context),
+      attempts: context.attempts,
+      cause,
+    })
+  }
+
+  #abortError(context: CallContext, reason: unknown): AjaxError {
+    return new AjaxError({
+      code: SdkErrorCode.RequestAborted,
+      message: `${this.apiVersion} ${context.options.method}: cancelled by the caller's signal`,
+      request: this.#requestInfo(context),
+      attempts: context.attempts,
+      cause: context.options.signal?.reason ?? reason,
+    })
+  }
+
+  #requestInfo(context: CallContext): AjaxError['request'] {
+    return {
+      apiVersion: this.apiVersion,
+      method: context.options.method,
+      ...(context.options.requestId === undefined ? {} : { requestId: context.options.requestId }),
+    }
+  }
+
+  #client(): KyInstance {
+    this.#ky ??= ky.create({
+      fetch: this.#deps.fetch(),
+      throwHttpErrors: (status) => status === 429 || status === 503,
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT },
+      hooks: {
+        beforeRequest: [
+          async (_request, options) => {
+            // Every attempt, retries included, waits for the method's operating delay and a slot of the bucket.
+            const context = (options.context as { call: CallContext }).call
+            this.#deps.assertAlive()
+            try {
+              await this.#deps.restrictions.acquire(context.options.method, context.options.signal)
+            } catch (error) {
+              throw context.options.signal?.aborted ? this.#abortError(context, error) : error
+            }
+            context.attempts += 1
+          },
+        ],
+      },
+    })
+    return this.#ky
+  }
+}

@@ -1,0 +1,109 @@
+import type { ApiVersion } from '../types/api-version.js'
+
+/** How a failed attempt failed, as far as retrying is concerned. */
+export type FailureKind =
+  /** The request never reached the portal (connection refused, host not found): always safe to send again. */
+  | 'not-sent'
+  /** The request may have reached the portal (timeout, reset after the body was sent). */
+  | 'maybe-sent'
+  /** The caller cancelled it. */
+  | 'aborted'
+
+/** Connection errors raised before any byte of the request left this host. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+])
+
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = []
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth += 1) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string') codes.push(code)
+    const nested = (current as { errors?: unknown }).errors
+    if (Array.isArray(nested)) for (const item of nested) codes.push(...errorCodes(item))
+    current = (current as { cause?: unknown }).cause
+  }
+  return codes
+}
+
+/** Classifies a thrown transport failure. */
+export function classifyFailure(error: unknown, signal?: AbortSignal): FailureKind {
+  if (signal?.aborted) return 'aborted'
+  const codes = errorCodes(error)
+  return codes.length > 0 && codes.every((code) => NOT_SENT_CODES.has(code)) ? 'not-sent' : 'maybe-sent'
+}
+
+/** The lowest-level code of a transport failure, for messages (`ECONNRESET`, `ECONNREFUSED`, ...). */
+export function failureCode(error: unknown): string | undefined {
+  return errorCodes(error).at(-1)
+}
+
+/** Last name segments of methods that only read: sending them twice creates nothing. */
+const READ_SEGMENTS = new Set([
+  'get',
+  'list',
+  'tail',
+  'fields',
+  'count',
+  'current',
+  'info',
+  'search',
+  'time',
+  'getlist',
+])
+/** Whole method names that only read. */
+const READ_METHODS = new Set([
+  'profile',
+  'methods',
+  'scope',
+  'server.time',
+  'app.info',
+  'user.current',
+  'method.get',
+])
+
+/** Whether `method` only reads, so that repeating it after an ambiguous failure cannot create twice. */
+export function isReadMethod(method: string): boolean {
+  const name = method.toLowerCase()
+  if (READ_METHODS.has(name)) return true
+  const segment = name.slice(name.lastIndexOf('.') + 1)
+  return READ_SEGMENTS.has(segment)
+}
+
+/** Whether a header set carries a v3 `Idempotency-Key`. */
+export function hasIdempotencyKey(headers: Record<string, string> | undefined): boolean {
+  return (
+    headers !== undefined && Object.keys(headers).some((name) => name.toLowerCase() === 'idempotency-key')
+  )
+}
+
+/**
+ * Whether a call whose attempt failed in transit may be sent again. A request that never left is always
+ * retryable. One that may have reached the portal is retried only when the call cannot create twice (a read, or a v3
+ * call with an `Idempotency-Key`), unless the caller forces it either way with `retryOnNetworkError`.
+ */
+export function mayRetryFailure(options: {
+  kind: FailureKind
+  apiVersion: ApiVersion
+  method: string
+  headers: Record<string, string> | undefined
+  /** The call's own `retryOnNetworkError`, when set. */
+  callOverride: boolean | undefined
+  /** The instance's `restrictionParams.retryOnNetworkError`. */
+  instanceDefault: boolean
+  /** Whether every command of the call only reads (for batches); defaults to {@link isReadMethod}. */
+  readOnly?: boolean
+}): boolean {
+  if (options.kind === 'aborted') return false
+  if (options.kind === 'not-sent') return true
+  if (options.callOverride !== undefined) return options.callOverride
+  if (!options.instanceDefault) return false
+  const readOnly = options.readOnly ?? isReadMethod(options.method)
+  return readOnly || (options.apiVersion === 'v3' && hasIdempotencyKey(options.headers))
+}

@@ -1,0 +1,106 @@
+import Bottleneck from 'bottleneck'
+import { abortableSleep } from '../core/abortable-sleep.js'
+import type { PayloadTime } from '../results/ajax-result.js'
+import type { AdaptiveConfigParams, OperatingLimitParams } from './restriction-params.js'
+
+interface MethodBudget {
+  /** Operating time the portal reported for the method, ms. */
+  usedMs: number
+  /** When the oldest bucket of the window expires (portal clock), epoch ms; 0 when unknown. */
+  resetAt: number
+  /** Set after a 429: the method is blocked until then, epoch ms. */
+  blockedUntil: number
+}
+
+/**
+ * The per-method operating budget (protocol.md 5.2), read from the `time.operating` / `operating_reset_at` the portal
+ * returns with every answer. A method nearing its budget is delayed (adaptive delay) and run one call at a time
+ * (heavy); a blocked method (429) waits for its reset when that is within `adaptiveConfig.maxDelay`.
+ */
+export class OperatingLimiter {
+  readonly #budgets = new Map<string, MethodBudget>()
+  /** One bottleneck per heavy method, concurrency 1. */
+  readonly #heavy = new Bottleneck.Group({ maxConcurrent: 1 })
+  #limit: OperatingLimitParams
+  #adaptive: AdaptiveConfigParams
+
+  constructor(limit: OperatingLimitParams, adaptive: AdaptiveConfigParams) {
+    this.#limit = limit
+    this.#adaptive = adaptive
+  }
+
+  /** Applies new settings. */
+  configure(limit: OperatingLimitParams, adaptive: AdaptiveConfigParams): void {
+    this.#limit = limit
+    this.#adaptive = adaptive
+  }
+
+  /** Notes the `time` block of an answer to `method`. */
+  record(method: string, time: PayloadTime | undefined): void {
+    if (!time || typeof time.operating !== 'number') return
+    const budget = this.#budget(method)
+    budget.usedMs = time.operating * 1000
+    budget.resetAt = typeof time.operating_reset_at === 'number' ? time.operating_reset_at * 1000 : 0
+  }
+
+  /**
+   * The portal blocked `method` (429). Returns how long to wait before trying again, or `null` when the reset is
+   * further away than `adaptiveConfig.maxDelay` (the caller then returns the error result).
+   */
+  blocked(method: string, fallbackMs: number): number | null {
+    const budget = this.#budget(method)
+    const now = Date.now()
+    const wait = budget.resetAt > now ? budget.resetAt - now : fallbackMs
+    if (wait > this.#adaptive.maxDelay) return null
+    budget.blockedUntil = now + wait
+    return wait
+  }
+
+  /** The delay to apply before calling `method` now, ms. */
+  delayFor(method: string): number {
+    const budget = this.#budgets.get(method)
+    if (!budget) return 0
+    const now = Date.now()
+    if (budget.blockedUntil > now) return budget.blockedUntil - now
+    const usedMs = this.#currentUse(budget, now)
+    if (!this.#adaptive.enabled || usedMs < (this.#limit.limitMs * this.#adaptive.thresholdPercent) / 100)
+      return 0
+    return Math.min(this.#adaptive.maxDelay, usedMs * this.#adaptive.coefficient)
+  }
+
+  /** Waits the delay of `method`. */
+  async wait(method: string, signal?: AbortSignal): Promise<void> {
+    await abortableSleep(this.delayFor(method), signal)
+  }
+
+  /** Runs `task` directly, or one at a time with the other calls of `method` when the method is heavy. */
+  run<T>(method: string, task: () => Promise<T>): Promise<T> {
+    const budget = this.#budgets.get(method)
+    if (
+      !budget ||
+      this.#currentUse(budget, Date.now()) < (this.#limit.limitMs * this.#limit.heavyPercent) / 100
+    ) {
+      return task()
+    }
+    return this.#heavy.key(method).schedule(task)
+  }
+
+  /** Drops the per-method limiters. */
+  async destroy(): Promise<void> {
+    await Promise.all(this.#heavy.limiters().map(({ limiter }) => limiter.stop({ dropWaitingJobs: false })))
+  }
+
+  #currentUse(budget: MethodBudget, now: number): number {
+    // Past the reset the oldest bucket has gone; until the next answer says more, assume the budget recovered.
+    return budget.resetAt !== 0 && now >= budget.resetAt ? 0 : budget.usedMs
+  }
+
+  #budget(method: string): MethodBudget {
+    let budget = this.#budgets.get(method)
+    if (!budget) {
+      budget = { usedMs: 0, resetAt: 0, blockedUntil: 0 }
+      this.#budgets.set(method, budget)
+    }
+    return budget
+  }
+}

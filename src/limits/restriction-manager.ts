@@ -1,0 +1,80 @@
+import type { PayloadTime } from '../results/ajax-result.js'
+import { LeakyBucket } from './leaky-bucket.js'
+import { OperatingLimiter } from './operating-limiter.js'
+import { ParamsFactory } from './params-factory.js'
+import type { RestrictionParams, RestrictionParamsInput } from './restriction-params.js'
+
+/**
+ * Everything that keeps one instance under the portal's limits: the leaky bucket (shared by v2 and v3), the
+ * per-method operating budget and the retry settings. Parts with timers are created on first use, so an idle
+ * instance costs little.
+ */
+export class RestrictionManager {
+  #params: RestrictionParams
+  #bucket: LeakyBucket | null = null
+  #operating: OperatingLimiter | null = null
+
+  constructor(params: RestrictionParamsInput = {}, base: RestrictionParams = ParamsFactory.getDefault()) {
+    this.#params = ParamsFactory.merge(base, params)
+  }
+
+  /** The settings in force (a copy). */
+  get params(): RestrictionParams {
+    return structuredClone(this.#params)
+  }
+
+  /** Changes the settings at run time; groups are merged, so a partial change keeps the rest. */
+  setParams(changes: RestrictionParamsInput): void {
+    this.#params = ParamsFactory.merge(this.#params, changes)
+    this.#bucket?.configure(this.#params.rateLimit)
+    this.#operating?.configure(this.#params.operatingLimit, this.#params.adaptiveConfig)
+  }
+
+  /** Waits until `method` may be sent: its operating delay, then a slot of the bucket. */
+  async acquire(method: string, signal?: AbortSignal): Promise<void> {
+    if (this.#operating) await this.#operating.wait(method, signal)
+    await this.#bucketInstance().take(signal)
+  }
+
+  /** Runs a whole call of `method`, one at a time when the method is heavy. */
+  run<T>(method: string, task: () => Promise<T>): Promise<T> {
+    return this.#operating ? this.#operating.run(method, task) : task()
+  }
+
+  /** Notes the `time` block of an answer. */
+  record(method: string, time: PayloadTime | undefined): void {
+    if (time && typeof time.operating === 'number') this.#operatingInstance().record(method, time)
+  }
+
+  /** The portal said `QUERY_LIMIT_EXCEEDED`: let the bucket drain before the next request (when adaptive). */
+  rateLimited(): void {
+    if (this.#params.rateLimit.adaptiveEnabled) this.#bucketInstance().drain()
+  }
+
+  /** The portal said `OPERATION_TIME_LIMIT` for `method`: ms to wait before a retry, or `null` to give up. */
+  operatingLimited(method: string): number | null {
+    return this.#operatingInstance().blocked(method, this.#params.retryDelay)
+  }
+
+  /** Backoff before retry number `attempt` (1-based), ms. */
+  backoff(attempt: number): number {
+    return this.#params.retryDelay * 2 ** Math.max(0, attempt - 1)
+  }
+
+  /** Stops timers and drops queued requests. */
+  async destroy(): Promise<void> {
+    await Promise.all([this.#bucket?.destroy(), this.#operating?.destroy()])
+    this.#bucket = null
+    this.#operating = null
+  }
+
+  #bucketInstance(): LeakyBucket {
+    this.#bucket ??= new LeakyBucket(this.#params.rateLimit)
+    return this.#bucket
+  }
+
+  #operatingInstance(): OperatingLimiter {
+    this.#operating ??= new OperatingLimiter(this.#params.operatingLimit, this.#params.adaptiveConfig)
+    return this.#operating
+  }
+}

@@ -1,0 +1,111 @@
+import type { AccessTokenState } from '../machines/access-token.machine.js'
+import { AbstractPortal, type AbstractPortalOptions } from './abstract-portal.js'
+import { AuthOAuthManager } from './auth/auth-oauth-manager.js'
+import { originOf, versionRoots } from './auth/endpoints.js'
+import { validateAuthParams, validateSecret } from './auth/validate-params.js'
+import { SdkError } from './errors/sdk-error.js'
+import type { AuthStrategy } from './http/auth-strategy.js'
+import type { ApiVersion } from './types/api-version.js'
+import type {
+  CallbackRefreshAuth,
+  CustomRefreshAuth,
+  PortalOAuthParams,
+  PortalOAuthSecret,
+} from './types/auth.js'
+
+/** Options of `new PortalOAuth(authOptions, oAuthSecret, options)`. */
+export interface PortalOAuthOptions extends AbstractPortalOptions {
+  /** Clock in ms used to decide expiry (default `Date.now`); tests pass a fake one. */
+  now?: () => number
+}
+
+/**
+ * The client for OAuth 2.0 local applications (spec 1, 2.7): calls the portal's REST API with the access token,
+ * refreshes the pair by itself (one refresh in flight per instance) and hands every new pair to the refresh callback.
+ * Server-side only. Share one instance per portal.
+ */
+export class PortalOAuth extends AbstractPortal {
+  readonly #auth: AuthOAuthManager
+
+  constructor(authOptions: PortalOAuthParams, oAuthSecret: PortalOAuthSecret, options?: PortalOAuthOptions) {
+    super('PortalOAuth', options)
+    const params = validateAuthParams(authOptions)
+    const secret = validateSecret(oAuthSecret)
+    const now = options?.now ?? Date.now
+    if (typeof now !== 'function')
+      throw new SdkError({
+        code: 'JSSDK_INVALID_ARGUMENT',
+        message: 'PortalOAuth: options.now must be a function',
+      })
+    this.#auth = new AuthOAuthManager(params, secret, {
+      now,
+      logger: this.logger,
+      secrets: this.secrets,
+      fetch: () => this.fetchAdapter(),
+      timeout: this.httpOptions.timeout,
+      inspect: this.inspect,
+      loadIsAdmin: async (requestId) => {
+        const result = await this.actions.v2.call.make<{ ADMIN?: unknown }>({
+          method: 'profile',
+          ...(requestId === undefined ? {} : { requestId }),
+        })
+        const [error] = result.getErrors()
+        if (error) throw error
+        return result.getData()?.result?.ADMIN === true
+      },
+    })
+  }
+
+  /** The auth manager (spec 2.6): `getAuthData()`, `refreshAuth()`, `getUniq()`, `isAdmin`. */
+  get auth(): AuthOAuthManager {
+    return this.#auth
+  }
+
+  /** The access-token machine's current state (`valid`, `expired`, `refreshing`), for health checks and metrics. */
+  get tokenState(): AccessTokenState {
+    return this.#auth.tokenState
+  }
+
+  /** Calls `profile` once and caches whether the user is an admin (then `auth.isAdmin` is readable). */
+  initIsAdmin(requestId?: string): Promise<void> {
+    return this.#auth.initIsAdmin(requestId)
+  }
+
+  /** Registers the callback run, and awaited, after every successful refresh; persist `b24OAuthParams` in it. */
+  setCallbackRefreshAuth(callback: CallbackRefreshAuth): void {
+    this.#auth.setCallbackRefreshAuth(callback)
+  }
+
+  /** Unregisters the refresh callback. */
+  removeCallbackRefreshAuth(): void {
+    this.#auth.removeCallbackRefreshAuth()
+  }
+
+  /** Registers a function that returns new tokens instead of contacting the OAuth server. */
+  setCustomRefreshAuth(refresh: CustomRefreshAuth): void {
+    this.#auth.setCustomRefreshAuth(refresh)
+  }
+
+  /** Unregisters the custom refresh function. */
+  removeCustomRefreshAuth(): void {
+    this.#auth.removeCustomRefreshAuth()
+  }
+
+  /** The portal origin, from the current `clientEndpoint`. */
+  getTargetOrigin(): string {
+    return originOf(this.#auth.getParams().clientEndpoint)
+  }
+
+  /** The REST root of each API version, from the current `clientEndpoint`. */
+  getTargetOriginWithPath(): Map<ApiVersion, string> {
+    return versionRoots(this.#auth.getParams().clientEndpoint)
+  }
+
+  protected get authStrategy(): AuthStrategy {
+    return this.#auth
+  }
+
+  protected destroyAuth(): void {
+    this.#auth.destroy()
+  }
+}
