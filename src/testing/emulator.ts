@@ -1,0 +1,208 @@
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createEmulatorServer } from './http-server.js'
+import { oauthRouter } from './oauth-server.js'
+import { portalRouter } from './portal-server.js'
+import { createEmulatorState, type EmulatorState } from './state.js'
+import type {
+  EmulatorAuthParams,
+  EmulatorDelayFilter,
+  EmulatorDropFilter,
+  EmulatorMethodHandler,
+  EmulatorMethodOptions,
+  EmulatorOAuthFailure,
+  EmulatorOperatingLimit,
+  EmulatorRateLimit,
+  EmulatorWebhookOptions,
+  PortalEmulator,
+  PortalEmulatorOptions,
+  RequestLog,
+} from './types.js'
+
+function listen(server: Server): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve(server.address() as AddressInfo)
+    })
+  })
+}
+
+function shutdown(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      server.closeAllConnections()
+      resolve()
+      return
+    }
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })
+}
+
+function count(value: number, name: string): number {
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a non-negative number`)
+  return value
+}
+
+class LoopbackPortalEmulator implements PortalEmulator {
+  readonly #state: EmulatorState
+  readonly #servers: Server[]
+  #closed: Promise<void> | undefined
+
+  constructor(state: EmulatorState, servers: Server[]) {
+    this.#state = state
+    this.#servers = servers
+  }
+
+  get portalOrigin(): string {
+    return this.#state.endpoints.portalOrigin
+  }
+
+  get clientEndpoint(): string {
+    return this.#state.endpoints.clientEndpoint
+  }
+
+  get serverEndpoint(): string {
+    return this.#state.endpoints.serverEndpoint
+  }
+
+  get tokenUrl(): string {
+    return this.#state.endpoints.tokenUrl
+  }
+
+  get clientId(): string {
+    return this.#state.settings.clientId
+  }
+
+  get clientSecret(): string {
+    return this.#state.settings.clientSecret
+  }
+
+  get memberId(): string {
+    return this.#state.settings.memberId
+  }
+
+  get applicationToken(): string {
+    return this.#state.settings.applicationToken
+  }
+
+  get currentAccessToken(): string | undefined {
+    return this.#state.tokens.currentAccessToken
+  }
+
+  get currentRefreshToken(): string | undefined {
+    return this.#state.tokens.currentRefreshToken
+  }
+
+  get log(): RequestLog {
+    return this.#state.log
+  }
+
+  issueAuthParams(overrides?: { expiresIn?: number }): EmulatorAuthParams {
+    const { settings, endpoints } = this.#state
+    const pair = this.#state.tokens.issue(settings.userId, overrides?.expiresIn)
+    return {
+      applicationToken: settings.applicationToken,
+      userId: pair.access.userId,
+      memberId: settings.memberId,
+      accessToken: pair.access.token,
+      refreshToken: pair.refresh.token,
+      expires: pair.access.expires,
+      expiresIn: pair.access.expiresIn,
+      scope: settings.scope,
+      domain: endpoints.portalHost,
+      clientEndpoint: endpoints.clientEndpoint,
+      serverEndpoint: endpoints.serverEndpoint,
+      status: settings.status,
+    }
+  }
+
+  createWebhook(options?: EmulatorWebhookOptions): string {
+    const { settings, endpoints } = this.#state
+    const hook = this.#state.webhooks.create(
+      options?.userId ?? settings.userId,
+      options?.scope ?? settings.scope,
+    )
+    return `${endpoints.portalOrigin}/rest/${hook.userId}/${hook.secret}/`
+  }
+
+  expireAccessTokens(): void {
+    this.#state.tokens.expireAll()
+  }
+
+  failOAuth(error: EmulatorOAuthFailure, times = 1): void {
+    this.#state.faults.addOAuthFailure({ ...error }, count(times, 'times'))
+  }
+
+  dropConnections(times: number, filter?: EmulatorDropFilter): void {
+    this.#state.faults.addDrop(count(times, 'times'), { ...filter })
+  }
+
+  delayRequests(ms: number, times: number, filter?: EmulatorDelayFilter): void {
+    this.#state.faults.addDelay(count(ms, 'ms'), count(times, 'times'), { ...filter })
+  }
+
+  setLatency(ms: number): void {
+    this.#state.settings.latencyMs = count(ms, 'ms')
+  }
+
+  setRateLimit(limit: EmulatorRateLimit | false): void {
+    this.#state.bucket.setLimit(limit === false ? false : { ...limit })
+  }
+
+  setOperatingLimit(limit: EmulatorOperatingLimit | false): void {
+    this.#state.operating.setLimit(limit === false ? false : { ...limit })
+  }
+
+  setMethodCost(method: string, ms: number): void {
+    this.#state.settings.methodCost.set(method.toLowerCase(), count(ms, 'ms'))
+  }
+
+  setAdmin(isAdmin: boolean): void {
+    this.#state.settings.isAdmin = isAdmin
+  }
+
+  defineMethod(name: string, handler: EmulatorMethodHandler, options?: EmulatorMethodOptions): void {
+    this.#state.methods.define(name, handler, options)
+  }
+
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#state.closing.abort()
+      this.#closed = Promise.all(this.#servers.map(shutdown)).then(() => undefined)
+    }
+    return this.#closed
+  }
+}
+
+/**
+ * Start the loopback portal emulator: a fake portal (REST v2 `/rest/{method}`, v3 `/rest/api/{method}`, batches,
+ * webhooks) and its OAuth server (`/oauth/token/`, `/rest/app.info`) on two random ports of 127.0.0.1.
+ * Call `close()` when done.
+ */
+export async function startPortalEmulator(options?: PortalEmulatorOptions): Promise<PortalEmulator> {
+  const state = createEmulatorState(options)
+  const portal = createEmulatorServer(state, 'portal', portalRouter(state))
+  const oauth = createEmulatorServer(state, 'oauth', oauthRouter(state))
+  try {
+    const portalAddress = await listen(portal)
+    const oauthAddress = await listen(oauth)
+    const portalHost = `127.0.0.1:${portalAddress.port}`
+    const oauthHost = `127.0.0.1:${oauthAddress.port}`
+    state.endpoints = {
+      portalOrigin: `http://${portalHost}`,
+      portalHost,
+      clientEndpoint: `http://${portalHost}/rest/`,
+      oauthOrigin: `http://${oauthHost}`,
+      oauthHost,
+      serverEndpoint: `http://${oauthHost}/rest/`,
+      tokenUrl: `http://${oauthHost}/oauth/token/`,
+    }
+  } catch (error) {
+    await Promise.all([shutdown(portal), shutdown(oauth)])
+    throw error
+  }
+  return new LoopbackPortalEmulator(state, [portal, oauth])
+}

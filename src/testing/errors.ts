@@ -1,0 +1,34 @@
+/** One failed field of a v3 request validation error. */
+export interface EmulatorValidationItem {
+  field: string
+  message: string
+}
+
+/**
+ * Thrown by a method handler to answer a REST error: v2 renders `{ error: code, error_description: description }`,
+ * v3 renders `{ error: { code, message: description, validation? } }`; both with HTTP `status` (default 400).
+ */
+export class EmulatorRestError extends Error {
+  /** Error code, e.g. `'ERROR_NOT_FOUND'` or `'BITRIX_REST_V3_EXCEPTION_ENTITYNOTFOUNDEXCEPTION'`. */
+  readonly code: string
+  /** Human readable text (`error_description` / `message`). */
+  readonly description: string
+  /** HTTP status of the answer. */
+  readonly status: number
+  /** v3 only: per-field validation messages. */
+  readonly validation: EmulatorValidationItem[] | undefined
+
+  constructor(
+    code: string,
+    description: string,
+    status = 400,
+    extra?: { validation?: EmulatorValidationItem[] },
+  ) {
+    super(`${code}: ${description}`)
+    this.name = 'EmulatorRestError'
+    this.code = code
+    this.description = description
+    this.status = status
+    this.validation = extra?.validation
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * `portal-oauth/testing`: a loopback portal emulator (REST v2 + v3, batches, webhooks, limits) and its OAuth server,
+ * for testing applications built on `portal-oauth` without a real portal.
+ * @module
+ */
+export { startPortalEmulator } from './emulator.js'
+export { EmulatorRestError, type EmulatorValidationItem } from './errors.js'
+export { type EmulatorListNav, EmulatorListPage } from './list-page.js'
+export {
+  type PortalEmulatorProcess,
+  type PortalEmulatorProcessOptions,
+  startPortalEmulatorProcess,
+} from './process.js'
+export type {
+  EmulatorApiVersion,
+  EmulatorAppStatus,
+  EmulatorAuthParams,
+  EmulatorAuthVia,
+  EmulatorCurrentTokens,
+  EmulatorDelayFilter,
+  EmulatorDropFilter,
+  EmulatorMethodContext,
+  EmulatorMethodHandler,
+  EmulatorMethodOptions,
+  EmulatorOAuthFailure,
+  EmulatorOperatingLimit,
+  EmulatorRateLimit,
+  EmulatorRequestKind,
+  EmulatorServerName,
+  EmulatorWebhookOptions,
+  ListName,
+  PortalEmulator,
+  PortalEmulatorOptions,
+  RequestLog,
+  RequestLogEntry,
+} from './types.js'

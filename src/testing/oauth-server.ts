@@ -1,0 +1,135 @@
+import { authenticate } from './auth.js'
+import { flatError, layerErrorReply } from './envelope.js'
+import { type IncomingCall, jsonReply, type Reply, type Router } from './http-server.js'
+import { v2Sources } from './rest-v2.js'
+import type { EmulatorState } from './state.js'
+import { timeBlock } from './time.js'
+import type { IssuedPair } from './tokens.js'
+
+/**
+ * The token endpoint's success body, keys in the live order (protocol.md §1.3); `domain` is the OAuth server host,
+ * numbers are JSON numbers.
+ */
+export function tokenResponseBody(state: EmulatorState, pair: IssuedPair): Record<string, unknown> {
+  const { settings, endpoints } = state
+  return {
+    access_token: pair.access.token,
+    expires: pair.access.expires,
+    expires_in: pair.access.expiresIn,
+    scope: settings.scope,
+    domain: endpoints.oauthHost,
+    server_endpoint: endpoints.serverEndpoint,
+    status: settings.status,
+    client_endpoint: endpoints.clientEndpoint,
+    member_id: settings.memberId,
+    user_id: pair.access.userId,
+    refresh_token: pair.refresh.token,
+  }
+}
+
+function oauthError(status: number, error: string, description?: string): Reply {
+  return jsonReply(
+    status,
+    description === undefined ? { error } : { error, error_description: description },
+    error,
+  )
+}
+
+function tokenParams(call: IncomingCall): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of call.url.searchParams) out[key] = value
+  const body = call.body.kind === 'form' || call.body.kind === 'json' ? call.body.value : undefined
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    for (const [key, value] of Object.entries(body)) {
+      if (typeof value === 'string' || typeof value === 'number') out[key] = String(value)
+    }
+  }
+  return out
+}
+
+const REFRESH_FAILURES = {
+  unknown: 'The refresh token is unknown',
+  expired: 'The refresh token has expired',
+  used: 'The refresh token was already used',
+} as const
+
+/**
+ * `GET|POST /oauth/token/` (query and form body merged, body wins, extra parameters ignored). Order: forced failure
+ * (`failOAuth`) → missing `grant_type` / `refresh_token` / `code` (400 `invalid_request`) → unknown `client_id`
+ * (HTTP 200 `{"error":"wrong_client"}`) → wrong secret (400 `invalid_client`) → `authorization_code` (400
+ * `invalid_grant`: the emulator issues no codes) → other grant types (400 `unsupported_grant_type`) → unknown, used or
+ * expired refresh token (400 `invalid_grant`) → new pair.
+ */
+export async function handleToken(state: EmulatorState, call: IncomingCall): Promise<Reply> {
+  const params = tokenParams(call)
+  const grant = params.grant_type
+  if (grant !== undefined) call.entry.grantType = grant
+  if (params.refresh_token) call.entry.token = params.refresh_token
+  const forced = state.faults.takeOAuthFailure()
+  if (forced) return oauthError(forced.status ?? 400, forced.error, forced.error_description)
+  if (!grant) return oauthError(400, 'invalid_request', 'No "grant_type" parameter found')
+  if (grant === 'refresh_token' && !params.refresh_token) {
+    return oauthError(400, 'invalid_request', 'No "refresh_token" parameter found')
+  }
+  if (grant === 'authorization_code' && !params.code) {
+    return oauthError(400, 'invalid_request', 'No "code" parameter found')
+  }
+  if (params.client_id !== state.settings.clientId) return oauthError(200, 'wrong_client')
+  if (params.client_secret !== state.settings.clientSecret) {
+    return oauthError(400, 'invalid_client', 'Invalid client credentials')
+  }
+  if (grant === 'authorization_code') return oauthError(400, 'invalid_grant', 'Invalid authorization code')
+  if (grant !== 'refresh_token') {
+    return oauthError(400, 'unsupported_grant_type', `Grant type "${grant}" is not supported`)
+  }
+  const outcome = state.tokens.refresh(params.refresh_token ?? '')
+  if (!outcome.ok) return oauthError(400, 'invalid_grant', REFRESH_FAILURES[outcome.reason])
+  return jsonReply(200, tokenResponseBody(state, outcome.pair))
+}
+
+/**
+ * `/rest/app.info` on the OAuth server: the trusted view of the installation for the presented access token
+ * (`auth`, `access_token` or Bearer), with `install.uri` = the portal origin.
+ */
+export async function handleOAuthAppInfo(state: EmulatorState, call: IncomingCall): Promise<Reply> {
+  const sources = v2Sources(call)
+  const auth = authenticate(state, call, sources, undefined)
+  if ('error' in auth) return layerErrorReply(auth.error)
+  const check = call.entry.token === undefined ? undefined : state.tokens.checkAccess(call.entry.token)
+  const expires = check?.ok ? check.record.expires : undefined
+  const { settings, endpoints } = state
+  const result = {
+    scope: settings.scope,
+    client_id: settings.clientId,
+    expires,
+    user_id: auth.caller.userId,
+    status: settings.status,
+    install: {
+      installed: true,
+      version: 1,
+      uri: `${endpoints.portalOrigin}/`,
+      member_id: settings.memberId,
+      status: settings.status,
+    },
+  }
+  return jsonReply(200, { result, time: timeBlock(call.watch, 0) })
+}
+
+/** Routes of the OAuth server: the token endpoint and `app.info`; any other path → 404. */
+export function oauthRouter(state: EmulatorState): Router {
+  return (url) => {
+    const path = url.pathname
+    if (path === '/oauth/token/' || path === '/oauth/token') {
+      return { kind: 'token', handle: (call) => handleToken(state, call) }
+    }
+    if (path === '/rest/app.info' || path === '/rest/app.info.json') {
+      return {
+        kind: 'rest',
+        apiVersion: 'v2',
+        restMethod: 'app.info',
+        handle: (call) => handleOAuthAppInfo(state, call),
+      }
+    }
+    return { kind: 'other', handle: async () => flatError(404, 'not_found', 'Not found') }
+  }
+}

@@ -1,0 +1,253 @@
+/** Application status letters, as in `app.info` STATUS and the token response `status` (protocol.md §9). */
+export type EmulatorAppStatus = 'F' | 'D' | 'T' | 'P' | 'L' | 'S'
+
+/** Names of the built-in list fixtures whose row counts can be configured with `PortalEmulatorOptions.lists`. */
+export type ListName =
+  | 'crm.item.list'
+  | 'user.get'
+  | 'tasks.task.list'
+  | 'main.eventlog.tail'
+  | 'crm.contact.list'
+
+/** REST API generation: v2 is `/rest/{method}`, v3 is `/rest/api/{method}`. */
+export type EmulatorApiVersion = 'v2' | 'v3'
+
+/** Which of the two loopback servers a request reached. */
+export type EmulatorServerName = 'portal' | 'oauth'
+
+/** Leaky bucket settings: each request adds 1, the level drains by `drainRate` per second, above `burstLimit` → 503. */
+export interface EmulatorRateLimit {
+  burstLimit: number
+  drainRate: number
+}
+
+/** Operating (resource time) limit per method: the sum over `windowMs` (10 buckets) may not reach `limitMs`. */
+export interface EmulatorOperatingLimit {
+  windowMs: number
+  limitMs: number
+}
+
+/** Options of `startPortalEmulator()`. Every member is optional; defaults are given per member. */
+export interface PortalEmulatorOptions {
+  /** OAuth client id, default `'local.65f0c0ffee0000.00000001'`. */
+  clientId?: string
+  /** OAuth client secret, default 40 random characters. */
+  clientSecret?: string
+  /** Portal member id, default 32 random hex characters. */
+  memberId?: string
+  /** User the issued tokens belong to, default 1. */
+  userId?: number
+  /** Application token of the install, default 32 random hex characters. */
+  applicationToken?: string
+  /** Application status letter, default `'L'`. */
+  status?: EmulatorAppStatus
+  /** Comma-separated scope, default `'crm,user,task'`. */
+  scope?: string
+  /** What `profile` answers in `ADMIN`, default true. */
+  isAdmin?: boolean
+  /** Access token lifetime in seconds, default 3600. */
+  accessTokenTtl?: number
+  /** Refresh token lifetime in seconds, default 180 days. */
+  refreshTokenTtl?: number
+  /** When false (default) a refresh token works once; reusing it answers 400 `invalid_grant`. */
+  allowRefreshReuse?: boolean
+  /** When true a refresh also invalidates the access token of the old pair (REST → 401 `invalid_token`). Default false. */
+  revokePreviousAccessToken?: boolean
+  /** Leaky bucket per portal, default `{ burstLimit: 50, drainRate: 2 }`; `false` switches it off. */
+  rateLimit?: EmulatorRateLimit | false
+  /** Operating limit per method, default `{ windowMs: 600_000, limitMs: 480_000 }`; `false` switches it off. */
+  operatingLimit?: EmulatorOperatingLimit | false
+  /** Simulated handler time in ms added to a method's operating budget per call (no real sleep). Default 0. */
+  methodCost?: Record<string, number>
+  /** Artificial delay in ms before every answer of both servers, default 0. */
+  latencyMs?: number
+  /** Clock in ms (default `Date.now`); pass a fake clock to move time in tests. */
+  now?: () => number
+  /** Row counts of the list fixtures; default 120 rows each. Rows are generated on demand, 100 000 is cheap. */
+  lists?: Partial<Record<ListName, number>>
+}
+
+/** A token pair in the constructor shape of the client (`PortalOAuthParams`, camelCase). */
+export interface EmulatorAuthParams {
+  applicationToken: string
+  userId: number
+  memberId: string
+  accessToken: string
+  refreshToken: string
+  /** Access token expiry, unix SECONDS. */
+  expires: number
+  expiresIn: number
+  scope: string
+  /** The portal host, `'127.0.0.1:PORT'`. */
+  domain: string
+  clientEndpoint: string
+  serverEndpoint: string
+  status: EmulatorAppStatus
+}
+
+/** How a request carried its credentials. */
+export type EmulatorAuthVia = 'body' | 'query' | 'bearer' | 'webhook' | 'none'
+
+/** What kind of request a log entry records. */
+export type EmulatorRequestKind = 'token' | 'rest' | 'batch' | 'webhook' | 'other'
+
+/** One request received by the emulator (either server), with what was answered. */
+export interface RequestLogEntry {
+  /** Sequence number, increasing over the emulator's life (not reset by `clear()`). */
+  seq: number
+  /** Arrival time in ms from `options.now`. */
+  at: number
+  server: EmulatorServerName
+  /** HTTP method (`GET`, `POST`, ...). */
+  httpMethod: string
+  /** URL path without the query string. */
+  path: string
+  /** Query string parameters (flat, decoded, last value wins). */
+  query: Record<string, string>
+  /** Request headers, names lower-cased, repeated headers joined with `, `. */
+  headers: Record<string, string>
+  /** The `content-type` header, `''` when absent. */
+  contentType: string
+  /** Parsed JSON or form object (PHP bracket keys expanded), the raw string when unparsable, undefined when empty. */
+  body: unknown
+  rawBody: string
+  kind: EmulatorRequestKind
+  apiVersion?: EmulatorApiVersion
+  /** REST method, lower-cased, without `.json` (`'batch'` for batches). */
+  restMethod?: string
+  authVia?: EmulatorAuthVia
+  /** The access token (REST) or refresh token (token endpoint) presented; never a webhook secret. */
+  token?: string
+  /** `grant_type` of a token endpoint request. */
+  grantType?: string
+  /** HTTP status answered; 0 while pending or when the connection was dropped. */
+  status: number
+  /** Error code answered (also set for `wrong_client`, which comes with HTTP 200). */
+  errorCode?: string
+  /** True when the emulator destroyed the socket instead of answering (`dropConnections`). */
+  dropped?: boolean
+  /** True when the client closed the connection before the answer was written (e.g. a client timeout). */
+  clientClosed?: boolean
+}
+
+/** Every request received, in order, with helpers for assertions. */
+export interface RequestLog {
+  readonly entries: readonly RequestLogEntry[]
+  /** Forget all entries so far (sequence numbers keep increasing). */
+  clear(): void
+  /** Token endpoint hits. */
+  tokenRequests(): RequestLogEntry[]
+  /** Token endpoint hits with `grant_type=refresh_token`. */
+  refreshRequests(): RequestLogEntry[]
+  /** Portal REST requests: v2, v3, batches and webhook calls. */
+  restRequests(): RequestLogEntry[]
+  /** Answers with status >= 400 or an error code, optionally only those with that code. */
+  rejected(code?: string): RequestLogEntry[]
+}
+
+/** Context handed to a method handler. */
+export interface EmulatorMethodContext {
+  version: EmulatorApiVersion
+  /** User of the token or webhook that made the call. */
+  userId: number
+  /** True for webhook calls (no application context). */
+  isWebhook: boolean
+}
+
+/** A REST method implementation: returns the `result` (or an `EmulatorListPage`), or throws `EmulatorRestError`. */
+export type EmulatorMethodHandler = (
+  params: Record<string, unknown>,
+  ctx: EmulatorMethodContext,
+) => unknown | Promise<unknown>
+
+/** Options of `defineMethod`. */
+export interface EmulatorMethodOptions {
+  /** API versions the method answers on, default both. */
+  versions?: EmulatorApiVersion[]
+}
+
+/** An OAuth error forced with `failOAuth`. */
+export interface EmulatorOAuthFailure {
+  error: string
+  error_description?: string
+  /** HTTP status, default 400. */
+  status?: number
+}
+
+/** Which requests `dropConnections` affects. */
+export interface EmulatorDropFilter {
+  server?: EmulatorServerName
+  /** REST method (lower-cased, `'batch'` for batches); a rule with a method never matches token requests. */
+  method?: string
+  /** Destroy the socket right after the headers or after reading the whole body (default `'body'`). */
+  after?: 'headers' | 'body'
+}
+
+/** Which requests `delayRequests` affects. */
+export interface EmulatorDelayFilter {
+  server?: EmulatorServerName
+  /** REST method (lower-cased, `'batch'` for batches); a rule with a method never matches token requests. */
+  method?: string
+}
+
+/** Options of `createWebhook`. */
+export interface EmulatorWebhookOptions {
+  /** User the webhook acts as, default the emulator's `userId`. */
+  userId?: number
+  /** Recorded only; scopes are not enforced. */
+  scope?: string
+}
+
+/** The tokens of the newest pair, each undefined when no longer valid. */
+export interface EmulatorCurrentTokens {
+  accessToken: string | undefined
+  refreshToken: string | undefined
+}
+
+/** A running emulator: a fake portal and its OAuth server on two loopback ports. */
+export interface PortalEmulator {
+  /** `'http://127.0.0.1:PORT'` of the portal. */
+  readonly portalOrigin: string
+  /** `'http://127.0.0.1:PORT/rest/'` of the portal. */
+  readonly clientEndpoint: string
+  /** `'http://127.0.0.1:OAUTHPORT/rest/'` of the OAuth server. */
+  readonly serverEndpoint: string
+  /** `'http://127.0.0.1:OAUTHPORT/oauth/token/'`. */
+  readonly tokenUrl: string
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly memberId: string
+  readonly applicationToken: string
+  /** A fresh token pair issued now; each call starts a new independent renewal chain. */
+  issueAuthParams(overrides?: { expiresIn?: number }): EmulatorAuthParams
+  /** A webhook base URL `{origin}/rest/{userId}/{secret}/` that the emulator accepts (no OAuth). */
+  createWebhook(options?: EmulatorWebhookOptions): string
+  /** The current valid access token of the newest pair (for assertions), undefined if none. */
+  readonly currentAccessToken: string | undefined
+  /** The current valid refresh token of the newest pair (for assertions), undefined if none. */
+  readonly currentRefreshToken: string | undefined
+  /** Every request received, in order. */
+  readonly log: RequestLog
+  /** Make every access token issued so far expired (REST → 401 `expired_token`). */
+  expireAccessTokens(): void
+  /** The next `times` token endpoint requests (default 1) answer this OAuth error; `status` default 400. */
+  failOAuth(error: EmulatorOAuthFailure, times?: number): void
+  /** Destroy the socket of the next `times` matching requests instead of answering (ECONNRESET on the client). */
+  dropConnections(times: number, filter?: EmulatorDropFilter): void
+  /** Answer the next `times` matching requests only after `ms` more milliseconds. */
+  delayRequests(ms: number, times: number, filter?: EmulatorDelayFilter): void
+  /** Change the delay before every answer. */
+  setLatency(ms: number): void
+  /** Change (or switch off) the leaky bucket; the current level is kept. */
+  setRateLimit(limit: EmulatorRateLimit | false): void
+  /** Change (or switch off) the operating limit; accumulated time is kept. */
+  setOperatingLimit(limit: EmulatorOperatingLimit | false): void
+  /** Set the simulated cost in ms per call of one method. */
+  setMethodCost(method: string, ms: number): void
+  /** Change what `profile` answers in `ADMIN`. */
+  setAdmin(isAdmin: boolean): void
+  /** Register or replace a REST method (name is lower-cased). */
+  defineMethod(name: string, handler: EmulatorMethodHandler, options?: EmulatorMethodOptions): void
+  /** Close both servers and all their sockets. */
+  close(): Promise<void>
+}
