@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest'
+import {
+  EnumAppStatus,
+  ParamsFactory,
+  PortalOAuth,
+  type PortalOAuthParams,
+  SdkError,
+} from '../../src/index.js'
+
+const valid: PortalOAuthParams = {
+  applicationToken: 'app-token-0123456789abcdef',
+  userId: 1,
+  memberId: 'a223c6b3710f85df22e9377d6c4f7553',
+  accessToken: 'access-token-0123456789',
+  refreshToken: 'refresh-token-0123456789',
+  expires: 1_780_319_382,
+  expiresIn: 3600,
+  scope: 'crm,task',
+  domain: 'portal.example.com',
+  clientEndpoint: 'https://portal.example.com/rest/',
+  serverEndpoint: 'https://oauth.example.com/rest/',
+  status: EnumAppStatus.Local,
+}
+const secret = { clientId: 'local.1.2', clientSecret: 'client-secret-value' }
+
+function construct(params: unknown, credentials: unknown = secret): unknown {
+  try {
+    return new PortalOAuth(params as PortalOAuthParams, credentials as typeof secret)
+  } catch (error) {
+    return error
+  }
+}
+
+describe('construction fails fast on bad input, naming the field', () => {
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    [
+      'missing accessToken',
+      { accessToken: undefined },
+      /authOptions\.accessToken must be a non-empty string; it is missing/,
+    ],
+    [
+      'empty refreshToken',
+      { refreshToken: '' },
+      /authOptions\.refreshToken must be a non-empty string; it is empty/,
+    ],
+    ['empty applicationToken', { applicationToken: '' }, /authOptions\.applicationToken/],
+    [
+      'relative clientEndpoint',
+      { clientEndpoint: '/rest/' },
+      /authOptions\.clientEndpoint must be an absolute URL ending in \/rest\//,
+    ],
+    [
+      'clientEndpoint without /rest/',
+      { clientEndpoint: 'https://portal.example.com/api/' },
+      /authOptions\.clientEndpoint must end in \/rest\//,
+    ],
+    [
+      'serverEndpoint not a URL',
+      { serverEndpoint: 'oauth' },
+      /authOptions\.serverEndpoint must be an absolute URL/,
+    ],
+    [
+      'expires in milliseconds',
+      { expires: 1_780_319_382_000 },
+      /authOptions\.expires looks like milliseconds \(1780319382000\); pass a Unix time in seconds \(1780319382\)/,
+    ],
+    [
+      'expires as a string',
+      { expires: '1780319382' },
+      /authOptions\.expires must be a Unix time in seconds; got string/,
+    ],
+    ['unknown status letter', { status: 'X' }, /authOptions\.status must be one of F, D, T, P, L, S/],
+    ['userId not an integer', { userId: 1.5 }, /authOptions\.userId must be a non-negative integer/],
+  ]
+  for (const [name, change, message] of cases) {
+    it(name, () => {
+      const error = construct({ ...valid, ...change })
+      expect(error).toBeInstanceOf(SdkError)
+      expect((error as SdkError).code).toBe('JSSDK_INVALID_ARGUMENT')
+      expect((error as SdkError).message).toMatch(message)
+    })
+  }
+
+  it('missing credentials', () => {
+    expect(construct(valid, { clientId: 'x' })).toMatchObject({
+      message: expect.stringMatching(/oAuthSecret\.clientSecret must be a non-empty string; it is missing/),
+    })
+    expect(construct(valid, { clientId: '', clientSecret: 's' })).toMatchObject({
+      message: expect.stringMatching(/oAuthSecret\.clientId .* it is empty/),
+    })
+    expect(construct(valid, null)).toBeInstanceOf(SdkError)
+  })
+
+  it('never echoes a token in the message', () => {
+    const error = construct({
+      ...valid,
+      clientEndpoint: 'nope',
+      accessToken: 'secret-access-token-xyz',
+    }) as Error
+    expect(error.message).not.toContain('secret-access-token-xyz')
+  })
+
+  it('bad restriction params name the field', () => {
+    expect(
+      () => new PortalOAuth(valid, secret, { restrictionParams: { rateLimit: { drainRate: -1 } } }),
+    ).toThrow(/restrictionParams\.rateLimit\.drainRate must be between/)
+    expect(() => new PortalOAuth(valid, secret, { restrictionParams: { maxRetries: Number.NaN } })).toThrow(
+      /restrictionParams\.maxRetries must be a finite number/,
+    )
+  })
+})
+
+describe('a valid instance', () => {
+  it('is initialised at once and derives its origins from clientEndpoint', async () => {
+    const portal = new PortalOAuth(valid, secret)
+    expect(portal.isInit).toBe(true)
+    expect(portal.getTargetOrigin()).toBe('https://portal.example.com')
+    expect([...portal.getTargetOriginWithPath()]).toEqual([
+      ['v2', 'https://portal.example.com/rest/'],
+      ['v3', 'https://portal.example.com/rest/api/'],
+    ])
+    expect(portal.auth.getUniq('app')).toBe('app_a223c6b3710f85df22e9377d6c4f7553')
+    await portal.destroy()
+  })
+
+  it('throws the spec error when isAdmin is read before initIsAdmin()', async () => {
+    const portal = new PortalOAuth(valid, secret)
+    let thrown: unknown
+    try {
+      void portal.auth.isAdmin
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(SdkError)
+    expect(thrown).toMatchObject({
+      code: 'JSSDK_OAUTH_IS_ADMIN_NOT_INIT',
+      message: 'isAdmin not init. You need call B24OAuth::initIsAdmin().',
+    })
+    await portal.destroy()
+  })
+
+  it('restriction params: defaults, enterprise, and partial changes keep the rest', async () => {
+    expect(ParamsFactory.getDefault()).toEqual({
+      rateLimit: { burstLimit: 50, drainRate: 2, adaptiveEnabled: true },
+      operatingLimit: { windowMs: 600_000, limitMs: 480_000, heavyPercent: 80 },
+      adaptiveConfig: { enabled: true, thresholdPercent: 80, coefficient: 0.01, maxDelay: 7_000 },
+      maxRetries: 3,
+      retryDelay: 1_000,
+      retryOnNetworkError: true,
+    })
+    expect(ParamsFactory.getEnterprise().rateLimit).toMatchObject({ burstLimit: 250, drainRate: 5 })
+    const portal = new PortalOAuth(valid, secret, { restrictionParams: { rateLimit: { burstLimit: 10 } } })
+    expect(portal.getRestrictionManagerParams().rateLimit).toEqual({
+      burstLimit: 10,
+      drainRate: 2,
+      adaptiveEnabled: true,
+    })
+    portal.setRestrictionManagerParams({ adaptiveConfig: { maxDelay: 100 } })
+    const params = portal.getRestrictionManagerParams()
+    expect(params.adaptiveConfig).toEqual({
+      enabled: true,
+      thresholdPercent: 80,
+      coefficient: 0.01,
+      maxDelay: 100,
+    })
+    expect(params.rateLimit.burstLimit).toBe(10)
+    expect(() => portal.setRestrictionManagerParams({ retryDelay: -5 })).toThrow(
+      /restrictionParams\.retryDelay/,
+    )
+    await portal.destroy()
+  })
+})

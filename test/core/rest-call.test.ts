@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { AjaxResult } from '../../src/index.js'
+import { type Rig, startRig } from '../helpers.js'
+
+let rig: Rig
+afterEach(async () => {
+  await rig?.close()
+})
+
+describe('REST calls on the wire', () => {
+  it('v2: POST JSON to {clientEndpoint}{method}, token as auth in the body, nothing in the query', async () => {
+    rig = await startRig()
+    const params = rig.portal.auth.getAuthData()
+    const result = await rig.portal.actions.v2.call.make<{ ID: string; ADMIN: boolean }>({
+      method: 'profile',
+      params: { select: ['ID'] },
+      requestId: 'who-am-i',
+    })
+    expect(result).toBeInstanceOf(AjaxResult)
+    expect(result.isSuccess).toBe(true)
+    expect(result.getData()?.result.ID).toBe('1')
+    expect(result.getTime()).toMatchObject({
+      operating: expect.any(Number),
+      operating_reset_at: expect.any(Number),
+    })
+    const [entry] = rig.emulator.log.restRequests()
+    expect(entry).toMatchObject({
+      httpMethod: 'POST',
+      path: '/rest/profile',
+      query: {},
+      apiVersion: 'v2',
+      restMethod: 'profile',
+      authVia: 'body',
+      contentType: expect.stringContaining('application/json'),
+      status: 200,
+    })
+    expect(entry?.body).toEqual({ select: ['ID'], auth: params !== false ? params.access_token : '' })
+    expect(entry?.headers['x-request-id']).toBe('who-am-i')
+    expect(result.getQuery()).toEqual({
+      apiVersion: 'v2',
+      method: 'profile',
+      params: { select: ['ID'] },
+      requestId: 'who-am-i',
+    })
+  })
+
+  it('v3: POST JSON to {clientEndpoint}api/{method} with single slashes', async () => {
+    rig = await startRig()
+    const added = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
+      method: '/tasks.task.add',
+      params: { fields: { title: 'Write docs' } },
+    })
+    expect(added.isSuccess).toBe(true)
+    const id = added.getData()?.result.item.id
+    const got = await rig.portal.actions.v3.call.make<{ item: { id: number; title: string } }>({
+      method: 'tasks.task.get',
+      params: { id },
+    })
+    expect(got.getData()?.result.item).toMatchObject({ id, title: 'Write docs' })
+    const paths = rig.emulator.log.restRequests().map((entry) => entry.path)
+    expect(paths).toEqual(['/rest/api/tasks.task.add', '/rest/api/tasks.task.get'])
+    for (const entry of rig.emulator.log.restRequests()) {
+      expect(entry.authVia).toBe('body')
+      expect(entry.query).toEqual({})
+    }
+  })
+
+  it('a REST-level error does not throw: isSuccess false with the portal messages and codes', async () => {
+    rig = await startRig()
+    const missing = await rig.portal.actions.v2.call.make({ method: 'no.such.method' })
+    expect(missing.isSuccess).toBe(false)
+    expect(missing.getStatus()).toBe(404)
+    expect(missing.getErrorMessages()).toEqual(['Method not found!'])
+    expect(missing.getErrors().map((error) => [error.code, error.status])).toEqual([
+      ['ERROR_METHOD_NOT_FOUND', 404],
+    ])
+
+    const invalid = await rig.portal.actions.v3.call.make({ method: 'tasks.task.get', params: {} })
+    expect(invalid.isSuccess).toBe(false)
+    expect(invalid.getErrors()[0]?.code).toMatch(/^BITRIX_REST_V3_EXCEPTION_/)
+    expect(invalid.getErrorMessages().length).toBeGreaterThan(0)
+  })
+
+  it('bad call options fail before any request, naming the field', async () => {
+    rig = await startRig()
+    await expect(rig.portal.actions.v2.call.make({ method: '' })).rejects.toThrow(
+      /v2 call: method must be a REST method name/,
+    )
+    await expect(rig.portal.actions.v2.call.make({ method: 'crm.item.list?x=1' })).rejects.toThrow(
+      /method must be/,
+    )
+    await expect(
+      rig.portal.actions.v2.call.make({
+        method: 'profile',
+        params: [] as unknown as Record<string, unknown>,
+      }),
+    ).rejects.toThrow(/v2 call: params must be a plain object, got an array/)
+    await expect(rig.portal.actions.v3.call.make({ method: 'profile', timeout: -1 })).rejects.toThrow(
+      /v3 call: timeout/,
+    )
+    expect(rig.emulator.log.restRequests()).toHaveLength(0)
+  })
+
+  it('per-call headers reach the wire (v3 Idempotency-Key)', async () => {
+    rig = await startRig()
+    const first = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
+      method: 'tasks.task.add',
+      params: { fields: { title: 'Once' } },
+      headers: { 'Idempotency-Key': 'create-once-1' },
+    })
+    const replay = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
+      method: 'tasks.task.add',
+      params: { fields: { title: 'Once' } },
+      headers: { 'Idempotency-Key': 'create-once-1' },
+    })
+    expect(replay.getData()?.result.item.id).toBe(first.getData()?.result.item.id)
+    expect(rig.emulator.log.restRequests().map((entry) => entry.headers['idempotency-key'])).toEqual([
+      'create-once-1',
+      'create-once-1',
+    ])
+  })
+
+  it('initIsAdmin() calls profile once and makes isAdmin readable', async () => {
+    rig = await startRig({ emulator: { isAdmin: false } })
+    await Promise.all([rig.portal.initIsAdmin('admin-check'), rig.portal.initIsAdmin()])
+    expect(rig.portal.auth.isAdmin).toBe(false)
+    const calls = rig.emulator.log.restRequests().filter((entry) => entry.restMethod === 'profile')
+    expect(calls).toHaveLength(1)
+    expect(calls[0]?.headers['x-request-id']).toBe('admin-check')
+  })
+})
