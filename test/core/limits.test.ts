@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { type Rig, startRig } from '../helpers.js'
+
+let rig: Rig
+afterEach(async () => {
+  await rig?.close()
+})
+
+function burst(rigUnderTest: Rig, count: number, method = 'server.time') {
+  return Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      index % 2 === 0
+        ? rigUnderTest.portal.actions.v2.call.make({ method })
+        : rigUnderTest.portal.actions.v3.call.make({ method: 'tasks.task.list' }),
+    ),
+  )
+}
+
+describe('leaky bucket', () => {
+  it('paces v2 and v3 together so that a portal enforcing the same bucket rejects nothing', async () => {
+    const bucket = { burstLimit: 5, drainRate: 25 }
+    rig = await startRig({
+      emulator: { rateLimit: bucket },
+      client: { restrictionParams: { rateLimit: bucket } },
+    })
+    const results = await burst(rig, 40)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+    expect(rig.emulator.log.restRequests()).toHaveLength(40)
+  })
+
+  it('QUERY_LIMIT_EXCEEDED (503) is retried with backoff until the call succeeds', async () => {
+    rig = await startRig({
+      emulator: { rateLimit: { burstLimit: 4, drainRate: 20 } },
+      client: {
+        restrictionParams: { rateLimit: { burstLimit: 50, drainRate: 50 }, retryDelay: 50, maxRetries: 8 },
+      },
+    })
+    const results = await burst(rig, 20)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    const rejected = rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')
+    expect(rejected.length).toBeGreaterThan(0)
+    expect(rejected.every((entry) => entry.status === 503)).toBe(true)
+    expect(rig.emulator.log.restRequests()).toHaveLength(20 + rejected.length)
+  })
+
+  it('when 503 outlives maxRetries the call resolves with the error result, not a throw', async () => {
+    rig = await startRig({
+      emulator: { rateLimit: { burstLimit: 1, drainRate: 0.1 } },
+      client: {
+        restrictionParams: { rateLimit: { burstLimit: 50, drainRate: 50 }, retryDelay: 10, maxRetries: 2 },
+      },
+    })
+    const [first, second] = await burst(rig, 2)
+    expect(first?.isSuccess).toBe(true)
+    expect(second?.isSuccess).toBe(false)
+    expect(second?.getStatus()).toBe(503)
+    expect(second?.getErrors()[0]).toMatchObject({
+      code: 'QUERY_LIMIT_EXCEEDED',
+      message: 'Too many requests',
+    })
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(3)
+  })
+
+  it('setRestrictionManagerParams() changes pacing at run time', async () => {
+    rig = await startRig({ emulator: { rateLimit: { burstLimit: 4, drainRate: 40 } } })
+    rig.portal.setRestrictionManagerParams({ rateLimit: { burstLimit: 4, drainRate: 40 }, retryDelay: 10 })
+    const results = await burst(rig, 24)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+  })
+})
+
+describe('operating limit', () => {
+  it('OPERATION_TIME_LIMIT (429) waits for the reset and then succeeds', async () => {
+    rig = await startRig({
+      emulator: { operatingLimit: { windowMs: 1_000, limitMs: 100 }, methodCost: { 'crm.item.add': 60 } },
+      client: {
+        restrictionParams: {
+          adaptiveConfig: { enabled: false, maxDelay: 3_000 },
+          retryDelay: 100,
+          maxRetries: 5,
+        },
+      },
+    })
+    const results = []
+    for (let index = 0; index < 4; index += 1) {
+      results.push(
+        await rig.portal.actions.v2.call.make({
+          method: 'crm.item.add',
+          params: { fields: { title: `${index}` } },
+        }),
+      )
+    }
+    expect(results.map((result) => result.isSuccess)).toEqual([true, true, true, true])
+    expect(rig.emulator.log.rejected('OPERATION_TIME_LIMIT').length).toBeGreaterThan(0)
+    // Other methods were never blocked.
+    expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+  })
+
+  it('a reset further away than maxDelay returns the error result at once', async () => {
+    rig = await startRig({
+      emulator: { operatingLimit: { windowMs: 600_000, limitMs: 100 }, methodCost: { 'crm.item.add': 200 } },
+      client: { restrictionParams: { adaptiveConfig: { maxDelay: 50 }, retryDelay: 10 } },
+    })
+    const first = await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    expect(first.getTime()?.operating).toBeGreaterThanOrEqual(0.2)
+    const blocked = await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    expect(blocked.isSuccess).toBe(false)
+    expect(blocked.getStatus()).toBe(429)
+    expect(blocked.getErrors()[0]?.code).toBe('OPERATION_TIME_LIMIT')
+    expect(blocked.getErrorMessages()).toEqual(['Method is blocked due to operation time limit.'])
+    expect(rig.emulator.log.rejected('OPERATION_TIME_LIMIT')).toHaveLength(1)
+  })
+})
