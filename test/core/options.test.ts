@@ -1,0 +1,185 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createDefaultLogger, type FetchLike } from '../../src/index.js'
+import { createMemoryLogger, type Rig, startRig } from '../helpers.js'
+
+let rig: Rig
+afterEach(async () => {
+  await rig?.close()
+})
+
+describe('httpOptions', () => {
+  it('unknown keys are dropped at construction and their names logged at warn level', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({
+      client: { logger, httpOptions: { timeout: 5_000, proxy: 'http://x', maxRedirects: 3 } as never },
+    })
+    const warnings = logger.lines.filter((line) => line.level === 'warn')
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]?.message).toBe('httpOptions: dropped unknown option(s) proxy, maxRedirects')
+    expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+  })
+
+  it('a custom adapter (ky fetch) sends every request, REST and refresh alike; headers are added', async () => {
+    const seen: string[] = []
+    const adapter: FetchLike = async (input, init) => {
+      const request = input instanceof Request ? input : new Request(input, init)
+      seen.push(new URL(request.url).pathname)
+      return globalThis.fetch(request)
+    }
+    rig = await startRig({ client: { httpOptions: { adapter, headers: { 'x-app': 'demo' } } } })
+    await rig.portal.actions.v2.call.make({ method: 'profile' })
+    await rig.portal.auth.refreshAuth()
+    expect(seen).toEqual(['/rest/profile', '/oauth/token/'])
+    expect(rig.emulator.log.restRequests()[0]?.headers['x-app']).toBe('demo')
+  })
+
+  it('bad httpOptions values name the field', async () => {
+    await expect(startRig({ client: { httpOptions: { timeout: 0 } } })).rejects.toThrow(
+      /httpOptions\.timeout must be a positive integer, got 0/,
+    )
+  })
+})
+
+describe('logging', () => {
+  it('getLogger/setLogger swap the logger; the default logger writes warn and error to the console only', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const debug = vi.spyOn(console, 'debug').mockImplementation(() => {})
+    const logger = createDefaultLogger()
+    logger.debug('quiet')
+    logger.info('quiet')
+    logger.warn('loud', { a: 1 })
+    expect(warn).toHaveBeenCalledWith('loud', { a: 1 })
+    expect(debug).not.toHaveBeenCalled()
+    warn.mockRestore()
+    debug.mockRestore()
+
+    rig = await startRig()
+    const memory = createMemoryLogger()
+    rig.portal.setLogger(memory)
+    expect(rig.portal.getLogger()).toBe(memory)
+    expect(() => rig.portal.setLogger({} as never)).toThrow(
+      /setLogger: logger must have debug, info, warn and error/,
+    )
+  })
+
+  it('no secret reaches a log line or an error, through refreshes, failures and retries', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger, restrictionParams: { retryDelay: 5 } } })
+    const secrets = new Set<string>([rig.emulator.clientSecret, rig.emulator.applicationToken])
+    const collect = () => {
+      const params = rig.portal.auth.getParams()
+      secrets.add(params.accessToken)
+      secrets.add(params.refreshToken)
+    }
+    collect()
+    rig.portal.setCallbackRefreshAuth(() => {
+      throw new Error(`could not save ${rig.portal.auth.getParams().refreshToken}`)
+    })
+    const errors: unknown[] = []
+    rig.emulator.expireAccessTokens()
+    await rig.portal.actions.v2.call.make({ method: 'profile' })
+    collect()
+    // The callback's own error is rethrown unchanged (it is the application's); its log line is redacted.
+    await expect(rig.portal.auth.refreshAuth()).rejects.toThrow(/^could not save/)
+    collect()
+    rig.emulator.dropConnections(1, { method: 'crm.item.add' })
+    await rig.portal.actions.v2.call
+      .make({ method: 'crm.item.add', params: {} })
+      .catch((error: unknown) => errors.push(error))
+    rig.emulator.failOAuth({ error: 'invalid_grant', status: 400 })
+    await rig.portal.auth.refreshAuth().catch((error: unknown) => errors.push(error))
+    await rig.portal.actions.v2.call.make({ method: 'no.such' })
+    expect(errors).toHaveLength(2)
+    expect(logger.lines.some((line) => line.level === 'debug')).toBe(true)
+    const written =
+      JSON.stringify(logger.lines) + JSON.stringify(errors) + errors.map((error) => String(error)).join()
+    for (const secret of secrets) expect(written).not.toContain(secret)
+    expect(written).toContain('[redacted]')
+  })
+})
+
+describe('client-side warning', () => {
+  type Fake = { name: string; install: () => () => void; runtime: string }
+  const fakeScope = (className: string) => () => {
+    const scope = globalThis as Record<string, unknown>
+    const ctor = class {}
+    Object.defineProperty(ctor, 'name', { value: className })
+    scope[className] = ctor
+    scope.self = Object.create(ctor.prototype)
+    return () => {
+      delete scope[className]
+      delete scope.self
+    }
+  }
+  const fakes: Fake[] = [
+    {
+      name: 'browser main thread',
+      runtime: 'browser main thread',
+      install: () => {
+        const scope = globalThis as Record<string, unknown>
+        scope.window = { document: {} }
+        return () => {
+          delete scope.window
+        }
+      },
+    },
+    { name: 'Web Worker', runtime: 'Web Worker', install: fakeScope('DedicatedWorkerGlobalScope') },
+    { name: 'Shared Worker', runtime: 'Shared Worker', install: fakeScope('SharedWorkerGlobalScope') },
+    { name: 'Service Worker', runtime: 'Service Worker', install: fakeScope('ServiceWorkerGlobalScope') },
+  ]
+  for (const fake of fakes) {
+    it(`warns once per instance in a ${fake.name}, and offClientSideWarning() silences both transports`, async () => {
+      const uninstall = fake.install()
+      try {
+        const logger = createMemoryLogger()
+        rig = await startRig({ client: { logger } })
+        await rig.portal.actions.v2.call.make({ method: 'profile' })
+        await rig.portal.actions.v3.call.make({ method: 'tasks.task.list' })
+        await rig.portal.actions.v2.call.make({ method: 'profile' })
+        const warnings = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)
+        expect(warnings).toEqual([expect.stringContaining(`PortalOAuth is running in a ${fake.runtime}`)])
+        await rig.close()
+
+        const quiet = createMemoryLogger()
+        rig = await startRig({ client: { logger: quiet } })
+        rig.portal.offClientSideWarning()
+        await rig.portal.actions.v2.call.make({ method: 'profile' })
+        await rig.portal.actions.v3.call.make({ method: 'tasks.task.list' })
+        expect(quiet.lines.filter((line) => line.level === 'warn')).toEqual([])
+      } finally {
+        uninstall()
+      }
+    })
+  }
+
+  it('says nothing on a server runtime', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger } })
+    await rig.portal.actions.v2.call.make({ method: 'profile' })
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([])
+  })
+})
+
+describe('destroy()', () => {
+  it('later calls reject with a clear SdkError; destroy is idempotent', async () => {
+    rig = await startRig()
+    await rig.portal.actions.v2.call.make({ method: 'profile' })
+    await rig.portal.destroy()
+    await rig.portal.destroy()
+    await expect(rig.portal.actions.v2.call.make({ method: 'profile' })).rejects.toMatchObject({
+      name: 'SdkError',
+      code: 'JSSDK_CLIENT_DESTROYED',
+      message: 'PortalOAuth was destroyed; create a new instance to make calls',
+    })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: 'JSSDK_CLIENT_DESTROYED' })
+  })
+
+  it('calls waiting in the limiter are rejected, not left hanging', async () => {
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 2, drainRate: 0.1 } } } })
+    await rig.portal.actions.v2.call.make({ method: 'profile' })
+    const waiting = rig.portal.actions.v2.call.make({ method: 'profile' })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    await rig.portal.destroy()
+    await expect(waiting).rejects.toMatchObject({ code: 'JSSDK_CLIENT_DESTROYED' })
+  })
+})

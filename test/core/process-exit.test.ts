@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterEach, expect, it } from 'vitest'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+
+let emulator: PortalEmulator
+afterEach(async () => {
+  await emulator?.close()
+})
+
+const entry = fileURLToPath(new URL('../../src/index.ts', import.meta.url))
+
+it('a script that makes one call and never calls destroy() exits by itself', async () => {
+  emulator = await startPortalEmulator()
+  const script = `
+    import { PortalOAuth } from ${JSON.stringify(entry)}
+    const { params, secret } = JSON.parse(process.env.PORTAL_RIG)
+    const portal = new PortalOAuth(params, secret)
+    const result = await portal.actions.v2.call.make({ method: 'profile' })
+    await portal.auth.refreshAuth()
+    console.log(result.isSuccess ? 'called' : 'failed')
+  `
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    env: {
+      ...process.env,
+      PORTAL_RIG: JSON.stringify({
+        params: emulator.issueAuthParams(),
+        secret: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+      }),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      resolve(null)
+    }, 20_000)
+    child.on('exit', (exitCode) => {
+      clearTimeout(timer)
+      resolve(exitCode)
+    })
+  })
+  expect(output.trim()).toBe('called')
+  expect(code).toBe(0)
+  expect(emulator.log.refreshRequests()).toHaveLength(1)
+})
