@@ -19,9 +19,10 @@ export class LeakyBucket {
     this.#limit = limit
   }
 
-  /** Replace the settings (or switch off with `false`); the current level is kept. */
+  /** Replace the settings; the current level is kept. `false` switches the bucket off and empties it. */
   setLimit(limit: EmulatorRateLimit | false): void {
     this.#limit = limit
+    if (limit === false) this.#level = 0
   }
 
   /** The level after draining up to `now` (ms). */

@@ -238,7 +238,7 @@ export interface PortalEmulator {
   delayRequests(ms: number, times: number, filter?: EmulatorDelayFilter): void
   /** Change the delay before every answer. */
   setLatency(ms: number): void
-  /** Change (or switch off) the leaky bucket; the current level is kept. */
+  /** Change the leaky bucket, keeping its current level; `false` switches it off and empties it. */
   setRateLimit(limit: EmulatorRateLimit | false): void
   /** Change (or switch off) the operating limit; accumulated time is kept. */
   setOperatingLimit(limit: EmulatorOperatingLimit | false): void

@@ -81,6 +81,12 @@ export function postForm(url: string, fields: Record<string, string> | string): 
   })
 }
 
+/** What the request helpers need of an emulator (in-process or child-process). */
+export type EmulatorEndpoints = Pick<
+  PortalEmulator,
+  'clientEndpoint' | 'tokenUrl' | 'clientId' | 'clientSecret'
+>
+
 /** Refresh through the token endpoint (POST form, as the client does). */
 export function refresh(
   emu: PortalEmulator,
@@ -97,12 +103,22 @@ export function refresh(
 }
 
 /** Call a v2 method with the token in a JSON body. */
-export function v2(emu: PortalEmulator, method: string, token: string, params: Json = {}): Promise<Answer> {
+export function v2(
+  emu: EmulatorEndpoints,
+  method: string,
+  token: string,
+  params: Json = {},
+): Promise<Answer> {
   return postJson(`${emu.clientEndpoint}${method}`, { ...params, auth: token })
 }
 
 /** Call a v3 method with the token in the JSON body. */
-export function v3(emu: PortalEmulator, method: string, token: string, params: Json = {}): Promise<Answer> {
+export function v3(
+  emu: EmulatorEndpoints,
+  method: string,
+  token: string,
+  params: Json = {},
+): Promise<Answer> {
   return postJson(`${emu.clientEndpoint}api/${method}`, { ...params, auth: token })
 }
 

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest'
+import { startPortalEmulator } from '../../src/testing/index.js'
+import { emulator, refresh, request, v2 } from './helpers.js'
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a failure')
+}
+
+describe('forced faults', () => {
+  it('drops connections after the body by default, then answers again', async () => {
+    const emu = await emulator()
+    const { accessToken: token } = emu.issueAuthParams()
+    emu.dropConnections(1)
+    const error = await failure(v2(emu, 'profile', token))
+    expect(error).toBeInstanceOf(TypeError)
+    expect((await v2(emu, 'profile', token)).status).toBe(200)
+    const [dropped, answered] = emu.log.entries
+    expect(dropped).toMatchObject({ dropped: true, status: 0, restMethod: 'profile' })
+    expect(dropped?.rawBody).toContain(token)
+    expect(answered?.status).toBe(200)
+  })
+
+  it('drops by server and method, after the headers when asked', async () => {
+    const emu = await emulator()
+    const pair = emu.issueAuthParams()
+    emu.dropConnections(1, { server: 'oauth', after: 'headers' })
+    emu.dropConnections(1, { method: 'crm.item.get' })
+    expect((await v2(emu, 'profile', pair.accessToken)).status).toBe(200)
+    await failure(refresh(emu, pair.refreshToken))
+    // dropped before the body: the refresh token was not consumed
+    expect((await refresh(emu, pair.refreshToken)).status).toBe(200)
+    await failure(v2(emu, 'crm.item.get', String(emu.currentAccessToken), { id: 1 }))
+    expect((await v2(emu, 'crm.item.get', String(emu.currentAccessToken), { id: 1 })).status).toBe(200)
+    expect(emu.log.entries.filter((entry) => entry.dropped).map((entry) => entry.server)).toEqual([
+      'oauth',
+      'portal',
+    ])
+  })
+
+  it('delays matching requests so a client timeout fires', async () => {
+    const emu = await emulator()
+    const { accessToken: token } = emu.issueAuthParams()
+    emu.delayRequests(400, 1, { method: 'profile' })
+    const error = await failure(
+      request(`${emu.clientEndpoint}profile?auth=${token}`, { signal: AbortSignal.timeout(100) }),
+    )
+    expect((error as Error).name).toBe('TimeoutError')
+    const started = performance.now()
+    expect((await v2(emu, 'server.time', token)).status).toBe(200)
+    expect((await v2(emu, 'profile', token)).status).toBe(200)
+    expect(performance.now() - started).toBeLessThan(300)
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect(emu.log.entries[0]).toMatchObject({ restMethod: 'profile', clientClosed: true })
+  })
+
+  it('adds latency to every answer of both servers', async () => {
+    const emu = await emulator({ latencyMs: 60 })
+    const pair = emu.issueAuthParams()
+    let started = performance.now()
+    await v2(emu, 'profile', pair.accessToken)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(55)
+    started = performance.now()
+    await refresh(emu, pair.refreshToken)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(55)
+    emu.setLatency(0)
+    started = performance.now()
+    await v2(emu, 'profile', String(emu.currentAccessToken))
+    expect(performance.now() - started).toBeLessThan(50)
+  })
+
+  it('closes promptly with requests pending and leaves no servers or sockets behind', async () => {
+    const handles = (): number =>
+      process.getActiveResourcesInfo().filter((name) => name === 'TCPServerWrap' || name === 'TCPSocketWrap')
+        .length
+    const before = handles()
+    const emu = await startPortalEmulator()
+    const { accessToken: token } = emu.issueAuthParams()
+    emu.delayRequests(10_000, 1)
+    const pending = failure(v2(emu, 'profile', token))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const started = performance.now()
+    await emu.close()
+    await pending
+    expect(performance.now() - started).toBeLessThan(1000)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(handles()).toBeLessThanOrEqual(before)
+    await emu.close()
+  })
+})
