@@ -89,7 +89,7 @@ export type EmulatorEndpoints = Pick<
 
 /** Refresh through the token endpoint (POST form, as the client does). */
 export function refresh(
-  emu: PortalEmulator,
+  emu: EmulatorEndpoints,
   refreshToken: string,
   extra: Record<string, string> = {},
 ): Promise<Answer> {
