@@ -3,10 +3,12 @@ import { raceAbort } from '../core/abortable-sleep.js'
 import type { RateLimitParams } from './restriction-params.js'
 
 /**
- * Pacing margin. The portal counts a request when it arrives, so the client keeps one request of the bucket in
- * reserve and drains 2 % slower than the portal: network jitter then never pushes the portal's level over the limit.
+ * Pacing margins. The portal counts a request when it arrives, not when it is sent: the first requests of a burst
+ * may arrive late (they open connections) while later ones arrive early (kept-alive sockets). So the client starts
+ * draining 50 ms after the burst began and drains 2 % slower than the portal; then such jitter never pushes the
+ * portal's level over its limit.
  */
-const RESERVED_SLOTS = 1
+const DRAIN_START_DELAY_MS = 50
 const DRAIN_MARGIN = 1.02
 
 /**
@@ -38,7 +40,7 @@ export class LeakyBucket {
 
   /** Applies new bucket settings; slots already available are kept up to the new capacity. */
   configure(params: Pick<RateLimitParams, 'burstLimit' | 'drainRate'>): void {
-    this.#capacity = Math.max(1, Math.floor(params.burstLimit) - RESERVED_SLOTS)
+    this.#capacity = Math.max(1, Math.floor(params.burstLimit))
     this.#slotMs = (1000 / params.drainRate) * DRAIN_MARGIN
     if (this.#available > this.#capacity) {
       this.#available = this.#capacity
@@ -51,7 +53,7 @@ export class LeakyBucket {
   async take(signal?: AbortSignal): Promise<void> {
     const slot = this.#limiter.schedule(() => {
       this.#available -= 1
-      if (this.#drainSince === null) this.#drainSince = Date.now()
+      if (this.#drainSince === null) this.#drainSince = Date.now() + DRAIN_START_DELAY_MS
       this.#arm()
       return Promise.resolve()
     })
@@ -97,7 +99,7 @@ export class LeakyBucket {
   #refill(): void {
     this.#timer = null
     if (this.#drainSince === null) return
-    const drained = Math.floor((Date.now() - this.#drainSince) / this.#slotMs)
+    const drained = Math.max(0, Math.floor((Date.now() - this.#drainSince) / this.#slotMs))
     const credit = Math.min(drained, this.#capacity - this.#available)
     if (credit > 0) {
       this.#available += credit
