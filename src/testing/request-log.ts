@@ -7,6 +7,12 @@ export type RequestLogStart = Omit<RequestLogEntry, 'seq' | 'status'>
 export class RequestLogStore implements RequestLog {
   #entries: RequestLogEntry[] = []
   #seq = 0
+  readonly #limit: number
+
+  /** `limit`: how many of the newest entries to keep (default unlimited). */
+  constructor(limit = Number.POSITIVE_INFINITY) {
+    this.#limit = Math.max(0, limit)
+  }
 
   get entries(): readonly RequestLogEntry[] {
     return this.#entries
@@ -17,6 +23,7 @@ export class RequestLogStore implements RequestLog {
     this.#seq += 1
     const entry: RequestLogEntry = { seq: this.#seq, ...fields, status: 0 }
     this.#entries.push(entry)
+    while (this.#entries.length > this.#limit) this.#entries.shift()
     return entry
   }
 

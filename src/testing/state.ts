@@ -103,7 +103,7 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
     settings,
     endpoints: { ...UNSET_ENDPOINTS },
     now,
-    log: new RequestLogStore(),
+    log: new RequestLogStore(options.logLimit),
     tokens,
     bucket: new LeakyBucket(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit),
     operating: new OperatingLimiter(

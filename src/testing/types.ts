@@ -65,6 +65,8 @@ export interface PortalEmulatorOptions {
   now?: () => number
   /** Row counts of the list fixtures; default 120 rows each. Rows are generated on demand, 100 000 is cheap. */
   lists?: Partial<Record<ListName, number>>
+  /** Keep only the newest `logLimit` log entries (for long benchmarks); default unlimited. */
+  logLimit?: number
 }
 
 /** A token pair in the constructor shape of the client (`PortalOAuthParams`, camelCase). */
