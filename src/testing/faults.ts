@@ -45,7 +45,7 @@ export class FaultRules {
   }
 
   /** Consume a drop rule for the request; returns when to drop it, or undefined. */
-  takeDrop(target: FaultTarget): 'headers' | 'body' | undefined {
+  takeDrop(target: FaultTarget): EmulatorDropFilter['after'] {
     const rule = this.#drops.find((candidate) => matches(candidate.filter, target))
     if (!rule) return undefined
     this.#drops = consume(this.#drops, rule)

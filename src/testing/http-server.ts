@@ -194,6 +194,11 @@ export function createEmulatorServer(
       if (state.closing.signal.aborted) return
       entry.status = reply.status
       if (reply.errorCode !== undefined) entry.errorCode = reply.errorCode
+      if (drop === 'response') {
+        entry.dropped = true
+        req.socket.destroy()
+        return
+      }
       const payload = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body)
       res.writeHead(reply.status, {
         'content-type': 'application/json; charset=utf-8',

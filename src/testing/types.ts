@@ -122,7 +122,7 @@ export interface RequestLogEntry {
   token?: string
   /** `grant_type` of a token endpoint request. */
   grantType?: string
-  /** HTTP status answered; 0 while pending or when the connection was dropped. */
+  /** HTTP status answered; 0 while pending or when dropped before processing (`after: 'response'` keeps it). */
   status: number
   /** Error code answered (also set for `wrong_client`, which comes with HTTP 200). */
   errorCode?: string
@@ -181,8 +181,12 @@ export interface EmulatorDropFilter {
   server?: EmulatorServerName
   /** REST method (lower-cased, `'batch'` for batches); a rule with a method never matches token requests. */
   method?: string
-  /** Destroy the socket right after the headers or after reading the whole body (default `'body'`). */
-  after?: 'headers' | 'body'
+  /**
+   * When to destroy the socket: `'headers'` before the body is read, `'body'` (default) after reading the body
+   * without processing the request, `'response'` after processing it (side effects such as a token rotation
+   * happen, only the answer is lost).
+   */
+  after?: 'headers' | 'body' | 'response'
 }
 
 /** Which requests `delayRequests` affects. */

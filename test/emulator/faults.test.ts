@@ -42,6 +42,18 @@ describe('forced faults', () => {
     ])
   })
 
+  it('drops after processing with after: response (the refresh happened, its answer is lost)', async () => {
+    const emu = await emulator()
+    const pair = emu.issueAuthParams()
+    emu.dropConnections(1, { server: 'oauth', after: 'response' })
+    await failure(refresh(emu, pair.refreshToken))
+    expect(emu.log.entries[0]).toMatchObject({ dropped: true, status: 200, grantType: 'refresh_token' })
+    const retry = await refresh(emu, pair.refreshToken)
+    expect(retry.status).toBe(400)
+    expect(retry.body.error).toBe('invalid_grant')
+    expect(emu.currentRefreshToken).toBeDefined()
+  })
+
   it('delays matching requests so a client timeout fires', async () => {
     const emu = await emulator()
     const { accessToken: token } = emu.issueAuthParams()
