@@ -77,6 +77,8 @@ export const accessTokenMachine = setup({
   },
 }).createMachine({
   id: 'accessToken',
+  description:
+    'The access token of one PortalOAuth instance (spec 3.1). Tokens stay in the client; the machine knows when the current token expires and which generation it is, and its `refreshing` state is the one refresh in flight.',
   context: ({ input }) => ({
     expires: input.expires,
     generation: 0,
@@ -88,34 +90,70 @@ export const accessTokenMachine = setup({
   states: {
     valid: {
       description: 'The access token is believed usable; REST calls use it.',
+      meta: {
+        'getAuthData()':
+          'Returns the current AuthData. Past `expires` it moves to `expired`, starts the refresh and returns false.',
+        'REST calls':
+          'Sent with the current access token; an `expired_token` answer starts the refresh and the call is sent once more.',
+        'refreshAuth()': 'Starts a refresh and resolves with the new AuthData.',
+      },
       on: {
-        'clock.tick': { guard: 'isPastExpiry', target: 'expired' },
+        'clock.tick': {
+          guard: 'isPastExpiry',
+          target: 'expired',
+          description: 'The client clock reached `expires` (checked on getAuthData() and before each call).',
+        },
         'token.rejected': {
           guard: 'isCurrentGeneration',
           target: 'refreshing',
           actions: 'rememberValidOrigin',
+          description:
+            'The portal answered `expired_token` to the current token: the automatic refresh starts.',
         },
-        'refresh.requested': { target: 'refreshing', actions: 'rememberValidOrigin' },
+        'refresh.requested': {
+          target: 'refreshing',
+          actions: 'rememberValidOrigin',
+          description: 'refreshAuth() was called.',
+        },
       },
     },
     expired: {
       description: '`expires <= now`: getAuthData() returns false; the next call or getAuthData() refreshes.',
+      meta: {
+        'getAuthData()': 'Returns false and starts the automatic refresh.',
+        'REST calls': 'Start the automatic refresh before sending, then go out with the new token.',
+        'refreshAuth()': 'Starts a refresh and resolves with the new AuthData.',
+      },
       on: {
         'authData.requested': {
           guard: 'isPastExpiry',
           target: 'refreshing',
           actions: 'rememberExpiredOrigin',
+          description:
+            'getAuthData() was called, or a call is about to be sent: the automatic refresh starts.',
         },
         'token.rejected': {
           guard: 'isCurrentGeneration',
           target: 'refreshing',
           actions: 'rememberExpiredOrigin',
+          description:
+            'The portal answered `expired_token` to the current token: the automatic refresh starts.',
         },
-        'refresh.requested': { target: 'refreshing', actions: 'rememberExpiredOrigin' },
+        'refresh.requested': {
+          target: 'refreshing',
+          actions: 'rememberExpiredOrigin',
+          description: 'refreshAuth() was called.',
+        },
       },
     },
     refreshing: {
       description: 'One refresh in flight; every caller waits for it.',
+      meta: {
+        'getAuthData()': 'Returns the AuthData held (false once it has expired); starts nothing.',
+        'REST calls':
+          'Wait for the refresh in flight, then go out with the new token, or fail with its error.',
+        'refreshAuth()': 'Waits for the refresh in flight; no second request is sent.',
+      },
       invoke: {
         id: REFRESH_ACTOR_ID,
         src: 'refreshTokens',
@@ -126,14 +164,22 @@ export const accessTokenMachine = setup({
             generation: event.output.generation,
             refreshCount: context.refreshCount + 1,
           })),
+          description:
+            'The new pair is stored and the refresh callback has run; waiting callers go on with the new token.',
         },
         onError: [
           {
             guard: 'cameFromValid',
             target: 'valid',
             actions: assign({ failureCount: ({ context }) => context.failureCount + 1 }),
+            description: 'The refresh failed: waiting callers get its error; the old token stays in use.',
           },
-          { target: 'expired', actions: assign({ failureCount: ({ context }) => context.failureCount + 1 }) },
+          {
+            target: 'expired',
+            actions: assign({ failureCount: ({ context }) => context.failureCount + 1 }),
+            description:
+              'The refresh failed: waiting callers get its error; the next call or getAuthData() tries again.',
+          },
         ],
       },
     },

@@ -36,25 +36,53 @@ export const adminFlagMachine = setup({
   },
 }).createMachine({
   id: 'adminFlag',
+  description:
+    'Whether the user of the token pair is an admin (spec 3.3): loaded by initIsAdmin() with one `profile` call, then cached for `auth.isAdmin`.',
   context: { isAdmin: null },
   initial: 'notInitialised',
   states: {
     notInitialised: {
       description: 'initIsAdmin() has not completed: reading auth.isAdmin throws.',
-      on: { 'init.requested': 'loading' },
+      meta: {
+        'auth.isAdmin': 'Throws SdkError `JSSDK_OAUTH_IS_ADMIN_NOT_INIT`.',
+        'initIsAdmin()': 'Calls `profile` once.',
+      },
+      on: { 'init.requested': { target: 'loading', description: 'initIsAdmin() was called.' } },
     },
     loading: {
       description: 'One profile call in flight; concurrent initIsAdmin() calls wait for it.',
+      meta: {
+        'auth.isAdmin': 'The value loaded before, if any; throws while none was ever loaded.',
+        'initIsAdmin()': 'Waits for the `profile` call in flight; no second call is sent.',
+      },
       invoke: {
         id: LOAD_IS_ADMIN_ACTOR_ID,
         src: 'loadIsAdmin',
-        onDone: { target: 'initialised', actions: assign({ isAdmin: ({ event }) => event.output }) },
-        onError: [{ guard: 'hasValue', target: 'initialised' }, { target: 'notInitialised' }],
+        onDone: {
+          target: 'initialised',
+          actions: assign({ isAdmin: ({ event }) => event.output }),
+          description: '`profile` answered: its `ADMIN` flag is cached and initIsAdmin() resolves.',
+        },
+        onError: [
+          {
+            guard: 'hasValue',
+            target: 'initialised',
+            description: '`profile` failed: initIsAdmin() rejects, the value loaded before stays readable.',
+          },
+          {
+            target: 'notInitialised',
+            description: '`profile` failed: initIsAdmin() rejects and auth.isAdmin still throws.',
+          },
+        ],
       },
     },
     initialised: {
       description: 'auth.isAdmin is readable; initIsAdmin() again reloads it.',
-      on: { 'init.requested': 'loading' },
+      meta: {
+        'auth.isAdmin': 'The cached `ADMIN` flag of `profile`.',
+        'initIsAdmin()': 'Calls `profile` again and replaces the cached value.',
+      },
+      on: { 'init.requested': { target: 'loading', description: 'initIsAdmin() was called again.' } },
     },
   },
 })

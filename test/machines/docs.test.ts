@@ -1,0 +1,36 @@
+import { readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { renderMachineDocs } from '../../scripts/machines-docs-lib.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+
+describe('docs/machines', () => {
+  const files = renderMachineDocs()
+
+  it('documents both machines', () => {
+    expect(files.map((file) => file.path)).toEqual([
+      'docs/machines/access-token.md',
+      'docs/machines/admin-flag.md',
+    ])
+  })
+
+  it.each(files.map((file) => [file.path, file] as const))(
+    '%s matches the machine definitions (run `npm run docs:machines` after changing a machine)',
+    async (path, file) => {
+      const committed = await readFile(resolve(root, path), 'utf8').catch(() => '')
+      expect(committed, `${path} is stale: run npm run docs:machines`).toBe(file.content)
+    },
+  )
+
+  it('draws every transition of every state in the diagram', () => {
+    const [accessToken, adminFlag] = files
+    expect(accessToken?.content).toContain('stateDiagram-v2')
+    expect(accessToken?.content).toContain('refreshing --> expired : xstate.error.actor.refresh')
+    expect(accessToken?.content).toContain('valid --> expired : clock.tick [isPastExpiry]')
+    expect(adminFlag?.content).toContain(
+      'loading --> initialised : xstate.error.actor.loadIsAdmin [hasValue]',
+    )
+  })
+})
