@@ -175,7 +175,7 @@ describe('destroy()', () => {
   })
 
   it('calls waiting in the limiter are rejected, not left hanging', async () => {
-    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 2, drainRate: 0.1 } } } })
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 1, drainRate: 0.1 } } } })
     await rig.portal.actions.v2.call.make({ method: 'profile' })
     const waiting = rig.portal.actions.v2.call.make({ method: 'profile' })
     await new Promise((resolve) => setTimeout(resolve, 20))

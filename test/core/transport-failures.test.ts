@@ -102,7 +102,7 @@ describe('dropped connections', () => {
 
 describe('cancellation', () => {
   it('an AbortSignal cancels a call waiting in the limiter; nothing reaches the portal', async () => {
-    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 2, drainRate: 0.2 } } } })
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 1, drainRate: 0.2 } } } })
     await rig.portal.actions.v2.call.make({ method: 'profile' })
     const controller = new AbortController()
     const waiting = rig.portal.actions.v2.call.make({ method: 'profile', signal: controller.signal })
