@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest'
+import type { AnyStateMachine } from 'xstate'
+import { accessTokenMachine, adminFlagMachine } from '../../machines/index.js'
+import { tokenShortestPaths, tokenSimplePaths } from './access-token.model.js'
+import { adminShortestPaths, adminSimplePaths } from './admin-flag.model.js'
+import { type CoveredPath, machineGraph, visitedBy } from './machine-coverage.js'
+
+const machines: Array<[string, AnyStateMachine, () => CoveredPath[]]> = [
+  ['access-token', accessTokenMachine, () => [...tokenShortestPaths(), ...tokenSimplePaths()]],
+  ['admin-flag', adminFlagMachine, () => [...adminShortestPaths(), ...adminSimplePaths()]],
+]
+
+describe.each(machines)('the generated paths of the %s machine', (_name, machine, paths) => {
+  const graph = machineGraph(machine)
+  const visited = visitedBy(machine, paths())
+
+  it('visit every state of the definition', () => {
+    expect(graph.states.length).toBeGreaterThan(0)
+    expect([...visited.states].sort()).toEqual([...graph.states].sort())
+  })
+
+  it('take every transition of the definition, each guarded branch included', () => {
+    expect(graph.transitions.length).toBeGreaterThan(0)
+    const missing = graph.transitions.filter((transition) => !visited.transitions.includes(transition))
+    expect(missing, 'transitions no generated path takes: add the event to the test model').toEqual([])
+  })
+})
