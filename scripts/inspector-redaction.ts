@@ -1,0 +1,106 @@
+import type { createInspector, StatelyInspectionEvent } from '@statelyai/inspect'
+
+/** The options `createWebSocketInspector()` / `createInspector()` take (the package does not export the type). */
+export type InspectorRedactionOptions = Pick<
+  NonNullable<Parameters<typeof createInspector>[1]>,
+  'sanitizeContext' | 'sanitizeEvent' | 'serialize'
+>
+
+/** Which fields may reach the inspector; everything else is replaced by `'[redacted]'` or dropped. */
+export interface RedactionAllowList {
+  /** Context fields shown as they are. Default: the fields of the access-token and admin-flag machines. */
+  contextFields?: readonly string[]
+  /** Event fields shown as they are, besides `type`. Default: `now` and `generation`. */
+  eventFields?: readonly string[]
+}
+
+/** Context fields of `accessTokenMachine` and `adminFlagMachine`; none of them is a secret. */
+const MACHINE_CONTEXT_FIELDS = [
+  'expires',
+  'generation',
+  'refreshOrigin',
+  'refreshCount',
+  'failureCount',
+  'isAdmin',
+]
+
+/** Fields of the machines' events besides `type`. */
+const MACHINE_EVENT_FIELDS = ['now', 'generation']
+
+/** What is shown of an actor's output: flags, numbers, and the new pair's `expires` and `generation`. */
+const OUTPUT_FIELDS = ['expires', 'generation']
+
+const REDACTED = '[redacted]'
+
+type Json = Record<string, unknown>
+
+function isRecord(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function pick(value: Json, fields: ReadonlySet<string>): Json {
+  const result: Json = {}
+  for (const [key, field] of Object.entries(value)) result[key] = fields.has(key) ? field : REDACTED
+  return result
+}
+
+function redactOutput(output: unknown): unknown {
+  if (output === undefined || output === null) return output
+  if (typeof output === 'boolean' || typeof output === 'number') return output
+  if (isRecord(output)) {
+    const result: Json = {}
+    for (const field of OUTPUT_FIELDS) if (field in output) result[field] = output[field]
+    return result
+  }
+  return REDACTED
+}
+
+/** An error as the inspector sees it: its name, code and HTTP status, never its message (it may quote anything). */
+function redactError(error: unknown): unknown {
+  if (error === undefined || error === null) return error
+  if (!isRecord(error) && !(error instanceof Error)) return { name: 'thrown value' }
+  const source = error as Json
+  const result: Json = { name: typeof source.name === 'string' ? source.name : 'Error' }
+  if (typeof source.code === 'string') result.code = source.code
+  if (typeof source.status === 'number') result.status = source.status
+  return result
+}
+
+/**
+ * Inspector options that let states, event types and the machines' own context through, and nothing else: unknown
+ * context and event fields become `'[redacted]'`, actor outputs keep only flags, numbers, `expires` and `generation`,
+ * errors keep their name, code and status. The machines hold no secret by design; this keeps it so for anything an
+ * application adds, for errors thrown by a custom refresh, and for the snapshots of invoked actors.
+ */
+export function redactingInspectorOptions(allow: RedactionAllowList = {}): InspectorRedactionOptions {
+  const contextFields = new Set([...MACHINE_CONTEXT_FIELDS, ...(allow.contextFields ?? [])])
+  const eventFields = new Set(['type', ...MACHINE_EVENT_FIELDS, ...(allow.eventFields ?? [])])
+
+  const sanitizeContext = (context: unknown): Json => (isRecord(context) ? pick(context, contextFields) : {})
+
+  const sanitizeEvent = <E extends { type: string }>(event: E): E => {
+    const result: Json = {}
+    for (const [key, value] of Object.entries(event)) {
+      if (key === 'output') result.output = redactOutput(value)
+      else if (key === 'error') result.error = redactError(value)
+      else result[key] = eventFields.has(key) ? value : REDACTED
+    }
+    return result as E
+  }
+
+  const serialize = (event: StatelyInspectionEvent): StatelyInspectionEvent => {
+    if (event.type === '@xstate.event') return { ...event, event: sanitizeEvent(event.event) }
+    const snapshot: Json = isRecord(event.snapshot) ? event.snapshot : {}
+    const safeSnapshot: Json = { status: snapshot.status }
+    if ('value' in snapshot) safeSnapshot.value = snapshot.value
+    if ('context' in snapshot) safeSnapshot.context = sanitizeContext(snapshot.context)
+    if ('output' in snapshot) safeSnapshot.output = redactOutput(snapshot.output)
+    if ('error' in snapshot) safeSnapshot.error = redactError(snapshot.error)
+    if (event.type === '@xstate.snapshot') {
+      return { ...event, event: sanitizeEvent(event.event), snapshot: safeSnapshot as typeof event.snapshot }
+    }
+    return { ...event, snapshot: safeSnapshot }
+  }
+
+  return { sanitizeContext, sanitizeEvent, serialize }
+}
