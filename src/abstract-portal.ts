@@ -16,6 +16,7 @@ import { createDefaultLogger, type LoggerInterface } from './logger/logger.js'
 import { RedactingLogger } from './logger/redacting-logger.js'
 import { SecretRegistry } from './logger/secret-registry.js'
 import { clientSideWarningMessage, detectClientSideRuntime } from './runtime/client-side.js'
+import { createTools, type PortalTools } from './tools/tools.js'
 import { ApiVersion } from './types/api-version.js'
 
 /** Options every portal client takes. */
@@ -36,6 +37,8 @@ export interface TypePortal {
   readonly isInit: boolean
   /** The REST entry points. */
   readonly actions: PortalActions
+  /** Probes of the connection: `ping`, `healthCheck`. */
+  readonly tools: PortalTools
   /** The transport of an API version. */
   getHttpClient(version: ApiVersion): TypeHttp
   /** Replaces the transport of an API version. */
@@ -85,6 +88,7 @@ export abstract class AbstractPortal implements TypePortal {
   readonly #className: string
   readonly #transports = new Map<ApiVersion, TypeHttp>()
   #actions: PortalActions | null = null
+  #tools: PortalTools | null = null
   #pool: PooledFetch | null = null
   #destroyed = false
   #clientSideWarning = true
@@ -125,6 +129,12 @@ export abstract class AbstractPortal implements TypePortal {
   get actions(): PortalActions {
     this.#actions ??= createActions((version) => this.getHttpClient(version))
     return this.#actions
+  }
+
+  /** Probes of the connection: `tools.ping.make()`, `tools.healthCheck.make()`. */
+  get tools(): PortalTools {
+    this.#tools ??= createTools(() => this.actions.v2.call, this.logger)
+    return this.#tools
   }
 
   getHttpClient(version: ApiVersion): TypeHttp {

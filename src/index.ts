@@ -1,6 +1,29 @@
 export { AbstractPortal, type AbstractPortalOptions, type TypePortal } from './abstract-portal.js'
-export type { PortalActions, VersionActions } from './actions/actions.js'
+export { ActionErrorCode } from './actions/action-error-code.js'
+export type { PortalActions, V2Actions, V3Actions, VersionActions } from './actions/actions.js'
+export { BatchAction } from './actions/batch/batch.js'
+export { BatchActionBase } from './actions/batch/batch-action.js'
+export { BatchByChunkAction } from './actions/batch/batch-by-chunk.js'
+export type {
+  BatchCall,
+  BatchCallList,
+  BatchCallObject,
+  BatchCallRecord,
+  BatchCalls,
+  BatchCallTuple,
+  BatchData,
+  BatchListAjaxData,
+  BatchListData,
+  BatchMakeOptions,
+  BatchOptions,
+  BatchRecordAjaxData,
+  BatchRecordData,
+} from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
+export { CallListAction } from './actions/list/call-list.js'
+export { FetchListAction } from './actions/list/fetch-list.js'
+export type { ListOptions, TailCursor, TailOptions } from './actions/list/list-options.js'
+export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager, type InspectOption } from './auth/auth-oauth-manager.js'
 export {
   AjaxError,
@@ -22,10 +45,15 @@ export type {
   RestrictionParamsInput,
 } from './limits/restriction-params.js'
 export { createDefaultLogger, createNullLogger, type LoggerInterface } from './logger/logger.js'
+export { PortalHook, type PortalHookOptions } from './portal-hook.js'
 export { PortalOAuth, type PortalOAuthOptions } from './portal-oauth.js'
 export { type AjaxPayload, type AjaxQuery, AjaxResult, type PayloadTime } from './results/ajax-result.js'
 export { Result, type ResultError } from './results/result.js'
 export { type ClientSideRuntime, detectClientSideRuntime } from './runtime/client-side.js'
+export { HealthCheckTool } from './tools/health-check.js'
+export { PingTool } from './tools/ping.js'
+export type { ToolOptions } from './tools/tool-options.js'
+export type { PortalTools } from './tools/tools.js'
 export { ApiVersion } from './types/api-version.js'
 export { EnumAppStatus, type TypeEnumAppStatus } from './types/app-status.js'
 export type {
@@ -40,3 +68,4 @@ export type {
   RefreshAuthPayload,
 } from './types/auth.js'
 export type { CallOptions } from './types/call.js'
+export type { PortalHookParams } from './types/hook.js'

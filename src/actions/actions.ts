@@ -1,25 +1,70 @@
 import type { TypeHttp } from '../http/rest-transport.js'
 import type { ApiVersion } from '../types/api-version.js'
+import { BatchAction } from './batch/batch.js'
+import { BatchByChunkAction } from './batch/batch-by-chunk.js'
+import { V2BatchRunner } from './batch/v2-batch-runner.js'
+import { V3BatchRunner } from './batch/v3-batch-runner.js'
 import { CallAction } from './call.js'
+import { CallListAction } from './list/call-list.js'
+import { FetchListAction } from './list/fetch-list.js'
+import type { ListOptions, TailOptions } from './list/list-options.js'
+import { planV2Keyset } from './list/v2-keyset-plan.js'
+import { planV3Keyset } from './list/v3-keyset-plan.js'
+import { planV3Tail } from './list/v3-tail-plan.js'
 
 /** The entry points of one REST API version. */
 export interface VersionActions {
   /** One REST call: `call.make({ method, params, requestId })`. */
   readonly call: CallAction
+  /** Every row of a list method in one `Result`, by the id keyset: `callList.make({ method, params })`. */
+  readonly callList: CallListAction<ListOptions>
+  /** A list method page by page, as an async generator: `for await (const rows of fetchList.make(...))`. */
+  readonly fetchList: FetchListAction<ListOptions>
+  /** Up to 50 commands in one request: `batch.make({ calls, options })`. */
+  readonly batch: BatchAction
+  /** Any number of commands in chunks of 50, merged in input order: `batchByChunk.make({ calls, options })`. */
+  readonly batchByChunk: BatchByChunkAction
+}
+
+/** The REST v2 entry points. */
+export type V2Actions = VersionActions
+
+/** The REST v3 entry points: those of v2 plus the keyset `*.tail` methods. */
+export interface V3Actions extends VersionActions {
+  /** Every row of a `*.tail` method in one `Result`: `callTail.make({ method, cursor })`. */
+  readonly callTail: CallListAction<TailOptions>
+  /** A `*.tail` method page by page, as an async generator: `for await (const rows of fetchTail.make(...))`. */
+  readonly fetchTail: FetchListAction<TailOptions>
 }
 
 /** `portal.actions`: the REST entry points per API version. */
 export interface PortalActions {
   /** REST v2 (`{clientEndpoint}{method}`). */
-  readonly v2: VersionActions
+  readonly v2: V2Actions
   /** REST v3 (`{clientEndpoint}api/{method}`). */
-  readonly v3: VersionActions
+  readonly v3: V3Actions
 }
 
 /** Builds the actions of an instance over its transports. */
 export function createActions(transport: (version: ApiVersion) => TypeHttp): PortalActions {
+  const v2 = (): TypeHttp => transport('v2')
+  const v3 = (): TypeHttp => transport('v3')
   return {
-    v2: { call: new CallAction(() => transport('v2')) },
-    v3: { call: new CallAction(() => transport('v3')) },
+    v2: {
+      call: new CallAction(v2),
+      callList: new CallListAction(v2, planV2Keyset, 'callList'),
+      fetchList: new FetchListAction(v2, planV2Keyset, 'fetchList'),
+      batch: new BatchAction(new V2BatchRunner(v2), 'batch'),
+      batchByChunk: new BatchByChunkAction(new V2BatchRunner(v2), 'batchByChunk'),
+    },
+    v3: {
+      call: new CallAction(v3),
+      callList: new CallListAction(v3, planV3Keyset, 'callList'),
+      fetchList: new FetchListAction(v3, planV3Keyset, 'fetchList'),
+      callTail: new CallListAction(v3, planV3Tail, 'callTail'),
+      fetchTail: new FetchListAction(v3, planV3Tail, 'fetchTail'),
+      batch: new BatchAction(new V3BatchRunner(v3), 'batch'),
+      batchByChunk: new BatchByChunkAction(new V3BatchRunner(v3), 'batchByChunk'),
+    },
   }
 }

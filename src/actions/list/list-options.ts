@@ -1,0 +1,52 @@
+/** Options of `callList.make` / `fetchList.make` (v2 and v3). */
+export interface ListOptions {
+  /** A list method, for example `crm.contact.list` (v2) or `tasks.task.list` (v3). */
+  method: string
+  /**
+   * Method parameters: `select`, `filter` and the rest. The paging parameters belong to the algorithm: v2 `order`
+   * and `start`, v3 `order`, `pagination.page` and `pagination.offset` are refused unless they ask for what the
+   * algorithm sends anyway (ascending id, `start: -1`). v3 `pagination.limit` sets the page size (default 50).
+   */
+  params?: Record<string, unknown>
+  /** Key of the id in a row. Default `'ID'` on v2, `'id'` on v3. */
+  idKey?: string
+  /** Key of the id in `order` and `filter`. Default: `idKey`. */
+  cursorIdKey?: string
+  /**
+   * Key of the rows in `result` for methods that wrap them (`crm.item.list` answers `{ items: [...] }`).
+   * Default: none on v2 (`result` is the list), `'items'` on v3.
+   */
+  customKeyForResult?: string
+  /** A label sent with every page request as `X-Request-Id`. */
+  requestId?: string
+  /** Stops the listing: the page in flight is cancelled and no further page is asked for. */
+  signal?: AbortSignal
+}
+
+/** The keyset cursor of a v3 `*.tail` method (`main.eventlog.tail`). */
+export interface TailCursor {
+  /** Field the rows are ordered and continued by. Default `'id'`. */
+  field?: string
+  /** Start after this value. Default: the method's own default (0, the start of the log). */
+  value?: number | string
+  /** `'ASC'` (default) or `'DESC'`. */
+  order?: 'ASC' | 'DESC'
+  /** Rows per page. Default 50. */
+  limit?: number
+}
+
+/** Options of v3 `callTail.make` / `fetchTail.make`. */
+export interface TailOptions {
+  /** A keyset method, for example `main.eventlog.tail`. */
+  method: string
+  /** Method parameters (`select`, `filter`); the cursor goes in {@link TailOptions.cursor}. */
+  params?: Record<string, unknown>
+  /** Where to start and how to page; `cursor.value` is moved by the algorithm. */
+  cursor?: TailCursor
+  /** Key of the rows in `result`. Default `'items'`. */
+  customKeyForResult?: string
+  /** A label sent with every page request as `X-Request-Id`. */
+  requestId?: string
+  /** Stops the listing: the page in flight is cancelled and no further page is asked for. */
+  signal?: AbortSignal
+}

@@ -1,0 +1,102 @@
+import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import type { PortalHookParams } from '../types/hook.js'
+
+/** Webhook secrets are path segments of letters and digits; shorter than 6 they could not be redacted from logs. */
+const SECRET = /^[A-Za-z0-9_-]{6,}$/
+
+/** `/rest/{userId}/{secret}` or `/rest/api/{userId}/{secret}`, with or without the trailing slash. */
+const WEBHOOK_PATH = /^\/rest\/(?:api\/)?(\d+)\/([^/]+)\/?$/
+
+function invalid(field: string, problem: string): SdkError {
+  return new SdkError({ code: SdkErrorCode.InvalidArgument, message: `PortalHook: ${field} ${problem}` })
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'it is missing'
+  if (value === '') return 'it is empty'
+  return `got ${typeof value}`
+}
+
+/** The portal origin of `b24Url`. The value is never echoed: a full webhook URL passed by mistake holds the secret. */
+function readOrigin(value: unknown): URL {
+  const expected = 'must be the portal address such as https://example.bitrix24.com'
+  if (typeof value !== 'string' || value.trim() === '')
+    throw invalid('b24Url', `${expected}; ${describe(value)}`)
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    throw invalid('b24Url', `${expected}; it is not an absolute URL`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw invalid('b24Url', `must use http or https, got ${url.protocol}`)
+  }
+  if (url.username || url.password) throw invalid('b24Url', 'must not carry user credentials')
+  if (url.pathname.replace(/\/+$/, '') !== '' || url.search || url.hash) {
+    throw invalid(
+      'b24Url',
+      `${expected}, without a path, query or fragment; for a whole webhook URL use PortalHook.fromWebhookUrl`,
+    )
+  }
+  return url
+}
+
+/** The validated parts of a webhook. */
+export interface ValidHookParams {
+  /** `scheme://host[:port]` of the portal. */
+  origin: string
+  /** Whether the webhook is reached over plain http. */
+  plainHttp: boolean
+  /** Host name, to tell loopback from remote. */
+  hostname: string
+  /** The user id. */
+  userId: number
+  /** The secret. */
+  secret: string
+}
+
+/** Validates `new PortalHook(params)`; throws an `SdkError` naming the field, never showing the secret. */
+export function validateHookParams(input: unknown): ValidHookParams {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw invalid('params', `must be an object { b24Url, userId, secret }; ${describe(input)}`)
+  }
+  const { b24Url, userId, secret } = input as Partial<PortalHookParams>
+  const url = readOrigin(b24Url)
+  if (typeof userId !== 'number' || !Number.isInteger(userId) || userId < 1) {
+    throw invalid(
+      'userId',
+      `must be a positive integer; ${typeof userId === 'number' ? `got ${userId}` : describe(userId)}`,
+    )
+  }
+  if (typeof secret !== 'string' || !SECRET.test(secret)) {
+    throw invalid(
+      'secret',
+      `must be the webhook's code: at least 6 letters, digits, _ or -; ${typeof secret === 'string' && secret !== '' ? 'it is not' : describe(secret)}`,
+    )
+  }
+  return { origin: url.origin, plainHttp: url.protocol === 'http:', hostname: url.hostname, userId, secret }
+}
+
+/** Splits a webhook URL `{portal}/rest/{userId}/{secret}/` (or `/rest/api/...`); never echoes the URL. */
+export function parseWebhookUrl(input: unknown): PortalHookParams {
+  const expected = 'must be a webhook URL such as https://example.bitrix24.com/rest/1/secret/'
+  if (typeof input !== 'string' || input.trim() === '')
+    throw invalid('url', `${expected}; ${describe(input)}`)
+  let url: URL
+  try {
+    url = new URL(input.trim())
+  } catch {
+    throw invalid('url', `${expected}; it is not an absolute URL`)
+  }
+  const match = WEBHOOK_PATH.exec(url.pathname)
+  if (!match || url.search || url.hash) {
+    throw invalid('url', `${expected}, without a method name, query or fragment`)
+  }
+  let secret: string
+  try {
+    secret = decodeURIComponent(match[2] ?? '')
+  } catch {
+    throw invalid('url', `${expected}; its secret part is not valid percent-encoding`)
+  }
+  return { b24Url: url.origin, userId: Number(match[1]), secret }
+}

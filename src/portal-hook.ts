@@ -1,0 +1,61 @@
+import { AbstractPortal, type AbstractPortalOptions } from './abstract-portal.js'
+import { versionRoots } from './auth/endpoints.js'
+import { parseWebhookUrl, validateHookParams } from './auth/validate-hook-params.js'
+import { WebhookAuth } from './auth/webhook-auth.js'
+import type { AuthStrategy } from './http/auth-strategy.js'
+import type { ApiVersion } from './types/api-version.js'
+import type { PortalHookParams } from './types/hook.js'
+
+/** Options of `new PortalHook(params, options)`. */
+export type PortalHookOptions = AbstractPortalOptions
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/**
+ * The client for a portal's inbound webhook (`{portal}/rest/{userId}/{secret}/`): the same `actions`, `tools`,
+ * limiter, logger and `destroy` as `PortalOAuth`, without OAuth. The secret is treated like a token: it is
+ * removed from every log line and error message. Server-side only. Share one instance per webhook.
+ */
+export class PortalHook extends AbstractPortal {
+  readonly #auth: WebhookAuth
+  readonly #origin: string
+
+  constructor(params: PortalHookParams, options?: PortalHookOptions) {
+    super('PortalHook', options)
+    const hook = validateHookParams(params)
+    this.secrets.add(hook.secret)
+    this.#origin = hook.origin
+    this.#auth = new WebhookAuth(hook.origin, hook.userId, hook.secret)
+    if (hook.plainHttp && !LOOPBACK_HOSTS.has(hook.hostname)) {
+      this.logger.warn(
+        'PortalHook: the portal is reached over plain http, so the webhook secret travels unencrypted',
+      )
+    }
+  }
+
+  /** A client for a whole webhook URL, `https://example.bitrix24.com/rest/1/secret/` (v3 `/rest/api/1/secret/` too). */
+  static fromWebhookUrl(url: string, options?: PortalHookOptions): PortalHook {
+    return new PortalHook(parseWebhookUrl(url), options)
+  }
+
+  /** The portal origin. */
+  getTargetOrigin(): string {
+    return this.#origin
+  }
+
+  /**
+   * The REST root of each API version, `{portal}/rest/` and `{portal}/rest/api/`. The webhook's user id and secret
+   * are left out, so the value is safe to log.
+   */
+  getTargetOriginWithPath(): Map<ApiVersion, string> {
+    return versionRoots(`${this.#origin}/rest/`)
+  }
+
+  protected get authStrategy(): AuthStrategy {
+    return this.#auth
+  }
+
+  protected destroyAuth(): void {
+    // Nothing to stop: a webhook has no refresh and no actors.
+  }
+}
