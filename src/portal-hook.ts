@@ -33,7 +33,7 @@ export class PortalHook extends AbstractPortal {
     }
   }
 
-  /** A client for a whole webhook URL, `https://example.bitrix24.com/rest/1/secret/` (v3 `/rest/api/1/secret/` too). */
+  /** A client for a whole webhook URL, `https://portal.example.com/rest/1/secret/` (v3 `/rest/api/1/secret/` too). */
   static fromWebhookUrl(url: string, options?: PortalHookOptions): PortalHook {
     return new PortalHook(parseWebhookUrl(url), options)
   }

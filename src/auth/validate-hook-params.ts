@@ -19,7 +19,7 @@ function describe(value: unknown): string {
 
 /** The portal origin of `b24Url`. The value is never echoed: a full webhook URL passed by mistake holds the secret. */
 function readOrigin(value: unknown): URL {
-  const expected = 'must be the portal address such as https://example.bitrix24.com'
+  const expected = 'must be the portal address such as https://portal.example.com'
   if (typeof value !== 'string' || value.trim() === '')
     throw invalid('b24Url', `${expected}; ${describe(value)}`)
   let url: URL
@@ -79,7 +79,7 @@ export function validateHookParams(input: unknown): ValidHookParams {
 
 /** Splits a webhook URL `{portal}/rest/{userId}/{secret}/` (or `/rest/api/...`); never echoes the URL. */
 export function parseWebhookUrl(input: unknown): PortalHookParams {
-  const expected = 'must be a webhook URL such as https://example.bitrix24.com/rest/1/secret/'
+  const expected = 'must be a webhook URL such as https://portal.example.com/rest/1/secret/'
   if (typeof input !== 'string' || input.trim() === '')
     throw invalid('url', `${expected}; ${describe(input)}`)
   let url: URL

@@ -21,13 +21,13 @@ function constructionError(make: () => unknown): SdkError {
 
 describe('new PortalHook({ b24Url, userId, secret })', () => {
   it('takes the names of the vendor SDK and derives origin and REST roots without the secret', () => {
-    hook = new PortalHook({ b24Url: 'https://example.bitrix24.com/', userId: 123, secret: SECRET })
+    hook = new PortalHook({ b24Url: 'https://portal.example.com/', userId: 123, secret: SECRET })
     expect(hook.isInit).toBe(true)
-    expect(hook.getTargetOrigin()).toBe('https://example.bitrix24.com')
+    expect(hook.getTargetOrigin()).toBe('https://portal.example.com')
     expect(hook.getTargetOriginWithPath()).toEqual(
       new Map([
-        ['v2', 'https://example.bitrix24.com/rest/'],
-        ['v3', 'https://example.bitrix24.com/rest/api/'],
+        ['v2', 'https://portal.example.com/rest/'],
+        ['v3', 'https://portal.example.com/rest/api/'],
       ]),
     )
     expect(typeof hook.actions.v2.callList.make).toBe('function')
@@ -37,12 +37,12 @@ describe('new PortalHook({ b24Url, userId, secret })', () => {
 
   it('fromWebhookUrl splits a v2 or v3 webhook URL, with or without the trailing slash', () => {
     for (const url of [
-      `https://example.bitrix24.com/rest/123/${SECRET}/`,
-      `https://example.bitrix24.com/rest/123/${SECRET}`,
-      `https://example.bitrix24.com/rest/api/123/${SECRET}/`,
+      `https://portal.example.com/rest/123/${SECRET}/`,
+      `https://portal.example.com/rest/123/${SECRET}`,
+      `https://portal.example.com/rest/api/123/${SECRET}/`,
     ]) {
       const made = PortalHook.fromWebhookUrl(url)
-      expect(made.getTargetOrigin()).toBe('https://example.bitrix24.com')
+      expect(made.getTargetOrigin()).toBe('https://portal.example.com')
       void made.destroy()
     }
   })
@@ -52,35 +52,35 @@ describe('new PortalHook({ b24Url, userId, secret })', () => {
       'params',
       () => new PortalHook(undefined as unknown as { b24Url: string; userId: number; secret: string }),
     ],
-    ['b24Url', () => new PortalHook({ b24Url: 'example.bitrix24.com', userId: 1, secret: SECRET })],
-    ['b24Url', () => new PortalHook({ b24Url: 'ftp://example.bitrix24.com', userId: 1, secret: SECRET })],
+    ['b24Url', () => new PortalHook({ b24Url: 'portal.example.com', userId: 1, secret: SECRET })],
+    ['b24Url', () => new PortalHook({ b24Url: 'ftp://portal.example.com', userId: 1, secret: SECRET })],
     [
       'b24Url',
       () =>
         new PortalHook({
-          b24Url: `https://example.bitrix24.com/rest/1/${SECRET}/`,
+          b24Url: `https://portal.example.com/rest/1/${SECRET}/`,
           userId: 1,
           secret: SECRET,
         }),
     ],
-    ['userId', () => new PortalHook({ b24Url: 'https://example.bitrix24.com', userId: 0, secret: SECRET })],
+    ['userId', () => new PortalHook({ b24Url: 'https://portal.example.com', userId: 0, secret: SECRET })],
     [
       'userId',
       () =>
         new PortalHook({
-          b24Url: 'https://example.bitrix24.com',
+          b24Url: 'https://portal.example.com',
           userId: '1' as unknown as number,
           secret: SECRET,
         }),
     ],
-    ['secret', () => new PortalHook({ b24Url: 'https://example.bitrix24.com', userId: 1, secret: '' })],
+    ['secret', () => new PortalHook({ b24Url: 'https://portal.example.com', userId: 1, secret: '' })],
     [
       'secret',
-      () => new PortalHook({ b24Url: 'https://example.bitrix24.com', userId: 1, secret: `${SECRET}/../x` }),
+      () => new PortalHook({ b24Url: 'https://portal.example.com', userId: 1, secret: `${SECRET}/../x` }),
     ],
-    ['secret', () => new PortalHook({ b24Url: 'https://example.bitrix24.com', userId: 1, secret: 'abc' })],
-    ['url', () => PortalHook.fromWebhookUrl(`https://example.bitrix24.com/rest/1/${SECRET}/profile`)],
-    ['url', () => PortalHook.fromWebhookUrl(`https://example.bitrix24.com/rest/x/${SECRET}/`)],
+    ['secret', () => new PortalHook({ b24Url: 'https://portal.example.com', userId: 1, secret: 'abc' })],
+    ['url', () => PortalHook.fromWebhookUrl(`https://portal.example.com/rest/1/${SECRET}/profile`)],
+    ['url', () => PortalHook.fromWebhookUrl(`https://portal.example.com/rest/x/${SECRET}/`)],
     ['url', () => PortalHook.fromWebhookUrl(`not a url ${SECRET}`)],
   ])('bad %s: an SdkError naming the field that never shows the secret', (field, make) => {
     const error = constructionError(make)
@@ -91,7 +91,7 @@ describe('new PortalHook({ b24Url, userId, secret })', () => {
 
   it('warns when a remote portal is reached over plain http; loopback is fine', () => {
     const logger = createMemoryLogger()
-    hook = new PortalHook({ b24Url: 'http://example.bitrix24.com', userId: 1, secret: SECRET }, { logger })
+    hook = new PortalHook({ b24Url: 'http://portal.example.com', userId: 1, secret: SECRET }, { logger })
     expect(logger.lines.map((line) => line.message)).toEqual([
       'PortalHook: the portal is reached over plain http, so the webhook secret travels unencrypted',
     ])
