@@ -61,8 +61,13 @@ export interface TypePortal {
   destroy(): Promise<void>
 }
 
-/** Keys `AbstractPortalOptions` knows; others are reported. */
-const KNOWN_OPTION_KEYS = new Set(['restrictionParams', 'httpOptions', 'logger', 'inspect', 'now'])
+/** Keys `AbstractPortalOptions` knows; others (beyond a subclass's own) are reported. */
+const KNOWN_OPTION_KEYS: ReadonlySet<string> = new Set([
+  'restrictionParams',
+  'httpOptions',
+  'logger',
+  'inspect',
+])
 
 function isLogger(value: unknown): value is LoggerInterface {
   if (value === null || typeof value !== 'object') return false
@@ -94,7 +99,12 @@ export abstract class AbstractPortal implements TypePortal {
   #clientSideWarning = true
   #clientSideChecked = false
 
-  protected constructor(className: string, options: AbstractPortalOptions | undefined) {
+  protected constructor(
+    className: string,
+    options: AbstractPortalOptions | undefined,
+    /** Option keys the subclass adds to {@link AbstractPortalOptions}. */
+    ownOptionKeys: readonly string[] = [],
+  ) {
     this.#className = className
     if (options !== undefined && (options === null || typeof options !== 'object')) {
       throw new SdkError({
@@ -110,7 +120,9 @@ export abstract class AbstractPortal implements TypePortal {
       })
     }
     this.logger = new RedactingLogger(given.logger ?? createDefaultLogger(), this.secrets)
-    const unknown = Object.keys(given).filter((key) => !KNOWN_OPTION_KEYS.has(key))
+    const unknown = Object.keys(given).filter(
+      (key) => !KNOWN_OPTION_KEYS.has(key) && !ownOptionKeys.includes(key),
+    )
     if (unknown.length > 0) this.logger.warn(`${className}: ignored unknown option(s) ${unknown.join(', ')}`)
     this.restrictions = new RestrictionManager(given.restrictionParams)
     this.httpOptions = normalizeHttpOptions(given.httpOptions, this.logger)

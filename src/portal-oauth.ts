@@ -28,7 +28,7 @@ export class PortalOAuth extends AbstractPortal {
   readonly #auth: AuthOAuthManager
 
   constructor(authOptions: PortalOAuthParams, oAuthSecret: PortalOAuthSecret, options?: PortalOAuthOptions) {
-    super('PortalOAuth', options)
+    super('PortalOAuth', options, ['now'])
     const params = validateAuthParams(authOptions)
     const secret = validateSecret(oAuthSecret)
     const now = options?.now ?? Date.now

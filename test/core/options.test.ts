@@ -40,6 +40,16 @@ describe('httpOptions', () => {
   })
 })
 
+describe('top-level options', () => {
+  it('unknown option keys are reported at warn level; known ones are not', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger, now: Date.now, restrictionParms: {} } as never })
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'PortalOAuth: ignored unknown option(s) restrictionParms',
+    ])
+  })
+})
+
 describe('logging', () => {
   it('getLogger/setLogger swap the logger; the default logger writes warn and error to the console only', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})

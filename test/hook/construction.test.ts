@@ -35,6 +35,17 @@ describe('new PortalHook({ b24Url, userId, secret })', () => {
     expect(typeof hook.tools.ping.make).toBe('function')
   })
 
+  it('reports options it does not know, including the OAuth-only clock', () => {
+    const logger = createMemoryLogger()
+    hook = new PortalHook({ b24Url: 'https://portal.example.com', userId: 1, secret: SECRET }, {
+      logger,
+      now: Date.now,
+    } as never)
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'PortalHook: ignored unknown option(s) now',
+    ])
+  })
+
   it('fromWebhookUrl splits a v2 or v3 webhook URL, with or without the trailing slash', () => {
     for (const url of [
       `https://portal.example.com/rest/123/${SECRET}/`,
