@@ -6,6 +6,7 @@ import {
   type AccessTokenRefreshOutput,
   accessTokenMachine,
 } from '../../machines/index.js'
+import { replayPath } from './replay.js'
 
 /** A snapshot of the access-token machine. */
 export type TokenSnapshot = SnapshotFrom<typeof accessTokenMachine>
@@ -56,6 +57,9 @@ function eventKey(event: TokenModelEvent | undefined): string {
   return event.type === 'xstate.error.actor.refresh' ? `${event.type}(${event.error.failure})` : event.type
 }
 
+/** The test model's start: a pair expiring at this Unix second. */
+const INPUT: AccessTokenInput = { expires: 1_000_000 }
+
 /** Every event the model may send in `snapshot`, kept only where the machine takes a transition. */
 function tokenEvents(snapshot: TokenSnapshot): TokenModelEvent[] {
   const { context } = snapshot
@@ -78,7 +82,19 @@ function tokenEvents(snapshot: TokenSnapshot): TokenModelEvent[] {
 /** The test model over the real exported machine (its refresh actor is never started by the graph tools). */
 export function createTokenModel(): TestModel<TokenSnapshot, TokenModelEvent, AccessTokenInput> {
   const logic = accessTokenMachine as unknown as ActorLogic<TokenSnapshot, TokenModelEvent, AccessTokenInput>
-  return new TestModel(logic, { input: { expires: 1_000_000 }, events: tokenEvents })
+  return new TestModel(logic, { input: INPUT, events: tokenEvents })
+}
+
+function replayed(paths: TokenPath[]): TokenPath[] {
+  return paths.map((path) =>
+    replayPath(path, {
+      machine: accessTokenMachine,
+      input: INPUT,
+      events: tokenEvents,
+      eventKey,
+      stateKey: tokenStateKey,
+    }),
+  )
 }
 
 /**
@@ -86,10 +102,12 @@ export function createTokenModel(): TestModel<TokenSnapshot, TokenModelEvent, Ac
  * and refresh outcome, so every transition is reached by the shortest way to it.
  */
 export function tokenShortestPaths(): TokenPath[] {
-  return createTokenModel().getShortestPaths({
-    serializeState: (snapshot, event, previous) =>
-      `${previous ? tokenStateKey(previous) : ''} --${eventKey(event)}--> ${tokenStateKey(snapshot)}`,
-  })
+  return replayed(
+    createTokenModel().getShortestPaths({
+      serializeState: (snapshot, event, previous) =>
+        `${previous ? tokenStateKey(previous) : ''} --${eventKey(event)}--> ${tokenStateKey(snapshot)}`,
+    }),
+  )
 }
 
 /**
@@ -97,12 +115,14 @@ export function tokenShortestPaths(): TokenPath[] {
  * through the states that does not repeat one, including one loop back through a refresh that succeeded or failed.
  */
 export function tokenSimplePaths(): TokenPath[] {
-  return createTokenModel().getSimplePaths({
-    serializeState: (snapshot) => {
-      const settled = snapshot.context.refreshCount + snapshot.context.failureCount > 0
-      return `${tokenStateKey(snapshot)} ${settled ? 'after a refresh outcome' : 'before any refresh outcome'}`
-    },
-  })
+  return replayed(
+    createTokenModel().getSimplePaths({
+      serializeState: (snapshot) => {
+        const settled = snapshot.context.refreshCount + snapshot.context.failureCount > 0
+        return `${tokenStateKey(snapshot)} ${settled ? 'after a refresh outcome' : 'before any refresh outcome'}`
+      },
+    }),
+  )
 }
 
 /** The title of a path's test. */

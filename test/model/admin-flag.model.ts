@@ -1,6 +1,7 @@
 import type { ActorLogic, SnapshotFrom } from 'xstate'
 import { type StatePath, TestModel } from 'xstate/graph'
 import { type AdminFlagEvent, adminFlagMachine } from '../../machines/index.js'
+import { replayPath } from './replay.js'
 
 /** A snapshot of the admin-flag machine. */
 export type AdminSnapshot = SnapshotFrom<typeof adminFlagMachine>
@@ -60,20 +61,30 @@ export function createAdminModel(): TestModel<AdminSnapshot, AdminModelEvent, un
   return new TestModel(logic, { events: adminEvents })
 }
 
+function replayed(paths: AdminPath[]): AdminPath[] {
+  return paths.map((path) =>
+    replayPath(path, { machine: adminFlagMachine, events: adminEvents, eventKey, stateKey: adminStateKey }),
+  )
+}
+
 /** Shortest paths over a graph whose vertices are transitions: one path per transition and `profile` answer. */
 export function adminShortestPaths(): AdminPath[] {
-  return createAdminModel().getShortestPaths({
-    serializeState: (snapshot, event, previous) =>
-      `${previous ? adminStateKey(previous) : ''} --${eventKey(event)}--> ${adminStateKey(snapshot)}`,
-  })
+  return replayed(
+    createAdminModel().getShortestPaths({
+      serializeState: (snapshot, event, previous) =>
+        `${previous ? adminStateKey(previous) : ''} --${eventKey(event)}--> ${adminStateKey(snapshot)}`,
+    }),
+  )
 }
 
 /** Simple paths over states with their cached flag, told apart by whether a `profile` call just failed. */
 export function adminSimplePaths(): AdminPath[] {
-  return createAdminModel().getSimplePaths({
-    serializeState: (snapshot, event) =>
-      `${adminStateKey(snapshot)}${event?.type === 'xstate.error.actor.loadIsAdmin' ? ' after a failure' : ''}`,
-  })
+  return replayed(
+    createAdminModel().getSimplePaths({
+      serializeState: (snapshot, event) =>
+        `${adminStateKey(snapshot)}${event?.type === 'xstate.error.actor.loadIsAdmin' ? ' after a failure' : ''}`,
+    }),
+  )
 }
 
 /** The title of a path's test. */
