@@ -41,7 +41,6 @@ export class ResponseHold {
   #target: HoldTarget | null = null
   #arrived = deferred()
   #released = deferred()
-  #held = false
 
   /** The fetch-compatible adapter to give the client. */
   readonly fetch: FetchLike = async (input, init) => {
@@ -57,13 +56,11 @@ export class ResponseHold {
     this.#target = target
     this.#arrived = deferred()
     this.#released = deferred()
-    this.#held = false
   }
 
   /** Marks the armed answer as arrived and waits until it is released. */
   async reached(): Promise<void> {
     this.#target = null
-    this.#held = true
     this.#arrived.resolve()
     await this.#released.promise
   }
@@ -73,15 +70,9 @@ export class ResponseHold {
     return this.#arrived.promise
   }
 
-  /** Whether an answer is held right now. */
-  get holding(): boolean {
-    return this.#held
-  }
-
   /** Hands the held answer to the client (and disarms a hold that never matched). */
   release(): void {
     this.#target = null
-    this.#held = false
     this.#released.resolve()
   }
 }
