@@ -56,7 +56,7 @@ const IS_ADMIN_NOT_INIT_MESSAGE = 'isAdmin not init. You need call B24OAuth::ini
 function ignore(): void {}
 
 /** A thrown value as the spec wants it rethrown: `Error`s unchanged, anything else wrapped as `Strange error: …`. */
-function asRefreshFailure(value: unknown): Error {
+function asRefreshFailure(value: unknown, secrets: SecretRegistry): Error {
   if (value instanceof Error) return value
   let text: string
   try {
@@ -64,7 +64,8 @@ function asRefreshFailure(value: unknown): Error {
   } catch {
     text = String(value)
   }
-  return new Error(`Strange error: ${text}`, { cause: value })
+  // The message is ours, so no token may show in it; the raw value stays available as `cause`.
+  return new Error(`Strange error: ${secrets.redactText(text)}`, { cause: value })
 }
 
 /**
@@ -123,7 +124,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   async refreshAuth(): Promise<AuthData> {
     this.#assertAlive()
-    if (this.tokenState !== 'refreshing') this.#tokenActor.send({ type: 'refresh.requested' })
+    if (this.#state() !== 'refreshing') this.#tokenActor.send({ type: 'refresh.requested' })
     const outcome = await this.#currentRefresh()
     if (outcome.callbackError !== undefined) throw outcome.callbackError
     return this.#authData()
@@ -145,6 +146,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   /** The access-token machine's current state: `valid`, `expired` or `refreshing`. */
   get tokenState(): AccessTokenState {
+    // Time passes without events; tell the machine what the clock says before answering.
+    this.#tokenActor.send({ type: 'clock.tick', now: this.#deps.now() })
     return this.#tokenActor.getSnapshot().value as AccessTokenState
   }
 
@@ -223,7 +226,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   // ---- AuthStrategy (for the transports) --------------------------------------------------------------------
 
   async prepare(apiVersion: ApiVersion, signal?: AbortSignal): Promise<RequestAuth> {
-    if (this.tokenState !== 'refreshing') {
+    if (this.#state() !== 'refreshing') {
       const now = this.#deps.now()
       if (this.#params.expires * 1000 <= now) {
         // Refresh before sending rather than spend a request on a 401.
@@ -231,7 +234,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         this.#tokenActor.send({ type: 'authData.requested', now })
       }
     }
-    if (this.tokenState === 'refreshing') await raceAbort(this.#currentRefresh(), signal)
+    if (this.#state() === 'refreshing') await raceAbort(this.#currentRefresh(), signal)
     return {
       baseUrl: versionRoots(this.#params.clientEndpoint).get(apiVersion) ?? this.#params.clientEndpoint,
       token: this.#params.accessToken,
@@ -243,7 +246,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     if (auth.generation < this.#generation) return true
     this.#deps.logger.debug(`portal rejected the access token (${code})`, { generation: auth.generation })
     this.#tokenActor.send({ type: 'token.rejected', generation: auth.generation })
-    if (this.tokenState !== 'refreshing') return false
+    if (this.#state() !== 'refreshing') return false
     await raceAbort(this.#currentRefresh(), signal)
     return true
   }
@@ -256,6 +259,11 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   }
 
   // ---- Internals --------------------------------------------------------------------------------------------
+
+  /** The machine's state as it stands, without telling it the time. */
+  #state(): AccessTokenState {
+    return this.#tokenActor.getSnapshot().value as AccessTokenState
+  }
 
   #assertAlive(): void {
     if (this.#abort.signal.aborted) throw this.#abort.signal.reason
@@ -304,7 +312,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
             signal: this.#abort.signal,
           })
     } catch (error) {
-      const failure = asRefreshFailure(error)
+      const failure = asRefreshFailure(error, this.#deps.secrets)
       this.#deps.logger.error('token refresh failed', { error: failure })
       throw failure
     }

@@ -25,7 +25,7 @@ describe('automatic refresh', () => {
       persisted.push(payload)
     })
     clock.advance(3_601_000)
-    expect(rig.portal.tokenState).toBe('valid')
+    expect(rig.portal.tokenState).toBe('expired')
     const results = await Promise.all(mixedBurst(rig, 40))
     expect(results.every((result) => result.isSuccess)).toBe(true)
     expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
@@ -73,6 +73,15 @@ describe('automatic refresh', () => {
     expect(rig.portal.auth.getAuthData()).not.toMatchObject({
       access_token: pair !== false ? pair.access_token : '',
     })
+  })
+
+  it('tokenState tells the expiry as soon as the clock passes it, without a call', async () => {
+    const clock = createTestClock()
+    rig = await startRig({ emulator: { now: clock.now }, client: { now: clock.now } })
+    expect(rig.portal.tokenState).toBe('valid')
+    clock.advance(3_600_000)
+    expect(rig.portal.tokenState).toBe('expired')
+    expect(rig.emulator.log.entries).toHaveLength(0)
   })
 
   it('getAuthData() returns false once expired and refreshes in the background', async () => {
@@ -246,6 +255,17 @@ describe('custom refresh', () => {
     expect(error).toBeInstanceOf(Error)
     expect(error.message).toBe('Strange error: {"reason":"nope"}')
     expect(error.cause).toEqual({ reason: 'nope' })
+  })
+
+  it('a thrown non-Error that holds a token never shows it in the message', async () => {
+    rig = await startRig()
+    const { refreshToken } = rig.portal.auth.getParams()
+    rig.portal.setCustomRefreshAuth(async (context) => {
+      throw { refreshToken: context.refreshToken }
+    })
+    const error = (await rig.portal.auth.refreshAuth().catch((thrown: unknown) => thrown)) as Error
+    expect(error.message).toBe('Strange error: {"refreshToken":"[redacted]"}')
+    expect(error.cause).toEqual({ refreshToken })
   })
 
   it('removeCustomRefreshAuth() goes back to the OAuth server', async () => {
