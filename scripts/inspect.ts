@@ -11,9 +11,8 @@
 import { parseArgs } from 'node:util'
 import { createWebSocketInspector } from '@statelyai/inspect'
 import { createInspectorServer } from '@statelyai/inspect/server'
-import { createNullLogger, PortalOAuth } from '../src/index.js'
+import { createNullLogger, PortalOAuth, redactingInspectorOptions } from '../src/index.js'
 import { startPortalEmulator } from '../src/testing/index.js'
-import { redactingInspectorOptions } from './inspector-redaction.js'
 
 const { values } = parseArgs({
   options: {

@@ -36,6 +36,11 @@ export type { AuthStrategy, RequestAuth } from './http/auth-strategy.js'
 export type { FetchLike, TypeHttpOptions } from './http/http-options.js'
 export type { TypeHttp } from './http/rest-transport.js'
 export { isReadMethod } from './http/retry-policy.js'
+export {
+  type InspectorRedactionOptions,
+  type RedactionAllowList,
+  redactingInspectorOptions,
+} from './inspect/redacting-inspector-options.js'
 export { ParamsFactory } from './limits/params-factory.js'
 export type {
   AdaptiveConfigParams,

@@ -2,8 +2,12 @@ import { createWebSocketInspector } from '@statelyai/inspect'
 import { createInspectorServer } from '@statelyai/inspect/server'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { InspectionEvent } from 'xstate'
-import { redactingInspectorOptions } from '../../scripts/inspector-redaction.js'
-import { createNullLogger, type InspectOption, PortalOAuth } from '../../src/index.js'
+import {
+  createNullLogger,
+  type InspectOption,
+  PortalOAuth,
+  redactingInspectorOptions,
+} from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import {
   connectRawReceiver,

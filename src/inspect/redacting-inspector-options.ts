@@ -1,10 +1,17 @@
-import type { createInspector, StatelyInspectionEvent } from '@statelyai/inspect'
+import type { AnyEventObject, MachineContext } from 'xstate'
 
-/** The options `createWebSocketInspector()` / `createInspector()` take (the package does not export the type). */
-export type InspectorRedactionOptions = Pick<
-  NonNullable<Parameters<typeof createInspector>[1]>,
-  'sanitizeContext' | 'sanitizeEvent' | 'serialize'
->
+/**
+ * The redaction options of a Stately inspector (`createWebSocketInspector(options)`, `createBrowserInspector(options)`,
+ * `createInspector(adapter, options)` from `@statelyai/inspect`), typed without depending on that package.
+ */
+export interface InspectorRedactionOptions {
+  /** Keeps the machines' own context fields; every other field becomes `'[redacted]'`. */
+  sanitizeContext: (context: MachineContext) => MachineContext
+  /** Keeps `type` and the machines' own event fields; outputs and errors are reduced, the rest redacted. */
+  sanitizeEvent: (event: AnyEventObject) => AnyEventObject
+  /** Applies the same to whole inspection events, including the snapshots of invoked actors. */
+  serialize: <E extends { type: string }>(event: E) => E
+}
 
 /** Which fields may reach the inspector; everything else is replaced by `'[redacted]'` or dropped. */
 export interface RedactionAllowList {
@@ -78,7 +85,7 @@ export function redactingInspectorOptions(allow: RedactionAllowList = {}): Inspe
 
   const sanitizeContext = (context: unknown): Json => (isRecord(context) ? pick(context, contextFields) : {})
 
-  const sanitizeEvent = <E extends { type: string }>(event: E): E => {
+  const sanitizeEvent = <E extends AnyEventObject>(event: E): E => {
     const result: Json = {}
     for (const [key, value] of Object.entries(event)) {
       if (key === 'output') result.output = redactOutput(value)
@@ -88,18 +95,19 @@ export function redactingInspectorOptions(allow: RedactionAllowList = {}): Inspe
     return result as E
   }
 
-  const serialize = (event: StatelyInspectionEvent): StatelyInspectionEvent => {
-    if (event.type === '@xstate.event') return { ...event, event: sanitizeEvent(event.event) }
+  const serialize = <E extends { type: string }>(inspection: E): E => {
+    const event = inspection as unknown as Json & { type: string }
+    const inner = isRecord(event.event) ? sanitizeEvent(event.event as AnyEventObject) : event.event
+    if (event.type === '@xstate.event') return { ...event, event: inner } as unknown as E
     const snapshot: Json = isRecord(event.snapshot) ? event.snapshot : {}
     const safeSnapshot: Json = { status: snapshot.status }
     if ('value' in snapshot) safeSnapshot.value = snapshot.value
     if ('context' in snapshot) safeSnapshot.context = sanitizeContext(snapshot.context)
     if ('output' in snapshot) safeSnapshot.output = redactOutput(snapshot.output)
     if ('error' in snapshot) safeSnapshot.error = redactError(snapshot.error)
-    if (event.type === '@xstate.snapshot') {
-      return { ...event, event: sanitizeEvent(event.event), snapshot: safeSnapshot as typeof event.snapshot }
-    }
-    return { ...event, snapshot: safeSnapshot }
+    if (event.type === '@xstate.snapshot')
+      return { ...event, event: inner, snapshot: safeSnapshot } as unknown as E
+    return { ...event, snapshot: safeSnapshot } as unknown as E
   }
 
   return { sanitizeContext, sanitizeEvent, serialize }
