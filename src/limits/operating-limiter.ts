@@ -1,6 +1,7 @@
-import Bottleneck from 'bottleneck'
+import type Bottleneck from 'bottleneck'
 import { abortableSleep } from '../core/abortable-sleep.js'
 import type { PayloadTime } from '../results/ajax-result.js'
+import { loadBottleneck } from './load-bottleneck.js'
 import type { AdaptiveConfigParams, OperatingLimitParams } from './restriction-params.js'
 
 interface MethodBudget {
@@ -19,8 +20,8 @@ interface MethodBudget {
  */
 export class OperatingLimiter {
   readonly #budgets = new Map<string, MethodBudget>()
-  /** One bottleneck per heavy method, concurrency 1. */
-  readonly #heavy = new Bottleneck.Group({ maxConcurrent: 1 })
+  /** One bottleneck per heavy method, concurrency 1; created when a method first turns heavy. */
+  #heavy: Promise<Bottleneck.Group> | null = null
   #limit: OperatingLimitParams
   #adaptive: AdaptiveConfigParams
 
@@ -82,12 +83,15 @@ export class OperatingLimiter {
     ) {
       return task()
     }
-    return this.#heavy.key(method).schedule(task)
+    this.#heavy ??= loadBottleneck().then((Limiter) => new Limiter.Group({ maxConcurrent: 1 }))
+    return this.#heavy.then((group) => group.key(method).schedule(task))
   }
 
   /** Drops the per-method limiters. */
   async destroy(): Promise<void> {
-    await Promise.all(this.#heavy.limiters().map(({ limiter }) => limiter.stop({ dropWaitingJobs: false })))
+    const group = await this.#heavy
+    if (!group) return
+    await Promise.all(group.limiters().map(({ limiter }) => limiter.stop({ dropWaitingJobs: false })))
   }
 
   #currentUse(budget: MethodBudget, now: number): number {

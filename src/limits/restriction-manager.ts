@@ -23,6 +23,11 @@ export class RestrictionManager {
     return structuredClone(this.#params)
   }
 
+  /** The settings in force, not copied: for reading on every call (`setParams` replaces the object, never edits it). */
+  get settings(): Readonly<RestrictionParams> {
+    return this.#params
+  }
+
   /** Changes the settings at run time; groups are merged, so a partial change keeps the rest. */
   setParams(changes: RestrictionParamsInput): void {
     this.#params = ParamsFactory.merge(this.#params, changes)
