@@ -1,4 +1,5 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky'
+import { raceAbort } from '../core/abortable-sleep.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { RestrictionManager } from '../limits/restriction-manager.js'
@@ -11,6 +12,7 @@ import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
 import type { FetchLike, NormalizedHttpOptions } from './http-options.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
 import { classifyFailure, failureCode, mayRetryFailure } from './retry-policy.js'
+import { adapterReady, answerText, RAW_BODY_OPTION, readsRawBody } from './undici-fetch.js'
 import { validateCallOptions } from './validate-call.js'
 
 /** One REST transport (one per {@link ApiVersion}), as `getHttpClient()` returns it. */
@@ -68,6 +70,10 @@ export class RestTransport implements TypeHttp {
   readonly apiVersion: ApiVersion
   readonly #deps: RestTransportDeps
   #ky: KyInstance | null = null
+  /** Whether the adapter takes the body as a string beside the `Request` (see {@link RAW_BODY_OPTION}). */
+  #rawBody = false
+  /** Set until the adapter can send at once (see {@link adapterReady}). */
+  #ready: Promise<void> | null = null
   #clientSideWarning = true
 
   constructor(apiVersion: ApiVersion, deps: RestTransportDeps) {
@@ -136,18 +142,25 @@ export class RestTransport implements TypeHttp {
   async #send(context: CallContext, auth: RequestAuth): Promise<Answer> {
     const { options } = context
     const body = auth.token === undefined ? options.params : { ...options.params, auth: auth.token }
-    const headers: Record<string, string> = { ...this.#deps.http.headers, ...options.headers }
-    if (options.requestId !== undefined) headers['x-request-id'] = options.requestId
-    const kyOptions: KyOptions = {
-      body: JSON.stringify(body),
-      headers,
-      timeout: options.timeout ?? this.#deps.http.timeout,
+    const client = this.#client()
+    if (this.#ready) {
+      try {
+        await raceAbort(this.#ready, options.signal)
+      } catch (error) {
+        throw this.#transportError(context, error)
+      }
+    }
+    const json = JSON.stringify(body)
+    const kyOptions: KyOptions & { [RAW_BODY_OPTION]?: string } = {
+      ...(this.#rawBody ? { [RAW_BODY_OPTION]: json } : { body: json }),
       context: { call: context },
       retry: this.#retryOptions(context),
+      // The instance's headers and timeout are ky defaults; each option given here costs ky a merge per call.
+      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
       ...(options.signal ? { signal: options.signal } : {}),
     }
     try {
-      const response = await this.#client().post(auth.baseUrl + options.method, kyOptions)
+      const response = await client.post(auth.baseUrl + options.method, kyOptions)
       return { status: response.status, body: await this.#readBody(context, response) }
     } catch (error) {
       if (error instanceof HTTPError) {
@@ -160,7 +173,7 @@ export class RestTransport implements TypeHttp {
 
   #retryOptions(context: CallContext): KyOptions['retry'] {
     const { restrictions } = this.#deps
-    const params = restrictions.params
+    const params = restrictions.settings
     return {
       limit: params.maxRetries,
       methods: ['post'],
@@ -193,12 +206,15 @@ export class RestTransport implements TypeHttp {
   }
 
   async #shouldRetryAnswer(context: CallContext, response: Response): Promise<boolean> {
-    const error = readPortalError(
-      await response
-        .clone()
-        .json()
-        .catch(() => null),
-    )
+    // A peek: the body is read again when the answer becomes the result.
+    const text = answerText(response) ?? (await response.clone().text().catch(() => ''))
+    let body: unknown = null
+    try {
+      body = JSON.parse(text)
+    } catch {
+      // Not JSON: no portal error to act on.
+    }
+    const error = readPortalError(body)
     const { method, requestId } = context.options
     if (response.status === 503 && error?.code === 'QUERY_LIMIT_EXCEEDED') {
       this.#deps.restrictions.rateLimited()
@@ -217,7 +233,7 @@ export class RestTransport implements TypeHttp {
   }
 
   async #readBody(context: CallContext, response: Response): Promise<unknown> {
-    const text = await response.text()
+    const text = answerText(response) ?? (await response.text())
     try {
       return text === '' ? null : JSON.parse(text)
     } catch (cause) {
@@ -297,20 +313,39 @@ export class RestTransport implements TypeHttp {
   }
 
   #client(): KyInstance {
-    this.#ky ??= ky.create({
-      fetch: this.#deps.fetch(),
+    if (this.#ky) return this.#ky
+    const fetch = this.#deps.fetch()
+    this.#rawBody = readsRawBody(fetch)
+    this.#ready =
+      adapterReady(fetch)?.then(() => {
+        this.#ready = null
+      }) ?? null
+    this.#ky = ky.create({
+      fetch,
       throwHttpErrors: (status) => status === 429 || status === 503,
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT },
+      timeout: this.#deps.http.timeout,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': USER_AGENT,
+        ...this.#deps.http.headers,
+      },
       hooks: {
         beforeRequest: [
-          async (_request, options) => {
-            // Every attempt, retries included, waits for the method's operating delay and a slot of the bucket.
+          async (request, options) => {
             const context = (options.context as { call: CallContext }).call
+            const { headers, requestId } = context.options
+            if (headers) for (const name of Object.keys(headers)) request.headers.set(name, headers[name]!)
+            if (requestId !== undefined) request.headers.set('x-request-id', requestId)
+            // Every attempt, retries included, waits for the method's operating delay and a slot of the bucket.
             this.#deps.assertAlive()
             try {
               await this.#deps.restrictions.acquire(context.options.method, context.options.signal)
             } catch (error) {
-              throw context.options.signal?.aborted ? this.#abortError(context, error) : error
+              if (context.options.signal?.aborted) throw this.#abortError(context, error)
+              // The limiter drops its waiting callers when the instance is destroyed: say so clearly.
+              this.#deps.assertAlive()
+              throw error
             }
             context.attempts += 1
           },

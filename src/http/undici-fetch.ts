@@ -1,4 +1,4 @@
-import { Agent, request as undiciRequest } from 'undici'
+import type { Agent } from 'undici'
 import type { FetchLike } from './http-options.js'
 
 /** A fetch-compatible adapter with its own keep-alive pool, closable. */
@@ -9,6 +9,57 @@ export interface PooledFetch {
   close(): Promise<void>
 }
 
+/**
+ * Name of a `fetch` init member that carries the request body as a string. ky hands options it does not know to
+ * `fetch` as its second argument; a body sent this way stays out of ky's `Request`, which then has no stream for
+ * ky to tee on every attempt and for the adapter to read back (about half of ky's cost per call).
+ */
+export const RAW_BODY_OPTION = 'portalRawBody'
+
+type Undici = typeof import('undici')
+
+let undici: Undici | undefined
+let undiciLoading: Promise<Undici> | undefined
+
+/** undici, imported when the first pool is created: importing it costs about 100 ms, paid at start-up otherwise. */
+function loadUndici(): Promise<Undici> {
+  undiciLoading ??= import('undici').then((module) => {
+    undici = module
+    return module
+  })
+  return undiciLoading
+}
+
+/** Adapters that read {@link RAW_BODY_OPTION}; any other adapter gets the body in the `Request`. */
+const rawBodyAdapters = new WeakSet<FetchLike>()
+
+/**
+ * Answer bodies of requests sent with {@link RAW_BODY_OPTION}: their `Response` carries the status and headers but no
+ * body stream, and the transport that asked reads the text here (a stream per answer, filled and read back at once,
+ * cost more than the rest of the adapter).
+ */
+const answerTexts = new WeakMap<Response, string>()
+
+/** The answer text of a response to a {@link RAW_BODY_OPTION} request, `undefined` for any other response. */
+export function answerText(response: Response): string | undefined {
+  return answerTexts.get(response)
+}
+
+/** Whether `fetch` reads the body from {@link RAW_BODY_OPTION}. */
+export function readsRawBody(fetch: FetchLike): boolean {
+  return rawBodyAdapters.has(fetch)
+}
+
+/**
+ * Resolves when `fetch` can send at once: a pooled adapter waits for undici to load, any other adapter is ready.
+ * A caller that takes a slot of the leaky bucket awaits this first, so that the slot is not spent on a request
+ * that would then wait 100 ms to leave (the portal counts requests when they arrive).
+ */
+export function adapterReady(fetch: FetchLike): Promise<void> | null {
+  if (!rawBodyAdapters.has(fetch) || undici) return null
+  return loadUndici().then(() => undefined)
+}
+
 function headersToRecord(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {}
   headers.forEach((value, name) => {
@@ -17,11 +68,12 @@ function headersToRecord(headers: Headers): Record<string, string> {
   return out
 }
 
-function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
-    else if (value !== undefined) headers.set(name, value)
+function responseHeaders(raw: Record<string, string | string[] | undefined>): [string, string][] {
+  const headers: [string, string][] = []
+  for (const name in raw) {
+    const value = raw[name]
+    if (Array.isArray(value)) for (const item of value) headers.push([name, item])
+    else if (value !== undefined) headers.push([name, value])
   }
   return headers
 }
@@ -29,20 +81,29 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): He
 /**
  * A fetch-compatible function over `undici.request` and a keep-alive `Agent`: several times cheaper per call than
  * Node's global `fetch` (see docs/benchmarks.md). Failures are thrown as `TypeError('fetch failed', { cause })` like
- * `fetch`, so that ky and the retry policy treat both adapters alike.
+ * `fetch`, so that ky and the retry policy treat both adapters alike. undici and the pool are created on the first
+ * request.
  */
 export function createPooledFetch(options: { connections: number; keepAliveTimeout: number }): PooledFetch {
-  const agent = new Agent({
-    connections: options.connections,
-    keepAliveTimeout: options.keepAliveTimeout,
-    keepAliveMaxTimeout: options.keepAliveTimeout,
-  })
+  let agent: Agent | undefined
+  let closed = false
+  void loadUndici()
   const fetch: FetchLike = async (input, init) => {
     const request = input instanceof Request ? input : new Request(input, init)
-    const body = request.body ? await request.text() : undefined
-    let answer: Awaited<ReturnType<typeof undiciRequest>>
+    const raw = (init as Record<string, unknown> | undefined)?.[RAW_BODY_OPTION]
+    const body = typeof raw === 'string' ? raw : request.body ? await request.text() : undefined
+    const { Agent: Pool, request: send } = undici ?? (await loadUndici())
+    if (!agent) {
+      agent = new Pool({
+        connections: options.connections,
+        keepAliveTimeout: options.keepAliveTimeout,
+        keepAliveMaxTimeout: options.keepAliveTimeout,
+      })
+      if (closed) await agent.close()
+    }
+    let answer: Awaited<ReturnType<Undici['request']>>
     try {
-      answer = await undiciRequest(request.url, {
+      answer = await send(request.url, {
         method: request.method as 'POST',
         headers: headersToRecord(request.headers),
         body,
@@ -54,11 +115,22 @@ export function createPooledFetch(options: { connections: number; keepAliveTimeo
       throw new TypeError('fetch failed', { cause: error })
     }
     const text = await answer.body.text()
-    const noBody = answer.statusCode === 204 || answer.statusCode === 304 || request.method === 'HEAD'
-    return new Response(noBody ? null : text, {
-      status: answer.statusCode,
-      headers: responseHeaders(answer.headers),
-    })
+    const status = answer.statusCode
+    const headers = responseHeaders(answer.headers)
+    if (typeof raw === 'string') {
+      const response = new Response(null, { status, headers })
+      answerTexts.set(response, text)
+      return response
+    }
+    const noBody = status === 204 || status === 304 || request.method === 'HEAD'
+    return new Response(noBody ? null : text, { status, headers })
   }
-  return { fetch, close: () => agent.close() }
+  rawBodyAdapters.add(fetch)
+  return {
+    fetch,
+    close: async () => {
+      closed = true
+      await agent?.close()
+    },
+  }
 }
