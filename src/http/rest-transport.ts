@@ -207,7 +207,8 @@ export class RestTransport implements TypeHttp {
 
   async #shouldRetryAnswer(context: CallContext, response: Response): Promise<boolean> {
     // A peek: the body is read again when the answer becomes the result.
-    const text = answerText(response) ?? (await response.clone().text().catch(() => ''))
+    const peeked = answerText(response) ?? response.clone().text()
+    const text = await Promise.resolve(peeked).catch(() => '')
     let body: unknown = null
     try {
       body = JSON.parse(text)
