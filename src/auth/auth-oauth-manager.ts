@@ -78,7 +78,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   readonly #secret: PortalOAuthSecret
   readonly #deps: AuthOAuthManagerDeps
   readonly #abort = new AbortController()
-  readonly #tokenActor: Actor<typeof accessTokenMachine>
+  /** Created on first use (a valid token needs no machine), or at once when an inspector is attached. */
+  #tokenActor: Actor<typeof accessTokenMachine> | null = null
   #adminActor: Actor<typeof adminFlagMachine> | null = null
   #generation = 0
   #refreshInFlight: Promise<RefreshOutcome> | null = null
@@ -99,24 +100,18 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     ]) {
       deps.secrets.add(value)
     }
-    const machine = accessTokenMachine.provide({
-      actors: { refreshTokens: fromPromise<AccessTokenRefreshOutput>(() => this.#startRefresh()) },
-    })
-    this.#tokenActor = createActor(machine, {
-      input: { expires: params.expires },
-      ...(deps.inspect ? { inspect: deps.inspect } : {}),
-    })
-    this.#tokenActor.start()
+    // An inspector sees the machine from the start; without one, an idle instance holds no actor.
+    if (deps.inspect) this.#token()
   }
 
   // ---- AuthActions (spec 2.6) -------------------------------------------------------------------------------
 
   getAuthData(): AuthData | false {
     const now = this.#deps.now()
-    this.#tokenActor.send({ type: 'clock.tick', now })
+    this.#tick(now)
     if (this.#params.expires * 1000 <= now) {
       // Starts the automatic refresh in the background; its failure is logged, never an unhandled rejection.
-      this.#tokenActor.send({ type: 'authData.requested', now })
+      this.#token().send({ type: 'authData.requested', now })
       return false
     }
     return this.#authData()
@@ -124,7 +119,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   async refreshAuth(): Promise<AuthData> {
     this.#assertAlive()
-    if (this.#state() !== 'refreshing') this.#tokenActor.send({ type: 'refresh.requested' })
+    if (this.#state() !== 'refreshing') this.#token().send({ type: 'refresh.requested' })
     const outcome = await this.#currentRefresh()
     if (outcome.callbackError !== undefined) throw outcome.callbackError
     return this.#authData()
@@ -147,8 +142,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /** The access-token machine's current state: `valid`, `expired` or `refreshing`. */
   get tokenState(): AccessTokenState {
     // Time passes without events; tell the machine what the clock says before answering.
-    this.#tokenActor.send({ type: 'clock.tick', now: this.#deps.now() })
-    return this.#tokenActor.getSnapshot().value as AccessTokenState
+    this.#tick(this.#deps.now())
+    return this.#state()
   }
 
   /** The admin-flag machine's current state. */
@@ -158,7 +153,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   /** The running access-token actor, for subscribing to its snapshots. */
   get tokenActor(): Actor<typeof accessTokenMachine> {
-    return this.#tokenActor
+    return this.#token()
   }
 
   /** The admin-flag actor (created on first use). */
@@ -230,8 +225,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       const now = this.#deps.now()
       if (this.#params.expires * 1000 <= now) {
         // Refresh before sending rather than spend a request on a 401.
-        this.#tokenActor.send({ type: 'clock.tick', now })
-        this.#tokenActor.send({ type: 'authData.requested', now })
+        const actor = this.#token()
+        actor.send({ type: 'clock.tick', now })
+        actor.send({ type: 'authData.requested', now })
       }
     }
     if (this.#state() === 'refreshing') await raceAbort(this.#currentRefresh(), signal)
@@ -245,7 +241,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   async rejected(auth: RequestAuth, code: string, signal?: AbortSignal): Promise<boolean> {
     if (auth.generation < this.#generation) return true
     this.#deps.logger.debug(`portal rejected the access token (${code})`, { generation: auth.generation })
-    this.#tokenActor.send({ type: 'token.rejected', generation: auth.generation })
+    this.#token().send({ type: 'token.rejected', generation: auth.generation })
     if (this.#state() !== 'refreshing') return false
     await raceAbort(this.#currentRefresh(), signal)
     return true
@@ -254,7 +250,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /** Stops the actors and aborts a refresh in flight. */
   destroy(): void {
     this.#abort.abort(new SdkError({ code: SdkErrorCode.Destroyed, message: 'PortalOAuth was destroyed' }))
-    this.#tokenActor.stop()
+    this.#tokenActor?.stop()
     this.#adminActor?.stop()
   }
 
@@ -262,7 +258,30 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   /** The machine's state as it stands, without telling it the time. */
   #state(): AccessTokenState {
-    return this.#tokenActor.getSnapshot().value as AccessTokenState
+    // Before the actor exists the machine would still be in its initial state.
+    return (this.#tokenActor?.getSnapshot().value ?? 'valid') as AccessTokenState
+  }
+
+  /** The access-token actor, created and started on first use. */
+  #token(): Actor<typeof accessTokenMachine> {
+    if (this.#tokenActor) return this.#tokenActor
+    const machine = accessTokenMachine.provide({
+      actors: { refreshTokens: fromPromise<AccessTokenRefreshOutput>(() => this.#startRefresh()) },
+    })
+    const actor = createActor(machine, {
+      input: { expires: this.#params.expires },
+      ...(this.#deps.inspect ? { inspect: this.#deps.inspect } : {}),
+    })
+    this.#tokenActor = actor
+    actor.start()
+    if (this.#abort.signal.aborted) actor.stop()
+    return actor
+  }
+
+  /** Tells the machine the time; a tick that cannot change anything needs no actor. */
+  #tick(now: number): void {
+    if (this.#tokenActor || this.#params.expires * 1000 <= now)
+      this.#token().send({ type: 'clock.tick', now })
   }
 
   #assertAlive(): void {
