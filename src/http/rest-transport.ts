@@ -90,7 +90,7 @@ export class RestTransport implements TypeHttp {
     this.#clientSideWarning = false
   }
 
-  async call<T = unknown>(input: CallOptions): Promise<AjaxResult<T>> {
+  call<T = unknown>(input: CallOptions): Promise<AjaxResult<T>> {
     return this.callWith<T>(input)
   }
 

@@ -1,5 +1,4 @@
 import type Bottleneck from 'bottleneck'
-import { abortableSleep } from '../core/abortable-sleep.js'
 import type { PayloadTime } from '../results/ajax-result.js'
 import { loadBottleneck } from './load-bottleneck.js'
 import type { AdaptiveConfigParams, OperatingLimitParams } from './restriction-params.js'
@@ -67,11 +66,6 @@ export class OperatingLimiter {
     if (!this.#adaptive.enabled || usedMs < (this.#limit.limitMs * this.#adaptive.thresholdPercent) / 100)
       return 0
     return Math.min(this.#adaptive.maxDelay, usedMs * this.#adaptive.coefficient)
-  }
-
-  /** Waits the delay of `method`. */
-  async wait(method: string, signal?: AbortSignal): Promise<void> {
-    await abortableSleep(this.delayFor(method), signal)
   }
 
   /** Runs `task` directly, or one at a time with the other calls of `method` when the method is heavy. */

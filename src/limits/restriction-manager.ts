@@ -1,3 +1,4 @@
+import { abortableSleep } from '../core/abortable-sleep.js'
 import type { PayloadTime } from '../results/ajax-result.js'
 import { LeakyBucket } from './leaky-bucket.js'
 import { OperatingLimiter } from './operating-limiter.js'
@@ -36,9 +37,11 @@ export class RestrictionManager {
   }
 
   /** Waits until `method` may be sent: its operating delay, then a slot of the bucket. */
-  async acquire(method: string, signal?: AbortSignal): Promise<void> {
-    if (this.#operating) await this.#operating.wait(method, signal)
-    await this.#bucketInstance().take(signal)
+  acquire(method: string, signal?: AbortSignal): Promise<void> {
+    const delay = this.#operating?.delayFor(method) ?? 0
+    // No async frame when nothing waits: this runs on every attempt of every call.
+    if (delay <= 0) return this.#bucketInstance().take(signal)
+    return abortableSleep(delay, signal).then(() => this.#bucketInstance().take(signal))
   }
 
   /** Runs a whole call of `method`, one at a time when the method is heavy. */
