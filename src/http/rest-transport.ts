@@ -130,13 +130,13 @@ export class RestTransport implements TypeHttp {
     return this.#toResult<T>(context, answer)
   }
 
-  async #prepare(context: CallContext, signal: AbortSignal | undefined): Promise<RequestAuth> {
-    try {
-      return await this.#deps.auth.prepare(this.apiVersion, signal)
-    } catch (error) {
-      if (signal?.aborted) throw this.#abortError(context, error)
-      throw error
-    }
+  #prepare(context: CallContext, signal: AbortSignal | undefined): Promise<RequestAuth> {
+    const pending = this.#deps.auth.prepare(this.apiVersion, signal)
+    // Only the caller's signal turns a failure into a cancellation; without one, no extra promise per call.
+    if (!signal) return pending
+    return pending.catch((error: unknown) => {
+      throw signal.aborted ? this.#abortError(context, error) : error
+    })
   }
 
   async #send(context: CallContext, auth: RequestAuth): Promise<Answer> {
@@ -152,13 +152,14 @@ export class RestTransport implements TypeHttp {
     }
     const json = JSON.stringify(body)
     const kyOptions: KyOptions & { [RAW_BODY_OPTION]?: string } = {
-      ...(this.#rawBody ? { [RAW_BODY_OPTION]: json } : { body: json }),
       context: { call: context },
       retry: this.#retryOptions(context),
-      // The instance's headers and timeout are ky defaults; each option given here costs ky a merge per call.
-      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-      ...(options.signal ? { signal: options.signal } : {}),
     }
+    if (this.#rawBody) kyOptions[RAW_BODY_OPTION] = json
+    else kyOptions.body = json
+    // The instance's headers and timeout are ky defaults; each option given here costs ky a merge per call.
+    if (options.timeout !== undefined) kyOptions.timeout = options.timeout
+    if (options.signal) kyOptions.signal = options.signal
     try {
       const response = await client.post(auth.baseUrl + options.method, kyOptions)
       return { status: response.status, body: await this.#readBody(context, response) }
@@ -233,15 +234,21 @@ export class RestTransport implements TypeHttp {
     return false
   }
 
-  async #readBody(context: CallContext, response: Response): Promise<unknown> {
-    const text = answerText(response) ?? (await response.text())
+  /** The answer as JSON; synchronous when the adapter handed the text over (see {@link answerText}). */
+  #readBody(context: CallContext, response: Response): unknown {
+    const text = answerText(response)
+    if (text !== undefined) return this.#parseBody(context, response.status, text)
+    return response.text().then((read) => this.#parseBody(context, response.status, read))
+  }
+
+  #parseBody(context: CallContext, status: number, text: string): unknown {
     try {
       return text === '' ? null : JSON.parse(text)
     } catch (cause) {
       throw new AjaxError({
         code: SdkErrorCode.InvalidResponse,
-        message: `${this.apiVersion} ${context.options.method}: the portal answered HTTP ${response.status} with a body that is not JSON`,
-        status: response.status,
+        message: `${this.apiVersion} ${context.options.method}: the portal answered HTTP ${status} with a body that is not JSON`,
+        status,
         request: this.#requestInfo(context),
         attempts: context.attempts,
         cause,
