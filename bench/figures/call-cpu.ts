@@ -1,0 +1,169 @@
+import ky from 'ky'
+import { Agent, request } from 'undici'
+import type { PortalOAuth } from '../../src/index.js'
+import type { FigureResult } from '../lib/figure.js'
+import { adapter } from '../lib/package.js'
+import { type BenchRig, UNPACED } from '../lib/rig.js'
+import { fixed, median } from '../lib/stats.js'
+
+/** The call every variant makes: small parameters, small answer, so the client's own cost is not hidden. */
+const METHOD = 'crm.item.get'
+const PARAMS = { id: 1 }
+/** The bar: client CPU per call at most this many times the raw `undici.request` floor. */
+const MAX_RATIO = 3
+const CONCURRENCY = 32
+
+interface Variant {
+  name: string
+  call: () => Promise<void>
+  close: () => Promise<void>
+}
+
+/** Client CPU (user + system, this process only: the emulator runs in its child) per call, in microseconds. */
+async function cpuPerCall(call: () => Promise<void>, calls: number, concurrency: number): Promise<number> {
+  let started = 0
+  const worker = async (): Promise<void> => {
+    while (started < calls) {
+      started += 1
+      await call()
+    }
+  }
+  const before = process.cpuUsage()
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / calls
+}
+
+function clientVariant(name: string, portal: PortalOAuth): Variant {
+  return {
+    name,
+    call: async () => {
+      const result = await portal.actions.v2.call.make({ method: METHOD, params: PARAMS })
+      if (!result.isSuccess) throw new Error(`${name}: ${result.getErrorMessages().join('; ')}`)
+    },
+    close: () => portal.destroy(),
+  }
+}
+
+async function rawVariant(rig: BenchRig): Promise<Variant> {
+  const pair = await rig.pair()
+  // The same pool settings as the client's default adapter, and the same body the client sends.
+  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 })
+  const url = `${pair.clientEndpoint}${METHOD}`
+  const body = JSON.stringify({ ...PARAMS, auth: pair.accessToken })
+  const headers = { 'content-type': 'application/json', accept: 'application/json' }
+  return {
+    name: 'raw undici.request (floor)',
+    call: async () => {
+      const answer = await request(url, { method: 'POST', headers, body, dispatcher: agent })
+      const payload = (await answer.body.json()) as { result?: unknown }
+      if (answer.statusCode !== 200 || payload.result === undefined) throw new Error('raw call failed')
+    },
+    close: () => agent.close(),
+  }
+}
+
+/**
+ * ky over the default adapter with the options the client gives it (body beside the `Request`, a `beforeRequest`
+ * hook, retry settings, context), parsing the answer, and nothing else: what the client costs without its own code.
+ */
+async function kyVariant(rig: BenchRig): Promise<Variant> {
+  const pair = await rig.pair()
+  const pool = adapter.createPooledFetch({ connections: CONCURRENCY, keepAliveTimeout: 4_000 })
+  const client = ky.create({
+    fetch: pool.fetch,
+    timeout: 30_000,
+    throwHttpErrors: (status) => status === 429 || status === 503,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    hooks: { beforeRequest: [async () => {}] },
+  })
+  const url = `${pair.clientEndpoint}${METHOD}`
+  const body = JSON.stringify({ ...PARAMS, auth: pair.accessToken })
+  return {
+    name: 'ky.post over the default adapter, no client code',
+    call: async () => {
+      const response = await client.post(url, {
+        [adapter.RAW_BODY_OPTION]: body,
+        context: { call: {} },
+        retry: { limit: 3, methods: ['post'], statusCodes: [429, 503], shouldRetry: async () => false },
+      } as Parameters<typeof client.post>[1])
+      const payload = JSON.parse(adapter.answerText(response) ?? '') as { result?: unknown }
+      if (response.status !== 200 || payload.result === undefined) throw new Error('ky call failed')
+    },
+    close: () => pool.close(),
+  }
+}
+
+/**
+ * Client CPU per `call.make`, sequential and at 32 concurrent calls, against a raw `undici.request` POST of the same
+ * body to the same emulator. Variants alternate within each round and the median of the rounds is kept, so that a
+ * noisy neighbour hurts every variant alike.
+ */
+export async function callCpuFigure(
+  rig: BenchRig,
+  options: { rounds: number; sequentialCalls: number; concurrentCalls: number },
+): Promise<FigureResult> {
+  const variants: Variant[] = [
+    await rawVariant(rig),
+    clientVariant('call.make, default adapter', await rig.client({ restrictionParams: UNPACED })),
+    await kyVariant(rig),
+    clientVariant(
+      'call.make, adapter: global fetch',
+      await rig.client({ restrictionParams: UNPACED, httpOptions: { adapter: fetch } }),
+    ),
+  ]
+  const modes = [
+    { label: 'sequential', calls: options.sequentialCalls, concurrency: 1 },
+    { label: `${CONCURRENCY} concurrent`, calls: options.concurrentCalls, concurrency: CONCURRENCY },
+  ]
+  const samples = new Map<string, number[]>()
+  try {
+    // Warm-up: JIT, connection pools, the emulator's own caches.
+    for (const variant of variants) await cpuPerCall(variant.call, 400, CONCURRENCY)
+    for (const variant of variants) await cpuPerCall(variant.call, 200, 1)
+    for (let round = 0; round < options.rounds; round += 1) {
+      for (const mode of modes) {
+        // Rotate the order so that no variant always runs right after the same neighbour.
+        const order = variants.map((_, index) => variants[(index + round) % variants.length]!)
+        for (const variant of order) {
+          const key = `${mode.label}|${variant.name}`
+          const list = samples.get(key) ?? []
+          list.push(await cpuPerCall(variant.call, mode.calls, mode.concurrency))
+          samples.set(key, list)
+        }
+      }
+    }
+  } finally {
+    await Promise.all(variants.map((variant) => variant.close()))
+  }
+  const us = (mode: string, variant: Variant): number => median(samples.get(`${mode}|${variant.name}`)!)
+  const raw = variants[0]!
+  const rows = []
+  const details = [
+    '| client CPU per call (median of rounds) | sequential | ratio | 32 concurrent | ratio |',
+    '| --- | ---: | ---: | ---: | ---: |',
+  ]
+  for (const variant of variants) {
+    const cells = modes.map((mode) => {
+      const value = us(mode.label, variant)
+      return `${fixed(value)} us | ${fixed(value / us(mode.label, raw), 2)}x`
+    })
+    details.push(`| ${variant.name} | ${cells.join(' | ')} |`)
+  }
+  for (const mode of modes) {
+    const floor = us(mode.label, raw)
+    const client = us(mode.label, variants[1]!)
+    const ratio = client / floor
+    rows.push({
+      figure: `client CPU per call.make, ${mode.label}`,
+      measured: `${fixed(client)} us = ${fixed(ratio, 2)}x raw (${fixed(floor)} us)`,
+      bar: `<= ${MAX_RATIO}x raw`,
+      pass: ratio <= MAX_RATIO,
+    })
+  }
+  details.push(
+    '',
+    `${options.rounds} rounds of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.`,
+  )
+  return { rows, details }
+}

@@ -1,0 +1,19 @@
+/** One line of the summary table: a measured figure against its bar. */
+export interface FigureRow {
+  /** What was measured. */
+  figure: string
+  /** The measured value, as printed. */
+  measured: string
+  /** The bar, as printed. */
+  bar: string
+  /** Whether the bar is met. */
+  pass: boolean
+}
+
+/** A figure's rows plus optional detail lines (printed under the summary, kept in the report). */
+export interface FigureResult {
+  /** Summary rows. */
+  rows: FigureRow[]
+  /** Markdown lines with the details behind the rows (a sub-table, raw counts). */
+  details: string[]
+}

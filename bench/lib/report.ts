@@ -1,0 +1,53 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import type { FigureRow } from './figure.js'
+import type { MachineInfo } from './machine.js'
+
+const START = '<!-- bench:start -->'
+const END = '<!-- bench:end -->'
+
+/** The summary as a plain-text table for the terminal. */
+export function textTable(rows: readonly FigureRow[]): string {
+  const cells = [
+    ['figure', 'measured', 'bar', ''],
+    ...rows.map((row) => [row.figure, row.measured, row.bar, row.pass ? 'ok' : 'MISSED']),
+  ]
+  const widths = [0, 1, 2, 3].map((column) => Math.max(...cells.map((line) => line[column]!.length)))
+  const format = (line: string[]): string => line.map((cell, index) => cell.padEnd(widths[index]!)).join('  ')
+  const rule = widths.map((width) => '-'.repeat(width)).join('  ')
+  return [format(cells[0]!), rule, ...cells.slice(1).map(format)].join('\n')
+}
+
+/** The generated part of docs/benchmarks.md: machine, summary table, details. */
+export function markdownSection(
+  machine: MachineInfo,
+  rows: readonly FigureRow[],
+  details: readonly string[],
+): string {
+  const cell = (text: string): string => text.replaceAll('|', '\\|')
+  return [
+    START,
+    `Last run: ${machine.date}, ${machine.cpu} (${machine.cores} cores, ${machine.memoryGb} GB), Node ${machine.node}, ${machine.platform}.`,
+    '',
+    '| figure | measured | bar | |',
+    '| --- | --- | --- | --- |',
+    ...rows.map(
+      (row) =>
+        `| ${cell(row.figure)} | ${cell(row.measured)} | ${cell(row.bar)} | ${row.pass ? 'ok' : '**missed**'} |`,
+    ),
+    '',
+    ...details,
+    END,
+  ].join('\n')
+}
+
+/** Replaces the generated section of `path` (between the bench markers), or creates the file around it. */
+export function writeSection(path: string, section: string): void {
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : ''
+  const start = current.indexOf(START)
+  const end = current.indexOf(END)
+  const next =
+    start >= 0 && end > start
+      ? current.slice(0, start) + section + current.slice(end + END.length)
+      : `# Benchmarks\n\nRun \`npm run bench\`.\n\n${section}\n${current}`
+  writeFileSync(path, next)
+}
