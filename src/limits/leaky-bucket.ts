@@ -7,7 +7,8 @@ import type { RateLimitParams } from './restriction-params.js'
  * Pacing margins. The portal counts a request when it arrives, not when it is sent: the first requests of a burst
  * may arrive late (they open connections) while later ones arrive early (kept-alive sockets). So the client starts
  * draining 50 ms after the burst began and drains 2 % slower than the portal; then such jitter never pushes the
- * portal's level over its limit.
+ * portal's level over its limit. A burst begins when the turn of the event loop that took its first slots ends:
+ * the requests of slots taken in one turn leave only after it, and building many of them takes tens of ms.
  */
 const DRAIN_START_DELAY_MS = 50
 const DRAIN_MARGIN = 1.02
@@ -36,8 +37,10 @@ export class LeakyBucket {
   #reservoir = 0
   /** Callers queued in the limiter whose slot has not been granted yet; while any, nobody takes the fast path. */
   #queued = 0
-  /** Time at which the slot being drained now started draining; `null` when full. */
+  /** Time at which the slot being drained now started draining; `null` when full or until the burst's turn ends. */
   #drainSince: number | null = null
+  /** Set while the turn that took the first slots of a burst runs; the drain clock starts when it ends. */
+  #burstStart: NodeJS.Immediate | null = null
   #timer: NodeJS.Timeout | null = null
   /** Callers waiting for a slot; while there are any, the refill timer keeps the process alive. */
   #waiting = 0
@@ -88,6 +91,8 @@ export class LeakyBucket {
     this.#destroyed = true
     if (this.#timer) clearTimeout(this.#timer)
     this.#timer = null
+    if (this.#burstStart) clearImmediate(this.#burstStart)
+    this.#burstStart = null
     await this.#limiter?.stop({ dropWaitingJobs: true })
   }
 
@@ -132,7 +137,12 @@ export class LeakyBucket {
 
   #consume(): void {
     this.#available -= 1
-    this.#drainSince ??= Date.now() + DRAIN_START_DELAY_MS
+    if (this.#drainSince !== null || this.#burstStart) return
+    this.#burstStart = setImmediate(() => {
+      this.#burstStart = null
+      this.#drainSince ??= Date.now() + DRAIN_START_DELAY_MS
+      this.#arm()
+    })
   }
 
   #setLevel(level: number): void {
