@@ -29,6 +29,29 @@ describe('leaky bucket', () => {
     expect(rig.emulator.log.restRequests()).toHaveLength(40)
   })
 
+  it('the drain clock of a burst starts once its requests have left, not when its slots were taken', async () => {
+    // A burst takes all its slots in one turn of the event loop and leaves only after that turn has built every
+    // request; here the first request takes 100 ms to build.
+    const sent: number[] = []
+    const adapter = async (): Promise<Response> => {
+      sent.push(Date.now())
+      if (sent.length === 1) while (Date.now() - sent[0]! < 100) {}
+      return new Response(JSON.stringify({ result: true }), {
+        headers: { 'content-type': 'application/json' },
+      })
+    }
+    rig = await startRig({
+      client: {
+        httpOptions: { adapter },
+        restrictionParams: { rateLimit: { burstLimit: 2, drainRate: 20 } },
+      },
+    })
+    const results = await burst(rig, 3)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    // The third call waits for the 50 ms start margin and one slot (51 ms) after the second request left.
+    expect(sent[2]! - sent[1]!).toBeGreaterThanOrEqual(95)
+  })
+
   it('QUERY_LIMIT_EXCEEDED (503) is retried with backoff until the call succeeds', async () => {
     rig = await startRig({
       emulator: { rateLimit: { burstLimit: 4, drainRate: 20 } },
