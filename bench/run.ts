@@ -32,7 +32,7 @@ async function main(): Promise<number> {
     console.log(`  ${name}: ${((Date.now() - started) / 1000).toFixed(1)} s`)
   }
   try {
-    await step('cpu', () => callCpuFigure(rig, { rounds: 9, sequentialCalls: 600, concurrentCalls: 1_500 }))
+    await step('cpu', () => callCpuFigure(rig, { rounds: 13, sequentialCalls: 400, concurrentCalls: 1_200 }))
     await step('refresh', () => refreshBurstFigure(rig))
     await step('pacing', () => pacingFigure(rig))
     await step('heap', () => idleHeapFigure(rig))
