@@ -21,7 +21,7 @@ import type {
   PortalOAuthSecret,
 } from '../types/auth.js'
 import { requestTokenRefresh } from './default-refresh.js'
-import { tokenUrlFor, versionRoots } from './endpoints.js'
+import { tokenUrlFor, versionRoot } from './endpoints.js'
 import { applyRefreshResult } from './refresh-result.js'
 
 /** An `inspect` observer as XState's `createActor` takes it (for example a Stately inspector's `inspect`). */
@@ -232,7 +232,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     }
     if (this.#state() === 'refreshing') await raceAbort(this.#currentRefresh(), signal)
     return {
-      baseUrl: versionRoots(this.#params.clientEndpoint).get(apiVersion) ?? this.#params.clientEndpoint,
+      baseUrl: versionRoot(this.#params.clientEndpoint, apiVersion),
       token: this.#params.accessToken,
       generation: this.#generation,
     }

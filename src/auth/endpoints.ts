@@ -5,11 +5,16 @@ export function tokenUrlFor(serverEndpoint: string): string {
   return serverEndpoint.replace(/rest\/?$/, 'oauth/token/')
 }
 
-/** The per-version REST roots of a portal REST root (`…/rest/`): v2 is the root, v3 the root plus `api/`. */
+/** The REST root of one API version under a portal REST root (`…/rest/`): v2 is the root, v3 the root plus `api/`. */
+export function versionRoot(clientEndpoint: string, apiVersion: ApiVersion): string {
+  return apiVersion === ApiVersion.v3 ? `${clientEndpoint}api/` : clientEndpoint
+}
+
+/** The REST roots of both API versions under a portal REST root. */
 export function versionRoots(clientEndpoint: string): Map<ApiVersion, string> {
   return new Map<ApiVersion, string>([
-    [ApiVersion.v2, clientEndpoint],
-    [ApiVersion.v3, `${clientEndpoint}api/`],
+    [ApiVersion.v2, versionRoot(clientEndpoint, ApiVersion.v2)],
+    [ApiVersion.v3, versionRoot(clientEndpoint, ApiVersion.v3)],
   ])
 }
 

@@ -120,8 +120,9 @@ export class RestTransport implements TypeHttp {
     const { signal } = context.options
     let auth = await this.#prepare(context, signal)
     let answer = await this.#send(context, auth)
-    const rejection = readPortalError(answer.body)
-    if (answer.status === 401 && rejection && TOKEN_REJECTION_CODES.has(rejection.code)) {
+    // Only a 401 can be a token rejection; other answers are read once, by #toResult.
+    const rejection = answer.status === 401 ? readPortalError(answer.body) : null
+    if (rejection && TOKEN_REJECTION_CODES.has(rejection.code)) {
       if (await this.#deps.auth.rejected(auth, rejection.code, signal)) {
         auth = await this.#prepare(context, signal)
         answer = await this.#send(context, auth)
@@ -259,10 +260,11 @@ export class RestTransport implements TypeHttp {
   #toResult<T>(context: CallContext, answer: Answer): AjaxResult<T> {
     const { method } = context.options
     const error = readPortalError(answer.body)
-    this.#deps.restrictions.record(method, readPayload(answer.body).time)
+    const payload = readPayload<T>(answer.body)
+    this.#deps.restrictions.record(method, payload.time)
     if (error === null && answer.status < 400) {
       return new AjaxResult<T>({
-        payload: readPayload<T>(answer.body),
+        payload,
         status: answer.status,
         query: context.query,
       })
