@@ -1,54 +1,135 @@
 import { assign, fromPromise, setup } from 'xstate'
 
+/** Timeouts, retries and margins of the access-token machine, all in ms except `refreshRetries`. */
+export interface AccessTokenSettings {
+  /** A call or `getAuthData()` this long before `expires` starts a refresh in the background. */
+  eagerRefreshMs: number
+  /** Longest wait for one refresh attempt (the OAuth request or the custom refresh). */
+  refreshTimeoutMs: number
+  /** Longest wait for the refresh callback. */
+  callbackTimeoutMs: number
+  /** Attempts after the first one when an attempt fails transiently (5xx, connection, timeout). */
+  refreshRetries: number
+  /** Backoff before the first retry; doubled for each further one, then jittered. */
+  retryBaseDelayMs: number
+  /** Cap of the backoff. */
+  retryMaxDelayMs: number
+}
+
+/** Defaults of {@link AccessTokenSettings}. */
+export const DEFAULT_ACCESS_TOKEN_SETTINGS: Readonly<AccessTokenSettings> = {
+  eagerRefreshMs: 60_000,
+  refreshTimeoutMs: 10_000,
+  callbackTimeoutMs: 10_000,
+  refreshRetries: 3,
+  retryBaseDelayMs: 250,
+  retryMaxDelayMs: 4_000,
+}
+
 /**
- * What the access-token machine knows. It holds no secret: tokens live in the client, the machine only knows when
- * the current token expires and which generation (how many refreshes ago) it is.
+ * How a refresh attempt failed, as the refresh actor rejects: `dead` (the OAuth server refused the refresh token:
+ * no further request can help), `transient` (5xx, connection dropped or refused, timeout: another attempt may
+ * succeed) or `failed` (anything else, for example a custom refresh that threw).
+ */
+export interface RefreshFailure {
+  /** What kind of failure it is; decides between `dead`, a retry and going back. */
+  kind: 'dead' | 'transient' | 'failed'
+  /** The error callers get (already free of secrets); `null` when the machine itself timed the attempt out. */
+  error: unknown
+  /** Set when the attempt did not settle within `refreshTimeoutMs`. */
+  timedOut?: true
+}
+
+/** What the refresh callback left behind when it did not succeed. */
+export interface CallbackFailure {
+  /** What it threw (already free of secrets); `null` when it timed out. */
+  error: unknown
+  /** Set when it did not settle within `callbackTimeoutMs`. */
+  timedOut?: true
+}
+
+/**
+ * What the access-token machine knows. It holds no secret: tokens live in the client; the machine owns when the
+ * current token expires, which generation it is, the refresh in flight and how the last one ended.
  */
 export interface AccessTokenContext {
   /** Expiry of the current access token, Unix seconds. */
   expires: number
-  /** Number of the current token pair: 0 for the pair given to the constructor, +1 per successful refresh. */
+  /** Number of the current token pair: 0 for the pair given to the constructor, +1 per refresh or replacement. */
   generation: number
   /** The state a refresh started from; a failed refresh returns there. */
   refreshOrigin: 'valid' | 'expired'
-  /** Successful refreshes so far. */
+  /** Successful refreshes so far (counted once the callback has settled). */
   refreshCount: number
-  /** Failed refreshes so far. */
+  /** Failed refreshes so far (the dead pair included). */
   failureCount: number
+  /** Attempts made by the refresh in flight. */
+  attempt: number
+  /** Backoff before the next attempt, ms (jittered). */
+  retryDelayMs: number
+  /** How the last failed refresh failed, or null. */
+  lastFailure: RefreshFailure | null
+  /** How the callback of the last successful refresh failed, or null when it succeeded. */
+  callbackFailure: CallbackFailure | null
+  /** The client is closing: no new attempt starts; the attempt in flight finishes. */
+  closing: boolean
+  /** Timeouts, retries and margins. */
+  settings: AccessTokenSettings
 }
 
-/** Input of the access-token machine: the initial pair's expiry. */
+/** Input of the access-token machine. */
 export interface AccessTokenInput {
   /** Expiry of the initial access token, Unix seconds. */
   expires: number
+  /** Overrides of {@link DEFAULT_ACCESS_TOKEN_SETTINGS}. */
+  settings?: Partial<AccessTokenSettings>
 }
 
-/** What the refresh actor resolves to: the new pair's expiry and generation. Tokens stay in the client. */
+/** What the refresh actor resolves to: the new pair's expiry. Tokens stay in the client. */
 export interface AccessTokenRefreshOutput {
   /** Expiry of the new access token, Unix seconds. */
   expires: number
-  /** Generation of the new pair. */
-  generation: number
 }
 
-/** Events of the access-token machine (spec 3.1). */
+/** Events of the access-token machine. */
 export type AccessTokenEvent =
   /** Time passed; `now` is the client clock in ms. Moves `valid` to `expired` when `expires <= now`. */
   | { type: 'clock.tick'; now: number }
-  /** `getAuthData()` was called (or a call is about to be sent) at `now` ms. Starts a refresh when expired. */
+  /** `getAuthData()` was called, or a call is about to be sent, at `now` ms. */
   | { type: 'authData.requested'; now: number }
   /** The portal answered `expired_token` to a token of `generation`. Only the current generation starts a refresh. */
   | { type: 'token.rejected'; generation: number }
   /** `refreshAuth()` was called. */
   | { type: 'refresh.requested' }
+  /** `setAuthOptions()` brought a new pair expiring at `expires` (Unix seconds). */
+  | { type: 'pair.replaced'; expires: number }
+  /** `destroy()` was called: the attempt in flight finishes, nothing new starts. */
+  | { type: 'client.closing' }
 
-/** The id of the refresh actor invoked in `refreshing`; its done/error events are `xstate.done.actor.refresh` / `xstate.error.actor.refresh`. */
+/** The id of the refresh actor invoked in `refreshing.requesting`. */
 export const REFRESH_ACTOR_ID = 'refresh'
 
+/** The id of the callback actor invoked in `refreshing.persisting`. */
+export const PERSIST_ACTOR_ID = 'persist'
+
+function failureOf(error: unknown): RefreshFailure {
+  if (error !== null && typeof error === 'object' && 'kind' in error) return error as RefreshFailure
+  return { kind: 'failed', error }
+}
+
+/** Full jitter over a capped exponential backoff. */
+function backoff(settings: AccessTokenSettings, attempt: number): number {
+  const ceiling = Math.min(
+    settings.retryMaxDelayMs,
+    settings.retryBaseDelayMs * 2 ** Math.max(0, attempt - 1),
+  )
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2)
+}
+
 /**
- * The access-token machine of spec 3.1: `valid`, `expired`, `refreshing`. It does no I/O: the client provides the
- * `refreshTokens` actor with `accessTokenMachine.provide({ actors: { refreshTokens } })`. Being in `refreshing` is
- * what guarantees one refresh in flight per instance.
+ * The access-token machine: `valid`, `expired`, `refreshing` (requesting, waiting to retry, persisting) and `dead`.
+ * It does no I/O: the client provides the `refreshTokens` and `persistPair` actors with `provide`. Being in
+ * `refreshing` is what guarantees one refresh in flight per instance; every wait in it is bounded by a delay here.
  */
 export const accessTokenMachine = setup({
   types: {
@@ -57,44 +138,86 @@ export const accessTokenMachine = setup({
     input: {} as AccessTokenInput,
   },
   actors: {
-    /** Obtains a new pair and stores it in the client; provided by the client. */
+    /** Obtains a new pair and stores it in the client; provided by the client. Rejects with a {@link RefreshFailure}. */
     refreshTokens: fromPromise<AccessTokenRefreshOutput>(async () => {
       throw new Error('refreshTokens is provided by the client')
     }),
+    /** Runs the refresh callback with the new pair; provided by the client. */
+    persistPair: fromPromise<void>(async () => undefined),
+  },
+  delays: {
+    refreshTimeout: ({ context }) => context.settings.refreshTimeoutMs,
+    callbackTimeout: ({ context }) => context.settings.callbackTimeoutMs,
+    retryDelay: ({ context }) => context.retryDelayMs,
   },
   guards: {
     /** `expires <= now` as `getAuthData()` compares it. */
     isPastExpiry: ({ context, event }) => 'now' in event && context.expires * 1000 <= event.now,
+    /** `now` is within the eager margin before `expires`. */
+    isInEagerMargin: ({ context, event }) =>
+      'now' in event && context.expires * 1000 - context.settings.eagerRefreshMs <= event.now,
     /** The rejected token is the current one (an older token's rejection starts nothing). */
     isCurrentGeneration: ({ context, event }) =>
       event.type === 'token.rejected' && event.generation === context.generation,
+    /** The OAuth server refused the refresh token. */
+    isDeadPair: ({ event }) => failureOf((event as { error?: unknown }).error).kind === 'dead',
+    /** The attempt failed transiently, attempts are left and the client is not closing. */
+    mayRetry: ({ context, event }) =>
+      failureOf((event as { error?: unknown }).error).kind === 'transient' &&
+      context.attempt <= context.settings.refreshRetries &&
+      !context.closing,
+    /** A timed-out attempt may be retried: attempts are left and the client is not closing. */
+    mayRetryAfterTimeout: ({ context }) =>
+      context.attempt <= context.settings.refreshRetries && !context.closing,
     /** The failed refresh started from `valid`. */
     cameFromValid: ({ context }) => context.refreshOrigin === 'valid',
   },
   actions: {
-    rememberValidOrigin: assign({ refreshOrigin: 'valid' as const }),
-    rememberExpiredOrigin: assign({ refreshOrigin: 'expired' as const }),
+    rememberValidOrigin: assign({ refreshOrigin: 'valid' as const, attempt: 0 }),
+    rememberExpiredOrigin: assign({ refreshOrigin: 'expired' as const, attempt: 0 }),
+    /** Counts a failed refresh; its failure is the event's error, or the last attempt's when the event has none. */
+    recordFailure: assign(({ context, event }) => ({
+      lastFailure: 'error' in event ? failureOf(event.error) : context.lastFailure,
+      failureCount: context.failureCount + 1,
+    })),
+    /** Told by the client when a refresh attempt timed out (for its log). */
+    reportRefreshTimeout: () => {},
+    /** Told by the client when the refresh callback timed out (for its log). */
+    reportCallbackTimeout: () => {},
   },
 }).createMachine({
   id: 'accessToken',
   description:
-    'The access token of one PortalOAuth instance (spec 3.1). Tokens stay in the client; the machine knows when the current token expires and which generation it is, and its `refreshing` state is the one refresh in flight.',
+    'The access token of one PortalOAuth instance. Tokens stay in the client; the machine knows when the current token expires, which generation it is, the one refresh in flight and how the last one ended. Every state but `dead` is left by itself within bounded time.',
   context: ({ input }) => ({
     expires: input.expires,
     generation: 0,
     refreshOrigin: 'valid',
     refreshCount: 0,
     failureCount: 0,
+    attempt: 0,
+    retryDelayMs: 0,
+    lastFailure: null,
+    callbackFailure: null,
+    closing: false,
+    settings: { ...DEFAULT_ACCESS_TOKEN_SETTINGS, ...input.settings },
   }),
   initial: 'valid',
+  on: {
+    'client.closing': {
+      actions: assign({ closing: true }),
+      description:
+        'destroy() was called: the attempt in flight finishes and is persisted; no new attempt starts.',
+    },
+  },
   states: {
     valid: {
       description: 'The access token is believed usable; REST calls use it.',
       meta: {
         'getAuthData()':
-          'Returns the current AuthData. Past `expires` it moves to `expired`, starts the refresh and returns false.',
+          'Returns the current AuthData. Within the eager margin it also starts a refresh in the background; past `expires` it moves to `expired`, starts the refresh and returns false.',
         'REST calls':
-          'Sent with the current access token; an `expired_token` answer starts the refresh and the call is sent once more.',
+          'Sent with the current access token; within the eager margin the first one starts a background refresh; an `expired_token` answer starts the refresh and the call is sent once more.',
         'refreshAuth()': 'Starts a refresh and resolves with the new AuthData.',
       },
       on: {
@@ -102,6 +225,13 @@ export const accessTokenMachine = setup({
           guard: 'isPastExpiry',
           target: 'expired',
           description: 'The client clock reached `expires` (checked on getAuthData() and before each call).',
+        },
+        'authData.requested': {
+          guard: 'isInEagerMargin',
+          target: 'refreshing',
+          actions: 'rememberValidOrigin',
+          description:
+            'A call or getAuthData() inside the eager margin before `expires`: the refresh starts in the background while the current token is still used.',
         },
         'token.rejected': {
           guard: 'isCurrentGeneration',
@@ -114,6 +244,15 @@ export const accessTokenMachine = setup({
           target: 'refreshing',
           actions: 'rememberValidOrigin',
           description: 'refreshAuth() was called.',
+        },
+        'pair.replaced': {
+          target: 'valid',
+          reenter: true,
+          actions: assign(({ context, event }) => ({
+            expires: event.expires,
+            generation: context.generation + 1,
+          })),
+          description: 'setAuthOptions() brought a new pair; it is used from now on.',
         },
       },
     },
@@ -144,47 +283,219 @@ export const accessTokenMachine = setup({
           actions: 'rememberExpiredOrigin',
           description: 'refreshAuth() was called.',
         },
+        'pair.replaced': {
+          target: 'valid',
+          actions: assign(({ context, event }) => ({
+            expires: event.expires,
+            generation: context.generation + 1,
+          })),
+          description: 'setAuthOptions() brought a new pair; it is used from now on.',
+        },
       },
     },
     refreshing: {
-      description: 'One refresh in flight; every caller waits for it.',
+      description:
+        'One refresh in flight; callers whose token is no longer usable wait for it (each within its own timeout).',
       meta: {
         'getAuthData()': 'Returns the AuthData held (false once it has expired); starts nothing.',
         'REST calls':
-          'Wait for the refresh in flight, then go out with the new token, or fail with its error.',
+          'Go out with the current token while it has not expired; otherwise wait for the refresh (bounded by the call timeout), then go out with the new token or fail with the refresh error.',
         'refreshAuth()': 'Waits for the refresh in flight; no second request is sent.',
       },
-      invoke: {
-        id: REFRESH_ACTOR_ID,
-        src: 'refreshTokens',
-        onDone: {
-          target: 'valid',
+      on: {
+        'pair.replaced': {
+          target: '#accessToken.valid',
           actions: assign(({ context, event }) => ({
-            expires: event.output.expires,
-            generation: event.output.generation,
-            refreshCount: context.refreshCount + 1,
+            expires: event.expires,
+            generation: context.generation + 1,
           })),
           description:
-            'The new pair is stored and the refresh callback has run; waiting callers go on with the new token.',
+            'setAuthOptions() brought a new pair: it is used from now on; the refresh of the replaced pair is abandoned.',
         },
-        onError: [
-          {
-            guard: 'cameFromValid',
-            target: 'valid',
-            actions: assign({ failureCount: ({ context }) => context.failureCount + 1 }),
-            description: 'The refresh failed: waiting callers get its error; the old token stays in use.',
+      },
+      initial: 'requesting',
+      states: {
+        requesting: {
+          description:
+            'One attempt at the OAuth server (or the custom refresh), bounded by the refresh timeout.',
+          entry: assign({ attempt: ({ context }) => context.attempt + 1 }),
+          invoke: {
+            id: REFRESH_ACTOR_ID,
+            src: 'refreshTokens',
+            onDone: {
+              target: 'persisting',
+              actions: assign(({ context, event }) => ({
+                expires: event.output.expires,
+                generation: context.generation + 1,
+                lastFailure: null,
+              })),
+              description:
+                'The OAuth server handed over a new pair: it is committed at once (in use from now on), then persisted.',
+            },
+            onError: [
+              {
+                guard: 'isDeadPair',
+                target: '#accessToken.dead',
+                actions: 'recordFailure',
+                description:
+                  'The OAuth server answered with an OAuth error: the refresh token is dead; no further request is sent.',
+              },
+              {
+                guard: 'mayRetry',
+                target: 'waitingToRetry',
+                actions: assign(({ context, event }) => ({
+                  lastFailure: failureOf(event.error),
+                  retryDelayMs: backoff(context.settings, context.attempt),
+                })),
+                description:
+                  'A transient failure (5xx, connection, timeout): one more attempt after a backoff.',
+              },
+              {
+                guard: 'cameFromValid',
+                target: '#accessToken.valid',
+                actions: 'recordFailure',
+                description: 'The refresh failed: waiting callers get its error; the old token stays in use.',
+              },
+              {
+                target: '#accessToken.expired',
+                actions: 'recordFailure',
+                description:
+                  'The refresh failed: waiting callers get its error; the next call or getAuthData() tries again.',
+              },
+            ],
           },
-          {
-            target: 'expired',
-            actions: assign({ failureCount: ({ context }) => context.failureCount + 1 }),
-            description:
-              'The refresh failed: waiting callers get its error; the next call or getAuthData() tries again.',
+          after: {
+            refreshTimeout: [
+              {
+                guard: 'mayRetryAfterTimeout',
+                target: 'waitingToRetry',
+                actions: [
+                  'reportRefreshTimeout',
+                  assign(({ context }) => ({
+                    lastFailure: { kind: 'transient' as const, error: null, timedOut: true as const },
+                    retryDelayMs: backoff(context.settings, context.attempt),
+                  })),
+                ],
+                description:
+                  'The attempt took longer than the refresh timeout: it is abandoned and tried again.',
+              },
+              {
+                guard: 'cameFromValid',
+                target: '#accessToken.valid',
+                actions: [
+                  'reportRefreshTimeout',
+                  assign(({ context }) => ({
+                    lastFailure: { kind: 'transient' as const, error: null, timedOut: true as const },
+                    failureCount: context.failureCount + 1,
+                  })),
+                ],
+                description:
+                  'The last attempt took longer than the refresh timeout: waiting callers get a timeout.',
+              },
+              {
+                target: '#accessToken.expired',
+                actions: [
+                  'reportRefreshTimeout',
+                  assign(({ context }) => ({
+                    lastFailure: { kind: 'transient' as const, error: null, timedOut: true as const },
+                    failureCount: context.failureCount + 1,
+                  })),
+                ],
+                description:
+                  'The last attempt took longer than the refresh timeout: waiting callers get a timeout.',
+              },
+            ],
           },
-        ],
+        },
+        waitingToRetry: {
+          description: 'Backoff before the next attempt, shared by every waiting caller (capped, jittered).',
+          after: {
+            retryDelay: {
+              target: 'requesting',
+              description: 'The backoff is over: the next attempt starts.',
+            },
+          },
+          on: {
+            'client.closing': [
+              {
+                guard: 'cameFromValid',
+                target: '#accessToken.valid',
+                actions: [assign({ closing: true }), 'recordFailure'],
+                description:
+                  'destroy() during the backoff: no further attempt; the pair held stays as it was.',
+              },
+              {
+                target: '#accessToken.expired',
+                actions: [assign({ closing: true }), 'recordFailure'],
+                description:
+                  'destroy() during the backoff: no further attempt; the pair held stays as it was.',
+              },
+            ],
+          },
+        },
+        persisting: {
+          description:
+            'The new pair is in use; the refresh callback persists it, bounded by the callback timeout.',
+          invoke: {
+            id: PERSIST_ACTOR_ID,
+            src: 'persistPair',
+            onDone: {
+              target: '#accessToken.valid',
+              actions: assign(({ context }) => ({
+                refreshCount: context.refreshCount + 1,
+                callbackFailure: null,
+              })),
+              description: 'The callback persisted the new pair; waiting callers go on with it.',
+            },
+            onError: {
+              target: '#accessToken.valid',
+              actions: assign(({ context, event }) => ({
+                refreshCount: context.refreshCount + 1,
+                callbackFailure: { error: event.error },
+              })),
+              description:
+                'The callback threw: the new pair stays in use; refreshAuth() rejects with what it threw.',
+            },
+          },
+          after: {
+            callbackTimeout: {
+              target: '#accessToken.valid',
+              actions: [
+                'reportCallbackTimeout',
+                assign(({ context }) => ({
+                  refreshCount: context.refreshCount + 1,
+                  callbackFailure: { error: null, timedOut: true as const },
+                })),
+              ],
+              description:
+                'The callback did not settle within the callback timeout: the new pair stays in use; refreshAuth() rejects with a timeout.',
+            },
+          },
+        },
+      },
+    },
+    dead: {
+      description:
+        'The OAuth server refused the refresh token: no refresh request is sent; calls and refreshAuth() fail at once with its error until setAuthOptions() brings a new pair.',
+      meta: {
+        'getAuthData()': 'Returns false; starts nothing.',
+        'REST calls': 'Fail at once with the RefreshTokenError that killed the pair; nothing is sent.',
+        'refreshAuth()': 'Fails at once with the same RefreshTokenError; nothing is sent.',
+      },
+      on: {
+        'pair.replaced': {
+          target: 'valid',
+          actions: assign(({ context, event }) => ({
+            expires: event.expires,
+            generation: context.generation + 1,
+            lastFailure: null,
+          })),
+          description: 'setAuthOptions() brought a new pair: the client works again.',
+        },
       },
     },
   },
 })
 
-/** The states of the access-token machine. */
-export type AccessTokenState = 'valid' | 'expired' | 'refreshing'
+/** The top-level states of the access-token machine, as `tokenState` reports them. */
+export type AccessTokenState = 'valid' | 'expired' | 'refreshing' | 'dead'

@@ -65,31 +65,44 @@ function named(value: unknown, fallback: string): string {
   return fallback
 }
 
-/** The child states of the root, in definition order; nested states are not supported yet. */
+/** Every state below the root, parents before their children, in definition order. */
 function statesOf(machine: AnyStateMachine): AnyStateNode[] {
-  const states = Object.values(machine.root.states) as AnyStateNode[]
-  for (const state of states) {
-    if (state.type !== 'atomic' && state.type !== 'final') {
-      throw new Error(
-        `machines-docs: state ${state.path.join('.')} of ${machine.id} is ${state.type}; only flat machines are rendered`,
-      )
+  const out: AnyStateNode[] = []
+  const visit = (node: AnyStateNode): void => {
+    for (const child of Object.values(node.states) as AnyStateNode[]) {
+      out.push(child)
+      visit(child)
     }
   }
-  return states
+  visit(machine.root)
+  return out
+}
+
+/** The root and every state, for the transitions defined on each. */
+function nodesWithTransitions(machine: AnyStateMachine): AnyStateNode[] {
+  return [machine.root, ...statesOf(machine)]
 }
 
 function transitionsOf(state: AnyStateNode): AnyTransitionDefinition[] {
   return [...state.transitions.values()].flat()
 }
 
+/** `xstate.after.refreshTimeout.accessToken.x` reads `after refreshTimeout`. */
+function eventName(eventType: string): string {
+  const delayed = /^xstate\.after\.([^.]+)\./.exec(eventType)
+  return delayed ? `after ${delayed[1]}` : eventType
+}
+
 function rowOf(transition: AnyTransitionDefinition): TransitionRow {
   const targets = transition.target ?? []
   const guard = transition.guard
+  const source = transition.source
+  const from = source.parent ? source.key : '(any state)'
   return {
-    from: transition.source.key,
-    event: String(transition.eventType),
+    from,
+    event: eventName(String(transition.eventType)),
     guard: guard === undefined ? undefined : named(guard, 'inline guard'),
-    to: targets.length === 0 ? transition.source.key : targets.map((target) => target.key).join(', '),
+    to: targets.length === 0 ? from : targets.map((target) => target.key).join(', '),
     actions: transition.actions.map((action) => named(action, 'inline action')),
     description: typeof transition.description === 'string' ? transition.description : undefined,
   }
@@ -105,19 +118,29 @@ function code(text: string): string {
   return `\`${text}\``
 }
 
-/** The `stateDiagram-v2` of a flat machine. */
+/** The `stateDiagram-v2` of a machine; compound states become composite states with their own start. */
 export function renderMermaid(machine: AnyStateMachine): string {
-  const states = statesOf(machine)
   const lines = ['```mermaid', 'stateDiagram-v2']
-  const initial = machine.root.initial?.target[0]
-  if (initial) lines.push(`  [*] --> ${initial.key}`)
-  for (const state of states) {
+  const renderNode = (node: AnyStateNode, indent: string): void => {
+    const initial = node.initial?.target[0]
+    if (initial) lines.push(`${indent}[*] --> ${initial.key}`)
+    for (const child of Object.values(node.states) as AnyStateNode[]) {
+      if (Object.keys(child.states).length > 0) {
+        lines.push(`${indent}state ${child.key} {`)
+        renderNode(child, `${indent}  `)
+        lines.push(`${indent}}`)
+      }
+    }
+  }
+  renderNode(machine.root, '  ')
+  // Transitions are drawn at the top level: a composite block may only hold transitions between its own states.
+  for (const state of statesOf(machine)) {
     for (const row of transitionsOf(state).map(rowOf)) {
       const label = row.guard === undefined ? row.event : `${row.event} [${row.guard}]`
       lines.push(`  ${row.from} --> ${row.to} : ${label}`)
     }
   }
-  for (const state of states) {
+  for (const state of statesOf(machine)) {
     for (const invoke of state.invoke) {
       lines.push(`  note right of ${state.key} : invokes ${named(invoke.src, 'an actor')} as ${invoke.id}`)
     }
@@ -136,7 +159,11 @@ function renderStatesTable(machine: AnyStateMachine): string {
   const lines = [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`]
   for (const state of states) {
     const meta = metaOf(state)
-    const values = [code(state.key), cell(state.description), ...columns.map((column) => cell(meta[column]))]
+    const values = [
+      code(state.path.join('.')),
+      cell(state.description),
+      ...columns.map((column) => cell(meta[column])),
+    ]
     lines.push(`| ${values.join(' | ')} |`)
   }
   return lines.join('\n')
@@ -162,7 +189,7 @@ function renderTransitionsTable(machine: AnyStateMachine): string {
     '| From | Event | Guard | To | Actions | What happens |',
     '| --- | --- | --- | --- | --- | --- |',
   ]
-  for (const state of statesOf(machine)) {
+  for (const state of nodesWithTransitions(machine)) {
     for (const row of transitionsOf(state).map(rowOf)) {
       const values = [
         code(row.from),

@@ -218,14 +218,15 @@ export abstract class AbstractPortal implements TypePortal {
   async destroy(): Promise<void> {
     if (this.#destroyed) return
     this.#destroyed = true
-    this.destroyAuth()
+    // A refresh in flight finishes (and is persisted) before the pool it uses closes.
+    await this.destroyAuth()
     const pool = this.#pool
     this.#pool = null
     await Promise.all([this.restrictions.destroy(), pool?.close()])
   }
 
   /** Stops what the subclass owns (actors, refreshes); called once by {@link destroy}. */
-  protected abstract destroyAuth(): void
+  protected abstract destroyAuth(): void | Promise<void>
 
   /** Throws a clear error once the instance is destroyed. */
   protected assertAlive(): void {

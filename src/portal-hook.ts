@@ -23,7 +23,7 @@ export class PortalHook extends AbstractPortal {
   constructor(params: PortalHookParams, options?: PortalHookOptions) {
     super('PortalHook', options)
     const hook = validateHookParams(params)
-    this.secrets.add(hook.secret)
+    this.secrets.pin(hook.secret)
     this.#origin = hook.origin
     this.#auth = new WebhookAuth(hook.origin, hook.userId, hook.secret)
     if (hook.plainHttp && !LOOPBACK_HOSTS.has(hook.hostname)) {

@@ -2,6 +2,7 @@ import type { AccessTokenState } from '../machines/access-token.machine.js'
 import { AbstractPortal, type AbstractPortalOptions } from './abstract-portal.js'
 import { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 import { originOf, versionRoots } from './auth/endpoints.js'
+import { normalizeRefreshOptions, REFRESH_OPTION_KEYS, type RefreshOptions } from './auth/refresh-settings.js'
 import { validateAuthParams, validateSecret } from './auth/validate-params.js'
 import { SdkError } from './errors/sdk-error.js'
 import type { AuthStrategy } from './http/auth-strategy.js'
@@ -14,7 +15,7 @@ import type {
 } from './types/auth.js'
 
 /** Options of `new PortalOAuth(authOptions, oAuthSecret, options)`. */
-export interface PortalOAuthOptions extends AbstractPortalOptions {
+export interface PortalOAuthOptions extends AbstractPortalOptions, RefreshOptions {
   /** Clock in ms used to decide expiry (default `Date.now`); tests pass a fake one. */
   now?: () => number
 }
@@ -28,7 +29,7 @@ export class PortalOAuth extends AbstractPortal {
   readonly #auth: AuthOAuthManager
 
   constructor(authOptions: PortalOAuthParams, oAuthSecret: PortalOAuthSecret, options?: PortalOAuthOptions) {
-    super('PortalOAuth', options, ['now'])
+    super('PortalOAuth', options, ['now', ...REFRESH_OPTION_KEYS])
     const params = validateAuthParams(authOptions)
     const secret = validateSecret(oAuthSecret)
     const now = options?.now ?? Date.now
@@ -42,7 +43,7 @@ export class PortalOAuth extends AbstractPortal {
       logger: this.logger,
       secrets: this.secrets,
       fetch: () => this.fetchAdapter(),
-      timeout: this.httpOptions.timeout,
+      settings: normalizeRefreshOptions(options ?? {}),
       inspect: this.inspect,
       loadIsAdmin: async (requestId) => {
         const result = await this.actions.v2.call.make<{ ADMIN?: unknown }>({
@@ -61,9 +62,18 @@ export class PortalOAuth extends AbstractPortal {
     return this.#auth
   }
 
-  /** The access-token machine's current state (`valid`, `expired`, `refreshing`), for health checks and metrics. */
+  /** The access-token machine's current state (`valid`, `expired`, `refreshing`, `dead`), for health checks and metrics. */
   get tokenState(): AccessTokenState {
     return this.#auth.tokenState
+  }
+
+  /**
+   * Replaces the token pair held, validated like the constructor's `authOptions`: after the application was
+   * re-authorised (the pair died: `tokenState` is `dead`) or a newer pair arrived from elsewhere. The pair is used
+   * from now on; a refresh of the old pair still in flight is abandoned.
+   */
+  setAuthOptions(authOptions: PortalOAuthParams): void {
+    this.#auth.replacePair(validateAuthParams(authOptions))
   }
 
   /** Calls `profile` once and caches whether the user is an admin (then `auth.isAdmin` is readable). */
@@ -105,7 +115,7 @@ export class PortalOAuth extends AbstractPortal {
     return this.#auth
   }
 
-  protected destroyAuth(): void {
-    this.#auth.destroy()
+  protected destroyAuth(): Promise<void> {
+    return this.#auth.destroy()
   }
 }

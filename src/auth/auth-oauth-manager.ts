@@ -1,11 +1,14 @@
-import { type Actor, createActor, fromPromise, type InspectionEvent, type Observer } from 'xstate'
+import { type Actor, createActor, fromPromise, type InspectionEvent, type Observer, waitFor } from 'xstate'
 import {
   type AccessTokenRefreshOutput,
+  type AccessTokenSettings,
   type AccessTokenState,
   accessTokenMachine,
+  type CallbackFailure,
+  type RefreshFailure,
 } from '../../machines/access-token.machine.js'
 import { type AdminFlagState, adminFlagMachine } from '../../machines/admin-flag.machine.js'
-import { raceAbort } from '../core/abortable-sleep.js'
+import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { AuthStrategy, RequestAuth } from '../http/auth-strategy.js'
 import type { FetchLike } from '../http/http-options.js'
@@ -22,6 +25,7 @@ import type {
 } from '../types/auth.js'
 import { requestTokenRefresh } from './default-refresh.js'
 import { tokenUrlFor, versionRoot } from './endpoints.js'
+import { classifyRefreshFailure } from './refresh-failure.js'
 import { applyRefreshResult } from './refresh-result.js'
 
 /** An `inspect` observer as XState's `createActor` takes it (for example a Stately inspector's `inspect`). */
@@ -33,95 +37,87 @@ export interface AuthOAuthManagerDeps {
   now: () => number
   /** The instance's redacting logger. */
   logger: LoggerInterface
-  /** The instance's secrets; new tokens are added on every refresh. */
+  /** The instance's secrets; the current pair is replaced on every refresh. */
   secrets: SecretRegistry
   /** The fetch-compatible adapter for the default refresh request. */
   fetch: () => FetchLike
-  /** Timeout of the refresh request, ms. */
-  timeout: number
+  /** Timeouts, retries and the eager margin of the token machine. */
+  settings: AccessTokenSettings
   /** Passed to every actor the manager creates. */
   inspect: InspectOption | undefined
   /** Calls `profile` and resolves to its `ADMIN` flag. */
   loadIsAdmin: (requestId: string | undefined) => Promise<boolean>
 }
 
-/** The outcome of one refresh as callers waiting on it see it. */
-interface RefreshOutcome extends AccessTokenRefreshOutput {
-  /** What the refresh callback threw, if it threw. */
-  callbackError?: unknown
-}
+/** What a caller waited for: the refresh it joined, and how it ended. */
+type WaitOutcome = { ok: true; callbackFailure: CallbackFailure | null } | { ok: false; error: Error }
 
 const IS_ADMIN_NOT_INIT_MESSAGE = 'isAdmin not init. You need call B24OAuth::initIsAdmin().'
 
 function ignore(): void {}
 
-/** A thrown value as the spec wants it rethrown: `Error`s unchanged, anything else wrapped as `Strange error: …`. */
-function asRefreshFailure(value: unknown, secrets: SecretRegistry): Error {
-  if (value instanceof Error) return value
-  let text: string
-  try {
-    text = typeof value === 'string' ? value : JSON.stringify(value)
-  } catch {
-    text = String(value)
-  }
-  // The message is ours, so no token may show in it; the raw value stays available as `cause`.
-  return new Error(`Strange error: ${secrets.redactText(text)}`, { cause: value })
+type TokenSnapshot = ReturnType<Actor<typeof accessTokenMachine>['getSnapshot']>
+
+function topState(snapshot: TokenSnapshot): AccessTokenState {
+  const value = snapshot.value
+  return (typeof value === 'string' ? value : Object.keys(value)[0]) as AccessTokenState
 }
 
 /**
- * The auth manager of `PortalOAuth` (spec 2.6). It holds the token pair (never in machine context), runs the
- * access-token and admin-flag machines, performs the one refresh in flight per instance, awaits the refresh
- * callback, and gives transports a usable token.
+ * The auth manager of `PortalOAuth`. It holds the token pair (never in machine context) and runs the access-token
+ * machine, which owns everything else about the token: expiry, generation, the one refresh in flight, its retries
+ * and how it ended. Callers wait on the machine, each within its own timeout and signal.
  */
 export class AuthOAuthManager implements AuthActions, AuthStrategy {
   #params: PortalOAuthParams
   readonly #secret: PortalOAuthSecret
   readonly #deps: AuthOAuthManagerDeps
-  readonly #abort = new AbortController()
+  /** Aborted by `destroy()`: waiting callers fail with `JSSDK_CLIENT_DESTROYED`; a refresh in flight finishes. */
+  readonly #closing = new AbortController()
   /** Created on first use (a valid token needs no machine), or at once when an inspector is attached. */
   #tokenActor: Actor<typeof accessTokenMachine> | null = null
   #adminActor: Actor<typeof adminFlagMachine> | null = null
-  #generation = 0
-  #refreshInFlight: Promise<RefreshOutcome> | null = null
   #adminInFlight: Promise<boolean> | null = null
   #adminRequestId: string | undefined
   #callback: CallbackRefreshAuth | null = null
   #customRefresh: CustomRefreshAuth | null = null
+  /** Callbacks run for a pair that arrived after its attempt was abandoned; `destroy()` waits for them. */
+  readonly #latePersists = new Set<Promise<void>>()
 
   constructor(params: PortalOAuthParams, secret: PortalOAuthSecret, deps: AuthOAuthManagerDeps) {
     this.#params = params
     this.#secret = secret
     this.#deps = deps
-    for (const value of [
-      params.accessToken,
-      params.refreshToken,
-      params.applicationToken,
-      secret.clientSecret,
-    ]) {
-      deps.secrets.add(value)
-    }
+    deps.secrets.pin(secret.clientSecret)
+    deps.secrets.pin(params.applicationToken)
+    deps.secrets.setCurrentPair(params.accessToken, params.refreshToken)
     // An inspector sees the machine from the start; without one, an idle instance holds no actor.
     if (deps.inspect) this.#token()
   }
 
-  // ---- AuthActions (spec 2.6) -------------------------------------------------------------------------------
+  // ---- AuthActions ------------------------------------------------------------------------------------------
 
   getAuthData(): AuthData | false {
     const now = this.#deps.now()
     this.#tick(now)
-    if (this.#params.expires * 1000 <= now) {
+    const state = this.#state()
+    if (state === 'dead') return false
+    if (state !== 'refreshing' && this.#expires() * 1000 - this.#deps.settings.eagerRefreshMs <= now) {
       // Starts the automatic refresh in the background; its failure is logged, never an unhandled rejection.
       this.#token().send({ type: 'authData.requested', now })
-      return false
     }
-    return this.#authData()
+    return this.#expires() * 1000 <= now ? false : this.#authData()
   }
 
   async refreshAuth(): Promise<AuthData> {
     this.#assertAlive()
+    const dead = this.#deadError()
+    if (dead) throw dead
+    const before = this.#token().getSnapshot().context
     if (this.#state() !== 'refreshing') this.#token().send({ type: 'refresh.requested' })
-    const outcome = await this.#currentRefresh()
-    if (outcome.callbackError !== undefined) throw outcome.callbackError
+    const outcome = await this.#awaitRefresh(before, undefined, Number.POSITIVE_INFINITY)
+    if (!outcome.ok) throw outcome.error
+    if (outcome.callbackFailure) throw this.#callbackError(outcome.callbackFailure)
     return this.#authData()
   }
 
@@ -139,7 +135,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   // ---- State views ------------------------------------------------------------------------------------------
 
-  /** The access-token machine's current state: `valid`, `expired` or `refreshing`. */
+  /** The access-token machine's current state: `valid`, `expired`, `refreshing` or `dead`. */
   get tokenState(): AccessTokenState {
     // Time passes without events; tell the machine what the clock says before answering.
     this.#tick(this.#deps.now())
@@ -171,9 +167,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     return this.#secret.clientId
   }
 
-  // ---- Registration (spec 2.7) ------------------------------------------------------------------------------
+  // ---- Registration -----------------------------------------------------------------------------------------
 
-  /** Registers the callback run (and awaited) after every successful refresh. */
+  /** Registers the callback run (and awaited, within the callback timeout) after every successful refresh. */
   setCallbackRefreshAuth(callback: CallbackRefreshAuth): void {
     if (typeof callback !== 'function') {
       throw new SdkError({
@@ -205,6 +201,19 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     this.#customRefresh = null
   }
 
+  /**
+   * Replaces the pair held with `params` (already validated). It is used from now on, also after the pair died; a
+   * refresh of the replaced pair still in flight is abandoned.
+   */
+  replacePair(params: PortalOAuthParams): void {
+    this.#assertAlive()
+    this.#params = params
+    this.#deps.secrets.pin(params.applicationToken)
+    this.#deps.secrets.setCurrentPair(params.accessToken, params.refreshToken)
+    if (this.#tokenActor) this.#tokenActor.send({ type: 'pair.replaced', expires: params.expires })
+    this.#deps.logger.info('token pair replaced', { expires: params.expires })
+  }
+
   /** Calls `profile` once (concurrent callers share the call) and caches the admin flag. */
   async initIsAdmin(requestId?: string): Promise<void> {
     this.#assertAlive()
@@ -220,37 +229,64 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   // ---- AuthStrategy (for the transports) --------------------------------------------------------------------
 
-  async prepare(apiVersion: ApiVersion, signal?: AbortSignal): Promise<RequestAuth> {
-    if (this.#state() !== 'refreshing') {
-      const now = this.#deps.now()
-      if (this.#params.expires * 1000 <= now) {
-        // Refresh before sending rather than spend a request on a 401.
-        const actor = this.#token()
-        actor.send({ type: 'clock.tick', now })
-        actor.send({ type: 'authData.requested', now })
-      }
+  async prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): Promise<RequestAuth> {
+    this.#assertAlive()
+    const now = this.#deps.now()
+    let snapshot = this.#tokenActor?.getSnapshot()
+    if (snapshot && topState(snapshot) === 'dead') throw this.#deadError()
+    const expires = snapshot?.context.expires ?? this.#params.expires
+    if (
+      (!snapshot || topState(snapshot) !== 'refreshing') &&
+      expires * 1000 - this.#deps.settings.eagerRefreshMs <= now
+    ) {
+      // Within the eager margin the refresh starts in the background; past expiry the call waits for it.
+      const actor = this.#token()
+      actor.send({ type: 'clock.tick', now })
+      actor.send({ type: 'authData.requested', now })
+      snapshot = actor.getSnapshot()
     }
-    if (this.#state() === 'refreshing') await raceAbort(this.#currentRefresh(), signal)
+    if (snapshot && this.#mustWait(snapshot, now)) {
+      const outcome = await this.#awaitRefresh(snapshot.context, signal, waitMs)
+      if (!outcome.ok) throw outcome.error
+    }
     return {
       baseUrl: versionRoot(this.#params.clientEndpoint, apiVersion),
       token: this.#params.accessToken,
-      generation: this.#generation,
+      generation: this.#generation(),
     }
   }
 
-  async rejected(auth: RequestAuth, code: string, signal?: AbortSignal): Promise<boolean> {
-    if (auth.generation < this.#generation) return true
+  async rejected(auth: RequestAuth, code: string, signal?: AbortSignal, waitMs?: number): Promise<boolean> {
+    if (auth.generation < this.#generation()) return true
+    const dead = this.#deadError()
+    if (dead) throw dead
     this.#deps.logger.debug(`portal rejected the access token (${code})`, { generation: auth.generation })
-    this.#token().send({ type: 'token.rejected', generation: auth.generation })
+    const actor = this.#token()
+    const before = actor.getSnapshot().context
+    actor.send({ type: 'token.rejected', generation: auth.generation })
     if (this.#state() !== 'refreshing') return false
-    await raceAbort(this.#currentRefresh(), signal)
+    const outcome = await this.#awaitRefresh(before, signal, waitMs)
+    if (!outcome.ok) throw outcome.error
     return true
   }
 
-  /** Stops the actors and aborts a refresh in flight. */
-  destroy(): void {
-    this.#abort.abort(new SdkError({ code: SdkErrorCode.Destroyed, message: 'PortalOAuth was destroyed' }))
-    this.#tokenActor?.stop()
+  /**
+   * Closes the manager. Waiting callers fail with `JSSDK_CLIENT_DESTROYED` at once; a refresh in flight is not
+   * aborted: it finishes (bounded by the refresh and callback timeouts), its pair is committed and the callback runs,
+   * then the actors stop.
+   */
+  async destroy(): Promise<void> {
+    if (this.#closing.signal.aborted) return
+    this.#closing.abort(new SdkError({ code: SdkErrorCode.Destroyed, message: 'PortalOAuth was destroyed' }))
+    const actor = this.#tokenActor
+    if (actor) {
+      actor.send({ type: 'client.closing' })
+      if (topState(actor.getSnapshot()) === 'refreshing') {
+        await waitFor(actor, (snapshot) => topState(snapshot) !== 'refreshing').catch(ignore)
+      }
+    }
+    await Promise.all(this.#latePersists)
+    actor?.stop()
     this.#adminActor?.stop()
   }
 
@@ -259,22 +295,116 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /** The machine's state as it stands, without telling it the time. */
   #state(): AccessTokenState {
     // Before the actor exists the machine would still be in its initial state.
-    return (this.#tokenActor?.getSnapshot().value ?? 'valid') as AccessTokenState
+    return this.#tokenActor ? topState(this.#tokenActor.getSnapshot()) : 'valid'
+  }
+
+  #expires(): number {
+    return this.#tokenActor?.getSnapshot().context.expires ?? this.#params.expires
+  }
+
+  #generation(): number {
+    return this.#tokenActor?.getSnapshot().context.generation ?? 0
+  }
+
+  /** A caller waits for the refresh in flight unless it is a background refresh of a token still usable. */
+  #mustWait(snapshot: TokenSnapshot, now: number): boolean {
+    if (topState(snapshot) !== 'refreshing') return false
+    if (snapshot.matches({ refreshing: 'persisting' })) return true
+    return snapshot.context.expires * 1000 <= now || snapshot.context.refreshOrigin === 'expired'
+  }
+
+  /** The error that killed the pair, when the machine is in `dead`. */
+  #deadError(): Error | undefined {
+    const snapshot = this.#tokenActor?.getSnapshot()
+    if (!snapshot || topState(snapshot) !== 'dead') return undefined
+    return this.#failureError(snapshot.context.lastFailure)
+  }
+
+  /**
+   * Waits, within `waitMs` and `signal`, until the refresh in flight is over, and tells how it ended compared with
+   * the counters in `before` (taken when the caller joined it).
+   */
+  async #awaitRefresh(
+    before: { refreshCount: number; failureCount: number },
+    signal: AbortSignal | undefined,
+    waitMs: number | undefined,
+  ): Promise<WaitOutcome> {
+    const actor = this.#token()
+    const stop = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal
+    let snapshot: TokenSnapshot
+    try {
+      snapshot = await waitFor(actor, (current) => topState(current) !== 'refreshing', {
+        timeout: waitMs ?? Number.POSITIVE_INFINITY,
+        signal: stop,
+      })
+    } catch (error) {
+      if (this.#closing.signal.aborted) throw this.#closing.signal.reason
+      if (signal?.aborted) throw signal.reason
+      throw new AjaxError({
+        code: SdkErrorCode.RequestTimeout,
+        message: `token refresh: no new access token within ${waitMs} ms (the refresh goes on for other callers)`,
+        request: { method: 'oauth/token' },
+        cause: error,
+      })
+    }
+    const { context } = snapshot
+    if (topState(snapshot) === 'dead') return { ok: false, error: this.#failureError(context.lastFailure) }
+    if (context.refreshCount > before.refreshCount)
+      return { ok: true, callbackFailure: context.callbackFailure }
+    if (context.failureCount > before.failureCount) {
+      return { ok: false, error: this.#failureError(context.lastFailure) }
+    }
+    // The pair was replaced while the caller waited: go on with it.
+    return { ok: true, callbackFailure: null }
+  }
+
+  #failureError(failure: RefreshFailure | null): Error {
+    if (failure?.timedOut) {
+      return new AjaxError({
+        code: SdkErrorCode.RequestTimeout,
+        message: `token refresh: no answer within ${this.#deps.settings.refreshTimeoutMs} ms`,
+        request: { method: 'oauth/token' },
+      })
+    }
+    if (failure?.error instanceof Error) return failure.error
+    return new SdkError({ code: 'JSSDK_INTERNAL', message: 'token refresh failed without an error' })
+  }
+
+  #callbackError(failure: CallbackFailure): Error {
+    if (failure.timedOut || !(failure.error instanceof Error)) {
+      return new SdkError({
+        code: SdkErrorCode.CallbackTimeout,
+        message: `refresh callback did not settle within ${this.#deps.settings.callbackTimeoutMs} ms; the new token pair is in use but may not be persisted`,
+      })
+    }
+    return failure.error
   }
 
   /** The access-token actor, created and started on first use. */
   #token(): Actor<typeof accessTokenMachine> {
     if (this.#tokenActor) return this.#tokenActor
     const machine = accessTokenMachine.provide({
-      actors: { refreshTokens: fromPromise<AccessTokenRefreshOutput>(() => this.#startRefresh()) },
+      actors: {
+        refreshTokens: fromPromise<AccessTokenRefreshOutput>(({ signal }) => this.#refreshAttempt(signal)),
+        persistPair: fromPromise<void>(() => this.#persist()),
+      },
+      actions: {
+        reportRefreshTimeout: () =>
+          this.#deps.logger.error(
+            `token refresh: no answer within ${this.#deps.settings.refreshTimeoutMs} ms; the attempt is abandoned`,
+          ),
+        reportCallbackTimeout: () =>
+          this.#deps.logger.error(
+            `refresh callback did not settle within ${this.#deps.settings.callbackTimeoutMs} ms; the new token pair is kept in memory but may not be persisted`,
+          ),
+      },
     })
     const actor = createActor(machine, {
-      input: { expires: this.#params.expires },
+      input: { expires: this.#params.expires, settings: this.#deps.settings },
       ...(this.#deps.inspect ? { inspect: this.#deps.inspect } : {}),
     })
     this.#tokenActor = actor
     actor.start()
-    if (this.#abort.signal.aborted) actor.stop()
     return actor
   }
 
@@ -285,13 +415,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   }
 
   #assertAlive(): void {
-    if (this.#abort.signal.aborted) throw this.#abort.signal.reason
-  }
-
-  #currentRefresh(): Promise<RefreshOutcome> {
-    if (!this.#refreshInFlight)
-      throw new SdkError({ code: 'JSSDK_INTERNAL', message: 'no refresh in flight' })
-    return this.#refreshInFlight
+    if (this.#closing.signal.aborted) throw this.#closing.signal.reason
   }
 
   #authData(): AuthData {
@@ -306,62 +430,108 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     }
   }
 
-  /** Body of the `refreshTokens` actor: starts the refresh and publishes it to every waiting caller. */
-  async #startRefresh(): Promise<AccessTokenRefreshOutput> {
-    const run = this.#refresh()
-    this.#refreshInFlight = run
-    run.catch(ignore)
-    const { expires, generation } = await run
-    return { expires, generation }
-  }
-
-  async #refresh(): Promise<RefreshOutcome> {
+  /**
+   * One refresh attempt, the body of the `refreshTokens` actor. The new pair is committed the moment it arrives,
+   * before the machine hears of it, so that no later failure (an odd field, the attempt's timeout) can lose it.
+   * Rejects with a {@link RefreshFailure} holding an error free of secrets.
+   */
+  async #refreshAttempt(signal: AbortSignal): Promise<AccessTokenRefreshOutput> {
     const previous = this.#params
     let raw: unknown
     try {
       raw = this.#customRefresh
-        ? await this.#customRefresh({ refreshToken: previous.refreshToken, signal: this.#abort.signal })
+        ? await this.#customRefresh({ refreshToken: previous.refreshToken, signal })
         : await requestTokenRefresh({
             tokenUrl: tokenUrlFor(previous.serverEndpoint),
             refreshToken: previous.refreshToken,
             clientId: this.#secret.clientId,
             clientSecret: this.#secret.clientSecret,
             fetch: this.#deps.fetch(),
-            timeout: this.#deps.timeout,
-            signal: this.#abort.signal,
+            signal,
           })
     } catch (error) {
-      const failure = asRefreshFailure(error, this.#deps.secrets)
-      this.#deps.logger.error('token refresh failed', { error: failure })
+      throw this.#refreshFailure(error, signal)
+    }
+    let applied: ReturnType<typeof applyRefreshResult>
+    try {
+      applied = applyRefreshResult(
+        previous,
+        raw as Parameters<typeof applyRefreshResult>[1],
+        this.#deps.now(),
+      )
+    } catch (error) {
+      throw this.#refreshFailure(error, signal)
+    }
+    const next = applied.params
+    if (this.#params !== previous) {
+      // setAuthOptions() replaced the pair meanwhile; the new one wins.
+      this.#deps.logger.warn('token refresh finished after the pair was replaced; its pair is not used')
+      return { expires: this.#params.expires }
+    }
+    this.#params = next
+    this.#deps.secrets.setCurrentPair(next.accessToken, next.refreshToken)
+    if (applied.repaired.length > 0) {
+      this.#deps.logger.warn(
+        `token refresh answer had odd fields, repaired: ${applied.repaired.join(', ')}`,
+        {
+          fields: applied.repaired,
+        },
+      )
+    }
+    this.#deps.logger.info('token pair refreshed', {
+      generation: this.#generation() + 1,
+      expires: next.expires,
+    })
+    if (signal.aborted) {
+      // The machine gave up on this attempt (timeout) before the answer came: persist it all the same.
+      this.#persistLate()
+    }
+    return { expires: next.expires }
+  }
+
+  #refreshFailure(error: unknown, signal: AbortSignal): RefreshFailure {
+    const failure = this.#asRefreshFailure(error)
+    const kind = classifyRefreshFailure(failure)
+    // An attempt the machine abandoned already has its outcome; nothing to log twice.
+    if (!signal.aborted) this.#deps.logger.error('token refresh failed', { error: failure, kind })
+    return { kind, error: failure }
+  }
+
+  /** A thrown value as callers get it: `Error`s with secrets redacted, anything else wrapped as `Strange error: …`. */
+  #asRefreshFailure(value: unknown): Error {
+    const secrets = this.#deps.secrets
+    if (value instanceof Error) return secrets.redactError(value)
+    let text: string
+    try {
+      text = typeof value === 'string' ? value : JSON.stringify(value)
+    } catch {
+      text = String(value)
+    }
+    return new Error(`Strange error: ${secrets.redactText(text)}`, { cause: secrets.redactValue(value) })
+  }
+
+  /** Body of the `persistPair` actor: runs the refresh callback with the pair just committed. */
+  async #persist(): Promise<void> {
+    const callback = this.#callback
+    if (!callback) return
+    const params = this.#params
+    try {
+      await callback({ authData: this.#authData(), b24OAuthParams: { ...params } })
+    } catch (error) {
+      const failure = this.#asRefreshFailure(error)
+      // The new pair stays in use in memory; the application learns of the failure from the log and refreshAuth().
+      this.#deps.logger.error(
+        'refresh callback failed; the new token pair is kept in memory but was not persisted',
+        { error: failure },
+      )
       throw failure
     }
-    const next = applyRefreshResult(
-      previous,
-      raw as Parameters<typeof applyRefreshResult>[1],
-      this.#deps.now(),
-    )
-    this.#deps.secrets.add(next.accessToken)
-    this.#deps.secrets.add(next.refreshToken)
-    this.#params = next
-    this.#generation += 1
-    this.#deps.logger.info('token pair refreshed', { generation: this.#generation, expires: next.expires })
-    const outcome: RefreshOutcome = { expires: next.expires, generation: this.#generation }
-    const callback = this.#callback
-    if (callback) {
-      try {
-        await callback({ authData: this.#authData(), b24OAuthParams: { ...next } })
-      } catch (error) {
-        // The new pair stays in use in memory; the application learns of the failure from the log and refreshAuth().
-        outcome.callbackError = error
-        this.#deps.logger.error(
-          'refresh callback failed; the new token pair is kept in memory but was not persisted',
-          {
-            error,
-          },
-        )
-      }
-    }
-    return outcome
+  }
+
+  #persistLate(): void {
+    const run = this.#persist().catch(ignore)
+    this.#latePersists.add(run)
+    void run.finally(() => this.#latePersists.delete(run))
   }
 
   #admin(): Actor<typeof adminFlagMachine> {

@@ -1,9 +1,9 @@
-import ky, { TimeoutError } from 'ky'
+import ky from 'ky'
 import { AjaxError } from '../errors/ajax-error.js'
 import { RefreshTokenError } from '../errors/refresh-token-error.js'
 import { SdkErrorCode } from '../errors/sdk-error.js'
 import type { FetchLike } from '../http/http-options.js'
-import { classifyFailure, failureCode } from '../http/retry-policy.js'
+import { failureCode } from '../http/retry-policy.js'
 import type { HandlerRefreshAuth } from '../types/auth.js'
 
 /** What the default refresh request needs. */
@@ -18,9 +18,7 @@ export interface DefaultRefreshRequest {
   clientSecret: string
   /** Adapter that sends the request. */
   fetch: FetchLike
-  /** Timeout, ms. */
-  timeout: number
-  /** Aborted when the client is destroyed. */
+  /** Aborted when the token machine abandons the attempt (its refresh timeout passed). */
   signal: AbortSignal
 }
 
@@ -31,8 +29,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * The default refresh (spec 4.1): POST `application/x-www-form-urlencoded` to the token URL with `grant_type`,
  * `refresh_token`, `client_id`, `client_secret` in the body and nothing in the query. An `error` member is a failure
- * even on HTTP 200 (`wrong_client`). Only a request that never left is retried: a refresh that may have reached the
- * server may have consumed the refresh token, and sending it again would answer `invalid_grant`.
+ * even on HTTP 200 (`wrong_client`). One attempt: the token machine decides whether to try again.
  */
 export async function requestTokenRefresh(
   request: DefaultRefreshRequest,
@@ -48,26 +45,18 @@ export async function requestTokenRefresh(
     response = await ky.post(request.tokenUrl, {
       body,
       fetch: request.fetch,
-      timeout: request.timeout,
+      // The token machine bounds the attempt and retries it with a backoff shared by every waiting caller.
+      timeout: false,
       signal: request.signal,
       throwHttpErrors: false,
       headers: { accept: 'application/json' },
-      retry: {
-        limit: 2,
-        methods: ['post'],
-        statusCodes: [],
-        retryOnTimeout: false,
-        shouldRetry: ({ error }) => classifyFailure(error, request.signal) === 'not-sent',
-      },
+      retry: 0,
     })
   } catch (error) {
-    const timedOut = error instanceof TimeoutError
     const code = failureCode(error)
     throw new AjaxError({
-      code: timedOut ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
-      message: timedOut
-        ? `token refresh: no answer from the OAuth server within ${request.timeout} ms`
-        : `token refresh: connection to the OAuth server failed${code ? ` (${code})` : ''}`,
+      code: SdkErrorCode.NetworkError,
+      message: `token refresh: connection to the OAuth server failed${code ? ` (${code})` : ''}`,
       request: { method: 'oauth/token' },
       cause: Object.assign(new Error(code ?? 'connection failed'), { code }),
     })

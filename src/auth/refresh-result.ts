@@ -1,56 +1,120 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
-import { isAppStatus } from '../types/app-status.js'
+import { isAppStatus, type TypeEnumAppStatus } from '../types/app-status.js'
 import type { HandlerRefreshAuth, PortalOAuthParams } from '../types/auth.js'
 import { requireExpires, requireRestRoot } from './validate-params.js'
 
-function invalid(field: string, problem: string): SdkError {
-  return new SdkError({ code: SdkErrorCode.InvalidResponse, message: `refresh result: ${field} ${problem}` })
+/** The pair after a refresh, and the fields of the answer that were odd and repaired (names only, never values). */
+export interface AppliedRefresh {
+  /** `previous` with the fields of the refresh answer applied. */
+  params: PortalOAuthParams
+  /** Answer fields that were odd, each with what was done: `expires` computed from `expires_in`, an endpoint kept. */
+  repaired: string[]
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function nonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value !== ''
+}
+
+/** A finite number of seconds (JSON numbers, or digits as form-encoded answers carry them), else undefined. */
+function seconds(value: unknown): number | undefined {
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
+  return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? number : undefined
+}
+
+function validExpires(value: unknown): number | undefined {
+  const number = seconds(value)
+  if (number === undefined) return undefined
+  try {
+    return requireExpires('expires', number)
+  } catch {
+    return undefined
+  }
+}
+
+function validEndpoint(value: unknown): string | undefined {
+  try {
+    return requireRestRoot('endpoint', value)
+  } catch {
+    return undefined
+  }
 }
 
 /**
- * The new parameters after a refresh: `previous` with the fields of spec 3.1 replaced by what the refresh returned.
- * A missing `expires` is computed from `expires_in`; missing optional fields keep their previous values. Throws an
- * `SdkError` naming the field when the result is unusable (never echoing a token).
+ * The new parameters after a refresh. A rotated pair is never thrown away: as long as the answer carries
+ * `access_token` and `refresh_token`, the pair is applied and whatever else is odd is repaired the way the portal
+ * behaves (a missing or odd `expires` comes from `expires_in`, an odd endpoint keeps the previous one, an unknown
+ * status letter is kept as given, other odd fields keep their previous values) and listed in `repaired`. Throws an
+ * `INVALID_RESPONSE` `SdkError` only when there is no pair to apply (never echoing a token).
  */
 export function applyRefreshResult(
   previous: PortalOAuthParams,
   raw: Partial<HandlerRefreshAuth> | null | undefined,
   nowMs: number,
-): PortalOAuthParams {
-  if (raw === null || typeof raw !== 'object') throw invalid('', 'must be an object')
-  const { access_token, refresh_token } = raw
-  if (typeof access_token !== 'string' || access_token === '')
-    throw invalid('access_token', 'must be a non-empty string')
-  if (typeof refresh_token !== 'string' || refresh_token === '')
-    throw invalid('refresh_token', 'must be a non-empty string')
-  const expiresIn = raw.expires_in === undefined ? previous.expiresIn : Number(raw.expires_in)
-  if (!Number.isFinite(expiresIn) || expiresIn < 0)
-    throw invalid('expires_in', `must be a number of seconds, got ${String(raw.expires_in)}`)
-  const expires =
-    raw.expires === undefined || raw.expires === null
-      ? Math.floor(nowMs / 1000) + expiresIn
-      : requireExpires('refresh result: expires', Number(raw.expires))
-  const status = raw.status ?? previous.status
-  if (!isAppStatus(status))
-    throw invalid('status', `must be one of F, D, T, P, L, S, got ${JSON.stringify(status)}`)
-  const clientEndpoint = raw.client_endpoint
-    ? requireRestRoot('refresh result: client_endpoint', raw.client_endpoint)
-    : previous.clientEndpoint
-  const serverEndpoint = raw.server_endpoint
-    ? requireRestRoot('refresh result: server_endpoint', raw.server_endpoint)
-    : previous.serverEndpoint
+): AppliedRefresh {
+  if (!isRecord(raw) || !nonEmptyString(raw.access_token) || !nonEmptyString(raw.refresh_token)) {
+    const missing = !isRecord(raw)
+      ? 'is not an object'
+      : !nonEmptyString(raw.access_token)
+        ? 'has no access_token'
+        : 'has no refresh_token'
+    throw new SdkError({
+      code: SdkErrorCode.InvalidResponse,
+      message: `token refresh: the answer ${missing}`,
+    })
+  }
+  const repaired: string[] = []
+  const nowSeconds = Math.floor(nowMs / 1000)
+  const givenExpires = validExpires(raw.expires)
+  const givenExpiresIn = seconds(raw.expires_in)
+  if (raw.expires_in !== undefined && givenExpiresIn === undefined) repaired.push('expires_in')
+  if (raw.expires !== undefined && raw.expires !== null && givenExpires === undefined)
+    repaired.push('expires')
+  const expiresIn = Math.floor(
+    givenExpiresIn ??
+      (givenExpires === undefined ? previous.expiresIn : Math.max(0, givenExpires - nowSeconds)),
+  )
+  const expires = givenExpires ?? nowSeconds + expiresIn
+
+  const endpoint = (field: 'client_endpoint' | 'server_endpoint', fallback: string): string => {
+    if (raw[field] === undefined || raw[field] === null || raw[field] === '') return fallback
+    const valid = validEndpoint(raw[field])
+    if (valid === undefined) repaired.push(`${field} (previous kept)`)
+    return valid ?? fallback
+  }
+  const clientEndpoint = endpoint('client_endpoint', previous.clientEndpoint)
+  const serverEndpoint = endpoint('server_endpoint', previous.serverEndpoint)
+
+  const kept = <T>(field: keyof HandlerRefreshAuth, fallback: T): T | string => {
+    const value = raw[field]
+    if (value === undefined || value === null) return fallback
+    if (nonEmptyString(value)) return value
+    repaired.push(`${field} (previous kept)`)
+    return fallback
+  }
+  // An unknown status letter is kept as given: the portal may add letters before this client knows them.
+  const status = kept('status', previous.status) as TypeEnumAppStatus
+  if (raw.status === status && !isAppStatus(status)) repaired.push('status (unknown letter kept)')
+  const scope = kept('scope', previous.scope)
+  const memberId = kept('member_id', previous.memberId)
   return {
-    ...previous,
-    accessToken: access_token,
-    refreshToken: refresh_token,
-    expires,
-    expiresIn,
-    clientEndpoint,
-    serverEndpoint,
-    scope: typeof raw.scope === 'string' ? raw.scope : previous.scope,
-    status,
-    // The refresh answer's `domain` is the OAuth server's host; the portal's domain follows `client_endpoint`.
-    domain: clientEndpoint === previous.clientEndpoint ? previous.domain : new URL(clientEndpoint).host,
-    memberId: typeof raw.member_id === 'string' && raw.member_id !== '' ? raw.member_id : previous.memberId,
+    params: {
+      ...previous,
+      accessToken: raw.access_token,
+      refreshToken: raw.refresh_token,
+      expires,
+      expiresIn,
+      clientEndpoint,
+      serverEndpoint,
+      scope,
+      status,
+      // The refresh answer's `domain` is the OAuth server's host; the portal's domain follows `client_endpoint`.
+      domain: clientEndpoint === previous.clientEndpoint ? previous.domain : new URL(clientEndpoint).host,
+      memberId,
+    },
+    repaired,
   }
 }

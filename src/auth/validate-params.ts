@@ -1,9 +1,11 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
-import { isAppStatus } from '../types/app-status.js'
+import type { TypeEnumAppStatus } from '../types/app-status.js'
 import type { PortalOAuthParams, PortalOAuthSecret } from '../types/auth.js'
 
 /** An `expires` above this (year 5138 in seconds) can only be milliseconds. */
 const MAX_EXPIRES_SECONDS = 100_000_000_000
+/** One upper-case letter: the known ones are listed in `EnumAppStatus`. */
+const STATUS_LETTER = /^[A-Z]$/
 
 function invalid(field: string, problem: string): SdkError {
   return new SdkError({ code: SdkErrorCode.InvalidArgument, message: `PortalOAuth: ${field} ${problem}` })
@@ -80,10 +82,11 @@ export function validateAuthParams(input: unknown): PortalOAuthParams {
   const clientEndpoint = requireRestRoot(`${group}.clientEndpoint`, record.clientEndpoint)
   const serverEndpoint = requireRestRoot(`${group}.serverEndpoint`, record.serverEndpoint)
   const status = record.status
-  if (!isAppStatus(status)) {
+  // An unknown letter is accepted: a refresh keeps what the portal sends, and a pair persisted from it must restore.
+  if (typeof status !== 'string' || !STATUS_LETTER.test(status)) {
     throw invalid(
       `${group}.status`,
-      `must be one of F, D, T, P, L, S (EnumAppStatus), got ${JSON.stringify(status)}`,
+      `must be one status letter such as F, D, T, P, L, S (EnumAppStatus), got ${JSON.stringify(status)}`,
     )
   }
   return {
@@ -98,7 +101,7 @@ export function validateAuthParams(input: unknown): PortalOAuthParams {
     domain,
     clientEndpoint,
     serverEndpoint,
-    status,
+    status: status as TypeEnumAppStatus,
   }
 }
 

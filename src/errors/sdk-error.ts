@@ -57,4 +57,6 @@ export const SdkErrorCode = {
   RequestAborted: 'REQUEST_ABORTED',
   /** The portal answered with something that is not the JSON the protocol promises. */
   InvalidResponse: 'INVALID_RESPONSE',
+  /** The refresh callback did not settle within `callbackTimeout`; the new pair is in use but may not be persisted. */
+  CallbackTimeout: 'JSSDK_CALLBACK_TIMEOUT',
 } as const

@@ -12,11 +12,14 @@ export interface RequestAuth {
 
 /** What a transport needs from the auth side. `PortalOAuth` provides tokens; `PortalHook` a webhook URL. */
 export interface AuthStrategy {
-  /** Resolves when a usable token is at hand (waiting for the one refresh in flight, if any). */
-  prepare(apiVersion: ApiVersion, signal?: AbortSignal): Promise<RequestAuth>
+  /**
+   * Resolves when a usable token is at hand, waiting for the one refresh in flight if needed, at most `waitMs`
+   * and until `signal` aborts.
+   */
+  prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): Promise<RequestAuth>
   /**
    * The portal rejected `auth` with `code` (`expired_token` / `invalid_token`). Resolves `true` when the call
    * should be sent once more with a fresh `prepare()`; rejects when the refresh fails.
    */
-  rejected(auth: RequestAuth, code: string, signal?: AbortSignal): Promise<boolean>
+  rejected(auth: RequestAuth, code: string, signal?: AbortSignal, waitMs?: number): Promise<boolean>
 }

@@ -123,7 +123,7 @@ export class RestTransport implements TypeHttp {
     // Only a 401 can be a token rejection; other answers are read once, by #toResult.
     const rejection = answer.status === 401 ? readPortalError(answer.body) : null
     if (rejection && TOKEN_REJECTION_CODES.has(rejection.code)) {
-      if (await this.#deps.auth.rejected(auth, rejection.code, signal)) {
+      if (await this.#deps.auth.rejected(auth, rejection.code, signal, this.#waitMs(context))) {
         auth = await this.#prepare(context, signal)
         answer = await this.#send(context, auth)
       }
@@ -132,12 +132,17 @@ export class RestTransport implements TypeHttp {
   }
 
   #prepare(context: CallContext, signal: AbortSignal | undefined): Promise<RequestAuth> {
-    const pending = this.#deps.auth.prepare(this.apiVersion, signal)
+    const pending = this.#deps.auth.prepare(this.apiVersion, signal, this.#waitMs(context))
     // Only the caller's signal turns a failure into a cancellation; without one, no extra promise per call.
     if (!signal) return pending
     return pending.catch((error: unknown) => {
       throw signal.aborted ? this.#abortError(context, error) : error
     })
+  }
+
+  /** How long the call may wait for a token: its own timeout bounds the wait for a refresh too. */
+  #waitMs(context: CallContext): number {
+    return context.options.timeout ?? this.#deps.http.timeout
   }
 
   async #send(context: CallContext, auth: RequestAuth): Promise<Answer> {

@@ -28,6 +28,10 @@ const MACHINE_CONTEXT_FIELDS = [
   'refreshOrigin',
   'refreshCount',
   'failureCount',
+  'attempt',
+  'retryDelayMs',
+  'closing',
+  'settings',
   'isAdmin',
 ]
 
@@ -47,7 +51,9 @@ function isRecord(value: unknown): value is Json {
 
 function pick(value: Json, fields: ReadonlySet<string>): Json {
   const result: Json = {}
-  for (const [key, field] of Object.entries(value)) result[key] = fields.has(key) ? field : REDACTED
+  for (const [key, field] of Object.entries(value)) {
+    result[key] = FAILURE_CONTEXT_FIELDS.has(key) ? redactError(field) : fields.has(key) ? field : REDACTED
+  }
   return result
 }
 
@@ -62,9 +68,29 @@ function redactOutput(output: unknown): unknown {
   return REDACTED
 }
 
-/** An error as the inspector sees it: its name, code and HTTP status, never its message (it may quote anything). */
+/** Context fields that hold how a refresh or its callback failed: shown as {@link redactError} shows errors. */
+const FAILURE_CONTEXT_FIELDS: ReadonlySet<string> = new Set(['lastFailure', 'callbackFailure'])
+
+/**
+ * An error as the inspector sees it: its name, code and HTTP status, never its message (it may quote anything). A
+ * refresh failure of the token machine (`{ kind, error, timedOut? }`) keeps its kind and flag around its error.
+ */
 function redactError(error: unknown): unknown {
   if (error === undefined || error === null) return error
+  if (isRecord(error) && typeof error.kind === 'string' && 'error' in error) {
+    const failure: Json = { kind: error.kind, error: redactError(error.error) }
+    if (error.timedOut === true) failure.timedOut = true
+    return failure
+  }
+  if (
+    isRecord(error) &&
+    'error' in error &&
+    Object.keys(error).every((key) => key === 'error' || key === 'timedOut')
+  ) {
+    return error.timedOut === true
+      ? { error: redactError(error.error), timedOut: true }
+      : { error: redactError(error.error) }
+  }
   if (!isRecord(error) && !(error instanceof Error)) return { name: 'thrown value' }
   const source = error as Json
   const result: Json = { name: typeof source.name === 'string' ? source.name : 'Error' }

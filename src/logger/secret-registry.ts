@@ -3,25 +3,51 @@ const REDACTED = '[redacted]'
 const SECRET_KEY =
   /^(auth|access_?token|refresh_?token|client_?secret|application_?token|authorization|secret|password)$/i
 /** Old tokens stay secrets after a rotation; keep enough of them to cover late log lines. */
-const MAX_SECRETS = 32
+const MAX_OLD_SECRETS = 32
 /** Shorter values are not treated as secrets (they would redact ordinary words). */
 const MIN_SECRET_LENGTH = 6
+/** How deep a cause chain or a nested value is followed. */
+const MAX_DEPTH = 8
 
-/** Remembers the secret values of one instance (tokens, client secret, webhook secret) and removes them from text. */
+function isSecretCandidate(value: string | undefined): value is string {
+  return value !== undefined && value.length >= MIN_SECRET_LENGTH
+}
+
+/**
+ * Remembers the secret values of one instance and removes them from text, values and errors. The client secret,
+ * the application token, a webhook secret and the current pair are never forgotten; the pairs of older generations
+ * are kept up to a bound.
+ */
 export class SecretRegistry {
-  readonly #secrets: string[] = []
+  /** Never evicted: client secret, application token, webhook secret. */
+  readonly #pinned = new Set<string>()
+  /** The current access and refresh token; never evicted while current. */
+  #current: string[] = []
+  /** Tokens of older generations, newest last. */
+  readonly #old: string[] = []
 
-  /** Adds a secret value; empty or very short values are ignored. */
+  /** Adds a secret that is kept for the instance's life; empty or very short values are ignored. */
+  pin(value: string | undefined): void {
+    if (isSecretCandidate(value)) this.#pinned.add(value)
+  }
+
+  /** Makes a pair current; the previous current pair joins the older generations (the newest 32 tokens are kept). */
+  setCurrentPair(accessToken: string, refreshToken: string): void {
+    for (const previous of this.#current) this.add(previous)
+    this.#current = [accessToken, refreshToken].filter(isSecretCandidate)
+  }
+
+  /** Adds a secret of an older generation; empty or very short values are ignored. */
   add(value: string | undefined): void {
-    if (!value || value.length < MIN_SECRET_LENGTH || this.#secrets.includes(value)) return
-    this.#secrets.push(value)
-    if (this.#secrets.length > MAX_SECRETS) this.#secrets.shift()
+    if (!isSecretCandidate(value) || this.#old.includes(value)) return
+    this.#old.push(value)
+    if (this.#old.length > MAX_OLD_SECRETS) this.#old.shift()
   }
 
   /** `text` with every known secret replaced by `[redacted]`. */
   redactText(text: string): string {
     let out = text
-    for (const secret of this.#secrets) {
+    for (const secret of this.#all()) {
       if (out.includes(secret)) out = out.split(secret).join(REDACTED)
     }
     return out
@@ -47,5 +73,59 @@ export class SecretRegistry {
           : this.redactValue(item, depth + 1)
     }
     return out
+  }
+
+  /**
+   * `error` as it may reach a caller or a log line. The same object when no known secret appears in its message,
+   * stack, `cause` chain or own enumerable properties; otherwise a copy with the same prototype (so `instanceof`,
+   * `name` and `code` still work) in which all of those are redacted.
+   */
+  redactError<E extends Error>(error: E): E {
+    return this.#holdsSecret(error, 0, new Set()) ? this.#redactedError(error, 0) : error
+  }
+
+  *#all(): Iterable<string> {
+    yield* this.#pinned
+    yield* this.#current
+    yield* this.#old
+  }
+
+  #holdsSecret(value: unknown, depth: number, seen: Set<unknown>): boolean {
+    if (typeof value === 'string') return this.redactText(value) !== value
+    if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || seen.has(value)) return false
+    seen.add(value)
+    if (value instanceof Error) {
+      if (this.#holdsSecret(value.message, depth, seen) || this.#holdsSecret(value.stack, depth, seen))
+        return true
+      if ('cause' in value && this.#holdsSecret(value.cause, depth + 1, seen)) return true
+    }
+    for (const [key, item] of Object.entries(value)) {
+      if (SECRET_KEY.test(key) && typeof item === 'string' && item !== '') return true
+      if (this.#holdsSecret(item, depth + 1, seen)) return true
+    }
+    return false
+  }
+
+  #redactedError<E extends Error>(error: E, depth: number): E {
+    const copy = Object.create(Object.getPrototypeOf(error) as object) as E
+    for (const [key, item] of Object.entries(error)) {
+      ;(copy as Record<string, unknown>)[key] =
+        SECRET_KEY.test(key) && typeof item === 'string' && item !== ''
+          ? REDACTED
+          : this.redactValue(item, depth + 1)
+    }
+    const hidden = { writable: true, configurable: true, enumerable: false }
+    Object.defineProperty(copy, 'message', { ...hidden, value: this.redactText(error.message) })
+    if (error.stack !== undefined)
+      Object.defineProperty(copy, 'stack', { ...hidden, value: this.redactText(error.stack) })
+    if ('cause' in error) {
+      const cause = error.cause
+      const safe =
+        cause instanceof Error && depth < MAX_DEPTH
+          ? this.#redactedError(cause, depth + 1)
+          : this.redactValue(cause)
+      Object.defineProperty(copy, 'cause', { ...hidden, value: safe })
+    }
+    return copy
   }
 }

@@ -69,7 +69,11 @@ describe('construction fails fast on bad input, naming the field', () => {
       { expires: '1780319382' },
       /authOptions\.expires must be a Unix time in seconds; got string/,
     ],
-    ['unknown status letter', { status: 'X' }, /authOptions\.status must be one of F, D, T, P, L, S/],
+    [
+      'a status that is not a letter',
+      { status: 'paid' },
+      /authOptions\.status must be one status letter such as F, D, T, P, L, S/,
+    ],
     ['userId not an integer', { userId: 1.5 }, /authOptions\.userId must be a non-negative integer/],
   ]
   for (const [name, change, message] of cases) {

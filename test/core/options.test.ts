@@ -96,9 +96,9 @@ describe('logging', () => {
     await rig.portal.actions.v2.call
       .make({ method: 'crm.item.add', params: {} })
       .catch((error: unknown) => errors.push(error))
+    await rig.portal.actions.v2.call.make({ method: 'no.such' })
     rig.emulator.failOAuth({ error: 'invalid_grant', status: 400 })
     await rig.portal.auth.refreshAuth().catch((error: unknown) => errors.push(error))
-    await rig.portal.actions.v2.call.make({ method: 'no.such' })
     expect(errors).toHaveLength(2)
     expect(logger.lines.some((line) => line.level === 'debug')).toBe(true)
     const written =

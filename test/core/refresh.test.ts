@@ -106,7 +106,8 @@ describe('automatic refresh', () => {
     rig.emulator.failOAuth({ error: 'invalid_grant', error_description: 'Invalid grant', status: 400 })
     clock.advance(3_700_000)
     expect(rig.portal.auth.getAuthData()).toBe(false)
-    await waitFor(() => rig.portal.tokenState === 'expired')
+    // An OAuth error payload kills the pair: the machine says so with a state of its own.
+    await waitFor(() => rig.portal.tokenState === 'dead')
     expect(
       logger.lines.some((line) => line.level === 'error' && line.message === 'token refresh failed'),
     ).toBe(true)
@@ -178,7 +179,8 @@ describe('default refresh request (spec 4.1)', () => {
     expect(error).toBeInstanceOf(RefreshTokenError)
     expect(error).toBeInstanceOf(SdkError)
     expect(error).toMatchObject({ code: 'invalid_grant', description: 'Invalid grant', status: 400 })
-    expect(rig.portal.tokenState).toBe('valid')
+    // The pair held is unchanged, and known dead: no further refresh request is sent for it.
+    expect(rig.portal.tokenState).toBe('dead')
   })
 
   it('an error member on HTTP 200 (wrong_client) is a failure too', async () => {
@@ -257,15 +259,16 @@ describe('custom refresh', () => {
     expect(error.cause).toEqual({ reason: 'nope' })
   })
 
-  it('a thrown non-Error that holds a token never shows it in the message', async () => {
+  it('a thrown non-Error that holds a token shows it neither in the message nor in the cause', async () => {
     rig = await startRig()
     const { refreshToken } = rig.portal.auth.getParams()
     rig.portal.setCustomRefreshAuth(async (context) => {
-      throw { refreshToken: context.refreshToken }
+      throw { refreshToken: context.refreshToken, note: `token ${context.refreshToken}` }
     })
     const error = (await rig.portal.auth.refreshAuth().catch((thrown: unknown) => thrown)) as Error
-    expect(error.message).toBe('Strange error: {"refreshToken":"[redacted]"}')
-    expect(error.cause).toEqual({ refreshToken })
+    expect(error.message).toBe('Strange error: {"refreshToken":"[redacted]","note":"token [redacted]"}')
+    expect(error.cause).toEqual({ refreshToken: '[redacted]', note: 'token [redacted]' })
+    expect(JSON.stringify(error.cause)).not.toContain(refreshToken)
   })
 
   it('removeCustomRefreshAuth() goes back to the OAuth server', async () => {

@@ -1,0 +1,69 @@
+import {
+  type AccessTokenSettings,
+  DEFAULT_ACCESS_TOKEN_SETTINGS,
+} from '../../machines/access-token.machine.js'
+import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+
+/** The refresh options of `PortalOAuth` (all optional; defaults in {@link DEFAULT_ACCESS_TOKEN_SETTINGS}). */
+export interface RefreshOptions {
+  /** Start a background refresh this many ms before `expires`, on the first call inside that margin. Default 60 000. */
+  eagerRefreshMs?: number
+  /** Longest wait for one refresh attempt (the OAuth request or a custom refresh), ms. Default 10 000. */
+  refreshTimeout?: number
+  /** Longest wait for the refresh callback, ms. Default 10 000. */
+  callbackTimeout?: number
+  /** Further attempts after a transient refresh failure (5xx, connection, timeout). Default 3. */
+  refreshRetries?: number
+}
+
+/** Option keys of {@link RefreshOptions}. */
+export const REFRESH_OPTION_KEYS = [
+  'eagerRefreshMs',
+  'refreshTimeout',
+  'callbackTimeout',
+  'refreshRetries',
+] as const
+
+/** Upper bound of every refresh delay: ten minutes is longer than anyone means, and far below a timer's limit. */
+const MAX_MS = 600_000
+
+function integerIn(field: string, value: unknown, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new SdkError({
+      code: SdkErrorCode.InvalidArgument,
+      message: `PortalOAuth: options.${field} must be an integer from ${min} to ${max}, got ${String(value)}`,
+    })
+  }
+  return value
+}
+
+/** Validates the refresh options and applies the defaults. */
+export function normalizeRefreshOptions(options: RefreshOptions): AccessTokenSettings {
+  const defaults = DEFAULT_ACCESS_TOKEN_SETTINGS
+  return {
+    ...defaults,
+    eagerRefreshMs: integerIn(
+      'eagerRefreshMs',
+      options.eagerRefreshMs,
+      0,
+      3_600_000,
+      defaults.eagerRefreshMs,
+    ),
+    refreshTimeoutMs: integerIn(
+      'refreshTimeout',
+      options.refreshTimeout,
+      1,
+      MAX_MS,
+      defaults.refreshTimeoutMs,
+    ),
+    callbackTimeoutMs: integerIn(
+      'callbackTimeout',
+      options.callbackTimeout,
+      1,
+      MAX_MS,
+      defaults.callbackTimeoutMs,
+    ),
+    refreshRetries: integerIn('refreshRetries', options.refreshRetries, 0, 10, defaults.refreshRetries),
+  }
+}

@@ -1,0 +1,254 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  PortalOAuth,
+  type PortalOAuthParams,
+  type RefreshAuthPayload,
+  RefreshTokenError,
+  SdkError,
+  SdkErrorCode,
+} from '../../src/index.js'
+import { createMemoryLogger, createTestClock, type Rig, startRig } from '../helpers.js'
+
+let rig: Rig
+afterEach(async () => {
+  await rig?.close()
+})
+
+function calls(target: Rig, count: number, options: { timeout?: number } = {}) {
+  return Array.from({ length: count }, (_, index) =>
+    index % 2 === 0
+      ? target.portal.actions.v2.call.make({ method: 'profile', requestId: `v2-${index}`, ...options })
+      : target.portal.actions.v3.call.make({
+          method: 'tasks.task.list',
+          requestId: `v3-${index}`,
+          ...options,
+        }),
+  )
+}
+
+/** Resolves once the emulator has received `count` refresh requests (answered or not). */
+async function refreshRequestsArrived(target: Rig, count: number): Promise<void> {
+  // Token requests are logged on arrival; their grant type only once processed.
+  while (target.emulator.log.tokenRequests().length < count) await new Promise((r) => setTimeout(r, 2))
+}
+
+/** A new client restored from a persisted pair, as an application does after a restart. */
+function restore(target: Rig, pair: PortalOAuthParams): PortalOAuth {
+  return new PortalOAuth(
+    pair,
+    { clientId: target.emulator.clientId, clientSecret: target.emulator.clientSecret },
+    {
+      logger: createMemoryLogger(),
+    },
+  )
+}
+
+describe('a rotated pair is committed the moment it arrives', () => {
+  it('a custom refresh answer with odd fields keeps the pair, repairs the rest, warns, and the callback gets it', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger } })
+    const persisted: RefreshAuthPayload[] = []
+    rig.portal.setCallbackRefreshAuth((payload) => {
+      persisted.push(payload)
+    })
+    const issued = rig.emulator.issueAuthParams()
+    rig.portal.setCustomRefreshAuth(async () => ({
+      access_token: issued.accessToken,
+      refresh_token: issued.refreshToken,
+      expires: 'soon' as unknown as number,
+      expires_in: 3600,
+      status: 'X' as unknown as 'L',
+      client_endpoint: 'not a url',
+      server_endpoint: issued.serverEndpoint,
+      member_id: rig.emulator.memberId,
+      scope: 'crm',
+      domain: 'oauth.example',
+    }))
+    const before = rig.portal.auth.getParams()
+    const data = await rig.portal.auth.refreshAuth()
+    expect(data.access_token).toBe(issued.accessToken)
+    const saved = persisted[0]?.b24OAuthParams
+    expect(saved?.refreshToken).toBe(issued.refreshToken)
+    expect(saved?.status).toBe('X')
+    expect(saved?.clientEndpoint).toBe(before.clientEndpoint)
+    expect(saved?.expires).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) + 3599)
+    const warning = logger.lines.find((line) => line.level === 'warn' && line.message.includes('odd fields'))
+    expect(warning?.message).toContain('expires')
+    expect(warning?.message).toContain('client_endpoint')
+    expect(warning?.message).toContain('status')
+    // The pair persisted with an unknown status letter restores after a restart and keeps working.
+    const restarted = restore(rig, saved!)
+    try {
+      expect((await restarted.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    } finally {
+      await restarted.destroy()
+    }
+  })
+})
+
+describe('destroy() during a refresh', () => {
+  it('lets the refresh finish, persists the pair, then closes; waiting calls fail with JSSDK_CLIENT_DESTROYED', async () => {
+    rig = await startRig()
+    const persisted: PortalOAuthParams[] = []
+    rig.portal.setCallbackRefreshAuth(async ({ b24OAuthParams }) => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      persisted.push(b24OAuthParams)
+    })
+    rig.emulator.expireAccessTokens()
+    rig.emulator.delayRequests(200, 1, { server: 'oauth' })
+    const pending = Promise.allSettled(calls(rig, 6))
+    await refreshRequestsArrived(rig, 1)
+    await rig.portal.destroy()
+    const outcomes = await pending
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe('rejected')
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: SdkErrorCode.Destroyed })
+    }
+    expect(persisted).toHaveLength(1)
+    expect(persisted[0]?.refreshToken).toBe(rig.emulator.currentRefreshToken)
+    // The persisted pair is alive: a restarted client refreshes from it.
+    const restarted = restore(rig, persisted[0]!)
+    try {
+      await restarted.auth.refreshAuth()
+      expect(rig.emulator.log.rejected('invalid_grant')).toHaveLength(0)
+    } finally {
+      await restarted.destroy()
+    }
+  })
+})
+
+describe('every wait is bounded', () => {
+  it('a refresh callback that never settles: calls go on after callbackTimeout, refreshAuth() says so', async () => {
+    rig = await startRig({ client: { callbackTimeout: 100 } })
+    rig.portal.setCallbackRefreshAuth(() => new Promise<void>(() => {}))
+    rig.emulator.expireAccessTokens()
+    const results = await Promise.all(calls(rig, 4))
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.portal.tokenState).toBe('valid')
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: SdkErrorCode.CallbackTimeout })
+    expect(rig.portal.tokenState).toBe('valid')
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(2)
+  })
+
+  it('a custom refresh that never settles: calls fail with REQUEST_TIMEOUT after refreshTimeout, nothing stays refreshing', async () => {
+    rig = await startRig({ client: { refreshTimeout: 100, refreshRetries: 1 } })
+    let started = 0
+    rig.portal.setCustomRefreshAuth(() => {
+      started += 1
+      return new Promise(() => {})
+    })
+    rig.emulator.expireAccessTokens()
+    const outcomes = await Promise.allSettled(calls(rig, 4))
+    for (const outcome of outcomes) {
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: SdkErrorCode.RequestTimeout })
+    }
+    expect(started).toBe(2)
+    expect(rig.portal.tokenState).not.toBe('refreshing')
+  })
+
+  it("a call's own timeout bounds its wait for a refresh while the refresh goes on for the others", async () => {
+    rig = await startRig()
+    rig.emulator.expireAccessTokens()
+    rig.emulator.delayRequests(300, 1, { server: 'oauth' })
+    const patient = rig.portal.actions.v2.call.make({ method: 'profile', requestId: 'patient' })
+    await refreshRequestsArrived(rig, 1)
+    const hasty = rig.portal.actions.v2.call.make({ method: 'profile', requestId: 'hasty', timeout: 50 })
+    await expect(hasty).rejects.toMatchObject({ code: SdkErrorCode.RequestTimeout })
+    expect(rig.portal.tokenState).toBe('refreshing')
+    expect((await patient).isSuccess).toBe(true)
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
+  })
+
+  it("a call's signal ends its wait for a refresh with REQUEST_ABORTED", async () => {
+    rig = await startRig()
+    rig.emulator.expireAccessTokens()
+    rig.emulator.delayRequests(300, 1, { server: 'oauth' })
+    const patient = rig.portal.actions.v2.call.make({ method: 'profile' })
+    await refreshRequestsArrived(rig, 1)
+    const controller = new AbortController()
+    const cancelled = rig.portal.actions.v2.call.make({ method: 'profile', signal: controller.signal })
+    controller.abort()
+    await expect(cancelled).rejects.toMatchObject({ code: SdkErrorCode.RequestAborted })
+    expect((await patient).isSuccess).toBe(true)
+  })
+})
+
+describe('a dead refresh token costs one request', () => {
+  it('40 calls, refreshAuth() and 100 getAuthData() send one refresh; setAuthOptions() brings the client back', async () => {
+    const clock = createTestClock()
+    rig = await startRig({ emulator: { now: clock.now }, client: { now: clock.now } })
+    rig.emulator.failOAuth({ error: 'invalid_grant', error_description: 'The refresh token is unknown' })
+    clock.advance(3_601_000)
+    const outcomes = await Promise.allSettled(calls(rig, 40))
+    const errors = outcomes.map((outcome) => (outcome as PromiseRejectedResult).reason)
+    expect(errors[0]).toBeInstanceOf(RefreshTokenError)
+    expect(errors[0]).toMatchObject({ code: 'invalid_grant', status: 400 })
+    for (const error of errors) expect(error).toBe(errors[0])
+    expect(rig.portal.tokenState).toBe('dead')
+    await expect(rig.portal.auth.refreshAuth()).rejects.toBe(errors[0])
+    await expect(rig.portal.actions.v3.call.make({ method: 'tasks.task.list' })).rejects.toBe(errors[0])
+    for (let index = 0; index < 100; index += 1) expect(rig.portal.auth.getAuthData()).toBe(false)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
+    expect(rig.emulator.log.restRequests()).toHaveLength(0)
+
+    rig.portal.setAuthOptions(rig.emulator.issueAuthParams())
+    expect(rig.portal.tokenState).toBe('valid')
+    const results = await Promise.all(calls(rig, 4))
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+  })
+
+  it('setAuthOptions() validates like the constructor', async () => {
+    rig = await startRig()
+    expect(() => rig.portal.setAuthOptions({ ...rig.portal.auth.getParams(), expires: Date.now() })).toThrow(
+      /authOptions\.expires looks like milliseconds/,
+    )
+    expect(() => rig.portal.setAuthOptions({ ...rig.portal.auth.getParams(), refreshToken: '' })).toThrow(
+      SdkError,
+    )
+  })
+})
+
+describe('transient refresh failures are retried, one attempt per step for every waiter', () => {
+  it('a 500 server_error, then a dropped connection: 20 calls all succeed after 3 refresh requests', async () => {
+    rig = await startRig()
+    rig.emulator.failOAuth({ error: 'server_error', status: 500 })
+    rig.emulator.dropConnections(1, { server: 'oauth', after: 'body' })
+    rig.emulator.expireAccessTokens()
+    const results = await Promise.all(calls(rig, 20))
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(3)
+  })
+
+  it('an answer lost after the server rotated: the retry learns at once that the pair is dead', async () => {
+    rig = await startRig()
+    rig.emulator.dropConnections(1, { server: 'oauth', after: 'response' })
+    rig.emulator.expireAccessTokens()
+    const outcomes = await Promise.allSettled(calls(rig, 10))
+    for (const outcome of outcomes) {
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: 'invalid_grant' })
+    }
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(2)
+    expect(rig.portal.tokenState).toBe('dead')
+  })
+})
+
+describe('refresh ahead of expiry', () => {
+  it('the first call inside the eager margin refreshes in the background; no call meets an expired token', async () => {
+    const clock = createTestClock()
+    rig = await startRig({ emulator: { now: clock.now }, client: { now: clock.now, eagerRefreshMs: 60_000 } })
+    const before = rig.portal.auth.getParams()
+    clock.advance(3_600_000 - 30_000)
+    const first = await rig.portal.actions.v2.call.make({ method: 'profile' })
+    expect(first.isSuccess).toBe(true)
+    expect(rig.emulator.log.restRequests()[0]?.token).toBe(before.accessToken)
+    while (rig.portal.tokenState === 'refreshing') await new Promise((resolve) => setTimeout(resolve, 2))
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
+    clock.advance(60_000)
+    const later = await rig.portal.actions.v3.call.make({ method: 'tasks.task.list' })
+    expect(later.isSuccess).toBe(true)
+    expect(rig.emulator.log.rejected('expired_token')).toHaveLength(0)
+    expect(rig.emulator.log.restRequests().at(-1)?.token).toBe(rig.portal.auth.getParams().accessToken)
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
+  })
+})
