@@ -483,7 +483,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       expires: next.expires,
     })
     if (signal.aborted) {
-      // The machine gave up on this attempt (timeout) before the answer came: persist it all the same.
+      // The machine gave up on this attempt (timeout) before the answer came: the pair is the newest there is, so it
+      // replaces the one the machine knows (abandoning a retry that would spend the old refresh token) and is persisted.
+      this.#tokenActor?.send({ type: 'pair.replaced', expires: next.expires })
       this.#persistLate()
     }
     return { expires: next.expires }
@@ -529,7 +531,11 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   }
 
   #persistLate(): void {
-    const run = this.#persist().catch(ignore)
+    // Bounded like the machine's persisting state, so that destroy() waiting for it is bounded too.
+    const timeout = new Promise<void>((resolve) =>
+      setTimeout(resolve, this.#deps.settings.callbackTimeoutMs).unref(),
+    )
+    const run = Promise.race([this.#persist().catch(ignore), timeout])
     this.#latePersists.add(run)
     void run.finally(() => this.#latePersists.delete(run))
   }

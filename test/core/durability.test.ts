@@ -146,6 +146,25 @@ describe('every wait is bounded', () => {
     expect(rig.portal.tokenState).not.toBe('refreshing')
   })
 
+  it('a custom refresh answering after refreshTimeout: its pair is still committed and persisted', async () => {
+    rig = await startRig({ client: { refreshTimeout: 50, refreshRetries: 0 } })
+    const issued = rig.emulator.issueAuthParams()
+    const persisted: PortalOAuthParams[] = []
+    rig.portal.setCallbackRefreshAuth(({ b24OAuthParams }) => {
+      persisted.push(b24OAuthParams)
+    })
+    rig.portal.setCustomRefreshAuth(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      return { access_token: issued.accessToken, refresh_token: issued.refreshToken, expires_in: 3600 }
+    })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: SdkErrorCode.RequestTimeout })
+    while (persisted.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(persisted[0]?.refreshToken).toBe(issued.refreshToken)
+    expect(rig.portal.tokenState).toBe('valid')
+    await rig.portal.actions.v2.call.make({ method: 'profile' })
+    expect(rig.emulator.log.restRequests().at(-1)?.token).toBe(issued.accessToken)
+  })
+
   it("a call's own timeout bounds its wait for a refresh while the refresh goes on for the others", async () => {
     rig = await startRig()
     rig.emulator.expireAccessTokens()
