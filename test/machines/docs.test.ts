@@ -27,7 +27,10 @@ describe('docs/machines', () => {
   it('draws every transition of every state in the diagram', () => {
     const [accessToken, adminFlag] = files
     expect(accessToken?.content).toContain('stateDiagram-v2')
-    expect(accessToken?.content).toContain('refreshing --> expired : xstate.error.actor.refresh')
+    expect(accessToken?.content).toContain('requesting --> expired : xstate.error.actor.refresh')
+    expect(accessToken?.content).toContain('requesting --> dead : xstate.error.actor.refresh [isDeadPair]')
+    expect(accessToken?.content).toContain('waitingToRetry --> requesting : after retryDelay')
+    expect(accessToken?.content).toContain('state refreshing {')
     expect(accessToken?.content).toContain('valid --> expired : clock.tick [isPastExpiry]')
     expect(adminFlag?.content).toContain(
       'loading --> initialised : xstate.error.actor.loadIsAdmin [hasValue]',
