@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { type Actor, createActor, fromPromise, type InspectionEvent, type Observer, waitFor } from 'xstate'
 import {
   type AccessTokenRefreshOutput,
@@ -330,6 +331,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     waitMs: number | undefined,
   ): Promise<WaitOutcome> {
     const actor = this.#token()
+    // Every call waiting for a refresh listens to the closing signal: hundreds at once are normal, not a leak.
+    setMaxListeners(0, this.#closing.signal)
     const stop = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal
     let snapshot: TokenSnapshot
     try {
