@@ -17,14 +17,14 @@ export interface AccessTokenSettings {
 }
 
 /** Defaults of {@link AccessTokenSettings}. */
-export const DEFAULT_ACCESS_TOKEN_SETTINGS: Readonly<AccessTokenSettings> = {
+export const DEFAULT_ACCESS_TOKEN_SETTINGS: Readonly<AccessTokenSettings> = Object.freeze({
   eagerRefreshMs: 60_000,
   refreshTimeoutMs: 10_000,
   callbackTimeoutMs: 10_000,
   refreshRetries: 3,
   retryBaseDelayMs: 250,
   retryMaxDelayMs: 4_000,
-}
+})
 
 /**
  * How a refresh attempt failed, as the refresh actor rejects: `dead` (the OAuth server refused the refresh token:

@@ -83,7 +83,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   #callback: CallbackRefreshAuth | null = null
   #customRefresh: CustomRefreshAuth | null = null
   /** Callbacks run for a pair that arrived after its attempt was abandoned; `destroy()` waits for them. */
-  readonly #latePersists = new Set<Promise<void>>()
+  #latePersists: Set<Promise<void>> | null = null
 
   constructor(params: PortalOAuthParams, secret: PortalOAuthSecret, deps: AuthOAuthManagerDeps) {
     this.#params = params
@@ -286,7 +286,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         await waitFor(actor, (snapshot) => topState(snapshot) !== 'refreshing').catch(ignore)
       }
     }
-    await Promise.all(this.#latePersists)
+    await Promise.all(this.#latePersists ?? [])
     actor?.stop()
     this.#adminActor?.stop()
   }
@@ -539,8 +539,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       setTimeout(resolve, this.#deps.settings.callbackTimeoutMs).unref(),
     )
     const run = Promise.race([this.#persist().catch(ignore), timeout])
-    this.#latePersists.add(run)
-    void run.finally(() => this.#latePersists.delete(run))
+    const pending = (this.#latePersists ??= new Set())
+    pending.add(run)
+    void run.finally(() => pending.delete(run))
   }
 
   #admin(): Actor<typeof adminFlagMachine> {

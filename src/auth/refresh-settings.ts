@@ -41,6 +41,8 @@ function integerIn(field: string, value: unknown, min: number, max: number, fall
 /** Validates the refresh options and applies the defaults. */
 export function normalizeRefreshOptions(options: RefreshOptions): AccessTokenSettings {
   const defaults = DEFAULT_ACCESS_TOKEN_SETTINGS
+  // Most instances take the defaults: they share one frozen object instead of holding a copy each.
+  if (REFRESH_OPTION_KEYS.every((key) => options[key] === undefined)) return defaults
   return {
     ...defaults,
     eagerRefreshMs: integerIn(

@@ -155,7 +155,12 @@ describe('every wait is bounded', () => {
     })
     rig.portal.setCustomRefreshAuth(async () => {
       await new Promise((resolve) => setTimeout(resolve, 150))
-      return { access_token: issued.accessToken, refresh_token: issued.refreshToken, expires_in: 3600 }
+      // A custom refresh may return only the pair and its lifetime; the rest keeps its previous values.
+      return {
+        access_token: issued.accessToken,
+        refresh_token: issued.refreshToken,
+        expires_in: 3600,
+      } as HandlerRefreshAuth
     })
     await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: SdkErrorCode.RequestTimeout })
     while (persisted.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
