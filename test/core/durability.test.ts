@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
+  type HandlerRefreshAuth,
   PortalOAuth,
   type PortalOAuthParams,
   type RefreshAuthPayload,
