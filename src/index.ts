@@ -70,6 +70,7 @@ export type {
   HandlerRefreshAuth,
   PortalOAuthParams,
   PortalOAuthSecret,
+  PortalOAuthSecretInput,
   RefreshAuthPayload,
 } from './types/auth.js'
 export type { CallOptions } from './types/call.js'

@@ -10,7 +10,7 @@ import type {
   CallbackRefreshAuth,
   CustomRefreshAuth,
   PortalOAuthParams,
-  PortalOAuthSecret,
+  PortalOAuthSecretInput,
 } from './types/auth.js'
 
 /** Options of `new PortalOAuth(authOptions, oAuthSecret, options)`. */
@@ -27,7 +27,11 @@ export interface PortalOAuthOptions extends AbstractPortalOptions {
 export class PortalOAuth extends AbstractPortal {
   readonly #auth: AuthOAuthManager
 
-  constructor(authOptions: PortalOAuthParams, oAuthSecret: PortalOAuthSecret, options?: PortalOAuthOptions) {
+  constructor(
+    authOptions: PortalOAuthParams,
+    oAuthSecret: PortalOAuthSecretInput,
+    options?: PortalOAuthOptions,
+  ) {
     super('PortalOAuth', options, ['now'])
     const params = validateAuthParams(authOptions)
     const secret = validateSecret(oAuthSecret)

@@ -8,6 +8,7 @@ import type { SecretRegistry } from '../logger/secret-registry.js'
 import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type { CallOptions } from '../types/call.js'
+import { USER_AGENT } from '../version.js'
 import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
 import type { FetchLike, NormalizedHttpOptions } from './http-options.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
@@ -58,8 +59,6 @@ interface Answer {
   status: number
   body: unknown
 }
-
-const USER_AGENT = 'portal-oauth/3.0.0'
 
 /**
  * One REST API version over ky: JSON POST to `{root}{method}` with the token as `auth` in the body, paced by the
