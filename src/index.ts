@@ -50,6 +50,7 @@ export type {
   RestrictionParamsInput,
 } from './limits/restriction-params.js'
 export { createDefaultLogger, createNullLogger, type LoggerInterface } from './logger/logger.js'
+export type { StructuredLogFn, StructuredLogger, SupportedLogger } from './logger/structured-logger.js'
 export { PortalHook, type PortalHookOptions } from './portal-hook.js'
 export { PortalOAuth, type PortalOAuthOptions } from './portal-oauth.js'
 export { type AjaxPayload, type AjaxQuery, AjaxResult, type PayloadTime } from './results/ajax-result.js'

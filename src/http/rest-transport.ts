@@ -53,6 +53,8 @@ interface CallContext {
   attempts: number
   /** Whether every command of the call only reads (batches pass it; plain calls derive it from the method). */
   readOnly: boolean | undefined
+  /** `performance.now()` when the call was made. */
+  started: number
 }
 
 interface Answer {
@@ -111,6 +113,7 @@ export class RestTransport implements TypeHttp {
       },
       attempts: 0,
       readOnly: extra.readOnly,
+      started: performance.now(),
     }
     return this.#deps.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
   }
@@ -196,7 +199,8 @@ export class RestTransport implements TypeHttp {
           ...(context.readOnly === undefined ? {} : { readOnly: context.readOnly }),
         })
         this.#deps.logger.debug(`${this.apiVersion} ${context.options.method}: attempt failed in transit`, {
-          requestId: context.options.requestId,
+          ...this.#logFields(context),
+          attempt: context.attempts,
           kind,
           code: failureCode(error),
           retry,
@@ -217,16 +221,22 @@ export class RestTransport implements TypeHttp {
       // Not JSON: no portal error to act on.
     }
     const error = readPortalError(body)
-    const { method, requestId } = context.options
+    const { method } = context.options
     if (response.status === 503 && error?.code === 'QUERY_LIMIT_EXCEEDED') {
       this.#deps.restrictions.rateLimited()
-      this.#deps.logger.debug(`${this.apiVersion} ${method}: QUERY_LIMIT_EXCEEDED, retrying`, { requestId })
+      this.#deps.logger.debug(`${this.apiVersion} ${method}: QUERY_LIMIT_EXCEEDED, retrying`, {
+        ...this.#logFields(context),
+        status: 503,
+        attempt: context.attempts,
+      })
       return true
     }
     if (response.status === 429 && error?.code === 'OPERATION_TIME_LIMIT') {
       const wait = this.#deps.restrictions.operatingLimited(method)
       this.#deps.logger.debug(`${this.apiVersion} ${method}: OPERATION_TIME_LIMIT`, {
-        requestId,
+        ...this.#logFields(context),
+        status: 429,
+        attempt: context.attempts,
         waitMs: wait,
       })
       return wait !== null
@@ -272,8 +282,10 @@ export class RestTransport implements TypeHttp {
     const portalError = error ?? { code: `HTTP_${answer.status}`, description: '', validation: [] }
     for (const item of portalErrorsToSdkErrors(portalError, answer.status)) result.addError(item)
     this.#deps.logger.debug(`${this.apiVersion} ${method}: portal answered ${portalError.code}`, {
-      requestId: context.options.requestId,
+      ...this.#logFields(context),
       status: answer.status,
+      attempts: context.attempts,
+      durationMs: performance.now() - context.started,
     })
     return result
   }
@@ -311,6 +323,14 @@ export class RestTransport implements TypeHttp {
       attempts: context.attempts,
       cause: context.options.signal?.reason ?? reason,
     })
+  }
+
+  /** The fields every log line of a call carries, so that a structured logger keeps them as fields. */
+  #logFields(context: CallContext): Record<string, unknown> {
+    const { method, requestId } = context.options
+    return requestId === undefined
+      ? { apiVersion: this.apiVersion, method }
+      : { apiVersion: this.apiVersion, method, requestId }
   }
 
   #requestInfo(context: CallContext): AjaxError['request'] {
