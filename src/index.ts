@@ -26,6 +26,18 @@ export type { ListOptions, TailCursor, TailOptions } from './actions/list/list-o
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager, type InspectOption } from './auth/auth-oauth-manager.js'
 export {
+  type CallEndMessage,
+  type CallErrorMessage,
+  type CallOutcome,
+  type CallStartMessage,
+  DiagnosticsChannel,
+  type DiagnosticsErrorInfo,
+  type LimiterWaitMessage,
+  type RefreshEndMessage,
+  type RefreshErrorMessage,
+  type RefreshStartMessage,
+} from './diagnostics/channels.js'
+export {
   AjaxError,
   type AjaxErrorRequestInfo,
   RefreshTokenError,

@@ -6,6 +6,7 @@ import {
 } from '../../machines/access-token.machine.js'
 import { type AdminFlagState, adminFlagMachine } from '../../machines/admin-flag.machine.js'
 import { raceAbort } from '../core/abortable-sleep.js'
+import { traceRefreshEnd, traceRefreshError, traceRefreshStart } from '../diagnostics/channels.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { AuthStrategy, RequestAuth } from '../http/auth-strategy.js'
 import type { FetchLike } from '../http/http-options.js'
@@ -316,6 +317,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   }
 
   async #refresh(): Promise<RefreshOutcome> {
+    const trace = traceRefreshStart(this.#generation)
     const previous = this.#params
     let raw: unknown
     try {
@@ -333,6 +335,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     } catch (error) {
       const failure = asRefreshFailure(error, this.#deps.secrets)
       this.#deps.logger.error('token refresh failed', { error: failure })
+      traceRefreshError(trace, failure, this.#deps.secrets)
       throw failure
     }
     const next = applyRefreshResult(
@@ -345,6 +348,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     this.#params = next
     this.#generation += 1
     this.#deps.logger.info('token pair refreshed', { generation: this.#generation, expires: next.expires })
+    traceRefreshEnd(trace, this.#generation, next.expires)
     const outcome: RefreshOutcome = { expires: next.expires, generation: this.#generation }
     const callback = this.#callback
     if (callback) {

@@ -1,5 +1,6 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky'
 import { raceAbort } from '../core/abortable-sleep.js'
+import { type CallTrace, traceCallEnd, traceCallError, traceCallStart } from '../diagnostics/channels.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { RestrictionManager } from '../limits/restriction-manager.js'
@@ -55,6 +56,8 @@ interface CallContext {
   readOnly: boolean | undefined
   /** `performance.now()` when the call was made. */
   started: number
+  /** Set while a diagnostics channel of calls has subscribers. */
+  trace: CallTrace | null
 }
 
 interface Answer {
@@ -114,8 +117,31 @@ export class RestTransport implements TypeHttp {
       attempts: 0,
       readOnly: extra.readOnly,
       started: performance.now(),
+      trace: traceCallStart(this.apiVersion, options.method, options.requestId),
     }
-    return this.#deps.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
+    const run = this.#deps.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
+    return context.trace ? this.#traced(run, context, context.trace) : run
+  }
+
+  /** Publishes how a traced call ended. */
+  async #traced<T>(
+    run: Promise<AjaxResult<T>>,
+    context: CallContext,
+    trace: CallTrace,
+  ): Promise<AjaxResult<T>> {
+    try {
+      const result = await run
+      traceCallEnd(trace, {
+        status: result.getStatus(),
+        isSuccess: result.isSuccess,
+        attempts: context.attempts,
+        errorCode: result.getErrors()[0]?.code,
+      })
+      return result
+    } catch (error) {
+      traceCallError(trace, error, context.attempts, this.#deps.secrets)
+      throw error
+    }
   }
 
   async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
@@ -368,8 +394,11 @@ export class RestTransport implements TypeHttp {
             if (requestId !== undefined) request.headers.set('x-request-id', requestId)
             // Every attempt, retries included, waits for the method's operating delay and a slot of the bucket.
             this.#deps.assertAlive()
+            const { trace } = context
+            const waitFrom = trace ? performance.now() : 0
             try {
               await this.#deps.restrictions.acquire(context.options.method, context.options.signal)
+              if (trace) trace.limiterWaitMs += performance.now() - waitFrom
             } catch (error) {
               if (context.options.signal?.aborted) throw this.#abortError(context, error)
               // The limiter drops its waiting callers when the instance is destroyed: say so clearly.
