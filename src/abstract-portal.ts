@@ -12,9 +12,10 @@ import { RestTransport, type TypeHttp } from './http/rest-transport.js'
 import { createPooledFetch, type PooledFetch } from './http/undici-fetch.js'
 import { RestrictionManager } from './limits/restriction-manager.js'
 import type { RestrictionParams, RestrictionParamsInput } from './limits/restriction-params.js'
-import { createDefaultLogger, type LoggerInterface } from './logger/logger.js'
+import { createDefaultLogger } from './logger/logger.js'
 import { RedactingLogger } from './logger/redacting-logger.js'
 import { SecretRegistry } from './logger/secret-registry.js'
+import { isSupportedLogger, type SupportedLogger } from './logger/structured-logger.js'
 import { clientSideWarningMessage, detectClientSideRuntime } from './runtime/client-side.js'
 import { createTools, type PortalTools } from './tools/tools.js'
 import { ApiVersion } from './types/api-version.js'
@@ -25,8 +26,11 @@ export interface AbstractPortalOptions {
   restrictionParams?: RestrictionParamsInput
   /** Settings of both HTTP transports. Unknown keys are dropped and their names logged. */
   httpOptions?: TypeHttpOptions
-  /** A console-shaped logger; default: warnings and errors to the console. Secrets are redacted either way. */
-  logger?: LoggerInterface
+  /**
+   * A console-shaped logger `(message, context)` or a pino/bunyan-shaped one `(context, message)` with `child()`;
+   * default: warnings and errors to the console. Secrets are redacted either way.
+   */
+  logger?: SupportedLogger
   /** An XState inspector (for example `createWebSocketInspector().inspect`), passed to every actor of the instance. */
   inspect?: InspectOption
 }
@@ -48,9 +52,9 @@ export interface TypePortal {
   /** The settings in force. */
   getRestrictionManagerParams(): RestrictionParams
   /** The logger lines go to (after redaction). */
-  getLogger(): LoggerInterface
-  /** Replaces the logger. */
-  setLogger(logger: LoggerInterface): void
+  getLogger(): SupportedLogger
+  /** Replaces the logger: console-shaped or pino/bunyan-shaped. */
+  setLogger(logger: SupportedLogger): void
   /** Disables the browser-runtime warning on both transports. */
   offClientSideWarning(): void
   /** The portal origin. */
@@ -68,12 +72,6 @@ const KNOWN_OPTION_KEYS: ReadonlySet<string> = new Set([
   'logger',
   'inspect',
 ])
-
-function isLogger(value: unknown): value is LoggerInterface {
-  if (value === null || typeof value !== 'object') return false
-  const logger = value as Record<string, unknown>
-  return ['debug', 'info', 'warn', 'error'].every((level) => typeof logger[level] === 'function')
-}
 
 /**
  * What every portal client has: actions, transports, limiter, logger, client-side warning and `destroy`. A subclass
@@ -113,7 +111,7 @@ export abstract class AbstractPortal implements TypePortal {
       })
     }
     const given = options ?? {}
-    if (given.logger !== undefined && !isLogger(given.logger)) {
+    if (given.logger !== undefined && !isSupportedLogger(given.logger)) {
       throw new SdkError({
         code: SdkErrorCode.InvalidArgument,
         message: `${className}: options.logger must have debug, info, warn and error functions`,
@@ -192,12 +190,12 @@ export abstract class AbstractPortal implements TypePortal {
     return this.restrictions.params
   }
 
-  getLogger(): LoggerInterface {
+  getLogger(): SupportedLogger {
     return this.logger.target
   }
 
-  setLogger(logger: LoggerInterface): void {
-    if (!isLogger(logger)) {
+  setLogger(logger: SupportedLogger): void {
+    if (!isSupportedLogger(logger)) {
       throw new SdkError({
         code: SdkErrorCode.InvalidArgument,
         message: 'setLogger: logger must have debug, info, warn and error functions',

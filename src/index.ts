@@ -26,6 +26,18 @@ export type { ListOptions, TailCursor, TailOptions } from './actions/list/list-o
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager, type InspectOption } from './auth/auth-oauth-manager.js'
 export {
+  type CallEndMessage,
+  type CallErrorMessage,
+  type CallOutcome,
+  type CallStartMessage,
+  DiagnosticsChannel,
+  type DiagnosticsErrorInfo,
+  type LimiterWaitMessage,
+  type RefreshEndMessage,
+  type RefreshErrorMessage,
+  type RefreshStartMessage,
+} from './diagnostics/channels.js'
+export {
   AjaxError,
   type AjaxErrorRequestInfo,
   RefreshTokenError,
@@ -50,6 +62,7 @@ export type {
   RestrictionParamsInput,
 } from './limits/restriction-params.js'
 export { createDefaultLogger, createNullLogger, type LoggerInterface } from './logger/logger.js'
+export type { StructuredLogFn, StructuredLogger, SupportedLogger } from './logger/structured-logger.js'
 export { PortalHook, type PortalHookOptions } from './portal-hook.js'
 export { PortalOAuth, type PortalOAuthOptions } from './portal-oauth.js'
 export { type AjaxPayload, type AjaxQuery, AjaxResult, type PayloadTime } from './results/ajax-result.js'
@@ -70,6 +83,7 @@ export type {
   HandlerRefreshAuth,
   PortalOAuthParams,
   PortalOAuthSecret,
+  PortalOAuthSecretInput,
   RefreshAuthPayload,
 } from './types/auth.js'
 export type { CallOptions } from './types/call.js'

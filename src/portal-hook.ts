@@ -33,8 +33,11 @@ export class PortalHook extends AbstractPortal {
     }
   }
 
-  /** A client for a whole webhook URL, `https://portal.example.com/rest/1/secret/` (v3 `/rest/api/1/secret/` too). */
-  static fromWebhookUrl(url: string, options?: PortalHookOptions): PortalHook {
+  /**
+   * A client for a whole webhook URL, `https://portal.example.com/rest/1/secret/` (v3 `/rest/api/1/secret/` too).
+   * Takes `process.env.X` as it is: a missing URL throws `JSSDK_INVALID_ARGUMENT` at run time.
+   */
+  static fromWebhookUrl(url: string | undefined, options?: PortalHookOptions): PortalHook {
     return new PortalHook(parseWebhookUrl(url), options)
   }
 

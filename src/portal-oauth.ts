@@ -11,7 +11,7 @@ import type {
   CallbackRefreshAuth,
   CustomRefreshAuth,
   PortalOAuthParams,
-  PortalOAuthSecret,
+  PortalOAuthSecretInput,
 } from './types/auth.js'
 
 /** Options of `new PortalOAuth(authOptions, oAuthSecret, options)`. */
@@ -28,7 +28,11 @@ export interface PortalOAuthOptions extends AbstractPortalOptions, RefreshOption
 export class PortalOAuth extends AbstractPortal {
   readonly #auth: AuthOAuthManager
 
-  constructor(authOptions: PortalOAuthParams, oAuthSecret: PortalOAuthSecret, options?: PortalOAuthOptions) {
+  constructor(
+    authOptions: PortalOAuthParams,
+    oAuthSecret: PortalOAuthSecretInput,
+    options?: PortalOAuthOptions,
+  ) {
     super('PortalOAuth', options, ['now', ...REFRESH_OPTION_KEYS])
     const params = validateAuthParams(authOptions)
     const secret = validateSecret(oAuthSecret)

@@ -9,6 +9,12 @@ import {
   type RefreshFailure,
 } from '../../machines/access-token.machine.js'
 import { type AdminFlagState, adminFlagMachine } from '../../machines/admin-flag.machine.js'
+import {
+  type RefreshTrace,
+  traceRefreshEnd,
+  traceRefreshError,
+  traceRefreshStart,
+} from '../diagnostics/channels.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { AuthStrategy, RequestAuth } from '../http/auth-strategy.js'
@@ -439,6 +445,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
    * Rejects with a {@link RefreshFailure} holding an error free of secrets.
    */
   async #refreshAttempt(signal: AbortSignal): Promise<AccessTokenRefreshOutput> {
+    const trace = traceRefreshStart(this.#generation())
     const previous = this.#params
     let raw: unknown
     try {
@@ -453,7 +460,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
             signal,
           })
     } catch (error) {
-      throw this.#refreshFailure(error, signal)
+      throw this.#refreshFailure(error, signal, trace)
     }
     let applied: ReturnType<typeof applyRefreshResult>
     try {
@@ -463,7 +470,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         this.#deps.now(),
       )
     } catch (error) {
-      throw this.#refreshFailure(error, signal)
+      throw this.#refreshFailure(error, signal, trace)
     }
     const next = applied.params
     if (this.#params !== previous) {
@@ -485,6 +492,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       generation: this.#generation() + 1,
       expires: next.expires,
     })
+    traceRefreshEnd(trace, this.#generation() + 1, next.expires)
     if (signal.aborted) {
       // The machine gave up on this attempt (timeout) before the answer came: the pair is the newest there is, so it
       // replaces the one the machine knows (abandoning a retry that would spend the old refresh token) and is persisted.
@@ -494,9 +502,10 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     return { expires: next.expires }
   }
 
-  #refreshFailure(error: unknown, signal: AbortSignal): RefreshFailure {
+  #refreshFailure(error: unknown, signal: AbortSignal, trace: RefreshTrace): RefreshFailure {
     const failure = this.#asRefreshFailure(error)
     const kind = classifyRefreshFailure(failure)
+    traceRefreshError(trace, failure, this.#deps.secrets)
     // An attempt the machine abandoned already has its outcome; nothing to log twice.
     if (!signal.aborted) this.#deps.logger.error('token refresh failed', { error: failure, kind })
     return { kind, error: failure }

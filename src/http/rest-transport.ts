@@ -1,5 +1,6 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky'
 import { raceAbort } from '../core/abortable-sleep.js'
+import { type CallTrace, traceCallEnd, traceCallError, traceCallStart } from '../diagnostics/channels.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { RestrictionManager } from '../limits/restriction-manager.js'
@@ -8,6 +9,7 @@ import type { SecretRegistry } from '../logger/secret-registry.js'
 import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type { CallOptions } from '../types/call.js'
+import { USER_AGENT } from '../version.js'
 import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
 import type { FetchLike, NormalizedHttpOptions } from './http-options.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
@@ -52,14 +54,16 @@ interface CallContext {
   attempts: number
   /** Whether every command of the call only reads (batches pass it; plain calls derive it from the method). */
   readOnly: boolean | undefined
+  /** `performance.now()` when the call was made. */
+  started: number
+  /** Set while a diagnostics channel of calls has subscribers. */
+  trace: CallTrace | null
 }
 
 interface Answer {
   status: number
   body: unknown
 }
-
-const USER_AGENT = 'portal-oauth/3.0.0'
 
 /**
  * One REST API version over ky: JSON POST to `{root}{method}` with the token as `auth` in the body, paced by the
@@ -112,8 +116,32 @@ export class RestTransport implements TypeHttp {
       },
       attempts: 0,
       readOnly: extra.readOnly,
+      started: performance.now(),
+      trace: traceCallStart(this.apiVersion, options.method, options.requestId),
     }
-    return this.#deps.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
+    const run = this.#deps.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
+    return context.trace ? this.#traced(run, context, context.trace) : run
+  }
+
+  /** Publishes how a traced call ended. */
+  async #traced<T>(
+    run: Promise<AjaxResult<T>>,
+    context: CallContext,
+    trace: CallTrace,
+  ): Promise<AjaxResult<T>> {
+    try {
+      const result = await run
+      traceCallEnd(trace, {
+        status: result.getStatus(),
+        isSuccess: result.isSuccess,
+        attempts: context.attempts,
+        errorCode: result.getErrors()[0]?.code,
+      })
+      return result
+    } catch (error) {
+      traceCallError(trace, error, context.attempts, this.#deps.secrets)
+      throw error
+    }
   }
 
   async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
@@ -202,7 +230,8 @@ export class RestTransport implements TypeHttp {
           ...(context.readOnly === undefined ? {} : { readOnly: context.readOnly }),
         })
         this.#deps.logger.debug(`${this.apiVersion} ${context.options.method}: attempt failed in transit`, {
-          requestId: context.options.requestId,
+          ...this.#logFields(context),
+          attempt: context.attempts,
           kind,
           code: failureCode(error),
           retry,
@@ -223,16 +252,22 @@ export class RestTransport implements TypeHttp {
       // Not JSON: no portal error to act on.
     }
     const error = readPortalError(body)
-    const { method, requestId } = context.options
+    const { method } = context.options
     if (response.status === 503 && error?.code === 'QUERY_LIMIT_EXCEEDED') {
       this.#deps.restrictions.rateLimited()
-      this.#deps.logger.debug(`${this.apiVersion} ${method}: QUERY_LIMIT_EXCEEDED, retrying`, { requestId })
+      this.#deps.logger.debug(`${this.apiVersion} ${method}: QUERY_LIMIT_EXCEEDED, retrying`, {
+        ...this.#logFields(context),
+        status: 503,
+        attempt: context.attempts,
+      })
       return true
     }
     if (response.status === 429 && error?.code === 'OPERATION_TIME_LIMIT') {
       const wait = this.#deps.restrictions.operatingLimited(method)
       this.#deps.logger.debug(`${this.apiVersion} ${method}: OPERATION_TIME_LIMIT`, {
-        requestId,
+        ...this.#logFields(context),
+        status: 429,
+        attempt: context.attempts,
         waitMs: wait,
       })
       return wait !== null
@@ -278,8 +313,10 @@ export class RestTransport implements TypeHttp {
     const portalError = error ?? { code: `HTTP_${answer.status}`, description: '', validation: [] }
     for (const item of portalErrorsToSdkErrors(portalError, answer.status)) result.addError(item)
     this.#deps.logger.debug(`${this.apiVersion} ${method}: portal answered ${portalError.code}`, {
-      requestId: context.options.requestId,
+      ...this.#logFields(context),
       status: answer.status,
+      attempts: context.attempts,
+      durationMs: performance.now() - context.started,
     })
     return result
   }
@@ -319,6 +356,14 @@ export class RestTransport implements TypeHttp {
     })
   }
 
+  /** The fields every log line of a call carries, so that a structured logger keeps them as fields. */
+  #logFields(context: CallContext): Record<string, unknown> {
+    const { method, requestId } = context.options
+    return requestId === undefined
+      ? { apiVersion: this.apiVersion, method }
+      : { apiVersion: this.apiVersion, method, requestId }
+  }
+
   #requestInfo(context: CallContext): AjaxError['request'] {
     return {
       apiVersion: this.apiVersion,
@@ -354,8 +399,11 @@ export class RestTransport implements TypeHttp {
             if (requestId !== undefined) request.headers.set('x-request-id', requestId)
             // Every attempt, retries included, waits for the method's operating delay and a slot of the bucket.
             this.#deps.assertAlive()
+            const { trace } = context
+            const waitFrom = trace ? performance.now() : 0
             try {
               await this.#deps.restrictions.acquire(context.options.method, context.options.signal)
+              if (trace) trace.limiterWaitMs += performance.now() - waitFrom
             } catch (error) {
               if (context.options.signal?.aborted) throw this.#abortError(context, error)
               // The limiter drops its waiting callers when the instance is destroyed: say so clearly.

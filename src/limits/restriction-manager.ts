@@ -1,4 +1,5 @@
 import { abortableSleep } from '../core/abortable-sleep.js'
+import { traceLimiterWait } from '../diagnostics/channels.js'
 import type { PayloadTime } from '../results/ajax-result.js'
 import { LeakyBucket } from './leaky-bucket.js'
 import { OperatingLimiter } from './operating-limiter.js'
@@ -40,8 +41,14 @@ export class RestrictionManager {
   acquire(method: string, signal?: AbortSignal): Promise<void> {
     const delay = this.#operating?.delayFor(method) ?? 0
     // No async frame when nothing waits: this runs on every attempt of every call.
-    if (delay <= 0) return this.#bucketInstance().take(signal)
-    return abortableSleep(delay, signal).then(() => this.#bucketInstance().take(signal))
+    if (delay <= 0) {
+      const bucket = this.#bucketInstance()
+      const slot = bucket.take(signal)
+      // Only a caller that found the bucket empty is queued; the free path is left as it is.
+      return bucket.queued > 0 ? traceLimiterWait(slot, method, 'rate') : slot
+    }
+    const waiting = abortableSleep(delay, signal).then(() => this.#bucketInstance().take(signal))
+    return traceLimiterWait(waiting, method, 'operating')
   }
 
   /** Runs a whole call of `method`, one at a time when the method is heavy. */

@@ -1,23 +1,29 @@
 import type { LoggerInterface } from './logger.js'
 import type { SecretRegistry } from './secret-registry.js'
+import { asConsoleShaped, type SupportedLogger } from './structured-logger.js'
 
 /** Wraps the user's logger so that no secret of the instance reaches a log line. */
 export class RedactingLogger implements LoggerInterface {
   readonly #secrets: SecretRegistry
+  /** The logger as given: pino-shaped or console-shaped. */
+  #given: SupportedLogger
+  /** A console-shaped view of it, which lines are forwarded to. */
   #target: LoggerInterface
 
-  constructor(target: LoggerInterface, secrets: SecretRegistry) {
-    this.#target = target
+  constructor(target: SupportedLogger, secrets: SecretRegistry) {
+    this.#given = target
+    this.#target = asConsoleShaped(target)
     this.#secrets = secrets
   }
 
-  /** The logger lines are forwarded to. */
-  get target(): LoggerInterface {
-    return this.#target
+  /** The logger lines are forwarded to, as given. */
+  get target(): SupportedLogger {
+    return this.#given
   }
 
-  set target(target: LoggerInterface) {
-    this.#target = target
+  set target(target: SupportedLogger) {
+    this.#given = target
+    this.#target = asConsoleShaped(target)
   }
 
   debug(message: string, context?: Record<string, unknown>): void {

@@ -1,99 +1,50 @@
+import { parse } from 'qs'
+
 /** A parsed PHP-style parameter tree: nested plain objects (and arrays after `phpArrays`). */
 export type PhpParams = Record<string, unknown>
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
-
-/** Decode one `application/x-www-form-urlencoded` component the way PHP does (`+` is a space); malformed stays raw. */
-export function decodeFormComponent(text: string): string {
-  const spaced = text.replace(/\+/g, ' ')
-  try {
-    return decodeURIComponent(spaced)
-  } catch {
-    return spaced
-  }
-}
-
-/** Split a PHP parameter name into its path: `filter[>ID][0]` → `['filter', '>ID', '0']`, `a[]` → `['a', '']`. */
-export function splitPhpKey(name: string): string[] {
-  const open = name.indexOf('[')
-  if (open <= 0) return [name]
-  const path = [name.slice(0, open)]
-  let rest = name.slice(open)
-  while (rest.startsWith('[')) {
-    const close = rest.indexOf(']')
-    if (close < 0) break
-    path.push(rest.slice(1, close))
-    rest = rest.slice(close + 1)
-  }
-  return path
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Put `value` into `target` at the PHP bracket path of `name` (`[]` appends the next integer index). */
-export function setPhpValue(target: PhpParams, name: string, value: unknown): void {
-  const path = splitPhpKey(name)
-  if (path.some((part) => FORBIDDEN_KEYS.has(part))) return
-  let node: Record<string, unknown> = target
-  for (let i = 0; i < path.length; i++) {
-    let key = path[i] ?? ''
-    if (key === '' && i > 0) key = String(nextIndex(node))
-    if (i === path.length - 1) {
-      node[key] = value
-      return
-    }
-    const child = node[key]
-    if (isRecord(child)) {
-      node = child
-    } else {
-      const created: Record<string, unknown> = {}
-      node[key] = created
-      node = created
-    }
-  }
-}
-
-function nextIndex(node: Record<string, unknown>): number {
-  let max = -1
-  for (const key of Object.keys(node)) {
-    if (/^(0|[1-9]\d*)$/.test(key)) max = Math.max(max, Number(key))
-  }
-  return max + 1
-}
+/**
+ * Bounds on what one body may build, so that a hostile or broken body costs the emulator little: PHP's own nesting
+ * limit (`max_input_nesting_level`), a cap on fields, and list indices past which a key stays a map key.
+ */
+export const PHP_QUERY_LIMITS = { depth: 64, parameterLimit: 10_000, arrayLimit: 1_000 } as const
 
 /**
- * Parse a query string PHP-style (`parse_str`): bracket keys build nested maps, integer-keyed maps 0..n-1 become
- * arrays. `transform` may replace each decoded value (used by the batch `$result[...]` substitution).
+ * Parse a query string PHP-style (`parse_str`) with `qs`: bracket keys build nested maps, `+` is a space, the last
+ * of repeated names wins, maps whose keys are exactly `0..n-1` become lists (a gap leaves a map keyed by index).
+ * Names that would reach `Object.prototype` (`__proto__`, `constructor`, ...) are dropped. `transform` may replace
+ * each decoded value (used by the batch `$result[...]` substitution).
  */
 export function parsePhpQuery(query: string, transform?: (value: string) => unknown): PhpParams {
-  const out: PhpParams = {}
-  if (query === '') return out
-  for (const pair of query.split('&')) {
-    if (pair === '') continue
-    const eq = pair.indexOf('=')
-    const rawKey = eq < 0 ? pair : pair.slice(0, eq)
-    const rawValue = eq < 0 ? '' : pair.slice(eq + 1)
-    const key = decodeFormComponent(rawKey)
-    if (key === '') continue
-    const value = decodeFormComponent(rawValue)
-    setPhpValue(out, key, transform ? transform(value) : value)
-  }
-  return phpArrays(out) as PhpParams
+  if (query === '') return {}
+  const parsed = parse(query, {
+    ...PHP_QUERY_LIMITS,
+    allowPrototypes: false,
+    allowSparse: true,
+    duplicates: 'last',
+  })
+  return phpValue(parsed, transform) as PhpParams
 }
 
-/** Recursively turn plain objects whose keys are exactly `0..n-1` into arrays, as PHP lists are. */
-export function phpArrays(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(phpArrays)
-  if (!isRecord(value)) return value
+/** A value of `qs`'s tree in PHP's shape; `transform` applied to each string. */
+function phpValue(value: unknown, transform: ((value: string) => unknown) | undefined): unknown {
+  if (typeof value === 'string') return transform ? transform(value) : value
+  if (value === null || typeof value !== 'object') return value
+  // Sparse lists (`a[1]=x`) and maps alike: PHP keeps the keys it was given.
   const keys = Object.keys(value)
   const converted: Record<string, unknown> = {}
-  for (const key of keys) converted[key] = phpArrays(value[key])
+  for (const key of keys) converted[key] = phpValue((value as Record<string, unknown>)[key], transform)
+  return phpArrays(converted)
+}
+
+/** Turn a plain object whose keys are exactly `0..n-1` into an array, as PHP lists are; any other value stays. */
+function phpArrays(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
+  const keys = Object.keys(value)
   if (keys.length > 0 && keys.every((key, index) => key === String(index))) {
-    return keys.map((key) => converted[key])
+    return keys.map((key) => (value as Record<string, unknown>)[key])
   }
-  return converted
+  return value
 }
 
 /**

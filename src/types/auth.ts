@@ -36,6 +36,12 @@ export interface PortalOAuthSecret {
   clientSecret: string
 }
 
+/**
+ * The credentials `new PortalOAuth(...)` takes: each may come straight from `process.env`; a missing one throws
+ * `JSSDK_INVALID_ARGUMENT` at run time.
+ */
+export type PortalOAuthSecretInput = { [Key in keyof PortalOAuthSecret]: PortalOAuthSecret[Key] | undefined }
+
 /** Result of a custom refresh function (spec 2.4), in the OAuth server's snake_case. */
 export interface HandlerRefreshAuth {
   /** New access token. */

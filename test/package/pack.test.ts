@@ -1,51 +1,191 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
 let workdir = ''
+/** An empty application with the packed package installed from its tarball. */
+let app = ''
+let installed = ''
 
-afterAll(async () => {
-  if (workdir) await rm(workdir, { recursive: true, force: true })
-})
-
-it('npm pack gives a tarball that installs in an empty folder; its three entry points work there', async () => {
+beforeAll(async () => {
   workdir = await mkdtemp(join(tmpdir(), 'portal-oauth-pack-'))
   const packed = await run('npm', ['pack', '--pack-destination', workdir, '--silent'], {
     cwd: root,
     maxBuffer: 1 << 24,
   })
   const tarball = packed.stdout.trim().split('\n').at(-1) ?? ''
-  expect(tarball).toMatch(/^portal-oauth-3\.0\.0\.tgz$/)
-  const app = join(workdir, 'app')
-  await run('mkdir', ['-p', app])
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
+  expect(tarball).toMatch(/^portal-oauth-\d+\.\d+\.\d+\.tgz$/)
+  app = join(workdir, 'app')
+  installed = join(app, 'node_modules', 'portal-oauth')
+  await mkdir(app, { recursive: true })
+  // No "type": each file says what it is by its extension.
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }))
   await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(workdir, tarball)], {
     cwd: app,
     maxBuffer: 1 << 24,
   })
-  // Only what users need is shipped: no tests, no sources of the scripts.
-  const shipped = await readdir(join(app, 'node_modules', 'portal-oauth'))
-  expect(shipped.sort()).toEqual(['LICENSE', 'README.md', 'dist', 'docs', 'package.json'].sort())
-  await writeFile(
-    join(app, 'main.js'),
-    `
-    import { PortalOAuth, EnumAppStatus } from 'portal-oauth'
-    import { accessTokenMachine } from 'portal-oauth/machines'
-    import { startPortalEmulator } from 'portal-oauth/testing'
-    const emulator = await startPortalEmulator()
-    const portal = new PortalOAuth(emulator.issueAuthParams(), { clientId: emulator.clientId, clientSecret: emulator.clientSecret })
-    const result = await portal.actions.v3.call.make({ method: 'tasks.task.list' })
-    await portal.destroy()
-    await emulator.close()
-    console.log(JSON.stringify({ ok: result.isSuccess, machine: accessTokenMachine.id, local: EnumAppStatus.Local }))
-    `,
-  )
-  const { stdout } = await run(process.execPath, ['main.js'], { cwd: app })
-  expect(JSON.parse(stdout)).toEqual({ ok: true, machine: 'accessToken', local: 'L' })
 }, 180_000)
+
+afterAll(async () => {
+  if (workdir) await rm(workdir, { recursive: true, force: true })
+})
+
+/** Runs a file of the application with the Node running the tests; its stdout as JSON. */
+async function runApp(file: string, source: string): Promise<unknown> {
+  await writeFile(join(app, file), source)
+  const { stdout } = await run(process.execPath, [file], { cwd: app })
+  return JSON.parse(stdout)
+}
+
+/** One call through each entry point: the emulator from `/testing`, a client from `.`, the machine from `/machines`. */
+const EXERCISE = `
+  const emulator = await startPortalEmulator()
+  const portal = new PortalOAuth(emulator.issueAuthParams(), { clientId: emulator.clientId, clientSecret: emulator.clientSecret })
+  const result = await portal.actions.v3.call.make({ method: 'tasks.task.list' })
+  await portal.destroy()
+  await emulator.close()
+  const [entry] = emulator.log.restRequests()
+  console.log(JSON.stringify({
+    ok: result.isSuccess,
+    machine: accessTokenMachine.id,
+    local: EnumAppStatus.Local,
+    userAgent: entry.headers['user-agent'],
+  }))
+`
+
+describe('the packed package', () => {
+  it('ships only what users need: no tests, no sources of the scripts', async () => {
+    const shipped = await readdir(installed)
+    expect(shipped.sort()).toEqual(['LICENSE', 'README.md', 'dist', 'docs', 'package.json'].sort())
+  })
+
+  it('import works from an ES module for all three entry points', async () => {
+    const out = await runApp(
+      'main.mjs',
+      `import { PortalOAuth, EnumAppStatus } from 'portal-oauth'
+       import { accessTokenMachine } from 'portal-oauth/machines'
+       import { startPortalEmulator } from 'portal-oauth/testing'
+       ${EXERCISE}`,
+    )
+    expect(out).toMatchObject({ ok: true, machine: 'accessToken', local: 'L' })
+  }, 60_000)
+
+  it('require() works from a CommonJS file for all three entry points', async () => {
+    const out = await runApp(
+      'main.cjs',
+      `const { PortalOAuth, EnumAppStatus } = require('portal-oauth')
+       const { accessTokenMachine } = require('portal-oauth/machines')
+       const { startPortalEmulator } = require('portal-oauth/testing')
+       void (async () => { ${EXERCISE} })()`,
+    )
+    expect(out).toMatchObject({ ok: true, machine: 'accessToken', local: 'L' })
+  }, 60_000)
+
+  it('the User-Agent carries the version of the installed package.json', async () => {
+    // An upgrade changes package.json; nothing else in the package may need to follow.
+    const manifestPath = join(installed, 'package.json')
+    const manifest = await readFile(manifestPath, 'utf8')
+    const upgraded = { ...(JSON.parse(manifest) as Record<string, unknown>), version: '3.99.1-upgrade.7' }
+    await writeFile(manifestPath, JSON.stringify(upgraded))
+    try {
+      const out = await runApp(
+        'agent.mjs',
+        `import { PortalOAuth, EnumAppStatus } from 'portal-oauth'
+         import { accessTokenMachine } from 'portal-oauth/machines'
+         import { startPortalEmulator } from 'portal-oauth/testing'
+         ${EXERCISE}`,
+      )
+      expect(out).toMatchObject({ ok: true, userAgent: 'portal-oauth/3.99.1-upgrade.7' })
+    } finally {
+      await writeFile(manifestPath, manifest)
+    }
+  }, 60_000)
+
+  it('every source map resolves: its sources are shipped or embedded', async () => {
+    const maps = (await readdir(join(installed, 'dist'), { recursive: true })).filter((file) =>
+      file.endsWith('.map'),
+    )
+    expect(maps.length).toBeGreaterThan(0)
+    const unresolved: string[] = []
+    for (const file of maps) {
+      const path = join(installed, 'dist', file)
+      const map = JSON.parse(await readFile(path, 'utf8')) as {
+        sources: string[]
+        sourceRoot?: string
+        sourcesContent?: Array<string | null>
+      }
+      for (const [index, source] of map.sources.entries()) {
+        if (typeof map.sourcesContent?.[index] === 'string') continue
+        const target = resolve(dirname(path), map.sourceRoot ?? '', source)
+        const exists = await readFile(target).then(
+          () => true,
+          () => false,
+        )
+        if (!exists) unresolved.push(`${file} -> ${source}`)
+      }
+    }
+    expect(unresolved).toEqual([])
+  })
+
+  it('types resolve for every entry point under node16, nodenext and bundler, from ESM and CommonJS', async () => {
+    const usage = `
+      const hook: PortalHook = PortalHook.fromWebhookUrl(process.env.PORTAL_WEBHOOK_URL)
+      const secret: PortalOAuthSecretInput = { clientId: process.env.CLIENT_ID, clientSecret: process.env.CLIENT_SECRET }
+      const machineId: string = accessTokenMachine.id
+      const start: () => Promise<PortalEmulator> = startPortalEmulator
+      export const used = [hook, secret, machineId, start]
+    `
+    const imports = `
+      import { PortalHook, type PortalOAuthSecretInput } from 'portal-oauth'
+      import { accessTokenMachine } from 'portal-oauth/machines'
+      import { type PortalEmulator, startPortalEmulator } from 'portal-oauth/testing'
+    `
+    await writeFile(join(app, 'esm.mts'), imports + usage)
+    // In a .cts file these imports compile to require() calls.
+    await writeFile(join(app, 'cjs.cts'), imports + usage)
+    await writeFile(join(app, 'bundled.ts'), imports + usage)
+    const setups: Array<{ name: string; options: Record<string, unknown>; files: string[] }> = [
+      { name: 'node16', options: { module: 'node16', moduleResolution: 'node16' }, files: ['esm.mts'] },
+      {
+        name: 'nodenext',
+        options: { module: 'nodenext', moduleResolution: 'nodenext' },
+        files: ['esm.mts', 'cjs.cts'],
+      },
+      {
+        name: 'bundler',
+        options: { module: 'preserve', moduleResolution: 'bundler' },
+        files: ['bundled.ts'],
+      },
+    ]
+    const failures: string[] = []
+    for (const setup of setups) {
+      const config = join(app, `tsconfig.${setup.name}.json`)
+      await writeFile(
+        config,
+        JSON.stringify({
+          compilerOptions: {
+            ...setup.options,
+            target: 'es2022',
+            strict: true,
+            noEmit: true,
+            skipLibCheck: true,
+            types: ['node'],
+            typeRoots: [join(root, 'node_modules', '@types')],
+          },
+          files: setup.files,
+        }),
+      )
+      await run(process.execPath, [tsc, '-p', config], { cwd: app, maxBuffer: 1 << 24 }).catch(
+        (error: { stdout?: string }) => failures.push(`${setup.name}:\n${error.stdout ?? String(error)}`),
+      )
+    }
+    expect(failures).toEqual([])
+  }, 60_000)
+})

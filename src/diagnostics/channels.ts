@@ -1,0 +1,238 @@
+import { channel } from 'node:diagnostics_channel'
+import type { ApiVersion } from '../types/api-version.js'
+
+/**
+ * Names of the `node:diagnostics_channel` channels the package publishes on. Subscribe with
+ * `diagnostics_channel.subscribe(DiagnosticsChannel.callEnd, (message) => ...)`. Messages hold no token or secret;
+ * nothing is measured or built while a channel has no subscriber.
+ */
+export const DiagnosticsChannel = {
+  /** A REST call starts (after its options were validated): {@link CallStartMessage}. */
+  callStart: 'portal-oauth:call:start',
+  /** A REST call got an answer, success or portal error: {@link CallEndMessage}. */
+  callEnd: 'portal-oauth:call:end',
+  /** A REST call rejected (network, timeout, cancelled, destroyed): {@link CallErrorMessage}. */
+  callError: 'portal-oauth:call:error',
+  /** A token refresh starts: {@link RefreshStartMessage}. */
+  refreshStart: 'portal-oauth:refresh:start',
+  /** A token refresh gave a new pair: {@link RefreshEndMessage}. */
+  refreshEnd: 'portal-oauth:refresh:end',
+  /** A token refresh failed: {@link RefreshErrorMessage}. */
+  refreshError: 'portal-oauth:refresh:error',
+  /** An attempt waited for the limiter (operating budget or rate bucket): {@link LimiterWaitMessage}. */
+  limiterWait: 'portal-oauth:limiter:wait',
+} as const
+
+/** What a publication says of an error: its kind and a message with every known secret removed. */
+export interface DiagnosticsErrorInfo {
+  /** `AjaxError`, `RefreshTokenError`, `SdkError`, `Error`, ... */
+  name: string
+  /** The SDK or OAuth code (`NETWORK_ERROR`, `invalid_grant`, ...), `''` when there is none. */
+  code: string
+  /** The message, secrets redacted. */
+  message: string
+  /** HTTP status, when the error carries one. */
+  status?: number
+}
+
+/** Published on {@link DiagnosticsChannel.callStart}. */
+export interface CallStartMessage {
+  /** Tells the publications of one call from others in the process (increasing). */
+  callId: number
+  /** `v2` or `v3`. */
+  apiVersion: ApiVersion
+  /** The REST method. */
+  method: string
+  /** The call's `requestId`, when it has one. */
+  requestId?: string
+}
+
+/** Fields of the last publication of a call. */
+export interface CallOutcome {
+  /** Requests sent for the call, retries included. */
+  attempts: number
+  /** Time the attempts waited for the limiter, ms. */
+  limiterWaitMs: number
+  /** From the start of the call to this publication, ms. */
+  durationMs: number
+}
+
+/** Published on {@link DiagnosticsChannel.callEnd}. */
+export interface CallEndMessage extends CallStartMessage, CallOutcome {
+  /** HTTP status of the answer. */
+  status: number
+  /** Whether the portal answered without error. */
+  isSuccess: boolean
+  /** The portal's error code when `isSuccess` is false. */
+  errorCode?: string
+}
+
+/** Published on {@link DiagnosticsChannel.callError}. */
+export interface CallErrorMessage extends CallStartMessage, CallOutcome {
+  /** Why the call rejected. */
+  error: DiagnosticsErrorInfo
+}
+
+/** Published on {@link DiagnosticsChannel.refreshStart}. */
+export interface RefreshStartMessage {
+  /** Generation of the pair being replaced (0: the pair given to the constructor). */
+  generation: number
+}
+
+/** Published on {@link DiagnosticsChannel.refreshEnd}. */
+export interface RefreshEndMessage {
+  /** Generation of the new pair. */
+  generation: number
+  /** Expiry of the new access token, Unix seconds. */
+  expires: number
+  /** Duration of the refresh request, ms. */
+  durationMs: number
+}
+
+/** Published on {@link DiagnosticsChannel.refreshError}. */
+export interface RefreshErrorMessage {
+  /** Generation of the pair that is still in use. */
+  generation: number
+  /** Until the failure, ms. */
+  durationMs: number
+  /** Why the refresh failed. */
+  error: DiagnosticsErrorInfo
+}
+
+/** Published on {@link DiagnosticsChannel.limiterWait}. */
+export interface LimiterWaitMessage {
+  /** The REST method that waited. */
+  method: string
+  /** `operating`: the method's operating budget; `rate`: the request bucket was empty. */
+  reason: 'operating' | 'rate'
+  /** How long it waited, ms. */
+  waitMs: number
+}
+
+/** Removes known secrets from text. */
+interface Redactor {
+  redactText(text: string): string
+}
+
+const callStart = channel(DiagnosticsChannel.callStart)
+const callEnd = channel(DiagnosticsChannel.callEnd)
+const callError = channel(DiagnosticsChannel.callError)
+const refreshStart = channel(DiagnosticsChannel.refreshStart)
+const refreshEnd = channel(DiagnosticsChannel.refreshEnd)
+const refreshError = channel(DiagnosticsChannel.refreshError)
+const limiterWait = channel(DiagnosticsChannel.limiterWait)
+
+let lastCallId = 0
+
+/** A call being traced: exists only while a call channel has subscribers. */
+export interface CallTrace {
+  /** Fields of the start message, repeated in the last one. */
+  readonly call: CallStartMessage
+  /** `performance.now()` at the start. */
+  readonly started: number
+  /** Added up by every attempt. */
+  limiterWaitMs: number
+}
+
+/** Publishes a call's start; `null` (and nothing built) when no call channel has subscribers. */
+export function traceCallStart(
+  apiVersion: ApiVersion,
+  method: string,
+  requestId: string | undefined,
+): CallTrace | null {
+  if (!callStart.hasSubscribers && !callEnd.hasSubscribers && !callError.hasSubscribers) return null
+  lastCallId += 1
+  const call: CallStartMessage =
+    requestId === undefined
+      ? { callId: lastCallId, apiVersion, method }
+      : { callId: lastCallId, apiVersion, method, requestId }
+  if (callStart.hasSubscribers) callStart.publish({ ...call })
+  return { call, started: performance.now(), limiterWaitMs: 0 }
+}
+
+/** Publishes the answer of a traced call. */
+export function traceCallEnd(
+  trace: CallTrace,
+  answer: { status: number; isSuccess: boolean; attempts: number; errorCode?: string | undefined },
+): void {
+  if (!callEnd.hasSubscribers) return
+  const message: CallEndMessage = {
+    ...trace.call,
+    status: answer.status,
+    isSuccess: answer.isSuccess,
+    attempts: answer.attempts,
+    limiterWaitMs: trace.limiterWaitMs,
+    durationMs: performance.now() - trace.started,
+  }
+  if (answer.errorCode !== undefined) message.errorCode = answer.errorCode
+  callEnd.publish(message)
+}
+
+/** Publishes the rejection of a traced call. */
+export function traceCallError(trace: CallTrace, error: unknown, attempts: number, secrets: Redactor): void {
+  if (!callError.hasSubscribers) return
+  const message: CallErrorMessage = {
+    ...trace.call,
+    attempts,
+    limiterWaitMs: trace.limiterWaitMs,
+    durationMs: performance.now() - trace.started,
+    error: errorInfo(error, secrets),
+  }
+  callError.publish(message)
+}
+
+/** A refresh being traced: `null` when no refresh channel has subscribers. */
+export type RefreshTrace = { readonly generation: number; readonly started: number } | null
+
+/** Publishes a refresh's start. */
+export function traceRefreshStart(generation: number): RefreshTrace {
+  if (!refreshStart.hasSubscribers && !refreshEnd.hasSubscribers && !refreshError.hasSubscribers) return null
+  if (refreshStart.hasSubscribers) refreshStart.publish({ generation } satisfies RefreshStartMessage)
+  return { generation, started: performance.now() }
+}
+
+/** Publishes the new pair's generation and expiry. */
+export function traceRefreshEnd(trace: RefreshTrace, generation: number, expires: number): void {
+  if (!trace || !refreshEnd.hasSubscribers) return
+  const message: RefreshEndMessage = { generation, expires, durationMs: performance.now() - trace.started }
+  refreshEnd.publish(message)
+}
+
+/** Publishes a refresh failure. */
+export function traceRefreshError(trace: RefreshTrace, error: unknown, secrets: Redactor): void {
+  if (!trace || !refreshError.hasSubscribers) return
+  const message: RefreshErrorMessage = {
+    generation: trace.generation,
+    durationMs: performance.now() - trace.started,
+    error: errorInfo(error, secrets),
+  }
+  refreshError.publish(message)
+}
+
+/** `waiting` resolved after a wait of the limiter; publishes how long it took. Unchanged without subscribers. */
+export function traceLimiterWait(
+  waiting: Promise<void>,
+  method: string,
+  reason: LimiterWaitMessage['reason'],
+): Promise<void> {
+  if (!limiterWait.hasSubscribers) return waiting
+  const started = performance.now()
+  return waiting.then(() => {
+    const message: LimiterWaitMessage = { method, reason, waitMs: performance.now() - started }
+    limiterWait.publish(message)
+  })
+}
+
+function errorInfo(error: unknown, secrets: Redactor): DiagnosticsErrorInfo {
+  if (!(error instanceof Error)) {
+    return { name: typeof error, code: '', message: secrets.redactText(String(error)) }
+  }
+  const fields = error as Error & { code?: unknown; status?: unknown }
+  const info: DiagnosticsErrorInfo = {
+    name: error.name,
+    code: typeof fields.code === 'string' ? fields.code : '',
+    message: secrets.redactText(error.message),
+  }
+  if (typeof fields.status === 'number') info.status = fields.status
+  return info
+}
