@@ -548,7 +548,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       setTimeout(resolve, this.#deps.settings.callbackTimeoutMs).unref(),
     )
     const run = Promise.race([this.#persist().catch(ignore), timeout])
-    const pending = (this.#latePersists ??= new Set())
+    this.#latePersists ??= new Set()
+    const pending = this.#latePersists
     pending.add(run)
     void run.finally(() => pending.delete(run))
   }
