@@ -4,13 +4,14 @@ import { loadBottleneck } from './load-bottleneck.js'
 import type { RateLimitParams } from './restriction-params.js'
 
 /**
- * Pacing margins. The portal counts a request when it arrives, not when it is sent: the first requests of a burst
- * may arrive late (they open connections) while later ones arrive early (kept-alive sockets). So the client starts
- * draining 50 ms after the burst began and drains 2 % slower than the portal; then such jitter never pushes the
- * portal's level over its limit. A burst begins when the turn of the event loop that took its first slots ends:
- * the requests of slots taken in one turn leave only after it, and building many of them takes tens of ms.
+ * Pacing margins. The portal counts a request when it arrives, not when it is sent, and the first requests of a burst
+ * may arrive late (they open connections: 150 to 600 ms on a fresh process) while later ones arrive early
+ * (kept-alive sockets). So the client starts draining a burst when its first answer comes back, which is after the
+ * portal counted that request, or at the latest {@link DRAIN_START_FALLBACK_MS} after its first slot was taken (when
+ * no answer comes, say the connection failed); and it drains 2 % slower than the portal. Then such jitter never
+ * pushes the portal's level over its limit.
  */
-const DRAIN_START_DELAY_MS = 50
+const DRAIN_START_FALLBACK_MS = 1_000
 const DRAIN_MARGIN = 1.02
 
 /**
@@ -39,8 +40,8 @@ export class LeakyBucket {
   #queued = 0
   /** Time at which the slot being drained now started draining; `null` when full or until the burst's turn ends. */
   #drainSince: number | null = null
-  /** Set while the turn that took the first slots of a burst runs; the drain clock starts when it ends. */
-  #burstStart: NodeJS.Immediate | null = null
+  /** Set from a burst's first slot until its drain clock starts (first answer, or the fallback timer fires). */
+  #burstStart: NodeJS.Timeout | null = null
   #timer: NodeJS.Timeout | null = null
   /** Callers waiting for a slot; while there are any, the refill timer keeps the process alive. */
   #waiting = 0
@@ -81,6 +82,11 @@ export class LeakyBucket {
     this.#arm()
   }
 
+  /** An answer came back: the portal has counted the first request of the burst, so the drain clock starts now. */
+  answered(): void {
+    if (this.#burstStart) this.#startDraining()
+  }
+
   /** Requests waiting for a slot. */
   get queued(): number {
     return this.#queued
@@ -91,7 +97,7 @@ export class LeakyBucket {
     this.#destroyed = true
     if (this.#timer) clearTimeout(this.#timer)
     this.#timer = null
-    if (this.#burstStart) clearImmediate(this.#burstStart)
+    if (this.#burstStart) clearTimeout(this.#burstStart)
     this.#burstStart = null
     await this.#limiter?.stop({ dropWaitingJobs: true })
   }
@@ -138,11 +144,16 @@ export class LeakyBucket {
   #consume(): void {
     this.#available -= 1
     if (this.#drainSince !== null || this.#burstStart) return
-    this.#burstStart = setImmediate(() => {
-      this.#burstStart = null
-      this.#drainSince ??= Date.now() + DRAIN_START_DELAY_MS
-      this.#arm()
-    })
+    this.#burstStart = setTimeout(() => this.#startDraining(), DRAIN_START_FALLBACK_MS)
+    // Only a waiting caller keeps the process alive (see #arm).
+    this.#burstStart.unref()
+  }
+
+  #startDraining(): void {
+    if (this.#burstStart) clearTimeout(this.#burstStart)
+    this.#burstStart = null
+    this.#drainSince ??= Date.now()
+    this.#arm()
   }
 
   #setLevel(level: number): void {

@@ -56,8 +56,9 @@ export class RestrictionManager {
     return this.#operating ? this.#operating.run(method, task) : task()
   }
 
-  /** Notes the `time` block of an answer. */
+  /** Notes an answer: the bucket's drain clock, and the `time` block for the operating budget. */
   record(method: string, time: PayloadTime | undefined): void {
+    this.#bucket?.answered()
     if (time && typeof time.operating === 'number') this.#operatingInstance().record(method, time)
   }
 
