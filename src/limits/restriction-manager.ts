@@ -1,8 +1,10 @@
 import { abortableSleep } from '../core/abortable-sleep.js'
+import type { LoggerInterface } from '../logger/logger.js'
 import type { PayloadTime } from '../results/ajax-result.js'
+import { MAX_RETRY_DELAY_MS } from '../validation/rules.js'
 import { LeakyBucket } from './leaky-bucket.js'
 import { OperatingLimiter } from './operating-limiter.js'
-import { ParamsFactory } from './params-factory.js'
+import { ParamsFactory, unknownRestrictionKeys } from './params-factory.js'
 import type { RestrictionParams, RestrictionParamsInput } from './restriction-params.js'
 
 /**
@@ -14,9 +16,17 @@ export class RestrictionManager {
   #params: RestrictionParams
   #bucket: LeakyBucket | null = null
   #operating: OperatingLimiter | null = null
+  readonly #logger: LoggerInterface | undefined
 
-  constructor(params: RestrictionParamsInput = {}, base: RestrictionParams = ParamsFactory.getDefault()) {
+  /** `logger` hears of unknown keys, which are dropped like other option typos. */
+  constructor(
+    params: RestrictionParamsInput = {},
+    base: RestrictionParams = ParamsFactory.getDefault(),
+    logger?: LoggerInterface,
+  ) {
+    this.#logger = logger
     this.#params = ParamsFactory.merge(base, params)
+    this.#warnUnknown('restrictionParams', params)
   }
 
   /** The settings in force (a copy). */
@@ -32,6 +42,7 @@ export class RestrictionManager {
   /** Changes the settings at run time; groups are merged, so a partial change keeps the rest. */
   setParams(changes: RestrictionParamsInput): void {
     this.#params = ParamsFactory.merge(this.#params, changes)
+    this.#warnUnknown('setRestrictionManagerParams', changes)
     this.#bucket?.configure(this.#params.rateLimit)
     this.#operating?.configure(this.#params.operatingLimit, this.#params.adaptiveConfig)
   }
@@ -64,9 +75,9 @@ export class RestrictionManager {
     return this.#operatingInstance().blocked(method, this.#params.retryDelay)
   }
 
-  /** Backoff before retry number `attempt` (1-based), ms. */
+  /** Backoff before retry number `attempt` (1-based), ms: `retryDelay` doubling, each wait at most 5 minutes. */
   backoff(attempt: number): number {
-    return this.#params.retryDelay * 2 ** Math.max(0, attempt - 1)
+    return Math.min(MAX_RETRY_DELAY_MS, this.#params.retryDelay * 2 ** Math.max(0, attempt - 1))
   }
 
   /** Stops timers and drops queued requests. */
@@ -74,6 +85,12 @@ export class RestrictionManager {
     await Promise.all([this.#bucket?.destroy(), this.#operating?.destroy()])
     this.#bucket = null
     this.#operating = null
+  }
+
+  #warnUnknown(where: string, changes: RestrictionParamsInput): void {
+    const unknown = unknownRestrictionKeys(changes)
+    if (unknown.length > 0)
+      this.#logger?.warn(`${where}: dropped unknown option(s) ${unknown.join(', ')}`, { dropped: unknown })
   }
 
   #bucketInstance(): LeakyBucket {
