@@ -71,6 +71,27 @@ describe('CR/LF in requestId or a header; timeout above 2^31-1: refused before a
     })
   }
 
+  it('a batch or a list with CR/LF in its requestId is refused the same way, before any page or command', async () => {
+    const { rig } = await loggedRig()
+    const requestId = 'run\r\nX-Injected: 1'
+    const attempts: [RegExp, () => Promise<unknown>][] = [
+      [
+        /^v2 batch: options\.requestId must not contain CR, LF/,
+        () => rig.portal.actions.v2.batch.make({ calls: [['user.current']], options: { requestId } }),
+      ],
+      [
+        /^v3 batch: options\.requestId must not contain CR, LF/,
+        () => rig.portal.actions.v3.batch.make({ calls: [['tasks.task.list']], options: { requestId } }),
+      ],
+      [
+        /^v3 call: requestId must not contain CR, LF/,
+        () => rig.portal.actions.v3.callList.make({ method: 'tasks.task.list', requestId }),
+      ],
+    ]
+    for (const [message, run] of attempts) expectRefused(await refusal(run), message)
+    expect(rig.emulator.log.entries).toEqual([])
+  })
+
   it('a tab and Latin-1 letters are fine in a requestId and a header value', async () => {
     const { rig } = await loggedRig()
     const result = await rig.portal.actions.v2.call.make({
