@@ -1,11 +1,12 @@
 import { abortableSleep } from '../core/abortable-sleep.js'
-import type { LoggerInterface } from '../logger/logger.js'
 import type { PayloadTime } from '../results/ajax-result.js'
-import { MAX_RETRY_DELAY_MS } from '../validation/rules.js'
 import { LeakyBucket } from './leaky-bucket.js'
 import { OperatingLimiter } from './operating-limiter.js'
-import { ParamsFactory, unknownRestrictionKeys } from './params-factory.js'
+import { backoffMs, ParamsFactory, unknownRestrictionKeys } from './params-factory.js'
 import type { RestrictionParams, RestrictionParamsInput } from './restriction-params.js'
+
+/** Where unknown keys are reported: the instance's logger. */
+type UnknownKeysLogger = { warn(message: string, context?: Record<string, unknown>): void }
 
 /**
  * Everything that keeps one instance under the portal's limits: the leaky bucket (shared by v2 and v3), the
@@ -16,13 +17,13 @@ export class RestrictionManager {
   #params: RestrictionParams
   #bucket: LeakyBucket | null = null
   #operating: OperatingLimiter | null = null
-  readonly #logger: LoggerInterface | undefined
+  readonly #logger: UnknownKeysLogger | undefined
 
   /** `logger` hears of unknown keys, which are dropped like other option typos. */
   constructor(
     params: RestrictionParamsInput = {},
     base: RestrictionParams = ParamsFactory.getDefault(),
-    logger?: LoggerInterface,
+    logger?: UnknownKeysLogger,
   ) {
     this.#logger = logger
     this.#params = ParamsFactory.merge(base, params)
@@ -77,7 +78,7 @@ export class RestrictionManager {
 
   /** Backoff before retry number `attempt` (1-based), ms: `retryDelay` doubling, each wait at most 5 minutes. */
   backoff(attempt: number): number {
-    return Math.min(MAX_RETRY_DELAY_MS, this.#params.retryDelay * 2 ** Math.max(0, attempt - 1))
+    return backoffMs(this.#params.retryDelay, attempt)
   }
 
   /** Stops timers and drops queued requests. */
