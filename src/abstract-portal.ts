@@ -122,7 +122,7 @@ export abstract class AbstractPortal implements TypePortal {
       (key) => !KNOWN_OPTION_KEYS.has(key) && !ownOptionKeys.includes(key),
     )
     if (unknown.length > 0) this.logger.warn(`${className}: ignored unknown option(s) ${unknown.join(', ')}`)
-    this.restrictions = new RestrictionManager(given.restrictionParams)
+    this.restrictions = new RestrictionManager(given.restrictionParams, undefined, this.logger)
     this.httpOptions = normalizeHttpOptions(given.httpOptions, this.logger)
     this.inspect = given.inspect
   }

@@ -9,8 +9,6 @@ import type { PortalHookParams } from './types/hook.js'
 /** Options of `new PortalHook(params, options)`. */
 export type PortalHookOptions = AbstractPortalOptions
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
-
 /**
  * The client for a portal's inbound webhook (`{portal}/rest/{userId}/{secret}/`): the same `actions`, `tools`,
  * limiter, logger and `destroy` as `PortalOAuth`, without OAuth. The secret is treated like a token: it is
@@ -26,7 +24,7 @@ export class PortalHook extends AbstractPortal {
     this.secrets.pin(hook.secret)
     this.#origin = hook.origin
     this.#auth = new WebhookAuth(hook.origin, hook.userId, hook.secret)
-    if (hook.plainHttp && !LOOPBACK_HOSTS.has(hook.hostname)) {
+    if (hook.remotePlainHttp) {
       this.logger.warn(
         'PortalHook: the portal is reached over plain http, so the webhook secret travels unencrypted',
       )

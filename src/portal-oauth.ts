@@ -3,7 +3,7 @@ import { AbstractPortal, type AbstractPortalOptions } from './abstract-portal.js
 import { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 import { originOf, versionRoots } from './auth/endpoints.js'
 import { normalizeRefreshOptions, REFRESH_OPTION_KEYS, type RefreshOptions } from './auth/refresh-settings.js'
-import { validateAuthParams, validateSecret } from './auth/validate-params.js'
+import { plainHttpEndpoints, validateAuthParams, validateSecret } from './auth/validate-params.js'
 import { SdkError } from './errors/sdk-error.js'
 import type { AuthStrategy } from './http/auth-strategy.js'
 import type { ApiVersion } from './types/api-version.js'
@@ -27,6 +27,7 @@ export interface PortalOAuthOptions extends AbstractPortalOptions, RefreshOption
  */
 export class PortalOAuth extends AbstractPortal {
   readonly #auth: AuthOAuthManager
+  #plainHttpWarned = false
 
   constructor(
     authOptions: PortalOAuthParams,
@@ -36,6 +37,7 @@ export class PortalOAuth extends AbstractPortal {
     super('PortalOAuth', options, ['now', ...REFRESH_OPTION_KEYS])
     const params = validateAuthParams(authOptions)
     const secret = validateSecret(oAuthSecret)
+    this.#warnPlainHttp(params)
     const now = options?.now ?? Date.now
     if (typeof now !== 'function')
       throw new SdkError({
@@ -77,7 +79,9 @@ export class PortalOAuth extends AbstractPortal {
    * from now on; a refresh of the old pair still in flight is abandoned.
    */
   setAuthOptions(authOptions: PortalOAuthParams): void {
-    this.#auth.replacePair(validateAuthParams(authOptions))
+    const params = validateAuthParams(authOptions)
+    this.#warnPlainHttp(params)
+    this.#auth.replacePair(params)
   }
 
   /** Calls `profile` once and caches whether the user is an admin (then `auth.isAdmin` is readable). */
@@ -113,6 +117,17 @@ export class PortalOAuth extends AbstractPortal {
   /** The REST root of each API version, from the current `clientEndpoint`. */
   getTargetOriginWithPath(): Map<ApiVersion, string> {
     return versionRoots(this.#auth.getParams().clientEndpoint)
+  }
+
+  /** Warns, once per instance, of endpoints reached over plain http on another machine (loopback is fine). */
+  #warnPlainHttp(params: PortalOAuthParams): void {
+    if (this.#plainHttpWarned) return
+    const endpoints = plainHttpEndpoints(params)
+    if (endpoints.length === 0) return
+    this.#plainHttpWarned = true
+    this.logger.warn(
+      `PortalOAuth: plain http to a remote host in ${endpoints.join(', ')}: what it carries (tokens, the client secret) travels unencrypted; use https`,
+    )
   }
 
   protected get authStrategy(): AuthStrategy {

@@ -1,5 +1,6 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { PortalHookParams } from '../types/hook.js'
+import { isRemotePlainHttp, requireNoCredentials } from '../validation/rules.js'
 
 /** Webhook secrets are path segments of letters and digits; shorter than 6 they could not be redacted from logs. */
 const SECRET = /^[A-Za-z0-9_-]{6,}$/
@@ -31,7 +32,7 @@ function readOrigin(value: unknown): URL {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw invalid('b24Url', `must use http or https, got ${url.protocol}`)
   }
-  if (url.username || url.password) throw invalid('b24Url', 'must not carry user credentials')
+  requireNoCredentials('PortalHook: b24Url', url)
   if (url.pathname.replace(/\/+$/, '') !== '' || url.search || url.hash) {
     throw invalid(
       'b24Url',
@@ -45,10 +46,8 @@ function readOrigin(value: unknown): URL {
 export interface ValidHookParams {
   /** `scheme://host[:port]` of the portal. */
   origin: string
-  /** Whether the webhook is reached over plain http. */
-  plainHttp: boolean
-  /** Host name, to tell loopback from remote. */
-  hostname: string
+  /** Whether the webhook is reached over plain http on another machine, where the secret can be read on the way. */
+  remotePlainHttp: boolean
   /** The user id. */
   userId: number
   /** The secret. */
@@ -74,7 +73,7 @@ export function validateHookParams(input: unknown): ValidHookParams {
       `must be the webhook's code: at least 6 letters, digits, _ or -; ${typeof secret === 'string' && secret !== '' ? 'it is not' : describe(secret)}`,
     )
   }
-  return { origin: url.origin, plainHttp: url.protocol === 'http:', hostname: url.hostname, userId, secret }
+  return { origin: url.origin, remotePlainHttp: isRemotePlainHttp(url), userId, secret }
 }
 
 /** Splits a webhook URL `{portal}/rest/{userId}/{secret}/` (or `/rest/api/...`); never echoes the URL. */
@@ -88,6 +87,7 @@ export function parseWebhookUrl(input: unknown): PortalHookParams {
   } catch {
     throw invalid('url', `${expected}; it is not an absolute URL`)
   }
+  requireNoCredentials('PortalHook: url', url)
   const match = WEBHOOK_PATH.exec(url.pathname)
   if (!match || url.search || url.hash) {
     throw invalid('url', `${expected}, without a method name, query or fragment`)

@@ -1,6 +1,7 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { TypeEnumAppStatus } from '../types/app-status.js'
 import type { PortalOAuthParams, PortalOAuthSecret } from '../types/auth.js'
+import { isRemotePlainHttp, requireNoCredentials } from '../validation/rules.js'
 
 /** An `expires` above this (year 5138 in seconds) can only be milliseconds. */
 const MAX_EXPIRES_SECONDS = 100_000_000_000
@@ -24,7 +25,10 @@ function requireString(record: Record<string, unknown>, group: string, key: stri
   return value
 }
 
-/** Checks an absolute http(s) URL ending in `/rest/`; says what is wrong with it. */
+/**
+ * Checks an absolute http(s) URL ending in `/rest/`, without `user:password@`; says what is wrong with it. The value
+ * is echoed only when it cannot hold credentials.
+ */
 export function requireRestRoot(field: string, value: unknown): string {
   if (typeof value !== 'string' || value === '')
     throw invalid(field, `must be an absolute URL ending in /rest/; ${describe(value)}`)
@@ -32,8 +36,10 @@ export function requireRestRoot(field: string, value: unknown): string {
   try {
     url = new URL(value)
   } catch {
-    throw invalid(field, `must be an absolute URL ending in /rest/, got ${JSON.stringify(value)}`)
+    const shown = value.includes('@') ? 'it is not one' : `got ${JSON.stringify(value)}`
+    throw invalid(field, `must be an absolute URL ending in /rest/, ${shown}`)
   }
+  requireNoCredentials(`PortalOAuth: ${field}`, url)
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw invalid(field, `must use http or https, got ${url.protocol}`)
   if (url.search || url.hash) throw invalid(field, 'must not have a query or a fragment')
@@ -114,4 +120,19 @@ export function validateSecret(input: unknown): PortalOAuthSecret {
     clientId: requireString(record, 'oAuthSecret', 'clientId'),
     clientSecret: requireString(record, 'oAuthSecret', 'clientSecret'),
   }
+}
+
+/**
+ * The endpoints of `params` that go over plain http to another machine, as `field (host)`, for a warning: the
+ * tokens, and on the OAuth server the client secret, would travel unencrypted.
+ */
+export function plainHttpEndpoints(
+  params: Pick<PortalOAuthParams, 'clientEndpoint' | 'serverEndpoint'>,
+): string[] {
+  const found: string[] = []
+  for (const key of ['clientEndpoint', 'serverEndpoint'] as const) {
+    const url = new URL(params[key])
+    if (isRemotePlainHttp(url)) found.push(`authOptions.${key} (${url.hostname})`)
+  }
+  return found
 }

@@ -1,5 +1,12 @@
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { LoggerInterface } from '../logger/logger.js'
+import {
+  invalidArgument,
+  MAX_REQUEST_TIMEOUT_MS,
+  requireHeaders,
+  requireIntegerIn,
+  requirePlainObject,
+  unknownKeys,
+} from '../validation/rules.js'
 
 /** A fetch-compatible function: ky's `fetch` option, the transport seam. */
 export type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<Response>
@@ -8,13 +15,13 @@ export type FetchLike = (input: Request | string | URL, init?: RequestInit) => P
 export interface TypeHttpOptions {
   /** Fetch-compatible function that sends the requests. Default: a keep-alive `undici.request` pool (the fastest measured). */
   adapter?: FetchLike
-  /** Timeout of one request attempt, ms. Default 30 000 (the portal itself stops a request at 60 s). */
+  /** Timeout of one request attempt, ms, 1 to 600 000. Default 30 000 (the portal itself stops a request at 60 s). */
   timeout?: number
-  /** Extra headers sent with every REST request. */
+  /** Extra headers sent with every REST request: names are HTTP tokens, values have no control characters. */
   headers?: Record<string, string>
   /** Connections per origin in the default adapter's pool. Default 32. */
   connections?: number
-  /** How long an idle keep-alive connection of the default adapter stays open, ms. Default 4 000. */
+  /** How long an idle keep-alive connection of the default adapter stays open, ms, 1 to 600 000. Default 4 000. */
   keepAliveTimeout?: number
 }
 
@@ -40,41 +47,35 @@ const KNOWN_KEYS: ReadonlySet<string> = new Set([
   'keepAliveTimeout',
 ])
 
-function invalid(field: string, problem: string): SdkError {
-  return new SdkError({ code: SdkErrorCode.InvalidArgument, message: `httpOptions.${field} ${problem}` })
-}
+/** Longest idle keep-alive a user can mean, ms: ten minutes. */
+const MAX_KEEP_ALIVE_MS = 600_000
 
-function positiveInteger(field: string, value: unknown, fallback: number): number {
+function optionalInteger(field: string, value: unknown, max: number, fallback: number, ms: boolean): number {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw invalid(field, `must be a positive integer, got ${String(value)}`)
-  }
-  return value
+  return requireIntegerIn(`httpOptions.${field}`, value, 1, max, ms ? { unit: 'ms' } : {})
 }
 
 /** Validates `httpOptions`, drops unknown keys (logging their names at warn level) and applies defaults. */
 export function normalizeHttpOptions(input: unknown, logger: LoggerInterface): NormalizedHttpOptions {
-  const options = (input ?? {}) as Record<string, unknown>
-  if (typeof options !== 'object' || Array.isArray(options)) throw invalid('', 'must be an object')
-  const unknown = Object.keys(options).filter((key) => !KNOWN_KEYS.has(key))
+  const options = requirePlainObject('httpOptions', input ?? {})
+  const unknown = unknownKeys(options, KNOWN_KEYS)
   if (unknown.length > 0) {
     logger.warn(`httpOptions: dropped unknown option(s) ${unknown.join(', ')}`, { dropped: unknown })
   }
   if (options.adapter !== undefined && typeof options.adapter !== 'function') {
-    throw invalid('adapter', 'must be a fetch-compatible function')
-  }
-  const headers = options.headers ?? {}
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
-    throw invalid('headers', 'must be an object of header names to strings')
-  }
-  for (const [name, value] of Object.entries(headers)) {
-    if (typeof value !== 'string') throw invalid(`headers.${name}`, `must be a string, got ${typeof value}`)
+    throw invalidArgument('httpOptions.adapter', 'must be a fetch-compatible function')
   }
   return {
     adapter: options.adapter as FetchLike | undefined,
-    timeout: positiveInteger('timeout', options.timeout, 30_000),
-    headers: headers as Record<string, string>,
-    connections: positiveInteger('connections', options.connections, 32),
-    keepAliveTimeout: positiveInteger('keepAliveTimeout', options.keepAliveTimeout, 4_000),
+    timeout: optionalInteger('timeout', options.timeout, MAX_REQUEST_TIMEOUT_MS, 30_000, true),
+    headers: requireHeaders('httpOptions.headers', options.headers ?? {}),
+    connections: optionalInteger('connections', options.connections, Number.MAX_SAFE_INTEGER, 32, false),
+    keepAliveTimeout: optionalInteger(
+      'keepAliveTimeout',
+      options.keepAliveTimeout,
+      MAX_KEEP_ALIVE_MS,
+      4_000,
+      true,
+    ),
   }
 }

@@ -335,11 +335,13 @@ export class RestTransport implements TypeHttp {
       },
     )
     const timedOut = error instanceof TimeoutError
+    // Refused by an argument check on this host (an adapter's own, undici's): nothing was sent, say so.
+    const failed = classifyFailure(error) === 'refused' ? 'refused before sending' : 'connection failed'
     return new AjaxError({
       code: timedOut ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
       message: timedOut
         ? `${this.apiVersion} ${options.method}: no answer within ${options.timeout ?? this.#deps.http.timeout} ms`
-        : `${this.apiVersion} ${options.method}: connection failed${code ? ` (${code})` : ''}`,
+        : `${this.apiVersion} ${options.method}: ${failed}${code ? ` (${code})` : ''}`,
       request: this.#requestInfo(context),
       attempts: context.attempts,
       cause,

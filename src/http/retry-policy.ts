@@ -8,6 +8,11 @@ export type FailureKind =
   | 'maybe-sent'
   /** The caller cancelled it. */
   | 'aborted'
+  /**
+   * Refused on this host before anything was sent: an invalid argument to fetch, undici or Node's HTTP layer (a
+   * header value with a line break, a bad URL). Sending it again would fail the same way.
+   */
+  | 'refused'
 
 /** Connection errors raised before any byte of the request left this host. */
 const NOT_SENT_CODES = new Set([
@@ -18,6 +23,31 @@ const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
 ])
+
+/** Codes of argument checks in undici and Node that run before a request is written. */
+const REFUSED_CODES = new Set([
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_NOT_SUPPORTED',
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_HTTP_INVALID_HEADER_VALUE',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+  'ERR_INVALID_URL',
+  'ERR_OUT_OF_RANGE',
+])
+
+/**
+ * Whether `error` is a bare `TypeError` or `RangeError`: thrown by an argument check (the `Headers` or `Request`
+ * constructor, `URL`), not by the network, whose failures come as `fetch failed` with a coded cause.
+ */
+function isBareArgumentError(error: unknown): boolean {
+  return (
+    (error instanceof TypeError || error instanceof RangeError) &&
+    error.cause === undefined &&
+    (error as { code?: unknown }).code === undefined
+  )
+}
 
 function errorCodes(error: unknown): string[] {
   const codes: string[] = []
@@ -32,10 +62,15 @@ function errorCodes(error: unknown): string[] {
   return codes
 }
 
-/** Classifies a thrown transport failure. */
+/**
+ * Classifies a thrown transport failure. Only what the network layer says was not sent (a connection code) is
+ * `not-sent`; what an argument check refused is `refused`; anything else may have reached the portal.
+ */
 export function classifyFailure(error: unknown, signal?: AbortSignal): FailureKind {
   if (signal?.aborted) return 'aborted'
   const codes = errorCodes(error)
+  if (codes.some((code) => REFUSED_CODES.has(code)) || (codes.length === 0 && isBareArgumentError(error)))
+    return 'refused'
   return codes.length > 0 && codes.every((code) => NOT_SENT_CODES.has(code)) ? 'not-sent' : 'maybe-sent'
 }
 
@@ -100,7 +135,7 @@ export function mayRetryFailure(options: {
   /** Whether every command of the call only reads (for batches); defaults to {@link isReadMethod}. */
   readOnly?: boolean
 }): boolean {
-  if (options.kind === 'aborted') return false
+  if (options.kind === 'aborted' || options.kind === 'refused') return false
   if (options.kind === 'not-sent') return true
   if (options.callOverride !== undefined) return options.callOverride
   if (!options.instanceDefault) return false

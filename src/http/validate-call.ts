@@ -1,6 +1,14 @@
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import type { SdkError } from '../errors/sdk-error.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type { CallOptions } from '../types/call.js'
+import {
+  invalidArgument,
+  isPlainObject,
+  MAX_REQUEST_TIMEOUT_MS,
+  requireHeaders,
+  requireHeaderValue,
+  requireIntegerIn,
+} from '../validation/rules.js'
 
 /** {@link CallOptions} after validation: `method` normalised, `params` an object. */
 export interface ValidCallOptions extends Omit<CallOptions, 'params'> {
@@ -14,16 +22,7 @@ export interface ValidCallOptions extends Omit<CallOptions, 'params'> {
 const METHOD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/
 
 function invalid(apiVersion: ApiVersion, field: string, problem: string): SdkError {
-  return new SdkError({
-    code: SdkErrorCode.InvalidArgument,
-    message: `${apiVersion} call: ${field} ${problem}`,
-  })
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
+  return invalidArgument(`${apiVersion} call: ${field}`, problem)
 }
 
 /** Validates the options of one call; throws an `SdkError` naming the field. */
@@ -47,23 +46,14 @@ export function validateCallOptions(input: CallOptions, apiVersion: ApiVersion):
       `must be a plain object, got ${Array.isArray(params) ? 'an array' : typeof params}`,
     )
   }
-  if (requestId !== undefined && typeof requestId !== 'string') {
-    throw invalid(apiVersion, 'requestId', `must be a string, got ${typeof requestId}`)
-  }
+  // It travels as the X-Request-Id header: a CR or LF there could never be sent, and would be retried as a failure.
+  if (requestId !== undefined) requireHeaderValue(`${apiVersion} call: requestId`, requestId)
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw invalid(apiVersion, 'signal', 'must be an AbortSignal')
   }
-  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
-    throw invalid(apiVersion, 'timeout', `must be a positive number of ms, got ${String(timeout)}`)
-  }
-  if (headers !== undefined) {
-    if (!isPlainObject(headers))
-      throw invalid(apiVersion, 'headers', 'must be an object of header names to strings')
-    for (const [key, value] of Object.entries(headers)) {
-      if (typeof value !== 'string')
-        throw invalid(apiVersion, `headers.${key}`, `must be a string, got ${typeof value}`)
-    }
-  }
+  if (timeout !== undefined)
+    requireIntegerIn(`${apiVersion} call: timeout`, timeout, 1, MAX_REQUEST_TIMEOUT_MS, { unit: 'ms' })
+  if (headers !== undefined) requireHeaders(`${apiVersion} call: headers`, headers)
   if (retryOnNetworkError !== undefined && typeof retryOnNetworkError !== 'boolean') {
     throw invalid(apiVersion, 'retryOnNetworkError', `must be a boolean, got ${typeof retryOnNetworkError}`)
   }

@@ -1,5 +1,22 @@
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
-import type { RestrictionParams, RestrictionParamsInput } from './restriction-params.js'
+import {
+  MAX_RETRIES,
+  MAX_RETRY_DELAY_MS,
+  requireBoolean,
+  requireIntegerIn,
+  requireNumberIn,
+  requirePlainObject,
+  unknownKeys,
+} from '../validation/rules.js'
+import type {
+  AdaptiveConfigParams,
+  OperatingLimitParams,
+  RateLimitParams,
+  RestrictionParams,
+  RestrictionParamsInput,
+} from './restriction-params.js'
+
+/** Longest operating-limit window or budget a user can mean, ms: one hour (the portal's window is 10 minutes). */
+const MAX_OPERATING_WINDOW_MS = 3_600_000
 
 function base(burstLimit: number, drainRate: number): RestrictionParams {
   return {
@@ -12,21 +29,86 @@ function base(burstLimit: number, drainRate: number): RestrictionParams {
   }
 }
 
-function invalid(field: string, problem: string): SdkError {
-  return new SdkError({
-    code: SdkErrorCode.InvalidArgument,
-    message: `restrictionParams.${field} ${problem}`,
-  })
+const RATE_LIMIT_KEYS: ReadonlySet<keyof RateLimitParams> = new Set([
+  'burstLimit',
+  'drainRate',
+  'adaptiveEnabled',
+])
+const OPERATING_LIMIT_KEYS: ReadonlySet<keyof OperatingLimitParams> = new Set([
+  'windowMs',
+  'limitMs',
+  'heavyPercent',
+])
+const ADAPTIVE_CONFIG_KEYS: ReadonlySet<keyof AdaptiveConfigParams> = new Set([
+  'enabled',
+  'thresholdPercent',
+  'coefficient',
+  'maxDelay',
+])
+const GROUP_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
+  rateLimit: RATE_LIMIT_KEYS,
+  operatingLimit: OPERATING_LIMIT_KEYS,
+  adaptiveConfig: ADAPTIVE_CONFIG_KEYS,
+}
+const TOP_KEYS: ReadonlySet<keyof RestrictionParams> = new Set([
+  'rateLimit',
+  'operatingLimit',
+  'adaptiveConfig',
+  'maxRetries',
+  'retryDelay',
+  'retryOnNetworkError',
+])
+
+/** Backoff before retry number `attempt` (1-based), ms: `retryDelay` doubling, each wait at most 5 minutes. */
+export function backoffMs(retryDelay: number, attempt: number): number {
+  return Math.min(MAX_RETRY_DELAY_MS, retryDelay * 2 ** Math.max(0, attempt - 1))
 }
 
-function checkNumber(field: string, value: number, min: number, max = Number.POSITIVE_INFINITY): void {
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    throw invalid(field, `must be a finite number, got ${String(value)}`)
-  if (value < min || value > max) throw invalid(field, `must be between ${min} and ${max}, got ${value}`)
+/** Names of keys of `changes` (top level, and `group.key` inside its groups) that restriction params do not know. */
+export function unknownRestrictionKeys(changes: RestrictionParamsInput): string[] {
+  if (changes === null || typeof changes !== 'object') return []
+  return unknownKeys(changes as Record<string, unknown>, TOP_KEYS, GROUP_KEYS)
 }
 
-function checkBoolean(field: string, value: boolean): void {
-  if (typeof value !== 'boolean') throw invalid(field, `must be a boolean, got ${typeof value}`)
+/** The known keys of `group` in `changes` (validated as an object), so that unknown ones never enter the params. */
+function known<T>(changes: Record<string, unknown>, group: string, keys: ReadonlySet<keyof T>): Partial<T> {
+  const value = changes[group]
+  if (value === undefined) return {}
+  const given = requirePlainObject(`restrictionParams.${group}`, value)
+  const out: Partial<Record<keyof T, unknown>> = {}
+  for (const key of keys) if (given[key as string] !== undefined) out[key] = given[key as string]
+  return out as Partial<T>
+}
+
+function validate(next: RestrictionParams): void {
+  const field = (name: string) => `restrictionParams.${name}`
+  const { rateLimit, operatingLimit, adaptiveConfig } = next
+  requireNumberIn(field('rateLimit.burstLimit'), rateLimit.burstLimit, 1)
+  requireNumberIn(field('rateLimit.drainRate'), rateLimit.drainRate, 0.001)
+  requireBoolean(field('rateLimit.adaptiveEnabled'), rateLimit.adaptiveEnabled)
+  const window = { unit: 'ms' } as const
+  requireIntegerIn(
+    field('operatingLimit.windowMs'),
+    operatingLimit.windowMs,
+    1,
+    MAX_OPERATING_WINDOW_MS,
+    window,
+  )
+  requireIntegerIn(
+    field('operatingLimit.limitMs'),
+    operatingLimit.limitMs,
+    1,
+    MAX_OPERATING_WINDOW_MS,
+    window,
+  )
+  requireNumberIn(field('operatingLimit.heavyPercent'), operatingLimit.heavyPercent, 0, 100)
+  requireBoolean(field('adaptiveConfig.enabled'), adaptiveConfig.enabled)
+  requireNumberIn(field('adaptiveConfig.thresholdPercent'), adaptiveConfig.thresholdPercent, 0, 100)
+  requireNumberIn(field('adaptiveConfig.coefficient'), adaptiveConfig.coefficient, 0)
+  requireIntegerIn(field('adaptiveConfig.maxDelay'), adaptiveConfig.maxDelay, 0, MAX_RETRY_DELAY_MS, window)
+  requireIntegerIn(field('maxRetries'), next.maxRetries, 0, MAX_RETRIES)
+  requireIntegerIn(field('retryDelay'), next.retryDelay, 0, MAX_RETRY_DELAY_MS, window)
+  requireBoolean(field('retryOnNetworkError'), next.retryOnNetworkError)
 }
 
 /** Ready-made {@link RestrictionParams} for the portal's plans (protocol.md 5). */
@@ -41,31 +123,25 @@ export const ParamsFactory = {
   },
   /**
    * `current` with `changes` merged group by group, validated. Throws an `SdkError` naming the field on bad input,
-   * so that partial settings never break later calls.
+   * so that partial settings never break later calls. Unknown keys are left out of the result.
    */
   merge(current: RestrictionParams, changes: RestrictionParamsInput = {}): RestrictionParams {
-    if (changes === null || typeof changes !== 'object') throw invalid('', 'must be an object')
+    const given = requirePlainObject('restrictionParams', changes)
     const next: RestrictionParams = {
-      rateLimit: { ...current.rateLimit, ...changes.rateLimit },
-      operatingLimit: { ...current.operatingLimit, ...changes.operatingLimit },
-      adaptiveConfig: { ...current.adaptiveConfig, ...changes.adaptiveConfig },
-      maxRetries: changes.maxRetries ?? current.maxRetries,
-      retryDelay: changes.retryDelay ?? current.retryDelay,
-      retryOnNetworkError: changes.retryOnNetworkError ?? current.retryOnNetworkError,
+      rateLimit: { ...current.rateLimit, ...known<RateLimitParams>(given, 'rateLimit', RATE_LIMIT_KEYS) },
+      operatingLimit: {
+        ...current.operatingLimit,
+        ...known<OperatingLimitParams>(given, 'operatingLimit', OPERATING_LIMIT_KEYS),
+      },
+      adaptiveConfig: {
+        ...current.adaptiveConfig,
+        ...known<AdaptiveConfigParams>(given, 'adaptiveConfig', ADAPTIVE_CONFIG_KEYS),
+      },
+      maxRetries: (given.maxRetries ?? current.maxRetries) as number,
+      retryDelay: (given.retryDelay ?? current.retryDelay) as number,
+      retryOnNetworkError: (given.retryOnNetworkError ?? current.retryOnNetworkError) as boolean,
     }
-    checkNumber('rateLimit.burstLimit', next.rateLimit.burstLimit, 1)
-    checkNumber('rateLimit.drainRate', next.rateLimit.drainRate, 0.001)
-    checkBoolean('rateLimit.adaptiveEnabled', next.rateLimit.adaptiveEnabled)
-    checkNumber('operatingLimit.windowMs', next.operatingLimit.windowMs, 1)
-    checkNumber('operatingLimit.limitMs', next.operatingLimit.limitMs, 1)
-    checkNumber('operatingLimit.heavyPercent', next.operatingLimit.heavyPercent, 0, 100)
-    checkBoolean('adaptiveConfig.enabled', next.adaptiveConfig.enabled)
-    checkNumber('adaptiveConfig.thresholdPercent', next.adaptiveConfig.thresholdPercent, 0, 100)
-    checkNumber('adaptiveConfig.coefficient', next.adaptiveConfig.coefficient, 0)
-    checkNumber('adaptiveConfig.maxDelay', next.adaptiveConfig.maxDelay, 0)
-    checkNumber('maxRetries', next.maxRetries, 0, 100)
-    checkNumber('retryDelay', next.retryDelay, 0)
-    checkBoolean('retryOnNetworkError', next.retryOnNetworkError)
+    validate(next)
     return next
   },
 }

@@ -3,8 +3,11 @@ import { traceLimiterWait } from '../diagnostics/channels.js'
 import type { PayloadTime } from '../results/ajax-result.js'
 import { LeakyBucket } from './leaky-bucket.js'
 import { OperatingLimiter } from './operating-limiter.js'
-import { ParamsFactory } from './params-factory.js'
+import { backoffMs, ParamsFactory, unknownRestrictionKeys } from './params-factory.js'
 import type { RestrictionParams, RestrictionParamsInput } from './restriction-params.js'
+
+/** Where unknown keys are reported: the instance's logger. */
+type UnknownKeysLogger = { warn(message: string, context?: Record<string, unknown>): void }
 
 /**
  * Everything that keeps one instance under the portal's limits: the leaky bucket (shared by v2 and v3), the
@@ -15,9 +18,17 @@ export class RestrictionManager {
   #params: RestrictionParams
   #bucket: LeakyBucket | null = null
   #operating: OperatingLimiter | null = null
+  readonly #logger: UnknownKeysLogger | undefined
 
-  constructor(params: RestrictionParamsInput = {}, base: RestrictionParams = ParamsFactory.getDefault()) {
+  /** `logger` hears of unknown keys, which are dropped like other option typos. */
+  constructor(
+    params: RestrictionParamsInput = {},
+    base: RestrictionParams = ParamsFactory.getDefault(),
+    logger?: UnknownKeysLogger,
+  ) {
+    this.#logger = logger
     this.#params = ParamsFactory.merge(base, params)
+    this.#warnUnknown('restrictionParams', params)
   }
 
   /** The settings in force (a copy). */
@@ -33,6 +44,7 @@ export class RestrictionManager {
   /** Changes the settings at run time; groups are merged, so a partial change keeps the rest. */
   setParams(changes: RestrictionParamsInput): void {
     this.#params = ParamsFactory.merge(this.#params, changes)
+    this.#warnUnknown('setRestrictionManagerParams', changes)
     this.#bucket?.configure(this.#params.rateLimit)
     this.#operating?.configure(this.#params.operatingLimit, this.#params.adaptiveConfig)
   }
@@ -72,9 +84,9 @@ export class RestrictionManager {
     return this.#operatingInstance().blocked(method, this.#params.retryDelay)
   }
 
-  /** Backoff before retry number `attempt` (1-based), ms. */
+  /** Backoff before retry number `attempt` (1-based), ms: `retryDelay` doubling, each wait at most 5 minutes. */
   backoff(attempt: number): number {
-    return this.#params.retryDelay * 2 ** Math.max(0, attempt - 1)
+    return backoffMs(this.#params.retryDelay, attempt)
   }
 
   /** Stops timers and drops queued requests. */
@@ -82,6 +94,12 @@ export class RestrictionManager {
     await Promise.all([this.#bucket?.destroy(), this.#operating?.destroy()])
     this.#bucket = null
     this.#operating = null
+  }
+
+  #warnUnknown(where: string, changes: RestrictionParamsInput): void {
+    const unknown = unknownRestrictionKeys(changes)
+    if (unknown.length > 0)
+      this.#logger?.warn(`${where}: dropped unknown option(s) ${unknown.join(', ')}`, { dropped: unknown })
   }
 
   #bucketInstance(): LeakyBucket {

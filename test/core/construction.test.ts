@@ -107,9 +107,9 @@ describe('construction fails fast on bad input, naming the field', () => {
   it('bad restriction params name the field', () => {
     expect(
       () => new PortalOAuth(valid, secret, { restrictionParams: { rateLimit: { drainRate: -1 } } }),
-    ).toThrow(/restrictionParams\.rateLimit\.drainRate must be between/)
+    ).toThrow(/restrictionParams\.rateLimit\.drainRate must be at least 0\.001, got -1/)
     expect(() => new PortalOAuth(valid, secret, { restrictionParams: { maxRetries: Number.NaN } })).toThrow(
-      /restrictionParams\.maxRetries must be a finite number/,
+      /restrictionParams\.maxRetries must be an integer from 0 to 10, got NaN/,
     )
   })
 })

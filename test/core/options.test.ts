@@ -35,7 +35,7 @@ describe('httpOptions', () => {
 
   it('bad httpOptions values name the field', async () => {
     await expect(startRig({ client: { httpOptions: { timeout: 0 } } })).rejects.toThrow(
-      /httpOptions\.timeout must be a positive integer, got 0/,
+      /httpOptions\.timeout must be an integer from 1 to 600000 ms \(10 minutes\), got 0/,
     )
   })
 })

@@ -1,5 +1,6 @@
 import { Result } from '../../results/result.js'
 import type { ApiVersion } from '../../types/api-version.js'
+import { requireHeaderValue } from '../../validation/rules.js'
 import { invalidArgument, isPlainObject } from '../invalid-argument.js'
 import { type BatchCommands, readBatchCommands } from './batch-commands.js'
 import type { BatchOutcome, BatchRunner, BatchSettings } from './batch-runner.js'
@@ -38,9 +39,8 @@ function readBatchRequest(input: unknown, apiVersion: ApiVersion, action: string
       throw invalidArgument(where, `options.${flag}`, `must be a boolean, got ${typeof given[flag]}`)
     }
   }
-  if (given.requestId !== undefined && typeof given.requestId !== 'string') {
-    throw invalidArgument(where, 'options.requestId', `must be a string, got ${typeof given.requestId}`)
-  }
+  // It travels as the X-Request-Id header of every request of the batch.
+  if (given.requestId !== undefined) requireHeaderValue(`${where}: options.requestId`, given.requestId)
   if (given.signal !== undefined && !(given.signal instanceof AbortSignal)) {
     throw invalidArgument(where, 'options.signal', 'must be an AbortSignal')
   }
