@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { ActionErrorCode, AjaxError, AjaxResult, type TypeHttp } from '../../src/index.js'
 import type { Rig } from '../helpers.js'
+import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 import { startFastRig } from './fast-rig.js'
 
 let rig: Rig | undefined
@@ -43,7 +44,8 @@ describe('v2 batch: one request, results keyed like the input', () => {
 
     const requests = rig.emulator.log.restRequests()
     expect(requests).toHaveLength(1)
-    expect(requests[0]).toMatchObject({ path: '/rest/batch', authVia: 'body', query: {} })
+    expect(requests[0]).toMatchObject({ path: '/rest/batch', authVia: 'body' })
+    expectNothingInUrl(requests, rigSecrets(rig))
     expect(requests[0]?.headers['x-request-id']).toBe('trio')
     const { auth, ...body } = batchBodies(rig)[0] ?? ({} as BatchBody)
     expect(auth).toBe(rig.emulator.currentAccessToken)
