@@ -6,7 +6,7 @@ import type { Rig } from './helpers.js'
  * Every secret a rig has seen: the client secret, the pair the client holds, the emulator's newest pair and every
  * token presented on the wire so far (in a body, where it belongs).
  */
-export function rigSecrets(rig: Rig): string[] {
+export function rigSecrets(rig: Pick<Rig, 'emulator' | 'portal'>): string[] {
   const params = rig.portal.auth.getParams()
   const onTheWire = rig.emulator.log.entries.map((entry) => entry.token)
   const all = [
