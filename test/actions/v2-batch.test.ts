@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { ActionErrorCode, AjaxError, AjaxResult, type TypeHttp } from '../../src/index.js'
-import type { Rig } from '../helpers.js'
-import { startFastRig } from './fast-rig.js'
+import { ActionErrorCode, AjaxError, AjaxResult, type FetchLike } from '../../src/index.js'
+import { type Rig, startRig } from '../helpers.js'
+import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
+import { FAST_CLIENT, startFastRig } from './fast-rig.js'
 
 let rig: Rig | undefined
 afterEach(async () => {
@@ -43,7 +44,8 @@ describe('v2 batch: one request, results keyed like the input', () => {
 
     const requests = rig.emulator.log.restRequests()
     expect(requests).toHaveLength(1)
-    expect(requests[0]).toMatchObject({ path: '/rest/batch', authVia: 'body', query: {} })
+    expect(requests[0]).toMatchObject({ path: '/rest/batch', authVia: 'body' })
+    expectNothingInUrl(requests, rigSecrets(rig))
     expect(requests[0]?.headers['x-request-id']).toBe('trio')
     const { auth, ...body } = batchBodies(rig)[0] ?? ({} as BatchBody)
     expect(auth).toBe(rig.emulator.currentAccessToken)
@@ -246,36 +248,44 @@ describe('v2 batch: the wire format of cmd', () => {
   })
 
   it('accepts [] and {} for each of the five maps of the answer', async () => {
-    rig = await startFastRig()
-    const answers = [
-      {
-        result: [],
-        result_error: { b: { error: 'NOT_FOUND', error_description: 'No b' } },
-        result_total: [],
-        result_next: [],
-        result_time: [],
-      },
-      { result: { a: 1 }, result_error: {}, result_total: {}, result_next: {}, result_time: {} },
-    ]
-    const fake: TypeHttp = {
-      apiVersion: 'v2',
-      offClientSideWarning: () => {},
-      call: async <T>() =>
-        new AjaxResult<T>({
-          payload: { result: answers.shift() as T },
-          status: 200,
-          query: { apiVersion: 'v2', method: 'batch', params: {} },
-        }),
+    // Why an adapter: the emulator answers empty maps as PHP does (`[]`), and the portal may send `{}` instead,
+    // which the emulator never does. The adapter forwards every request to the emulator and, when asked, rewrites
+    // the empty maps of its batch answer to `{}`; everything else is the emulator's answer.
+    let emptyMapsAsObjects = false
+    const adapter: FetchLike = async (input, init) => {
+      const response = await fetch(input, init)
+      if (!emptyMapsAsObjects) return response
+      const body = (await response.json()) as { result?: Record<string, unknown> }
+      for (const [key, value] of Object.entries(body.result ?? {})) {
+        if (Array.isArray(value) && value.length === 0 && body.result) body.result[key] = {}
+      }
+      return new Response(JSON.stringify(body), {
+        status: response.status,
+        headers: { 'content-type': 'application/json' },
+      })
     }
-    rig.portal.setHttpClient('v2', fake)
-    const first = await rig.portal.actions.v2.batch.make({
-      calls: { a: ['x.y'], b: ['x.z'] },
-      options: { returnAjaxResult: true },
+    rig = await startRig({
+      emulator: { rateLimit: false },
+      client: { restrictionParams: FAST_CLIENT, httpOptions: { adapter } },
     })
-    expect(first.getData()?.a?.getErrors()[0]?.code).toBe(ActionErrorCode.BatchCommandNotRun)
-    expect(first.getData()?.b?.getErrors()[0]).toMatchObject({ code: 'NOT_FOUND', message: 'No b' })
-    const second = await rig.portal.actions.v2.batch.make({ calls: { a: ['x.y'] } })
-    expect([second.isSuccess, second.getData()]).toEqual([true, { a: 1 }])
+    for (const asObjects of [false, true]) {
+      emptyMapsAsObjects = asObjects
+      // The first command fails and halts the batch: result, result_total, result_next and result_time are empty.
+      const halted = await rig.portal.actions.v2.batch.make({
+        calls: { a: ['no.such.method'], b: ['server.time'] },
+        options: { returnAjaxResult: true },
+      })
+      expect(halted.getData()?.a?.getErrors()[0]).toMatchObject({
+        code: 'ERROR_METHOD_NOT_FOUND',
+        message: 'Method not found!',
+      })
+      expect(halted.getData()?.b?.getErrors()[0]?.code).toBe(ActionErrorCode.BatchCommandNotRun)
+      // One command that succeeds: result_error, result_total and result_next are empty.
+      const done = await rig.portal.actions.v2.batch.make({ calls: { a: ['user.current'] } })
+      expect(done.isSuccess).toBe(true)
+      expect(done.getData()?.a).toMatchObject({ ID: '1' })
+    }
+    expect(rig.emulator.log.restRequests()).toHaveLength(4)
   })
 })
 

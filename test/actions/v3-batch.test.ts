@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { ActionErrorCode } from '../../src/index.js'
 import type { Rig } from '../helpers.js'
+import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 import { startFastRig } from './fast-rig.js'
 
 let rig: Rig | undefined
@@ -34,7 +35,8 @@ describe('v3 batch on the wire', () => {
     expect(got?.item).toEqual({ id: created?.item.id, title: 'Batch me' })
 
     const [entry] = rig.emulator.log.restRequests()
-    expect(entry).toMatchObject({ path: '/rest/api/batch', apiVersion: 'v3', authVia: 'body', query: {} })
+    expect(entry).toMatchObject({ path: '/rest/api/batch', apiVersion: 'v3', authVia: 'body' })
+    expectNothingInUrl([entry], rigSecrets(rig))
     expect(entry?.headers.authorization).toBeUndefined()
     expect(entry?.headers['x-request-id']).toBe('v3-batch')
     expect(entry?.body).toEqual({

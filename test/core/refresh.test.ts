@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type RefreshAuthPayload, RefreshTokenError, SdkError } from '../../src/index.js'
 import { createMemoryLogger, createTestClock, type Rig, startRig } from '../helpers.js'
+import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 
 let rig: Rig
 afterEach(async () => {
@@ -125,7 +126,6 @@ describe('default refresh request (spec 4.1)', () => {
       server: 'oauth',
       httpMethod: 'POST',
       path: '/oauth/token/',
-      query: {},
       grantType: 'refresh_token',
       contentType: expect.stringContaining('application/x-www-form-urlencoded'),
       status: 200,
@@ -136,6 +136,7 @@ describe('default refresh request (spec 4.1)', () => {
       client_id: rig.emulator.clientId,
       client_secret: rig.emulator.clientSecret,
     })
+    expectNothingInUrl([request], rigSecrets(rig))
   })
 
   it('rotation: the new pair replaces every field of spec 3.1 and the old refresh token is dead', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { AjaxResult } from '../../src/index.js'
 import { type Rig, startRig } from '../helpers.js'
+import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 
 let rig: Rig
 afterEach(async () => {
@@ -27,7 +28,6 @@ describe('REST calls on the wire', () => {
     expect(entry).toMatchObject({
       httpMethod: 'POST',
       path: '/rest/profile',
-      query: {},
       apiVersion: 'v2',
       restMethod: 'profile',
       authVia: 'body',
@@ -36,6 +36,7 @@ describe('REST calls on the wire', () => {
     })
     expect(entry?.body).toEqual({ select: ['ID'], auth: params !== false ? params.access_token : '' })
     expect(entry?.headers['x-request-id']).toBe('who-am-i')
+    expectNothingInUrl([entry], rigSecrets(rig))
     expect(result.getQuery()).toEqual({
       apiVersion: 'v2',
       method: 'profile',
@@ -59,10 +60,8 @@ describe('REST calls on the wire', () => {
     expect(got.getData()?.result.item).toMatchObject({ id, title: 'Write docs' })
     const paths = rig.emulator.log.restRequests().map((entry) => entry.path)
     expect(paths).toEqual(['/rest/api/tasks.task.add', '/rest/api/tasks.task.get'])
-    for (const entry of rig.emulator.log.restRequests()) {
-      expect(entry.authVia).toBe('body')
-      expect(entry.query).toEqual({})
-    }
+    for (const entry of rig.emulator.log.restRequests()) expect(entry.authVia).toBe('body')
+    expectNothingInUrl(rig.emulator.log.restRequests(), rigSecrets(rig))
   })
 
   it('a REST-level error does not throw: isSuccess false with the portal messages and codes', async () => {

@@ -57,17 +57,16 @@ describe('forced faults', () => {
   it('delays matching requests so a client timeout fires', async () => {
     const emu = await emulator()
     const { accessToken: token } = emu.issueAuthParams()
-    emu.delayRequests(400, 1, { method: 'profile' })
+    emu.delayRequests(1_000, 1, { method: 'profile' })
     const error = await failure(
       request(`${emu.clientEndpoint}profile?auth=${token}`, { signal: AbortSignal.timeout(100) }),
     )
     expect((error as Error).name).toBe('TimeoutError')
-    const started = performance.now()
     expect((await v2(emu, 'server.time', token)).status).toBe(200)
     expect((await v2(emu, 'profile', token)).status).toBe(200)
-    expect(performance.now() - started).toBeLessThan(300)
-    await new Promise((resolve) => setTimeout(resolve, 400))
-    expect(emu.log.entries[0]).toMatchObject({ restMethod: 'profile', clientClosed: true })
+    // Only one request was delayed: the next ones were answered while it was still held (an order, no time bound).
+    expect(emu.log.entries[0]).toMatchObject({ restMethod: 'profile', status: 0, clientClosed: true })
+    expect(emu.log.entries.slice(1).map((entry) => entry.status)).toEqual([200, 200])
   })
 
   it('adds latency to every answer of both servers', async () => {
@@ -79,10 +78,17 @@ describe('forced faults', () => {
     started = performance.now()
     await refresh(emu, pair.refreshToken)
     expect(performance.now() - started).toBeGreaterThanOrEqual(55)
+    // setLatency(0): a call that arrives after it is answered before one still waiting out the latency (an order,
+    // no time bound).
+    const order: string[] = []
+    const index = emu.log.entries.length
+    const held = v2(emu, 'profile', String(emu.currentAccessToken)).then(() => order.push('held'))
+    // Its body has been read once the log shows it, and its latency was taken right then.
+    while (!emu.log.entries[index]?.rawBody) await new Promise((resolve) => setTimeout(resolve, 1))
     emu.setLatency(0)
-    started = performance.now()
-    await v2(emu, 'profile', String(emu.currentAccessToken))
-    expect(performance.now() - started).toBeLessThan(50)
+    const quick = v2(emu, 'profile', String(emu.currentAccessToken)).then(() => order.push('quick'))
+    await Promise.all([held, quick])
+    expect(order).toEqual(['quick', 'held'])
   })
 
   it('closes promptly with requests pending and leaves no servers or sockets behind', async () => {
@@ -92,13 +98,12 @@ describe('forced faults', () => {
     const before = handles()
     const emu = await startPortalEmulator()
     const { accessToken: token } = emu.issueAuthParams()
-    emu.delayRequests(10_000, 1)
+    emu.delayRequests(60_000, 1)
     const pending = failure(v2(emu, 'profile', token))
     await new Promise((resolve) => setTimeout(resolve, 50))
-    const started = performance.now()
+    // The request is held for longer than the test may run: close() must not wait for it.
     await emu.close()
     await pending
-    expect(performance.now() - started).toBeLessThan(1000)
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(handles()).toBeLessThanOrEqual(before)
     await emu.close()

@@ -21,7 +21,14 @@ function stateNodes(node: AnyStateNode): AnyStateNode[] {
   ])
 }
 
-function transitionName(transition: AnyTransitionDefinition, branch: number): string {
+/**
+ * `source --event [guard]--> target` for one transition of a definition, its guarded branch told apart. It names a
+ * transition by its place in the definition, so the same transition of `machine.provide(...)` (as a client runs
+ * it) gets the same name.
+ */
+export function transitionName(transition: AnyTransitionDefinition): string {
+  const branches = transition.source.transitions.get(transition.eventType) ?? []
+  const branch = branches.indexOf(transition)
   const guard: unknown = transition.guard
   let guardName = ''
   if (typeof guard === 'string') guardName = guard
@@ -35,9 +42,7 @@ function transitionsOf(machine: AnyStateMachine): Map<AnyTransitionDefinition, s
   const names = new Map<AnyTransitionDefinition, string>()
   for (const node of stateNodes(machine.root)) {
     for (const branches of node.transitions.values()) {
-      branches.forEach((transition, branch) => {
-        names.set(transition, transitionName(transition, branch))
-      })
+      for (const transition of branches) names.set(transition, transitionName(transition))
     }
   }
   return names

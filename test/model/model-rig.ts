@@ -1,4 +1,9 @@
-import { type LoggerInterface, PortalOAuth, type RefreshAuthPayload } from '../../src/index.js'
+import {
+  type InspectOption,
+  type LoggerInterface,
+  PortalOAuth,
+  type RefreshAuthPayload,
+} from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger, type LogLine } from '../helpers.js'
 import { ResponseHold } from './response-hold.js'
@@ -30,17 +35,20 @@ export interface ModelRig {
   hold: ResponseHold
   /** Every line the client logged. */
   logLines: LogLine[]
-  /** Every payload the refresh callback received, in order. */
+  /** Every payload the refresh callback received, in order, recorded when the callback starts. */
   callbackCalls: RefreshAuthPayload[]
+  /** The payloads whose callback has finished (it persists asynchronously), in order. */
+  persisted: RefreshAuthPayload[]
   /** Stops the client and the emulator. */
   close: () => Promise<void>
 }
 
 /**
  * Starts an emulator (no rate or operating limit: a path makes few calls, in bursts) and a `PortalOAuth` holding a
- * fresh pair, both on one test clock, with a refresh callback that records its calls.
+ * fresh pair, both on one test clock, with a refresh callback that records its calls and persists asynchronously
+ * (so a client that does not await it is seen). `inspect` observes the client's actors.
  */
-export async function startModelRig(): Promise<ModelRig> {
+export async function startModelRig(options: { inspect?: InspectOption } = {}): Promise<ModelRig> {
   const clock = createModelClock()
   const emulator = await startPortalEmulator({ now: clock.now, rateLimit: false, operatingLimit: false })
   const hold = new ResponseHold()
@@ -48,11 +56,20 @@ export async function startModelRig(): Promise<ModelRig> {
   const portal = new PortalOAuth(
     emulator.issueAuthParams(),
     { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-    { now: clock.now, logger, httpOptions: { adapter: hold.fetch } },
+    {
+      now: clock.now,
+      logger,
+      httpOptions: { adapter: hold.fetch },
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+    },
   )
   const callbackCalls: RefreshAuthPayload[] = []
-  portal.setCallbackRefreshAuth((payload) => {
+  const persisted: RefreshAuthPayload[] = []
+  portal.setCallbackRefreshAuth(async (payload) => {
     callbackCalls.push(payload)
+    // Persisting takes a turn of the event loop, as a write to a store does.
+    await new Promise((resolve) => setImmediate(resolve))
+    persisted.push(payload)
   })
   return {
     clock,
@@ -61,6 +78,7 @@ export async function startModelRig(): Promise<ModelRig> {
     hold,
     logLines: logger.lines,
     callbackCalls,
+    persisted,
     close: async () => {
       hold.release()
       await portal.destroy()

@@ -27,7 +27,8 @@ function urlOf(input: Request | string | URL): URL {
 }
 
 function matches(target: HoldTarget, url: URL): boolean {
-  if (target.kind === 'token') return url.href === new URL(target.tokenUrl).href
+  // The query is left out: a client that wrongly put something there is caught by the URL checks, not by a hang.
+  if (target.kind === 'token') return url.origin + url.pathname === new URL(target.tokenUrl).href
   if (target.kind === 'rest') return url.pathname.replace(/\.json$/, '').endsWith(`/rest/${target.method}`)
   return false
 }
@@ -36,6 +37,9 @@ function matches(target: HoldTarget, url: URL): boolean {
  * Keeps one answer back so a test can look at the client while a refresh (or a `profile` call) is in flight. It is
  * the client's `httpOptions.adapter`: the request really goes to the emulator and is answered; only handing the
  * answer to the client waits for {@link release}. Everything not armed for passes straight through.
+ *
+ * Why an adapter and not the emulator: the emulator's `delayRequests` holds an answer for a fixed time, and a path
+ * must look at the client for as long as its checks take, then let the answer go, on any machine speed.
  */
 export class ResponseHold {
   #target: HoldTarget | null = null

@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig, mergeConfig } from 'vitest/config'
+import base from '../../vitest.config.js'
+
+// The suite as `npm run mutation` runs it: the tests that drive the mutated folders (src/auth, src/http,
+// src/limits, machines/) in-process. Left out: the emulator's own tests (they never load those folders), the
+// packed-package test (it builds dist/ and runs it in another process, where Stryker cannot switch mutants)
+// and the process-exit test (child processes, same reason).
+export default mergeConfig(
+  base,
+  defineConfig({
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    test: {
+      exclude: [
+        'test/emulator/**',
+        'test/package/**',
+        'test/core/process-exit.test.ts',
+        '**/node_modules/**',
+      ],
+    },
+  }),
+)
