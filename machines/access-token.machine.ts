@@ -89,6 +89,8 @@ export interface AccessTokenInput {
 export interface AccessTokenRefreshOutput {
   /** Expiry of the new access token, Unix seconds. */
   expires: number
+  /** The pair was taken from the shared store (another instance refreshed it): not a refresh, nothing to persist. */
+  fromStore?: boolean
 }
 
 /** Events of the access-token machine. */
@@ -159,6 +161,9 @@ export const accessTokenMachine = setup({
     /** The rejected token is the current one (an older token's rejection starts nothing). */
     isCurrentGeneration: ({ context, event }) =>
       event.type === 'token.rejected' && event.generation === context.generation,
+    /** The refresh took the pair another instance saved in the shared store. */
+    isFromStore: ({ event }) =>
+      'output' in event && (event.output as AccessTokenRefreshOutput | undefined)?.fromStore === true,
     /** The OAuth server refused the refresh token. */
     isDeadPair: ({ event }) => failureOf((event as { error?: unknown }).error).kind === 'dead',
     /** The attempt failed transiently, attempts are left and the client is not closing. */
@@ -322,16 +327,31 @@ export const accessTokenMachine = setup({
           invoke: {
             id: REFRESH_ACTOR_ID,
             src: 'refreshTokens',
-            onDone: {
-              target: 'persisting',
-              actions: assign(({ context, event }) => ({
-                expires: event.output.expires,
-                generation: context.generation + 1,
-                lastFailure: null,
-              })),
-              description:
-                'The OAuth server handed over a new pair: it is committed at once (in use from now on), then persisted.',
-            },
+            onDone: [
+              {
+                guard: 'isFromStore',
+                target: '#accessToken.valid',
+                actions: assign(({ context, event }) => ({
+                  expires: event.output.expires,
+                  generation: context.generation + 1,
+                  refreshCount: context.refreshCount + 1,
+                  lastFailure: null,
+                  callbackFailure: null,
+                })),
+                description:
+                  'Another instance on the same store refreshed the pair: it is used from now on; no callback runs for it.',
+              },
+              {
+                target: 'persisting',
+                actions: assign(({ context, event }) => ({
+                  expires: event.output.expires,
+                  generation: context.generation + 1,
+                  lastFailure: null,
+                })),
+                description:
+                  'The OAuth server handed over a new pair: it is committed at once (in use from now on), then persisted.',
+              },
+            ],
             onError: [
               {
                 guard: 'isDeadPair',

@@ -2,10 +2,17 @@ import type { AccessTokenState } from '../machines/access-token.machine.js'
 import { AbstractPortal, type AbstractPortalOptions } from './abstract-portal.js'
 import { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 import { originOf, versionRoots } from './auth/endpoints.js'
-import { normalizeRefreshOptions, REFRESH_OPTION_KEYS, type RefreshOptions } from './auth/refresh-settings.js'
+import {
+  normalizeLockTtl,
+  normalizeRefreshOptions,
+  REFRESH_OPTION_KEYS,
+  type RefreshOptions,
+} from './auth/refresh-settings.js'
 import { plainHttpEndpoints, validateAuthParams, validateSecret } from './auth/validate-params.js'
 import { SdkError } from './errors/sdk-error.js'
 import type { AuthStrategy } from './http/auth-strategy.js'
+import type { TokenStore } from './store/token-store.js'
+import { validateStore } from './store/validate-store.js'
 import type { ApiVersion } from './types/api-version.js'
 import type {
   CallbackRefreshAuth,
@@ -18,6 +25,14 @@ import type {
 export interface PortalOAuthOptions extends AbstractPortalOptions, RefreshOptions {
   /** Clock in ms used to decide expiry (default `Date.now`); tests pass a fake one. */
   now?: () => number
+  /**
+   * Where the pair, the refresh lock and the leaky bucket of the portal are shared with the other instances built
+   * on the same backend (`MemoryStore`, or `RedisStore` from `portal-oauth/redis` across processes). Default: none,
+   * the instance keeps all of it to itself.
+   */
+  store?: TokenStore
+  /** Longest time one instance holds the portal's refresh lock in the store, ms. Default 30 000. */
+  lockTtl?: number
 }
 
 /**
@@ -34,7 +49,7 @@ export class PortalOAuth extends AbstractPortal {
     oAuthSecret: PortalOAuthSecretInput,
     options?: PortalOAuthOptions,
   ) {
-    super('PortalOAuth', options, ['now', ...REFRESH_OPTION_KEYS])
+    super('PortalOAuth', options, ['now', 'store', 'lockTtl', ...REFRESH_OPTION_KEYS])
     const params = validateAuthParams(authOptions)
     const secret = validateSecret(oAuthSecret)
     this.#warnPlainHttp(params)
@@ -44,12 +59,15 @@ export class PortalOAuth extends AbstractPortal {
         code: 'JSSDK_INVALID_ARGUMENT',
         message: 'PortalOAuth: options.now must be a function',
       })
+    const settings = normalizeRefreshOptions(options ?? {})
     this.#auth = new AuthOAuthManager(params, secret, {
       now,
       logger: this.logger,
       secrets: this.secrets,
       fetch: () => this.fetchAdapter(),
-      settings: normalizeRefreshOptions(options ?? {}),
+      settings,
+      store: validateStore(options?.store),
+      lockTtlMs: normalizeLockTtl(options?.lockTtl, settings),
       inspect: this.inspect,
       loadIsAdmin: async (requestId) => {
         const result = await this.actions.v2.call.make<{ ADMIN?: unknown }>({

@@ -21,6 +21,7 @@ import type { AuthStrategy, RequestAuth } from '../http/auth-strategy.js'
 import type { FetchLike } from '../http/http-options.js'
 import type { LoggerInterface } from '../logger/logger.js'
 import type { SecretRegistry } from '../logger/secret-registry.js'
+import type { TokenStore } from '../store/token-store.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type {
   AuthActions,
@@ -50,6 +51,10 @@ export interface AuthOAuthManagerDeps {
   fetch: () => FetchLike
   /** Timeouts, retries and the eager margin of the token machine. */
   settings: AccessTokenSettings
+  /** Where the pair and the refresh lock are shared with other instances; `null` to keep them to this one. */
+  store: TokenStore | null
+  /** Longest time this instance holds the portal's refresh lock in the store, ms. */
+  lockTtlMs: number
   /** Passed to every actor the manager creates. */
   inspect: InspectOption | undefined
   /** Calls `profile` and resolves to its `ADMIN` flag. */
@@ -62,6 +67,10 @@ type WaitOutcome = { ok: true; callbackFailure: CallbackFailure | null } | { ok:
 const IS_ADMIN_NOT_INIT_MESSAGE = 'isAdmin not init. You need call B24OAuth::initIsAdmin().'
 
 function ignore(): void {}
+
+function isRefreshFailure(value: unknown): value is RefreshFailure {
+  return value !== null && typeof value === 'object' && 'kind' in value && 'error' in value
+}
 
 type TokenSnapshot = ReturnType<Actor<typeof accessTokenMachine>['getSnapshot']>
 
@@ -88,6 +97,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   #adminRequestId: string | undefined
   #callback: CallbackRefreshAuth | null = null
   #customRefresh: CustomRefreshAuth | null = null
+  /** The first look at the shared store (its newer pair wins over the constructor's); `null` until done once. */
+  #storeSynced: Promise<void> | null = null
+  #storeSyncDone = false
   /** Callbacks run for a pair that arrived after its attempt was abandoned; `destroy()` waits for them. */
   #latePersists: Set<Promise<void>> | null = null
 
@@ -118,6 +130,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   async refreshAuth(): Promise<AuthData> {
     this.#assertAlive()
+    if (this.#deps.store && !this.#storeSyncDone) await this.#syncFromStore()
     const dead = this.#deadError()
     if (dead) throw dead
     const before = this.#token().getSnapshot().context
@@ -219,6 +232,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     this.#deps.secrets.setCurrentPair(params.accessToken, params.refreshToken)
     if (this.#tokenActor) this.#tokenActor.send({ type: 'pair.replaced', expires: params.expires })
     this.#deps.logger.info('token pair replaced', { expires: params.expires })
+    this.#deps.store
+      ?.save(params)
+      .catch((error: unknown) => this.#storeFailed('saving the replaced pair', error))
   }
 
   /** Calls `profile` once (concurrent callers share the call) and caches the admin flag. */
@@ -238,6 +254,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   async prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): Promise<RequestAuth> {
     this.#assertAlive()
+    if (this.#deps.store && !this.#storeSyncDone) await this.#syncFromStore()
     const now = this.#deps.now()
     let snapshot = this.#tokenActor?.getSnapshot()
     if (snapshot && topState(snapshot) === 'dead') throw this.#deadError()
@@ -445,6 +462,120 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
    * Rejects with a {@link RefreshFailure} holding an error free of secrets.
    */
   async #refreshAttempt(signal: AbortSignal): Promise<AccessTokenRefreshOutput> {
+    const store = this.#deps.store
+    return store ? this.#refreshShared(store, signal) : this.#refreshOwn(signal)
+  }
+
+  /**
+   * A refresh attempt on a shared store: at most one refresh request per rotation across every instance on the
+   * store. The instance that takes the portal's lock re-reads the store (another one may have refreshed meanwhile),
+   * refreshes, and saves the new pair before releasing the lock; the others wait for the store to change and take
+   * that pair, which is not a refresh of their own (no request, no callback). A holder that dies frees the lock at
+   * its TTL. The attempt stays bounded by the machine's refresh timeout (`signal`).
+   */
+  async #refreshShared(store: TokenStore, signal: AbortSignal): Promise<AccessTokenRefreshOutput> {
+    const previous = this.#params
+    const { memberId } = previous
+    let owner: string | null = null
+    try {
+      for (;;) {
+        owner = await store.lock(memberId, this.#deps.lockTtlMs)
+        if (owner) break
+        await store.changed(memberId, this.#deps.lockTtlMs, signal)
+        if (signal.aborted) {
+          throw new SdkError({
+            code: SdkErrorCode.RefreshLockBusy,
+            message: 'token refresh: another instance held the refresh lock for the whole attempt',
+          })
+        }
+        const adopted = await this.#adoptNewer(store, previous)
+        if (adopted) return adopted
+      }
+      const adopted = await this.#adoptNewer(store, previous)
+      if (adopted) return adopted
+      let output: AccessTokenRefreshOutput
+      try {
+        output = await this.#refreshOwn(signal)
+      } catch (failure) {
+        // With a rotating server a refusal may mean another holder refreshed after our lock expired: look first.
+        const newer =
+          isRefreshFailure(failure) && failure.kind === 'dead'
+            ? await this.#adoptNewer(store, previous)
+            : null
+        if (newer) return newer
+        throw failure
+      }
+      // The new pair reaches the store before the lock is released, so the next holder never spends the old one.
+      await store
+        .save(this.#params)
+        .catch((error: unknown) => this.#storeFailed('saving the new pair', error))
+      return output
+    } catch (error) {
+      if (isRefreshFailure(error)) throw error
+      // The store failed (or stayed locked past this attempt): another attempt, after a backoff, may get through.
+      return Promise.reject({
+        kind: 'transient',
+        error: this.#asRefreshFailure(error),
+      } satisfies RefreshFailure)
+    } finally {
+      if (owner)
+        await store.unlock(memberId, owner).catch((error: unknown) => this.#storeFailed('unlocking', error))
+    }
+  }
+
+  /** Takes the store's pair when another instance refreshed since `previous`; `null` when it holds nothing newer. */
+  async #adoptNewer(
+    store: TokenStore,
+    previous: PortalOAuthParams,
+  ): Promise<AccessTokenRefreshOutput | null> {
+    const stored = await store.load(previous.memberId)
+    if (!stored || stored.refreshToken === previous.refreshToken || stored.expires < previous.expires)
+      return null
+    if (this.#params !== previous) return null
+    this.#takeFromStore(stored)
+    return { expires: stored.expires, fromStore: true }
+  }
+
+  /** Uses a pair another instance put in the store: not a refresh, so no callback runs for it. */
+  #takeFromStore(stored: PortalOAuthParams): void {
+    this.#params = stored
+    this.#deps.secrets.pin(stored.applicationToken)
+    this.#deps.secrets.setCurrentPair(stored.accessToken, stored.refreshToken)
+    this.#deps.logger.info('token pair taken from the store', { expires: stored.expires })
+  }
+
+  /** The first look at the store: a newer pair there wins; otherwise the store gets ours (also after it lost its data). */
+  async #syncFromStore(): Promise<void> {
+    const store = this.#deps.store
+    if (!store) return
+    this.#storeSynced ??= (async () => {
+      const held = this.#params
+      try {
+        const stored = await store.load(held.memberId)
+        // On equal expiry the store wins: refreshed pairs are written there, a constructor's pair may be stale.
+        if (stored && stored.expires >= held.expires && stored.refreshToken !== held.refreshToken) {
+          // A refresh or a replacement that started meanwhile decides; it consults the store itself.
+          if (this.#params !== held || this.#state() === 'refreshing') return
+          this.#takeFromStore(stored)
+          this.#tokenActor?.send({ type: 'pair.replaced', expires: stored.expires })
+        } else {
+          await store.save(held)
+        }
+        this.#storeSyncDone = true
+      } catch (error) {
+        this.#storeFailed('reading the pair', error)
+        this.#storeSynced = null
+      }
+    })()
+    await this.#storeSynced
+  }
+
+  #storeFailed(what: string, error: unknown): void {
+    this.#deps.logger.error(`token store failed ${what}`, { error: this.#asRefreshFailure(error) })
+  }
+
+  /** One refresh attempt of this instance alone: the OAuth request (or the custom refresh), then the commit. */
+  async #refreshOwn(signal: AbortSignal): Promise<AccessTokenRefreshOutput> {
     const trace = traceRefreshStart(this.#generation())
     const previous = this.#params
     let raw: unknown

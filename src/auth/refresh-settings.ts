@@ -69,3 +69,13 @@ export function normalizeRefreshOptions(options: RefreshOptions): AccessTokenSet
     refreshRetries: integerIn('refreshRetries', options.refreshRetries, 0, 10, defaults.refreshRetries),
   }
 }
+
+/** The lock's TTL by default: the refresh timeout and 5 s to save the pair, 30 s at most unless the timeout is longer. */
+export function defaultLockTtl(settings: AccessTokenSettings): number {
+  return Math.max(settings.refreshTimeoutMs + 1_000, Math.min(30_000, settings.refreshTimeoutMs + 5_000))
+}
+
+/** Validates `lockTtl`: longer than the refresh timeout (a holder must outlive its attempt), at most two minutes. */
+export function normalizeLockTtl(value: unknown, settings: AccessTokenSettings): number {
+  return integerIn('lockTtl', value, settings.refreshTimeoutMs + 1, 120_000, defaultLockTtl(settings))
+}

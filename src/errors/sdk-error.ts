@@ -59,4 +59,10 @@ export const SdkErrorCode = {
   InvalidResponse: 'INVALID_RESPONSE',
   /** The refresh callback did not settle within `callbackTimeout`; the new pair is in use but may not be persisted. */
   CallbackTimeout: 'JSSDK_CALLBACK_TIMEOUT',
+  /** An install event's `application_token` is missing or does not match the one stored for the portal. */
+  ApplicationTokenMismatch: 'JSSDK_APPLICATION_TOKEN_MISMATCH',
+  /** Another instance on the shared store held the portal's refresh lock for a whole refresh attempt. */
+  RefreshLockBusy: 'JSSDK_REFRESH_LOCK_BUSY',
+  /** The store holds no pair for the portal (never installed, or uninstalled). */
+  PortalNotInstalled: 'JSSDK_PORTAL_NOT_INSTALLED',
 } as const

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { PortalOAuthParams } from '../types/auth.js'
+import type { SharedBucketSettings, TokenStore } from './token-store.js'
+
+interface Lock {
+  owner: string
+  until: number
+}
+
+interface Bucket {
+  /** Requests in the bucket at `at`. */
+  level: number
+  /** Time of `level`, ms. */
+  at: number
+}
+
+/**
+ * The default store: one process, nothing to set up, `new MemoryStore()` takes no argument. One instance handed to
+ * several clients or fleets of a process is one store (they share pairs, refresh lock and bucket); separate instances
+ * share nothing.
+ */
+export class MemoryStore implements TokenStore {
+  readonly #pairs = new Map<string, PortalOAuthParams>()
+  readonly #locks = new Map<string, Lock>()
+  readonly #buckets = new Map<string, Bucket>()
+  readonly #watchers = new Map<string, Set<() => void>>()
+
+  async load(memberId: string): Promise<PortalOAuthParams | null> {
+    const pair = this.#pairs.get(memberId)
+    return pair ? { ...pair } : null
+  }
+
+  async save(params: PortalOAuthParams): Promise<PortalOAuthParams> {
+    const held = this.#pairs.get(params.memberId)
+    if (held && held.expires > params.expires) return { ...held }
+    this.#set(params)
+    return { ...params }
+  }
+
+  async replace(params: PortalOAuthParams): Promise<void> {
+    this.#set(params)
+  }
+
+  async remove(memberId: string): Promise<void> {
+    this.#pairs.delete(memberId)
+    this.#locks.delete(memberId)
+    this.#buckets.delete(memberId)
+    this.#notify(memberId)
+  }
+
+  async lock(memberId: string, ttlMs: number): Promise<string | null> {
+    const now = Date.now()
+    const held = this.#locks.get(memberId)
+    if (held && held.until > now) return null
+    const owner = randomUUID()
+    this.#locks.set(memberId, { owner, until: now + ttlMs })
+    return owner
+  }
+
+  async unlock(memberId: string, owner: string): Promise<boolean> {
+    const held = this.#locks.get(memberId)
+    if (!held || held.owner !== owner) return false
+    this.#locks.delete(memberId)
+    return true
+  }
+
+  async changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return
+    const controller = new AbortController()
+    const watchers = this.#watchers.get(memberId) ?? new Set()
+    this.#watchers.set(memberId, watchers)
+    const wake = (): void => controller.abort()
+    watchers.add(wake)
+    const onAbort = (): void => controller.abort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      await sleep(timeoutMs, undefined, { signal: controller.signal, ref: false }).catch(() => undefined)
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      watchers.delete(wake)
+      if (watchers.size === 0) this.#watchers.delete(memberId)
+    }
+  }
+
+  async takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<number> {
+    const now = Date.now()
+    const slotMs = 1000 / bucket.drainRate
+    const held = this.#buckets.get(memberId)
+    const level = held ? Math.max(0, held.level - (now - held.at) / slotMs) : 0
+    if (level + 1 <= bucket.burstLimit) {
+      this.#buckets.set(memberId, { level: level + 1, at: now })
+      return 0
+    }
+    return Math.max(1, Math.ceil((level + 1 - bucket.burstLimit) * slotMs))
+  }
+
+  async close(): Promise<void> {
+    for (const watchers of this.#watchers.values()) for (const wake of watchers) wake()
+  }
+
+  #set(params: PortalOAuthParams): void {
+    this.#pairs.set(params.memberId, { ...params })
+    this.#notify(params.memberId)
+  }
+
+  #notify(memberId: string): void {
+    for (const wake of this.#watchers.get(memberId) ?? []) wake()
+  }
+}

@@ -1,0 +1,47 @@
+import type { PortalOAuthParams } from '../types/auth.js'
+
+/** The settings of a portal's leaky bucket as a shared store applies them. */
+export interface SharedBucketSettings {
+  /** Requests the bucket holds before the portal rejects (the portal's burst limit). */
+  burstLimit: number
+  /** Requests drained per second. */
+  drainRate: number
+}
+
+/**
+ * Where the instances of every process keep what one portal (`memberId`) shares: its newest token pair, the lock
+ * that lets one of them refresh at a time, and its leaky bucket. `MemoryStore` keeps it in this process;
+ * `RedisStore` (`portal-oauth/redis`) in Redis, for several processes. Every method is safe to call concurrently.
+ */
+export interface TokenStore {
+  /** The pair held for the portal, or `null` when the store knows no such portal. */
+  load(memberId: string): Promise<PortalOAuthParams | null>
+  /**
+   * Keeps `params` unless the store holds a newer pair of the portal (a later `expires`); resolves to the pair the
+   * store holds afterwards. Used after a refresh and to seed a store that lost its data.
+   */
+  save(params: PortalOAuthParams): Promise<PortalOAuthParams>
+  /** Keeps `params` whatever the store holds (an install or update event brings a new pair). */
+  replace(params: PortalOAuthParams): Promise<void>
+  /** Forgets the portal: its pair, lock and bucket (an uninstall). */
+  remove(memberId: string): Promise<void>
+  /**
+   * Takes the portal's refresh lock for `ttlMs` unless another holder has it; resolves to an owner token, or `null`
+   * when it is held. A holder that dies frees it when the TTL ends.
+   */
+  lock(memberId: string, ttlMs: number): Promise<string | null>
+  /** Releases the lock when `owner` still holds it; resolves to whether it did. */
+  unlock(memberId: string, owner: string): Promise<boolean>
+  /**
+   * Resolves when the portal's pair may have changed (another holder saved or replaced it), after `timeoutMs` at
+   * the latest, or when `signal` aborts. Callers re-read the pair with {@link load}.
+   */
+  changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void>
+  /**
+   * Takes one slot of the portal's shared leaky bucket: resolves to 0 when a slot was taken, or to the ms to wait
+   * before asking again.
+   */
+  takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<number>
+  /** Releases what the store holds in this process (subscriptions, timers); the backend's data stays. */
+  close(): Promise<void>
+}
