@@ -16,6 +16,8 @@ import type {
   EmulatorOAuthFailure,
   EmulatorOperatingLimit,
   EmulatorRateLimit,
+  EmulatorTokenFailure,
+  EmulatorTokenPatch,
   EmulatorWebhookOptions,
   PortalEmulator,
 } from './types.js'
@@ -50,6 +52,16 @@ function runOp(target: PortalEmulator, op: ProcessOp, args: unknown[]): unknown 
         args[1] as number,
         args[2] as EmulatorDelayFilter | undefined,
       )
+    case 'holdRequests':
+      return target.holdRequests(args[0] as number | undefined, args[1] as EmulatorDelayFilter | undefined)
+    case 'waitForHeld':
+      return target.waitForHeld(args[0] as number | undefined)
+    case 'releaseHeldRequests':
+      return target.releaseHeldRequests()
+    case 'mutateTokenResponses':
+      return target.mutateTokenResponses(args[0] as EmulatorTokenPatch, args[1] as number | undefined)
+    case 'failTokenRequests':
+      return target.failTokenRequests(args[0] as EmulatorTokenFailure, args[1] as number | undefined)
     case 'setLatency':
       return target.setLatency(args[0] as number)
     case 'setRateLimit':

@@ -13,6 +13,8 @@ import type {
   EmulatorOAuthFailure,
   EmulatorOperatingLimit,
   EmulatorRateLimit,
+  EmulatorTokenFailure,
+  EmulatorTokenPatch,
   EmulatorWebhookOptions,
   PortalEmulator,
   PortalEmulatorOptions,
@@ -142,6 +144,29 @@ class LoopbackPortalEmulator implements PortalEmulator {
 
   delayRequests(ms: number, times: number, filter?: EmulatorDelayFilter): void {
     this.#state.faults.addDelay(count(ms, 'ms'), count(times, 'times'), { ...filter })
+  }
+
+  holdRequests(times = 1, filter?: EmulatorDelayFilter): void {
+    this.#state.faults.addHold(count(times, 'times'), { ...filter })
+  }
+
+  waitForHeld(held = 1): Promise<void> {
+    return this.#state.faults.waitForHeld(count(held, 'count'))
+  }
+
+  releaseHeldRequests(): void {
+    this.#state.faults.releaseHeld()
+  }
+
+  mutateTokenResponses(patch: EmulatorTokenPatch, times = 1): void {
+    this.#state.faults.addTokenPatch(
+      { set: { ...patch.set }, remove: [...(patch.remove ?? [])] },
+      count(times, 'times'),
+    )
+  }
+
+  failTokenRequests(failure: EmulatorTokenFailure, times = 1): void {
+    this.#state.faults.addTokenFailure({ ...failure }, count(times, 'times'))
   }
 
   setLatency(ms: number): void {

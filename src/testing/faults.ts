@@ -3,6 +3,8 @@ import type {
   EmulatorDropFilter,
   EmulatorOAuthFailure,
   EmulatorServerName,
+  EmulatorTokenFailure,
+  EmulatorTokenPatch,
 } from './types.js'
 
 /** What a request looks like to the fault rules. */
@@ -28,6 +30,12 @@ export class FaultRules {
   #drops: Array<Rule<EmulatorDropFilter>> = []
   #delays: Array<Rule<EmulatorDelayFilter> & { ms: number }> = []
   #oauth: Array<Rule<EmulatorOAuthFailure>> = []
+  #tokenFailures: Array<Rule<EmulatorTokenFailure>> = []
+  #tokenPatches: Array<Rule<EmulatorTokenPatch>> = []
+  #holds: Array<Rule<EmulatorDelayFilter>> = []
+  /** Requests held now, each released by calling its function. */
+  #held: Array<() => void> = []
+  #heldWaiters: Array<{ count: number; resolve: () => void }> = []
 
   /** Drop the next `times` matching requests. */
   addDrop(times: number, filter: EmulatorDropFilter = {}): void {
@@ -58,6 +66,70 @@ export class FaultRules {
     if (!rule) return 0
     this.#delays = consume(this.#delays, rule)
     return rule.ms
+  }
+
+  /** Answer the next `times` token requests with a raw failure. */
+  addTokenFailure(failure: EmulatorTokenFailure, times: number): void {
+    if (times > 0) this.#tokenFailures.push({ remaining: times, filter: failure })
+  }
+
+  /** Consume a raw token failure, if any. */
+  takeTokenFailure(): EmulatorTokenFailure | undefined {
+    const rule = this.#tokenFailures[0]
+    if (!rule) return undefined
+    this.#tokenFailures = consume(this.#tokenFailures, rule)
+    return rule.filter
+  }
+
+  /** Patch the next `times` successful token answers. */
+  addTokenPatch(patch: EmulatorTokenPatch, times: number): void {
+    if (times > 0) this.#tokenPatches.push({ remaining: times, filter: patch })
+  }
+
+  /** Consume a token answer patch, if any. */
+  takeTokenPatch(): EmulatorTokenPatch | undefined {
+    const rule = this.#tokenPatches[0]
+    if (!rule) return undefined
+    this.#tokenPatches = consume(this.#tokenPatches, rule)
+    return rule.filter
+  }
+
+  /** Hold the next `times` matching requests until {@link releaseHeld}. */
+  addHold(times: number, filter: EmulatorDelayFilter = {}): void {
+    if (times > 0) this.#holds.push({ remaining: times, filter })
+  }
+
+  /** Consume a hold rule for the request; resolves when released (or at once when no rule matches). */
+  hold(target: FaultTarget, closing: AbortSignal): Promise<void> | undefined {
+    const rule = this.#holds.find((candidate) => matches(candidate.filter, target))
+    if (!rule) return undefined
+    this.#holds = consume(this.#holds, rule)
+    return new Promise<void>((resolve) => {
+      const release = (): void => {
+        closing.removeEventListener('abort', release)
+        resolve()
+      }
+      closing.addEventListener('abort', release, { once: true })
+      this.#held.push(release)
+      for (const waiter of this.#heldWaiters.filter((candidate) => this.#held.length >= candidate.count)) {
+        waiter.resolve()
+      }
+      this.#heldWaiters = this.#heldWaiters.filter((candidate) => this.#held.length < candidate.count)
+    })
+  }
+
+  /** Resolves once `count` requests are held at the same time. */
+  waitForHeld(count: number): Promise<void> {
+    if (this.#held.length >= count) return Promise.resolve()
+    return new Promise((resolve) => this.#heldWaiters.push({ count, resolve }))
+  }
+
+  /** Lets every held request go on and drops the hold rules not used yet. */
+  releaseHeld(): void {
+    const held = this.#held
+    this.#held = []
+    this.#holds = []
+    for (const release of held) release()
   }
 
   /** Consume a forced OAuth failure, if any. */

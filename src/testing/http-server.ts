@@ -168,6 +168,11 @@ export function createEmulatorServer(
         req.socket.destroy()
         return
       }
+      const held = state.faults.hold(target, state.closing.signal)
+      if (held) {
+        await held
+        if (state.closing.signal.aborted) return
+      }
       const delay = state.settings.latencyMs + state.faults.takeDelay(target)
       if (delay > 0 && !(await sleep(delay, state.closing.signal))) return
       const call: IncomingCall = {

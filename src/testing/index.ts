@@ -27,6 +27,8 @@ export type {
   EmulatorRateLimit,
   EmulatorRequestKind,
   EmulatorServerName,
+  EmulatorTokenFailure,
+  EmulatorTokenPatch,
   EmulatorWebhookOptions,
   ListName,
   PortalEmulator,

@@ -5,6 +5,7 @@ import { v2Sources } from './rest-v2.js'
 import type { EmulatorState } from './state.js'
 import { timeBlock } from './time.js'
 import type { IssuedPair } from './tokens.js'
+import type { EmulatorTokenFailure, EmulatorTokenPatch } from './types.js'
 
 /**
  * The token endpoint's success body, keys in the live order (protocol.md §1.3); `domain` is the OAuth server host,
@@ -67,6 +68,41 @@ export async function handleToken(state: EmulatorState, call: IncomingCall): Pro
   if (params.refresh_token) call.entry.token = params.refresh_token
   const forced = state.faults.takeOAuthFailure()
   if (forced) return oauthError(forced.status ?? 400, forced.error, forced.error_description)
+  const raw = state.faults.takeTokenFailure()
+  if (raw) {
+    // A processed failure rotates the pair first: the new one is lost with the answer, as behind a failing proxy.
+    if (raw.processed) await answerToken(state, params)
+    return rawReply(raw)
+  }
+  return answerToken(state, params)
+}
+
+const DEFAULT_FAILURE_PAGE =
+  '<html><head><title>500 Internal Server Error</title></head><body>Internal Server Error</body></html>'
+
+function rawReply(failure: EmulatorTokenFailure): Reply {
+  return {
+    status: failure.status,
+    body: failure.body ?? DEFAULT_FAILURE_PAGE,
+    headers: { 'content-type': failure.contentType ?? 'text/html; charset=utf-8' },
+    errorCode: `HTTP_${failure.status}`,
+  }
+}
+
+/** The body with a forced patch applied: keys set, keys removed. */
+function patched(
+  body: Record<string, unknown>,
+  patch: EmulatorTokenPatch | undefined,
+): Record<string, unknown> {
+  if (!patch) return body
+  const out: Record<string, unknown> = { ...body, ...patch.set }
+  for (const key of patch.remove ?? []) delete out[key]
+  return out
+}
+
+/** The token endpoint's checks and answer once no fault applies. */
+async function answerToken(state: EmulatorState, params: Record<string, string>): Promise<Reply> {
+  const grant = params.grant_type
   if (!grant) return oauthError(400, 'invalid_request', 'No "grant_type" parameter found')
   if (grant === 'refresh_token' && !params.refresh_token) {
     return oauthError(400, 'invalid_request', 'No "refresh_token" parameter found')
@@ -84,7 +120,7 @@ export async function handleToken(state: EmulatorState, call: IncomingCall): Pro
   }
   const outcome = state.tokens.refresh(params.refresh_token ?? '')
   if (!outcome.ok) return oauthError(400, 'invalid_grant', REFRESH_FAILURES[outcome.reason])
-  return jsonReply(200, tokenResponseBody(state, outcome.pair))
+  return jsonReply(200, patched(tokenResponseBody(state, outcome.pair), state.faults.takeTokenPatch()))
 }
 
 /**

@@ -17,6 +17,8 @@ import type {
   EmulatorOAuthFailure,
   EmulatorOperatingLimit,
   EmulatorRateLimit,
+  EmulatorTokenFailure,
+  EmulatorTokenPatch,
   EmulatorWebhookOptions,
   RequestLogEntry,
 } from './types.js'
@@ -53,6 +55,16 @@ export interface PortalEmulatorProcess {
   dropConnections(times: number, filter?: EmulatorDropFilter): Promise<void>
   /** See `PortalEmulator.delayRequests`. */
   delayRequests(ms: number, times: number, filter?: EmulatorDelayFilter): Promise<void>
+  /** See `PortalEmulator.holdRequests`. */
+  holdRequests(times?: number, filter?: EmulatorDelayFilter): Promise<void>
+  /** See `PortalEmulator.waitForHeld`. */
+  waitForHeld(count?: number): Promise<void>
+  /** See `PortalEmulator.releaseHeldRequests`. */
+  releaseHeldRequests(): Promise<void>
+  /** See `PortalEmulator.mutateTokenResponses`. */
+  mutateTokenResponses(patch: EmulatorTokenPatch, times?: number): Promise<void>
+  /** See `PortalEmulator.failTokenRequests`. */
+  failTokenRequests(failure: EmulatorTokenFailure, times?: number): Promise<void>
   /** See `PortalEmulator.setLatency`. */
   setLatency(ms: number): Promise<void>
   /** See `PortalEmulator.setRateLimit`. */
@@ -188,6 +200,21 @@ class ChildEmulator implements PortalEmulatorProcess {
   }
   delayRequests(ms: number, times: number, filter?: EmulatorDelayFilter): Promise<void> {
     return this.#call('delayRequests', ms, times, filter)
+  }
+  holdRequests(times?: number, filter?: EmulatorDelayFilter): Promise<void> {
+    return this.#call('holdRequests', times, filter)
+  }
+  waitForHeld(count?: number): Promise<void> {
+    return this.#call('waitForHeld', count)
+  }
+  releaseHeldRequests(): Promise<void> {
+    return this.#call('releaseHeldRequests')
+  }
+  mutateTokenResponses(patch: EmulatorTokenPatch, times?: number): Promise<void> {
+    return this.#call('mutateTokenResponses', patch, times)
+  }
+  failTokenRequests(failure: EmulatorTokenFailure, times?: number): Promise<void> {
+    return this.#call('failTokenRequests', failure, times)
   }
   setLatency(ms: number): Promise<void> {
     return this.#call('setLatency', ms)

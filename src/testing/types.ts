@@ -189,6 +189,29 @@ export interface EmulatorDropFilter {
   after?: 'headers' | 'body' | 'response'
 }
 
+/** A change `mutateTokenResponses` makes to the JSON body of successful token answers (the rotation still happens). */
+export interface EmulatorTokenPatch {
+  /** Keys set to these values (any JSON value: a wrong type, an unknown status letter, ...). */
+  set?: Record<string, unknown>
+  /** Keys removed from the answer. */
+  remove?: string[]
+}
+
+/** A raw failure of the token endpoint, forced with `failTokenRequests`. */
+export interface EmulatorTokenFailure {
+  /** HTTP status, for example 500 or 503. */
+  status: number
+  /** Raw body, default an HTML error page. */
+  body?: string
+  /** `content-type` of the body, default `text/html; charset=utf-8`. */
+  contentType?: string
+  /**
+   * When true the request is processed first (the pair rotates, and the new pair is lost with the answer); when
+   * false (default) nothing happens server side.
+   */
+  processed?: boolean
+}
+
 /** Which requests `delayRequests` affects. */
 export interface EmulatorDelayFilter {
   server?: EmulatorServerName
@@ -242,6 +265,19 @@ export interface PortalEmulator {
   dropConnections(times: number, filter?: EmulatorDropFilter): void
   /** Answer the next `times` matching requests only after `ms` more milliseconds. */
   delayRequests(ms: number, times: number, filter?: EmulatorDelayFilter): void
+  /**
+   * Hold the next `times` matching requests (default 1) once their body is read and before they are processed, until
+   * {@link releaseHeldRequests}: a refresh or a call that stays in flight as long as a test needs.
+   */
+  holdRequests(times?: number, filter?: EmulatorDelayFilter): void
+  /** Resolves once `count` requests (default 1) are held at the same time. */
+  waitForHeld(count?: number): Promise<void>
+  /** Lets every held request go on (they are processed and answered) and drops the hold rules not used yet. */
+  releaseHeldRequests(): void
+  /** The next `times` successful token answers (default 1) get `patch` applied; the pair rotates as usual. */
+  mutateTokenResponses(patch: EmulatorTokenPatch, times?: number): void
+  /** The next `times` token requests (default 1) answer `failure` (a 5xx with an HTML body, say). */
+  failTokenRequests(failure: EmulatorTokenFailure, times?: number): void
   /** Change the delay before every answer. */
   setLatency(ms: number): void
   /** Change the leaky bucket, keeping its current level; `false` switches it off and empties it. */

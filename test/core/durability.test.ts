@@ -322,3 +322,72 @@ describe('no secret from user code', () => {
     expect(String(error.stack) + JSON.stringify(logger.lines)).not.toContain(refreshToken)
   })
 })
+
+describe('faults the OAuth server throws at a refresh', () => {
+  it('a rotated answer with odd fields (unknown status, expires not a number, bad endpoint) is applied, persisted and restorable', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger } })
+    const persisted: PortalOAuthParams[] = []
+    rig.portal.setCallbackRefreshAuth(({ b24OAuthParams }) => {
+      persisted.push(b24OAuthParams)
+    })
+    rig.emulator.mutateTokenResponses({ set: { status: 'X', expires: 'soon', client_endpoint: 'not a url' } })
+    rig.emulator.expireAccessTokens()
+    const results = await Promise.all(calls(rig, 6))
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(persisted).toHaveLength(1)
+    expect(persisted[0]?.refreshToken).toBe(rig.emulator.currentRefreshToken)
+    expect(persisted[0]?.status).toBe('X')
+    expect(
+      logger.lines.filter((line) => line.level === 'warn' && line.message.includes('odd fields')),
+    ).toHaveLength(1)
+    expect(logger.lines.some((line) => line.message.includes('INVALID_ARGUMENT'))).toBe(false)
+    const restarted = restore(rig, persisted[0]!)
+    try {
+      await restarted.auth.refreshAuth()
+      expect(rig.emulator.log.rejected('invalid_grant')).toHaveLength(0)
+    } finally {
+      await restarted.destroy()
+    }
+  })
+
+  it('a 500 with an HTML body that rotated nothing is retried: every call succeeds', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 500 })
+    rig.emulator.expireAccessTokens()
+    const results = await Promise.all(calls(rig, 10))
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(2)
+  })
+
+  it('a 503 after the server rotated the pair: the pair is dead, learnt with one more request, no storm', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 503, processed: true })
+    rig.emulator.expireAccessTokens()
+    const outcomes = await Promise.allSettled(calls(rig, 10))
+    const errors = outcomes.map((outcome) => (outcome as PromiseRejectedResult).reason)
+    expect(errors[0]).toBeInstanceOf(RefreshTokenError)
+    for (const error of errors) expect(error).toBe(errors[0])
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(2)
+    expect(rig.portal.tokenState).toBe('dead')
+  })
+
+  it('destroy() while the OAuth server holds the refresh: the answer is committed and persisted, then the client closes', async () => {
+    rig = await startRig()
+    const persisted: PortalOAuthParams[] = []
+    rig.portal.setCallbackRefreshAuth(({ b24OAuthParams }) => {
+      persisted.push(b24OAuthParams)
+    })
+    rig.emulator.holdRequests(1, { server: 'oauth' })
+    rig.emulator.expireAccessTokens()
+    const pending = Promise.allSettled(calls(rig, 4))
+    await rig.emulator.waitForHeld()
+    const closed = rig.portal.destroy()
+    for (const outcome of await pending) {
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: SdkErrorCode.Destroyed })
+    }
+    rig.emulator.releaseHeldRequests()
+    await closed
+    expect(persisted.map((pair) => pair.refreshToken)).toEqual([rig.emulator.currentRefreshToken])
+  })
+})

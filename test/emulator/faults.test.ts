@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { startPortalEmulator } from '../../src/testing/index.js'
+import { startPortalEmulator, startPortalEmulatorProcess } from '../../src/testing/index.js'
 import { emulator, refresh, request, v2 } from './helpers.js'
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -107,5 +107,65 @@ describe('forced faults', () => {
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(handles()).toBeLessThanOrEqual(before)
     await emu.close()
+  })
+})
+
+describe('refresh faults: held requests, mutated and failing token answers', () => {
+  it('holds a request before processing it until released; the pair rotates only then', async () => {
+    const emu = await emulator()
+    const pair = emu.issueAuthParams()
+    emu.holdRequests(1, { server: 'oauth' })
+    const answer = refresh(emu, pair.refreshToken)
+    await emu.waitForHeld(1)
+    // Held before processing: the refresh token is still the current one.
+    expect(emu.currentRefreshToken).toBe(pair.refreshToken)
+    emu.releaseHeldRequests()
+    expect((await answer).status).toBe(200)
+    expect(emu.currentRefreshToken).not.toBe(pair.refreshToken)
+  })
+
+  it('patches successful token answers: keys set and removed, the rotation as usual', async () => {
+    const emu = await emulator()
+    const pair = emu.issueAuthParams()
+    emu.mutateTokenResponses({ set: { status: 'X', expires: 'soon' }, remove: ['expires_in'] })
+    const odd = await refresh(emu, pair.refreshToken)
+    expect(odd.status).toBe(200)
+    expect(odd.body).toMatchObject({ status: 'X', expires: 'soon', refresh_token: emu.currentRefreshToken })
+    expect(odd.body).not.toHaveProperty('expires_in')
+    const normal = await refresh(emu, String(emu.currentRefreshToken))
+    expect(normal.body).toMatchObject({ status: 'L', expires_in: 3600 })
+  })
+
+  it('fails token requests with a raw 5xx, processed (rotated, answer lost) or not', async () => {
+    const emu = await emulator()
+    const pair = emu.issueAuthParams()
+    emu.failTokenRequests({ status: 500 })
+    const page = await refresh(emu, pair.refreshToken)
+    expect(page.status).toBe(500)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    expect(page.text).toContain('Internal Server Error')
+    expect(emu.currentRefreshToken).toBe(pair.refreshToken)
+    emu.failTokenRequests({ status: 503, body: 'busy', contentType: 'text/plain', processed: true })
+    const busy = await refresh(emu, pair.refreshToken)
+    expect(busy).toMatchObject({ status: 503, text: 'busy' })
+    expect(emu.currentRefreshToken).not.toBe(pair.refreshToken)
+    expect((await refresh(emu, pair.refreshToken)).body).toMatchObject({ error: 'invalid_grant' })
+  })
+
+  it('offers the same controls on the emulator in a child process', async () => {
+    const emu = await startPortalEmulatorProcess()
+    try {
+      const pair = await emu.issueAuthParams()
+      await emu.failTokenRequests({ status: 500 })
+      expect((await refresh(emu, pair.refreshToken)).status).toBe(500)
+      await emu.mutateTokenResponses({ set: { status: 'Z' } })
+      await emu.holdRequests(1, { server: 'oauth' })
+      const answer = refresh(emu, pair.refreshToken)
+      await emu.waitForHeld(1)
+      await emu.releaseHeldRequests()
+      expect((await answer).body).toMatchObject({ status: 'Z' })
+    } finally {
+      await emu.close()
+    }
   })
 })
