@@ -62,6 +62,8 @@ function runOp(target: PortalEmulator, op: ProcessOp, args: unknown[]): unknown 
       return target.mutateTokenResponses(args[0] as EmulatorTokenPatch, args[1] as number | undefined)
     case 'failTokenRequests':
       return target.failTokenRequests(args[0] as EmulatorTokenFailure, args[1] as number | undefined)
+    case 'clearFaults':
+      return target.clearFaults()
     case 'setLatency':
       return target.setLatency(args[0] as number)
     case 'setRateLimit':

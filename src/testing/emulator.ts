@@ -169,6 +169,10 @@ class LoopbackPortalEmulator implements PortalEmulator {
     this.#state.faults.addTokenFailure({ ...failure }, count(times, 'times'))
   }
 
+  clearFaults(): void {
+    this.#state.faults.clear()
+  }
+
   setLatency(ms: number): void {
     this.#state.settings.latencyMs = count(ms, 'ms')
   }

@@ -132,6 +132,16 @@ export class FaultRules {
     for (const release of held) release()
   }
 
+  /** Forgets every rule not used yet and lets held requests go on. */
+  clear(): void {
+    this.#drops = []
+    this.#delays = []
+    this.#oauth = []
+    this.#tokenFailures = []
+    this.#tokenPatches = []
+    this.releaseHeld()
+  }
+
   /** Consume a forced OAuth failure, if any. */
   takeOAuthFailure(): EmulatorOAuthFailure | undefined {
     const rule = this.#oauth[0]

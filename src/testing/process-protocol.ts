@@ -19,6 +19,7 @@ export type ProcessOp =
   | 'releaseHeldRequests'
   | 'mutateTokenResponses'
   | 'failTokenRequests'
+  | 'clearFaults'
   | 'setLatency'
   | 'setRateLimit'
   | 'setOperatingLimit'

@@ -65,6 +65,8 @@ export interface PortalEmulatorProcess {
   mutateTokenResponses(patch: EmulatorTokenPatch, times?: number): Promise<void>
   /** See `PortalEmulator.failTokenRequests`. */
   failTokenRequests(failure: EmulatorTokenFailure, times?: number): Promise<void>
+  /** See `PortalEmulator.clearFaults`. */
+  clearFaults(): Promise<void>
   /** See `PortalEmulator.setLatency`. */
   setLatency(ms: number): Promise<void>
   /** See `PortalEmulator.setRateLimit`. */
@@ -215,6 +217,9 @@ class ChildEmulator implements PortalEmulatorProcess {
   }
   failTokenRequests(failure: EmulatorTokenFailure, times?: number): Promise<void> {
     return this.#call('failTokenRequests', failure, times)
+  }
+  clearFaults(): Promise<void> {
+    return this.#call('clearFaults')
   }
   setLatency(ms: number): Promise<void> {
     return this.#call('setLatency', ms)

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import { FaultRules } from './faults.js'
 import { IdempotencyCache } from './idempotency.js'
 import { DEFAULT_OPERATING_LIMIT, DEFAULT_RATE_LIMIT, LeakyBucket, OperatingLimiter } from './limits.js'
@@ -113,6 +114,13 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
     webhooks: new WebhookStore(),
     idempotency: new IdempotencyCache(),
     faults: new FaultRules(),
-    closing: new AbortController(),
+    closing: closingController(),
   }
+}
+
+/** Aborted when the emulator closes; every delayed or held request listens to it, hundreds at once in a soak. */
+function closingController(): AbortController {
+  const controller = new AbortController()
+  setMaxListeners(0, controller.signal)
+  return controller
 }

@@ -278,6 +278,8 @@ export interface PortalEmulator {
   mutateTokenResponses(patch: EmulatorTokenPatch, times?: number): void
   /** The next `times` token requests (default 1) answer `failure` (a 5xx with an HTML body, say). */
   failTokenRequests(failure: EmulatorTokenFailure, times?: number): void
+  /** Forgets every forced fault not used yet (drops, delays, holds, token failures and patches); held requests go on. */
+  clearFaults(): void
   /** Change the delay before every answer. */
   setLatency(ms: number): void
   /** Change the leaky bucket, keeping its current level; `false` switches it off and empties it. */
