@@ -14,6 +14,8 @@ export interface RefreshOptions {
   callbackTimeout?: number
   /** Further attempts after a transient refresh failure (5xx, connection, timeout). Default 3. */
   refreshRetries?: number
+  /** Backoff before the first retry of a refresh, ms; doubled for each further one up to 16 times, jittered. Default 250. */
+  refreshRetryDelay?: number
 }
 
 /** Option keys of {@link RefreshOptions}. */
@@ -22,6 +24,7 @@ export const REFRESH_OPTION_KEYS = [
   'refreshTimeout',
   'callbackTimeout',
   'refreshRetries',
+  'refreshRetryDelay',
 ] as const
 
 /** Upper bound of every refresh delay: ten minutes is longer than anyone means, and far below a timer's limit. */
@@ -67,6 +70,15 @@ export function normalizeRefreshOptions(options: RefreshOptions): AccessTokenSet
       defaults.callbackTimeoutMs,
     ),
     refreshRetries: integerIn('refreshRetries', options.refreshRetries, 0, 10, defaults.refreshRetries),
+    retryBaseDelayMs: integerIn(
+      'refreshRetryDelay',
+      options.refreshRetryDelay,
+      1,
+      60_000,
+      defaults.retryBaseDelayMs,
+    ),
+    retryMaxDelayMs:
+      options.refreshRetryDelay === undefined ? defaults.retryMaxDelayMs : options.refreshRetryDelay * 16,
   }
 }
 
