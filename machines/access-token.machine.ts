@@ -59,6 +59,8 @@ export interface AccessTokenContext {
   generation: number
   /** The state a refresh started from; a failed refresh returns there. */
   refreshOrigin: 'valid' | 'expired'
+  /** The refresh in flight runs in the background (eager margin): calls go on with the token still valid. */
+  background: boolean
   /** Successful refreshes so far (counted once the callback has settled). */
   refreshCount: number
   /** Failed refreshes so far (the dead pair included). */
@@ -178,8 +180,9 @@ export const accessTokenMachine = setup({
     cameFromValid: ({ context }) => context.refreshOrigin === 'valid',
   },
   actions: {
-    rememberValidOrigin: assign({ refreshOrigin: 'valid' as const, attempt: 0 }),
-    rememberExpiredOrigin: assign({ refreshOrigin: 'expired' as const, attempt: 0 }),
+    rememberValidOrigin: assign({ refreshOrigin: 'valid' as const, attempt: 0, background: false }),
+    rememberExpiredOrigin: assign({ refreshOrigin: 'expired' as const, attempt: 0, background: false }),
+    rememberBackgroundRefresh: assign({ refreshOrigin: 'valid' as const, attempt: 0, background: true }),
     /** Counts a failed refresh; its failure is the event's error, or the last attempt's when the event has none. */
     recordFailure: assign(({ context, event }) => ({
       lastFailure: 'error' in event ? failureOf(event.error) : context.lastFailure,
@@ -198,6 +201,7 @@ export const accessTokenMachine = setup({
     expires: input.expires,
     generation: 0,
     refreshOrigin: 'valid',
+    background: false,
     refreshCount: 0,
     failureCount: 0,
     attempt: 0,
@@ -234,7 +238,7 @@ export const accessTokenMachine = setup({
         'authData.requested': {
           guard: 'isInEagerMargin',
           target: 'refreshing',
-          actions: 'rememberValidOrigin',
+          actions: 'rememberBackgroundRefresh',
           description:
             'A call or getAuthData() inside the eager margin before `expires`: the refresh starts in the background while the current token is still used.',
         },

@@ -334,7 +334,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   #mustWait(snapshot: TokenSnapshot, now: number): boolean {
     if (topState(snapshot) !== 'refreshing') return false
     if (snapshot.matches({ refreshing: 'persisting' })) return true
-    return snapshot.context.expires * 1000 <= now || snapshot.context.refreshOrigin === 'expired'
+    return !snapshot.context.background || snapshot.context.expires * 1000 <= now
   }
 
   /** The error that killed the pair, when the machine is in `dead`. */

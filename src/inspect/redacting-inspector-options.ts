@@ -26,6 +26,7 @@ const MACHINE_CONTEXT_FIELDS = [
   'expires',
   'generation',
   'refreshOrigin',
+  'background',
   'refreshCount',
   'failureCount',
   'attempt',
