@@ -61,6 +61,11 @@ export interface AccessTokenContext {
   refreshOrigin: 'valid' | 'expired'
   /** The refresh in flight runs in the background (eager margin): calls go on with the token still valid. */
   background: boolean
+  /**
+   * A background refresh of the current pair failed: no other starts before expiry (then the ordinary refresh does),
+   * so that a failing refresh is not tried again on every call inside the margin.
+   */
+  backgroundFailed: boolean
   /** Successful refreshes so far (counted once the callback has settled). */
   refreshCount: number
   /** Failed refreshes so far (the dead pair included). */
@@ -159,7 +164,9 @@ export const accessTokenMachine = setup({
     isPastExpiry: ({ context, event }) => 'now' in event && context.expires * 1000 <= event.now,
     /** `now` is within the eager margin before `expires`. */
     isInEagerMargin: ({ context, event }) =>
-      'now' in event && context.expires * 1000 - context.settings.eagerRefreshMs <= event.now,
+      'now' in event &&
+      !context.backgroundFailed &&
+      context.expires * 1000 - context.settings.eagerRefreshMs <= event.now,
     /** The rejected token is the current one (an older token's rejection starts nothing). */
     isCurrentGeneration: ({ context, event }) =>
       event.type === 'token.rejected' && event.generation === context.generation,
@@ -183,10 +190,22 @@ export const accessTokenMachine = setup({
     rememberValidOrigin: assign({ refreshOrigin: 'valid' as const, attempt: 0, background: false }),
     rememberExpiredOrigin: assign({ refreshOrigin: 'expired' as const, attempt: 0, background: false }),
     rememberBackgroundRefresh: assign({ refreshOrigin: 'valid' as const, attempt: 0, background: true }),
+    /** Takes the pair `setAuthOptions()` brought: a new generation, no failure behind it. */
+    takeReplacedPair: assign(({ context, event }) =>
+      event.type === 'pair.replaced'
+        ? {
+            expires: event.expires,
+            generation: context.generation + 1,
+            lastFailure: null,
+            backgroundFailed: false,
+          }
+        : {},
+    ),
     /** Counts a failed refresh; its failure is the event's error, or the last attempt's when the event has none. */
     recordFailure: assign(({ context, event }) => ({
       lastFailure: 'error' in event ? failureOf(event.error) : context.lastFailure,
       failureCount: context.failureCount + 1,
+      backgroundFailed: context.backgroundFailed || context.background,
     })),
     /** Told by the client when a refresh attempt timed out (for its log). */
     reportRefreshTimeout: () => {},
@@ -202,6 +221,7 @@ export const accessTokenMachine = setup({
     generation: 0,
     refreshOrigin: 'valid',
     background: false,
+    backgroundFailed: false,
     refreshCount: 0,
     failureCount: 0,
     attempt: 0,
@@ -257,10 +277,7 @@ export const accessTokenMachine = setup({
         'pair.replaced': {
           target: 'valid',
           reenter: true,
-          actions: assign(({ context, event }) => ({
-            expires: event.expires,
-            generation: context.generation + 1,
-          })),
+          actions: 'takeReplacedPair',
           description: 'setAuthOptions() brought a new pair; it is used from now on.',
         },
       },
@@ -294,10 +311,7 @@ export const accessTokenMachine = setup({
         },
         'pair.replaced': {
           target: 'valid',
-          actions: assign(({ context, event }) => ({
-            expires: event.expires,
-            generation: context.generation + 1,
-          })),
+          actions: 'takeReplacedPair',
           description: 'setAuthOptions() brought a new pair; it is used from now on.',
         },
       },
@@ -308,16 +322,13 @@ export const accessTokenMachine = setup({
       meta: {
         'getAuthData()': 'Returns the AuthData held (false once it has expired); starts nothing.',
         'REST calls':
-          'Go out with the current token while it has not expired; otherwise wait for the refresh (bounded by the call timeout), then go out with the new token or fail with the refresh error.',
+          'Wait for the refresh (bounded by the call timeout), then go out with the new token or fail with the refresh error; during a background refresh they go on with the token while it has not expired.',
         'refreshAuth()': 'Waits for the refresh in flight; no second request is sent.',
       },
       on: {
         'pair.replaced': {
           target: '#accessToken.valid',
-          actions: assign(({ context, event }) => ({
-            expires: event.expires,
-            generation: context.generation + 1,
-          })),
+          actions: 'takeReplacedPair',
           description:
             'setAuthOptions() brought a new pair: it is used from now on; the refresh of the replaced pair is abandoned.',
         },
@@ -341,6 +352,7 @@ export const accessTokenMachine = setup({
                   refreshCount: context.refreshCount + 1,
                   lastFailure: null,
                   callbackFailure: null,
+                  backgroundFailed: false,
                 })),
                 description:
                   'Another instance on the same store refreshed the pair: it is used from now on; no callback runs for it.',
@@ -351,6 +363,7 @@ export const accessTokenMachine = setup({
                   expires: event.output.expires,
                   generation: context.generation + 1,
                   lastFailure: null,
+                  backgroundFailed: false,
                 })),
                 description:
                   'The OAuth server handed over a new pair: it is committed at once (in use from now on), then persisted.',
@@ -411,6 +424,7 @@ export const accessTokenMachine = setup({
                   assign(({ context }) => ({
                     lastFailure: { kind: 'transient' as const, error: null, timedOut: true as const },
                     failureCount: context.failureCount + 1,
+                    backgroundFailed: context.backgroundFailed || context.background,
                   })),
                 ],
                 description:
@@ -423,6 +437,7 @@ export const accessTokenMachine = setup({
                   assign(({ context }) => ({
                     lastFailure: { kind: 'transient' as const, error: null, timedOut: true as const },
                     failureCount: context.failureCount + 1,
+                    backgroundFailed: context.backgroundFailed || context.background,
                   })),
                 ],
                 description:
@@ -509,11 +524,7 @@ export const accessTokenMachine = setup({
       on: {
         'pair.replaced': {
           target: 'valid',
-          actions: assign(({ context, event }) => ({
-            expires: event.expires,
-            generation: context.generation + 1,
-            lastFailure: null,
-          })),
+          actions: 'takeReplacedPair',
           description: 'setAuthOptions() brought a new pair: the client works again.',
         },
       },

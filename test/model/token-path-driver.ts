@@ -1,6 +1,5 @@
 import { expect } from 'vitest'
-import type { AccessTokenState } from '../../machines/index.js'
-import type { TokenModelEvent, TokenPath } from './access-token.model.js'
+import { type TokenModelEvent, type TokenPath, topState } from './access-token.model.js'
 import type { ModelRig } from './model-rig.js'
 import { type TokenStep, tokenStateObservations, tokenSteps } from './token-steps.js'
 import { TokenWorld } from './token-world.js'
@@ -25,12 +24,17 @@ export class TokenPathDriver {
       const previous = steps[index - 1]
       if (previous) {
         const played = tokenSteps[event.type] as TokenStep<TokenModelEvent>
-        await played.run(world, event, { from: previous.state, to: state, next: steps[index + 1]?.event })
+        await played.run(world, event, {
+          from: previous.state,
+          to: state,
+          next: steps[index + 1]?.event,
+          after: steps[index + 2]?.event,
+        })
       }
-      const value = state.value as AccessTokenState
+      const value = topState(state)
       expect(world.rig.portal.tokenState, 'portal.tokenState').toBe(value)
       world.checkEveryStep()
-      tokenStateObservations[value](world, state)
+      await tokenStateObservations[value](world, state)
     }
   }
 
