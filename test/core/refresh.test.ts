@@ -139,6 +139,16 @@ describe('default refresh request (spec 4.1)', () => {
     expectNothingInUrl([request], rigSecrets(rig))
   })
 
+  it('a refresh whose answer is lost after the server processed it is never sent again', async () => {
+    rig = await startRig()
+    // The server rotates the pair, then the connection drops: sending the old refresh token again could only
+    // answer invalid_grant, so the client must give up with one request on the wire.
+    rig.emulator.dropConnections(1, { server: 'oauth', after: 'response' })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toThrow()
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
+    expect(rig.emulator.log.rejected('invalid_grant')).toHaveLength(0)
+  })
+
   it('rotation: the new pair replaces every field of spec 3.1 and the old refresh token is dead', async () => {
     rig = await startRig({ emulator: { status: 'P', scope: 'crm' } })
     const before = rig.portal.auth.getParams()

@@ -1,0 +1,46 @@
+/**
+ * Prints the mutation score per folder, and the surviving mutants, from the incremental file `npm run mutation`
+ * keeps (test/mutation/stryker-incremental.json). Usage: `npx tsx scripts/mutation-score.ts [--survivors]`.
+ */
+import { readFileSync } from 'node:fs'
+
+interface Mutant {
+  mutatorName: string
+  replacement?: string
+  status: string
+  location: { start: { line: number; column: number } }
+}
+
+const FILE = 'test/mutation/stryker-incremental.json'
+const report = JSON.parse(readFileSync(FILE, 'utf8')) as { files: Record<string, { mutants: Mutant[] }> }
+const DETECTED = new Set(['Killed', 'Timeout'])
+const UNDETECTED = new Set(['Survived', 'NoCoverage'])
+
+const folders = new Map<string, { detected: number; undetected: number; other: number }>()
+for (const [file, { mutants }] of Object.entries(report.files)) {
+  const folder = file.split('/').slice(0, -1).join('/')
+  const counts = folders.get(folder) ?? { detected: 0, undetected: 0, other: 0 }
+  for (const mutant of mutants) {
+    if (DETECTED.has(mutant.status)) counts.detected += 1
+    else if (UNDETECTED.has(mutant.status)) counts.undetected += 1
+    else counts.other += 1
+  }
+  folders.set(folder, counts)
+}
+console.log('| folder | killed or timed out | survived or not covered | other | score |')
+console.log('| --- | --- | --- | --- | --- |')
+for (const [folder, { detected, undetected, other }] of [...folders].sort()) {
+  const score =
+    detected + undetected === 0 ? 'n/a' : `${((100 * detected) / (detected + undetected)).toFixed(1)} %`
+  console.log(`| ${folder} | ${detected} | ${undetected} | ${other} | ${score} |`)
+}
+if (process.argv.includes('--survivors')) {
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    for (const mutant of mutants.filter((each) => UNDETECTED.has(each.status))) {
+      const { line, column } = mutant.location.start
+      console.log(
+        `${file}:${line}:${column} ${mutant.status} ${mutant.mutatorName} ${mutant.replacement ?? ''}`,
+      )
+    }
+  }
+}
