@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { AuthorizationCodes } from './auth-codes.js'
 import { FaultRules } from './faults.js'
 import { IdempotencyCache } from './idempotency.js'
 import { DEFAULT_OPERATING_LIMIT, DEFAULT_RATE_LIMIT, LeakyBucket, OperatingLimiter } from './limits.js'
@@ -46,6 +47,8 @@ export interface EmulatorState {
   readonly now: () => number
   readonly log: RequestLogStore
   readonly tokens: TokenStore
+  /** Authorization codes issued with `issueAuthorizationCode()`. */
+  readonly codes: AuthorizationCodes
   readonly bucket: LeakyBucket
   readonly operating: OperatingLimiter
   readonly methods: MethodRegistry
@@ -105,6 +108,7 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
     now,
     log: new RequestLogStore(options.logLimit),
     tokens,
+    codes: new AuthorizationCodes(now),
     bucket: new LeakyBucket(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit),
     operating: new OperatingLimiter(
       options.operatingLimit === undefined ? DEFAULT_OPERATING_LIMIT : options.operatingLimit,
