@@ -46,6 +46,7 @@ function shown(name: string): string {
 function splitName(name: string, prefix: readonly string[]): string[] {
   const open = name.indexOf('[')
   const path = [...prefix, open === -1 ? name : name.slice(0, open)]
+  if (path.length > EVENT_BODY_LIMITS.depth) throw hostile(`field name ${shown(name)} is nested too deep`)
   let at = open
   while (at !== -1 && at < name.length) {
     if (name[at] !== '[') throw hostile(`field name ${shown(name)} is malformed`)

@@ -81,7 +81,9 @@ describe('ONAPPINSTALL', () => {
     // Another portal the attacker controls, posing as the victim: its tokens work there only.
     const attacker = await rig.portal({ memberId: victim.memberId })
     const forged = attacker.installEvent('ONAPPINSTALL', { applicationToken: 'a'.repeat(32) })
-    await expect(fleet.handleEvent(forged)).rejects.toMatchObject({ code: SdkErrorCode.ApplicationTokenMismatch })
+    await expect(fleet.handleEvent(forged)).rejects.toMatchObject({
+      code: SdkErrorCode.ApplicationTokenMismatch,
+    })
     expect(await fleet.store.load(victim.memberId)).toEqual(before)
     expect(attacker.log.restRequests()).toHaveLength(0)
     expect(victim.log.rejected('invalid_token').at(-1)?.token).toBe(authField(forged, 'access_token'))
@@ -112,7 +114,9 @@ describe('ONAPPINSTALL', () => {
     const portal = await rig.portal()
     const fleet = rig.fleet(portal)
     const body = portal.installEvent('ONAPPINSTALL', { applicationToken: '' })
-    await expect(fleet.handleEvent(body)).rejects.toMatchObject({ code: SdkErrorCode.ApplicationTokenMismatch })
+    await expect(fleet.handleEvent(body)).rejects.toMatchObject({
+      code: SdkErrorCode.ApplicationTokenMismatch,
+    })
     expect(await fleet.store.load(portal.memberId)).toBeNull()
   })
 })
@@ -221,7 +225,9 @@ describe('other events', () => {
       data: { FIELDS: { ID: '134806' } },
     })
     body.set('auth[application_token]', 'c'.repeat(32))
-    await expect(fleet.handleEvent(body)).rejects.toMatchObject({ code: SdkErrorCode.ApplicationTokenMismatch })
+    await expect(fleet.handleEvent(body)).rejects.toMatchObject({
+      code: SdkErrorCode.ApplicationTokenMismatch,
+    })
     expect(await fleet.store.load(portal.memberId)).toEqual(before)
   })
 })

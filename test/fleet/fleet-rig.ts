@@ -1,5 +1,9 @@
 import { MemoryStore, PortalFleet, type PortalFleetOptions, type PortalOAuth } from '../../src/index.js'
-import { type PortalEmulator, type PortalEmulatorOptions, startPortalEmulator } from '../../src/testing/index.js'
+import {
+  type PortalEmulator,
+  type PortalEmulatorOptions,
+  startPortalEmulator,
+} from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
 
 /** What a fleet test tears down after itself. */
