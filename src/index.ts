@@ -44,7 +44,7 @@ export {
   SdkError,
   SdkErrorCode,
 } from './errors/index.js'
-export type { EventBody, EventTree } from './fleet/event-body.js'
+export type { EventTree } from './fleet/event-body.js'
 export {
   type AuthorizationCodeExchange,
   DEFAULT_SERVER_ENDPOINT,
