@@ -31,14 +31,16 @@ describe('fleet.get(memberId)', () => {
 
   it('releases and destroys a client idle for idleTimeout; the next get() builds a new one from the store', async () => {
     const portal = await rig.portal()
-    const fleet = rig.fleet(portal, { idleTimeout: 50 })
+    const store = new MemoryStore()
+    const fleet = rig.fleet(portal, { store, idleTimeout: 50 })
     await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
     const first = await fleet.get(portal.memberId)
-    await first.auth.refreshAuth()
+    // Another fleet on the store refreshes meanwhile (a client about to be released must not be used).
+    await (await rig.fleet(portal, { store }).get(portal.memberId)).auth.refreshAuth()
     await destroyed(first)
     const next = await fleet.get(portal.memberId)
     expect(next).not.toBe(first)
-    // Built from the store: the pair the released client refreshed, not the install's.
+    // Built from the store: the pair refreshed since, not the install's.
     expect(next.auth.getParams().refreshToken).toBe(portal.currentRefreshToken)
     expect((await next.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
   })
