@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: every figure measured against the portal emulator running in its own process, in one run.
  * Prints the table, rewrites the generated section of docs/benchmarks.md and exits 1 when a bar is missed.
- * `BENCH_ONLY=cpu,heap` runs some figures only (cpu, refresh, pacing, heap, list, cold); the doc is then left alone.
+ * `BENCH_ONLY=cpu,heap` runs some figures only (cpu, refresh, pacing, heap, list, fleet, cold); the doc is then left alone.
  */
 import { fileURLToPath } from 'node:url'
 import { callCpuFigure } from './figures/call-cpu.js'
 import { coldStartFigure } from './figures/cold-start.js'
 import { fetchListFigure } from './figures/fetch-list.js'
+import { fleetHeapFigure } from './figures/fleet-heap.js'
 import { idleHeapFigure } from './figures/idle-heap.js'
 import { pacingFigure } from './figures/pacing.js'
 import { refreshBurstFigure } from './figures/refresh-burst.js'
@@ -37,6 +38,7 @@ async function main(): Promise<number> {
     await step('pacing', () => pacingFigure(rig))
     await step('heap', () => idleHeapFigure(rig))
     await step('list', () => fetchListFigure(rig))
+    await step('fleet', () => fleetHeapFigure(rig))
   } finally {
     await rig.close()
   }

@@ -44,6 +44,14 @@ export {
   SdkError,
   SdkErrorCode,
 } from './errors/index.js'
+export type { EventTree } from './fleet/event-body.js'
+export {
+  type AuthorizationCodeExchange,
+  DEFAULT_SERVER_ENDPOINT,
+  exchangeAuthorizationCode,
+} from './fleet/exchange-code.js'
+export { DEFAULT_IDLE_TIMEOUT_MS, type PortalFleetOptions } from './fleet/fleet-options.js'
+export { type FleetEventResult, PortalFleet } from './fleet/portal-fleet.js'
 export type { AuthStrategy, RequestAuth } from './http/auth-strategy.js'
 export type { FetchLike, TypeHttpOptions } from './http/http-options.js'
 export type { TypeHttp } from './http/rest-transport.js'

@@ -1,6 +1,11 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createEmulatorServer } from './http-server.js'
+import {
+  type EmulatorInstallEventName,
+  type EmulatorInstallEventOptions,
+  installEventBody,
+} from './install-events.js'
 import { oauthRouter } from './oauth-server.js'
 import { portalRouter } from './portal-server.js'
 import { createEmulatorState, type EmulatorState } from './state.js'
@@ -119,6 +124,17 @@ class LoopbackPortalEmulator implements PortalEmulator {
       serverEndpoint: endpoints.serverEndpoint,
       status: settings.status,
     }
+  }
+
+  issueAuthorizationCode(): string {
+    return this.#state.codes.issue(this.#state.settings.userId)
+  }
+
+  installEvent(event: EmulatorInstallEventName, options?: EmulatorInstallEventOptions): string {
+    if (!['ONAPPINSTALL', 'ONAPPUPDATE', 'ONAPPUNINSTALL'].includes(event))
+      throw new RangeError('event must be ONAPPINSTALL, ONAPPUPDATE or ONAPPUNINSTALL')
+    if (options?.expiresIn !== undefined) count(options.expiresIn, 'expiresIn')
+    return installEventBody(this.#state, event, options)
   }
 
   createWebhook(options?: EmulatorWebhookOptions): string {

@@ -5,6 +5,7 @@
  */
 export { startPortalEmulator } from './emulator.js'
 export { EmulatorRestError, type EmulatorValidationItem } from './errors.js'
+export type { EmulatorInstallEventName, EmulatorInstallEventOptions } from './install-events.js'
 export { type EmulatorListNav, EmulatorListPage } from './list-page.js'
 export {
   type PortalEmulatorProcess,

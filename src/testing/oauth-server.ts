@@ -48,6 +48,26 @@ function tokenParams(call: IncomingCall): Record<string, string> {
   return out
 }
 
+const CODE_FAILURES = {
+  unknown: { error: 'invalid_grant', description: 'Invalid authorization code' },
+  used: { error: 'invalid_grant', description: 'The authorization code was already used' },
+  expired: { error: 'expired_token', description: 'The authorization token provided has expired.' },
+} as const
+
+/**
+ * `grant_type=authorization_code` with client credentials already checked: a code from `issueAuthorizationCode()`
+ * gives a new pair once within 30 s; an unknown or used code answers 400 `invalid_grant`, an expired one 400
+ * `expired_token` (what the portal was seen to answer).
+ */
+function handleCodeGrant(state: EmulatorState, code: string): Reply {
+  const outcome = state.codes.exchange(code, state.tokens)
+  if (!outcome.ok) {
+    const failure = CODE_FAILURES[outcome.reason]
+    return oauthError(400, failure.error, failure.description)
+  }
+  return jsonReply(200, tokenResponseBody(state, outcome.pair))
+}
+
 const REFRESH_FAILURES = {
   unknown: 'The refresh token is unknown',
   expired: 'The refresh token has expired',
@@ -57,8 +77,8 @@ const REFRESH_FAILURES = {
 /**
  * `GET|POST /oauth/token/` (query and form body merged, body wins, extra parameters ignored). Order: forced failure
  * (`failOAuth`) → missing `grant_type` / `refresh_token` / `code` (400 `invalid_request`) → unknown `client_id`
- * (HTTP 200 `{"error":"wrong_client"}`) → wrong secret (400 `invalid_client`) → `authorization_code` (400
- * `invalid_grant`: the emulator issues no codes) → other grant types (400 `unsupported_grant_type`) → unknown, used or
+ * (HTTP 200 `{"error":"wrong_client"}`) → wrong secret (400 `invalid_client`) → `authorization_code` (see
+ * {@link handleCodeGrant}) → other grant types (400 `unsupported_grant_type`) → unknown, used or
  * expired refresh token (400 `invalid_grant`) → new pair.
  */
 export async function handleToken(state: EmulatorState, call: IncomingCall): Promise<Reply> {
@@ -114,7 +134,7 @@ async function answerToken(state: EmulatorState, params: Record<string, string>)
   if (params.client_secret !== state.settings.clientSecret) {
     return oauthError(400, 'invalid_client', 'Invalid client credentials')
   }
-  if (grant === 'authorization_code') return oauthError(400, 'invalid_grant', 'Invalid authorization code')
+  if (grant === 'authorization_code') return handleCodeGrant(state, params.code ?? '')
   if (grant !== 'refresh_token') {
     return oauthError(400, 'unsupported_grant_type', `Grant type "${grant}" is not supported`)
   }

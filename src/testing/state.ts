@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
+import { AuthorizationCodes } from './auth-codes.js'
 import { FaultRules } from './faults.js'
 import { IdempotencyCache } from './idempotency.js'
 import { DEFAULT_OPERATING_LIMIT, DEFAULT_RATE_LIMIT, LeakyBucket, OperatingLimiter } from './limits.js'
@@ -47,6 +48,8 @@ export interface EmulatorState {
   readonly now: () => number
   readonly log: RequestLogStore
   readonly tokens: TokenStore
+  /** Authorization codes issued with `issueAuthorizationCode()`. */
+  readonly codes: AuthorizationCodes
   readonly bucket: LeakyBucket
   readonly operating: OperatingLimiter
   readonly methods: MethodRegistry
@@ -106,6 +109,7 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
     now,
     log: new RequestLogStore(options.logLimit),
     tokens,
+    codes: new AuthorizationCodes(now),
     bucket: new LeakyBucket(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit),
     operating: new OperatingLimiter(
       options.operatingLimit === undefined ? DEFAULT_OPERATING_LIMIT : options.operatingLimit,

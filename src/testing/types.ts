@@ -1,3 +1,5 @@
+import type { EmulatorInstallEventName, EmulatorInstallEventOptions } from './install-events.js'
+
 /** Application status letters, as in `app.info` STATUS and the token response `status` (protocol.md §9). */
 export type EmulatorAppStatus = 'F' | 'D' | 'T' | 'P' | 'L' | 'S'
 
@@ -249,6 +251,16 @@ export interface PortalEmulator {
   readonly applicationToken: string
   /** A fresh token pair issued now; each call starts a new independent renewal chain. */
   issueAuthParams(overrides?: { expiresIn?: number }): EmulatorAuthParams
+  /**
+   * An authorization code as the portal's redirect to the application carries it: the token endpoint exchanges it
+   * (`grant_type=authorization_code`) for a new pair once, within 30 s.
+   */
+  issueAuthorizationCode(): string
+  /**
+   * The raw `application/x-www-form-urlencoded` body the portal POSTs to the application's event handler for a
+   * lifecycle event; an install or update carries a new pair, an uninstall no token.
+   */
+  installEvent(event: EmulatorInstallEventName, options?: EmulatorInstallEventOptions): string
   /** A webhook base URL `{origin}/rest/{userId}/{secret}/` that the emulator accepts (no OAuth). */
   createWebhook(options?: EmulatorWebhookOptions): string
   /** The current valid access token of the newest pair (for assertions), undefined if none. */

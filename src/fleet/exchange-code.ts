@@ -1,0 +1,161 @@
+import ky from 'ky'
+import { tokenUrlFor } from '../auth/endpoints.js'
+import { requireRestRoot, validateAuthParams, validateSecret } from '../auth/validate-params.js'
+import { AjaxError } from '../errors/ajax-error.js'
+import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import type { FetchLike } from '../http/http-options.js'
+import type { PortalOAuthParams, PortalOAuthSecretInput } from '../types/auth.js'
+import { requireIntegerIn } from '../validation/rules.js'
+
+/** The OAuth server of the portal's cloud, where codes are exchanged unless `serverEndpoint` says otherwise. */
+export const DEFAULT_SERVER_ENDPOINT = 'https://oauth.bitrix.info/rest/'
+
+/** What {@link exchangeAuthorizationCode} takes. */
+export interface AuthorizationCodeExchange {
+  /** The `code` of the portal's redirect to the application; it lives 30 s and works once. */
+  code: string
+  /** The application's `client_id` and `client_secret`. */
+  oAuthSecret: PortalOAuthSecretInput
+  /**
+   * The application token of the installation: the answer does not carry it. The install page receives it as
+   * `APPLICATION_TOKEN` in its POST, the `ONAPPINSTALL` event as `auth[application_token]`.
+   */
+  applicationToken: string
+  /** OAuth server REST root (`server_domain` of the redirect with `/rest/`). Default `https://oauth.bitrix.info/rest/`. */
+  serverEndpoint?: string
+  /** Sends the request. Default the global `fetch`. */
+  adapter?: FetchLike
+  /** Longest wait for the answer, ms, 1 to 600 000. Default 30 000. */
+  timeout?: number
+  /** Receives the pair: `{ install: (params) => fleet.install(params) }` or the fleet itself. */
+  fleet?: { install(params: PortalOAuthParams): Promise<void> }
+}
+
+function invalid(problem: string): SdkError {
+  return new SdkError({
+    code: SdkErrorCode.InvalidArgument,
+    message: `exchangeAuthorizationCode: ${problem}`,
+  })
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** A whole number from the JSON answer (a number, or digits), `undefined` when absent or odd. */
+function whole(value: unknown): number | undefined {
+  const number = typeof value === 'string' && /^\d{1,12}$/.test(value) ? Number(value) : value
+  return typeof number === 'number' && Number.isInteger(number) && number >= 0 ? number : undefined
+}
+
+/** The answer in constructor shape; `domain` is the portal's host (the answer's `domain` is the OAuth server's). */
+function pairFromAnswer(answer: Record<string, unknown>, applicationToken: string): PortalOAuthParams {
+  const expiresIn = whole(answer.expires_in) ?? 3600
+  const clientEndpoint = answer.client_endpoint
+  let domain: string | undefined
+  try {
+    domain = typeof clientEndpoint === 'string' ? new URL(clientEndpoint).host : undefined
+  } catch {
+    domain = undefined
+  }
+  try {
+    return validateAuthParams({
+      applicationToken,
+      userId: whole(answer.user_id) ?? 0,
+      memberId: answer.member_id,
+      accessToken: answer.access_token,
+      refreshToken: answer.refresh_token,
+      expires: whole(answer.expires) ?? Math.floor(Date.now() / 1000) + expiresIn,
+      expiresIn,
+      scope: typeof answer.scope === 'string' ? answer.scope : '',
+      domain,
+      clientEndpoint,
+      serverEndpoint: answer.server_endpoint,
+      status: answer.status,
+    })
+  } catch (error) {
+    throw new SdkError({
+      code: SdkErrorCode.InvalidResponse,
+      message: `exchangeAuthorizationCode: the OAuth server's answer is not a usable pair: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    })
+  }
+}
+
+/**
+ * Exchanges an authorization code for the first pair of an installation: POSTs `grant_type=authorization_code`,
+ * `client_id`, `client_secret` and `code` as a form body (nothing in the URL) to the OAuth server's token endpoint,
+ * and resolves to the pair in constructor shape. With `fleet`, the pair is installed there before this resolves.
+ * An OAuth refusal (a used or expired code: `invalid_grant`, `expired_token`) rejects with an `SdkError` whose
+ * `code` is the server's.
+ */
+export async function exchangeAuthorizationCode(
+  request: AuthorizationCodeExchange,
+): Promise<PortalOAuthParams> {
+  if (!isRecord(request)) throw invalid('takes an object { code, oAuthSecret, applicationToken }')
+  if (typeof request.code !== 'string' || request.code === '')
+    throw invalid('code must be a non-empty string')
+  if (typeof request.applicationToken !== 'string' || request.applicationToken === '')
+    throw invalid(
+      'applicationToken must be a non-empty string (APPLICATION_TOKEN of the install page, or the event)',
+    )
+  const secret = validateSecret(request.oAuthSecret)
+  const serverEndpoint = requireRestRoot('serverEndpoint', request.serverEndpoint ?? DEFAULT_SERVER_ENDPOINT)
+  const timeout =
+    request.timeout === undefined
+      ? 30_000
+      : requireIntegerIn('exchangeAuthorizationCode: timeout', request.timeout, 1, 600_000, { unit: 'ms' })
+  if (request.adapter !== undefined && typeof request.adapter !== 'function')
+    throw invalid('adapter must be a fetch-compatible function')
+  let response: Response
+  try {
+    response = await ky.post(tokenUrlFor(serverEndpoint), {
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: secret.clientId,
+        client_secret: secret.clientSecret,
+        code: request.code,
+      }),
+      ...(request.adapter ? { fetch: request.adapter } : {}),
+      timeout,
+      throwHttpErrors: false,
+      headers: { accept: 'application/json' },
+      retry: 0,
+    })
+  } catch (error) {
+    const timedOut = error instanceof Error && error.name === 'TimeoutError'
+    throw new AjaxError({
+      code: timedOut ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
+      message: `exchangeAuthorizationCode: ${timedOut ? 'the OAuth server did not answer in time' : 'connection to the OAuth server failed'}`,
+      request: { method: 'oauth/token' },
+    })
+  }
+  const text = await response.text()
+  let answer: unknown
+  try {
+    answer = JSON.parse(text)
+  } catch {
+    answer = undefined
+  }
+  if (isRecord(answer) && typeof answer.error === 'string' && answer.error !== '') {
+    const description = typeof answer.error_description === 'string' ? answer.error_description : ''
+    throw new SdkError({
+      code: answer.error,
+      description,
+      status: response.status,
+      message: `exchangeAuthorizationCode: the OAuth server refused the code: ${answer.error}${description ? ` (${description})` : ''}, HTTP ${response.status}`,
+    })
+  }
+  if (!response.ok || !isRecord(answer)) {
+    throw new AjaxError({
+      code: SdkErrorCode.InvalidResponse,
+      message: `exchangeAuthorizationCode: the OAuth server answered HTTP ${response.status} without a pair or an OAuth error`,
+      status: response.status,
+      request: { method: 'oauth/token' },
+    })
+  }
+  const params = pairFromAnswer(answer, request.applicationToken)
+  if (request.fleet) await request.fleet.install(params)
+  return params
+}

@@ -1,0 +1,212 @@
+import { validateAuthParams } from '../auth/validate-params.js'
+import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { PortalOAuth } from '../portal-oauth.js'
+import type { TokenStore } from '../store/token-store.js'
+import type { PortalOAuthParams } from '../types/auth.js'
+import { sameApplicationToken } from './application-token.js'
+import { type EventTree, parseEventBody } from './event-body.js'
+import { eventPairParams } from './event-params.js'
+import { type FleetSettings, normalizeFleetOptions, type PortalFleetOptions } from './fleet-options.js'
+import { HeldPortals } from './held-portals.js'
+import { proveAccessToken } from './prove-access-token.js'
+
+/** What `handleEvent` resolves to. */
+export interface FleetEventResult {
+  /** The event code, upper case: `ONAPPINSTALL`, `ONAPPUPDATE`, `ONAPPUNINSTALL`, or another event of the portal. */
+  event: string
+  /** The portal the event came from. */
+  memberId: string
+  /** The event's `data[...]` fields (strings, nested as sent); empty when it has none. */
+  data: EventTree
+}
+
+/** A member id as stores key it: letters, digits, `-` and `_` (a portal's is 32 hex characters). */
+const MEMBER_ID = /^[A-Za-z0-9_-]{1,64}$/
+
+function mismatch(memberId: string, why: string): SdkError {
+  return new SdkError({
+    code: SdkErrorCode.ApplicationTokenMismatch,
+    message: `handleEvent: portal ${memberId}: ${why}; nothing was changed`,
+  })
+}
+
+function notInstalled(memberId: string, what: string): SdkError {
+  return new SdkError({
+    code: SdkErrorCode.PortalNotInstalled,
+    message: `${what}: portal ${memberId} is not installed (the store holds no pair for it)`,
+  })
+}
+
+/**
+ * The clients of every portal an application is installed on, over one {@link TokenStore}: install, update and
+ * uninstall events keep the store's pairs, `get(memberId)` gives the portal's `PortalOAuth`. Fleets of several
+ * processes on one shared store (`RedisStore`) see the same portals, and their clients share each portal's pair,
+ * refresh and bucket.
+ */
+export class PortalFleet {
+  readonly #settings: FleetSettings
+  readonly #held: HeldPortals
+  /** The events of one portal run one after another, in arrival order. */
+  readonly #queues = new Map<string, Promise<unknown>>()
+  #destroyed = false
+
+  constructor(options: PortalFleetOptions) {
+    this.#settings = normalizeFleetOptions(options)
+    this.#held = new HeldPortals(this.#settings.idleTimeoutMs, this.#settings.logger)
+  }
+
+  /** The store the fleet keeps its portals in. */
+  get store(): TokenStore {
+    return this.#settings.store
+  }
+
+  /**
+   * Handles an event POSTed by a portal: the raw form-encoded body, a `URLSearchParams`, or an object as a body
+   * parser gives it. `ONAPPINSTALL` stores the pair and application token; `ONAPPUPDATE` stores the new pair and
+   * `ONAPPUNINSTALL` forgets the portal, each only when its `application_token` equals the stored one (any other
+   * event is checked the same way and changes nothing). A repeated `ONAPPINSTALL` with another application token is
+   * taken only when its access token works on the portal the store holds. Rejects, changing nothing, with
+   * `JSSDK_INVALID_ARGUMENT` (a malformed or hostile body), `JSSDK_APPLICATION_TOKEN_MISMATCH` or
+   * `JSSDK_PORTAL_NOT_INSTALLED`.
+   */
+  async handleEvent(body: unknown): Promise<FleetEventResult> {
+    this.#assertAlive()
+    const { event, auth, data } = parseEventBody(body)
+    const memberId = auth.member_id
+    if (memberId === undefined || !MEMBER_ID.test(memberId))
+      throw new SdkError({
+        code: SdkErrorCode.InvalidArgument,
+        message: 'handleEvent: auth[member_id] is missing or not a member id',
+      })
+    const applicationToken = auth.application_token
+    if (applicationToken === undefined || applicationToken === '')
+      throw mismatch(memberId, 'the event carries no application token')
+    await this.#serially(memberId, async () => {
+      const stored = await this.#settings.store.load(memberId)
+      if (event === 'ONAPPINSTALL') {
+        const params = eventPairParams(auth, Date.now())
+        if (stored && !sameApplicationToken(applicationToken, stored.applicationToken))
+          await this.#proveReinstall(stored, params)
+        await this.#keep(params)
+        this.#settings.logger.info('PortalFleet: portal installed', { memberId })
+        return
+      }
+      if (!stored) throw notInstalled(memberId, `handleEvent ${event}`)
+      if (!sameApplicationToken(applicationToken, stored.applicationToken))
+        throw mismatch(memberId, 'the application token differs from the stored one')
+      if (event === 'ONAPPUPDATE') {
+        await this.#keep(eventPairParams(auth, Date.now()))
+        this.#settings.logger.info('PortalFleet: portal updated', { memberId })
+      } else if (event === 'ONAPPUNINSTALL') {
+        // The held client goes first: a refresh it has in flight must not write the pair back after the removal.
+        await this.#held.release(memberId)
+        await this.#settings.store.remove(memberId)
+        this.#settings.logger.info('PortalFleet: portal uninstalled', { memberId })
+      }
+    })
+    return { event, memberId, data }
+  }
+
+  /**
+   * Stores a pair obtained by the application itself (`exchangeAuthorizationCode`), whatever the store held for the
+   * portal; a held client takes it at once.
+   */
+  async install(params: PortalOAuthParams): Promise<void> {
+    this.#assertAlive()
+    const valid = validateAuthParams(params)
+    await this.#serially(valid.memberId, () => this.#keep(valid))
+  }
+
+  /**
+   * The portal's client, built from the store's pair with the fleet's options and `{ store }`; the same instance
+   * while it is held (released after `idleTimeout` without a `get()`: take it from here for each piece of work).
+   * Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store holds no pair, also after an uninstall handled by
+   * another fleet or process: a held client is then released.
+   */
+  async get(memberId: string): Promise<PortalOAuth> {
+    this.#assertAlive()
+    if (typeof memberId !== 'string' || !MEMBER_ID.test(memberId))
+      throw new SdkError({
+        code: SdkErrorCode.InvalidArgument,
+        message: 'PortalFleet.get: memberId must be a member id (letters, digits, - and _)',
+      })
+    // One store read per get(): it is how an uninstall handled elsewhere reaches this fleet.
+    const stored = await this.#settings.store.load(memberId)
+    this.#assertAlive()
+    if (!stored) {
+      await this.#held.release(memberId)
+      throw notInstalled(memberId, 'PortalFleet.get')
+    }
+    const held = this.#held.use(memberId)
+    if (held) return held
+    const portal = this.#build(stored)
+    this.#held.hold(memberId, portal)
+    return portal
+  }
+
+  /** Releases every held client (each destroyed, refreshes in flight finished); later calls reject. The store stays open. */
+  async destroy(): Promise<void> {
+    if (this.#destroyed) return
+    this.#destroyed = true
+    await Promise.allSettled([...this.#queues.values()])
+    await this.#held.releaseAll()
+  }
+
+  #build(params: PortalOAuthParams): PortalOAuth {
+    const settings = this.#settings
+    const portal = new PortalOAuth(params, settings.secret, {
+      store: settings.store,
+      restrictionParams: settings.restrictionParams,
+      httpOptions: settings.httpOptions,
+      ...(settings.givenLogger === undefined ? {} : { logger: settings.givenLogger }),
+    })
+    if (settings.callbackRefreshAuth) portal.setCallbackRefreshAuth(settings.callbackRefreshAuth)
+    return portal
+  }
+
+  /** Puts a trusted pair in the store and in the held client. */
+  async #keep(params: PortalOAuthParams): Promise<void> {
+    await this.#settings.store.replace(params)
+    this.#held.peek(params.memberId)?.setAuthOptions(params)
+  }
+
+  /**
+   * A second install with another application token is a reinstall only when its access token works on the portal
+   * the store holds: an event naming another portal's endpoints proves nothing.
+   */
+  async #proveReinstall(stored: PortalOAuthParams, params: PortalOAuthParams): Promise<void> {
+    const { httpOptions } = this.#settings
+    const proved = await proveAccessToken({
+      clientEndpoint: stored.clientEndpoint,
+      accessToken: params.accessToken,
+      fetch: httpOptions.adapter ?? fetch,
+      timeoutMs: httpOptions.timeout,
+      headers: httpOptions.headers,
+    })
+    if (!proved)
+      throw mismatch(
+        stored.memberId,
+        'a repeated install brings another application token and its access token does not work on the stored portal',
+      )
+  }
+
+  /** Runs `task` after the portal's earlier events; its outcome is the caller's, the queue goes on either way. */
+  #serially(memberId: string, task: () => Promise<void>): Promise<void> {
+    const previous = this.#queues.get(memberId) ?? Promise.resolve()
+    const run = previous.then(task, task)
+    const tail = run.catch(() => undefined)
+    this.#queues.set(memberId, tail)
+    void tail.then(() => {
+      if (this.#queues.get(memberId) === tail) this.#queues.delete(memberId)
+    })
+    return run
+  }
+
+  #assertAlive(): void {
+    if (this.#destroyed)
+      throw new SdkError({
+        code: SdkErrorCode.Destroyed,
+        message: 'PortalFleet was destroyed; create a new one',
+      })
+  }
+}

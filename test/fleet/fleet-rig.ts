@@ -1,0 +1,64 @@
+import { MemoryStore, PortalFleet, type PortalFleetOptions, type PortalOAuth } from '../../src/index.js'
+import {
+  type PortalEmulator,
+  type PortalEmulatorOptions,
+  startPortalEmulator,
+} from '../../src/testing/index.js'
+import { createMemoryLogger } from '../helpers.js'
+
+/** What a fleet test tears down after itself. */
+export interface FleetRig {
+  emulators: PortalEmulator[]
+  fleets: PortalFleet[]
+  /** Starts an emulator (one portal) that the rig closes. */
+  portal(options?: PortalEmulatorOptions): Promise<PortalEmulator>
+  /** A fleet with the emulator's credentials and a memory logger; `store` defaults to a new `MemoryStore`. */
+  fleet(target: PortalEmulator, options?: Partial<PortalFleetOptions>): PortalFleet
+  close(): Promise<void>
+}
+
+/** A rig whose emulators share one client id and secret, as the portals of one market application do. */
+export function createFleetRig(): FleetRig {
+  const clientSecret = 'fleet-test-client-secret-0123456789abcdef'
+  const rig: FleetRig = {
+    emulators: [],
+    fleets: [],
+    async portal(options) {
+      const emulator = await startPortalEmulator({ clientSecret, ...options })
+      rig.emulators.push(emulator)
+      return emulator
+    },
+    fleet(target, options) {
+      const fleet = new PortalFleet({
+        oAuthSecret: { clientId: target.clientId, clientSecret: target.clientSecret },
+        store: new MemoryStore(),
+        logger: createMemoryLogger(),
+        ...options,
+      })
+      rig.fleets.push(fleet)
+      return fleet
+    },
+    async close() {
+      await Promise.all(rig.fleets.splice(0).map((fleet) => fleet.destroy()))
+      await Promise.all(rig.emulators.splice(0).map((emulator) => emulator.close()))
+    },
+  }
+  return rig
+}
+
+/** Field `auth[name]` of a raw event body. */
+export function authField(body: string, name: string): string | null {
+  return new URLSearchParams(body).get(`auth[${name}]`)
+}
+
+/** Resolves once `portal` was destroyed (its calls reject with `JSSDK_CLIENT_DESTROYED`); live calls just succeed. */
+export async function destroyed(portal: PortalOAuth): Promise<void> {
+  for (;;) {
+    const outcome = await portal.actions.v2.call.make({ method: 'server.time' }).then(
+      () => null,
+      (error: unknown) => error,
+    )
+    if ((outcome as { code?: string } | null)?.code === 'JSSDK_CLIENT_DESTROYED') return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
