@@ -68,6 +68,12 @@ async function startServer(dir: string, extra: string[]): Promise<{ port: number
     ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
     { stdio: 'ignore' },
   )
+  // A test process that ends without stopping it (a crash, a failed hook) takes the server with it.
+  const orphaned = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  }
+  process.once('exit', orphaned)
+  child.once('exit', () => process.off('exit', orphaned))
   for (let attempt = 0; ; attempt += 1) {
     if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited with ${child.exitCode}`)
     if ((await cli(port, ['PING']).catch(() => '')) === 'PONG') return { port, child }
