@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The second one prints one line when the Redis tests were skipped for want of redis-server.
+    reporters: ['default', './test/redis/skip-reporter.ts'],
   },
 })

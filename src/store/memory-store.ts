@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { bucketCapacity, DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
 import type { SharedBucketSettings, TokenStore } from './token-store.js'
 
 interface Lock {
@@ -88,11 +89,12 @@ export class MemoryStore implements TokenStore {
     const slotMs = 1000 / bucket.drainRate
     const held = this.#buckets.get(memberId)
     const level = held ? Math.max(0, held.level - (now - held.at) / slotMs) : 0
-    if (level + 1 <= bucket.burstLimit) {
+    const capacity = bucketCapacity(bucket.burstLimit, bucket.drainRate, DEFAULT_BUCKET_MARGIN_MS)
+    if (level + 1 <= capacity) {
       this.#buckets.set(memberId, { level: level + 1, at: now })
       return 0
     }
-    return Math.max(1, Math.ceil((level + 1 - bucket.burstLimit) * slotMs))
+    return Math.max(1, Math.ceil((level + 1 - capacity) * slotMs))
   }
 
   async close(): Promise<void> {

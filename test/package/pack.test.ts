@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -31,6 +31,8 @@ beforeAll(async () => {
     cwd: app,
     maxBuffer: 1 << 24,
   })
+  // The application's own ioredis (an optional peer dependency): the one of this repository, linked.
+  await symlink(join(root, 'node_modules', 'ioredis'), join(app, 'node_modules', 'ioredis'), 'dir')
 }, 180_000)
 
 afterAll(async () => {
@@ -88,6 +90,38 @@ describe('the packed package', () => {
     expect(out).toMatchObject({ ok: true, machine: 'accessToken', local: 'L' })
   }, 60_000)
 
+  it("importing portal-oauth never loads ioredis; portal-oauth/redis works on the application's client", async () => {
+    const probe = `
+      const loaded = () => Object.keys(require.cache).some((path) => /[\\\\/]ioredis[\\\\/]/.test(path))
+      const afterMain = loaded()
+      const { RedisStore } = await import('portal-oauth/redis')
+      const afterRedisEntry = loaded()
+      const { Redis } = await import('ioredis')
+      const client = new Redis({ lazyConnect: true })
+      const store = new RedisStore(client, { prefix: 'app:' })
+      await store.close()
+      client.disconnect()
+      console.log(JSON.stringify({ afterMain, afterRedisEntry, afterClient: loaded(), store: store.constructor.name }))
+    `
+    const esm = await runApp(
+      'redis.mjs',
+      `import { createRequire } from 'node:module'
+       import { PortalOAuth } from 'portal-oauth'
+       const require = createRequire(import.meta.url)
+       void PortalOAuth
+       ${probe}`,
+    )
+    const cjs = await runApp(
+      'redis.cjs',
+      `const { PortalOAuth } = require('portal-oauth')
+       void PortalOAuth
+       void (async () => { ${probe} })()`,
+    )
+    const expected = { afterMain: false, afterRedisEntry: false, afterClient: true, store: 'RedisStore' }
+    expect(esm).toEqual(expected)
+    expect(cjs).toEqual(expected)
+  }, 60_000)
+
   it('the User-Agent carries the version of the installed package.json', async () => {
     // An upgrade changes package.json; nothing else in the package may need to follow.
     const manifestPath = join(installed, 'package.json')
@@ -140,10 +174,13 @@ describe('the packed package', () => {
       const secret: PortalOAuthSecretInput = { clientId: process.env.CLIENT_ID, clientSecret: process.env.CLIENT_SECRET }
       const machineId: string = accessTokenMachine.id
       const start: () => Promise<PortalEmulator> = startPortalEmulator
-      export const used = [hook, secret, machineId, start]
+      const store: TokenStore = new RedisStore(new Redis({ lazyConnect: true }), { prefix: 'app:' })
+      export const used = [hook, secret, machineId, start, store]
     `
     const imports = `
-      import { PortalHook, type PortalOAuthSecretInput } from 'portal-oauth'
+      import { Redis } from 'ioredis'
+      import { PortalHook, type PortalOAuthSecretInput, type TokenStore } from 'portal-oauth'
+      import { RedisStore } from 'portal-oauth/redis'
       import { accessTokenMachine } from 'portal-oauth/machines'
       import { type PortalEmulator, startPortalEmulator } from 'portal-oauth/testing'
     `

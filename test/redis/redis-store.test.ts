@@ -1,0 +1,222 @@
+import { Redis } from 'ioredis'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { PortalOAuth, type PortalOAuthParams, type RefreshAuthPayload } from '../../src/index.js'
+import { RedisStore } from '../../src/redis.js'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import { createMemoryLogger, createTestClock } from '../helpers.js'
+import { type Backend, type Opened, redisClusterBackend, redisServerBackend } from './backends.js'
+import { redisInstalled } from './redis-server.js'
+
+describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
+  let opened: Opened
+  beforeAll(async () => {
+    opened = await redisServerBackend.open()
+  })
+  afterAll(async () => {
+    await opened?.close()
+  })
+
+  function pair(memberId: string): PortalOAuthParams {
+    return {
+      applicationToken: 'app-token-secret',
+      userId: 1,
+      memberId,
+      accessToken: 'access-token-secret',
+      refreshToken: 'refresh-token-secret',
+      expires: 2_000_000_000,
+      expiresIn: 3600,
+      scope: 'crm',
+      domain: 'portal.example',
+      clientEndpoint: 'https://portal.example/rest/',
+      serverEndpoint: 'https://oauth.example/rest/',
+      status: 'L',
+    }
+  }
+
+  it('keeps the pair as JSON under the prefix, every key of a portal in one hash slot', async () => {
+    const store = opened.store({ prefix: 'app1:' })
+    const held = pair('a1b2')
+    await store.save(held)
+    await store.lock(held.memberId, 60_000)
+    await store.takeSlot(held.memberId, { burstLimit: 5, drainRate: 2 })
+    const keys = (await opened.redis!.cli(['--raw', 'KEYS', 'app1:*'])).split('\n').sort()
+    expect(keys).toEqual(['app1:{a1b2}:bucket', 'app1:{a1b2}:lock', 'app1:{a1b2}:pair'])
+    expect(JSON.parse(await opened.redis!.cli(['--raw', 'GET', 'app1:{a1b2}:pair']))).toEqual(held)
+    const slots = new Set(
+      await Promise.all(keys.map((key) => opened.redis!.cli(['CLUSTER', 'KEYSLOT', key]))),
+    )
+    expect(slots.size).toBe(1)
+  })
+
+  it('stores with different prefixes share nothing', async () => {
+    const one = opened.store({ prefix: 'one:' })
+    const two = opened.store({ prefix: 'two:' })
+    await one.save(pair('shared-id'))
+    expect(await two.load('shared-id')).toBeNull()
+  })
+
+  it('a prefix with braces, or an option out of range, is refused', () => {
+    const client = opened.client()
+    expect(() => new RedisStore(client, { prefix: 'a{b}:' })).toThrow(/prefix/)
+    expect(() => new RedisStore(client, { bucketMargin: -1 })).toThrow(/bucketMargin/)
+    expect(() => new RedisStore(client, { pollInterval: 0 })).toThrow(/pollInterval/)
+  })
+
+  it('runs its scripts again after the server forgot them (SCRIPT FLUSH, a restart)', async () => {
+    const store = opened.store()
+    const held = pair('scripts')
+    await store.save(held)
+    await opened.redis!.cli(['SCRIPT', 'FLUSH'])
+    expect(await store.save({ ...held, expires: held.expires + 1 })).toMatchObject({
+      expires: held.expires + 1,
+    })
+    const owner = await store.lock(held.memberId, 60_000)
+    await opened.redis!.cli(['SCRIPT', 'FLUSH'])
+    expect(await store.unlock(held.memberId, owner!)).toBe(true)
+  })
+
+  it('an unreadable stored value reads as no pair and is overwritten by the next save', async () => {
+    const store = opened.store()
+    await opened.redis!.cli(['SET', 'portal-oauth:{garbled}:pair', '{"not":"a pair"'])
+    expect(await store.load('garbled')).toBeNull()
+    expect(await store.save(pair('garbled'))).toEqual(pair('garbled'))
+    expect(await store.load('garbled')).toEqual(pair('garbled'))
+  })
+
+  it('a Redis failure rejects with the reason and never with a token', async () => {
+    const store = opened.store()
+    // A hash where the pair belongs: every command on it fails with WRONGTYPE.
+    await opened.redis!.cli(['HSET', 'portal-oauth:{wrongtype}:pair', 'field', 'value'])
+    const error = await store.save(pair('wrongtype')).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Error)
+    const text = JSON.stringify(error, Object.getOwnPropertyNames(error as object)) + String(error)
+    expect(text).toMatch(/WRONGTYPE/)
+    expect(text).not.toMatch(/secret/)
+  })
+
+  it('an unreachable server rejects each operation after the command timeout instead of hanging', async () => {
+    const client = new Redis(1, '127.0.0.1', { maxRetriesPerRequest: null, lazyConnect: true })
+    client.on('error', () => undefined)
+    const store = new RedisStore(client, { commandTimeout: 200 })
+    try {
+      await expect(store.load('any')).rejects.toThrow(/no answer within 200 ms/)
+      await expect(store.save(pair('any'))).rejects.toThrow(/no answer within 200 ms/)
+    } finally {
+      await store.close()
+      client.disconnect()
+    }
+  })
+
+  it('close() closes the subscriber connection it opened; the client stays usable', async () => {
+    const client = opened.client()
+    const store = new RedisStore(client, { pollInterval: 50 })
+    const clientsBefore = Number(
+      /connected_clients:(\d+)/.exec(await opened.redis!.cli(['INFO', 'clients']))?.[1],
+    )
+    await store.changed('closing', 60_000)
+    const clientsDuring = Number(
+      /connected_clients:(\d+)/.exec(await opened.redis!.cli(['INFO', 'clients']))?.[1],
+    )
+    expect(clientsDuring).toBe(clientsBefore + 1)
+    await store.close()
+    for (;;) {
+      const now = Number(/connected_clients:(\d+)/.exec(await opened.redis!.cli(['INFO', 'clients']))?.[1])
+      if (now === clientsBefore) break
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(await client.ping()).toBe('PONG')
+  })
+})
+
+const clusterAndServer: Backend[] = [redisServerBackend, redisClusterBackend]
+
+for (const backend of clusterAndServer) {
+  describe.skipIf(!backend.available)(`PortalOAuth on ${backend.name}`, () => {
+    let opened: Opened
+    let emulator: PortalEmulator | undefined
+    const portals: PortalOAuth[] = []
+    beforeAll(async () => {
+      opened = await backend.open()
+    }, 60_000)
+    afterEach(async () => {
+      await Promise.all(portals.splice(0).map((portal) => portal.destroy()))
+      await emulator?.close()
+      emulator = undefined
+    })
+    afterAll(async () => {
+      await opened?.close()
+    })
+
+    function client(
+      target: PortalEmulator,
+      pair: PortalOAuthParams,
+      persisted: RefreshAuthPayload[],
+      now?: () => number,
+    ): PortalOAuth {
+      const portal = new PortalOAuth(
+        pair,
+        { clientId: target.clientId, clientSecret: target.clientSecret },
+        { logger: createMemoryLogger(), store: opened.store(), ...(now ? { now } : {}) },
+      )
+      portal.setCallbackRefreshAuth((payload) => {
+        persisted.push(payload)
+      })
+      portals.push(portal)
+      return portal
+    }
+
+    it('two instances on two connections from one expired pair: one refresh request, every call succeeds', async () => {
+      const clock = createTestClock()
+      emulator = await startPortalEmulator({ now: clock.now })
+      const pair = emulator.issueAuthParams()
+      const persisted: RefreshAuthPayload[] = []
+      const one = client(emulator, pair, persisted, clock.now)
+      const two = client(emulator, pair, persisted, clock.now)
+      clock.advance(3_601_000)
+      const calls = [one, two].flatMap((portal) =>
+        Array.from({ length: 10 }, (_, index) =>
+          index % 2 === 0
+            ? portal.actions.v2.call.make({ method: 'profile' })
+            : portal.actions.v3.call.make({ method: 'tasks.task.list' }),
+        ),
+      )
+      const results = await Promise.all(calls)
+      expect(results.every((result) => result.isSuccess)).toBe(true)
+      expect(emulator.log.refreshRequests()).toHaveLength(1)
+      expect(persisted).toHaveLength(1)
+      expect(one.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+      expect(two.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+      const stored = await opened.store().load(pair.memberId)
+      expect(stored?.refreshToken).toBe(emulator.currentRefreshToken)
+    })
+
+    it('FLUSHALL between refreshes: no call hangs, the store is seeded again, the pair keeps refreshing', async () => {
+      emulator = await startPortalEmulator()
+      const pair = emulator.issueAuthParams()
+      const persisted: RefreshAuthPayload[] = []
+      const one = client(emulator, pair, persisted)
+      const two = client(emulator, pair, persisted)
+      expect((await one.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+      await one.auth.refreshAuth()
+      await opened.loseData([pair.memberId])
+      expect(await opened.store().load(pair.memberId)).toBeNull()
+      await one.auth.refreshAuth()
+      expect((await opened.store().load(pair.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
+      // The second instance takes the pair the first one refreshed from the store: no request of its own.
+      expect((await two.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+      expect(two.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+      expect(emulator.log.refreshRequests()).toHaveLength(2)
+      await opened.loseData([pair.memberId])
+      const results = await Promise.all([
+        one.actions.v2.call.make({ method: 'profile' }),
+        two.actions.v3.call.make({ method: 'tasks.task.list' }),
+      ])
+      expect(results.every((result) => result.isSuccess)).toBe(true)
+      await two.auth.refreshAuth()
+      expect(emulator.log.rejected('invalid_grant')).toHaveLength(0)
+      expect(emulator.log.refreshRequests()).toHaveLength(3)
+      expect(persisted).toHaveLength(3)
+      expect((await opened.store().load(pair.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
+    })
+  })
+}

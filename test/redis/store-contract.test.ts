@@ -1,0 +1,228 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { PortalOAuthParams, SharedBucketSettings, TokenStore } from '../../src/index.js'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import {
+  type Backend,
+  memoryBackend,
+  type Opened,
+  redisClusterBackend,
+  redisServerBackend,
+} from './backends.js'
+
+let counter = 0
+/** A pair of a portal no other test uses. */
+function pair(expires: number, overrides: Partial<PortalOAuthParams> = {}): PortalOAuthParams {
+  counter += 1
+  return {
+    applicationToken: 'app-token-value',
+    userId: 1,
+    memberId: `member-${process.pid}-${counter}`,
+    accessToken: `access-${expires}`,
+    refreshToken: `refresh-${expires}`,
+    expires,
+    expiresIn: 3600,
+    scope: 'crm',
+    domain: 'portal.example',
+    clientEndpoint: 'https://portal.example/rest/',
+    serverEndpoint: 'https://oauth.example/rest/',
+    status: 'L',
+    ...overrides,
+  }
+}
+
+/** Waits for `changed` to resolve, saving a newer pair from `other` until it does (a subscription takes a moment). */
+async function wakeBySaving(
+  waiting: Promise<void>,
+  other: TokenStore,
+  base: PortalOAuthParams,
+): Promise<number> {
+  let woke = false
+  void waiting.then(() => {
+    woke = true
+  })
+  let saves = 0
+  while (!woke) {
+    saves += 1
+    await other.save({ ...base, expires: base.expires + saves, refreshToken: `refresh-next-${saves}` })
+    await sleep(20)
+  }
+  return saves
+}
+
+interface TakersResult {
+  throttled: number
+  statuses: number[]
+}
+
+/** `takers` stores each send `each` requests to the emulator, every one after a slot of the shared bucket. */
+async function runTakers(
+  emulator: PortalEmulator,
+  stores: TokenStore[],
+  memberId: string,
+  bucket: SharedBucketSettings,
+  each: number,
+  midway?: () => Promise<void>,
+): Promise<TakersResult> {
+  const token = emulator.issueAuthParams().accessToken
+  const send = async (): Promise<number> => {
+    const response = await fetch(`${emulator.clientEndpoint}profile`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    })
+    await response.arrayBuffer()
+    return response.status
+  }
+  // Connections opened and code warmed first: a cold first request is late by more than the bucket's margin.
+  await Promise.all(stores.map(send))
+  await sleep((stores.length / bucket.drainRate) * 1000 + 200)
+  emulator.log.clear()
+  const result: TakersResult = { throttled: 0, statuses: [] }
+  let sent = 0
+  let midwayDone: Promise<void> | undefined
+  await Promise.all(
+    stores.map(async (store) => {
+      for (let done = 0; done < each; ) {
+        const wait = await store.takeSlot(memberId, bucket)
+        if (wait > 0) {
+          result.throttled += 1
+          await sleep(wait)
+          continue
+        }
+        result.statuses.push(await send())
+        done += 1
+        sent += 1
+        if (midway && sent === Math.floor((stores.length * each) / 2)) midwayDone = midway()
+      }
+    }),
+  )
+  await midwayDone
+  return result
+}
+
+const backends: Backend[] = [memoryBackend, redisServerBackend, redisClusterBackend]
+
+for (const backend of backends) {
+  describe.skipIf(!backend.available)(`TokenStore contract: ${backend.name}`, () => {
+    let opened: Opened
+    let first: TokenStore
+    let second: TokenStore
+    beforeAll(async () => {
+      opened = await backend.open()
+      // Two stores: for Redis two connections, as two processes would have.
+      first = opened.store({ pollInterval: 60_000 })
+      second = opened.store({ pollInterval: 60_000 })
+    }, 60_000)
+    afterAll(async () => {
+      await opened?.close()
+    })
+
+    it('the newest pair wins: a later expires replaces, an earlier one is refused and the held pair returned', async () => {
+      const held = pair(2_000_000_000)
+      expect(await first.load(held.memberId)).toBeNull()
+      expect(await first.save(held)).toEqual(held)
+      const older = { ...held, expires: held.expires - 60, refreshToken: 'refresh-older' }
+      expect(await second.save(older)).toEqual(held)
+      expect(await second.load(held.memberId)).toEqual(held)
+      const newer = { ...held, expires: held.expires + 60, refreshToken: 'refresh-newer' }
+      expect(await second.save(newer)).toEqual(newer)
+      const sameExpiry = { ...newer, refreshToken: 'refresh-same-expiry' }
+      expect(await first.save(sameExpiry)).toEqual(sameExpiry)
+      expect(await first.load(held.memberId)).toEqual(sameExpiry)
+    })
+
+    it('replace writes whatever the store holds; remove forgets the pair, the lock and the bucket', async () => {
+      const held = pair(2_000_000_000)
+      await first.save(held)
+      const older = { ...held, expires: held.expires - 600, refreshToken: 'refresh-from-event' }
+      await second.replace(older)
+      expect(await first.load(held.memberId)).toEqual(older)
+      expect(await first.lock(held.memberId, 60_000)).not.toBeNull()
+      const bucket = { burstLimit: 1, drainRate: 0.01 }
+      expect(await first.takeSlot(held.memberId, bucket)).toBe(0)
+      expect(await first.takeSlot(held.memberId, bucket)).toBeGreaterThan(0)
+      await second.remove(held.memberId)
+      expect(await first.load(held.memberId)).toBeNull()
+      expect(await second.lock(held.memberId, 60_000)).not.toBeNull()
+      expect(await second.takeSlot(held.memberId, bucket)).toBe(0)
+    })
+
+    it('the lock: one holder at a time, released only by its owner, freed by its TTL', async () => {
+      const { memberId } = pair(2_000_000_000)
+      const owner = await first.lock(memberId, 300)
+      expect(owner).toEqual(expect.any(String))
+      expect(await second.lock(memberId, 300)).toBeNull()
+      expect(await second.unlock(memberId, 'not-the-owner')).toBe(false)
+      expect(await second.lock(memberId, 300)).toBeNull()
+      await sleep(400)
+      const next = await second.lock(memberId, 60_000)
+      expect(next).toEqual(expect.any(String))
+      expect(next).not.toBe(owner)
+      // The first owner's lock has expired: its release must not free the new holder's.
+      expect(await first.unlock(memberId, owner!)).toBe(false)
+      expect(await first.lock(memberId, 60_000)).toBeNull()
+      expect(await second.unlock(memberId, next!)).toBe(true)
+      expect(await first.lock(memberId, 60_000)).toEqual(expect.any(String))
+    })
+
+    it('changed() wakes on a save through another store instance', async () => {
+      const held = pair(2_000_000_000)
+      await first.save(held)
+      // The poll interval and the timeout are a minute: only the announcement can end this wait in time.
+      const saves = await wakeBySaving(first.changed(held.memberId, 60_000), second, held)
+      expect(saves).toBeGreaterThan(0)
+      expect((await first.load(held.memberId))?.refreshToken).toBe(`refresh-next-${saves}`)
+    })
+
+    it('changed() ends at its timeout and on abort', async () => {
+      const { memberId } = pair(2_000_000_000)
+      await first.changed(memberId, 50)
+      const controller = new AbortController()
+      const waiting = first.changed(memberId, 60_000, controller.signal)
+      controller.abort()
+      await waiting
+    })
+
+    it('the bucket: four takers never exceed the portal bucket they share', async () => {
+      const bucket = { burstLimit: 5, drainRate: 10 }
+      const emulator = await startPortalEmulator({ rateLimit: bucket })
+      try {
+        const stores = backend.inProcess
+          ? [first, first, first, first]
+          : [first, second, opened.store(), opened.store()]
+        const result = await runTakers(emulator, stores, pair(0).memberId, bucket, 8)
+        expect(result.statuses).toHaveLength(32)
+        expect(emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+        expect(result.statuses.every((status) => status === 200)).toBe(true)
+        expect(result.throttled).toBeGreaterThan(0)
+      } finally {
+        await emulator.close()
+      }
+    })
+
+    it('losing the data mid-run (FLUSHALL): the pair reads as absent, seeding, the lock and the bucket go on', async () => {
+      const bucket = { burstLimit: 5, drainRate: 10 }
+      const emulator = await startPortalEmulator({ rateLimit: bucket })
+      const held = pair(2_000_000_000)
+      const { memberId } = held
+      try {
+        await first.save(held)
+        expect(await first.lock(memberId, 60_000)).not.toBeNull()
+        const stores = backend.inProcess ? [first, first] : [first, second]
+        const result = await runTakers(emulator, stores, memberId, bucket, 10, () =>
+          opened.loseData([memberId]),
+        )
+        expect(result.statuses).toHaveLength(20)
+        // The bucket starts empty again while the portal's is not: at most one bucket's worth of rejections.
+        const rejected = emulator.log.rejected('QUERY_LIMIT_EXCEEDED').length
+        expect(rejected).toBeLessThanOrEqual(bucket.burstLimit)
+        expect(await second.load(memberId)).toBeNull()
+        expect(await second.save(held)).toEqual(held)
+        expect(await first.load(memberId)).toEqual(held)
+        expect(await second.lock(memberId, 60_000)).not.toBeNull()
+      } finally {
+        await emulator.close()
+      }
+    })
+  })
+}
