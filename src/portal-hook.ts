@@ -3,11 +3,20 @@ import { versionRoots } from './auth/endpoints.js'
 import { parseWebhookUrl, validateHookParams } from './auth/validate-hook-params.js'
 import { WebhookAuth } from './auth/webhook-auth.js'
 import type { AuthStrategy } from './http/auth-strategy.js'
+import { SharedBucket } from './limits/shared-bucket.js'
+import type { TokenStore } from './store/token-store.js'
+import { validateStore } from './store/validate-store.js'
 import type { ApiVersion } from './types/api-version.js'
 import type { PortalHookParams } from './types/hook.js'
 
 /** Options of `new PortalHook(params, options)`. */
-export type PortalHookOptions = AbstractPortalOptions
+export interface PortalHookOptions extends AbstractPortalOptions {
+  /**
+   * A store shared with the other clients of the same portal (in any process): they pace under one leaky bucket,
+   * kept under the key `webhook:<portal host>`. Default: none, the instance paces alone.
+   */
+  store?: TokenStore
+}
 
 /**
  * The client for a portal's inbound webhook (`{portal}/rest/{userId}/{secret}/`): the same `actions`, `tools`,
@@ -19,8 +28,14 @@ export class PortalHook extends AbstractPortal {
   readonly #origin: string
 
   constructor(params: PortalHookParams, options?: PortalHookOptions) {
-    super('PortalHook', options)
+    super('PortalHook', options, ['store'])
     const hook = validateHookParams(params)
+    const store = validateStore(options?.store)
+    if (store) {
+      this.restrictions.useSharedBucket(
+        new SharedBucket(store, `webhook:${new URL(hook.origin).host}`, this.logger),
+      )
+    }
     this.secrets.pin(hook.secret)
     this.#origin = hook.origin
     this.#auth = new WebhookAuth(hook.origin, hook.userId, hook.secret)

@@ -11,6 +11,7 @@ import {
 import { plainHttpEndpoints, validateAuthParams, validateSecret } from './auth/validate-params.js'
 import { SdkError } from './errors/sdk-error.js'
 import type { AuthStrategy } from './http/auth-strategy.js'
+import { SharedBucket } from './limits/shared-bucket.js'
 import type { TokenStore } from './store/token-store.js'
 import { validateStore } from './store/validate-store.js'
 import type { ApiVersion } from './types/api-version.js'
@@ -60,13 +61,15 @@ export class PortalOAuth extends AbstractPortal {
         message: 'PortalOAuth: options.now must be a function',
       })
     const settings = normalizeRefreshOptions(options ?? {})
+    const store = validateStore(options?.store)
+    if (store) this.restrictions.useSharedBucket(new SharedBucket(store, params.memberId, this.logger))
     this.#auth = new AuthOAuthManager(params, secret, {
       now,
       logger: this.logger,
       secrets: this.secrets,
       fetch: () => this.fetchAdapter(),
       settings,
-      store: validateStore(options?.store),
+      store,
       lockTtlMs: normalizeLockTtl(options?.lockTtl, settings),
       inspect: this.inspect,
       loadIsAdmin: async (requestId) => {

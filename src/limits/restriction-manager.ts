@@ -5,6 +5,7 @@ import { LeakyBucket } from './leaky-bucket.js'
 import { OperatingLimiter } from './operating-limiter.js'
 import { backoffMs, ParamsFactory, unknownRestrictionKeys } from './params-factory.js'
 import type { RestrictionParams, RestrictionParamsInput } from './restriction-params.js'
+import type { SharedBucket } from './shared-bucket.js'
 
 /** Where unknown keys are reported: the instance's logger. */
 type UnknownKeysLogger = { warn(message: string, context?: Record<string, unknown>): void }
@@ -17,6 +18,7 @@ type UnknownKeysLogger = { warn(message: string, context?: Record<string, unknow
 export class RestrictionManager {
   #params: RestrictionParams
   #bucket: LeakyBucket | null = null
+  #shared: SharedBucket | null = null
   #operating: OperatingLimiter | null = null
   readonly #logger: UnknownKeysLogger | undefined
 
@@ -49,8 +51,18 @@ export class RestrictionManager {
     this.#operating?.configure(this.#params.operatingLimit, this.#params.adaptiveConfig)
   }
 
+  /**
+   * Paces with the portal's bucket in a shared store from now on (every instance of the portal in every process
+   * under one limit), instead of this instance's own bucket.
+   */
+  useSharedBucket(bucket: SharedBucket): void {
+    this.#shared = bucket
+  }
+
   /** Waits until `method` may be sent: its operating delay, then a slot of the bucket. */
   acquire(method: string, signal?: AbortSignal): Promise<void> {
+    if (this.#shared)
+      return traceLimiterWait(this.#acquireShared(this.#shared, method, signal), method, 'rate')
     const delay = this.#operating?.delayFor(method) ?? 0
     // No async frame when nothing waits: this runs on every attempt of every call.
     if (delay <= 0) {
@@ -61,6 +73,13 @@ export class RestrictionManager {
     }
     const waiting = abortableSleep(delay, signal).then(() => this.#bucketInstance().take(signal))
     return traceLimiterWait(waiting, method, 'operating')
+  }
+
+  async #acquireShared(shared: SharedBucket, method: string, signal: AbortSignal | undefined): Promise<void> {
+    const delay = this.#operating?.delayFor(method) ?? 0
+    if (delay > 0) await abortableSleep(delay, signal)
+    // A store that does not answer must not stop the calls: they are paced by the instance's own bucket meanwhile.
+    if (!(await shared.take(this.#params.rateLimit, signal))) await this.#bucketInstance().take(signal)
   }
 
   /** Runs a whole call of `method`, one at a time when the method is heavy. */

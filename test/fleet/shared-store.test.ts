@@ -103,3 +103,36 @@ describe('instances sharing one store', () => {
     expect((await store.load(pair.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
   })
 })
+
+describe('a leaky bucket shared by instances', () => {
+  it('two instances pacing under one store: the portal rejects nothing', async () => {
+    const bucket = { burstLimit: 5, drainRate: 10 }
+    emulator = await startPortalEmulator({ rateLimit: bucket })
+    const pair = emulator.issueAuthParams()
+    const store = new MemoryStore()
+    const persisted: RefreshAuthPayload[] = []
+    const portals = [0, 1].map(() => {
+      const portal = client(emulator!, pair, { store }, persisted)
+      portal.setRestrictionManagerParams({ rateLimit: bucket })
+      return portal
+    })
+    const results = await Promise.all(portals.flatMap((portal) => burst(portal, 12)))
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+    expect(emulator.log.restRequests()).toHaveLength(24)
+  })
+
+  it('the same two instances each pacing alone overflow the portal', async () => {
+    const bucket = { burstLimit: 5, drainRate: 10 }
+    emulator = await startPortalEmulator({ rateLimit: bucket })
+    const pair = emulator.issueAuthParams()
+    const persisted: RefreshAuthPayload[] = []
+    const portals = [0, 1].map(() => {
+      const portal = client(emulator!, pair, { store: new MemoryStore() }, persisted)
+      portal.setRestrictionManagerParams({ rateLimit: bucket, maxRetries: 10, retryDelay: 50 })
+      return portal
+    })
+    await Promise.all(portals.flatMap((portal) => burst(portal, 12)))
+    expect(emulator.log.rejected('QUERY_LIMIT_EXCEEDED').length).toBeGreaterThan(0)
+  })
+})

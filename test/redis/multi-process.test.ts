@@ -178,7 +178,21 @@ for (const backend of backends) {
       expect(await storedRefreshToken(pair.memberId)).toBe(refreshToken)
     })
 
-    // Waits for the limiter to take its slots from the store's shared bucket.
-    it.todo('four processes sharing the bucket: no QUERY_LIMIT_EXCEEDED')
+    it("four processes sharing the bucket: no QUERY_LIMIT_EXCEEDED, paced to the portal's rate", async () => {
+      const rateLimit = { burstLimit: 8, drainRate: 10 }
+      emulator = await startPortalEmulatorProcess({ rateLimit })
+      const pair = await emulator.issueAuthParams()
+      const four = start(pair, 4, { rateLimit })
+      await Promise.all(four.map((worker) => worker.next('ready')))
+      const started = Date.now()
+      const done = await Promise.all(four.map((worker) => worker.run(10)))
+      const elapsed = Date.now() - started
+      expect(done.flatMap((result) => result.failed)).toEqual([])
+      const log = await emulator.getLog()
+      expect(log.filter((entry) => entry.errorCode === 'QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+      expect(log.filter((entry) => entry.kind === 'rest')).toHaveLength(40)
+      // 40 requests through a bucket of 8 draining 10/s cannot all leave before (40 - 8) / 10 s: they were paced.
+      expect(elapsed).toBeGreaterThanOrEqual(((40 - rateLimit.burstLimit) / rateLimit.drainRate) * 1000 - 500)
+    })
   })
 }

@@ -17,6 +17,8 @@ export interface WorkerConfig {
   lockTtl?: number
   refreshTimeout?: number
   hold?: boolean
+  /** The portal's leaky bucket, shared through the store. */
+  rateLimit?: { burstLimit: number; drainRate: number }
 }
 
 /** Messages from the parent. */
@@ -42,6 +44,7 @@ const portal = new PortalOAuth(config.pair, config.secret, {
   store,
   ...(config.lockTtl === undefined ? {} : { lockTtl: config.lockTtl }),
   ...(config.refreshTimeout === undefined ? {} : { refreshTimeout: config.refreshTimeout }),
+  ...(config.rateLimit === undefined ? {} : { restrictionParams: { rateLimit: config.rateLimit } }),
 })
 let callbacks = 0
 portal.setCallbackRefreshAuth(() => {
