@@ -121,7 +121,12 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     this.#tick(now)
     const state = this.#state()
     if (state === 'dead') return false
-    if (state !== 'refreshing' && this.#expires() * 1000 - this.#deps.settings.eagerRefreshMs <= now) {
+    const alive = !this.#closing.signal.aborted
+    if (
+      alive &&
+      state !== 'refreshing' &&
+      this.#expires() * 1000 - this.#deps.settings.eagerRefreshMs <= now
+    ) {
       // Starts the automatic refresh in the background; its failure is logged, never an unhandled rejection.
       this.#token().send({ type: 'authData.requested', now })
     }
@@ -436,6 +441,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   /** Tells the machine the time; a tick that cannot change anything needs no actor. */
   #tick(now: number): void {
+    // A destroyed client's actor is stopped: it answers with its last state and takes no more events.
+    if (this.#closing.signal.aborted) return
     if (this.#tokenActor || this.#params.expires * 1000 <= now)
       this.#token().send({ type: 'clock.tick', now })
   }
