@@ -5,6 +5,7 @@ import { asConsoleShaped, type SupportedLogger } from './structured-logger.js'
 /** Wraps the user's logger so that no secret of the instance reaches a log line. */
 export class RedactingLogger implements LoggerInterface {
   readonly #secrets: SecretRegistry
+  #loggerFailed = false
   /** The logger as given: pino-shaped or console-shaped. */
   #given: SupportedLogger
   /** A console-shaped view of it, which lines are forwarded to. */
@@ -44,7 +45,18 @@ export class RedactingLogger implements LoggerInterface {
 
   #forward(level: keyof LoggerInterface, message: string, context?: Record<string, unknown>): void {
     const safeMessage = this.#secrets.redactText(message)
-    if (context === undefined) this.#target[level](safeMessage)
-    else this.#target[level](safeMessage, this.#secrets.redactValue(context) as Record<string, unknown>)
+    try {
+      if (context === undefined) this.#target[level](safeMessage)
+      else this.#target[level](safeMessage, this.#secrets.redactValue(context) as Record<string, unknown>)
+    } catch (error) {
+      // A logging failure never fails a call. Say so once, as a process warning, with every secret removed.
+      if (this.#loggerFailed) return
+      this.#loggerFailed = true
+      const reason = this.#secrets.redactText(error instanceof Error ? error.message : String(error))
+      process.emitWarning(
+        `portal-oauth: the logger threw (${reason}); its lines are dropped`,
+        'PortalOAuthLoggerWarning',
+      )
+    }
   }
 }

@@ -391,3 +391,37 @@ describe('faults the OAuth server throws at a refresh', () => {
     expect(persisted.map((pair) => pair.refreshToken)).toEqual([rig.emulator.currentRefreshToken])
   })
 })
+
+describe('a logger that throws', () => {
+  it('fails no call and leaks no secret: one process warning, redacted', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning.message)
+    }
+    process.on('warning', onWarning)
+    try {
+      const throwing = (): never => {
+        throw new Error(`sink refused line with ${rig.portal.auth.getParams().refreshToken}`)
+      }
+      rig = await startRig({
+        client: { logger: { debug: throwing, info: throwing, warn: throwing, error: throwing } },
+      })
+      rig.emulator.expireAccessTokens()
+      rig.emulator.failOAuth({ error: 'server_error', status: 500 })
+      const results = await Promise.all(calls(rig, 6))
+      expect(results.every((result) => result.isSuccess)).toBe(true)
+      await new Promise((resolve) => setImmediate(resolve))
+      const mine = warnings.filter((text) => text.includes('the logger threw'))
+      expect(mine).toHaveLength(1)
+      expect(mine[0]).toContain('[redacted]')
+      for (const secret of [
+        rig.emulator.clientSecret,
+        ...rig.emulator.log.entries.map((entry) => entry.token ?? ''),
+      ]) {
+        if (secret) expect(mine[0]).not.toContain(secret)
+      }
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+})
