@@ -54,10 +54,10 @@ export const MODEL_SETTINGS: AccessTokenSettings = {
   ...DEFAULT_ACCESS_TOKEN_SETTINGS,
   refreshRetries: 1,
   eagerRefreshMs: 60_000,
-  refreshTimeoutMs: 3_000,
-  callbackTimeoutMs: 2_000,
-  retryBaseDelayMs: 1_500,
-  retryMaxDelayMs: 24_000,
+  refreshTimeoutMs: 1_200,
+  callbackTimeoutMs: 800,
+  retryBaseDelayMs: 600,
+  retryMaxDelayMs: 9_600,
 }
 
 /** The top-level state of a snapshot, as `portal.tokenState` reports it. */
