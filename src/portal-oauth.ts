@@ -62,7 +62,11 @@ export class PortalOAuth extends AbstractPortal {
       })
     const settings = normalizeRefreshOptions(options ?? {})
     const store = validateStore(options?.store)
-    if (store) this.restrictions.useSharedBucket(new SharedBucket(store, params.memberId, this.logger))
+    if (store) {
+      // The store tells at each call which pair it holds; a newer one held here (or any, after it lost its data) goes back.
+      const compare = (expires: number | null): void => this.#auth.storeHolds(expires)
+      this.restrictions.useSharedBucket(new SharedBucket(store, params.memberId, this.logger, compare))
+    }
     this.#auth = new AuthOAuthManager(params, secret, {
       now,
       logger: this.logger,

@@ -100,6 +100,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /** The first look at the shared store (its newer pair wins over the constructor's); `null` until done once. */
   #storeSynced: Promise<void> | null = null
   #storeSyncDone = false
+  /** A save of the pair back into a store that lost it, while one is under way. */
+  #reseeding: Promise<void> | null = null
   /** Callbacks run for a pair that arrived after its attempt was abandoned; `destroy()` waits for them. */
   #latePersists: Set<Promise<void>> | null = null
 
@@ -136,6 +138,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   async refreshAuth(): Promise<AuthData> {
     this.#assertAlive()
     if (this.#deps.store && !this.#storeSyncDone) await this.#syncFromStore()
+    await this.#reviveFromStore()
     const dead = this.#deadError()
     if (dead) throw dead
     const before = this.#token().getSnapshot().context
@@ -260,6 +263,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   async prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): Promise<RequestAuth> {
     this.#assertAlive()
     if (this.#deps.store && !this.#storeSyncDone) await this.#syncFromStore()
+    await this.#reviveFromStore()
     const now = this.#deps.now()
     let snapshot = this.#tokenActor?.getSnapshot()
     if (snapshot && topState(snapshot) === 'dead') throw this.#deadError()
@@ -528,6 +532,40 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       if (owner)
         await store.unlock(memberId, owner).catch((error: unknown) => this.#storeFailed('unlocking', error))
     }
+  }
+
+  /**
+   * The store holds a pair expiring at `expires` (`null`: none, it lost its data). A newer pair held here goes back
+   * into it, so that instances holding an older one find it. Newest wins in the store, so an instance holding an
+   * older pair never pushes back over a newer one.
+   */
+  storeHolds(expires: number | null): void {
+    const store = this.#deps.store
+    if (!store || this.#reseeding || this.#closing.signal.aborted) return
+    if (expires !== null && expires >= this.#params.expires) return
+    this.#reseeding = store
+      .save(this.#params)
+      .then(
+        () =>
+          this.#deps.logger.warn('token store held an older pair or none; the pair held here was put back'),
+        (error: unknown) => this.#storeFailed('putting the pair back', error),
+      )
+      .finally(() => {
+        this.#reseeding = null
+      })
+  }
+
+  /**
+   * A dead pair on a shared store: another instance may hold a newer one (it refreshed, or put its pair back into a
+   * store that lost its data). Each call looks there first, and takes it when there is one; nothing else is sent.
+   */
+  async #reviveFromStore(): Promise<void> {
+    const store = this.#deps.store
+    if (!store || this.#state() !== 'dead') return
+    const held = this.#params
+    const revived = await this.#adoptNewer(store, held).catch(() => null)
+    if (revived && this.#state() === 'dead')
+      this.#tokenActor?.send({ type: 'pair.replaced', expires: revived.expires })
   }
 
   /** Takes the store's pair when another instance refreshed since `previous`; `null` when it holds nothing newer. */

@@ -14,10 +14,19 @@ export class SharedBucket {
   readonly #logger: LoggerInterface
   #failing = false
 
-  constructor(store: TokenStore, key: string, logger: LoggerInterface) {
+  readonly #onStoredPair: (expires: number | null) => void
+
+  /** `onStoredPair` gets the expiry of the pair the store holds (`null`: none) at every answer of the bucket. */
+  constructor(
+    store: TokenStore,
+    key: string,
+    logger: LoggerInterface,
+    onStoredPair: (expires: number | null) => void = () => {},
+  ) {
     this.#store = store
     this.#key = key
     this.#logger = logger
+    this.#onStoredPair = onStoredPair
   }
 
   /**
@@ -32,7 +41,9 @@ export class SharedBucket {
     for (;;) {
       let wait: number
       try {
-        wait = await this.#store.takeSlot(this.#key, bucket)
+        const answer = await this.#store.takeSlot(this.#key, bucket)
+        wait = answer.waitMs
+        this.#onStoredPair(answer.storedExpires)
       } catch (error) {
         if (!this.#failing)
           this.#logger.error('shared leaky bucket unreachable; pacing locally until it answers', { error })

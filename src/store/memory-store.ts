@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { bucketCapacity, DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
-import type { SharedBucketSettings, TokenStore } from './token-store.js'
+import type { SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
 
 interface Lock {
   owner: string
@@ -84,17 +84,18 @@ export class MemoryStore implements TokenStore {
     }
   }
 
-  async takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<number> {
+  async takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<SlotAnswer> {
     const now = Date.now()
     const slotMs = 1000 / bucket.drainRate
     const held = this.#buckets.get(memberId)
     const level = held ? Math.max(0, held.level - (now - held.at) / slotMs) : 0
     const capacity = bucketCapacity(bucket.burstLimit, bucket.drainRate, DEFAULT_BUCKET_MARGIN_MS)
+    const storedExpires = this.#pairs.get(memberId)?.expires ?? null
     if (level + 1 <= capacity) {
       this.#buckets.set(memberId, { level: level + 1, at: now })
-      return 0
+      return { waitMs: 0, storedExpires }
     }
-    return Math.max(1, Math.ceil((level + 1 - capacity) * slotMs))
+    return { waitMs: Math.max(1, Math.ceil((level + 1 - capacity) * slotMs)), storedExpires }
   }
 
   async close(): Promise<void> {

@@ -61,16 +61,23 @@ return 0
 `)
 
 /**
- * KEYS[1] the bucket (a hash: `level`, requests in it at `at`, ms of the server's clock); ARGV: burst limit, drain
- * rate per second, margin ms. Time is the Redis server's (`TIME`), the one clock every process shares. The margin
- * keeps that many ms of drain free, for requests that reach the portal closer together than they left. Answers 0
- * when a slot was taken, else the ms to wait. A missing bucket is empty; it expires once drained.
+ * KEYS[1] the bucket (a hash: `level`, requests in it at `at`, ms of the server's clock), KEYS[2] the pair; ARGV:
+ * burst limit, drain rate per second, margin ms. Time is the Redis server's (`TIME`), the one clock every process
+ * shares. The margin keeps that many ms of drain free, for requests that reach the portal closer together than they
+ * left. Answers `{ wait, expires }`: wait 0 when a slot was taken, else the ms to wait; expires of the stored pair, -1
+ * when there is none (after the server lost its data). A missing bucket is empty; it expires once drained.
  */
 export const TAKE_SLOT = script(`
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local slot = 1000 / tonumber(ARGV[2])
 local capacity = math.max(1, tonumber(ARGV[1]) - tonumber(ARGV[3]) / slot)
+local pair = redis.call('GET', KEYS[2])
+local stored = -1
+if pair then
+  local ok, decoded = pcall(cjson.decode, pair)
+  if ok and type(decoded) == 'table' and type(decoded.expires) == 'number' then stored = decoded.expires end
+end
 local state = redis.call('HMGET', KEYS[1], 'level', 'at')
 local level = tonumber(state[1]) or 0
 local at = tonumber(state[2]) or now
@@ -79,7 +86,7 @@ if level + 1 <= capacity then
   level = level + 1
   redis.call('HSET', KEYS[1], 'level', string.format('%.6f', level), 'at', string.format('%d', now))
   redis.call('PEXPIRE', KEYS[1], math.ceil(level * slot) + 1000)
-  return 0
+  return {0, stored}
 end
-return math.max(1, math.ceil((level + 1 - capacity) * slot))
+return {math.max(1, math.ceil((level + 1 - capacity) * slot)), stored}
 `)

@@ -7,7 +7,7 @@ import { DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
 import { type RedisAnnounce, RedisChangeFeed } from './redis-changes.js'
 import { type PortalKeys, portalKeys, validatePrefix } from './redis-keys.js'
 import { type LuaScript, REMOVE, REPLACE, SAVE_IF_NEWER, TAKE_SLOT, UNLOCK } from './redis-scripts.js'
-import type { SharedBucketSettings, TokenStore } from './token-store.js'
+import type { SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
 
 /** Options of `new RedisStore(client, options)`. */
 export interface RedisStoreOptions {
@@ -111,14 +111,19 @@ export class RedisStore implements TokenStore {
     return this.#changes.wait(this.#keys(memberId).changed, timeoutMs, signal)
   }
 
-  async takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<number> {
-    const wait = await this.#script(
+  async takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<SlotAnswer> {
+    const keys = this.#keys(memberId)
+    const answer = await this.#script(
       'takeSlot',
       TAKE_SLOT,
-      [this.#keys(memberId).bucket],
+      [keys.bucket, keys.pair],
       [String(bucket.burstLimit), String(bucket.drainRate), String(this.#bucketMargin)],
     )
-    return typeof wait === 'number' ? wait : 0
+    const [wait, expires] = Array.isArray(answer) ? answer : [0, -1]
+    return {
+      waitMs: typeof wait === 'number' ? wait : 0,
+      storedExpires: typeof expires === 'number' && expires >= 0 ? expires : null,
+    }
   }
 
   /** Closes the subscriber connection this store opened and ends every wait; the client stays open. */

@@ -8,6 +8,14 @@ export interface SharedBucketSettings {
   drainRate: number
 }
 
+/** What the shared bucket answers. */
+export interface SlotAnswer {
+  /** 0 when a slot was taken, else the ms to wait before asking again. */
+  waitMs: number
+  /** `expires` of the pair the store holds for the portal, or `null` when it holds none (it lost its data). */
+  storedExpires: number | null
+}
+
 /**
  * Where the instances of every process keep what one portal (`memberId`) shares: its newest token pair, the lock
  * that lets one of them refresh at a time, and its leaky bucket. `MemoryStore` keeps it in this process;
@@ -38,10 +46,11 @@ export interface TokenStore {
    */
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void>
   /**
-   * Takes one slot of the portal's shared leaky bucket: resolves to 0 when a slot was taken, or to the ms to wait
-   * before asking again.
+   * Takes one slot of the portal's shared leaky bucket: `waitMs` is 0 when a slot was taken, else the ms to wait
+   * before asking again. In the same round trip it tells the expiry of the pair the store holds, so that an instance
+   * holding a newer pair (or any pair, after the store lost its data) notices at its next call and puts it back.
    */
-  takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<number>
+  takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<SlotAnswer>
   /** Releases what the store holds in this process (subscriptions, timers); the backend's data stays. */
   close(): Promise<void>
 }

@@ -6,6 +6,7 @@ import {
   type PortalOAuthParams,
   type RefreshAuthPayload,
   type SharedBucketSettings,
+  type SlotAnswer,
   type TokenStore,
 } from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
@@ -142,7 +143,7 @@ export class HoldableStore implements TokenStore {
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     return this.#store.changed(memberId, timeoutMs, signal)
   }
-  takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<number> {
+  takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<SlotAnswer> {
     return this.#store.takeSlot(memberId, bucket)
   }
   close(): Promise<void> {

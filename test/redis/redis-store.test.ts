@@ -218,5 +218,33 @@ for (const backend of clusterAndServer) {
       expect(persisted).toHaveLength(3)
       expect((await opened.store().load(pair.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
     })
+
+    it('FLUSHALL while an instance holds a spent pair: it dies, then lives again on the pair the other puts back', async () => {
+      const clock = createTestClock()
+      emulator = await startPortalEmulator({ now: clock.now })
+      const pair = emulator.issueAuthParams()
+      const persisted: RefreshAuthPayload[] = []
+      const fresh = client(emulator, pair, persisted, clock.now)
+      const stale = client(emulator, pair, persisted, clock.now)
+      await Promise.all([fresh, stale].map((portal) => portal.actions.v2.call.make({ method: 'profile' })))
+      // Ten minutes later `fresh` rotates the pair; `stale` still holds the first one, whose refresh token is spent.
+      clock.advance(600_000)
+      await fresh.auth.refreshAuth()
+      await opened.loseData([pair.memberId])
+      emulator.expireAccessTokens()
+      // `stale` puts its older pair into the empty store, refreshes with the spent token and learns it is dead.
+      await expect(stale.actions.v2.call.make({ method: 'profile' })).rejects.toMatchObject({
+        code: 'invalid_grant',
+      })
+      expect(stale.tokenState).toBe('dead')
+      // `fresh` sees an older pair in the store at its next call and puts its own back (newest wins)...
+      expect((await fresh.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      // ... and `stale`, dead, looks in the store at its next call and takes it: nothing lost, no reinstall.
+      expect((await stale.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+      expect(stale.tokenState).toBe('valid')
+      expect(stale.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+      expect(fresh.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+    })
   })
 }
