@@ -190,6 +190,12 @@ export const accessTokenMachine = setup({
     rememberValidOrigin: assign({ refreshOrigin: 'valid' as const, attempt: 0, background: false }),
     rememberExpiredOrigin: assign({ refreshOrigin: 'expired' as const, attempt: 0, background: false }),
     rememberBackgroundRefresh: assign({ refreshOrigin: 'valid' as const, attempt: 0, background: true }),
+    /** Counts a refresh whose last attempt outlived the refresh timeout. */
+    recordTimeout: assign(({ context }) => ({
+      lastFailure: { kind: 'transient' as const, error: null, timedOut: true as const },
+      failureCount: context.failureCount + 1,
+      backgroundFailed: context.backgroundFailed || context.background,
+    })),
     /** Takes the pair `setAuthOptions()` brought: a new generation, no failure behind it. */
     takeReplacedPair: assign(({ context, event }) =>
       event.type === 'pair.replaced'
@@ -419,27 +425,13 @@ export const accessTokenMachine = setup({
               {
                 guard: 'cameFromValid',
                 target: '#accessToken.valid',
-                actions: [
-                  'reportRefreshTimeout',
-                  assign(({ context }) => ({
-                    lastFailure: { kind: 'transient' as const, error: null, timedOut: true as const },
-                    failureCount: context.failureCount + 1,
-                    backgroundFailed: context.backgroundFailed || context.background,
-                  })),
-                ],
+                actions: ['reportRefreshTimeout', 'recordTimeout'],
                 description:
                   'The last attempt took longer than the refresh timeout: waiting callers get a timeout.',
               },
               {
                 target: '#accessToken.expired',
-                actions: [
-                  'reportRefreshTimeout',
-                  assign(({ context }) => ({
-                    lastFailure: { kind: 'transient' as const, error: null, timedOut: true as const },
-                    failureCount: context.failureCount + 1,
-                    backgroundFailed: context.backgroundFailed || context.background,
-                  })),
-                ],
+                actions: ['reportRefreshTimeout', 'recordTimeout'],
                 description:
                   'The last attempt took longer than the refresh timeout: waiting callers get a timeout.',
               },

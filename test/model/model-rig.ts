@@ -12,7 +12,7 @@ import {
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger, type LogLine } from '../helpers.js'
 import { MODEL_SETTINGS } from './access-token.model.js'
-import { ResponseHold } from './response-hold.js'
+import { type Deferred, deferred, ResponseHold } from './response-hold.js'
 
 /** A clock shared by the client and the emulator, set by the test. */
 export interface ModelClock {
@@ -31,19 +31,6 @@ export function createModelClock(): ModelClock {
       offset = ms - Date.now()
     },
   }
-}
-
-interface Deferred {
-  promise: Promise<void>
-  resolve: () => void
-}
-
-function deferred(): Deferred {
-  let resolve: () => void = () => {}
-  const promise = new Promise<void>((done) => {
-    resolve = done
-  })
-  return { promise, resolve }
 }
 
 /** What the refresh callback does with the next pair: persist it, throw, or never settle. */

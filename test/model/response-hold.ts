@@ -9,12 +9,14 @@ export type HoldTarget =
   /** Nothing on the wire: code under test calls `reached()` itself (a custom refresh function). */
   | { kind: 'manual' }
 
-interface Deferred {
+/** A promise and the function that resolves it. */
+export interface Deferred {
   promise: Promise<void>
   resolve: () => void
 }
 
-function deferred(): Deferred {
+/** A promise resolved from outside. */
+export function deferred(): Deferred {
   let resolve: () => void = () => {}
   const promise = new Promise<void>((done) => {
     resolve = done
