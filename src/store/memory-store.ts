@@ -84,18 +84,19 @@ export class MemoryStore implements TokenStore {
     }
   }
 
-  async takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<SlotAnswer> {
+  async takeSlot(memberId: string, bucket: SharedBucketSettings, want = 1): Promise<SlotAnswer> {
     const now = Date.now()
     const slotMs = 1000 / bucket.drainRate
     const held = this.#buckets.get(memberId)
     const level = held ? Math.max(0, held.level - (now - held.at) / slotMs) : 0
     const capacity = bucketCapacity(bucket.burstLimit, bucket.drainRate, DEFAULT_BUCKET_MARGIN_MS)
     const storedExpires = this.#pairs.get(memberId)?.expires ?? null
-    if (level + 1 <= capacity) {
-      this.#buckets.set(memberId, { level: level + 1, at: now })
-      return { waitMs: 0, storedExpires }
+    const granted = level + want <= capacity / 2 ? want : level + 1 <= capacity ? 1 : 0
+    if (granted > 0) {
+      this.#buckets.set(memberId, { level: level + granted, at: now })
+      return { waitMs: 0, storedExpires, granted }
     }
-    return { waitMs: Math.max(1, Math.ceil((level + 1 - capacity) * slotMs)), storedExpires }
+    return { waitMs: Math.max(1, Math.ceil((level + 1 - capacity) * slotMs)), storedExpires, granted: 0 }
   }
 
   async close(): Promise<void> {

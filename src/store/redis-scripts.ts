@@ -62,10 +62,11 @@ return 0
 
 /**
  * KEYS[1] the bucket (a hash: `level`, requests in it at `at`, ms of the server's clock), KEYS[2] the pair; ARGV:
- * burst limit, drain rate per second, margin ms. Time is the Redis server's (`TIME`), the one clock every process
+ * burst limit, drain rate per second, margin ms, slots wanted. The slots wanted are granted while the bucket stays at
+ * most half full with them, else one. Time is the Redis server's (`TIME`), the one clock every process
  * shares. The margin keeps that many ms of drain free, for requests that reach the portal closer together than they
- * left. Answers `{ wait, expires }`: wait 0 when a slot was taken, else the ms to wait; expires of the stored pair, -1
- * when there is none (after the server lost its data). A missing bucket is empty; it expires once drained.
+ * left. Answers `{ wait, expires, granted }`: wait 0 when slots were taken, else the ms to wait; expires of the stored
+ * pair, -1 when there is none (after the server lost its data); the slots taken. A missing bucket is empty; it expires once drained.
  */
 export const TAKE_SLOT = script(`
 local time = redis.call('TIME')
@@ -82,11 +83,17 @@ local state = redis.call('HMGET', KEYS[1], 'level', 'at')
 local level = tonumber(state[1]) or 0
 local at = tonumber(state[2]) or now
 level = math.max(0, level - math.max(0, now - at) / slot)
-if level + 1 <= capacity then
-  level = level + 1
+local granted = 0
+if level + tonumber(ARGV[4]) <= capacity / 2 then
+  granted = tonumber(ARGV[4])
+elseif level + 1 <= capacity then
+  granted = 1
+end
+if granted > 0 then
+  level = level + granted
   redis.call('HSET', KEYS[1], 'level', string.format('%.6f', level), 'at', string.format('%d', now))
   redis.call('PEXPIRE', KEYS[1], math.ceil(level * slot) + 1000)
-  return {0, stored}
+  return {0, stored, granted}
 end
-return {math.max(1, math.ceil((level + 1 - capacity) * slot)), stored}
+return {math.max(1, math.ceil((level + 1 - capacity) * slot)), stored, 0}
 `)

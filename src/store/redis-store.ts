@@ -111,18 +111,24 @@ export class RedisStore implements TokenStore {
     return this.#changes.wait(this.#keys(memberId).changed, timeoutMs, signal)
   }
 
-  async takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<SlotAnswer> {
+  async takeSlot(memberId: string, bucket: SharedBucketSettings, want = 1): Promise<SlotAnswer> {
     const keys = this.#keys(memberId)
     const answer = await this.#script(
       'takeSlot',
       TAKE_SLOT,
       [keys.bucket, keys.pair],
-      [String(bucket.burstLimit), String(bucket.drainRate), String(this.#bucketMargin)],
+      [
+        String(bucket.burstLimit),
+        String(bucket.drainRate),
+        String(this.#bucketMargin),
+        String(Math.max(1, want)),
+      ],
     )
-    const [wait, expires] = Array.isArray(answer) ? answer : [0, -1]
+    const [wait, expires, granted] = Array.isArray(answer) ? answer : [0, -1, 1]
     return {
       waitMs: typeof wait === 'number' ? wait : 0,
       storedExpires: typeof expires === 'number' && expires >= 0 ? expires : null,
+      granted: typeof granted === 'number' ? granted : 0,
     }
   }
 

@@ -14,6 +14,8 @@ export interface SlotAnswer {
   waitMs: number
   /** `expires` of the pair the store holds for the portal, or `null` when it holds none (it lost its data). */
   storedExpires: number | null
+  /** Slots taken: the ones wanted while the bucket stays at most half full with them, else 1, or 0 (wait). */
+  granted: number
 }
 
 /**
@@ -46,11 +48,11 @@ export interface TokenStore {
    */
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void>
   /**
-   * Takes one slot of the portal's shared leaky bucket: `waitMs` is 0 when a slot was taken, else the ms to wait
-   * before asking again. In the same round trip it tells the expiry of the pair the store holds, so that an instance
+   * Takes slots of the portal's shared leaky bucket (`want`, default 1, while the bucket stays at most half full with
+   * them, else one): `waitMs` is 0 when slots were taken, else the ms to wait before asking again. In the same round trip it tells the expiry of the pair the store holds, so that an instance
    * holding a newer pair (or any pair, after the store lost its data) notices at its next call and puts it back.
    */
-  takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<SlotAnswer>
+  takeSlot(memberId: string, bucket: SharedBucketSettings, want?: number): Promise<SlotAnswer>
   /** Releases what the store holds in this process (subscriptions, timers); the backend's data stays. */
   close(): Promise<void>
 }

@@ -130,8 +130,8 @@ export class HoldableStore implements TokenStore {
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     return this.#store.changed(memberId, timeoutMs, signal)
   }
-  takeSlot(memberId: string, bucket: SharedBucketSettings): Promise<SlotAnswer> {
-    return this.#store.takeSlot(memberId, bucket)
+  takeSlot(memberId: string, bucket: SharedBucketSettings, want?: number): Promise<SlotAnswer> {
+    return this.#store.takeSlot(memberId, bucket, want)
   }
   close(): Promise<void> {
     return this.#store.close()

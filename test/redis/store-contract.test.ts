@@ -131,6 +131,22 @@ for (const backend of backends) {
       expect(await first.load(held.memberId)).toEqual(sameExpiry)
     })
 
+    it('grants several slots in one round trip while the bucket stays at most half full, then one at a time', async () => {
+      const memberId = pair(2_000_000_000).memberId
+      // Hardly any drain during the test: the level is what was taken.
+      const bucket = { burstLimit: 21, drainRate: 0.01 }
+      expect((await first.takeSlot(memberId, bucket, 4)).granted).toBe(4)
+      expect((await second.takeSlot(memberId, bucket, 4)).granted).toBe(4)
+      // 8 + 4 would fill more than half of 21: one slot only.
+      expect(await first.takeSlot(memberId, bucket, 4)).toMatchObject({ waitMs: 0, granted: 1 })
+      // The margin keeps a sliver of the last slot free: 20 fit.
+      for (let level = 9; level < 20; level += 1) {
+        expect((await second.takeSlot(memberId, bucket)).granted).toBe(1)
+      }
+      expect(await first.takeSlot(memberId, bucket, 4)).toMatchObject({ granted: 0 })
+      expect((await first.takeSlot(memberId, bucket, 4)).waitMs).toBeGreaterThan(0)
+    })
+
     it('replace writes whatever the store holds; remove forgets the pair, the lock and the bucket', async () => {
       const held = pair(2_000_000_000)
       await first.save(held)
@@ -139,13 +155,21 @@ for (const backend of backends) {
       expect(await first.load(held.memberId)).toEqual(older)
       expect(await first.lock(held.memberId, 60_000)).not.toBeNull()
       const bucket = { burstLimit: 1, drainRate: 0.01 }
-      expect(await first.takeSlot(held.memberId, bucket)).toEqual({ waitMs: 0, storedExpires: older.expires })
+      expect(await first.takeSlot(held.memberId, bucket)).toEqual({
+        waitMs: 0,
+        storedExpires: older.expires,
+        granted: 1,
+      })
       expect((await first.takeSlot(held.memberId, bucket)).waitMs).toBeGreaterThan(0)
       await second.remove(held.memberId)
       expect(await first.load(held.memberId)).toBeNull()
       expect(await second.lock(held.memberId, 60_000)).not.toBeNull()
       // The bucket tells that the pair is gone, in the same round trip.
-      expect(await second.takeSlot(held.memberId, bucket)).toEqual({ waitMs: 0, storedExpires: null })
+      expect(await second.takeSlot(held.memberId, bucket)).toEqual({
+        waitMs: 0,
+        storedExpires: null,
+        granted: 1,
+      })
     })
 
     it('the lock: one holder at a time, released only by its owner, freed by its TTL', async () => {
