@@ -90,6 +90,11 @@ export class HoldableStore implements TokenStore {
   readonly #store = new MemoryStore()
   #hold: { arrived: Deferred; released: Deferred } | null = null
 
+  /** The same store without the hold, for the other instance: only the path's own client is ever held. */
+  get shared(): TokenStore {
+    return this.#store
+  }
+
   /** Keeps the next `lock()` waiting until {@link release}; `arrived` resolves when it is waiting. */
   holdNextLock(): Promise<void> {
     const hold = { arrived: deferred(), released: deferred() }
@@ -185,7 +190,11 @@ export async function startModelRig(options: { inspect?: InspectOption } = {}): 
     ...CLIENT_SETTINGS,
     ...(options.inspect ? { inspect: options.inspect } : {}),
   })
-  const other = new PortalOAuth(pair, secret, { now: clock.now, logger: createMemoryLogger(), store })
+  const other = new PortalOAuth(pair, secret, {
+    now: clock.now,
+    logger: createMemoryLogger(),
+    store: store.shared,
+  })
   const callback = new CallbackControl()
   portal.setCallbackRefreshAuth(callback.callback)
   await portal.actions.v2.call.make({ method: 'server.time', requestId: 'warm-up' })

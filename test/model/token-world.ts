@@ -108,10 +108,11 @@ export class TokenWorld {
       return
     }
     if (plan === 'store') {
-      // Another instance refreshes the shared pair first; this one finds it once it holds the lock.
+      // This client's next lock waits; meanwhile another instance refreshes the shared pair, which this one finds
+      // once it holds the lock (also when its attempt started while the other one was refreshing).
+      this.#arrived = store.holdNextLock()
       await other.auth.refreshAuth()
       this.refreshRequests += 1
-      this.#arrived = store.holdNextLock()
       return
     }
     if (plan === 'dead') {
