@@ -22,3 +22,6 @@ export const testing: typeof import('../../src/testing/index.js') = await import
 export const adapter: typeof import('../../src/http/undici-fetch.js') = await import(
   new URL('http/undici-fetch.js', DIST).href
 )
+
+/** `portal-oauth/redis` from the build: `RedisStore`. */
+export const redis: typeof import('../../src/redis.js') = await import(new URL('redis.js', DIST).href)
