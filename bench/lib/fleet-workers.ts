@@ -39,30 +39,47 @@ function startWorker(input: FleetWorkerInput): { child: ChildProcess; next: () =
   return { child, next }
 }
 
+/** Calls before the measured ones, not counted: a process's first calls load and compile code. */
+export interface FleetWarmUp {
+  /** Calls of each process, all at once. */
+  callsEach: number
+  /** Runs after the warm-up, before the measured calls (empty the buckets, clear the log). */
+  reset: () => Promise<void>
+}
+
+/** Orders every worker to make `callsEach` calls at once; what they did, summed. */
+async function go(workers: ReturnType<typeof startWorker>[], callsEach: number): Promise<FleetRun> {
+  const started = performance.now()
+  const answers = workers.map((worker) => worker.next())
+  for (const worker of workers) worker.child.send({ type: 'go', calls: callsEach })
+  const done = await Promise.all(answers)
+  const run: FleetRun = { ok: 0, failed: [], elapsedMs: performance.now() - started }
+  for (const message of done) {
+    if (message.type !== 'done') throw new Error(`fleet worker answered ${message.type}`)
+    run.ok += message.ok
+    run.failed.push(...message.failed)
+  }
+  return run
+}
+
 /**
- * Starts `processes` worker processes, waits until every one is connected, then orders each to make
- * `callsEach` calls at once, and stops them.
+ * Starts `processes` worker processes, waits until every one is connected, runs the warm-up when there is one, then
+ * orders each to make `callsEach` calls at once, and stops them.
  */
 export async function runFleetWorkers(
   processes: number,
   callsEach: number,
   input: FleetWorkerInput,
+  warmUp?: FleetWarmUp,
 ): Promise<FleetRun> {
   const workers = Array.from({ length: processes }, () => startWorker(input))
   try {
     await Promise.all(workers.map((worker) => worker.next()))
-    const started = performance.now()
-    const answers = workers.map((worker) => worker.next())
-    for (const worker of workers) worker.child.send({ type: 'go', calls: callsEach })
-    const done = await Promise.all(answers)
-    const elapsedMs = performance.now() - started
-    const run: FleetRun = { ok: 0, failed: [], elapsedMs }
-    for (const message of done) {
-      if (message.type !== 'done') throw new Error(`fleet worker answered ${message.type}`)
-      run.ok += message.ok
-      run.failed.push(...message.failed)
+    if (warmUp) {
+      await go(workers, warmUp.callsEach)
+      await warmUp.reset()
     }
-    return run
+    return await go(workers, callsEach)
   } finally {
     await Promise.all(
       workers.map(
