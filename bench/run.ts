@@ -7,8 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { callCpuFigure } from './figures/call-cpu.js'
 import { coldStartFigure } from './figures/cold-start.js'
 import { fetchListFigure } from './figures/fetch-list.js'
-import { fleetHeapFigure } from './figures/fleet-heap.js'
-import { fleetRedisFigure } from './figures/fleet-redis.js'
+import { fleetFigures } from './figures/fleet.js'
 import { idleHeapFigure } from './figures/idle-heap.js'
 import { pacingFigure } from './figures/pacing.js'
 import { refreshBurstFigure } from './figures/refresh-burst.js'
@@ -39,10 +38,7 @@ async function main(): Promise<number> {
     await step('pacing', () => pacingFigure(rig))
     await step('heap', () => idleHeapFigure(rig))
     await step('list', () => fetchListFigure(rig))
-    await step('fleet', async () => {
-      const [heap, shared] = [await fleetHeapFigure(rig), await fleetRedisFigure(rig)]
-      return { rows: [...shared.rows, ...heap.rows], details: [...shared.details, ...heap.details] }
-    })
+    await step('fleet', () => fleetFigures(rig))
   } finally {
     await rig.close()
   }

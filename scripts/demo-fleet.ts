@@ -4,11 +4,13 @@
  * calls; one worker is killed mid-run. Per portal it prints the refresh requests (1), the portal's rejections (0),
  * the calls that succeeded, and whether the pair left in the store still refreshes. Exits 0 when all of that holds.
  *
- * Workers are separate processes on a Redis store when `redis-server` is on the PATH and `RedisStore` is built;
- * otherwise they are 4 fleets in this one process on one `MemoryStore`, and the demo says so.
+ * With `redis-server` on the PATH the demo starts a throwaway one (stopped at the end), the pairs go to a
+ * `RedisStore`, and the workers are child processes, one of them killed with SIGKILL. Without it the demo says so
+ * and the workers are 4 fleets in this one process on one `MemoryStore`, one of them destroyed mid-run.
  */
-import { accessSync, constants } from 'node:fs'
-import { delimiter, join } from 'node:path'
+import { fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { Redis } from 'ioredis'
 import {
   createNullLogger,
   MemoryStore,
@@ -17,87 +19,153 @@ import {
   type PortalOAuthSecret,
   type TokenStore,
 } from '../src/index.js'
+import { RedisStore } from '../src/redis.js'
 import { type PortalEmulator, startPortalEmulator } from '../src/testing/index.js'
+import { CALLS, type CallOutcome, runWorker } from './demo-fleet-calls.js'
+import type { DemoWorkerInput, FromDemoWorker } from './demo-fleet-worker.js'
+import { type RedisUnderTest, redisInstalled, startRedisServer } from './redis-server.js'
 
 const PORTALS = 3
 const WORKERS = 4
-/** Calls of one worker on one portal: 4 workers stay under the portal's burst of 50. */
-const CALLS = 10
-/** The killed worker dies after this many of its calls settled. */
+/** The killed worker dies once this many of its calls settled, at least one on every portal. */
 const KILL_AFTER = 4
+const WORKER_SCRIPT = fileURLToPath(new URL('./demo-fleet-worker.ts', import.meta.url))
 
-/** A store the workers share, how they run on it, and how to close it. */
+/** The store the workers share, the Redis server under it, and how to close both. */
 interface SharedStore {
   store: TokenStore
-  kind: 'memory' | 'redis'
+  redis: RedisUnderTest | undefined
   close(): Promise<void>
 }
 
-/** What one worker did on one portal. */
-interface WorkerTally {
+/** What the workers did on one portal. */
+interface Tally {
   ok: number
   failed: number
   /** Calls cut short because their worker was killed. */
   killed: number
 }
 
-function onPath(binary: string): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((directory) => {
-    try {
-      accessSync(join(directory, binary), constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
-}
+/** Calls per portal, summed over the workers, and the error codes of the failed ones. */
+class Tallies {
+  readonly #byPortal = new Map<string, Tally>()
+  readonly codes = new Set<string>()
 
-/**
- * The store of the run. REDIS SWITCH (filled in when `portal-oauth/redis` lands): with `redis-server` on the PATH,
- * start a throwaway server, return `{ store: new RedisStore(client), kind: 'redis', close }`, and `main` runs the
- * workers as processes. Until then every run takes the MemoryStore path.
- */
-async function openSharedStore(): Promise<SharedStore> {
-  if (onPath('redis-server'))
-    console.log('redis-server is on the PATH, but this build has no RedisStore yet: using MemoryStore')
-  else console.log('no redis-server on the PATH: using MemoryStore')
-  return { store: new MemoryStore(), kind: 'memory', close: async () => {} }
-}
-
-/**
- * One worker: on every portal at once, a job loop of mixed calls, each taking the portal's client from the fleet.
- * A worker given `killAfter` dies (its fleet destroyed) once that many of its calls settled; its later jobs fail.
- */
-async function runWorker(
-  fleet: PortalFleet,
-  portals: readonly PortalEmulator[],
-  killAfter: number | undefined,
-): Promise<Map<string, WorkerTally>> {
-  const tallies = new Map(portals.map((portal) => [portal.memberId, { ok: 0, failed: 0, killed: 0 }]))
-  let settled = 0
-  const call = async (portal: PortalEmulator, index: number, tally: WorkerTally): Promise<void> => {
-    try {
-      const client = await fleet.get(portal.memberId)
-      const result =
-        index % 3 === 0
-          ? await client.actions.v3.call.make({ method: 'tasks.task.list' })
-          : await client.actions.v2.call.make({ method: index % 3 === 1 ? 'profile' : 'user.current' })
-      if (result.isSuccess) tally.ok += 1
-      else tally.failed += 1
-    } catch (error) {
-      if ((error as { code?: string }).code === 'JSSDK_CLIENT_DESTROYED') tally.killed += 1
-      else tally.failed += 1
-    }
-    settled += 1
-    if (settled === killAfter) await fleet.destroy()
+  constructor(memberIds: readonly string[]) {
+    for (const memberId of memberIds) this.#byPortal.set(memberId, { ok: 0, failed: 0, killed: 0 })
   }
+
+  add(memberId: string, outcome: CallOutcome, code?: string, count = 1): void {
+    const tally = this.get(memberId)
+    tally[outcome] += count
+    if (outcome === 'failed' && code !== undefined) this.codes.add(code)
+  }
+
+  get(memberId: string): Tally {
+    const tally = this.#byPortal.get(memberId)
+    if (!tally) throw new Error(`no portal ${memberId}`)
+    return tally
+  }
+}
+
+/** A throwaway `redis-server` and a `RedisStore` on it when the binary is there, else one `MemoryStore`. */
+async function openSharedStore(): Promise<SharedStore> {
+  if (!redisInstalled) {
+    console.log(
+      'no redis-server on the PATH: using MemoryStore in this one process (apt-get install redis-server)',
+    )
+    return { store: new MemoryStore(), redis: undefined, close: async () => {} }
+  }
+  const redis = await startRedisServer()
+  const [node] = redis.nodes
+  console.log(`started a throwaway redis-server on ${node?.host}:${node?.port}`)
+  const client = new Redis(node!.port, node!.host)
+  const store = new RedisStore(client)
+  return {
+    store,
+    redis,
+    close: async () => {
+      await store.close()
+      client.disconnect()
+      await redis.stop()
+      console.log('redis-server stopped')
+    },
+  }
+}
+
+/** 4 fleets in this process on one store; the last is destroyed once `KILL_AFTER` of its calls settled. */
+async function inProcessWorkers(
+  store: TokenStore,
+  secret: PortalOAuthSecret,
+  memberIds: string[],
+  tallies: Tallies,
+): Promise<void> {
+  console.log(`${WORKERS} workers as ${WORKERS} fleets in this one process on one MemoryStore`)
+  const fleets = Array.from(
+    { length: WORKERS },
+    () => new PortalFleet({ oAuthSecret: secret, store, logger: createNullLogger() }),
+  )
   await Promise.all(
-    portals.map(async (portal) => {
-      const tally = tallies.get(portal.memberId) as WorkerTally
-      for (let index = 0; index < CALLS; index += 1) await call(portal, index, tally)
+    fleets.map((fleet, index) => {
+      let settled = 0
+      return runWorker(fleet, memberIds, async (memberId, outcome, code) => {
+        tallies.add(memberId, outcome, code)
+        settled += 1
+        if (index === WORKERS - 1 && settled === KILL_AFTER) await fleet.destroy()
+      })
     }),
   )
-  return tallies
+  console.log(`worker ${WORKERS} destroyed after ${KILL_AFTER} of its calls settled`)
+  await Promise.all(fleets.map((fleet) => fleet.destroy()))
+}
+
+/**
+ * 4 worker processes on the Redis store; the last gets SIGKILL once `KILL_AFTER` of its calls settled, at least
+ * one on every portal. Its calls that never settled count as cut short.
+ */
+async function workerProcesses(
+  redis: RedisUnderTest,
+  secret: PortalOAuthSecret,
+  memberIds: string[],
+  tallies: Tallies,
+): Promise<void> {
+  console.log(`${WORKERS} worker processes on RedisStore`)
+  const input: DemoWorkerInput = { redis: redis.nodes[0]!, memberIds, secret }
+  await Promise.all(
+    Array.from({ length: WORKERS }, (_, index) => {
+      const victim = index === WORKERS - 1
+      const child = fork(WORKER_SCRIPT, [JSON.stringify(input)], {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      })
+      const own = new Map(memberIds.map((memberId) => [memberId, 0]))
+      let settled = 0
+      let killed = false
+      child.on('message', (message: FromDemoWorker) => {
+        if (message.type !== 'settled' || killed) return
+        tallies.add(message.memberId, message.outcome, message.code)
+        own.set(message.memberId, (own.get(message.memberId) ?? 0) + 1)
+        settled += 1
+        if (victim && settled >= KILL_AFTER && [...own.values()].every((count) => count > 0)) {
+          killed = true
+          child.kill('SIGKILL')
+          console.log(
+            `worker process ${index + 1} (pid ${child.pid}) killed with SIGKILL after ${settled} calls`,
+          )
+        }
+      })
+      return new Promise<void>((resolve, reject) => {
+        child.once('error', reject)
+        child.once('exit', (code, signal) => {
+          if (killed) {
+            for (const [memberId, count] of own) tallies.add(memberId, 'killed', undefined, CALLS - count)
+            resolve()
+          } else if (code === 0) resolve()
+          else reject(new Error(`worker process ${index + 1} exited with ${code ?? signal}`))
+        })
+      })
+    }),
+  )
 }
 
 /** Whether the pair the store holds for the portal refreshes at the OAuth server (a new client, no store). */
@@ -125,33 +193,20 @@ async function main(): Promise<number> {
     Array.from({ length: PORTALS }, () => startPortalEmulator({ clientSecret })),
   )
   const secret = { clientId: portals[0]?.clientId ?? '', clientSecret }
+  const memberIds = portals.map((portal) => portal.memberId)
   const shared = await openSharedStore()
-  const logger = createNullLogger()
   try {
     // The web process: the portals POST their install events; the pairs have expired when the workers start.
-    const web = new PortalFleet({ oAuthSecret: secret, store: shared.store, logger })
+    const web = new PortalFleet({ oAuthSecret: secret, store: shared.store, logger: createNullLogger() })
     for (const portal of portals) {
       const { memberId } = await web.handleEvent(portal.installEvent('ONAPPINSTALL', { expiresIn: 0 }))
       console.log(`installed portal ${memberId} (${portal.clientEndpoint}) through handleEvent`)
     }
     await web.destroy()
 
-    console.log(
-      shared.kind === 'memory'
-        ? `${WORKERS} workers as ${WORKERS} fleets in this one process on one MemoryStore (worker processes need Redis)`
-        : `${WORKERS} worker processes on Redis`,
-    )
-    const workers = Array.from(
-      { length: WORKERS },
-      () => new PortalFleet({ oAuthSecret: secret, store: shared.store, logger }),
-    )
-    const tallies = await Promise.all(
-      workers.map((fleet, index) =>
-        runWorker(fleet, portals, index === WORKERS - 1 ? KILL_AFTER : undefined),
-      ),
-    )
-    console.log(`worker ${WORKERS} killed after ${KILL_AFTER} of its calls settled`)
-    await Promise.all(workers.map((fleet) => fleet.destroy()))
+    const tallies = new Tallies(memberIds)
+    if (shared.redis) await workerProcesses(shared.redis, secret, memberIds, tallies)
+    else await inProcessWorkers(shared.store, secret, memberIds, tallies)
 
     let ok = true
     console.log('')
@@ -161,22 +216,22 @@ async function main(): Promise<number> {
     for (const portal of portals) {
       const refreshes = portal.log.refreshRequests().length
       const rejections = portal.log.rejected().length
-      const sum = (key: keyof WorkerTally) =>
-        tallies.reduce((total, tally) => total + (tally.get(portal.memberId)?.[key] ?? 0), 0)
+      const tally = tallies.get(portal.memberId)
       const refreshed = await pairRefreshes(shared.store, portal, secret)
       const line = [
         portal.memberId.padEnd(34),
         String(refreshes).padStart(9),
         String(rejections).padStart(11),
-        String(sum('ok')).padStart(9),
-        String(sum('failed')).padStart(7),
-        String(sum('killed')).padStart(10),
+        String(tally.ok).padStart(9),
+        String(tally.failed).padStart(7),
+        String(tally.killed).padStart(10),
         (refreshed ? 'yes' : 'NO').padStart(15),
       ]
       console.log(line.join(' '))
-      ok &&= refreshes === 1 && rejections === 0 && sum('failed') === 0 && sum('ok') > 0 && refreshed
-      ok &&= sum('ok') + sum('killed') === WORKERS * CALLS
+      ok &&= refreshes === 1 && rejections === 0 && tally.failed === 0 && tally.ok > 0 && refreshed
+      ok &&= tally.ok + tally.killed === WORKERS * CALLS
     }
+    if (tallies.codes.size > 0) console.log(`failed calls: ${[...tallies.codes].join(', ')}`)
     console.log(ok ? '\ndemo passed' : '\ndemo FAILED')
     return ok ? 0 : 1
   } finally {

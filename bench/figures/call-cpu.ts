@@ -1,10 +1,11 @@
 import ky from 'ky'
 import { Agent, request } from 'undici'
 import type { PortalOAuth } from '../../src/index.js'
+import { type CpuVariant, cpuRounds } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'
 import { adapter } from '../lib/package.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
-import { fixed, median } from '../lib/stats.js'
+import { fixed } from '../lib/stats.js'
 
 /** The call every variant makes: small parameters, small answer, so the client's own cost is not hidden. */
 const METHOD = 'crm.item.get'
@@ -13,28 +14,7 @@ const PARAMS = { id: 1 }
 const MAX_RATIO = 3
 const CONCURRENCY = 32
 
-interface Variant {
-  name: string
-  call: () => Promise<void>
-  close: () => Promise<void>
-}
-
-/** Client CPU (user + system, this process only: the emulator runs in its child) per call, in microseconds. */
-async function cpuPerCall(call: () => Promise<void>, calls: number, concurrency: number): Promise<number> {
-  let started = 0
-  const worker = async (): Promise<void> => {
-    while (started < calls) {
-      started += 1
-      await call()
-    }
-  }
-  const before = process.cpuUsage()
-  await Promise.all(Array.from({ length: concurrency }, worker))
-  const used = process.cpuUsage(before)
-  return (used.user + used.system) / calls
-}
-
-function clientVariant(name: string, portal: PortalOAuth): Variant {
+function clientVariant(name: string, portal: PortalOAuth): CpuVariant {
   return {
     name,
     call: async () => {
@@ -45,7 +25,7 @@ function clientVariant(name: string, portal: PortalOAuth): Variant {
   }
 }
 
-async function rawVariant(rig: BenchRig): Promise<Variant> {
+async function rawVariant(rig: BenchRig): Promise<CpuVariant> {
   const pair = await rig.pair()
   // The same pool settings as the client's default adapter, and the same body the client sends.
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 })
@@ -67,7 +47,7 @@ async function rawVariant(rig: BenchRig): Promise<Variant> {
  * ky over the default adapter with the options the client gives it (body beside the `Request`, a `beforeRequest`
  * hook, retry settings, context), parsing the answer, and nothing else: what the client costs without its own code.
  */
-async function kyVariant(rig: BenchRig): Promise<Variant> {
+async function kyVariant(rig: BenchRig): Promise<CpuVariant> {
   const pair = await rig.pair()
   const pool = adapter.createPooledFetch({ connections: CONCURRENCY, keepAliveTimeout: 4_000 })
   const client = ky.create({
@@ -103,7 +83,7 @@ export async function callCpuFigure(
   rig: BenchRig,
   options: { rounds: number; sequentialCalls: number; concurrentCalls: number },
 ): Promise<FigureResult> {
-  const variants: Variant[] = [
+  const variants: CpuVariant[] = [
     await rawVariant(rig),
     clientVariant('call.make, default adapter', await rig.client({ restrictionParams: UNPACED })),
     await kyVariant(rig),
@@ -116,28 +96,9 @@ export async function callCpuFigure(
     { label: 'sequential', calls: options.sequentialCalls, concurrency: 1 },
     { label: `${CONCURRENCY} concurrent`, calls: options.concurrentCalls, concurrency: CONCURRENCY },
   ]
-  /** Per mode, per round, CPU per call of each variant (in `variants` order). */
-  const samples = new Map<string, number[][]>(modes.map((mode) => [mode.label, []]))
-  try {
-    // Round 0 warms up (JIT, connection pools, the emulator's caches) and is not kept.
-    for (let round = 0; round <= options.rounds; round += 1) {
-      for (const mode of modes) {
-        const measured: number[] = new Array(variants.length)
-        // Rotate the order so that no variant always runs right after the same neighbour.
-        for (let step = 0; step < variants.length; step += 1) {
-          const index = (step + round) % variants.length
-          measured[index] = await cpuPerCall(variants[index]!.call, mode.calls, mode.concurrency)
-        }
-        if (round > 0) samples.get(mode.label)!.push(measured)
-      }
-    }
-  } finally {
-    await Promise.all(variants.map((variant) => variant.close()))
-  }
-  // A ratio is taken within each round (the variants ran side by side, under the same load), then the median.
-  const us = (mode: string, index: number): number => median(samples.get(mode)!.map((round) => round[index]!))
-  const ratio = (mode: string, index: number): number =>
-    median(samples.get(mode)!.map((round) => round[index]! / round[0]!))
+  const samples = await cpuRounds(variants, modes, options.rounds)
+  const us = samples.us
+  const ratio = (mode: string, index: number): number => samples.ratio(mode, index, 0)
   const rows = []
   const details = [
     '| client CPU per call (medians of rounds) | sequential | ratio | 32 concurrent | ratio |',

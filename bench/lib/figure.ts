@@ -6,8 +6,10 @@ export interface FigureRow {
   measured: string
   /** The bar, as printed. */
   bar: string
-  /** Whether the bar is met. */
+  /** Whether the bar is met (true for a figure that does not apply). */
   pass: boolean
+  /** Set when the figure could not apply on this machine (a missing binary): printed as `n/a`, not a failure. */
+  notApplicable?: boolean
 }
 
 /** A figure's rows plus optional detail lines (printed under the summary, kept in the report). */

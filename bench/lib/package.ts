@@ -23,5 +23,5 @@ export const adapter: typeof import('../../src/http/undici-fetch.js') = await im
   new URL('http/undici-fetch.js', DIST).href
 )
 
-/** `portal-oauth/redis` from the build, for the fleet figures. */
+/** `portal-oauth/redis` from the build: `RedisStore`. */
 export const redis: typeof import('../../src/redis.js') = await import(new URL('redis.js', DIST).href)

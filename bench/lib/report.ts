@@ -5,11 +5,17 @@ import type { MachineInfo } from './machine.js'
 const START = '<!-- bench:start -->'
 const END = '<!-- bench:end -->'
 
+/** The last cell of a row: `ok`, `n/a` or how a missed bar is printed. */
+function verdict(row: FigureRow, missed: string): string {
+  if (row.notApplicable) return 'n/a'
+  return row.pass ? 'ok' : missed
+}
+
 /** The summary as a plain-text table for the terminal. */
 export function textTable(rows: readonly FigureRow[]): string {
   const cells = [
     ['figure', 'measured', 'bar', ''],
-    ...rows.map((row) => [row.figure, row.measured, row.bar, row.pass ? 'ok' : 'MISSED']),
+    ...rows.map((row) => [row.figure, row.measured, row.bar, verdict(row, 'MISSED')]),
   ]
   const widths = [0, 1, 2, 3].map((column) => Math.max(...cells.map((line) => line[column]!.length)))
   const format = (line: string[]): string => line.map((cell, index) => cell.padEnd(widths[index]!)).join('  ')
@@ -32,7 +38,7 @@ export function markdownSection(
     '| --- | --- | --- | --- |',
     ...rows.map(
       (row) =>
-        `| ${cell(row.figure)} | ${cell(row.measured)} | ${cell(row.bar)} | ${row.pass ? 'ok' : '**missed**'} |`,
+        `| ${cell(row.figure)} | ${cell(row.measured)} | ${cell(row.bar)} | ${verdict(row, '**missed**')} |`,
     ),
     '',
     ...details,
