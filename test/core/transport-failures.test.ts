@@ -120,7 +120,10 @@ describe('cancellation', () => {
       signal: controller.signal,
       timeout: 5_000,
     })
-    setTimeout(() => controller.abort(), 50)
+    // Cancelled once the request is in flight (the emulator holds its answer for 2 s).
+    while (rig.emulator.log.restRequests().length === 0)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    controller.abort()
     const error = await call.catch((thrown: unknown) => thrown)
     expect(error).toMatchObject({ code: 'REQUEST_ABORTED' })
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
