@@ -114,6 +114,53 @@ describe('construction fails fast on bad input, naming the field', () => {
   })
 })
 
+describe('refresh options are checked at construction, naming the option and its range', () => {
+  const ranges: Array<[string, number, number]> = [
+    ['eagerRefreshMs', 0, 3_600_000],
+    ['refreshTimeout', 1, 600_000],
+    ['callbackTimeout', 1, 600_000],
+    ['refreshRetries', 0, 10],
+    ['refreshRetryDelay', 1, 60_000],
+  ]
+  for (const [option, min, max] of ranges) {
+    it(`${option}: ${min} and ${max} are accepted; ${min - 1}, ${max + 1}, 1.5 and a string are not`, async () => {
+      for (const value of [min, max]) {
+        const portal = new PortalOAuth(valid, secret, { [option]: value })
+        await portal.destroy()
+      }
+      for (const value of [min - 1, max + 1, 1.5, '5']) {
+        const error = construct3({ [option]: value })
+        expect(error).toBeInstanceOf(SdkError)
+        expect((error as SdkError).code).toBe('JSSDK_INVALID_ARGUMENT')
+        expect((error as SdkError).message).toBe(
+          `PortalOAuth: options.${option} must be an integer from ${min} to ${max}, got ${String(value)}`,
+        )
+      }
+    })
+  }
+
+  it('lockTtl must outlive the refresh timeout, two minutes at most', async () => {
+    expect(construct3({ refreshTimeout: 5_000, lockTtl: 5_000 })).toMatchObject({
+      message: 'PortalOAuth: options.lockTtl must be an integer from 5001 to 120000, got 5000',
+    })
+    expect(construct3({ lockTtl: 120_001 })).toMatchObject({
+      message: 'PortalOAuth: options.lockTtl must be an integer from 10001 to 120000, got 120001',
+    })
+    for (const options of [{ refreshTimeout: 5_000, lockTtl: 5_001 }, { lockTtl: 120_000 }]) {
+      const portal = new PortalOAuth(valid, secret, options)
+      await portal.destroy()
+    }
+  })
+})
+
+function construct3(options: Record<string, unknown>): unknown {
+  try {
+    return new PortalOAuth(valid, secret, options)
+  } catch (error) {
+    return error
+  }
+}
+
 describe('a valid instance', () => {
   it('is initialised at once and derives its origins from clientEndpoint', async () => {
     const portal = new PortalOAuth(valid, secret)

@@ -258,6 +258,95 @@ describe('transient refresh failures are retried, one attempt per step for every
   })
 })
 
+describe('which refresh failures are tried again', () => {
+  for (const failure of [
+    { error: 'temporarily_unavailable', status: 400 },
+    { error: 'server_error', status: 400 },
+    { error: 'invalid_grant', status: 500 },
+  ]) {
+    it(`an OAuth ${failure.error} with HTTP ${failure.status} means "try later": the retry gets the pair`, async () => {
+      rig = await startRig()
+      rig.emulator.failOAuth(failure)
+      const before = rig.portal.auth.getParams()
+      await rig.portal.auth.refreshAuth()
+      expect(rig.emulator.log.refreshRequests()).toHaveLength(2)
+      expect(rig.portal.auth.getParams().refreshToken).not.toBe(before.refreshToken)
+      expect(rig.portal.tokenState).toBe('valid')
+    })
+  }
+
+  it('an OAuth invalid_grant with HTTP 499 kills the pair: one request, nothing more', async () => {
+    rig = await startRig()
+    rig.emulator.failOAuth({ error: 'invalid_grant', status: 499 })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toBeInstanceOf(RefreshTokenError)
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: 'invalid_grant', status: 499 })
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
+    expect(rig.portal.tokenState).toBe('dead')
+  })
+
+  it('a 429 without an OAuth error is tried again', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 429 })
+    await rig.portal.auth.refreshAuth()
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(2)
+    expect(rig.portal.tokenState).toBe('valid')
+  })
+
+  it('a 400 without an OAuth error fails this refresh only: not tried again, the pair is not dead', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 400 })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      code: SdkErrorCode.InvalidResponse,
+      status: 400,
+    })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(1)
+    expect(rig.portal.tokenState).toBe('valid')
+    // The pair held is still good: the next refresh goes through.
+    await rig.portal.auth.refreshAuth()
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(2)
+  })
+
+  it('a 200 whose body is not JSON fails this refresh with INVALID_RESPONSE; the pair stays usable', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 200, body: 'ok', contentType: 'text/plain' })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      code: SdkErrorCode.InvalidResponse,
+      status: 200,
+    })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(1)
+    expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+  })
+
+  it('refreshRetries bounds the attempts after transient failures; refreshRetryDelay spaces them', async () => {
+    rig = await startRig({ client: { refreshRetries: 2, refreshRetryDelay: 200 } })
+    rig.emulator.failTokenRequests({ status: 503 }, 10)
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      code: SdkErrorCode.InvalidResponse,
+      status: 503,
+    })
+    const arrivals = rig.emulator.log.tokenRequests().map((entry) => entry.at)
+    expect(arrivals).toHaveLength(3)
+    // Full jitter over the doubled delay: at least half of 200 ms, then half of 400 ms.
+    expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(100)
+    expect(arrivals[2]! - arrivals[1]!).toBeGreaterThanOrEqual(200)
+    expect(rig.portal.tokenState).toBe('valid')
+  })
+
+  it('refreshRetries 0: one attempt only', async () => {
+    rig = await startRig({ client: { refreshRetries: 0 } })
+    rig.emulator.failTokenRequests({ status: 503 }, 10)
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ status: 503 })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(1)
+  })
+
+  it('by default a refresh that keeps failing transiently is sent four times in all', async () => {
+    rig = await startRig({ client: { refreshRetryDelay: 1 } })
+    rig.emulator.failTokenRequests({ status: 502 }, 10)
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ status: 502 })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(4)
+  })
+})
+
 describe('refresh ahead of expiry', () => {
   it('the first call inside the eager margin refreshes in the background; no call meets an expired token', async () => {
     const clock = createTestClock()
