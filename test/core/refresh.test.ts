@@ -333,6 +333,45 @@ describe('refresh callback', () => {
   })
 })
 
+describe('registering the refresh functions', () => {
+  it('removeCallbackRefreshAuth(): the next refresh runs no callback', async () => {
+    rig = await startRig()
+    const seen: string[] = []
+    rig.portal.setCallbackRefreshAuth(({ authData }) => {
+      seen.push(authData.refresh_token)
+    })
+    await rig.portal.auth.refreshAuth()
+    rig.portal.removeCallbackRefreshAuth()
+    await rig.portal.auth.refreshAuth()
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(2)
+    expect(seen).toHaveLength(1)
+  })
+
+  it('a callback or custom refresh that is not a function is refused, and the one registered stays', async () => {
+    rig = await startRig()
+    let called = 0
+    rig.portal.setCallbackRefreshAuth(() => {
+      called += 1
+    })
+    expect(() => rig.portal.setCallbackRefreshAuth('save' as never)).toThrow(
+      expect.objectContaining({
+        code: 'JSSDK_INVALID_ARGUMENT',
+        message: 'setCallbackRefreshAuth: callback must be a function',
+      }),
+    )
+    expect(() => rig.portal.setCustomRefreshAuth({} as never)).toThrow(
+      expect.objectContaining({
+        code: 'JSSDK_INVALID_ARGUMENT',
+        message: 'setCustomRefreshAuth: refresh must be a function',
+      }),
+    )
+    await rig.portal.auth.refreshAuth()
+    expect(called).toBe(1)
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
+    expect(rig.portal.auth.clientId).toBe(rig.emulator.clientId)
+  })
+})
+
 async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
   const start = Date.now()
   while (!condition()) {
