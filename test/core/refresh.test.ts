@@ -286,6 +286,42 @@ describe('custom refresh', () => {
     expect(JSON.stringify(error.cause)).not.toContain(refreshToken)
   })
 
+  it('a thrown value JSON cannot write (a BigInt) is described as a string', async () => {
+    rig = await startRig()
+    rig.portal.setCustomRefreshAuth(() => Promise.reject(5n))
+    const error = (await rig.portal.auth.refreshAuth().catch((thrown: unknown) => thrown)) as Error
+    expect(error.message).toBe('Strange error: 5')
+    expect(error.cause).toBe(5n)
+  })
+
+  it('a refresh that ends after setAuthOptions() replaced the pair: the replaced pair stays in use, no callback', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger } })
+    const persisted: RefreshAuthPayload[] = []
+    rig.portal.setCallbackRefreshAuth((payload) => {
+      persisted.push(payload)
+    })
+    let answer: (value: unknown) => void = () => {}
+    const fresh = rig.emulator.issueAuthParams()
+    rig.portal.setCustomRefreshAuth(
+      () =>
+        new Promise((resolve) => {
+          answer = resolve
+        }) as never,
+    )
+    const refreshing = rig.portal.auth.refreshAuth()
+    await waitFor(() => rig.portal.tokenState === 'refreshing')
+    const replaced = rig.emulator.issueAuthParams()
+    rig.portal.setAuthOptions(replaced)
+    await expect(refreshing).resolves.toMatchObject({ access_token: replaced.accessToken })
+    answer({ access_token: fresh.accessToken, refresh_token: fresh.refreshToken, expires_in: 3600 })
+    await waitFor(() =>
+      logger.lines.some((line) => line.message.includes('finished after the pair was replaced')),
+    )
+    expect(rig.portal.auth.getParams().accessToken).toBe(replaced.accessToken)
+    expect(persisted).toHaveLength(0)
+  })
+
   it('removeCustomRefreshAuth() goes back to the OAuth server', async () => {
     rig = await startRig()
     rig.portal.setCustomRefreshAuth(async () => {
