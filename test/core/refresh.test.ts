@@ -130,6 +130,7 @@ describe('default refresh request (spec 4.1)', () => {
       contentType: expect.stringContaining('application/x-www-form-urlencoded'),
       status: 200,
     })
+    expect(request?.headers.accept).toBe('application/json')
     expect(request?.body).toEqual({
       grant_type: 'refresh_token',
       refresh_token: old !== false ? old.refresh_token : '',
@@ -206,6 +207,37 @@ describe('default refresh request (spec 4.1)', () => {
       code: 'wrong_client',
       status: 200,
     })
+  })
+
+  it('an OAuth error without a description gets an empty one', async () => {
+    rig = await startRig()
+    rig.emulator.failOAuth({ error: 'invalid_client', status: 401 })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      name: 'RefreshTokenError',
+      code: 'invalid_client',
+      description: '',
+      status: 401,
+    })
+  })
+
+  it('an empty error member beside a pair is no error: the pair is taken', async () => {
+    rig = await startRig()
+    rig.emulator.mutateTokenResponses({ set: { error: '' } })
+    const data = await rig.portal.auth.refreshAuth()
+    expect(data.refresh_token).toBe(rig.emulator.currentRefreshToken)
+    expect(rig.portal.tokenState).toBe('valid')
+  })
+
+  it('a JSON array on HTTP 200 is no token answer: INVALID_RESPONSE, the pair held stays usable', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 200, body: '[]', contentType: 'application/json' })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      code: 'INVALID_RESPONSE',
+      status: 200,
+      message: 'token refresh: the OAuth server answered HTTP 200 without a token or an OAuth error',
+    })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(1)
+    expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
   })
 
   it('a REST call whose automatic refresh fails rejects with that RefreshTokenError', async () => {
