@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { AjaxResult } from '../../src/index.js'
+import { EmulatorRestError } from '../../src/testing/index.js'
 import { type Rig, startRig } from '../helpers.js'
 import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 
@@ -78,6 +79,48 @@ describe('REST calls on the wire', () => {
     expect(invalid.isSuccess).toBe(false)
     expect(invalid.getErrors()[0]?.code).toMatch(/^BITRIX_REST_V3_EXCEPTION_/)
     expect(invalid.getErrorMessages().length).toBeGreaterThan(0)
+  })
+
+  it('a v3 error with validation messages: the main error, then one per message as field: message', async () => {
+    rig = await startRig()
+    rig.emulator.defineMethod('app.validate', () => {
+      throw new EmulatorRestError('BITRIX_REST_V3_EXCEPTION_VALIDATION', 'Bad fields', 400, {
+        validation: [
+          { field: 'title', message: 'is required' },
+          { field: 'deadline', message: 'is not a date' },
+        ],
+      })
+    })
+    const result = await rig.portal.actions.v3.call.make({ method: 'app.validate' })
+    expect(result.isSuccess).toBe(false)
+    expect(
+      result.getErrors().map((error) => [error.code, error.message, error.description, error.status]),
+    ).toEqual([
+      ['BITRIX_REST_V3_EXCEPTION_VALIDATION', 'Bad fields', 'Bad fields', 400],
+      ['BITRIX_REST_V3_EXCEPTION_VALIDATION', 'title: is required', 'title: is required', 400],
+      ['BITRIX_REST_V3_EXCEPTION_VALIDATION', 'deadline: is not a date', 'deadline: is not a date', 400],
+    ])
+  })
+
+  it('a v2 error without a description: its code is the message, the description empty', async () => {
+    rig = await startRig()
+    rig.emulator.defineMethod('app.fail', () => {
+      throw new EmulatorRestError('ERROR_CORE', '', 400)
+    })
+    const result = await rig.portal.actions.v2.call.make({ method: 'app.fail' })
+    expect(result.getErrors().map((error) => [error.code, error.message, error.description])).toEqual([
+      ['ERROR_CORE', 'ERROR_CORE', ''],
+    ])
+  })
+
+  it('a v2 page keeps next and total; an answer without them has neither', async () => {
+    rig = await startRig({ emulator: { lists: { 'crm.contact.list': 120 } } })
+    const page = await rig.portal.actions.v2.call.make({ method: 'crm.contact.list' })
+    expect(page.getData()).toMatchObject({ next: 50, total: 120 })
+    const profile = await rig.portal.actions.v2.call.make({ method: 'profile' })
+    expect(profile.getData()).not.toHaveProperty('next')
+    expect(profile.getData()).not.toHaveProperty('total')
+    expect(profile.getData()?.time).toEqual(expect.objectContaining({ start: expect.any(Number) }))
   })
 
   it('bad call options fail before any request, naming the field', async () => {
