@@ -140,6 +140,38 @@ describe('REST calls on the wire', () => {
     await expect(rig.portal.actions.v3.call.make({ method: 'profile', timeout: -1 })).rejects.toThrow(
       /v3 call: timeout/,
     )
+    const refusals: Array<[Promise<unknown>, string]> = [
+      [
+        rig.portal.actions.v2.call.make(null as never),
+        'v2 call: options must be an object like { method, params }',
+      ],
+      [
+        rig.portal.actions.v3.call.make({ method: 5 } as never),
+        'v3 call: method must be a string, got number',
+      ],
+      [
+        rig.portal.actions.v2.call.make({ method: 'profile', signal: {} as never }),
+        'v2 call: signal must be an AbortSignal',
+      ],
+      [
+        rig.portal.actions.v3.call.make({ method: 'profile', retryOnNetworkError: 'yes' as never }),
+        'v3 call: retryOnNetworkError must be a boolean, got string',
+      ],
+      [
+        rig.portal.actions.v2.call.make({ method: 'profile', params: 'x' as never }),
+        'v2 call: params must be a plain object, got string',
+      ],
+    ]
+    for (const [call, message] of refusals) {
+      await expect(call).rejects.toMatchObject({ code: 'JSSDK_INVALID_ARGUMENT', message })
+    }
+    await expect(
+      rig.portal.actions.v3.call.make({ method: 'profile', headers: { 'bad name': 'x' } }),
+    ).rejects.toThrow(/^v3 call: headers/)
+    // A leading slash and blanks around the name are dropped.
+    expect((await rig.portal.actions.v2.call.make({ method: ' /profile ' })).isSuccess).toBe(true)
+    expect(rig.emulator.log.restRequests().map((entry) => entry.path)).toEqual(['/rest/profile'])
+    rig.emulator.log.clear()
     expect(rig.emulator.log.restRequests()).toHaveLength(0)
   })
 
