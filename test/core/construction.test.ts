@@ -114,6 +114,215 @@ describe('construction fails fast on bad input, naming the field', () => {
   })
 })
 
+describe('what bad token data says, word for word', () => {
+  const field = (name: string, rule: string) => `PortalOAuth: authOptions.${name} ${rule}`
+  const rest = 'must be an absolute URL ending in /rest/'
+  const cases: Array<[string, unknown, string]> = [
+    ['no authOptions', undefined, 'PortalOAuth: authOptions must be an object; it is missing'],
+    ['null authOptions', null, 'PortalOAuth: authOptions must be an object; got object'],
+    [
+      'a blank accessToken',
+      { ...valid, accessToken: '  ' },
+      field('accessToken', 'must be a non-empty string; got string'),
+    ],
+    [
+      'a numeric memberId',
+      { ...valid, memberId: 5 },
+      field('memberId', 'must be a non-empty string; got number'),
+    ],
+    [
+      'a negative userId',
+      { ...valid, userId: -1 },
+      field('userId', 'must be a non-negative integer; got number'),
+    ],
+    [
+      'no userId',
+      { ...valid, userId: undefined },
+      field('userId', 'must be a non-negative integer; it is missing'),
+    ],
+    [
+      'expires NaN',
+      { ...valid, expires: Number.NaN },
+      field('expires', 'must be a Unix time in seconds; got number'),
+    ],
+    [
+      'expires Infinity',
+      { ...valid, expires: Number.POSITIVE_INFINITY },
+      field('expires', 'must be a Unix time in seconds; got number'),
+    ],
+    ['a negative expires', { ...valid, expires: -1 }, field('expires', 'must not be negative, got -1')],
+    [
+      'expires just past the seconds range',
+      { ...valid, expires: 100_000_000_001 },
+      field('expires', 'looks like milliseconds (100000000001); pass a Unix time in seconds (100000000)'),
+    ],
+    [
+      'a negative expiresIn',
+      { ...valid, expiresIn: -1 },
+      field('expiresIn', 'must be a number of seconds; got number'),
+    ],
+    [
+      'expiresIn as a string',
+      { ...valid, expiresIn: '3600' },
+      field('expiresIn', 'must be a number of seconds; got string'),
+    ],
+    [
+      'expiresIn Infinity',
+      { ...valid, expiresIn: Number.POSITIVE_INFINITY },
+      field('expiresIn', 'must be a number of seconds; got number'),
+    ],
+    [
+      'a numeric scope',
+      { ...valid, scope: 5 },
+      field('scope', 'must be a comma-separated string; got number'),
+    ],
+    ['an empty domain', { ...valid, domain: '' }, field('domain', 'must be a non-empty string; it is empty')],
+    [
+      'a numeric clientEndpoint',
+      { ...valid, clientEndpoint: 5 },
+      field('clientEndpoint', `${rest}; got number`),
+    ],
+    [
+      'an empty serverEndpoint',
+      { ...valid, serverEndpoint: '' },
+      field('serverEndpoint', `${rest}; it is empty`),
+    ],
+    [
+      'a clientEndpoint that is no URL',
+      { ...valid, clientEndpoint: 'portal' },
+      field('clientEndpoint', `${rest}, got "portal"`),
+    ],
+    [
+      'a clientEndpoint that is no URL but holds an @',
+      { ...valid, clientEndpoint: 'secret@portal' },
+      field('clientEndpoint', `${rest}, it is not one`),
+    ],
+    [
+      'an ftp clientEndpoint',
+      { ...valid, clientEndpoint: 'ftp://portal.example.com/rest/' },
+      field('clientEndpoint', 'must use http or https, got ftp:'),
+    ],
+    [
+      'a clientEndpoint with a query',
+      { ...valid, clientEndpoint: 'https://portal.example.com/rest/?a=1' },
+      field('clientEndpoint', 'must not have a query or a fragment'),
+    ],
+    [
+      'a serverEndpoint with a fragment',
+      { ...valid, serverEndpoint: 'https://oauth.example.com/rest/#a' },
+      field('serverEndpoint', 'must not have a query or a fragment'),
+    ],
+    [
+      'a serverEndpoint under /rest without the slash',
+      { ...valid, serverEndpoint: 'https://oauth.example.com/rest' },
+      field('serverEndpoint', 'must end in /rest/, got "https://oauth.example.com/rest"'),
+    ],
+    [
+      'a lower-case status',
+      { ...valid, status: 'l' },
+      field('status', 'must be one status letter such as F, D, T, P, L, S (EnumAppStatus), got "l"'),
+    ],
+    [
+      'two status letters',
+      { ...valid, status: 'LL' },
+      field('status', 'must be one status letter such as F, D, T, P, L, S (EnumAppStatus), got "LL"'),
+    ],
+    [
+      'no status',
+      { ...valid, status: undefined },
+      field('status', 'must be one status letter such as F, D, T, P, L, S (EnumAppStatus), got undefined'),
+    ],
+  ]
+  it.each(cases)('%s', (_name, params, message) => {
+    const error = construct(params)
+    expect(error).toBeInstanceOf(SdkError)
+    expect(error).toMatchObject({ code: 'JSSDK_INVALID_ARGUMENT', message })
+  })
+
+  it('credentials: an object of two non-empty strings', () => {
+    expect(construct(valid, null)).toMatchObject({
+      message: 'PortalOAuth: oAuthSecret must be an object; got object',
+    })
+    expect(construct(valid, { clientId: 'x', clientSecret: 5 })).toMatchObject({
+      message: 'PortalOAuth: oAuthSecret.clientSecret must be a non-empty string; got number',
+    })
+  })
+
+  it('takes the edges of each range and normalises what it keeps', async () => {
+    const portal = new PortalOAuth(
+      {
+        ...valid,
+        userId: 0,
+        expires: 1_780_319_382.9,
+        expiresIn: 0,
+        scope: undefined as unknown as string,
+        status: 'Z' as never,
+        clientEndpoint: 'HTTPS://Portal.Example.com/rest/',
+      },
+      secret,
+    )
+    expect(portal.auth.getParams()).toMatchObject({
+      userId: 0,
+      expires: 1_780_319_382,
+      expiresIn: 0,
+      scope: '',
+      status: 'Z',
+      clientEndpoint: 'https://portal.example.com/rest/',
+    })
+    await portal.destroy()
+    const edge = new PortalOAuth({ ...valid, expires: 100_000_000_000 }, secret)
+    expect(edge.auth.getParams().expires).toBe(100_000_000_000)
+    await edge.destroy()
+  })
+})
+
+describe('refresh options are checked at construction, naming the option and its range', () => {
+  const ranges: Array<[string, number, number]> = [
+    ['eagerRefreshMs', 0, 3_600_000],
+    ['refreshTimeout', 1, 600_000],
+    ['callbackTimeout', 1, 600_000],
+    ['refreshRetries', 0, 10],
+    ['refreshRetryDelay', 1, 60_000],
+  ]
+  for (const [option, min, max] of ranges) {
+    it(`${option}: ${min} and ${max} are accepted; ${min - 1}, ${max + 1}, 1.5 and a string are not`, async () => {
+      for (const value of [min, max]) {
+        const portal = new PortalOAuth(valid, secret, { [option]: value })
+        await portal.destroy()
+      }
+      for (const value of [min - 1, max + 1, 1.5, '5']) {
+        const error = construct3({ [option]: value })
+        expect(error).toBeInstanceOf(SdkError)
+        expect((error as SdkError).code).toBe('JSSDK_INVALID_ARGUMENT')
+        expect((error as SdkError).message).toBe(
+          `PortalOAuth: options.${option} must be an integer from ${min} to ${max}, got ${String(value)}`,
+        )
+      }
+    })
+  }
+
+  it('lockTtl must outlive the refresh timeout, two minutes at most', async () => {
+    expect(construct3({ refreshTimeout: 5_000, lockTtl: 5_000 })).toMatchObject({
+      message: 'PortalOAuth: options.lockTtl must be an integer from 5001 to 120000, got 5000',
+    })
+    expect(construct3({ lockTtl: 120_001 })).toMatchObject({
+      message: 'PortalOAuth: options.lockTtl must be an integer from 10001 to 120000, got 120001',
+    })
+    for (const options of [{ refreshTimeout: 5_000, lockTtl: 5_001 }, { lockTtl: 120_000 }]) {
+      const portal = new PortalOAuth(valid, secret, options)
+      await portal.destroy()
+    }
+  })
+})
+
+function construct3(options: Record<string, unknown>): unknown {
+  try {
+    return new PortalOAuth(valid, secret, options)
+  } catch (error) {
+    return error
+  }
+}
+
 describe('a valid instance', () => {
   it('is initialised at once and derives its origins from clientEndpoint', async () => {
     const portal = new PortalOAuth(valid, secret)

@@ -87,6 +87,191 @@ describe('a rotated pair is committed the moment it arrives', () => {
   })
 })
 
+describe('a refresh answer, field by field (custom refresh, client clock fixed)', () => {
+  const NOW_S = Math.floor(Date.now() / 1000)
+  const NOW_MS = NOW_S * 1000 + 400
+
+  /** Refreshes once with `answer` (a custom refresh) and tells what the client holds after it and what it warned. */
+  async function refreshWith(answer: (issued: PortalOAuthParams) => unknown) {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger, now: () => NOW_MS } })
+    const before = rig.portal.auth.getParams()
+    const issued = rig.emulator.issueAuthParams()
+    rig.portal.setCustomRefreshAuth(async () => answer(issued) as HandlerRefreshAuth)
+    const error = await rig.portal.auth.refreshAuth().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )
+    const warned = logger.lines.find((line) => line.level === 'warn' && line.message.includes('odd fields'))
+    return { before, issued, after: rig.portal.auth.getParams(), error, repaired: warned?.context?.fields }
+  }
+
+  const pair = (issued: PortalOAuthParams) => ({
+    access_token: issued.accessToken,
+    refresh_token: issued.refreshToken,
+  })
+
+  for (const [name, answer, problem] of [
+    ['null', () => null, 'is not an object'],
+    ['an array', () => [], 'is not an object'],
+    [
+      'no access_token',
+      (issued: PortalOAuthParams) => ({ refresh_token: issued.refreshToken }),
+      'has no access_token',
+    ],
+    [
+      'an empty access_token',
+      (issued: PortalOAuthParams) => ({ access_token: '', refresh_token: issued.refreshToken }),
+      'has no access_token',
+    ],
+    [
+      'no refresh_token',
+      (issued: PortalOAuthParams) => ({ access_token: issued.accessToken }),
+      'has no refresh_token',
+    ],
+    [
+      'an empty refresh_token',
+      (issued: PortalOAuthParams) => ({ access_token: issued.accessToken, refresh_token: '' }),
+      'has no refresh_token',
+    ],
+  ] as const) {
+    it(`an answer that is ${name} fails with INVALID_RESPONSE and keeps the pair held`, async () => {
+      const { before, after, error } = await refreshWith(answer)
+      expect(error).toBeInstanceOf(SdkError)
+      expect(error).toMatchObject({
+        code: SdkErrorCode.InvalidResponse,
+        message: `token refresh: the answer ${problem}`,
+      })
+      expect(after).toEqual(before)
+      expect(rig.portal.tokenState).toBe('valid')
+    })
+  }
+
+  it('expires and expires_in given: both taken as they are, nothing repaired', async () => {
+    const { after, repaired, error } = await refreshWith((issued) => ({
+      ...pair(issued),
+      expires: NOW_S + 5000,
+      expires_in: 1800,
+    }))
+    expect(error).toBeUndefined()
+    expect(after).toMatchObject({ expires: NOW_S + 5000, expiresIn: 1800 })
+    expect(repaired).toBeUndefined()
+  })
+
+  it('digits in strings, as form-encoded answers carry them, are numbers; fractions are floored', async () => {
+    const { after, repaired } = await refreshWith((issued) => ({
+      ...pair(issued),
+      expires: `${NOW_S + 5000}.9`,
+      expires_in: '1800.7',
+    }))
+    expect(after).toMatchObject({ expires: NOW_S + 5000, expiresIn: 1800 })
+    expect(repaired).toBeUndefined()
+  })
+
+  it('only expires: expires_in is what is left of it', async () => {
+    const { after, repaired } = await refreshWith((issued) => ({ ...pair(issued), expires: NOW_S + 900 }))
+    expect(after).toMatchObject({ expires: NOW_S + 900, expiresIn: 900 })
+    expect(repaired).toBeUndefined()
+  })
+
+  it('only an expires already past: expires_in is 0, never negative', async () => {
+    const { after } = await refreshWith((issued) => ({ ...pair(issued), expires: NOW_S - 100 }))
+    expect(after).toMatchObject({ expires: NOW_S - 100, expiresIn: 0 })
+  })
+
+  it('only expires_in: expires is now plus expires_in', async () => {
+    const { after, repaired } = await refreshWith((issued) => ({ ...pair(issued), expires_in: 0 }))
+    expect(after).toMatchObject({ expires: NOW_S, expiresIn: 0 })
+    expect(repaired).toBeUndefined()
+  })
+
+  it('neither: the previous expires_in counts from now; a null expires is not odd', async () => {
+    const { before, after, repaired } = await refreshWith((issued) => ({ ...pair(issued), expires: null }))
+    expect(after).toMatchObject({ expires: NOW_S + before.expiresIn, expiresIn: before.expiresIn })
+    expect(repaired).toBeUndefined()
+  })
+
+  for (const [name, odd] of [
+    ['negative', { expires: -5, expires_in: -1 }],
+    ['in milliseconds, and blank', { expires: (NOW_S + 900) * 1000, expires_in: ' ' }],
+    ['not finite', { expires: Number.POSITIVE_INFINITY, expires_in: Number.NaN }],
+    ['of other types', { expires: true, expires_in: {} }],
+  ] as const) {
+    it(`expires and expires_in ${name}: both repaired, the previous expires_in counts from now`, async () => {
+      const { before, after, repaired } = await refreshWith((issued) => ({ ...pair(issued), ...odd }))
+      expect(after).toMatchObject({ expires: NOW_S + before.expiresIn, expiresIn: before.expiresIn })
+      expect(repaired).toEqual(['expires_in', 'expires'])
+    })
+  }
+
+  it('a new client_endpoint moves the portal: its host becomes the domain; an odd server_endpoint keeps the previous', async () => {
+    const { before, after, repaired } = await refreshWith((issued) => ({
+      ...pair(issued),
+      expires_in: 3600,
+      client_endpoint: 'https://moved.example.com/rest/',
+      server_endpoint: 'https://oauth.example.com/rest/?x=1',
+    }))
+    expect(after).toMatchObject({
+      clientEndpoint: 'https://moved.example.com/rest/',
+      domain: 'moved.example.com',
+      serverEndpoint: before.serverEndpoint,
+    })
+    expect(repaired).toEqual(['server_endpoint (previous kept)'])
+  })
+
+  it('empty or null endpoints keep the previous ones without a word; a new server_endpoint is taken', async () => {
+    const { before, after, repaired } = await refreshWith((issued) => ({
+      ...pair(issued),
+      expires_in: 3600,
+      client_endpoint: '',
+      server_endpoint: 'https://oauth2.example.com/rest/',
+    }))
+    expect(after).toMatchObject({
+      clientEndpoint: before.clientEndpoint,
+      domain: before.domain,
+      serverEndpoint: 'https://oauth2.example.com/rest/',
+    })
+    expect(repaired).toBeUndefined()
+    const again = await refreshWith((issued) => ({
+      ...pair(issued),
+      expires_in: 3600,
+      client_endpoint: null,
+    }))
+    expect(again.after.clientEndpoint).toBe(again.before.clientEndpoint)
+    expect(again.repaired).toBeUndefined()
+  })
+
+  it('status, scope and member_id: strings are taken, a known letter says nothing, odd values keep the previous', async () => {
+    const taken = await refreshWith((issued) => ({
+      ...pair(issued),
+      expires_in: 3600,
+      status: 'P',
+      scope: 'crm,task',
+      member_id: 'other-member',
+    }))
+    expect(taken.after).toMatchObject({ status: 'P', scope: 'crm,task', memberId: 'other-member' })
+    expect(taken.repaired).toBeUndefined()
+    await rig.close()
+    const odd = await refreshWith((issued) => ({
+      ...pair(issued),
+      expires_in: 3600,
+      status: 7,
+      scope: '',
+      member_id: ['x'],
+    }))
+    expect(odd.after).toMatchObject({
+      status: odd.before.status,
+      scope: odd.before.scope,
+      memberId: odd.before.memberId,
+    })
+    expect(odd.repaired).toEqual([
+      'status (previous kept)',
+      'scope (previous kept)',
+      'member_id (previous kept)',
+    ])
+  })
+})
+
 describe('destroy() during a refresh', () => {
   it('lets the refresh finish, persists the pair, then closes; waiting calls fail with JSSDK_CLIENT_DESTROYED', async () => {
     rig = await startRig()
@@ -255,6 +440,95 @@ describe('transient refresh failures are retried, one attempt per step for every
     }
     expect(rig.emulator.log.refreshRequests()).toHaveLength(2)
     expect(rig.portal.tokenState).toBe('dead')
+  })
+})
+
+describe('which refresh failures are tried again', () => {
+  for (const failure of [
+    { error: 'temporarily_unavailable', status: 400 },
+    { error: 'server_error', status: 400 },
+    { error: 'invalid_grant', status: 500 },
+  ]) {
+    it(`an OAuth ${failure.error} with HTTP ${failure.status} means "try later": the retry gets the pair`, async () => {
+      rig = await startRig()
+      rig.emulator.failOAuth(failure)
+      const before = rig.portal.auth.getParams()
+      await rig.portal.auth.refreshAuth()
+      expect(rig.emulator.log.refreshRequests()).toHaveLength(2)
+      expect(rig.portal.auth.getParams().refreshToken).not.toBe(before.refreshToken)
+      expect(rig.portal.tokenState).toBe('valid')
+    })
+  }
+
+  it('an OAuth invalid_grant with HTTP 499 kills the pair: one request, nothing more', async () => {
+    rig = await startRig()
+    rig.emulator.failOAuth({ error: 'invalid_grant', status: 499 })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toBeInstanceOf(RefreshTokenError)
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: 'invalid_grant', status: 499 })
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
+    expect(rig.portal.tokenState).toBe('dead')
+  })
+
+  it('a 429 without an OAuth error is tried again', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 429 })
+    await rig.portal.auth.refreshAuth()
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(2)
+    expect(rig.portal.tokenState).toBe('valid')
+  })
+
+  it('a 400 without an OAuth error fails this refresh only: not tried again, the pair is not dead', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 400 })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      code: SdkErrorCode.InvalidResponse,
+      status: 400,
+    })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(1)
+    expect(rig.portal.tokenState).toBe('valid')
+    // The pair held is still good: the next refresh goes through.
+    await rig.portal.auth.refreshAuth()
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(2)
+  })
+
+  it('a 200 whose body is not JSON fails this refresh with INVALID_RESPONSE; the pair stays usable', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 200, body: 'ok', contentType: 'text/plain' })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      code: SdkErrorCode.InvalidResponse,
+      status: 200,
+    })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(1)
+    expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+  })
+
+  it('refreshRetries bounds the attempts after transient failures; refreshRetryDelay spaces them', async () => {
+    rig = await startRig({ client: { refreshRetries: 2, refreshRetryDelay: 200 } })
+    rig.emulator.failTokenRequests({ status: 503 }, 10)
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      code: SdkErrorCode.InvalidResponse,
+      status: 503,
+    })
+    const arrivals = rig.emulator.log.tokenRequests().map((entry) => entry.at)
+    expect(arrivals).toHaveLength(3)
+    // Full jitter over the doubled delay: at least half of 200 ms, then half of 400 ms.
+    expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(100)
+    expect(arrivals[2]! - arrivals[1]!).toBeGreaterThanOrEqual(200)
+    expect(rig.portal.tokenState).toBe('valid')
+  })
+
+  it('refreshRetries 0: one attempt only', async () => {
+    rig = await startRig({ client: { refreshRetries: 0 } })
+    rig.emulator.failTokenRequests({ status: 503 }, 10)
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ status: 503 })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(1)
+  })
+
+  it('by default a refresh that keeps failing transiently is sent four times in all', async () => {
+    rig = await startRig({ client: { refreshRetryDelay: 1 } })
+    rig.emulator.failTokenRequests({ status: 502 }, 10)
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ status: 502 })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(4)
   })
 })
 

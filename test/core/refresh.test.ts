@@ -130,6 +130,7 @@ describe('default refresh request (spec 4.1)', () => {
       contentType: expect.stringContaining('application/x-www-form-urlencoded'),
       status: 200,
     })
+    expect(request?.headers.accept).toBe('application/json')
     expect(request?.body).toEqual({
       grant_type: 'refresh_token',
       refresh_token: old !== false ? old.refresh_token : '',
@@ -206,6 +207,37 @@ describe('default refresh request (spec 4.1)', () => {
       code: 'wrong_client',
       status: 200,
     })
+  })
+
+  it('an OAuth error without a description gets an empty one', async () => {
+    rig = await startRig()
+    rig.emulator.failOAuth({ error: 'invalid_client', status: 401 })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      name: 'RefreshTokenError',
+      code: 'invalid_client',
+      description: '',
+      status: 401,
+    })
+  })
+
+  it('an empty error member beside a pair is no error: the pair is taken', async () => {
+    rig = await startRig()
+    rig.emulator.mutateTokenResponses({ set: { error: '' } })
+    const data = await rig.portal.auth.refreshAuth()
+    expect(data.refresh_token).toBe(rig.emulator.currentRefreshToken)
+    expect(rig.portal.tokenState).toBe('valid')
+  })
+
+  it('a JSON array on HTTP 200 is no token answer: INVALID_RESPONSE, the pair held stays usable', async () => {
+    rig = await startRig()
+    rig.emulator.failTokenRequests({ status: 200, body: '[]', contentType: 'application/json' })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      code: 'INVALID_RESPONSE',
+      status: 200,
+      message: 'token refresh: the OAuth server answered HTTP 200 without a token or an OAuth error',
+    })
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(1)
+    expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
   })
 
   it('a REST call whose automatic refresh fails rejects with that RefreshTokenError', async () => {
@@ -286,6 +318,42 @@ describe('custom refresh', () => {
     expect(JSON.stringify(error.cause)).not.toContain(refreshToken)
   })
 
+  it('a thrown value JSON cannot write (a BigInt) is described as a string', async () => {
+    rig = await startRig()
+    rig.portal.setCustomRefreshAuth(() => Promise.reject(5n))
+    const error = (await rig.portal.auth.refreshAuth().catch((thrown: unknown) => thrown)) as Error
+    expect(error.message).toBe('Strange error: 5')
+    expect(error.cause).toBe(5n)
+  })
+
+  it('a refresh that ends after setAuthOptions() replaced the pair: the replaced pair stays in use, no callback', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger } })
+    const persisted: RefreshAuthPayload[] = []
+    rig.portal.setCallbackRefreshAuth((payload) => {
+      persisted.push(payload)
+    })
+    let answer: (value: unknown) => void = () => {}
+    const fresh = rig.emulator.issueAuthParams()
+    rig.portal.setCustomRefreshAuth(
+      () =>
+        new Promise((resolve) => {
+          answer = resolve
+        }) as never,
+    )
+    const refreshing = rig.portal.auth.refreshAuth()
+    await waitFor(() => rig.portal.tokenState === 'refreshing')
+    const replaced = rig.emulator.issueAuthParams()
+    rig.portal.setAuthOptions(replaced)
+    await expect(refreshing).resolves.toMatchObject({ access_token: replaced.accessToken })
+    answer({ access_token: fresh.accessToken, refresh_token: fresh.refreshToken, expires_in: 3600 })
+    await waitFor(() =>
+      logger.lines.some((line) => line.message.includes('finished after the pair was replaced')),
+    )
+    expect(rig.portal.auth.getParams().accessToken).toBe(replaced.accessToken)
+    expect(persisted).toHaveLength(0)
+  })
+
   it('removeCustomRefreshAuth() goes back to the OAuth server', async () => {
     rig = await startRig()
     rig.portal.setCustomRefreshAuth(async () => {
@@ -330,6 +398,45 @@ describe('refresh callback', () => {
     const result = await rig.portal.actions.v2.call.make({ method: 'profile' })
     expect(result.isSuccess).toBe(true)
     expect(rig.emulator.log.restRequests().at(-1)?.token).toBe(after.accessToken)
+  })
+})
+
+describe('registering the refresh functions', () => {
+  it('removeCallbackRefreshAuth(): the next refresh runs no callback', async () => {
+    rig = await startRig()
+    const seen: string[] = []
+    rig.portal.setCallbackRefreshAuth(({ authData }) => {
+      seen.push(authData.refresh_token)
+    })
+    await rig.portal.auth.refreshAuth()
+    rig.portal.removeCallbackRefreshAuth()
+    await rig.portal.auth.refreshAuth()
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(2)
+    expect(seen).toHaveLength(1)
+  })
+
+  it('a callback or custom refresh that is not a function is refused, and the one registered stays', async () => {
+    rig = await startRig()
+    let called = 0
+    rig.portal.setCallbackRefreshAuth(() => {
+      called += 1
+    })
+    expect(() => rig.portal.setCallbackRefreshAuth('save' as never)).toThrow(
+      expect.objectContaining({
+        code: 'JSSDK_INVALID_ARGUMENT',
+        message: 'setCallbackRefreshAuth: callback must be a function',
+      }),
+    )
+    expect(() => rig.portal.setCustomRefreshAuth({} as never)).toThrow(
+      expect.objectContaining({
+        code: 'JSSDK_INVALID_ARGUMENT',
+        message: 'setCustomRefreshAuth: refresh must be a function',
+      }),
+    )
+    await rig.portal.auth.refreshAuth()
+    expect(called).toBe(1)
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
+    expect(rig.portal.auth.clientId).toBe(rig.emulator.clientId)
   })
 })
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { AjaxResult } from '../../src/index.js'
+import { EmulatorRestError } from '../../src/testing/index.js'
 import { type Rig, startRig } from '../helpers.js'
 import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 
@@ -80,6 +81,48 @@ describe('REST calls on the wire', () => {
     expect(invalid.getErrorMessages().length).toBeGreaterThan(0)
   })
 
+  it('a v3 error with validation messages: the main error, then one per message as field: message', async () => {
+    rig = await startRig()
+    rig.emulator.defineMethod('app.validate', () => {
+      throw new EmulatorRestError('BITRIX_REST_V3_EXCEPTION_VALIDATION', 'Bad fields', 400, {
+        validation: [
+          { field: 'title', message: 'is required' },
+          { field: 'deadline', message: 'is not a date' },
+        ],
+      })
+    })
+    const result = await rig.portal.actions.v3.call.make({ method: 'app.validate' })
+    expect(result.isSuccess).toBe(false)
+    expect(
+      result.getErrors().map((error) => [error.code, error.message, error.description, error.status]),
+    ).toEqual([
+      ['BITRIX_REST_V3_EXCEPTION_VALIDATION', 'Bad fields', 'Bad fields', 400],
+      ['BITRIX_REST_V3_EXCEPTION_VALIDATION', 'title: is required', 'title: is required', 400],
+      ['BITRIX_REST_V3_EXCEPTION_VALIDATION', 'deadline: is not a date', 'deadline: is not a date', 400],
+    ])
+  })
+
+  it('a v2 error without a description: its code is the message, the description empty', async () => {
+    rig = await startRig()
+    rig.emulator.defineMethod('app.fail', () => {
+      throw new EmulatorRestError('ERROR_CORE', '', 400)
+    })
+    const result = await rig.portal.actions.v2.call.make({ method: 'app.fail' })
+    expect(result.getErrors().map((error) => [error.code, error.message, error.description])).toEqual([
+      ['ERROR_CORE', 'ERROR_CORE', ''],
+    ])
+  })
+
+  it('a v2 page keeps next and total; an answer without them has neither', async () => {
+    rig = await startRig({ emulator: { lists: { 'crm.contact.list': 120 } } })
+    const page = await rig.portal.actions.v2.call.make({ method: 'crm.contact.list' })
+    expect(page.getData()).toMatchObject({ next: 50, total: 120 })
+    const profile = await rig.portal.actions.v2.call.make({ method: 'profile' })
+    expect(profile.getData()).not.toHaveProperty('next')
+    expect(profile.getData()).not.toHaveProperty('total')
+    expect(profile.getData()?.time).toEqual(expect.objectContaining({ start: expect.any(Number) }))
+  })
+
   it('bad call options fail before any request, naming the field', async () => {
     rig = await startRig()
     await expect(rig.portal.actions.v2.call.make({ method: '' })).rejects.toThrow(
@@ -97,6 +140,38 @@ describe('REST calls on the wire', () => {
     await expect(rig.portal.actions.v3.call.make({ method: 'profile', timeout: -1 })).rejects.toThrow(
       /v3 call: timeout/,
     )
+    const refusals: Array<[Promise<unknown>, string]> = [
+      [
+        rig.portal.actions.v2.call.make(null as never),
+        'v2 call: options must be an object like { method, params }',
+      ],
+      [
+        rig.portal.actions.v3.call.make({ method: 5 } as never),
+        'v3 call: method must be a string, got number',
+      ],
+      [
+        rig.portal.actions.v2.call.make({ method: 'profile', signal: {} as never }),
+        'v2 call: signal must be an AbortSignal',
+      ],
+      [
+        rig.portal.actions.v3.call.make({ method: 'profile', retryOnNetworkError: 'yes' as never }),
+        'v3 call: retryOnNetworkError must be a boolean, got string',
+      ],
+      [
+        rig.portal.actions.v2.call.make({ method: 'profile', params: 'x' as never }),
+        'v2 call: params must be a plain object, got string',
+      ],
+    ]
+    for (const [call, message] of refusals) {
+      await expect(call).rejects.toMatchObject({ code: 'JSSDK_INVALID_ARGUMENT', message })
+    }
+    await expect(
+      rig.portal.actions.v3.call.make({ method: 'profile', headers: { 'bad name': 'x' } }),
+    ).rejects.toThrow(/^v3 call: headers/)
+    // A leading slash and blanks around the name are dropped.
+    expect((await rig.portal.actions.v2.call.make({ method: ' /profile ' })).isSuccess).toBe(true)
+    expect(rig.emulator.log.restRequests().map((entry) => entry.path)).toEqual(['/rest/profile'])
+    rig.emulator.log.clear()
     expect(rig.emulator.log.restRequests()).toHaveLength(0)
   })
 

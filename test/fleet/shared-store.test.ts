@@ -136,3 +136,130 @@ describe('a leaky bucket shared by instances', () => {
     expect(emulator.log.rejected('QUERY_LIMIT_EXCEEDED').length).toBeGreaterThan(0)
   })
 })
+
+/**
+ * A store whose backend fails on demand. A test double: neither the emulator nor `MemoryStore` can make a store's
+ * backend unreachable (short of killing a Redis server mid-call), and these paths are about what the client does then.
+ */
+class FailingStore extends MemoryStore {
+  /** Methods that throw, with how many more times each does. */
+  readonly failing = new Map<'load' | 'save' | 'lock' | 'unlock', number>()
+  readonly calls: string[] = []
+
+  #fail(method: 'load' | 'save' | 'lock' | 'unlock'): void {
+    this.calls.push(method)
+    const left = this.failing.get(method) ?? 0
+    if (left <= 0) return
+    this.failing.set(method, left - 1)
+    throw new Error(`backend down (${method})`)
+  }
+
+  override async load(memberId: string): Promise<PortalOAuthParams | null> {
+    this.#fail('load')
+    return super.load(memberId)
+  }
+
+  override async save(params: PortalOAuthParams): Promise<PortalOAuthParams> {
+    this.#fail('save')
+    return super.save(params)
+  }
+
+  override async lock(memberId: string, ttlMs: number): Promise<string | null> {
+    this.#fail('lock')
+    return super.lock(memberId, ttlMs)
+  }
+
+  override async unlock(memberId: string, owner: string): Promise<boolean> {
+    this.#fail('unlock')
+    return super.unlock(memberId, owner)
+  }
+}
+
+describe('a store that fails', () => {
+  async function failingRig(options: { refreshTimeout?: number; refreshRetries?: number } = {}) {
+    emulator = await startPortalEmulator()
+    const pair = emulator.issueAuthParams()
+    const store = new FailingStore()
+    const logger = createMemoryLogger()
+    const persisted: RefreshAuthPayload[] = []
+    const portal = new PortalOAuth(
+      pair,
+      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+      { logger, store, ...options },
+    )
+    portal.setCallbackRefreshAuth((payload) => {
+      persisted.push(payload)
+    })
+    clients.push(portal)
+    const errors = () => logger.lines.filter((line) => line.level === 'error').map((line) => line.message)
+    return { emulator, pair, store, portal, persisted, errors }
+  }
+
+  it('reading the pair fails: the call goes on with the pair held, the failure is logged, the next call reads again', async () => {
+    const { store, portal, errors } = await failingRig()
+    store.failing.set('load', 1)
+    expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(errors()).toEqual(['token store failed reading the pair'])
+    expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(store.calls.filter((call) => call === 'load')).toHaveLength(2)
+  })
+
+  it('taking the lock fails: the attempt is tried again after a backoff; one refresh request, one callback', async () => {
+    const { emulator, store, portal, persisted } = await failingRig()
+    await portal.actions.v2.call.make({ method: 'profile' })
+    store.failing.set('lock', 1)
+    const data = await portal.auth.refreshAuth()
+    expect(data.refresh_token).toBe(emulator.currentRefreshToken)
+    expect(store.calls.filter((call) => call === 'lock')).toHaveLength(2)
+    expect(emulator.log.refreshRequests()).toHaveLength(1)
+    expect(persisted).toHaveLength(1)
+  })
+
+  it('saving the new pair or unlocking fails: the pair is in use and persisted by the callback; both failures logged', async () => {
+    const { emulator, store, portal, persisted, errors } = await failingRig()
+    await portal.actions.v2.call.make({ method: 'profile' })
+    store.failing.set('save', 1)
+    store.failing.set('unlock', 1)
+    const data = await portal.auth.refreshAuth()
+    expect(data.refresh_token).toBe(emulator.currentRefreshToken)
+    expect(persisted.map((payload) => payload.b24OAuthParams.refreshToken)).toEqual([
+      emulator.currentRefreshToken,
+    ])
+    expect(errors()).toEqual(['token store failed saving the new pair', 'token store failed unlocking'])
+    expect(emulator.log.refreshRequests()).toHaveLength(1)
+  })
+
+  it('saving a replaced pair fails: the replaced pair is used, the failure logged', async () => {
+    const { emulator, store, portal, errors } = await failingRig()
+    await portal.actions.v2.call.make({ method: 'profile' })
+    const next = emulator.issueAuthParams()
+    store.failing.set('save', 1)
+    portal.setAuthOptions(next)
+    expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(emulator.log.restRequests().at(-1)?.token).toBe(next.accessToken)
+    expect(errors()).toEqual(['token store failed saving the replaced pair'])
+  })
+
+  it('another instance holds the lock past the refresh timeout: the attempt fails and, abandoned, sends nothing later', async () => {
+    const { emulator, pair, store, portal } = await failingRig({ refreshTimeout: 100, refreshRetries: 0 })
+    await portal.actions.v2.call.make({ method: 'profile' })
+    // A custom refresh ignores the attempt's signal, as an application's may: only the client can stop it being called.
+    let customCalls = 0
+    portal.setCustomRefreshAuth(async () => {
+      customCalls += 1
+      const issued = emulator.issueAuthParams()
+      return {
+        access_token: issued.accessToken,
+        refresh_token: issued.refreshToken,
+        expires_in: 3600,
+      } as never
+    })
+    const other = await store.lock(pair.memberId, 60_000)
+    await expect(portal.auth.refreshAuth()).rejects.toMatchObject({ code: 'REQUEST_TIMEOUT' })
+    await store.unlock(pair.memberId, other!)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(customCalls).toBe(0)
+    expect(emulator.log.refreshRequests()).toHaveLength(0)
+    expect(portal.tokenState).toBe('valid')
+  })
+})

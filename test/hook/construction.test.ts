@@ -114,3 +114,129 @@ describe('new PortalHook({ b24Url, userId, secret })', () => {
     expect(quiet.lines).toEqual([])
   })
 })
+
+describe('what a bad webhook says, word for word', () => {
+  const ORIGIN = 'https://portal.example.com'
+  const make = (params: unknown) => () =>
+    new PortalHook(params as { b24Url: string; userId: number; secret: string })
+  const portal = 'PortalHook: b24Url must be the portal address such as https://portal.example.com'
+  const code = "PortalHook: secret must be the webhook's code: at least 6 letters, digits, _ or -"
+  const webhook = 'PortalHook: url must be a webhook URL such as https://portal.example.com/rest/1/secret/'
+  const cases: Array<[string, () => unknown, string]> = [
+    [
+      'no params',
+      make(undefined),
+      'PortalHook: params must be an object { b24Url, userId, secret }; it is missing',
+    ],
+    [
+      'null params',
+      make(null),
+      'PortalHook: params must be an object { b24Url, userId, secret }; got object',
+    ],
+    ['an array', make([]), 'PortalHook: params must be an object { b24Url, userId, secret }; got object'],
+    ['no b24Url', make({ userId: 1, secret: SECRET }), `${portal}; it is missing`],
+    ['an empty b24Url', make({ b24Url: '', userId: 1, secret: SECRET }), `${portal}; it is empty`],
+    ['a blank b24Url', make({ b24Url: '  ', userId: 1, secret: SECRET }), `${portal}; got string`],
+    ['a b24Url number', make({ b24Url: 5, userId: 1, secret: SECRET }), `${portal}; got number`],
+    [
+      'a relative b24Url',
+      make({ b24Url: 'portal.example.com', userId: 1, secret: SECRET }),
+      `${portal}; it is not an absolute URL`,
+    ],
+    [
+      'an ftp b24Url',
+      make({ b24Url: 'ftp://portal.example.com', userId: 1, secret: SECRET }),
+      'PortalHook: b24Url must use http or https, got ftp:',
+    ],
+    [
+      'a b24Url with user:password@',
+      make({ b24Url: 'https://u:p@portal.example.com', userId: 1, secret: SECRET }),
+      'PortalHook: b24Url must not carry user credentials (user:password@); remove them from the URL',
+    ],
+    ...(['/rest/', '?a=1', '#top'] as const).map((tail): [string, () => unknown, string] => [
+      `a b24Url with ${tail}`,
+      make({ b24Url: `${ORIGIN}${tail}`, userId: 1, secret: SECRET }),
+      `${portal}, without a path, query or fragment; for a whole webhook URL use PortalHook.fromWebhookUrl`,
+    ]),
+    [
+      'userId 0',
+      make({ b24Url: ORIGIN, userId: 0, secret: SECRET }),
+      'PortalHook: userId must be a positive integer; got 0',
+    ],
+    [
+      'userId 1.5',
+      make({ b24Url: ORIGIN, userId: 1.5, secret: SECRET }),
+      'PortalHook: userId must be a positive integer; got 1.5',
+    ],
+    [
+      'userId a string',
+      make({ b24Url: ORIGIN, userId: '1', secret: SECRET }),
+      'PortalHook: userId must be a positive integer; got string',
+    ],
+    [
+      'no userId',
+      make({ b24Url: ORIGIN, secret: SECRET }),
+      'PortalHook: userId must be a positive integer; it is missing',
+    ],
+    ['no secret', make({ b24Url: ORIGIN, userId: 1 }), `${code}; it is missing`],
+    ['an empty secret', make({ b24Url: ORIGIN, userId: 1, secret: '' }), `${code}; it is empty`],
+    ['a secret number', make({ b24Url: ORIGIN, userId: 1, secret: 123456 }), `${code}; got number`],
+    ['a 5-character secret', make({ b24Url: ORIGIN, userId: 1, secret: 'abcde' }), `${code}; it is not`],
+    ['a secret with a dot', make({ b24Url: ORIGIN, userId: 1, secret: 'abc.def' }), `${code}; it is not`],
+    ['no url', () => PortalHook.fromWebhookUrl(undefined as never), `${webhook}; it is missing`],
+    ['an empty url', () => PortalHook.fromWebhookUrl(''), `${webhook}; it is empty`],
+    ['a blank url', () => PortalHook.fromWebhookUrl(' '), `${webhook}; got string`],
+    [
+      'a relative url',
+      () => PortalHook.fromWebhookUrl(`/rest/1/${SECRET}/`),
+      `${webhook}; it is not an absolute URL`,
+    ],
+    [
+      'a url with user:password@',
+      () => PortalHook.fromWebhookUrl(`https://u:p@portal.example.com/rest/1/${SECRET}/`),
+      'PortalHook: url must not carry user credentials (user:password@); remove them from the URL',
+    ],
+    [
+      'a url with a method name',
+      () => PortalHook.fromWebhookUrl(`${ORIGIN}/rest/1/${SECRET}/profile`),
+      `${webhook}, without a method name, query or fragment`,
+    ],
+    [
+      'a url with a query',
+      () => PortalHook.fromWebhookUrl(`${ORIGIN}/rest/1/${SECRET}/?a=1`),
+      `${webhook}, without a method name, query or fragment`,
+    ],
+    [
+      'a url with a fragment',
+      () => PortalHook.fromWebhookUrl(`${ORIGIN}/rest/1/${SECRET}/#a`),
+      `${webhook}, without a method name, query or fragment`,
+    ],
+    [
+      'a url under another path',
+      () => PortalHook.fromWebhookUrl(`${ORIGIN}/x/rest/1/${SECRET}/`),
+      `${webhook}, without a method name, query or fragment`,
+    ],
+    [
+      'a url with bad percent-encoding',
+      () => PortalHook.fromWebhookUrl(`${ORIGIN}/rest/1/abc%E0%A4%A/`),
+      `${webhook}; its secret part is not valid percent-encoding`,
+    ],
+  ]
+  it.each(cases)('%s', (_name, construct, message) => {
+    const error = constructionError(construct)
+    expect(error.code).toBe('JSSDK_INVALID_ARGUMENT')
+    expect(error.message).toBe(message)
+  })
+
+  it('accepts trailing slashes and blanks around b24Url, and secrets of 6 letters, digits, _ and -', () => {
+    for (const [b24Url, secret] of [
+      [`${ORIGIN}//`, 'ab_-09'],
+      [` ${ORIGIN} `, 'ABCdef'],
+      [`${ORIGIN}/`, SECRET],
+    ] as const) {
+      const made = new PortalHook({ b24Url, userId: 7, secret })
+      expect(made.getTargetOrigin()).toBe(ORIGIN)
+      void made.destroy()
+    }
+  })
+})

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { ActionErrorCode, PortalHook } from '../../src/index.js'
+import { EmulatorRestError } from '../../src/testing/index.js'
 import { type HookRig, startHookRig } from '../actions/fast-rig.js'
 
 let rig: HookRig | undefined
@@ -34,6 +35,18 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
       expect(Object.keys(entry.body as object)).not.toContain('auth')
     }
     expect(rig.emulator.log.restRequests()[1]?.body).toEqual({ fields: { title: 'From a webhook' } })
+  })
+
+  it('a 401 expired_token through a webhook is the answer: there is no token to renew, nothing is sent again', async () => {
+    rig = await startHookRig()
+    rig.emulator.defineMethod('app.expired', () => {
+      throw new EmulatorRestError('expired_token', 'The access token provided has expired.', 401)
+    })
+    const result = await rig.hook.actions.v2.call.make({ method: 'app.expired' })
+    expect(result.isSuccess).toBe(false)
+    expect(result.getErrors()[0]).toMatchObject({ code: 'expired_token', status: 401 })
+    expect(restPaths(rig)).toEqual([`/rest/1/${rig.secret}/app.expired`])
+    expect(rig.emulator.log.tokenRequests()).toHaveLength(0)
   })
 
   it('v2 callList / fetchList page by the keyset through the webhook', async () => {

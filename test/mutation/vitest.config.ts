@@ -4,8 +4,8 @@ import base from '../../vitest.config.js'
 
 // The suite as `npm run mutation` runs it: the tests that drive the mutated folders (src/auth, src/http,
 // src/limits, machines/) in-process. Left out: the emulator's own tests (they never load those folders), the
-// packed-package test (it builds dist/ and runs it in another process, where Stryker cannot switch mutants)
-// and the process-exit test (child processes, same reason).
+// packed-package test (it builds dist/ and runs it in another process, where Stryker cannot switch mutants),
+// the process-exit test and the multi-process store tests (child processes, same reason).
 export default mergeConfig(
   base,
   defineConfig({
@@ -15,6 +15,7 @@ export default mergeConfig(
         'test/emulator/**',
         'test/package/**',
         'test/core/process-exit.test.ts',
+        'test/redis/multi-process.test.ts',
         '**/node_modules/**',
       ],
     },
