@@ -90,6 +90,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   readonly #deps: AuthOAuthManagerDeps
   /** Aborted by `destroy()`: waiting callers fail with `JSSDK_CLIENT_DESTROYED`; a refresh in flight finishes. */
   readonly #closing = new AbortController()
+  /** Aborted once `destroy()` has let the refresh in flight end: a request that outlived its attempt is dropped. */
+  readonly #abandon = new AbortController()
   /** Created on first use (a valid token needs no machine), or at once when an inspector is attached. */
   #tokenActor: Actor<typeof accessTokenMachine> | null = null
   #adminActor: Actor<typeof adminFlagMachine> | null = null
@@ -318,6 +320,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         await waitFor(actor, (snapshot) => topState(snapshot) !== 'refreshing').catch(ignore)
       }
     }
+    this.#abandon.abort()
     await Promise.all(this.#latePersists ?? [])
     actor?.stop()
     this.#adminActor?.stop()
@@ -633,7 +636,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
             clientId: this.#secret.clientId,
             clientSecret: this.#secret.clientSecret,
             fetch: this.#deps.fetch(),
-            signal,
+            // Not the attempt's signal: a server slower than the refresh timeout may still rotate the pair, and its
+            // answer must then be committed, not dropped. The request ends at the lock's TTL or when destroy() is done.
+            signal: AbortSignal.any([AbortSignal.timeout(this.#deps.lockTtlMs), this.#abandon.signal]),
           })
     } catch (error) {
       throw this.#refreshFailure(error, signal, trace)

@@ -356,6 +356,26 @@ describe('every wait is bounded', () => {
     expect(rig.emulator.log.restRequests().at(-1)?.token).toBe(issued.accessToken)
   })
 
+  it('an OAuth server slower than refreshTimeout: the pair it rotated anyway is committed and persisted, not lost', async () => {
+    rig = await startRig({ client: { refreshTimeout: 100, refreshRetries: 1 } })
+    const persisted: PortalOAuthParams[] = []
+    rig.portal.setCallbackRefreshAuth(({ b24OAuthParams }) => {
+      persisted.push(b24OAuthParams)
+    })
+    // A first call opens the HTTP pool, so that the refresh below reaches the OAuth server at once.
+    expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    // The server answers the refresh 150 ms after it arrived, past the attempt's timeout, and rotates the pair then.
+    rig.emulator.delayRequests(150, 1, { server: 'oauth' })
+    await rig.portal.auth.refreshAuth().catch(() => undefined)
+    while (persisted.length === 0 || rig.portal.tokenState === 'refreshing') {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    expect(rig.portal.tokenState).toBe('valid')
+    expect(rig.portal.auth.getParams().refreshToken).toBe(rig.emulator.currentRefreshToken)
+    expect(persisted.at(-1)?.refreshToken).toBe(rig.emulator.currentRefreshToken)
+    expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+  })
+
   it("a call's own timeout bounds its wait for a refresh while the refresh goes on for the others", async () => {
     rig = await startRig()
     rig.emulator.expireAccessTokens()
