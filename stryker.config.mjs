@@ -5,7 +5,9 @@
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'test/mutation/vitest.config.ts' },
-  plugins: ['@stryker-mutator/vitest-runner'],
+  plugins: ['@stryker-mutator/vitest-runner', './test/mutation/ignore-log-lines.mjs'],
+  // The arguments of log lines (see that file for why).
+  ignorers: ['log-lines'],
   mutate: [
     'src/auth/**/*.ts',
     'src/http/**/*.ts',

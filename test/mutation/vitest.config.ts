@@ -5,7 +5,10 @@ import base from '../../vitest.config.js'
 // The suite as `npm run mutation` runs it: the tests that drive the mutated folders (src/auth, src/http,
 // src/limits, machines/) in-process. Left out: the emulator's own tests (they never load those folders), the
 // packed-package test (it builds dist/ and runs it in another process, where Stryker cannot switch mutants),
-// the process-exit test and the multi-process store tests (child processes, same reason).
+// the process-exit test and the multi-process store tests (child processes, same reason), the store contract (it
+// drives src/store alone, which is not mutated), and the shortest model paths: they spend 40 s of the suite's 78 s
+// waiting out real refresh and callback timeouts, and a surviving mutant runs every test that covers it. The simple
+// model paths, and the timeout tests of test/core/durability.test.ts, still run.
 export default mergeConfig(
   base,
   defineConfig({
@@ -16,6 +19,8 @@ export default mergeConfig(
         'test/package/**',
         'test/core/process-exit.test.ts',
         'test/redis/multi-process.test.ts',
+        'test/redis/store-contract.test.ts',
+        'test/model/access-token.test.ts',
         '**/node_modules/**',
       ],
     },
