@@ -40,6 +40,7 @@ export {
 export {
   AjaxError,
   type AjaxErrorRequestInfo,
+  type ErrorCode,
   RefreshTokenError,
   SdkError,
   SdkErrorCode,

@@ -9,7 +9,7 @@ import {
   type RefreshOptions,
 } from './auth/refresh-settings.js'
 import { plainHttpEndpoints, validateAuthParams, validateSecret } from './auth/validate-params.js'
-import { SdkError } from './errors/sdk-error.js'
+import { SdkError, SdkErrorCode } from './errors/sdk-error.js'
 import type { AuthStrategy } from './http/auth-strategy.js'
 import { SharedBucket } from './limits/shared-bucket.js'
 import type { TokenStore } from './store/token-store.js'
@@ -57,7 +57,7 @@ export class PortalOAuth extends AbstractPortal {
     const now = options?.now ?? Date.now
     if (typeof now !== 'function')
       throw new SdkError({
-        code: 'JSSDK_INVALID_ARGUMENT',
+        code: SdkErrorCode.InvalidArgument,
         message: 'PortalOAuth: options.now must be a function',
       })
     const settings = normalizeRefreshOptions(options ?? {})

@@ -256,7 +256,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       actor.send({ type: 'init.requested' })
     }
     if (!this.#adminInFlight)
-      throw new SdkError({ code: 'JSSDK_INTERNAL', message: 'initIsAdmin: no profile call started' })
+      throw new SdkError({ code: SdkErrorCode.Internal, message: 'initIsAdmin: no profile call started' })
     await this.#adminInFlight
   }
 
@@ -405,7 +405,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       })
     }
     if (failure?.error instanceof Error) return failure.error
-    return new SdkError({ code: 'JSSDK_INTERNAL', message: 'token refresh failed without an error' })
+    return new SdkError({ code: SdkErrorCode.Internal, message: 'token refresh failed without an error' })
   }
 
   #callbackError(failure: CallbackFailure): Error {

@@ -1,5 +1,5 @@
 import type { ApiVersion } from '../types/api-version.js'
-import { SdkError } from './sdk-error.js'
+import { type ErrorCode, SdkError } from './sdk-error.js'
 
 /** Which call an {@link AjaxError} belongs to. Never holds tokens. */
 export interface AjaxErrorRequestInfo {
@@ -14,7 +14,7 @@ export interface AjaxErrorRequestInfo {
 /** Options of an {@link AjaxError}. */
 export interface AjaxErrorOptions {
   /** `NETWORK_ERROR`, `REQUEST_TIMEOUT`, `REQUEST_ABORTED`, `INVALID_RESPONSE` or the portal's code. */
-  code: string
+  code: ErrorCode
   /** Human-readable message. */
   message: string
   /** HTTP status, 0 when there was no answer. */

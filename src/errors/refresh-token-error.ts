@@ -1,9 +1,9 @@
-import { SdkError } from './sdk-error.js'
+import { type ErrorCode, SdkError, type SdkErrorCode } from './sdk-error.js'
 
 /** Options of a {@link RefreshTokenError}. */
 export interface RefreshTokenErrorOptions {
-  /** OAuth error code, for example `invalid_grant`. */
-  code: string
+  /** OAuth error code, for example `invalid_grant`, or one of {@link SdkErrorCode}. */
+  code: ErrorCode
   /** OAuth `error_description`, empty when the server sent none. */
   description?: string
   /** HTTP status of the token endpoint's answer. */

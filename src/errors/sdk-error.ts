@@ -1,7 +1,13 @@
+/**
+ * The code of an error: one of {@link SdkErrorCode} when the client raised it, otherwise the portal's or the OAuth
+ * server's own code exactly as it was sent (`ERROR_METHOD_NOT_FOUND`, `expired_token`, `invalid_grant`, ...).
+ */
+export type ErrorCode = SdkErrorCode | (string & {})
+
 /** Options of an {@link SdkError}. */
 export interface SdkErrorOptions {
   /** Machine-readable code, for example `REQUEST_TIMEOUT` or `invalid_grant`. */
-  code: string
+  code: ErrorCode
   /** Human-readable message. */
   message: string
   /** HTTP status when the error came from an answer; 0 otherwise. */
@@ -14,8 +20,8 @@ export interface SdkErrorOptions {
 
 /** Base class of every error the client throws on purpose. Carries a `code` and an HTTP `status`. */
 export class SdkError extends Error {
-  /** Machine-readable code. */
-  readonly code: string
+  /** Machine-readable code: one of {@link SdkErrorCode}, or the portal's own. */
+  readonly code: ErrorCode
   /** HTTP status when the error came from an answer; 0 otherwise. */
   readonly status: number
   /** Longer description, when there is one. */
@@ -41,7 +47,10 @@ export class SdkError extends Error {
   }
 }
 
-/** Codes of the errors the client raises itself (as opposed to codes the portal sends). */
+/**
+ * Every code the client raises itself, in one place (codes the portal or the OAuth server send are passed on as they
+ * are, see {@link ErrorCode}).
+ */
 export const SdkErrorCode = {
   /** A constructor argument or call option is invalid. */
   InvalidArgument: 'JSSDK_INVALID_ARGUMENT',
@@ -65,4 +74,19 @@ export const SdkErrorCode = {
   RefreshLockBusy: 'JSSDK_REFRESH_LOCK_BUSY',
   /** The store holds no pair for the portal (never installed, or uninstalled). */
   PortalNotInstalled: 'JSSDK_PORTAL_NOT_INSTALLED',
+  /** More commands than one batch request may carry (50); use `batchByChunk`. */
+  BatchTooLarge: 'JSSDK_BATCH_TOO_LARGE',
+  /** A batch command was not run: an earlier command failed under `isHaltOnError`, or the whole batch failed. */
+  BatchCommandNotRun: 'JSSDK_BATCH_COMMAND_NOT_RUN',
+  /** A list method answered something that is not a list of rows (set `customKeyForResult`). */
+  ListNotRows: 'JSSDK_LIST_NOT_ROWS',
+  /** The last row of a full page has no usable id, so the next page cannot be asked for. */
+  ListIdMissing: 'JSSDK_LIST_ID_MISSING',
+  /** The next page did not move past the previous one (the method ignored the id filter or cursor). */
+  ListNoProgress: 'JSSDK_LIST_NO_PROGRESS',
+  /** A state the client should never reach; report it with the error's message. */
+  Internal: 'JSSDK_INTERNAL',
 } as const
+
+/** One of the codes in {@link SdkErrorCode}. */
+export type SdkErrorCode = (typeof SdkErrorCode)[keyof typeof SdkErrorCode]

@@ -1,4 +1,4 @@
-import { SdkError } from '../errors/sdk-error.js'
+import { type ErrorCode, SdkError } from '../errors/sdk-error.js'
 
 /** One error of a {@link Result}: the portal's code and message. */
 export type ResultError = SdkError
@@ -43,7 +43,7 @@ export class Result<T = unknown> {
   }
 
   /** Whether an error with this code is present. */
-  hasError(code: string): boolean {
+  hasError(code: ErrorCode): boolean {
     return this.#errors.some((error) => error.code === code)
   }
 

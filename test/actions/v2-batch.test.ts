@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { ActionErrorCode, AjaxError, AjaxResult, type FetchLike } from '../../src/index.js'
+import { AjaxError, AjaxResult, type FetchLike, SdkErrorCode } from '../../src/index.js'
 import { type Rig, startRig } from '../helpers.js'
 import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 import { FAST_CLIENT, startFastRig } from './fast-rig.js'
@@ -141,7 +141,7 @@ describe('v2 batch: a failing command is a failed entry, not a throw', () => {
       code: 'ERROR_METHOD_NOT_FOUND',
       message: 'Method not found!',
     })
-    expect(entries[2]?.getErrors()[0]?.code).toBe(ActionErrorCode.BatchCommandNotRun)
+    expect(entries[2]?.getErrors()[0]?.code).toBe(SdkErrorCode.BatchCommandNotRun)
     expect(batchBodies(rig).map((body) => body.halt)).toEqual([1, 1])
   })
 
@@ -207,7 +207,7 @@ describe('v2 batch: the wire format of cmd', () => {
     rig = await startFastRig()
     const calls = Array.from({ length: 51 }, () => ['server.time'] as const)
     const error = await rig.portal.actions.v2.batch.make({ calls }).catch((caught: unknown) => caught)
-    expect(error).toMatchObject({ code: ActionErrorCode.BatchTooLarge })
+    expect(error).toMatchObject({ code: SdkErrorCode.BatchTooLarge })
     expect((error as Error).message).toMatch(
       /51 commands, but one batch carries at most 50; use batchByChunk/,
     )
@@ -279,7 +279,7 @@ describe('v2 batch: the wire format of cmd', () => {
         code: 'ERROR_METHOD_NOT_FOUND',
         message: 'Method not found!',
       })
-      expect(halted.getData()?.b?.getErrors()[0]?.code).toBe(ActionErrorCode.BatchCommandNotRun)
+      expect(halted.getData()?.b?.getErrors()[0]?.code).toBe(SdkErrorCode.BatchCommandNotRun)
       // One command that succeeds: result_error, result_total and result_next are empty.
       const done = await rig.portal.actions.v2.batch.make({ calls: { a: ['user.current'] } })
       expect(done.isSuccess).toBe(true)
@@ -360,7 +360,7 @@ describe('v2 batchByChunk', () => {
     const entries = halted.getData() ?? []
     expect(halted.getErrorMessages()).toEqual(['command 60 (no.such.method): Method not found!'])
     expect(entries.slice(0, 60).every((entry) => entry.isSuccess)).toBe(true)
-    expect(entries.slice(61).every((entry) => entry.hasError(ActionErrorCode.BatchCommandNotRun))).toBe(true)
+    expect(entries.slice(61).every((entry) => entry.hasError(SdkErrorCode.BatchCommandNotRun))).toBe(true)
     expect(rig.emulator.log.restRequests()).toHaveLength(2)
 
     rig.emulator.log.clear()

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { ActionErrorCode, ListPageError } from '../../src/index.js'
+import { ListPageError, SdkErrorCode } from '../../src/index.js'
 import { EmulatorListPage, EmulatorRestError } from '../../src/testing/index.js'
 import type { Rig } from '../helpers.js'
 import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
@@ -167,7 +167,7 @@ describe('v2 callList: a list that cannot be read to its end fails clearly', () 
     )
     const result = await rig.portal.actions.v2.callList.make<{ NAME: string }>({ method: 'test.noid.list' })
     expect(result.isSuccess).toBe(false)
-    expect(result.getErrors()[0]?.code).toBe(ActionErrorCode.ListIdMissing)
+    expect(result.getErrors()[0]?.code).toBe(SdkErrorCode.ListIdMissing)
     expect(result.getErrorMessages()[0]).toMatch(/last row of page 1 has no usable "ID"/)
     expect(result.getData()).toHaveLength(50)
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
@@ -178,7 +178,7 @@ describe('v2 callList: a list that cannot be read to its end fails clearly', () 
     rig.emulator.defineMethod('test.stuck.list', () => rowsFrom(1, 50), { versions: ['v2'] })
     const result = await rig.portal.actions.v2.callList.make<{ ID: string }>({ method: 'test.stuck.list' })
     expect(result.isSuccess).toBe(false)
-    expect(result.getErrors()[0]?.code).toBe(ActionErrorCode.ListNoProgress)
+    expect(result.getErrors()[0]?.code).toBe(SdkErrorCode.ListNoProgress)
     expect(result.getData()).toHaveLength(50)
     expect(rig.emulator.log.restRequests()).toHaveLength(2)
   })
@@ -213,7 +213,7 @@ describe('v2 callList: a list that cannot be read to its end fails clearly', () 
     rig = await startFastRig({ lists: { 'crm.item.list': 5 } })
     const result = await rig.portal.actions.v2.callList.make({ method: 'crm.item.list', idKey: 'id' })
     expect(result.isSuccess).toBe(false)
-    expect(result.getErrors()[0]?.code).toBe(ActionErrorCode.ListNotRows)
+    expect(result.getErrors()[0]?.code).toBe(SdkErrorCode.ListNotRows)
     expect(result.getErrorMessages()[0]).toMatch(/set customKeyForResult/)
   })
 })
@@ -256,7 +256,7 @@ describe('v2 fetchList: page by page', () => {
     }
     const error = await run().catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ListPageError)
-    expect(error).toMatchObject({ code: ActionErrorCode.ListNoProgress, page: 2 })
+    expect(error).toMatchObject({ code: SdkErrorCode.ListNoProgress, page: 2 })
     expect(pages).toEqual([50])
   })
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { ActionErrorCode } from '../../src/index.js'
+import { SdkErrorCode } from '../../src/index.js'
 import type { Rig } from '../helpers.js'
 import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 import { startFastRig } from './fast-rig.js'
@@ -88,7 +88,7 @@ describe('v3 batch on the wire', () => {
     rig = await startFastRig()
     const { batch } = rig.portal.actions.v3
     const calls = Array.from({ length: 51 }, (_, index) => ['tasks.task.get', { id: index + 1 }] as const)
-    await expect(batch.make({ calls })).rejects.toMatchObject({ code: ActionErrorCode.BatchTooLarge })
+    await expect(batch.make({ calls })).rejects.toMatchObject({ code: SdkErrorCode.BatchTooLarge })
     await expect(batch.make({ calls: { 'a.b': ['tasks.task.get', { id: 1 }] } })).rejects.toThrow(
       /must not contain \[, \] or \./,
     )
@@ -127,7 +127,7 @@ describe('v3 batchByChunk', () => {
     const entries = halted.getData() ?? []
     expect(entries.slice(0, 50).every((entry) => entry.isSuccess)).toBe(true)
     expect(entries.slice(50, 100).every((entry) => !entry.isSuccess)).toBe(true)
-    expect(entries.slice(100).every((entry) => entry.hasError(ActionErrorCode.BatchCommandNotRun))).toBe(true)
+    expect(entries.slice(100).every((entry) => entry.hasError(SdkErrorCode.BatchCommandNotRun))).toBe(true)
     expect(rig.emulator.log.restRequests()).toHaveLength(2)
 
     rig.emulator.log.clear()

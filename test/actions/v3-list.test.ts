@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { ActionErrorCode, ListPageError } from '../../src/index.js'
+import { ListPageError, SdkErrorCode } from '../../src/index.js'
 import type { Rig } from '../helpers.js'
 import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 import { startFastRig } from './fast-rig.js'
@@ -181,7 +181,7 @@ describe('v3 callTail / fetchTail: the *.tail cursor', () => {
     }
     const error = await run().catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ListPageError)
-    expect(error).toMatchObject({ code: ActionErrorCode.ListNoProgress, page: 2 })
+    expect(error).toMatchObject({ code: SdkErrorCode.ListNoProgress, page: 2 })
     expect(pages).toEqual([50])
     expect(rig.emulator.log.restRequests()).toHaveLength(2)
   })

@@ -1,7 +1,6 @@
-import { SdkError } from '../../errors/sdk-error.js'
+import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import { type AjaxPayload, type AjaxQuery, AjaxResult } from '../../results/ajax-result.js'
 import type { ApiVersion } from '../../types/api-version.js'
-import { ActionErrorCode } from '../action-error-code.js'
 import type { BatchCommand } from './batch-commands.js'
 import type { BatchOutcome, BatchSettings } from './batch-runner.js'
 
@@ -45,7 +44,7 @@ export function failedEntry(
 
 /** The error a command that was not run carries. */
 export function notRunError(reason: string): SdkError {
-  return new SdkError({ code: ActionErrorCode.BatchCommandNotRun, message: `not run: ${reason}` })
+  return new SdkError({ code: SdkErrorCode.BatchCommandNotRun, message: `not run: ${reason}` })
 }
 
 /** A command's error as the batch as a whole reports it: the same code, the message naming the command. */

@@ -1,5 +1,4 @@
-import { SdkError } from '../../errors/sdk-error.js'
-import { ActionErrorCode } from '../action-error-code.js'
+import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import { BATCH_MAX_COMMANDS, BatchActionBase } from './batch-action.js'
 import type { BatchCommands } from './batch-commands.js'
 import type { BatchOutcome, BatchSettings } from './batch-runner.js'
@@ -11,7 +10,7 @@ export class BatchAction extends BatchActionBase {
     if (count > BATCH_MAX_COMMANDS) {
       return Promise.reject(
         new SdkError({
-          code: ActionErrorCode.BatchTooLarge,
+          code: SdkErrorCode.BatchTooLarge,
           message: `${this.runner.apiVersion} batch: ${count} commands, but one batch carries at most ${BATCH_MAX_COMMANDS}; use batchByChunk`,
         }),
       )

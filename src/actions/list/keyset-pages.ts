@@ -1,5 +1,5 @@
+import { SdkErrorCode } from '../../errors/sdk-error.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
-import { ActionErrorCode } from '../action-error-code.js'
 import { sendCall } from '../send-call.js'
 import type { KeysetPlan } from './keyset-plan.js'
 import { ListPageError } from './list-page-error.js'
@@ -8,7 +8,7 @@ import { isPast, type RowId, readRowId } from './row-id.js'
 
 function noProgress(where: string, page: number, after: RowId, status: number): ListPageError {
   return new ListPageError({
-    code: ActionErrorCode.ListNoProgress,
+    code: SdkErrorCode.ListNoProgress,
     message: `${where}: page ${page} did not move past id ${String(after)}; the method ignores the id filter or cursor (check cursorIdKey)`,
     page,
     status,
@@ -52,7 +52,7 @@ export async function* keysetPages<T>(
     const rows = readRows(response.getData()?.result, plan.rowsKey)
     if (rows === undefined) {
       throw new ListPageError({
-        code: ActionErrorCode.ListNotRows,
+        code: SdkErrorCode.ListNotRows,
         message:
           plan.rowsKey === undefined
             ? `${where}: page ${page} is not a list of rows; if the method wraps its rows, set customKeyForResult`
@@ -72,7 +72,7 @@ export async function* keysetPages<T>(
     if (last === undefined) {
       // Without the id the next page cannot be asked for; stopping here silently would truncate the list.
       throw new ListPageError({
-        code: ActionErrorCode.ListIdMissing,
+        code: SdkErrorCode.ListIdMissing,
         message: `${where}: the last row of page ${page} has no usable "${plan.rowIdKey}", so the next page cannot be asked for; select that field or set idKey`,
         page,
         status: response.getStatus(),

@@ -1,9 +1,9 @@
-import { SdkError } from '../../errors/sdk-error.js'
+import { type ErrorCode, SdkError, type SdkErrorCode } from '../../errors/sdk-error.js'
 
 /** Options of a {@link ListPageError}. */
 export interface ListPageErrorOptions {
-  /** The portal's code, or one of `ActionErrorCode`. */
-  code: string
+  /** The portal's code, or one of {@link SdkErrorCode}. */
+  code: ErrorCode
   /** What went wrong, naming the method and the page. */
   message: string
   /** 1-based number of the page that failed. */
