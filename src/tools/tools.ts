@@ -1,7 +1,74 @@
 import type { CallAction } from '../actions/call.js'
 import type { LoggerInterface } from '../logger/logger.js'
-import { HealthCheckTool } from './health-check.js'
-import { PingTool } from './ping.js'
+
+/** The cheap authenticated call both tools make. */
+const PROBE_METHOD = 'server.time'
+
+/** Options of `tools.ping.make` / `tools.healthCheck.make`. */
+export interface ToolOptions {
+  /** A label sent as `X-Request-Id`. */
+  requestId?: string
+}
+
+/** The probe call, with the caller's request id when given. */
+function probe(call: () => CallAction, options: ToolOptions) {
+  return call().make({
+    method: PROBE_METHOD,
+    ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
+  })
+}
+
+/** `tools.ping`: how long a cheap authenticated call takes. */
+export class PingTool {
+  readonly #call: () => CallAction
+
+  constructor(call: () => CallAction) {
+    this.#call = call
+  }
+
+  /**
+   * Calls `server.time` (v2) and resolves with the round trip in ms, measured from the call to its answer, so a
+   * wait in the instance's rate limiter counts too. Rejects with the portal's error (an `SdkError`) when the call
+   * fails at REST level, and with the transport's `AjaxError` when the portal cannot be reached. Use
+   * `healthCheck` for a yes or no that never throws.
+   */
+  async make(options: ToolOptions = {}): Promise<number> {
+    const started = performance.now()
+    const result = await probe(this.#call, options)
+    const elapsed = performance.now() - started
+    const [error] = result.getErrors()
+    if (error) throw error
+    return elapsed
+  }
+}
+
+/** `tools.healthCheck`: whether the portal answers and accepts this client's credentials. */
+export class HealthCheckTool {
+  readonly #call: () => CallAction
+  readonly #logger: LoggerInterface
+
+  constructor(call: () => CallAction, logger: LoggerInterface) {
+    this.#call = call
+    this.#logger = logger
+  }
+
+  /**
+   * Calls `server.time` (v2): `true` when it succeeds (portal reachable, token or webhook accepted, refreshing the
+   * token first if it expired), `false` on any failure. Never throws; the reason goes to the logger at debug level.
+   */
+  async make(options: ToolOptions = {}): Promise<boolean> {
+    let reason: string
+    try {
+      const result = await probe(this.#call, options)
+      if (result.isSuccess) return true
+      reason = result.getErrorMessages().join('; ')
+    } catch (error) {
+      reason = error instanceof Error ? error.message : String(error)
+    }
+    this.#logger.debug(`healthCheck: ${PROBE_METHOD} failed: ${reason}`, { requestId: options.requestId })
+    return false
+  }
+}
 
 /** `portal.tools`: probes of the portal connection. */
 export interface PortalTools {
