@@ -162,6 +162,22 @@ describe('client-side warning', () => {
     })
   }
 
+  it("a transport's offClientSideWarning() silences that transport only", async () => {
+    const uninstall = fakes[0]!.install()
+    try {
+      const logger = createMemoryLogger()
+      rig = await startRig({ client: { logger } })
+      rig.portal.getHttpClient('v2').offClientSideWarning()
+      await rig.portal.actions.v2.call.make({ method: 'profile' })
+      const warnings = () => logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)
+      expect(warnings()).toEqual([])
+      await rig.portal.actions.v3.call.make({ method: 'tasks.task.list' })
+      expect(warnings()).toEqual([expect.stringContaining('PortalOAuth is running in a browser main thread')])
+    } finally {
+      uninstall()
+    }
+  })
+
   it('says nothing on a server runtime', async () => {
     const logger = createMemoryLogger()
     rig = await startRig({ client: { logger } })
