@@ -6,8 +6,10 @@ import type { AdaptiveConfigParams, OperatingLimitParams } from './restriction-p
 interface MethodBudget {
   /** Operating time the portal reported for the method, ms. */
   usedMs: number
-  /** When the oldest bucket of the window expires (portal clock), epoch ms; 0 when unknown. */
+  /** When the oldest bucket of the window expires (portal clock), epoch ms; 0 when the portal did not say. */
   resetAt: number
+  /** Until when `usedMs` counts, epoch ms: the portal's reset, or one `windowMs` after the answer without one. */
+  countsUntil: number
   /** Set after a 429: the method is blocked until then, epoch ms. */
   blockedUntil: number
 }
@@ -41,6 +43,8 @@ export class OperatingLimiter {
     const budget = this.#budget(method)
     budget.usedMs = time.operating * 1000
     budget.resetAt = typeof time.operating_reset_at === 'number' ? time.operating_reset_at * 1000 : 0
+    // Without the portal's reset, the use it reported is gone one window later at the latest.
+    budget.countsUntil = budget.resetAt || Date.now() + this.#limit.windowMs
   }
 
   /**
@@ -90,13 +94,13 @@ export class OperatingLimiter {
 
   #currentUse(budget: MethodBudget, now: number): number {
     // Past the reset the oldest bucket has gone; until the next answer says more, assume the budget recovered.
-    return budget.resetAt !== 0 && now >= budget.resetAt ? 0 : budget.usedMs
+    return now >= budget.countsUntil ? 0 : budget.usedMs
   }
 
   #budget(method: string): MethodBudget {
     let budget = this.#budgets.get(method)
     if (!budget) {
-      budget = { usedMs: 0, resetAt: 0, blockedUntil: 0 }
+      budget = { usedMs: 0, resetAt: 0, countsUntil: 0, blockedUntil: 0 }
       this.#budgets.set(method, budget)
     }
     return budget

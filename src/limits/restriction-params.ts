@@ -10,7 +10,10 @@ export interface RateLimitParams {
 
 /** Per-method operating (execution time) budget (protocol.md 5.2). */
 export interface OperatingLimitParams {
-  /** Sliding window, ms. */
+  /**
+   * The portal's sliding window, ms. When an answer reports `time.operating` without `operating_reset_at`, the use
+   * it reports counts for this long at most.
+   */
   windowMs: number
   /** Budget of one method within the window, ms. */
   limitMs: number

@@ -57,8 +57,8 @@ interface OperatingBucket {
 export interface OperatingState {
   /** Accumulated ms in the window. */
   usedMs: number
-  /** Unix seconds when the oldest bucket expires (now + window when there is none). */
-  resetAt: number
+  /** Unix seconds when the oldest bucket expires (now + window when there is none); absent when not sent. */
+  resetAt?: number
 }
 
 /**
@@ -106,6 +106,7 @@ export class OperatingLimiter {
     const usedMs = buckets.reduce((sum, bucket) => sum + bucket.ms, 0)
     const oldest = buckets[0]
     const resetMs = (oldest ? oldest.start : now) + this.#windowMs
+    if (this.#limit !== false && this.#limit.sendsResetAt === false) return { usedMs }
     return { usedMs, resetAt: Math.ceil(resetMs / 1000) }
   }
 

@@ -46,7 +46,7 @@ export function timeBlock(watch: Stopwatch, processingMs: number, operating?: Op
     date_finish: phpDate(finishMs),
   }
   if (operating) {
-    block.operating_reset_at = operating.resetAt
+    if (operating.resetAt !== undefined) block.operating_reset_at = operating.resetAt
     block.operating = operating.usedMs / 1000
   }
   return block

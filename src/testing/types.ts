@@ -27,6 +27,11 @@ export interface EmulatorRateLimit {
 export interface EmulatorOperatingLimit {
   windowMs: number
   limitMs: number
+  /**
+   * Whether answers carry `time.operating_reset_at` beside `time.operating` (default `true`, as the cloud portal
+   * does); `false` answers with `operating` alone, as some of the portal's documented samples do.
+   */
+  sendsResetAt?: boolean
 }
 
 /** Options of `startPortalEmulator()`. Every member is optional; defaults are given per member. */

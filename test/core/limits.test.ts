@@ -133,6 +133,70 @@ describe('operating limit', () => {
     expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
   })
 
+  /** A client whose methods turn heavy at 1 % of a 1 s budget, with no adaptive delay. */
+  const heavyAtOnePercent = (windowMs: number) => ({
+    restrictionParams: {
+      operatingLimit: { windowMs, limitMs: 1_000, heavyPercent: 1 },
+      adaptiveConfig: { enabled: false },
+    },
+  })
+  const addThree = (rig: Rig) =>
+    Promise.all(
+      [1, 2, 3].map((index) =>
+        rig.portal.actions.v2.call.make({
+          method: 'crm.item.add',
+          params: { fields: { title: `${index}` } },
+        }),
+      ),
+    )
+
+  it('a method past heavyPercent of its budget runs one call at a time; other methods do not wait', async () => {
+    rig = await startRig({
+      emulator: {
+        operatingLimit: { windowMs: 600_000, limitMs: 100_000 },
+        methodCost: { 'crm.item.add': 20 },
+      },
+      client: heavyAtOnePercent(600_000),
+    })
+    await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    rig.emulator.log.clear()
+    // Each of the next three is held 150 ms by the portal: one at a time, each arrives after the last answer.
+    rig.emulator.delayRequests(150, 3, { method: 'crm.item.add' })
+    const [results, profile] = await Promise.all([
+      addThree(rig),
+      rig.portal.actions.v2.call.make({ method: 'profile' }),
+    ])
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(profile.isSuccess).toBe(true)
+    const arrivals = rig.emulator.log
+      .restRequests()
+      .filter((entry) => entry.restMethod === 'crm.item.add')
+      .map((entry) => entry.at)
+    expect(arrivals).toHaveLength(3)
+    expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(140)
+    expect(arrivals[2]! - arrivals[1]!).toBeGreaterThanOrEqual(140)
+  })
+
+  it('a use reported without operating_reset_at stops counting one windowMs later', async () => {
+    rig = await startRig({
+      emulator: {
+        operatingLimit: { windowMs: 300, limitMs: 100_000, sendsResetAt: false },
+        methodCost: { 'crm.item.add': 20 },
+      },
+      client: heavyAtOnePercent(300),
+    })
+    const first = await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    expect(first.getTime()?.operating).toBeGreaterThan(0)
+    expect(first.getTime()).not.toHaveProperty('operating_reset_at')
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    // Heavy no more: all three are in flight at once (a client still holding the old use would send one and wait).
+    rig.emulator.holdRequests(3, { method: 'crm.item.add' })
+    const results = addThree(rig)
+    await rig.emulator.waitForHeld(3)
+    rig.emulator.releaseHeldRequests()
+    expect((await results).every((result) => result.isSuccess)).toBe(true)
+  })
+
   it('a reset further away than maxDelay returns the error result at once', async () => {
     rig = await startRig({
       emulator: { operatingLimit: { windowMs: 600_000, limitMs: 100 }, methodCost: { 'crm.item.add': 200 } },
