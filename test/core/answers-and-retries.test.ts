@@ -113,6 +113,20 @@ describe('how a call reads', () => {
     expect(result.getQuery()).toStrictEqual({ apiVersion: 'v2', method: 'profile', params: {} })
   })
 
+  it('every request says it sends and accepts JSON; x-request-id only when a requestId is given', async () => {
+    rig = await startRig()
+    await rig.portal.actions.v2.call.make({ method: 'profile' })
+    await rig.portal.actions.v3.call.make({ method: 'tasks.task.list', requestId: 'r-1' })
+    const [plain, labelled] = rig.emulator.log.restRequests()
+    for (const entry of [plain, labelled]) {
+      expect(entry?.headers.accept).toBe('application/json')
+      expect(entry?.headers['content-type']).toBe('application/json')
+      expect(entry?.headers['user-agent']).toMatch(/^portal-oauth\//)
+    }
+    expect(plain?.headers).not.toHaveProperty('x-request-id')
+    expect(labelled?.headers['x-request-id']).toBe('r-1')
+  })
+
   it('leading slashes of a method name are all dropped', async () => {
     rig = await startRig()
     const result = await rig.portal.actions.v3.call.make({ method: '//tasks.task.list' })
@@ -128,6 +142,7 @@ describe('how a call reads', () => {
       .catch((thrown: unknown) => thrown)
     expect(error).toBeInstanceOf(AjaxError)
     expect((error as AjaxError).message).toBe('v2 crm.item.add: no answer within 150 ms')
+    expect((error as AjaxError).request).toStrictEqual({ apiVersion: 'v2', method: 'crm.item.add' })
   })
 
   it('a cancelled call keeps the reason given to abort() as its cause', async () => {
