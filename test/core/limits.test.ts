@@ -79,6 +79,22 @@ describe('leaky bucket', () => {
     expect(rig.emulator.log.restRequests()).toHaveLength(20 + rejected.length)
   })
 
+  it('after a 503 the client waits for its own bucket to drain before it retries (rateLimit.adaptiveEnabled)', async () => {
+    // The client believes in a bucket of 20; the portal's holds 2 and drains 1 a second. After the first 503 the
+    // client empties its bucket, so the retry waits for a slot (about 1 s) instead of hammering on backoff alone
+    // (50, 100, 200, 400 ms: four more rejections).
+    rig = await startRig({
+      emulator: { rateLimit: { burstLimit: 2, drainRate: 1 } },
+      client: {
+        restrictionParams: { rateLimit: { burstLimit: 20, drainRate: 1 }, retryDelay: 50, maxRetries: 10 },
+      },
+    })
+    const results = await burst(rig, 3)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED').length).toBeGreaterThan(0)
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED').length).toBeLessThanOrEqual(2)
+  })
+
   it('when 503 outlives maxRetries the call resolves with the error result, not a throw', async () => {
     rig = await startRig({
       emulator: { rateLimit: { burstLimit: 1, drainRate: 0.1 } },
