@@ -1,5 +1,6 @@
+import diagnostics_channel from 'node:diagnostics_channel'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { FetchLike } from '../../src/index.js'
+import { DiagnosticsChannel, type FetchLike, type LimiterWaitMessage, SdkErrorCode } from '../../src/index.js'
 import { type Rig, startRig } from '../helpers.js'
 
 let rig: Rig
@@ -113,12 +114,151 @@ describe('leaky bucket', () => {
     expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(3)
   })
 
+  it('a smaller burstLimit set at run time also caps the slots already free', async () => {
+    // The client starts with a bucket of 10 against a portal's 2; after the change it holds 2 free slots, not 10.
+    rig = await startRig({
+      emulator: { rateLimit: { burstLimit: 2, drainRate: 2 } },
+      client: { restrictionParams: { rateLimit: { burstLimit: 10, drainRate: 2 }, retryDelay: 10 } },
+    })
+    await rig.portal.actions.v2.call.make({ method: 'server.time' })
+    // Both buckets drain the first call.
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    rig.portal.setRestrictionManagerParams({ rateLimit: { burstLimit: 2 } })
+    const results = await burst(rig, 3)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+    expect(rig.emulator.log.restRequests()).toHaveLength(4)
+  })
+
+  it('changing settings while the bucket drains does not refill it', async () => {
+    const bucket = { burstLimit: 2, drainRate: 2 }
+    rig = await startRig({
+      emulator: { rateLimit: bucket },
+      client: { restrictionParams: { rateLimit: bucket, retryDelay: 10 } },
+    })
+    await burst(rig, 2)
+    rig.portal.setRestrictionManagerParams({ retryDelay: 20 })
+    const results = await burst(rig, 2)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+    const arrivals = rig.emulator.log.restRequests().map((entry) => entry.at)
+    // One slot drains every 510 ms (the portal's 500 ms and the client's 2 % margin).
+    expect(arrivals[2]! - arrivals[1]!).toBeGreaterThanOrEqual(500)
+  })
+
+  it('a burst whose first request gets no answer still drains, from 1 s after its first slot', async () => {
+    // Without an answer the client cannot know when the portal counted the request; it starts the drain clock
+    // 1 s after the slot was taken, so the call waiting behind it is sent then and not never.
+    rig = await startRig({
+      client: {
+        restrictionParams: { rateLimit: { burstLimit: 1, drainRate: 20 }, retryOnNetworkError: false },
+      },
+    })
+    rig.emulator.dropConnections(1, { method: 'server.time' })
+    const [failed, waited] = await Promise.allSettled([
+      rig.portal.actions.v2.call.make({ method: 'server.time' }),
+      rig.portal.actions.v2.call.make({ method: 'profile' }),
+    ])
+    expect(failed.status).toBe('rejected')
+    expect(waited).toMatchObject({ status: 'fulfilled', value: { isSuccess: true } })
+    const [dropped, sent] = rig.emulator.log.restRequests()
+    expect(dropped?.dropped).toBe(true)
+    expect(sent!.at - dropped!.at).toBeGreaterThanOrEqual(1_000)
+  })
+
+  it('once its queue is empty, a call that finds a free slot is not counted as waiting for the limiter', async () => {
+    const waits: LimiterWaitMessage[] = []
+    const listener = (message: unknown) => waits.push(message as LimiterWaitMessage)
+    diagnostics_channel.subscribe(DiagnosticsChannel.limiterWait, listener)
+    try {
+      rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 2, drainRate: 20 } } } })
+      await burst(rig, 4)
+      expect(waits.length).toBeGreaterThan(0)
+      // The bucket is full again after 110 ms.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      waits.length = 0
+      await rig.portal.actions.v2.call.make({ method: 'server.time' })
+      expect(waits).toEqual([])
+    } finally {
+      diagnostics_channel.unsubscribe(DiagnosticsChannel.limiterWait, listener)
+    }
+  })
+
   it('setRestrictionManagerParams() changes pacing at run time', async () => {
     rig = await startRig({ emulator: { rateLimit: { burstLimit: 4, drainRate: 40 } } })
     rig.portal.setRestrictionManagerParams({ rateLimit: { burstLimit: 4, drainRate: 40 }, retryDelay: 10 })
     const results = await burst(rig, 24)
     expect(results.every((result) => result.isSuccess)).toBe(true)
     expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+  })
+})
+
+describe('timers of the bucket', () => {
+  /** Timers that keep the process alive (an unref'd timer is not listed). */
+  const liveTimers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  const slowBucket = { restrictionParams: { rateLimit: { burstLimit: 1, drainRate: 2 } } }
+  const calls = (count: number, signal?: AbortSignal) =>
+    Array.from({ length: count }, () =>
+      rig.portal.actions.v2.call.make({ method: 'server.time', ...(signal ? { signal } : {}) }),
+    )
+
+  it('a call waiting for a slot keeps the process alive; an idle instance holds no timer that does', async () => {
+    rig = await startRig({ client: slowBucket })
+    await rig.portal.actions.v2.call.make({ method: 'server.time' })
+    await sleep(600)
+    const idle = liveTimers()
+    const started = calls(3)
+    await started[0]
+    // Two calls wait for the next slots (510 ms apart), and nothing else is pending.
+    expect(liveTimers()).toBeGreaterThan(idle)
+    await Promise.all(started)
+    expect(liveTimers()).toBe(idle)
+  })
+
+  it('calls that gave up waiting do not keep the process alive while their slots drain', async () => {
+    rig = await startRig({ client: slowBucket })
+    // Two calls, the second of which waits: the limiter's queue is loaded before the calls below queue in it.
+    await Promise.all(calls(2))
+    await sleep(600)
+    const idle = liveTimers()
+    const controller = new AbortController()
+    const [first] = calls(1)
+    const abandoned = calls(2, controller.signal)
+    await first
+    controller.abort(new Error('not needed any more'))
+    const outcomes = await Promise.allSettled(abandoned)
+    expect(outcomes).toMatchObject([
+      { status: 'rejected', reason: { code: SdkErrorCode.RequestAborted } },
+      { status: 'rejected', reason: { code: SdkErrorCode.RequestAborted } },
+    ])
+    // The timer armed while they waited ends at the next slot; from then on, while the two slots they queued for
+    // drain one after the other with nobody waiting for them, nothing keeps the process alive.
+    while (liveTimers() > idle) await sleep(10)
+    for (let looked = 0; looked < 100; looked += 1) {
+      expect(liveTimers()).toBe(idle)
+      await sleep(20)
+    }
+    expect((await calls(1)[0])?.isSuccess).toBe(true)
+    expect(rig.emulator.log.restRequests()).toHaveLength(4)
+  })
+
+  it('destroy() rejects the calls waiting for a slot, sends none of them and leaves no timer', async () => {
+    rig = await startRig({ client: slowBucket })
+    await rig.portal.actions.v2.call.make({ method: 'server.time' })
+    await sleep(600)
+    const idle = liveTimers()
+    const started = calls(3)
+    await started[0]
+    await rig.portal.destroy()
+    const outcomes = await Promise.allSettled(started.slice(1))
+    expect(outcomes).toMatchObject([
+      { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
+      { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
+    ])
+    expect(liveTimers()).toBe(idle)
+    await sleep(600)
+    expect(rig.emulator.log.restRequests()).toHaveLength(2)
   })
 })
 
@@ -211,6 +351,31 @@ describe('operating limit', () => {
     await rig.emulator.waitForHeld(3)
     rig.emulator.releaseHeldRequests()
     expect((await results).every((result) => result.isSuccess)).toBe(true)
+  })
+
+  it('adaptiveConfig switched on at run time delays the next call by operating time x coefficient', async () => {
+    rig = await startRig({
+      emulator: {
+        operatingLimit: { windowMs: 600_000, limitMs: 100_000 },
+        methodCost: { 'crm.item.add': 200 },
+      },
+      client: {
+        restrictionParams: {
+          operatingLimit: { windowMs: 600_000, limitMs: 100_000 },
+          adaptiveConfig: { enabled: false },
+        },
+      },
+    })
+    const add = () => rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    expect((await add()).getTime()?.operating).toBeGreaterThanOrEqual(0.2)
+    // 200 ms used is past 0 % of the budget: the next call waits 200 ms x 2, well under maxDelay.
+    rig.portal.setRestrictionManagerParams({
+      adaptiveConfig: { enabled: true, thresholdPercent: 0, coefficient: 2, maxDelay: 120_000 },
+    })
+    const before = Date.now()
+    expect((await add()).isSuccess).toBe(true)
+    const [, second] = rig.emulator.log.restRequests()
+    expect(second!.at - before).toBeGreaterThanOrEqual(390)
   })
 
   it('a reset further away than maxDelay returns the error result at once', async () => {

@@ -1,6 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryStore, PortalOAuth, type PortalOAuthParams, type RefreshAuthPayload } from '../../src/index.js'
-import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import {
+  MemoryStore,
+  PortalOAuth,
+  type PortalOAuthParams,
+  type RefreshAuthPayload,
+  type SharedBucketSettings,
+  type SlotAnswer,
+} from '../../src/index.js'
+import {
+  type PortalEmulator,
+  type PortalEmulatorOptions,
+  startPortalEmulator,
+} from '../../src/testing/index.js'
 import { createMemoryLogger, createTestClock } from '../helpers.js'
 
 let emulator: PortalEmulator | undefined
@@ -141,12 +152,14 @@ describe('a leaky bucket shared by instances', () => {
  * A store whose backend fails on demand. A test double: neither the emulator nor `MemoryStore` can make a store's
  * backend unreachable (short of killing a Redis server mid-call), and these paths are about what the client does then.
  */
+type StoreMethod = 'load' | 'save' | 'lock' | 'unlock' | 'takeSlot'
+
 class FailingStore extends MemoryStore {
   /** Methods that throw, with how many more times each does. */
-  readonly failing = new Map<'load' | 'save' | 'lock' | 'unlock', number>()
+  readonly failing = new Map<StoreMethod, number>()
   readonly calls: string[] = []
 
-  #fail(method: 'load' | 'save' | 'lock' | 'unlock'): void {
+  #fail(method: StoreMethod): void {
     this.calls.push(method)
     const left = this.failing.get(method) ?? 0
     if (left <= 0) return
@@ -173,11 +186,23 @@ class FailingStore extends MemoryStore {
     this.#fail('unlock')
     return super.unlock(memberId, owner)
   }
+
+  override async takeSlot(
+    memberId: string,
+    bucket: SharedBucketSettings,
+    want?: number,
+  ): Promise<SlotAnswer> {
+    this.#fail('takeSlot')
+    return super.takeSlot(memberId, bucket, want)
+  }
 }
 
 describe('a store that fails', () => {
-  async function failingRig(options: { refreshTimeout?: number; refreshRetries?: number } = {}) {
-    emulator = await startPortalEmulator()
+  async function failingRig(
+    options: { refreshTimeout?: number; refreshRetries?: number } = {},
+    emulatorOptions: PortalEmulatorOptions = {},
+  ) {
+    emulator = await startPortalEmulator(emulatorOptions)
     const pair = emulator.issueAuthParams()
     const store = new FailingStore()
     const logger = createMemoryLogger()
@@ -191,9 +216,30 @@ describe('a store that fails', () => {
       persisted.push(payload)
     })
     clients.push(portal)
-    const errors = () => logger.lines.filter((line) => line.level === 'error').map((line) => line.message)
-    return { emulator, pair, store, portal, persisted, errors }
+    const lines = (level: 'error' | 'info') =>
+      logger.lines.filter((line) => line.level === level).map((line) => line.message)
+    const errors = () => lines('error')
+    return { emulator, pair, store, portal, persisted, errors, infos: () => lines('info') }
   }
+
+  it('the shared bucket fails: the instance paces with its own bucket, logs it once, and logs its return', async () => {
+    const bucket = { burstLimit: 2, drainRate: 4 }
+    const { emulator, store, portal, errors, infos } = await failingRig({}, { rateLimit: bucket })
+    portal.setRestrictionManagerParams({ rateLimit: bucket })
+    store.failing.set('takeSlot', 4)
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => portal.actions.v2.call.make({ method: 'profile' })),
+    )
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+    expect(errors()).toEqual(['shared leaky bucket unreachable; pacing locally until it answers'])
+    expect(infos()).not.toContain('shared leaky bucket answers again')
+    // Both buckets drain; then the store answers again.
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(infos()).toContain('shared leaky bucket answers again')
+    expect(store.calls.filter((call) => call === 'takeSlot')).toHaveLength(5)
+  })
 
   it('reading the pair fails: the call goes on with the pair held, the failure is logged, the next call reads again', async () => {
     const { store, portal, errors } = await failingRig()
