@@ -416,6 +416,8 @@ export class RestTransport implements TypeHttp {
             try {
               await this.#deps.restrictions.acquire(context.options.method, context.options.signal)
               if (trace) trace.limiterWaitMs += performance.now() - waitFrom
+              // No request leaves after destroy(), also for a caller whose wait ended just as it happened.
+              this.#deps.assertAlive()
             } catch (error) {
               if (context.options.signal?.aborted) throw this.#abortError(context, error)
               // The limiter drops its waiting callers when the instance is destroyed: say so clearly.

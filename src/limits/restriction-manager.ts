@@ -21,6 +21,8 @@ export class RestrictionManager {
   #shared: SharedBucket | null = null
   #operating: OperatingLimiter | null = null
   readonly #logger: UnknownKeysLogger | undefined
+  /** Aborted by `destroy()`: ends the operating delays being waited out, which no bucket holds. */
+  readonly #stopped = new AbortController()
 
   /** `logger` hears of unknown keys, which are dropped like other option typos. */
   constructor(
@@ -71,13 +73,13 @@ export class RestrictionManager {
       // Only a caller that found the bucket empty is queued; the free path is left as it is.
       return bucket.queued > 0 ? traceLimiterWait(slot, method, 'rate') : slot
     }
-    const waiting = abortableSleep(delay, signal).then(() => this.#bucketInstance().take(signal))
+    const waiting = this.#operatingDelay(delay, signal).then(() => this.#bucketInstance().take(signal))
     return traceLimiterWait(waiting, method, 'operating')
   }
 
   async #acquireShared(shared: SharedBucket, method: string, signal: AbortSignal | undefined): Promise<void> {
     const delay = this.#operating?.delayFor(method) ?? 0
-    if (delay > 0) await abortableSleep(delay, signal)
+    if (delay > 0) await this.#operatingDelay(delay, signal)
     // A store that does not answer must not stop the calls: they are paced by the instance's own bucket meanwhile.
     if (!(await shared.take(this.#params.rateLimit, signal))) await this.#bucketInstance().take(signal)
   }
@@ -110,9 +112,18 @@ export class RestrictionManager {
 
   /** Stops timers and drops queued requests. */
   async destroy(): Promise<void> {
+    this.#stopped.abort(new Error('RestrictionManager: destroyed'))
     await Promise.all([this.#bucket?.destroy(), this.#operating?.destroy()])
     this.#bucket = null
     this.#operating = null
+  }
+
+  /** Sleeps `delay` ms; ends early when the caller's signal aborts or the instance is destroyed. */
+  #operatingDelay(delay: number, signal: AbortSignal | undefined): Promise<void> {
+    return abortableSleep(
+      delay,
+      signal ? AbortSignal.any([signal, this.#stopped.signal]) : this.#stopped.signal,
+    )
   }
 
   #warnUnknown(where: string, changes: RestrictionParamsInput): void {

@@ -250,8 +250,9 @@ describe('timers of the bucket', () => {
     const idle = liveTimers()
     const started = calls(3)
     await started[0]
+    const settled = Promise.allSettled(started.slice(1))
     await rig.portal.destroy()
-    const outcomes = await Promise.allSettled(started.slice(1))
+    const outcomes = await settled
     expect(outcomes).toMatchObject([
       { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
       { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
@@ -376,6 +377,31 @@ describe('operating limit', () => {
     expect((await add()).isSuccess).toBe(true)
     const [, second] = rig.emulator.log.restRequests()
     expect(second!.at - before).toBeGreaterThanOrEqual(390)
+  })
+
+  it('destroy() while a call waits out its adaptive delay: the call rejects as destroyed, sends nothing, holds no timer', async () => {
+    rig = await startRig({
+      emulator: {
+        operatingLimit: { windowMs: 600_000, limitMs: 100_000 },
+        methodCost: { 'crm.item.add': 200 },
+      },
+      client: {
+        restrictionParams: {
+          operatingLimit: { windowMs: 600_000, limitMs: 100_000 },
+          // 200 ms used x 50: the second call waits 10 s before it may be sent.
+          adaptiveConfig: { enabled: true, thresholdPercent: 0, coefficient: 50, maxDelay: 120_000 },
+        },
+      },
+    })
+    const add = () => rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    await add()
+    const idle = process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
+    const waiting = expect(add()).rejects.toMatchObject({ code: SdkErrorCode.Destroyed })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await rig.portal.destroy()
+    await waiting
+    expect(process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length).toBe(idle)
+    expect(rig.emulator.log.restRequests()).toHaveLength(1)
   })
 
   it('a reset further away than maxDelay returns the error result at once', async () => {
