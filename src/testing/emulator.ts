@@ -194,7 +194,7 @@ class LoopbackPortalEmulator implements PortalEmulator {
   }
 
   setRateLimit(limit: EmulatorRateLimit | false): void {
-    this.#state.bucket.setLimit(limit === false ? false : { ...limit })
+    this.#state.bucket.setLimit(limit === false ? false : { ...limit }, this.#state.now())
   }
 
   setOperatingLimit(limit: EmulatorOperatingLimit | false): void {

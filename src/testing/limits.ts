@@ -19,8 +19,12 @@ export class LeakyBucket {
     this.#limit = limit
   }
 
-  /** Replace the settings; the current level is kept. `false` switches the bucket off and empties it. */
-  setLimit(limit: EmulatorRateLimit | false): void {
+  /**
+   * Replace the settings at `now` (ms): the level drained so far at the old rate is kept, the new rate applies from
+   * then on. `false` switches the bucket off and empties it.
+   */
+  setLimit(limit: EmulatorRateLimit | false, now: number): void {
+    this.#drain(now)
     this.#limit = limit
     if (limit === false) this.#level = 0
   }

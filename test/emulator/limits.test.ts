@@ -30,6 +30,21 @@ describe('leaky bucket', () => {
     expect((await v2(emu, 'server.time', token)).status).toBe(503)
   })
 
+  it('setRateLimit keeps the level drained so far at the old rate; the new rate applies from then on', async () => {
+    const clock = fakeClock()
+    const emu = await emulator({ now: clock.now, rateLimit: { burstLimit: 5, drainRate: 1 } })
+    const { accessToken: token } = emu.issueAuthParams()
+    for (let i = 0; i < 5; i++) expect((await v2(emu, 'server.time', token)).status).toBe(200)
+    clock.advance(1_000)
+    // One slot drained at 1 a second; 100 a second from now on.
+    emu.setRateLimit({ burstLimit: 5, drainRate: 100 })
+    expect((await v2(emu, 'server.time', token)).status).toBe(200)
+    expect((await v2(emu, 'server.time', token)).status).toBe(503)
+    clock.advance(10)
+    expect((await v2(emu, 'server.time', token)).status).toBe(200)
+    expect((await v2(emu, 'server.time', token)).status).toBe(503)
+  })
+
   it('counts a batch as one request', async () => {
     const clock = fakeClock()
     const emu = await emulator({ now: clock.now, rateLimit: { burstLimit: 2, drainRate: 1 } })
