@@ -55,8 +55,15 @@ export class LeakyBucket {
   /** Applies new bucket settings; slots already available are kept up to the new capacity. */
   configure(params: Pick<RateLimitParams, 'burstLimit' | 'drainRate'>): void {
     this.#credit()
+    const slotMs = (1000 / params.drainRate) * DRAIN_MARGIN
+    // The slot draining now keeps the share of it already drained, not the time: at a new rate that time is worth
+    // another number of slots.
+    if (this.#drainSince !== null) {
+      const now = Date.now()
+      this.#drainSince = now - ((now - this.#drainSince) * slotMs) / this.#slotMs
+    }
     this.#capacity = Math.max(1, Math.floor(params.burstLimit))
-    this.#slotMs = (1000 / params.drainRate) * DRAIN_MARGIN
+    this.#slotMs = slotMs
     if (this.#available > this.#capacity) this.#setLevel(this.#capacity)
     this.#arm()
   }

@@ -130,6 +130,23 @@ describe('leaky bucket', () => {
     expect(rig.emulator.log.restRequests()).toHaveLength(4)
   })
 
+  it('a faster drainRate set while the bucket drains does not count the time already drained at the new rate', async () => {
+    const slow = { burstLimit: 10, drainRate: 1 }
+    rig = await startRig({
+      emulator: { rateLimit: slow },
+      client: { restrictionParams: { rateLimit: slow, retryDelay: 10 } },
+    })
+    await burst(rig, 10)
+    // A little over one slot drains at 1 a second; then both buckets drain 50 a second from the level they have.
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    const fast = { burstLimit: 10, drainRate: 50 }
+    rig.emulator.setRateLimit(fast)
+    rig.portal.setRestrictionManagerParams({ rateLimit: fast })
+    const results = await burst(rig, 10)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+  })
+
   it('changing settings while the bucket drains does not refill it', async () => {
     const bucket = { burstLimit: 2, drainRate: 2 }
     rig = await startRig({
