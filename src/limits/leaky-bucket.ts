@@ -41,8 +41,8 @@ export class LeakyBucket {
   /** Time at which the slot being drained now started draining; `null` when full or until the burst's turn ends. */
   #drainSince: number | null = null
   /** Set from a burst's first slot until its drain clock starts (first answer, or the fallback timer fires). */
-  #burstStart: NodeJS.Timeout | null = null
-  #timer: NodeJS.Timeout | null = null
+  #burstStart: NodeJS.Timeout | undefined
+  #timer: NodeJS.Timeout | undefined
   /** Callers waiting for a slot; while there are any, the refill timer keeps the process alive. */
   #waiting = 0
   #destroyed = false
@@ -64,7 +64,7 @@ export class LeakyBucket {
     }
     this.#capacity = Math.max(1, Math.floor(params.burstLimit))
     this.#slotMs = slotMs
-    if (this.#available > this.#capacity) this.#setLevel(this.#capacity)
+    this.#setLevel(Math.min(this.#available, this.#capacity))
     this.#arm()
   }
 
@@ -102,11 +102,12 @@ export class LeakyBucket {
   /** Stops the refill timer and drops waiting requests. */
   async destroy(): Promise<void> {
     this.#destroyed = true
-    if (this.#timer) clearTimeout(this.#timer)
-    this.#timer = null
-    if (this.#burstStart) clearTimeout(this.#burstStart)
-    this.#burstStart = null
-    await this.#limiter?.stop({ dropWaitingJobs: true })
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    clearTimeout(this.#burstStart)
+    this.#burstStart = undefined
+    // Drops the waiting jobs (bottleneck's default), which rejects their callers.
+    await this.#limiter?.stop()
   }
 
   async #wait(signal: AbortSignal | undefined): Promise<void> {
@@ -143,7 +144,7 @@ export class LeakyBucket {
     if (!this.#limiter) {
       this.#limiter = new Limiter({ maxConcurrent: null, reservoir: 0 })
       this.#reservoir = 0
-      if (this.#destroyed) await this.#limiter.stop({ dropWaitingJobs: true })
+      if (this.#destroyed) await this.#limiter.stop()
     }
     return this.#limiter
   }
@@ -157,8 +158,8 @@ export class LeakyBucket {
   }
 
   #startDraining(): void {
-    if (this.#burstStart) clearTimeout(this.#burstStart)
-    this.#burstStart = null
+    clearTimeout(this.#burstStart)
+    this.#burstStart = undefined
     this.#drainSince ??= Date.now()
     this.#arm()
   }
@@ -175,15 +176,15 @@ export class LeakyBucket {
   #credit(): void {
     if (this.#drainSince === null) return
     const drained = Math.max(0, Math.floor((Date.now() - this.#drainSince) / this.#slotMs))
-    const credit = Math.min(drained, this.#capacity - this.#available)
-    if (credit > 0) this.#available += credit
+    // Never negative: the level is at most the capacity.
+    this.#available += Math.min(drained, this.#capacity - this.#available)
     this.#drainSince = this.#available >= this.#capacity ? null : this.#drainSince + drained * this.#slotMs
   }
 
   /** Wakes waiting callers when the next slot has drained; no timer while nobody waits. */
   #arm(): void {
-    if (this.#timer) clearTimeout(this.#timer)
-    this.#timer = null
+    clearTimeout(this.#timer)
+    this.#timer = undefined
     if (this.#destroyed || this.#drainSince === null || this.#queued === 0) return
     const due = this.#drainSince + this.#slotMs - Date.now()
     this.#timer = setTimeout(() => this.#refill(), Math.max(0, due))
@@ -192,7 +193,7 @@ export class LeakyBucket {
   }
 
   #refill(): void {
-    this.#timer = null
+    this.#timer = undefined
     this.#credit()
     const change = this.#available - this.#reservoir
     if (this.#limiter && change > 0) {

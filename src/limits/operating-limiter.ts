@@ -37,12 +37,11 @@ export class OperatingLimiter {
     this.#adaptive = adaptive
   }
 
-  /** Notes the `time` block of an answer to `method`. */
-  record(method: string, time: PayloadTime | undefined): void {
-    if (!time || typeof time.operating !== 'number') return
+  /** Notes what an answer to `method` reported: seconds of its budget used, and the reset when the portal sent one. */
+  record(method: string, operating: number, resetAt: PayloadTime['operating_reset_at']): void {
     const budget = this.#budget(method)
-    budget.usedMs = time.operating * 1000
-    budget.resetAt = typeof time.operating_reset_at === 'number' ? time.operating_reset_at * 1000 : 0
+    budget.usedMs = operating * 1000
+    budget.resetAt = typeof resetAt === 'number' ? resetAt * 1000 : 0
     // Without the portal's reset, the use it reported is gone one window later at the latest.
     budget.countsUntil = budget.resetAt || Date.now() + this.#limit.windowMs
   }

@@ -92,7 +92,8 @@ export class RestrictionManager {
   /** Notes an answer: the bucket's drain clock, and the `time` block for the operating budget. */
   record(method: string, time: PayloadTime | undefined): void {
     this.#bucket?.answered()
-    if (time && typeof time.operating === 'number') this.#operatingInstance().record(method, time)
+    if (typeof time?.operating === 'number')
+      this.#operatingInstance().record(method, time.operating, time.operating_reset_at)
   }
 
   /** The portal said `QUERY_LIMIT_EXCEEDED`: let the bucket drain before the next request (when adaptive). */
