@@ -19,6 +19,7 @@ import { isSupportedLogger, type SupportedLogger } from './logger/structured-log
 import { clientSideWarningMessage, detectClientSideRuntime } from './runtime/client-side.js'
 import { createTools, type PortalTools } from './tools/tools.js'
 import { ApiVersion } from './types/api-version.js'
+import { invalidArgument } from './validation/rules.js'
 
 /** Options every portal client takes. */
 export interface AbstractPortalOptions {
@@ -105,17 +106,11 @@ export abstract class AbstractPortal implements TypePortal {
   ) {
     this.#className = className
     if (options !== undefined && (options === null || typeof options !== 'object')) {
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: `${className}: options must be an object`,
-      })
+      throw invalidArgument(`${className}: options`, 'must be an object')
     }
     const given = options ?? {}
     if (given.logger !== undefined && !isSupportedLogger(given.logger)) {
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: `${className}: options.logger must have debug, info, warn and error functions`,
-      })
+      throw invalidArgument(`${className}: options.logger`, 'must have debug, info, warn and error functions')
     }
     this.logger = new RedactingLogger(given.logger ?? createDefaultLogger(), this.secrets)
     const unknown = Object.keys(given).filter(
@@ -149,10 +144,7 @@ export abstract class AbstractPortal implements TypePortal {
 
   getHttpClient(version: ApiVersion): TypeHttp {
     if (version !== ApiVersion.v2 && version !== ApiVersion.v3) {
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: `getHttpClient: unknown API version ${String(version)}`,
-      })
+      throw invalidArgument('getHttpClient: version', `must be v2 or v3; ${String(version)} is unknown`)
     }
     let transport = this.#transports.get(version)
     if (!transport) {
@@ -174,10 +166,7 @@ export abstract class AbstractPortal implements TypePortal {
 
   setHttpClient(version: ApiVersion, client: TypeHttp): void {
     if (version !== ApiVersion.v2 && version !== ApiVersion.v3) {
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: `setHttpClient: unknown API version ${String(version)}`,
-      })
+      throw invalidArgument('setHttpClient: version', `must be v2 or v3; ${String(version)} is unknown`)
     }
     this.#transports.set(version, client)
   }
@@ -196,10 +185,7 @@ export abstract class AbstractPortal implements TypePortal {
 
   setLogger(logger: SupportedLogger): void {
     if (!isSupportedLogger(logger)) {
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: 'setLogger: logger must have debug, info, warn and error functions',
-      })
+      throw invalidArgument('setLogger: logger', 'must have debug, info, warn and error functions')
     }
     this.logger.target = logger
   }

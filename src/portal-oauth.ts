@@ -9,7 +9,6 @@ import {
   type RefreshOptions,
 } from './auth/refresh-settings.js'
 import { plainHttpEndpoints, validateAuthParams, validateSecret } from './auth/validate-params.js'
-import { SdkError, SdkErrorCode } from './errors/sdk-error.js'
 import type { AuthStrategy } from './http/auth-strategy.js'
 import { SharedBucket } from './limits/shared-bucket.js'
 import type { TokenStore } from './store/token-store.js'
@@ -21,6 +20,7 @@ import type {
   PortalOAuthParams,
   PortalOAuthSecretInput,
 } from './types/auth.js'
+import { invalidArgument } from './validation/rules.js'
 
 /** Options of `new PortalOAuth(authOptions, oAuthSecret, options)`. */
 export interface PortalOAuthOptions extends AbstractPortalOptions, RefreshOptions {
@@ -55,11 +55,7 @@ export class PortalOAuth extends AbstractPortal {
     const secret = validateSecret(oAuthSecret)
     this.#warnPlainHttp(params)
     const now = options?.now ?? Date.now
-    if (typeof now !== 'function')
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: 'PortalOAuth: options.now must be a function',
-      })
+    if (typeof now !== 'function') throw invalidArgument('PortalOAuth: options.now', 'must be a function')
     const settings = normalizeRefreshOptions(options ?? {})
     const store = validateStore(options?.store)
     if (store) {

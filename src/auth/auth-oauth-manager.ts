@@ -31,6 +31,7 @@ import type {
   PortalOAuthParams,
   PortalOAuthSecret,
 } from '../types/auth.js'
+import { invalidArgument } from '../validation/rules.js'
 import { requestTokenRefresh } from './default-refresh.js'
 import { tokenUrlFor, versionRoot } from './endpoints.js'
 import { classifyRefreshFailure } from './refresh-failure.js'
@@ -202,10 +203,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /** Registers the callback run (and awaited, within the callback timeout) after every successful refresh. */
   setCallbackRefreshAuth(callback: CallbackRefreshAuth): void {
     if (typeof callback !== 'function') {
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: 'setCallbackRefreshAuth: callback must be a function',
-      })
+      throw invalidArgument('setCallbackRefreshAuth: callback', 'must be a function')
     }
     this.#callback = callback
   }
@@ -218,10 +216,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /** Registers a function that obtains new tokens instead of the default OAuth request. */
   setCustomRefreshAuth(refresh: CustomRefreshAuth): void {
     if (typeof refresh !== 'function') {
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: 'setCustomRefreshAuth: refresh must be a function',
-      })
+      throw invalidArgument('setCustomRefreshAuth: refresh', 'must be a function')
     }
     this.#customRefresh = refresh
   }

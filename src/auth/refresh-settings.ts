@@ -2,7 +2,7 @@ import {
   type AccessTokenSettings,
   DEFAULT_ACCESS_TOKEN_SETTINGS,
 } from '../../machines/access-token.machine.js'
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { invalidArgument } from '../validation/rules.js'
 
 /** The refresh options of `PortalOAuth` (all optional; defaults in {@link DEFAULT_ACCESS_TOKEN_SETTINGS}). */
 export interface RefreshOptions {
@@ -30,14 +30,15 @@ export const REFRESH_OPTION_KEYS = [
 /** Upper bound of every refresh delay: ten minutes is longer than anyone means, and far below a timer's limit. */
 const MAX_MS = 600_000
 
+/** `options.${field}` when given (an integer from `min` to `max`), `fallback` when not. */
 function integerIn(field: string, value: unknown, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new SdkError({
-      code: SdkErrorCode.InvalidArgument,
-      message: `PortalOAuth: options.${field} must be an integer from ${min} to ${max}, got ${String(value)}`,
-    })
-  }
+  // The value is echoed as given (`got 5` for the string '5'), as these options' messages always have.
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw invalidArgument(
+      `PortalOAuth: options.${field}`,
+      `must be an integer from ${min} to ${max}, got ${String(value)}`,
+    )
   return value
 }
 

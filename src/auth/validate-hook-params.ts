@@ -1,16 +1,11 @@
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { PortalHookParams } from '../types/hook.js'
-import { isRemotePlainHttp, requireNoCredentials } from '../validation/rules.js'
+import { invalidArgument, isRemotePlainHttp, requireNoCredentials } from '../validation/rules.js'
 
 /** Webhook secrets are path segments of letters and digits; shorter than 6 they could not be redacted from logs. */
 const SECRET = /^[A-Za-z0-9_-]{6,}$/
 
 /** `/rest/{userId}/{secret}` or `/rest/api/{userId}/{secret}`, with or without the trailing slash. */
 const WEBHOOK_PATH = /^\/rest\/(?:api\/)?(\d+)\/([^/]+)\/?$/
-
-function invalid(field: string, problem: string): SdkError {
-  return new SdkError({ code: SdkErrorCode.InvalidArgument, message: `PortalHook: ${field} ${problem}` })
-}
 
 function describe(value: unknown): string {
   if (value === undefined) return 'it is missing'
@@ -22,20 +17,20 @@ function describe(value: unknown): string {
 function readOrigin(value: unknown): URL {
   const expected = 'must be the portal address such as https://portal.example.com'
   if (typeof value !== 'string' || value.trim() === '')
-    throw invalid('b24Url', `${expected}; ${describe(value)}`)
+    throw invalidArgument(`PortalHook: b24Url`, `${expected}; ${describe(value)}`)
   let url: URL
   try {
     url = new URL(value.trim())
   } catch {
-    throw invalid('b24Url', `${expected}; it is not an absolute URL`)
+    throw invalidArgument(`PortalHook: b24Url`, `${expected}; it is not an absolute URL`)
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw invalid('b24Url', `must use http or https, got ${url.protocol}`)
+    throw invalidArgument(`PortalHook: b24Url`, `must use http or https, got ${url.protocol}`)
   }
   requireNoCredentials('PortalHook: b24Url', url)
   if (url.pathname.replace(/\/+$/, '') !== '' || url.search || url.hash) {
-    throw invalid(
-      'b24Url',
+    throw invalidArgument(
+      `PortalHook: b24Url`,
       `${expected}, without a path, query or fragment; for a whole webhook URL use PortalHook.fromWebhookUrl`,
     )
   }
@@ -57,19 +52,22 @@ export interface ValidHookParams {
 /** Validates `new PortalHook(params)`; throws an `SdkError` naming the field, never showing the secret. */
 export function validateHookParams(input: unknown): ValidHookParams {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw invalid('params', `must be an object { b24Url, userId, secret }; ${describe(input)}`)
+    throw invalidArgument(
+      `PortalHook: params`,
+      `must be an object { b24Url, userId, secret }; ${describe(input)}`,
+    )
   }
   const { b24Url, userId, secret } = input as Partial<PortalHookParams>
   const url = readOrigin(b24Url)
   if (typeof userId !== 'number' || !Number.isInteger(userId) || userId < 1) {
-    throw invalid(
-      'userId',
+    throw invalidArgument(
+      `PortalHook: userId`,
       `must be a positive integer; ${typeof userId === 'number' ? `got ${userId}` : describe(userId)}`,
     )
   }
   if (typeof secret !== 'string' || !SECRET.test(secret)) {
-    throw invalid(
-      'secret',
+    throw invalidArgument(
+      `PortalHook: secret`,
       `must be the webhook's code: at least 6 letters, digits, _ or -; ${typeof secret === 'string' && secret !== '' ? 'it is not' : describe(secret)}`,
     )
   }
@@ -80,23 +78,23 @@ export function validateHookParams(input: unknown): ValidHookParams {
 export function parseWebhookUrl(input: unknown): PortalHookParams {
   const expected = 'must be a webhook URL such as https://portal.example.com/rest/1/secret/'
   if (typeof input !== 'string' || input.trim() === '')
-    throw invalid('url', `${expected}; ${describe(input)}`)
+    throw invalidArgument(`PortalHook: url`, `${expected}; ${describe(input)}`)
   let url: URL
   try {
     url = new URL(input.trim())
   } catch {
-    throw invalid('url', `${expected}; it is not an absolute URL`)
+    throw invalidArgument(`PortalHook: url`, `${expected}; it is not an absolute URL`)
   }
   requireNoCredentials('PortalHook: url', url)
   const match = WEBHOOK_PATH.exec(url.pathname)
   if (!match || url.search || url.hash) {
-    throw invalid('url', `${expected}, without a method name, query or fragment`)
+    throw invalidArgument(`PortalHook: url`, `${expected}, without a method name, query or fragment`)
   }
   let secret: string
   try {
     secret = decodeURIComponent(match[2] ?? '')
   } catch {
-    throw invalid('url', `${expected}; its secret part is not valid percent-encoding`)
+    throw invalidArgument(`PortalHook: url`, `${expected}; its secret part is not valid percent-encoding`)
   }
   return { b24Url: url.origin, userId: Number(match[1]), secret }
 }

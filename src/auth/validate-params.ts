@@ -1,16 +1,11 @@
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { TypeEnumAppStatus } from '../types/app-status.js'
 import type { PortalOAuthParams, PortalOAuthSecret } from '../types/auth.js'
-import { isRemotePlainHttp, requireNoCredentials } from '../validation/rules.js'
+import { invalidArgument, isRemotePlainHttp, requireNoCredentials } from '../validation/rules.js'
 
 /** An `expires` above this (year 5138 in seconds) can only be milliseconds. */
 const MAX_EXPIRES_SECONDS = 100_000_000_000
 /** One upper-case letter: the known ones are listed in `EnumAppStatus`. */
 const STATUS_LETTER = /^[A-Z]$/
-
-function invalid(field: string, problem: string): SdkError {
-  return new SdkError({ code: SdkErrorCode.InvalidArgument, message: `PortalOAuth: ${field} ${problem}` })
-}
 
 function describe(value: unknown): string {
   if (value === undefined) return 'it is missing'
@@ -21,7 +16,7 @@ function describe(value: unknown): string {
 function requireString(record: Record<string, unknown>, group: string, key: string): string {
   const value = record[key]
   if (typeof value !== 'string' || value.trim() === '')
-    throw invalid(`${group}.${key}`, `must be a non-empty string; ${describe(value)}`)
+    throw invalidArgument(`PortalOAuth: ${group}.${key}`, `must be a non-empty string; ${describe(value)}`)
   return value
 }
 
@@ -31,41 +26,45 @@ function requireString(record: Record<string, unknown>, group: string, key: stri
  */
 export function requireRestRoot(field: string, value: unknown): string {
   if (typeof value !== 'string' || value === '')
-    throw invalid(field, `must be an absolute URL ending in /rest/; ${describe(value)}`)
+    throw invalidArgument(
+      `PortalOAuth: ${field}`,
+      `must be an absolute URL ending in /rest/; ${describe(value)}`,
+    )
   let url: URL
   try {
     url = new URL(value)
   } catch {
     const shown = value.includes('@') ? 'it is not one' : `got ${JSON.stringify(value)}`
-    throw invalid(field, `must be an absolute URL ending in /rest/, ${shown}`)
+    throw invalidArgument(`PortalOAuth: ${field}`, `must be an absolute URL ending in /rest/, ${shown}`)
   }
   requireNoCredentials(`PortalOAuth: ${field}`, url)
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw invalid(field, `must use http or https, got ${url.protocol}`)
-  if (url.search || url.hash) throw invalid(field, 'must not have a query or a fragment')
+    throw invalidArgument(`PortalOAuth: ${field}`, `must use http or https, got ${url.protocol}`)
+  if (url.search || url.hash)
+    throw invalidArgument(`PortalOAuth: ${field}`, 'must not have a query or a fragment')
   if (!url.pathname.endsWith('/rest/'))
-    throw invalid(field, `must end in /rest/, got ${JSON.stringify(value)}`)
+    throw invalidArgument(`PortalOAuth: ${field}`, `must end in /rest/, got ${JSON.stringify(value)}`)
   return url.href
 }
 
 /** Checks an `expires` in Unix seconds; refuses values that look like milliseconds. */
 export function requireExpires(field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value))
-    throw invalid(field, `must be a Unix time in seconds; ${describe(value)}`)
+    throw invalidArgument(`PortalOAuth: ${field}`, `must be a Unix time in seconds; ${describe(value)}`)
   if (value > MAX_EXPIRES_SECONDS) {
-    throw invalid(
-      field,
+    throw invalidArgument(
+      `PortalOAuth: ${field}`,
       `looks like milliseconds (${value}); pass a Unix time in seconds (${Math.floor(value / 1000)})`,
     )
   }
-  if (value < 0) throw invalid(field, `must not be negative, got ${value}`)
+  if (value < 0) throw invalidArgument(`PortalOAuth: ${field}`, `must not be negative, got ${value}`)
   return Math.floor(value)
 }
 
 /** Validates the constructor's token data; throws an `SdkError` naming the field. Returns a normalised copy. */
 export function validateAuthParams(input: unknown): PortalOAuthParams {
   if (input === null || typeof input !== 'object')
-    throw invalid('authOptions', `must be an object; ${describe(input)}`)
+    throw invalidArgument(`PortalOAuth: authOptions`, `must be an object; ${describe(input)}`)
   const record = input as Record<string, unknown>
   const group = 'authOptions'
   const accessToken = requireString(record, group, 'accessToken')
@@ -74,24 +73,33 @@ export function validateAuthParams(input: unknown): PortalOAuthParams {
   const memberId = requireString(record, group, 'memberId')
   const userId = record.userId
   if (typeof userId !== 'number' || !Number.isInteger(userId) || userId < 0) {
-    throw invalid(`${group}.userId`, `must be a non-negative integer; ${describe(userId)}`)
+    throw invalidArgument(
+      `PortalOAuth: ${group}.userId`,
+      `must be a non-negative integer; ${describe(userId)}`,
+    )
   }
   const expires = requireExpires(`${group}.expires`, record.expires)
   const expiresIn = record.expiresIn
   if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 0) {
-    throw invalid(`${group}.expiresIn`, `must be a number of seconds; ${describe(expiresIn)}`)
+    throw invalidArgument(
+      `PortalOAuth: ${group}.expiresIn`,
+      `must be a number of seconds; ${describe(expiresIn)}`,
+    )
   }
   const scope = record.scope ?? ''
   if (typeof scope !== 'string')
-    throw invalid(`${group}.scope`, `must be a comma-separated string; got ${typeof scope}`)
+    throw invalidArgument(
+      `PortalOAuth: ${group}.scope`,
+      `must be a comma-separated string; got ${typeof scope}`,
+    )
   const domain = requireString(record, group, 'domain')
   const clientEndpoint = requireRestRoot(`${group}.clientEndpoint`, record.clientEndpoint)
   const serverEndpoint = requireRestRoot(`${group}.serverEndpoint`, record.serverEndpoint)
   const status = record.status
   // An unknown letter is accepted: a refresh keeps what the portal sends, and a pair persisted from it must restore.
   if (typeof status !== 'string' || !STATUS_LETTER.test(status)) {
-    throw invalid(
-      `${group}.status`,
+    throw invalidArgument(
+      `PortalOAuth: ${group}.status`,
       `must be one status letter such as F, D, T, P, L, S (EnumAppStatus), got ${JSON.stringify(status)}`,
     )
   }
@@ -114,7 +122,7 @@ export function validateAuthParams(input: unknown): PortalOAuthParams {
 /** Validates the application credentials; throws an `SdkError` naming the field. */
 export function validateSecret(input: unknown): PortalOAuthSecret {
   if (input === null || typeof input !== 'object')
-    throw invalid('oAuthSecret', `must be an object; ${describe(input)}`)
+    throw invalidArgument(`PortalOAuth: oAuthSecret`, `must be an object; ${describe(input)}`)
   const record = input as Record<string, unknown>
   return {
     clientId: requireString(record, 'oAuthSecret', 'clientId'),

@@ -1,4 +1,5 @@
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import type { SdkError } from '../errors/sdk-error.js'
+import { invalidArgument } from '../validation/rules.js'
 
 /** A parsed part of an event body: every leaf a string, built on `Object.create(null)`. */
 export interface EventTree {
@@ -33,8 +34,9 @@ const FORBIDDEN_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor'
 
 type MutableTree = { [key: string]: string | MutableTree }
 
+/** A body refused: the problem is about the body as a whole or a field it names. */
 function hostile(problem: string): SdkError {
-  return new SdkError({ code: SdkErrorCode.InvalidArgument, message: `handleEvent: ${problem}` })
+  return invalidArgument('handleEvent:', problem)
 }
 
 /** A field name for a message: quoted and cut short, since the body is untrusted. */

@@ -1,25 +1,23 @@
 import { validateAuthParams } from '../auth/validate-params.js'
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { SdkError } from '../errors/sdk-error.js'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { invalidArgument } from '../validation/rules.js'
 
 /** The portal's access-token lifetime, s: an event without `auth[expires_in]` gets it. */
 const DEFAULT_EXPIRES_IN = 3600
-
-function invalid(problem: string): SdkError {
-  return new SdkError({ code: SdkErrorCode.InvalidArgument, message: `handleEvent: ${problem}` })
-}
 
 /** `auth[field]` as a whole number (events carry numbers as digits), `undefined` when absent. */
 function digits(auth: Readonly<Record<string, string>>, field: string): number | undefined {
   const value = auth[field]
   if (value === undefined || value === '') return undefined
-  if (!/^\d{1,12}$/.test(value)) throw invalid(`auth[${field}] must be a whole number`)
+  if (!/^\d{1,12}$/.test(value))
+    throw invalidArgument(`handleEvent: auth[${field}]`, 'must be a whole number')
   return Number(value)
 }
 
 function present(auth: Readonly<Record<string, string>>, field: string): string {
   const value = auth[field]
-  if (value === undefined || value === '') throw invalid(`auth[${field}] is missing`)
+  if (value === undefined || value === '') throw invalidArgument(`handleEvent: auth[${field}]`, 'is missing')
   return value
 }
 
@@ -48,6 +46,6 @@ export function eventPairParams(auth: Readonly<Record<string, string>>, nowMs: n
     return validateAuthParams(candidate)
   } catch (error) {
     if (!(error instanceof SdkError)) throw error
-    throw invalid(`the event's pair is invalid: ${error.message}`)
+    throw invalidArgument("handleEvent: the event's pair", `is invalid: ${error.message}`)
   }
 }

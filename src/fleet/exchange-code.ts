@@ -5,7 +5,10 @@ import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { FetchLike } from '../http/http-options.js'
 import type { PortalOAuthParams, PortalOAuthSecretInput } from '../types/auth.js'
-import { requireIntegerIn } from '../validation/rules.js'
+import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
+
+/** The prefix of this function's argument errors. */
+const WHERE = 'exchangeAuthorizationCode:'
 
 /** The OAuth server of the portal's cloud, where codes are exchanged unless `serverEndpoint` says otherwise. */
 export const DEFAULT_SERVER_ENDPOINT = 'https://oauth.bitrix.info/rest/'
@@ -29,13 +32,6 @@ export interface AuthorizationCodeExchange {
   timeout?: number
   /** Receives the pair: `{ install: (params) => fleet.install(params) }` or the fleet itself. */
   fleet?: { install(params: PortalOAuthParams): Promise<void> }
-}
-
-function invalid(problem: string): SdkError {
-  return new SdkError({
-    code: SdkErrorCode.InvalidArgument,
-    message: `exchangeAuthorizationCode: ${problem}`,
-  })
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -93,21 +89,23 @@ function pairFromAnswer(answer: Record<string, unknown>, applicationToken: strin
 export async function exchangeAuthorizationCode(
   request: AuthorizationCodeExchange,
 ): Promise<PortalOAuthParams> {
-  if (!isRecord(request)) throw invalid('takes an object { code, oAuthSecret, applicationToken }')
+  if (!isRecord(request))
+    throw invalidArgument(WHERE, 'takes an object { code, oAuthSecret, applicationToken }')
   if (typeof request.code !== 'string' || request.code === '')
-    throw invalid('code must be a non-empty string')
+    throw invalidArgument(`${WHERE} code`, 'must be a non-empty string')
   if (typeof request.applicationToken !== 'string' || request.applicationToken === '')
-    throw invalid(
-      'applicationToken must be a non-empty string (APPLICATION_TOKEN of the install page, or the event)',
+    throw invalidArgument(
+      `${WHERE} applicationToken`,
+      'must be a non-empty string (APPLICATION_TOKEN of the install page, or the event)',
     )
   const secret = validateSecret(request.oAuthSecret)
   const serverEndpoint = requireRestRoot('serverEndpoint', request.serverEndpoint ?? DEFAULT_SERVER_ENDPOINT)
   const timeout =
     request.timeout === undefined
       ? 30_000
-      : requireIntegerIn('exchangeAuthorizationCode: timeout', request.timeout, 1, 600_000, { unit: 'ms' })
+      : requireIntegerIn(`${WHERE} timeout`, request.timeout, 1, 600_000, { unit: 'ms' })
   if (request.adapter !== undefined && typeof request.adapter !== 'function')
-    throw invalid('adapter must be a fetch-compatible function')
+    throw invalidArgument(`${WHERE} adapter`, 'must be a fetch-compatible function')
   let response: Response
   try {
     response = await ky.post(tokenUrlFor(serverEndpoint), {

@@ -1,5 +1,4 @@
 import { validateSecret } from '../auth/validate-params.js'
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import {
   type NormalizedHttpOptions,
   normalizeHttpOptions,
@@ -15,7 +14,7 @@ import { MemoryStore } from '../store/memory-store.js'
 import type { TokenStore } from '../store/token-store.js'
 import { validateStore } from '../store/validate-store.js'
 import type { CallbackRefreshAuth, PortalOAuthSecret, PortalOAuthSecretInput } from '../types/auth.js'
-import { requireIntegerIn, requirePlainObject, unknownKeys } from '../validation/rules.js'
+import { invalidArgument, requireIntegerIn, requirePlainObject, unknownKeys } from '../validation/rules.js'
 
 /** How long a held portal stays without a `get()` before it is released, ms, by default: 5 minutes. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000
@@ -68,17 +67,13 @@ const KNOWN_KEYS: ReadonlySet<string> = new Set([
   'callbackRefreshAuth',
 ])
 
-function invalid(problem: string): SdkError {
-  return new SdkError({ code: SdkErrorCode.InvalidArgument, message: `PortalFleet: ${problem}` })
-}
-
 /** Validates the options like `PortalOAuth`'s (unknown keys warned), once for every portal the fleet will hold. */
 export function normalizeFleetOptions(input: unknown): FleetSettings {
   if (input === null || typeof input !== 'object' || Array.isArray(input))
-    throw invalid('takes an options object { oAuthSecret, store?, ... }')
+    throw invalidArgument('PortalFleet:', 'takes an options object { oAuthSecret, store?, ... }')
   const options = input as Record<string, unknown>
   if (options.logger !== undefined && !isSupportedLogger(options.logger))
-    throw invalid('options.logger must have debug, info, warn and error functions')
+    throw invalidArgument('PortalFleet: options.logger', 'must have debug, info, warn and error functions')
   const givenLogger = options.logger as SupportedLogger | undefined
   const secrets = new SecretRegistry()
   const logger = new RedactingLogger(givenLogger ?? createDefaultLogger(), secrets)
@@ -87,7 +82,7 @@ export function normalizeFleetOptions(input: unknown): FleetSettings {
   const unknown = unknownKeys(options, KNOWN_KEYS)
   if (unknown.length > 0) logger.warn(`PortalFleet: ignored unknown option(s) ${unknown.join(', ')}`)
   if (options.callbackRefreshAuth !== undefined && typeof options.callbackRefreshAuth !== 'function')
-    throw invalid('options.callbackRefreshAuth must be a function')
+    throw invalidArgument('PortalFleet: options.callbackRefreshAuth', 'must be a function')
   const restrictionInput = requirePlainObject('restrictionParams', options.restrictionParams ?? {})
   const unknownRestrictions = unknownRestrictionKeys(restrictionInput)
   if (unknownRestrictions.length > 0)

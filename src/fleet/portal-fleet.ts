@@ -3,6 +3,7 @@ import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { PortalOAuth } from '../portal-oauth.js'
 import type { TokenStore } from '../store/token-store.js'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { invalidArgument } from '../validation/rules.js'
 import { sameApplicationToken } from './application-token.js'
 import { type EventTree, parseEventBody } from './event-body.js'
 import { eventPairParams } from './event-params.js'
@@ -74,10 +75,7 @@ export class PortalFleet {
     const { event, auth, data } = parseEventBody(body)
     const memberId = auth.member_id
     if (memberId === undefined || !MEMBER_ID.test(memberId))
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: 'handleEvent: auth[member_id] is missing or not a member id',
-      })
+      throw invalidArgument('handleEvent: auth[member_id]', 'is missing or not a member id')
     const applicationToken = auth.application_token
     if (applicationToken === undefined || applicationToken === '')
       throw mismatch(memberId, 'the event carries no application token')
@@ -126,10 +124,7 @@ export class PortalFleet {
   async get(memberId: string): Promise<PortalOAuth> {
     this.#assertAlive()
     if (typeof memberId !== 'string' || !MEMBER_ID.test(memberId))
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: 'PortalFleet.get: memberId must be a member id (letters, digits, - and _)',
-      })
+      throw invalidArgument('PortalFleet.get: memberId', 'must be a member id (letters, digits, - and _)')
     // One store read per get(): it is how an uninstall handled elsewhere reaches this fleet.
     const stored = await this.#settings.store.load(memberId)
     this.#assertAlive()

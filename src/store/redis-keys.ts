@@ -1,4 +1,4 @@
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { invalidArgument } from '../validation/rules.js'
 
 /** The default prefix of every key and channel of `RedisStore`. */
 export const DEFAULT_REDIS_PREFIX = 'portal-oauth:'
@@ -19,10 +19,7 @@ export interface PortalKeys {
 export function validatePrefix(prefix: unknown): string {
   if (prefix === undefined) return DEFAULT_REDIS_PREFIX
   if (typeof prefix !== 'string' || /[{}]/.test(prefix)) {
-    throw new SdkError({
-      code: SdkErrorCode.InvalidArgument,
-      message: 'RedisStore: options.prefix must be a string without braces',
-    })
+    throw invalidArgument('RedisStore: options.prefix', 'must be a string without braces')
   }
   return prefix
 }

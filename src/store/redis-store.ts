@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import { validateAuthParams } from '../auth/validate-params.js'
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
 import { DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
 import { type RedisAnnounce, RedisChangeFeed } from './redis-changes.js'
 import { type PortalKeys, portalKeys, validatePrefix } from './redis-keys.js'
@@ -28,13 +28,7 @@ const DEFAULTS = { bucketMargin: DEFAULT_BUCKET_MARGIN_MS, pollInterval: 500, co
 
 function msOption(field: keyof typeof DEFAULTS, value: unknown, min: number): number {
   if (value === undefined) return DEFAULTS[field]
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 600_000) {
-    throw new SdkError({
-      code: SdkErrorCode.InvalidArgument,
-      message: `RedisStore: options.${field} must be an integer from ${min} to 600000, got ${String(value)}`,
-    })
-  }
-  return value
+  return requireIntegerIn(`RedisStore: options.${field}`, value, min, 600_000, { unit: 'ms' })
 }
 
 /**
@@ -54,10 +48,7 @@ export class RedisStore implements TokenStore {
 
   constructor(client: Redis | Cluster, options: RedisStoreOptions = {}) {
     if (typeof client !== 'object' || client === null || typeof client.call !== 'function') {
-      throw new SdkError({
-        code: SdkErrorCode.InvalidArgument,
-        message: 'RedisStore: client must be an ioredis Redis or Cluster',
-      })
+      throw invalidArgument('RedisStore: client', 'must be an ioredis Redis or Cluster')
     }
     this.#client = client
     this.#prefix = validatePrefix(options.prefix)

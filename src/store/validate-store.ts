@@ -1,4 +1,4 @@
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { invalidArgument } from '../validation/rules.js'
 import type { TokenStore } from './token-store.js'
 
 const STORE_METHODS = [
@@ -21,10 +21,10 @@ export function validateStore(value: unknown, field = 'options.store'): TokenSto
       ? STORE_METHODS.filter((name) => typeof (value as Record<string, unknown>)[name] !== 'function')
       : [...STORE_METHODS]
   if (missing.length > 0) {
-    throw new SdkError({
-      code: SdkErrorCode.InvalidArgument,
-      message: `${field} must be a token store (new MemoryStore(), or RedisStore from portal-oauth/redis); it lacks ${missing.join(', ')}`,
-    })
+    throw invalidArgument(
+      field,
+      `must be a token store (new MemoryStore(), or RedisStore from portal-oauth/redis); it lacks ${missing.join(', ')}`,
+    )
   }
   return value as TokenStore
 }

@@ -47,6 +47,20 @@ export function requirePlainObject(field: string, value: unknown, shape = ''): R
   return value
 }
 
+/** `value` when it is a non-empty string, `fallback` when it is undefined; throws otherwise. */
+export function stringOption(field: string, value: unknown, fallback: string): string
+export function stringOption(field: string, value: unknown, fallback: undefined): string | undefined
+export function stringOption(
+  field: string,
+  value: unknown,
+  fallback: string | undefined,
+): string | undefined {
+  if (value === undefined) return fallback
+  if (typeof value !== 'string' || value.trim() === '')
+    throw invalidArgument(field, `must be a non-empty string, got ${JSON.stringify(value) ?? typeof value}`)
+  return value
+}
+
 /** Requires a boolean. */
 export function requireBoolean(field: string, value: unknown): boolean {
   if (typeof value !== 'boolean') throw invalidArgument(field, `must be a boolean; ${describeKind(value)}`)

@@ -1,7 +1,6 @@
 import { Result } from '../../results/result.js'
 import type { ApiVersion } from '../../types/api-version.js'
-import { requireHeaderValue } from '../../validation/rules.js'
-import { invalidArgument, isPlainObject } from '../invalid-argument.js'
+import { invalidArgument, isPlainObject, requireHeaderValue } from '../../validation/rules.js'
 import { type BatchCommands, readBatchCommands } from './batch-commands.js'
 import type { BatchOutcome, BatchRunner, BatchSettings } from './batch-runner.js'
 import type {
@@ -29,20 +28,20 @@ interface BatchRequest {
 function readBatchRequest(input: unknown, apiVersion: ApiVersion, action: string): BatchRequest {
   const where = `${apiVersion} ${action}`
   if (!isPlainObject(input))
-    throw invalidArgument(where, 'options', 'must be an object like { calls, options }')
+    throw invalidArgument(`${where}: options`, 'must be an object like { calls, options }')
   const { calls, options } = input as { calls: unknown; options?: unknown }
   if (options !== undefined && !isPlainObject(options))
-    throw invalidArgument(where, 'options.options', 'must be an object')
+    throw invalidArgument(`${where}: options.options`, 'must be an object')
   const given: BatchOptions = options ?? {}
   for (const flag of ['isHaltOnError', 'returnAjaxResult'] as const) {
     if (given[flag] !== undefined && typeof given[flag] !== 'boolean') {
-      throw invalidArgument(where, `options.${flag}`, `must be a boolean, got ${typeof given[flag]}`)
+      throw invalidArgument(`${where}: options.${flag}`, `must be a boolean, got ${typeof given[flag]}`)
     }
   }
   // It travels as the X-Request-Id header of every request of the batch.
   if (given.requestId !== undefined) requireHeaderValue(`${where}: options.requestId`, given.requestId)
   if (given.signal !== undefined && !(given.signal instanceof AbortSignal)) {
-    throw invalidArgument(where, 'options.signal', 'must be an AbortSignal')
+    throw invalidArgument(`${where}: options.signal`, 'must be an AbortSignal')
   }
   return {
     batch: readBatchCommands(calls as BatchCallList, apiVersion, action),

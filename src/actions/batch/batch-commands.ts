@@ -1,6 +1,6 @@
 import { validateCallOptions } from '../../http/validate-call.js'
 import type { ApiVersion } from '../../types/api-version.js'
-import { invalidArgument, isPlainObject } from '../invalid-argument.js'
+import { invalidArgument, isPlainObject } from '../../validation/rules.js'
 import type { BatchCalls } from './batch-types.js'
 
 /** One validated batch command. */
@@ -30,29 +30,29 @@ function readCommand(
   apiVersion: ApiVersion,
 ): { method: unknown; params: unknown; as: unknown } {
   if (Array.isArray(item)) {
-    if (item.length < 1 || item.length > 2) throw invalidArgument(where, field, 'must be [method, params?]')
+    if (item.length < 1 || item.length > 2)
+      throw invalidArgument(`${where}: ${field}`, 'must be [method, params?]')
     return { method: item[0], params: item[1], as: undefined }
   }
   if (!isPlainObject(item)) {
-    throw invalidArgument(where, field, 'must be [method, params] or { method, params, as? }')
+    throw invalidArgument(`${where}: ${field}`, 'must be [method, params] or { method, params, as? }')
   }
   const extra = Object.keys(item).filter((key) => !['method', 'params', 'as'].includes(key))
   if (extra.length > 0) {
     const hint = extra[0] === 'query' && apiVersion === 'v3' ? ' (give the query as params)' : ''
-    throw invalidArgument(where, `${field}.${extra[0]}`, `is not a command option${hint}`)
+    throw invalidArgument(`${where}: ${field}.${extra[0]}`, `is not a command option${hint}`)
   }
   return { method: item.method, params: item.params, as: item.as }
 }
 
 function checkName(name: unknown, where: string, field: string, apiVersion: ApiVersion): string {
   if (typeof name !== 'string' || name === '')
-    throw invalidArgument(where, field, 'must be a non-empty string')
+    throw invalidArgument(`${where}: ${field}`, 'must be a non-empty string')
   // v2 refers to results as $result[name][...], v3 as { $ref: 'name.path' }.
   const forbidden = apiVersion === 'v2' ? /[[\]]/ : /[[\].]/
   if (forbidden.test(name)) {
     throw invalidArgument(
-      where,
-      field,
+      `${where}: ${field}`,
       `must not contain ${apiVersion === 'v2' ? '[ or ]' : '[, ] or .'}, got ${JSON.stringify(name)}`,
     )
   }
@@ -68,7 +68,7 @@ export function readBatchCommands(calls: BatchCalls, apiVersion: ApiVersion, act
   const where = `${apiVersion} ${action}`
   const shape = Array.isArray(calls) ? 'list' : isPlainObject(calls) ? 'record' : undefined
   if (shape === undefined) {
-    throw invalidArgument(where, 'calls', 'must be an array of commands or an object of named commands')
+    throw invalidArgument(`${where}: calls`, 'must be an array of commands or an object of named commands')
   }
   const entries: Array<[string | undefined, unknown, string]> =
     shape === 'list'
@@ -78,7 +78,7 @@ export function readBatchCommands(calls: BatchCalls, apiVersion: ApiVersion, act
   const commands = entries.map(([name, item, field], index): BatchCommand => {
     const raw = readCommand(item, where, field, apiVersion)
     if (shape === 'record' && raw.as !== undefined && raw.as !== name) {
-      throw invalidArgument(where, `${field}.as`, 'must be left out: the key already names the command')
+      throw invalidArgument(`${where}: ${field}.as`, 'must be left out: the key already names the command')
     }
     const alias =
       shape === 'record'
@@ -87,7 +87,8 @@ export function readBatchCommands(calls: BatchCalls, apiVersion: ApiVersion, act
           ? undefined
           : checkName(raw.as, where, `${field}.as`, apiVersion)
     const key = alias ?? String(index)
-    if (seen.has(key)) throw invalidArgument(where, field, `repeats the command name ${JSON.stringify(key)}`)
+    if (seen.has(key))
+      throw invalidArgument(`${where}: ${field}`, `repeats the command name ${JSON.stringify(key)}`)
     seen.add(key)
     let valid: ReturnType<typeof validateCallOptions>
     try {
@@ -97,8 +98,7 @@ export function readBatchCommands(calls: BatchCalls, apiVersion: ApiVersion, act
       )
     } catch (error) {
       throw invalidArgument(
-        where,
-        field,
+        `${where}: ${field}`,
         error instanceof Error ? error.message.replace(/^v\d call: /, '') : '',
       )
     }
@@ -108,8 +108,7 @@ export function readBatchCommands(calls: BatchCalls, apiVersion: ApiVersion, act
   const wireOrder = Object.keys(Object.fromEntries(keys.map((key) => [key, true])))
   if (apiVersion === 'v2' && wireOrder.some((key, index) => key !== keys[index])) {
     throw invalidArgument(
-      where,
-      'calls',
+      `${where}: calls`,
       'mix integer-like names with other names, which would change the order the commands run in; name every command, or none',
     )
   }

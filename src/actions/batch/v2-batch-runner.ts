@@ -4,7 +4,7 @@ import type { TypeHttp } from '../../http/rest-transport.js'
 import { isReadMethod } from '../../http/retry-policy.js'
 import type { AjaxPayload, PayloadTime } from '../../results/ajax-result.js'
 import { ApiVersion } from '../../types/api-version.js'
-import { isPlainObject } from '../invalid-argument.js'
+import { isPlainObject } from '../../validation/rules.js'
 import { sendCall } from '../send-call.js'
 import type { BatchCommand } from './batch-commands.js'
 import {

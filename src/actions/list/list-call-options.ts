@@ -1,6 +1,6 @@
 import { validateCallOptions } from '../../http/validate-call.js'
 import type { ApiVersion } from '../../types/api-version.js'
-import { invalidArgument, isPlainObject } from '../invalid-argument.js'
+import { invalidArgument, isPlainObject } from '../../validation/rules.js'
 
 /** The call-level options every list action shares, validated. */
 export interface ListCallOptions {
@@ -17,7 +17,7 @@ export interface ListCallOptions {
 /** Validates `method`, `params`, `requestId` and `signal` of a list action; throws an `SdkError` naming the field. */
 export function readListCallOptions(input: unknown, apiVersion: ApiVersion, action: string): ListCallOptions {
   if (!isPlainObject(input)) {
-    throw invalidArgument(`${apiVersion} ${action}`, 'options', 'must be an object like { method, params }')
+    throw invalidArgument(`${apiVersion} ${action}: options`, 'must be an object like { method, params }')
   }
   const { method, params, requestId, signal } = input as {
     method: string

@@ -1,5 +1,5 @@
 import { ApiVersion } from '../../types/api-version.js'
-import { invalidArgument, isPlainObject, stringOption } from '../invalid-argument.js'
+import { invalidArgument, isPlainObject, stringOption } from '../../validation/rules.js'
 import type { KeysetPlan } from './keyset-plan.js'
 import { isAscendingById, keyOf, omitKeys, readListCallOptions } from './list-call-options.js'
 import type { ListOptions } from './list-options.js'
@@ -16,26 +16,25 @@ export const V2_PAGE_SIZE = 50
 export function planV2Keyset(options: ListOptions, action: string): KeysetPlan {
   const where = `v2 ${action}`
   const call = readListCallOptions(options, ApiVersion.v2, action)
-  const idKey = stringOption(options.idKey, 'ID', where, 'idKey')
-  const cursorIdKey = stringOption(options.cursorIdKey, idKey, where, 'cursorIdKey')
-  const rowsKey = stringOption(options.customKeyForResult, undefined, where, 'customKeyForResult')
+  const idKey = stringOption(`${where}: idKey`, options.idKey, 'ID')
+  const cursorIdKey = stringOption(`${where}: cursorIdKey`, options.cursorIdKey, idKey)
+  const rowsKey = stringOption(`${where}: customKeyForResult`, options.customKeyForResult, undefined)
   const { params } = call
   const orderKey = keyOf(params, 'order') ?? 'order'
   const filterKey = keyOf(params, 'filter') ?? 'filter'
   const order = params[orderKey]
   if (order !== undefined && !isAscendingById(order, cursorIdKey)) {
     throw invalidArgument(
-      where,
-      `params.${orderKey}`,
+      `${where}: params.${orderKey}`,
       `is set by the keyset algorithm ({ ${cursorIdKey}: 'ASC' }); remove it, or page with call.make and start`,
     )
   }
   if (params.start !== undefined && String(params.start) !== '-1') {
-    throw invalidArgument(where, 'params.start', 'is set by the keyset algorithm (-1); remove it')
+    throw invalidArgument(`${where}: params.start`, 'is set by the keyset algorithm (-1); remove it')
   }
   const filter = params[filterKey]
   if (filter !== undefined && !isPlainObject(filter)) {
-    throw invalidArgument(where, `params.${filterKey}`, 'must be an object such as { TYPE_ID: "CLIENT" }')
+    throw invalidArgument(`${where}: params.${filterKey}`, 'must be an object such as { TYPE_ID: "CLIENT" }')
   }
   const base = omitKeys(params, [orderKey, filterKey, 'start'])
   return {

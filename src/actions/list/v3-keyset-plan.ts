@@ -1,5 +1,5 @@
 import { ApiVersion } from '../../types/api-version.js'
-import { invalidArgument, isPlainObject, stringOption } from '../invalid-argument.js'
+import { invalidArgument, isPlainObject, stringOption } from '../../validation/rules.js'
 import type { KeysetPlan } from './keyset-plan.js'
 import { isAscendingById, omitKeys, readListCallOptions } from './list-call-options.js'
 import type { ListOptions } from './list-options.js'
@@ -10,12 +10,11 @@ export const V3_DEFAULT_PAGE_SIZE = 50
 function readLimit(pagination: unknown, where: string): number {
   if (pagination === undefined) return V3_DEFAULT_PAGE_SIZE
   if (!isPlainObject(pagination))
-    throw invalidArgument(where, 'params.pagination', 'must be an object { limit }')
+    throw invalidArgument(`${where}: params.pagination`, 'must be an object { limit }')
   const extra = Object.keys(pagination).filter((key) => key !== 'limit')
   if (extra.length > 0) {
     throw invalidArgument(
-      where,
-      `params.pagination.${extra[0]}`,
+      `${where}: params.pagination.${extra[0]}`,
       'is set by the keyset algorithm (id filter); only pagination.limit may be given',
     )
   }
@@ -23,8 +22,7 @@ function readLimit(pagination: unknown, where: string): number {
   if (limit === undefined) return V3_DEFAULT_PAGE_SIZE
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
     throw invalidArgument(
-      where,
-      'params.pagination.limit',
+      `${where}: params.pagination.limit`,
       `must be a positive integer, got ${String(limit)}`,
     )
   }
@@ -39,14 +37,13 @@ function readLimit(pagination: unknown, where: string): number {
 export function planV3Keyset(options: ListOptions, action: string): KeysetPlan {
   const where = `v3 ${action}`
   const call = readListCallOptions(options, ApiVersion.v3, action)
-  const idKey = stringOption(options.idKey, 'id', where, 'idKey')
-  const cursorIdKey = stringOption(options.cursorIdKey, idKey, where, 'cursorIdKey')
-  const rowsKey = stringOption(options.customKeyForResult, 'items', where, 'customKeyForResult')
+  const idKey = stringOption(`${where}: idKey`, options.idKey, 'id')
+  const cursorIdKey = stringOption(`${where}: cursorIdKey`, options.cursorIdKey, idKey)
+  const rowsKey = stringOption(`${where}: customKeyForResult`, options.customKeyForResult, 'items')
   const { params } = call
   if (params.order !== undefined && !isAscendingById(params.order, cursorIdKey)) {
     throw invalidArgument(
-      where,
-      'params.order',
+      `${where}: params.order`,
       `is set by the keyset algorithm ({ ${cursorIdKey}: 'ASC' }); remove it, or page with call.make and pagination`,
     )
   }
@@ -54,8 +51,7 @@ export function planV3Keyset(options: ListOptions, action: string): KeysetPlan {
   const filter = params.filter
   if (filter !== undefined && !Array.isArray(filter)) {
     throw invalidArgument(
-      where,
-      'params.filter',
+      `${where}: params.filter`,
       'must be an array of conditions such as [["title", "=", "x"]]',
     )
   }
