@@ -6,7 +6,7 @@ export interface AdminFlagContext {
   isAdmin: boolean | null
 }
 
-/** Events of the admin-flag machine (spec 3.3). */
+/** Events of the admin-flag machine (contract 2.3). */
 export type AdminFlagEvent =
   /** `initIsAdmin()` was called. */
   { type: 'init.requested' }
@@ -15,7 +15,7 @@ export type AdminFlagEvent =
 export const LOAD_IS_ADMIN_ACTOR_ID = 'loadIsAdmin'
 
 /**
- * The admin-flag machine of spec 3.3: `notInitialised` until `initIsAdmin()` completes, then `initialised` with
+ * The admin-flag machine of contract 2.3: `notInitialised` until `initIsAdmin()` completes, then `initialised` with
  * `auth.isAdmin` readable. The client provides the `loadIsAdmin` actor (one `profile` call). A failed load keeps the
  * value known before, if any.
  */
@@ -37,7 +37,7 @@ export const adminFlagMachine = setup({
 }).createMachine({
   id: 'adminFlag',
   description:
-    'Whether the user of the token pair is an admin (spec 3.3): loaded by initIsAdmin() with one `profile` call, then cached for `auth.isAdmin`.',
+    'Whether the user of the token pair is an admin (contract 2.3): loaded by initIsAdmin() with one `profile` call, then cached for `auth.isAdmin`.',
   context: { isAdmin: null },
   initial: 'notInitialised',
   states: {

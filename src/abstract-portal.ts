@@ -36,7 +36,7 @@ export interface AbstractPortalOptions {
   inspect?: InspectOption
 }
 
-/** The shape shared by `PortalOAuth` and `PortalHook` (spec 2.7 "inherited" members). */
+/** The shape shared by `PortalOAuth` and `PortalHook` (contract 1.7). */
 export interface TypePortal {
   /** Always `true` after construction. */
   readonly isInit: boolean

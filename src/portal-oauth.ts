@@ -37,7 +37,7 @@ export interface PortalOAuthOptions extends AbstractPortalOptions, RefreshOption
 }
 
 /**
- * The client for OAuth 2.0 local applications (spec 1, 2.7): calls the portal's REST API with the access token,
+ * The client for OAuth 2.0 local applications (contract 1.1, 1.7): calls the portal's REST API with the access token,
  * refreshes the pair by itself (one refresh in flight per instance) and hands every new pair to the refresh callback.
  * Server-side only. Share one instance per portal.
  */
@@ -84,7 +84,7 @@ export class PortalOAuth extends AbstractPortal {
     })
   }
 
-  /** The auth manager (spec 2.6): `getAuthData()`, `refreshAuth()`, `getUniq()`, `isAdmin`. */
+  /** The auth manager (contract 1.6): `getAuthData()`, `refreshAuth()`, `getUniq()`, `isAdmin`. */
   get auth(): AuthOAuthManager {
     return this.#auth
   }

@@ -27,7 +27,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The default refresh (spec 4.1): POST `application/x-www-form-urlencoded` to the token URL with `grant_type`,
+ * The default refresh (contract 3.2): POST `application/x-www-form-urlencoded` to the token URL with `grant_type`,
  * `refresh_token`, `client_id`, `client_secret` in the body and nothing in the query. An `error` member is a failure
  * even on HTTP 200 (`wrong_client`). One attempt: the token machine decides whether to try again.
  */

@@ -1,6 +1,6 @@
 import { ApiVersion } from '../types/api-version.js'
 
-/** The OAuth token URL for an OAuth server REST root: its trailing `rest/` becomes `oauth/token/` (protocol.md 1.1). */
+/** The OAuth token URL for an OAuth server REST root: its trailing `rest/` becomes `oauth/token/` (contract 3.1). */
 export function tokenUrlFor(serverEndpoint: string): string {
   return serverEndpoint.replace(/rest\/?$/, 'oauth/token/')
 }

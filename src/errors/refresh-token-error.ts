@@ -13,7 +13,7 @@ export interface RefreshTokenErrorOptions {
 }
 
 /**
- * The OAuth server refused to refresh the token pair (spec 7). After an `invalid_grant` the refresh token is dead
+ * The OAuth server refused to refresh the token pair (contract 8). After an `invalid_grant` the refresh token is dead
  * and the application must be re-authorised.
  */
 export class RefreshTokenError extends SdkError {

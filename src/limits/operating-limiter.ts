@@ -15,7 +15,7 @@ interface MethodBudget {
 }
 
 /**
- * The per-method operating budget (protocol.md 5.2), read from the `time.operating` / `operating_reset_at` the portal
+ * The per-method operating budget (contract 5.2), read from the `time.operating` / `operating_reset_at` the portal
  * returns with every answer. A method nearing its budget is delayed (adaptive delay) and run one call at a time
  * (heavy); a blocked method (429) waits for its reset when that is within `adaptiveConfig.maxDelay`.
  */

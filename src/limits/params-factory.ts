@@ -111,7 +111,7 @@ function validate(next: RestrictionParams): void {
   requireBoolean(field('retryOnNetworkError'), next.retryOnNetworkError)
 }
 
-/** Ready-made {@link RestrictionParams} for the portal's plans (protocol.md 5). */
+/** Ready-made {@link RestrictionParams} for the portal's plans (contract 5). */
 export const ParamsFactory = {
   /** Every plan but Enterprise: bucket 50, drain 2 per second. */
   getDefault(): RestrictionParams {

@@ -1,4 +1,4 @@
-/** Leaky bucket of the portal (protocol.md 5.1): `burstLimit` requests at once, draining `drainRate` per second. */
+/** Leaky bucket of the portal (contract 5.1): `burstLimit` requests at once, draining `drainRate` per second. */
 export interface RateLimitParams {
   /** Bucket size X: requests allowed in a burst. */
   burstLimit: number
@@ -8,7 +8,7 @@ export interface RateLimitParams {
   adaptiveEnabled: boolean
 }
 
-/** Per-method operating (execution time) budget (protocol.md 5.2). */
+/** Per-method operating (execution time) budget (contract 5.2). */
 export interface OperatingLimitParams {
   /**
    * The portal's sliding window, ms. When an answer reports `time.operating` without `operating_reset_at`, the use

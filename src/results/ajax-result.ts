@@ -1,7 +1,7 @@
 import type { ApiVersion } from '../types/api-version.js'
 import { Result } from './result.js'
 
-/** The `time` block the portal adds to every answer (protocol.md 3.1). */
+/** The `time` block the portal adds to every answer (contract 4.2). */
 export interface PayloadTime {
   /** Request start, Unix seconds with a fraction. */
   start: number

@@ -8,7 +8,7 @@ import type { IssuedPair } from './tokens.js'
 import type { EmulatorTokenFailure, EmulatorTokenPatch } from './types.js'
 
 /**
- * The token endpoint's success body, keys in the live order (protocol.md §1.3); `domain` is the OAuth server host,
+ * The token endpoint's success body, keys in the live order (contract 3.3); `domain` is the OAuth server host,
  * numbers are JSON numbers.
  */
 export function tokenResponseBody(state: EmulatorState, pair: IssuedPair): Record<string, unknown> {

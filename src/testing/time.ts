@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import type { OperatingState } from './limits.js'
 
-/** The `time` block of a REST answer (protocol.md §3.1). */
+/** The `time` block of a REST answer (contract 4.2). */
 export interface RestTimeBlock {
   start: number
   finish: number

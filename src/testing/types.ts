@@ -1,6 +1,6 @@
 import type { EmulatorInstallEventName, EmulatorInstallEventOptions } from './install-events.js'
 
-/** Application status letters, as in `app.info` STATUS and the token response `status` (protocol.md §9). */
+/** Application status letters, as in `app.info` STATUS and the token response `status` (contract 2.2). */
 export type EmulatorAppStatus = 'F' | 'D' | 'T' | 'P' | 'L' | 'S'
 
 /** Names of the built-in list fixtures whose row counts can be configured with `PortalEmulatorOptions.lists`. */

@@ -1,4 +1,4 @@
-/** The two REST API versions exposed side by side (spec 9). */
+/** The two REST API versions exposed side by side (contract 1.8). */
 export const ApiVersion = {
   /** REST v2: `{clientEndpoint}{method}`. */
   v2: 'v2',

@@ -1,4 +1,4 @@
-/** Application status letters the portal reports (spec 3.2). */
+/** Application status letters the portal reports (contract 2.2). */
 export const EnumAppStatus = {
   /** Free application (market). */
   Free: 'F',

@@ -1,6 +1,6 @@
 import type { TypeEnumAppStatus } from './app-status.js'
 
-/** Token data received from the portal (spec 2.2). `expires` is a Unix time in seconds. */
+/** Token data received from the portal (contract 1.2). `expires` is a Unix time in seconds. */
 export interface PortalOAuthParams {
   /** Application token issued at install time. */
   applicationToken: string
@@ -28,7 +28,7 @@ export interface PortalOAuthParams {
   status: TypeEnumAppStatus
 }
 
-/** Application credentials (spec 2.3). */
+/** Application credentials (contract 1.3). */
 export interface PortalOAuthSecret {
   /** OAuth `client_id` of the application. */
   clientId: string
@@ -42,7 +42,7 @@ export interface PortalOAuthSecret {
  */
 export type PortalOAuthSecretInput = { [Key in keyof PortalOAuthSecret]: PortalOAuthSecret[Key] | undefined }
 
-/** Result of a custom refresh function (spec 2.4), in the OAuth server's snake_case. */
+/** Result of a custom refresh function (contract 1.4), in the OAuth server's snake_case. */
 export interface HandlerRefreshAuth {
   /** New access token. */
   access_token: string
@@ -82,7 +82,7 @@ export interface AuthData {
   member_id: string
 }
 
-/** What the refresh callback receives after every successful refresh (spec 2.5). */
+/** What the refresh callback receives after every successful refresh (contract 1.5). */
 export interface RefreshAuthPayload {
   /** The new authorisation data. */
   authData: AuthData
@@ -104,7 +104,7 @@ export interface CustomRefreshContext {
 /** A function that obtains a new token pair instead of the default OAuth request. */
 export type CustomRefreshAuth = (context: CustomRefreshContext) => Promise<HandlerRefreshAuth>
 
-/** Authorisation actions every auth manager offers (spec 2.6). */
+/** Authorisation actions every auth manager offers (contract 1.6). */
 export interface AuthActions {
   /** Current auth data, or `false` when the access token has expired (a refresh then starts in the background). */
   getAuthData(): AuthData | false

@@ -116,7 +116,7 @@ describe('automatic refresh', () => {
   })
 })
 
-describe('default refresh request (spec 4.1)', () => {
+describe('default refresh request (contract 3.2)', () => {
   it('POSTs a form body to {auth_url}oauth/token/ with nothing in the query', async () => {
     rig = await startRig()
     const old = rig.portal.auth.getAuthData()
@@ -154,7 +154,7 @@ describe('default refresh request (spec 4.1)', () => {
     expect(rig.emulator.log.rejected('invalid_grant')).toHaveLength(1)
   })
 
-  it('rotation: the new pair replaces every field of spec 3.1 and the old refresh token is dead', async () => {
+  it('rotation: the new pair replaces every field of contract 2.1 and the old refresh token is dead', async () => {
     rig = await startRig({ emulator: { status: 'P', scope: 'crm' } })
     const before = rig.portal.auth.getParams()
     const payloads: RefreshAuthPayload[] = []

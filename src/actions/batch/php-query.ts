@@ -27,7 +27,7 @@ function appendPairs(pairs: string[], key: string, value: unknown): void {
 }
 
 /**
- * Parameters as a PHP query string (protocol.md 12): nested objects and arrays in bracket notation with indices
+ * Parameters as a PHP query string (contract 6.1): nested objects and arrays in bracket notation with indices
  * (`filter[>ID]=5`, `select[0]=ID`), every part percent-encoded per RFC 3986, booleans as `true` / `false`, null as
  * `key=`. Like PHP's `http_build_query`, empty arrays and objects send nothing. `$result[...]` references are
  * encoded like any value; the portal decodes them before it substitutes.

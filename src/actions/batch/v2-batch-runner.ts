@@ -31,7 +31,7 @@ function commandErrors(value: unknown): SdkError[] {
 }
 
 /**
- * v2 `batch` (protocol.md 6): `{ halt, cmd: { key: 'method?query' } }` with each query in PHP bracket notation;
+ * v2 `batch` (contract 6.1): `{ halt, cmd: { key: 'method?query' } }` with each query in PHP bracket notation;
  * the answer's five maps (`result`, `result_error`, `result_total`, `result_next`, `result_time`) are split back
  * into one result per command. A command missing from both `result` and `result_error` was skipped by `halt`.
  */

@@ -8,7 +8,7 @@ import { failedEntry, notRunError, requestFailedOutcome, succeededEntry } from '
 import type { BatchOutcome, BatchRunner, BatchSettings } from './batch-runner.js'
 
 /**
- * v3 `batch` (protocol.md 4 and 12). The documented body is a root JSON array of `{ method, query, as? }`, which
+ * v3 `batch` (contract 6.2). The documented body is a root JSON array of `{ method, query, as? }`, which
  * leaves no room for the OAuth token: it would have to go in a header or the URL. So the commands are sent as an
  * object with numeric keys, `{ "0": { method, query, as? }, "1": ..., auth }` — the form the vendor's own SDK sends
  * to live portals — and the token stays in the body like on every other call. The answer's `result` is an array in

@@ -8,7 +8,7 @@ import type { ListOptions } from './list-options.js'
 export const V2_PAGE_SIZE = 50
 
 /**
- * The fast v2 keyset (protocol.md 5.3): every page is ordered by the id ascending, filtered to ids above the last
+ * The fast v2 keyset (contract 5.3): every page is ordered by the id ascending, filtered to ids above the last
  * row of the page before, and sent with `start: -1` so the portal counts nothing. A caller's `filter` is kept
  * (its own `>id` bound applies to the first page); a caller's `order` or `start` is refused, because any other
  * order would make the keyset skip rows.

@@ -30,7 +30,7 @@ function readLimit(pagination: unknown, where: string): number {
 }
 
 /**
- * The v3 id keyset (protocol.md 4): every page is ordered by the id ascending and filtered with the triple
+ * The v3 id keyset (contract 4.5): every page is ordered by the id ascending and filtered with the triple
  * `[id, '>', last id]` appended to the caller's `filter`; `pagination.limit` is the page size. A caller's `order`,
  * `pagination.page` or `pagination.offset` is refused, because they would make the keyset skip rows.
  */

@@ -19,7 +19,7 @@ function readCursor(options: TailOptions, params: Record<string, unknown>, where
 }
 
 /**
- * A v3 `*.tail` keyset (protocol.md 4, `main.eventlog.tail`): every page sends
+ * A v3 `*.tail` keyset (contract 4.5, `main.eventlog.tail`): every page sends
  * `cursor: { field, value, order, limit }` with `value` moved to the `field` of the last row of the page before.
  */
 export function planV3Tail(options: TailOptions, action: string): KeysetPlan {
