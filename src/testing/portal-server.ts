@@ -16,10 +16,12 @@ function decodeSegment(segment: string): string {
 
 /**
  * Parse a portal REST path: `/rest/{method}[.json]`, `/rest/api/{method}`, and the webhook forms
- * `/rest/{userId}/{secret}/{method}` and `/rest/api/{userId}/{secret}/{method}`. Empty segments (`/rest//x`) and
- * anything else → undefined.
+ * `/rest/{userId}/{secret}/{method}` and `/rest/api/{userId}/{secret}/{method}`; anything else → undefined.
+ * Repeated slashes count as one, as the portal's web server merges them (`/rest//x` is `/rest/x`): clients that
+ * join a root ending in `/` with `/{method}` rely on it.
  */
-export function parsePortalPath(pathname: string): PortalRoute | undefined {
+export function parsePortalPath(rawPathname: string): PortalRoute | undefined {
+  const pathname = rawPathname.replace(/\/{2,}/g, '/')
   if (!pathname.startsWith('/rest/')) return undefined
   let segments = pathname.slice('/rest/'.length).split('/').map(decodeSegment)
   let version: PortalRoute['version'] = 'v2'

@@ -71,6 +71,19 @@ describe('REST v2 envelope and auth', () => {
     expect(emu.log.entries[0]?.restMethod).toBe('server.time')
   })
 
+  it('merges repeated slashes as the web server does: /rest//{method} and /rest/api//{method} are the method', async () => {
+    const emu = await emulator()
+    const { accessToken } = emu.issueAuthParams()
+    const v2Answer = await request(`${emu.clientEndpoint}/server.time?auth=${accessToken}`)
+    expect(v2Answer.status).toBe(200)
+    const v3Answer = await postJson(`${emu.clientEndpoint}/api//tasks.task.list`, { auth: accessToken })
+    expect(v3Answer.status).toBe(200)
+    expect(emu.log.entries.map((entry) => [entry.apiVersion, entry.restMethod])).toEqual([
+      ['v2', 'server.time'],
+      ['v3', 'tasks.task.list'],
+    ])
+  })
+
   it('answers 404 before auth, then NO_AUTH_FOUND, expired_token and invalid_token', async () => {
     const clock = fakeClock()
     const emu = await emulator({ now: clock.now })
