@@ -6,6 +6,7 @@ import type { FigureResult } from '../lib/figure.js'
 import { adapter } from '../lib/package.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
 import { fixed } from '../lib/stats.js'
+import { loadVendorSdk, VENDOR_PACKAGE, VENDOR_VERSION, type VendorSdk } from '../lib/vendor.js'
 
 /** The call every variant makes: small parameters, small answer, so the client's own cost is not hidden. */
 const METHOD = 'crm.item.get'
@@ -13,6 +14,10 @@ const PARAMS = { id: 1 }
 /** The bar: client CPU per call at most this many times the raw `undici.request` floor. */
 const MAX_RATIO = 3
 const CONCURRENCY = 32
+/** The bar of the client's own code: CPU per call at most this many times ky alone over the same adapter. */
+const MAX_OVER_KY = 1.1
+/** The bars against the vendor's SDK: client CPU per call at most this share of the vendor's, per mode. */
+const VENDOR_BARS: Record<string, number> = { sequential: 0.6, [`${CONCURRENCY} concurrent`]: 0.5 }
 
 function clientVariant(name: string, portal: PortalOAuth): CpuVariant {
   return {
@@ -74,6 +79,24 @@ async function kyVariant(rig: BenchRig): Promise<CpuVariant> {
   }
 }
 
+/** The vendor's `B24OAuth` making the same call on a fresh pair of the same emulator, limiter as unpaced as ours. */
+async function vendorVariant(rig: BenchRig, sdk: VendorSdk): Promise<CpuVariant> {
+  const pair = await rig.pair()
+  const secret = { clientId: rig.emulator.clientId, clientSecret: rig.emulator.clientSecret }
+  const client = new sdk.B24OAuth(pair, secret, { restrictionParams: UNPACED })
+  client.setLogger(sdk.LoggerFactory.createNullLogger())
+  client.offClientSideWarning()
+  const name = `${VENDOR_PACKAGE} ${VENDOR_VERSION} call.make`
+  return {
+    name,
+    call: async () => {
+      const result = await client.actions.v2.call.make({ method: METHOD, params: PARAMS })
+      if (!result.isSuccess) throw new Error(`${name}: ${result.getErrorMessages().join('; ')}`)
+    },
+    close: async () => client.destroy(),
+  }
+}
+
 /**
  * Client CPU per `call.make`, sequential and at 32 concurrent calls, against a raw `undici.request` POST of the same
  * body to the same emulator. Variants alternate within each round and the ratios are taken within each round, so
@@ -92,6 +115,9 @@ export async function callCpuFigure(
       await rig.client({ restrictionParams: UNPACED, httpOptions: { adapter: fetch } }),
     ),
   ]
+  // Optional (BENCH_VENDOR=0 leaves it out; so does a registry that cannot be reached).
+  const vendor = process.env.BENCH_VENDOR === '0' ? null : await loadVendorSdk()
+  const vendorIndex = vendor ? variants.push(await vendorVariant(rig, vendor)) - 1 : -1
   const modes = [
     { label: 'sequential', calls: options.sequentialCalls, concurrency: 1 },
     { label: `${CONCURRENCY} concurrent`, calls: options.concurrentCalls, concurrency: CONCURRENCY },
@@ -121,9 +147,32 @@ export async function callCpuFigure(
       pass: clientRatio <= MAX_RATIO,
     })
   }
+  for (const mode of modes) {
+    // The client's own code over ky's: ky alone is variant 2, over the same adapter with the same options.
+    const overKy = samples.ratio(mode.label, 1, 2)
+    rows.push({
+      figure: `client CPU per call.make over ky alone, ${mode.label}`,
+      measured: `${fixed(overKy, 2)}x ky (${fixed(us(mode.label, 1))} vs ${fixed(us(mode.label, 2))} us)`,
+      bar: `<= ${MAX_OVER_KY}x`,
+      pass: overKy <= MAX_OVER_KY,
+    })
+  }
+  if (vendorIndex >= 0) {
+    for (const mode of modes) {
+      // Ours over the vendor's within each round, then the median of the rounds (see cpuRounds).
+      const share = samples.ratio(mode.label, 1, vendorIndex)
+      const bar = VENDOR_BARS[mode.label] ?? 1
+      rows.push({
+        figure: `client CPU per call.make vs ${VENDOR_PACKAGE}, ${mode.label}`,
+        measured: `${fixed(share, 2)}x the vendor's (${fixed(us(mode.label, 1))} vs ${fixed(us(mode.label, vendorIndex))} us)`,
+        bar: `<= ${bar}x`,
+        pass: share <= bar,
+      })
+    }
+  }
   details.push(
     '',
-    `${options.rounds} rounds (after one warm-up round) of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; the ratio is the median of the ratios within each round. v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.`,
+    `${options.rounds} rounds (after one warm-up round) of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; the ratio is the median of the ratios within each round. v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.${vendorIndex >= 0 ? ` The ${VENDOR_PACKAGE} row is the vendor's SDK ${VENDOR_VERSION} from the npm registry (installed into .tmp/vendor-sdk), its limiter unpaced like ours, against the same emulator process.` : ''}`,
   )
   return { rows, details }
 }
