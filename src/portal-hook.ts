@@ -2,7 +2,6 @@ import { AbstractPortal, type AbstractPortalOptions } from './abstract-portal.js
 import { versionRoots } from './auth/endpoints.js'
 import { parseWebhookUrl, validateHookParams } from './auth/validate-hook-params.js'
 import { WebhookAuth } from './auth/webhook-auth.js'
-import type { AuthStrategy } from './http/auth-strategy.js'
 import { SharedBucket } from './limits/shared-bucket.js'
 import type { TokenStore } from './store/token-store.js'
 import { validateStore } from './store/validate-store.js'
@@ -24,23 +23,23 @@ export interface PortalHookOptions extends AbstractPortalOptions {
  * removed from every log line and error message. Server-side only. Share one instance per webhook.
  */
 export class PortalHook extends AbstractPortal {
-  readonly #auth: WebhookAuth
   readonly #origin: string
 
   constructor(params: PortalHookParams, options?: PortalHookOptions) {
-    super('PortalHook', options, ['store'])
+    const context = AbstractPortal.createContext('PortalHook', options, ['store'])
     const hook = validateHookParams(params)
     const store = validateStore(options?.store)
     if (store) {
-      this.restrictions.useSharedBucket(
-        new SharedBucket(store, `webhook:${new URL(hook.origin).host}`, this.logger),
+      context.restrictions.useSharedBucket(
+        new SharedBucket(store, `webhook:${new URL(hook.origin).host}`, context.logger),
       )
     }
-    this.secrets.pin(hook.secret)
+    context.secrets.pin(hook.secret)
+    const auth = new WebhookAuth(hook.origin, hook.userId, hook.secret)
+    super(context, auth)
     this.#origin = hook.origin
-    this.#auth = new WebhookAuth(hook.origin, hook.userId, hook.secret)
     if (hook.remotePlainHttp) {
-      this.logger.warn(
+      context.logger.warn(
         'PortalHook: the portal is reached over plain http, so the webhook secret travels unencrypted',
       )
     }
@@ -65,10 +64,6 @@ export class PortalHook extends AbstractPortal {
    */
   getTargetOriginWithPath(): Map<ApiVersion, string> {
     return versionRoots(`${this.#origin}/rest/`)
-  }
-
-  protected get authStrategy(): AuthStrategy {
-    return this.#auth
   }
 
   protected destroyAuth(): void {

@@ -9,7 +9,6 @@ import {
   type RefreshOptions,
 } from './auth/refresh-settings.js'
 import { plainHttpEndpoints, validateAuthParams, validateSecret } from './auth/validate-params.js'
-import type { AuthStrategy } from './http/auth-strategy.js'
 import { SharedBucket } from './limits/shared-bucket.js'
 import type { TokenStore } from './store/token-store.js'
 import { validateStore } from './store/validate-store.js'
@@ -50,38 +49,38 @@ export class PortalOAuth extends AbstractPortal {
     oAuthSecret: PortalOAuthSecretInput,
     options?: PortalOAuthOptions,
   ) {
-    super('PortalOAuth', options, ['now', 'store', 'lockTtl', ...REFRESH_OPTION_KEYS])
+    const context = AbstractPortal.createContext('PortalOAuth', options, [
+      'now',
+      'store',
+      'lockTtl',
+      ...REFRESH_OPTION_KEYS,
+    ])
     const params = validateAuthParams(authOptions)
     const secret = validateSecret(oAuthSecret)
-    this.#warnPlainHttp(params)
     const now = options?.now ?? Date.now
     if (typeof now !== 'function') throw invalidArgument('PortalOAuth: options.now', 'must be a function')
     const settings = normalizeRefreshOptions(options ?? {})
     const store = validateStore(options?.store)
-    if (store) {
-      // The store tells at each call which pair it holds; a newer one held here (or any, after it lost its data) goes back.
-      const compare = (expires: number | null): void => this.#auth.storeHolds(expires)
-      this.restrictions.useSharedBucket(new SharedBucket(store, params.memberId, this.logger, compare))
-    }
-    this.#auth = new AuthOAuthManager(params, secret, {
+    const auth = new AuthOAuthManager(params, secret, {
       now,
-      logger: this.logger,
-      secrets: this.secrets,
-      fetch: () => this.fetchAdapter(),
+      logger: context.logger,
+      secrets: context.secrets,
+      fetch: () => context.fetch(),
       settings,
       store,
       lockTtlMs: normalizeLockTtl(options?.lockTtl, settings),
-      inspect: this.inspect,
-      loadIsAdmin: async (requestId) => {
-        const result = await this.actions.v2.call.make<{ ADMIN?: unknown }>({
-          method: 'profile',
-          ...(requestId === undefined ? {} : { requestId }),
-        })
-        const [error] = result.getErrors()
-        if (error) throw error
-        return result.getData()?.result?.ADMIN === true
-      },
+      inspect: context.inspect,
     })
+    if (store) {
+      // The store tells at each call which pair it holds; a newer one held here (or any, after it lost its data) goes back.
+      const compare = (expires: number | null): void => auth.storeHolds(expires)
+      context.restrictions.useSharedBucket(new SharedBucket(store, params.memberId, context.logger, compare))
+    }
+    super(context, auth)
+    this.#auth = auth
+    // initIsAdmin() reads `profile` through the instance's own v2 call, which goes through `auth` again.
+    auth.useProfileCall(this.actions.v2.call)
+    this.#warnPlainHttp(params)
   }
 
   /** The auth manager (contract 1.6): `getAuthData()`, `refreshAuth()`, `getUniq()`, `isAdmin`. */
@@ -146,13 +145,9 @@ export class PortalOAuth extends AbstractPortal {
     const endpoints = plainHttpEndpoints(params)
     if (endpoints.length === 0) return
     this.#plainHttpWarned = true
-    this.logger.warn(
+    this.context.logger.warn(
       `PortalOAuth: plain http to a remote host in ${endpoints.join(', ')}: what it carries (tokens, the client secret) travels unencrypted; use https`,
     )
-  }
-
-  protected get authStrategy(): AuthStrategy {
-    return this.#auth
   }
 
   protected destroyAuth(): Promise<void> {

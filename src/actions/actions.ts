@@ -1,5 +1,5 @@
 import type { TypeHttp } from '../http/rest-transport.js'
-import type { ApiVersion } from '../types/api-version.js'
+import type { TransportSource } from '../http/transport-registry.js'
 import { BatchAction } from './batch/batch.js'
 import { BatchByChunkAction } from './batch/batch-by-chunk.js'
 import { V2BatchRunner } from './batch/v2-batch-runner.js'
@@ -45,10 +45,10 @@ export interface PortalActions {
   readonly v3: V3Actions
 }
 
-/** Builds the actions of an instance over its transports. */
-export function createActions(transport: (version: ApiVersion) => TypeHttp): PortalActions {
-  const v2 = (): TypeHttp => transport('v2')
-  const v3 = (): TypeHttp => transport('v3')
+/** Builds the actions of an instance over its transports, looked up at each call. */
+export function createActions(transports: TransportSource): PortalActions {
+  const v2 = (): TypeHttp => transports.get('v2')
+  const v3 = (): TypeHttp => transports.get('v3')
   return {
     v2: {
       call: new CallAction(v2),

@@ -9,6 +9,7 @@ import {
   type RefreshFailure,
 } from '../../machines/access-token.machine.js'
 import { type AdminFlagState, adminFlagMachine } from '../../machines/admin-flag.machine.js'
+import type { CallAction } from '../actions/call.js'
 import {
   type RefreshTrace,
   traceRefreshEnd,
@@ -58,8 +59,6 @@ export interface AuthOAuthManagerDeps {
   lockTtlMs: number
   /** Passed to every actor the manager creates. */
   inspect: InspectOption | undefined
-  /** Calls `profile` and resolves to its `ADMIN` flag. */
-  loadIsAdmin: (requestId: string | undefined) => Promise<boolean>
 }
 
 /** What a caller waited for: the refresh it joined, and how it ended. */
@@ -98,6 +97,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   #adminActor: Actor<typeof adminFlagMachine> | null = null
   #adminInFlight: Promise<boolean> | null = null
   #adminRequestId: string | undefined
+  #profileCall: CallAction | null = null
   #callback: CallbackRefreshAuth | null = null
   #customRefresh: CustomRefreshAuth | null = null
   /** The first look at the shared store (its newer pair wins over the constructor's); `null` until done once. */
@@ -240,6 +240,14 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     this.#deps.store
       ?.save(params)
       .catch((error: unknown) => this.#storeFailed('saving the replaced pair', error))
+  }
+
+  /**
+   * The v2 call `initIsAdmin()` reads `profile` with: the client's own, set once its actions exist. It sends
+   * through this manager again (as its {@link AuthStrategy}), which is why it cannot be given at construction.
+   */
+  useProfileCall(call: CallAction): void {
+    this.#profileCall = call
   }
 
   /** Calls `profile` once (concurrent callers share the call) and caches the admin flag. */
@@ -730,12 +738,28 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     void run.finally(() => pending.delete(run))
   }
 
+  /** `profile`'s `ADMIN` flag, read through the instance's v2 call (see {@link useProfileCall}). */
+  async #loadIsAdmin(requestId: string | undefined): Promise<boolean> {
+    if (!this.#profileCall)
+      throw new SdkError({
+        code: SdkErrorCode.Internal,
+        message: 'initIsAdmin: no v2 call to read profile with',
+      })
+    const result = await this.#profileCall.make<{ ADMIN?: unknown }>({
+      method: 'profile',
+      ...(requestId === undefined ? {} : { requestId }),
+    })
+    const [error] = result.getErrors()
+    if (error) throw error
+    return result.getData()?.result?.ADMIN === true
+  }
+
   #admin(): Actor<typeof adminFlagMachine> {
     if (this.#adminActor) return this.#adminActor
     const machine = adminFlagMachine.provide({
       actors: {
         loadIsAdmin: fromPromise<boolean>(() => {
-          const run = this.#deps.loadIsAdmin(this.#adminRequestId)
+          const run = this.#loadIsAdmin(this.#adminRequestId)
           this.#adminInFlight = run
           run.catch(ignore)
           return run

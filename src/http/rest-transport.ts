@@ -1,50 +1,33 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky'
 import { raceAbort } from '../core/abortable-sleep.js'
+import type { PortalContext } from '../core/portal-context.js'
 import { type CallTrace, traceCallEnd, traceCallError, traceCallStart } from '../diagnostics/channels.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
-import type { RestrictionManager } from '../limits/restriction-manager.js'
-import type { LoggerInterface } from '../logger/logger.js'
-import type { SecretRegistry } from '../logger/secret-registry.js'
 import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type { CallOptions } from '../types/call.js'
 import { USER_AGENT } from '../version.js'
 import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
-import type { FetchLike, NormalizedHttpOptions } from './http-options.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
 import { classifyFailure, failureCode, mayRetryFailure } from './retry-policy.js'
 import { adapterReady, answerText, RAW_BODY_OPTION, readsRawBody } from './undici-fetch.js'
 import { validateCallOptions } from './validate-call.js'
+
+/** What the library's own actions know about a call beyond its options; a transport may ignore it. */
+export interface CallExtras {
+  /** Every command of the call only reads (a batch of reads): a timeout or a dropped connection may be retried. */
+  readOnly?: boolean
+}
 
 /** One REST transport (one per {@link ApiVersion}), as `getHttpClient()` returns it. */
 export interface TypeHttp {
   /** The REST API version this transport speaks. */
   readonly apiVersion: ApiVersion
   /** Sends one REST call. REST-level errors resolve with `isSuccess: false`; transport failures reject with an `AjaxError`. */
-  call<T = unknown>(options: CallOptions): Promise<AjaxResult<T>>
+  call<T = unknown>(options: CallOptions, extras?: CallExtras): Promise<AjaxResult<T>>
   /** Silences the client-side runtime warning for this transport. */
   offClientSideWarning(): void
-}
-
-/** Things a transport shares with the instance that owns it. */
-export interface RestTransportDeps {
-  /** Where requests go and which token they carry. */
-  auth: AuthStrategy
-  /** The instance's limiter (shared by v2 and v3). */
-  restrictions: RestrictionManager
-  /** The instance's redacting logger. */
-  logger: LoggerInterface
-  /** The instance's secrets, removed from error messages. */
-  secrets: SecretRegistry
-  /** HTTP settings. */
-  http: NormalizedHttpOptions
-  /** The fetch-compatible adapter (created on first use). */
-  fetch: () => FetchLike
-  /** Throws when the instance is destroyed. */
-  assertAlive: () => void
-  /** Called before each call; emits the client-side warning once per instance unless silenced. */
-  warnClientSide: (transport: RestTransport) => void
 }
 
 /** Per-call state shared with ky's hooks through `context`. */
@@ -72,7 +55,8 @@ interface Answer {
  */
 export class RestTransport implements TypeHttp {
   readonly apiVersion: ApiVersion
-  readonly #deps: RestTransportDeps
+  readonly #instance: PortalContext
+  readonly #auth: AuthStrategy
   #ky: KyInstance | null = null
   /** Whether the adapter takes the body as a string beside the `Request` (see {@link RAW_BODY_OPTION}). */
   // Stryker disable next-line BooleanLiteral: #client() sets it before the first send
@@ -81,9 +65,10 @@ export class RestTransport implements TypeHttp {
   #ready: Promise<void> | null = null
   #clientSideWarning = true
 
-  constructor(apiVersion: ApiVersion, deps: RestTransportDeps) {
+  constructor(apiVersion: ApiVersion, instance: PortalContext, auth: AuthStrategy) {
     this.apiVersion = apiVersion
-    this.#deps = deps
+    this.#instance = instance
+    this.#auth = auth
   }
 
   /** Whether this transport still emits the client-side warning. */
@@ -95,18 +80,10 @@ export class RestTransport implements TypeHttp {
     this.#clientSideWarning = false
   }
 
-  call<T = unknown>(input: CallOptions): Promise<AjaxResult<T>> {
-    return this.callWith<T>(input)
-  }
-
-  /** {@link call} with extra knowledge from higher-level actions (batches say whether all their commands only read). */
-  async callWith<T = unknown>(
-    input: CallOptions,
-    extra: { readOnly?: boolean } = {},
-  ): Promise<AjaxResult<T>> {
-    this.#deps.assertAlive()
+  async call<T = unknown>(input: CallOptions, extras: CallExtras = {}): Promise<AjaxResult<T>> {
+    this.#instance.assertAlive()
     const options = validateCallOptions(input, this.apiVersion)
-    this.#deps.warnClientSide(this)
+    this.#instance.warnClientSide(this.#clientSideWarning)
     const context: CallContext = {
       options,
       query: {
@@ -116,11 +93,11 @@ export class RestTransport implements TypeHttp {
         ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
       },
       attempts: 0,
-      readOnly: extra.readOnly,
+      readOnly: extras.readOnly,
       started: performance.now(),
       trace: traceCallStart(this.apiVersion, options.method, options.requestId),
     }
-    const run = this.#deps.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
+    const run = this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
     return context.trace ? this.#traced(run, context, context.trace) : run
   }
 
@@ -140,7 +117,7 @@ export class RestTransport implements TypeHttp {
       })
       return result
     } catch (error) {
-      traceCallError(trace, error, context.attempts, this.#deps.secrets)
+      traceCallError(trace, error, context.attempts, this.#instance.secrets)
       throw error
     }
   }
@@ -152,7 +129,7 @@ export class RestTransport implements TypeHttp {
     // Only a 401 can be a token rejection; other answers are read once, by #toResult.
     const rejection = answer.status === 401 ? readPortalError(answer.body) : null
     if (rejection && TOKEN_REJECTION_CODES.has(rejection.code)) {
-      if (await this.#deps.auth.rejected(auth, rejection.code, signal, this.#waitMs(context))) {
+      if (await this.#auth.rejected(auth, rejection.code, signal, this.#waitMs(context))) {
         auth = await this.#prepare(context, signal)
         answer = await this.#send(context, auth)
       }
@@ -161,7 +138,7 @@ export class RestTransport implements TypeHttp {
   }
 
   #prepare(context: CallContext, signal: AbortSignal | undefined): Promise<RequestAuth> {
-    const pending = this.#deps.auth.prepare(this.apiVersion, signal, this.#waitMs(context))
+    const pending = this.#auth.prepare(this.apiVersion, signal, this.#waitMs(context))
     // Only the caller's signal turns a failure into a cancellation; without one, no extra promise per call.
     if (!signal) return pending
     return pending.catch((error: unknown) => {
@@ -171,7 +148,7 @@ export class RestTransport implements TypeHttp {
 
   /** How long the call may wait for a token: its own timeout bounds the wait for a refresh too. */
   #waitMs(context: CallContext): number {
-    return context.options.timeout ?? this.#deps.http.timeout
+    return context.options.timeout ?? this.#instance.http.timeout
   }
 
   async #send(context: CallContext, auth: RequestAuth): Promise<Answer> {
@@ -211,7 +188,7 @@ export class RestTransport implements TypeHttp {
   }
 
   #retryOptions(context: CallContext): KyOptions['retry'] {
-    const { restrictions } = this.#deps
+    const { restrictions } = this.#instance
     const params = restrictions.settings
     return {
       limit: params.maxRetries,
@@ -237,13 +214,16 @@ export class RestTransport implements TypeHttp {
           // Stryker disable next-line ConditionalExpression: readOnly: undefined reads as no readOnly
           ...(context.readOnly === undefined ? {} : { readOnly: context.readOnly }),
         })
-        this.#deps.logger.debug(`${this.apiVersion} ${context.options.method}: attempt failed in transit`, {
-          ...this.#logFields(context),
-          attempt: context.attempts,
-          kind,
-          code: failureCode(error),
-          retry,
-        })
+        this.#instance.logger.debug(
+          `${this.apiVersion} ${context.options.method}: attempt failed in transit`,
+          {
+            ...this.#logFields(context),
+            attempt: context.attempts,
+            kind,
+            code: failureCode(error),
+            retry,
+          },
+        )
         return retry
       },
     }
@@ -262,8 +242,8 @@ export class RestTransport implements TypeHttp {
     const error = readPortalError(body)
     const { method } = context.options
     if (response.status === 503 && error?.code === 'QUERY_LIMIT_EXCEEDED') {
-      this.#deps.restrictions.rateLimited()
-      this.#deps.logger.debug(`${this.apiVersion} ${method}: QUERY_LIMIT_EXCEEDED, retrying`, {
+      this.#instance.restrictions.rateLimited()
+      this.#instance.logger.debug(`${this.apiVersion} ${method}: QUERY_LIMIT_EXCEEDED, retrying`, {
         ...this.#logFields(context),
         status: 503,
         attempt: context.attempts,
@@ -271,8 +251,8 @@ export class RestTransport implements TypeHttp {
       return true
     }
     if (response.status === 429 && error?.code === 'OPERATION_TIME_LIMIT') {
-      const wait = this.#deps.restrictions.operatingLimited(method)
-      this.#deps.logger.debug(`${this.apiVersion} ${method}: OPERATION_TIME_LIMIT`, {
+      const wait = this.#instance.restrictions.operatingLimited(method)
+      this.#instance.logger.debug(`${this.apiVersion} ${method}: OPERATION_TIME_LIMIT`, {
         ...this.#logFields(context),
         status: 429,
         attempt: context.attempts,
@@ -309,7 +289,7 @@ export class RestTransport implements TypeHttp {
     const { method } = context.options
     const error = readPortalError(answer.body)
     const payload = readPayload<T>(answer.body)
-    this.#deps.restrictions.record(method, payload.time)
+    this.#instance.restrictions.record(method, payload.time)
     if (error === null && answer.status < 400) {
       return new AjaxResult<T>({
         payload,
@@ -320,7 +300,7 @@ export class RestTransport implements TypeHttp {
     const result = new AjaxResult<T>({ status: answer.status, query: context.query })
     const portalError = error ?? { code: `HTTP_${answer.status}`, description: '', validation: [] }
     for (const item of portalErrorsToSdkErrors(portalError, answer.status)) result.addError(item)
-    this.#deps.logger.debug(`${this.apiVersion} ${method}: portal answered ${portalError.code}`, {
+    this.#instance.logger.debug(`${this.apiVersion} ${method}: portal answered ${portalError.code}`, {
       ...this.#logFields(context),
       status: answer.status,
       attempts: context.attempts,
@@ -333,7 +313,7 @@ export class RestTransport implements TypeHttp {
     if (error instanceof SdkError) return error
     const { options } = context
     if (options.signal?.aborted) return this.#abortError(context, error)
-    const secrets = this.#deps.secrets
+    const secrets = this.#instance.secrets
     const code = failureCode(error)
     // The cause keeps the low-level code but not the original object, whose message may hold a webhook URL.
     const cause = Object.assign(
@@ -348,7 +328,7 @@ export class RestTransport implements TypeHttp {
     return new AjaxError({
       code: timedOut ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
       message: timedOut
-        ? `${this.apiVersion} ${options.method}: no answer within ${options.timeout ?? this.#deps.http.timeout} ms`
+        ? `${this.apiVersion} ${options.method}: no answer within ${options.timeout ?? this.#instance.http.timeout} ms`
         : `${this.apiVersion} ${options.method}: ${failed}${code ? ` (${code})` : ''}`,
       request: this.#requestInfo(context),
       attempts: context.attempts,
@@ -385,7 +365,7 @@ export class RestTransport implements TypeHttp {
   #client(): KyInstance {
     // Stryker disable next-line ConditionalExpression: a ky instance per call behaves the same, only slower
     if (this.#ky) return this.#ky
-    const fetch = this.#deps.fetch()
+    const fetch = this.#instance.fetch()
     this.#rawBody = readsRawBody(fetch)
     this.#ready =
       adapterReady(fetch)?.then(() => {
@@ -395,12 +375,12 @@ export class RestTransport implements TypeHttp {
       fetch,
       // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
       throwHttpErrors: (status) => status === 429 || status === 503,
-      timeout: this.#deps.http.timeout,
+      timeout: this.#instance.http.timeout,
       headers: {
         'content-type': 'application/json',
         accept: 'application/json',
         'user-agent': USER_AGENT,
-        ...this.#deps.http.headers,
+        ...this.#instance.http.headers,
       },
       hooks: {
         beforeRequest: [
@@ -410,18 +390,18 @@ export class RestTransport implements TypeHttp {
             if (headers) for (const name of Object.keys(headers)) request.headers.set(name, headers[name]!)
             if (requestId !== undefined) request.headers.set('x-request-id', requestId)
             // Every attempt, retries included, waits for the method's operating delay and a slot of the bucket.
-            this.#deps.assertAlive()
+            this.#instance.assertAlive()
             const { trace } = context
             const waitFrom = trace ? performance.now() : 0
             try {
-              await this.#deps.restrictions.acquire(context.options.method, context.options.signal)
+              await this.#instance.restrictions.acquire(context.options.method, context.options.signal)
               if (trace) trace.limiterWaitMs += performance.now() - waitFrom
               // No request leaves after destroy(), also for a caller whose wait ended just as it happened.
-              this.#deps.assertAlive()
+              this.#instance.assertAlive()
             } catch (error) {
               if (context.options.signal?.aborted) throw this.#abortError(context, error)
               // The limiter drops its waiting callers when the instance is destroyed: say so clearly.
-              this.#deps.assertAlive()
+              this.#instance.assertAlive()
               throw error
             }
             context.attempts += 1

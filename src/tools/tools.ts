@@ -11,8 +11,8 @@ export interface ToolOptions {
 }
 
 /** The probe call, with the caller's request id when given. */
-function probe(call: () => CallAction, options: ToolOptions) {
-  return call().make({
+function probe(call: CallAction, options: ToolOptions) {
+  return call.make({
     method: PROBE_METHOD,
     ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
   })
@@ -20,9 +20,9 @@ function probe(call: () => CallAction, options: ToolOptions) {
 
 /** `tools.ping`: how long a cheap authenticated call takes. */
 export class PingTool {
-  readonly #call: () => CallAction
+  readonly #call: CallAction
 
-  constructor(call: () => CallAction) {
+  constructor(call: CallAction) {
     this.#call = call
   }
 
@@ -44,10 +44,10 @@ export class PingTool {
 
 /** `tools.healthCheck`: whether the portal answers and accepts this client's credentials. */
 export class HealthCheckTool {
-  readonly #call: () => CallAction
+  readonly #call: CallAction
   readonly #logger: LoggerInterface
 
-  constructor(call: () => CallAction, logger: LoggerInterface) {
+  constructor(call: CallAction, logger: LoggerInterface) {
     this.#call = call
     this.#logger = logger
   }
@@ -79,6 +79,6 @@ export interface PortalTools {
 }
 
 /** Builds the tools of an instance over its v2 `call` action. */
-export function createTools(call: () => CallAction, logger: LoggerInterface): PortalTools {
+export function createTools(call: CallAction, logger: LoggerInterface): PortalTools {
   return { ping: new PingTool(call), healthCheck: new HealthCheckTool(call, logger) }
 }

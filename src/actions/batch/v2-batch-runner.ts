@@ -5,7 +5,6 @@ import { isReadMethod } from '../../http/retry-policy.js'
 import type { AjaxPayload, PayloadTime } from '../../results/ajax-result.js'
 import { ApiVersion } from '../../types/api-version.js'
 import { isPlainObject } from '../../validation/rules.js'
-import { sendCall } from '../send-call.js'
 import type { BatchCommand } from './batch-commands.js'
 import {
   failedEntry,
@@ -47,15 +46,14 @@ export class V2BatchRunner implements BatchRunner {
     const cmd = Object.fromEntries(
       commands.map((command) => [command.key, toBatchCommand(command.method, command.params)]),
     )
-    const response = await sendCall(
-      this.#transport(),
+    const response = await this.#transport().call(
       {
         method: 'batch',
         params: { halt: settings.haltOnError ? 1 : 0, cmd },
         ...(settings.requestId === undefined ? {} : { requestId: settings.requestId }),
         ...(settings.signal === undefined ? {} : { signal: settings.signal }),
       },
-      commands.every((command) => isReadMethod(command.method)),
+      { readOnly: commands.every((command) => isReadMethod(command.method)) },
     )
     if (!response.isSuccess) return requestFailedOutcome(this.apiVersion, commands, settings, response)
     const body = response.getData()?.result

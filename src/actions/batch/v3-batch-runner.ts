@@ -2,7 +2,6 @@ import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
 import { isReadMethod } from '../../http/retry-policy.js'
 import { ApiVersion } from '../../types/api-version.js'
-import { sendCall } from '../send-call.js'
 import type { BatchCommand } from './batch-commands.js'
 import { failedEntry, notRunError, requestFailedOutcome, succeededEntry } from './batch-entries.js'
 import type { BatchOutcome, BatchRunner, BatchSettings } from './batch-runner.js'
@@ -34,15 +33,14 @@ export class V3BatchRunner implements BatchRunner {
         },
       ]),
     )
-    const response = await sendCall(
-      this.#transport(),
+    const response = await this.#transport().call(
       {
         method: 'batch',
         params: body,
         ...(settings.requestId === undefined ? {} : { requestId: settings.requestId }),
         ...(settings.signal === undefined ? {} : { signal: settings.signal }),
       },
-      commands.every((command) => isReadMethod(command.method)),
+      { readOnly: commands.every((command) => isReadMethod(command.method)) },
     )
     if (!response.isSuccess) return requestFailedOutcome(this.apiVersion, commands, settings, response)
     const results = response.getData()?.result

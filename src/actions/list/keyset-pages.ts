@@ -1,6 +1,5 @@
 import { SdkErrorCode } from '../../errors/sdk-error.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
-import { sendCall } from '../send-call.js'
 import type { KeysetPlan } from './keyset-plan.js'
 import { ListPageError } from './list-page-error.js'
 import { readRows } from './list-rows.js'
@@ -28,8 +27,7 @@ export async function* keysetPages<T>(
   const where = `${plan.apiVersion} ${plan.action} ${plan.method}`
   let after: RowId | undefined
   for (let page = 1; ; page += 1) {
-    const response = await sendCall(
-      transport(),
+    const response = await transport().call(
       {
         method: plan.method,
         params: plan.paramsFor(after),
@@ -37,7 +35,7 @@ export async function* keysetPages<T>(
         ...(plan.signal === undefined ? {} : { signal: plan.signal }),
       },
       // A list page only reads: a timeout may be retried.
-      true,
+      { readOnly: true },
     )
     if (!response.isSuccess) {
       const [first] = response.getErrors()
