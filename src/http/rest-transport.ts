@@ -1,14 +1,14 @@
-import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky'
+import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky'
 import { raceAbort } from '../core/abortable-sleep.js'
 import type { PortalContext } from '../core/portal-context.js'
 import { type CallTrace, traceCallEnd, traceCallError, traceCallStart } from '../diagnostics/channels.js'
-import { AjaxError } from '../errors/ajax-error.js'
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { SdkError } from '../errors/sdk-error.js'
 import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type { CallOptions } from '../types/call.js'
 import { USER_AGENT } from '../version.js'
 import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
+import { abortError, callFields, invalidBodyError, transportError } from './call-errors.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
 import { classifyFailure, failureCode, mayRetryFailure } from './retry-policy.js'
 import { adapterReady, answerText, RAW_BODY_OPTION, readsRawBody } from './undici-fetch.js'
@@ -142,7 +142,7 @@ export class RestTransport implements TypeHttp {
     // Only the caller's signal turns a failure into a cancellation; without one, no extra promise per call.
     if (!signal) return pending
     return pending.catch((error: unknown) => {
-      throw signal.aborted ? this.#abortError(context, error) : error
+      throw signal.aborted ? abortError(context, signal.reason ?? error) : error
     })
   }
 
@@ -217,7 +217,7 @@ export class RestTransport implements TypeHttp {
         this.#instance.logger.debug(
           `${this.apiVersion} ${context.options.method}: attempt failed in transit`,
           {
-            ...this.#logFields(context),
+            ...callFields(context.query),
             attempt: context.attempts,
             kind,
             code: failureCode(error),
@@ -244,7 +244,7 @@ export class RestTransport implements TypeHttp {
     if (response.status === 503 && error?.code === 'QUERY_LIMIT_EXCEEDED') {
       this.#instance.restrictions.rateLimited()
       this.#instance.logger.debug(`${this.apiVersion} ${method}: QUERY_LIMIT_EXCEEDED, retrying`, {
-        ...this.#logFields(context),
+        ...callFields(context.query),
         status: 503,
         attempt: context.attempts,
       })
@@ -253,7 +253,7 @@ export class RestTransport implements TypeHttp {
     if (response.status === 429 && error?.code === 'OPERATION_TIME_LIMIT') {
       const wait = this.#instance.restrictions.operatingLimited(method)
       this.#instance.logger.debug(`${this.apiVersion} ${method}: OPERATION_TIME_LIMIT`, {
-        ...this.#logFields(context),
+        ...callFields(context.query),
         status: 429,
         attempt: context.attempts,
         waitMs: wait,
@@ -274,14 +274,7 @@ export class RestTransport implements TypeHttp {
     try {
       return text === '' ? null : JSON.parse(text)
     } catch (cause) {
-      throw new AjaxError({
-        code: SdkErrorCode.InvalidResponse,
-        message: `${this.apiVersion} ${context.options.method}: the portal answered HTTP ${status} with a body that is not JSON`,
-        status,
-        request: this.#requestInfo(context),
-        attempts: context.attempts,
-        cause,
-      })
+      throw invalidBodyError(context, status, cause)
     }
   }
 
@@ -301,7 +294,7 @@ export class RestTransport implements TypeHttp {
     const portalError = error ?? { code: `HTTP_${answer.status}`, description: '', validation: [] }
     for (const item of portalErrorsToSdkErrors(portalError, answer.status)) result.addError(item)
     this.#instance.logger.debug(`${this.apiVersion} ${method}: portal answered ${portalError.code}`, {
-      ...this.#logFields(context),
+      ...callFields(context.query),
       status: answer.status,
       attempts: context.attempts,
       durationMs: performance.now() - context.started,
@@ -310,56 +303,12 @@ export class RestTransport implements TypeHttp {
   }
 
   #transportError(context: CallContext, error: unknown): SdkError {
-    if (error instanceof SdkError) return error
-    const { options } = context
-    if (options.signal?.aborted) return this.#abortError(context, error)
-    const secrets = this.#instance.secrets
-    const code = failureCode(error)
-    // The cause keeps the low-level code but not the original object, whose message may hold a webhook URL.
-    const cause = Object.assign(
-      new Error(secrets.redactText(error instanceof Error ? error.message : String(error))),
-      {
-        code,
-      },
-    )
-    const timedOut = error instanceof TimeoutError
-    // Refused by an argument check on this host (an adapter's own, undici's): nothing was sent, say so.
-    const failed = classifyFailure(error) === 'refused' ? 'refused before sending' : 'connection failed'
-    return new AjaxError({
-      code: timedOut ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
-      message: timedOut
-        ? `${this.apiVersion} ${options.method}: no answer within ${options.timeout ?? this.#instance.http.timeout} ms`
-        : `${this.apiVersion} ${options.method}: ${failed}${code ? ` (${code})` : ''}`,
-      request: this.#requestInfo(context),
-      attempts: context.attempts,
-      cause,
+    const { signal, timeout } = context.options
+    return transportError(context, error, {
+      signal,
+      timeoutMs: timeout ?? this.#instance.http.timeout,
+      secrets: this.#instance.secrets,
     })
-  }
-
-  #abortError(context: CallContext, reason: unknown): AjaxError {
-    return new AjaxError({
-      code: SdkErrorCode.RequestAborted,
-      message: `${this.apiVersion} ${context.options.method}: cancelled by the caller's signal`,
-      request: this.#requestInfo(context),
-      attempts: context.attempts,
-      cause: context.options.signal?.reason ?? reason,
-    })
-  }
-
-  /** The fields every log line of a call carries, so that a structured logger keeps them as fields. */
-  #logFields(context: CallContext): Record<string, unknown> {
-    const { method, requestId } = context.options
-    return requestId === undefined
-      ? { apiVersion: this.apiVersion, method }
-      : { apiVersion: this.apiVersion, method, requestId }
-  }
-
-  #requestInfo(context: CallContext): AjaxError['request'] {
-    return {
-      apiVersion: this.apiVersion,
-      method: context.options.method,
-      ...(context.options.requestId === undefined ? {} : { requestId: context.options.requestId }),
-    }
   }
 
   #client(): KyInstance {
@@ -399,7 +348,8 @@ export class RestTransport implements TypeHttp {
               // No request leaves after destroy(), also for a caller whose wait ended just as it happened.
               this.#instance.assertAlive()
             } catch (error) {
-              if (context.options.signal?.aborted) throw this.#abortError(context, error)
+              if (context.options.signal?.aborted)
+                throw abortError(context, context.options.signal.reason ?? error)
               // The limiter drops its waiting callers when the instance is destroyed: say so clearly.
               this.#instance.assertAlive()
               throw error
