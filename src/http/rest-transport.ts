@@ -6,11 +6,12 @@ import { SdkError } from '../errors/sdk-error.js'
 import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type { CallOptions } from '../types/call.js'
+import { MAX_RETRY_DELAY_MS } from '../validation/rules.js'
 import { USER_AGENT } from '../version.js'
 import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
 import { abortError, callFields, invalidBodyError, transportError } from './call-errors.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
-import { classifyFailure, failureCode, mayRetryFailure } from './retry-policy.js'
+import { classifyFailure, failureCode, mayRetryFailure, retryJitter } from './retry-policy.js'
 import { adapterReady, answerText, RAW_BODY_OPTION, readsRawBody } from './undici-fetch.js'
 import { validateCallOptions } from './validate-call.js'
 
@@ -199,7 +200,10 @@ export class RestTransport implements TypeHttp {
       afterStatusCodes: [],
       // Stryker disable next-line BooleanLiteral: (see statusCodes)
       retryOnTimeout: true,
-      delay: (attempt) => restrictions.backoff(attempt),
+      // retryDelay doubling, never shorter, at most 5 minutes (ky applies the jitter, then the limit).
+      delay: (attempt) => params.retryDelay * 2 ** (attempt - 1),
+      jitter: retryJitter,
+      backoffLimit: MAX_RETRY_DELAY_MS,
       shouldRetry: async ({ error }) => {
         if (error instanceof HTTPError) return this.#shouldRetryAnswer(context, error.response)
         if (error instanceof SdkError) return false

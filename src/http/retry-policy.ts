@@ -1,5 +1,10 @@
 import type { ApiVersion } from '../types/api-version.js'
 
+/** Up to a quarter more than the backoff, at random: clients refused together do not come back together. */
+export function retryJitter(delay: number): number {
+  return delay * (1 + Math.random() / 4)
+}
+
 /** How a failed attempt failed, as far as retrying is concerned. */
 export type FailureKind =
   /** The request never reached the portal (connection refused, host not found): always safe to send again. */

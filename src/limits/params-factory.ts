@@ -59,11 +59,6 @@ const TOP_KEYS: ReadonlySet<keyof RestrictionParams> = new Set([
   'retryOnNetworkError',
 ])
 
-/** Backoff before retry number `attempt` (1-based), ms: `retryDelay` doubling, each wait at most 5 minutes. */
-export function backoffMs(retryDelay: number, attempt: number): number {
-  return Math.min(MAX_RETRY_DELAY_MS, retryDelay * 2 ** Math.max(0, attempt - 1))
-}
-
 /** Names of keys of `changes` (top level, and `group.key` inside its groups) that restriction params do not know. */
 export function unknownRestrictionKeys(changes: RestrictionParamsInput): string[] {
   if (changes === null || typeof changes !== 'object') return []

@@ -3,7 +3,7 @@ import { traceLimiterWait } from '../diagnostics/channels.js'
 import type { PayloadTime } from '../results/ajax-result.js'
 import { LeakyBucket } from './leaky-bucket.js'
 import { OperatingLimiter } from './operating-limiter.js'
-import { backoffMs, ParamsFactory, unknownRestrictionKeys } from './params-factory.js'
+import { ParamsFactory, unknownRestrictionKeys } from './params-factory.js'
 import type { RestrictionParams, RestrictionParamsInput } from './restriction-params.js'
 import type { SharedBucket } from './shared-bucket.js'
 
@@ -104,11 +104,6 @@ export class RestrictionManager {
   /** The portal said `OPERATION_TIME_LIMIT` for `method`: ms to wait before a retry, or `null` to give up. */
   operatingLimited(method: string): number | null {
     return this.#operatingInstance().blocked(method, this.#params.retryDelay)
-  }
-
-  /** Backoff before retry number `attempt` (1-based), ms: `retryDelay` doubling, each wait at most 5 minutes. */
-  backoff(attempt: number): number {
-    return backoffMs(this.#params.retryDelay, attempt)
   }
 
   /** Stops timers and drops queued requests. */

@@ -43,7 +43,7 @@ export interface RestrictionParams {
   adaptiveConfig: AdaptiveConfigParams
   /** Retries of a rate-limited (503), operating-limited (429) or failed-in-transit request. */
   maxRetries: number
-  /** Base of the exponential backoff between retries, ms. */
+  /** Base of the exponential backoff between retries, ms (doubled per retry, up to 25 % more at random, 5 minutes at most). */
   retryDelay: number
   /** Whether failures in transit (timeouts, resets) are retried for calls that cannot create twice. */
   retryOnNetworkError: boolean

@@ -104,6 +104,34 @@ describe('what is retried', () => {
       .find((entry) => entry.seq > rejected[0]!.seq && entry.restMethod === rejected[0]!.restMethod)
     expect(retry!.at - rejected[0]!.at).toBeGreaterThanOrEqual(650)
   })
+
+  it('calls refused together come back spread out: each after its retryDelay, up to a quarter later', async () => {
+    rig = await startRig({
+      emulator: { rateLimit: { burstLimit: 1, drainRate: 1 } },
+      client: {
+        restrictionParams: {
+          retryDelay: 400,
+          maxRetries: 1,
+          rateLimit: { burstLimit: 100, drainRate: 10_000 },
+        },
+      },
+    })
+    const calls = Array.from({ length: 16 }, (_, index) =>
+      rig!.portal.actions.v2.call.make({ method: 'server.time', requestId: `call-${index}` }),
+    )
+    await Promise.all(calls)
+    const entries = rig.emulator.log.restRequests()
+    // Per refused call: how long after its 503 its retry arrived.
+    const waits = rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED').flatMap((refused) => {
+      const id = refused.headers['x-request-id']
+      const retry = entries.find((entry) => entry.seq > refused.seq && entry.headers['x-request-id'] === id)
+      return retry ? [retry.at - refused.at] : []
+    })
+    expect(waits.length).toBeGreaterThanOrEqual(10)
+    expect(Math.min(...waits)).toBeGreaterThanOrEqual(390)
+    // Without jitter every retry waits the same 400 ms (the client's own bucket lets them all through at once).
+    expect(Math.max(...waits) - Math.min(...waits)).toBeGreaterThan(20)
+  })
 })
 
 describe('how a call reads', () => {
