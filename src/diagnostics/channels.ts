@@ -236,3 +236,32 @@ function errorInfo(error: unknown, secrets: Redactor): DiagnosticsErrorInfo {
   if (typeof fields.status === 'number') info.status = fields.status
   return info
 }
+
+/** What {@link traceCallOutcome} reads of a call's result. */
+interface TracedResult {
+  readonly isSuccess: boolean
+  getStatus(): number
+  getErrors(): ReadonlyArray<{ code: string }>
+}
+
+/** `run`, publishing how the traced call ended; `attempts()` is read once it settled. */
+export async function traceCallOutcome<R extends TracedResult>(
+  run: Promise<R>,
+  trace: CallTrace,
+  attempts: () => number,
+  secrets: Redactor,
+): Promise<R> {
+  try {
+    const result = await run
+    traceCallEnd(trace, {
+      status: result.getStatus(),
+      isSuccess: result.isSuccess,
+      attempts: attempts(),
+      errorCode: result.getErrors()[0]?.code,
+    })
+    return result
+  } catch (error) {
+    traceCallError(trace, error, attempts(), secrets)
+    throw error
+  }
+}

@@ -1,7 +1,7 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky'
 import { raceAbort } from '../core/abortable-sleep.js'
 import type { PortalContext } from '../core/portal-context.js'
-import { type CallTrace, traceCallEnd, traceCallError, traceCallStart } from '../diagnostics/channels.js'
+import { type CallTrace, traceCallOutcome, traceCallStart } from '../diagnostics/channels.js'
 import { SdkError } from '../errors/sdk-error.js'
 import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
 import type { ApiVersion } from '../types/api-version.js'
@@ -99,28 +99,9 @@ export class RestTransport implements TypeHttp {
       trace: traceCallStart(this.apiVersion, options.method, options.requestId),
     }
     const run = this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
-    return context.trace ? this.#traced(run, context, context.trace) : run
-  }
-
-  /** Publishes how a traced call ended. */
-  async #traced<T>(
-    run: Promise<AjaxResult<T>>,
-    context: CallContext,
-    trace: CallTrace,
-  ): Promise<AjaxResult<T>> {
-    try {
-      const result = await run
-      traceCallEnd(trace, {
-        status: result.getStatus(),
-        isSuccess: result.isSuccess,
-        attempts: context.attempts,
-        errorCode: result.getErrors()[0]?.code,
-      })
-      return result
-    } catch (error) {
-      traceCallError(trace, error, context.attempts, this.#instance.secrets)
-      throw error
-    }
+    const { trace } = context
+    if (!trace) return run
+    return traceCallOutcome(run, trace, () => context.attempts, this.#instance.secrets)
   }
 
   async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
