@@ -32,8 +32,8 @@ export class LeakyBucket {
   #limiter: Bottleneck | null = null
   #capacity = 1
   #slotMs = 1
-  /** Free slots: the bucket's level, kept synchronously. */
-  #available = 0
+  /** Free slots (the capacity less the requests in the bucket), kept synchronously; the bucket starts empty. */
+  #available = 1
   /** The limiter's reservoir once the operations asked of it so far have run. */
   #reservoir = 0
   /** Callers queued in the limiter whose slot has not been granted yet; while any, nobody takes the fast path. */
@@ -49,10 +49,12 @@ export class LeakyBucket {
 
   constructor(params: Pick<RateLimitParams, 'burstLimit' | 'drainRate'>) {
     this.configure(params)
-    this.#available = this.#capacity
   }
 
-  /** Applies new bucket settings; slots already available are kept up to the new capacity. */
+  /**
+   * Applies new bucket settings. The requests already in the bucket stay in it, as in the portal's: a larger limit
+   * frees the new slots at once, a smaller one leaves only what still fits.
+   */
   configure(params: Pick<RateLimitParams, 'burstLimit' | 'drainRate'>): void {
     this.#credit()
     const slotMs = (1000 / params.drainRate) * DRAIN_MARGIN
@@ -62,9 +64,10 @@ export class LeakyBucket {
       const now = Date.now()
       this.#drainSince = now - ((now - this.#drainSince) * slotMs) / this.#slotMs
     }
+    const inBucket = this.#capacity - this.#available
     this.#capacity = Math.max(1, Math.floor(params.burstLimit))
     this.#slotMs = slotMs
-    this.#setLevel(Math.min(this.#available, this.#capacity))
+    this.#setLevel(Math.max(0, this.#capacity - inBucket))
     this.#arm()
   }
 

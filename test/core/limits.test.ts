@@ -144,6 +144,43 @@ describe('leaky bucket', () => {
     expect(rig.emulator.log.restRequests()).toHaveLength(4)
   })
 
+  it('a smaller burstLimit set mid-burst keeps the requests already in the bucket: only the rest fit', async () => {
+    // The portal holds 3 requests; with its limit lowered to 5, 2 more fit, not 5.
+    const wide = { burstLimit: 10, drainRate: 1 }
+    rig = await startRig({
+      emulator: { rateLimit: wide },
+      client: { restrictionParams: { rateLimit: wide, retryDelay: 10 } },
+    })
+    await burst(rig, 3)
+    const narrow = { burstLimit: 5, drainRate: 1 }
+    rig.emulator.setRateLimit(narrow)
+    rig.portal.setRestrictionManagerParams({ rateLimit: narrow })
+    const results = await burst(rig, 3)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+  })
+
+  it('a larger burstLimit set at run time frees the new slots at once, as the portal does', async () => {
+    const waits: LimiterWaitMessage[] = []
+    const listener = (message: unknown) => waits.push(message as LimiterWaitMessage)
+    diagnostics_channel.subscribe(DiagnosticsChannel.limiterWait, listener)
+    try {
+      rig = await startRig({
+        emulator: { rateLimit: { burstLimit: 8, drainRate: 1 } },
+        client: { restrictionParams: { rateLimit: { burstLimit: 4, drainRate: 1 } } },
+      })
+      await burst(rig, 2)
+      rig.portal.setRestrictionManagerParams({ rateLimit: { burstLimit: 8, drainRate: 1 } })
+      // 2 of 8 are in the bucket: 6 more fit without waiting.
+      const results = await burst(rig, 6)
+      expect(results.every((result) => result.isSuccess)).toBe(true)
+      expect(waits).toEqual([])
+      expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+    } finally {
+      diagnostics_channel.unsubscribe(DiagnosticsChannel.limiterWait, listener)
+    }
+  })
+
   it('a faster drainRate set while the bucket drains does not count the time already drained at the new rate', async () => {
     const slow = { burstLimit: 10, drainRate: 1 }
     rig = await startRig({
