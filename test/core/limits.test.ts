@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks'
 import diagnostics_channel from 'node:diagnostics_channel'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DiagnosticsChannel, type FetchLike, type LimiterWaitMessage, SdkErrorCode } from '../../src/index.js'
@@ -30,6 +31,27 @@ async function liveTimers(): Promise<number> {
   const first = liveNow()
   await sleep(150)
   return Math.min(first, liveNow())
+}
+
+/**
+ * Timers created (refed or not) while `during` runs. A timer that does not keep the process alive is invisible to
+ * {@link liveTimers}, yet one that re-arms itself every millisecond burns CPU for as long as it runs: counting the
+ * timers created shows it (hundreds, against a few dozen for the operations of a burst).
+ */
+async function timersCreated(during: () => Promise<unknown>): Promise<number> {
+  let count = 0
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'Timeout') count += 1
+    },
+  })
+  hook.enable()
+  try {
+    await during()
+  } finally {
+    hook.disable()
+  }
+  return count
 }
 
 describe('leaky bucket', () => {
@@ -281,6 +303,16 @@ describe('timers of the bucket', () => {
     expect(await liveTimers()).toBe(idle)
   })
 
+  it('waiting calls wake once per drained slot, not in a busy loop; an idle instance creates no timer', async () => {
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 1, drainRate: 5 } } } })
+    // Three calls wait 200 ms a slot. The timers of their requests, the queue and the slots come to about 40; a
+    // wake-up timer that re-armed itself at once would add one per millisecond of the 600 ms.
+    expect(await timersCreated(() => Promise.all(calls(4)))).toBeLessThan(80)
+    await sleep(300)
+    // The bucket is full again: nothing is scheduled but the 300 ms sleep of this test.
+    expect(await timersCreated(() => sleep(300))).toBeLessThanOrEqual(2)
+  })
+
   it('calls that gave up waiting do not keep the process alive while their slots drain', async () => {
     rig = await startRig({ client: slowBucket })
     // Two calls, the second of which waits: the limiter's queue is loaded before the calls below queue in it.
@@ -320,8 +352,29 @@ describe('timers of the bucket', () => {
       { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
     ])
     expect(await liveTimers()).toBe(idle)
-    await sleep(600)
+    // Nor one that does not keep the process alive: after destroy() the instance schedules nothing at all.
+    expect(await timersCreated(() => sleep(600))).toBeLessThanOrEqual(2)
     expect(rig.emulator.log.restRequests()).toHaveLength(2)
+  })
+})
+
+describe('destroy() and a slot far off', () => {
+  it('the calls waiting for a slot 100 s away reject at once, and nothing is left to fire', async () => {
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 1, drainRate: 0.01 } } } })
+    const idle = await liveTimers()
+    const first = rig.portal.actions.v2.call.make({ method: 'server.time' })
+    const waiting = Array.from({ length: 2 }, () => rig.portal.actions.v2.call.make({ method: 'profile' }))
+    const settled = Promise.allSettled(waiting)
+    expect((await first).isSuccess).toBe(true)
+    await rig.portal.destroy()
+    // Without destroy() ending their wait, these would settle only when their slots drain, 100 and 200 s from now.
+    expect(await settled).toMatchObject([
+      { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
+      { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
+    ])
+    expect(await liveTimers()).toBe(idle)
+    expect(await timersCreated(() => sleep(300))).toBeLessThanOrEqual(2)
+    expect(rig.emulator.log.restRequests().map((entry) => entry.restMethod)).toEqual(['server.time'])
   })
 })
 
