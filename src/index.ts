@@ -55,7 +55,7 @@ export { DEFAULT_IDLE_TIMEOUT_MS, type PortalFleetOptions } from './fleet/fleet-
 export { type FleetEventResult, PortalFleet } from './fleet/portal-fleet.js'
 export type { AuthStrategy, RequestAuth } from './http/auth-strategy.js'
 export type { FetchLike, TypeHttpOptions } from './http/http-options.js'
-export type { TypeHttp } from './http/rest-transport.js'
+export type { CallExtras, TypeHttp } from './http/rest-transport.js'
 export { isReadMethod } from './http/retry-policy.js'
 export {
   type InspectorRedactionOptions,
