@@ -1,9 +1,7 @@
 export { AbstractPortal, type AbstractPortalOptions, type TypePortal } from './abstract-portal.js'
 export { ActionErrorCode } from './actions/action-error-code.js'
 export type { PortalActions, V2Actions, V3Actions, VersionActions } from './actions/actions.js'
-export { BatchAction } from './actions/batch/batch.js'
-export { BatchActionBase } from './actions/batch/batch-action.js'
-export { BatchByChunkAction } from './actions/batch/batch-by-chunk.js'
+export { BatchAction, BatchActionBase, BatchByChunkAction } from './actions/batch/batch-action.js'
 export type {
   BatchCall,
   BatchCallList,
@@ -20,8 +18,7 @@ export type {
   BatchRecordData,
 } from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
-export { CallListAction } from './actions/list/call-list.js'
-export { FetchListAction } from './actions/list/fetch-list.js'
+export { CallListAction, FetchListAction } from './actions/list/list-actions.js'
 export type { ListOptions, TailCursor, TailOptions } from './actions/list/list-options.js'
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager, type InspectOption } from './auth/auth-oauth-manager.js'

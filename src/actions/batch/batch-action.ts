@@ -1,7 +1,9 @@
+import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import { Result } from '../../results/result.js'
 import type { ApiVersion } from '../../types/api-version.js'
 import { invalidArgument, isPlainObject, requireHeaderValue } from '../../validation/rules.js'
 import { type BatchCommands, readBatchCommands } from './batch-commands.js'
+import { notSentOutcome } from './batch-entries.js'
 import type { BatchOutcome, BatchRunner, BatchSettings } from './batch-runner.js'
 import type {
   BatchCallList,
@@ -110,4 +112,43 @@ export abstract class BatchActionBase {
 
   /** Sends the validated commands (at least one). */
   protected abstract execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome>
+}
+
+/** `actions.vN.batch`: up to 50 commands in one request; more is an `SdkError` pointing to `batchByChunk`. */
+export class BatchAction extends BatchActionBase {
+  protected execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome> {
+    const count = batch.commands.length
+    if (count > BATCH_MAX_COMMANDS) {
+      return Promise.reject(
+        new SdkError({
+          code: SdkErrorCode.BatchTooLarge,
+          message: `${this.runner.apiVersion} batch: ${count} commands, but one batch carries at most ${BATCH_MAX_COMMANDS}; use batchByChunk`,
+        }),
+      )
+    }
+    return this.runner.run(batch.commands, settings)
+  }
+}
+
+/**
+ * `actions.vN.batchByChunk`: any number of commands, sent one chunk of 50 after the other and merged in input
+ * order. Under `isHaltOnError` (default) a chunk with a failed command ends the run: the later chunks are not sent
+ * and their commands come back not run. References between commands (`$result[...]`, `$ref`) work only within
+ * a chunk.
+ */
+export class BatchByChunkAction extends BatchActionBase {
+  protected async execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome> {
+    const merged: BatchOutcome = { entries: [], errors: [] }
+    let halted = false
+    for (let start = 0; start < batch.commands.length; start += BATCH_MAX_COMMANDS) {
+      const chunk = batch.commands.slice(start, start + BATCH_MAX_COMMANDS)
+      const outcome = halted
+        ? notSentOutcome(this.runner.apiVersion, chunk, settings)
+        : await this.runner.run(chunk, settings)
+      merged.entries.push(...outcome.entries)
+      merged.errors.push(...outcome.errors)
+      if (settings.haltOnError && outcome.entries.some((entry) => !entry.isSuccess)) halted = true
+    }
+    return merged
+  }
 }

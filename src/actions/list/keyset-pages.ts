@@ -2,8 +2,7 @@ import { SdkErrorCode } from '../../errors/sdk-error.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
 import type { KeysetPlan } from './keyset-plan.js'
 import { ListPageError } from './list-page-error.js'
-import { readRows } from './list-rows.js'
-import { isPast, type RowId, readRowId } from './row-id.js'
+import { isPast, type RowId, readRowId, readRows } from './page-rows.js'
 
 function noProgress(where: string, page: number, after: RowId, status: number): ListPageError {
   return new ListPageError({

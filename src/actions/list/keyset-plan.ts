@@ -1,5 +1,5 @@
 import type { ApiVersion } from '../../types/api-version.js'
-import type { RowId } from './row-id.js'
+import type { RowId } from './page-rows.js'
 
 /** How to read one list page by page: what to send for each page and how to continue from its last row. */
 export interface KeysetPlan {
