@@ -1,7 +1,11 @@
 import type { InspectOption } from '../auth/auth-oauth-manager.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
-import type { TypeHttpOptions } from '../http/http-options.js'
-import { type FetchLike, type NormalizedHttpOptions, normalizeHttpOptions } from '../http/http-options.js'
+import {
+  type FetchLike,
+  type NormalizedHttpOptions,
+  normalizeHttpOptions,
+  type TypeHttpOptions,
+} from '../http/http-options.js'
 import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
 import { RestrictionManager } from '../limits/restriction-manager.js'
 import type { RestrictionParamsInput } from '../limits/restriction-params.js'
