@@ -63,10 +63,9 @@ export class SharedBucket {
         const answer = await this.#store.takeSlot(this.#key, bucket, LEASE_SLOTS)
         wait = answer.waitMs
         this.#onStoredPair(answer.storedExpires)
-        if (wait <= 0) {
-          this.#leased = answer.granted - 1
-          this.#leaseUntil = Date.now() + LEASE_MS
-        }
+        // The slots granted beyond the one this call uses; none (-1) when the store said to wait.
+        this.#leased = answer.granted - 1
+        this.#leaseUntil = Date.now() + LEASE_MS
       } catch (error) {
         if (!this.#failing)
           this.#logger.error('shared leaky bucket unreachable; pacing locally until it answers', { error })

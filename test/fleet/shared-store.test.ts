@@ -102,6 +102,20 @@ describe('instances sharing one store', () => {
     expect(persisted).toHaveLength(1)
   })
 
+  it('a store that lost its data gets the pair back at the next call, through the shared bucket', async () => {
+    emulator = await startPortalEmulator()
+    const pair = emulator.issueAuthParams()
+    const store = new MemoryStore()
+    const portal = client(emulator, pair, { store }, [])
+    await portal.actions.v2.call.make({ method: 'profile' })
+    await store.remove(pair.memberId)
+    // 50 ms: past the slots leased by the first call, so that this one asks the store, which says it holds none.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await portal.actions.v2.call.make({ method: 'profile' })
+    await expect.poll(() => store.load(pair.memberId)).toMatchObject({ refreshToken: pair.refreshToken })
+    expect(emulator.log.refreshRequests()).toHaveLength(0)
+  })
+
   it('a store that lost its data is seeded again from the pair an instance holds', async () => {
     emulator = await startPortalEmulator()
     const pair = emulator.issueAuthParams()
@@ -239,6 +253,28 @@ describe('a store that fails', () => {
     expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
     expect(infos()).toContain('shared leaky bucket answers again')
     expect(store.calls.filter((call) => call === 'takeSlot')).toHaveLength(5)
+    // Said once per return, not at every answer; a second outage is logged again.
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(infos().filter((line) => line === 'shared leaky bucket answers again')).toHaveLength(1)
+    store.failing.set('takeSlot', 1)
+    expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(errors()).toHaveLength(2)
+  })
+
+  it('slots leased by one round trip serve the next calls while fresh; a lease older than 40 ms is not used', async () => {
+    const { store, portal } = await failingRig()
+    const roundTrips = () => store.calls.filter((call) => call === 'takeSlot').length
+    for (let call = 0; call < 6; call += 1) await portal.actions.v2.call.make({ method: 'profile' })
+    // One round trip grants at most 4 slots: 6 calls take 2 at least, and fewer than 6 when the lease is used
+    // (leaving slots leased for later).
+    expect(roundTrips()).toBeGreaterThanOrEqual(2)
+    expect(roundTrips()).toBeLessThan(6)
+    const before = roundTrips()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await portal.actions.v2.call.make({ method: 'profile' })
+    // Whatever was leased before is stale now: this call asks the store.
+    expect(roundTrips()).toBe(before + 1)
   })
 
   it('reading the pair fails: the call goes on with the pair held, the failure is logged, the next call reads again', async () => {
