@@ -61,7 +61,7 @@ const TOP_KEYS: ReadonlySet<keyof RestrictionParams> = new Set([
 
 /** Names of keys of `changes` (top level, and `group.key` inside its groups) that restriction params do not know. */
 export function unknownRestrictionKeys(changes: RestrictionParamsInput): string[] {
-  if (changes === null || typeof changes !== 'object') return []
+  // Only called on settings that ParamsFactory.merge has checked to be an object.
   return unknownKeys(changes as Record<string, unknown>, TOP_KEYS, GROUP_KEYS)
 }
 

@@ -7,6 +7,57 @@ afterEach(async () => {
   await rig?.close()
 })
 
+describe('restrictionParams', () => {
+  it('every known key is taken without a warning, and read back as given', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger } })
+    const all = {
+      rateLimit: { burstLimit: 7, drainRate: 3, adaptiveEnabled: false },
+      operatingLimit: { windowMs: 300_000, limitMs: 200_000, heavyPercent: 50 },
+      adaptiveConfig: { enabled: false, thresholdPercent: 70, coefficient: 0.5, maxDelay: 1_000 },
+      maxRetries: 2,
+      retryDelay: 250,
+      retryOnNetworkError: false,
+    }
+    rig.portal.setRestrictionManagerParams(all)
+    expect(rig.portal.getRestrictionManagerParams()).toStrictEqual(all)
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([])
+  })
+
+  it('a bad value is refused naming its field, whichever field it is', async () => {
+    rig = await startRig()
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ rateLimit: { burstLimit: 0 } }, 'restrictionParams.rateLimit.burstLimit'],
+      [{ rateLimit: { drainRate: 0 } }, 'restrictionParams.rateLimit.drainRate'],
+      [{ rateLimit: { adaptiveEnabled: 'yes' } }, 'restrictionParams.rateLimit.adaptiveEnabled'],
+      [{ operatingLimit: { windowMs: 0 } }, 'restrictionParams.operatingLimit.windowMs'],
+      [{ operatingLimit: { limitMs: 0 } }, 'restrictionParams.operatingLimit.limitMs'],
+      [{ operatingLimit: { heavyPercent: 101 } }, 'restrictionParams.operatingLimit.heavyPercent'],
+      [{ adaptiveConfig: { enabled: 1 } }, 'restrictionParams.adaptiveConfig.enabled'],
+      [{ adaptiveConfig: { thresholdPercent: -1 } }, 'restrictionParams.adaptiveConfig.thresholdPercent'],
+      [{ adaptiveConfig: { coefficient: -1 } }, 'restrictionParams.adaptiveConfig.coefficient'],
+      [{ adaptiveConfig: { maxDelay: -1 } }, 'restrictionParams.adaptiveConfig.maxDelay'],
+      [{ maxRetries: 11 }, 'restrictionParams.maxRetries'],
+      [{ retryDelay: -1 }, 'restrictionParams.retryDelay'],
+      [{ retryOnNetworkError: 'no' }, 'restrictionParams.retryOnNetworkError'],
+      [{ rateLimit: 5 }, 'restrictionParams.rateLimit'],
+    ]
+    for (const [params, field] of cases) {
+      let caught: unknown
+      try {
+        rig.portal.setRestrictionManagerParams(params as never)
+      } catch (error) {
+        caught = error
+      }
+      expect(caught, field).toMatchObject({ code: 'JSSDK_INVALID_ARGUMENT' })
+      expect((caught as Error).message.startsWith(`${field} must `), (caught as Error).message).toBe(true)
+    }
+    expect(() => rig.portal.setRestrictionManagerParams(null as never)).toThrow(
+      /^restrictionParams must be an object/,
+    )
+  })
+})
+
 describe('httpOptions', () => {
   it('unknown keys are dropped at construction and their names logged at warn level', async () => {
     const logger = createMemoryLogger()
