@@ -1,7 +1,13 @@
 import { createHook } from 'node:async_hooks'
 import diagnostics_channel from 'node:diagnostics_channel'
 import { afterEach, describe, expect, it } from 'vitest'
-import { DiagnosticsChannel, type FetchLike, type LimiterWaitMessage, SdkErrorCode } from '../../src/index.js'
+import {
+  DiagnosticsChannel,
+  type FetchLike,
+  type LimiterWaitMessage,
+  MemoryStore,
+  SdkErrorCode,
+} from '../../src/index.js'
 import { type Rig, startRig } from '../helpers.js'
 
 let rig: Rig
@@ -492,6 +498,47 @@ describe('operating limit', () => {
     expect((await add()).isSuccess).toBe(true)
     const [, second] = rig.emulator.log.restRequests()
     expect(second!.at - before).toBeGreaterThanOrEqual(390)
+  })
+
+  it('an adaptive delay is waited out before a slot is taken, with the own bucket and with a shared one', async () => {
+    const waits: LimiterWaitMessage[] = []
+    const listener = (message: unknown) => waits.push(message as LimiterWaitMessage)
+    diagnostics_channel.subscribe(DiagnosticsChannel.limiterWait, listener)
+    try {
+      for (const store of [undefined, new MemoryStore()]) {
+        // A bucket of one slot per 500 ms on the own bucket (the slot comes after the delay); room to spare on the
+        // shared one (the 400 ms can only be the delay).
+        const limits = {
+          operatingLimit: { windowMs: 600_000, limitMs: 100_000 },
+          rateLimit: store ? { burstLimit: 20, drainRate: 20 } : { burstLimit: 1, drainRate: 2 },
+        }
+        rig = await startRig({
+          emulator: { ...limits, methodCost: { 'crm.item.add': 200 } },
+          client: {
+            ...(store ? { store } : {}),
+            restrictionParams: {
+              ...limits,
+              adaptiveConfig: { enabled: true, thresholdPercent: 0, coefficient: 2, maxDelay: 120_000 },
+              retryDelay: 10,
+            },
+          },
+        })
+        const add = () => rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+        await add()
+        waits.length = 0
+        // 200 ms used: each next call waits 400 ms, then for its slot.
+        const before = Date.now()
+        const results = await Promise.all([add(), add()])
+        expect(results.every((result) => result.isSuccess)).toBe(true)
+        expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+        expect(rig.emulator.log.restRequests()[1]!.at - before).toBeGreaterThanOrEqual(390)
+        // The own bucket says the wait was the method's operating time; the shared one, the rate (it waits both).
+        expect(new Set(waits.map((wait) => wait.reason))).toEqual(new Set([store ? 'rate' : 'operating']))
+        await rig.close()
+      }
+    } finally {
+      diagnostics_channel.unsubscribe(DiagnosticsChannel.limiterWait, listener)
+    }
   })
 
   it('destroy() while a call waits out its adaptive delay: the call rejects as destroyed, sends nothing, holds no timer', async () => {
