@@ -411,6 +411,25 @@ describe('operating limit', () => {
     expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
   })
 
+  it('after a 429 the method waits for the reset the portal reported: one rejection, not one per quick retry', async () => {
+    rig = await startRig({
+      emulator: { operatingLimit: { windowMs: 1_000, limitMs: 100 }, methodCost: { 'crm.item.add': 60 } },
+      client: {
+        restrictionParams: {
+          adaptiveConfig: { enabled: false, maxDelay: 3_000 },
+          // Retries of their own would come back after 10, 20, 40 ... ms: well before the reset.
+          retryDelay: 10,
+          maxRetries: 8,
+        },
+      },
+    })
+    for (let index = 0; index < 3; index += 1) {
+      const result = await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+      expect(result.isSuccess).toBe(true)
+    }
+    expect(rig.emulator.log.rejected('OPERATION_TIME_LIMIT')).toHaveLength(1)
+  })
+
   /** A client whose methods turn heavy at 1 % of a 1 s budget, with no adaptive delay. */
   const heavyAtOnePercent = (windowMs: number) => ({
     restrictionParams: {
