@@ -319,6 +319,20 @@ describe('timers of the bucket', () => {
     expect(await timersCreated(() => sleep(300))).toBeLessThanOrEqual(2)
   })
 
+  it('calls queued behind a burst whose first answer is late wait without a busy loop', async () => {
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 1, drainRate: 5 } } } })
+    // The drain clock starts at the first answer: for 300 ms there is no slot time to wake up at.
+    rig.emulator.delayRequests(300, 1)
+    expect(await timersCreated(() => Promise.all(calls(3)))).toBeLessThan(80)
+  })
+
+  it('a bucket draining with nobody waiting wakes nothing up', async () => {
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 4, drainRate: 10 } } } })
+    await Promise.all(calls(4))
+    // The four slots drain over the next 400 ms; the level is brought up to date when a call asks, not by a timer.
+    expect(await timersCreated(() => sleep(500))).toBeLessThanOrEqual(2)
+  })
+
   it('calls that gave up waiting do not keep the process alive while their slots drain', async () => {
     rig = await startRig({ client: slowBucket })
     // Two calls, the second of which waits: the limiter's queue is loaded before the calls below queue in it.
