@@ -333,6 +333,15 @@ describe('timers of the bucket', () => {
     expect(await timersCreated(() => sleep(500))).toBeLessThanOrEqual(2)
   })
 
+  it('a call waiting on a slow bucket goes at the new rate once a faster drainRate is set', async () => {
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 1, drainRate: 0.01 } } } })
+    const [first, second] = calls(2)
+    await first
+    // At 0.01 a second the second call would wait 100 s, past the test's timeout.
+    rig.portal.setRestrictionManagerParams({ rateLimit: { burstLimit: 1, drainRate: 50 } })
+    expect((await second)?.isSuccess).toBe(true)
+  })
+
   it('calls that gave up waiting do not keep the process alive while their slots drain', async () => {
     rig = await startRig({ client: slowBucket })
     // Two calls, the second of which waits: the limiter's queue is loaded before the calls below queue in it.
