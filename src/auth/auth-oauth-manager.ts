@@ -267,8 +267,10 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   async prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): Promise<RequestAuth> {
     this.#assertAlive()
-    if (this.#deps.store && !this.#storeSyncDone) await this.#syncFromStore()
-    await this.#reviveFromStore()
+    const { store } = this.#deps
+    if (store && !this.#storeSyncDone) await this.#syncFromStore()
+    // Stryker disable next-line ConditionalExpression: without a store it returns at once; the check saves a promise per call
+    if (store) await this.#reviveFromStore()
     const now = this.#deps.now()
     let snapshot = this.#tokenActor?.getSnapshot()
     if (snapshot && topState(snapshot) === 'dead') throw this.#deadError()
