@@ -21,6 +21,11 @@ export interface CallExtras {
   readOnly?: boolean
 }
 
+/** ky's retry settings that never change: POST is retried (the policy decides per failure), by status 429 and 503. */
+const RETRY_METHODS = ['post']
+const RETRY_STATUSES = [429, 503]
+const NO_STATUSES: number[] = []
+
 /** One REST transport (one per {@link ApiVersion}), as `getHttpClient()` returns it. */
 export interface TypeHttp {
   /** The REST API version this transport speaks. */
@@ -170,48 +175,49 @@ export class RestTransport implements TypeHttp {
   }
 
   #retryOptions(context: CallContext): KyOptions['retry'] {
-    const { restrictions } = this.#instance
-    const params = restrictions.settings
+    // Only what depends on the call or on settings changed at run time is made per call.
     return {
-      limit: params.maxRetries,
-      methods: ['post'],
+      limit: this.#instance.restrictions.settings.maxRetries,
+      methods: RETRY_METHODS,
       // Stryker disable next-line ArrayDeclaration: shouldRetry below answers every case, so ky never reads these three
-      statusCodes: [429, 503],
+      statusCodes: RETRY_STATUSES,
       // Stryker disable next-line ArrayDeclaration: (see statusCodes)
-      afterStatusCodes: [],
+      afterStatusCodes: NO_STATUSES,
       // Stryker disable next-line BooleanLiteral: (see statusCodes)
       retryOnTimeout: true,
-      // retryDelay doubling, never shorter, at most 5 minutes (ky applies the jitter, then the limit).
-      delay: (attempt) => params.retryDelay * 2 ** (attempt - 1),
+      delay: this.#retryDelay,
       jitter: retryJitter,
       backoffLimit: MAX_RETRY_DELAY_MS,
-      shouldRetry: async ({ error }) => {
-        if (error instanceof HTTPError) return this.#shouldRetryAnswer(context, error.response)
-        if (error instanceof SdkError) return false
-        const kind = classifyFailure(error, context.options.signal)
-        const retry = mayRetryFailure({
-          kind,
-          apiVersion: this.apiVersion,
-          method: context.options.method,
-          headers: context.options.headers,
-          callOverride: context.options.retryOnNetworkError,
-          instanceDefault: params.retryOnNetworkError,
-          // Stryker disable next-line ConditionalExpression: readOnly: undefined reads as no readOnly
-          ...(context.readOnly === undefined ? {} : { readOnly: context.readOnly }),
-        })
-        this.#instance.logger.debug(
-          `${this.apiVersion} ${context.options.method}: attempt failed in transit`,
-          {
-            ...callFields(context.query),
-            attempt: context.attempts,
-            kind,
-            code: failureCode(error),
-            retry,
-          },
-        )
-        return retry
-      },
+      shouldRetry: ({ error }) => this.#shouldRetry(context, error),
     }
+  }
+
+  /** `retryDelay` doubling per retry, never shorter; ky then adds the jitter and applies the 5-minute limit. */
+  readonly #retryDelay = (attempt: number): number =>
+    this.#instance.restrictions.settings.retryDelay * 2 ** (attempt - 1)
+
+  async #shouldRetry(context: CallContext, error: Error): Promise<boolean> {
+    if (error instanceof HTTPError) return this.#shouldRetryAnswer(context, error.response)
+    if (error instanceof SdkError) return false
+    const kind = classifyFailure(error, context.options.signal)
+    const retry = mayRetryFailure({
+      kind,
+      apiVersion: this.apiVersion,
+      method: context.options.method,
+      headers: context.options.headers,
+      callOverride: context.options.retryOnNetworkError,
+      instanceDefault: this.#instance.restrictions.settings.retryOnNetworkError,
+      // Stryker disable next-line ConditionalExpression: readOnly: undefined reads as no readOnly
+      ...(context.readOnly === undefined ? {} : { readOnly: context.readOnly }),
+    })
+    this.#instance.logger.debug(`${this.apiVersion} ${context.options.method}: attempt failed in transit`, {
+      ...callFields(context.query),
+      attempt: context.attempts,
+      kind,
+      code: failureCode(error),
+      retry,
+    })
+    return retry
   }
 
   async #shouldRetryAnswer(context: CallContext, response: Response): Promise<boolean> {
