@@ -13,22 +13,19 @@ export type KeysetPlanner<O> = (options: O, action: string) => KeysetPlan
  * list). Rejects on bad options (`SdkError`) and on transport failures (`AjaxError`), like `call.make`.
  */
 export class CallListAction<O> {
-  readonly #transport: () => TypeHttp
-  readonly #planner: KeysetPlanner<O>
-  readonly #action: string
+  /** The same pages, read here to the end. */
+  readonly #pages: FetchListAction<O>
 
   constructor(transport: () => TypeHttp, planner: KeysetPlanner<O>, action: string) {
-    this.#transport = transport
-    this.#planner = planner
-    this.#action = action
+    this.#pages = new FetchListAction(transport, planner, action)
   }
 
   /** Reads the whole list; resolves with all rows in id order. */
   async make<T = unknown>(options: O): Promise<Result<T[]>> {
-    const plan = this.#planner(options, this.#action)
+    const pages = this.#pages.make<T>(options)
     const rows: T[] = []
     try {
-      for await (const page of keysetPages<T>(this.#transport, plan)) {
+      for await (const page of pages) {
         for (const row of page) rows.push(row)
       }
     } catch (error) {
