@@ -1,6 +1,7 @@
 import ky from 'ky'
 import { Agent, request } from 'undici'
 import type { PortalOAuth } from '../../src/index.js'
+import { USER_AGENT } from '../../src/version.js'
 import { type CpuVariant, cpuRounds } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'
 import { adapter } from '../lib/package.js'
@@ -51,8 +52,10 @@ async function rawVariant(rig: BenchRig): Promise<CpuVariant> {
 }
 
 /**
- * ky over the default adapter with the options the client gives it (body beside the `Request`, a `beforeRequest`
- * hook, retry settings, context), parsing the answer, and nothing else: what the client costs without its own code.
+ * ky over the default adapter with the options the client gives it, and nothing else: what the client costs without
+ * its own code. Like the client, it builds the JSON body per call and sends the client's headers (user agent
+ * included), a `beforeRequest` hook, the same retry settings (a fresh object per call, `shouldRetry` a closure over
+ * the call, as the client's is) and the body beside the `Request`; it parses the answer.
  */
 async function kyVariant(rig: BenchRig, sideChannels = true): Promise<CpuVariant> {
   const pair = await rig.pair()
@@ -61,24 +64,35 @@ async function kyVariant(rig: BenchRig, sideChannels = true): Promise<CpuVariant
     fetch: pool.fetch,
     timeout: 30_000,
     throwHttpErrors: (status) => status === 429 || status === 503,
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT },
     hooks: { beforeRequest: [async () => {}] },
   })
   const url = `${pair.clientEndpoint}${METHOD}`
-  const body = JSON.stringify({ ...PARAMS, auth: pair.accessToken })
-  const retry = { limit: 3, methods: ['post'], statusCodes: [429, 503], shouldRetry: async () => false }
+  const methods = ['post']
+  const delay = (attempt: number): number => 1_000 * 2 ** (attempt - 1)
+  const jitter = (ms: number): number => ms * (1 + Math.random() / 4)
   return {
     name: sideChannels
       ? 'ky.post over the default adapter, no client code'
       : 'the same, body and answer through ky (no side channels)',
     call: async () => {
+      const call = { retried: false }
+      const body = JSON.stringify({ ...PARAMS, auth: pair.accessToken })
+      const retry = {
+        limit: 3,
+        methods,
+        delay,
+        jitter,
+        backoffLimit: 300_000,
+        shouldRetry: async () => call.retried,
+      }
       const response = await client.post(
         url,
         sideChannels
-          ? ({ [adapter.RAW_BODY_OPTION]: body, context: { call: {} }, retry } as Parameters<
+          ? ({ [adapter.RAW_BODY_OPTION]: body, context: { call }, retry } as Parameters<
               typeof client.post
             >[1])
-          : { body, context: { call: {} }, retry },
+          : { body, context: { call }, retry },
       )
       const text = sideChannels ? (adapter.answerText(response) ?? '') : await response.text()
       const payload = JSON.parse(text) as { result?: unknown }
