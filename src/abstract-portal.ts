@@ -50,14 +50,14 @@ export abstract class AbstractPortal implements TypePortal {
   /** What the instance holds once: logger, secrets, limiter, HTTP settings and pool, inspector, liveness. */
   protected readonly context: PortalContext
   readonly #transports: TransportRegistry
-  readonly #actions: PortalActions
+  /** Built on first use: an idle instance (one per installed portal, say) holds none of its action objects. */
+  #actions: PortalActions | null = null
   #tools: PortalTools | null = null
 
   /** `context` comes from {@link AbstractPortal.createContext}; `auth` authorises every request of the instance. */
   protected constructor(context: PortalContext, auth: AuthStrategy) {
     this.context = context
     this.#transports = new TransportRegistry(context, auth)
-    this.#actions = createActions(this.#transports)
   }
 
   /** Validates the options every client takes (`ownOptionKeys` are the subclass's own) and builds the context. */
@@ -76,12 +76,13 @@ export abstract class AbstractPortal implements TypePortal {
 
   /** The REST entry points: `actions.v2.call.make(...)`, `actions.v3.call.make(...)`. */
   get actions(): PortalActions {
+    this.#actions ??= createActions(this.#transports)
     return this.#actions
   }
 
   /** Probes of the connection: `tools.ping.make()`, `tools.healthCheck.make()`. */
   get tools(): PortalTools {
-    this.#tools ??= createTools(this.#actions.v2.call, this.context.logger)
+    this.#tools ??= createTools(this.actions.v2.call, this.context.logger)
     return this.#tools
   }
 

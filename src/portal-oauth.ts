@@ -65,7 +65,7 @@ export class PortalOAuth extends AbstractPortal {
       now,
       logger: context.logger,
       secrets: context.secrets,
-      fetch: () => context.fetch(),
+      http: context,
       settings,
       store,
       lockTtlMs: normalizeLockTtl(options?.lockTtl, settings),
@@ -79,7 +79,7 @@ export class PortalOAuth extends AbstractPortal {
     super(context, auth)
     this.#auth = auth
     // initIsAdmin() reads `profile` through the instance's own v2 call, which goes through `auth` again.
-    auth.useProfileCall(this.actions.v2.call)
+    auth.useProfileCall(this)
     this.#warnPlainHttp(params)
   }
 

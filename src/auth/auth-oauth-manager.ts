@@ -49,8 +49,8 @@ export interface AuthOAuthManagerDeps {
   logger: LoggerInterface
   /** The instance's secrets; the current pair is replaced on every refresh. */
   secrets: SecretRegistry
-  /** The fetch-compatible adapter for the default refresh request. */
-  fetch: () => FetchLike
+  /** Where the refresh request finds the instance's fetch adapter (the instance's context). */
+  http: { fetch(): FetchLike }
   /** Timeouts, retries and the eager margin of the token machine. */
   settings: AccessTokenSettings
   /** Where the pair and the refresh lock are shared with other instances; `null` to keep them to this one. */
@@ -59,6 +59,12 @@ export interface AuthOAuthManagerDeps {
   lockTtlMs: number
   /** Passed to every actor the manager creates. */
   inspect: InspectOption | undefined
+}
+
+/** Where `initIsAdmin()` finds the v2 call it reads `profile` with: the client itself, whose actions are built on first use. */
+export interface ProfileCallSource {
+  /** The client's actions. */
+  readonly actions: { readonly v2: { readonly call: CallAction } }
 }
 
 /** What a caller waited for: the refresh it joined, and how it ended. */
@@ -90,14 +96,17 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   readonly #deps: AuthOAuthManagerDeps
   /** Aborted by `destroy()`: waiting callers fail with `JSSDK_CLIENT_DESTROYED`; a refresh in flight finishes. */
   readonly #closing = new AbortController()
-  /** Aborted once `destroy()` has let the refresh in flight end: a request that outlived its attempt is dropped. */
-  readonly #abandon = new AbortController()
+  /**
+   * Aborted once `destroy()` has let the refresh in flight end: a request that outlived its attempt is dropped.
+   * Created with the first refresh request (an idle instance holds none; see {@link abandonSignal}).
+   */
+  #abandon: AbortController | null = null
   /** Created on first use (a valid token needs no machine), or at once when an inspector is attached. */
   #tokenActor: Actor<typeof accessTokenMachine> | null = null
   #adminActor: Actor<typeof adminFlagMachine> | null = null
   #adminInFlight: Promise<boolean> | null = null
   #adminRequestId: string | undefined
-  #profileCall: CallAction | null = null
+  #profileCall: ProfileCallSource | null = null
   #callback: CallbackRefreshAuth | null = null
   #customRefresh: CustomRefreshAuth | null = null
   /** The first look at the shared store (its newer pair wins over the constructor's); `null` until done once. */
@@ -243,11 +252,12 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   }
 
   /**
-   * The v2 call `initIsAdmin()` reads `profile` with: the client's own, set once its actions exist. It sends
-   * through this manager again (as its {@link AuthStrategy}), which is why it cannot be given at construction.
+   * Where `initIsAdmin()` finds the v2 call it reads `profile` with: the client's own, looked up when first needed
+   * (the actions are built on first use). It sends through this manager again (as its {@link AuthStrategy}), which
+   * is why it cannot be given at construction.
    */
-  useProfileCall(call: CallAction): void {
-    this.#profileCall = call
+  useProfileCall(portal: ProfileCallSource): void {
+    this.#profileCall = portal
   }
 
   /** Calls `profile` once (concurrent callers share the call) and caches the admin flag. */
@@ -325,6 +335,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         await waitFor(actor, (snapshot) => topState(snapshot) !== 'refreshing').catch(ignore)
       }
     }
+    this.#abandon ??= new AbortController()
     this.#abandon.abort()
     await Promise.all(this.#latePersists ?? [])
     actor?.stop()
@@ -332,6 +343,12 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   }
 
   // ---- Internals --------------------------------------------------------------------------------------------
+
+  /** The signal that ends refresh requests once `destroy()` is done (already aborted after it). */
+  #abandonSignal(): AbortSignal {
+    this.#abandon ??= new AbortController()
+    return this.#abandon.signal
+  }
 
   /** The machine's state as it stands, without telling it the time. */
   #state(): AccessTokenState {
@@ -640,10 +657,10 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
             refreshToken: previous.refreshToken,
             clientId: this.#secret.clientId,
             clientSecret: this.#secret.clientSecret,
-            fetch: this.#deps.fetch(),
+            fetch: this.#deps.http.fetch(),
             // Not the attempt's signal: a server slower than the refresh timeout may still rotate the pair, and its
             // answer must then be committed, not dropped. The request ends at the lock's TTL or when destroy() is done.
-            signal: AbortSignal.any([AbortSignal.timeout(this.#deps.lockTtlMs), this.#abandon.signal]),
+            signal: AbortSignal.any([AbortSignal.timeout(this.#deps.lockTtlMs), this.#abandonSignal()]),
           })
     } catch (error) {
       throw this.#refreshFailure(error, signal, trace)
@@ -747,7 +764,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         code: SdkErrorCode.Internal,
         message: 'initIsAdmin: no v2 call to read profile with',
       })
-    const result = await this.#profileCall.make<{ ADMIN?: unknown }>({
+    const result = await this.#profileCall.actions.v2.call.make<{ ADMIN?: unknown }>({
       method: 'profile',
       ...(requestId === undefined ? {} : { requestId }),
     })

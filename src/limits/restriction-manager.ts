@@ -22,7 +22,8 @@ export class RestrictionManager {
   #operating: OperatingLimiter | null = null
   readonly #logger: UnknownKeysLogger | undefined
   /** Aborted by `destroy()`: ends the operating delays being waited out, which no bucket holds. */
-  readonly #stopped = new AbortController()
+  /** Aborted by `destroy()` to end operating delays; created when first needed (an idle instance holds none). */
+  #stopped: AbortController | null = null
 
   /** `logger` hears of unknown keys, which are dropped like other option typos. */
   constructor(
@@ -108,6 +109,7 @@ export class RestrictionManager {
 
   /** Stops timers and drops queued requests. */
   async destroy(): Promise<void> {
+    this.#stopped ??= new AbortController()
     this.#stopped.abort(new Error('RestrictionManager: destroyed'))
     await Promise.all([this.#bucket?.destroy(), this.#operating?.destroy()])
     this.#bucket = null
@@ -116,10 +118,9 @@ export class RestrictionManager {
 
   /** Sleeps `delay` ms; ends early when the caller's signal aborts or the instance is destroyed. */
   #operatingDelay(delay: number, signal: AbortSignal | undefined): Promise<void> {
-    return abortableSleep(
-      delay,
-      signal ? AbortSignal.any([signal, this.#stopped.signal]) : this.#stopped.signal,
-    )
+    this.#stopped ??= new AbortController()
+    const stopped = this.#stopped.signal
+    return abortableSleep(delay, signal ? AbortSignal.any([signal, stopped]) : stopped)
   }
 
   #warnUnknown(where: string, changes: RestrictionParamsInput): void {
