@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { type Rig, startRig } from '../helpers.js'
+
+let rig: Rig
+afterEach(async () => {
+  await rig?.close()
+})
+
+/** Lets anything the client might still send arrive at the emulator before the log is read. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100))
+
+describe('an instance after destroy()', () => {
+  it('refreshAuth() refuses with JSSDK_CLIENT_DESTROYED and no refresh request is sent, also before any call', async () => {
+    rig = await startRig()
+    const persisted: unknown[] = []
+    rig.portal.setCallbackRefreshAuth((payload) => {
+      persisted.push(payload)
+    })
+    await rig.portal.destroy()
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: 'JSSDK_CLIENT_DESTROYED' })
+    await settle()
+    expect(rig.emulator.log.refreshRequests()).toHaveLength(0)
+    expect(persisted).toHaveLength(0)
+  })
+
+  it('initIsAdmin() refuses with JSSDK_CLIENT_DESTROYED and sends nothing', async () => {
+    rig = await startRig()
+    await rig.portal.destroy()
+    await expect(rig.portal.auth.initIsAdmin()).rejects.toMatchObject({ code: 'JSSDK_CLIENT_DESTROYED' })
+    await settle()
+    expect(rig.emulator.log.restRequests()).toHaveLength(0)
+  })
+
+  it('setAuthOptions() refuses with JSSDK_CLIENT_DESTROYED and the pair held stays', async () => {
+    rig = await startRig()
+    const before = rig.portal.auth.getParams()
+    await rig.portal.destroy()
+    const next = { ...rig.emulator.issueAuthParams() }
+    expect(() => rig.portal.setAuthOptions(next)).toThrow(
+      expect.objectContaining({ code: 'JSSDK_CLIENT_DESTROYED' }),
+    )
+    expect(rig.portal.auth.getParams().refreshToken).toBe(before.refreshToken)
+  })
+})
