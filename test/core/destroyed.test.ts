@@ -41,4 +41,17 @@ describe('an instance after destroy()', () => {
     )
     expect(rig.portal.auth.getParams().refreshToken).toBe(before.refreshToken)
   })
+
+  it('a call waiting out a retry backoff when destroy() comes rejects with JSSDK_CLIENT_DESTROYED and is not sent again', async () => {
+    rig = await startRig({ client: { restrictionParams: { retryDelay: 1_000 } } })
+    rig.emulator.dropConnections(1, { method: 'profile' })
+    const call = rig.portal.actions.v2.call.make({ method: 'profile' }).then(
+      () => 'resolved',
+      (error: unknown) => error,
+    )
+    await expect.poll(() => rig.emulator.log.restRequests().length).toBe(1)
+    await rig.portal.destroy()
+    expect(await call).toMatchObject({ code: 'JSSDK_CLIENT_DESTROYED' })
+    expect(rig.emulator.log.restRequests()).toHaveLength(1)
+  })
 })
