@@ -113,21 +113,28 @@ export class RestTransport implements TypeHttp {
 
   async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
     const { signal } = context.options
-    let auth = await this.#prepare(context, signal)
+    let auth = await this.#prepare(context)
     let answer = await this.#send(context, auth)
     // Only a 401 can be a token rejection; other answers are read once, by #toResult.
     const rejection = answer.status === 401 ? readPortalError(answer.body) : null
     if (rejection && TOKEN_REJECTION_CODES.has(rejection.code)) {
-      if (await this.#auth.rejected(auth, rejection.code, signal, this.#waitMs(context))) {
-        auth = await this.#prepare(context, signal)
+      const waited = this.#auth.rejected(auth, rejection.code, signal, this.#waitMs(context))
+      if (await this.#cancellable(context, waited)) {
+        auth = await this.#prepare(context)
         answer = await this.#send(context, auth)
       }
     }
     return this.#toResult<T>(context, answer)
   }
 
-  #prepare(context: CallContext, signal: AbortSignal | undefined): Promise<RequestAuth> {
-    const pending = this.#auth.prepare(this.apiVersion, signal, this.#waitMs(context))
+  #prepare(context: CallContext): Promise<RequestAuth> {
+    const pending = this.#auth.prepare(this.apiVersion, context.options.signal, this.#waitMs(context))
+    return this.#cancellable(context, pending)
+  }
+
+  /** A wait on the auth side that the caller's signal ended fails as the call's cancellation (`REQUEST_ABORTED`). */
+  #cancellable<T>(context: CallContext, pending: Promise<T>): Promise<T> {
+    const { signal } = context.options
     // Only the caller's signal turns a failure into a cancellation; without one, no extra promise per call.
     if (!signal) return pending
     return pending.catch((error: unknown) => {
