@@ -63,6 +63,8 @@ export class MemoryStore implements TokenStore {
     const held = this.#locks.get(memberId)
     if (!held || held.owner !== owner) return false
     this.#locks.delete(memberId)
+    // Waiters take the lock at once, also when the holder gives it back without a new pair.
+    this.#notify(memberId)
     return true
   }
 

@@ -52,10 +52,15 @@ ${ANNOUNCE}
 return 1
 `)
 
-/** KEYS[1] the lock; ARGV[1] the owner. Deletes the lock only when that owner still holds it. */
+/**
+ * KEYS[1] the lock; ARGV[1] the owner. Deletes the lock only when that owner still holds it, and announces it: an
+ * instance waiting for the lock takes it at once, also when the holder gives it back without a new pair.
+ */
 export const UNLOCK = script(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1])
+  ${ANNOUNCE}
+  return 1
 end
 return 0
 `)

@@ -95,7 +95,8 @@ export class RedisStore implements TokenStore {
   }
 
   async unlock(memberId: string, owner: string): Promise<boolean> {
-    return (await this.#script('unlock', UNLOCK, [this.#keys(memberId).lock], [owner])) === 1
+    const keys = this.#keys(memberId)
+    return (await this.#script('unlock', UNLOCK, [keys.lock], [owner, ...this.#announceTo(keys)])) === 1
   }
 
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {

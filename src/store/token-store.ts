@@ -40,11 +40,11 @@ export interface TokenStore {
    * when it is held. A holder that dies frees it when the TTL ends.
    */
   lock(memberId: string, ttlMs: number): Promise<string | null>
-  /** Releases the lock when `owner` still holds it; resolves to whether it did. */
+  /** Releases the lock when `owner` still holds it, and wakes {@link changed}; resolves to whether it did. */
   unlock(memberId: string, owner: string): Promise<boolean>
   /**
-   * Resolves when the portal's pair may have changed (another holder saved or replaced it), after `timeoutMs` at
-   * the latest, or when `signal` aborts. Callers re-read the pair with {@link load}.
+   * Resolves when the portal's pair may have changed (another holder saved or replaced it) or its lock was released,
+   * after `timeoutMs` at the latest, or when `signal` aborts. Callers re-read the pair with {@link load}.
    */
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void>
   /**

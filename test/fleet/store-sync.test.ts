@@ -83,3 +83,67 @@ describe('the first look at a shared store', () => {
     expect(persisted).toHaveLength(0)
   })
 })
+
+describe('an instance waiting on the refresh lock another one holds', () => {
+  it('takes the pair the holder saves within the same attempt: no retry, no refresh of its own, no error', async () => {
+    const clock = createTestClock()
+    emulator = await startPortalEmulator({ now: clock.now })
+    const pair = emulator.issueAuthParams()
+    const store = new MemoryStore()
+    const persisted: RefreshAuthPayload[] = []
+    const holder = client(emulator, pair, { store, now: clock.now }, persisted)
+    const waiterLog = createMemoryLogger()
+    const waiter = new PortalOAuth(
+      pair,
+      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+      { logger: waiterLog, store, now: clock.now, refreshRetries: 0 },
+    )
+    clients.push(waiter)
+    emulator.holdRequests(1, { server: 'oauth' })
+    clock.advance(3_601_000)
+    const first = holder.actions.v2.call.make({ method: 'profile' })
+    await emulator.waitForHeld(1)
+    const second = waiter.actions.v3.call.make({ method: 'tasks.task.list' })
+    // The waiter is in its refresh attempt, waiting for the lock, while the holder's request is held.
+    await expect.poll(() => waiter.tokenState).toBe('refreshing')
+    emulator.releaseHeldRequests()
+    expect((await first).isSuccess).toBe(true)
+    expect((await second).isSuccess).toBe(true)
+    expect(emulator.log.refreshRequests()).toHaveLength(1)
+    expect(waiter.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+    expect(waiterLog.lines.filter((line) => line.level === 'error')).toEqual([])
+    expect(persisted).toHaveLength(1)
+  })
+
+  it('when the holder gives the lock back without a pair (its refresh failed), takes the lock and refreshes itself', async () => {
+    const clock = createTestClock()
+    emulator = await startPortalEmulator({ now: clock.now })
+    const pair = emulator.issueAuthParams()
+    const store = new MemoryStore()
+    const options = { store, now: clock.now, refreshRetries: 0 }
+    const holder = new PortalOAuth(
+      pair,
+      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+      { logger: createMemoryLogger(), ...options },
+    )
+    const waiter = new PortalOAuth(
+      pair,
+      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+      { logger: createMemoryLogger(), ...options },
+    )
+    clients.push(holder, waiter)
+    emulator.holdRequests(1, { server: 'oauth' })
+    emulator.failOAuth({ error: 'server_error', status: 500 })
+    clock.advance(3_601_000)
+    const first = holder.actions.v2.call.make({ method: 'profile' }).catch((error: unknown) => error)
+    await emulator.waitForHeld(1)
+    const second = waiter.actions.v2.call.make({ method: 'profile' })
+    await expect.poll(() => waiter.tokenState).toBe('refreshing')
+    emulator.releaseHeldRequests()
+    expect(await first).toMatchObject({ code: 'server_error' })
+    expect((await second).isSuccess).toBe(true)
+    expect(emulator.log.refreshRequests()).toHaveLength(2)
+    expect(waiter.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+    expect((await store.load(pair.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
+  })
+})

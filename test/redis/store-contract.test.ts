@@ -199,6 +199,24 @@ for (const backend of backends) {
       expect((await first.load(held.memberId))?.refreshToken).toBe(`refresh-next-${saves}`)
     })
 
+    it('changed() wakes when the lock is released through another store instance', async () => {
+      const { memberId } = pair(2_000_000_000)
+      const waiting = first.changed(memberId, 60_000)
+      let woke = false
+      void waiting.then(() => {
+        woke = true
+      })
+      // Taken and given back until the wait ends (a subscription takes a moment); the timeout is a minute.
+      let releases = 0
+      while (!woke) {
+        const owner = await second.lock(memberId, 60_000)
+        expect(await second.unlock(memberId, owner!)).toBe(true)
+        releases += 1
+        await sleep(20)
+      }
+      expect(releases).toBeGreaterThan(0)
+    })
+
     it('changed() ends at its timeout and on abort', async () => {
       const { memberId } = pair(2_000_000_000)
       await first.changed(memberId, 50)
