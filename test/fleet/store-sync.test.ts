@@ -147,3 +147,38 @@ describe('an instance waiting on the refresh lock another one holds', () => {
     expect((await store.load(pair.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
   })
 })
+
+describe('a store restored from an older backup', () => {
+  it('an instance holding the spent pair dies on it, then lives again on the pair the other one puts back', async () => {
+    const clock = createTestClock()
+    emulator = await startPortalEmulator({ now: clock.now })
+    const pair = emulator.issueAuthParams()
+    const store = new MemoryStore()
+    const fresh = client(emulator, pair, { store, now: clock.now })
+    const stale = client(emulator, pair, { store, now: clock.now })
+    await Promise.all([fresh, stale].map((portal) => portal.actions.v2.call.make({ method: 'profile' })))
+    clock.advance(600_000)
+    await fresh.auth.refreshAuth()
+    // The store forgets, and is restored from an older backup: it holds the first pair, whose refresh token is spent.
+    await store.remove(pair.memberId)
+    await store.save(pair)
+    // The first pair's hour is over; the one `fresh` got ten minutes later has ten minutes to go.
+    clock.advance(3_001_000)
+    // `stale` refreshes with the spent token and learns it is dead.
+    await expect(stale.actions.v2.call.make({ method: 'profile' })).rejects.toMatchObject({
+      code: 'invalid_grant',
+    })
+    expect(stale.tokenState).toBe('dead')
+    // Past the slots its last call leased: this call learns the store holds an older pair and puts its own back.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect((await fresh.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    await expect
+      .poll(async () => (await store.load(pair.memberId))?.refreshToken)
+      .toBe(emulator.currentRefreshToken)
+    expect((await stale.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(stale.tokenState).toBe('valid')
+    expect(stale.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+    // The refresh of `fresh` and the refused one of `stale`; putting back and coming back to life sent nothing.
+    expect(emulator.log.refreshRequests().map((entry) => entry.status)).toEqual([200, 400])
+  })
+})
