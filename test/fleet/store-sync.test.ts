@@ -84,6 +84,26 @@ describe('the first look at a shared store', () => {
   })
 })
 
+describe('refreshAuth() as the first thing an instance does', () => {
+  it('takes the newer pair of the store first, then refreshes that one: one request, with its refresh token', async () => {
+    const clock = createTestClock()
+    emulator = await startPortalEmulator({ now: clock.now })
+    const older = emulator.issueAuthParams()
+    clock.advance(10_000)
+    const newer = await refreshedWithoutStore(emulator, older, clock.now)
+    const store = new MemoryStore()
+    await store.save(newer)
+    const persisted: RefreshAuthPayload[] = []
+    const portal = client(emulator, older, { store, now: clock.now }, persisted)
+    await portal.auth.refreshAuth()
+    const requests = emulator.log.refreshRequests()
+    expect(requests.map((entry) => entry.token)).toEqual([older.refreshToken, newer.refreshToken])
+    expect(requests.map((entry) => entry.status)).toEqual([200, 200])
+    expect(portal.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+    expect(persisted).toHaveLength(1)
+  })
+})
+
 describe('an instance waiting on the refresh lock another one holds', () => {
   it('takes the pair the holder saves within the same attempt: no retry, no refresh of its own, no error', async () => {
     const clock = createTestClock()
