@@ -84,6 +84,53 @@ describe('the first look at a shared store', () => {
   })
 })
 
+/**
+ * A store whose first `load` answers only when the test lets it go, with what it held when asked: a slow Redis (the
+ * emulator has no store to slow down).
+ */
+class SlowFirstLoad extends MemoryStore {
+  #release: (() => void) | null = null
+  readonly #gate = new Promise<void>((resolve) => {
+    this.#release = resolve
+  })
+  #loads = 0
+
+  override async load(memberId: string): Promise<PortalOAuthParams | null> {
+    this.#loads += 1
+    // Read now, answered later: the answer is what the store held when the read reached it.
+    const held = await super.load(memberId)
+    if (this.#loads === 1) await this.#gate
+    return held
+  }
+
+  /** Lets the first `load` answer. */
+  release(): void {
+    this.#release?.()
+  }
+}
+
+describe('setAuthOptions() while the first look at the store is under way', () => {
+  it('the pair given wins over the one the store answers with afterwards', async () => {
+    const clock = createTestClock()
+    emulator = await startPortalEmulator({ now: clock.now })
+    const older = emulator.issueAuthParams()
+    clock.advance(10_000)
+    const stored = await refreshedWithoutStore(emulator, older, clock.now)
+    const store = new SlowFirstLoad()
+    await store.save(stored)
+    const portal = client(emulator, older, { store, now: clock.now })
+    const call = portal.actions.v2.call.make({ method: 'profile' })
+    // An install event brings a brand-new pair while the store has not answered yet.
+    const installed = emulator.issueAuthParams()
+    await new Promise((resolve) => setImmediate(resolve))
+    portal.setAuthOptions(installed)
+    store.release()
+    expect((await call).isSuccess).toBe(true)
+    expect(portal.auth.getParams().refreshToken).toBe(installed.refreshToken)
+    expect(emulator.log.restRequests().at(-1)?.token).toBe(installed.accessToken)
+  })
+})
+
 describe('refreshAuth() as the first thing an instance does', () => {
   it('takes the newer pair of the store first, then refreshes that one: one request, with its refresh token', async () => {
     const clock = createTestClock()
