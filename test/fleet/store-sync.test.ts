@@ -248,4 +248,27 @@ describe('a store restored from an older backup', () => {
     // The refresh of `fresh` and the refused one of `stale`; putting back and coming back to life sent nothing.
     expect(emulator.log.refreshRequests().map((entry) => entry.status)).toEqual([200, 400])
   })
+
+  it('an instance refreshing while the store holds the older pair spends its own refresh token, not the spent one', async () => {
+    const clock = createTestClock()
+    emulator = await startPortalEmulator({ now: clock.now })
+    const pair = emulator.issueAuthParams()
+    const store = new MemoryStore()
+    const persisted: RefreshAuthPayload[] = []
+    const portal = client(emulator, pair, { store, now: clock.now }, persisted)
+    await portal.actions.v2.call.make({ method: 'profile' })
+    clock.advance(600_000)
+    await portal.auth.refreshAuth()
+    const held = portal.auth.getParams()
+    await store.remove(pair.memberId)
+    await store.save(pair)
+    clock.advance(600_000)
+    await portal.auth.refreshAuth()
+    const tokens = emulator.log.refreshRequests().map((entry) => entry.token)
+    expect(tokens).toEqual([pair.refreshToken, held.refreshToken])
+    expect(emulator.log.rejected('invalid_grant')).toHaveLength(0)
+    expect(portal.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+    expect((await store.load(pair.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
+    expect(persisted).toHaveLength(2)
+  })
 })
