@@ -109,6 +109,35 @@ class SlowFirstLoad extends MemoryStore {
   }
 }
 
+describe('a pair taken from the store is a secret like any other', () => {
+  it('its tokens are redacted from the log and from errors', async () => {
+    const clock = createTestClock()
+    emulator = await startPortalEmulator({ now: clock.now })
+    const older = emulator.issueAuthParams()
+    clock.advance(10_000)
+    const stored = await refreshedWithoutStore(emulator, older, clock.now)
+    const store = new MemoryStore()
+    await store.save(stored)
+    const logger = createMemoryLogger()
+    const portal = new PortalOAuth(
+      older,
+      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+      { logger, store, now: clock.now, refreshRetries: 0 },
+    )
+    clients.push(portal)
+    expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(portal.auth.getParams().refreshToken).toBe(stored.refreshToken)
+    // An application's refresh that puts the token it was given into its error, as careless code does.
+    portal.setCustomRefreshAuth(async ({ refreshToken }) => {
+      throw new Error(`refused ${refreshToken} (access ${portal.auth.getParams().accessToken})`)
+    })
+    const error = await portal.auth.refreshAuth().catch((thrown: unknown) => thrown)
+    const written = `${String(error)} ${JSON.stringify(error)} ${JSON.stringify(logger.lines)}`
+    expect(written).toContain('[redacted]')
+    for (const secret of [stored.refreshToken, stored.accessToken]) expect(written).not.toContain(secret)
+  })
+})
+
 describe('setAuthOptions() while the first look at the store is under way', () => {
   it('the pair given wins over the one the store answers with afterwards', async () => {
     const clock = createTestClock()
