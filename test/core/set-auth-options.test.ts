@@ -1,0 +1,26 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createMemoryLogger, type Rig, startRig } from '../helpers.js'
+
+let rig: Rig
+afterEach(async () => {
+  await rig?.close()
+})
+
+describe('setAuthOptions()', () => {
+  it("the new pair's tokens and application token are secrets from then on: redacted from the log and from errors", async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger, refreshRetries: 0 } })
+    const next = rig.emulator.issueAuthParams()
+    const replaced = { ...next, applicationToken: 'app-token-after-reinstall-0123456789' }
+    rig.portal.setAuthOptions(replaced)
+    // An application's refresh that puts what it knows into its error, as careless code does.
+    rig.portal.setCustomRefreshAuth(async ({ refreshToken }) => {
+      throw new Error(`refused ${refreshToken}, ${replaced.accessToken}, ${replaced.applicationToken}`)
+    })
+    const error = await rig.portal.auth.refreshAuth().catch((thrown: unknown) => thrown)
+    const written = `${String(error)} ${JSON.stringify(error)} ${JSON.stringify(logger.lines)}`
+    expect(written).toContain('refused [redacted]')
+    for (const secret of [replaced.refreshToken, replaced.accessToken, replaced.applicationToken])
+      expect(written).not.toContain(secret)
+  })
+})
