@@ -327,7 +327,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
    */
   async destroy(): Promise<void> {
     if (this.#closing.signal.aborted) return
-    this.#closing.abort(new SdkError({ code: SdkErrorCode.Destroyed, message: 'PortalOAuth was destroyed' }))
+    // The words of every later call (see PortalContext.assertAlive), for the callers that were waiting.
+    const message = 'PortalOAuth was destroyed; create a new instance to make calls'
+    this.#closing.abort(new SdkError({ code: SdkErrorCode.Destroyed, message }))
     const actor = this.#tokenActor
     if (actor) {
       actor.send({ type: 'client.closing' })

@@ -54,4 +54,22 @@ describe('an instance after destroy()', () => {
     expect(await call).toMatchObject({ code: 'JSSDK_CLIENT_DESTROYED' })
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
   })
+
+  it('a call waiting for a refresh the OAuth server holds rejects at once, in the words of every later call', async () => {
+    rig = await startRig({ client: { refreshTimeout: 200, refreshRetries: 0 } })
+    rig.emulator.expireAccessTokens()
+    rig.emulator.holdRequests(1, { server: 'oauth' })
+    const waiting = rig.portal.actions.v2.call.make({ method: 'profile' }).catch((error: unknown) => error)
+    await rig.emulator.waitForHeld(1)
+    const closed = rig.portal.destroy()
+    const expected = {
+      name: 'SdkError',
+      code: 'JSSDK_CLIENT_DESTROYED',
+      message: 'PortalOAuth was destroyed; create a new instance to make calls',
+    }
+    expect(await waiting).toMatchObject(expected)
+    rig.emulator.releaseHeldRequests()
+    await closed
+    await expect(rig.portal.actions.v2.call.make({ method: 'profile' })).rejects.toMatchObject(expected)
+  })
 })
