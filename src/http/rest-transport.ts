@@ -79,11 +79,6 @@ export class RestTransport implements TypeHttp {
     this.#auth = auth
   }
 
-  /** Whether this transport still emits the client-side warning. */
-  get clientSideWarning(): boolean {
-    return this.#clientSideWarning
-  }
-
   offClientSideWarning(): void {
     this.#clientSideWarning = false
   }
