@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   MemoryStore,
-  PortalOAuth,
+  type PortalOAuth,
   type PortalOAuthParams,
   type RefreshAuthPayload,
   type SharedBucketSettings,
@@ -13,32 +13,16 @@ import {
   startPortalEmulator,
 } from '../../src/testing/index.js'
 import { createMemoryLogger, createTestClock } from '../helpers.js'
+import { createStoreClients } from './store-clients.js'
 
 let emulator: PortalEmulator | undefined
-const clients: PortalOAuth[] = []
+const clients = createStoreClients()
+const client = clients.client
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.destroy()))
+  await clients.destroyAll()
   await emulator?.close()
   emulator = undefined
 })
-
-function client(
-  target: PortalEmulator,
-  pair: PortalOAuthParams,
-  options: { store: MemoryStore; now?: () => number },
-  persisted: RefreshAuthPayload[],
-): PortalOAuth {
-  const portal = new PortalOAuth(
-    pair,
-    { clientId: target.clientId, clientSecret: target.clientSecret },
-    { logger: createMemoryLogger(), ...options },
-  )
-  portal.setCallbackRefreshAuth((payload) => {
-    persisted.push(payload)
-  })
-  clients.push(portal)
-  return portal
-}
 
 function burst(portal: PortalOAuth, count: number) {
   return Array.from({ length: count }, (_, index) =>
@@ -221,15 +205,7 @@ describe('a store that fails', () => {
     const store = new FailingStore()
     const logger = createMemoryLogger()
     const persisted: RefreshAuthPayload[] = []
-    const portal = new PortalOAuth(
-      pair,
-      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-      { logger, store, ...options },
-    )
-    portal.setCallbackRefreshAuth((payload) => {
-      persisted.push(payload)
-    })
-    clients.push(portal)
+    const portal = client(emulator, pair, { logger, store, ...options }, persisted)
     const lines = (level: 'error' | 'info') =>
       logger.lines.filter((line) => line.level === level).map((line) => line.message)
     const errors = () => lines('error')

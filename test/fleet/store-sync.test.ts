@@ -1,37 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryStore, PortalOAuth, type PortalOAuthParams, type RefreshAuthPayload } from '../../src/index.js'
+import { MemoryStore, type PortalOAuthParams, type RefreshAuthPayload } from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger, createTestClock } from '../helpers.js'
+import { createStoreClients } from './store-clients.js'
 
 // The first look an instance takes at a shared store, and which pair wins: a refresh token rotates on every use, so
 // an instance that keeps an older pair than the newest one spends a dead refresh token (a second refresh request
 // that fails, and a pair that dies).
 
 let emulator: PortalEmulator | undefined
-const clients: PortalOAuth[] = []
+const clients = createStoreClients()
+const client = clients.client
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.destroy()))
+  await clients.destroyAll()
   await emulator?.close()
   emulator = undefined
 })
-
-function client(
-  target: PortalEmulator,
-  pair: PortalOAuthParams,
-  options: { store?: MemoryStore; now: () => number },
-  persisted: RefreshAuthPayload[] = [],
-): PortalOAuth {
-  const portal = new PortalOAuth(
-    pair,
-    { clientId: target.clientId, clientSecret: target.clientSecret },
-    { logger: createMemoryLogger(), ...options },
-  )
-  portal.setCallbackRefreshAuth((payload) => {
-    persisted.push(payload)
-  })
-  clients.push(portal)
-  return portal
-}
 
 /** A pair refreshed away from the store (another deployment, say), so that the store still holds `pair`. */
 async function refreshedWithoutStore(target: PortalEmulator, pair: PortalOAuthParams, now: () => number) {
@@ -119,12 +103,7 @@ describe('a pair taken from the store is a secret like any other', () => {
     const store = new MemoryStore()
     await store.save(stored)
     const logger = createMemoryLogger()
-    const portal = new PortalOAuth(
-      older,
-      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-      { logger, store, now: clock.now, refreshRetries: 0 },
-    )
-    clients.push(portal)
+    const portal = client(emulator, older, { logger, store, now: clock.now, refreshRetries: 0 })
     expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
     expect(portal.auth.getParams().refreshToken).toBe(stored.refreshToken)
     // An application's refresh that puts the token it was given into its error, as careless code does.
@@ -189,12 +168,7 @@ describe('an instance waiting on the refresh lock another one holds', () => {
     const persisted: RefreshAuthPayload[] = []
     const holder = client(emulator, pair, { store, now: clock.now }, persisted)
     const waiterLog = createMemoryLogger()
-    const waiter = new PortalOAuth(
-      pair,
-      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-      { logger: waiterLog, store, now: clock.now, refreshRetries: 0 },
-    )
-    clients.push(waiter)
+    const waiter = client(emulator, pair, { logger: waiterLog, store, now: clock.now, refreshRetries: 0 })
     emulator.holdRequests(1, { server: 'oauth' })
     clock.advance(3_601_000)
     const first = holder.actions.v2.call.make({ method: 'profile' })
@@ -217,17 +191,8 @@ describe('an instance waiting on the refresh lock another one holds', () => {
     const pair = emulator.issueAuthParams()
     const store = new MemoryStore()
     const options = { store, now: clock.now, refreshRetries: 0 }
-    const holder = new PortalOAuth(
-      pair,
-      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-      { logger: createMemoryLogger(), ...options },
-    )
-    const waiter = new PortalOAuth(
-      pair,
-      { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-      { logger: createMemoryLogger(), ...options },
-    )
-    clients.push(holder, waiter)
+    const holder = client(emulator, pair, options)
+    const waiter = client(emulator, pair, options)
     emulator.holdRequests(1, { server: 'oauth' })
     emulator.failOAuth({ error: 'server_error', status: 500 })
     clock.advance(3_601_000)
