@@ -23,6 +23,7 @@ export interface StoreClients {
   destroyAll(): Promise<void>
 }
 
+/** A new set of instances for one test. */
 export function createStoreClients(): StoreClients {
   const made: PortalOAuth[] = []
   return {
