@@ -97,16 +97,8 @@ const READ_SEGMENTS = new Set([
   'time',
   'getlist',
 ])
-/** Whole method names that only read. */
-const READ_METHODS = new Set([
-  'profile',
-  'methods',
-  'scope',
-  'server.time',
-  'app.info',
-  'user.current',
-  'method.get',
-])
+/** Whole method names that only read, beyond those the last segment already tells (`server.time`, `app.info`). */
+const READ_METHODS = new Set(['profile', 'methods', 'scope'])
 
 /** Whether `method` only reads, so that repeating it after an ambiguous failure cannot create twice. */
 export function isReadMethod(method: string): boolean {
