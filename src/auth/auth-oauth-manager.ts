@@ -98,7 +98,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   readonly #closing = new AbortController()
   /**
    * Aborted once `destroy()` has let the refresh in flight end: a request that outlived its attempt is dropped.
-   * Created with the first refresh request (an idle instance holds none; see {@link abandonSignal}).
+   * Created with the first refresh request (an idle instance holds none; see `#abandonSignal()`).
    */
   #abandon: AbortController | null = null
   /** Created on first use (a valid token needs no machine), or at once when an inspector is attached. */
@@ -337,6 +337,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         await waitFor(actor, (snapshot) => topState(snapshot) !== 'refreshing').catch(ignore)
       }
     }
+    // Created here when no refresh asked for it yet, so that a later request starts aborted.
     this.#abandon ??= new AbortController()
     this.#abandon.abort()
     await Promise.all(this.#latePersists ?? [])

@@ -21,8 +21,10 @@ export class RestrictionManager {
   #shared: SharedBucket | null = null
   #operating: OperatingLimiter | null = null
   readonly #logger: UnknownKeysLogger | undefined
-  /** Aborted by `destroy()`: ends the operating delays being waited out, which no bucket holds. */
-  /** Aborted by `destroy()` to end operating delays; created when first needed (an idle instance holds none). */
+  /**
+   * Aborted by `destroy()`: ends the operating delays being waited out, which no bucket holds. Created when first
+   * needed (an idle instance holds none; see `#stoppedSignal()`).
+   */
   #stopped: AbortController | null = null
 
   /** `logger` hears of unknown keys, which are dropped like other option typos. */
@@ -109,6 +111,7 @@ export class RestrictionManager {
 
   /** Stops timers and drops queued requests. */
   async destroy(): Promise<void> {
+    // Created here when nothing asked for it yet, so that a later wait starts aborted.
     this.#stopped ??= new AbortController()
     this.#stopped.abort(new Error('RestrictionManager: destroyed'))
     await Promise.all([this.#bucket?.destroy(), this.#operating?.destroy()])
@@ -118,9 +121,14 @@ export class RestrictionManager {
 
   /** Sleeps `delay` ms; ends early when the caller's signal aborts or the instance is destroyed. */
   #operatingDelay(delay: number, signal: AbortSignal | undefined): Promise<void> {
-    this.#stopped ??= new AbortController()
-    const stopped = this.#stopped.signal
+    const stopped = this.#stoppedSignal()
     return abortableSleep(delay, signal ? AbortSignal.any([signal, stopped]) : stopped)
+  }
+
+  /** The signal `destroy()` aborts (already aborted after it). */
+  #stoppedSignal(): AbortSignal {
+    this.#stopped ??= new AbortController()
+    return this.#stopped.signal
   }
 
   #warnUnknown(where: string, changes: RestrictionParamsInput): void {
