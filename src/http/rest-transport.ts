@@ -321,33 +321,43 @@ export class RestTransport implements TypeHttp {
         ...this.#instance.http.headers,
       },
       hooks: {
+        // ky 2 runs beforeRequest once and beforeRetry before every repeat: each attempt takes its own slot.
         beforeRequest: [
-          async (request, options) => {
-            const context = (options.context as { call: CallContext }).call
+          ({ request, options }) => {
+            const context = callContextOf(options)
             const { headers, requestId } = context.options
             if (headers) for (const name of Object.keys(headers)) request.headers.set(name, headers[name]!)
             if (requestId !== undefined) request.headers.set('x-request-id', requestId)
-            // Every attempt, retries included, waits for the method's operating delay and a slot of the bucket.
-            this.#instance.assertAlive()
-            const { trace } = context
-            const waitFrom = trace ? performance.now() : 0
-            try {
-              await this.#instance.restrictions.acquire(context.options.method, context.options.signal)
-              if (trace) trace.limiterWaitMs += performance.now() - waitFrom
-              // No request leaves after destroy(), also for a caller whose wait ended just as it happened.
-              this.#instance.assertAlive()
-            } catch (error) {
-              if (context.options.signal?.aborted)
-                throw abortError(context, context.options.signal.reason ?? error)
-              // The limiter drops its waiting callers when the instance is destroyed: say so clearly.
-              this.#instance.assertAlive()
-              throw error
-            }
-            context.attempts += 1
+            return this.#gate(context)
           },
         ],
+        beforeRetry: [({ options }) => this.#gate(callContextOf(options))],
       },
     })
     return this.#ky
   }
+
+  /** Every attempt, retries included, waits for the method's operating delay and a slot of the bucket. */
+  async #gate(context: CallContext): Promise<void> {
+    this.#instance.assertAlive()
+    const { trace } = context
+    const waitFrom = trace ? performance.now() : 0
+    try {
+      await this.#instance.restrictions.acquire(context.options.method, context.options.signal)
+      if (trace) trace.limiterWaitMs += performance.now() - waitFrom
+      // No request leaves after destroy(), also for a caller whose wait ended just as it happened.
+      this.#instance.assertAlive()
+    } catch (error) {
+      if (context.options.signal?.aborted) throw abortError(context, context.options.signal.reason ?? error)
+      // The limiter drops its waiting callers when the instance is destroyed: say so clearly.
+      this.#instance.assertAlive()
+      throw error
+    }
+    context.attempts += 1
+  }
+}
+
+/** The call a ky hook runs for, passed through ky's `context` option. */
+function callContextOf(options: { readonly context: unknown }): CallContext {
+  return (options.context as { call: CallContext }).call
 }

@@ -1,6 +1,6 @@
-import { Cluster, Redis } from 'ioredis'
 import { MemoryStore, type TokenStore } from '../../src/index.js'
 import { RedisStore, type RedisStoreOptions } from '../../src/redis.js'
+import { Cluster, Redis } from './ioredis-under-test.js'
 import { type RedisUnderTest, redisInstalled, startRedisCluster, startRedisServer } from './redis-server.js'
 
 /** A store backend the contract tests run against. */

@@ -1,10 +1,10 @@
-import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PortalOAuth, type PortalOAuthParams, type RefreshAuthPayload } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger, createTestClock } from '../helpers.js'
 import { type Backend, type Opened, redisClusterBackend, redisServerBackend } from './backends.js'
+import { Redis } from './ioredis-under-test.js'
 import { redisInstalled } from './redis-server.js'
 
 describe.skipIf(!redisInstalled)('RedisStore on one server', () => {

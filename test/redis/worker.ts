@@ -4,9 +4,10 @@
  * once and answers `{ type: 'done', ... }`; `{ type: 'exit' }` ends it. With `hold`, its refresh announces
  * `{ type: 'holding' }` and never sends anything (the parent kills it then).
  */
-import { Cluster, Redis } from 'ioredis'
+
 import { createNullLogger, PortalOAuth, type PortalOAuthParams } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
+import { Cluster, Redis } from './ioredis-under-test.js'
 
 /** What the parent hands a worker. */
 export interface WorkerConfig {

