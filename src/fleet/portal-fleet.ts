@@ -38,6 +38,10 @@ function notInstalled(memberId: string, what: string): SdkError {
   })
 }
 
+function sameEndpoints(stored: PortalOAuthParams, params: PortalOAuthParams): boolean {
+  return stored.clientEndpoint === params.clientEndpoint && stored.serverEndpoint === params.serverEndpoint
+}
+
 /**
  * The clients of every portal an application is installed on, over one {@link TokenStore}: install, update and
  * uninstall events keep the store's pairs, `get(memberId)` gives the portal's `PortalOAuth`. Fleets of several
@@ -65,7 +69,8 @@ export class PortalFleet {
    * Handles an event POSTed by a portal: the raw form-encoded body, a `URLSearchParams`, or an object as a body
    * parser gives it. `ONAPPINSTALL` stores the pair and application token; `ONAPPUPDATE` stores the new pair and
    * `ONAPPUNINSTALL` forgets the portal, each only when its `application_token` equals the stored one (any other
-   * event is checked the same way and changes nothing). A repeated `ONAPPINSTALL` with another application token is
+   * event is checked the same way and changes nothing); an `ONAPPUPDATE` naming other endpoints is taken only when
+   * its access token works on the stored portal. A repeated `ONAPPINSTALL` with another application token is
    * taken only when its access token works on the portal the store holds. Rejects, changing nothing, with
    * `JSSDK_INVALID_ARGUMENT` (a malformed or hostile body), `JSSDK_APPLICATION_TOKEN_MISMATCH` or
    * `JSSDK_PORTAL_NOT_INSTALLED`.
@@ -93,7 +98,10 @@ export class PortalFleet {
       if (!sameApplicationToken(applicationToken, stored.applicationToken))
         throw mismatch(memberId, 'the application token differs from the stored one')
       if (event === 'ONAPPUPDATE') {
-        await this.#keep(eventPairParams(auth, Date.now()))
+        const params = eventPairParams(auth, Date.now())
+        // An update that moves the portal's endpoints decides where the client secret goes next: prove it as a reinstall.
+        if (!sameEndpoints(stored, params)) await this.#proveEndpointChange(stored, params)
+        await this.#keep(params)
         this.#settings.logger.info('PortalFleet: portal updated', { memberId })
       } else if (event === 'ONAPPUNINSTALL') {
         // The held client goes first: a refresh it has in flight must not write the pair back after the removal.
@@ -170,19 +178,34 @@ export class PortalFleet {
    * the store holds: an event naming another portal's endpoints proves nothing.
    */
   async #proveReinstall(stored: PortalOAuthParams, params: PortalOAuthParams): Promise<void> {
+    if (!(await this.#worksOnStoredPortal(stored, params)))
+      throw mismatch(
+        stored.memberId,
+        'a repeated install brings another application token and its access token does not work on the stored portal',
+      )
+  }
+
+  /**
+   * An update naming other endpoints is taken only when its access token works on the portal the store holds: an
+   * application token that leaked must not be enough to send the next refresh (and the client secret) elsewhere.
+   */
+  async #proveEndpointChange(stored: PortalOAuthParams, params: PortalOAuthParams): Promise<void> {
+    if (!(await this.#worksOnStoredPortal(stored, params)))
+      throw mismatch(
+        stored.memberId,
+        'an update names other endpoints and its access token does not work on the stored portal',
+      )
+  }
+
+  async #worksOnStoredPortal(stored: PortalOAuthParams, params: PortalOAuthParams): Promise<boolean> {
     const { httpOptions } = this.#settings
-    const proved = await proveAccessToken({
+    return proveAccessToken({
       clientEndpoint: stored.clientEndpoint,
       accessToken: params.accessToken,
       fetch: httpOptions.adapter ?? fetch,
       timeoutMs: httpOptions.timeout,
       headers: httpOptions.headers,
     })
-    if (!proved)
-      throw mismatch(
-        stored.memberId,
-        'a repeated install brings another application token and its access token does not work on the stored portal',
-      )
   }
 
   /** Runs `task` after the portal's earlier events; its outcome is the caller's, the queue goes on either way. */

@@ -147,6 +147,42 @@ describe('ONAPPUPDATE', () => {
     expect(await fleet.store.load(portal.memberId)).toEqual(before)
   })
 
+  it('naming another server endpoint with the right application token is refused unless its access token works on the stored portal', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const before = await fleet.store.load(portal.memberId)
+    // The application token leaked; the update names an OAuth server the sender controls, with a token of another portal.
+    const elsewhere = await rig.portal({
+      memberId: portal.memberId,
+      applicationToken: portal.applicationToken,
+    })
+    const forged = new URLSearchParams(elsewhere.installEvent('ONAPPUPDATE'))
+    forged.set('auth[client_endpoint]', portal.clientEndpoint)
+    await expect(fleet.handleEvent(forged)).rejects.toMatchObject({
+      code: SdkErrorCode.ApplicationTokenMismatch,
+      message: expect.stringContaining('an update names other endpoints'),
+    })
+    expect(await fleet.store.load(portal.memberId)).toEqual(before)
+    expect(elsewhere.log.restRequests()).toHaveLength(0)
+    expect(portal.log.rejected('invalid_token').at(-1)?.token).toBe(forged.get('auth[access_token]'))
+  })
+
+  it('naming other endpoints is taken when its access token works on the stored portal (the portal moved)', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const update = new URLSearchParams(portal.installEvent('ONAPPUPDATE'))
+    const moved = new URL(portal.serverEndpoint)
+    moved.pathname = '/moved/rest/'
+    update.set('auth[server_endpoint]', moved.href)
+    await fleet.handleEvent(update)
+    expect((await fleet.store.load(portal.memberId))?.serverEndpoint).toBe(moved.href)
+    const check = portal.log.restRequests().at(-1)
+    expect(check).toMatchObject({ restMethod: 'app.info', status: 200 })
+    expect(check?.token).toBe(update.get('auth[access_token]'))
+  })
+
   it('for a portal the store does not know is refused with JSSDK_PORTAL_NOT_INSTALLED', async () => {
     const portal = await rig.portal()
     const fleet = rig.fleet(portal)
