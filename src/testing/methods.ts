@@ -202,15 +202,19 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
   )
 
   // `*.add` answers the new id as an integer, as the portal does.
-  registry.define('crm.contact.add', (params) => toId(contacts.add((id) => ({ ...record(params.fields), ID: String(id) })).ID), v2)
-
   registry.define(
-    'crm.deal.list',
-    (params) => v2ListPage(deals, params, parseV2Filter(params.filter)),
+    'crm.contact.add',
+    (params) => toId(contacts.add((id) => ({ ...record(params.fields), ID: String(id) })).ID),
     v2,
   )
 
-  registry.define('crm.deal.add', (params) => toId(deals.add((id) => ({ ...record(params.fields), ID: String(id) })).ID), v2)
+  registry.define('crm.deal.list', (params) => v2ListPage(deals, params, parseV2Filter(params.filter)), v2)
+
+  registry.define(
+    'crm.deal.add',
+    (params) => toId(deals.add((id) => ({ ...record(params.fields), ID: String(id) })).ID),
+    v2,
+  )
 
   registry.define(
     'crm.item.list',

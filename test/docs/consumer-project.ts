@@ -53,10 +53,12 @@ export interface TypeDiagnostic {
 /** The throwaway application holding every snippet. */
 export class ConsumerProject {
   readonly #dir: string
+  readonly #vitest: string
   readonly #files = new Map<Snippet, string>()
 
-  private constructor(dir: string) {
+  private constructor(dir: string, root: string) {
     this.#dir = dir
+    this.#vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs')
   }
 
   /**
@@ -65,7 +67,7 @@ export class ConsumerProject {
    */
   static async create(root: string, snippets: readonly Snippet[]): Promise<ConsumerProject> {
     await mkdir(join(root, '.tmp'), { recursive: true })
-    const project = new ConsumerProject(await mkdtemp(join(root, '.tmp', 'docs-snippets-')))
+    const project = new ConsumerProject(await mkdtemp(join(root, '.tmp', 'docs-snippets-')), root)
     await project.#build(root)
     await project.#write(root, snippets)
     return project
@@ -86,18 +88,25 @@ export class ConsumerProject {
   }
 
   /**
-   * Runs one compiled snippet with Node: a whole program alone, a fragment through the runner that defines the
-   * context's names first and closes them after. It must end by itself within `timeoutMs`.
+   * Runs one compiled snippet with Node: a whole program alone, a test file (it imports `vitest`) with `vitest run`,
+   * a fragment through the runner that defines the context's names first and closes them after. It must end by
+   * itself within `timeoutMs`.
    */
   async run(snippet: Snippet, env: Record<string, string>, timeoutMs: number): Promise<SnippetRun> {
     const source = this.#path(snippet)
     const compiled = join('out', source.replace(/\.ts$/, '.js'))
     const args = snippet.flags.has('fragment')
-      ? [join('out', 'context', 'run-fragment.js'), compiled]
-      : [compiled]
-    const outcome = await run(process.execPath, ['--enable-source-maps', ...args], {
+      ? ['--enable-source-maps', join('out', 'context', 'run-fragment.js'), compiled]
+      : isTestFile(snippet)
+        ? [this.#vitest, 'run', compiled]
+        : ['--enable-source-maps', compiled]
+    // The vitest running this test must not leak into the vitest a test file runs with.
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !/^(VITEST|TEST$|NODE_ENV$)/.test(name)),
+    )
+    const outcome = await run(process.execPath, args, {
       cwd: this.#dir,
-      env: { ...process.env, ...env },
+      env: { ...inherited, ...env },
       timeout: timeoutMs,
       killSignal: 'SIGKILL',
       maxBuffer: 1 << 24,
@@ -144,6 +153,11 @@ export class ConsumerProject {
     await writeFile(
       join(this.#dir, 'package.json'),
       JSON.stringify({ name: 'docs-snippets', private: true, type: 'module' }),
+    )
+    // Test files among the snippets run with vitest, on their compiled JavaScript.
+    await writeFile(
+      join(this.#dir, 'vitest.config.mjs'),
+      "export default { test: { include: ['out/whole/*.js'], testTimeout: 15000 } }\n",
     )
     await mkdir(join(this.#dir, 'whole'))
     await mkdir(join(this.#dir, 'fragments'))
@@ -196,6 +210,11 @@ export class ConsumerProject {
     }
     return errors
   }
+}
+
+/** A snippet that imports vitest is a test file. */
+export function isTestFile(snippet: Snippet): boolean {
+  return /from\s+['"]vitest['"]/.test(snippet.code)
 }
 
 function escapeRegExp(text: string): string {

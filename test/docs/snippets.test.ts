@@ -62,10 +62,14 @@ async function runOne(
   portal: PortalEmulator,
   snippet: Snippet,
 ): Promise<SnippetRun | 'skipped'> {
+  const webhook = portal.createWebhook()
   const env: Record<string, string> = {
     CLIENT_ID: portal.clientId,
     CLIENT_SECRET: portal.clientSecret,
-    PORTAL_WEBHOOK_URL: portal.createWebhook(),
+    PORTAL_WEBHOOK_URL: webhook,
+    // The same webhook in parts: the portal's address and the secret of user 1.
+    PORTAL_URL: portal.portalOrigin,
+    HOOK_SECRET: new URL(webhook).pathname.split('/').at(-2) ?? '',
     OAUTH_SERVER_ENDPOINT: portal.serverEndpoint,
   }
   if (snippet.flags.has('redis')) {

@@ -223,7 +223,12 @@ describe('REST v2 list fixtures', () => {
     const first = await v2(emu, 'crm.deal.list', token)
     expect(first.body.next).toBe(50)
     expect(first.body.total).toBe(60)
-    expect(rows(first.body.result)[0]).toMatchObject({ ID: '1', TITLE: 'Deal 1', STAGE_ID: 'NEW', CURRENCY_ID: 'USD' })
+    expect(rows(first.body.result)[0]).toMatchObject({
+      ID: '1',
+      TITLE: 'Deal 1',
+      STAGE_ID: 'NEW',
+      CURRENCY_ID: 'USD',
+    })
     const contact = await v2(emu, 'crm.contact.add', token, { fields: { NAME: 'Ann' } })
     expect(contact.body.result).toBe(121)
     const deal = await v2(emu, 'crm.deal.add', token, { fields: { TITLE: 'Big one', CONTACT_ID: '121' } })
