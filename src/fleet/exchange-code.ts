@@ -25,7 +25,7 @@ export interface AuthorizationCodeExchange {
    */
   applicationToken: string
   /** OAuth server REST root (`server_domain` of the redirect with `/rest/`). Default `https://oauth.bitrix.info/rest/`. */
-  serverEndpoint?: string
+  serverEndpoint?: string | undefined
   /** Sends the request. Default the global `fetch`. */
   adapter?: FetchLike
   /** Longest wait for the answer, ms, 1 to 600 000. Default 30 000. */

@@ -126,6 +126,15 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     LAST_NAME: 'Emulated',
     TYPE_ID: 'CLIENT',
   }))
+  const deals = new FixtureTable<Row>(rows(deps, 'crm.deal.list'), (id) => ({
+    ID: String(id),
+    TITLE: `Deal ${id}`,
+    STAGE_ID: 'NEW',
+    OPPORTUNITY: `${id * 100}.00`,
+    CURRENCY_ID: 'USD',
+    CONTACT_ID: String(id),
+    ASSIGNED_BY_ID: '1',
+  }))
   const users = new FixtureTable<Row>(rows(deps, 'user.get'), userRow)
   const items = new FixtureTable<Row>(rows(deps, 'crm.item.list'), (id) => ({ id, title: `Item ${id}` }))
   const tasks = new FixtureTable<Row>(rows(deps, 'tasks.task.list'), (id) => ({ id, title: `Task ${id}` }))
@@ -189,6 +198,21 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
   registry.define(
     'crm.contact.list',
     (params) => v2ListPage(contacts, params, parseV2Filter(params.filter)),
+    v2,
+  )
+
+  // `*.add` answers the new id as an integer, as the portal does.
+  registry.define(
+    'crm.contact.add',
+    (params) => toId(contacts.add((id) => ({ ...record(params.fields), ID: String(id) })).ID),
+    v2,
+  )
+
+  registry.define('crm.deal.list', (params) => v2ListPage(deals, params, parseV2Filter(params.filter)), v2)
+
+  registry.define(
+    'crm.deal.add',
+    (params) => toId(deals.add((id) => ({ ...record(params.fields), ID: String(id) })).ID),
     v2,
   )
 

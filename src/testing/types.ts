@@ -10,6 +10,7 @@ export type ListName =
   | 'tasks.task.list'
   | 'main.eventlog.tail'
   | 'crm.contact.list'
+  | 'crm.deal.list'
 
 /** REST API generation: v2 is `/rest/{method}`, v3 is `/rest/api/{method}`. */
 export type EmulatorApiVersion = 'v2' | 'v3'

@@ -217,6 +217,26 @@ describe('REST v2 list fixtures', () => {
     expect(last.body.total).toBe(120)
   })
 
+  it('pages crm.deal.list by 50, and crm.deal.add / crm.contact.add answer the new integer id', async () => {
+    const emu = await emulator({ lists: { 'crm.deal.list': 60 } })
+    const { accessToken: token } = emu.issueAuthParams()
+    const first = await v2(emu, 'crm.deal.list', token)
+    expect(first.body.next).toBe(50)
+    expect(first.body.total).toBe(60)
+    expect(rows(first.body.result)[0]).toMatchObject({
+      ID: '1',
+      TITLE: 'Deal 1',
+      STAGE_ID: 'NEW',
+      CURRENCY_ID: 'USD',
+    })
+    const contact = await v2(emu, 'crm.contact.add', token, { fields: { NAME: 'Ann' } })
+    expect(contact.body.result).toBe(121)
+    const deal = await v2(emu, 'crm.deal.add', token, { fields: { TITLE: 'Big one', CONTACT_ID: '121' } })
+    expect(deal.body.result).toBe(61)
+    const added = await v2(emu, 'crm.deal.list', token, { filter: { '>ID': 60 } })
+    expect(rows(added.body.result)).toEqual([{ ID: '61', TITLE: 'Big one', CONTACT_ID: '121' }])
+  })
+
   it('supports start=-1 with a >ID filter and order (no count, no next)', async () => {
     const emu = await emulator({ lists: { 'crm.contact.list': 100_000 } })
     const { accessToken: token } = emu.issueAuthParams()
