@@ -3,8 +3,9 @@ import { tokenUrlFor } from '../auth/endpoints.js'
 import { requireRestRoot, validateAuthParams, validateSecret } from '../auth/validate-params.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
-import type { FetchLike } from '../http/http-options.js'
-import type { PortalOAuthParams, PortalOAuthSecretInput } from '../types/auth.js'
+import { type FetchLike, normalizeProxy } from '../http/http-options.js'
+import { createPooledFetch } from '../http/undici-fetch.js'
+import type { PortalOAuthParams, PortalOAuthSecret, PortalOAuthSecretInput } from '../types/auth.js'
 import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
 
 /** The prefix of this function's argument errors. */
@@ -26,8 +27,13 @@ export interface AuthorizationCodeExchange {
   applicationToken: string
   /** OAuth server REST root (`server_domain` of the redirect with `/rest/`). Default `https://oauth.bitrix.info/rest/`. */
   serverEndpoint?: string | undefined
-  /** Sends the request. Default the global `fetch`. */
+  /** Sends the request. Default a one-request undici pool (with `proxy`, or the environment's proxy). */
   adapter?: FetchLike
+  /**
+   * Forward proxy (`http://` or `https://` URL) when no `adapter` is given; without it `HTTP_PROXY`, `HTTPS_PROXY`
+   * and `NO_PROXY` apply when `NODE_USE_ENV_PROXY=1` is set.
+   */
+  proxy?: string | URL
   /** Longest wait for the answer, ms, 1 to 600 000. Default 30 000. */
   timeout?: number
   /** Receives the pair: `{ install: (params) => fleet.install(params) }` or the fleet itself. */
@@ -106,6 +112,25 @@ export async function exchangeAuthorizationCode(
       : requireIntegerIn(`${WHERE} timeout`, request.timeout, 1, 600_000, { unit: 'ms' })
   if (request.adapter !== undefined && typeof request.adapter !== 'function')
     throw invalidArgument(`${WHERE} adapter`, 'must be a fetch-compatible function')
+  const proxy = normalizeProxy(`${WHERE} proxy`, request.proxy, request.adapter)
+  if (request.adapter) return exchange(request, secret, serverEndpoint, timeout, request.adapter)
+  // One request: its own small pool, closed when the answer is read.
+  const pool = createPooledFetch({ connections: 1, keepAliveTimeout: 1_000, proxy })
+  try {
+    return await exchange(request, secret, serverEndpoint, timeout, pool.fetch)
+  } finally {
+    await pool.close()
+  }
+}
+
+/** The token request itself and the answer read into a pair. */
+async function exchange(
+  request: AuthorizationCodeExchange,
+  secret: PortalOAuthSecret,
+  serverEndpoint: string,
+  timeout: number,
+  fetch: FetchLike,
+): Promise<PortalOAuthParams> {
   let response: Response
   try {
     response = await ky.post(tokenUrlFor(serverEndpoint), {
@@ -115,7 +140,7 @@ export async function exchangeAuthorizationCode(
         client_secret: secret.clientSecret,
         code: request.code,
       }),
-      ...(request.adapter ? { fetch: request.adapter } : {}),
+      fetch,
       timeout,
       throwHttpErrors: false,
       headers: { accept: 'application/json' },

@@ -1,5 +1,7 @@
 import { validateAuthParams } from '../auth/validate-params.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { type FetchLike, givenHttpOptions } from '../http/http-options.js'
+import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
 import { PortalOAuth } from '../portal-oauth.js'
 import type { TokenStore } from '../store/token-store.js'
 import type { PortalOAuthParams } from '../types/auth.js'
@@ -53,6 +55,8 @@ export class PortalFleet {
   readonly #held: HeldPortals
   /** The events of one portal run one after another, in arrival order. */
   readonly #queues = new Map<string, Promise<unknown>>()
+  /** The default adapter's pool for the fleet's own requests (the proof of a reinstall), created on first use. */
+  #pool: PooledFetch | null = null
   #destroyed = false
 
   constructor(options: PortalFleetOptions) {
@@ -153,6 +157,7 @@ export class PortalFleet {
     this.#destroyed = true
     await Promise.allSettled([...this.#queues.values()])
     await this.#held.releaseAll()
+    await this.#pool?.close()
   }
 
   #build(params: PortalOAuthParams): PortalOAuth {
@@ -160,7 +165,7 @@ export class PortalFleet {
     const portal = new PortalOAuth(params, settings.secret, {
       store: settings.store,
       restrictionParams: settings.restrictionParams,
-      httpOptions: settings.httpOptions,
+      httpOptions: givenHttpOptions(settings.httpOptions),
       ...(settings.givenLogger === undefined ? {} : { logger: settings.givenLogger }),
     })
     if (settings.callbackRefreshAuth) portal.setCallbackRefreshAuth(settings.callbackRefreshAuth)
@@ -202,10 +207,18 @@ export class PortalFleet {
     return proveAccessToken({
       clientEndpoint: stored.clientEndpoint,
       accessToken: params.accessToken,
-      fetch: httpOptions.adapter ?? fetch,
+      fetch: this.#fetch(),
       timeoutMs: httpOptions.timeout,
       headers: httpOptions.headers,
     })
+  }
+
+  /** The adapter of the fleet's own requests: `httpOptions.adapter`, or a pool with the fleet's proxy settings. */
+  #fetch(): FetchLike {
+    const { httpOptions } = this.#settings
+    if (httpOptions.adapter) return httpOptions.adapter
+    this.#pool ??= createPooledFetch(httpOptions)
+    return this.#pool.fetch
   }
 
   /** Runs `task` after the portal's earlier events; its outcome is the caller's, the queue goes on either way. */

@@ -23,7 +23,20 @@ export interface TypeHttpOptions {
   connections?: number
   /** How long an idle keep-alive connection of the default adapter stays open, ms, 1 to 600 000. Default 4 000. */
   keepAliveTimeout?: number
+  /**
+   * Forward proxy for every request of the default adapter (REST and OAuth), an `http://` or `https://` URL
+   * (`user:password@` becomes `Proxy-Authorization`). Without it, the default adapter follows `HTTP_PROXY`,
+   * `HTTPS_PROXY` and `NO_PROXY` when `NODE_USE_ENV_PROXY=1` is set, as Node's own `fetch` does. A custom `adapter`
+   * brings its own proxy: giving both is refused.
+   */
+  proxy?: string | URL
 }
+
+/** Where the default adapter sends its requests: straight, through the proxy the environment names, or through one URL. */
+export type ProxySetting =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'environment' }
+  | { readonly kind: 'url'; readonly url: string }
 
 /** {@link TypeHttpOptions} with defaults applied. */
 export interface NormalizedHttpOptions {
@@ -37,6 +50,8 @@ export interface NormalizedHttpOptions {
   connections: number
   /** Keep-alive of idle connections, ms. */
   keepAliveTimeout: number
+  /** The proxy of the default adapter. */
+  proxy: ProxySetting
 }
 
 const KNOWN_KEYS: ReadonlySet<string> = new Set([
@@ -45,7 +60,36 @@ const KNOWN_KEYS: ReadonlySet<string> = new Set([
   'headers',
   'connections',
   'keepAliveTimeout',
+  'proxy',
 ])
+
+const NO_PROXY: ProxySetting = { kind: 'none' }
+const ENVIRONMENT_PROXY: ProxySetting = { kind: 'environment' }
+
+/** Node's own switch for proxies from the environment (`NODE_USE_ENV_PROXY=1`), read when an instance is built. */
+function environmentProxyEnabled(): boolean {
+  const flag = globalThis.process?.env?.NODE_USE_ENV_PROXY
+  return flag === '1' || flag === 'true'
+}
+
+/** The proxy setting of `field`; the URL given is never echoed in an error (it may hold credentials). */
+export function normalizeProxy(field: string, value: unknown, adapter: unknown): ProxySetting {
+  if (value === undefined) return environmentProxyEnabled() ? ENVIRONMENT_PROXY : NO_PROXY
+  if (adapter !== undefined)
+    throw invalidArgument(
+      field,
+      'applies to the default adapter only; a custom adapter brings its own proxy (for example an undici dispatcher)',
+    )
+  let url: URL
+  try {
+    url = value instanceof URL ? value : new URL(typeof value === 'string' ? value : '')
+  } catch {
+    throw invalidArgument(field, 'must be an http:// or https:// URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalidArgument(field, `must be an http:// or https:// URL, not ${url.protocol}`)
+  return { kind: 'url', url: url.href }
+}
 
 /** Longest idle keep-alive a user can mean, ms: ten minutes. */
 const MAX_KEEP_ALIVE_MS = 600_000
@@ -77,5 +121,18 @@ export function normalizeHttpOptions(input: unknown, logger: LoggerInterface): N
       4_000,
       true,
     ),
+    proxy: normalizeProxy('httpOptions.proxy', options.proxy, options.adapter),
+  }
+}
+
+/** The options a client is built from again (a fleet builds one per portal from its own normalized options). */
+export function givenHttpOptions(http: NormalizedHttpOptions): TypeHttpOptions {
+  return {
+    ...(http.adapter ? { adapter: http.adapter } : {}),
+    timeout: http.timeout,
+    headers: http.headers,
+    connections: http.connections,
+    keepAliveTimeout: http.keepAliveTimeout,
+    ...(http.proxy.kind === 'url' ? { proxy: http.proxy.url } : {}),
   }
 }

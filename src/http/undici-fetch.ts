@@ -1,5 +1,5 @@
-import type { Agent } from 'undici'
-import type { FetchLike } from './http-options.js'
+import type { Dispatcher } from 'undici'
+import type { FetchLike, ProxySetting } from './http-options.js'
 
 /** A fetch-compatible adapter with its own keep-alive pool, closable. */
 export interface PooledFetch {
@@ -80,32 +80,53 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): [s
   return headers
 }
 
+/** What the default adapter's pool is built from (the instance's normalized `httpOptions`). */
+export interface PoolOptions {
+  connections: number
+  keepAliveTimeout: number
+  proxy?: ProxySetting
+}
+
+/** The pool: straight connections, or through the proxy the settings name (`EnvHttpProxyAgent` reads the environment). */
+function createDispatcher(loaded: Undici, options: PoolOptions): Dispatcher {
+  const pool = {
+    connections: options.connections,
+    keepAliveTimeout: options.keepAliveTimeout,
+    keepAliveMaxTimeout: options.keepAliveTimeout,
+  }
+  const proxy = options.proxy ?? { kind: 'none' }
+  if (proxy.kind === 'url') return new loaded.ProxyAgent({ ...pool, uri: proxy.url })
+  if (proxy.kind === 'environment') return new loaded.EnvHttpProxyAgent(pool)
+  return new loaded.Agent(pool)
+}
+
+/** Closes a pool; a runtime whose `undici` is a partial stand-in (Bun's) may give agents without `close()`. */
+async function closeDispatcher(agent: Dispatcher): Promise<void> {
+  if (typeof agent.close === 'function') await agent.close()
+}
+
 /**
  * A fetch-compatible function over `undici.request` and a keep-alive `Agent`: several times cheaper per call than
  * Node's global `fetch` (see docs/benchmarks.md). Failures are thrown as `TypeError('fetch failed', { cause })` like
  * `fetch`, so that ky and the retry policy treat both adapters alike. undici and the pool are created on the first
  * request.
  */
-export function createPooledFetch(options: { connections: number; keepAliveTimeout: number }): PooledFetch {
-  let agent: Agent | undefined
+export function createPooledFetch(options: PoolOptions): PooledFetch {
+  let agent: Dispatcher | undefined
   let closed = false
   void loadUndici()
   const fetch: FetchLike = async (input, init) => {
     const request = input instanceof Request ? input : new Request(input, init)
     const raw = (init as Record<string, unknown> | undefined)?.[RAW_BODY_OPTION]
     const body = typeof raw === 'string' ? raw : request.body ? await request.text() : undefined
-    const { Agent: Pool, request: send } = undici ?? (await loadUndici())
+    const loaded = undici ?? (await loadUndici())
     if (!agent) {
-      agent = new Pool({
-        connections: options.connections,
-        keepAliveTimeout: options.keepAliveTimeout,
-        keepAliveMaxTimeout: options.keepAliveTimeout,
-      })
-      if (closed) await agent.close()
+      agent = createDispatcher(loaded, options)
+      if (closed) await closeDispatcher(agent)
     }
     let answer: Awaited<ReturnType<Undici['request']>>
     try {
-      answer = await send(request.url, {
+      answer = await loaded.request(request.url, {
         method: request.method as 'POST',
         headers: headersToRecord(request.headers),
         body,
@@ -132,7 +153,7 @@ export function createPooledFetch(options: { connections: number; keepAliveTimeo
     fetch,
     close: async () => {
       closed = true
-      await agent?.close()
+      if (agent) await closeDispatcher(agent)
     },
   }
 }

@@ -62,11 +62,11 @@ describe('httpOptions', () => {
   it('unknown keys are dropped at construction and their names logged at warn level', async () => {
     const logger = createMemoryLogger()
     rig = await startRig({
-      client: { logger, httpOptions: { timeout: 5_000, proxy: 'http://x', maxRedirects: 3 } as never },
+      client: { logger, httpOptions: { timeout: 5_000, retries: 2, maxRedirects: 3 } as never },
     })
     const warnings = logger.lines.filter((line) => line.level === 'warn')
     expect(warnings).toHaveLength(1)
-    expect(warnings[0]?.message).toBe('httpOptions: dropped unknown option(s) proxy, maxRedirects')
+    expect(warnings[0]?.message).toBe('httpOptions: dropped unknown option(s) retries, maxRedirects')
     expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
   })
 
