@@ -27,12 +27,15 @@ export {
   type CallErrorMessage,
   type CallOutcome,
   type CallStartMessage,
+  type CallTraceContext,
   DiagnosticsChannel,
   type DiagnosticsErrorInfo,
   type LimiterWaitMessage,
   type RefreshEndMessage,
   type RefreshErrorMessage,
   type RefreshStartMessage,
+  type RefreshTraceContext,
+  TracingChannelName,
 } from './diagnostics/channels.js'
 export {
   AjaxError,

@@ -198,6 +198,11 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   }
 
   /** A copy of the current parameters, in constructor shape. */
+  /** The portal of the pair held. */
+  get memberId(): string {
+    return this.#params.memberId
+  }
+
   getParams(): PortalOAuthParams {
     return { ...this.#params }
   }
@@ -649,7 +654,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   /** One refresh attempt of this instance alone: the OAuth request (or the custom refresh), then the commit. */
   async #refreshOwn(signal: AbortSignal): Promise<AccessTokenRefreshOutput> {
-    const trace = traceRefreshStart(this.#generation())
+    const trace = traceRefreshStart(this.#generation(), this.#params.memberId)
     const previous = this.#params
     let raw: unknown
     try {

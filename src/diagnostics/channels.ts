@@ -1,4 +1,4 @@
-import { channel } from 'node:diagnostics_channel'
+import { channel, tracingChannel } from 'node:diagnostics_channel'
 import type { ApiVersion } from '../types/api-version.js'
 
 /**
@@ -22,6 +22,61 @@ export const DiagnosticsChannel = {
   /** An attempt waited for the limiter (operating budget or rate bucket): {@link LimiterWaitMessage}. */
   limiterWait: 'portal-oauth:limiter:wait',
 } as const
+
+/**
+ * Names of the tracing channels (`diagnostics_channel.tracingChannel`, the shape undici, ioredis and node-redis use):
+ * each has `start`, `end`, `asyncStart`, `asyncEnd` and `error` sub-channels (`tracing:portal-oauth:call:start`, ...).
+ * A call is traced with `tracePromise`, so a subscriber's `start` handler runs in the caller's async context and a
+ * store bound to `start` (`bindStore`) is active for the whole call. Contexts hold no token or secret.
+ */
+export const TracingChannelName = {
+  /** One REST call, from its start to its result or rejection: {@link CallTraceContext}. */
+  call: 'portal-oauth:call',
+  /** One token refresh: {@link RefreshTraceContext}. */
+  refresh: 'portal-oauth:refresh',
+} as const
+
+/** The context object of {@link TracingChannelName.call}; the fields after `requestId` are set as the call goes on. */
+export interface CallTraceContext {
+  /** As in {@link CallStartMessage}. */
+  callId: number
+  /** `v2` or `v3`. */
+  apiVersion: ApiVersion
+  /** The REST method. */
+  method: string
+  /** The call's `requestId`, when it has one. */
+  requestId?: string
+  /** The portal (`memberId`), when the client holds a pair. */
+  memberId?: string
+  /** Host the request went to (set when the first attempt leaves). */
+  serverAddress?: string
+  /** Port the request went to. */
+  serverPort?: number
+  /** HTTP status of the answer (set before `asyncStart`). */
+  status?: number
+  /** Whether the portal answered without error. */
+  isSuccess?: boolean
+  /** The portal's error code when it answered with one. */
+  errorCode?: string
+  /** Requests sent for the call, retries included. */
+  attempts?: number
+  /** The call's result, set by `tracePromise` on success. */
+  result?: unknown
+  /** Why the call rejected, set by `tracePromise` (an error of this package: its message holds no secret). */
+  error?: unknown
+}
+
+/** The context object of {@link TracingChannelName.refresh}. */
+export interface RefreshTraceContext {
+  /** Generation of the pair being replaced. */
+  generation: number
+  /** The portal (`memberId`). */
+  memberId?: string
+  /** Generation and expiry of the new pair, set on success. */
+  result?: { generation: number; expires: number }
+  /** Why the refresh failed: a description whose message has every known secret removed. */
+  error?: DiagnosticsErrorInfo
+}
 
 /** What a publication says of an error: its kind and a message with every known secret removed. */
 export interface DiagnosticsErrorInfo {
@@ -122,12 +177,17 @@ const refreshEnd = channel(DiagnosticsChannel.refreshEnd)
 const refreshError = channel(DiagnosticsChannel.refreshError)
 const limiterWait = channel(DiagnosticsChannel.limiterWait)
 
+const callTracing = tracingChannel<unknown, CallTraceContext>(TracingChannelName.call)
+const refreshTracing = tracingChannel<unknown, RefreshTraceContext>(TracingChannelName.refresh)
+
 let lastCallId = 0
 
 /** A call being traced: exists only while a call channel has subscribers. */
 export interface CallTrace {
   /** Fields of the start message, repeated in the last one. */
   readonly call: CallStartMessage
+  /** The tracing channel's context, while it has subscribers. */
+  readonly context: CallTraceContext | null
   /** `performance.now()` at the start. */
   readonly started: number
   /** Added up by every attempt. */
@@ -139,15 +199,29 @@ export function traceCallStart(
   apiVersion: ApiVersion,
   method: string,
   requestId: string | undefined,
+  memberId: string | undefined,
 ): CallTrace | null {
-  if (!callStart.hasSubscribers && !callEnd.hasSubscribers && !callError.hasSubscribers) return null
+  const traced = callTracing.hasSubscribers
+  if (!traced && !callStart.hasSubscribers && !callEnd.hasSubscribers && !callError.hasSubscribers)
+    return null
   lastCallId += 1
   const call: CallStartMessage =
     requestId === undefined
       ? { callId: lastCallId, apiVersion, method }
       : { callId: lastCallId, apiVersion, method, requestId }
   if (callStart.hasSubscribers) callStart.publish({ ...call })
-  return { call, started: performance.now(), limiterWaitMs: 0 }
+  const context: CallTraceContext | null = traced ? { ...call } : null
+  if (context && memberId !== undefined) context.memberId = memberId
+  return { call, context, started: performance.now(), limiterWaitMs: 0 }
+}
+
+/** Notes where a traced call's request goes (`baseUrl` of the attempt); once per call. */
+export function traceCallTarget(trace: CallTrace, baseUrl: string): void {
+  const { context } = trace
+  if (!context || context.serverAddress !== undefined) return
+  const url = new URL(baseUrl)
+  context.serverAddress = url.hostname
+  context.serverPort = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port)
 }
 
 /** Publishes the answer of a traced call. */
@@ -182,31 +256,64 @@ export function traceCallError(trace: CallTrace, error: unknown, attempts: numbe
 }
 
 /** A refresh being traced: `null` when no refresh channel has subscribers. */
-export type RefreshTrace = { readonly generation: number; readonly started: number } | null
+export type RefreshTrace = {
+  readonly generation: number
+  readonly started: number
+  /** The tracing channel's context, while it has subscribers. */
+  readonly context: RefreshTraceContext | null
+} | null
 
-/** Publishes a refresh's start. */
-export function traceRefreshStart(generation: number): RefreshTrace {
-  if (!refreshStart.hasSubscribers && !refreshEnd.hasSubscribers && !refreshError.hasSubscribers) return null
+/**
+ * Publishes a refresh's start. The refresh is not one promise the caller holds, so the tracing channel's events are
+ * published by hand in `tracePromise`'s order: `start` and `end` now, `error` (on failure), `asyncStart` and
+ * `asyncEnd` when it settles.
+ */
+export function traceRefreshStart(generation: number, memberId?: string): RefreshTrace {
+  const traced = refreshTracing.hasSubscribers
+  if (!traced && !refreshStart.hasSubscribers && !refreshEnd.hasSubscribers && !refreshError.hasSubscribers)
+    return null
   if (refreshStart.hasSubscribers) refreshStart.publish({ generation } satisfies RefreshStartMessage)
-  return { generation, started: performance.now() }
+  const context: RefreshTraceContext | null = traced ? { generation } : null
+  if (context) {
+    if (memberId !== undefined) context.memberId = memberId
+    refreshTracing.start.publish(context)
+    refreshTracing.end.publish(context)
+  }
+  return { generation, started: performance.now(), context }
 }
 
 /** Publishes the new pair's generation and expiry. */
 export function traceRefreshEnd(trace: RefreshTrace, generation: number, expires: number): void {
-  if (!trace || !refreshEnd.hasSubscribers) return
-  const message: RefreshEndMessage = { generation, expires, durationMs: performance.now() - trace.started }
-  refreshEnd.publish(message)
+  if (!trace) return
+  if (refreshEnd.hasSubscribers) {
+    const message: RefreshEndMessage = { generation, expires, durationMs: performance.now() - trace.started }
+    refreshEnd.publish(message)
+  }
+  const { context } = trace
+  if (!context) return
+  context.result = { generation, expires }
+  refreshTracing.asyncStart.publish(context)
+  refreshTracing.asyncEnd.publish(context)
 }
 
 /** Publishes a refresh failure. */
 export function traceRefreshError(trace: RefreshTrace, error: unknown, secrets: Redactor): void {
-  if (!trace || !refreshError.hasSubscribers) return
-  const message: RefreshErrorMessage = {
-    generation: trace.generation,
-    durationMs: performance.now() - trace.started,
-    error: errorInfo(error, secrets),
+  if (!trace) return
+  const info = errorInfo(error, secrets)
+  if (refreshError.hasSubscribers) {
+    const message: RefreshErrorMessage = {
+      generation: trace.generation,
+      durationMs: performance.now() - trace.started,
+      error: info,
+    }
+    refreshError.publish(message)
   }
-  refreshError.publish(message)
+  const { context } = trace
+  if (!context) return
+  context.error = info
+  refreshTracing.error.publish(context)
+  refreshTracing.asyncStart.publish(context)
+  refreshTracing.asyncEnd.publish(context)
 }
 
 /** `waiting` resolved after a wait of the limiter; publishes how long it took. Unchanged without subscribers. */
@@ -244,24 +351,49 @@ interface TracedResult {
   getErrors(): ReadonlyArray<{ code: string }>
 }
 
-/** `run`, publishing how the traced call ended; `attempts()` is read once it settled. */
-export async function traceCallOutcome<R extends TracedResult>(
+/** `run()`, publishing how the traced call ended; `attempts()` is read once it settled. */
+export function traceCallOutcome<R extends TracedResult>(
+  run: () => Promise<R>,
+  trace: CallTrace,
+  attempts: () => number,
+  secrets: Redactor,
+): Promise<R> {
+  const { context } = trace
+  const outcome = () => publishCallOutcome(run(), trace, attempts, secrets)
+  return context ? callTracing.tracePromise(outcome, context) : outcome()
+}
+
+async function publishCallOutcome<R extends TracedResult>(
   run: Promise<R>,
   trace: CallTrace,
   attempts: () => number,
   secrets: Redactor,
 ): Promise<R> {
+  const { context } = trace
   try {
     const result = await run
+    const errorCode = result.getErrors()[0]?.code
     traceCallEnd(trace, {
       status: result.getStatus(),
       isSuccess: result.isSuccess,
       attempts: attempts(),
-      errorCode: result.getErrors()[0]?.code,
+      errorCode,
     })
+    if (context) {
+      context.status = result.getStatus()
+      context.isSuccess = result.isSuccess
+      context.attempts = attempts()
+      if (errorCode !== undefined) context.errorCode = errorCode
+    }
     return result
   } catch (error) {
     traceCallError(trace, error, attempts(), secrets)
+    if (context) {
+      context.attempts = attempts()
+      const status = (error as { status?: unknown }).status
+      // An error without an answer says status 0: no HTTP status to report.
+      if (typeof status === 'number' && status > 0) context.status = status
+    }
     throw error
   }
 }

@@ -12,6 +12,8 @@ export interface RequestAuth {
 
 /** What a transport needs from the auth side. `PortalOAuth` provides tokens; `PortalHook` a webhook URL. */
 export interface AuthStrategy {
+  /** The portal the requests go to, when the strategy knows it (traces name it; webhooks do not). */
+  readonly memberId?: string | undefined
   /**
    * Resolves when a usable token is at hand, waiting for the one refresh in flight if needed, at most `waitMs`
    * and until `signal` aborts.

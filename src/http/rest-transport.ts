@@ -1,7 +1,7 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky'
 import { raceAbort } from '../core/abortable-sleep.js'
 import type { PortalContext } from '../core/portal-context.js'
-import { type CallTrace, traceCallOutcome, traceCallStart } from '../diagnostics/channels.js'
+import { type CallTrace, traceCallOutcome, traceCallStart, traceCallTarget } from '../diagnostics/channels.js'
 import { SdkError } from '../errors/sdk-error.js'
 import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
 import type { ApiVersion } from '../types/api-version.js'
@@ -98,11 +98,11 @@ export class RestTransport implements TypeHttp {
       attempts: 0,
       readOnly: extras.readOnly,
       started: performance.now(),
-      trace: traceCallStart(this.apiVersion, options.method, options.requestId),
+      trace: traceCallStart(this.apiVersion, options.method, options.requestId, this.#auth.memberId),
     }
-    const run = this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
     const { trace } = context
-    if (!trace) return run
+    if (!trace) return this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
+    const run = () => this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
     return traceCallOutcome(run, trace, () => context.attempts, this.#instance.secrets)
   }
 
@@ -146,6 +146,7 @@ export class RestTransport implements TypeHttp {
     const { options } = context
     // Stryker disable next-line ConditionalExpression: JSON.stringify drops an undefined auth, so the body is the same
     const body = auth.token === undefined ? options.params : { ...options.params, auth: auth.token }
+    if (context.trace) traceCallTarget(context.trace, auth.baseUrl)
     const client = this.#client()
     if (this.#ready) {
       try {

@@ -33,6 +33,13 @@ beforeAll(async () => {
   })
   // The application's own ioredis (an optional peer dependency): the one of this repository, linked.
   await symlink(join(root, 'node_modules', 'ioredis'), join(app, 'node_modules', 'ioredis'), 'dir')
+  // Likewise @opentelemetry/api, for portal-oauth/otel.
+  await mkdir(join(app, 'node_modules', '@opentelemetry'), { recursive: true })
+  await symlink(
+    join(root, 'node_modules', '@opentelemetry', 'api'),
+    join(app, 'node_modules', '@opentelemetry', 'api'),
+    'dir',
+  )
 }, 180_000)
 
 afterAll(async () => {
@@ -120,6 +127,22 @@ describe('the packed package', () => {
     const expected = { afterMain: false, afterRedisEntry: false, afterClient: true, store: 'RedisStore' }
     expect(esm).toEqual(expected)
     expect(cjs).toEqual(expected)
+  }, 60_000)
+
+  it('importing portal-oauth never loads @opentelemetry/api; portal-oauth/otel does, and instruments', async () => {
+    const out = await runApp(
+      'otel.mjs',
+      `import { registerHooks } from 'node:module'
+       const resolved = []
+       registerHooks({ resolve: (specifier, context, next) => (resolved.push(specifier), next(specifier, context)) })
+       const loaded = () => resolved.some((specifier) => specifier.startsWith('@opentelemetry/'))
+       await import('portal-oauth')
+       const afterMain = loaded()
+       const { instrumentPortalOAuth } = await import('portal-oauth/otel')
+       instrumentPortalOAuth().disable()
+       console.log(JSON.stringify({ afterMain, afterOtel: loaded() }))`,
+    )
+    expect(out).toEqual({ afterMain: false, afterOtel: true })
   }, 60_000)
 
   it('the User-Agent carries the version of the installed package.json', async () => {
