@@ -103,17 +103,43 @@ export interface AccessTokenRefreshOutput {
 /** Events of the access-token machine. */
 export type AccessTokenEvent =
   /** Time passed; `now` is the client clock in ms. Moves `valid` to `expired` when `expires <= now`. */
-  | { type: 'clock.tick'; now: number }
+  | {
+      /** The event's name. */
+      type: 'clock.tick'
+      /** The client clock, ms. */
+      now: number
+    }
   /** `getAuthData()` was called, or a call is about to be sent, at `now` ms. */
-  | { type: 'authData.requested'; now: number }
+  | {
+      /** The event's name. */
+      type: 'authData.requested'
+      /** The client clock, ms. */
+      now: number
+    }
   /** The portal answered `expired_token` to a token of `generation`. Only the current generation starts a refresh. */
-  | { type: 'token.rejected'; generation: number }
+  | {
+      /** The event's name. */
+      type: 'token.rejected'
+      /** Generation of the rejected token. */
+      generation: number
+    }
   /** `refreshAuth()` was called. */
-  | { type: 'refresh.requested' }
+  | {
+      /** The event's name. */
+      type: 'refresh.requested'
+    }
   /** `setAuthOptions()` brought a new pair expiring at `expires` (Unix seconds). */
-  | { type: 'pair.replaced'; expires: number }
+  | {
+      /** The event's name. */
+      type: 'pair.replaced'
+      /** Expiry of the new pair, Unix seconds. */
+      expires: number
+    }
   /** `destroy()` was called: the attempt in flight finishes, nothing new starts. */
-  | { type: 'client.closing' }
+  | {
+      /** The event's name. */
+      type: 'client.closing'
+    }
 
 /** The id of the refresh actor invoked in `refreshing.requesting`. */
 export const REFRESH_ACTOR_ID = 'refresh'
@@ -222,7 +248,7 @@ export const accessTokenMachine = setup({
   id: 'accessToken',
   description:
     'The access token of one PortalOAuth instance. Tokens stay in the client; the machine knows when the current token expires, which generation it is, the one refresh in flight and how the last one ended. Every state but `dead` is left by itself within bounded time.',
-  context: ({ input }) => ({
+  context: ({ input }): AccessTokenContext => ({
     expires: input.expires,
     generation: 0,
     refreshOrigin: 'valid',

@@ -9,7 +9,10 @@ export interface AdminFlagContext {
 /** Events of the admin-flag machine (contract 2.3). */
 export type AdminFlagEvent =
   /** `initIsAdmin()` was called. */
-  { type: 'init.requested' }
+  {
+    /** The event's name. */
+    type: 'init.requested'
+  }
 
 /** The id of the actor invoked in `loading`; its events are `xstate.done.actor.loadIsAdmin` / `xstate.error.actor.loadIsAdmin`. */
 export const LOAD_IS_ADMIN_ACTOR_ID = 'loadIsAdmin'

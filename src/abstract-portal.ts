@@ -43,24 +43,24 @@ export interface TypePortal {
 
 /**
  * What every portal client has: actions, transports, limiter, logger, client-side warning and `destroy`, over the
- * {@link PortalContext} its constructor builds. A subclass holds only its own authorisation, given to the
+ * context its constructor builds. A subclass holds only its own authorisation, given to the
  * transports as an {@link AuthStrategy}.
  */
 export abstract class AbstractPortal implements TypePortal {
-  /** What the instance holds once: logger, secrets, limiter, HTTP settings and pool, inspector, liveness. */
+  /** @internal What the instance holds once: logger, secrets, limiter, HTTP settings and pool, inspector, liveness. */
   protected readonly context: PortalContext
   readonly #transports: TransportRegistry
   /** Built on first use: an idle instance (one per installed portal, say) holds none of its action objects. */
   #actions: PortalActions | null = null
   #tools: PortalTools | null = null
 
-  /** `context` comes from {@link AbstractPortal.createContext}; `auth` authorises every request of the instance. */
+  /** @internal `context` comes from `AbstractPortal.createContext`; `auth` authorises every request of the instance. */
   protected constructor(context: PortalContext, auth: AuthStrategy) {
     this.context = context
     this.#transports = new TransportRegistry(context, auth)
   }
 
-  /** Validates the options every client takes (`ownOptionKeys` are the subclass's own) and builds the context. */
+  /** @internal Validates the options every client takes (`ownOptionKeys` are the subclass's own) and builds the context. */
   protected static createContext(
     className: string,
     options: AbstractPortalOptions | undefined,

@@ -39,11 +39,14 @@ export {
 } from './diagnostics/channels.js'
 export {
   AjaxError,
+  type AjaxErrorOptions,
   type AjaxErrorRequestInfo,
   type ErrorCode,
   RefreshTokenError,
+  type RefreshTokenErrorOptions,
   SdkError,
   SdkErrorCode,
+  type SdkErrorOptions,
 } from './errors/index.js'
 export type { EventTree } from './fleet/event-body.js'
 export {

@@ -117,6 +117,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /** Callbacks run for a pair that arrived after its attempt was abandoned; `destroy()` waits for them. */
   #latePersists: Set<Promise<void>> | null = null
 
+  /** @internal Built by `PortalOAuth`. */
   constructor(params: PortalOAuthParams, secret: PortalOAuthSecret, deps: AuthOAuthManagerDeps) {
     this.#params = params
     this.#secret = secret
@@ -197,12 +198,12 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     return this.#admin()
   }
 
-  /** A copy of the current parameters, in constructor shape. */
   /** The portal of the pair held. */
   get memberId(): string {
     return this.#params.memberId
   }
 
+  /** A copy of the current parameters, in constructor shape. */
   getParams(): PortalOAuthParams {
     return { ...this.#params }
   }
@@ -260,6 +261,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
    * Where `initIsAdmin()` finds the v2 call it reads `profile` with: the client's own, looked up when first needed
    * (the actions are built on first use). It sends through this manager again (as its {@link AuthStrategy}), which
    * is why it cannot be given at construction.
+   * @internal
    */
   useProfileCall(portal: ProfileCallSource): void {
     this.#profileCall = portal

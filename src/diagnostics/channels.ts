@@ -73,7 +73,12 @@ export interface RefreshTraceContext {
   /** The portal (`memberId`). */
   memberId?: string
   /** Generation and expiry of the new pair, set on success. */
-  result?: { generation: number; expires: number }
+  result?: {
+    /** Generation of the new pair. */
+    generation: number
+    /** Expiry of its access token, Unix seconds. */
+    expires: number
+  }
   /** Why the refresh failed: a description whose message has every known secret removed. */
   error?: DiagnosticsErrorInfo
 }

@@ -37,7 +37,10 @@ export interface AuthorizationCodeExchange {
   /** Longest wait for the answer, ms, 1 to 600 000. Default 30 000. */
   timeout?: number
   /** Receives the pair: `{ install: (params) => fleet.install(params) }` or the fleet itself. */
-  fleet?: { install(params: PortalOAuthParams): Promise<void> }
+  fleet?: {
+    /** Stores the pair (`PortalFleet.install`). */
+    install(params: PortalOAuthParams): Promise<void>
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

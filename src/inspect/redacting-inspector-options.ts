@@ -10,7 +10,14 @@ export interface InspectorRedactionOptions {
   /** Keeps `type` and the machines' own event fields; outputs and errors are reduced, the rest redacted. */
   sanitizeEvent: (event: AnyEventObject) => AnyEventObject
   /** Applies the same to whole inspection events, including the snapshots of invoked actors. */
-  serialize: <E extends { type: string }>(event: E) => E
+  serialize: <
+    E extends {
+      /** The event's name. */
+      type: string
+    },
+  >(
+    event: E,
+  ) => E
 }
 
 /** Which fields may reach the inspector; everything else is replaced by `'[redacted]'` or dropped. */

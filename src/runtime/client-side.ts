@@ -15,7 +15,7 @@ function isScopeOf(scope: Scope, constructorName: string): boolean {
  * Workers are recognised by their global scope class, the main thread by `window.document`.
  */
 export function detectClientSideRuntime(
-  scope: Scope = globalThis as unknown as Scope,
+  scope: Record<string, unknown> = globalThis as unknown as Record<string, unknown>,
 ): ClientSideRuntime | null {
   if (isScopeOf(scope, 'ServiceWorkerGlobalScope')) return 'Service Worker'
   if (isScopeOf(scope, 'SharedWorkerGlobalScope')) return 'Shared Worker'

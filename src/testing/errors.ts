@@ -1,6 +1,8 @@
 /** One failed field of a v3 request validation error. */
 export interface EmulatorValidationItem {
+  /** The parameter at fault. */
   field: string
+  /** What was wrong with it. */
   message: string
 }
 

@@ -27,13 +27,21 @@ export type { PortalEmulatorProcessOptions } from './process-protocol.js'
 
 /** An emulator running in a child process: same endpoints and credentials, asynchronous controls. */
 export interface PortalEmulatorProcess {
+  /** The emulated portal's origin (`http://127.0.0.1:<port>`). */
   readonly portalOrigin: string
+  /** REST root of the portal. */
   readonly clientEndpoint: string
+  /** REST root of the OAuth server. */
   readonly serverEndpoint: string
+  /** The token endpoint. */
   readonly tokenUrl: string
+  /** OAuth `client_id` the emulator accepts. */
   readonly clientId: string
+  /** OAuth `client_secret` the emulator accepts. */
   readonly clientSecret: string
+  /** The emulated portal's member id. */
   readonly memberId: string
+  /** The application token of the installation. */
   readonly applicationToken: string
   /** Process id of the child. */
   readonly pid: number | undefined

@@ -20,13 +20,17 @@ export type EmulatorServerName = 'portal' | 'oauth'
 
 /** Leaky bucket settings: each request adds 1, the level drains by `drainRate` per second, above `burstLimit` → 503. */
 export interface EmulatorRateLimit {
+  /** Requests the bucket holds before the portal rejects. */
   burstLimit: number
+  /** Requests drained per second. */
   drainRate: number
 }
 
 /** Operating (resource time) limit per method: the sum over `windowMs` (10 buckets) may not reach `limitMs`. */
 export interface EmulatorOperatingLimit {
+  /** The window the budget is counted over, ms. */
   windowMs: number
+  /** A method's budget of execution time per window, ms. */
   limitMs: number
   /**
    * Whether answers carry `time.operating_reset_at` beside `time.operating` (default `true`, as the cloud portal
@@ -79,19 +83,29 @@ export interface PortalEmulatorOptions {
 
 /** A token pair in the constructor shape of the client (`PortalOAuthParams`, camelCase). */
 export interface EmulatorAuthParams {
+  /** The application token of the installation. */
   applicationToken: string
+  /** The user the pair belongs to. */
   userId: number
+  /** The portal's member id. */
   memberId: string
+  /** A fresh access token. */
   accessToken: string
+  /** Its refresh token. */
   refreshToken: string
   /** Access token expiry, unix SECONDS. */
   expires: number
+  /** Lifetime of the access token, s. */
   expiresIn: number
+  /** Granted scopes, comma-separated. */
   scope: string
   /** The portal host, `'127.0.0.1:PORT'`. */
   domain: string
+  /** REST root of the portal (`…/rest/`). */
   clientEndpoint: string
+  /** REST root of the OAuth server (`…/rest/`). */
   serverEndpoint: string
+  /** Application status (`L`: local). */
   status: EmulatorAppStatus
 }
 
@@ -107,6 +121,7 @@ export interface RequestLogEntry {
   seq: number
   /** Arrival time in ms from `options.now`. */
   at: number
+  /** Which server got it: `portal` or `oauth`. */
   server: EmulatorServerName
   /** HTTP method (`GET`, `POST`, ...). */
   httpMethod: string
@@ -120,11 +135,15 @@ export interface RequestLogEntry {
   contentType: string
   /** Parsed JSON or form object (PHP bracket keys expanded), the raw string when unparsable, undefined when empty. */
   body: unknown
+  /** The body as received. */
   rawBody: string
+  /** What the request was (a REST call, a token request, ...). */
   kind: EmulatorRequestKind
+  /** REST API version, for REST calls. */
   apiVersion?: EmulatorApiVersion
   /** REST method, lower-cased, without `.json` (`'batch'` for batches). */
   restMethod?: string
+  /** Where the token came: the body, the query or a webhook path. */
   authVia?: EmulatorAuthVia
   /** The access token (REST) or refresh token (token endpoint) presented; never a webhook secret. */
   token?: string
@@ -142,6 +161,7 @@ export interface RequestLogEntry {
 
 /** Every request received, in order, with helpers for assertions. */
 export interface RequestLog {
+  /** Every request so far, oldest first. */
   readonly entries: readonly RequestLogEntry[]
   /** Forget all entries so far (sequence numbers keep increasing). */
   clear(): void
@@ -157,6 +177,7 @@ export interface RequestLog {
 
 /** Context handed to a method handler. */
 export interface EmulatorMethodContext {
+  /** The REST API version the method was called through. */
   version: EmulatorApiVersion
   /** User of the token or webhook that made the call. */
   userId: number
@@ -178,7 +199,9 @@ export interface EmulatorMethodOptions {
 
 /** An OAuth error forced with `failOAuth`. */
 export interface EmulatorOAuthFailure {
+  /** The OAuth `error` code (`invalid_grant`, ...). */
   error: string
+  /** Its `error_description`. */
   error_description?: string
   /** HTTP status, default 400. */
   status?: number
@@ -186,6 +209,7 @@ export interface EmulatorOAuthFailure {
 
 /** Which requests `dropConnections` affects. */
 export interface EmulatorDropFilter {
+  /** Only requests to this server (`portal` or `oauth`); both when absent. */
   server?: EmulatorServerName
   /** REST method (lower-cased, `'batch'` for batches); a rule with a method never matches token requests. */
   method?: string
@@ -222,6 +246,7 @@ export interface EmulatorTokenFailure {
 
 /** Which requests `delayRequests` affects. */
 export interface EmulatorDelayFilter {
+  /** Only requests to this server (`portal` or `oauth`); both when absent. */
   server?: EmulatorServerName
   /** REST method (lower-cased, `'batch'` for batches); a rule with a method never matches token requests. */
   method?: string
@@ -237,7 +262,9 @@ export interface EmulatorWebhookOptions {
 
 /** The tokens of the newest pair, each undefined when no longer valid. */
 export interface EmulatorCurrentTokens {
+  /** The access token the emulator takes now, if any. */
   accessToken: string | undefined
+  /** The refresh token it takes now, if any. */
   refreshToken: string | undefined
 }
 
@@ -251,9 +278,13 @@ export interface PortalEmulator {
   readonly serverEndpoint: string
   /** `'http://127.0.0.1:OAUTHPORT/oauth/token/'`. */
   readonly tokenUrl: string
+  /** OAuth `client_id` the emulator accepts. */
   readonly clientId: string
+  /** OAuth `client_secret` the emulator accepts. */
   readonly clientSecret: string
+  /** The emulated portal's member id. */
   readonly memberId: string
+  /** The application token of the installation. */
   readonly applicationToken: string
   /** A fresh token pair issued now; each call starts a new independent renewal chain. */
   issueAuthParams(overrides?: { expiresIn?: number }): EmulatorAuthParams

@@ -76,10 +76,11 @@ function toResult(request: BatchRequest, outcome: BatchOutcome): Result<BatchDat
  * command is a failed entry, never a throw. Rejects on bad options (`SdkError`) and transport failures (`AjaxError`).
  */
 export abstract class BatchActionBase {
-  /** Sends the commands. */
+  /** @internal Sends the commands. */
   protected readonly runner: BatchRunner
   readonly #action: string
 
+  /** @internal Built by the client's actions. */
   constructor(runner: BatchRunner, action: string) {
     this.runner = runner
     this.#action = action
@@ -110,12 +111,13 @@ export abstract class BatchActionBase {
     return toResult(request, await this.execute(request.batch, request.settings))
   }
 
-  /** Sends the validated commands (at least one). */
+  /** @internal Sends the validated commands (at least one). */
   protected abstract execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome>
 }
 
 /** `actions.vN.batch`: up to 50 commands in one request; more is an `SdkError` pointing to `batchByChunk`. */
 export class BatchAction extends BatchActionBase {
+  /** @internal */
   protected execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome> {
     const count = batch.commands.length
     if (count > BATCH_MAX_COMMANDS) {
@@ -137,6 +139,7 @@ export class BatchAction extends BatchActionBase {
  * a chunk.
  */
 export class BatchByChunkAction extends BatchActionBase {
+  /** @internal */
   protected async execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome> {
     const merged: BatchOutcome = { entries: [], errors: [] }
     let halted = false

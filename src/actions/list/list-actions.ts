@@ -16,6 +16,7 @@ export class CallListAction<O> {
   /** The same pages, read here to the end. */
   readonly #pages: FetchListAction<O>
 
+  /** @internal Built by the client's actions. */
   constructor(transport: () => TypeHttp, planner: KeysetPlanner<O>, action: string) {
     this.#pages = new FetchListAction(transport, planner, action)
   }
@@ -49,6 +50,7 @@ export class FetchListAction<O> {
   readonly #planner: KeysetPlanner<O>
   readonly #action: string
 
+  /** @internal Built by the client's actions. */
   constructor(transport: () => TypeHttp, planner: KeysetPlanner<O>, action: string) {
     this.#transport = transport
     this.#planner = planner
