@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util'
 import { createWebSocketInspector } from '@statelyai/inspect'
 import { createInspectorServer } from '@statelyai/inspect/server'
-import { createNullLogger, PortalOAuth, redactingInspectorOptions } from '../src/index.js'
+import { createNullLogger, PortalOAuth, RefreshTokenError, redactingInspectorOptions } from '../src/index.js'
 import { startPortalEmulator } from '../src/testing/index.js'
 
 const { values } = parseArgs({
@@ -35,6 +35,15 @@ const waitS = number('wait', values.wait)
 const lingerS = number('linger', values.linger)
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The name of a thrown value, for a line of the scenario. */
+const nameOf = (error: unknown): string => (error instanceof Error ? error.name : typeof error)
+
+/** Awaits a call and fails the run when it did not succeed. */
+async function succeeds(call: Promise<{ isSuccess: boolean; getErrorMessages(): string[] }>): Promise<void> {
+  const result = await call
+  if (!result.isSuccess) throw new Error(`the call failed: ${result.getErrorMessages().join('; ')}`)
+}
 
 /** Stops what was started, last first; runs once. */
 const stops: Array<() => unknown> = []
@@ -89,48 +98,102 @@ async function main(): Promise<void> {
     console.log(`starting in ${waitS} s`)
     await pause(waitS * 1000)
   }
-  const step = async (text: string, action: () => Promise<void> | void): Promise<void> => {
+  /**
+   * One step of the scenario: prints its title, runs it, then checks that the token is in the state the title
+   * promises, so that a step that no longer does what it says fails the run instead of printing something else.
+   */
+  const step = async (
+    text: string,
+    expected: PortalOAuth['tokenState'],
+    action: () => Promise<void> | void,
+  ): Promise<void> => {
     console.log(`- ${text}`)
     await action()
     console.log(`  token: ${portal.tokenState}, admin flag: ${portal.auth.adminState}`)
+    if (portal.tokenState !== expected) {
+      throw new Error(`step "${text}": the token is ${portal.tokenState}, expected ${expected}`)
+    }
     await pause(stepMs)
   }
+  const refreshRequests = (): number => emulator.log.refreshRequests().length
 
-  await step('a call while the token is valid', async () => {
-    await portal.actions.v2.call.make({ method: 'app.info', requestId: 'inspect-1' })
+  await step('a call while the token is valid', 'valid', async () => {
+    await succeeds(portal.actions.v2.call.make({ method: 'app.info', requestId: 'inspect-1' }))
   })
-  await step('an hour passes: the access token expires', () => {
+  await step('an hour passes: the access token expires', 'expired', () => {
     offsetMs = params.expires * 1000 - Date.now() + 60_000
-    console.log('  (the client notices on its next call or getAuthData())')
+    console.log('  (the client refreshes on its next call or getAuthData())')
   })
-  await step('a burst of 10 calls: one refresh, every call waits for it', async () => {
+  await step('a burst of 10 calls: one refresh, every call waits for it', 'valid', async () => {
+    const before = refreshRequests()
     const calls = Array.from({ length: 10 }, (_, index) =>
       portal.actions.v2.call.make({ method: 'server.time', requestId: `burst-${index}` }),
     )
     const results = await Promise.all(calls)
     const ok = results.filter((result) => result.isSuccess).length
-    console.log(
-      `  ${ok}/10 calls succeeded, ${emulator.log.refreshRequests().length} refresh request(s) sent`,
-    )
+    const sent = refreshRequests() - before
+    console.log(`  ${ok}/10 calls succeeded, ${sent} refresh request(s) sent`)
+    if (ok !== 10 || sent !== 1) throw new Error(`expected 10/10 calls and 1 refresh, got ${ok} and ${sent}`)
   })
   await step(
     'the portal rejects the token (expired_token): the call refreshes and is sent again',
+    'valid',
     async () => {
+      const before = refreshRequests()
       emulator.expireAccessTokens()
-      const result = await portal.actions.v2.call.make({ method: 'app.info', requestId: 'inspect-2' })
-      console.log(`  call ${result.isSuccess ? 'succeeded' : 'failed'} after the refresh`)
+      await succeeds(portal.actions.v2.call.make({ method: 'app.info', requestId: 'inspect-2' }))
+      const sent = refreshRequests() - before
+      console.log(`  call succeeded after ${sent} refresh request(s)`)
+      if (sent !== 1) throw new Error(`expected 1 refresh request, got ${sent}`)
     },
   )
   await step(
-    'the OAuth server refuses a manual refresh (invalid_grant): the token stays in use',
+    'the OAuth server is down (503 on every attempt): refreshAuth() fails, the token stays in use',
+    'valid',
     async () => {
-      emulator.failOAuth({ error: 'invalid_grant', error_description: 'The refresh token is dead' })
-      await portal.auth.refreshAuth().catch((error: unknown) => {
-        console.log(`  refreshAuth() threw ${error instanceof Error ? error.name : 'a value'}`)
-      })
+      const before = refreshRequests()
+      // The first attempt and every retry of the refresh (refreshRetries, 3 by default) meet a 503.
+      emulator.failTokenRequests({ status: 503 }, 4)
+      const error = await portal.auth.refreshAuth().then(
+        () => null,
+        (thrown: unknown) => thrown,
+      )
+      if (error === null) throw new Error('refreshAuth() succeeded against a server that is down')
+      console.log(`  refreshAuth() threw ${nameOf(error)} after ${refreshRequests() - before} attempts`)
+      await succeeds(portal.actions.v2.call.make({ method: 'app.info', requestId: 'inspect-3' }))
+      console.log('  a call with the token held still succeeds')
     },
   )
-  await step('initIsAdmin(): one profile call, then auth.isAdmin is readable', async () => {
+  await step(
+    'the OAuth server refuses the refresh token (invalid_grant): the pair is dead, calls fail at once',
+    'dead',
+    async () => {
+      emulator.failOAuth({ error: 'invalid_grant', error_description: 'The refresh token is dead' })
+      const refused = await portal.auth.refreshAuth().then(
+        () => null,
+        (thrown: unknown) => thrown,
+      )
+      if (!(refused instanceof RefreshTokenError))
+        throw new Error('refreshAuth() did not throw RefreshTokenError')
+      console.log(`  refreshAuth() threw ${nameOf(refused)} (${refused.code})`)
+      const sentBefore = emulator.log.restRequests().length
+      const call = await portal.actions.v2.call.make({ method: 'app.info', requestId: 'inspect-4' }).then(
+        (result) => (result.isSuccess ? null : result),
+        (thrown: unknown) => thrown,
+      )
+      if (call === null) throw new Error('a call on a dead pair succeeded')
+      const sent = emulator.log.restRequests().length - sentBefore
+      console.log(
+        `  a call failed with ${call === refused ? 'the same error' : nameOf(call)}, ${sent} request(s) sent`,
+      )
+    },
+  )
+  await step('the application is installed again: setAuthOptions() takes the new pair', 'valid', async () => {
+    portal.setAuthOptions(emulator.issueAuthParams())
+    await succeeds(portal.actions.v2.call.make({ method: 'app.info', requestId: 'inspect-5' }))
+    console.log('  a call with the new pair succeeds')
+  })
+  await step('initIsAdmin(): one profile call, then auth.isAdmin is readable', 'valid', async () => {
     await portal.initIsAdmin('inspect-admin')
     console.log(`  auth.isAdmin = ${portal.auth.isAdmin}`)
   })

@@ -1,10 +1,12 @@
+import { readFileSync } from 'node:fs'
 import ky from 'ky'
+import ky1 from 'ky1'
 import { Agent, request } from 'undici'
 import type { PortalOAuth } from '../../src/index.js'
 import { USER_AGENT } from '../../src/version.js'
 import { type CpuVariant, cpuRounds } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'
-import { adapter } from '../lib/package.js'
+import { adapter, retryClone } from '../lib/package.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
 import { fixed } from '../lib/stats.js'
 import { loadVendorSdk, VENDOR_PACKAGE, VENDOR_VERSION, type VendorSdk } from '../lib/vendor.js'
@@ -57,24 +59,39 @@ async function rawVariant(rig: BenchRig): Promise<CpuVariant> {
  * included), a `beforeRequest` hook, the same retry settings (a fresh object per call, `shouldRetry` a closure over
  * the call, as the client's is) and the body beside the `Request`; it parses the answer.
  */
-async function kyVariant(rig: BenchRig, sideChannels = true): Promise<CpuVariant> {
+async function kyVariant(
+  rig: BenchRig,
+  sideChannels = true,
+  kyModule: KyModule = ky,
+  label?: string,
+): Promise<CpuVariant> {
   const pair = await rig.pair()
   const pool = adapter.createPooledFetch({ connections: CONCURRENCY, keepAliveTimeout: 4_000 })
-  const client = ky.create({
+  // ky 1 and ky 2 take the same options for this request shape; the hook ignores its arguments in both.
+  const client = (kyModule as typeof ky).create({
     fetch: pool.fetch,
     timeout: 30_000,
     throwHttpErrors: (status) => status === 429 || status === 503,
     headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT },
-    hooks: { beforeRequest: [async () => {}] },
+    hooks: {
+      // As the client's hook: no clone per attempt of a body-less request (ky 2 passes a state object, ky 1 the request).
+      beforeRequest: [
+        async (state: Request | { request: Request }) => {
+          retryClone.shareBodylessRequest(state instanceof Request ? state : state.request)
+        },
+      ],
+    },
   })
   const url = `${pair.clientEndpoint}${METHOD}`
   const methods = ['post']
   const delay = (attempt: number): number => 1_000 * 2 ** (attempt - 1)
   const jitter = (ms: number): number => ms * (1 + Math.random() / 4)
   return {
-    name: sideChannels
-      ? 'ky.post over the default adapter, no client code'
-      : 'the same, body and answer through ky (no side channels)',
+    name:
+      label ??
+      (sideChannels
+        ? 'ky.post over the default adapter, no client code'
+        : 'the same, body and answer through ky (no side channels)'),
     call: async () => {
       const call = { retried: false }
       const body = JSON.stringify({ ...PARAMS, auth: pair.accessToken })
@@ -100,6 +117,16 @@ async function kyVariant(rig: BenchRig, sideChannels = true): Promise<CpuVariant
     },
     close: () => pool.close(),
   }
+}
+
+/** ky 2 (the dependency) or ky 1 (the `ky1` dev dependency alias), for the figure that compares them. */
+type KyModule = typeof ky | typeof ky1
+
+/** The installed version of ky 1 or ky 2, for the row names. */
+function kyVersion(name: 'ky' | 'ky1'): string {
+  // ky's exports do not list package.json: read it where npm installs it.
+  const manifest = new URL(`../../node_modules/${name}/package.json`, import.meta.url)
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
 }
 
 /** The vendor's `B24OAuth` making the same call on a fresh pair of the same emulator, limiter as unpaced as ours. */
@@ -138,8 +165,10 @@ export async function callCpuFigure(
       await rig.client({ restrictionParams: UNPACED, httpOptions: { adapter: fetch } }),
     ),
     await kyVariant(rig, false),
+    // The ky row's request shape through ky 1: ky 1 hands unknown options to fetch as ky 2 does.
+    await kyVariant(rig, true, ky1, `the ky row through ky ${kyVersion('ky1')} (ky 2 is ${kyVersion('ky')})`),
   ]
-  // Optional (BENCH_VENDOR=0 leaves it out; so does a registry that cannot be reached).
+  // A dev dependency pinned exactly; BENCH_VENDOR=0 leaves it out.
   const vendor = process.env.BENCH_VENDOR === '0' ? null : await loadVendorSdk()
   const vendorIndex = vendor ? variants.push(await vendorVariant(rig, vendor)) - 1 : -1
   const modes = [
@@ -169,6 +198,7 @@ export async function callCpuFigure(
       measured: `${fixed(client)} us, ${fixed(clientRatio, 2)}x raw (${fixed(floor)} us)`,
       bar: `<= ${MAX_RATIO}x raw`,
       pass: clientRatio <= MAX_RATIO,
+      loadSensitive: true,
     })
   }
   for (const mode of modes) {
@@ -179,6 +209,7 @@ export async function callCpuFigure(
       measured: `${fixed(overKy, 2)}x ky (${fixed(us(mode.label, 1))} vs ${fixed(us(mode.label, 2))} us)`,
       bar: `<= ${MAX_OVER_KY}x`,
       pass: overKy <= MAX_OVER_KY,
+      loadSensitive: true,
     })
   }
   for (const mode of modes) {
@@ -189,6 +220,17 @@ export async function callCpuFigure(
       measured: `${fixed(saved * 100)} % (${fixed(us(mode.label, 2))} vs ${fixed(us(mode.label, 4))} us)`,
       bar: `>= ${MIN_SIDE_CHANNEL_SAVING * 100} % to keep them`,
       pass: saved >= MIN_SIDE_CHANNEL_SAVING,
+      loadSensitive: true,
+    })
+  }
+  for (const mode of modes) {
+    // What ky 2 costs per call over ky 1, the same request shape over the same adapter (variants 2 and 5).
+    const overKy1 = samples.ratio(mode.label, 2, 5)
+    rows.push({
+      figure: `CPU per call of ky 2 over ky 1 alone, ${mode.label}`,
+      measured: `${fixed(overKy1, 2)}x ky 1 (${fixed(us(mode.label, 2))} vs ${fixed(us(mode.label, 5))} us)`,
+      bar: 'measured, no bar',
+      pass: true,
     })
   }
   if (vendorIndex >= 0) {
@@ -201,12 +243,13 @@ export async function callCpuFigure(
         measured: `${fixed(share, 2)}x the vendor's (${fixed(us(mode.label, 1))} vs ${fixed(us(mode.label, vendorIndex))} us)`,
         bar: `<= ${bar}x`,
         pass: share <= bar,
+        loadSensitive: true,
       })
     }
   }
   details.push(
     '',
-    `${options.rounds} rounds (after one warm-up round) of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; the ratio is the median of the ratios within each round. v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.${vendorIndex >= 0 ? ` The ${VENDOR_PACKAGE} row is the vendor's SDK ${VENDOR_VERSION} from the npm registry (installed into .tmp/vendor-sdk), its limiter unpaced like ours, against the same emulator process.` : ''}`,
+    `${options.rounds} rounds (after one warm-up round) of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; the ratio is the median of the ratios within each round. v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.${vendorIndex >= 0 ? ` The ${VENDOR_PACKAGE} row is the vendor's SDK ${VENDOR_VERSION} (a dev dependency pinned exactly), its limiter unpaced like ours, against the same emulator process.` : ''}`,
   )
   return { rows, details }
 }

@@ -99,6 +99,7 @@ export async function fleetBucketFigure(rig: BenchRig, server: RedisUnderTest): 
         measured: `${fixed(elapsed, 2)} s = ${fixed(ratio, 3)}x floor, ${rejected} rejected`,
         bar: `<= ${MAX_BUCKET_RATIO}x ${fixed(floor, 1)} s, 0 rejected`,
         pass: ratio <= MAX_BUCKET_RATIO && rejected === 0 && run.failed.length === 0,
+        loadSensitive: true,
       },
     ],
     details: [

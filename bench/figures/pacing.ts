@@ -41,6 +41,7 @@ export async function pacingFigure(rig: BenchRig): Promise<FigureResult> {
         measured: `${fixed(elapsed, 2)} s = ${fixed(ratio, 3)}x floor, ${rejected} rejected`,
         bar: `<= ${MAX_RATIO}x ${fixed(floor, 1)} s, 0 rejected`,
         pass: ratio <= MAX_RATIO && rejected === 0 && failed === 0,
+        loadSensitive: true,
       },
     ],
     details: [

@@ -25,3 +25,8 @@ export const adapter: typeof import('../../src/http/undici-fetch.js') = await im
 
 /** `portal-oauth/redis` from the build: `RedisStore`. */
 export const redis: typeof import('../../src/redis.js') = await import(new URL('redis.js', DIST).href)
+
+/** The transport's hook helper from the build, which the ky variants of the CPU figure run as the client does. */
+export const retryClone: typeof import('../../src/http/retry-clone.js') = await import(
+  new URL('http/retry-clone.js', DIST).href
+)

@@ -11,6 +11,7 @@ import { USER_AGENT } from '../version.js'
 import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
 import { abortError, callFields, invalidBodyError, transportError } from './call-errors.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
+import { shareBodylessRequest } from './retry-clone.js'
 import { classifyFailure, failureCode, mayRetryFailure, retryJitter } from './retry-policy.js'
 import { adapterReady, answerText, RAW_BODY_OPTION, readsRawBody } from './undici-fetch.js'
 import { validateCallOptions } from './validate-call.js'
@@ -329,6 +330,8 @@ export class RestTransport implements TypeHttp {
             const { headers, requestId } = context.options
             if (headers) for (const name of Object.keys(headers)) request.headers.set(name, headers[name]!)
             if (requestId !== undefined) request.headers.set('x-request-id', requestId)
+            // CPU: no clone per attempt for a request whose body is beside it (see retry-clone.ts).
+            shareBodylessRequest(request)
             return this.#gate(context)
           },
         ],
