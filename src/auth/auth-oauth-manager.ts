@@ -18,6 +18,7 @@ import {
 } from '../diagnostics/channels.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { toError } from '../errors/to-error.js'
 import type { AuthStrategy, RequestAuth } from '../http/auth-strategy.js'
 import type { FetchLike } from '../http/http-options.js'
 import type { LoggerInterface } from '../logger/logger.js'
@@ -717,17 +718,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     return { kind, error: failure }
   }
 
-  /** A thrown value as callers get it: `Error`s with secrets redacted, anything else wrapped as `Strange error: …`. */
+  /** A thrown value as callers get it (see {@link toError}). */
   #asRefreshFailure(value: unknown): Error {
-    const secrets = this.#deps.secrets
-    if (value instanceof Error) return secrets.redactError(value)
-    let text: string
-    try {
-      text = typeof value === 'string' ? value : JSON.stringify(value)
-    } catch {
-      text = String(value)
-    }
-    return new Error(`Strange error: ${secrets.redactText(text)}`, { cause: secrets.redactValue(value) })
+    return toError(value, this.#deps.secrets)
   }
 
   /** Body of the `persistPair` actor: runs the refresh callback with the pair just committed. */
