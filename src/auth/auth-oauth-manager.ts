@@ -307,6 +307,10 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     }
   }
 
+  current(): { token: string; generation: number } {
+    return { token: this.#params.accessToken, generation: this.#generation() }
+  }
+
   async rejected(auth: RequestAuth, code: string, signal?: AbortSignal, waitMs?: number): Promise<boolean> {
     if (auth.generation < this.#generation()) return true
     const dead = this.#deadError()

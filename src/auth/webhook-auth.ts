@@ -1,6 +1,8 @@
 import type { AuthStrategy, RequestAuth } from '../http/auth-strategy.js'
 import { ApiVersion } from '../types/api-version.js'
 
+const WEBHOOK_TOKEN = { generation: 0 }
+
 /**
  * How `PortalHook` authorises requests: the webhook's user id and secret are part of the REST root
  * (`{portal}/rest/{userId}/{secret}/`, v3 `{portal}/rest/api/{userId}/{secret}/`); no token, nothing to refresh.
@@ -18,6 +20,11 @@ export class WebhookAuth implements AuthStrategy {
 
   prepare(apiVersion: ApiVersion): Promise<RequestAuth> {
     return Promise.resolve({ baseUrl: this.#roots.get(apiVersion) ?? '', generation: 0 })
+  }
+
+  /** A webhook carries no token: its secret is in the root. */
+  current(): { generation: number } {
+    return WEBHOOK_TOKEN
   }
 
   /** A webhook has no token to renew: a rejection is the answer. */
