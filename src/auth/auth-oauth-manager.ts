@@ -307,8 +307,12 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     }
   }
 
-  current(): { token: string; generation: number } {
-    return { token: this.#params.accessToken, generation: this.#generation() }
+  currentToken(): string {
+    return this.#params.accessToken
+  }
+
+  currentGeneration(): number {
+    return this.#generation()
   }
 
   async rejected(auth: RequestAuth, code: string, signal?: AbortSignal, waitMs?: number): Promise<boolean> {

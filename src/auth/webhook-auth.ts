@@ -1,8 +1,6 @@
 import type { AuthStrategy, RequestAuth } from '../http/auth-strategy.js'
 import { ApiVersion } from '../types/api-version.js'
 
-const WEBHOOK_TOKEN = { generation: 0 }
-
 /**
  * How `PortalHook` authorises requests: the webhook's user id and secret are part of the REST root
  * (`{portal}/rest/{userId}/{secret}/`, v3 `{portal}/rest/api/{userId}/{secret}/`); no token, nothing to refresh.
@@ -23,8 +21,13 @@ export class WebhookAuth implements AuthStrategy {
   }
 
   /** A webhook carries no token: its secret is in the root. */
-  current(): { generation: number } {
-    return WEBHOOK_TOKEN
+  currentToken(): undefined {
+    return undefined
+  }
+
+  /** A webhook's root never changes. */
+  currentGeneration(): number {
+    return 0
   }
 
   /** A webhook has no token to renew: a rejection is the answer. */

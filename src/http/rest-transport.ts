@@ -355,8 +355,11 @@ export class RestTransport implements TypeHttp {
    */
   async #attempt(context: CallContext, request: Request): Promise<Request | undefined> {
     await this.#gate(context)
-    const { token, generation } = this.#auth.current()
-    if (token !== context.auth.token) context.auth = { baseUrl: context.auth.baseUrl, token, generation }
+    const token = this.#auth.currentToken()
+    if (token !== context.auth.token) {
+      const { baseUrl } = context.auth
+      context.auth = { baseUrl, token, generation: this.#auth.currentGeneration() }
+    }
     const { params } = context.options
     // Stryker disable next-line ConditionalExpression: JSON.stringify drops an undefined auth, so the body is the same
     const text = JSON.stringify(token === undefined ? params : { ...params, auth: token })
