@@ -18,12 +18,12 @@ import {
   PortalOAuth,
   type PortalOAuthSecret,
   type TokenStore,
-} from '../src/index.js'
-import { RedisStore } from '../src/redis.js'
-import { type PortalEmulator, startPortalEmulator } from '../src/testing/index.js'
+} from '../../src/index.js'
+import { RedisStore } from '../../src/redis.js'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import { type RedisUnderTest, redisInstalled, startRedisServer } from '../dev/redis-server.js'
 import { CALLS, type CallOutcome, runWorker } from './demo-fleet-calls.js'
 import type { DemoWorkerInput, FromDemoWorker } from './demo-fleet-worker.js'
-import { type RedisUnderTest, redisInstalled, startRedisServer } from './redis-server.js'
 
 const PORTALS = 3
 const WORKERS = 4

@@ -7,8 +7,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import cliProgress from 'cli-progress'
-import { type AjaxResult, createNullLogger, PortalOAuth, type PortalOAuthParams } from '../src/index.js'
-import { startPortalEmulator } from '../src/testing/index.js'
+import { type AjaxResult, createNullLogger, PortalOAuth, type PortalOAuthParams } from '../../src/index.js'
+import { startPortalEmulator } from '../../src/testing/index.js'
 
 const CALLS = 60
 const TOKEN_FILE = resolve(process.env.PORTAL_DEMO_TOKEN_FILE ?? '.demo/tokens.json')
