@@ -65,7 +65,7 @@ export class PortalOAuth extends AbstractPortal {
       now,
       logger: context.logger,
       secrets: context.secrets,
-      http: context,
+      instance: context,
       settings,
       store,
       lockTtlMs: normalizeLockTtl(options?.lockTtl, settings),
@@ -73,7 +73,7 @@ export class PortalOAuth extends AbstractPortal {
     })
     if (store) {
       // The store tells at each call which pair it holds; a newer one held here (or any, after it lost its data) goes back.
-      const compare = (expires: number | null): void => auth.storeHolds(expires)
+      const compare = (expires: number | null): void => auth.reseedStore(expires)
       context.restrictions.useSharedBucket(new SharedBucket(store, params.memberId, context.logger, compare))
     }
     super(context, auth)

@@ -1,4 +1,3 @@
-import type { InspectOption } from '../auth/auth-oauth-manager.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import {
   type FetchLike,
@@ -14,6 +13,7 @@ import { RedactingLogger } from '../logger/redacting-logger.js'
 import { SecretRegistry } from '../logger/secret-registry.js'
 import { isSupportedLogger, type SupportedLogger } from '../logger/structured-logger.js'
 import { clientSideWarningMessage, detectClientSideRuntime } from '../runtime/client-side.js'
+import type { InspectOption } from '../types/inspect-option.js'
 import { invalidArgument } from '../validation/rules.js'
 
 /** Options every portal client takes. */
