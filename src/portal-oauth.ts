@@ -8,7 +8,6 @@ import {
   REFRESH_OPTION_KEYS,
   type RefreshOptions,
 } from './auth/refresh-settings.js'
-import { plainHttpEndpoints, validateAuthParams, validateSecret } from './auth/validate-params.js'
 import { SharedBucket } from './limits/shared-bucket.js'
 import type { TokenStore } from './store/token-store.js'
 import { validateStore } from './store/validate-store.js'
@@ -19,6 +18,7 @@ import type {
   PortalOAuthParams,
   PortalOAuthSecretInput,
 } from './types/auth.js'
+import { plainHttpEndpoints, validateAuthParams, validateSecret } from './validation/auth-params.js'
 import { invalidArgument } from './validation/rules.js'
 
 /** Options of `new PortalOAuth(authOptions, oAuthSecret, options)`. */

@@ -1,10 +1,10 @@
 import ky from 'ky'
 import { tokenUrlFor } from '../auth/endpoints.js'
-import { requireRestRoot, validateAuthParams, validateSecret } from '../auth/validate-params.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { FetchLike } from '../http/http-options.js'
 import type { PortalOAuthParams, PortalOAuthSecretInput } from '../types/auth.js'
+import { requireRestRoot, validateAuthParams, validateSecret } from '../validation/auth-params.js'
 import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
 
 /** The prefix of this function's argument errors. */

@@ -1,6 +1,5 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky'
 import { raceAbort } from '../core/abortable-sleep.js'
-import type { PortalContext } from '../core/portal-context.js'
 import { type CallTrace, traceCallOutcome, traceCallStart } from '../diagnostics/channels.js'
 import { SdkError } from '../errors/sdk-error.js'
 import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
@@ -12,6 +11,7 @@ import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
 import { abortError, callFields, invalidBodyError, transportError } from './call-errors.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
 import { classifyFailure, failureCode, mayRetryFailure, retryJitter } from './retry-policy.js'
+import type { TransportContext } from './transport-context.js'
 import { adapterReady, answerText, RAW_BODY_OPTION, type RawBody, readsRawBody } from './undici-fetch.js'
 import { validateCallOptions } from './validate-call.js'
 
@@ -74,7 +74,7 @@ interface Answer {
  */
 export class RestTransport implements TypeHttp {
   readonly apiVersion: ApiVersion
-  readonly #instance: PortalContext
+  readonly #instance: TransportContext
   readonly #auth: AuthStrategy
   #ky: KyInstance | null = null
   /** Whether the adapter takes the body as a string beside the `Request` (see {@link RAW_BODY_OPTION}). */
@@ -84,7 +84,7 @@ export class RestTransport implements TypeHttp {
   #ready: Promise<void> | null = null
   #clientSideWarning = true
 
-  constructor(apiVersion: ApiVersion, instance: PortalContext, auth: AuthStrategy) {
+  constructor(apiVersion: ApiVersion, instance: TransportContext, auth: AuthStrategy) {
     this.apiVersion = apiVersion
     this.#instance = instance
     this.#auth = auth
