@@ -50,6 +50,42 @@ describe('a custom refresh that rejects with something other than an Error (spec
   )
 })
 
+describe('values JSON cannot write', () => {
+  it('a cyclic object and one whose getter throws: "Strange error: ..." with the raw value as cause', async () => {
+    rig = await startRig()
+    const cyclic: Record<string, unknown> = { reason: 'loop' }
+    cyclic.self = cyclic
+    const hostile = {}
+    Object.defineProperty(hostile, 'reason', {
+      enumerable: true,
+      get() {
+        throw new Error('getter boom')
+      },
+    })
+    for (const raw of [cyclic, hostile]) {
+      rig.portal.setCustomRefreshAuth(() => Promise.reject(raw))
+      const error = (await rig.portal.auth.refreshAuth().catch((thrown: unknown) => thrown)) as Error
+      expect(error.message).toBe('Strange error: [object Object]')
+      expect(error.cause).toBe(raw)
+    }
+    expect(rig.portal.tokenState).toBe('valid')
+  })
+
+  it('a cyclic object holding the refresh token: the cause is a redacted copy, the message names no token', async () => {
+    rig = await startRig()
+    const { refreshToken } = rig.portal.auth.getParams()
+    rig.portal.setCustomRefreshAuth(async (context) => {
+      const raw: Record<string, unknown> = { note: `spent ${context.refreshToken}` }
+      raw.self = raw
+      throw raw
+    })
+    const error = (await rig.portal.auth.refreshAuth().catch((thrown: unknown) => thrown)) as Error
+    expect(error.message).toBe('Strange error: [object Object]')
+    expect(error.cause).toMatchObject({ note: 'spent [redacted]' })
+    expect(JSON.stringify((error.cause as Record<string, unknown>).note)).not.toContain(refreshToken)
+  })
+})
+
 describe('a custom refresh whose error quotes the refresh token through its own getter', () => {
   it('no diagnostics message, log line or error the caller gets holds the token', async () => {
     const logger = createMemoryLogger()
