@@ -1,4 +1,4 @@
-import { type Actor, createActor, fromPromise } from 'xstate'
+import { type Actor, createActor, fromPromise, waitFor } from 'xstate'
 import { type AdminFlagState, adminFlagMachine } from '../../machines/admin-flag.machine.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { InspectOption } from '../types/inspect-option.js'
@@ -20,15 +20,10 @@ export interface ProfileCallSource {
 
 const IS_ADMIN_NOT_INIT_MESSAGE = 'isAdmin not init. You need call B24OAuth::initIsAdmin().'
 
-function ignore(): void {}
-
 /** The admin flag of contract 3.3: the admin-flag machine's actor (created on first use) and the `profile` call it runs. */
 export class AdminFlag {
   readonly #inspect: InspectOption | undefined
   #actor: Actor<typeof adminFlagMachine> | null = null
-  /** The `profile` call the machine's `loading` state runs, for `initIsAdmin()` callers to await. */
-  #inFlight: Promise<boolean> | null = null
-  #requestId: string | undefined
   #profileCall: ProfileCallSource | null = null
 
   constructor(inspect: InspectOption | undefined) {
@@ -57,13 +52,11 @@ export class AdminFlag {
   /** Calls `profile` once (concurrent callers share the call) and caches the flag. */
   async init(requestId: string | undefined): Promise<void> {
     const actor = this.actor()
-    if (actor.getSnapshot().value !== 'loading') {
-      this.#requestId = requestId
-      actor.send({ type: 'init.requested' })
-    }
-    if (!this.#inFlight)
-      throw new SdkError({ code: SdkErrorCode.Internal, message: 'initIsAdmin: no profile call started' })
-    await this.#inFlight
+    // Concurrent callers join the load in flight; the machine holds its requestId and how it ended.
+    if (actor.getSnapshot().value !== 'loading')
+      actor.send(requestId === undefined ? { type: 'init.requested' } : { type: 'init.requested', requestId })
+    const { context } = await waitFor(actor, (snapshot) => snapshot.value !== 'loading')
+    if (context.loadFailure !== null) throw context.loadFailure
   }
 
   /** The admin-flag actor, created on first use. */
@@ -71,12 +64,7 @@ export class AdminFlag {
     if (this.#actor) return this.#actor
     const machine = adminFlagMachine.provide({
       actors: {
-        loadIsAdmin: fromPromise<boolean>(() => {
-          const run = this.#load(this.#requestId)
-          this.#inFlight = run
-          run.catch(ignore)
-          return run
-        }),
+        loadIsAdmin: fromPromise<boolean, string | undefined>(({ input }) => this.#load(input)),
       },
     })
     this.#actor = createActor(machine, this.#inspect ? { inspect: this.#inspect } : {})
