@@ -23,7 +23,7 @@ export default {
   concurrency: 1,
   // Committed, so a run on a fresh machine re-tests only the mutants whose code or covering tests changed.
   incremental: true,
-  incrementalFile: 'test/mutation/stryker-incremental.json',
+  incrementalFile: '.cache/stryker/incremental.json',
   // Scratch space and the Node binaries under .tmp/ stay out of the sandbox copy.
   tempDirName: '.tmp/stryker',
   ignorePatterns: ['.tmp', 'dist', 'coverage', '.demo', 'bench'],

@@ -4,14 +4,20 @@ import { assign, fromPromise, setup } from 'xstate'
 export interface AdminFlagContext {
   /** Whether the user is an admin; `null` until `initIsAdmin()` completed once. */
   isAdmin: boolean | null
+  /** The `requestId` of the `initIsAdmin()` call that started the load in flight (or the last one). */
+  requestId: string | undefined
+  /** What the last load failed with (the `initIsAdmin()` callers' error); `null` after a load that succeeded. */
+  loadFailure: unknown
 }
 
 /** Events of the admin-flag machine (contract 2.3). */
 export type AdminFlagEvent =
-  /** `initIsAdmin()` was called. */
+  /** `initIsAdmin()` was called, with its `requestId` if any. */
   {
     /** The event's name. */
     type: 'init.requested'
+    /** The `requestId` of the `profile` call. */
+    requestId?: string
   }
 
 /** The id of the actor invoked in `loading`; its events are `xstate.done.actor.loadIsAdmin` / `xstate.error.actor.loadIsAdmin`. */
@@ -29,7 +35,7 @@ export const adminFlagMachine = setup({
   },
   actors: {
     /** Calls `profile` and resolves to its `ADMIN` flag; provided by the client. */
-    loadIsAdmin: fromPromise<boolean>(async () => {
+    loadIsAdmin: fromPromise<boolean, string | undefined>(async () => {
       throw new Error('loadIsAdmin is provided by the client')
     }),
   },
@@ -37,11 +43,17 @@ export const adminFlagMachine = setup({
     /** A value is already known (from an earlier `initIsAdmin()`). */
     hasValue: ({ context }) => context.isAdmin !== null,
   },
+  actions: {
+    /** Keeps the `requestId` the load is sent with. */
+    rememberRequestId: assign({ requestId: ({ event }) => event.requestId }),
+    /** Keeps what the load failed with, for the callers waiting for it. */
+    rememberFailure: assign({ loadFailure: ({ event }) => ('error' in event ? event.error : null) }),
+  },
 }).createMachine({
   id: 'adminFlag',
   description:
     'Whether the user of the token pair is an admin (contract 2.3): loaded by initIsAdmin() with one `profile` call, then cached for `auth.isAdmin`.',
-  context: { isAdmin: null },
+  context: { isAdmin: null, requestId: undefined, loadFailure: null },
   initial: 'notInitialised',
   states: {
     notInitialised: {
@@ -50,7 +62,13 @@ export const adminFlagMachine = setup({
         'auth.isAdmin': 'Throws SdkError `JSSDK_OAUTH_IS_ADMIN_NOT_INIT`.',
         'initIsAdmin()': 'Calls `profile` once.',
       },
-      on: { 'init.requested': { target: 'loading', description: 'initIsAdmin() was called.' } },
+      on: {
+        'init.requested': {
+          target: 'loading',
+          actions: 'rememberRequestId',
+          description: 'initIsAdmin() was called.',
+        },
+      },
     },
     loading: {
       description: 'One profile call in flight; concurrent initIsAdmin() calls wait for it.',
@@ -61,19 +79,22 @@ export const adminFlagMachine = setup({
       invoke: {
         id: LOAD_IS_ADMIN_ACTOR_ID,
         src: 'loadIsAdmin',
+        input: ({ context }) => context.requestId,
         onDone: {
           target: 'initialised',
-          actions: assign({ isAdmin: ({ event }) => event.output }),
+          actions: assign({ isAdmin: ({ event }) => event.output, loadFailure: null }),
           description: '`profile` answered: its `ADMIN` flag is cached and initIsAdmin() resolves.',
         },
         onError: [
           {
             guard: 'hasValue',
             target: 'initialised',
+            actions: 'rememberFailure',
             description: '`profile` failed: initIsAdmin() rejects, the value loaded before stays readable.',
           },
           {
             target: 'notInitialised',
+            actions: 'rememberFailure',
             description: '`profile` failed: initIsAdmin() rejects and auth.isAdmin still throws.',
           },
         ],
@@ -85,7 +106,13 @@ export const adminFlagMachine = setup({
         'auth.isAdmin': 'The cached `ADMIN` flag of `profile`.',
         'initIsAdmin()': 'Calls `profile` again and replaces the cached value.',
       },
-      on: { 'init.requested': { target: 'loading', description: 'initIsAdmin() was called again.' } },
+      on: {
+        'init.requested': {
+          target: 'loading',
+          actions: 'rememberRequestId',
+          description: 'initIsAdmin() was called again.',
+        },
+      },
     },
   },
 })

@@ -1,15 +1,15 @@
 import { createActions, type PortalActions } from './actions/actions.js'
-import { type AbstractPortalOptions, PortalContext } from './core/portal-context.js'
 import type { AuthStrategy } from './http/auth-strategy.js'
 import type { TypeHttp } from './http/rest-transport.js'
 import { TransportRegistry } from './http/transport-registry.js'
 import type { RestrictionParams, RestrictionParamsInput } from './limits/restriction-params.js'
 import { isSupportedLogger, type SupportedLogger } from './logger/structured-logger.js'
+import { type AbstractPortalOptions, PortalContext } from './portal-context.js'
 import { createTools, type PortalTools } from './tools/tools.js'
 import { ApiVersion } from './types/api-version.js'
 import { invalidArgument } from './validation/rules.js'
 
-export type { AbstractPortalOptions } from './core/portal-context.js'
+export type { AbstractPortalOptions } from './portal-context.js'
 
 /** The shape shared by `PortalOAuth` and `PortalHook` (contract 1.7). */
 export interface TypePortal {

@@ -21,7 +21,7 @@ export { CallAction } from './actions/call.js'
 export { CallListAction, FetchListAction } from './actions/list/list-actions.js'
 export type { ListOptions, TailCursor, TailOptions } from './actions/list/list-options.js'
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
-export { AuthOAuthManager, type InspectOption } from './auth/auth-oauth-manager.js'
+export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 export {
   type CallEndMessage,
   type CallErrorMessage,
@@ -99,3 +99,4 @@ export type {
 } from './types/auth.js'
 export type { CallOptions } from './types/call.js'
 export type { PortalHookParams } from './types/hook.js'
+export type { InspectOption } from './types/inspect-option.js'

@@ -8,7 +8,6 @@ import {
   REFRESH_OPTION_KEYS,
   type RefreshOptions,
 } from './auth/refresh-settings.js'
-import { plainHttpEndpoints, validateAuthParams, validateSecret } from './auth/validate-params.js'
 import { SharedBucket } from './limits/shared-bucket.js'
 import type { TokenStore } from './store/token-store.js'
 import { validateStore } from './store/validate-store.js'
@@ -19,6 +18,7 @@ import type {
   PortalOAuthParams,
   PortalOAuthSecretInput,
 } from './types/auth.js'
+import { plainHttpEndpoints, validateAuthParams, validateSecret } from './validation/auth-params.js'
 import { invalidArgument } from './validation/rules.js'
 
 /** Options of `new PortalOAuth(authOptions, oAuthSecret, options)`. */
@@ -65,7 +65,7 @@ export class PortalOAuth extends AbstractPortal {
       now,
       logger: context.logger,
       secrets: context.secrets,
-      http: context,
+      instance: context,
       settings,
       store,
       lockTtlMs: normalizeLockTtl(options?.lockTtl, settings),
@@ -73,7 +73,7 @@ export class PortalOAuth extends AbstractPortal {
     })
     if (store) {
       // The store tells at each call which pair it holds; a newer one held here (or any, after it lost its data) goes back.
-      const compare = (expires: number | null): void => auth.storeHolds(expires)
+      const compare = (expires: number | null): void => auth.reseedStore(expires)
       context.restrictions.useSharedBucket(new SharedBucket(store, params.memberId, context.logger, compare))
     }
     super(context, auth)

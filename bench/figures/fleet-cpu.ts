@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import type { RedisUnderTest } from '../../scripts/redis-server.js'
+import type { RedisUnderTest } from '../../scripts/dev/redis-server.js'
 import type { PortalOAuth, TokenStore } from '../../src/index.js'
 import { type CpuVariant, cpuRounds } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { RedisUnderTest } from '../../scripts/redis-server.js'
+import type { RedisUnderTest } from '../../scripts/dev/redis-server.js'
 import type { FigureResult } from '../lib/figure.js'
 import { runFleetWorkers } from '../lib/fleet-workers.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'

@@ -1,4 +1,4 @@
-import { redisInstalled, startRedisServer } from '../../scripts/redis-server.js'
+import { redisInstalled, startRedisServer } from '../../scripts/dev/redis-server.js'
 import type { FigureResult } from '../lib/figure.js'
 import type { BenchRig } from '../lib/rig.js'
 import { fleetCpuFigure, MAX_STORE_RATIO } from './fleet-cpu.js'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the demo (scripts/demo.ts, the embedded emulator) on Bun and on Deno, both from the npm registry, installed
+# Runs the demo (scripts/demos/demo.ts, the embedded emulator) on Bun and on Deno, both from the npm registry, installed
 # under .tmp/runtimes (ignored; the project does not depend on them). Exits non-zero when either run fails.
 #
 #   scripts/dev/runtime-smoke.sh
@@ -15,7 +15,7 @@ bin="$dir/node_modules/.bin"
 cd "$root"
 export PORTAL_DEMO_TOKEN_FILE="$dir/tokens.json"
 echo "--- demo on Bun $("$bin/bun" --version)"
-"$bin/bun" scripts/demo.ts
+"$bin/bun" scripts/demos/demo.ts
 echo "--- demo on $("$bin/deno" --version | head -n 1)"
 # Deno resolves the sources' '.js' specifiers to their '.ts' files only with --sloppy-imports.
-"$bin/deno" run --allow-all --sloppy-imports scripts/demo.ts
+"$bin/deno" run --allow-all --sloppy-imports scripts/demos/demo.ts

@@ -1,7 +1,7 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { isAppStatus, type TypeEnumAppStatus } from '../types/app-status.js'
 import type { HandlerRefreshAuth, PortalOAuthParams } from '../types/auth.js'
-import { requireExpires, requireRestRoot } from './validate-params.js'
+import { requireExpires, requireRestRoot } from '../validation/auth-params.js'
 
 /** The pair after a refresh, and the fields of the answer that were odd and repaired (names only, never values). */
 export interface AppliedRefresh {

@@ -20,6 +20,16 @@ export class WebhookAuth implements AuthStrategy {
     return Promise.resolve({ baseUrl: this.#roots.get(apiVersion) ?? '', generation: 0 })
   }
 
+  /** A webhook carries no token: its secret is in the root. */
+  currentToken(): undefined {
+    return undefined
+  }
+
+  /** A webhook's root never changes. */
+  currentGeneration(): number {
+    return 0
+  }
+
   /** A webhook has no token to renew: a rejection is the answer. */
   rejected(): Promise<boolean> {
     return Promise.resolve(false)

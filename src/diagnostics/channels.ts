@@ -1,4 +1,5 @@
 import { channel, tracingChannel } from 'node:diagnostics_channel'
+import { type SecretRedactor, toError } from '../errors/to-error.js'
 import type { ApiVersion } from '../types/api-version.js'
 
 /**
@@ -169,10 +170,8 @@ export interface LimiterWaitMessage {
   waitMs: number
 }
 
-/** Removes known secrets from text. */
-interface Redactor {
-  redactText(text: string): string
-}
+/** Removes known secrets from what is published. */
+type Redactor = SecretRedactor
 
 const callStart = channel(DiagnosticsChannel.callStart)
 const callEnd = channel(DiagnosticsChannel.callEnd)
@@ -335,17 +334,15 @@ export function traceLimiterWait(
   })
 }
 
-function errorInfo(error: unknown, secrets: Redactor): DiagnosticsErrorInfo {
-  if (!(error instanceof Error)) {
-    return { name: typeof error, code: '', message: secrets.redactText(String(error)) }
-  }
-  const fields = error as Error & { code?: unknown; status?: unknown }
+/** What a publication says of `thrown`: read from the error mapper's safe form, every field redacted again. */
+function errorInfo(thrown: unknown, secrets: Redactor): DiagnosticsErrorInfo {
+  const error = toError(thrown, secrets) as Error & { code?: unknown; status?: unknown }
   const info: DiagnosticsErrorInfo = {
-    name: error.name,
-    code: typeof fields.code === 'string' ? fields.code : '',
+    name: secrets.redactText(String(error.name)),
+    code: typeof error.code === 'string' ? secrets.redactText(error.code) : '',
     message: secrets.redactText(error.message),
   }
-  if (typeof fields.status === 'number') info.status = fields.status
+  if (typeof error.status === 'number') info.status = error.status
   return info
 }
 

@@ -1,4 +1,4 @@
-import type { SdkError } from '../errors/sdk-error.js'
+import { SdkError } from '../errors/sdk-error.js'
 import { invalidArgument } from '../validation/rules.js'
 
 /** A parsed part of an event body: every leaf a string, built on `Object.create(null)`. */
@@ -120,6 +120,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
+/** Walks an object body; a getter or proxy trap that throws makes the body unreadable, refused like any hostile one. */
+function readObject(body: Record<string, unknown>, builder: TreeBuilder): void {
+  try {
+    builder.addObject(body, [])
+  } catch (error) {
+    if (error instanceof SdkError) throw error
+    throw hostile('the body object could not be read (a getter or proxy threw)')
+  }
+}
+
 function fromParams(params: URLSearchParams, builder: TreeBuilder): void {
   for (const [name, value] of params) builder.add(splitName(name, []), value)
 }
@@ -140,7 +150,7 @@ export function parseEventBody(body: unknown): EventBody {
   } else if (body instanceof URLSearchParams) {
     fromParams(body, builder)
   } else if (isPlainObject(body)) {
-    builder.addObject(body, [])
+    readObject(body, builder)
   } else {
     throw hostile('body must be the form-encoded string, a URLSearchParams or an object')
   }

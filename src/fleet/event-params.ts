@@ -1,6 +1,6 @@
-import { validateAuthParams } from '../auth/validate-params.js'
 import { SdkError } from '../errors/sdk-error.js'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { validateAuthParams } from '../validation/auth-params.js'
 import { invalidArgument } from '../validation/rules.js'
 
 /** The portal's access-token lifetime, s: an event without `auth[expires_in]` gets it. */

@@ -1,11 +1,11 @@
 import ky from 'ky'
 import { tokenUrlFor } from '../auth/endpoints.js'
-import { requireRestRoot, validateAuthParams, validateSecret } from '../auth/validate-params.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type FetchLike, normalizeProxy } from '../http/http-options.js'
 import { createPooledFetch } from '../http/undici-fetch.js'
 import type { PortalOAuthParams, PortalOAuthSecret, PortalOAuthSecretInput } from '../types/auth.js'
+import { requireRestRoot, validateAuthParams, validateSecret } from '../validation/auth-params.js'
 import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
 
 /** The prefix of this function's argument errors. */

@@ -1,4 +1,3 @@
-import { validateSecret } from '../auth/validate-params.js'
 import {
   type NormalizedHttpOptions,
   normalizeHttpOptions,
@@ -14,6 +13,7 @@ import { MemoryStore } from '../store/memory-store.js'
 import type { TokenStore } from '../store/token-store.js'
 import { validateStore } from '../store/validate-store.js'
 import type { CallbackRefreshAuth, PortalOAuthSecret, PortalOAuthSecretInput } from '../types/auth.js'
+import { validateSecret } from '../validation/auth-params.js'
 import { invalidArgument, requireIntegerIn, requirePlainObject, unknownKeys } from '../validation/rules.js'
 
 /** How long a held portal stays without a `get()` before it is released, ms, by default: 5 minutes. */

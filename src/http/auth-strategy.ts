@@ -24,4 +24,8 @@ export interface AuthStrategy {
    * should be sent once more with a fresh `prepare()`; rejects when the refresh fails.
    */
   rejected(auth: RequestAuth, code: string, signal?: AbortSignal, waitMs?: number): Promise<boolean>
+  /** The token to write into a request as it leaves (after its slot); synchronous. */
+  currentToken(): string | undefined
+  /** The generation of {@link currentToken}'s pair. */
+  currentGeneration(): number
 }

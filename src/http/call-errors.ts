@@ -1,6 +1,7 @@
 import { TimeoutError } from 'ky'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { toError } from '../errors/to-error.js'
 import type { SecretRegistry } from '../logger/secret-registry.js'
 import type { AjaxQuery } from '../results/ajax-result.js'
 import { classifyFailure, failureCode } from './retry-policy.js'
@@ -61,10 +62,7 @@ export function transportError(call: CallFacts, error: unknown, context: Transpo
   if (context.signal?.aborted) return abortError(call, context.signal.reason ?? error)
   const code = failureCode(error)
   // The cause keeps the low-level code but not the original object, whose message may hold a webhook URL.
-  const cause = Object.assign(
-    new Error(context.secrets.redactText(error instanceof Error ? error.message : String(error))),
-    { code },
-  )
+  const cause = Object.assign(new Error(toError(error, context.secrets).message), { code })
   const timedOut = error instanceof TimeoutError
   // Refused by an argument check on this host (an adapter's own, undici's): nothing was sent, say so.
   const failed = classifyFailure(error) === 'refused' ? 'refused before sending' : 'connection failed'

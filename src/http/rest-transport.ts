@@ -1,6 +1,5 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky'
 import { raceAbort } from '../core/abortable-sleep.js'
-import type { PortalContext } from '../core/portal-context.js'
 import { type CallTrace, traceCallOutcome, traceCallStart, traceCallTarget } from '../diagnostics/channels.js'
 import { SdkError } from '../errors/sdk-error.js'
 import { type AjaxQuery, AjaxResult } from '../results/ajax-result.js'
@@ -13,7 +12,8 @@ import { abortError, callFields, invalidBodyError, transportError } from './call
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
 import { shareBodylessRequest } from './retry-clone.js'
 import { classifyFailure, failureCode, mayRetryFailure, retryJitter } from './retry-policy.js'
-import { adapterReady, answerText, RAW_BODY_OPTION, readsRawBody } from './undici-fetch.js'
+import type { TransportContext } from './transport-context.js'
+import { adapterReady, answerText, RAW_BODY_OPTION, type RawBody, readsRawBody } from './undici-fetch.js'
 import { validateCallOptions } from './validate-call.js'
 
 /** What the library's own actions know about a call beyond its options; a transport may ignore it. */
@@ -28,6 +28,12 @@ export interface CallExtras {
  * per call).
  */
 const RETRY_METHODS = ['post']
+
+/**
+ * Times a call is sent again after the portal rejected the token it carried, each time with a newer one: a pair taken
+ * from a shared store may be expired too, and the portal may expire tokens again while a call waits for its slot.
+ */
+const MAX_TOKEN_RESENDS = 3
 
 /** One REST transport (one per {@link ApiVersion}), as `getHttpClient()` returns it. */
 export interface TypeHttp {
@@ -50,6 +56,10 @@ interface CallContext {
   started: number
   /** Set while a diagnostics channel of calls has subscribers. */
   trace: CallTrace | null
+  /** The authorisation of the attempt: where it goes, then the token it carried as it left. */
+  auth: RequestAuth
+  /** The body of the attempt, written when it leaves; read by an adapter that takes it beside the `Request`. */
+  body: RawBody
 }
 
 interface Answer {
@@ -60,11 +70,12 @@ interface Answer {
 /**
  * One REST API version over ky: JSON POST to `{root}{method}` with the token as `auth` in the body, paced by the
  * instance's limiter (every attempt, retries included, takes a slot), retried by ky, and turned into an
- * {@link AjaxResult}. On `expired_token` it asks the auth side for a fresh token and sends the call once more.
+ * {@link AjaxResult}. The token is written into the body when each attempt leaves, after its slot. On `expired_token`
+ * it asks the auth side for a fresh token and sends the call again (at most {@link MAX_TOKEN_RESENDS} times).
  */
 export class RestTransport implements TypeHttp {
   readonly apiVersion: ApiVersion
-  readonly #instance: PortalContext
+  readonly #instance: TransportContext
   readonly #auth: AuthStrategy
   #ky: KyInstance | null = null
   /** Whether the adapter takes the body as a string beside the `Request` (see {@link RAW_BODY_OPTION}). */
@@ -74,7 +85,7 @@ export class RestTransport implements TypeHttp {
   #ready: Promise<void> | null = null
   #clientSideWarning = true
 
-  constructor(apiVersion: ApiVersion, instance: PortalContext, auth: AuthStrategy) {
+  constructor(apiVersion: ApiVersion, instance: TransportContext, auth: AuthStrategy) {
     this.apiVersion = apiVersion
     this.#instance = instance
     this.#auth = auth
@@ -100,6 +111,8 @@ export class RestTransport implements TypeHttp {
       readOnly: extras.readOnly,
       started: performance.now(),
       trace: traceCallStart(this.apiVersion, options.method, options.requestId, this.#auth.memberId),
+      auth: NO_AUTH,
+      body: { text: '' },
     }
     const { trace } = context
     if (!trace) return this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
@@ -109,16 +122,17 @@ export class RestTransport implements TypeHttp {
 
   async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
     const { signal } = context.options
-    let auth = await this.#prepare(context)
-    let answer = await this.#send(context, auth)
-    // Only a 401 can be a token rejection; other answers are read once, by #toResult.
-    const rejection = answer.status === 401 ? readPortalError(answer.body) : null
-    if (rejection && TOKEN_REJECTION_CODES.has(rejection.code)) {
-      const waited = this.#auth.rejected(auth, rejection.code, signal, this.#waitMs(context))
-      if (await this.#cancellable(context, waited)) {
-        auth = await this.#prepare(context)
-        answer = await this.#send(context, auth)
-      }
+    context.auth = await this.#prepare(context)
+    let answer = await this.#send(context)
+    for (let resend = 0; resend < MAX_TOKEN_RESENDS; resend += 1) {
+      // Only a 401 can be a token rejection; other answers are read once, by #toResult.
+      const rejection = answer.status === 401 ? readPortalError(answer.body) : null
+      if (!rejection || !TOKEN_REJECTION_CODES.has(rejection.code)) break
+      // context.auth is the token the rejected attempt carried when it left.
+      const waited = this.#auth.rejected(context.auth, rejection.code, signal, this.#waitMs(context))
+      if (!(await this.#cancellable(context, waited))) break
+      context.auth = await this.#prepare(context)
+      answer = await this.#send(context)
     }
     return this.#toResult<T>(context, answer)
   }
@@ -143,11 +157,9 @@ export class RestTransport implements TypeHttp {
     return context.options.timeout ?? this.#instance.http.timeout
   }
 
-  async #send(context: CallContext, auth: RequestAuth): Promise<Answer> {
+  /** Sends the call to `context.auth`'s root; the body, with its token, is written by {@link #gate} as it leaves. */
+  async #send(context: CallContext): Promise<Answer> {
     const { options } = context
-    // Stryker disable next-line ConditionalExpression: JSON.stringify drops an undefined auth, so the body is the same
-    const body = auth.token === undefined ? options.params : { ...options.params, auth: auth.token }
-    if (context.trace) traceCallTarget(context.trace, auth.baseUrl)
     const client = this.#client()
     if (this.#ready) {
       try {
@@ -156,20 +168,19 @@ export class RestTransport implements TypeHttp {
         throw this.#transportError(context, error)
       }
     }
-    const json = JSON.stringify(body)
-    const kyOptions: KyOptions & { [RAW_BODY_OPTION]?: string } = {
+    const kyOptions: KyOptions & { [RAW_BODY_OPTION]?: RawBody } = {
       context: { call: context },
       retry: this.#retryOptions(context),
     }
-    // Stryker disable next-line ConditionalExpression: the same bytes go out either way; the raw body only saves CPU
-    if (this.#rawBody) kyOptions[RAW_BODY_OPTION] = json
-    else kyOptions.body = json
+    // Without the side channel, #attempt() returns a Request carrying the body.
+    if (this.#rawBody) kyOptions[RAW_BODY_OPTION] = context.body
     // The instance's headers and timeout are ky defaults; each option given here costs ky a merge per call.
     if (options.timeout !== undefined) kyOptions.timeout = options.timeout
     // Stryker disable next-line ConditionalExpression: an undefined signal is no signal to ky
     if (options.signal) kyOptions.signal = options.signal
+    if (context.trace) traceCallTarget(context.trace, context.auth.baseUrl)
     try {
-      const response = await client.post(auth.baseUrl + options.method, kyOptions)
+      const response = await client.post(context.auth.baseUrl + options.method, kyOptions)
       return { status: response.status, body: await this.#readBody(context, response) }
     } catch (error) {
       if (error instanceof HTTPError) {
@@ -332,13 +343,35 @@ export class RestTransport implements TypeHttp {
             if (requestId !== undefined) request.headers.set('x-request-id', requestId)
             // CPU: no clone per attempt for a request whose body is beside it (see retry-clone.ts).
             shareBodylessRequest(request)
-            return this.#gate(context)
+            return this.#attempt(context, request)
           },
         ],
-        beforeRetry: [({ options }) => this.#gate(callContextOf(options))],
+        beforeRetry: [({ request, options }) => this.#attempt(callContextOf(options), request)],
       },
     })
     return this.#ky
+  }
+
+  /**
+   * One attempt leaving: its slot first, then the token current at that moment written into its body (a call that
+   * waited behind the bucket while the pair was refreshed carries the new token). The body goes beside the `Request`
+   * to an adapter that takes it there, in a new `Request` to any other.
+   */
+  async #attempt(context: CallContext, request: Request): Promise<Request | undefined> {
+    await this.#gate(context)
+    const token = this.#auth.currentToken()
+    if (token !== context.auth.token) {
+      const { baseUrl } = context.auth
+      context.auth = { baseUrl, token, generation: this.#auth.currentGeneration() }
+    }
+    const { params } = context.options
+    // Stryker disable next-line ConditionalExpression: JSON.stringify drops an undefined auth, so the body is the same
+    const text = JSON.stringify(token === undefined ? params : { ...params, auth: token })
+    if (this.#rawBody) {
+      context.body.text = text
+      return undefined
+    }
+    return new Request(request, { body: text })
   }
 
   /** Every attempt, retries included, waits for the method's operating delay and a slot of the bucket. */
@@ -360,6 +393,9 @@ export class RestTransport implements TypeHttp {
     context.attempts += 1
   }
 }
+
+/** The authorisation of a call not prepared yet. */
+const NO_AUTH: RequestAuth = { baseUrl: '', generation: 0 }
 
 /** The call a ky hook runs for, passed through ky's `context` option. */
 function callContextOf(options: { readonly context: unknown }): CallContext {

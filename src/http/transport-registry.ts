@@ -1,7 +1,7 @@
-import type { PortalContext } from '../core/portal-context.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type { AuthStrategy } from './auth-strategy.js'
 import { RestTransport, type TypeHttp } from './rest-transport.js'
+import type { TransportContext } from './transport-context.js'
 
 /** Where actions find the transport of an API version at each call (`setHttpClient` may have replaced it). */
 export interface TransportSource {
@@ -11,11 +11,11 @@ export interface TransportSource {
 
 /** The transports of one instance, one per API version: the built-in one on first use, or the one set instead. */
 export class TransportRegistry implements TransportSource {
-  readonly #context: PortalContext
+  readonly #context: TransportContext
   readonly #auth: AuthStrategy
   readonly #byVersion = new Map<ApiVersion, TypeHttp>()
 
-  constructor(context: PortalContext, auth: AuthStrategy) {
+  constructor(context: TransportContext, auth: AuthStrategy) {
     this.#context = context
     this.#auth = auth
   }

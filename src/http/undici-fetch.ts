@@ -18,6 +18,12 @@ export interface PooledFetch {
  */
 export const RAW_BODY_OPTION = 'portalRawBody'
 
+/** A {@link RAW_BODY_OPTION} value the transport fills before each attempt leaves. */
+export interface RawBody {
+  /** The body to send now. */
+  text: string
+}
+
 type Undici = typeof import('undici')
 
 let undici: Undici | undefined
@@ -117,7 +123,9 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
   void loadUndici()
   const fetch: FetchLike = async (input, init) => {
     const request = input instanceof Request ? input : new Request(input, init)
-    const raw = (init as Record<string, unknown> | undefined)?.[RAW_BODY_OPTION]
+    const option = (init as Record<string, unknown> | undefined)?.[RAW_BODY_OPTION]
+    // A holder is read as the request leaves: the transport writes each attempt's body (its token) into it.
+    const raw = typeof option === 'string' ? option : (option as RawBody | undefined)?.text
     const body = typeof raw === 'string' ? raw : request.body ? await request.text() : undefined
     const loaded = undici ?? (await loadUndici())
     if (!agent) {

@@ -53,20 +53,24 @@ export class SecretRegistry {
     return out
   }
 
-  /** A deep copy of `value` with secret keys and known secret values redacted. Errors become plain objects. */
+  /**
+   * A deep copy of `value` with secret keys and known secret values redacted. Errors become plain objects; a property
+   * whose getter throws becomes `[unreadable]`; nesting deeper than 6 (a cycle) is cut there.
+   */
   redactValue(value: unknown, depth = 0): unknown {
     if (typeof value === 'string') return this.redactText(value)
     if (value === null || typeof value !== 'object' || depth > 6) return value
     if (value instanceof Error) {
       const plain: Record<string, unknown> = { name: value.name, message: value.message }
       for (const key of ['code', 'status', 'description'] as const) {
-        if (key in value) plain[key] = (value as unknown as Record<string, unknown>)[key]
+        if (key in value) plain[key] = readProperty(value, key)
       }
       return this.redactValue(plain, depth + 1)
     }
     if (Array.isArray(value)) return value.map((item) => this.redactValue(item, depth + 1))
     const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const item = readProperty(value, key)
       out[key] =
         SECRET_KEY.test(key) && item !== undefined && item !== ''
           ? REDACTED
@@ -75,9 +79,14 @@ export class SecretRegistry {
     return out
   }
 
+  /** Whether a known secret, or a non-empty value under a secret key, appears anywhere in `value`. */
+  holdsSecret(value: unknown): boolean {
+    return this.#holdsSecret(value, 0, new Set())
+  }
+
   /**
    * `error` as it may reach a caller or a log line. The same object when no known secret appears in its message,
-   * stack, `cause` chain or own enumerable properties; otherwise a copy with the same prototype (so `instanceof`,
+   * stack, `cause` chain or own properties (getters included); otherwise a copy with the same prototype (so `instanceof`,
    * `name` and `code` still work) in which all of those are redacted.
    */
   redactError<E extends Error>(error: E): E {
@@ -99,7 +108,8 @@ export class SecretRegistry {
         return true
       if ('cause' in value && this.#holdsSecret(value.cause, depth + 1, seen)) return true
     }
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of ownKeys(value)) {
+      const item = readProperty(value, key)
       if (SECRET_KEY.test(key) && typeof item === 'string' && item !== '') return true
       if (this.#holdsSecret(item, depth + 1, seen)) return true
     }
@@ -108,13 +118,17 @@ export class SecretRegistry {
 
   #redactedError<E extends Error>(error: E, depth: number): E {
     const copy = Object.create(Object.getPrototypeOf(error) as object) as E
-    for (const [key, item] of Object.entries(error)) {
-      ;(copy as Record<string, unknown>)[key] =
+    const hidden = { writable: true, configurable: true, enumerable: false }
+    for (const key of ownKeys(error)) {
+      if (key === 'message' || key === 'stack' || key === 'cause') continue
+      const item = readProperty(error, key)
+      const safe =
         SECRET_KEY.test(key) && typeof item === 'string' && item !== ''
           ? REDACTED
           : this.redactValue(item, depth + 1)
+      const enumerable = Object.getOwnPropertyDescriptor(error, key)?.enumerable ?? true
+      Object.defineProperty(copy, key, { ...hidden, enumerable, value: safe })
     }
-    const hidden = { writable: true, configurable: true, enumerable: false }
     Object.defineProperty(copy, 'message', { ...hidden, value: this.redactText(error.message) })
     if (error.stack !== undefined)
       Object.defineProperty(copy, 'stack', { ...hidden, value: this.redactText(error.stack) })
@@ -127,5 +141,19 @@ export class SecretRegistry {
       Object.defineProperty(copy, 'cause', { ...hidden, value: safe })
     }
     return copy
+  }
+}
+
+/** Own string keys of `value`: an error's non-enumerable ones too (a `code` getter), a plain object's enumerable ones. */
+function ownKeys(value: object): string[] {
+  return value instanceof Error ? Object.getOwnPropertyNames(value) : Object.keys(value)
+}
+
+/** `value[key]`, or `[unreadable]` when its getter throws. */
+function readProperty(value: object, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key]
+  } catch {
+    return '[unreadable]'
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
-import { validateAuthParams } from '../auth/validate-params.js'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { validateAuthParams } from '../validation/auth-params.js'
 import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
 import { DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
 import { type RedisAnnounce, RedisChangeFeed } from './redis-changes.js'

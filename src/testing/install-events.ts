@@ -1,15 +1,7 @@
 import type { EmulatorState } from './state.js'
+import type { EmulatorInstallEventName, EmulatorInstallEventOptions } from './types.js'
 
-/** The application lifecycle events the emulator can send. */
-export type EmulatorInstallEventName = 'ONAPPINSTALL' | 'ONAPPUPDATE' | 'ONAPPUNINSTALL'
-
-/** Options of `installEvent()`. */
-export interface EmulatorInstallEventOptions {
-  /** Lifetime of the access token the event carries, s (default the emulator's `accessTokenTtl`); 0 gives an expired one. */
-  expiresIn?: number
-  /** `auth[application_token]` to send instead of the emulator's (a re-install brings a new one), `''` to leave it out. */
-  applicationToken?: string
-}
+export type { EmulatorInstallEventName, EmulatorInstallEventOptions } from './types.js'
 
 /** The handler ids the portal gives the three bindings of one application. */
 const EVENT_HANDLER_IDS: Record<EmulatorInstallEventName, string> = {

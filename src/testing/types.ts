@@ -1,5 +1,3 @@
-import type { EmulatorInstallEventName, EmulatorInstallEventOptions } from './install-events.js'
-
 /** Application status letters, as in `app.info` STATUS and the token response `status` (contract 2.2). */
 export type EmulatorAppStatus = 'F' | 'D' | 'T' | 'P' | 'L' | 'S'
 
@@ -343,4 +341,15 @@ export interface PortalEmulator {
   defineMethod(name: string, handler: EmulatorMethodHandler, options?: EmulatorMethodOptions): void
   /** Close both servers and all their sockets. */
   close(): Promise<void>
+}
+
+/** The application lifecycle events the emulator can send. */
+export type EmulatorInstallEventName = 'ONAPPINSTALL' | 'ONAPPUPDATE' | 'ONAPPUNINSTALL'
+
+/** Options of `installEvent()`. */
+export interface EmulatorInstallEventOptions {
+  /** Lifetime of the access token the event carries, s (default the emulator's `accessTokenTtl`); 0 gives an expired one. */
+  expiresIn?: number
+  /** `auth[application_token]` to send instead of the emulator's (a re-install brings a new one), `''` to leave it out. */
+  applicationToken?: string
 }

@@ -623,3 +623,25 @@ describe('operating limit', () => {
     expect(rig.emulator.log.rejected('OPERATION_TIME_LIMIT')).toHaveLength(1)
   })
 })
+
+describe('the token a queued call carries', () => {
+  it('16 calls queued behind the bucket while the portal expires the tokens twice: every call succeeds', async () => {
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 2, drainRate: 4 } } } })
+    const { emulator } = rig
+    const calls = burst(rig, 16, 'profile')
+    // The queued calls took their token before this expiry; they must leave with the one current when they go.
+    emulator.expireAccessTokens()
+    await expect.poll(() => emulator.log.refreshRequests().length, { timeout: 10_000 }).toBe(1)
+    await expect
+      .poll(() => emulator.log.restRequests().filter((entry) => entry.status === 200).length, {
+        timeout: 10_000,
+      })
+      .toBeGreaterThanOrEqual(2)
+    emulator.expireAccessTokens()
+    const results = await calls
+    expect(results.filter((result) => !result.isSuccess).map((result) => result.getErrorMessages())).toEqual(
+      [],
+    )
+    expect(emulator.log.refreshRequests()).toHaveLength(2)
+  })
+})

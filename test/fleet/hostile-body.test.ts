@@ -94,3 +94,26 @@ describe('a hostile event body is refused with JSSDK_INVALID_ARGUMENT and change
     await refused(portal, body)
   })
 })
+
+describe('a body object whose getter throws', () => {
+  it("is refused with JSSDK_INVALID_ARGUMENT, not the getter's own error; nothing is stored", async () => {
+    const portal = await rig.portal()
+    const fields = Object.fromEntries(new URLSearchParams(portal.installEvent('ONAPPINSTALL')))
+    const body = { ...fields }
+    Object.defineProperty(body, 'auth[scope]', {
+      enumerable: true,
+      get() {
+        throw new Error('getter boom')
+      },
+    })
+    await refused(portal, body)
+    const nested = { event: 'ONAPPINSTALL', auth: {} }
+    Object.defineProperty(nested.auth, 'member_id', {
+      enumerable: true,
+      get() {
+        throw new Error('getter boom')
+      },
+    })
+    await refused(portal, nested)
+  })
+})

@@ -111,6 +111,26 @@ describe('instances sharing one store', () => {
     await portal.auth.refreshAuth()
     expect((await store.load(pair.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
   })
+
+  it("B called, A refreshed, then the portal expired every token: B's next call gets a working pair and succeeds", async () => {
+    emulator = await startPortalEmulator()
+    const pair = emulator.issueAuthParams()
+    const store = new MemoryStore()
+    const persisted: RefreshAuthPayload[] = []
+    const a = client(emulator, pair, { store }, persisted)
+    const b = client(emulator, pair, { store }, persisted)
+    expect((await b.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    await a.auth.refreshAuth()
+    emulator.expireAccessTokens()
+    const result = await b.actions.v2.call.make({ method: 'profile' })
+    expect(result.isSuccess).toBe(true)
+    // B's pair works on the portal now: the last request it sent was answered.
+    expect(emulator.log.restRequests().at(-1)).toMatchObject({
+      status: 200,
+      token: b.auth.getParams().accessToken,
+    })
+    expect(b.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
+  })
 })
 
 describe('a leaky bucket shared by instances', () => {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { renderMachineDocs } from '../../scripts/machines-docs-lib.js'
+import { renderMachineDocs } from '../../scripts/docs/machines-docs-lib.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 

@@ -1,12 +1,12 @@
-/** The throwaway Redis of the tests (see scripts/redis-server.ts), and what a missing `redis-server` means for them. */
-import { redisInstalled } from '../../scripts/redis-server.js'
+/** The throwaway Redis of the tests (see scripts/dev/redis-server.ts), and what a missing `redis-server` means for them. */
+import { redisInstalled } from '../../scripts/dev/redis-server.js'
 
 export {
   type RedisUnderTest,
   redisInstalled,
   startRedisCluster,
   startRedisServer,
-} from '../../scripts/redis-server.js'
+} from '../../scripts/dev/redis-server.js'
 
 /** Set by CI: a missing Redis fails the run instead of skipping its tests. */
 export const redisRequired = process.env.PORTAL_OAUTH_REQUIRE_REDIS === '1'

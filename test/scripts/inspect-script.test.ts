@@ -13,7 +13,7 @@ function runInspect(port: number): Promise<{ code: number | null; stdout: string
       [
         '--import',
         'tsx',
-        'scripts/inspect.ts',
+        'scripts/demos/inspect.ts',
         '--port',
         String(port),
         '--step',

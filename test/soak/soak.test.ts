@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_REFRESH_REQUESTS_PER_BURST, runSoak } from '../../scripts/soak-lib.js'
+import { MAX_REFRESH_REQUESTS_PER_BURST, runSoak } from '../../scripts/dev/soak-lib.js'
 
 describe('fault soak, short run', () => {
   it('3 bursts x 60 calls with 10 % faults: no pair lost, at most 3 refresh requests per burst', async () => {

@@ -24,3 +24,12 @@ export interface KeysetPlan {
   /** Parameters of the page after the row with id `after`; `undefined` asks for the first page. */
   paramsFor(after: RowId | undefined): Record<string, unknown>
 }
+
+/** The fields of a plan that say which call it pages through: the same for every list action. */
+export function planCall(
+  apiVersion: ApiVersion,
+  action: string,
+  call: { method: string; requestId: string | undefined; signal: AbortSignal | undefined },
+): Pick<KeysetPlan, 'apiVersion' | 'action' | 'method' | 'requestId' | 'signal'> {
+  return { apiVersion, action, method: call.method, requestId: call.requestId, signal: call.signal }
+}

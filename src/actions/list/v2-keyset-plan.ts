@@ -1,6 +1,6 @@
 import { ApiVersion } from '../../types/api-version.js'
 import { invalidArgument, isPlainObject, stringOption } from '../../validation/rules.js'
-import type { KeysetPlan } from './keyset-plan.js'
+import { type KeysetPlan, planCall } from './keyset-plan.js'
 import { isAscendingById, keyOf, omitKeys, readListCallOptions } from './list-call-options.js'
 import type { ListOptions } from './list-options.js'
 
@@ -38,11 +38,7 @@ export function planV2Keyset(options: ListOptions, action: string): KeysetPlan {
   }
   const base = omitKeys(params, [orderKey, filterKey, 'start'])
   return {
-    apiVersion: ApiVersion.v2,
-    action,
-    method: call.method,
-    requestId: call.requestId,
-    signal: call.signal,
+    ...planCall(ApiVersion.v2, action, call),
     pageSize: V2_PAGE_SIZE,
     rowIdKey: idKey,
     rowsKey,

@@ -1,6 +1,6 @@
 import { ApiVersion } from '../../types/api-version.js'
 import { invalidArgument, isPlainObject, stringOption } from '../../validation/rules.js'
-import type { KeysetPlan } from './keyset-plan.js'
+import { type KeysetPlan, planCall } from './keyset-plan.js'
 import { isAscendingById, omitKeys, readListCallOptions } from './list-call-options.js'
 import type { ListOptions } from './list-options.js'
 
@@ -57,11 +57,7 @@ export function planV3Keyset(options: ListOptions, action: string): KeysetPlan {
   }
   const base = omitKeys(params, ['order', 'filter', 'pagination'])
   return {
-    apiVersion: ApiVersion.v3,
-    action,
-    method: call.method,
-    requestId: call.requestId,
-    signal: call.signal,
+    ...planCall(ApiVersion.v3, action, call),
     pageSize: limit,
     rowIdKey: idKey,
     rowsKey,

@@ -1,6 +1,6 @@
 import { ApiVersion } from '../../types/api-version.js'
 import { invalidArgument, isPlainObject, stringOption } from '../../validation/rules.js'
-import type { KeysetPlan } from './keyset-plan.js'
+import { type KeysetPlan, planCall } from './keyset-plan.js'
 import { omitKeys, readListCallOptions } from './list-call-options.js'
 import type { TailCursor, TailOptions } from './list-options.js'
 
@@ -45,11 +45,7 @@ export function planV3Tail(options: TailOptions, action: string): KeysetPlan {
   }
   const base = omitKeys(call.params, ['cursor'])
   return {
-    apiVersion: ApiVersion.v3,
-    action,
-    method: call.method,
-    requestId: call.requestId,
-    signal: call.signal,
+    ...planCall(ApiVersion.v3, action, call),
     pageSize: limit,
     rowIdKey: field,
     rowsKey,

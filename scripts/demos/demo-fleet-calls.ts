@@ -1,5 +1,5 @@
 /** The job loop of one worker of `npm run demo:fleet`, shared by the worker processes and the in-process fleets. */
-import type { PortalFleet } from '../src/index.js'
+import type { PortalFleet } from '../../src/index.js'
 
 /** Calls of one worker on one portal: 4 workers stay under the portal's burst of 50. */
 export const CALLS = 10

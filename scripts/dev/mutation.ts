@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 
 const args = ['run', 'stryker.config.mjs', ...process.argv.slice(2)]
 const major = Number(process.versions.node.split('.')[0])
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../..', import.meta.url))
 let result: ReturnType<typeof spawnSync>
 if (major >= 22) {
   result = spawnSync('npx', ['--no-install', 'stryker', ...args], {

@@ -11,8 +11,13 @@
 import { parseArgs } from 'node:util'
 import { createWebSocketInspector } from '@statelyai/inspect'
 import { createInspectorServer } from '@statelyai/inspect/server'
-import { createNullLogger, PortalOAuth, RefreshTokenError, redactingInspectorOptions } from '../src/index.js'
-import { startPortalEmulator } from '../src/testing/index.js'
+import {
+  createNullLogger,
+  PortalOAuth,
+  RefreshTokenError,
+  redactingInspectorOptions,
+} from '../../src/index.js'
+import { startPortalEmulator } from '../../src/testing/index.js'
 
 const { values } = parseArgs({
   options: {

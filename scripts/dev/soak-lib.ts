@@ -8,8 +8,8 @@ import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { createNullLogger, PortalOAuth, type PortalOAuthParams, SdkError } from '../src/index.js'
-import { type PortalEmulator, startPortalEmulator } from '../src/testing/index.js'
+import { createNullLogger, PortalOAuth, type PortalOAuthParams, SdkError } from '../../src/index.js'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 
 /** What to run. */
 export interface SoakOptions {

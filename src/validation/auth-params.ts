@@ -1,6 +1,6 @@
 import type { TypeEnumAppStatus } from '../types/app-status.js'
 import type { PortalOAuthParams, PortalOAuthSecret } from '../types/auth.js'
-import { invalidArgument, isRemotePlainHttp, requireNoCredentials } from '../validation/rules.js'
+import { invalidArgument, isRemotePlainHttp, requireNoCredentials } from './rules.js'
 
 /** An `expires` above this (year 5138 in seconds) can only be milliseconds. */
 const MAX_EXPIRES_SECONDS = 100_000_000_000

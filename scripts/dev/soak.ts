@@ -5,6 +5,7 @@
  *   npm run soak -- --bursts 20 --calls 200 --fault-rate 0.1 --seed 1
  */
 import { parseArgs } from 'node:util'
+import { runMain } from './run-main.js'
 import { type BurstReport, MAX_REFRESH_REQUESTS_PER_BURST, runSoak, soakPassed } from './soak-lib.js'
 
 function numberFlag(value: string | undefined, name: string, fallback: number): number {
@@ -67,12 +68,4 @@ async function main(): Promise<number> {
   return passed ? 0 : 1
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exitCode = 1
-  },
-)
+runMain(main)

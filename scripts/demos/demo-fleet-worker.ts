@@ -4,8 +4,8 @@
  * (`{ type: 'settled', memberId, outcome, code? }`), then `{ type: 'done' }`, and exits.
  */
 import { Redis } from 'ioredis'
-import { createNullLogger, PortalFleet } from '../src/index.js'
-import { RedisStore } from '../src/redis.js'
+import { createNullLogger, PortalFleet } from '../../src/index.js'
+import { RedisStore } from '../../src/redis.js'
 import { type CallOutcome, runWorker } from './demo-fleet-calls.js'
 
 /** What the demo hands a worker. */

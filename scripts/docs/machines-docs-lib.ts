@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate'
-import { accessTokenMachine, adminFlagMachine } from '../machines/index.js'
+import { accessTokenMachine, adminFlagMachine } from '../../machines/index.js'
 
 /** One generated documentation file. */
 export interface MachineDocFile {

@@ -1,20 +1,20 @@
-import type { InspectOption } from '../auth/auth-oauth-manager.js'
-import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { SdkError, SdkErrorCode } from './errors/sdk-error.js'
 import {
   type FetchLike,
   type NormalizedHttpOptions,
   normalizeHttpOptions,
   type TypeHttpOptions,
-} from '../http/http-options.js'
-import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
-import { RestrictionManager } from '../limits/restriction-manager.js'
-import type { RestrictionParamsInput } from '../limits/restriction-params.js'
-import { createDefaultLogger } from '../logger/logger.js'
-import { RedactingLogger } from '../logger/redacting-logger.js'
-import { SecretRegistry } from '../logger/secret-registry.js'
-import { isSupportedLogger, type SupportedLogger } from '../logger/structured-logger.js'
-import { clientSideWarningMessage, detectClientSideRuntime } from '../runtime/client-side.js'
-import { invalidArgument } from '../validation/rules.js'
+} from './http/http-options.js'
+import { createPooledFetch, type PooledFetch } from './http/undici-fetch.js'
+import { RestrictionManager } from './limits/restriction-manager.js'
+import type { RestrictionParamsInput } from './limits/restriction-params.js'
+import { createDefaultLogger } from './logger/logger.js'
+import { RedactingLogger } from './logger/redacting-logger.js'
+import { SecretRegistry } from './logger/secret-registry.js'
+import { isSupportedLogger, type SupportedLogger } from './logger/structured-logger.js'
+import { clientSideWarningMessage, detectClientSideRuntime } from './runtime/client-side.js'
+import type { InspectOption } from './types/inspect-option.js'
+import { invalidArgument } from './validation/rules.js'
 
 /** Options every portal client takes. */
 export interface AbstractPortalOptions {

@@ -1,6 +1,6 @@
 /**
  * Prints the mutation score per folder, and the surviving mutants, from the incremental file `npm run mutation`
- * keeps (test/mutation/stryker-incremental.json). Usage: `npx tsx scripts/mutation-score.ts [--survivors]`.
+ * keeps (.cache/stryker/incremental.json, ignored by git). Usage: `npx tsx scripts/dev/mutation-score.ts [--survivors]`.
  */
 import { readFileSync } from 'node:fs'
 
@@ -11,7 +11,7 @@ interface Mutant {
   location: { start: { line: number; column: number } }
 }
 
-const FILE = 'test/mutation/stryker-incremental.json'
+const FILE = '.cache/stryker/incremental.json'
 const report = JSON.parse(readFileSync(FILE, 'utf8')) as { files: Record<string, { mutants: Mutant[] }> }
 const DETECTED = new Set(['Killed', 'Timeout'])
 const UNDETECTED = new Set(['Survived', 'NoCoverage'])

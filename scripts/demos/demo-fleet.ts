@@ -18,12 +18,13 @@ import {
   PortalOAuth,
   type PortalOAuthSecret,
   type TokenStore,
-} from '../src/index.js'
-import { RedisStore } from '../src/redis.js'
-import { type PortalEmulator, startPortalEmulator } from '../src/testing/index.js'
+} from '../../src/index.js'
+import { RedisStore } from '../../src/redis.js'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import { type RedisUnderTest, redisInstalled, startRedisServer } from '../dev/redis-server.js'
+import { runMain } from '../dev/run-main.js'
 import { CALLS, type CallOutcome, runWorker } from './demo-fleet-calls.js'
 import type { DemoWorkerInput, FromDemoWorker } from './demo-fleet-worker.js'
-import { type RedisUnderTest, redisInstalled, startRedisServer } from './redis-server.js'
 
 const PORTALS = 3
 const WORKERS = 4
@@ -240,12 +241,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exitCode = 1
-  },
-)
+runMain(main)

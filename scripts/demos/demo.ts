@@ -7,8 +7,9 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import cliProgress from 'cli-progress'
-import { type AjaxResult, createNullLogger, PortalOAuth, type PortalOAuthParams } from '../src/index.js'
-import { startPortalEmulator } from '../src/testing/index.js'
+import { type AjaxResult, createNullLogger, PortalOAuth, type PortalOAuthParams } from '../../src/index.js'
+import { startPortalEmulator } from '../../src/testing/index.js'
+import { runMain } from '../dev/run-main.js'
 
 const CALLS = 60
 const TOKEN_FILE = resolve(process.env.PORTAL_DEMO_TOKEN_FILE ?? '.demo/tokens.json')
@@ -101,12 +102,4 @@ async function main(): Promise<number> {
   return ok ? 0 : 1
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exitCode = 1
-  },
-)
+runMain(main)

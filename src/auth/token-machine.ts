@@ -1,0 +1,149 @@
+import {
+  type Actor,
+  createActor,
+  fromPromise,
+  initialTransition,
+  type SnapshotFrom,
+  transition,
+} from 'xstate'
+import {
+  type AccessTokenEvent,
+  type AccessTokenRefreshOutput,
+  type AccessTokenSettings,
+  type AccessTokenState,
+  accessTokenMachine,
+} from '../../machines/access-token.machine.js'
+import type { LoggerInterface } from '../logger/logger.js'
+import type { InspectOption } from '../types/inspect-option.js'
+
+/** A snapshot of the access-token machine. */
+export type TokenSnapshot = SnapshotFrom<typeof accessTokenMachine>
+
+/** The access-token machine with the client's actors and actions provided. */
+export type ProvidedTokenMachine = ReturnType<(typeof accessTokenMachine)['provide']>
+
+/** The top-level state of `snapshot` (`refreshing` for any of its sub-states). */
+export function topState(snapshot: TokenSnapshot): AccessTokenState {
+  const value = snapshot.value
+  return (typeof value === 'string' ? value : Object.keys(value)[0]) as AccessTokenState
+}
+
+/** What the machine runs and says for one instance. */
+export interface TokenMachineParts {
+  /** One refresh attempt; rejects with a `RefreshFailure`. */
+  refresh(signal: AbortSignal): Promise<AccessTokenRefreshOutput>
+  /** Runs the refresh callback with the pair just committed. */
+  persist(): Promise<void>
+  /** Where the timeouts are logged. */
+  logger: LoggerInterface
+  /** The timeouts named in those lines. */
+  settings: AccessTokenSettings
+}
+
+/** The access-token machine with `parts` as its refresh and persist actors and timeout log lines. */
+export function provideTokenMachine(parts: TokenMachineParts): ProvidedTokenMachine {
+  const { logger, settings } = parts
+  return accessTokenMachine.provide({
+    actors: {
+      refreshTokens: fromPromise<AccessTokenRefreshOutput>(({ signal }) => parts.refresh(signal)),
+      persistPair: fromPromise<void>(() => parts.persist()),
+    },
+    actions: {
+      reportRefreshTimeout: () =>
+        logger.error(
+          `token refresh: no answer within ${settings.refreshTimeoutMs} ms; the attempt is abandoned`,
+        ),
+      reportCallbackTimeout: () =>
+        logger.error(
+          `refresh callback did not settle within ${settings.callbackTimeoutMs} ms; the new token pair is kept in memory but may not be persisted`,
+        ),
+    },
+  })
+}
+
+/** Events that never start anything while the machine is idle: computed without an actor. */
+const PURE_EVENTS: ReadonlySet<AccessTokenEvent['type']> = new Set(['clock.tick', 'pair.replaced'])
+
+/**
+ * The access-token machine of one instance, the only owner of its token state (expiry, generation, the refresh in
+ * flight and how the last one ended). An idle instance holds a snapshot computed with XState's pure transitions, no
+ * actor: ticks of the clock and replaced pairs move it there. The first event that may start something creates the
+ * actor from that snapshot, and it stays.
+ */
+export class TokenMachine {
+  /** The machine's input until its initial snapshot is first read (computed then: an unused instance holds none). */
+  #input: { expires: number; settings: AccessTokenSettings } | null
+  #idle: TokenSnapshot | null = null
+  #actor: Actor<ProvidedTokenMachine> | null = null
+  readonly #provide: () => ProvidedTokenMachine
+  readonly #inspect: InspectOption | undefined
+
+  /** `provide` builds the machine with the client's actors, when the actor is first needed. */
+  constructor(
+    expires: number,
+    settings: AccessTokenSettings,
+    provide: () => ProvidedTokenMachine,
+    inspect: InspectOption | undefined,
+  ) {
+    this.#input = { expires, settings }
+    this.#provide = provide
+    this.#inspect = inspect
+    // An inspector sees the machine from the start.
+    if (inspect) this.actor()
+  }
+
+  /** The current snapshot, of the actor or of the idle machine. */
+  snapshot(): TokenSnapshot {
+    return this.#actor ? this.#actor.getSnapshot() : this.#idleSnapshot()
+  }
+
+  /** The idle machine's snapshot, its initial one computed from the input on first use. */
+  #idleSnapshot(): TokenSnapshot {
+    if (this.#input) {
+      ;[this.#idle] = initialTransition(accessTokenMachine, this.#input)
+      this.#input = null
+    }
+    return this.#idle as TokenSnapshot
+  }
+
+  /** The top-level state now. */
+  state(): AccessTokenState {
+    return topState(this.snapshot())
+  }
+
+  /** Whether an actor runs (something was started once). */
+  get started(): boolean {
+    return this.#actor !== null
+  }
+
+  /** Sends `event`: to the actor once there is one; while idle, a tick or a replaced pair is computed in place. */
+  send(event: AccessTokenEvent): void {
+    if (!this.#actor && PURE_EVENTS.has(event.type)) {
+      ;[this.#idle] = transition(accessTokenMachine, this.#idleSnapshot(), event)
+      return
+    }
+    this.actor().send(event)
+  }
+
+  /** The running actor, created from the idle snapshot on first use. */
+  actor(): Actor<ProvidedTokenMachine> {
+    if (this.#actor) return this.#actor
+    const snapshot = this.#idleSnapshot()
+    // The input is what the snapshot was made from; restoring the snapshot is what sets the context.
+    const input = { expires: snapshot.context.expires, settings: snapshot.context.settings }
+    const actor = createActor(this.#provide(), {
+      snapshot,
+      input,
+      ...(this.#inspect ? { inspect: this.#inspect } : {}),
+    })
+    this.#actor = actor
+    this.#idle = null
+    actor.start()
+    return actor
+  }
+
+  /** Stops the actor, if any; its last snapshot stays readable. */
+  stop(): void {
+    this.#actor?.stop()
+  }
+}
