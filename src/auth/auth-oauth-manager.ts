@@ -64,9 +64,13 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
    */
   #abandon: AbortController | null = null
 
+  /** The portal of the pair given at construction (the shared bucket and the traces are keyed by it). */
+  readonly memberId: string
+
   /** @internal Built by `PortalOAuth`. */
   constructor(params: PortalOAuthParams, secret: PortalOAuthSecret, deps: AuthOAuthManagerDeps) {
     this.#params = params
+    this.memberId = params.memberId
     this.#secret = secret
     this.#deps = deps
     deps.secrets.pin(secret.clientSecret)
@@ -169,11 +173,6 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     return this.#adminFlag().actor()
   }
 
-  /** The portal of the pair held. */
-  get memberId(): string {
-    return this.#params.memberId
-  }
-
   /** A copy of the current parameters, in constructor shape. */
   getParams(): PortalOAuthParams {
     return { ...this.#params }
@@ -214,10 +213,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     this.#customRefresh = null
   }
 
-  /**
-   * Replaces the pair held with `params` (already validated). It is used from now on, also after the pair died; a
-   * refresh of the replaced pair still in flight is abandoned.
-   */
+  /** Replaces the pair held with `params` (validated), also after it died; a refresh of the old one is abandoned. */
   replacePair(params: PortalOAuthParams): void {
     this.#assertAlive()
     this.#usePair(params)
@@ -235,10 +231,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   }
 
   /**
-   * Where `initIsAdmin()` finds the v2 call it reads `profile` with: the client's own, looked up when first needed
-   * (the actions are built on first use). It sends through this manager again (as its {@link AuthStrategy}), which
-   * is why it cannot be given at construction.
-   * @internal
+   * @internal Where `initIsAdmin()` finds the v2 call for `profile`: the client's own, given after construction (the
+   * actions are built on first use, and send through this manager again as its {@link AuthStrategy}).
    */
   useProfileCall(portal: ProfileCallSource): void {
     this.#profileCall = portal

@@ -603,7 +603,8 @@ describe('operating limit', () => {
     const waiting = expect(add()).rejects.toMatchObject({ code: SdkErrorCode.Destroyed })
     await sleep(50)
     await rig.portal.destroy()
-    expect(await liveTimers()).toBe(before)
+    // At most as many as before: a timer of an earlier test may end meanwhile; the 10 s delay's would be one more.
+    expect(await liveTimers()).toBeLessThanOrEqual(before)
     await waiting
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
   })
