@@ -6,6 +6,7 @@
  * only). `BENCH_ONLY=cpu,heap` runs some figures only (cpu, refresh, pacing, heap, list, fleet, cold).
  */
 import { fileURLToPath } from 'node:url'
+import { runMain } from '../scripts/dev/run-main.js'
 import { callCpuFigure } from './figures/call-cpu.js'
 import { coldStartFigure } from './figures/cold-start.js'
 import { fetchListFigure } from './figures/fetch-list.js'
@@ -83,12 +84,4 @@ async function main(): Promise<number> {
   return failed > 0 ? 1 : 0
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exitCode = 1
-  },
-)
+runMain(main)
