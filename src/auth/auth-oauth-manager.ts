@@ -43,7 +43,7 @@ function ignore(): void {}
  * The auth manager of `PortalOAuth`. It holds the token pair (never in machine context) and the access-token
  * machine, which owns everything else about the token: expiry, generation, the one refresh in flight, its retries
  * and how it ended. Callers wait on the machine, each within its own timeout and signal. With a store, the
- * shared-store protocol ({@link SharedPair}) keeps the pair in step with other instances.
+ * shared-store protocol (`SharedPair`) keeps the pair in step with other instances.
  */
 export class AuthOAuthManager implements AuthActions, AuthStrategy {
   #params: PortalOAuthParams
@@ -224,7 +224,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   /**
    * The store said which pair it holds (expiring at `expires`; `null`: none, it lost its data): a newer pair held
-   * here goes back into it (see {@link SharedPair.putBackIfOlder}).
+   * here goes back into it (see `SharedPair.putBackIfOlder`).
    */
   reseedStore(expires: number | null): void {
     this.#shared?.putBackIfOlder(expires)
