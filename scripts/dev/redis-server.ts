@@ -24,6 +24,13 @@ export interface RedisUnderTest {
   cli(args: string[], node?: number): Promise<string>
   /** Empties every master, as a server restarted without persistence would be. */
   flushAll(): Promise<void>
+  /**
+   * Freezes every server (`SIGSTOP`) until `resume()`: connections stay open and commands queue unanswered, as on
+   * a host that stalls (swap, a long fork, a paused VM).
+   */
+  pause(): void
+  /** Lets paused servers run again (`SIGCONT`); what they received meanwhile runs now, in order. */
+  resume(): void
   /** Stops every server by its pid and removes its files. */
   stop(): Promise<void>
 }
@@ -76,7 +83,15 @@ async function startServer(dir: string, extra: string[]): Promise<{ port: number
   }
 }
 
+function signalAll(children: ChildProcess[], signal: NodeJS.Signals): void {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+  }
+}
+
 async function stopAll(children: ChildProcess[], dir: string): Promise<void> {
+  // A paused server would not handle SIGTERM until it runs again.
+  signalAll(children, 'SIGCONT')
   await Promise.all(
     children.map(
       (child) =>
@@ -100,6 +115,8 @@ export async function startRedisServer(): Promise<RedisUnderTest> {
     flushAll: async () => {
       await cli(port, ['FLUSHALL'])
     },
+    pause: () => signalAll([child], 'SIGSTOP'),
+    resume: () => signalAll([child], 'SIGCONT'),
     stop: () => stopAll([child], dir),
   }
 }
@@ -149,16 +166,15 @@ export async function startRedisCluster(): Promise<RedisUnderTest> {
     throw error
   }
   const ports = started.map((server) => server.port)
+  const children = started.map((server) => server.child)
   return {
     nodes: ports.map((port) => ({ host: HOST, port })),
     cli: (args, node = 0) => cli(ports[node]!, args),
     flushAll: async () => {
       await Promise.all(ports.map((port) => cli(port, ['FLUSHALL'])))
     },
-    stop: () =>
-      stopAll(
-        started.map((server) => server.child),
-        dir,
-      ),
+    pause: () => signalAll(children, 'SIGSTOP'),
+    resume: () => signalAll(children, 'SIGCONT'),
+    stop: () => stopAll(children, dir),
   }
 }

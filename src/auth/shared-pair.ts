@@ -3,6 +3,7 @@ import type {
   AccessTokenState,
   RefreshFailure,
 } from '../../machines/access-token.machine.js'
+import { abortableSleep, raceAbort } from '../core/abortable-sleep.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type SecretRedactor, toError } from '../errors/to-error.js'
 import type { LoggerInterface } from '../logger/logger.js'
@@ -37,6 +38,9 @@ export interface SharedPairDeps {
   /** The instance's secrets, for the failures logged. */
   secrets: SecretRedactor
 }
+
+/** Pause between two lock requests while the store fails, ms. */
+const LOCK_RETRY_MS = 250
 
 function isRefreshFailure(value: unknown): value is RefreshFailure {
   return value !== null && typeof value === 'object' && 'kind' in value && 'error' in value
@@ -88,7 +92,7 @@ export class SharedPair {
     let owner: string | null = null
     try {
       for (;;) {
-        owner = await store.lock(memberId, lockTtlMs)
+        owner = await this.#lockOnceReachable(memberId, signal)
         if (owner) break
         await store.changed(memberId, lockTtlMs, signal)
         if (signal.aborted) {
@@ -129,6 +133,33 @@ export class SharedPair {
     } finally {
       if (owner)
         await store.unlock(memberId, owner).catch((error: unknown) => this.failed('unlocking', error))
+    }
+  }
+
+  /**
+   * Asks for the portal's lock until the store answers or the attempt ends. No refresh is sent without the lock: with
+   * single-use refresh tokens, two instances refreshing at once would kill the pair of one of them, and a pair only
+   * one process knows is lost with it. Callers wait within their own timeouts meanwhile.
+   */
+  async #lockOnceReachable(memberId: string, signal: AbortSignal): Promise<string | null> {
+    const { store, lockTtlMs } = this.#deps
+    for (let failures = 0; ; failures += 1) {
+      const pending = store.lock(memberId, lockTtlMs)
+      try {
+        const owner = await raceAbort(pending, signal)
+        if (failures > 0) this.#deps.logger.info('token store answers again; the refresh goes on')
+        return owner
+      } catch (error) {
+        if (signal.aborted) {
+          // The attempt ended first: a lock the store grants after it is given back at once.
+          pending.then((late) => (late ? store.unlock(memberId, late) : false)).catch(() => undefined)
+          throw error
+        }
+        if (failures === 0)
+          this.failed('taking the refresh lock (asking again until the attempt ends)', error)
+        await abortableSleep(LOCK_RETRY_MS, signal).catch(() => undefined)
+        if (signal.aborted) throw error
+      }
     }
   }
 

@@ -86,17 +86,36 @@ export class RedisStore implements TokenStore {
   }
 
   async lock(memberId: string, ttlMs: number): Promise<string | null> {
+    // The owner is chosen before the command leaves, so a SET the server runs after this attempt gave up is known.
     const owner = randomUUID()
-    const done = await this.#run(
-      'lock',
-      this.#client.call('SET', this.#keys(memberId).lock, owner, 'PX', String(ttlMs), 'NX'),
-    )
-    return done === 'OK' ? owner : null
+    try {
+      const done = await this.#run(
+        'lock',
+        this.#client.call('SET', this.#keys(memberId).lock, owner, 'PX', String(ttlMs), 'NX'),
+      )
+      return done === 'OK' ? owner : null
+    } catch (error) {
+      this.#releaseLate(memberId, owner)
+      throw error
+    }
   }
 
   async unlock(memberId: string, owner: string): Promise<boolean> {
     const keys = this.#keys(memberId)
     return (await this.#script('unlock', UNLOCK, [keys.lock], [owner, ...this.#announceTo(keys)])) === 1
+  }
+
+  /**
+   * Releases a lock whose `SET` got no answer in time. Sent behind it on the same connection, so a server that
+   * stalled runs the late `SET`, then this: no lock outlives the attempt that gave up on it. It carries the script's
+   * source (a server that forgot it would refuse a SHA that came too late to be sent again) and waits as long as the
+   * server takes.
+   */
+  #releaseLate(memberId: string, owner: string): void {
+    const keys = this.#keys(memberId)
+    this.#client
+      .call('EVAL', UNLOCK.source, '1', keys.lock, owner, ...this.#announceTo(keys))
+      .catch(() => undefined)
   }
 
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
