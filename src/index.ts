@@ -81,7 +81,12 @@ export { type AjaxPayload, type AjaxQuery, AjaxResult, type PayloadTime } from '
 export { Result, type ResultError } from './results/result.js'
 export { type ClientSideRuntime, detectClientSideRuntime } from './runtime/client-side.js'
 export { MemoryStore } from './store/memory-store.js'
-export type { SharedBucketSettings, SlotAnswer, TokenStore } from './store/token-store.js'
+export type {
+  DeadPairReason,
+  SharedBucketSettings,
+  SlotAnswer,
+  TokenStore,
+} from './store/token-store.js'
 export { HealthCheckTool, PingTool, type PortalTools, type ToolOptions } from './tools/tools.js'
 export { ApiVersion } from './types/api-version.js'
 export { EnumAppStatus, type TypeEnumAppStatus } from './types/app-status.js'

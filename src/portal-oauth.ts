@@ -8,6 +8,7 @@ import {
   REFRESH_OPTION_KEYS,
   type RefreshOptions,
 } from './auth/refresh-settings.js'
+import { removedFromStore } from './fleet/removal-listeners.js'
 import { SharedBucket } from './limits/shared-bucket.js'
 import type { TokenStore } from './store/token-store.js'
 import { validateStore } from './store/validate-store.js'
@@ -74,7 +75,10 @@ export class PortalOAuth extends AbstractPortal {
     if (store) {
       // The store tells at each call which pair it holds; a newer one held here (or any, after it lost its data) goes back.
       const compare = (expires: number | null): void => auth.reseedStore(expires)
-      context.restrictions.useSharedBucket(new SharedBucket(store, params.memberId, context.logger, compare))
+      const removed = (): void => removedFromStore(auth)
+      context.restrictions.useSharedBucket(
+        new SharedBucket(store, params.memberId, context.logger, compare, removed),
+      )
     }
     super(context, auth)
     this.#auth = auth

@@ -230,6 +230,11 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     this.#shared?.putBackIfOlder(expires)
   }
 
+  /** @internal The pair held is the one the store holds (a fleet built the client from it): no first look is needed. */
+  pairIsStored(): void {
+    this.#shared?.markSynced()
+  }
+
   /**
    * @internal Where `initIsAdmin()` finds the v2 call for `profile`: the client's own, given after construction (the
    * actions are built on first use, and send through this manager again as its {@link AuthStrategy}).

@@ -4,10 +4,11 @@ import type {
   RefreshFailure,
 } from '../../machines/access-token.machine.js'
 import { abortableSleep, raceAbort } from '../core/abortable-sleep.js'
+import { RefreshTokenError } from '../errors/refresh-token-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type SecretRedactor, toError } from '../errors/to-error.js'
 import type { LoggerInterface } from '../logger/logger.js'
-import type { TokenStore } from '../store/token-store.js'
+import type { DeadPairReason, TokenStore } from '../store/token-store.js'
 import type { PortalOAuthParams } from '../types/auth.js'
 
 /** What the shared-store protocol needs from the auth side that holds the pair. */
@@ -41,6 +42,11 @@ export interface SharedPairDeps {
 
 /** Pause between two lock requests while the store fails, ms. */
 const LOCK_RETRY_MS = 250
+
+/** The refusal another instance got for this pair, as this instance's own (the store recorded it). */
+function recordedDeath(reason: DeadPairReason): RefreshFailure {
+  return { kind: 'dead', error: new RefreshTokenError(reason) }
+}
 
 function isRefreshFailure(value: unknown): value is RefreshFailure {
   return value !== null && typeof value === 'object' && 'kind' in value && 'error' in value
@@ -106,16 +112,18 @@ export class SharedPair {
       }
       const adopted = await this.#adoptNewer(previous, generation)
       if (adopted) return adopted
+      // An instance that refreshed this pair before learned that it is dead: the same refusal, nothing sent.
+      const dead = await store.deadReason?.(memberId, previous.refreshToken)
+      if (dead) throw recordedDeath(dead)
       let output: AccessTokenRefreshOutput
       try {
         output = await refreshOwn(signal)
       } catch (failure) {
+        if (!isRefreshFailure(failure) || failure.kind !== 'dead') throw failure
         // With a rotating server a refusal may mean another holder refreshed after our lock expired: look first.
-        const newer =
-          isRefreshFailure(failure) && failure.kind === 'dead'
-            ? await this.#adoptNewer(previous, generation)
-            : null
+        const newer = await this.#adoptNewer(previous, generation)
         if (newer) return newer
+        await this.#recordDeath(previous, failure.error)
         throw failure
       }
       // The new pair reaches the store before the lock is released, so the next holder never spends the old one.
@@ -134,6 +142,15 @@ export class SharedPair {
       if (owner)
         await store.unlock(memberId, owner).catch((error: unknown) => this.failed('unlocking', error))
     }
+  }
+
+  /** Records in the store that `previous` died of `error`, for the instances that join later; a failure is logged. */
+  async #recordDeath(previous: PortalOAuthParams, error: unknown): Promise<void> {
+    if (!(error instanceof RefreshTokenError) || !this.#deps.store.markDead) return
+    const reason = { code: error.code, description: error.description, status: error.status }
+    await this.#deps.store
+      .markDead(previous.memberId, previous.refreshToken, reason)
+      .catch((failure: unknown) => this.failed('recording the dead pair', failure))
   }
 
   /**
@@ -161,6 +178,11 @@ export class SharedPair {
         if (signal.aborted) throw error
       }
     }
+  }
+
+  /** The pair held came from the store: the first look at it is skipped. */
+  markSynced(): void {
+    this.#synced = true
   }
 
   /** Saves a pair `setAuthOptions()` brought; a failure is logged, the pair stays in use. */
@@ -207,7 +229,8 @@ export class SharedPair {
           // A refresh or a replacement that started meanwhile decides; it consults the store itself.
           if (holder.generation() !== generation || holder.state() === 'refreshing') return
           holder.adopt(stored, true)
-        } else {
+        } else if (stored?.refreshToken !== held.refreshToken) {
+          // The store holds none, or an older pair: it gets ours. The same pair is left as it is (no write, no publish).
           await this.#deps.store.save(held)
         }
         this.#synced = true

@@ -12,6 +12,7 @@ import { eventPairParams } from './event-params.js'
 import { type FleetSettings, normalizeFleetOptions, type PortalFleetOptions } from './fleet-options.js'
 import { HeldPortals } from './held-portals.js'
 import { proveAccessToken } from './prove-access-token.js'
+import { onRemovedFromStore } from './removal-listeners.js'
 
 /** What `handleEvent` resolves to. */
 export interface FleetEventResult {
@@ -130,24 +131,30 @@ export class PortalFleet {
   /**
    * The portal's client, built from the store's pair with the fleet's options and `{ store }`; the same instance
    * while it is held (released after `idleTimeout` without a `get()`: take it from here for each piece of work).
-   * Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store holds no pair, also after an uninstall handled by
-   * another fleet or process: a held client is then released.
+   * Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store holds no pair. A held client is returned without asking
+   * the store: after an uninstall handled by another fleet or process, its next call rejects with
+   * `JSSDK_PORTAL_NOT_INSTALLED` (nothing is sent) and it is released, so the next `get()` rejects too.
    */
   async get(memberId: string): Promise<PortalOAuth> {
     this.#assertAlive()
     if (typeof memberId !== 'string' || !MEMBER_ID.test(memberId))
       throw invalidArgument('PortalFleet.get: memberId', 'must be a member id (letters, digits, - and _)')
-    // One store read per get(): it is how an uninstall handled elsewhere reaches this fleet.
-    const stored = await this.#settings.store.load(memberId)
-    this.#assertAlive()
-    if (!stored) {
-      await this.#held.release(memberId)
-      throw notInstalled(memberId, 'PortalFleet.get')
-    }
+    // A held client costs no store read: an uninstall handled elsewhere reaches it at its next call, whose slot
+    // request answers that the portal was removed (the call rejects, the client is released).
     const held = this.#held.use(memberId)
     if (held) return held
+    const stored = await this.#settings.store.load(memberId)
+    this.#assertAlive()
+    if (!stored) throw notInstalled(memberId, 'PortalFleet.get')
+    // Another get() may have built one while the store answered.
+    const built = this.#held.use(memberId)
+    if (built) return built
     const portal = this.#build(stored)
+    portal.auth.pairIsStored()
     this.#held.hold(memberId, portal)
+    onRemovedFromStore(portal.auth, () => {
+      if (this.#held.peek(memberId) === portal) void this.#held.release(memberId)
+    })
     return portal
   }
 

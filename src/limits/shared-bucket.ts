@@ -1,6 +1,7 @@
 import { abortableSleep } from '../core/abortable-sleep.js'
+import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { LoggerInterface } from '../logger/logger.js'
-import type { TokenStore } from '../store/token-store.js'
+import type { SlotAnswer, TokenStore } from '../store/token-store.js'
 import type { RateLimitParams } from './restriction-params.js'
 
 /**
@@ -29,23 +30,30 @@ export class SharedBucket {
   #leaseUntil = 0
 
   readonly #onStoredPair: (expires: number | null) => void
+  readonly #onRemoved: () => void
 
-  /** `onStoredPair` gets the expiry of the pair the store holds (`null`: none) at every answer of the bucket. */
+  /**
+   * `onStoredPair` gets the expiry of the pair the store holds (`null`: none) at every answer of the bucket;
+   * `onRemoved` runs when the store says the portal was removed (uninstalled), before the call rejects.
+   */
   constructor(
     store: TokenStore,
     key: string,
     logger: LoggerInterface,
     onStoredPair: (expires: number | null) => void = () => {},
+    onRemoved: () => void = () => {},
   ) {
     this.#store = store
     this.#key = key
     this.#logger = logger
     this.#onStoredPair = onStoredPair
+    this.#onRemoved = onRemoved
   }
 
   /**
    * Waits for a slot. Resolves `false` when the store could not be asked (it is down): the caller then paces with its
-   * own bucket, so that no call hangs on the store.
+   * own bucket, so that no call hangs on the store. Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store says the
+   * portal was removed (uninstalled): nothing is sent for it.
    */
   async take(
     params: Pick<RateLimitParams, 'burstLimit' | 'drainRate'>,
@@ -58,24 +66,36 @@ export class SharedBucket {
     }
     const bucket = { burstLimit: params.burstLimit, drainRate: params.drainRate }
     for (;;) {
-      let wait: number
+      let answer: SlotAnswer
       try {
-        const answer = await this.#store.takeSlot(this.#key, bucket, LEASE_SLOTS)
-        wait = answer.waitMs
-        this.#onStoredPair(answer.storedExpires)
-        // The slots granted beyond the one this call uses; none (-1) when the store said to wait.
-        this.#leased = answer.granted - 1
-        this.#leaseUntil = Date.now() + LEASE_MS
+        answer = await this.#store.takeSlot(this.#key, bucket, LEASE_SLOTS)
       } catch (error) {
         if (!this.#failing)
           this.#logger.error('shared leaky bucket unreachable; pacing locally until it answers', { error })
         this.#failing = true
         return false
       }
+      if (answer.removed === true) {
+        // After this call has its error: a release destroys the client, which would otherwise be the reason given.
+        setImmediate(this.#onRemoved)
+        throw portalRemoved(this.#key)
+      }
+      this.#onStoredPair(answer.storedExpires)
+      // The slots granted beyond the one this call uses; none (-1) when the store said to wait.
+      this.#leased = answer.granted - 1
+      this.#leaseUntil = Date.now() + LEASE_MS
       if (this.#failing) this.#logger.info('shared leaky bucket answers again')
       this.#failing = false
-      if (wait <= 0) return true
-      await abortableSleep(wait, signal)
+      if (answer.waitMs <= 0) return true
+      await abortableSleep(answer.waitMs, signal)
     }
   }
+}
+
+/** The error of a call to a portal the store says was uninstalled. */
+function portalRemoved(memberId: string): SdkError {
+  return new SdkError({
+    code: SdkErrorCode.PortalNotInstalled,
+    message: `portal ${memberId} is not installed (it was uninstalled; the store holds no pair for it)`,
+  })
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { bucketCapacity, DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
-import type { SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
+import type { DeadPairReason, SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
 
 interface Lock {
   owner: string
@@ -25,6 +25,10 @@ export class MemoryStore implements TokenStore {
   readonly #pairs = new Map<string, PortalOAuthParams>()
   readonly #locks = new Map<string, Lock>()
   readonly #buckets = new Map<string, Bucket>()
+  /** The pairs recorded dead: their refresh token and why. */
+  readonly #dead = new Map<string, { refreshToken: string; reason: DeadPairReason }>()
+  /** Portals removed (uninstalled) and not installed again. */
+  readonly #removed = new Set<string>()
   readonly #watchers = new Map<string, Set<() => void>>()
 
   async load(memberId: string): Promise<PortalOAuthParams | null> {
@@ -33,6 +37,7 @@ export class MemoryStore implements TokenStore {
   }
 
   async save(params: PortalOAuthParams): Promise<PortalOAuthParams> {
+    if (this.#removed.has(params.memberId)) return { ...params }
     const held = this.#pairs.get(params.memberId)
     if (held && held.expires > params.expires) return { ...held }
     this.#set(params)
@@ -40,6 +45,7 @@ export class MemoryStore implements TokenStore {
   }
 
   async replace(params: PortalOAuthParams): Promise<void> {
+    this.#removed.delete(params.memberId)
     this.#set(params)
   }
 
@@ -47,6 +53,8 @@ export class MemoryStore implements TokenStore {
     this.#pairs.delete(memberId)
     this.#locks.delete(memberId)
     this.#buckets.delete(memberId)
+    this.#dead.delete(memberId)
+    this.#removed.add(memberId)
     this.#notify(memberId)
   }
 
@@ -93,12 +101,38 @@ export class MemoryStore implements TokenStore {
     const level = held ? Math.max(0, held.level - (now - held.at) / slotMs) : 0
     const capacity = bucketCapacity(bucket.burstLimit, bucket.drainRate, DEFAULT_BUCKET_MARGIN_MS)
     const storedExpires = this.#pairs.get(memberId)?.expires ?? null
+    const removed = this.#removed.has(memberId)
     const granted = level + want <= capacity / 2 ? want : level + 1 <= capacity ? 1 : 0
     if (granted > 0) {
       this.#buckets.set(memberId, { level: level + granted, at: now })
-      return { waitMs: 0, storedExpires, granted }
+      return { waitMs: 0, storedExpires, granted, removed }
     }
-    return { waitMs: Math.max(1, Math.ceil((level + 1 - capacity) * slotMs)), storedExpires, granted: 0 }
+    const waitMs = Math.max(1, Math.ceil((level + 1 - capacity) * slotMs))
+    return { waitMs, storedExpires, granted: 0, removed }
+  }
+
+  async markDead(memberId: string, refreshToken: string, reason: DeadPairReason): Promise<void> {
+    if (this.#pairs.get(memberId)?.refreshToken !== refreshToken) return
+    this.#dead.set(memberId, { refreshToken, reason: { ...reason } })
+  }
+
+  async deadReason(memberId: string, refreshToken: string): Promise<DeadPairReason | null> {
+    const dead = this.#dead.get(memberId)
+    return dead?.refreshToken === refreshToken ? { ...dead.reason } : null
+  }
+
+  /**
+   * Forgets every portal's data, removal marks included, as a restart of the process does; tests use it to play a
+   * store that lost its data. Waiters are woken.
+   */
+  clear(): void {
+    const memberIds = [...this.#pairs.keys(), ...this.#removed]
+    this.#pairs.clear()
+    this.#locks.clear()
+    this.#buckets.clear()
+    this.#dead.clear()
+    this.#removed.clear()
+    for (const memberId of memberIds) this.#notify(memberId)
   }
 
   async close(): Promise<void> {
@@ -107,6 +141,8 @@ export class MemoryStore implements TokenStore {
 
   #set(params: PortalOAuthParams): void {
     this.#pairs.set(params.memberId, { ...params })
+    if (this.#dead.get(params.memberId)?.refreshToken !== params.refreshToken)
+      this.#dead.delete(params.memberId)
     this.#notify(params.memberId)
   }
 

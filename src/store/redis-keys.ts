@@ -11,6 +11,10 @@ export interface PortalKeys {
   lock: string
   /** A hash: the leaky bucket's `level` and `at`. */
   bucket: string
+  /** A string: why the stored pair died (JSON, with a digest of its refresh token), for instances that join later. */
+  dead: string
+  /** A string set by an uninstall (`remove`) until the next install (`replace`): the portal is not installed. */
+  removed: string
   /** Pub/sub channel announcing a change of the pair. */
   changed: string
 }
@@ -30,5 +34,12 @@ export function validatePrefix(prefix: unknown): string {
  */
 export function portalKeys(prefix: string, memberId: string): PortalKeys {
   const base = `${prefix}{${memberId}}:`
-  return { pair: `${base}pair`, lock: `${base}lock`, bucket: `${base}bucket`, changed: `${base}changed` }
+  return {
+    pair: `${base}pair`,
+    lock: `${base}lock`,
+    bucket: `${base}bucket`,
+    removed: `${base}removed`,
+    dead: `${base}dead`,
+    changed: `${base}changed`,
+  }
 }

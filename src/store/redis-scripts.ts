@@ -21,33 +21,58 @@ if ARGV[#ARGV - 1] ~= '' then redis.call(ARGV[#ARGV - 1], ARGV[#ARGV], 'changed'
 `
 
 /**
- * KEYS[1] the pair; ARGV[1] the pair as JSON, ARGV[2] its `expires`. Keeps the pair unless the stored one expires
- * later; answers the stored pair when it stays, nil when the given one was written. An unreadable stored value is
- * overwritten.
+ * KEYS[1] the pair, KEYS[2] the removal mark; ARGV[1] the pair as JSON, ARGV[2] its `expires`, ARGV[3] the pair's
+ * lifetime, ms. Keeps the pair unless the stored one expires later or the portal was removed; every answer renews the
+ * stored pair's lifetime. Answers the stored pair when it stays, 0 when the portal was removed (nothing written), nil
+ * when the given one was written. An unreadable stored value is overwritten.
  */
 export const SAVE_IF_NEWER = script(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 local held = redis.call('GET', KEYS[1])
 if held then
   local ok, pair = pcall(cjson.decode, held)
   if ok and type(pair) == 'table' and type(pair.expires) == 'number' and pair.expires > tonumber(ARGV[2]) then
+    redis.call('PEXPIRE', KEYS[1], ARGV[3])
     return held
   end
 end
-redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 ${ANNOUNCE}
 return false
 `)
 
-/** KEYS[1] the pair; ARGV[1] the pair as JSON. Writes it whatever the store holds. */
+/**
+ * KEYS[1] the pair, KEYS[2] the removal mark; ARGV[1] the pair as JSON, ARGV[2] its lifetime, ms. Writes it whatever
+ * the store holds (an install or update), which ends a removal.
+ */
 export const REPLACE = script(`
-redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('DEL', KEYS[2])
 ${ANNOUNCE}
 return 1
 `)
 
-/** KEYS: the pair, the lock, the bucket. Forgets the portal. */
+/**
+ * KEYS[1] the pair, KEYS[2] the dead mark; ARGV[1] the refresh token that died, ARGV[2] the mark (JSON), ARGV[3] its
+ * lifetime, ms. Records it only while the store holds the pair with that refresh token.
+ */
+export const MARK_DEAD = script(`
+local held = redis.call('GET', KEYS[1])
+if not held then return 0 end
+local ok, pair = pcall(cjson.decode, held)
+if not ok or type(pair) ~= 'table' or pair.refreshToken ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1
+`)
+
+/**
+ * KEYS: the pair, the lock, the bucket, the dead mark, the removal mark; ARGV[1] the removal mark's lifetime, ms. Forgets the portal and
+ * marks it removed, so that an instance still holding its pair (in another process) learns of it at its next call
+ * and never writes the pair back.
+ */
 export const REMOVE = script(`
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('SET', KEYS[5], '1', 'PX', ARGV[1])
 ${ANNOUNCE}
 return 1
 `)
@@ -66,12 +91,13 @@ return 0
 `)
 
 /**
- * KEYS[1] the bucket (a hash: `level`, requests in it at `at`, ms of the server's clock), KEYS[2] the pair; ARGV:
+ * KEYS[1] the bucket (a hash: `level`, requests in it at `at`, ms of the server's clock), KEYS[2] the pair, KEYS[3]
+ * the removal mark; ARGV:
  * burst limit, drain rate per second, margin ms, slots wanted. The slots wanted are granted while the bucket stays at
  * most half full with them, else one. Time is the Redis server's (`TIME`), the one clock every process
  * shares. The margin keeps that many ms of drain free, for requests that reach the portal closer together than they
  * left. Answers `{ wait, expires, granted }`: wait 0 when slots were taken, else the ms to wait; expires of the stored
- * pair, -1 when there is none (after the server lost its data); the slots taken. A missing bucket is empty; it expires once drained.
+ * pair, -1 when there is none (after the server lost its data), -2 when the portal was removed; the slots taken. A missing bucket is empty; it expires once drained.
  */
 export const TAKE_SLOT = script(`
 local time = redis.call('TIME')
@@ -80,7 +106,9 @@ local slot = 1000 / tonumber(ARGV[2])
 local capacity = math.max(1, tonumber(ARGV[1]) - tonumber(ARGV[3]) / slot)
 local pair = redis.call('GET', KEYS[2])
 local stored = -1
-if pair then
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  stored = -2
+elseif pair then
   local ok, decoded = pcall(cjson.decode, pair)
   if ok and type(decoded) == 'table' and type(decoded.expires) == 'number' then stored = decoded.expires end
 end

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { validateAuthParams } from '../validation/auth-params.js'
@@ -6,8 +6,16 @@ import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
 import { DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
 import { type RedisAnnounce, RedisChangeFeed } from './redis-changes.js'
 import { type PortalKeys, portalKeys, validatePrefix } from './redis-keys.js'
-import { type LuaScript, REMOVE, REPLACE, SAVE_IF_NEWER, TAKE_SLOT, UNLOCK } from './redis-scripts.js'
-import type { SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
+import {
+  type LuaScript,
+  MARK_DEAD,
+  REMOVE,
+  REPLACE,
+  SAVE_IF_NEWER,
+  TAKE_SLOT,
+  UNLOCK,
+} from './redis-scripts.js'
+import type { DeadPairReason, SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
 
 /** Options of `new RedisStore(client, options)`. */
 export interface RedisStoreOptions {
@@ -22,9 +30,19 @@ export interface RedisStoreOptions {
   pollInterval?: number
   /** Longest wait for one answer from Redis, ms; then the operation rejects and the caller goes on. Default 5 000. */
   commandTimeout?: number
+  /**
+   * How long a portal's pair stays in Redis after its last save, ms, 1 minute to 10 years: a portal whose
+   * application was deleted without an uninstall event leaves nothing behind. Default 180 days, the refresh token's
+   * documented lifetime (a pair not refreshed for that long is dead anyway). An uninstall's mark lives as long.
+   */
+  pairTtl?: number
 }
 
 const DEFAULTS = { bucketMargin: DEFAULT_BUCKET_MARGIN_MS, pollInterval: 500, commandTimeout: 5_000 }
+
+/** The refresh token's documented lifetime, ms: the default {@link RedisStoreOptions.pairTtl}. */
+export const DEFAULT_PAIR_TTL_MS = 180 * 24 * 3_600_000
+const MAX_PAIR_TTL_MS = 3_650 * 24 * 3_600_000
 
 function msOption(field: keyof typeof DEFAULTS, value: unknown, min: number): number {
   if (value === undefined) return DEFAULTS[field]
@@ -44,6 +62,8 @@ export class RedisStore implements TokenStore {
   readonly #announce: RedisAnnounce
   readonly #bucketMargin: number
   readonly #commandTimeout: number
+  /** The pair's lifetime as Redis takes it, ms. */
+  readonly #pairTtl: string
   readonly #changes: RedisChangeFeed
 
   constructor(client: Redis | Cluster, options: RedisStoreOptions = {}) {
@@ -54,6 +74,13 @@ export class RedisStore implements TokenStore {
     this.#prefix = validatePrefix(options.prefix)
     this.#bucketMargin = msOption('bucketMargin', options.bucketMargin, 0)
     this.#commandTimeout = msOption('commandTimeout', options.commandTimeout, 1)
+    this.#pairTtl = String(
+      options.pairTtl === undefined
+        ? DEFAULT_PAIR_TTL_MS
+        : requireIntegerIn('RedisStore: options.pairTtl', options.pairTtl, 60_000, MAX_PAIR_TTL_MS, {
+            unit: 'ms',
+          }),
+    )
     const sharded = client.isCluster === true
     this.#announce = sharded ? 'SPUBLISH' : 'PUBLISH'
     this.#changes = new RedisChangeFeed(client, sharded, msOption('pollInterval', options.pollInterval, 1))
@@ -69,20 +96,30 @@ export class RedisStore implements TokenStore {
     const held = await this.#script(
       'save',
       SAVE_IF_NEWER,
-      [keys.pair],
-      [JSON.stringify(params), String(params.expires), ...this.#announceTo(keys)],
+      [keys.pair, keys.removed],
+      [JSON.stringify(params), String(params.expires), this.#pairTtl, ...this.#announceTo(keys)],
     )
     return parsePair(held) ?? { ...params }
   }
 
   async replace(params: PortalOAuthParams): Promise<void> {
     const keys = this.#keys(params.memberId)
-    await this.#script('replace', REPLACE, [keys.pair], [JSON.stringify(params), ...this.#announceTo(keys)])
+    await this.#script(
+      'replace',
+      REPLACE,
+      [keys.pair, keys.removed],
+      [JSON.stringify(params), this.#pairTtl, ...this.#announceTo(keys)],
+    )
   }
 
   async remove(memberId: string): Promise<void> {
     const keys = this.#keys(memberId)
-    await this.#script('remove', REMOVE, [keys.pair, keys.lock, keys.bucket], this.#announceTo(keys))
+    await this.#script(
+      'remove',
+      REMOVE,
+      [keys.pair, keys.lock, keys.bucket, keys.dead, keys.removed],
+      [this.#pairTtl, ...this.#announceTo(keys)],
+    )
   }
 
   async lock(memberId: string, ttlMs: number): Promise<string | null> {
@@ -103,6 +140,17 @@ export class RedisStore implements TokenStore {
   async unlock(memberId: string, owner: string): Promise<boolean> {
     const keys = this.#keys(memberId)
     return (await this.#script('unlock', UNLOCK, [keys.lock], [owner, ...this.#announceTo(keys)])) === 1
+  }
+
+  async markDead(memberId: string, refreshToken: string, reason: DeadPairReason): Promise<void> {
+    const keys = this.#keys(memberId)
+    const mark = JSON.stringify({ token: tokenDigest(refreshToken), ...reason })
+    await this.#script('markDead', MARK_DEAD, [keys.pair, keys.dead], [refreshToken, mark, this.#pairTtl])
+  }
+
+  async deadReason(memberId: string, refreshToken: string): Promise<DeadPairReason | null> {
+    const raw = await this.#run('deadReason', this.#client.call('GET', this.#keys(memberId).dead))
+    return parseDeadMark(raw, tokenDigest(refreshToken))
   }
 
   /**
@@ -127,7 +175,7 @@ export class RedisStore implements TokenStore {
     const answer = await this.#script(
       'takeSlot',
       TAKE_SLOT,
-      [keys.bucket, keys.pair],
+      [keys.bucket, keys.pair, keys.removed],
       [
         String(bucket.burstLimit),
         String(bucket.drainRate),
@@ -140,6 +188,7 @@ export class RedisStore implements TokenStore {
       waitMs: typeof wait === 'number' ? wait : 0,
       storedExpires: typeof expires === 'number' && expires >= 0 ? expires : null,
       granted: typeof granted === 'number' ? granted : 0,
+      removed: expires === -2,
     }
   }
 
@@ -201,6 +250,25 @@ function parsePair(raw: unknown): PortalOAuthParams | null {
   if (typeof raw !== 'string') return null
   try {
     return validateAuthParams(JSON.parse(raw))
+  } catch {
+    return null
+  }
+}
+
+/** The dead mark names its refresh token by a digest: the token itself is kept only in the pair. */
+function tokenDigest(refreshToken: string): string {
+  return createHash('sha256').update(refreshToken).digest('base64url')
+}
+
+/** The dead mark when it names the refresh token of `digest`, else `null`. */
+function parseDeadMark(raw: unknown, digest: string): DeadPairReason | null {
+  if (typeof raw !== 'string') return null
+  try {
+    const mark: unknown = JSON.parse(raw)
+    if (typeof mark !== 'object' || mark === null) return null
+    const { token, code, description, status } = mark as Record<string, unknown>
+    if (token !== digest || typeof code !== 'string' || typeof status !== 'number') return null
+    return { code, description: typeof description === 'string' ? description : '', status }
   } catch {
     return null
   }

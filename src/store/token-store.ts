@@ -8,6 +8,16 @@ export interface SharedBucketSettings {
   drainRate: number
 }
 
+/** Why the OAuth server refused a pair's refresh token, as a store records it for instances that join later. */
+export interface DeadPairReason {
+  /** OAuth error code, for example `invalid_grant`. */
+  code: string
+  /** OAuth `error_description`, empty when the server sent none. */
+  description: string
+  /** HTTP status of the token endpoint's answer. */
+  status: number
+}
+
 /** What the shared bucket answers. */
 export interface SlotAnswer {
   /** 0 when a slot was taken, else the ms to wait before asking again. */
@@ -16,6 +26,11 @@ export interface SlotAnswer {
   storedExpires: number | null
   /** Slots taken: the ones wanted while the bucket stays at most half full with them, else 1, or 0 (wait). */
   granted: number
+  /**
+   * The portal was removed (an uninstall, handled by any process) and not installed again: calls reject with
+   * `JSSDK_PORTAL_NOT_INSTALLED` and the pair held is never written back. Optional for stores that cannot tell.
+   */
+  removed?: boolean
 }
 
 /**
@@ -28,12 +43,16 @@ export interface TokenStore {
   load(memberId: string): Promise<PortalOAuthParams | null>
   /**
    * Keeps `params` unless the store holds a newer pair of the portal (a later `expires`); resolves to the pair the
-   * store holds afterwards. Used after a refresh and to seed a store that lost its data.
+   * store holds afterwards. Used after a refresh and to seed a store that lost its data. A portal removed by
+   * {@link remove} stays removed: nothing is written until {@link replace}, and `params` comes back.
    */
   save(params: PortalOAuthParams): Promise<PortalOAuthParams>
-  /** Keeps `params` whatever the store holds (an install or update event brings a new pair). */
+  /** Keeps `params` whatever the store holds (an install or update event brings a new pair), also after a removal. */
   replace(params: PortalOAuthParams): Promise<void>
-  /** Forgets the portal: its pair, lock and bucket (an uninstall). */
+  /**
+   * Forgets the portal: its pair, lock and bucket (an uninstall). It stays marked as removed, so that instances still
+   * holding its pair learn of it ({@link SlotAnswer.removed}) and never write it back, until {@link replace}.
+   */
   remove(memberId: string): Promise<void>
   /**
    * Takes the portal's refresh lock for `ttlMs` unless another holder has it; resolves to an owner token, or `null`
@@ -53,6 +72,15 @@ export interface TokenStore {
    * holding a newer pair (or any pair, after the store lost its data) notices at its next call and puts it back.
    */
   takeSlot(memberId: string, bucket: SharedBucketSettings, want?: number): Promise<SlotAnswer>
+  /**
+   * Records that the OAuth server refused the refresh token of the pair the store holds (it died), unless the store
+   * holds another pair by now. Instances that join later learn it from {@link deadReason} and send nothing. A newer
+   * pair (`save`, `replace`: a re-authorisation, an update event) ends it. Optional: without it, every instance that
+   * joins spends one refresh request to learn it.
+   */
+  markDead?(memberId: string, refreshToken: string, reason: DeadPairReason): Promise<void>
+  /** Why the pair with `refreshToken` was recorded dead, or `null` when it was not (see {@link markDead}). */
+  deadReason?(memberId: string, refreshToken: string): Promise<DeadPairReason | null>
   /** Releases what the store holds in this process (subscriptions, timers); the backend's data stays. */
   close(): Promise<void>
 }

@@ -232,7 +232,7 @@ describe('ONAPPUNINSTALL', () => {
     })
   })
 
-  it('handled by another fleet on the same store: get() rejects and releases the held client', async () => {
+  it("handled by another fleet on the same store: the held client's next call rejects unsent, it is released, get() rejects", async () => {
     const portal = await rig.portal()
     const store = new MemoryStore()
     const web = rig.fleet(portal, { store })
@@ -240,8 +240,21 @@ describe('ONAPPUNINSTALL', () => {
     await web.handleEvent(portal.installEvent('ONAPPINSTALL'))
     const client = await worker.get(portal.memberId)
     await web.handleEvent(portal.installEvent('ONAPPUNINSTALL'))
-    await expect(worker.get(portal.memberId)).rejects.toMatchObject({ code: SdkErrorCode.PortalNotInstalled })
+    // A held client is handed out without a store read; the store's answer to its next call says the portal is gone.
+    expect(await worker.get(portal.memberId)).toBe(client)
+    const sent = portal.log.restRequests().length
+    await expect(client.actions.v2.call.make({ method: 'profile' })).rejects.toMatchObject({
+      code: SdkErrorCode.PortalNotInstalled,
+    })
+    expect(portal.log.restRequests()).toHaveLength(sent)
     await destroyed(client)
+    await expect(worker.get(portal.memberId)).rejects.toMatchObject({ code: SdkErrorCode.PortalNotInstalled })
+    // The held pair was never written back: the portal stays uninstalled until the next install.
+    expect(await store.load(portal.memberId)).toBeNull()
+    await web.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    expect(
+      (await (await worker.get(portal.memberId)).actions.v2.call.make({ method: 'profile' })).isSuccess,
+    ).toBe(true)
   })
 })
 

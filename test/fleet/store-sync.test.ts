@@ -221,7 +221,7 @@ describe('a store restored from an older backup', () => {
     clock.advance(600_000)
     await fresh.auth.refreshAuth()
     // The store forgets, and is restored from an older backup: it holds the first pair, whose refresh token is spent.
-    await store.remove(pair.memberId)
+    store.clear()
     await store.save(pair)
     // The first pair's hour is over; the one `fresh` got ten minutes later has ten minutes to go.
     clock.advance(3_001_000)
@@ -254,7 +254,7 @@ describe('a store restored from an older backup', () => {
     clock.advance(600_000)
     await portal.auth.refreshAuth()
     const held = portal.auth.getParams()
-    await store.remove(pair.memberId)
+    store.clear()
     await store.save(pair)
     clock.advance(600_000)
     await portal.auth.refreshAuth()
@@ -264,5 +264,48 @@ describe('a store restored from an older backup', () => {
     expect(portal.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
     expect((await store.load(pair.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
     expect(persisted).toHaveLength(2)
+  })
+})
+
+describe('a pair that died on a store', () => {
+  it('is recorded there: a late instance sends nothing and gets the same refusal; a re-authorised pair revives it', async () => {
+    const clock = createTestClock()
+    emulator = await startPortalEmulator({ now: clock.now })
+    const pair = emulator.issueAuthParams()
+    const store = new MemoryStore()
+    const first = client(emulator, pair, { store, now: clock.now })
+    expect((await first.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    // The pair's refresh token is spent elsewhere: the first instance's refresh is refused, and the store records it.
+    await refreshedWithoutStore(emulator, pair, clock.now)
+    const refusal = await first.auth.refreshAuth().then(
+      () => null,
+      (error: unknown) => error,
+    )
+    expect(refusal).toMatchObject({ name: 'RefreshTokenError', code: 'invalid_grant' })
+    expect(await store.deadReason(pair.memberId, pair.refreshToken)).toMatchObject({ code: 'invalid_grant' })
+    const sent = emulator.log.refreshRequests().length
+    // An instance that joins later with the same pair (from the application's database) learns it from the store.
+    const late = client(emulator, pair, { store, now: clock.now })
+    clock.advance(3_601_000)
+    const lateRefusal = await late.actions.v2.call.make({ method: 'profile' }).then(
+      () => null,
+      (error: unknown) => error,
+    )
+    expect(lateRefusal).toMatchObject({
+      name: 'RefreshTokenError',
+      code: 'invalid_grant',
+      description: (refusal as { description: string }).description,
+      status: 400,
+    })
+    expect(late.tokenState).toBe('dead')
+    expect(emulator.log.refreshRequests()).toHaveLength(sent)
+    // The application is authorised again: the new pair given to one instance revives every other one.
+    const fresh = emulator.issueAuthParams()
+    first.setAuthOptions(fresh)
+    await expect.poll(async () => (await store.load(pair.memberId))?.refreshToken).toBe(fresh.refreshToken)
+    expect(await store.deadReason(pair.memberId, fresh.refreshToken)).toBeNull()
+    expect((await late.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(late.auth.getParams().refreshToken).toBe(fresh.refreshToken)
+    expect(emulator.log.refreshRequests()).toHaveLength(sent)
   })
 })

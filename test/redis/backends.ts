@@ -70,9 +70,7 @@ export const memoryBackend: Backend = {
     return {
       redis: undefined,
       store: () => store,
-      loseData: async (memberIds) => {
-        await Promise.all(memberIds.map((memberId) => store.remove(memberId)))
-      },
+      loseData: async () => store.clear(),
       client: () => {
         throw new Error('MemoryStore has no Redis client')
       },

@@ -60,6 +60,38 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
     expect(() => new RedisStore(client, { prefix: 'a{b}:' })).toThrow(/prefix/)
     expect(() => new RedisStore(client, { bucketMargin: -1 })).toThrow(/bucketMargin/)
     expect(() => new RedisStore(client, { pollInterval: 0 })).toThrow(/pollInterval/)
+    expect(() => new RedisStore(client, { pairTtl: 59_999 })).toThrow(/options\.pairTtl/)
+  })
+
+  it('every key expires by itself: the pair after pairTtl (180 days by default), renewed by each save', async () => {
+    const ttl = async (key: string): Promise<number> => Number(await opened.redis!.cli(['PTTL', key]))
+    const held = pair('ttl-default')
+    const store = opened.store({ prefix: 'ttl:' })
+    await store.save(held)
+    await store.lock(held.memberId, 60_000)
+    await store.takeSlot(held.memberId, { burstLimit: 5, drainRate: 2 })
+    const day = 24 * 3_600_000
+    expect(await ttl('ttl:{ttl-default}:pair')).toBeGreaterThan(179 * day)
+    expect(await ttl('ttl:{ttl-default}:pair')).toBeLessThanOrEqual(180 * day)
+    expect(await ttl('ttl:{ttl-default}:lock')).toBeGreaterThan(0)
+    expect(await ttl('ttl:{ttl-default}:bucket')).toBeGreaterThan(0)
+    const short = opened.store({ prefix: 'ttl:', pairTtl: 120_000 })
+    const renewed = { ...held, expires: held.expires + 3_600, refreshToken: 'refresh-renewed' }
+    await short.save(renewed)
+    expect(await ttl('ttl:{ttl-default}:pair')).toBeLessThanOrEqual(120_000)
+    // Saving an older pair keeps the newer one and renews it too; so does replace().
+    await opened.redis!.cli(['PEXPIRE', 'ttl:{ttl-default}:pair', '5000'])
+    expect(await short.save(held)).toEqual(renewed)
+    expect(await ttl('ttl:{ttl-default}:pair')).toBeGreaterThan(100_000)
+    await opened.redis!.cli(['PEXPIRE', 'ttl:{ttl-default}:pair', '5000'])
+    await short.replace(held)
+    expect(await ttl('ttl:{ttl-default}:pair')).toBeGreaterThan(100_000)
+    // An uninstall leaves only its mark, which expires as a pair would.
+    await short.remove(held.memberId)
+    const left = (await opened.redis!.cli(['--raw', 'KEYS', 'ttl:*'])).split('\n').filter(Boolean)
+    expect(left).toEqual(['ttl:{ttl-default}:removed'])
+    expect(await ttl('ttl:{ttl-default}:removed')).toBeGreaterThan(100_000)
+    expect(await ttl('ttl:{ttl-default}:removed')).toBeLessThanOrEqual(120_000)
   })
 
   it('runs its scripts again after the server forgot them (SCRIPT FLUSH, a restart)', async () => {

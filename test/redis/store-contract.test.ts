@@ -147,7 +147,7 @@ for (const backend of backends) {
       expect((await first.takeSlot(memberId, bucket, 4)).waitMs).toBeGreaterThan(0)
     })
 
-    it('replace writes whatever the store holds; remove forgets the pair, the lock and the bucket', async () => {
+    it('replace writes whatever the store holds; remove forgets the pair, the lock and the bucket, and marks the portal removed until the next replace', async () => {
       const held = pair(2_000_000_000)
       await first.save(held)
       const older = { ...held, expires: held.expires - 600, refreshToken: 'refresh-from-event' }
@@ -159,17 +159,45 @@ for (const backend of backends) {
         waitMs: 0,
         storedExpires: older.expires,
         granted: 1,
+        removed: false,
       })
       expect((await first.takeSlot(held.memberId, bucket)).waitMs).toBeGreaterThan(0)
       await second.remove(held.memberId)
       expect(await first.load(held.memberId)).toBeNull()
       expect(await second.lock(held.memberId, 60_000)).not.toBeNull()
-      // The bucket tells that the pair is gone, in the same round trip.
+      // The bucket tells that the portal was removed, in the same round trip.
       expect(await second.takeSlot(held.memberId, bucket)).toEqual({
         waitMs: 0,
         storedExpires: null,
         granted: 1,
+        removed: true,
       })
+      // An instance that still holds the pair cannot write it back...
+      expect(await first.save(held)).toEqual(held)
+      expect(await second.load(held.memberId)).toBeNull()
+      // ... until an install writes a pair again.
+      await second.replace(held)
+      expect(await first.load(held.memberId)).toEqual(held)
+      expect(await first.takeSlot(held.memberId, { burstLimit: 50, drainRate: 2 })).toMatchObject({
+        storedExpires: held.expires,
+        removed: false,
+      })
+    })
+
+    it('a dead pair is recorded while the store holds it, named by its refresh token; a newer pair ends it', async () => {
+      const held = pair(2_000_000_000)
+      const reason = { code: 'invalid_grant', description: 'The refresh token is invalid', status: 400 }
+      await first.save(held)
+      expect(await second.deadReason!(held.memberId, held.refreshToken)).toBeNull()
+      // Not the pair the store holds: nothing is recorded.
+      await first.markDead!(held.memberId, 'refresh-not-held', reason)
+      expect(await second.deadReason!(held.memberId, 'refresh-not-held')).toBeNull()
+      await first.markDead!(held.memberId, held.refreshToken, reason)
+      expect(await second.deadReason!(held.memberId, held.refreshToken)).toEqual(reason)
+      expect(await second.deadReason!(held.memberId, 'refresh-other')).toBeNull()
+      const newer = { ...held, expires: held.expires + 60, refreshToken: 'refresh-reauthorised' }
+      await second.save(newer)
+      expect(await first.deadReason!(held.memberId, newer.refreshToken)).toBeNull()
     })
 
     it('the lock: one holder at a time, released only by its owner, freed by its TTL', async () => {
