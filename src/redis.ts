@@ -1,6 +1,16 @@
 /**
- * `portal-oauth/redis`: `RedisStore`, the token store shared by every process on one Redis server or cluster. It
- * works on the ioredis client handed to it and never loads ioredis itself (an optional peer dependency).
+ * `portal-oauth/redis`: `RedisStore`, the token store shared by every process on one Redis server, a Cluster or a
+ * master behind Sentinel. It works on the client handed to it (ioredis 5 or 6, or node-redis 6) and loads neither
+ * itself: both are optional peer dependencies.
  * @module
  */
-export { RedisStore, type RedisStoreOptions } from './store/redis-store.js'
+export type {
+  IORedisClient,
+  IORedisSubscriber,
+  NodeRedisClient,
+  NodeRedisCluster,
+  NodeRedisSentinel,
+  NodeRedisSubscriber,
+  RedisClient,
+} from './store/redis-connection.js'
+export { DEFAULT_PAIR_TTL_MS, RedisStore, type RedisStoreOptions } from './store/redis-store.js'

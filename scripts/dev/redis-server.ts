@@ -31,6 +31,13 @@ export interface RedisUnderTest {
   pause(): void
   /** Lets paused servers run again (`SIGCONT`); what they received meanwhile runs now, in order. */
   resume(): void
+  /**
+   * One server only: kills it (`SIGKILL`; connections are refused until {@link restart}). Without persistence its
+   * data is gone.
+   */
+  kill?(): Promise<void>
+  /** One server only: starts it again on the same port, empty. */
+  restart?(): Promise<void>
   /** Stops every server by its pid and removes its files. */
   stop(): Promise<void>
 }
@@ -62,8 +69,12 @@ async function cli(port: number, args: string[]): Promise<string> {
   return stdout.trim()
 }
 
-async function startServer(dir: string, extra: string[]): Promise<{ port: number; child: ChildProcess }> {
-  const port = await freePort()
+async function startServer(
+  dir: string,
+  extra: string[],
+  given?: number,
+): Promise<{ port: number; child: ChildProcess }> {
+  const port = given ?? (await freePort())
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
@@ -108,7 +119,9 @@ async function stopAll(children: ChildProcess[], dir: string): Promise<void> {
 /** Starts one `redis-server` on a free port, with no persistence. */
 export async function startRedisServer(): Promise<RedisUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), 'portal-oauth-redis-'))
-  const { port, child } = await startServer(dir, [])
+  const started = await startServer(dir, [])
+  const { port } = started
+  let { child } = started
   return {
     nodes: [{ host: HOST, port }],
     cli: (args) => cli(port, args),
@@ -117,6 +130,15 @@ export async function startRedisServer(): Promise<RedisUnderTest> {
     },
     pause: () => signalAll([child], 'SIGSTOP'),
     resume: () => signalAll([child], 'SIGCONT'),
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      signalAll([child], 'SIGKILL')
+      await exited
+    },
+    restart: async () => {
+      child = (await startServer(dir, [], port)).child
+    },
     stop: () => stopAll([child], dir),
   }
 }

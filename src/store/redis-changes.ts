@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Cluster, Redis } from 'ioredis'
+import type { ChangeSubscriptions, RedisConnection } from './redis-connection.js'
 
 /**
  * How changes of a pair are announced: `PUBLISH` on one server, sharded `SPUBLISH` on a cluster (Redis 7: the
@@ -8,22 +8,20 @@ import type { Cluster, Redis } from 'ioredis'
 export type RedisAnnounce = 'PUBLISH' | 'SPUBLISH' | ''
 
 /**
- * The waits of one `RedisStore` for changes of pairs: one subscriber connection (a duplicate of the client, opened
- * on the first wait, closed by {@link close}), a subscription per portal while someone waits on it. A wait also
+ * The waits of one `RedisStore` for changes of pairs: subscriptions opened on the first wait (a connection of their
+ * own, closed by {@link close}), one per portal while someone waits on it. A wait also
  * ends after the poll interval: a change announced before the subscription took effect is never lost for longer,
  * and the store keeps working where pub/sub does not (a cluster whose client routes no sharded subscription).
  */
 export class RedisChangeFeed {
-  readonly #client: Redis | Cluster
-  readonly #sharded: boolean
+  readonly #connection: RedisConnection
   readonly #pollMs: number
   readonly #waiters = new Map<string, Set<() => void>>()
-  #subscriber: Redis | Cluster | null = null
+  #subscriptions: ChangeSubscriptions | null = null
   #closed = false
 
-  constructor(client: Redis | Cluster, sharded: boolean, pollMs: number) {
-    this.#client = client
-    this.#sharded = sharded
+  constructor(connection: RedisConnection, pollMs: number) {
+    this.#connection = connection
     this.#pollMs = pollMs
   }
 
@@ -58,36 +56,21 @@ export class RedisChangeFeed {
     this.#closed = true
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake()
     this.#waiters.clear()
-    const subscriber = this.#subscriber
-    this.#subscriber = null
-    subscriber?.disconnect()
-  }
-
-  #connection(): Redis | Cluster {
-    if (this.#subscriber) return this.#subscriber
-    // A cluster routes sharded subscriptions to the node owning the slot only with sharded subscribers on.
-    const subscriber = this.#sharded
-      ? (this.#client as Cluster).duplicate([], { shardedSubscribers: true })
-      : (this.#client as Redis).duplicate()
-    // Failures of this connection only slow waits down to the poll interval; ioredis reconnects and resubscribes.
-    subscriber.on('error', () => undefined)
-    subscriber.on(this.#sharded ? 'smessage' : 'message', (channel: string) => {
-      for (const wake of this.#waiters.get(channel) ?? []) wake()
-    })
-    this.#subscriber = subscriber
-    return subscriber
+    const subscriptions = this.#subscriptions
+    this.#subscriptions = null
+    subscriptions?.close()
   }
 
   #subscribe(channel: string): void {
-    const connection = this.#connection()
-    const done = this.#sharded ? connection.ssubscribe(channel) : connection.subscribe(channel)
-    done.catch(() => undefined)
+    this.#subscriptions ??= this.#connection.subscriptions((changed) => {
+      for (const wake of this.#waiters.get(changed) ?? []) wake()
+    })
+    // A failed subscription only slows waits down to the poll interval.
+    this.#subscriptions.subscribe(channel).catch(() => undefined)
   }
 
   #unsubscribe(channel: string): void {
-    const connection = this.#subscriber
-    if (!connection || this.#closed) return
-    const done = this.#sharded ? connection.sunsubscribe(channel) : connection.unsubscribe(channel)
-    done.catch(() => undefined)
+    if (this.#closed) return
+    this.#subscriptions?.unsubscribe(channel).catch(() => undefined)
   }
 }

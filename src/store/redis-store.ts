@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto'
-import type { Cluster, Redis } from 'ioredis'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { validateAuthParams } from '../validation/auth-params.js'
 import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
 import { DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
 import { type RedisAnnounce, RedisChangeFeed } from './redis-changes.js'
+import { type RedisClient, type RedisConnection, redisConnection } from './redis-connection.js'
 import { type PortalKeys, portalKeys, validatePrefix } from './redis-keys.js'
 import {
   type LuaScript,
@@ -51,13 +51,14 @@ function msOption(field: keyof typeof DEFAULTS, value: unknown, min: number): nu
 
 /**
  * A {@link TokenStore} in Redis, shared by every process connected to it: `import { RedisStore } from
- * 'portal-oauth/redis'`; `client` is an ioredis (>= 5) `Redis` or `Cluster`, which stays the caller's to close.
+ * 'portal-oauth/redis'`; `client` is an ioredis (5, 6) `Redis` or `Cluster`, or a node-redis (6) client, cluster or
+ * sentinel, connected; it stays the caller's to close. On a cluster, changes are announced with sharded pub/sub.
  * Each operation is one atomic command or Lua script over the keys of one portal (one hash slot); the bucket reads
  * the Redis server's clock. Pairs are stored as JSON and hold the portal's tokens and application token: trust the
  * server (ACL, TLS) as you trust your database. A server that lost its data answers like an empty store.
  */
 export class RedisStore implements TokenStore {
-  readonly #client: Redis | Cluster
+  readonly #connection: RedisConnection
   readonly #prefix: string
   readonly #announce: RedisAnnounce
   readonly #bucketMargin: number
@@ -66,11 +67,15 @@ export class RedisStore implements TokenStore {
   readonly #pairTtl: string
   readonly #changes: RedisChangeFeed
 
-  constructor(client: Redis | Cluster, options: RedisStoreOptions = {}) {
-    if (typeof client !== 'object' || client === null || typeof client.call !== 'function') {
-      throw invalidArgument('RedisStore: client', 'must be an ioredis Redis or Cluster')
+  constructor(client: RedisClient, options: RedisStoreOptions = {}) {
+    const connection = redisConnection(client)
+    if (!connection) {
+      throw invalidArgument(
+        'RedisStore: client',
+        'must be an ioredis Redis or Cluster (5 or 6), or a node-redis client, cluster or sentinel (6)',
+      )
     }
-    this.#client = client
+    this.#connection = connection
     this.#prefix = validatePrefix(options.prefix)
     this.#bucketMargin = msOption('bucketMargin', options.bucketMargin, 0)
     this.#commandTimeout = msOption('commandTimeout', options.commandTimeout, 1)
@@ -81,13 +86,13 @@ export class RedisStore implements TokenStore {
             unit: 'ms',
           }),
     )
-    const sharded = client.isCluster === true
-    this.#announce = sharded ? 'SPUBLISH' : 'PUBLISH'
-    this.#changes = new RedisChangeFeed(client, sharded, msOption('pollInterval', options.pollInterval, 1))
+    this.#announce = connection.sharded ? 'SPUBLISH' : 'PUBLISH'
+    this.#changes = new RedisChangeFeed(connection, msOption('pollInterval', options.pollInterval, 1))
   }
 
   async load(memberId: string): Promise<PortalOAuthParams | null> {
-    const raw = await this.#run('load', this.#client.call('GET', this.#keys(memberId).pair))
+    const { pair } = this.#keys(memberId)
+    const raw = await this.#run('load', this.#connection.send(pair, ['GET', pair]))
     return parsePair(raw)
   }
 
@@ -126,9 +131,10 @@ export class RedisStore implements TokenStore {
     // The owner is chosen before the command leaves, so a SET the server runs after this attempt gave up is known.
     const owner = randomUUID()
     try {
+      const { lock } = this.#keys(memberId)
       const done = await this.#run(
         'lock',
-        this.#client.call('SET', this.#keys(memberId).lock, owner, 'PX', String(ttlMs), 'NX'),
+        this.#connection.send(lock, ['SET', lock, owner, 'PX', String(ttlMs), 'NX']),
       )
       return done === 'OK' ? owner : null
     } catch (error) {
@@ -149,7 +155,8 @@ export class RedisStore implements TokenStore {
   }
 
   async deadReason(memberId: string, refreshToken: string): Promise<DeadPairReason | null> {
-    const raw = await this.#run('deadReason', this.#client.call('GET', this.#keys(memberId).dead))
+    const { dead } = this.#keys(memberId)
+    const raw = await this.#run('deadReason', this.#connection.send(dead, ['GET', dead]))
     return parseDeadMark(raw, tokenDigest(refreshToken))
   }
 
@@ -161,9 +168,8 @@ export class RedisStore implements TokenStore {
    */
   #releaseLate(memberId: string, owner: string): void {
     const keys = this.#keys(memberId)
-    this.#client
-      .call('EVAL', UNLOCK.source, '1', keys.lock, owner, ...this.#announceTo(keys))
-      .catch(() => undefined)
+    const args = ['EVAL', UNLOCK.source, '1', keys.lock, owner, ...this.#announceTo(keys)]
+    this.#connection.send(keys.lock, args).catch(() => undefined)
   }
 
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
@@ -208,11 +214,12 @@ export class RedisStore implements TokenStore {
   /** Runs a script by its SHA-1, sending its source once when the server does not know it (after a restart). */
   async #script(what: string, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
     const argv = [String(keys.length), ...keys, ...args]
+    const [first] = keys as [string]
     try {
-      return await this.#run(what, this.#client.call('EVALSHA', script.sha, ...argv))
+      return await this.#run(what, this.#connection.send(first, ['EVALSHA', script.sha, ...argv]))
     } catch (error) {
       if (!(error instanceof StoreError) || !error.noScript) throw error
-      return this.#run(what, this.#client.call('EVAL', script.source, ...argv))
+      return this.#run(what, this.#connection.send(first, ['EVAL', script.source, ...argv]))
     }
   }
 
@@ -226,7 +233,7 @@ export class RedisStore implements TokenStore {
       )
       timer.unref()
     })
-    // ioredis attaches the command's arguments (a pair's tokens) to its errors: only the message goes on.
+    // Clients attach the command's arguments (a pair's tokens) to their errors: only the first line goes on.
     const answer = pending.catch((error: unknown) => {
       const reason = error instanceof Error ? error.message.split('\n')[0] : 'unknown error'
       throw new StoreError(`RedisStore ${what}: ${reason}`, reason?.startsWith('NOSCRIPT') === true)

@@ -31,8 +31,10 @@ beforeAll(async () => {
     cwd: app,
     maxBuffer: 1 << 24,
   })
-  // The application's own ioredis (an optional peer dependency): the one of this repository, linked.
+  // The application's own ioredis and node-redis (optional peer dependencies): the ones of this repository, linked.
   await symlink(join(root, 'node_modules', 'ioredis'), join(app, 'node_modules', 'ioredis'), 'dir')
+  await symlink(join(root, 'node_modules', 'redis'), join(app, 'node_modules', 'redis'), 'dir')
+  await symlink(join(root, 'node_modules', '@redis'), join(app, 'node_modules', '@redis'), 'dir')
   // Likewise @opentelemetry/api, for portal-oauth/otel.
   await mkdir(join(app, 'node_modules', '@opentelemetry'), { recursive: true })
   await symlink(
@@ -97,9 +99,9 @@ describe('the packed package', () => {
     expect(out).toMatchObject({ ok: true, machine: 'accessToken', local: 'L' })
   }, 60_000)
 
-  it("importing portal-oauth never loads ioredis; portal-oauth/redis works on the application's client", async () => {
+  it("importing portal-oauth never loads ioredis or node-redis; portal-oauth/redis works on the application's client", async () => {
     const probe = `
-      const loaded = () => Object.keys(require.cache).some((path) => /[\\\\/]ioredis[\\\\/]/.test(path))
+      const loaded = () => Object.keys(require.cache).some((path) => /[\\\\/](ioredis|redis|@redis)[\\\\/]/.test(path))
       const afterMain = loaded()
       const { RedisStore } = await import('portal-oauth/redis')
       const afterRedisEntry = loaded()
@@ -108,7 +110,10 @@ describe('the packed package', () => {
       const store = new RedisStore(client, { prefix: 'app:' })
       await store.close()
       client.disconnect()
-      console.log(JSON.stringify({ afterMain, afterRedisEntry, afterClient: loaded(), store: store.constructor.name }))
+      const { createClient } = await import('redis')
+      const nodeRedis = new RedisStore(createClient(), { prefix: 'app:' })
+      await nodeRedis.close()
+      console.log(JSON.stringify({ afterMain, afterRedisEntry, afterClient: loaded(), store: store.constructor.name, nodeRedis: nodeRedis.constructor.name }))
     `
     const esm = await runApp(
       'redis.mjs',
@@ -124,7 +129,13 @@ describe('the packed package', () => {
        void PortalOAuth
        void (async () => { ${probe} })()`,
     )
-    const expected = { afterMain: false, afterRedisEntry: false, afterClient: true, store: 'RedisStore' }
+    const expected = {
+      afterMain: false,
+      afterRedisEntry: false,
+      afterClient: true,
+      store: 'RedisStore',
+      nodeRedis: 'RedisStore',
+    }
     expect(esm).toEqual(expected)
     expect(cjs).toEqual(expected)
   }, 60_000)

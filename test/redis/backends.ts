@@ -1,5 +1,6 @@
+import { createClient, createCluster } from 'redis'
 import { MemoryStore, type TokenStore } from '../../src/index.js'
-import { RedisStore, type RedisStoreOptions } from '../../src/redis.js'
+import { type RedisClient, RedisStore, type RedisStoreOptions } from '../../src/redis.js'
 import { Cluster, Redis } from './ioredis-under-test.js'
 import { type RedisUnderTest, redisInstalled, startRedisCluster, startRedisServer } from './redis-server.js'
 
@@ -26,7 +27,53 @@ export interface Opened {
   close(): Promise<void>
 }
 
-function redisBackend(name: string, start: () => Promise<RedisUnderTest>, cluster: boolean): Backend {
+/** The Redis client a store of a backend is built on. */
+type ClientKind = 'ioredis' | 'node-redis'
+
+/** A node-redis client or cluster for `redis`, connecting; closed by the returned function. */
+function nodeRedisClient(
+  redis: RedisUnderTest,
+  cluster: boolean,
+): { client: object; close: () => Promise<void> } {
+  if (!cluster) {
+    const [first] = redis.nodes
+    const client = createClient({ socket: { host: first!.host, port: first!.port } })
+    client.on('error', () => undefined)
+    // Commands sent while it connects wait in its queue.
+    void client.connect()
+    return { client, close: async () => client.destroy() }
+  }
+  const made = createCluster({ rootNodes: redis.nodes.map((node) => ({ socket: node })) })
+  made.on('error', () => undefined)
+  const ready = made.connect()
+  // A node-redis cluster refuses commands until it has connected, as an application awaits `connect()` first.
+  const connected = new Proxy(made, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver)
+      if (typeof value !== 'function') return value
+      if (property !== 'sendCommand' && property !== 'sSubscribe' && property !== 'sUnsubscribe')
+        return value.bind(target)
+      return async (...args: unknown[]) => {
+        await ready
+        return value.apply(target, args)
+      }
+    },
+  })
+  return {
+    client: connected,
+    close: async () => {
+      await ready.catch(() => undefined)
+      made.destroy()
+    },
+  }
+}
+
+function redisBackend(
+  name: string,
+  start: () => Promise<RedisUnderTest>,
+  cluster: boolean,
+  kind: ClientKind = 'ioredis',
+): Backend {
   return {
     name,
     available: redisInstalled,
@@ -34,18 +81,27 @@ function redisBackend(name: string, start: () => Promise<RedisUnderTest>, cluste
     async open() {
       const redis = await start()
       const clients: Array<Redis | Cluster> = []
+      const closers: Array<() => Promise<void>> = []
       const stores: TokenStore[] = []
       const client = (): Redis | Cluster => {
         const [first] = redis.nodes
         const made = cluster ? new Cluster(redis.nodes) : new Redis(first!.port, first!.host)
+        // As an application does: a server that is down or restarting is reported through the store's operations.
+        made.on('error', () => undefined)
         clients.push(made)
         return made
+      }
+      const storeClient = (): object => {
+        if (kind === 'ioredis') return client()
+        const made = nodeRedisClient(redis, cluster)
+        closers.push(made.close)
+        return made.client
       }
       return {
         redis,
         client,
         store(options) {
-          const store = new RedisStore(client(), options)
+          const store = new RedisStore(storeClient() as RedisClient, options)
           stores.push(store)
           return store
         },
@@ -53,6 +109,7 @@ function redisBackend(name: string, start: () => Promise<RedisUnderTest>, cluste
         async close() {
           await Promise.all(stores.map((store) => store.close()))
           for (const made of clients) made.disconnect()
+          await Promise.all(closers.map((close) => close()))
           await redis.stop()
         },
       }
@@ -84,3 +141,19 @@ export const redisServerBackend = redisBackend('RedisStore (one server)', startR
 
 /** RedisStore on a throwaway three-master cluster. */
 export const redisClusterBackend = redisBackend('RedisStore (cluster)', startRedisCluster, true)
+
+/** RedisStore over node-redis on one throwaway server. */
+export const nodeRedisServerBackend = redisBackend(
+  'RedisStore on node-redis (one server)',
+  startRedisServer,
+  false,
+  'node-redis',
+)
+
+/** RedisStore over node-redis on a throwaway three-master cluster. */
+export const nodeRedisClusterBackend = redisBackend(
+  'RedisStore on node-redis (cluster)',
+  startRedisCluster,
+  true,
+  'node-redis',
+)

@@ -3,7 +3,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PortalFleet } from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
-import { type Backend, type Opened, redisClusterBackend, redisServerBackend } from './backends.js'
+import {
+  type Backend,
+  nodeRedisServerBackend,
+  type Opened,
+  redisClusterBackend,
+  redisServerBackend,
+} from './backends.js'
 
 /** Longer than a leased slot stays usable (40 ms): every call asks the store, the most a call can cost. */
 const PAUSE_MS = 60
@@ -34,7 +40,7 @@ function total(ran: Record<string, number>): number {
   return Object.values(ran).reduce((sum, calls) => sum + calls, 0)
 }
 
-const backends: Backend[] = [redisServerBackend, redisClusterBackend]
+const backends: Backend[] = [redisServerBackend, redisClusterBackend, nodeRedisServerBackend]
 
 for (const backend of backends) {
   describe.skipIf(!backend.available)(`Redis commands per call (${backend.name})`, () => {

@@ -3,7 +3,14 @@ import { PortalOAuth, type PortalOAuthParams, type RefreshAuthPayload } from '..
 import { RedisStore } from '../../src/redis.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger, createTestClock } from '../helpers.js'
-import { type Backend, type Opened, redisClusterBackend, redisServerBackend } from './backends.js'
+import {
+  type Backend,
+  nodeRedisClusterBackend,
+  nodeRedisServerBackend,
+  type Opened,
+  redisClusterBackend,
+  redisServerBackend,
+} from './backends.js'
 import { Redis } from './ioredis-under-test.js'
 import { redisInstalled } from './redis-server.js'
 
@@ -160,7 +167,12 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
   })
 })
 
-const clusterAndServer: Backend[] = [redisServerBackend, redisClusterBackend]
+const clusterAndServer: Backend[] = [
+  redisServerBackend,
+  redisClusterBackend,
+  nodeRedisServerBackend,
+  nodeRedisClusterBackend,
+]
 
 for (const backend of clusterAndServer) {
   describe.skipIf(!backend.available)(`PortalOAuth on ${backend.name}`, () => {

@@ -5,6 +5,8 @@ import { type PortalEmulator, startPortalEmulator } from '../../src/testing/inde
 import {
   type Backend,
   memoryBackend,
+  nodeRedisClusterBackend,
+  nodeRedisServerBackend,
   type Opened,
   redisClusterBackend,
   redisServerBackend,
@@ -100,7 +102,13 @@ async function runTakers(
   return result
 }
 
-const backends: Backend[] = [memoryBackend, redisServerBackend, redisClusterBackend]
+const backends: Backend[] = [
+  memoryBackend,
+  redisServerBackend,
+  redisClusterBackend,
+  nodeRedisServerBackend,
+  nodeRedisClusterBackend,
+]
 
 for (const backend of backends) {
   describe.skipIf(!backend.available)(`TokenStore contract: ${backend.name}`, () => {

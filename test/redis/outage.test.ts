@@ -1,0 +1,141 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { ParamsFactory, PortalOAuth } from '../../src/index.js'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import { createMemoryLogger } from '../helpers.js'
+import {
+  type Backend,
+  nodeRedisClusterBackend,
+  nodeRedisServerBackend,
+  type Opened,
+  redisClusterBackend,
+  redisServerBackend,
+} from './backends.js'
+import type { RedisUnderTest } from './redis-server.js'
+
+/** How long Redis is out: longer than the store's command timeout, shorter than a call's timeout. */
+const OUTAGE_MS = 3_000
+const COMMAND_TIMEOUT_MS = 500
+/** The calls' own timeout: a refresh blocked for the lock's TTL (15 s) would fail every call waiting for it. */
+const CALL_TIMEOUT_MS = 8_000
+const ENTERPRISE = { burstLimit: 250, drainRate: 5 }
+
+interface Outcome {
+  ok: boolean
+  code?: string
+}
+
+/** An outage of Redis: how it starts and how it ends. */
+interface Fault {
+  name: string
+  /** Whether the fault can be played on a cluster too. */
+  cluster: boolean
+  begin(redis: RedisUnderTest): Promise<void>
+  end(redis: RedisUnderTest): Promise<void>
+}
+
+const FAULTS: Fault[] = [
+  {
+    // Connections stay open, commands wait unanswered, then run in order: a late lock must not block refreshes.
+    name: 'frozen (SIGSTOP, then SIGCONT)',
+    cluster: true,
+    begin: async (redis) => redis.pause(),
+    end: async (redis) => redis.resume(),
+  },
+  {
+    // Connections are refused, then the server comes back empty: the pair goes back into it.
+    name: 'killed, then restarted empty',
+    cluster: false,
+    begin: (redis) => redis.kill!(),
+    end: (redis) => redis.restart!(),
+  },
+]
+
+const backends: Backend[] = [
+  redisServerBackend,
+  redisClusterBackend,
+  nodeRedisServerBackend,
+  nodeRedisClusterBackend,
+]
+
+for (const backend of backends) {
+  describe.skipIf(!backend.available)(`Redis out while the token expires (${backend.name})`, () => {
+    let opened: Opened
+    let emulator: PortalEmulator | undefined
+    const portals: PortalOAuth[] = []
+    beforeAll(async () => {
+      opened = await backend.open()
+    }, 60_000)
+    afterEach(async () => {
+      opened.redis?.resume()
+      await Promise.all(portals.splice(0).map((portal) => portal.destroy()))
+      await emulator?.close()
+      emulator = undefined
+    })
+    afterAll(async () => {
+      await opened?.close()
+    })
+
+    const faults = FAULTS.filter((fault) => fault.cluster || backend.name.endsWith('(one server)'))
+    for (const fault of faults) {
+      it(`${fault.name}: no call fails, none hangs, one refresh request, the new pair stored, no lock left`, async () => {
+        const redis = opened.redis!
+        // Enterprise limits: the calls of the test stay inside the portal's burst, so none waits for the bucket.
+        emulator = await startPortalEmulator({ rateLimit: ENTERPRISE })
+        const target = emulator
+        const pair = target.issueAuthParams()
+        const instances = [0, 1].map(() => {
+          const portal = new PortalOAuth(
+            pair,
+            { clientId: target.clientId, clientSecret: target.clientSecret },
+            {
+              logger: createMemoryLogger(),
+              store: opened.store({ commandTimeout: COMMAND_TIMEOUT_MS }),
+              httpOptions: { timeout: CALL_TIMEOUT_MS },
+              restrictionParams: ParamsFactory.getEnterprise(),
+            },
+          )
+          portals.push(portal)
+          return portal
+        })
+        const calls: Array<Promise<Outcome>> = []
+        let calling = true
+        const callers = instances.map(async (portal) => {
+          while (calling) {
+            calls.push(
+              portal.actions.v2.call.make({ method: 'profile' }).then(
+                (result) => ({ ok: result.isSuccess }),
+                (error: { code?: string; message?: string }) => ({
+                  ok: false,
+                  code: `${error.code}: ${error.message}`,
+                }),
+              ),
+            )
+            await sleep(100)
+          }
+        })
+        await sleep(300)
+        await fault.begin(redis)
+        target.expireAccessTokens()
+        await sleep(OUTAGE_MS)
+        await fault.end(redis)
+        // Calls go on for a while after Redis answers again; every one of them must settle, and succeed.
+        await sleep(2_000)
+        calling = false
+        await Promise.all(callers)
+        const outcomes = await Promise.all(calls)
+        expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([])
+        expect(outcomes.length).toBeGreaterThan(80)
+        expect(target.log.refreshRequests()).toHaveLength(1)
+        for (const portal of instances) {
+          expect(portal.auth.getParams().refreshToken).toBe(target.currentRefreshToken)
+        }
+        await expect
+          .poll(async () => (await opened.store().load(pair.memberId))?.refreshToken)
+          .toBe(target.currentRefreshToken)
+        // The lock of every attempt given up on during the outage was released when Redis ran it.
+        expect(await opened.client().exists(`portal-oauth:{${pair.memberId}}:lock`)).toBe(0)
+      }, 30_000)
+    }
+  })
+}
