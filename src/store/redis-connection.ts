@@ -24,8 +24,8 @@ export interface IORedisSubscriber {
   disconnect(): void
 }
 
-/** A node-redis listener of one channel: the message, then the channel. */
-type NodeRedisListener = (message: string, channel: string) => unknown
+/** A node-redis listener of one channel: the message, then the channel (strings, or buffers in buffer mode). */
+type NodeRedisListener = (message: unknown, channel: unknown) => unknown
 
 /** A node-redis client of one server (`createClient()`), connected. */
 export interface NodeRedisClient {
@@ -139,7 +139,7 @@ function nodeRedisClient(client: NodeRedisClient): RedisConnection {
         await connected
         return subscriber
       }
-      const listener: NodeRedisListener = (_message, channel) => onMessage(channel)
+      const listener: NodeRedisListener = (_message, channel) => onMessage(String(channel))
       return {
         subscribe: async (channel) => (await connection()).subscribe(channel, listener),
         unsubscribe: async (channel) => (await connection()).unsubscribe(channel),
@@ -159,7 +159,7 @@ function ownSubscriptions(
   onMessage: (channel: string) => void,
 ): ChangeSubscriptions {
   const channels = new Set<string>()
-  const listener: NodeRedisListener = (_message, channel) => onMessage(channel)
+  const listener: NodeRedisListener = (_message, channel) => onMessage(String(channel))
   return {
     subscribe: (channel) => {
       channels.add(channel)
