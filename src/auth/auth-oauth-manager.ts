@@ -255,7 +255,12 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   async prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): Promise<RequestAuth> {
     this.#assertAlive()
     // Stryker disable next-line ConditionalExpression: without a store it returns at once; the check saves a promise per call
-    if (this.#shared) await this.#shared.beforeUse()
+    if (this.#shared) {
+      // The store's reads count against the call's wait, which the refresh wait gets the rest of.
+      const started = performance.now()
+      await this.#shared.beforeUse(waitMs)
+      if (waitMs !== undefined) waitMs = Math.max(0, waitMs - (performance.now() - started))
+    }
     const now = this.#deps.now()
     let snapshot = this.#machine.snapshot()
     const state = topState(snapshot)

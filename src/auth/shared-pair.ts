@@ -43,6 +43,16 @@ export interface SharedPairDeps {
 /** Pause between two lock requests while the store fails, ms. */
 const LOCK_RETRY_MS = 250
 
+/** Waits for `work` at most `ms`; `work` goes on (and settles by itself) when the wait ends first. */
+async function atMost(work: Promise<void>, ms: number): Promise<void> {
+  if (!Number.isFinite(ms)) return work
+  let timer: NodeJS.Timeout | undefined
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms)
+  })
+  await Promise.race([work, waited]).finally(() => clearTimeout(timer))
+}
+
 /** The refusal another instance got for this pair, as this instance's own (the store recorded it). */
 function recordedDeath(reason: DeadPairReason): RefreshFailure {
   return { kind: 'dead', error: new RefreshTokenError(reason) }
@@ -73,11 +83,12 @@ export class SharedPair {
 
   /**
    * Before a call or a refresh: the first look at the store (its newer pair wins over the constructor's; otherwise
-   * it gets ours), then, for a dead pair, a newer pair another instance left there.
+   * it gets ours), then, for a dead pair, a newer pair another instance left there. A caller waits for each read at
+   * most `waitMs` (its own timeout): a store that does not answer sooner is left to finish for later callers.
    */
-  async beforeUse(): Promise<void> {
-    if (!this.#synced) await this.#sync()
-    if (this.#holder.state() === 'dead') await this.#revive()
+  async beforeUse(waitMs = Number.POSITIVE_INFINITY): Promise<void> {
+    if (!this.#synced) await atMost(this.#sync(), waitMs)
+    if (this.#holder.state() === 'dead') await atMost(this.#revive(), waitMs)
   }
 
   /**

@@ -380,7 +380,10 @@ export class RestTransport implements TypeHttp {
     const { trace } = context
     const waitFrom = trace ? performance.now() : 0
     try {
-      await this.#instance.restrictions.acquire(context.options.method, context.options.signal)
+      // A shared bucket's round trip waits at most what the call has left of its timeout (a moment at least).
+      const timeout = context.options.timeout ?? this.#instance.http.timeout
+      const left = Math.max(MIN_STORE_WAIT_MS, timeout - (performance.now() - context.started))
+      await this.#instance.restrictions.acquire(context.options.method, context.options.signal, left)
       if (trace) trace.limiterWaitMs += performance.now() - waitFrom
       // No request leaves after destroy(), also for a caller whose wait ended just as it happened.
       this.#instance.assertAlive()
@@ -393,6 +396,9 @@ export class RestTransport implements TypeHttp {
     context.attempts += 1
   }
 }
+
+/** The least a call waits for a shared bucket's answer, ms, also when its timeout is spent: a round trip's worth. */
+const MIN_STORE_WAIT_MS = 100
 
 /** The authorisation of a call not prepared yet. */
 const NO_AUTH: RequestAuth = { baseUrl: '', generation: 0 }

@@ -64,10 +64,13 @@ export class RestrictionManager {
     this.#shared = bucket
   }
 
-  /** Waits until `method` may be sent: its operating delay, then a slot of the bucket. */
-  acquire(method: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits until `method` may be sent: its operating delay, then a slot of the bucket. `waitMs`, what the call has
+   * left of its timeout, bounds each round trip to a shared bucket.
+   */
+  acquire(method: string, signal?: AbortSignal, waitMs?: number): Promise<void> {
     if (this.#shared)
-      return traceLimiterWait(this.#acquireShared(this.#shared, method, signal), method, 'rate')
+      return traceLimiterWait(this.#acquireShared(this.#shared, method, signal, waitMs), method, 'rate')
     const delay = this.#operating?.delayFor(method) ?? 0
     // No async frame when nothing waits: this runs on every attempt of every call.
     if (delay <= 0) {
@@ -80,11 +83,17 @@ export class RestrictionManager {
     return traceLimiterWait(waiting, method, 'operating')
   }
 
-  async #acquireShared(shared: SharedBucket, method: string, signal: AbortSignal | undefined): Promise<void> {
+  async #acquireShared(
+    shared: SharedBucket,
+    method: string,
+    signal: AbortSignal | undefined,
+    waitMs: number | undefined,
+  ): Promise<void> {
     const delay = this.#operating?.delayFor(method) ?? 0
     if (delay > 0) await this.#operatingDelay(delay, signal)
     // A store that does not answer must not stop the calls: they are paced by the instance's own bucket meanwhile.
-    if (!(await shared.take(this.#params.rateLimit, signal))) await this.#bucketInstance().take(signal)
+    if (!(await shared.take(this.#params.rateLimit, signal, waitMs)))
+      await this.#bucketInstance().take(signal)
   }
 
   /** Runs a whole call of `method`, one at a time when the method is heavy. */

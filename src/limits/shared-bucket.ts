@@ -52,12 +52,14 @@ export class SharedBucket {
 
   /**
    * Waits for a slot. Resolves `false` when the store could not be asked (it is down): the caller then paces with its
-   * own bucket, so that no call hangs on the store. Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store says the
+   * own bucket, so that no call hangs on the store (each round trip waits at most `waitMs`, what the call has left of
+   * its timeout, when given). Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store says the
    * portal was removed (uninstalled): nothing is sent for it.
    */
   async take(
     params: Pick<RateLimitParams, 'burstLimit' | 'drainRate'>,
     signal?: AbortSignal,
+    waitMs?: number,
   ): Promise<boolean> {
     // A slot leased by an earlier round trip, while fresh, costs none: the store counted it already.
     if (this.#leased > 0 && Date.now() < this.#leaseUntil) {
@@ -68,7 +70,7 @@ export class SharedBucket {
     for (;;) {
       let answer: SlotAnswer
       try {
-        answer = await this.#store.takeSlot(this.#key, bucket, LEASE_SLOTS)
+        answer = await this.#store.takeSlot(this.#key, bucket, LEASE_SLOTS, waitMs)
       } catch (error) {
         if (!this.#failing)
           this.#logger.error('shared leaky bucket unreachable; pacing locally until it answers', { error })

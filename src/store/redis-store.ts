@@ -176,7 +176,12 @@ export class RedisStore implements TokenStore {
     return this.#changes.wait(this.#keys(memberId).changed, timeoutMs, signal)
   }
 
-  async takeSlot(memberId: string, bucket: SharedBucketSettings, want = 1): Promise<SlotAnswer> {
+  async takeSlot(
+    memberId: string,
+    bucket: SharedBucketSettings,
+    want = 1,
+    timeoutMs?: number,
+  ): Promise<SlotAnswer> {
     const keys = this.#keys(memberId)
     const answer = await this.#script(
       'takeSlot',
@@ -188,6 +193,7 @@ export class RedisStore implements TokenStore {
         String(this.#bucketMargin),
         String(Math.max(1, want)),
       ],
+      timeoutMs,
     )
     const [wait, expires, granted] = Array.isArray(answer) ? answer : [0, -1, 1]
     return {
@@ -212,24 +218,34 @@ export class RedisStore implements TokenStore {
   }
 
   /** Runs a script by its SHA-1, sending its source once when the server does not know it (after a restart). */
-  async #script(what: string, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+  async #script(
+    what: string,
+    script: LuaScript,
+    keys: string[],
+    args: string[],
+    timeoutMs?: number,
+  ): Promise<unknown> {
     const argv = [String(keys.length), ...keys, ...args]
     const [first] = keys as [string]
     try {
-      return await this.#run(what, this.#connection.send(first, ['EVALSHA', script.sha, ...argv]))
+      return await this.#run(what, this.#connection.send(first, ['EVALSHA', script.sha, ...argv]), timeoutMs)
     } catch (error) {
       if (!(error instanceof StoreError) || !error.noScript) throw error
-      return this.#run(what, this.#connection.send(first, ['EVAL', script.source, ...argv]))
+      return this.#run(what, this.#connection.send(first, ['EVAL', script.source, ...argv]), timeoutMs)
     }
   }
 
-  /** One answer from Redis within the command timeout; failures carry the reason only, never an argument. */
-  #run(what: string, pending: Promise<unknown>): Promise<unknown> {
+  /**
+   * One answer from Redis within the command timeout (or the caller's `timeoutMs`, when shorter); failures carry the
+   * reason only, never an argument.
+   */
+  #run(what: string, pending: Promise<unknown>, timeoutMs?: number): Promise<unknown> {
+    const limit = Math.max(1, Math.min(this.#commandTimeout, timeoutMs ?? this.#commandTimeout))
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new StoreError(`RedisStore ${what}: no answer within ${this.#commandTimeout} ms`)),
-        this.#commandTimeout,
+        () => reject(new StoreError(`RedisStore ${what}: no answer within ${limit} ms`)),
+        limit,
       )
       timer.unref()
     })

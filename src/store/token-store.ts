@@ -68,10 +68,17 @@ export interface TokenStore {
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void>
   /**
    * Takes slots of the portal's shared leaky bucket (`want`, default 1, while the bucket stays at most half full with
-   * them, else one): `waitMs` is 0 when slots were taken, else the ms to wait before asking again. In the same round trip it tells the expiry of the pair the store holds, so that an instance
-   * holding a newer pair (or any pair, after the store lost its data) notices at its next call and puts it back.
+   * them, else one): `waitMs` is 0 when slots were taken, else the ms to wait before asking again. In the same
+   * round trip it tells the expiry of the pair the store holds, so that an instance holding a newer pair (or any
+   * pair, after the store lost its data) notices at its next call and puts it back. `timeoutMs`, when given, is the
+   * longest wait for the answer the caller has left (its own timeout); a store rejects after it.
    */
-  takeSlot(memberId: string, bucket: SharedBucketSettings, want?: number): Promise<SlotAnswer>
+  takeSlot(
+    memberId: string,
+    bucket: SharedBucketSettings,
+    want?: number,
+    timeoutMs?: number,
+  ): Promise<SlotAnswer>
   /**
    * Records that the OAuth server refused the refresh token of the pair the store holds (it died), unless the store
    * holds another pair by now. Instances that join later learn it from {@link deadReason} and send nothing. A newer

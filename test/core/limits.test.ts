@@ -31,7 +31,8 @@ const liveNow = () => process.getActiveResourcesInfo().filter((name) => name ===
 /**
  * Timers that keep the process alive and last: those seen in two looks 150 ms apart. Short ones come and go between
  * the looks: bottleneck's queue yields with 0 ms timers while it runs a job, and the test runner reports a test's
- * state with a 100 ms timer.
+ * state with a 100 ms timer. Tests compare with "at most as many as before": on a loaded machine a timer of an
+ * earlier test may end meanwhile, while one the test left behind would make one more.
  */
 async function liveTimers(): Promise<number> {
   const first = liveNow()
@@ -306,7 +307,7 @@ describe('timers of the bucket', () => {
     // Two calls wait for the next slots (510 ms apart), and nothing else is pending.
     expect(await liveTimers()).toBeGreaterThan(idle)
     await Promise.all(started)
-    expect(await liveTimers()).toBe(idle)
+    expect(await liveTimers()).toBeLessThanOrEqual(idle)
   })
 
   it('waiting calls wake once per drained slot, not in a busy loop; an idle instance creates no timer', async () => {
@@ -361,7 +362,7 @@ describe('timers of the bucket', () => {
     // The timer armed while they waited ends at the next slot; from then on, while the two slots they queued for
     // drain one after the other with nobody waiting for them, nothing keeps the process alive.
     while ((await liveTimers()) > idle) {}
-    for (let looked = 0; looked < 14; looked += 1) expect(await liveTimers()).toBe(idle)
+    for (let looked = 0; looked < 14; looked += 1) expect(await liveTimers()).toBeLessThanOrEqual(idle)
     expect((await calls(1)[0])?.isSuccess).toBe(true)
     expect(rig.emulator.log.restRequests()).toHaveLength(4)
   })
@@ -380,7 +381,7 @@ describe('timers of the bucket', () => {
       { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
       { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
     ])
-    expect(await liveTimers()).toBe(idle)
+    expect(await liveTimers()).toBeLessThanOrEqual(idle)
     // Nor one that does not keep the process alive: after destroy() the instance schedules nothing at all.
     expect(await timersCreated(() => sleep(600))).toBeLessThanOrEqual(2)
     expect(rig.emulator.log.restRequests()).toHaveLength(2)
@@ -401,7 +402,7 @@ describe('destroy() and a slot far off', () => {
       { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
       { status: 'rejected', reason: { code: SdkErrorCode.Destroyed } },
     ])
-    expect(await liveTimers()).toBe(idle)
+    expect(await liveTimers()).toBeLessThanOrEqual(idle)
     expect(await timersCreated(() => sleep(300))).toBeLessThanOrEqual(2)
     expect(rig.emulator.log.restRequests().map((entry) => entry.restMethod)).toEqual(['server.time'])
   })

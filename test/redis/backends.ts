@@ -40,7 +40,7 @@ function nodeRedisClient(
     const client = createClient({ socket: { host: first!.host, port: first!.port } })
     client.on('error', () => undefined)
     // Commands sent while it connects wait in its queue.
-    void client.connect()
+    client.connect().catch(() => undefined)
     return { client, close: async () => client.destroy() }
   }
   const made = createCluster({ rootNodes: redis.nodes.map((node) => ({ socket: node })) })

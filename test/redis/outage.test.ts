@@ -76,6 +76,28 @@ for (const backend of backends) {
       await opened?.close()
     })
 
+    it('a call with a short timeout on a frozen Redis: its store reads wait what it has left, not the command timeout', async () => {
+      emulator = await startPortalEmulator()
+      const target = emulator
+      const portal = new PortalOAuth(
+        target.issueAuthParams(),
+        { clientId: target.clientId, clientSecret: target.clientSecret },
+        // The store would wait 10 s for an answer; the call has 500 ms.
+        { logger: createMemoryLogger(), store: opened.store({ commandTimeout: 10_000 }) },
+      )
+      portals.push(portal)
+      opened.redis!.pause()
+      const started = performance.now()
+      const result = await portal.actions.v2.call.make({ method: 'profile', timeout: 500 })
+      const took = performance.now() - started
+      opened.redis!.resume()
+      // The first look at the store and the slot request both gave up within the call's timeout; it went on with
+      // the pair it holds, paced by its own bucket.
+      expect(result.isSuccess).toBe(true)
+      expect(took).toBeLessThan(5_000)
+      expect(target.log.restRequests()).toHaveLength(1)
+    }, 30_000)
+
     const faults = FAULTS.filter((fault) => fault.cluster || backend.name.endsWith('(one server)'))
     for (const fault of faults) {
       it(`${fault.name}: no call fails, none hangs, one refresh request, the new pair stored, no lock left`, async () => {
