@@ -42,10 +42,11 @@ export interface RedisUnderTest {
   stop(): Promise<void>
 }
 
-const HOST = '127.0.0.1'
+/** The address every throwaway server listens on. */
+export const HOST = '127.0.0.1'
 
 /** A port that is free now, and whose cluster bus port (+10 000) is too. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   for (;;) {
     const port = await listenOnce(0)
     if (port < 55_000 && (await listenOnce(port + 10_000).catch(() => 0)) !== 0) return port
@@ -64,12 +65,14 @@ function listenOnce(port: number): Promise<number> {
   })
 }
 
-async function cli(port: number, args: string[]): Promise<string> {
+/** Runs `redis-cli` against the server (or sentinel) on `port`; its stdout, trimmed. */
+export async function cli(port: number, args: string[]): Promise<string> {
   const { stdout } = await run('redis-cli', ['-h', HOST, '-p', String(port), ...args])
   return stdout.trim()
 }
 
-async function startServer(
+/** Starts `redis-server` with `extra` arguments (on `given` or a free port) and waits until it answers. */
+export async function startServer(
   dir: string,
   extra: string[],
   given?: number,
@@ -94,13 +97,15 @@ async function startServer(
   }
 }
 
-function signalAll(children: ChildProcess[], signal: NodeJS.Signals): void {
+/** Sends `signal` to every child still running. */
+export function signalAll(children: ChildProcess[], signal: NodeJS.Signals): void {
   for (const child of children) {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal)
   }
 }
 
-async function stopAll(children: ChildProcess[], dir: string): Promise<void> {
+/** Stops every child by its pid (SIGTERM) and removes `dir`. */
+export async function stopAll(children: ChildProcess[], dir: string): Promise<void> {
   // A paused server would not handle SIGTERM until it runs again.
   signalAll(children, 'SIGCONT')
   await Promise.all(

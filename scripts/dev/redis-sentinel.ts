@@ -1,0 +1,135 @@
+/**
+ * A throwaway Sentinel group for the tests: one master, one replica and three sentinels on free ports, no
+ * persistence, stopped by their pids. Sentinels run as `redis-server <conf> --sentinel` (what Debian's
+ * `redis-sentinel` package runs too), each with its own config file: Sentinel rewrites it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { cli, freePort, HOST, signalAll, startServer, stopAll } from './redis-server.js'
+
+/** The name the sentinels know the master by. */
+export const SENTINEL_MASTER_NAME = 'portal'
+
+/** A running Sentinel group. */
+export interface SentinelUnderTest {
+  /** The sentinels, as clients take them (`sentinels` of ioredis, `sentinelRootNodes` of node-redis). */
+  readonly sentinels: Array<{ host: string; port: number }>
+  /** The master's name in the sentinels' configuration. */
+  readonly name: string
+  /** The port of the master now, as the sentinels report it. */
+  masterPort(): Promise<number>
+  /**
+   * Makes the replica the master (`SENTINEL FAILOVER`, no agreement needed) and resolves once the sentinels report it
+   * and it answers as a master.
+   */
+  failover(): Promise<void>
+  /** Stops every server and sentinel and removes their files. */
+  stop(): Promise<void>
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline)
+      throw new Error(`Sentinel group: ${what} did not happen within ${timeoutMs} ms`)
+    await sleep(50)
+  }
+}
+
+async function startSentinel(
+  dir: string,
+  index: number,
+  masterPort: number,
+): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort()
+  const conf = join(dir, `sentinel-${index}.conf`)
+  await writeFile(
+    conf,
+    [
+      `port ${port}`,
+      `bind ${HOST}`,
+      `dir ${dir}`,
+      `sentinel monitor ${SENTINEL_MASTER_NAME} ${HOST} ${masterPort} 2`,
+      `sentinel down-after-milliseconds ${SENTINEL_MASTER_NAME} 1000`,
+      `sentinel failover-timeout ${SENTINEL_MASTER_NAME} 5000`,
+      `sentinel parallel-syncs ${SENTINEL_MASTER_NAME} 1`,
+      '',
+    ].join('\n'),
+  )
+  const child = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' })
+  const orphaned = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  }
+  process.once('exit', orphaned)
+  child.once('exit', () => process.off('exit', orphaned))
+  await until(`sentinel ${index} answering`, async () => (await cli(port, ['PING'])) === 'PONG')
+  return { port, child }
+}
+
+/** Starts a master, its replica and three sentinels watching them; resolves once the replica is in sync. */
+export async function startRedisSentinel(): Promise<SentinelUnderTest> {
+  const dir = await mkdtemp(join(tmpdir(), 'portal-oauth-sentinel-'))
+  const children: ChildProcess[] = []
+  try {
+    const master = await startServer(dir, ['--dbfilename', 'master.rdb'])
+    children.push(master.child)
+    const replica = await startServer(dir, [
+      '--dbfilename',
+      'replica.rdb',
+      '--replicaof',
+      HOST,
+      String(master.port),
+    ])
+    children.push(replica.child)
+    await until('the replica in sync', async () =>
+      (await cli(replica.port, ['INFO', 'replication'])).includes('master_link_status:up'),
+    )
+    const sentinels: Array<{ host: string; port: number }> = []
+    for (const index of [0, 1, 2]) {
+      const sentinel = await startSentinel(dir, index, master.port)
+      children.push(sentinel.child)
+      sentinels.push({ host: HOST, port: sentinel.port })
+    }
+    const [first] = sentinels as [{ host: string; port: number }]
+    // A forced failover needs a replica the sentinel knows; clients need every sentinel to know the master.
+    await until('the sentinels knowing the replica', async () =>
+      (await cli(first.port, ['SENTINEL', 'REPLICAS', SENTINEL_MASTER_NAME])).includes(String(replica.port)),
+    )
+    const masterPort = async (): Promise<number> => {
+      const answer = await cli(first.port, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER_NAME])
+      return Number(answer.split('\n')[1])
+    }
+    return {
+      sentinels,
+      name: SENTINEL_MASTER_NAME,
+      masterPort,
+      async failover() {
+        const before = await masterPort()
+        const answer = await cli(first.port, ['SENTINEL', 'FAILOVER', SENTINEL_MASTER_NAME])
+        if (answer !== 'OK') throw new Error(`SENTINEL FAILOVER answered ${answer}`)
+        let after = before
+        await until('the failover', async () => {
+          after = await masterPort()
+          return after !== before && (await cli(after, ['ROLE'])).startsWith('master')
+        })
+        // Every sentinel reports the new master (clients may ask any of them).
+        await until('every sentinel reporting the new master', async () => {
+          const answers = await Promise.all(
+            sentinels.map((sentinel) =>
+              cli(sentinel.port, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER_NAME]),
+            ),
+          )
+          return answers.every((answer) => answer.includes(String(after)))
+        })
+      },
+      stop: () => stopAll(children, dir),
+    }
+  } catch (error) {
+    signalAll(children, 'SIGKILL')
+    await stopAll(children, dir)
+    throw error
+  }
+}

@@ -1,0 +1,136 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createSentinel } from 'redis'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { type SentinelUnderTest, startRedisSentinel } from '../../scripts/dev/redis-sentinel.js'
+import { ParamsFactory, PortalOAuth, type TokenStore } from '../../src/index.js'
+import { type RedisClient, RedisStore } from '../../src/redis.js'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import { createMemoryLogger } from '../helpers.js'
+import { Redis } from './ioredis-under-test.js'
+import { redisInstalled } from './redis-server.js'
+
+const ENTERPRISE = { burstLimit: 250, drainRate: 5 }
+
+/** A client through the sentinels, and how to close it. */
+interface SentinelClient {
+  client: RedisClient
+  close(): Promise<void>
+}
+
+/** The clients a store is built on, through Sentinel: each follows the master when it moves. */
+const CLIENTS: Array<{ name: string; open(group: SentinelUnderTest): Promise<SentinelClient> }> = [
+  {
+    name: 'ioredis',
+    async open(group) {
+      // As docs/redis.md says: follow the master when the sentinels move it, and when a write meets a replica.
+      const client = new Redis({
+        sentinels: group.sentinels,
+        name: group.name,
+        failoverDetector: true,
+        reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
+      })
+      client.on('error', () => undefined)
+      return { client, close: async () => client.disconnect() }
+    },
+  },
+  {
+    name: 'node-redis',
+    async open(group) {
+      const client = createSentinel({ name: group.name, sentinelRootNodes: group.sentinels })
+      client.on('error', () => undefined)
+      await client.connect()
+      return { client, close: () => client.destroy() }
+    },
+  },
+]
+
+describe.skipIf(!redisInstalled)('a Sentinel failover', () => {
+  let group: SentinelUnderTest
+  let emulator: PortalEmulator | undefined
+  const opened: SentinelClient[] = []
+  const stores: TokenStore[] = []
+  const portals: PortalOAuth[] = []
+  beforeAll(async () => {
+    group = await startRedisSentinel()
+  }, 60_000)
+  afterEach(async () => {
+    await Promise.all(portals.splice(0).map((portal) => portal.destroy()))
+    await Promise.all(stores.splice(0).map((store) => store.close()))
+    await Promise.all(opened.splice(0).map((client) => client.close()))
+    await emulator?.close()
+    emulator = undefined
+  })
+  afterAll(async () => {
+    await group?.stop()
+  })
+
+  for (const kind of CLIENTS) {
+    it(`during a refresh (${kind.name}): no call fails, one refresh request, the new master holds the current pair`, async () => {
+      const store = async (): Promise<TokenStore> => {
+        const client = await kind.open(group)
+        opened.push(client)
+        const made = new RedisStore(client.client, { commandTimeout: 1_000 })
+        stores.push(made)
+        return made
+      }
+      emulator = await startPortalEmulator({ rateLimit: ENTERPRISE })
+      const target = emulator
+      const pair = target.issueAuthParams()
+      const instances = await Promise.all(
+        [0, 1].map(async () => {
+          const portal = new PortalOAuth(
+            pair,
+            { clientId: target.clientId, clientSecret: target.clientSecret },
+            {
+              logger: createMemoryLogger(),
+              store: await store(),
+              restrictionParams: ParamsFactory.getEnterprise(),
+            },
+          )
+          portals.push(portal)
+          return portal
+        }),
+      )
+      const outcomes: Array<Promise<string>> = []
+      let calling = true
+      const callers = instances.map(async (portal) => {
+        while (calling) {
+          outcomes.push(
+            portal.actions.v2.call.make({ method: 'profile' }).then(
+              (result) => (result.isSuccess ? 'ok' : 'not ok'),
+              (error: { code?: string }) => `failed: ${error.code}`,
+            ),
+          )
+          await sleep(100)
+        }
+      })
+      await sleep(300)
+      const before = await group.masterPort()
+      // The refresh is in flight at the portal's OAuth server while the master moves.
+      target.holdRequests(1, { server: 'oauth' })
+      target.expireAccessTokens()
+      await target.waitForHeld()
+      await group.failover()
+      target.releaseHeldRequests()
+      await sleep(2_000)
+      calling = false
+      await Promise.all(callers)
+      const settled = await Promise.all(outcomes)
+      expect(settled.filter((outcome) => outcome !== 'ok')).toEqual([])
+      expect(settled.length).toBeGreaterThan(30)
+      expect(await group.masterPort()).not.toBe(before)
+      expect(target.log.refreshRequests()).toHaveLength(1)
+      for (const portal of instances) {
+        expect(portal.auth.getParams().refreshToken).toBe(target.currentRefreshToken)
+      }
+      // The pair on the new master is the current one: it refreshes once more, with no refresh token spent twice.
+      const fresh = await store()
+      await expect
+        .poll(async () => (await fresh.load(pair.memberId))?.refreshToken)
+        .toBe(target.currentRefreshToken)
+      await instances[0]!.auth.refreshAuth()
+      expect(target.log.refreshRequests().map((entry) => entry.status)).toEqual([200, 200])
+      expect((await fresh.load(pair.memberId))?.refreshToken).toBe(target.currentRefreshToken)
+    }, 60_000)
+  }
+})
