@@ -1,6 +1,7 @@
 import { redisInstalled, startRedisServer } from '../../scripts/dev/redis-server.js'
 import type { FigureResult } from '../lib/figure.js'
 import type { BenchRig } from '../lib/rig.js'
+import { fleetCommandsFigure, MAX_COMMANDS_PER_CALL } from './fleet-commands.js'
 import { fleetCpuFigure, MAX_STORE_RATIO } from './fleet-cpu.js'
 import { fleetHeapFigure } from './fleet-heap.js'
 import { fleetBucketFigure, fleetRefreshFigure, MAX_BUCKET_RATIO, PROCESSES } from './fleet-processes.js'
@@ -17,6 +18,7 @@ function withoutRedis(): FigureResult {
   return {
     rows: [
       row('client CPU per call.make on RedisStore', `<= ${MAX_STORE_RATIO}x MemoryStore`),
+      row('Redis commands per call through fleet.get(), valid token', `<= ${MAX_COMMANDS_PER_CALL}`),
       row(
         `refresh requests, ${PROCESSES} processes on RedisStore from one expired pair`,
         'exactly 1, 0 failed',
@@ -32,7 +34,7 @@ function withoutRedis(): FigureResult {
 
 /**
  * The `fleet` group: with a throwaway `redis-server` started here and stopped at the end, CPU per call on a
- * `RedisStore` against a `MemoryStore`, one expired pair refreshed by 4 processes, and 4 processes sharing a bucket;
+ * `RedisStore` against a `MemoryStore`, Redis commands per call through `fleet.get()`, one expired pair refreshed by 4 processes, and 4 processes sharing a bucket;
  * then the heap per idle portal of one `PortalFleet`.
  */
 export async function fleetFigures(rig: BenchRig): Promise<FigureResult> {
@@ -41,6 +43,7 @@ export async function fleetFigures(rig: BenchRig): Promise<FigureResult> {
     const server = await startRedisServer()
     try {
       parts.push(await fleetCpuFigure(rig, server, { rounds: 9, sequentialCalls: 300, concurrentCalls: 900 }))
+      parts.push(await fleetCommandsFigure(rig, server))
       parts.push(await fleetRefreshFigure(rig, server))
       parts.push(await fleetBucketFigure(rig, server))
     } finally {
