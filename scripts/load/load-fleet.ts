@@ -128,6 +128,7 @@ function perPortal(
 function sumCalls(reports: readonly WorkerCalls[]): {
   ok: number
   failed: number
+  skipped: number
   cpuUs: number
   commands: number
 } {
@@ -135,10 +136,11 @@ function sumCalls(reports: readonly WorkerCalls[]): {
     (sum, report) => ({
       ok: sum.ok + report.ok,
       failed: sum.failed + Object.values(report.failed).reduce((all, calls) => all + calls, 0),
+      skipped: sum.skipped + report.skipped,
       cpuUs: sum.cpuUs + report.cpuUs,
       commands: sum.commands + report.redisCommands,
     }),
-    { ok: 0, failed: 0, cpuUs: 0, commands: 0 },
+    { ok: 0, failed: 0, skipped: 0, cpuUs: 0, commands: 0 },
   )
 }
 
@@ -236,6 +238,7 @@ async function fleetRun(
       failed: calls.failed,
       failedCodes,
       callsPerS: total / elapsedS,
+      skippedCalls: calls.skipped,
       targetCallsPerS: (options.portals * options.processes * 1000) / options.intervalMs,
       warmUpFailed,
       expiringPortals: expiring.length,

@@ -15,7 +15,10 @@ export interface LoadWorkerInput {
   memberIds: string[]
   /** The portals of the warm-up round: one call each, not measured. */
   warmUpIds: string[]
-  /** Calls the schedule starts per interval, taking the portals in turn (`memberIds.length` for one call each). */
+  /**
+   * Turns per interval, each a call on the next portal (`memberIds.length`: one call per portal); a turn whose
+   * previous call still runs is skipped.
+   */
   callsPerInterval: number
   intervalMs: number
   durationMs: number
@@ -39,6 +42,8 @@ export interface WorkerCalls {
   cpuUs: number
   /** Wall time of the calls phase, from the order to go to the last call settled, ms. */
   elapsedMs: number
+  /** Turns skipped because the previous call of the same turn (the same portal, in a fleet) was still running. */
+  skipped: number
   /** Commands the process sent to Redis over the calls phase. */
   redisCommands: number
 }

@@ -18,6 +18,8 @@ export interface LoadResult {
   /** Calls per second started and settled over the calls phase, and the rate asked for. */
   callsPerS: number
   targetCallsPerS: number
+  /** Turns skipped because the portal's previous call in that process still ran (the processes fell behind). */
+  skippedCalls: number
   /** Calls of the warm-up round that failed (not measured, but a failure all the same). */
   warmUpFailed: number
   expiringPortals: number
@@ -97,7 +99,11 @@ export function loadReport(result: LoadResult): LoadReport {
     { figure: 'failed calls by error code', measured: codes(result.failedCodes), bar: '', verdict: '' },
     {
       figure: 'calls per second',
-      measured: `${count(result.callsPerS)} (asked ${count(result.targetCallsPerS)})`,
+      measured:
+        `${count(result.callsPerS)} (asked ${count(result.targetCallsPerS)})` +
+        (result.skippedCalls > 0
+          ? `; ${count(result.skippedCalls)} turns skipped, the portal's previous call still running`
+          : ''),
       bar: '',
       verdict: '',
     },

@@ -28,6 +28,12 @@ Redis.prototype.sendCommand = function countedSendCommand(
   return sendCommand.apply(this, args)
 }
 
+// A rejection nobody awaits is a finding of the run: say what it was before the process ends.
+process.on('unhandledRejection', (reason) => {
+  console.error('load-worker: unhandled rejection', reason)
+  process.exit(1)
+})
+
 const input = JSON.parse(process.argv[2] ?? '{}') as LoadWorkerInput
 const collect = (globalThis as { gc?: () => void }).gc
 if (!collect) throw new Error('load-worker: run with node --expose-gc')
@@ -105,6 +111,9 @@ async function callsPhase(fleet: PortalFleet): Promise<FromLoadWorker> {
   let failedCount = 0
   const failed: Record<string, number> = {}
   const latencies = emptyLatencies()
+  /** The turns (portals, for a fleet) whose call is in flight, and the turns skipped because it still was. */
+  const running = new Set<number>()
+  let skipped = 0
   const progress = setInterval(() => send({ type: 'progress', ok, failed: failedCount }), 1000)
   const cpu = process.cpuUsage()
   const commandsBefore = redisCommands
@@ -114,9 +123,17 @@ async function callsPhase(fleet: PortalFleet): Promise<FromLoadWorker> {
     intervalMs: input.intervalMs,
     durationMs: input.durationMs,
     call: async (index) => {
+      // A process that cannot keep up skips a portal's turn rather than piling up calls behind it.
+      const lane = index % input.callsPerInterval
+      if (running.has(lane)) {
+        skipped += 1
+        return
+      }
+      running.add(lane)
       const callStarted = performance.now()
       const code = await callOnce(fleet, input.memberIds[index % input.memberIds.length]!, index)
       recordLatency(latencies, performance.now() - callStarted)
+      running.delete(lane)
       if (code === null) ok += 1
       else {
         failedCount += 1
@@ -134,6 +151,7 @@ async function callsPhase(fleet: PortalFleet): Promise<FromLoadWorker> {
     latencies,
     cpuUs: used.user + used.system,
     elapsedMs,
+    skipped,
     redisCommands: redisCommands - commandsBefore,
   }
 }
