@@ -113,6 +113,11 @@ async function callsPhase(
   }
 }
 
+/** CPU of idle workers, ms per second, averaged over them. */
+function idleCpu(answers: ReadonlyArray<{ idleCpuUs: number; idleMs: number }>): number {
+  return answers.reduce((sum, answer) => sum + answer.idleCpuUs / answer.idleMs, 0) / answers.length
+}
+
 /** Per held portal: the workers' memory after the run minus before, averaged over the workers. */
 function perPortal(
   before: WorkerMemory[],
@@ -152,7 +157,7 @@ function addCodes(into: Record<string, number>, from: Record<string, number>): v
 async function fleetRun(
   options: LoadOptions,
   redis: RedisUnderTest,
-): Promise<Omit<LoadResult, 'baselineCpuPerCallMs' | 'baselineCalls' | 'options'>> {
+): Promise<Omit<LoadResult, 'baselineCpuPerCallMs' | 'baselineCalls' | 'baselineIdleCpuMsPerS' | 'options'>> {
   const [node] = redis.nodes
   const client = new Redis(node!.port, node!.host)
   const farm = await PortalFarm.start(options.portals)
@@ -249,6 +254,7 @@ async function fleetRun(
       rssPerPortal: perPortal(memoryBefore, memoryAfter, 'rss'),
       heapPerPortal: perPortal(memoryBefore, memoryAfter, 'heapUsed'),
       portalsHeld: Math.min(...memoryAfter.map((answer) => answer.held)),
+      idleCpuMsPerS: idleCpu(memoryAfter),
       p50Ms: latencyPercentile(latencies, 0.5),
       p99Ms: latencyPercentile(latencies, 0.99),
       redisSentPerCall: calls.commands / total,
@@ -277,7 +283,7 @@ async function fleetRun(
 async function baselineRun(
   options: LoadOptions,
   warmUpCalls: number,
-): Promise<{ cpuPerCallMs: number; calls: number }> {
+): Promise<{ cpuPerCallMs: number; calls: number; idleCpuMsPerS: number }> {
   const farm = await PortalFarm.start(1, { rateLimit: false })
   const [emulator] = farm.emulators
   const progress: Array<{ ok: number; failed: number }> = []
@@ -300,7 +306,9 @@ async function baselineRun(
     const calls = sumCalls([report!])
     if (calls.failed > 0)
       throw new Error(`baseline: ${calls.failed} calls failed (${JSON.stringify(report!.failed)})`)
-    return { cpuPerCallMs: calls.cpuUs / 1000 / calls.ok, calls: calls.ok }
+    workers[0]!.send({ type: 'memory' })
+    const idle = await answers(workers, 'memory')
+    return { cpuPerCallMs: calls.cpuUs / 1000 / calls.ok, calls: calls.ok, idleCpuMsPerS: idleCpu(idle) }
   } finally {
     await Promise.all(workers.map((worker) => worker.stop({ type: 'exit' })))
     await farm.close()
@@ -341,6 +349,7 @@ async function main(): Promise<number> {
     options,
     baselineCpuPerCallMs: baseline.cpuPerCallMs,
     baselineCalls: baseline.calls,
+    baselineIdleCpuMsPerS: baseline.idleCpuMsPerS,
   })
   console.log(
     `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring\n`,

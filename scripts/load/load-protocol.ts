@@ -48,7 +48,7 @@ export interface WorkerCalls {
   redisCommands: number
 }
 
-/** Orders to a worker: warm up, run the calls phase, measure memory, exit. */
+/** Orders to a worker: warm up, run the calls phase, idle and measure (CPU while idle, then memory), exit. */
 export type ToLoadWorker = { type: 'warm-up' } | { type: 'go' } | { type: 'memory' } | { type: 'exit' }
 
 /** A worker's answers; `progress` comes every second during the calls phase. */
@@ -57,4 +57,4 @@ export type FromLoadWorker =
   | { type: 'warmed'; ok: number; failed: Record<string, number> }
   | { type: 'progress'; ok: number; failed: number }
   | ({ type: 'done' } & WorkerCalls)
-  | { type: 'memory'; memory: WorkerMemory; held: number }
+  | { type: 'memory'; memory: WorkerMemory; held: number; idleCpuUs: number; idleMs: number }

@@ -36,6 +36,9 @@ export interface LoadResult {
   rssPerPortal: number
   heapPerPortal: number
   portalsHeld: number
+  /** CPU of a worker idling after the calls (sockets closed), holding its portals, and of the baseline's, ms per s. */
+  idleCpuMsPerS: number
+  baselineIdleCpuMsPerS: number
   p50Ms: number
   p99Ms: number
   /** Commands the clients sent to Redis per call. */
@@ -142,6 +145,12 @@ export function loadReport(result: LoadResult): LoadReport {
       verdict: '',
     },
     { figure: 'worker heap per held portal', measured: bytes(result.heapPerPortal), bar: '', verdict: '' },
+    {
+      figure: 'worker CPU while idle, holding its portals',
+      measured: `${fixed(result.idleCpuMsPerS, 1)} ms/s (${fixed(result.baselineIdleCpuMsPerS, 1)} ms/s holding 1 portal)`,
+      bar: '',
+      verdict: '',
+    },
     {
       figure: 'call latency p50 / p99',
       measured: `${fixed(result.p50Ms, 1)} / ${fixed(result.p99Ms, 1)} ms`,

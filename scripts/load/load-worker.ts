@@ -13,6 +13,12 @@ import type { FromLoadWorker, LoadWorkerInput, ToLoadWorker, WorkerMemory } from
 
 /** Warm-up calls in flight at once. */
 const WARM_UP_CONCURRENCY = 50
+/**
+ * After the calls the process waits `SETTLE_MS` (the connections' keep-alive of 4 s ends, their sockets close), then
+ * idles `IDLE_MS` more holding its portals: what holding them costs without a call.
+ */
+const SETTLE_MS = 5000
+const IDLE_MS = 2000
 
 /**
  * Commands this process sends to Redis, over every connection (the store's client and its subscriber): counted
@@ -156,6 +162,16 @@ async function callsPhase(fleet: PortalFleet): Promise<FromLoadWorker> {
   }
 }
 
+async function idleThenMemory(): Promise<FromLoadWorker> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
+  const used = process.cpuUsage(cpu)
+  const idleMs = performance.now() - started
+  return { type: 'memory', memory: memory(), held: touched.size, idleCpuUs: used.user + used.system, idleMs }
+}
+
 const { store, close } = await openStore()
 const fleet = new PortalFleet({
   oAuthSecret: input.secret,
@@ -167,7 +183,7 @@ const fleet = new PortalFleet({
 process.on('message', async (message: ToLoadWorker) => {
   if (message.type === 'warm-up') send(await warmUp(fleet))
   else if (message.type === 'go') send(await callsPhase(fleet))
-  else if (message.type === 'memory') send({ type: 'memory', memory: memory(), held: touched.size })
+  else if (message.type === 'memory') send(await idleThenMemory())
   else {
     await fleet.destroy()
     await close()

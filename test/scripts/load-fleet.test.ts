@@ -69,6 +69,7 @@ it.skipIf(!redisInstalled)(
       'CPU per call, fleet / single portal on MemoryStore',
       'worker RSS per held portal',
       'worker heap per held portal',
+      'worker CPU while idle, holding its portals',
       'call latency p50 / p99',
       'Redis commands sent per call',
       'Redis commands run per call, scripts inner commands included',
@@ -96,6 +97,9 @@ it.skipIf(!redisInstalled)(
     expect(number(sent)).toBeGreaterThan(0)
     expect(redisBar).toBe('<= 1.0')
     expect(redisVerdict).toBe(number(sent) <= 1 ? 'MET' : 'MISSED')
+    expect(rows.get('worker CPU while idle, holding its portals')![0]).toMatch(
+      /^\d+\.\d ms\/s \(\d+\.\d ms\/s holding 1 portal\)$/,
+    )
     expect(rows.get('call latency p50 / p99')![0]).toMatch(/^\d+\.\d \/ \d+\.\d ms$/)
     expect(rows.get('Redis bytes per portal')![0]).toMatch(/^[\d,]+ B \(MEMORY USAGE, 20 portals\)/)
     expect(number(rows.get('Redis bytes per portal')![0].split(' ')[0])).toBeGreaterThan(0)
