@@ -1,6 +1,6 @@
-import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import type { FleetWorkerInput, FromFleetWorker } from '../children/fleet-worker.js'
+import { type ForkedWorker, forkWorker } from '../../scripts/dev/forked-worker.js'
+import type { FleetWorkerInput, FromFleetWorker, ToFleetWorker } from '../children/fleet-worker.js'
 
 const SCRIPT = fileURLToPath(new URL('../children/fleet-worker.ts', import.meta.url))
 
@@ -14,30 +14,7 @@ export interface FleetRun {
   elapsedMs: number
 }
 
-/** One worker process and a way to wait for its next message. */
-function startWorker(input: FleetWorkerInput): { child: ChildProcess; next: () => Promise<FromFleetWorker> } {
-  const child = fork(SCRIPT, [JSON.stringify(input)], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
-  const queue: FromFleetWorker[] = []
-  const waiting: Array<(message: FromFleetWorker) => void> = []
-  child.on('message', (message: FromFleetWorker) => {
-    const waiter = waiting.shift()
-    if (waiter) waiter(message)
-    else queue.push(message)
-  })
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`fleet worker exited with code ${code}`))),
-  )
-  exited.catch(() => undefined)
-  const next = (): Promise<FromFleetWorker> => {
-    const queued = queue.shift()
-    if (queued) return Promise.resolve(queued)
-    return Promise.race([new Promise<FromFleetWorker>((resolve) => waiting.push(resolve)), exited])
-  }
-  return { child, next }
-}
+type Worker = ForkedWorker<ToFleetWorker, FromFleetWorker>
 
 /** Calls before the measured ones, not counted: a process's first calls load and compile code. */
 export interface FleetWarmUp {
@@ -48,10 +25,10 @@ export interface FleetWarmUp {
 }
 
 /** Orders every worker to make `callsEach` calls at once; what they did, summed. */
-async function go(workers: ReturnType<typeof startWorker>[], callsEach: number): Promise<FleetRun> {
+async function go(workers: Worker[], callsEach: number): Promise<FleetRun> {
   const started = performance.now()
   const answers = workers.map((worker) => worker.next())
-  for (const worker of workers) worker.child.send({ type: 'go', calls: callsEach })
+  for (const worker of workers) worker.send({ type: 'go', calls: callsEach })
   const done = await Promise.all(answers)
   const run: FleetRun = { ok: 0, failed: [], elapsedMs: performance.now() - started }
   for (const message of done) {
@@ -72,7 +49,9 @@ export async function runFleetWorkers(
   input: FleetWorkerInput,
   warmUp?: FleetWarmUp,
 ): Promise<FleetRun> {
-  const workers = Array.from({ length: processes }, () => startWorker(input))
+  const workers: Worker[] = Array.from({ length: processes }, () =>
+    forkWorker<ToFleetWorker, FromFleetWorker>(SCRIPT, input),
+  )
   try {
     await Promise.all(workers.map((worker) => worker.next()))
     if (warmUp) {
@@ -81,16 +60,6 @@ export async function runFleetWorkers(
     }
     return await go(workers, callsEach)
   } finally {
-    await Promise.all(
-      workers.map(
-        ({ child }) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve()
-            child.once('exit', () => resolve())
-            if (child.connected) child.send({ type: 'exit' })
-            else child.kill('SIGKILL')
-          }),
-      ),
-    )
+    await Promise.all(workers.map((worker) => worker.stop({ type: 'exit' })))
   }
 }

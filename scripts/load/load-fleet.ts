@@ -1,0 +1,362 @@
+/**
+ * `npm run load:fleet`: an application installed on many portals, run by several processes sharing one Redis.
+ *
+ * A throwaway `redis-server` and one loopback emulator per portal are started here; the portals are installed
+ * through their `ONAPPINSTALL` events by a `PortalFleet` on a `RedisStore`. Each worker process (a `PortalFleet`
+ * over one `RedisStore` on one ioredis client) calls every installed portal once (the warm-up, not measured), then
+ * calls each portal once per interval for the duration. The expiring share of the portals is installed just
+ * before the calls with a pair that enters the clients' eager-refresh window a few seconds into them. Afterwards
+ * one process calls one portal on a `MemoryStore` as many times per second, the baseline of the CPU ratio. Prints a
+ * progress line to stderr every few seconds and the table to stdout; exits 1 when a call failed or an expired
+ * portal was not refreshed exactly once, and on a missed bar only with `LOAD_STRICT=1`. Options: load-options.ts.
+ */
+import { cpus } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { Redis } from 'ioredis'
+import { DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.machine.js'
+import { createNullLogger, PortalFleet } from '../../src/index.js'
+import { RedisStore } from '../../src/redis.js'
+import { type ForkedWorker, forkWorker } from '../dev/forked-worker.js'
+import { type RedisUnderTest, redisInstalled, startRedisServer } from '../dev/redis-server.js'
+import { runMain } from '../dev/run-main.js'
+import { latencyPercentile, mergeLatencies } from './latency-histogram.js'
+import { LOAD_USAGE, LoadOptionError, type LoadOptions, loadOptions } from './load-options.js'
+import type {
+  FromLoadWorker,
+  LoadWorkerInput,
+  ToLoadWorker,
+  WorkerCalls,
+  WorkerMemory,
+} from './load-protocol.js'
+import { formatTable, type LoadResult, loadReport } from './load-report.js'
+import { PortalFarm } from './portal-farm.js'
+import { bytesPerPortal, commandsBetween, readRedis } from './redis-figures.js'
+
+const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
+/** Progress lines on stderr, this often. */
+const PROGRESS_MS = 3000
+/** Portals whose Redis keys are measured with `MEMORY USAGE`. */
+const SAMPLED_PORTALS = 50
+/** The baseline's portal paces nothing: one portal takes the calls of a whole fleet process. */
+const UNPACED = { rateLimit: { burstLimit: 1_000_000, drainRate: 1_000_000 } }
+
+type Worker = ForkedWorker<ToLoadWorker, FromLoadWorker>
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`)
+}
+
+/** Busy CPU time of the whole machine so far, ms. */
+function machineBusyMs(): number {
+  return cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0)
+}
+
+/** Evenly spread indexes of `share` of `count` items. */
+function spreadIndexes(count: number, share: number): Set<number> {
+  const chosen = Math.round(count * share)
+  return new Set(Array.from({ length: chosen }, (_, index) => Math.floor((index * count) / chosen)))
+}
+
+/** The next answer of every worker, each checked to be of `type`. */
+async function answers<T extends FromLoadWorker['type']>(
+  workers: readonly Worker[],
+  type: T,
+): Promise<Array<Extract<FromLoadWorker, { type: T }>>> {
+  const all = await Promise.all(workers.map((worker) => worker.next()))
+  for (const answer of all)
+    if (answer.type !== type) throw new Error(`a worker answered ${answer.type}, not ${type}`)
+  return all as Array<Extract<FromLoadWorker, { type: T }>>
+}
+
+/** Starts workers that report progress into `progress` (calls so far per worker). */
+function startWorkers(
+  count: number,
+  input: LoadWorkerInput,
+  progress: Array<{ ok: number; failed: number }>,
+): Worker[] {
+  return Array.from({ length: count }, (_, index) => {
+    progress[index] = { ok: 0, failed: 0 }
+    return forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, input, {
+      execArgv: ['--expose-gc'],
+      notice: (message) => {
+        if (message.type !== 'progress') return false
+        progress[index] = { ok: message.ok, failed: message.failed }
+        return true
+      },
+    })
+  })
+}
+
+/** Runs the calls phase of `workers`, printing progress; their reports. */
+async function callsPhase(
+  label: string,
+  workers: readonly Worker[],
+  progress: ReadonlyArray<{ ok: number; failed: number }>,
+  options: LoadOptions,
+  everySecond?: () => void,
+): Promise<WorkerCalls[]> {
+  const started = performance.now()
+  const done = answers(workers, 'done')
+  for (const worker of workers) worker.send({ type: 'go' })
+  const timer = setInterval(() => {
+    const ok = progress.reduce((sum, worker) => sum + worker.ok, 0)
+    const failed = progress.reduce((sum, worker) => sum + worker.failed, 0)
+    const elapsed = (performance.now() - started) / 1000
+    log(`${label}: ${elapsed.toFixed(0)} of ${options.durationS} s, ${ok} calls ok, ${failed} failed`)
+  }, PROGRESS_MS)
+  const harvest = everySecond ? setInterval(everySecond, 1000) : undefined
+  try {
+    return await done
+  } finally {
+    clearInterval(timer)
+    if (harvest) clearInterval(harvest)
+  }
+}
+
+/** CPU of idle workers, ms per second, averaged over them. */
+function idleCpu(answers: ReadonlyArray<{ idleCpuUs: number; idleMs: number }>): number {
+  return answers.reduce((sum, answer) => sum + answer.idleCpuUs / answer.idleMs, 0) / answers.length
+}
+
+/** Per held portal: the workers' memory after the run minus before, averaged over the workers. */
+function perPortal(
+  before: WorkerMemory[],
+  after: Array<{ memory: WorkerMemory; held: number }>,
+  key: keyof WorkerMemory,
+): number {
+  const each = after.map(
+    (worker, index) => (worker.memory[key] - before[index]![key]) / Math.max(1, worker.held),
+  )
+  return each.reduce((sum, value) => sum + value, 0) / each.length
+}
+
+function sumCalls(reports: readonly WorkerCalls[]): {
+  ok: number
+  failed: number
+  skipped: number
+  cpuUs: number
+  commands: number
+} {
+  return reports.reduce(
+    (sum, report) => ({
+      ok: sum.ok + report.ok,
+      failed: sum.failed + Object.values(report.failed).reduce((all, calls) => all + calls, 0),
+      skipped: sum.skipped + report.skipped,
+      cpuUs: sum.cpuUs + report.cpuUs,
+      commands: sum.commands + report.redisCommands,
+    }),
+    { ok: 0, failed: 0, skipped: 0, cpuUs: 0, commands: 0 },
+  )
+}
+
+function addCodes(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [code, calls] of Object.entries(from)) into[code] = (into[code] ?? 0) + calls
+}
+
+/** The fleet part: every figure of the table but the baseline's. */
+async function fleetRun(
+  options: LoadOptions,
+  redis: RedisUnderTest,
+): Promise<Omit<LoadResult, 'baselineCpuPerCallMs' | 'baselineCalls' | 'baselineIdleCpuMsPerS' | 'options'>> {
+  const [node] = redis.nodes
+  const client = new Redis(node!.port, node!.host)
+  const farm = await PortalFarm.start(options.portals)
+  const web = new PortalFleet({
+    oAuthSecret: farm.secret,
+    store: new RedisStore(client),
+    logger: createNullLogger(),
+  })
+  const workers: Worker[] = []
+  try {
+    const expiringIndexes = spreadIndexes(options.portals, options.expiring)
+    const expiring = farm.emulators.filter((_, index) => expiringIndexes.has(index))
+    const steady = farm.emulators.filter((_, index) => !expiringIndexes.has(index))
+    const redisEmpty = await readRedis(client)
+    await farm.install(web, steady)
+    log(`installed ${steady.length} portals; starting ${options.processes} worker processes`)
+
+    const progress: Array<{ ok: number; failed: number }> = []
+    const input: LoadWorkerInput = {
+      store: { kind: 'redis', host: node!.host, port: node!.port },
+      secret: farm.secret,
+      memberIds: farm.memberIds,
+      warmUpIds: steady.map((emulator) => emulator.memberId),
+      callsPerInterval: options.portals,
+      intervalMs: options.intervalMs,
+      durationMs: options.durationS * 1000,
+    }
+    workers.push(...startWorkers(options.processes, input, progress))
+    const memoryBefore = (await answers(workers, 'ready')).map((ready) => ready.memory)
+    for (const worker of workers) worker.send({ type: 'warm-up' })
+    const warmed = await answers(workers, 'warmed')
+    const warmUpFailed = warmed.reduce(
+      (sum, answer) => sum + Object.values(answer.failed).reduce((all, calls) => all + calls, 0),
+      0,
+    )
+    if (warmUpFailed > 0)
+      log(`warm-up: ${warmUpFailed} calls failed (${JSON.stringify(warmed.map((answer) => answer.failed))})`)
+
+    // The expiring pairs enter the eager-refresh window `lead` s from now, once every process calls them.
+    const leadS = Math.max(1, Math.min(5, Math.floor(options.durationS / 3)))
+    await farm.install(web, expiring, DEFAULT_ACCESS_TOKEN_SETTINGS.eagerRefreshMs / 1000 + leadS)
+    farm.resetCounts()
+    log(`warmed up; ${expiring.length} portals fall due ${leadS} s into the calls`)
+
+    const redisBefore = await readRedis(client)
+    const ownCpu = process.cpuUsage()
+    const busyBefore = machineBusyMs()
+    const started = performance.now()
+    const reports = await callsPhase('fleet', workers, progress, options, () => farm.harvest())
+    const wallMs = performance.now() - started
+    const busyMs = machineBusyMs() - busyBefore
+    const own = process.cpuUsage(ownCpu)
+    const redisAfter = await readRedis(client)
+
+    const memoryAfter = await (async () => {
+      for (const worker of workers) worker.send({ type: 'memory' })
+      return answers(workers, 'memory')
+    })()
+    const sampled = farm.memberIds
+      .filter((_, index) => index % Math.max(1, Math.floor(options.portals / SAMPLED_PORTALS)) === 0)
+      .slice(0, SAMPLED_PORTALS)
+    const redisBytes = await bytesPerPortal(client, sampled)
+
+    const calls = sumCalls(reports)
+    const total = calls.ok + calls.failed
+    const failedCodes: Record<string, number> = {}
+    for (const report of reports) addCodes(failedCodes, report.failed)
+    const { refreshes, rejected } = farm.counts()
+    const expiringIds = new Set(expiring.map((emulator) => emulator.memberId))
+    let refreshesOfExpiring = 0
+    let refreshesOfOthers = 0
+    for (const [memberId, requests] of refreshes) {
+      if (expiringIds.has(memberId)) refreshesOfExpiring += requests
+      else refreshesOfOthers += requests
+    }
+    const ran = commandsBetween(redisBefore, redisAfter)
+    const latencies = mergeLatencies(reports.map((report) => report.latencies))
+    const elapsedS = Math.max(...reports.map((report) => report.elapsedMs)) / 1000
+    const redisCpuMs = (redisAfter.cpuS - redisBefore.cpuS) * 1000
+    const oursMs = (own.user + own.system) / 1000 + calls.cpuUs / 1000 + redisCpuMs
+    return {
+      ok: calls.ok,
+      failed: calls.failed,
+      failedCodes,
+      callsPerS: total / elapsedS,
+      skippedCalls: calls.skipped,
+      targetCallsPerS: (options.portals * options.processes * 1000) / options.intervalMs,
+      warmUpFailed,
+      expiringPortals: expiring.length,
+      refreshesOfExpiring,
+      refreshesOfOthers,
+      rejected: Object.fromEntries(rejected),
+      cpuPerCallMs: calls.cpuUs / 1000 / total,
+      rssPerPortal: perPortal(memoryBefore, memoryAfter, 'rss'),
+      heapPerPortal: perPortal(memoryBefore, memoryAfter, 'heapUsed'),
+      portalsHeld: Math.min(...memoryAfter.map((answer) => answer.held)),
+      idleCpuMsPerS: idleCpu(memoryAfter),
+      p50Ms: latencyPercentile(latencies, 0.5),
+      p99Ms: latencyPercentile(latencies, 0.99),
+      redisSentPerCall: calls.commands / total,
+      redisRunPerCall: ran.reduce((sum, [, count]) => sum + count, 0) / total,
+      redisRunByName: ran.map(([name, count]) => [name, count / total]),
+      redisCpuPerCallMs: redisCpuMs / total,
+      redisBytesPerPortal: redisBytes,
+      sampledPortals: sampled.length,
+      redisUsedMemoryPerPortal: (redisAfter.usedMemory - redisEmpty.usedMemory) / options.portals,
+      otherCores: Math.max(0, (busyMs - oursMs) / wallMs),
+      cores: cpus().length,
+    }
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop({ type: 'exit' })))
+    await web.destroy()
+    await web.store.close()
+    client.disconnect()
+    await farm.close()
+  }
+}
+
+/**
+ * One process calling one portal on a `MemoryStore` at the rate of one fleet process (`portals` calls per
+ * interval), after a warm-up of as many calls as a fleet process makes; its client CPU per call, ms.
+ */
+async function baselineRun(
+  options: LoadOptions,
+  warmUpCalls: number,
+): Promise<{ cpuPerCallMs: number; calls: number; idleCpuMsPerS: number }> {
+  const farm = await PortalFarm.start(1, { rateLimit: false })
+  const [emulator] = farm.emulators
+  const progress: Array<{ ok: number; failed: number }> = []
+  const input: LoadWorkerInput = {
+    store: { kind: 'memory', pairs: [emulator!.issueAuthParams()] },
+    secret: farm.secret,
+    memberIds: [emulator!.memberId],
+    warmUpIds: new Array<string>(warmUpCalls).fill(emulator!.memberId),
+    callsPerInterval: options.portals,
+    intervalMs: options.intervalMs,
+    durationMs: options.durationS * 1000,
+    restrictionParams: UNPACED,
+  }
+  const workers = startWorkers(1, input, progress)
+  try {
+    await answers(workers, 'ready')
+    workers[0]!.send({ type: 'warm-up' })
+    await answers(workers, 'warmed')
+    const [report] = await callsPhase('baseline, 1 portal on MemoryStore', workers, progress, options)
+    const calls = sumCalls([report!])
+    if (calls.failed > 0)
+      throw new Error(`baseline: ${calls.failed} calls failed (${JSON.stringify(report!.failed)})`)
+    workers[0]!.send({ type: 'memory' })
+    const idle = await answers(workers, 'memory')
+    return { cpuPerCallMs: calls.cpuUs / 1000 / calls.ok, calls: calls.ok, idleCpuMsPerS: idleCpu(idle) }
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop({ type: 'exit' })))
+    await farm.close()
+  }
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2)
+  if (argv.includes('--help')) {
+    console.log(LOAD_USAGE)
+    return 0
+  }
+  let options: LoadOptions
+  try {
+    options = loadOptions(process.env, argv)
+  } catch (error) {
+    if (!(error instanceof LoadOptionError)) throw error
+    log(`load:fleet: ${error.message}\n${LOAD_USAGE}`)
+    return 2
+  }
+  if (!redisInstalled) {
+    log('load:fleet: redis-server not found on the PATH (apt-get install redis-server)')
+    return 1
+  }
+  log(
+    `load:fleet: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${Math.round(options.expiring * 100)} % expiring`,
+  )
+  const redis = await startRedisServer()
+  let fleet: Awaited<ReturnType<typeof fleetRun>>
+  try {
+    fleet = await fleetRun(options, redis)
+  } finally {
+    await redis.stop()
+  }
+  const baseline = await baselineRun(options, options.portals - fleet.expiringPortals)
+  const report = loadReport({
+    ...fleet,
+    options,
+    baselineCpuPerCallMs: baseline.cpuPerCallMs,
+    baselineCalls: baseline.calls,
+    baselineIdleCpuMsPerS: baseline.idleCpuMsPerS,
+  })
+  console.log(
+    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring\n`,
+  )
+  console.log(formatTable(report.rows))
+  if (!report.checksHeld) return 1
+  return options.strict && !report.barsMet ? 1 : 0
+}
+
+runMain(main)

@@ -1,0 +1,171 @@
+/** The options of `npm run load:fleet`: environment variables, overridden by flags, checked with errors naming them. */
+
+/** What one run of the load test does. */
+export interface LoadOptions {
+  /** Portals installed, each with its own emulated portal. */
+  portals: number
+  /** Worker processes, each calling every portal. */
+  processes: number
+  /** Each process calls each portal once per this many ms. */
+  intervalMs: number
+  /** Length of the measured calls phase, s. */
+  durationS: number
+  /** Share of the portals whose pair falls due during the run, 0 to 1. */
+  expiring: number
+  /** `LOAD_QUICK=1`: fewer portals and a shorter run by default. */
+  quick: boolean
+  /** `LOAD_STRICT=1`: a missed bar exits 1 as well. */
+  strict: boolean
+}
+
+/** One numeric option: its environment variable, its flag, its bounds and defaults. */
+interface NumericOption {
+  key: 'portals' | 'processes' | 'intervalMs' | 'durationS' | 'expiring'
+  env: string
+  flag: string
+  min: number
+  max: number
+  integer: boolean
+  fallback: number
+  /** The default under `LOAD_QUICK=1`, when it differs. */
+  quick?: number
+}
+
+const NUMERIC: readonly NumericOption[] = [
+  {
+    key: 'portals',
+    env: 'LOAD_PORTALS',
+    flag: '--portals',
+    min: 1,
+    max: 20_000,
+    integer: true,
+    fallback: 1000,
+    quick: 50,
+  },
+  {
+    key: 'processes',
+    env: 'LOAD_PROCESSES',
+    flag: '--processes',
+    min: 1,
+    max: 64,
+    integer: true,
+    fallback: 4,
+  },
+  {
+    key: 'intervalMs',
+    env: 'LOAD_INTERVAL_MS',
+    flag: '--interval',
+    min: 10,
+    max: 600_000,
+    integer: true,
+    fallback: 2000,
+  },
+  {
+    key: 'durationS',
+    env: 'LOAD_DURATION_S',
+    flag: '--duration',
+    min: 1,
+    max: 3600,
+    integer: true,
+    fallback: 30,
+    quick: 10,
+  },
+  {
+    key: 'expiring',
+    env: 'LOAD_EXPIRING',
+    flag: '--expiring',
+    min: 0,
+    max: 1,
+    integer: false,
+    fallback: 0.1,
+  },
+]
+
+const SWITCHES = [
+  { key: 'quick', env: 'LOAD_QUICK', flag: '--quick' },
+  { key: 'strict', env: 'LOAD_STRICT', flag: '--strict' },
+] as const
+
+/** A bad option: the message names the environment variable and the flag. */
+export class LoadOptionError extends Error {
+  override readonly name = 'LoadOptionError'
+}
+
+/** The options' help text, printed with `--help`. */
+export const LOAD_USAGE = [
+  'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --quick --strict]',
+  ...NUMERIC.map(
+    (option) =>
+      `  ${option.flag.padEnd(12)} ${option.env.padEnd(17)} default ${option.fallback}` +
+      (option.quick === undefined ? '' : ` (${option.quick} with LOAD_QUICK=1)`),
+  ),
+  '  --quick      LOAD_QUICK=1      50 portals for 10 s unless given',
+  '  --strict     LOAD_STRICT=1     exit 1 when a bar is missed',
+].join('\n')
+
+function parseFlags(argv: readonly string[]): Map<string, string> {
+  const flags = new Map<string, string>()
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!
+    const [flag, inline] = arg.split('=', 2) as [string, string | undefined]
+    const known =
+      NUMERIC.some((option) => option.flag === flag) || SWITCHES.some((option) => option.flag === flag)
+    if (!known)
+      throw new LoadOptionError(
+        `unknown option ${flag} (known: ${[...NUMERIC, ...SWITCHES].map((option) => option.flag).join(', ')})`,
+      )
+    if (SWITCHES.some((option) => option.flag === flag)) {
+      flags.set(flag, inline ?? '1')
+    } else if (inline !== undefined) {
+      flags.set(flag, inline)
+    } else {
+      const value = argv[index + 1]
+      if (value === undefined) throw new LoadOptionError(`${flag} needs a value`)
+      flags.set(flag, value)
+      index += 1
+    }
+  }
+  return flags
+}
+
+function switchOn(name: string, raw: string): boolean {
+  if (raw === '1' || raw === 'true') return true
+  if (raw === '0' || raw === 'false' || raw === '') return false
+  throw new LoadOptionError(`${name} must be 1 or 0, got '${raw}'`)
+}
+
+function numeric(option: NumericOption, raw: string, source: string): number {
+  const value = raw.trim() === '' ? Number.NaN : Number(raw)
+  const kind = option.integer ? 'an integer' : 'a number'
+  if (
+    !Number.isFinite(value) ||
+    (option.integer && !Number.isInteger(value)) ||
+    value < option.min ||
+    value > option.max
+  )
+    throw new LoadOptionError(`${source} must be ${kind} from ${option.min} to ${option.max}, got '${raw}'`)
+  return value
+}
+
+/** Reads the options from `env` and `argv` (flags win over the environment); throws {@link LoadOptionError}. */
+export function loadOptions(env: NodeJS.ProcessEnv, argv: readonly string[]): LoadOptions {
+  const flags = parseFlags(argv)
+  const switches = Object.fromEntries(
+    SWITCHES.map((option) => {
+      const flag = flags.get(option.flag)
+      if (flag !== undefined) return [option.key, switchOn(option.flag, flag)]
+      const raw = env[option.env]
+      return [option.key, raw === undefined ? false : switchOn(option.env, raw)]
+    }),
+  ) as Record<(typeof SWITCHES)[number]['key'], boolean>
+  const values = Object.fromEntries(
+    NUMERIC.map((option) => {
+      const flag = flags.get(option.flag)
+      if (flag !== undefined) return [option.key, numeric(option, flag, option.flag)]
+      const raw = env[option.env]
+      if (raw !== undefined) return [option.key, numeric(option, raw, option.env)]
+      return [option.key, switches.quick ? (option.quick ?? option.fallback) : option.fallback]
+    }),
+  ) as Record<NumericOption['key'], number>
+  return { ...values, ...switches } as LoadOptions
+}

@@ -1,0 +1,60 @@
+/** What `npm run load:fleet` and its worker processes say to each other over IPC. */
+import type { PortalOAuthParams, PortalOAuthSecret, RestrictionParamsInput } from '../../src/index.js'
+import type { LatencyCounts } from './latency-histogram.js'
+
+/** The store of a worker: its own ioredis client on the shared server, or a `MemoryStore` seeded with one pair. */
+export type LoadWorkerStore =
+  | { kind: 'redis'; host: string; port: number }
+  | { kind: 'memory'; pairs: PortalOAuthParams[] }
+
+/** What the load test hands a worker process (as JSON in `argv[2]`). */
+export interface LoadWorkerInput {
+  store: LoadWorkerStore
+  secret: PortalOAuthSecret
+  /** Every portal the worker calls, in schedule order. */
+  memberIds: string[]
+  /** The portals of the warm-up round: one call each, not measured. */
+  warmUpIds: string[]
+  /**
+   * Turns per interval, each a call on the next portal (`memberIds.length`: one call per portal); a turn whose
+   * previous call still runs is skipped.
+   */
+  callsPerInterval: number
+  intervalMs: number
+  durationMs: number
+  /** Restriction params of the fleet's clients; the defaults when absent. */
+  restrictionParams?: RestrictionParamsInput
+}
+
+/** A worker's process memory, after a full GC. */
+export interface WorkerMemory {
+  rss: number
+  heapUsed: number
+}
+
+/** How the measured calls of one worker went. */
+export interface WorkerCalls {
+  ok: number
+  /** Failed calls by error code. */
+  failed: Record<string, number>
+  latencies: LatencyCounts
+  /** User + system CPU of the process over the calls phase, us. */
+  cpuUs: number
+  /** Wall time of the calls phase, from the order to go to the last call settled, ms. */
+  elapsedMs: number
+  /** Turns skipped because the previous call of the same turn (the same portal, in a fleet) was still running. */
+  skipped: number
+  /** Commands the process sent to Redis over the calls phase. */
+  redisCommands: number
+}
+
+/** Orders to a worker: warm up, run the calls phase, idle and measure (CPU while idle, then memory), exit. */
+export type ToLoadWorker = { type: 'warm-up' } | { type: 'go' } | { type: 'memory' } | { type: 'exit' }
+
+/** A worker's answers; `progress` comes every second during the calls phase. */
+export type FromLoadWorker =
+  | { type: 'ready'; memory: WorkerMemory }
+  | { type: 'warmed'; ok: number; failed: Record<string, number> }
+  | { type: 'progress'; ok: number; failed: number }
+  | ({ type: 'done' } & WorkerCalls)
+  | { type: 'memory'; memory: WorkerMemory; held: number; idleCpuUs: number; idleMs: number }

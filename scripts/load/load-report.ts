@@ -1,0 +1,202 @@
+/** The table `npm run load:fleet` prints, its two bars, and the checks that fail a run whatever the bars say. */
+import { bytes, fixed } from '../../bench/lib/stats.js'
+import type { LoadOptions } from './load-options.js'
+
+/** Client CPU per call of the fleet at most this many times that of one portal on a `MemoryStore`. */
+export const MAX_CPU_RATIO = 1.3
+/** Redis commands the clients send per call, at most. */
+export const MAX_REDIS_COMMANDS_PER_CALL = 1.0
+
+/** Everything one run measured. */
+export interface LoadResult {
+  options: LoadOptions
+  /** Measured calls over every process. */
+  ok: number
+  failed: number
+  /** Failed calls by error code. */
+  failedCodes: Record<string, number>
+  /** Calls per second started and settled over the calls phase, and the rate asked for. */
+  callsPerS: number
+  targetCallsPerS: number
+  /** Turns skipped because the portal's previous call in that process still ran (the processes fell behind). */
+  skippedCalls: number
+  /** Calls of the warm-up round that failed (not measured, but a failure all the same). */
+  warmUpFailed: number
+  expiringPortals: number
+  /** Refresh requests the expiring portals received, and the other portals. */
+  refreshesOfExpiring: number
+  refreshesOfOthers: number
+  /** Requests the portals answered with an error, by code. */
+  rejected: Record<string, number>
+  /** Client CPU per call, ms: the fleet's processes, and one portal on a `MemoryStore`. */
+  cpuPerCallMs: number
+  baselineCpuPerCallMs: number
+  baselineCalls: number
+  /** Worker memory per held portal, bytes (after the run minus before any portal was held, after GC). */
+  rssPerPortal: number
+  heapPerPortal: number
+  portalsHeld: number
+  /** CPU of a worker idling after the calls (sockets closed), holding its portals, and of the baseline's, ms per s. */
+  idleCpuMsPerS: number
+  baselineIdleCpuMsPerS: number
+  p50Ms: number
+  p99Ms: number
+  /** Commands the clients sent to Redis per call. */
+  redisSentPerCall: number
+  /** Commands Redis ran per call (inner commands of scripts included), total and the biggest by name. */
+  redisRunPerCall: number
+  redisRunByName: Array<[string, number]>
+  redisCpuPerCallMs: number
+  /** `MEMORY USAGE` of a portal's keys, averaged over `sampledPortals`; `used_memory` growth per portal. */
+  redisBytesPerPortal: number
+  sampledPortals: number
+  redisUsedMemoryPerPortal: number
+  /** CPU other processes of the machine used during the calls phase, cores, of `cores`. */
+  otherCores: number
+  cores: number
+}
+
+/** One row of the table. */
+export interface LoadRow {
+  figure: string
+  measured: string
+  bar: string
+  /** `MET`/`MISSED` for a bar, `ok`/`WRONG` for a check, empty for a figure. */
+  verdict: string
+}
+
+/** The printed table, and whether the checks held and the bars were met. */
+export interface LoadReport {
+  rows: LoadRow[]
+  checksHeld: boolean
+  barsMet: boolean
+}
+
+const count = (value: number): string => Math.round(value).toLocaleString('en-US')
+
+function codes(record: Record<string, number>): string {
+  const entries = Object.entries(record).sort((a, b) => b[1] - a[1])
+  return entries.length === 0 ? 'none' : entries.map(([code, calls]) => `${code} ${count(calls)}`).join(', ')
+}
+
+/** The rows of a run, with its checks (no failed call, one refresh per expired portal) and bars. */
+export function loadReport(result: LoadResult): LoadReport {
+  const { options } = result
+  const ratio = result.cpuPerCallMs / result.baselineCpuPerCallMs
+  const cpuMet = ratio <= MAX_CPU_RATIO
+  const redisMet = result.redisSentPerCall <= MAX_REDIS_COMMANDS_PER_CALL
+  const perExpired =
+    result.expiringPortals === 0 ? Number.NaN : result.refreshesOfExpiring / result.expiringPortals
+  const callsHeld = result.ok > 0 && result.failed === 0 && result.warmUpFailed === 0
+  const refreshesHeld = result.refreshesOfOthers === 0 && (result.expiringPortals === 0 || perExpired === 1)
+  const fleet = `${count(options.portals)} portals x ${options.processes} processes`
+  const rows: LoadRow[] = [
+    {
+      figure: 'calls ok / failed',
+      measured:
+        `${count(result.ok)} / ${count(result.failed)}` +
+        (result.warmUpFailed > 0 ? ` (${count(result.warmUpFailed)} failed in the warm-up)` : ''),
+      bar: '0 failed',
+      verdict: callsHeld ? 'ok' : 'WRONG',
+    },
+    { figure: 'failed calls by error code', measured: codes(result.failedCodes), bar: '', verdict: '' },
+    {
+      figure: 'calls per second',
+      measured:
+        `${count(result.callsPerS)} (asked ${count(result.targetCallsPerS)})` +
+        (result.skippedCalls > 0
+          ? `; ${count(result.skippedCalls)} turns skipped, the portal's previous call still running`
+          : ''),
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: 'refresh requests per expired portal',
+      measured:
+        result.expiringPortals === 0
+          ? 'no portal expired (--expiring 0)'
+          : `${fixed(perExpired, 2)} (${count(result.refreshesOfExpiring)} for ${count(result.expiringPortals)} portals; ${count(result.refreshesOfOthers)} for the others)`,
+      bar: 'exactly 1, 0 for the others',
+      verdict: refreshesHeld ? 'ok' : 'WRONG',
+    },
+    { figure: 'requests the portals rejected', measured: codes(result.rejected), bar: '', verdict: '' },
+    {
+      figure: `client CPU per call, ${fleet} on RedisStore`,
+      measured: `${fixed(result.cpuPerCallMs, 3)} ms`,
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: 'client CPU per call, 1 portal on MemoryStore in 1 process, same calls per second',
+      measured: `${fixed(result.baselineCpuPerCallMs, 3)} ms (${count(result.baselineCalls)} calls)`,
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: 'CPU per call, fleet / single portal on MemoryStore',
+      measured: `${fixed(ratio, 2)}x`,
+      bar: `<= ${MAX_CPU_RATIO}x`,
+      verdict: cpuMet ? 'MET' : 'MISSED',
+    },
+    {
+      figure: 'worker RSS per held portal',
+      measured: `${bytes(result.rssPerPortal)} (${count(result.portalsHeld)} portals held per process)`,
+      bar: '',
+      verdict: '',
+    },
+    { figure: 'worker heap per held portal', measured: bytes(result.heapPerPortal), bar: '', verdict: '' },
+    {
+      figure: 'worker CPU while idle, holding its portals',
+      measured: `${fixed(result.idleCpuMsPerS, 1)} ms/s (${fixed(result.baselineIdleCpuMsPerS, 1)} ms/s holding 1 portal)`,
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: 'call latency p50 / p99',
+      measured: `${fixed(result.p50Ms, 1)} / ${fixed(result.p99Ms, 1)} ms`,
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: 'Redis commands sent per call',
+      measured: fixed(result.redisSentPerCall, 2),
+      bar: `<= ${fixed(MAX_REDIS_COMMANDS_PER_CALL, 1)}`,
+      verdict: redisMet ? 'MET' : 'MISSED',
+    },
+    {
+      figure: 'Redis commands run per call, scripts inner commands included',
+      measured: `${fixed(result.redisRunPerCall, 2)} (${result.redisRunByName
+        .slice(0, 6)
+        .map(([name, calls]) => `${name} ${fixed(calls, 2)}`)
+        .join(', ')})`,
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: 'Redis CPU per call',
+      measured: `${fixed(result.redisCpuPerCallMs, 3)} ms`,
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: 'Redis bytes per portal',
+      measured: `${count(result.redisBytesPerPortal)} B (MEMORY USAGE, ${result.sampledPortals} portals); ${count(result.redisUsedMemoryPerPortal)} B (used_memory growth)`,
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: 'other work on the machine during the calls',
+      measured: `${fixed(result.otherCores, 2)} of ${result.cores} cores`,
+      bar: '',
+      verdict: '',
+    },
+  ]
+  return { rows, checksHeld: callsHeld && refreshesHeld, barsMet: cpuMet && redisMet }
+}
+
+/** The rows as a Markdown table. */
+export function formatTable(rows: readonly LoadRow[]): string {
+  const lines = ['| figure | measured | bar | |', '| --- | --- | --- | --- |']
+  for (const row of rows) lines.push(`| ${row.figure} | ${row.measured} | ${row.bar} | ${row.verdict} |`)
+  return lines.join('\n')
+}

@@ -1,0 +1,193 @@
+/**
+ * One application process of `npm run load:fleet` (run with `node --expose-gc --import tsx`): a `PortalFleet` over
+ * one `RedisStore` on one ioredis client (or a `MemoryStore`, for the single-portal baseline). Driven over IPC (see
+ * load-protocol.ts): a warm-up round of one call per portal, then the calls phase, each call taking the portal's
+ * client with `fleet.get(memberId)`, v2 and v3 calls alternating.
+ */
+import { Redis } from 'ioredis'
+import { createNullLogger, MemoryStore, PortalFleet, type TokenStore } from '../../src/index.js'
+import { RedisStore } from '../../src/redis.js'
+import { runSchedule } from './call-schedule.js'
+import { emptyLatencies, recordLatency } from './latency-histogram.js'
+import type { FromLoadWorker, LoadWorkerInput, ToLoadWorker, WorkerMemory } from './load-protocol.js'
+
+/** Warm-up calls in flight at once. */
+const WARM_UP_CONCURRENCY = 50
+/**
+ * After the calls the process waits `SETTLE_MS` (the connections' keep-alive of 4 s ends, their sockets close), then
+ * idles `IDLE_MS` more holding its portals: what holding them costs without a call.
+ */
+const SETTLE_MS = 5000
+const IDLE_MS = 2000
+
+/**
+ * Commands this process sends to Redis, over every connection (the store's client and its subscriber): counted
+ * where ioredis sends them, because the server's own counts take in the commands run inside scripts.
+ */
+let redisCommands = 0
+const sendCommand = Redis.prototype.sendCommand
+Redis.prototype.sendCommand = function countedSendCommand(
+  this: Redis,
+  ...args: Parameters<Redis['sendCommand']>
+) {
+  redisCommands += 1
+  return sendCommand.apply(this, args)
+}
+
+// A rejection nobody awaits is a finding of the run: say what it was before the process ends.
+process.on('unhandledRejection', (reason) => {
+  console.error('load-worker: unhandled rejection', reason)
+  process.exit(1)
+})
+
+const input = JSON.parse(process.argv[2] ?? '{}') as LoadWorkerInput
+const collect = (globalThis as { gc?: () => void }).gc
+if (!collect) throw new Error('load-worker: run with node --expose-gc')
+
+function send(message: FromLoadWorker): void {
+  process.send?.(message)
+}
+
+function memory(): WorkerMemory {
+  collect!()
+  collect!()
+  const { rss, heapUsed } = process.memoryUsage()
+  return { rss, heapUsed }
+}
+
+async function openStore(): Promise<{ store: TokenStore; close: () => Promise<void> }> {
+  if (input.store.kind === 'memory') {
+    const store = new MemoryStore()
+    for (const pair of input.store.pairs) await store.replace(pair)
+    return { store, close: () => store.close() }
+  }
+  const client = new Redis(input.store.port, input.store.host)
+  const store = new RedisStore(client)
+  return {
+    store,
+    close: async () => {
+      await store.close()
+      client.disconnect()
+    },
+  }
+}
+
+/** The portals called so far: the fleet holds each (its idle timeout is far longer than a run). */
+const touched = new Set<string>()
+
+/** One call on the portal: its client from the fleet, then a v2 or a v3 call; the error code when it failed. */
+async function callOnce(fleet: PortalFleet, memberId: string, index: number): Promise<string | null> {
+  touched.add(memberId)
+  try {
+    const portal = await fleet.get(memberId)
+    const result =
+      index % 2 === 0
+        ? await portal.actions.v2.call.make({ method: 'crm.item.get', params: { id: 1 } })
+        : await portal.actions.v3.call.make({ method: 'tasks.task.get', params: { id: 1 } })
+    if (result.isSuccess) return null
+    return String((result.getErrors()[0] as { code?: unknown } | undefined)?.code ?? 'unknown')
+  } catch (error) {
+    return String((error as { code?: unknown }).code ?? (error as Error).name)
+  }
+}
+
+function countFailure(failed: Record<string, number>, code: string): void {
+  failed[code] = (failed[code] ?? 0) + 1
+}
+
+async function warmUp(fleet: PortalFleet): Promise<FromLoadWorker> {
+  let ok = 0
+  const failed: Record<string, number> = {}
+  let next = 0
+  const lane = async (): Promise<void> => {
+    while (next < input.warmUpIds.length) {
+      const index = next
+      next += 1
+      const code = await callOnce(fleet, input.warmUpIds[index]!, index)
+      if (code === null) ok += 1
+      else countFailure(failed, code)
+    }
+  }
+  await Promise.all(Array.from({ length: WARM_UP_CONCURRENCY }, lane))
+  return { type: 'warmed', ok, failed }
+}
+
+async function callsPhase(fleet: PortalFleet): Promise<FromLoadWorker> {
+  let ok = 0
+  let failedCount = 0
+  const failed: Record<string, number> = {}
+  const latencies = emptyLatencies()
+  /** The turns (portals, for a fleet) whose call is in flight, and the turns skipped because it still was. */
+  const running = new Set<number>()
+  let skipped = 0
+  const progress = setInterval(() => send({ type: 'progress', ok, failed: failedCount }), 1000)
+  const cpu = process.cpuUsage()
+  const commandsBefore = redisCommands
+  const started = performance.now()
+  await runSchedule({
+    callsPerInterval: input.callsPerInterval,
+    intervalMs: input.intervalMs,
+    durationMs: input.durationMs,
+    call: async (index) => {
+      // A process that cannot keep up skips a portal's turn rather than piling up calls behind it.
+      const lane = index % input.callsPerInterval
+      if (running.has(lane)) {
+        skipped += 1
+        return
+      }
+      running.add(lane)
+      const callStarted = performance.now()
+      const code = await callOnce(fleet, input.memberIds[index % input.memberIds.length]!, index)
+      recordLatency(latencies, performance.now() - callStarted)
+      running.delete(lane)
+      if (code === null) ok += 1
+      else {
+        failedCount += 1
+        countFailure(failed, code)
+      }
+    },
+  })
+  const elapsedMs = performance.now() - started
+  const used = process.cpuUsage(cpu)
+  clearInterval(progress)
+  return {
+    type: 'done',
+    ok,
+    failed,
+    latencies,
+    cpuUs: used.user + used.system,
+    elapsedMs,
+    skipped,
+    redisCommands: redisCommands - commandsBefore,
+  }
+}
+
+async function idleThenMemory(): Promise<FromLoadWorker> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
+  const used = process.cpuUsage(cpu)
+  const idleMs = performance.now() - started
+  return { type: 'memory', memory: memory(), held: touched.size, idleCpuUs: used.user + used.system, idleMs }
+}
+
+const { store, close } = await openStore()
+const fleet = new PortalFleet({
+  oAuthSecret: input.secret,
+  store,
+  logger: createNullLogger(),
+  ...(input.restrictionParams ? { restrictionParams: input.restrictionParams } : {}),
+})
+
+process.on('message', async (message: ToLoadWorker) => {
+  if (message.type === 'warm-up') send(await warmUp(fleet))
+  else if (message.type === 'go') send(await callsPhase(fleet))
+  else if (message.type === 'memory') send(await idleThenMemory())
+  else {
+    await fleet.destroy()
+    await close()
+    process.exit(0)
+  }
+})
+send({ type: 'ready', memory: memory() })

@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { expect, it } from 'vitest'
+import { redisInstalled } from '../../scripts/dev/redis-server.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** Runs `npm run load:fleet`'s script with `env` added, and collects what it printed. */
+function runLoad(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/load/load-fleet.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk
+    })
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+/** The table's rows by figure: `[measured, bar, verdict]`. */
+function tableRows(stdout: string): Map<string, [string, string, string]> {
+  const rows = new Map<string, [string, string, string]>()
+  for (const line of stdout.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim())
+    if (cells.length !== 6 || cells[1] === 'figure' || cells[1] === '---') continue
+    rows.set(cells[1]!, [cells[2]!, cells[3]!, cells[4]!])
+  }
+  return rows
+}
+
+const number = (text: string | undefined): number => Number((text ?? '').replaceAll(',', ''))
+
+it.skipIf(!redisInstalled)(
+  'LOAD_QUICK=1 with 20 portals x 2 processes for 4 s: every call succeeds, each expired portal is refreshed once, every figure is printed',
+  async () => {
+    const run = await runLoad({
+      LOAD_QUICK: '1',
+      LOAD_PORTALS: '20',
+      LOAD_PROCESSES: '2',
+      LOAD_DURATION_S: '4',
+      LOAD_EXPIRING: '0.2',
+    })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toMatch(/^fleet: \d+ of 4 s, \d+ calls ok, 0 failed$/m)
+    expect(run.stdout).toContain(
+      'fleet load: 20 portals x 2 processes, a call per portal every 2000 ms for 4 s, 4 portals expiring',
+    )
+    const rows = tableRows(run.stdout)
+    expect([...rows.keys()]).toEqual([
+      'calls ok / failed',
+      'failed calls by error code',
+      'calls per second',
+      'refresh requests per expired portal',
+      'requests the portals rejected',
+      'client CPU per call, 20 portals x 2 processes on RedisStore',
+      'client CPU per call, 1 portal on MemoryStore in 1 process, same calls per second',
+      'CPU per call, fleet / single portal on MemoryStore',
+      'worker RSS per held portal',
+      'worker heap per held portal',
+      'worker CPU while idle, holding its portals',
+      'call latency p50 / p99',
+      'Redis commands sent per call',
+      'Redis commands run per call, scripts inner commands included',
+      'Redis CPU per call',
+      'Redis bytes per portal',
+      'other work on the machine during the calls',
+    ])
+    const [ok, failed] = rows.get('calls ok / failed')![0].split(' / ').map(number)
+    expect(ok).toBeGreaterThan(0)
+    expect(failed).toBe(0)
+    expect(rows.get('failed calls by error code')![0]).toBe('none')
+    expect(rows.get('refresh requests per expired portal')).toEqual([
+      '1.00 (4 for 4 portals; 0 for the others)',
+      'exactly 1, 0 for the others',
+      'ok',
+    ])
+    expect(rows.get('worker RSS per held portal')![0]).toMatch(/\(20 portals held per process\)$/)
+    expect(rows.get('client CPU per call, 20 portals x 2 processes on RedisStore')![0]).toMatch(
+      /^\d+\.\d{3} ms$/,
+    )
+    const [ratio, bar, verdict] = rows.get('CPU per call, fleet / single portal on MemoryStore')!
+    expect(bar).toBe('<= 1.3x')
+    expect(verdict).toBe(number(ratio.replace('x', '')) <= 1.3 ? 'MET' : 'MISSED')
+    const [sent, redisBar, redisVerdict] = rows.get('Redis commands sent per call')!
+    expect(number(sent)).toBeGreaterThan(0)
+    expect(redisBar).toBe('<= 1.0')
+    expect(redisVerdict).toBe(number(sent) <= 1 ? 'MET' : 'MISSED')
+    expect(rows.get('worker CPU while idle, holding its portals')![0]).toMatch(
+      /^\d+\.\d ms\/s \(\d+\.\d ms\/s holding 1 portal\)$/,
+    )
+    expect(rows.get('call latency p50 / p99')![0]).toMatch(/^\d+\.\d \/ \d+\.\d ms$/)
+    expect(rows.get('Redis bytes per portal')![0]).toMatch(/^[\d,]+ B \(MEMORY USAGE, 20 portals\)/)
+    expect(number(rows.get('Redis bytes per portal')![0].split(' ')[0])).toBeGreaterThan(0)
+  },
+  120_000,
+)
+
+it('a bad option exits 2 with a message naming it, before starting anything', async () => {
+  const run = await runLoad({}, ['--expiring', '1.5'])
+  expect(run.code).toBe(2)
+  expect(run.stdout).toBe('')
+  expect(run.stderr).toContain("load:fleet: --expiring must be a number from 0 to 1, got '1.5'")
+  const env = await runLoad({ LOAD_PROCESSES: 'four' })
+  expect(env.code).toBe(2)
+  expect(env.stderr).toContain("load:fleet: LOAD_PROCESSES must be an integer from 1 to 64, got 'four'")
+})
