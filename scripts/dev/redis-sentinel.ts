@@ -74,7 +74,8 @@ export async function startRedisSentinel(): Promise<SentinelUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), 'portal-oauth-sentinel-'))
   const children: ChildProcess[] = []
   try {
-    const master = await startServer(dir, ['--dbfilename', 'master.rdb'])
+    // Without the delay Redis 7 waits 5 s before it starts the replica's sync.
+    const master = await startServer(dir, ['--dbfilename', 'master.rdb', '--repl-diskless-sync-delay', '0'])
     children.push(master.child)
     const replica = await startServer(dir, [
       '--dbfilename',

@@ -121,6 +121,7 @@ export class SharedPair {
         const adopted = await this.#adoptNewer(previous, generation)
         if (adopted) return adopted
       }
+      const lockedAt = performance.now()
       const adopted = await this.#adoptNewer(previous, generation)
       if (adopted) return adopted
       // An instance that refreshed this pair before learned that it is dead: the same refusal, nothing sent.
@@ -138,9 +139,8 @@ export class SharedPair {
         throw failure
       }
       // The new pair reaches the store before the lock is released, so the next holder never spends the old one.
-      await store
-        .save(this.#holder.pair())
-        .catch((error: unknown) => this.failed('saving the new pair', error))
+      // Not saved: the lock is kept until its TTL (a failover can lose the save and still take the release).
+      if (!(await this.#saveWhileLocked(this.#holder.pair(), lockedAt))) owner = null
       return output
     } catch (error) {
       if (isRefreshFailure(error)) throw error
@@ -152,6 +152,27 @@ export class SharedPair {
     } finally {
       if (owner)
         await store.unlock(memberId, owner).catch((error: unknown) => this.failed('unlocking', error))
+    }
+  }
+
+  /**
+   * Saves the new pair while the lock is held, asking again while the store fails, for at most half the lock's TTL;
+   * resolves whether it was saved. When it was not, the pair held here goes back into the store at a later call
+   * (see {@link putBackIfOlder}), and the caller keeps the lock until its TTL so that nobody refreshes from the old
+   * pair meanwhile.
+   */
+  async #saveWhileLocked(pair: PortalOAuthParams, lockedAt: number): Promise<boolean> {
+    const until = lockedAt + this.#deps.lockTtlMs / 2
+    for (let failures = 0; ; failures += 1) {
+      try {
+        await this.#deps.store.save(pair)
+        return true
+      } catch (error) {
+        if (failures === 0)
+          this.failed('saving the new pair (asking again; the lock is kept meanwhile)', error)
+        if (performance.now() + LOCK_RETRY_MS >= until) return false
+        await abortableSleep(LOCK_RETRY_MS)
+      }
     }
   }
 

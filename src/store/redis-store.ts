@@ -36,6 +36,13 @@ export interface RedisStoreOptions {
    * documented lifetime (a pair not refreshed for that long is dead anyway). An uninstall's mark lives as long.
    */
   pairTtl?: number
+  /**
+   * Replicas that must hold the refresh lock and a saved pair before the store answers (`WAIT`, at most half of
+   * `commandTimeout`); fewer count as a failure of the store. Replication is asynchronous: without it, a failover
+   * (Sentinel) can promote a replica that never got the lock, and two instances refresh from one pair. Set it to 1 (or
+   * more) with replicas; one server or a Cluster without replicas keeps 0, the default.
+   */
+  replicas?: number
 }
 
 const DEFAULTS = { bucketMargin: DEFAULT_BUCKET_MARGIN_MS, pollInterval: 500, commandTimeout: 5_000 }
@@ -65,6 +72,8 @@ export class RedisStore implements TokenStore {
   readonly #commandTimeout: number
   /** The pair's lifetime as Redis takes it, ms. */
   readonly #pairTtl: string
+  /** Replicas that acknowledge the lock and a saved pair (`WAIT`). */
+  readonly #replicas: number
   readonly #changes: RedisChangeFeed
 
   constructor(client: RedisClient, options: RedisStoreOptions = {}) {
@@ -86,6 +95,10 @@ export class RedisStore implements TokenStore {
             unit: 'ms',
           }),
     )
+    this.#replicas =
+      options.replicas === undefined
+        ? 0
+        : requireIntegerIn('RedisStore: options.replicas', options.replicas, 0, 16)
     this.#announce = connection.sharded ? 'SPUBLISH' : 'PUBLISH'
     this.#changes = new RedisChangeFeed(connection, msOption('pollInterval', options.pollInterval, 1))
   }
@@ -104,6 +117,8 @@ export class RedisStore implements TokenStore {
       [keys.pair, keys.removed],
       [JSON.stringify(params), String(params.expires), this.#pairTtl, ...this.#announceTo(keys)],
     )
+    // Written: replicas acknowledge it before the caller (a refresh) releases the lock.
+    if (held === null || held === false) await this.#replicated('save', keys.pair)
     return parsePair(held) ?? { ...params }
   }
 
@@ -136,7 +151,9 @@ export class RedisStore implements TokenStore {
         'lock',
         this.#connection.send(lock, ['SET', lock, owner, 'PX', String(ttlMs), 'NX']),
       )
-      return done === 'OK' ? owner : null
+      if (done !== 'OK') return null
+      await this.#replicated('lock', lock)
+      return owner
     } catch (error) {
       this.#releaseLate(memberId, owner)
       throw error
@@ -158,6 +175,24 @@ export class RedisStore implements TokenStore {
     const { dead } = this.#keys(memberId)
     const raw = await this.#run('deadReason', this.#connection.send(dead, ['GET', dead]))
     return parseDeadMark(raw, tokenDigest(refreshToken))
+  }
+
+  /**
+   * With `replicas`, waits (`WAIT`) until that many replicas hold this connection's writes, at most half the command
+   * timeout; rejects when fewer did. A failover then promotes a replica that knows the lock and the saved pair.
+   */
+  async #replicated(what: string, key: string): Promise<void> {
+    if (this.#replicas === 0) return
+    // The server's wait ends well before the store's own timeout, so that its answer (how many) is read.
+    const timeout = String(Math.max(1, Math.floor(this.#commandTimeout / 2)))
+    const acknowledged = await this.#run(
+      what,
+      this.#connection.send(key, ['WAIT', String(this.#replicas), timeout]),
+    )
+    if (typeof acknowledged !== 'number' || acknowledged < this.#replicas)
+      throw new StoreError(
+        `RedisStore ${what}: ${String(acknowledged)} of ${this.#replicas} replica(s) acknowledged the write in time`,
+      )
   }
 
   /**

@@ -11,6 +11,10 @@ export interface Backend {
   readonly available: boolean
   /** Whether stores from {@link Opened.store} share a process; the Redis ones each have their own connection. */
   readonly inProcess: boolean
+  /** The Redis client the stores are built on (worker processes build theirs the same way). */
+  readonly client?: ClientKind
+  /** A Redis Cluster. */
+  readonly cluster?: boolean
   open(): Promise<Opened>
 }
 
@@ -28,7 +32,7 @@ export interface Opened {
 }
 
 /** The Redis client a store of a backend is built on. */
-type ClientKind = 'ioredis' | 'node-redis'
+export type ClientKind = 'ioredis' | 'node-redis'
 
 /** A node-redis client or cluster for `redis`, connecting; closed by the returned function. */
 function nodeRedisClient(
@@ -81,6 +85,8 @@ function redisBackend(
     name,
     available: redisInstalled && (kind === 'ioredis' || !ioredisPass),
     inProcess: false,
+    client: kind,
+    cluster,
     async open() {
       const redis = await start()
       const clients: Array<Redis | Cluster> = []

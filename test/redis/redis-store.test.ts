@@ -70,6 +70,15 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
     expect(() => new RedisStore(client, { pairTtl: 59_999 })).toThrow(/options\.pairTtl/)
   })
 
+  it('with replicas, a server that has none refuses the lock and the save, naming them, and keeps no lock', async () => {
+    const store = opened.store({ replicas: 1, commandTimeout: 200 })
+    const held = pair('replicas-none')
+    await expect(store.lock(held.memberId, 60_000)).rejects.toThrow(/0 of 1 replica\(s\) acknowledged/)
+    await expect.poll(() => opened.redis!.cli(['EXISTS', 'portal-oauth:{replicas-none}:lock'])).toBe('0')
+    await expect(store.save(held)).rejects.toThrow(/RedisStore save: 0 of 1 replica/)
+    expect(() => opened.store({ replicas: 17 })).toThrow(/options\.replicas/)
+  })
+
   it('every key expires by itself: the pair after pairTtl (180 days by default), renewed by each save', async () => {
     const ttl = async (key: string): Promise<number> => Number(await opened.redis!.cli(['PTTL', key]))
     const held = pair('ttl-default')
