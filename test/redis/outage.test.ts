@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ParamsFactory, PortalOAuth } from '../../src/index.js'
+import { PortalOAuth } from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
 import {
