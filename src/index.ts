@@ -22,6 +22,14 @@ export { CallListAction, FetchListAction } from './actions/list/list-actions.js'
 export type { ListOptions, TailCursor, TailOptions } from './actions/list/list-options.js'
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
+export type {
+  CatalogueCallOptions,
+  UncheckedCallOptions,
+  V2Method,
+  V3Method,
+} from './catalogue/call-types.js'
+export type { Flag, Id, NoParams, Obj } from './catalogue/doc-types.js'
+export type { V2MethodParams, V3MethodParams } from './catalogue/method-types.generated.js'
 export {
   type CallEndMessage,
   type CallErrorMessage,

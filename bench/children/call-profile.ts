@@ -26,7 +26,11 @@ async function run(calls: number): Promise<void> {
   const worker = async (): Promise<void> => {
     while (started < calls) {
       started += 1
-      const result = await portal.actions.v2.call.make({ method: 'crm.item.get', params: { id: 1 } })
+      const result = await portal.actions.v2.call.make({
+        unchecked: true,
+        method: 'crm.item.get',
+        params: { id: 1 },
+      })
       if (!result.isSuccess) throw new Error(result.getErrorMessages().join('; '))
     }
   }

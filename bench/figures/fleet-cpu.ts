@@ -21,7 +21,11 @@ async function storeVariant(
   return {
     name,
     call: async () => {
-      const result = await portal.actions.v2.call.make({ method: 'crm.item.get', params: { id: 1 } })
+      const result = await portal.actions.v2.call.make({
+        unchecked: true,
+        method: 'crm.item.get',
+        params: { id: 1 },
+      })
       if (!result.isSuccess) throw new Error(`${name}: ${result.getErrorMessages().join('; ')}`)
     },
     close: async () => {

@@ -1,3 +1,4 @@
+import type { V2MethodParams, V3MethodParams } from '../catalogue/method-types.generated.js'
 import type { TypeHttp } from '../http/rest-transport.js'
 import type { TransportSource } from '../http/transport-registry.js'
 import { BatchAction, BatchByChunkAction } from './batch/batch-action.js'
@@ -11,9 +12,9 @@ import { planV3Keyset } from './list/v3-keyset-plan.js'
 import { planV3Tail } from './list/v3-tail-plan.js'
 
 /** The entry points of one REST API version. */
-export interface VersionActions {
-  /** One REST call: `call.make({ method, params, requestId })`. */
-  readonly call: CallAction
+export interface VersionActions<C = Record<string, unknown>> {
+  /** One REST call: `call.make({ method, params, requestId })`, checked against the version's method catalogue. */
+  readonly call: CallAction<C>
   /** Every row of a list method in one `Result`, by the id keyset: `callList.make({ method, params })`. */
   readonly callList: CallListAction<ListOptions>
   /** A list method page by page, as an async generator: `for await (const rows of fetchList.make(...))`. */
@@ -25,10 +26,10 @@ export interface VersionActions {
 }
 
 /** The REST v2 entry points. */
-export type V2Actions = VersionActions
+export type V2Actions = VersionActions<V2MethodParams>
 
 /** The REST v3 entry points: those of v2 plus the keyset `*.tail` methods. */
-export interface V3Actions extends VersionActions {
+export interface V3Actions extends VersionActions<V3MethodParams> {
   /** Every row of a `*.tail` method in one `Result`: `callTail.make({ method, cursor })`. */
   readonly callTail: CallListAction<TailOptions>
   /** A `*.tail` method page by page, as an async generator: `for await (const rows of fetchTail.make(...))`. */
@@ -49,14 +50,14 @@ export function createActions(transports: TransportSource): PortalActions {
   const v3 = (): TypeHttp => transports.get('v3')
   return {
     v2: {
-      call: new CallAction(v2),
+      call: new CallAction<V2MethodParams>(v2),
       callList: new CallListAction(v2, planV2Keyset, 'callList'),
       fetchList: new FetchListAction(v2, planV2Keyset, 'fetchList'),
       batch: new BatchAction(new V2BatchRunner(v2), 'batch'),
       batchByChunk: new BatchByChunkAction(new V2BatchRunner(v2), 'batchByChunk'),
     },
     v3: {
-      call: new CallAction(v3),
+      call: new CallAction<V3MethodParams>(v3),
       callList: new CallListAction(v3, planV3Keyset, 'callList'),
       fetchList: new FetchListAction(v3, planV3Keyset, 'fetchList'),
       callTail: new CallListAction(v3, planV3Tail, 'callTail'),

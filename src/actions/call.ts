@@ -1,9 +1,13 @@
+import type { CatalogueCallOptions, UncheckedCallOptions } from '../catalogue/call-types.js'
 import type { TypeHttp } from '../http/rest-transport.js'
 import type { AjaxResult } from '../results/ajax-result.js'
 import type { CallOptions } from '../types/call.js'
 
-/** `actions.vN.call`: one REST call. */
-export class CallAction {
+/**
+ * `actions.vN.call`: one REST call. `C` is the version's method catalogue (method name to parameter types), so a
+ * method name or parameter the docs do not have fails to compile unless the call says `unchecked: true`.
+ */
+export class CallAction<C = Record<string, unknown>> {
   readonly #transport: () => TypeHttp
 
   constructor(transport: () => TypeHttp) {
@@ -11,11 +15,23 @@ export class CallAction {
   }
 
   /**
+   * Sends a method or parameters the catalogue lacks: `make({ method, params, unchecked: true })`, sent exactly as a
+   * checked call. (Declared first, so that a checked call that fails to compile reports the catalogue's error.)
+   */
+  make<T = unknown>(options: UncheckedCallOptions): Promise<AjaxResult<T>>
+  /**
    * Sends `method` with `params`. Resolves with an {@link AjaxResult}; a REST-level error resolves with
    * `isSuccess: false`. Rejects with an `AjaxError` when a timeout or connection failure survives the retries, and
-   * with a `RefreshTokenError` when the automatic refresh fails.
+   * with a `RefreshTokenError` when the automatic refresh fails. The method must be one the catalogue documents,
+   * with its required parameters; `unchecked: true` calls any other method.
    */
-  make<T = unknown>(options: CallOptions): Promise<AjaxResult<T>> {
-    return this.#transport().call<T>(options)
+  make<T = unknown, M extends keyof C & string = keyof C & string>(
+    options: CatalogueCallOptions<C, M>,
+  ): Promise<AjaxResult<T>>
+  make<T = unknown>(
+    options: UncheckedCallOptions | CatalogueCallOptions<C, keyof C & string>,
+  ): Promise<AjaxResult<T>> {
+    // Both shapes are CallOptions at run time; `unchecked` is not read.
+    return this.#transport().call<T>(options as CallOptions)
   }
 }

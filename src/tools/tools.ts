@@ -1,4 +1,5 @@
 import type { CallAction } from '../actions/call.js'
+import type { V2MethodParams } from '../catalogue/method-types.generated.js'
 import type { LoggerInterface } from '../logger/logger.js'
 
 /** The cheap authenticated call both tools make. */
@@ -11,7 +12,7 @@ export interface ToolOptions {
 }
 
 /** The probe call, with the caller's request id when given. */
-function probe(call: CallAction, options: ToolOptions) {
+function probe(call: CallAction<V2MethodParams>, options: ToolOptions) {
   return call.make({
     method: PROBE_METHOD,
     ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
@@ -20,9 +21,9 @@ function probe(call: CallAction, options: ToolOptions) {
 
 /** `tools.ping`: how long a cheap authenticated call takes. */
 export class PingTool {
-  readonly #call: CallAction
+  readonly #call: CallAction<V2MethodParams>
 
-  constructor(call: CallAction) {
+  constructor(call: CallAction<V2MethodParams>) {
     this.#call = call
   }
 
@@ -44,10 +45,10 @@ export class PingTool {
 
 /** `tools.healthCheck`: whether the portal answers and accepts this client's credentials. */
 export class HealthCheckTool {
-  readonly #call: CallAction
+  readonly #call: CallAction<V2MethodParams>
   readonly #logger: LoggerInterface
 
-  constructor(call: CallAction, logger: LoggerInterface) {
+  constructor(call: CallAction<V2MethodParams>, logger: LoggerInterface) {
     this.#call = call
     this.#logger = logger
   }
@@ -79,6 +80,6 @@ export interface PortalTools {
 }
 
 /** Builds the tools of an instance over its v2 `call` action. */
-export function createTools(call: CallAction, logger: LoggerInterface): PortalTools {
+export function createTools(call: CallAction<V2MethodParams>, logger: LoggerInterface): PortalTools {
   return { ping: new PingTool(call), healthCheck: new HealthCheckTool(call, logger) }
 }

@@ -35,6 +35,7 @@ describe('what is retried', () => {
     rig = await startRig({ client: fastRetries })
     rig.emulator.dropConnections(1, { method: 'tasks.task.add', after: 'body' })
     const v3 = await rig.portal.actions.v3.call.make({
+      unchecked: true,
       method: 'tasks.task.add',
       params: { fields: { title: 'once' } },
       headers: { 'x-trace': 'a', 'idempotency-key': 'task-1' },
@@ -44,6 +45,7 @@ describe('what is retried', () => {
 
     rig.emulator.dropConnections(1, { method: 'tasks.task.add', after: 'body' })
     const otherHeader = rig.portal.actions.v3.call.make({
+      unchecked: true,
       method: 'tasks.task.add',
       params: { fields: { title: 'twice?' } },
       headers: { 'x-trace': 'b' },
@@ -52,6 +54,7 @@ describe('what is retried', () => {
 
     rig.emulator.dropConnections(1, { method: 'crm.item.add', after: 'body' })
     const v2 = rig.portal.actions.v2.call.make({
+      unchecked: true,
       method: 'crm.item.add',
       params: { fields: {} },
       headers: { 'Idempotency-Key': 'item-1' },
@@ -68,9 +71,9 @@ describe('what is retried', () => {
     rig.emulator.defineMethod('app.busy', () => {
       throw new EmulatorRestError('TOO_MANY_REQUESTS', 'Slow down', 429)
     })
-    const overload = await rig.portal.actions.v2.call.make({ method: 'app.overload' })
+    const overload = await rig.portal.actions.v2.call.make({ unchecked: true, method: 'app.overload' })
     expect(overload.getErrors().map((error) => [error.code, error.status])).toEqual([['OVERLOAD_LIMIT', 503]])
-    const busy = await rig.portal.actions.v3.call.make({ method: 'app.busy' })
+    const busy = await rig.portal.actions.v3.call.make({ unchecked: true, method: 'app.busy' })
     expect(busy.getErrors().map((error) => [error.code, error.status])).toEqual([['TOO_MANY_REQUESTS', 429]])
     expect(sent(rig, 'app.overload')).toHaveLength(1)
     expect(sent(rig, 'app.busy')).toHaveLength(1)
@@ -81,7 +84,7 @@ describe('what is retried', () => {
     rig.emulator.defineMethod('app.odd', () => {
       throw new EmulatorRestError('expired_token', 'The access token provided has expired.', 400)
     })
-    const result = await rig.portal.actions.v2.call.make({ method: 'app.odd' })
+    const result = await rig.portal.actions.v2.call.make({ unchecked: true, method: 'app.odd' })
     expect(result.getErrors().map((error) => [error.code, error.status])).toEqual([['expired_token', 400]])
     expect(rig.emulator.log.refreshRequests()).toHaveLength(0)
     expect(sent(rig, 'app.odd')).toHaveLength(1)
@@ -157,7 +160,7 @@ describe('how a call reads', () => {
 
   it('leading slashes of a method name are all dropped', async () => {
     rig = await startRig()
-    const result = await rig.portal.actions.v3.call.make({ method: '//tasks.task.list' })
+    const result = await rig.portal.actions.v3.call.make({ unchecked: true, method: '//tasks.task.list' })
     expect(result.isSuccess).toBe(true)
     expect(rig.emulator.log.restRequests().map((entry) => entry.path)).toEqual(['/rest/api/tasks.task.list'])
   })
@@ -166,7 +169,7 @@ describe('how a call reads', () => {
     rig = await startRig({ client: { httpOptions: { timeout: 150 } } })
     rig.emulator.delayRequests(1_000, 1, { method: 'crm.item.add' })
     const error = await rig.portal.actions.v2.call
-      .make({ method: 'crm.item.add', params: { fields: {} } })
+      .make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
       .catch((thrown: unknown) => thrown)
     expect(error).toBeInstanceOf(AjaxError)
     expect((error as AjaxError).message).toBe('v2 crm.item.add: no answer within 150 ms')
@@ -268,12 +271,12 @@ describe('answers in odd shapes', () => {
       'app.gateway': { status: 502, body: '{"message":"bad gateway"}' },
       'app.empty': { status: 200, body: '' },
     })
-    const gateway = await portal.actions.v2.call.make({ method: 'app.gateway' })
+    const gateway = await portal.actions.v2.call.make({ unchecked: true, method: 'app.gateway' })
     expect(gateway.isSuccess).toBe(false)
     expect(gateway.getErrors().map((error) => [error.code, error.message, error.status])).toEqual([
       ['HTTP_502', 'HTTP_502', 502],
     ])
-    const empty = await portal.actions.v2.call.make({ method: 'app.empty' })
+    const empty = await portal.actions.v2.call.make({ unchecked: true, method: 'app.empty' })
     expect(empty.isSuccess).toBe(true)
     expect(empty.getData()?.result).toBeNull()
   })
@@ -282,7 +285,7 @@ describe('answers in odd shapes', () => {
     const { portal } = await answers({
       'app.half': { status: 200, body: '{"error":"ERROR_CORE","error_description":"half done"}' },
     })
-    const result = await portal.actions.v2.call.make({ method: 'app.half' })
+    const result = await portal.actions.v2.call.make({ unchecked: true, method: 'app.half' })
     expect(result.isSuccess).toBe(false)
     expect(result.getErrors().map((error) => [error.code, error.message])).toEqual([
       ['ERROR_CORE', 'half done'],
@@ -291,7 +294,9 @@ describe('answers in odd shapes', () => {
 
   it('a body that is not JSON is an INVALID_RESPONSE error naming the status', async () => {
     const { portal } = await answers({ 'app.html': { status: 502, body: '<html>Bad Gateway</html>' } })
-    const error = await portal.actions.v2.call.make({ method: 'app.html' }).catch((thrown: unknown) => thrown)
+    const error = await portal.actions.v2.call
+      .make({ unchecked: true, method: 'app.html' })
+      .catch((thrown: unknown) => thrown)
     expect(error).toBeInstanceOf(AjaxError)
     expect(error).toMatchObject({
       code: 'INVALID_RESPONSE',
@@ -316,7 +321,7 @@ describe('answers in odd shapes', () => {
       'app.v3-plain': { status: 400, body: '{"error":{"code":"E","message":"m","validation":"none"}}' },
     })
     const read = async (method: string) =>
-      (await portal.actions.v2.call.make({ method }))
+      (await portal.actions.v2.call.make({ unchecked: true, method }))
         .getErrors()
         .map((error) => [error.code, error.message, error.description])
     expect(await read('app.v2-odd')).toEqual([['ERROR_X', 'ERROR_X', '']])
@@ -334,9 +339,9 @@ describe('answers in odd shapes', () => {
       'app.odd-page': { status: 200, body: '{"result":[1],"next":"50","total":"2","time":"soon"}' },
       'app.bare': { status: 200, body: '[1,2]' },
     })
-    const page = await portal.actions.v2.call.make({ method: 'app.odd-page' })
+    const page = await portal.actions.v2.call.make({ unchecked: true, method: 'app.odd-page' })
     expect(page.getData()).toStrictEqual({ result: [1] })
-    const bare = await portal.actions.v2.call.make({ method: 'app.bare' })
+    const bare = await portal.actions.v2.call.make({ unchecked: true, method: 'app.bare' })
     expect(bare.getData()).toStrictEqual({ result: [1, 2] })
   })
 })

@@ -75,7 +75,7 @@ describe('User-Agent', () => {
     emulator = await startPortalEmulator()
     const hook = PortalHook.fromWebhookUrl(emulator.createWebhook(), { logger: createNullLogger() })
     clients.push(hook)
-    await hook.actions.v3.call.make({ method: 'user.current' })
+    await hook.actions.v3.call.make({ unchecked: true, method: 'user.current' })
     const [entry] = emulator.log.restRequests()
     expect(entry?.headers['user-agent']).toBe(`portal-oauth/${manifest.version}`)
   })

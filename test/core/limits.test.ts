@@ -19,7 +19,7 @@ function burst(rigUnderTest: Rig, count: number, method = 'server.time') {
   return Promise.all(
     Array.from({ length: count }, (_, index) =>
       index % 2 === 0
-        ? rigUnderTest.portal.actions.v2.call.make({ method })
+        ? rigUnderTest.portal.actions.v2.call.make({ unchecked: true, method })
         : rigUnderTest.portal.actions.v3.call.make({ method: 'tasks.task.list' }),
     ),
   )
@@ -424,6 +424,7 @@ describe('operating limit', () => {
     for (let index = 0; index < 4; index += 1) {
       results.push(
         await rig.portal.actions.v2.call.make({
+          unchecked: true,
           method: 'crm.item.add',
           params: { fields: { title: `${index}` } },
         }),
@@ -448,7 +449,11 @@ describe('operating limit', () => {
       },
     })
     for (let index = 0; index < 3; index += 1) {
-      const result = await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+      const result = await rig.portal.actions.v2.call.make({
+        unchecked: true,
+        method: 'crm.item.add',
+        params: { fields: {} },
+      })
       expect(result.isSuccess).toBe(true)
     }
     expect(rig.emulator.log.rejected('OPERATION_TIME_LIMIT')).toHaveLength(1)
@@ -465,6 +470,7 @@ describe('operating limit', () => {
     Promise.all(
       [1, 2, 3].map((index) =>
         rig.portal.actions.v2.call.make({
+          unchecked: true,
           method: 'crm.item.add',
           params: { fields: { title: `${index}` } },
         }),
@@ -479,7 +485,7 @@ describe('operating limit', () => {
       },
       client: heavyAtOnePercent(600_000),
     })
-    await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    await rig.portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
     rig.emulator.log.clear()
     // Each of the next three is held 150 ms by the portal: one at a time, each arrives after the last answer.
     rig.emulator.delayRequests(150, 3, { method: 'crm.item.add' })
@@ -506,7 +512,11 @@ describe('operating limit', () => {
       },
       client: heavyAtOnePercent(300),
     })
-    const first = await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    const first = await rig.portal.actions.v2.call.make({
+      unchecked: true,
+      method: 'crm.item.add',
+      params: { fields: {} },
+    })
     expect(first.getTime()?.operating).toBeGreaterThan(0)
     expect(first.getTime()).not.toHaveProperty('operating_reset_at')
     await sleep(400)
@@ -531,7 +541,8 @@ describe('operating limit', () => {
         },
       },
     })
-    const add = () => rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    const add = () =>
+      rig.portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
     expect((await add()).getTime()?.operating).toBeGreaterThanOrEqual(0.2)
     // 200 ms used is past 0 % of the budget: the next call waits 200 ms x 2, well under maxDelay.
     rig.portal.setRestrictionManagerParams({
@@ -566,7 +577,8 @@ describe('operating limit', () => {
             },
           },
         })
-        const add = () => rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+        const add = () =>
+          rig.portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
         await add()
         waits.length = 0
         // 200 ms used: each next call waits 400 ms, then for its slot.
@@ -599,7 +611,8 @@ describe('operating limit', () => {
         },
       },
     })
-    const add = () => rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    const add = () =>
+      rig.portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
     await add()
     const waiting = expect(add()).rejects.toMatchObject({ code: SdkErrorCode.Destroyed })
     await sleep(50)
@@ -615,9 +628,17 @@ describe('operating limit', () => {
       emulator: { operatingLimit: { windowMs: 600_000, limitMs: 100 }, methodCost: { 'crm.item.add': 200 } },
       client: { restrictionParams: { adaptiveConfig: { maxDelay: 50 }, retryDelay: 10 } },
     })
-    const first = await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    const first = await rig.portal.actions.v2.call.make({
+      unchecked: true,
+      method: 'crm.item.add',
+      params: { fields: {} },
+    })
     expect(first.getTime()?.operating).toBeGreaterThanOrEqual(0.2)
-    const blocked = await rig.portal.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } })
+    const blocked = await rig.portal.actions.v2.call.make({
+      unchecked: true,
+      method: 'crm.item.add',
+      params: { fields: {} },
+    })
     expect(blocked.isSuccess).toBe(false)
     expect(blocked.getStatus()).toBe(429)
     expect(blocked.getErrors()[0]?.code).toBe('OPERATION_TIME_LIMIT')

@@ -145,9 +145,9 @@ describe('logging', () => {
     collect()
     rig.emulator.dropConnections(1, { method: 'crm.item.add' })
     await rig.portal.actions.v2.call
-      .make({ method: 'crm.item.add', params: {} })
+      .make({ unchecked: true, method: 'crm.item.add', params: {} })
       .catch((error: unknown) => errors.push(error))
-    await rig.portal.actions.v2.call.make({ method: 'no.such' })
+    await rig.portal.actions.v2.call.make({ unchecked: true, method: 'no.such' })
     rig.emulator.failOAuth({ error: 'invalid_grant', status: 400 })
     await rig.portal.auth.refreshAuth().catch((error: unknown) => errors.push(error))
     expect(errors).toHaveLength(2)

@@ -14,6 +14,7 @@ describe('REST calls on the wire', () => {
     rig = await startRig()
     const params = rig.portal.auth.getAuthData()
     const result = await rig.portal.actions.v2.call.make<{ ID: string; ADMIN: boolean }>({
+      unchecked: true,
       method: 'profile',
       params: { select: ['ID'] },
       requestId: 'who-am-i',
@@ -49,12 +50,14 @@ describe('REST calls on the wire', () => {
   it('v3: POST JSON to {clientEndpoint}api/{method} with single slashes', async () => {
     rig = await startRig()
     const added = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
+      unchecked: true,
       method: '/tasks.task.add',
       params: { fields: { title: 'Write docs' } },
     })
     expect(added.isSuccess).toBe(true)
     const id = added.getData()?.result.item.id
     const got = await rig.portal.actions.v3.call.make<{ item: { id: number; title: string } }>({
+      unchecked: true,
       method: 'tasks.task.get',
       params: { id },
     })
@@ -67,7 +70,7 @@ describe('REST calls on the wire', () => {
 
   it('a REST-level error does not throw: isSuccess false with the portal messages and codes', async () => {
     rig = await startRig()
-    const missing = await rig.portal.actions.v2.call.make({ method: 'no.such.method' })
+    const missing = await rig.portal.actions.v2.call.make({ unchecked: true, method: 'no.such.method' })
     expect(missing.isSuccess).toBe(false)
     expect(missing.getStatus()).toBe(404)
     expect(missing.getErrorMessages()).toEqual(['Method not found!'])
@@ -75,7 +78,11 @@ describe('REST calls on the wire', () => {
       ['ERROR_METHOD_NOT_FOUND', 404],
     ])
 
-    const invalid = await rig.portal.actions.v3.call.make({ method: 'tasks.task.get', params: {} })
+    const invalid = await rig.portal.actions.v3.call.make({
+      unchecked: true,
+      method: 'tasks.task.get',
+      params: {},
+    })
     expect(invalid.isSuccess).toBe(false)
     expect(invalid.getErrors()[0]?.code).toMatch(/^BITRIX_REST_V3_EXCEPTION_/)
     expect(invalid.getErrorMessages().length).toBeGreaterThan(0)
@@ -91,7 +98,7 @@ describe('REST calls on the wire', () => {
         ],
       })
     })
-    const result = await rig.portal.actions.v3.call.make({ method: 'app.validate' })
+    const result = await rig.portal.actions.v3.call.make({ unchecked: true, method: 'app.validate' })
     expect(result.isSuccess).toBe(false)
     expect(
       result.getErrors().map((error) => [error.code, error.message, error.description, error.status]),
@@ -107,7 +114,7 @@ describe('REST calls on the wire', () => {
     rig.emulator.defineMethod('app.fail', () => {
       throw new EmulatorRestError('ERROR_CORE', '', 400)
     })
-    const result = await rig.portal.actions.v2.call.make({ method: 'app.fail' })
+    const result = await rig.portal.actions.v2.call.make({ unchecked: true, method: 'app.fail' })
     expect(result.getErrors().map((error) => [error.code, error.message, error.description])).toEqual([
       ['ERROR_CORE', 'ERROR_CORE', ''],
     ])
@@ -125,21 +132,22 @@ describe('REST calls on the wire', () => {
 
   it('bad call options fail before any request, naming the field', async () => {
     rig = await startRig()
-    await expect(rig.portal.actions.v2.call.make({ method: '' })).rejects.toThrow(
+    await expect(rig.portal.actions.v2.call.make({ unchecked: true, method: '' })).rejects.toThrow(
       /v2 call: method must be a REST method name/,
     )
-    await expect(rig.portal.actions.v2.call.make({ method: 'crm.item.list?x=1' })).rejects.toThrow(
-      /method must be/,
-    )
+    await expect(
+      rig.portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.list?x=1' }),
+    ).rejects.toThrow(/method must be/)
     await expect(
       rig.portal.actions.v2.call.make({
+        unchecked: true,
         method: 'profile',
         params: [] as unknown as Record<string, unknown>,
       }),
     ).rejects.toThrow(/v2 call: params must be a plain object, got an array/)
-    await expect(rig.portal.actions.v3.call.make({ method: 'profile', timeout: -1 })).rejects.toThrow(
-      /v3 call: timeout/,
-    )
+    await expect(
+      rig.portal.actions.v3.call.make({ unchecked: true, method: 'profile', timeout: -1 }),
+    ).rejects.toThrow(/v3 call: timeout/)
     const refusals: Array<[Promise<unknown>, string]> = [
       [
         rig.portal.actions.v2.call.make(null as never),
@@ -154,7 +162,11 @@ describe('REST calls on the wire', () => {
         'v2 call: signal must be an AbortSignal',
       ],
       [
-        rig.portal.actions.v3.call.make({ method: 'profile', retryOnNetworkError: 'yes' as never }),
+        rig.portal.actions.v3.call.make({
+          unchecked: true,
+          method: 'profile',
+          retryOnNetworkError: 'yes' as never,
+        }),
         'v3 call: retryOnNetworkError must be a boolean, got string',
       ],
       [
@@ -166,10 +178,12 @@ describe('REST calls on the wire', () => {
       await expect(call).rejects.toMatchObject({ code: 'JSSDK_INVALID_ARGUMENT', message })
     }
     await expect(
-      rig.portal.actions.v3.call.make({ method: 'profile', headers: { 'bad name': 'x' } }),
+      rig.portal.actions.v3.call.make({ unchecked: true, method: 'profile', headers: { 'bad name': 'x' } }),
     ).rejects.toThrow(/^v3 call: headers/)
     // A leading slash and blanks around the name are dropped.
-    expect((await rig.portal.actions.v2.call.make({ method: ' /profile ' })).isSuccess).toBe(true)
+    expect((await rig.portal.actions.v2.call.make({ unchecked: true, method: ' /profile ' })).isSuccess).toBe(
+      true,
+    )
     expect(rig.emulator.log.restRequests().map((entry) => entry.path)).toEqual(['/rest/profile'])
     rig.emulator.log.clear()
     expect(rig.emulator.log.restRequests()).toHaveLength(0)
@@ -178,11 +192,13 @@ describe('REST calls on the wire', () => {
   it('per-call headers reach the wire (v3 Idempotency-Key)', async () => {
     rig = await startRig()
     const first = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
+      unchecked: true,
       method: 'tasks.task.add',
       params: { fields: { title: 'Once' } },
       headers: { 'Idempotency-Key': 'create-once-1' },
     })
     const replay = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
+      unchecked: true,
       method: 'tasks.task.add',
       params: { fields: { title: 'Once' } },
       headers: { 'Idempotency-Key': 'create-once-1' },

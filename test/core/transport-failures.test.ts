@@ -23,7 +23,13 @@ describe('timeouts', () => {
     rig = await startRig({ client: fastRetries })
     rig.emulator.delayRequests(1_000, 1, { method: 'crm.item.add' })
     const error = await rig.portal.actions.v2.call
-      .make({ method: 'crm.item.add', params: { fields: { title: 'x' } }, timeout: 150, requestId: 'add-1' })
+      .make({
+        unchecked: true,
+        method: 'crm.item.add',
+        params: { fields: { title: 'x' } },
+        timeout: 150,
+        requestId: 'add-1',
+      })
       .catch((thrown: unknown) => thrown)
     expect(error).toBeInstanceOf(AjaxError)
     expect(error).toBeInstanceOf(SdkError)
@@ -39,6 +45,7 @@ describe('timeouts', () => {
     rig = await startRig({ client: fastRetries })
     rig.emulator.delayRequests(1_000, 1, { method: 'crm.item.add' })
     const result = await rig.portal.actions.v2.call.make({
+      unchecked: true,
       method: 'crm.item.add',
       params: { fields: {} },
       timeout: 150,
@@ -63,7 +70,7 @@ describe('dropped connections', () => {
     rig = await startRig({ client: fastRetries })
     rig.emulator.dropConnections(1, { method: 'crm.item.add', after: 'body' })
     const error = await rig.portal.actions.v2.call
-      .make({ method: 'crm.item.add', params: { fields: {} } })
+      .make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
       .catch((thrown: unknown) => thrown)
     expect(error).toMatchObject({ name: 'AjaxError', code: 'NETWORK_ERROR', attempts: 1 })
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
@@ -73,6 +80,7 @@ describe('dropped connections', () => {
     rig = await startRig({ client: fastRetries })
     rig.emulator.delayRequests(1_000, 1, { method: 'tasks.task.add' })
     const result = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
+      unchecked: true,
       method: 'tasks.task.add',
       params: { fields: { title: 'once' } },
       headers: { 'Idempotency-Key': 'task-once' },
@@ -92,7 +100,7 @@ describe('dropped connections', () => {
       { logger: createNullLogger(), restrictionParams: { retryDelay: 5, maxRetries: 2 } },
     )
     const error = await portal.actions.v2.call
-      .make({ method: 'crm.item.add', params: {} })
+      .make({ unchecked: true, method: 'crm.item.add', params: {} })
       .catch((thrown: unknown) => thrown)
     expect(error).toMatchObject({ name: 'AjaxError', code: 'NETWORK_ERROR', attempts: 3 })
     expect((error as Error).message).toContain('ECONNREFUSED')

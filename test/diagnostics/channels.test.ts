@@ -49,7 +49,7 @@ describe('diagnostics_channel publications', () => {
     rig = await startRig()
     listen()
     await rig.portal.actions.v3.call.make({ method: 'tasks.task.list', requestId: 'req-1' })
-    await rig.portal.actions.v2.call.make({ method: 'no.such.method' })
+    await rig.portal.actions.v2.call.make({ unchecked: true, method: 'no.such.method' })
     const [start, missingStart] = on<CallStartMessage>(DiagnosticsChannel.callStart)
     expect(start).toEqual({
       callId: expect.any(Number),
@@ -84,7 +84,7 @@ describe('diagnostics_channel publications', () => {
     listen()
     rig.emulator.dropConnections(1, { method: 'crm.item.add', after: 'body' })
     await expect(
-      hook.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } }),
+      hook.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } }),
     ).rejects.toThrow()
     const [failure] = on<CallErrorMessage>(DiagnosticsChannel.callError)
     expect(failure).toMatchObject({
@@ -147,7 +147,7 @@ describe('diagnostics_channel publications', () => {
     await rig.portal.actions.v2.call.make({ method: 'profile' })
     rig.emulator.dropConnections(1, { method: 'crm.item.add', after: 'body' })
     await expect(
-      hook.actions.v2.call.make({ method: 'crm.item.add', params: { fields: {} } }),
+      hook.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } }),
     ).rejects.toThrow()
     const text = JSON.stringify(published)
     expect(on(DiagnosticsChannel.refreshError)).toHaveLength(1)

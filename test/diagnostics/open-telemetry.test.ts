@@ -133,7 +133,7 @@ describe('portal-oauth/otel', () => {
   })
 
   it("a portal error: the span's status is ERROR and error.type is the portal's code, on the span and the measurement", async () => {
-    const result = await rig.portal.actions.v2.call.make({ method: 'no.such.method' })
+    const result = await rig.portal.actions.v2.call.make({ unchecked: true, method: 'no.such.method' })
     expect(result.isSuccess).toBe(false)
     const span = onlySpan('POST no.such.method')
     expect(span.attributes['error.type']).toBe('ERROR_METHOD_NOT_FOUND')
@@ -192,7 +192,9 @@ describe('portal-oauth/otel', () => {
     rig.emulator.failOAuth({ error: 'invalid_grant' })
     await rig.portal.auth.refreshAuth().catch(() => undefined)
     // The pair is dead now: the call rejects with the refresh's error.
-    await rig.portal.actions.v2.call.make({ method: 'no.such.method' }).catch(() => undefined)
+    await rig.portal.actions.v2.call
+      .make({ unchecked: true, method: 'no.such.method' })
+      .catch(() => undefined)
     noteSecrets()
     expect(spans.getFinishedSpans().length).toBeGreaterThanOrEqual(3)
     const recorded = await everythingRecorded()

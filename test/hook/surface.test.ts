@@ -19,6 +19,7 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
     const v2 = await rig.hook.actions.v2.call.make<{ ID: string }>({ method: 'user.current' })
     expect(v2.getData()?.result.ID).toBe('1')
     const v3 = await rig.hook.actions.v3.call.make<{ item: { id: number } }>({
+      unchecked: true,
       method: 'tasks.task.add',
       params: { fields: { title: 'From a webhook' } },
     })
@@ -42,7 +43,7 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
     rig.emulator.defineMethod('app.expired', () => {
       throw new EmulatorRestError('expired_token', 'The access token provided has expired.', 401)
     })
-    const result = await rig.hook.actions.v2.call.make({ method: 'app.expired' })
+    const result = await rig.hook.actions.v2.call.make({ unchecked: true, method: 'app.expired' })
     expect(result.isSuccess).toBe(false)
     expect(result.getErrors()[0]).toMatchObject({ code: 'expired_token', status: 401 })
     expect(restPaths(rig)).toEqual([`/rest/1/${rig.secret}/app.expired`])

@@ -29,7 +29,7 @@ describe('a pino logger', () => {
     const log = memoryPino()
     rig.portal.setLogger(log.logger)
     expect(rig.portal.getLogger()).toBe(log.logger)
-    await rig.portal.actions.v2.call.make({ method: 'no.such.method', requestId: 'req-404' })
+    await rig.portal.actions.v2.call.make({ unchecked: true, method: 'no.such.method', requestId: 'req-404' })
     const line = log.lines().find((entry) => entry.requestId === 'req-404')
     expect(line).toMatchObject({
       level: 20,
@@ -97,7 +97,7 @@ describe('a pino logger', () => {
       error: (...args: unknown[]) => void calls.push(args),
     }
     rig = await startRig({ client: { logger: consoleShaped } })
-    await rig.portal.actions.v3.call.make({ method: 'no.such.method', requestId: 'req-c' })
+    await rig.portal.actions.v3.call.make({ unchecked: true, method: 'no.such.method', requestId: 'req-c' })
     expect(
       calls.find((args) => typeof args[0] === 'string' && args[0].startsWith('v3 no.such.method')),
     ).toEqual([

@@ -1,0 +1,41 @@
+/** A parameter as the docs describe it. */
+export interface DocParam {
+  /** Parameter name as sent. */
+  readonly name: string
+  /** The documented type, as written (`string`, `integer[]`, `crm_status`, ...). */
+  readonly docType: string
+  /** Marked with a trailing `*` (or `^*^`). */
+  readonly required: boolean
+  /** Values the description lists for a `char` flag (`Y`, `N`), when it lists only those. */
+  readonly flagValues?: readonly string[]
+  /** The fields of an object (or of each item of an object array) from the page's `{#anchor}` table. */
+  readonly nested?: readonly DocParam[]
+}
+
+/** One method page of the docs. */
+export interface DocMethod {
+  /** REST method name, for example `crm.deal.add`. */
+  readonly name: string
+  /** REST API version: v3 pages are the `*-rest-v3.md` ones. */
+  readonly version: 'v2' | 'v3'
+  /** Scopes from the `> Scope:` line. */
+  readonly scopes: readonly string[]
+  /** Replacement named by the DEPRECATED note ('' when the note names none); undefined when not deprecated. */
+  readonly deprecatedBy?: string
+  /** Whether the method changes data (from the verb at the end of its name). */
+  readonly writes: boolean
+  /** Parameters; an empty list for a page that says the method takes none; null when the page has no table. */
+  readonly params: readonly DocParam[] | null
+  /** Page path inside the docs repository, without `.md`. */
+  readonly page: string
+  /** The H1 title without the method name. */
+  readonly title: string
+}
+
+/** Something the generator could not read. */
+export interface ParseProblem {
+  /** Page path inside the docs repository. */
+  readonly page: string
+  /** What could not be read. */
+  readonly reason: string
+}

@@ -1,0 +1,184 @@
+import { writesData } from './access.js'
+import type { DocMethod, DocParam, ParseProblem } from './doc-model.js'
+import { isDottedName, methodOfPage } from './method-name.js'
+import { blankCode, readTables, type YfmTable } from './yfm-tables.js'
+
+/** What one page gave: its method (if it documents one) and the rows or pages it could not read. */
+export interface PageResult {
+  /** The documented method, or null for a page that documents none. */
+  readonly method: DocMethod | null
+  /** Rows of its parameter tables that could not be read, and why. */
+  readonly problems: readonly ParseProblem[]
+  /** Parameter rows read (top level and nested). */
+  readonly rows: number
+  /** Rows read that name a parameter but give no type. */
+  readonly untypedRows: number
+}
+
+/** Nesting depth followed through `{#anchor}` tables (a table that links back stops there). */
+const MAX_DEPTH = 4
+
+/** Reads one docs page (`page`: path inside the repository, `text`: its Markdown). */
+export function parsePage(page: string, text: string): PageResult {
+  const none: PageResult = { method: null, problems: [], rows: 0, untypedRows: 0 }
+  const h1 = /^# (.+)$/m.exec(text)?.[1]?.trim()
+  const scopeLine = /^> Scope:(.*)$/m.exec(text)?.[1]
+  if (h1 === undefined || scopeLine === undefined) return none
+  const name = methodOfPage(h1, text, page)
+  if (name === null) {
+    // Event pages and the JS SDK's BX24.* pages have parameter tables too, but document no REST method.
+    const notMethod = /\/events\//.test(page) || /\bBX24\./.test(h1)
+    const hasTable = !notMethod && /^## (Method )?Parameters/im.test(text)
+    return hasTable ? { ...none, problems: [{ page, reason: `no method name in "${h1}"` }] } : none
+  }
+  const body = blankCode(text)
+  const problems: ParseProblem[] = []
+  const counter: RowCounter = { rows: 0, untyped: 0 }
+  const params = readParams(page, body, problems, counter)
+  return {
+    method: {
+      name,
+      version: /-rest-v3\.md$/.test(page) ? 'v3' : 'v2',
+      scopes: [...scopeLine.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '').filter(isScopeWord),
+      deprecatedBy: deprecation(text),
+      writes: writesData(name),
+      params,
+      page: page.replace(/\.md$/, ''),
+      title: h1.replace(name, '').replace(/[`:]/g, '').replace(/\s+/g, ' ').trim(),
+    },
+    problems,
+    rows: counter.rows,
+    untypedRows: counter.untyped,
+  }
+}
+
+/** Rows read so far on a page, and how many of them had no type. */
+interface RowCounter {
+  rows: number
+  untyped: number
+}
+
+/** Scope words are identifiers; the docs sometimes add prose (`depending on the placement`). */
+function isScopeWord(word: string): boolean {
+  return /^[a-z][a-z0-9_.]*$/.test(word)
+}
+
+/** The replacement a DEPRECATED note names ('' when it names none), or undefined without such a note. */
+function deprecation(text: string): string | undefined {
+  const note = /\{% note [a-z]+ "DEPRECATED" %\}([\s\S]*?)\{% endnote %\}/i.exec(text)?.[1]
+  if (note === undefined) return undefined
+  for (const link of note.matchAll(/\[`?([^\]`]+)`?\]\(/g)) {
+    const target = (link[1] ?? '').trim()
+    if (isDottedName(target.replace(/\.\*$/, '')) || /^[a-z]+\.[\w.]*\*$/.test(target)) return target
+  }
+  return ''
+}
+
+/**
+ * The parameters: the first table of the `## Method Parameters` section (or, without that heading, a `Name` table
+ * before the first `##` heading). An empty list when the page says the method takes no parameters.
+ */
+function readParams(
+  page: string,
+  body: string,
+  problems: ParseProblem[],
+  counter: RowCounter,
+): DocParam[] | null {
+  const heading = /^## +(Method )?Parameters\b.*$/im.exec(body)
+  const sectionStart = heading ? heading.index : (/^> Scope:/m.exec(body)?.index ?? 0)
+  const nextH2 = body.slice(sectionStart + 3).search(/^## /m)
+  const sectionEnd = nextH2 < 0 ? body.length : sectionStart + 3 + nextH2
+  const section = body.slice(sectionStart, sectionEnd)
+  const table = readTables(section).find((candidate) => candidate.hasHeader)
+  if (table === undefined) {
+    if (
+      /no parameters|without parameters|does not (take|accept|require) (any )?parameters|has no parameters/i.test(
+        section,
+      )
+    )
+      return []
+    if (heading) problems.push({ page, reason: 'a parameters section without a Name table' })
+    return null
+  }
+  const anchors = anchoredTables(body)
+  return readRows(page, table, anchors, problems, counter, 0, new Set())
+}
+
+/** Tables under headings with an `{#anchor}`, by anchor. */
+function anchoredTables(body: string): Map<string, YfmTable> {
+  const tables = new Map<string, YfmTable>()
+  for (const match of body.matchAll(/^#{2,4} .*\{#([\w-]+)\}\s*$/gm)) {
+    const from = (match.index ?? 0) + match[0].length
+    const rest = body.slice(from)
+    const stop = rest.search(/^#{2,4} /m)
+    const table = readTables(stop < 0 ? rest : rest.slice(0, stop)).find((candidate) => candidate.hasHeader)
+    if (table && match[1]) tables.set(match[1], table)
+  }
+  return tables
+}
+
+/** Reads the rows of a parameter table, following object rows into their anchored field tables. */
+function readRows(
+  page: string,
+  table: YfmTable,
+  anchors: Map<string, YfmTable>,
+  problems: ParseProblem[],
+  counter: RowCounter,
+  depth: number,
+  seen: Set<string>,
+): DocParam[] {
+  const params: DocParam[] = []
+  for (const cells of table.rows) {
+    const first = cells[0] ?? ''
+    const param = readRow(first, cells.slice(1).join(' | '))
+    if (param === null) {
+      problems.push({ page, reason: `row not read: ${first.replace(/\s+/g, ' ').slice(0, 80)}` })
+      continue
+    }
+    counter.rows++
+    if (param.docType === '') counter.untyped++
+    const anchor = nestedAnchor(cells.join(' | '))
+    const nestedTable = anchor === undefined || seen.has(anchor) ? undefined : anchors.get(anchor)
+    if (nestedTable && depth < MAX_DEPTH && /object|array|\[\]/.test(param.docType)) {
+      const nested = readRows(
+        page,
+        nestedTable,
+        anchors,
+        problems,
+        counter,
+        depth + 1,
+        new Set([...seen, anchor ?? '']),
+      )
+      params.push(nested.length > 0 ? { ...param, nested } : param)
+    } else {
+      params.push(param)
+    }
+  }
+  return params
+}
+
+/** The `#anchor` a row links to for its fields (the type link first, else a link in the description). */
+function nestedAnchor(row: string): string | undefined {
+  return /\]\(#([\w-]+)\)/.exec(row)?.[1]
+}
+
+/** One row's name cell (`**name***`, `**name**^*^`, `**name^*^**`, then the type) and description. */
+function readRow(nameCell: string, description: string): DocParam | null {
+  const bold = /^\*\*(.+?)\*\*(\^?\*\^?)?/.exec(nameCell) ?? /^`([^`]+)`(\^?\*\^?)?/.exec(nameCell)
+  if (bold === null) return null
+  let name = (bold[1] ?? '').replace(/\\_/g, '_').replace(/`/g, '').trim()
+  let required = bold[2] !== undefined
+  if (/\^\*\^$|\*$/.test(name)) {
+    required = true
+    name = name.replace(/\^\*\^$|\*$/, '').trim()
+  }
+  const afterName = nameCell.slice(bold[0].length)
+  // A row without a type (older pages) still names the parameter; its type stays unknown.
+  const docType = (/\[`([^`]+)`\]/.exec(afterName)?.[1] ?? /`([^`]+)`/.exec(afterName)?.[1] ?? '').trim()
+  if (name === '' || /\s{2,}|^[A-Z][a-z]+ [a-z]/.test(name)) return null
+  const flags = [...new Set([...description.matchAll(/`([A-Z])`/g)].map((match) => match[1] ?? ''))]
+  const isFlag = docType === 'char' && flags.length > 0 && flags.every((flag) => flag === 'Y' || flag === 'N')
+  return isFlag
+    ? { name, docType, required, flagValues: flags.sort().reverse() }
+    : { name, docType, required }
+}

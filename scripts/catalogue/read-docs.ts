@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import type { DocMethod, ParseProblem } from './doc-model.js'
+import { parsePage } from './parse-page.js'
+
+/** Folders of the docs repository that hold REST method pages (the SDK pages document JS functions). */
+const METHOD_ROOTS = ['api-reference', 'settings', 'local-integrations']
+
+/** Every method of a docs checkout, with the pages and rows that could not be read. */
+export interface DocsReading {
+  /** Methods by `version name`, one page each (the first page in path order wins a duplicate). */
+  readonly methods: readonly DocMethod[]
+  /** Pages and rows not read. */
+  readonly problems: readonly ParseProblem[]
+  /** Markdown pages looked at. */
+  readonly pages: number
+  /** Parameter rows read. */
+  readonly rows: number
+  /** Rows read that give no type (typed `unknown`). */
+  readonly untypedRows: number
+  /** Pages documenting a method another page already documents. */
+  readonly duplicates: readonly string[]
+}
+
+/** Reads every Markdown page under the method folders of the checkout at `root`. */
+export function readDocs(root: string): DocsReading {
+  const files = METHOD_ROOTS.flatMap((folder) => markdownUnder(join(root, folder))).sort()
+  const byKey = new Map<string, DocMethod>()
+  const problems: ParseProblem[] = []
+  const duplicates: string[] = []
+  let rows = 0
+  let untypedRows = 0
+  for (const file of files) {
+    const page = relative(root, file).split(sep).join('/')
+    const result = parsePage(page, readFileSync(file, 'utf8'))
+    problems.push(...result.problems)
+    rows += result.rows
+    untypedRows += result.untypedRows
+    if (result.method === null) continue
+    const key = `${result.method.version} ${result.method.name}`
+    if (byKey.has(key)) duplicates.push(page)
+    else byKey.set(key, result.method)
+  }
+  const methods = [...byKey.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return { methods, problems, pages: files.length, rows, untypedRows, duplicates }
+}
+
+/** Markdown files under `dir`, recursively (none when it does not exist). */
+function markdownUnder(dir: string): string[] {
+  let entries: string[]
+  try {
+    entries = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+  } catch {
+    return []
+  }
+  return entries.filter((entry) => entry.endsWith('.md')).map((entry) => join(dir, entry))
+}

@@ -1,0 +1,78 @@
+import type { DocParam } from './doc-model.js'
+
+/** Doc types that are text. */
+const TEXT = new Set([
+  'string',
+  'text',
+  'char',
+  'date',
+  'datetime',
+  'time',
+  'timestamp_string',
+  'html',
+  'url',
+  'email',
+])
+/** Doc types that are numbers. */
+const NUMBER = new Set(['integer', 'int', 'double', 'float', 'number', 'timestamp', 'decimal'])
+/** Doc types that say nothing about the value. */
+const ANY = new Set(['any', 'mixed', 'file', 'diskfile', 'attached_diskfile', 'enum', ''])
+
+/**
+ * The TypeScript type of a documented type, written with the short names of `src/catalogue/doc-types.ts`
+ * (`Flag`: a documented boolean, which the portal takes as `Y`/`N`, `0`/`1` or `true`/`false`; `Id`: a reference to
+ * another object or directory entry, sent as a number or a string; `Obj`: an object of any fields).
+ */
+export function tsType(param: DocParam): string {
+  const array = /^(.+)\[\]$/.exec(param.docType)
+  if (array) {
+    const item = tsType({ ...param, docType: array[1] ?? '' })
+    return /^[\w.]+$/.test(item) ? `${item}[]` : `Array<${item}>`
+  }
+  if (param.nested && param.nested.length > 0) {
+    const fields = objectType(param.nested, true)
+    return /^array$/i.test(param.docType) ? `Array<${fields}>` : fields
+  }
+  const docType = param.docType.toLowerCase()
+  if (param.flagValues) return param.flagValues.map((value) => `'${value}'`).join(' | ')
+  if (TEXT.has(docType)) return 'string'
+  if (NUMBER.has(docType)) return 'number'
+  if (docType === 'boolean' || docType === 'bool') return 'Flag'
+  if (docType === 'object' || docType === 'lang_map') return 'Obj'
+  if (docType === 'array' || docType === 'list') return 'unknown[]'
+  if (ANY.has(docType)) return 'unknown'
+  // Everything else names an object or directory (`user`, `crm_status`, `catalog_product.id`, `LayoutDto`).
+  return /dto$/.test(docType) ? 'Obj' : 'Id'
+}
+
+/** Whether `name` can be written as a key as it is (else it is quoted). */
+function isIdentifier(name: string): boolean {
+  return /^[A-Za-z_$][\w$]*$/.test(name)
+}
+
+/** A parameter name that describes a family (`UF_CRM_...`, `PROPERTY_PropertyId`, `TITLE (LANG)`), not one key. */
+export function isPattern(name: string): boolean {
+  return /\.\.\.|…|^UF_|_xxx|PropertyId$/.test(name) || !/^[A-Za-z_$][\w$.\-[\]:]*$/.test(name)
+}
+
+/**
+ * An object type of the parameters: documented keys typed, required ones without `?`. `open`: other keys allowed
+ * too (nested field objects take custom fields), as is a level whose docs name a family of keys.
+ */
+export function objectType(params: readonly DocParam[], open: boolean): string {
+  const seen = new Set<string>()
+  const members: string[] = []
+  let family = false
+  for (const param of params) {
+    if (isPattern(param.name)) {
+      family = true
+      continue
+    }
+    if (seen.has(param.name)) continue
+    seen.add(param.name)
+    const key = isIdentifier(param.name) ? param.name : JSON.stringify(param.name)
+    members.push(`${key}${param.required ? '' : '?'}: ${tsType(param)}`)
+  }
+  if (open || family) members.push('[k: string]: unknown')
+  return `{ ${members.join('; ')} }`
+}

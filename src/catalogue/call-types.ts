@@ -1,0 +1,35 @@
+import type { CallOptions } from '../types/call.js'
+import type { V2MethodParams, V3MethodParams } from './method-types.generated.js'
+
+/** A documented REST v2 method name (from the catalogue generated from the vendor's REST documentation). */
+export type V2Method = keyof V2MethodParams & string
+
+/** A documented REST v3 method name. */
+export type V3Method = keyof V3MethodParams & string
+
+/** `params` of a method: optional when the method has no required parameter, required otherwise. */
+type ParamsOf<P> = Record<never, never> extends P ? { params?: P } : { params: P }
+
+/**
+ * Options of `call.make` for a documented method `M` of the catalogue `C`: the method name, its typed parameters
+ * (required ones required), and the other {@link CallOptions}. Distributes over a union of names, so a caller that
+ * fixes only the result type (`make<Deal>(...)`) is still checked against the method it names.
+ */
+export type CatalogueCallOptions<C, M extends keyof C> = M extends keyof C
+  ? Omit<CallOptions, 'method' | 'params'> & {
+      /** A documented method name. */
+      method: M
+      /** Not set: the call is checked against the catalogue. */
+      unchecked?: false
+    } & ParamsOf<C[M]>
+  : never
+
+/**
+ * The escape hatch: a method or parameters the catalogue lacks (an application's own methods, methods newer than the
+ * catalogue, a name held in a `string`). `unchecked: true` only switches the compile-time check off; the call is
+ * sent exactly as without it.
+ */
+export interface UncheckedCallOptions extends CallOptions {
+  /** Skips the catalogue check for this call. */
+  unchecked: true
+}
