@@ -82,7 +82,7 @@ async function callOnce(fleet: PortalFleet, memberId: string, index: number): Pr
     const portal = await fleet.get(memberId)
     const result =
       index % 2 === 0
-        ? await portal.actions.v2.call.make({ method: 'crm.item.get', params: { id: 1 } })
+        ? await portal.actions.v2.call.make({ method: 'crm.item.get', params: { entityTypeId: 2, id: 1 } })
         : await portal.actions.v3.call.make({ method: 'tasks.task.get', params: { id: 1 } })
     if (result.isSuccess) return null
     return String((result.getErrors()[0] as { code?: unknown } | undefined)?.code ?? 'unknown')
