@@ -24,6 +24,7 @@ export { ListPageError, type ListPageErrorOptions } from './actions/list/list-pa
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 export type {
   CatalogueCallOptions,
+  ParamsOf,
   UncheckedCallOptions,
   V2Method,
   V3Method,

@@ -9,6 +9,7 @@ export type {
   IORedisSubscriber,
   NodeRedisClient,
   NodeRedisCluster,
+  NodeRedisListener,
   NodeRedisSentinel,
   NodeRedisSubscriber,
   RedisClient,

@@ -8,7 +8,7 @@ export type V2Method = keyof V2MethodParams & string
 export type V3Method = keyof V3MethodParams & string
 
 /** `params` of a method: optional when the method has no required parameter, required otherwise. */
-type ParamsOf<P> = Record<never, never> extends P ? { params?: P } : { params: P }
+export type ParamsOf<P> = Record<never, never> extends P ? { params?: P } : { params: P }
 
 /**
  * Options of `call.make` for a documented method `M` of the catalogue `C`: the method name, its typed parameters

@@ -25,7 +25,7 @@ export interface IORedisSubscriber {
 }
 
 /** A node-redis listener of one channel: the message, then the channel (strings, or buffers in buffer mode). */
-type NodeRedisListener = (message: unknown, channel: unknown) => unknown
+export type NodeRedisListener = (message: unknown, channel: unknown) => unknown
 
 /** A node-redis client of one server (`createClient()`), connected. */
 export interface NodeRedisClient {
