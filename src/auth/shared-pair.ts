@@ -140,7 +140,7 @@ export class SharedPair {
       }
       // The new pair reaches the store before the lock is released, so the next holder never spends the old one.
       // Not saved: the lock is kept until its TTL (a failover can lose the save and still take the release).
-      if (!(await this.#saveWhileLocked(this.#holder.pair(), lockedAt))) owner = null
+      if (!(await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal))) owner = null
       return output
     } catch (error) {
       if (isRefreshFailure(error)) throw error
@@ -156,12 +156,12 @@ export class SharedPair {
   }
 
   /**
-   * Saves the new pair while the lock is held, asking again while the store fails, for at most half the lock's TTL;
-   * resolves whether it was saved. When it was not, the pair held here goes back into the store at a later call
-   * (see {@link putBackIfOlder}), and the caller keeps the lock until its TTL so that nobody refreshes from the old
-   * pair meanwhile.
+   * Saves the new pair while the lock is held, asking again while the store fails, for at most half the lock's TTL
+   * and never past the attempt (`signal`); resolves whether it was saved. When it was not, the pair held here goes
+   * back into the store at a later call (see {@link putBackIfOlder}), and the caller keeps the lock until its TTL so
+   * that nobody refreshes from the old pair meanwhile.
    */
-  async #saveWhileLocked(pair: PortalOAuthParams, lockedAt: number): Promise<boolean> {
+  async #saveWhileLocked(pair: PortalOAuthParams, lockedAt: number, signal: AbortSignal): Promise<boolean> {
     const until = lockedAt + this.#deps.lockTtlMs / 2
     for (let failures = 0; ; failures += 1) {
       try {
@@ -171,7 +171,11 @@ export class SharedPair {
         if (failures === 0)
           this.failed('saving the new pair (asking again; the lock is kept meanwhile)', error)
         if (performance.now() + LOCK_RETRY_MS >= until) return false
-        await abortableSleep(LOCK_RETRY_MS)
+        const waited = await abortableSleep(LOCK_RETRY_MS, signal).then(
+          () => true,
+          () => false,
+        )
+        if (!waited) return false
       }
     }
   }

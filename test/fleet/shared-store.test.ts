@@ -217,7 +217,7 @@ class FailingStore extends MemoryStore {
 
 describe('a store that fails', () => {
   async function failingRig(
-    options: { refreshTimeout?: number; refreshRetries?: number } = {},
+    options: { refreshTimeout?: number; refreshRetries?: number; lockTtl?: number } = {},
     emulatorOptions: PortalEmulatorOptions = {},
   ) {
     emulator = await startPortalEmulator(emulatorOptions)
@@ -293,7 +293,7 @@ describe('a store that fails', () => {
     expect(persisted).toHaveLength(1)
   })
 
-  it('saving the new pair or unlocking fails: the pair is in use and persisted by the callback; both failures logged', async () => {
+  it('saving the new pair fails once, unlocking fails: the save is asked again, the pair in use, persisted and stored; both failures logged', async () => {
     const { emulator, store, portal, persisted, errors } = await failingRig()
     await portal.actions.v2.call.make({ method: 'profile' })
     store.failing.set('save', 1)
@@ -303,7 +303,27 @@ describe('a store that fails', () => {
     expect(persisted.map((payload) => payload.b24OAuthParams.refreshToken)).toEqual([
       emulator.currentRefreshToken,
     ])
-    expect(errors()).toEqual(['token store failed saving the new pair', 'token store failed unlocking'])
+    expect(errors()).toEqual([
+      'token store failed saving the new pair (asking again; the lock is kept meanwhile)',
+      'token store failed unlocking',
+    ])
+    expect(store.calls.filter((call) => call === 'save').length).toBeGreaterThanOrEqual(2)
+    expect((await store.load(emulator.memberId))?.refreshToken).toBe(emulator.currentRefreshToken)
+    expect(emulator.log.refreshRequests()).toHaveLength(1)
+  })
+
+  it('saving the new pair keeps failing: the lock is kept until its TTL, so no other instance refreshes from the old pair', async () => {
+    // The save is asked again for half the lock's TTL (1.25 s), within the attempt's 2 s.
+    const { emulator, store, portal, errors } = await failingRig({ refreshTimeout: 2_000, lockTtl: 2_500 })
+    await portal.actions.v2.call.make({ method: 'profile' })
+    store.failing.set('save', 1_000)
+    await portal.auth.refreshAuth()
+    expect(errors()).toEqual([
+      'token store failed saving the new pair (asking again; the lock is kept meanwhile)',
+    ])
+    // Not released: another instance asking for the lock now is refused.
+    expect(store.calls).not.toContain('unlock')
+    expect(await store.lock(emulator.memberId, 1_000)).toBeNull()
     expect(emulator.log.refreshRequests()).toHaveLength(1)
   })
 
