@@ -21,7 +21,8 @@ export async function fleetCommandsFigure(rig: BenchRig, server: RedisUnderTest)
   const [node] = server.nodes
   const client = new Redis(node!.port, node!.host)
   // MONITOR lists every command a client sent; those a script runs are tagged `lua` and not counted.
-  const monitor = await new Redis(node!.port, node!.host).monitor()
+  const watcher = new Redis(node!.port, node!.host)
+  const monitor = await watcher.monitor()
   let sent = 0
   let counting = false
   monitor.on('monitor', (_time: string, _args: string[], source: string) => {
@@ -70,5 +71,6 @@ export async function fleetCommandsFigure(rig: BenchRig, server: RedisUnderTest)
     await store.close()
     client.disconnect()
     monitor.disconnect()
+    watcher.disconnect()
   }
 }
