@@ -1,27 +1,12 @@
 import { assign, fromPromise, setup } from 'xstate'
+import { type AdminFlagContext, type AdminFlagEvent, LOAD_IS_ADMIN_ACTOR_ID } from './admin-flag.types.js'
 
-/** What the admin-flag machine knows. */
-export interface AdminFlagContext {
-  /** Whether the user is an admin; `null` until `initIsAdmin()` completed once. */
-  isAdmin: boolean | null
-  /** The `requestId` of the `initIsAdmin()` call that started the load in flight (or the last one). */
-  requestId: string | undefined
-  /** What the last load failed with (the `initIsAdmin()` callers' error); `null` after a load that succeeded. */
-  loadFailure: unknown
-}
-
-/** Events of the admin-flag machine (contract 2.3). */
-export type AdminFlagEvent =
-  /** `initIsAdmin()` was called, with its `requestId` if any. */
-  {
-    /** The event's name. */
-    type: 'init.requested'
-    /** The `requestId` of the `profile` call. */
-    requestId?: string
-  }
-
-/** The id of the actor invoked in `loading`; its events are `xstate.done.actor.loadIsAdmin` / `xstate.error.actor.loadIsAdmin`. */
-export const LOAD_IS_ADMIN_ACTOR_ID = 'loadIsAdmin'
+export {
+  type AdminFlagContext,
+  type AdminFlagEvent,
+  type AdminFlagState,
+  LOAD_IS_ADMIN_ACTOR_ID,
+} from './admin-flag.types.js'
 
 /**
  * The admin-flag machine of contract 2.3: `notInitialised` until `initIsAdmin()` completes, then `initialised` with
@@ -116,6 +101,3 @@ export const adminFlagMachine = setup({
     },
   },
 })
-
-/** The states of the admin-flag machine. */
-export type AdminFlagState = 'notInitialised' | 'loading' | 'initialised'

@@ -1,3 +1,7 @@
+import type { Actor, InspectionEvent } from 'xstate'
+import type { ProvidedTokenMachine } from '../src/auth/token-machine.js'
+import type { adminFlagMachine } from './admin-flag.machine.js'
+
 export {
   type AccessTokenContext,
   type AccessTokenEvent,
@@ -19,3 +23,15 @@ export {
   adminFlagMachine,
   LOAD_IS_ADMIN_ACTOR_ID,
 } from './admin-flag.machine.js'
+
+// With this entry imported, the main entry's types that touch XState are XState's own (src/types/xstate-types.ts).
+declare module '../src/types/xstate-types.js' {
+  interface XStateTypes {
+    /** `auth.tokenActor`. */
+    readonly tokenActor: Actor<ProvidedTokenMachine>
+    /** `auth.adminActor`. */
+    readonly adminActor: Actor<typeof adminFlagMachine>
+    /** What an `inspect` observer receives. */
+    readonly inspectionEvent: InspectionEvent
+  }
+}

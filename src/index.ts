@@ -22,6 +22,8 @@ export { CallListAction, FetchListAction } from './actions/list/list-actions.js'
 export type { ListOptions, TailCursor, TailOptions } from './actions/list/list-options.js'
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
+export type { AdminActor, MachineActorView, MachineSnapshotView, TokenActor } from './auth/machine-actors.js'
+export type { ProfileCall, ProfileCallSource } from './auth/profile-call.js'
 export type {
   CatalogueCallOptions,
   ParamsOf,
@@ -70,6 +72,8 @@ export type { FetchLike, TypeHttpOptions } from './http/http-options.js'
 export type { CallExtras, TypeHttp } from './http/rest-transport.js'
 export { isReadMethod } from './http/retry-policy.js'
 export {
+  type InspectedContext,
+  type InspectedEventObject,
   type InspectorRedactionOptions,
   type RedactionAllowList,
   redactingInspectorOptions,
@@ -113,4 +117,15 @@ export type {
 } from './types/auth.js'
 export type { CallOptions } from './types/call.js'
 export type { PortalHookParams } from './types/hook.js'
-export type { InspectOption } from './types/inspect-option.js'
+export type {
+  InspectCallback,
+  InspectedActorRef,
+  InspectedEvent,
+  InspectedSnapshot,
+  InspectionEventBase,
+  InspectionEventOf,
+  InspectObserver,
+  InspectOption,
+  PortalInspectionEvent,
+} from './types/inspect-option.js'
+export type { XStateTypeOr, XStateTypes } from './types/xstate-types.js'

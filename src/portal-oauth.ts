@@ -1,4 +1,4 @@
-import type { AccessTokenState } from '../machines/access-token.machine.js'
+import type { AccessTokenState } from '../machines/access-token.types.js'
 import { AbstractPortal, type AbstractPortalOptions } from './abstract-portal.js'
 import { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 import { originOf, versionRoots } from './auth/endpoints.js'

@@ -2,21 +2,7 @@ import { type Actor, createActor, fromPromise, waitFor } from 'xstate'
 import { type AdminFlagState, adminFlagMachine } from '../../machines/admin-flag.machine.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { InspectOption } from '../types/inspect-option.js'
-
-/** The v2 call `initIsAdmin()` reads `profile` with (the client's own, which sends through the auth side again). */
-export interface ProfileCall {
-  /** Sends one v2 call; resolves with its result. */
-  make<T>(options: { method: string; requestId?: string }): Promise<{
-    getErrors(): Iterable<Error>
-    getData(): { result?: T } | null | undefined
-  }>
-}
-
-/** Where `initIsAdmin()` finds the v2 call it reads `profile` with: the client itself, whose actions are built on first use. */
-export interface ProfileCallSource {
-  /** The client's actions. */
-  readonly actions: { readonly v2: { readonly call: ProfileCall } }
-}
+import type { ProfileCallSource } from './profile-call.js'
 
 const IS_ADMIN_NOT_INIT_MESSAGE = 'isAdmin not init. You need call B24OAuth::initIsAdmin().'
 

@@ -1,4 +1,4 @@
-import type { AccessTokenSettings } from '../../machines/access-token.machine.js'
+import type { AccessTokenSettings } from '../../machines/access-token.types.js'
 import type { FetchLike } from '../http/http-options.js'
 import type { LoggerInterface } from '../logger/logger.js'
 import type { SecretRegistry } from '../logger/secret-registry.js'

@@ -1,10 +1,10 @@
-import { type Actor, waitFor } from 'xstate'
+import { waitFor } from 'xstate'
 import type {
   AccessTokenRefreshOutput,
   AccessTokenState,
   RefreshFailure,
-} from '../../machines/access-token.machine.js'
-import type { AdminFlagState, adminFlagMachine } from '../../machines/admin-flag.machine.js'
+} from '../../machines/access-token.types.js'
+import type { AdminFlagState } from '../../machines/admin-flag.types.js'
 import {
   type RefreshTrace,
   traceRefreshEnd,
@@ -25,17 +25,19 @@ import type {
   RefreshAuthPayload,
 } from '../types/auth.js'
 import { invalidArgument } from '../validation/rules.js'
-import { AdminFlag, type ProfileCallSource } from './admin-flag.js'
+import { AdminFlag } from './admin-flag.js'
 import { authDataOf } from './auth-data.js'
 import type { AuthOAuthManagerDeps } from './auth-oauth-deps.js'
 import { requestTokenRefresh } from './default-refresh.js'
 import { tokenUrlFor, versionRoot } from './endpoints.js'
+import type { AdminActor, TokenActor } from './machine-actors.js'
+import type { ProfileCallSource } from './profile-call.js'
 import { RefreshCallback } from './refresh-callback.js'
 import { classifyRefreshFailure } from './refresh-failure.js'
 import { applyRefreshResult } from './refresh-result.js'
 import { awaitRefresh, callbackError, deadError, mustWait } from './refresh-wait.js'
 import { SharedPair } from './shared-pair.js'
-import { type ProvidedTokenMachine, provideTokenMachine, TokenMachine, topState } from './token-machine.js'
+import { provideTokenMachine, TokenMachine, topState } from './token-machine.js'
 
 function ignore(): void {}
 
@@ -164,12 +166,12 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   }
 
   /** The running access-token actor, for subscribing to its snapshots. */
-  get tokenActor(): Actor<ProvidedTokenMachine> {
+  get tokenActor(): TokenActor {
     return this.#machine.actor()
   }
 
   /** The admin-flag actor (created on first use). */
-  get adminActor(): Actor<typeof adminFlagMachine> {
+  get adminActor(): AdminActor {
     return this.#adminFlag().actor()
   }
 

@@ -1,4 +1,4 @@
-import type { RefreshFailure } from '../../machines/access-token.machine.js'
+import type { RefreshFailure } from '../../machines/access-token.types.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { RefreshTokenError } from '../errors/refresh-token-error.js'
 import { SdkErrorCode } from '../errors/sdk-error.js'

@@ -1,7 +1,4 @@
-import {
-  type AccessTokenSettings,
-  DEFAULT_ACCESS_TOKEN_SETTINGS,
-} from '../../machines/access-token.machine.js'
+import { type AccessTokenSettings, DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.types.js'
 import { invalidArgument } from '../validation/rules.js'
 
 /** The refresh options of `PortalOAuth` (all optional; defaults in {@link DEFAULT_ACCESS_TOKEN_SETTINGS}). */

@@ -4,7 +4,7 @@ import type {
   AccessTokenSettings,
   CallbackFailure,
   RefreshFailure,
-} from '../../machines/access-token.machine.js'
+} from '../../machines/access-token.types.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type ProvidedTokenMachine, type TokenSnapshot, topState } from './token-machine.js'

@@ -2,7 +2,7 @@ import type {
   AccessTokenRefreshOutput,
   AccessTokenState,
   RefreshFailure,
-} from '../../machines/access-token.machine.js'
+} from '../../machines/access-token.types.js'
 import { abortableSleep, raceAbort } from '../core/abortable-sleep.js'
 import { RefreshTokenError } from '../errors/refresh-token-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'

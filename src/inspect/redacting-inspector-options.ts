@@ -1,4 +1,11 @@
-import type { AnyEventObject, MachineContext } from 'xstate'
+import type { InspectedEvent } from '../types/inspect-option.js'
+
+// XState's `MachineContext` and `AnyEventObject`, described here so that the main entry's declarations do not load
+// XState's (see ../types/xstate-types.ts).
+/** A machine's context, as the inspector's `sanitizeContext` gets it. */
+export type InspectedContext = Record<string, unknown>
+/** An event with its fields, as the inspector's `sanitizeEvent` gets it. */
+export type InspectedEventObject = InspectedEvent & { readonly [field: string]: unknown }
 
 /**
  * The redaction options of a Stately inspector (`createWebSocketInspector(options)`, `createBrowserInspector(options)`,
@@ -6,9 +13,9 @@ import type { AnyEventObject, MachineContext } from 'xstate'
  */
 export interface InspectorRedactionOptions {
   /** Keeps the machines' own context fields; every other field becomes `'[redacted]'`. */
-  sanitizeContext: (context: MachineContext) => MachineContext
+  sanitizeContext: (context: InspectedContext) => InspectedContext
   /** Keeps `type` and the machines' own event fields; outputs and errors are reduced, the rest redacted. */
-  sanitizeEvent: (event: AnyEventObject) => AnyEventObject
+  sanitizeEvent: (event: InspectedEventObject) => InspectedEventObject
   /** Applies the same to whole inspection events, including the snapshots of invoked actors. */
   serialize: <
     E extends {
@@ -119,7 +126,7 @@ export function redactingInspectorOptions(allow: RedactionAllowList = {}): Inspe
 
   const sanitizeContext = (context: unknown): Json => (isRecord(context) ? pick(context, contextFields) : {})
 
-  const sanitizeEvent = <E extends AnyEventObject>(event: E): E => {
+  const sanitizeEvent = <E extends InspectedEventObject>(event: E): E => {
     const result: Json = {}
     for (const [key, value] of Object.entries(event)) {
       if (key === 'output') result.output = redactOutput(value)
@@ -131,7 +138,7 @@ export function redactingInspectorOptions(allow: RedactionAllowList = {}): Inspe
 
   const serialize = <E extends { type: string }>(inspection: E): E => {
     const event = inspection as unknown as Json & { type: string }
-    const inner = isRecord(event.event) ? sanitizeEvent(event.event as AnyEventObject) : event.event
+    const inner = isRecord(event.event) ? sanitizeEvent(event.event as InspectedEventObject) : event.event
     if (event.type === '@xstate.event') return { ...event, event: inner } as unknown as E
     const snapshot: Json = isRecord(event.snapshot) ? event.snapshot : {}
     const safeSnapshot: Json = { status: snapshot.status }

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONSUMER_COMPILER_OPTIONS } from '../docs/consumer-project.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -201,6 +202,81 @@ describe('the packed package', () => {
     }
     expect(unresolved).toEqual([])
   })
+
+  it('a strict consumer that checks its libraries too (skipLibCheck: false) compiles against every entry point', async () => {
+    // The entries other than portal-oauth/machines load no XState declarations, which fail such a check under
+    // exactOptionalPropertyTypes; there the actors and inspection events are typed without XState.
+    await writeFile(
+      join(app, 'libcheck.mts'),
+      `
+      import { type InspectOption, PortalOAuth } from 'portal-oauth'
+      import { instrumentPortalOAuth } from 'portal-oauth/otel'
+      import { RedisStore } from 'portal-oauth/redis'
+      import { startPortalEmulator } from 'portal-oauth/testing'
+
+      const seen: string[] = []
+      const inspect: InspectOption = (event) => {
+        if (event.type === '@xstate.snapshot') seen.push(event.snapshot.status)
+      }
+      const emulator = await startPortalEmulator()
+      const portal = new PortalOAuth(
+        emulator.issueAuthParams(),
+        { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+        { inspect },
+      )
+      const value: string | { readonly [state: string]: unknown } = portal.auth.tokenActor.getSnapshot().value
+      portal.auth.tokenActor.subscribe((snapshot) => seen.push(String(snapshot.matches('valid'))))
+      // @ts-expect-error Without portal-oauth/machines the actor is typed by what it offers to read, not XState's Actor.
+      portal.auth.tokenActor.send({ type: 'refresh.requested' })
+      export const used = [value, instrumentPortalOAuth, RedisStore]
+      `,
+    )
+    // With portal-oauth/machines (which loads XState), they are XState's own types. XState 5.33's own declarations
+    // fail under exactOptionalPropertyTypes without skipLibCheck (setup.d.ts), so this file is checked without it.
+    await writeFile(
+      join(app, 'machines.mts'),
+      `
+      import { PortalOAuth } from 'portal-oauth'
+      import type {} from 'portal-oauth/machines'
+      import { startPortalEmulator } from 'portal-oauth/testing'
+      import { type InspectionEvent, waitFor } from 'xstate'
+
+      const events: InspectionEvent[] = []
+      const emulator = await startPortalEmulator()
+      const portal = new PortalOAuth(
+        emulator.issueAuthParams(),
+        { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+        { inspect: (event) => events.push(event) },
+      )
+      await waitFor(portal.auth.tokenActor, (snapshot) => snapshot.matches('valid'))
+      await waitFor(portal.auth.adminActor, (snapshot) => snapshot.matches('notInitialised'))
+      `,
+    )
+    const failures: string[] = []
+    for (const [file, options] of [
+      ['libcheck.mts', {}],
+      ['machines.mts', { exactOptionalPropertyTypes: false }],
+    ] as const) {
+      const config = join(app, `tsconfig.${file}.json`)
+      await writeFile(
+        config,
+        JSON.stringify({
+          compilerOptions: {
+            ...CONSUMER_COMPILER_OPTIONS,
+            ...options,
+            skipLibCheck: false,
+            noEmit: true,
+            typeRoots: [join(root, 'node_modules', '@types')],
+          },
+          files: [file],
+        }),
+      )
+      await run(process.execPath, [tsc, '-p', config], { cwd: app, maxBuffer: 1 << 24 }).catch(
+        (error: { stdout?: string }) => failures.push(`${file}:\n${error.stdout ?? String(error)}`),
+      )
+    }
+    expect(failures).toEqual([])
+  }, 60_000)
 
   it('types resolve for every entry point under node16, nodenext and bundler, from ESM and CommonJS', async () => {
     const usage = `
