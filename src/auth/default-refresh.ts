@@ -1,8 +1,8 @@
-import ky from 'ky'
 import { AjaxError } from '../errors/ajax-error.js'
 import { RefreshTokenError } from '../errors/refresh-token-error.js'
 import { SdkErrorCode } from '../errors/sdk-error.js'
 import type { FetchLike } from '../http/http-options.js'
+import { loadKy } from '../http/ky-module.js'
 import { failureCode } from '../http/retry-policy.js'
 import type { HandlerRefreshAuth } from '../types/auth.js'
 
@@ -42,6 +42,7 @@ export async function requestTokenRefresh(
   })
   let response: Response
   try {
+    const { default: ky } = await loadKy()
     response = await ky.post(request.tokenUrl, {
       body,
       fetch: request.fetch,

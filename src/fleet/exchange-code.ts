@@ -1,8 +1,8 @@
-import ky from 'ky'
 import { tokenUrlFor } from '../auth/endpoints.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type FetchLike, normalizeProxy } from '../http/http-options.js'
+import { loadKy } from '../http/ky-module.js'
 import { createPooledFetch } from '../http/undici-fetch.js'
 import type { PortalOAuthParams, PortalOAuthSecret, PortalOAuthSecretInput } from '../types/auth.js'
 import { requireRestRoot, validateAuthParams, validateSecret } from '../validation/auth-params.js'
@@ -136,6 +136,7 @@ async function exchange(
 ): Promise<PortalOAuthParams> {
   let response: Response
   try {
+    const { default: ky } = await loadKy()
     response = await ky.post(tokenUrlFor(serverEndpoint), {
       body: new URLSearchParams({
         grant_type: 'authorization_code',

@@ -1,9 +1,9 @@
-import { TimeoutError } from 'ky'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { toError } from '../errors/to-error.js'
 import type { SecretRegistry } from '../logger/secret-registry.js'
 import type { AjaxQuery } from '../results/ajax-result.js'
+import { isKyTimeout } from './ky-module.js'
 import { classifyFailure, failureCode } from './retry-policy.js'
 
 /** What an error says about the call it ends: the call as asked, and how many attempts were sent. */
@@ -63,7 +63,7 @@ export function transportError(call: CallFacts, error: unknown, context: Transpo
   const code = failureCode(error)
   // The cause keeps the low-level code but not the original object, whose message may hold a webhook URL.
   const cause = Object.assign(new Error(toError(error, context.secrets).message), { code })
-  const timedOut = error instanceof TimeoutError
+  const timedOut = isKyTimeout(error)
   // Refused by an argument check on this host (an adapter's own, undici's): nothing was sent, say so.
   const failed = classifyFailure(error) === 'refused' ? 'refused before sending' : 'connection failed'
   return new AjaxError({

@@ -1,4 +1,4 @@
-import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky'
+import type { KyInstance, Options as KyOptions } from 'ky'
 import { raceAbort } from '../core/abortable-sleep.js'
 import { type CallTrace, traceCallOutcome, traceCallStart, traceCallTarget } from '../diagnostics/channels.js'
 import { SdkError } from '../errors/sdk-error.js'
@@ -9,6 +9,7 @@ import { MAX_RETRY_DELAY_MS } from '../validation/rules.js'
 import { USER_AGENT } from '../version.js'
 import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
 import { abortError, callFields, invalidBodyError, transportError } from './call-errors.js'
+import { isKyHttpError, loadKy } from './ky-module.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
 import { shareBodylessRequest } from './retry-clone.js'
 import { classifyFailure, failureCode, mayRetryFailure, retryJitter } from './retry-policy.js'
@@ -77,12 +78,13 @@ export class RestTransport implements TypeHttp {
   readonly apiVersion: ApiVersion
   readonly #instance: TransportContext
   readonly #auth: AuthStrategy
+  /** Set once ky has loaded and the instance is made. */
   #ky: KyInstance | null = null
   /** Whether the adapter takes the body as a string beside the `Request` (see {@link RAW_BODY_OPTION}). */
-  // Stryker disable next-line BooleanLiteral: #client() sets it before the first send
+  // Stryker disable next-line BooleanLiteral: #loadClient() sets it before the first send
   #rawBody = false
-  /** Set until the adapter can send at once (see {@link adapterReady}). */
-  #ready: Promise<void> | null = null
+  /** The ky instance being made: ky and the adapter loaded on the first request (see ky-module.ts, {@link adapterReady}). */
+  #making: Promise<KyInstance> | null = null
   #clientSideWarning = true
 
   constructor(apiVersion: ApiVersion, instance: TransportContext, auth: AuthStrategy) {
@@ -160,10 +162,10 @@ export class RestTransport implements TypeHttp {
   /** Sends the call to `context.auth`'s root; the body, with its token, is written by {@link #gate} as it leaves. */
   async #send(context: CallContext): Promise<Answer> {
     const { options } = context
-    const client = this.#client()
-    if (this.#ready) {
+    let client = this.#ky
+    if (!client) {
       try {
-        await raceAbort(this.#ready, options.signal)
+        client = await raceAbort(this.#makeClient(), options.signal)
       } catch (error) {
         throw this.#transportError(context, error)
       }
@@ -183,7 +185,7 @@ export class RestTransport implements TypeHttp {
       const response = await client.post(context.auth.baseUrl + options.method, kyOptions)
       return { status: response.status, body: await this.#readBody(context, response) }
     } catch (error) {
-      if (error instanceof HTTPError) {
+      if (isKyHttpError(error)) {
         // A 503 or 429 that outlived its retries: the portal's error body becomes the result.
         return { status: error.response.status, body: await this.#readBody(context, error.response) }
       }
@@ -208,7 +210,7 @@ export class RestTransport implements TypeHttp {
     this.#instance.restrictions.settings.retryDelay * 2 ** (attempt - 1)
 
   async #shouldRetry(context: CallContext, error: Error): Promise<boolean> {
-    if (error instanceof HTTPError) return this.#shouldRetryAnswer(context, error.response)
+    if (isKyHttpError(error)) return this.#shouldRetryAnswer(context, error.response)
     if (error instanceof SdkError) return false
     const kind = classifyFailure(error, context.options.signal)
     const retry = mayRetryFailure({
@@ -313,15 +315,16 @@ export class RestTransport implements TypeHttp {
     })
   }
 
-  #client(): KyInstance {
-    // Stryker disable next-line ConditionalExpression: a ky instance per call behaves the same, only slower
-    if (this.#ky) return this.#ky
+  /** The ky instance, made once ky (and the adapter, if it loads lazily) has loaded. */
+  #makeClient(): Promise<KyInstance> {
+    this.#making ??= this.#loadClient()
+    return this.#making
+  }
+
+  async #loadClient(): Promise<KyInstance> {
     const fetch = this.#instance.fetch()
+    const [{ default: ky }] = await Promise.all([loadKy(), adapterReady(fetch)])
     this.#rawBody = readsRawBody(fetch)
-    this.#ready =
-      adapterReady(fetch)?.then(() => {
-        this.#ready = null
-      }) ?? null
     this.#ky = ky.create({
       fetch,
       // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
