@@ -1,7 +1,6 @@
 import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import { portalErrorsToSdkErrors, readPortalError } from '../../http/payload.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
-import { isReadMethod } from '../../http/retry-policy.js'
 import type { AjaxPayload, PayloadTime } from '../../results/ajax-result.js'
 import { ApiVersion } from '../../types/api-version.js'
 import { isPlainObject } from '../../validation/rules.js'
@@ -53,7 +52,7 @@ export class V2BatchRunner implements BatchRunner {
         ...(settings.requestId === undefined ? {} : { requestId: settings.requestId }),
         ...(settings.signal === undefined ? {} : { signal: settings.signal }),
       },
-      { readOnly: commands.every((command) => isReadMethod(command.method)) },
+      { methods: commands.map((command) => command.method) },
     )
     if (!response.isSuccess) return requestFailedOutcome(this.apiVersion, commands, settings, response)
     const body = response.getData()?.result

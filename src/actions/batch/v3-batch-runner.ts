@@ -1,6 +1,5 @@
 import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
-import { isReadMethod } from '../../http/retry-policy.js'
 import { ApiVersion } from '../../types/api-version.js'
 import type { BatchCommand } from './batch-commands.js'
 import { failedEntry, notRunError, requestFailedOutcome, succeededEntry } from './batch-entries.js'
@@ -40,7 +39,7 @@ export class V3BatchRunner implements BatchRunner {
         ...(settings.requestId === undefined ? {} : { requestId: settings.requestId }),
         ...(settings.signal === undefined ? {} : { signal: settings.signal }),
       },
-      { readOnly: commands.every((command) => isReadMethod(command.method)) },
+      { methods: commands.map((command) => command.method) },
     )
     if (!response.isSuccess) return requestFailedOutcome(this.apiVersion, commands, settings, response)
     const results = response.getData()?.result
