@@ -1,4 +1,4 @@
-import { loadedMethodTable } from '../catalogue/method-table.js'
+import { loadedMethodTable, loadMethodTable } from '../catalogue/method-table.js'
 import type { ApiVersion } from '../types/api-version.js'
 
 /** Up to a quarter more than the backoff, at random: clients refused together do not come back together. */
@@ -118,6 +118,15 @@ function readsByName(method: string): boolean {
 export function isReadMethod(method: string, apiVersion: ApiVersion = 'v2'): boolean {
   const facts = loadedMethodTable()?.lookup(apiVersion, method)
   return facts ? !facts.writes : readsByName(method)
+}
+
+/**
+ * Whether every one of a batch's `methods` only reads, told by the catalogue: the first batch of a process that no
+ * call has loaded it for waits for the load (see docs/catalogue.md), so that its transport is told the exact answer.
+ */
+export async function commandsRead(methods: readonly string[], apiVersion: ApiVersion): Promise<boolean> {
+  if (loadedMethodTable() === null) await loadMethodTable()
+  return methods.every((method) => isReadMethod(method, apiVersion))
 }
 
 /** Whether a header set carries a v3 `Idempotency-Key`. */
