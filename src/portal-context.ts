@@ -1,3 +1,4 @@
+import { ScopeWarnings } from './catalogue/scope-warnings.js'
 import { SdkError, SdkErrorCode } from './errors/sdk-error.js'
 import {
   type FetchLike,
@@ -53,6 +54,8 @@ export class PortalContext {
   readonly logger: RedactingLogger
   /** The limiter shared by both API versions. */
   readonly restrictions: RestrictionManager
+  /** The check of calls against the pair's scope (one warning per missing scope). */
+  readonly scopeWarnings: ScopeWarnings
   /** HTTP settings with defaults. */
   readonly http: NormalizedHttpOptions
   /** Passed to every actor of the instance. */
@@ -81,6 +84,7 @@ export class PortalContext {
     )
     if (unknown.length > 0) this.logger.warn(`${className}: ignored unknown option(s) ${unknown.join(', ')}`)
     this.restrictions = new RestrictionManager(given.restrictionParams, undefined, this.logger)
+    this.scopeWarnings = new ScopeWarnings(className)
     this.http = normalizeHttpOptions(given.httpOptions, this.logger)
     this.inspect = given.inspect
   }

@@ -292,6 +292,11 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     return this.#params.accessToken
   }
 
+  /** The current pair's `scope` (comma-separated; a refresh may change it). */
+  get scope(): string {
+    return this.#params.scope
+  }
+
   currentGeneration(): number {
     return this.#generation()
   }

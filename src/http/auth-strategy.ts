@@ -15,6 +15,11 @@ export interface AuthStrategy {
   /** The portal the requests go to, when the strategy knows it (traces name it; webhooks do not). */
   readonly memberId?: string | undefined
   /**
+   * The scopes the pair was granted, comma-separated, when the strategy knows them (`PortalOAuth`; a webhook does
+   * not): a call to a documented method outside them logs a warning.
+   */
+  readonly scope?: string | undefined
+  /**
    * Resolves when a usable token is at hand, waiting for the one refresh in flight if needed, at most `waitMs`
    * and until `signal` aborts.
    */

@@ -1,4 +1,5 @@
 import type { KyInstance, Options as KyOptions } from 'ky'
+import { loadedMethodTable, loadMethodTable, type MethodTable } from '../catalogue/method-table.js'
 import { raceAbort } from '../core/abortable-sleep.js'
 import { type CallTrace, traceCallOutcome, traceCallStart, traceCallTarget } from '../diagnostics/channels.js'
 import { SdkError } from '../errors/sdk-error.js'
@@ -12,7 +13,7 @@ import { abortError, callFields, invalidBodyError, transportError } from './call
 import { isKyHttpError, loadKy } from './ky-module.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
 import { shareBodylessRequest } from './retry-clone.js'
-import { classifyFailure, failureCode, mayRetryFailure, retryJitter } from './retry-policy.js'
+import { classifyFailure, failureCode, isReadMethod, mayRetryFailure, retryJitter } from './retry-policy.js'
 import type { TransportContext } from './transport-context.js'
 import { adapterReady, answerText, RAW_BODY_OPTION, type RawBody, readsRawBody } from './undici-fetch.js'
 import { validateCallOptions } from './validate-call.js'
@@ -21,6 +22,11 @@ import { validateCallOptions } from './validate-call.js'
 export interface CallExtras {
   /** Every command of the call only reads (a batch of reads): a timeout or a dropped connection may be retried. */
   readOnly?: boolean
+  /**
+   * The methods the call runs besides its own (a batch's commands): each is checked against the pair's scope and,
+   * unless `readOnly` is given, the call counts as a read when every one of them reads.
+   */
+  methods?: readonly string[]
 }
 
 /**
@@ -53,6 +59,8 @@ interface CallContext {
   attempts: number
   /** Whether every command of the call only reads (batches pass it; plain calls derive it from the method). */
   readOnly: boolean | undefined
+  /** The methods a batch runs, whose reads decide {@link readOnly} when it is not given. */
+  commands: readonly string[] | undefined
   /** `performance.now()` when the call was made. */
   started: number
   /** Set while a diagnostics channel of calls has subscribers. */
@@ -111,15 +119,45 @@ export class RestTransport implements TypeHttp {
       },
       attempts: 0,
       readOnly: extras.readOnly,
+      commands: extras.methods,
       started: performance.now(),
       trace: traceCallStart(this.apiVersion, options.method, options.requestId, this.#auth.memberId),
       auth: NO_AUTH,
       body: { text: '' },
     }
+    const checked = this.#checkScope(options.method, extras.methods)
     const { trace } = context
-    if (!trace) return this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
     const run = () => this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
-    return traceCallOutcome(run, trace, () => context.attempts, this.#instance.secrets)
+    const result = trace
+      ? traceCallOutcome(run, trace, () => context.attempts, this.#instance.secrets)
+      : run()
+    // The call went out without waiting for the catalogue; its result waits for the check, so a warning comes first.
+    return checked ? Promise.all([result, checked]).then(([answer]) => answer) : result
+  }
+
+  /**
+   * Checks the call's methods against the pair's scope (see `ScopeWarnings`), at once when the catalogue is loaded;
+   * otherwise it starts loading it and returns when the check is done. Nothing to check without a scope.
+   */
+  #checkScope(method: string, commands: readonly string[] | undefined): Promise<void> | undefined {
+    const scope = this.#auth.scope
+    if (!scope) return undefined
+    const table = loadedMethodTable()
+    if (table) {
+      this.#checkScopeWith(table, method, commands, scope)
+      return undefined
+    }
+    return loadMethodTable().then((loaded) => this.#checkScopeWith(loaded, method, commands, scope))
+  }
+
+  #checkScopeWith(
+    table: MethodTable,
+    method: string,
+    commands: readonly string[] | undefined,
+    scope: string,
+  ): void {
+    const methods = commands ? [method, ...commands] : [method]
+    this.#instance.scopeWarnings.check(table, this.apiVersion, methods, scope, this.#instance.logger)
   }
 
   async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
@@ -213,6 +251,9 @@ export class RestTransport implements TypeHttp {
     if (isKyHttpError(error)) return this.#shouldRetryAnswer(context, error.response)
     if (error instanceof SdkError) return false
     const kind = classifyFailure(error, context.options.signal)
+    // Reads are told by the catalogue: a failure that may need the answer waits for it to load (once per process).
+    if (kind === 'maybe-sent' && loadedMethodTable() === null) await loadMethodTable()
+    const readOnly = context.readOnly ?? this.#commandsRead(context.commands)
     const retry = mayRetryFailure({
       kind,
       apiVersion: this.apiVersion,
@@ -221,7 +262,7 @@ export class RestTransport implements TypeHttp {
       callOverride: context.options.retryOnNetworkError,
       instanceDefault: this.#instance.restrictions.settings.retryOnNetworkError,
       // Stryker disable next-line ConditionalExpression: readOnly: undefined reads as no readOnly
-      ...(context.readOnly === undefined ? {} : { readOnly: context.readOnly }),
+      ...(readOnly === undefined ? {} : { readOnly }),
     })
     this.#instance.logger.debug(`${this.apiVersion} ${context.options.method}: attempt failed in transit`, {
       ...callFields(context.query),
@@ -231,6 +272,11 @@ export class RestTransport implements TypeHttp {
       retry,
     })
     return retry
+  }
+
+  /** Whether every command of a batch reads; `undefined` for a call that is no batch. */
+  #commandsRead(commands: readonly string[] | undefined): boolean | undefined {
+    return commands?.every((method) => isReadMethod(method, this.apiVersion))
   }
 
   async #shouldRetryAnswer(context: CallContext, response: Response): Promise<boolean> {

@@ -1,3 +1,4 @@
+import { loadedMethodTable, loadMethodTable } from '../catalogue/method-table.js'
 import type { ApiVersion } from '../types/api-version.js'
 
 /** Up to a quarter more than the backoff, at random: clients refused together do not come back together. */
@@ -100,12 +101,32 @@ const READ_SEGMENTS = new Set([
 /** Whole method names that only read, beyond those the last segment already tells (`server.time`, `app.info`). */
 const READ_METHODS = new Set(['profile', 'methods', 'scope'])
 
-/** Whether `method` only reads, so that repeating it after an ambiguous failure cannot create twice. */
-export function isReadMethod(method: string): boolean {
+/** The name rule, for names the method catalogue lacks: the last segment is a read verb, or a known whole name. */
+function readsByName(method: string): boolean {
   const name = method.toLowerCase()
   if (READ_METHODS.has(name)) return true
   const segment = name.slice(name.lastIndexOf('.') + 1)
   return READ_SEGMENTS.has(segment)
+}
+
+/**
+ * Whether `method` only reads, so that repeating it after an ambiguous failure cannot create twice. A method of the
+ * catalogue takes its documented read/write flag once the catalogue is loaded (a client loads it on its first call
+ * that needs it, see docs/catalogue.md); any other name, and every name before that, the name rule: the last
+ * segment is a read verb (`get`, `list`, `tail`, `fields`, ...) or the name is `profile`, `methods` or `scope`.
+ */
+export function isReadMethod(method: string, apiVersion: ApiVersion = 'v2'): boolean {
+  const facts = loadedMethodTable()?.lookup(apiVersion, method)
+  return facts ? !facts.writes : readsByName(method)
+}
+
+/**
+ * Whether every one of a batch's `methods` only reads, told by the catalogue: the first batch of a process that no
+ * call has loaded it for waits for the load (see docs/catalogue.md), so that its transport is told the exact answer.
+ */
+export async function commandsRead(methods: readonly string[], apiVersion: ApiVersion): Promise<boolean> {
+  if (loadedMethodTable() === null) await loadMethodTable()
+  return methods.every((method) => isReadMethod(method, apiVersion))
 }
 
 /** Whether a header set carries a v3 `Idempotency-Key`. */
@@ -129,13 +150,13 @@ export function mayRetryFailure(options: {
   callOverride: boolean | undefined
   /** The instance's `restrictionParams.retryOnNetworkError`. */
   instanceDefault: boolean
-  /** Whether every command of the call only reads (for batches); defaults to {@link isReadMethod}. */
+  /** Whether every command of the call only reads (for batches); defaults to {@link isReadMethod} of `method`. */
   readOnly?: boolean
 }): boolean {
   if (options.kind === 'aborted' || options.kind === 'refused') return false
   if (options.kind === 'not-sent') return true
   if (options.callOverride !== undefined) return options.callOverride
   if (!options.instanceDefault) return false
-  const readOnly = options.readOnly ?? isReadMethod(options.method)
+  const readOnly = options.readOnly ?? isReadMethod(options.method, options.apiVersion)
   return readOnly || (options.apiVersion === 'v3' && hasIdempotencyKey(options.headers))
 }

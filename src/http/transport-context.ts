@@ -1,3 +1,4 @@
+import type { ScopeWarnings } from '../catalogue/scope-warnings.js'
 import type { RestrictionManager } from '../limits/restriction-manager.js'
 import type { LoggerInterface } from '../logger/logger.js'
 import type { SecretRegistry } from '../logger/secret-registry.js'
@@ -9,6 +10,8 @@ export interface TransportContext {
   readonly secrets: SecretRegistry
   /** The redacting logger. */
   readonly logger: LoggerInterface
+  /** The instance's check of calls against the pair's scope, shared by both API versions. */
+  readonly scopeWarnings: ScopeWarnings
   /** The limiter shared by both API versions. */
   readonly restrictions: RestrictionManager
   /** HTTP settings with defaults. */

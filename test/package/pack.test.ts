@@ -141,6 +141,33 @@ describe('the packed package', () => {
     expect(cjs).toEqual(expected)
   }, 60_000)
 
+  it('importing portal-oauth never loads the method catalogue; a call loads it and warns of a missing scope, from ESM and CommonJS', async () => {
+    const probe = (load: string) => `
+      const { registerHooks } = ${load}('node:module')
+      const urls = []
+      registerHooks({ load: (url, context, next) => (urls.push(url), next(url, context)) })
+      const loaded = () => urls.some((url) => url.endsWith('/catalogue/methods.generated.js'))
+      const { PortalOAuth } = ${load}('portal-oauth')
+      const afterMain = loaded()
+      const { startPortalEmulator } = ${load}('portal-oauth/testing')
+      const emulator = await startPortalEmulator({ scope: 'user' })
+      const warnings = []
+      const logger = { debug() {}, info() {}, warn: (message) => warnings.push(message), error() {} }
+      const secret = { clientId: emulator.clientId, clientSecret: emulator.clientSecret }
+      const portal = new PortalOAuth(emulator.issueAuthParams(), secret, { logger })
+      await portal.actions.v2.call.make({ method: 'crm.item.list', params: { entityTypeId: 2 } })
+      await portal.destroy()
+      await emulator.close()
+      console.log(JSON.stringify({ afterMain, afterCall: loaded(), warnings }))`
+    const expected = {
+      afterMain: false,
+      afterCall: true,
+      warnings: [expect.stringMatching(/^PortalOAuth: v2 crm\.item\.list needs scope crm /)],
+    }
+    expect(await runApp('catalogue.mjs', probe('await import'))).toEqual(expected)
+    expect(await runApp('catalogue.cjs', `void (async () => { ${probe('require')} })()`)).toEqual(expected)
+  }, 60_000)
+
   it('importing portal-oauth never loads @opentelemetry/api; portal-oauth/otel does, and instruments', async () => {
     const out = await runApp(
       'otel.mjs',

@@ -1,7 +1,7 @@
 import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import { portalErrorsToSdkErrors, readPortalError } from '../../http/payload.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
-import { isReadMethod } from '../../http/retry-policy.js'
+import { commandsRead } from '../../http/retry-policy.js'
 import type { AjaxPayload, PayloadTime } from '../../results/ajax-result.js'
 import { ApiVersion } from '../../types/api-version.js'
 import { isPlainObject } from '../../validation/rules.js'
@@ -46,6 +46,9 @@ export class V2BatchRunner implements BatchRunner {
     const cmd = Object.fromEntries(
       commands.map((command) => [command.key, toBatchCommand(command.method, command.params)]),
     )
+    const methods = commands.map((command) => command.method)
+    // Told to the transport (the application's own too, see setHttpClient): a dropped batch of reads may be resent.
+    const readOnly = await commandsRead(methods, this.apiVersion)
     const response = await this.#transport().call(
       {
         method: 'batch',
@@ -53,7 +56,7 @@ export class V2BatchRunner implements BatchRunner {
         ...(settings.requestId === undefined ? {} : { requestId: settings.requestId }),
         ...(settings.signal === undefined ? {} : { signal: settings.signal }),
       },
-      { readOnly: commands.every((command) => isReadMethod(command.method)) },
+      { readOnly, methods },
     )
     if (!response.isSuccess) return requestFailedOutcome(this.apiVersion, commands, settings, response)
     const body = response.getData()?.result

@@ -1,6 +1,6 @@
 import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
-import { isReadMethod } from '../../http/retry-policy.js'
+import { commandsRead } from '../../http/retry-policy.js'
 import { ApiVersion } from '../../types/api-version.js'
 import type { BatchCommand } from './batch-commands.js'
 import { failedEntry, notRunError, requestFailedOutcome, succeededEntry } from './batch-entries.js'
@@ -33,6 +33,9 @@ export class V3BatchRunner implements BatchRunner {
         },
       ]),
     )
+    const methods = commands.map((command) => command.method)
+    // Told to the transport (the application's own too, see setHttpClient): a dropped batch of reads may be resent.
+    const readOnly = await commandsRead(methods, this.apiVersion)
     const response = await this.#transport().call(
       {
         method: 'batch',
@@ -40,7 +43,7 @@ export class V3BatchRunner implements BatchRunner {
         ...(settings.requestId === undefined ? {} : { requestId: settings.requestId }),
         ...(settings.signal === undefined ? {} : { signal: settings.signal }),
       },
-      { readOnly: commands.every((command) => isReadMethod(command.method)) },
+      { readOnly, methods },
     )
     if (!response.isSuccess) return requestFailedOutcome(this.apiVersion, commands, settings, response)
     const results = response.getData()?.result

@@ -1,0 +1,87 @@
+import type { LoggerInterface } from '../logger/logger.js'
+import type { ApiVersion } from '../types/api-version.js'
+import type { MethodFacts, MethodTable } from './method-table.js'
+
+/** Scopes every application has: methods the documentation lists under them never warn. */
+const ALWAYS_GRANTED = 'basic'
+
+/**
+ * A pair's `scope` that names no scope but the application as a whole (seen in OAuth answers of older or local
+ * applications): nothing is checked against it.
+ */
+const WHOLE_APPLICATION = 'app'
+
+/**
+ * Scope names the documentation uses that the portal grants under another code: the REST 3.0 task pages say
+ * `tasks` (a deprecated scope; their own access errors and the scope list say `task`), the workgroup pages say
+ * `sonet` where the scope list says `sonet_group, socialnetwork`.
+ */
+const GRANTED_ALSO_BY: ReadonlyMap<string, readonly string[]> = new Map([
+  ['tasks', ['task']],
+  ['sonet', ['sonet_group', 'socialnetwork']],
+  ['socialnetwork', ['sonet_group']],
+])
+
+/**
+ * The scope check of one client instance: a call to a documented method whose scopes the pair's `scope` does not
+ * list logs one warning, once per instance and missing scope (the fix is per scope: add it to the application; one
+ * line per method would repeat it for every method of that scope), again after the pair's scope changed. It never
+ * blocks the call: the portal decides. Unknown methods and a pair without a scope are not checked.
+ */
+export class ScopeWarnings {
+  readonly #className: string
+  /** The pair's scope string the granted set was read from. */
+  #pairScope = ''
+  /** Lower-case scopes of the pair; `null` when there is nothing to check against. */
+  #granted: ReadonlySet<string> | null = null
+  /** Scope lists (as the catalogue writes them) already warned about. */
+  readonly #warned = new Set<string>()
+
+  constructor(className: string) {
+    this.#className = className
+  }
+
+  /** Checks each of `methods` (a call's method, or a batch's commands) against `pairScope`. */
+  check(
+    table: MethodTable,
+    apiVersion: ApiVersion,
+    methods: readonly string[],
+    pairScope: string,
+    logger: LoggerInterface,
+  ): void {
+    if (pairScope !== this.#pairScope) this.#readPairScope(pairScope)
+    const granted = this.#granted
+    if (!granted) return
+    for (const method of methods) {
+      const facts = table.lookup(apiVersion, method)
+      if (!facts || this.#warned.has(facts.scopeList) || isGranted(facts, granted)) continue
+      this.#warned.add(facts.scopeList)
+      const needs =
+        facts.scopes.length === 1 ? `scope ${facts.scopeList}` : `one of the scopes ${facts.scopeList}`
+      logger.warn(
+        `${this.#className}: ${apiVersion} ${method} needs ${needs} (method catalogue), which the pair's scope "${pairScope}" does not list; the call is sent and the portal decides (said once per scope)`,
+        { apiVersion, method, scope: facts.scopeList, pairScope },
+      )
+    }
+  }
+
+  #readPairScope(pairScope: string): void {
+    this.#pairScope = pairScope
+    this.#warned.clear()
+    // Comma-separated; event pages of the documentation say space-separated.
+    const scopes = pairScope
+      .toLowerCase()
+      .split(/[\s,]+/)
+      .filter((scope) => scope !== '')
+    this.#granted = scopes.length === 0 || scopes.includes(WHOLE_APPLICATION) ? null : new Set(scopes)
+  }
+}
+
+function isGranted(facts: MethodFacts, granted: ReadonlySet<string>): boolean {
+  return facts.scopes.some(
+    (scope) =>
+      scope === ALWAYS_GRANTED ||
+      granted.has(scope) ||
+      (GRANTED_ALSO_BY.get(scope)?.some((code) => granted.has(code)) ?? false),
+  )
+}
