@@ -1,0 +1,46 @@
+import type { EmulatorApiVersion } from './types.js'
+
+/** One documented REST method, as the emulator reads it from the generated catalogue. */
+export interface CatalogueMethod {
+  /** The name as the documentation spells it (`disk.storage.getList`). */
+  readonly name: string
+  readonly version: EmulatorApiVersion
+  /** Scopes that grant it (`crm`; `user,user_brief,user_basic`). */
+  readonly scopes: readonly string[]
+  /** True when it changes data (the catalogue's `w`). */
+  readonly writes: boolean
+  /** Required parameters; a dotted name is a field of an object parameter (`fields.COMPANY_ID`). */
+  readonly required: readonly string[]
+}
+
+/** The catalogue by API version and lower-cased name (the portal ignores the case of method names). */
+export type CatalogueIndex = Readonly<Record<EmulatorApiVersion, ReadonlyMap<string, CatalogueMethod>>>
+
+/** `scopes|w or r|required|page|replacement`, as src/catalogue/methods.generated.ts packs each entry. */
+function unpack(name: string, version: EmulatorApiVersion, packed: string): CatalogueMethod {
+  const [scopes = '', access = '', required = ''] = packed.split('|')
+  const list = (text: string): string[] => text.split(',').filter((item) => item !== '')
+  return { name, version, scopes: list(scopes), writes: access === 'w', required: list(required) }
+}
+
+function index(version: EmulatorApiVersion, table: Readonly<Record<string, string>>) {
+  const methods = new Map<string, CatalogueMethod>()
+  for (const [name, packed] of Object.entries(table)) {
+    methods.set(name.toLowerCase(), unpack(name, version, packed))
+  }
+  return methods
+}
+
+let loading: Promise<CatalogueIndex> | undefined
+
+/**
+ * The catalogue, imported on first use only: `import 'portal-oauth/testing'` stays as fast as without it, and a test
+ * that calls only the methods it defines never loads it.
+ */
+export function loadCatalogue(): Promise<CatalogueIndex> {
+  loading ??= import('../catalogue/methods.generated.js').then((table) => ({
+    v2: index('v2', table.V2_METHODS),
+    v3: index('v3', table.V3_METHODS),
+  }))
+  return loading
+}
