@@ -37,12 +37,17 @@ describe('the emulator knows the catalogue', () => {
       code: 'BITRIX_REST_V3_EXCEPTION_METHODNOTFOUNDEXCEPTION',
       status: 404,
     })
-    // A v2 method does not answer on v3.
+    // A v2 method does not answer on v3, but a REST 3.0 page the catalogue files with the v2 methods does.
     const v2OnlyOnV3 = await rig.portal.actions.v3.call.make({
       method: 'crm.requisite.list',
       unchecked: true,
     })
     expect(v2OnlyOnV3.getStatus()).toBe(404)
+    const migrated = await rig.portal.actions.v3.call.make({
+      method: 'tasks.task.field.list',
+      unchecked: true,
+    })
+    expect([migrated.getStatus(), migrated.getData()?.result]).toEqual([200, { items: [] }])
   })
 
   it('refuses a missing required parameter naming it: v2 ERROR_ARGUMENT with argument, v3 validation', async () => {
