@@ -1,5 +1,5 @@
 import { authenticate, stripAuthParams } from './auth.js'
-import { layerErrorReply, QUERY_LIMIT_EXCEEDED } from './envelope.js'
+import { layerErrorReply, QUERY_LIMIT_EXCEEDED, v2ErrorBody } from './envelope.js'
 import type { IncomingCall, Reply } from './http-server.js'
 import { invokeMethod, operatingKey } from './invoke.js'
 import { parsePhpQuery, phpBool, phpMap } from './php-query.js'
@@ -111,7 +111,7 @@ export async function handleV2Batch(
       errors.push([key, subError('ERROR_BATCH_METHOD_NOT_ALLOWED', 'Method is not allowed for batch usage')])
       return true
     }
-    const method = state.methods.get(path, 'v2')
+    const method = await state.methods.resolve(path, 'v2')
     if (!method) {
       errors.push([key, subError('ERROR_METHOD_NOT_FOUND', 'Method not found!')])
       return true
@@ -122,7 +122,7 @@ export async function handleV2Batch(
     const watch = new Stopwatch(state.now)
     const outcome = await invokeMethod(state, method, subParams, caller, 'v2')
     if (!outcome.ok) {
-      errors.push([key, subError(outcome.error.code, outcome.error.description)])
+      errors.push([key, v2ErrorBody(outcome.error)])
       return true
     }
     processingMs += outcome.processingMs

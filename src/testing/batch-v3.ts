@@ -159,7 +159,7 @@ export async function handleV3Batch(
       for (const command of commands) {
         const name = command.method.toLowerCase()
         if (name === 'batch') throw invalid('Nested batch is not allowed', 'method')
-        const method = state.methods.get(name, 'v3')
+        const method = await state.methods.resolve(name, 'v3')
         if (!method) return v3MethodNotFound()
         const query = stripAuthParams(resolveRefs(command.query ?? {}, aliases, results) as Json)
         const outcome = await invokeMethod(state, method, query, auth.caller, 'v3')

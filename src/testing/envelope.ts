@@ -41,9 +41,15 @@ export function layerErrorReply(error: LayerError): Reply {
   return flatError(error.status, error.code, error.description)
 }
 
+/** The v2 error object of a method error: `{ error, error_description, argument? }` (protocol.md 3.2). */
+export function v2ErrorBody(error: EmulatorRestError): Record<string, string> {
+  const body = { error: error.code, error_description: error.description }
+  return error.argument === undefined ? body : { ...body, argument: error.argument }
+}
+
 /** v2 answer of a method error. */
 export function v2ErrorReply(error: EmulatorRestError): Reply {
-  return flatError(error.status, error.code, error.description)
+  return jsonReply(error.status, v2ErrorBody(error), error.code)
 }
 
 /** v3 error body `{ error: { code, message, validation? } }`. */

@@ -7,8 +7,9 @@ export interface EmulatorValidationItem {
 }
 
 /**
- * Thrown by a method handler to answer a REST error: v2 renders `{ error: code, error_description: description }`,
- * v3 renders `{ error: { code, message: description, validation? } }`; both with HTTP `status` (default 400).
+ * Thrown by a method handler to answer a REST error: v2 renders `{ error: code, error_description: description,
+ * argument? }`, v3 renders `{ error: { code, message: description, validation? } }`; both with HTTP `status`
+ * (default 400).
  */
 export class EmulatorRestError extends Error {
   /** Error code, e.g. `'ERROR_NOT_FOUND'` or `'BITRIX_REST_V3_EXCEPTION_ENTITYNOTFOUNDEXCEPTION'`. */
@@ -19,12 +20,14 @@ export class EmulatorRestError extends Error {
   readonly status: number
   /** v3 only: per-field validation messages. */
   readonly validation: EmulatorValidationItem[] | undefined
+  /** v2 only: the parameter at fault, sent as `argument` (as the portal does with `ERROR_ARGUMENT`). */
+  readonly argument: string | undefined
 
   constructor(
     code: string,
     description: string,
     status = 400,
-    extra?: { validation?: EmulatorValidationItem[] },
+    extra?: { validation?: EmulatorValidationItem[]; argument?: string },
   ) {
     super(`${code}: ${description}`)
     this.name = 'EmulatorRestError'
@@ -32,5 +35,6 @@ export class EmulatorRestError extends Error {
     this.description = description
     this.status = status
     this.validation = extra?.validation
+    this.argument = extra?.argument
   }
 }

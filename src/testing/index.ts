@@ -1,6 +1,7 @@
 /**
  * `portal-oauth/testing`: a loopback portal emulator (REST v2 + v3, batches, webhooks, limits) and its OAuth server,
- * for testing applications built on `portal-oauth` without a real portal.
+ * for testing applications built on `portal-oauth` without a real portal. It answers every method of the catalogue
+ * (the portal's REST documentation) generically; `defineMethod` replaces any answer.
  * @module
  */
 export { startPortalEmulator } from './emulator.js'

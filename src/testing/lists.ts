@@ -191,6 +191,7 @@ export class FixtureTable<Row> {
   readonly #baseCount: number
   readonly #make: (id: number) => Row
   readonly #stored = new Map<number, Row>()
+  readonly #deleted = new Set<number>()
   #added = 0
 
   constructor(baseCount: number, make: (id: number) => Row) {
@@ -198,14 +199,14 @@ export class FixtureTable<Row> {
     this.#make = make
   }
 
-  /** Number of rows (generated plus added). */
+  /** Highest id given so far (generated plus added rows, deleted ones included: ids are never reused). */
   get size(): number {
     return this.#baseCount + this.#added
   }
 
   /** The row with this id, if any. */
   get(id: number): Row | undefined {
-    if (!Number.isInteger(id) || id < 1 || id > this.size) return undefined
+    if (!Number.isInteger(id) || id < 1 || id > this.size || this.#deleted.has(id)) return undefined
     return this.#stored.get(id) ?? this.#make(id)
   }
 
@@ -227,13 +228,23 @@ export class FixtureTable<Row> {
     return next
   }
 
+  /** Remove a row; false when the id does not exist. */
+  delete(id: number): boolean {
+    if (this.get(id) === undefined) return false
+    this.#stored.delete(id)
+    this.#deleted.add(id)
+    return true
+  }
+
   /** The rows matching `constraint`, ordered by id, from `offset`, at most `limit`; `total` counts all matches. */
   query(constraint: IdConstraint, desc: boolean, offset: number, limit: number): FixturePage<Row> {
     const lo = Math.max(1, constraint.lo)
     const hi = Math.min(this.size, constraint.hi)
+    const exclude =
+      this.#deleted.size === 0 ? constraint.exclude : new Set([...constraint.exclude, ...this.#deleted])
     const ids = constraint.include
-      ? this.#pageOfList(constraint.include, lo, hi, constraint.exclude, desc, offset, limit)
-      : this.#pageOfRange(lo, hi, constraint.exclude, desc, offset, limit)
+      ? this.#pageOfList(constraint.include, lo, hi, exclude, desc, offset, limit)
+      : this.#pageOfRange(lo, hi, exclude, desc, offset, limit)
     return { rows: ids.ids.map((id) => this.get(id) as Row), total: ids.total }
   }
 

@@ -1,16 +1,13 @@
 import { EmulatorRestError } from './errors.js'
-import { EmulatorListPage } from './list-page.js'
+import type { EntityStores } from './generic-methods.js'
+import { v2ListPage, v3Limit, v3ListRows } from './list-answers.js'
 import {
   DEFAULT_LIST_ROWS,
   FixtureTable,
-  type IdConstraint,
-  isV2OrderDesc,
   parseV2Filter,
-  parseV2Start,
   parseV3Filter,
   selectFields,
   toId,
-  V2_PAGE_SIZE,
   v3Invalid,
 } from './lists.js'
 import { phpDate } from './time.js'
@@ -30,9 +27,20 @@ export interface MethodDefinition {
   versions: ReadonlySet<EmulatorApiVersion>
 }
 
-/** The REST methods the portal knows, per API version. */
+/** Where the registry looks for a method nobody defined (the catalogue's generic answers); `name` is lower-cased. */
+export type MethodFallback = (
+  name: string,
+  version: EmulatorApiVersion,
+) => Promise<MethodDefinition | undefined>
+
+/** The REST methods the portal knows, per API version: the defined ones first, then the fallback's. */
 export class MethodRegistry {
   readonly #methods = new Map<string, MethodDefinition>()
+  readonly #fallback: MethodFallback | undefined
+
+  constructor(fallback?: MethodFallback) {
+    this.#fallback = fallback
+  }
 
   /** Register or replace a method (name lower-cased); versions default to both. */
   define(name: string, handler: EmulatorMethodHandler, options?: EmulatorMethodOptions): void {
@@ -40,10 +48,15 @@ export class MethodRegistry {
     this.#methods.set(lower, { name: lower, handler, versions: new Set(options?.versions ?? ['v2', 'v3']) })
   }
 
-  /** The method answering `name` on `version`, if any. */
+  /** The defined method answering `name` on `version`, if any. */
   get(name: string, version: EmulatorApiVersion): MethodDefinition | undefined {
     const method = this.#methods.get(name.toLowerCase())
     return method?.versions.has(version) ? method : undefined
+  }
+
+  /** The method answering `name` on `version`: a defined one wins over the fallback's. */
+  async resolve(name: string, version: EmulatorApiVersion): Promise<MethodDefinition | undefined> {
+    return this.get(name, version) ?? this.#fallback?.(name.toLowerCase(), version)
   }
 }
 
@@ -52,6 +65,8 @@ export interface BuiltinDeps {
   now(): number
   settings(): { isAdmin: boolean; status: EmulatorAppStatus; clientId: string; scope: string }
   lists: Partial<Record<ListName, number>>
+  /** Where the built-in tables are shared with the catalogue's generic methods of the same entity. */
+  stores: EntityStores
 }
 
 type Row = Record<string, unknown>
@@ -75,33 +90,6 @@ export function userRow(id: number): Row {
     PERSONAL_GENDER: '',
     TIME_ZONE: '',
   }
-}
-
-function v2ListPage(
-  table: FixtureTable<Row>,
-  params: Row,
-  constraint: IdConstraint,
-  wrap?: string,
-): EmulatorListPage {
-  const paging = parseV2Start(params.start)
-  const desc = isV2OrderDesc(params.order, params.sort)
-  const page = table.query(constraint, desc, paging.offset, V2_PAGE_SIZE)
-  const result = wrap === undefined ? page.rows : { [wrap]: page.rows }
-  if (paging.noCount) return new EmulatorListPage(result, { total: 0 })
-  const more = paging.offset + page.rows.length < page.total
-  return new EmulatorListPage(
-    result,
-    more ? { next: paging.offset + V2_PAGE_SIZE, total: page.total } : { total: page.total },
-  )
-}
-
-function v3Limit(value: unknown, fallback: number, max: number, what: string): number {
-  if (value === undefined || value === null) return fallback
-  const n = Number(value)
-  if (!Number.isInteger(n) || n < 1 || n > max) {
-    throw v3Invalid('INVALIDPAGINATIONEXCEPTION', `${what} must be an integer from 1 to ${max}`, what)
-  }
-  return n
 }
 
 function requireId(params: Row, field = 'id'): number {
@@ -138,6 +126,13 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
   const users = new FixtureTable<Row>(rows(deps, 'user.get'), userRow)
   const items = new FixtureTable<Row>(rows(deps, 'crm.item.list'), (id) => ({ id, title: `Item ${id}` }))
   const tasks = new FixtureTable<Row>(rows(deps, 'tasks.task.list'), (id) => ({ id, title: `Task ${id}` }))
+  const stringId = (fields: Row, id: number): Row => ({ ...fields, ID: String(id) })
+  const numberId = (fields: Row, id: number): Row => ({ ...fields, id })
+  deps.stores.adopt('crm.contact', contacts, stringId)
+  deps.stores.adopt('crm.deal', deals, stringId)
+  deps.stores.adopt('user', users, stringId)
+  deps.stores.adopt('crm.item', items, numberId)
+  deps.stores.adopt('tasks.task', tasks, numberId)
   const events = new FixtureTable<Row>(rows(deps, 'main.eventlog.tail'), (id) => ({
     id,
     auditTypeId: 'EMULATED_EVENT',
@@ -290,14 +285,8 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     'tasks.task.list',
     (params) => {
       const constraint = parseV3Filter(params.filter, ['id', 'title'])
-      const pagination = record(params.pagination)
-      const limit = v3Limit(pagination.limit, 50, 1000, 'limit')
-      const page = v3Limit(pagination.page, 1, Number.MAX_SAFE_INTEGER, 'page')
-      const offset =
-        pagination.offset !== undefined ? Math.max(0, toId(pagination.offset)) : (page - 1) * limit
-      const desc = isV2OrderDesc(params.order)
-      const found = tasks.query(constraint, desc, offset, limit)
-      return { items: found.rows.map((row) => selectFields(row, params.select)) }
+      const rows = v3ListRows(tasks, params, constraint)
+      return { items: rows.map((row) => selectFields(row, params.select)) }
     },
     v3,
   )

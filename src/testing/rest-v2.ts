@@ -46,7 +46,7 @@ export function v2Sources(call: IncomingCall): ParamSources {
  * operating limit → 429; then the handler. Success `{ result, next?, total?, time }`.
  */
 export async function handleV2(state: EmulatorState, call: IncomingCall, route: PortalRoute): Promise<Reply> {
-  const method = state.methods.get(route.method, 'v2')
+  const method = await state.methods.resolve(route.method, 'v2')
   if (!method) return layerErrorReply(METHOD_NOT_FOUND)
   const sources = v2Sources(call)
   const auth = authenticate(state, call, sources, route.hook)

@@ -114,7 +114,7 @@ export function v3OutcomeError(error: EmulatorRestError): Reply {
  * `{ error: { code, message, validation? } }`. Success `{ result, time }`.
  */
 export async function handleV3(state: EmulatorState, call: IncomingCall, route: PortalRoute): Promise<Reply> {
-  const method = state.methods.get(route.method, 'v3')
+  const method = await state.methods.resolve(route.method, 'v3')
   if (!method) return v3MethodNotFound()
   const parsed = v3Body(call)
   if ('reply' in parsed) return parsed.reply

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import { AuthorizationCodes } from './auth-codes.js'
 import { FaultRules } from './faults.js'
+import { catalogueFallback, EntityStores } from './generic-methods.js'
 import { IdempotencyCache } from './idempotency.js'
 import { DEFAULT_OPERATING_LIMIT, DEFAULT_RATE_LIMIT, LeakyBucket, OperatingLimiter } from './limits.js'
 import { MethodRegistry, registerBuiltins } from './methods.js'
@@ -97,11 +98,13 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
     },
     settings.memberId,
   )
-  const methods = new MethodRegistry()
+  const stores = new EntityStores()
+  const methods = new MethodRegistry(catalogueFallback(stores))
   registerBuiltins(methods, {
     now,
     settings: () => settings,
     lists: options.lists ?? {},
+    stores,
   })
   return {
     settings,

@@ -337,7 +337,10 @@ export interface PortalEmulator {
   setMethodCost(method: string, ms: number): void
   /** Change what `profile` answers in `ADMIN`. */
   setAdmin(isAdmin: boolean): void
-  /** Register or replace a REST method (name is lower-cased). */
+  /**
+   * Register or replace a REST method (name is lower-cased). It wins over the built-in methods and over the generic
+   * answer of a catalogue method, and is called without checking the catalogue's required parameters.
+   */
   defineMethod(name: string, handler: EmulatorMethodHandler, options?: EmulatorMethodOptions): void
   /** Close both servers and all their sockets. */
   close(): Promise<void>

@@ -44,8 +44,9 @@ describe('v2 batch', () => {
 
   it('keeps going after errors without halt and stops at the first error with halt', async () => {
     const emu = await emulator()
+    emu.defineMethod('app.v3.only', () => true, { versions: ['v3'] })
     const { accessToken: token } = emu.issueAuthParams()
-    const cmd = ['server.time', 'no.such', 'crm.item.get?id=999', 'profile', 'batch', 'tasks.task.get?id=1']
+    const cmd = ['server.time', 'no.such', 'crm.item.get?id=999', 'profile', 'batch', 'app.v3.only?id=1']
     const free = await v2(emu, 'batch', token, { halt: false, cmd })
     const freeResult = obj(free.body.result)
     expect(Object.keys(obj(freeResult.result))).toEqual(['0', '3'])
