@@ -1,4 +1,5 @@
 import type { ApiVersion } from '../types/api-version.js'
+import { type PackedMethods, unpackMethod } from './packed-method.js'
 
 /** What the method catalogue says of one method at run time. */
 export interface MethodFacts {
@@ -19,9 +20,6 @@ export interface MethodTable {
    */
   lookup(apiVersion: ApiVersion, method: string): MethodFacts | undefined
 }
-
-/** Methods as the generated file packs them: `scopes|w or r|required parameters|page|replacement`. */
-type PackedMethods = Readonly<Record<string, string>>
 
 /**
  * The generated table, re-keyed at load time by lower-case name (the generated keys are the docs' spelling, a
@@ -45,12 +43,8 @@ class PackedMethodTable implements MethodTable {
     if (known) return known
     const packed = this.#packed[apiVersion].get(name)
     if (packed === undefined) return undefined
-    const [scopeList = '', flag] = packed.split('|', 2)
-    const facts: MethodFacts = {
-      scopes: scopeList.toLowerCase().split(','),
-      scopeList,
-      writes: flag !== 'r',
-    }
+    const { scopeList, writes } = unpackMethod(packed)
+    const facts: MethodFacts = { scopes: scopeList.toLowerCase().split(','), scopeList, writes }
     this.#facts[apiVersion].set(name, facts)
     return facts
   }

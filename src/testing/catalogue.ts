@@ -1,3 +1,4 @@
+import { type PackedMethods, unpackMethod } from '../catalogue/packed-method.js'
 import type { EmulatorApiVersion } from './types.js'
 
 /** One documented REST method, as the emulator reads it from the generated catalogue. */
@@ -16,17 +17,15 @@ export interface CatalogueMethod {
 /** The catalogue by API version and lower-cased name (the portal ignores the case of method names). */
 export type CatalogueIndex = Readonly<Record<EmulatorApiVersion, ReadonlyMap<string, CatalogueMethod>>>
 
-/** `scopes|w or r|required|page|replacement`, as src/catalogue/methods.generated.ts packs each entry. */
 function unpack(name: string, version: EmulatorApiVersion, packed: string): CatalogueMethod {
-  const [scopes = '', access = '', required = ''] = packed.split('|')
-  const list = (text: string): string[] => text.split(',').filter((item) => item !== '')
-  return { name, version, scopes: list(scopes), writes: access === 'w', required: list(required) }
+  const { scopeList, writes, required } = unpackMethod(packed)
+  return { name, version, scopes: scopeList === '' ? [] : scopeList.split(','), writes, required }
 }
 
 /** The methods of one packed table, keyed by lower-cased name, those `keep` accepts only. */
 function entries(
   version: EmulatorApiVersion,
-  table: Readonly<Record<string, string>>,
+  table: PackedMethods,
   keep: (name: string) => boolean = () => true,
 ): Array<[string, CatalogueMethod]> {
   return Object.entries(table)
