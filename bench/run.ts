@@ -3,11 +3,12 @@
  * Prints the table and exits 1 when a bar is missed; a time or CPU-ratio bar missed on a loaded machine (other work
  * of half a core or more during the CPU figure, see lib/load.ts) is printed as missed and does not fail the run,
  * unless `BENCH_STRICT=1`. `BENCH_WRITE=1` also rewrites the generated section of docs/benchmarks.md (a full run
- * only). `BENCH_ONLY=cpu,heap` runs some figures only (cpu, refresh, pacing, heap, list, fleet, cold).
+ * only). `BENCH_ONLY=cpu,heap` runs some figures only (cpu, refresh, pacing, heap, list, fleet, cold, catalogue).
  */
 import { fileURLToPath } from 'node:url'
 import { runMain } from '../scripts/dev/run-main.js'
 import { callCpuFigure } from './figures/call-cpu.js'
+import { catalogueBudgetFigure } from './figures/catalogue-budgets.js'
 import { coldStartFigure } from './figures/cold-start.js'
 import { fetchListFigure } from './figures/fetch-list.js'
 import { fleetFigures } from './figures/fleet.js'
@@ -58,6 +59,7 @@ async function main(): Promise<number> {
     await rig.close()
   }
   await step('cold', () => coldStartFigure(15))
+  await step('catalogue', () => catalogueBudgetFigure(3))
   const reading = load ?? runMeter.stop()
   const rows = results.flatMap((result) => result.rows)
   const details = results.flatMap((result) => (result.details.length > 0 ? [...result.details, ''] : []))
