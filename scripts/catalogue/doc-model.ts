@@ -16,7 +16,7 @@ export interface DocParam {
 export interface DocMethod {
   /** REST method name, for example `crm.deal.add`. */
   readonly name: string
-  /** REST API version: v3 pages are the `*-rest-v3.md` ones. */
+  /** REST API version: v3 for `*-rest-v3.md` pages and pages noting that the method belongs to REST 3.0. */
   readonly version: 'v2' | 'v3'
   /** Scopes from the `> Scope:` line. */
   readonly scopes: readonly string[]

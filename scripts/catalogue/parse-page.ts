@@ -38,7 +38,7 @@ export function parsePage(page: string, text: string): PageResult {
   return {
     method: {
       name,
-      version: /-rest-v3\.md$/.test(page) ? 'v3' : 'v2',
+      version: isRestV3(page, text) ? 'v3' : 'v2',
       scopes: [...scopeLine.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '').filter(isScopeWord),
       deprecatedBy: deprecation(text),
       writes: writesData(name),
@@ -50,6 +50,11 @@ export function parsePage(page: string, text: string): PageResult {
     rows: counter.rows,
     untypedRows: counter.untyped,
   }
+}
+
+/** A v3 page: a `*-rest-v3.md` twin of a v2 page, or a page whose note says the method belongs to REST 3.0. */
+function isRestV3(page: string, text: string): boolean {
+  return /-rest-v3\.md$/.test(page) || /\bmethod belongs to REST 3\.0\b/i.test(text)
 }
 
 /** Rows read so far on a page, and how many of them had no type. */

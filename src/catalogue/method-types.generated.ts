@@ -246,14 +246,6 @@ export interface V2MethodParams {
   'calendar.user.settings.get': NoParams
   /** Set User Calendar Settings. Scope: calendar. */
   'calendar.user.settings.set': { settings: Obj }
-  /** Get Follow-up Field Description. Scope: call. */
-  'call.followup.field.get': { name: string; select?: unknown[] }
-  /** Get Follow-up Fields List. Scope: call. */
-  'call.followup.field.list': { select?: unknown[] }
-  /** Get Call Follow-up. Scope: call. */
-  'call.followup.get': { callId: number; select?: unknown[]; mentionFormat?: string }
-  /** Get a List of Follow-up Calls. Scope: call. */
-  'call.followup.list': { filter: { startDate: { from: string; to: string; [k: string]: unknown }; participantId?: number; [k: string]: unknown }; select?: unknown[]; order?: { startDate?: string; [k: string]: unknown }; pagination?: { limit?: number; afterCursor?: { startDate: string; id: number; [k: string]: unknown }; [k: string]: unknown }; mentionFormat?: string }
   /** Get Values of All Fields in the Trade Catalog. Scope: catalog. */
   'catalog.catalog.get': { id: Id }
   /** Get Available Fields of the Trade Catalog. Scope: catalog. */
@@ -1590,16 +1582,6 @@ export interface V2MethodParams {
   'entity.update': { ENTITY: string; NAME?: string; ENTITY_NEW?: string; ACCESS?: Obj }
   /** Get information about feature availability in Bitrix24. Scope: basic. */
   'feature.get': { CODE: string }
-  /** Get the number of employees. Scope: humanresources. */
-  'humanresources.employee.count': NoParams
-  /** Get Employee Field. Scope: humanresources. */
-  'humanresources.employee.field.get': { name: string; select?: unknown[] }
-  /** Get the list of employee fields. Scope: humanresources. */
-  'humanresources.employee.field.list': { select?: unknown[] }
-  /** Get Employees in Multiple Departments. Scope: humanresources. */
-  'humanresources.employee.multidepartment': NoParams
-  /** Get Subordinates of Employee. Scope: humanresources. */
-  'humanresources.employee.subordinates': { id: number }
   /** Add HCM Link Company. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.company.add': { fields: { company: string; crmCompanyId: number; title: string; data?: Obj; fields: Array<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Delete HCM Link Company. Scope: humanresources.hcmlink. */
@@ -1620,44 +1602,6 @@ export interface V2MethodParams {
   'humanresources.hcmlink.job.status.get': { id: number }
   /** Update HCM Link Job. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.job.update': { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown } }
-  /** Create Department. Scope: humanresources. */
-  'humanresources.node.add': { type: string; name: string; parentId: number; description?: string; colorName?: string; userIds?: { MEMBER_HEAD?: unknown[]; MEMBER_DEPUTY_HEAD?: unknown[]; MEMBER_EMPLOYEE?: unknown[]; MEMBER_TEAM_HEAD?: unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: unknown[]; MEMBER_TEAM_EMPLOYEE?: unknown[]; [k: string]: unknown }; moveUsersToNode?: Flag; createChat?: Flag; bindingChatIds?: unknown[]; createChannel?: Flag; bindingChannelIds?: unknown[]; createCollab?: Flag; bindingCollabIds?: unknown[]; settings?: { BUSINESS_PROC_AUTHORITY?: unknown[]; REPORTS_AUTHORITY?: unknown[]; [k: string]: unknown } }
-  /** Get Child Departments. Scope: humanresources. */
-  'humanresources.node.children': { id: number; select?: unknown[] }
-  /** Edit Communications of the. Scope: humanresources. */
-  'humanresources.node.communication.edit': { nodeId: number; communicationType: string; createDefault?: Flag; ids?: unknown[]; removeIds?: unknown[]; withChildren?: Flag }
-  /** Get Communications of the. Scope: humanresources. */
-  'humanresources.node.communication.list': { id: number }
-  /** Get the Number of Departments. Scope: humanresources. */
-  'humanresources.node.count': NoParams
-  /** Update Department. Scope: humanresources. */
-  'humanresources.node.edit': { id: number; name?: string; description?: string; colorName?: string }
-  /** Get the Field. Scope: humanresources. */
-  'humanresources.node.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Fields from the. Scope: humanresources. */
-  'humanresources.node.field.list': { select?: unknown[] }
-  /** Get. Scope: humanresources. */
-  'humanresources.node.get': { id: number; select?: unknown[] }
-  /** Get a List of Departments. Scope: humanresources. */
-  'humanresources.node.list': { type: string; select?: unknown[]; pagination?: Obj }
-  /** Add Participants to. Scope: humanresources. */
-  'humanresources.node.member.add': { nodeId: number; userIds: unknown[]; role: string }
-  /** Get a Department or Team Member Field. Scope: humanresources. */
-  'humanresources.node.member.field.get': { name: string; select?: unknown[] }
-  /** Retrieve a List of Department Member Fields. Scope: humanresources. */
-  'humanresources.node.member.field.list': { select?: unknown[] }
-  /** Move Participants to the Department. Scope: humanresources. */
-  'humanresources.node.member.move': { nodeId: number; userIds: unknown[]; role?: string }
-  /** Remove Participants from the Department. Scope: humanresources. */
-  'humanresources.node.member.remove': { nodeId: number; userIds: unknown[] }
-  /** Update the Composition of Participants in. Scope: humanresources. */
-  'humanresources.node.member.set': { nodeId: number; userIds: { MEMBER_HEAD?: unknown[]; MEMBER_DEPUTY_HEAD?: unknown[]; MEMBER_EMPLOYEE?: unknown[]; MEMBER_TEAM_HEAD?: unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: unknown[]; MEMBER_TEAM_EMPLOYEE?: unknown[]; [k: string]: unknown } }
-  /** Move Department. Scope: humanresources. */
-  'humanresources.node.move': { id: number; parentId: number }
-  /** Find Departments. Scope: humanresources. */
-  'humanresources.node.search': { type: string; name: string; parentId?: number; pagination?: Obj }
-  /** Find Employess. Scope: humanresources. */
-  'humanresourses.employee.search': { name: string; nodeId?: number; select?: unknown[] }
   /** Create Chat. Scope: im. */
   'im.chat.add': { USERS?: unknown[]; TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; COPILOT_MAIN_ROLE?: string }
   /** Get Chat ID. Scope: im. */
@@ -2282,54 +2226,6 @@ export interface V2MethodParams {
   'log.blogpost.share': { POST_ID: number; DEST: unknown[] }
   /** Update News Feed Message. Scope: log. */
   'log.blogpost.update': { POST_ID: number; POST_MESSAGE?: string; POST_TITLE?: string; DEST?: unknown[]; SPERM?: unknown[]; FILES?: unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: number; [k: string]: unknown }
-  /** Get mailbox field. Scope: mail. */
-  'mail.mailbox.field.get': { name: string; select?: unknown[] }
-  /** Get a list of mailbox fields. Scope: mail. */
-  'mail.mailbox.field.list': { select?: unknown[] }
-  /** Get mailbox. Scope: mail. */
-  'mail.mailbox.get': { id: number; select?: unknown[] }
-  /** Get a list of mailboxes. Scope: mail. */
-  'mail.mailbox.list': { name?: string; email?: string; pagination?: Obj }
-  /** Get senders. Scope: mail. */
-  'mail.mailbox.senders': { pagination?: Obj }
-  /** Create a calendar event from an e-mail. Scope: mail. */
-  'mail.message.createcalendarevent': { messageId: number; dateFrom: string; dateTo: string; name?: string; description?: string }
-  /** Create a chat from e-mail. Scope: mail. */
-  'mail.message.createchat': { messageId: number }
-  /** Create a CRM activity from an e-mail. Scope: mail. */
-  'mail.message.createcrmactivity': { messageId: number }
-  /** Create a News Feed message from e-mail. Scope: mail. */
-  'mail.message.createfeedpost': { messageId: number; title?: string }
-  /** Create a task from an e-mail. Scope: mail. */
-  'mail.message.createtask': { messageId: number; title?: string; responsibleId?: number; description?: string }
-  /** Get e-mail field. Scope: mail. */
-  'mail.message.field.get': { name: string; select?: unknown[] }
-  /** Get a list of email fields. Scope: mail. */
-  'mail.message.field.list': { select?: unknown[] }
-  /** Forward e-mail. Scope: mail. */
-  'mail.message.forward': { forwardMessageId: number; from: string; to: unknown[]; subject: string; body: string; cc?: unknown[]; bcc?: unknown[] }
-  /** Get e-mail. Scope: mail. */
-  'mail.message.get': { id: number; select?: unknown[] }
-  /** Get a list of e-mails. Scope: mail. */
-  'mail.message.list': { mailboxId?: number; searchQuery?: string; dateFrom?: string; dateTo?: string; isSeen?: Flag; hasAttachments?: Flag; folder?: string; pagination?: Obj }
-  /** Move emails to folder. Scope: mail. */
-  'mail.message.movetofolder': { messageIds: unknown[]; action: string; folder?: string }
-  /** Remove the link between an e-mail and a CRM deal. Scope: mail. */
-  'mail.message.removecrmactivity': { messageId: number }
-  /** Reply to e-mail. Scope: mail. */
-  'mail.message.reply': { replyToMessageId: number; from: string; to: unknown[]; subject: string; body: string; cc?: unknown[]; bcc?: unknown[] }
-  /** Send an e-mail. Scope: mail. */
-  'mail.message.send': { from: string; to: unknown[]; subject: string; body: string; cc?: unknown[]; bcc?: unknown[] }
-  /** Get e-mail thread. Scope: mail. */
-  'mail.message.thread': { id: number; limit?: number }
-  /** Get recipient field. Scope: mail. */
-  'mail.recipient.field.get': { name: string; select?: unknown[] }
-  /** Get a list of recipient fields. Scope: mail. */
-  'mail.recipient.field.list': { select?: unknown[] }
-  /** Get a list of contacts. Scope: mail. */
-  'mail.recipient.listcontacts': { query?: string; pagination?: Obj }
-  /** Get a list of employees. Scope: mail. */
-  'mail.recipient.listemployees': { query: string; pagination?: Obj }
   /** Create Mail Service. Scope: mailservice. */
   'mailservice.add': { NAME: string; ACTIVE?: string; SERVER?: string; PORT?: number; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SORT?: number }
   /** Delete Mail Service. Scope: mailservice. */
@@ -2342,16 +2238,6 @@ export interface V2MethodParams {
   'mailservice.list': NoParams
   /** Update Mail Service. Scope: mailservice. */
   'mailservice.update': { ID: number; ACTIVE?: string; NAME?: string; SERVER?: string; PORT?: number; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SORT?: number }
-  /** Get Event Log Field. Scope: main. */
-  'main.eventlog.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Event Log Fields. Scope: main. */
-  'main.eventlog.field.list': { select?: unknown[] }
-  /** Get Event Log Entry. Scope: main. */
-  'main.eventlog.get': { id: number; select?: unknown[] }
-  /** Get the list of event log entries. Scope: main. */
-  'main.eventlog.list': { select?: unknown[]; filter?: unknown[]; order?: Obj; pagination?: Obj }
-  /** Get New Log Entries. Scope: main. */
-  'main.eventlog.tail': { select?: unknown[]; filter?: unknown[]; cursor?: Obj }
   /** Update Message Delivery Status. Scope: messageservice. */
   'messageservice.message.status.update': { CODE: string; MESSAGE_ID: string; STATUS: string }
   /** Register an SMS Provider or Message Provider. Scope: messageservice. */
@@ -2366,56 +2252,6 @@ export interface V2MethodParams {
   'method.get': { name?: string }
   /** Get a List of Available Methods. Scope: basic. @deprecated Use method.get. */
   'methods': { full?: Flag; scope?: string }
-  /** Create a Knowledge Base. Scope: note. */
-  'note.collection.add': { fields: { name: string; position?: number; [k: string]: unknown } }
-  /** Archive Knowledge Base. Scope: note. */
-  'note.collection.archive': { id: number }
-  /** Move Knowledge Base to Shopping Cart. Scope: note. */
-  'note.collection.delete': { id: number }
-  /** Get Knowledge Base Field. Scope: note. */
-  'note.collection.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Knowledge Base Fields. Scope: note. */
-  'note.collection.field.list': { select?: unknown[] }
-  /** Get Knowledge Base. Scope: note. */
-  'note.collection.get': { id: number }
-  /** Get a List of Knowledge Bases. Scope: note. */
-  'note.collection.list': { pagination?: { limit?: number; afterCursor?: { position: number; id: number; [k: string]: unknown }; [k: string]: unknown } }
-  /** Rename Knowledge Base. Scope: note. */
-  'note.collection.update': { id: number; fields: { name: string; [k: string]: unknown } }
-  /** Create Document. Scope: note. */
-  'note.document.add': { fields: { collectionId: number; title: string; parentId?: number; markdown?: string; [k: string]: unknown } }
-  /** Archive a Document. Scope: note. */
-  'note.document.archive': { id: number }
-  /** Move a Document to the Shopping Cart. Scope: note. */
-  'note.document.delete': { id: number }
-  /** Get Document Field. Scope: note. */
-  'note.document.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Document Fields. Scope: note. */
-  'note.document.field.list': { select?: unknown[] }
-  /** Get Document. Scope: note. */
-  'note.document.get': { id: number }
-  /** Get Document Search Field. Scope: note. */
-  'note.document.search.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Document Search Fields. Scope: note. */
-  'note.document.search.field.list': { select?: unknown[] }
-  /** Find Documents. Scope: note. */
-  'note.document.search.list': { query: string; pagination?: { limit?: number; [k: string]: unknown } }
-  /** Get Document Tree Field. Scope: note. */
-  'note.document.tree.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Document Tree Fields. Scope: note. */
-  'note.document.tree.field.list': { select?: unknown[] }
-  /** Get Document Tree. Scope: note. */
-  'note.document.tree.list': { collectionId: number }
-  /** Update Document. Scope: note. */
-  'note.document.update': { id: number; fields: { title?: string; markdown?: string; [k: string]: unknown }; overwrite?: Flag }
-  /** Upload a File to Document. Scope: note. */
-  'note.file.add': { documentId: number; fileName: string; fileContent: string }
-  /** Get Document File Field. Scope: note. */
-  'note.file.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Document File Fields. Scope: note. */
-  'note.file.field.list': { select?: unknown[] }
-  /** Get Document File Data. Scope: note. */
-  'note.file.get': { id: number; documentId: number }
   /** Register a Widget Handler. Scope: placement. */
   'placement.bind': { PLACEMENT: string; HANDLER: string; TITLE?: string; DESCRIPTION?: string; GROUP_NAME?: string; LANG_ALL?: Obj; OPTIONS?: Obj; USER_ID?: number }
   /** Get Handlers Registered by the Application. Scope: placement. */
@@ -3052,22 +2888,10 @@ export interface V2MethodParams {
   'tasks.flow.Flow.pin': { flowId: number }
   /** Update the Flow. Scope: task. */
   'tasks.flow.Flow.update': { flowData: Obj }
-  /** Get Task Access Field Permissions. Scope: tasks. */
-  'tasks.task.access.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Access Permission Fields for. Scope: tasks. */
-  'tasks.task.access.field.list': { select?: unknown[] }
-  /** Check Access Permissions v 3.0. Scope: tasks. */
-  'tasks.task.access.get': { id: number }
   /** Add Task. Scope: task. */
   'tasks.task.add': { fields: Obj }
   /** Approve Task. Scope: task. */
   'tasks.task.approve': { taskId: number }
-  /** Get Chat Message Field of Task. Scope: tasks. */
-  'tasks.task.chat.message.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Chat Message Fields for. Scope: tasks. */
-  'tasks.task.chat.message.field.list': { select?: unknown[] }
-  /** Send a Message in Task Chat. Scope: tasks. */
-  'tasks.task.chat.message.send': { fields: { taskId: number; text: string; [k: string]: unknown } }
   /** Move Task to Completed Status. Scope: task. */
   'tasks.task.complete': { taskId: number }
   /** Get User Counters. Scope: task. */
@@ -3084,16 +2908,6 @@ export interface V2MethodParams {
   'tasks.task.favorite.add': { taskId: number }
   /** Remove Task from Favorites. Scope: task. */
   'tasks.task.favorite.remove': { taskId: number }
-  /** Get Task Field. Scope: tasks. */
-  'tasks.task.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Task Fields v 3.0. Scope: tasks. */
-  'tasks.task.field.list': { select?: unknown[] }
-  /** Attach Files to a Task v 3.0. Scope: tasks. */
-  'tasks.task.file.attach': { taskId: number; fileIds: number[] }
-  /** Get Task File Field Description. Scope: tasks. */
-  'tasks.task.file.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Task File Fields. Scope: tasks. */
-  'tasks.task.file.field.list': { select?: unknown[] }
   /** Attach Files to a Task. Scope: task. */
   'tasks.task.files.attach': { taskId: number; fileId: number }
   /** Get Task by ID. Scope: task. */
@@ -3114,20 +2928,12 @@ export interface V2MethodParams {
   'tasks.task.pin': { id: number }
   /** Renew a Task After Completion. Scope: task. */
   'tasks.task.renew': { taskId: number }
-  /** Add Result to Task. Scope: tasks. */
-  'tasks.task.result.add': { fields: { taskId: number; text: string; [k: string]: unknown } }
   /** Add Comment to Result. Scope: task. */
   'tasks.task.result.addFromComment': { commentId: number }
-  /** Add Result from Task Chat Message. Scope: tasks. */
-  'tasks.task.result.addfromchatmessage': { fields: { messageId: number; [k: string]: unknown } }
-  /** Delete Task Result. Scope: tasks. */
-  'tasks.task.result.delete': { id: number }
   /** Remove Comment from Result. Scope: task. */
   'tasks.task.result.deleteFromComment': { commentId: number }
   /** Get the List of Task Results. Scope: task. */
   'tasks.task.result.list': { taskId: number }
-  /** Update Task Result. Scope: tasks. */
-  'tasks.task.result.update': { id: number; fields: { text: string; [k: string]: unknown } }
   /** Move Task to In Progress Status. Scope: task. */
   'tasks.task.start': { taskId: number }
   /** Enable Task Watching with. Scope: task. */
@@ -3208,12 +3014,6 @@ export interface V2MethodParams {
   'timeman.open': { USER_ID?: number; TIME?: string; REPORT?: string; LAT?: number; LON?: number }
   /** Pause the current workday. Scope: timeman. */
   'timeman.pause': { USER_ID?: number }
-  /** Get the Record Field of Working Time. Scope: timeman. */
-  'timeman.record.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Time Tracking Record Fields. Scope: timeman. */
-  'timeman.record.field.list': { select?: unknown[] }
-  /** Get a List of Time Records. Scope: timeman. */
-  'timeman.record.list': { filter: unknown[]; select?: unknown[]; order?: Obj; pagination?: Obj }
   /** Get Work Schedule. Scope: timeman. */
   'timeman.schedule.get': { id?: number }
   /** Get User Work Time Settings. Scope: timeman. */
@@ -3350,16 +3150,216 @@ export interface V2MethodParams {
 
 /** Parameters of every documented REST v3 method, by method name. */
 export interface V3MethodParams {
+  /** Get Follow-up Field Description. Scope: call. */
+  'call.followup.field.get': { name: string; select?: unknown[] }
+  /** Get Follow-up Fields List. Scope: call. */
+  'call.followup.field.list': { select?: unknown[] }
+  /** Get Call Follow-up. Scope: call. */
+  'call.followup.get': { callId: number; select?: unknown[]; mentionFormat?: string }
+  /** Get a List of Follow-up Calls. Scope: call. */
+  'call.followup.list': { filter: { startDate: { from: string; to: string; [k: string]: unknown }; participantId?: number; [k: string]: unknown }; select?: unknown[]; order?: { startDate?: string; [k: string]: unknown }; pagination?: { limit?: number; afterCursor?: { startDate: string; id: number; [k: string]: unknown }; [k: string]: unknown }; mentionFormat?: string }
+  /** Get the number of employees. Scope: humanresources. */
+  'humanresources.employee.count': NoParams
+  /** Get Employee Field. Scope: humanresources. */
+  'humanresources.employee.field.get': { name: string; select?: unknown[] }
+  /** Get the list of employee fields. Scope: humanresources. */
+  'humanresources.employee.field.list': { select?: unknown[] }
+  /** Get Employees in Multiple Departments. Scope: humanresources. */
+  'humanresources.employee.multidepartment': NoParams
+  /** Get Subordinates of Employee. Scope: humanresources. */
+  'humanresources.employee.subordinates': { id: number }
+  /** Create Department. Scope: humanresources. */
+  'humanresources.node.add': { type: string; name: string; parentId: number; description?: string; colorName?: string; userIds?: { MEMBER_HEAD?: unknown[]; MEMBER_DEPUTY_HEAD?: unknown[]; MEMBER_EMPLOYEE?: unknown[]; MEMBER_TEAM_HEAD?: unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: unknown[]; MEMBER_TEAM_EMPLOYEE?: unknown[]; [k: string]: unknown }; moveUsersToNode?: Flag; createChat?: Flag; bindingChatIds?: unknown[]; createChannel?: Flag; bindingChannelIds?: unknown[]; createCollab?: Flag; bindingCollabIds?: unknown[]; settings?: { BUSINESS_PROC_AUTHORITY?: unknown[]; REPORTS_AUTHORITY?: unknown[]; [k: string]: unknown } }
+  /** Get Child Departments. Scope: humanresources. */
+  'humanresources.node.children': { id: number; select?: unknown[] }
+  /** Edit Communications of the. Scope: humanresources. */
+  'humanresources.node.communication.edit': { nodeId: number; communicationType: string; createDefault?: Flag; ids?: unknown[]; removeIds?: unknown[]; withChildren?: Flag }
+  /** Get Communications of the. Scope: humanresources. */
+  'humanresources.node.communication.list': { id: number }
+  /** Get the Number of Departments. Scope: humanresources. */
+  'humanresources.node.count': NoParams
+  /** Update Department. Scope: humanresources. */
+  'humanresources.node.edit': { id: number; name?: string; description?: string; colorName?: string }
+  /** Get the Field. Scope: humanresources. */
+  'humanresources.node.field.get': { name: string; select?: unknown[] }
+  /** Get a List of Fields from the. Scope: humanresources. */
+  'humanresources.node.field.list': { select?: unknown[] }
+  /** Get. Scope: humanresources. */
+  'humanresources.node.get': { id: number; select?: unknown[] }
+  /** Get a List of Departments. Scope: humanresources. */
+  'humanresources.node.list': { type: string; select?: unknown[]; pagination?: Obj }
+  /** Add Participants to. Scope: humanresources. */
+  'humanresources.node.member.add': { nodeId: number; userIds: unknown[]; role: string }
+  /** Get a Department or Team Member Field. Scope: humanresources. */
+  'humanresources.node.member.field.get': { name: string; select?: unknown[] }
+  /** Retrieve a List of Department Member Fields. Scope: humanresources. */
+  'humanresources.node.member.field.list': { select?: unknown[] }
+  /** Move Participants to the Department. Scope: humanresources. */
+  'humanresources.node.member.move': { nodeId: number; userIds: unknown[]; role?: string }
+  /** Remove Participants from the Department. Scope: humanresources. */
+  'humanresources.node.member.remove': { nodeId: number; userIds: unknown[] }
+  /** Update the Composition of Participants in. Scope: humanresources. */
+  'humanresources.node.member.set': { nodeId: number; userIds: { MEMBER_HEAD?: unknown[]; MEMBER_DEPUTY_HEAD?: unknown[]; MEMBER_EMPLOYEE?: unknown[]; MEMBER_TEAM_HEAD?: unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: unknown[]; MEMBER_TEAM_EMPLOYEE?: unknown[]; [k: string]: unknown } }
+  /** Move Department. Scope: humanresources. */
+  'humanresources.node.move': { id: number; parentId: number }
+  /** Find Departments. Scope: humanresources. */
+  'humanresources.node.search': { type: string; name: string; parentId?: number; pagination?: Obj }
+  /** Find Employess. Scope: humanresources. */
+  'humanresourses.employee.search': { name: string; nodeId?: number; select?: unknown[] }
+  /** Get mailbox field. Scope: mail. */
+  'mail.mailbox.field.get': { name: string; select?: unknown[] }
+  /** Get a list of mailbox fields. Scope: mail. */
+  'mail.mailbox.field.list': { select?: unknown[] }
+  /** Get mailbox. Scope: mail. */
+  'mail.mailbox.get': { id: number; select?: unknown[] }
+  /** Get a list of mailboxes. Scope: mail. */
+  'mail.mailbox.list': { name?: string; email?: string; pagination?: Obj }
+  /** Get senders. Scope: mail. */
+  'mail.mailbox.senders': { pagination?: Obj }
+  /** Create a calendar event from an e-mail. Scope: mail. */
+  'mail.message.createcalendarevent': { messageId: number; dateFrom: string; dateTo: string; name?: string; description?: string }
+  /** Create a chat from e-mail. Scope: mail. */
+  'mail.message.createchat': { messageId: number }
+  /** Create a CRM activity from an e-mail. Scope: mail. */
+  'mail.message.createcrmactivity': { messageId: number }
+  /** Create a News Feed message from e-mail. Scope: mail. */
+  'mail.message.createfeedpost': { messageId: number; title?: string }
+  /** Create a task from an e-mail. Scope: mail. */
+  'mail.message.createtask': { messageId: number; title?: string; responsibleId?: number; description?: string }
+  /** Get e-mail field. Scope: mail. */
+  'mail.message.field.get': { name: string; select?: unknown[] }
+  /** Get a list of email fields. Scope: mail. */
+  'mail.message.field.list': { select?: unknown[] }
+  /** Forward e-mail. Scope: mail. */
+  'mail.message.forward': { forwardMessageId: number; from: string; to: unknown[]; subject: string; body: string; cc?: unknown[]; bcc?: unknown[] }
+  /** Get e-mail. Scope: mail. */
+  'mail.message.get': { id: number; select?: unknown[] }
+  /** Get a list of e-mails. Scope: mail. */
+  'mail.message.list': { mailboxId?: number; searchQuery?: string; dateFrom?: string; dateTo?: string; isSeen?: Flag; hasAttachments?: Flag; folder?: string; pagination?: Obj }
+  /** Move emails to folder. Scope: mail. */
+  'mail.message.movetofolder': { messageIds: unknown[]; action: string; folder?: string }
+  /** Remove the link between an e-mail and a CRM deal. Scope: mail. */
+  'mail.message.removecrmactivity': { messageId: number }
+  /** Reply to e-mail. Scope: mail. */
+  'mail.message.reply': { replyToMessageId: number; from: string; to: unknown[]; subject: string; body: string; cc?: unknown[]; bcc?: unknown[] }
+  /** Send an e-mail. Scope: mail. */
+  'mail.message.send': { from: string; to: unknown[]; subject: string; body: string; cc?: unknown[]; bcc?: unknown[] }
+  /** Get e-mail thread. Scope: mail. */
+  'mail.message.thread': { id: number; limit?: number }
+  /** Get recipient field. Scope: mail. */
+  'mail.recipient.field.get': { name: string; select?: unknown[] }
+  /** Get a list of recipient fields. Scope: mail. */
+  'mail.recipient.field.list': { select?: unknown[] }
+  /** Get a list of contacts. Scope: mail. */
+  'mail.recipient.listcontacts': { query?: string; pagination?: Obj }
+  /** Get a list of employees. Scope: mail. */
+  'mail.recipient.listemployees': { query: string; pagination?: Obj }
+  /** Get Event Log Field. Scope: main. */
+  'main.eventlog.field.get': { name: string; select?: unknown[] }
+  /** Get the List of Event Log Fields. Scope: main. */
+  'main.eventlog.field.list': { select?: unknown[] }
+  /** Get Event Log Entry. Scope: main. */
+  'main.eventlog.get': { id: number; select?: unknown[] }
+  /** Get the list of event log entries. Scope: main. */
+  'main.eventlog.list': { select?: unknown[]; filter?: unknown[]; order?: Obj; pagination?: Obj }
+  /** Get New Log Entries. Scope: main. */
+  'main.eventlog.tail': { select?: unknown[]; filter?: unknown[]; cursor?: Obj }
+  /** Create a Knowledge Base. Scope: note. */
+  'note.collection.add': { fields: { name: string; position?: number; [k: string]: unknown } }
+  /** Archive Knowledge Base. Scope: note. */
+  'note.collection.archive': { id: number }
+  /** Move Knowledge Base to Shopping Cart. Scope: note. */
+  'note.collection.delete': { id: number }
+  /** Get Knowledge Base Field. Scope: note. */
+  'note.collection.field.get': { name: string; select?: unknown[] }
+  /** Get a List of Knowledge Base Fields. Scope: note. */
+  'note.collection.field.list': { select?: unknown[] }
+  /** Get Knowledge Base. Scope: note. */
+  'note.collection.get': { id: number }
+  /** Get a List of Knowledge Bases. Scope: note. */
+  'note.collection.list': { pagination?: { limit?: number; afterCursor?: { position: number; id: number; [k: string]: unknown }; [k: string]: unknown } }
+  /** Rename Knowledge Base. Scope: note. */
+  'note.collection.update': { id: number; fields: { name: string; [k: string]: unknown } }
+  /** Create Document. Scope: note. */
+  'note.document.add': { fields: { collectionId: number; title: string; parentId?: number; markdown?: string; [k: string]: unknown } }
+  /** Archive a Document. Scope: note. */
+  'note.document.archive': { id: number }
+  /** Move a Document to the Shopping Cart. Scope: note. */
+  'note.document.delete': { id: number }
+  /** Get Document Field. Scope: note. */
+  'note.document.field.get': { name: string; select?: unknown[] }
+  /** Get a List of Document Fields. Scope: note. */
+  'note.document.field.list': { select?: unknown[] }
+  /** Get Document. Scope: note. */
+  'note.document.get': { id: number }
+  /** Get Document Search Field. Scope: note. */
+  'note.document.search.field.get': { name: string; select?: unknown[] }
+  /** Get a List of Document Search Fields. Scope: note. */
+  'note.document.search.field.list': { select?: unknown[] }
+  /** Find Documents. Scope: note. */
+  'note.document.search.list': { query: string; pagination?: { limit?: number; [k: string]: unknown } }
+  /** Get Document Tree Field. Scope: note. */
+  'note.document.tree.field.get': { name: string; select?: unknown[] }
+  /** Get a List of Document Tree Fields. Scope: note. */
+  'note.document.tree.field.list': { select?: unknown[] }
+  /** Get Document Tree. Scope: note. */
+  'note.document.tree.list': { collectionId: number }
+  /** Update Document. Scope: note. */
+  'note.document.update': { id: number; fields: { title?: string; markdown?: string; [k: string]: unknown }; overwrite?: Flag }
+  /** Upload a File to Document. Scope: note. */
+  'note.file.add': { documentId: number; fileName: string; fileContent: string }
+  /** Get Document File Field. Scope: note. */
+  'note.file.field.get': { name: string; select?: unknown[] }
+  /** Get a List of Document File Fields. Scope: note. */
+  'note.file.field.list': { select?: unknown[] }
+  /** Get Document File Data. Scope: note. */
+  'note.file.get': { id: number; documentId: number }
+  /** Get Task Access Field Permissions. Scope: tasks. */
+  'tasks.task.access.field.get': { name: string; select?: unknown[] }
+  /** Get the List of Access Permission Fields for. Scope: tasks. */
+  'tasks.task.access.field.list': { select?: unknown[] }
+  /** Check Access Permissions v 3.0. Scope: tasks. */
+  'tasks.task.access.get': { id: number }
   /** Add Task v 3.0. Scope: tasks. */
   'tasks.task.add': { fields: { title: string; creatorId: number; responsibleId: number; [k: string]: unknown } }
+  /** Get Chat Message Field of Task. Scope: tasks. */
+  'tasks.task.chat.message.field.get': { name: string; select?: unknown[] }
+  /** Get the List of Chat Message Fields for. Scope: tasks. */
+  'tasks.task.chat.message.field.list': { select?: unknown[] }
+  /** Send a Message in Task Chat. Scope: tasks. */
+  'tasks.task.chat.message.send': { fields: { taskId: number; text: string; [k: string]: unknown } }
   /** Delete Task v 3.0. Scope: tasks. */
   'tasks.task.delete': { id: number }
+  /** Get Task Field. Scope: tasks. */
+  'tasks.task.field.get': { name: string; select?: unknown[] }
+  /** Get the List of Task Fields v 3.0. Scope: tasks. */
+  'tasks.task.field.list': { select?: unknown[] }
+  /** Attach Files to a Task v 3.0. Scope: tasks. */
+  'tasks.task.file.attach': { taskId: number; fileIds: number[] }
+  /** Get Task File Field Description. Scope: tasks. */
+  'tasks.task.file.field.get': { name: string; select?: unknown[] }
+  /** Get the List of Task File Fields. Scope: tasks. */
+  'tasks.task.file.field.list': { select?: unknown[] }
   /** Get Task by ID v 3.0. Scope: tasks. */
   'tasks.task.get': { id: number; select?: unknown[] }
   /** Get Task List v 3.0. Scope: tasks. */
   'tasks.task.list': { select?: unknown[]; filter?: unknown[]; order?: Obj; pagination?: Obj }
+  /** Add Result to Task. Scope: tasks. */
+  'tasks.task.result.add': { fields: { taskId: number; text: string; [k: string]: unknown } }
+  /** Add Result from Task Chat Message. Scope: tasks. */
+  'tasks.task.result.addfromchatmessage': { fields: { messageId: number; [k: string]: unknown } }
+  /** Delete Task Result. Scope: tasks. */
+  'tasks.task.result.delete': { id: number }
   /** Get Task Result List v 3.0. Scope: tasks. */
   'tasks.task.result.list': { order?: Obj; filter: unknown[]; select?: unknown[]; pagination?: Obj }
+  /** Update Task Result. Scope: tasks. */
+  'tasks.task.result.update': { id: number; fields: { text: string; [k: string]: unknown } }
   /** Update Task v 3.0. Scope: tasks. */
   'tasks.task.update': { id: number; fields: Obj }
+  /** Get the Record Field of Working Time. Scope: timeman. */
+  'timeman.record.field.get': { name: string; select?: unknown[] }
+  /** Get a List of Time Tracking Record Fields. Scope: timeman. */
+  'timeman.record.field.list': { select?: unknown[] }
+  /** Get a List of Time Records. Scope: timeman. */
+  'timeman.record.list': { filter: unknown[]; select?: unknown[]; order?: Obj; pagination?: Obj }
 }
