@@ -10,16 +10,31 @@ export type {
   BatchCalls,
   BatchCallTuple,
   BatchData,
+  BatchDataOf,
   BatchListAjaxData,
   BatchListData,
   BatchMakeOptions,
   BatchOptions,
   BatchRecordAjaxData,
   BatchRecordData,
+  CatalogueBatchCall,
+  CatalogueBatchCallList,
+  CatalogueBatchCallRecord,
+  CheckedBatchMakeOptions,
+  UncheckedBatchMakeOptions,
 } from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
 export { CallListAction, FetchListAction } from './actions/list/list-actions.js'
-export type { ListOptions, TailCursor, TailOptions } from './actions/list/list-options.js'
+export type {
+  CatalogueListOptions,
+  CatalogueTailOptions,
+  ListOptions,
+  TailCursor,
+  TailMethods,
+  TailOptions,
+  UncheckedListOptions,
+  UncheckedTailOptions,
+} from './actions/list/list-options.js'
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 export type {
@@ -29,6 +44,19 @@ export type {
   V2Method,
   V3Method,
 } from './catalogue/call-types.js'
+export type {
+  CheckedCommand,
+  CheckedCommands,
+  GivenAs,
+  GivenObject,
+  MethodCommand,
+  MethodOptions,
+  MethodTuple,
+  RefParams,
+  V2BatchRef,
+  V3BatchRef,
+  WithRefs,
+} from './catalogue/command-types.js'
 export type { Flag, Id, NoParams, Obj } from './catalogue/doc-types.js'
 export type { V2MethodParams, V3MethodParams } from './catalogue/method-types.generated.js'
 export {

@@ -8,6 +8,8 @@ export interface DocParam {
   readonly required: boolean
   /** Values the description lists for a `char` flag (`Y`, `N`), when it lists only those. */
   readonly flagValues?: readonly string[]
+  /** The description says the level takes other keys too (`user.get`: any `user.add` field filters). */
+  readonly otherKeys?: boolean
   /** The fields of an object (or of each item of an object array) from the page's `{#anchor}` table. */
   readonly nested?: readonly DocParam[]
 }

@@ -183,7 +183,8 @@ function readRow(nameCell: string, description: string): DocParam | null {
   if (name === '' || /\s{2,}|^[A-Z][a-z]+ [a-z]/.test(name)) return null
   const flags = [...new Set([...description.matchAll(/`([A-Z])`/g)].map((match) => match[1] ?? ''))]
   const isFlag = docType === 'char' && flags.length > 0 && flags.every((flag) => flag === 'Y' || flag === 'N')
-  return isFlag
+  const param: DocParam = isFlag
     ? { name, docType, required, flagValues: flags.sort().reverse() }
     : { name, docType, required }
+  return /you can (also )?specify any parameters/i.test(description) ? { ...param, otherKeys: true } : param
 }

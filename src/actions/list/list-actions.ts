@@ -11,19 +11,27 @@ export type KeysetPlanner<O> = (options: O, action: string) => KeysetPlan
  * `callList` / `callTail`: every row of a list in one {@link Result}. A page that fails at REST level, or that
  * cannot be continued, gives a failed `Result` whose data holds the rows read before (never a silently shorter
  * list). Rejects on bad options (`SdkError`) and on transport failures (`AjaxError`), like `call.make`.
+ * `O`: the options a caller gives, checked against the catalogue; `U`: the same unchecked (`unchecked: true`);
+ * `P`: the options the paging plan reads.
  */
-export class CallListAction<O> {
+export class CallListAction<O, U = never, P = O> {
   /** The same pages, read here to the end. */
-  readonly #pages: FetchListAction<O>
+  readonly #pages: FetchListAction<O, U, P>
 
   /** @internal Built by the client's actions. */
-  constructor(transport: () => TypeHttp, planner: KeysetPlanner<O>, action: string) {
+  constructor(transport: () => TypeHttp, planner: KeysetPlanner<P>, action: string) {
     this.#pages = new FetchListAction(transport, planner, action)
   }
 
-  /** Reads the whole list; resolves with all rows in id order. */
-  async make<T = unknown>(options: O): Promise<Result<T[]>> {
-    const pages = this.#pages.make<T>(options)
+  /**
+   * Reads a list method the catalogue lacks, or with parameters it lacks (`unchecked: true`); sent exactly as a
+   * checked list. (Declared first, so that a checked call that fails to compile reports the catalogue's error.)
+   */
+  make<T = unknown>(options: U): Promise<Result<T[]>>
+  /** Reads the whole list of a documented method; resolves with all rows in id order. */
+  make<T = unknown>(options: O): Promise<Result<T[]>>
+  async make<T = unknown>(options: O | U): Promise<Result<T[]>> {
+    const pages = this.#pages.make<T>(options as O)
     const rows: T[] = []
     try {
       for await (const page of pages) {
@@ -44,21 +52,29 @@ export class CallListAction<O> {
  * `fetchList` / `fetchTail`: a list page by page, as an async generator, so that a list of any size is processed
  * in constant memory. The next page is asked for only when the loop wants it; `break` stops the requests.
  * Bad options throw at `make()`; a failed page throws a `ListPageError` after the pages before were yielded.
+ * `O`, `U` and `P` as in {@link CallListAction}.
  */
-export class FetchListAction<O> {
+export class FetchListAction<O, U = never, P = O> {
   readonly #transport: () => TypeHttp
-  readonly #planner: KeysetPlanner<O>
+  readonly #planner: KeysetPlanner<P>
   readonly #action: string
 
   /** @internal Built by the client's actions. */
-  constructor(transport: () => TypeHttp, planner: KeysetPlanner<O>, action: string) {
+  constructor(transport: () => TypeHttp, planner: KeysetPlanner<P>, action: string) {
     this.#transport = transport
     this.#planner = planner
     this.#action = action
   }
 
-  /** Yields each non-empty page of rows, in id order. */
-  make<T = unknown>(options: O): AsyncGenerator<T[], void, undefined> {
-    return keysetPages<T>(this.#transport, this.#planner(options, this.#action))
+  /**
+   * Pages through a list method the catalogue lacks, or with parameters it lacks (`unchecked: true`); sent exactly
+   * as a checked list.
+   */
+  make<T = unknown>(options: U): AsyncGenerator<T[], void, undefined>
+  /** Yields each non-empty page of rows of a documented method, in id order. */
+  make<T = unknown>(options: O): AsyncGenerator<T[], void, undefined>
+  make<T = unknown>(options: O | U): AsyncGenerator<T[], void, undefined> {
+    // `O` and `U` are `P` typed against the catalogue (plus `unchecked`, which is not read); the plan validates it.
+    return keysetPages<T>(this.#transport, this.#planner(options as unknown as P, this.#action))
   }
 }

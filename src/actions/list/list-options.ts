@@ -1,4 +1,6 @@
-/** Options of `callList.make` / `fetchList.make` (v2 and v3). */
+import type { MethodOptions } from '../../catalogue/command-types.js'
+
+/** Options of `callList.make` / `fetchList.make` (v2 and v3), with any method and parameters. */
 export interface ListOptions {
   /** A list method, for example `crm.contact.list` (v2) or `tasks.task.list` (v3). */
   method: string
@@ -35,7 +37,7 @@ export interface TailCursor {
   limit?: number
 }
 
-/** Options of v3 `callTail.make` / `fetchTail.make`. */
+/** Options of v3 `callTail.make` / `fetchTail.make`, with any method and parameters. */
 export interface TailOptions {
   /** A keyset method, for example `main.eventlog.tail`. */
   method: string
@@ -50,3 +52,33 @@ export interface TailOptions {
   /** Stops the listing: the page in flight is cancelled and no further page is asked for. */
   signal?: AbortSignal
 }
+
+/**
+ * The escape hatch of a list: a method or parameters the catalogue lacks, with `unchecked: true`. Sent exactly as a
+ * checked list.
+ */
+export interface UncheckedListOptions extends ListOptions {
+  /** Skips the catalogue check. */
+  unchecked: true
+}
+
+/** The escape hatch of a `*.tail` list, as {@link UncheckedListOptions}. */
+export interface UncheckedTailOptions extends TailOptions {
+  /** Skips the catalogue check. */
+  unchecked: true
+}
+
+/**
+ * Options of `callList.make` / `fetchList.make` checked against the catalogue `C`: a documented method with its
+ * required parameters, typed.
+ */
+export type CatalogueListOptions<C> = MethodOptions<C, Omit<ListOptions, 'method' | 'params'>>
+
+/** The documented `*.tail` methods of the catalogue `C`. */
+export type TailMethods<C> = Pick<C, Extract<keyof C, `${string}.tail`>>
+
+/**
+ * Options of `callTail.make` / `fetchTail.make` checked against the catalogue `C`: a documented `*.tail` method
+ * with its parameters typed.
+ */
+export type CatalogueTailOptions<C> = MethodOptions<TailMethods<C>, Omit<TailOptions, 'method' | 'params'>>
