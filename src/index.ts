@@ -1,6 +1,13 @@
 export { AbstractPortal, type AbstractPortalOptions, type TypePortal } from './abstract-portal.js'
 export { ActionErrorCode } from './actions/action-error-code.js'
-export type { PortalActions, V2Actions, V3Actions, VersionActions } from './actions/actions.js'
+export type {
+  PortalActions,
+  V2Actions,
+  V2CallAction,
+  V3Actions,
+  V3CallAction,
+  VersionActions,
+} from './actions/actions.js'
 export { BatchAction, BatchActionBase, BatchByChunkAction } from './actions/batch/batch-action.js'
 export type {
   BatchCall,
@@ -39,6 +46,8 @@ export { ListPageError, type ListPageErrorOptions } from './actions/list/list-pa
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 export type {
   CatalogueCallOptions,
+  CheckedCallSignature,
+  DeprecatedCallOverloads,
   ParamsOf,
   UncheckedCallOptions,
   V2Method,
@@ -58,7 +67,14 @@ export type {
   WithRefs,
 } from './catalogue/command-types.js'
 export type { Flag, Id, NoParams, Obj } from './catalogue/doc-types.js'
-export type { V2MethodParams, V3MethodParams } from './catalogue/method-types.generated.js'
+export type {
+  V2DeprecatedCalls,
+  V2DeprecatedMethod,
+  V2MethodParams,
+  V3DeprecatedCalls,
+  V3DeprecatedMethod,
+  V3MethodParams,
+} from './catalogue/method-types.generated.js'
 export {
   type CallEndMessage,
   type CallErrorMessage,

@@ -34,10 +34,7 @@ function header(source: DocsSource, what: string): string {
 function methodDoc(method: DocMethod): string {
   const title = method.title.replace(/\*\//g, '*\u2215').replace(/\s+/g, ' ')
   const scope = method.scopes.length > 0 ? ` Scope: ${method.scopes.join(', ')}.` : ''
-  const deprecated =
-    method.deprecatedBy === undefined
-      ? ''
-      : ` @deprecated ${method.deprecatedBy === '' ? 'No longer developed.' : `Use ${method.deprecatedBy}.`}`
+  const deprecated = method.deprecatedBy === undefined ? '' : ` @deprecated ${deprecationNote(method)}`
   return `  /** ${title}.${scope}${deprecated} */`
 }
 
@@ -46,6 +43,48 @@ function paramsType(method: DocMethod): string {
   if (method.params === null) return 'Obj'
   if (method.params.length === 0) return 'NoParams'
   return objectType(method.params, false)
+}
+
+/** The `@deprecated` note of a method: its replacement, or that the docs name none. */
+function deprecationNote(method: DocMethod): string {
+  return method.deprecatedBy === '' || method.deprecatedBy === undefined
+    ? 'No longer developed; the documentation names no replacement.'
+    : `Use ${method.deprecatedBy}.`
+}
+
+/**
+ * The deprecated methods of a version: their names, and `call.make` signatures carrying the `@deprecated` note, one
+ * per replacement (its methods as the type parameter's constraint), so that an editor strikes a call of such a
+ * method through and its hover names the replacement. (A string literal in an options object is no reference to
+ * the method's `V2MethodParams` entry, whose note therefore shows nowhere at a call.)
+ */
+function deprecatedBlock(methods: readonly DocMethod[], version: 'v2' | 'v3'): string {
+  const prefix = version.toUpperCase()
+  const deprecated = methods.filter(
+    (method) => method.version === version && method.deprecatedBy !== undefined,
+  )
+  const byNote = new Map<string, string[]>()
+  for (const method of deprecated) {
+    const note = deprecationNote(method)
+    byNote.set(note, [...(byNote.get(note) ?? []), `'${method.name}'`])
+  }
+  const signatures = [...byNote].flatMap(([note, names]) => [
+    `  /** Sends a deprecated method (${names.length === 1 ? names[0] : `${names.length} methods`}). @deprecated ${note} */`,
+    `  <T = unknown, M extends ${names.join(' | ')} = ${names.join(' | ')}>(`,
+    `    options: CatalogueCallOptions<${prefix}MethodParams, M>,`,
+    '  ): Promise<AjaxResult<T>>',
+  ])
+  const names = deprecated.map((method) => `'${method.name}'`)
+  return [
+    `/** The deprecated REST ${version} methods. */`,
+    `export type ${prefix}DeprecatedMethod = ${names.length > 0 ? names.join(' | ') : 'never'}`,
+    '',
+    `/** \`call.make\` of the deprecated REST ${version} methods: a call shows as deprecated, naming the replacement. */`,
+    `export interface ${prefix}DeprecatedCalls {`,
+    ...signatures,
+    '}',
+    '',
+  ].join('\n')
 }
 
 /** `method-types.generated.ts`: the parameter types of every method, one interface per API version. */
@@ -58,10 +97,14 @@ export function emitTypes(methods: readonly DocMethod[], source: DocsSource): st
   }
   return [
     header(source, 'The parameters of every documented REST method, by API version and method name.'),
+    "import type { AjaxResult } from '../results/ajax-result.js'",
+    "import type { CatalogueCallOptions } from './call-types.js'",
     "import type { Flag, Id, NoParams, Obj } from './doc-types.js'",
     '',
     block('v2', 'V2MethodParams', 'Parameters of every documented REST v2 method, by method name.'),
+    deprecatedBlock(methods, 'v2'),
     block('v3', 'V3MethodParams', 'Parameters of every documented REST v3 method, by method name.'),
+    deprecatedBlock(methods, 'v3'),
   ].join('\n')
 }
 

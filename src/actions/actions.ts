@@ -1,5 +1,13 @@
+import type { DeprecatedCallOverloads } from '../catalogue/call-types.js'
 import type { V2BatchRef, V3BatchRef } from '../catalogue/command-types.js'
-import type { V2MethodParams, V3MethodParams } from '../catalogue/method-types.generated.js'
+import type {
+  V2DeprecatedCalls,
+  V2DeprecatedMethod,
+  V2MethodParams,
+  V3DeprecatedCalls,
+  V3DeprecatedMethod,
+  V3MethodParams,
+} from '../catalogue/method-types.generated.js'
 import type { TypeHttp } from '../http/rest-transport.js'
 import type { TransportSource } from '../http/transport-registry.js'
 import { BatchAction, BatchByChunkAction } from './batch/batch-action.js'
@@ -21,11 +29,11 @@ import { planV3Tail } from './list/v3-tail-plan.js'
 
 /**
  * The entry points of one REST API version, each checked against the version's method catalogue `C`; `R` is the
- * form of a reference to an earlier command's result inside a batch.
+ * form of a reference to an earlier command's result inside a batch; `Call` the type of `call`.
  */
-export interface VersionActions<C = Record<string, unknown>, R = never> {
+export interface VersionActions<C = Record<string, unknown>, R = never, Call = CallAction<C>> {
   /** One REST call: `call.make({ method, params, requestId })`. */
-  readonly call: CallAction<C>
+  readonly call: Call
   /** Every row of a list method in one `Result`, by the id keyset: `callList.make({ method, params })`. */
   readonly callList: CallListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions>
   /** A list method page by page, as an async generator: `for await (const rows of fetchList.make(...))`. */
@@ -36,11 +44,22 @@ export interface VersionActions<C = Record<string, unknown>, R = never> {
   readonly batchByChunk: BatchByChunkAction<C, R>
 }
 
+/**
+ * `actions.v2.call`: checked against the v2 catalogue; a call of a deprecated method shows as deprecated in an
+ * editor and names the replacement.
+ */
+export type V2CallAction = CallAction<V2MethodParams, V2DeprecatedMethod> &
+  DeprecatedCallOverloads<V2MethodParams, V2DeprecatedCalls>
+
+/** `actions.v3.call`, as {@link V2CallAction} for v3. */
+export type V3CallAction = CallAction<V3MethodParams, V3DeprecatedMethod> &
+  DeprecatedCallOverloads<V3MethodParams, V3DeprecatedCalls>
+
 /** The REST v2 entry points. */
-export type V2Actions = VersionActions<V2MethodParams, V2BatchRef>
+export type V2Actions = VersionActions<V2MethodParams, V2BatchRef, V2CallAction>
 
 /** The REST v3 entry points: those of v2 plus the keyset `*.tail` methods. */
-export interface V3Actions extends VersionActions<V3MethodParams, V3BatchRef> {
+export interface V3Actions extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction> {
   /** Every row of a `*.tail` method in one `Result`: `callTail.make({ method, cursor })`. */
   readonly callTail: CallListAction<CatalogueTailOptions<V3MethodParams>, UncheckedTailOptions, TailOptions>
   /** A `*.tail` method page by page, as an async generator: `for await (const rows of fetchTail.make(...))`. */
@@ -61,7 +80,8 @@ export function createActions(transports: TransportSource): PortalActions {
   const v3 = (): TypeHttp => transports.get('v3')
   return {
     v2: {
-      call: new CallAction<V2MethodParams>(v2),
+      // The deprecated overloads are types only: the one `make` serves them all.
+      call: new CallAction(v2) as V2CallAction,
       callList: new CallListAction<CatalogueListOptions<V2MethodParams>, UncheckedListOptions, ListOptions>(
         v2,
         planV2Keyset,
@@ -76,7 +96,7 @@ export function createActions(transports: TransportSource): PortalActions {
       batchByChunk: new BatchByChunkAction<V2MethodParams, V2BatchRef>(new V2BatchRunner(v2), 'batchByChunk'),
     },
     v3: {
-      call: new CallAction<V3MethodParams>(v3),
+      call: new CallAction(v3) as V3CallAction,
       callList: new CallListAction<CatalogueListOptions<V3MethodParams>, UncheckedListOptions, ListOptions>(
         v3,
         planV3Keyset,

@@ -1,3 +1,4 @@
+import type { AjaxResult } from '../results/ajax-result.js'
 import type { CallOptions } from '../types/call.js'
 import type { V2MethodParams, V3MethodParams } from './method-types.generated.js'
 
@@ -32,4 +33,23 @@ export type CatalogueCallOptions<C, M extends keyof C> = M extends keyof C
 export interface UncheckedCallOptions extends CallOptions {
   /** Skips the catalogue check for this call. */
   unchecked: true
+}
+
+/**
+ * `call.make` checked against every documented method of `C`, deprecated ones included. It comes last among the
+ * overloads: a call that fails to compile reports this signature's error (the method names it could have been,
+ * the parameters missing).
+ */
+export type CheckedCallSignature<C> = <T = unknown, M extends keyof C & string = keyof C & string>(
+  options: CatalogueCallOptions<C, M>,
+) => Promise<AjaxResult<T>>
+
+/**
+ * The overloads `call.make` gets for the deprecated methods `D` (one signature each, carrying the method's
+ * `@deprecated` note and replacement), followed by {@link CheckedCallSignature}. An editor shows a call of a
+ * deprecated method struck through, and its hover names the replacement.
+ */
+export interface DeprecatedCallOverloads<C, D> {
+  /** The deprecated methods' signatures, then every documented method's. */
+  readonly make: D & CheckedCallSignature<C>
 }

@@ -28,6 +28,8 @@
  * SOFTWARE.
  */
 
+import type { AjaxResult } from '../results/ajax-result.js'
+import type { CatalogueCallOptions } from './call-types.js'
 import type { Flag, Id, NoParams, Obj } from './doc-types.js'
 
 /** Parameters of every documented REST v2 method, by method name. */
@@ -926,55 +928,55 @@ export interface V2MethodParams {
   'crm.enum.ownertype': NoParams
   /** Get Description of CRM Operation Modes. Scope: crm. */
   'crm.enum.settings.mode': NoParams
-  /** Add Invoice. Scope: crm. @deprecated No longer developed. */
+  /** Add Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.add': { fields?: readonly unknown[] }
-  /** Delete invoice. Scope: crm. @deprecated No longer developed. */
+  /** Delete invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.delete': { id?: number }
-  /** Get Invoice Fields and Associated Products. Scope: crm. @deprecated No longer developed. */
+  /** Get Invoice Fields and Associated Products. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.fields': NoParams
-  /** Get Invoice by ID. Scope: crm. @deprecated No longer developed. */
+  /** Get Invoice by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.get': { id?: number }
-  /** Get Link to Invoice. Scope: crm. @deprecated No longer developed. */
+  /** Get Link to Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.getexternallink': { id?: number }
-  /** Get a List of Invoices. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.list': { filter?: unknown; order?: unknown }
-  /** Add Configuration for Recurring Invoice. Scope: crm. @deprecated No longer developed. */
+  /** Add Configuration for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.add': { fields?: readonly unknown[] }
-  /** Delete the Recurring Invoice Setting. Scope: crm. @deprecated No longer developed. */
+  /** Delete the Recurring Invoice Setting. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.delete': { id?: number }
-  /** Create a New Invoice from the Template. Scope: crm. @deprecated No longer developed. */
+  /** Create a New Invoice from the Template. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.expose': { id?: number }
-  /** Get Full Template of Recurring Invoice Fields. Scope: crm. @deprecated No longer developed. */
+  /** Get Full Template of Recurring Invoice Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.fields': NoParams
-  /** Get Recurring Invoice Settings by ID. Scope: crm. @deprecated No longer developed. */
+  /** Get Recurring Invoice Settings by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.get': { id?: number }
-  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.list': Obj
-  /** Change Settings for Recurring Invoice. Scope: crm. @deprecated No longer developed. */
+  /** Change Settings for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.update': { id?: number; fields?: readonly unknown[] }
-  /** Create a New Invoice Status. Scope: crm. @deprecated No longer developed. */
+  /** Create a New Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.add': { fields: readonly unknown[] }
-  /** Delete Invoice Status. Scope: crm. @deprecated No longer developed. */
+  /** Delete Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.delete': { id: number }
-  /** Get Invoice Status Fields. Scope: crm. @deprecated No longer developed. */
+  /** Get Invoice Status Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.fields': { ENTITY_ID?: string; ID?: number; NAME: string; NAME_INIT?: string; SORT: number; STATUS_ID?: string; SYSTEM?: string }
-  /** Get Invoice Status by ID. Scope: crm. @deprecated No longer developed. */
+  /** Get Invoice Status by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.get': { id: number }
-  /** Get a List of Invoice Statuses. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Invoice Statuses. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.list': Obj
-  /** Update Invoice Status. Scope: crm. @deprecated No longer developed. */
+  /** Update Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.update': { id: number; fields: readonly unknown[] }
-  /** Update Invoice. Scope: crm. @deprecated No longer developed. */
+  /** Update Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.update': { id?: number; fields?: readonly unknown[] }
-  /** Create a Custom Field for Invoices. Scope: crm. @deprecated No longer developed. */
+  /** Create a Custom Field for Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.add': { fields?: unknown; LIST?: unknown }
-  /** Delete Custom Field of Invoices. Scope: crm. @deprecated No longer developed. */
+  /** Delete Custom Field of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.delete': { id?: number }
-  /** Get User Field by ID. Scope: crm. @deprecated No longer developed. */
+  /** Get User Field by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.get': { id?: number }
-  /** Get a List of Custom Fields by Filter. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Custom Fields by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.list': { order?: unknown; filter?: unknown }
-  /** Update Custom Field. Scope: crm. @deprecated No longer developed. */
+  /** Update Custom Field. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.update': { id?: unknown; fields?: unknown; LIST?: unknown }
   /** Create a New CRM Item. Scope: crm. */
   'crm.item.add': { entityTypeId: number; fields: Obj; useOriginalUfNames?: Flag }
@@ -1118,13 +1120,13 @@ export interface V2MethodParams {
   'crm.orderentity.getFields': NoParams
   /** Get a list of order bindings to CRM entities. Scope: crm. */
   'crm.orderentity.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
-  /** Get Fields for Payment Methods. Scope: crm. @deprecated No longer developed. */
+  /** Get Fields for Payment Methods. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.paysystem.fields': NoParams
-  /** Get a List of Payment Methods. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Payment Methods. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.paysystem.list': { order?: unknown; filter?: unknown }
-  /** Get Fields for CRM Payer Types. Scope: crm. @deprecated No longer developed. */
+  /** Get Fields for CRM Payer Types. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.persontype.fields': NoParams
-  /** Get a List of CRM Payer Types. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of CRM Payer Types. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.persontype.list': { order?: unknown; filter?: unknown }
   /** Add Product. Scope: crm. @deprecated Use catalog.product.add. */
   'crm.product.add': { fields?: readonly unknown[] }
@@ -1956,7 +1958,7 @@ export interface V2MethodParams {
   'imopenlines.session.mode.pin': { CHAT_ID: number; ACTIVATE?: string }
   /** Pin All Available Dialogs to the Operator. Scope: imopenlines. */
   'imopenlines.session.mode.pinAll': NoParams
-  /** Switch the dialog to silent mode. Scope: imopenlines. @deprecated No longer developed. */
+  /** Switch the dialog to silent mode. Scope: imopenlines. @deprecated No longer developed; the documentation names no replacement. */
   'imopenlines.session.mode.silent': { CHAT_ID: number; ACTIVATE?: string }
   /** Unpin All Operator Dialogs. Scope: imopenlines. */
   'imopenlines.session.mode.unpinAll': NoParams
@@ -2268,65 +2270,65 @@ export interface V2MethodParams {
   'pull.application.event.add': { COMMAND: string; PARAMS?: Obj; MODULE_ID?: string; USER_ID?: number }
   /** Send Push Notification to Mobile Device via. Scope: pull. */
   'pull.application.push.add': { USER_ID: number; TEXT: string; AVATAR?: string }
-  /** Create a New Comment in the Timeline. Scope: rpa. @deprecated No longer developed. */
+  /** Create a New Comment in the Timeline. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.comment.add': { typeId?: number; itemId?: number; fields?: { description?: string; files?: readonly unknown[]; [k: string]: unknown } }
-  /** Delete Comment. Scope: rpa. @deprecated No longer developed. */
+  /** Delete Comment. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.comment.delete': { id: number }
-  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed. */
+  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.comment.update': { id?: number; fields?: { description?: number; files?: number; [k: string]: unknown } }
-  /** Get the Complete Set of Field Visibility Settings. Scope: rpa. @deprecated No longer developed. */
+  /** Get the Complete Set of Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.fields.getSettings': { typeId: number; stageId?: number }
-  /** Set Full Visibility Settings for. Scope: rpa. @deprecated No longer developed. */
+  /** Set Full Visibility Settings for. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.fields.setSettings': { typeId: number; stageId?: number; fields: Obj }
-  /** Change Field Visibility Settings. Scope: rpa. @deprecated No longer developed. */
+  /** Change Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.fields.setVisibilitySettings': { typeId: number; visibility: string; stageId?: number; fields: readonly unknown[] }
-  /** Add Process Element. Scope: rpa. @deprecated No longer developed. */
+  /** Add Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.add': { typeId: number; fields?: readonly unknown[] }
-  /** Delete Element. Scope: rpa. @deprecated No longer developed. */
+  /** Delete Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.delete': { typeId: number; id: number }
-  /** Get Information About the Element. Scope: rpa. @deprecated No longer developed. */
+  /** Get Information About the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.get': { typeId?: number; id?: number }
-  /** Get Data on Current Tasks of the Element. Scope: rpa. @deprecated No longer developed. */
+  /** Get Data on Current Tasks of the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.getTasks': { typeId?: number; id?: number }
-  /** Retrieve an Array of Process Elements. Scope: rpa. @deprecated No longer developed. */
+  /** Retrieve an Array of Process Elements. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.list': { typeId?: number; order?: Obj; filter?: Obj; start?: number }
-  /** Update Process Element. Scope: rpa. @deprecated No longer developed. */
+  /** Update Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.update': { typeId?: number; id?: number; fields: { stageId?: number; [k: string]: unknown } }
-  /** Create a New Stage. Scope: rpa. @deprecated No longer developed. */
+  /** Create a New Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.add': { fields: { name: unknown; typeId: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown } }
-  /** Delete Stage. Scope: rpa. @deprecated No longer developed. */
+  /** Delete Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.delete': { id: number }
-  /** Get Information About Stage. Scope: rpa. @deprecated No longer developed. */
+  /** Get Information About Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.get': Obj
-  /** Get the List of Stages for the Process. Scope: rpa. @deprecated No longer developed. */
+  /** Get the List of Stages for the Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.listForType': { typeId: number; start?: number }
-  /** Update Stage. Scope: rpa. @deprecated No longer developed. */
+  /** Update Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.update': { id?: number; fields?: ReadonlyArray<{ name?: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown }> }
-  /** Add User to Existing Task. Scope: rpa. @deprecated No longer developed. */
+  /** Add User to Existing Task. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.addUser': { typeId?: number; stageId?: number; userValue?: string }
-  /** Remove Automation Rule from Process. Scope: rpa. @deprecated No longer developed. */
+  /** Remove Automation Rule from Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.delete': { typeId?: number; stageId?: number; robotName?: string }
-  /** Execute the Command. Scope: rpa. @deprecated No longer developed. */
+  /** Execute the Command. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.do': Obj
-  /** Add a New Timeline Entry. Scope: rpa. @deprecated No longer developed. */
+  /** Add a New Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.add': { typeId?: number; itemId?: number; fields?: { title?: string; description?: string; [k: string]: unknown } }
-  /** Delete Timeline Record. Scope: rpa. @deprecated No longer developed. */
+  /** Delete Timeline Record. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.delete': { id: number }
-  /** Get the Timeline Records List for the Element. Scope: rpa. @deprecated No longer developed. */
+  /** Get the Timeline Records List for the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.listForItem': { typeId?: number; itemId?: number; start?: number }
-  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed. */
+  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.update': { id?: number; fields?: { title?: string; description?: string; [k: string]: unknown } }
-  /** Update the Attachment Flag of. Scope: rpa. @deprecated No longer developed. */
+  /** Update the Attachment Flag of. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.updateIsFixed': { id?: number; isFixed?: string }
-  /** Create Process. Scope: rpa. @deprecated No longer developed. */
+  /** Create Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.add': { fields: ReadonlyArray<{ title: string; image?: string; settings?: readonly unknown[]; permissions?: readonly unknown[]; [k: string]: unknown }> }
-  /** Delete Process. Scope: rpa. @deprecated No longer developed. */
+  /** Delete Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.delete': { id: number }
-  /** Get Process Information by ID. Scope: rpa. @deprecated No longer developed. */
+  /** Get Process Information by ID. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.get': { id: number }
-  /** Retrieve a List of Processes with Their Fields. Scope: rpa. @deprecated No longer developed. */
+  /** Retrieve a List of Processes with Their Fields. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.list': { select?: readonly unknown[]; order?: Obj; filter?: Obj; start?: number }
-  /** Update the process. Scope: rpa. @deprecated No longer developed. */
+  /** Update the process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.update': { id?: number; fields?: readonly unknown[] }
   /** Add Item (Position) to the Cart of an Existing Order. Scope: sale. */
   'sale.basketitem.add': { fields: Obj }
@@ -3148,6 +3150,445 @@ export interface V2MethodParams {
   'voximplant.user.get': { USER_ID: unknown }
 }
 
+/** The deprecated REST v2 methods. */
+export type V2DeprecatedMethod = 'catalog.document.confirm' | 'catalog.document.element.fields' | 'catalog.document.fields' | 'catalog.document.unconfirm' | 'crm.activity.add' | 'crm.activity.update' | 'crm.catalog.fields' | 'crm.catalog.get' | 'crm.catalog.list' | 'crm.company.add' | 'crm.company.delete' | 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.company.details.configuration.get' | 'crm.company.details.configuration.reset' | 'crm.company.details.configuration.set' | 'crm.company.fields' | 'crm.company.get' | 'crm.company.list' | 'crm.company.update' | 'crm.contact.add' | 'crm.contact.delete' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.get' | 'crm.contact.details.configuration.reset' | 'crm.contact.details.configuration.set' | 'crm.contact.fields' | 'crm.contact.get' | 'crm.contact.list' | 'crm.contact.update' | 'crm.deal.add' | 'crm.deal.delete' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.get' | 'crm.deal.details.configuration.reset' | 'crm.deal.details.configuration.set' | 'crm.deal.fields' | 'crm.deal.get' | 'crm.deal.list' | 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.deal.update' | 'crm.dealcategory.add' | 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.delete' | 'crm.dealcategory.fields' | 'crm.dealcategory.get' | 'crm.dealcategory.list' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' | 'crm.dealcategory.update' | 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' | 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.lead.add' | 'crm.lead.delete' | 'crm.lead.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.get' | 'crm.lead.details.configuration.reset' | 'crm.lead.details.configuration.set' | 'crm.lead.fields' | 'crm.lead.get' | 'crm.lead.list' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.lead.update' | 'crm.measure.add' | 'crm.measure.delete' | 'crm.measure.fields' | 'crm.measure.get' | 'crm.measure.list' | 'crm.measure.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'crm.product.add' | 'crm.product.delete' | 'crm.product.fields' | 'crm.product.get' | 'crm.product.list' | 'crm.product.property.add' | 'crm.product.property.delete' | 'crm.product.property.enumeration.fields' | 'crm.product.property.fields' | 'crm.product.property.get' | 'crm.product.property.list' | 'crm.product.property.settings.fields' | 'crm.product.property.types' | 'crm.product.property.update' | 'crm.product.update' | 'crm.productrow.fields' | 'crm.productrow.list' | 'crm.productsection.add' | 'crm.productsection.delete' | 'crm.productsection.fields' | 'crm.productsection.get' | 'crm.productsection.list' | 'crm.productsection.update' | 'crm.quote.add' | 'crm.quote.delete' | 'crm.quote.fields' | 'crm.quote.get' | 'crm.quote.list' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' | 'crm.quote.update' | 'crm.vat.add' | 'crm.vat.delete' | 'crm.vat.fields' | 'crm.vat.get' | 'crm.vat.list' | 'crm.vat.update' | 'imbot.bot.list' | 'imbot.chat.add' | 'imbot.chat.get' | 'imbot.chat.leave' | 'imbot.chat.sendTyping' | 'imbot.chat.setManager' | 'imbot.chat.setOwner' | 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' | 'imbot.chat.user.add' | 'imbot.chat.user.delete' | 'imbot.chat.user.list' | 'imbot.command.answer' | 'imbot.command.register' | 'imbot.command.unregister' | 'imbot.command.update' | 'imbot.dialog.get' | 'imbot.message.add' | 'imbot.message.delete' | 'imbot.message.like' | 'imbot.message.update' | 'imbot.register' | 'imbot.unregister' | 'imbot.update' | 'imopenlines.session.mode.silent' | 'methods' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'task.comment.add' | 'task.commentitem.add' | 'task.commentitem.delete' | 'task.commentitem.get' | 'task.commentitem.getlist' | 'task.commentitem.update' | 'task.item.add' | 'task.item.addfile' | 'task.item.addtofavorite' | 'task.item.approve' | 'task.item.complete' | 'task.item.defer' | 'task.item.delegate' | 'task.item.delete' | 'task.item.deletefile' | 'task.item.deletefromfavorite' | 'task.item.disapprove' | 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' | 'task.item.getmanifest' | 'task.item.isactionallowed' | 'task.item.list' | 'task.item.renew' | 'task.item.startexecution' | 'task.item.update' | 'task.items.getlist' | 'task.logitem.list'
+
+/** `call.make` of the deprecated REST v2 methods: a call shows as deprecated, naming the replacement. */
+export interface V2DeprecatedCalls {
+  /** Sends a deprecated method ('catalog.document.confirm'). @deprecated Use catalog.document.conduct. */
+  <T = unknown, M extends 'catalog.document.confirm' = 'catalog.document.confirm'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('catalog.document.element.fields'). @deprecated Use catalog.document.element.getFields. */
+  <T = unknown, M extends 'catalog.document.element.fields' = 'catalog.document.element.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('catalog.document.fields'). @deprecated Use catalog.document.getFields. */
+  <T = unknown, M extends 'catalog.document.fields' = 'catalog.document.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('catalog.document.unconfirm'). @deprecated Use catalog.document.cancel. */
+  <T = unknown, M extends 'catalog.document.unconfirm' = 'catalog.document.unconfirm'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.activity.add'). @deprecated Use crm.activity.todo.add. */
+  <T = unknown, M extends 'crm.activity.add' = 'crm.activity.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.activity.update'). @deprecated Use crm.activity.todo.update. */
+  <T = unknown, M extends 'crm.activity.update' = 'crm.activity.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.catalog.fields'). @deprecated Use catalog.catalog.getFields. */
+  <T = unknown, M extends 'crm.catalog.fields' = 'crm.catalog.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.catalog.get'). @deprecated Use catalog.catalog.get. */
+  <T = unknown, M extends 'crm.catalog.get' = 'crm.catalog.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.catalog.list'). @deprecated Use catalog.catalog.list. */
+  <T = unknown, M extends 'crm.catalog.list' = 'crm.catalog.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.add. */
+  <T = unknown, M extends 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add' = 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.delete. */
+  <T = unknown, M extends 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete' = 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  <T = unknown, M extends 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll' = 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.get. */
+  <T = unknown, M extends 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get' = 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.reset. */
+  <T = unknown, M extends 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset' = 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.set. */
+  <T = unknown, M extends 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set' = 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.fields. */
+  <T = unknown, M extends 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields' = 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.get. */
+  <T = unknown, M extends 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get' = 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.list. */
+  <T = unknown, M extends 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list' = 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.update. */
+  <T = unknown, M extends 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update' = 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (6 methods). @deprecated Use crm.item.productrow.*. */
+  <T = unknown, M extends 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' = 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.dealcategory.add'). @deprecated Use crm.category.add. */
+  <T = unknown, M extends 'crm.dealcategory.add' = 'crm.dealcategory.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.category.*. */
+  <T = unknown, M extends 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' = 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.dealcategory.delete'). @deprecated Use crm.category.delete. */
+  <T = unknown, M extends 'crm.dealcategory.delete' = 'crm.dealcategory.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.dealcategory.fields'). @deprecated Use crm.category.fields. */
+  <T = unknown, M extends 'crm.dealcategory.fields' = 'crm.dealcategory.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.dealcategory.get'). @deprecated Use crm.category.get. */
+  <T = unknown, M extends 'crm.dealcategory.get' = 'crm.dealcategory.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.dealcategory.list'). @deprecated Use crm.category.list. */
+  <T = unknown, M extends 'crm.dealcategory.list' = 'crm.dealcategory.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.dealcategory.update'). @deprecated Use crm.category.update. */
+  <T = unknown, M extends 'crm.dealcategory.update' = 'crm.dealcategory.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (6 methods). @deprecated Use crm.activity.todo.*. */
+  <T = unknown, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (60 methods). @deprecated No longer developed; the documentation names no replacement. */
+  <T = unknown, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.measure.add'). @deprecated Use catalog.measure.add. */
+  <T = unknown, M extends 'crm.measure.add' = 'crm.measure.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.measure.delete'). @deprecated Use catalog.measure.delete. */
+  <T = unknown, M extends 'crm.measure.delete' = 'crm.measure.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.measure.fields'). @deprecated Use catalog.measure.getFields. */
+  <T = unknown, M extends 'crm.measure.fields' = 'crm.measure.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.measure.get'). @deprecated Use catalog.measure.get. */
+  <T = unknown, M extends 'crm.measure.get' = 'crm.measure.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.measure.list'). @deprecated Use catalog.measure.list. */
+  <T = unknown, M extends 'crm.measure.list' = 'crm.measure.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.measure.update'). @deprecated Use catalog.measure.update. */
+  <T = unknown, M extends 'crm.measure.update' = 'crm.measure.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.add'). @deprecated Use catalog.product.add. */
+  <T = unknown, M extends 'crm.product.add' = 'crm.product.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.delete'). @deprecated Use catalog.product.delete. */
+  <T = unknown, M extends 'crm.product.delete' = 'crm.product.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.fields'). @deprecated Use catalog.product.getFieldsByFilter. */
+  <T = unknown, M extends 'crm.product.fields' = 'crm.product.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.get'). @deprecated Use catalog.product.get. */
+  <T = unknown, M extends 'crm.product.get' = 'crm.product.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.list'). @deprecated Use catalog.product.list. */
+  <T = unknown, M extends 'crm.product.list' = 'crm.product.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.property.add'). @deprecated Use catalog.productProperty.add. */
+  <T = unknown, M extends 'crm.product.property.add' = 'crm.product.property.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.property.delete'). @deprecated Use catalog.productProperty.delete. */
+  <T = unknown, M extends 'crm.product.property.delete' = 'crm.product.property.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.property.enumeration.fields'). @deprecated Use catalog.productPropertyEnum.*. */
+  <T = unknown, M extends 'crm.product.property.enumeration.fields' = 'crm.product.property.enumeration.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.property.fields'). @deprecated Use catalog.productProperty.getFields. */
+  <T = unknown, M extends 'crm.product.property.fields' = 'crm.product.property.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.property.get'). @deprecated Use catalog.productProperty.get. */
+  <T = unknown, M extends 'crm.product.property.get' = 'crm.product.property.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.property.list'). @deprecated Use catalog.productProperty.list. */
+  <T = unknown, M extends 'crm.product.property.list' = 'crm.product.property.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (2 methods). @deprecated Use catalog.productPropertyFeature.*. */
+  <T = unknown, M extends 'crm.product.property.settings.fields' | 'crm.product.property.types' = 'crm.product.property.settings.fields' | 'crm.product.property.types'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.property.update'). @deprecated Use catalog.productProperty.update. */
+  <T = unknown, M extends 'crm.product.property.update' = 'crm.product.property.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.product.update'). @deprecated Use catalog.product.update. */
+  <T = unknown, M extends 'crm.product.update' = 'crm.product.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.productrow.fields'). @deprecated Use crm.item.productrow.fields. */
+  <T = unknown, M extends 'crm.productrow.fields' = 'crm.productrow.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.productrow.list'). @deprecated Use crm.item.productrow.list. */
+  <T = unknown, M extends 'crm.productrow.list' = 'crm.productrow.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.productsection.add'). @deprecated Use catalog.section.add. */
+  <T = unknown, M extends 'crm.productsection.add' = 'crm.productsection.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.productsection.delete'). @deprecated Use catalog.section.delete. */
+  <T = unknown, M extends 'crm.productsection.delete' = 'crm.productsection.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.productsection.fields'). @deprecated Use catalog.section.getFields. */
+  <T = unknown, M extends 'crm.productsection.fields' = 'crm.productsection.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.productsection.get'). @deprecated Use catalog.section.get. */
+  <T = unknown, M extends 'crm.productsection.get' = 'crm.productsection.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.productsection.list'). @deprecated Use catalog.section.list. */
+  <T = unknown, M extends 'crm.productsection.list' = 'crm.productsection.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.productsection.update'). @deprecated Use catalog.section.update. */
+  <T = unknown, M extends 'crm.productsection.update' = 'crm.productsection.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.vat.add'). @deprecated Use catalog.vat.add. */
+  <T = unknown, M extends 'crm.vat.add' = 'crm.vat.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.vat.delete'). @deprecated Use catalog.vat.delete. */
+  <T = unknown, M extends 'crm.vat.delete' = 'crm.vat.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.vat.fields'). @deprecated Use catalog.vat.getFields. */
+  <T = unknown, M extends 'crm.vat.fields' = 'crm.vat.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.vat.get'). @deprecated Use catalog.vat.get. */
+  <T = unknown, M extends 'crm.vat.get' = 'crm.vat.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.vat.list'). @deprecated Use catalog.vat.list. */
+  <T = unknown, M extends 'crm.vat.list' = 'crm.vat.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('crm.vat.update'). @deprecated Use catalog.vat.update. */
+  <T = unknown, M extends 'crm.vat.update' = 'crm.vat.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.bot.list'). @deprecated Use imbot.v2.Bot.list. */
+  <T = unknown, M extends 'imbot.bot.list' = 'imbot.bot.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.chat.add'). @deprecated Use imbot.v2.Chat.add. */
+  <T = unknown, M extends 'imbot.chat.add' = 'imbot.chat.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (2 methods). @deprecated Use imbot.v2.Chat.get. */
+  <T = unknown, M extends 'imbot.chat.get' | 'imbot.dialog.get' = 'imbot.chat.get' | 'imbot.dialog.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.chat.leave'). @deprecated Use imbot.v2.Chat.leave. */
+  <T = unknown, M extends 'imbot.chat.leave' = 'imbot.chat.leave'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.chat.sendTyping'). @deprecated Use imbot.v2.Chat.InputAction.notify. */
+  <T = unknown, M extends 'imbot.chat.sendTyping' = 'imbot.chat.sendTyping'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.chat.setManager'). @deprecated Use imbot.v2.Chat.Manager.add. */
+  <T = unknown, M extends 'imbot.chat.setManager' = 'imbot.chat.setManager'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.chat.setOwner'). @deprecated Use imbot.v2.Chat.setOwner. */
+  <T = unknown, M extends 'imbot.chat.setOwner' = 'imbot.chat.setOwner'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (3 methods). @deprecated Use imbot.v2.Chat.update. */
+  <T = unknown, M extends 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' = 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.chat.user.add'). @deprecated Use imbot.v2.Chat.User.add. */
+  <T = unknown, M extends 'imbot.chat.user.add' = 'imbot.chat.user.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.chat.user.delete'). @deprecated Use imbot.v2.Chat.User.delete. */
+  <T = unknown, M extends 'imbot.chat.user.delete' = 'imbot.chat.user.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.chat.user.list'). @deprecated Use imbot.v2.Chat.User.list. */
+  <T = unknown, M extends 'imbot.chat.user.list' = 'imbot.chat.user.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.command.answer'). @deprecated Use imbot.v2.Command.answer. */
+  <T = unknown, M extends 'imbot.command.answer' = 'imbot.command.answer'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.command.register'). @deprecated Use imbot.v2.Command.register. */
+  <T = unknown, M extends 'imbot.command.register' = 'imbot.command.register'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.command.unregister'). @deprecated Use imbot.v2.Command.unregister. */
+  <T = unknown, M extends 'imbot.command.unregister' = 'imbot.command.unregister'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.command.update'). @deprecated Use imbot.v2.Command.update. */
+  <T = unknown, M extends 'imbot.command.update' = 'imbot.command.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.message.add'). @deprecated Use imbot.v2.Chat.Message.send. */
+  <T = unknown, M extends 'imbot.message.add' = 'imbot.message.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.message.delete'). @deprecated Use imbot.v2.Chat.Message.delete. */
+  <T = unknown, M extends 'imbot.message.delete' = 'imbot.message.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.message.like'). @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
+  <T = unknown, M extends 'imbot.message.like' = 'imbot.message.like'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.message.update'). @deprecated Use imbot.v2.Chat.Message.update. */
+  <T = unknown, M extends 'imbot.message.update' = 'imbot.message.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.register'). @deprecated Use imbot.v2.Bot.register. */
+  <T = unknown, M extends 'imbot.register' = 'imbot.register'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.unregister'). @deprecated Use imbot.v2.Bot.unregister. */
+  <T = unknown, M extends 'imbot.unregister' = 'imbot.unregister'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('imbot.update'). @deprecated Use imbot.v2.Bot.update. */
+  <T = unknown, M extends 'imbot.update' = 'imbot.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('methods'). @deprecated Use method.get. */
+  <T = unknown, M extends 'methods' = 'methods'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.chat.message.send. */
+  <T = unknown, M extends 'task.comment.add' | 'task.commentitem.add' = 'task.comment.add' | 'task.commentitem.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.commentitem.delete'). @deprecated Use im.message.delete. */
+  <T = unknown, M extends 'task.commentitem.delete' = 'task.commentitem.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (2 methods). @deprecated Use im.dialog.messages.get. */
+  <T = unknown, M extends 'task.commentitem.get' | 'task.commentitem.getlist' = 'task.commentitem.get' | 'task.commentitem.getlist'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.commentitem.update'). @deprecated Use im.message.update. */
+  <T = unknown, M extends 'task.commentitem.update' = 'task.commentitem.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.add'). @deprecated Use tasks.task.add. */
+  <T = unknown, M extends 'task.item.add' = 'task.item.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.addfile'). @deprecated Use tasks.task.files.attach. */
+  <T = unknown, M extends 'task.item.addfile' = 'task.item.addfile'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.addtofavorite'). @deprecated Use tasks.task.favorite.add. */
+  <T = unknown, M extends 'task.item.addtofavorite' = 'task.item.addtofavorite'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.approve'). @deprecated Use tasks.task.approve. */
+  <T = unknown, M extends 'task.item.approve' = 'task.item.approve'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.complete'). @deprecated Use tasks.task.complete. */
+  <T = unknown, M extends 'task.item.complete' = 'task.item.complete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.defer'). @deprecated Use tasks.task.defer. */
+  <T = unknown, M extends 'task.item.defer' = 'task.item.defer'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.delegate'). @deprecated Use tasks.task.delegate. */
+  <T = unknown, M extends 'task.item.delegate' = 'task.item.delegate'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.delete'). @deprecated Use tasks.task.delete. */
+  <T = unknown, M extends 'task.item.delete' = 'task.item.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.update. */
+  <T = unknown, M extends 'task.item.deletefile' | 'task.item.update' = 'task.item.deletefile' | 'task.item.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.deletefromfavorite'). @deprecated Use tasks.task.favorite.remove. */
+  <T = unknown, M extends 'task.item.deletefromfavorite' = 'task.item.deletefromfavorite'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.disapprove'). @deprecated Use tasks.task.disapprove. */
+  <T = unknown, M extends 'task.item.disapprove' = 'task.item.disapprove'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getAccess. */
+  <T = unknown, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (4 methods). @deprecated Use tasks.task.get. */
+  <T = unknown, M extends 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' = 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.getmanifest'). @deprecated Use tasks.task.getFields. */
+  <T = unknown, M extends 'task.item.getmanifest' = 'task.item.getmanifest'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.list. */
+  <T = unknown, M extends 'task.item.list' | 'task.items.getlist' = 'task.item.list' | 'task.items.getlist'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.renew'). @deprecated Use tasks.task.renew. */
+  <T = unknown, M extends 'task.item.renew' = 'task.item.renew'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.item.startexecution'). @deprecated Use tasks.task.start. */
+  <T = unknown, M extends 'task.item.startexecution' = 'task.item.startexecution'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Sends a deprecated method ('task.logitem.list'). @deprecated Use tasks.task.history.list. */
+  <T = unknown, M extends 'task.logitem.list' = 'task.logitem.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+}
+
 /** Parameters of every documented REST v3 method, by method name. */
 export interface V3MethodParams {
   /** Get Follow-up Field Description. Scope: call. */
@@ -3362,4 +3803,11 @@ export interface V3MethodParams {
   'timeman.record.field.list': { select?: readonly unknown[] }
   /** Get a List of Time Records. Scope: timeman. */
   'timeman.record.list': { filter: readonly unknown[]; select?: readonly unknown[]; order?: Obj; pagination?: Obj }
+}
+
+/** The deprecated REST v3 methods. */
+export type V3DeprecatedMethod = never
+
+/** `call.make` of the deprecated REST v3 methods: a call shows as deprecated, naming the replacement. */
+export interface V3DeprecatedCalls {
 }

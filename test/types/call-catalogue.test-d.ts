@@ -3,7 +3,14 @@
  * fails when a `@ts-expect-error` below stops being an error or an `expectTypeOf` stops holding.
  */
 import { describe, expectTypeOf, it } from 'vitest'
-import type { AjaxResult, PortalOAuth, V2Method, V2MethodParams, V3Method } from '../../src/index.js'
+import type {
+  AjaxResult,
+  PortalOAuth,
+  V2DeprecatedMethod,
+  V2Method,
+  V2MethodParams,
+  V3Method,
+} from '../../src/index.js'
 
 declare const portal: PortalOAuth
 const v2 = portal.actions.v2.call
@@ -70,6 +77,18 @@ describe('call.make and the catalogue', () => {
     void v2.make<Deal>({ method: 'crm.deal.get' })
     // @ts-expect-error a typo fails with a result type too
     void v2.make<Deal>({ method: 'crm.deal.gett', params: { id: 1 } })
+  })
+
+  it('checks a deprecated method as any other (its own overload only adds the deprecation)', () => {
+    expectTypeOf<'crm.deal.add' | 'task.item.getdata'>().toExtend<V2DeprecatedMethod>()
+    expectTypeOf<'crm.item.add'>().not.toExtend<V2DeprecatedMethod>()
+    expectTypeOf(v2.make({ method: 'crm.deal.add', params: { fields: { TITLE: 'Deal' } } })).toEqualTypeOf<
+      Promise<AjaxResult<unknown>>
+    >()
+    // @ts-expect-error OPENED is a Y/N flag, in a deprecated method too
+    void v2.make({ method: 'crm.deal.add', params: { fields: { OPENED: 'yes' } } })
+    // @ts-expect-error crm.deal.update requires id
+    void v2.make<{ ID: string }>({ method: 'crm.deal.update', params: { fields: {} } })
   })
 
   it('calls anything with unchecked: true, a name held in a string included', () => {
