@@ -45,10 +45,13 @@ export type {
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 export type {
+  CallResult,
   CatalogueCallOptions,
   CheckedCallSignature,
   DeprecatedCallOverloads,
+  DocumentedResult,
   ParamsOf,
+  ResultOf,
   UncheckedCallOptions,
   V2Method,
   V3Method,
@@ -75,6 +78,7 @@ export type {
   V3DeprecatedMethod,
   V3MethodParams,
 } from './catalogue/method-types.generated.js'
+export type { V2MethodResults, V3MethodResults } from './catalogue/result-types.generated.js'
 export {
   type CallEndMessage,
   type CallErrorMessage,

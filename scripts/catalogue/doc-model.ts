@@ -1,3 +1,5 @@
+import type { Shape } from './result-shape.js'
+
 /** A parameter as the docs describe it. */
 export interface DocParam {
   /** Parameter name as sent. */
@@ -28,6 +30,11 @@ export interface DocMethod {
   readonly writes: boolean
   /** Parameters; an empty list for a page that says the method takes none; null when the page has no table. */
   readonly params: readonly DocParam[] | null
+  /**
+   * What the method returns: the shape of `result` in the page's example answer, else the documented type of the
+   * `result` row of its Returned Data table; undefined when the page shows neither.
+   */
+  readonly result?: { readonly shape: Shape } | { readonly docType: string }
   /** Page path inside the docs repository, without `.md`. */
   readonly page: string
   /** The H1 title without the method name. */

@@ -1,4 +1,5 @@
 import type { DocMethod } from './doc-model.js'
+import { shapeType } from './result-shape.js'
 import { isPattern, objectType } from './ts-types.js'
 
 /** The docs snapshot a catalogue was generated from. */
@@ -70,9 +71,9 @@ function deprecatedBlock(methods: readonly DocMethod[], version: 'v2' | 'v3'): s
   }
   const signatures = [...byNote].flatMap(([note, names]) => [
     `  /** Sends a deprecated method (${names.length === 1 ? names[0] : `${names.length} methods`}). @deprecated ${note} */`,
-    `  <T = unknown, M extends ${names.join(' | ')} = ${names.join(' | ')}>(`,
+    `  <T = DocumentedResult, M extends ${names.join(' | ')} = ${names.join(' | ')}>(`,
     `    options: CatalogueCallOptions<${prefix}MethodParams, M>,`,
-    '  ): Promise<AjaxResult<T>>',
+    `  ): Promise<AjaxResult<CallResult<T, ${prefix}MethodResults, M>>>`,
   ])
   const names = deprecated.map((method) => `'${method.name}'`)
   return [
@@ -98,8 +99,9 @@ export function emitTypes(methods: readonly DocMethod[], source: DocsSource): st
   return [
     header(source, 'The parameters of every documented REST method, by API version and method name.'),
     "import type { AjaxResult } from '../results/ajax-result.js'",
-    "import type { CatalogueCallOptions } from './call-types.js'",
+    "import type { CallResult, CatalogueCallOptions, DocumentedResult } from './call-types.js'",
     "import type { Flag, Id, NoParams, Obj } from './doc-types.js'",
+    "import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'",
     '',
     block('v2', 'V2MethodParams', 'Parameters of every documented REST v2 method, by method name.'),
     deprecatedBlock(methods, 'v2'),
@@ -150,5 +152,78 @@ export function emitTable(methods: readonly DocMethod[], source: DocsSource): st
     ...block('v3'),
     '}',
     '',
+  ].join('\n')
+}
+
+/** The TypeScript type of a documented `result` type (a table row, without an example answer). */
+const RESULT_DOC_TYPES: Readonly<Record<string, string>> = {
+  integer: 'number',
+  int: 'number',
+  double: 'number',
+  number: 'number',
+  boolean: 'boolean',
+  bool: 'boolean',
+  string: 'string',
+  object: 'Record<string, unknown>',
+  array: 'unknown[]',
+}
+
+/** The type of a method's `result`, or undefined when the docs say nothing usable about it. */
+export function resultType(method: DocMethod): string | undefined {
+  const result = method.result
+  if (result === undefined) return undefined
+  const type = 'shape' in result ? shapeType(result.shape) : RESULT_DOC_TYPES[result.docType.toLowerCase()]
+  return type === undefined || type === 'unknown' ? undefined : type
+}
+
+/** A result type worth naming once when several methods share it (`tasks.task.start`, `tasks.task.pause`, ...). */
+const SHARED_MIN_LENGTH = 100
+
+/** `TasksTaskStartResult` for `tasks.task.start` in v2, `V3TasksTaskGetResult` in v3. */
+function resultAlias(method: DocMethod): string {
+  const words = method.name.split(/[^A-Za-z0-9]+/).map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+  return `${method.version === 'v3' ? 'V3' : ''}${words.join('')}Result`
+}
+
+/**
+ * `result-types.generated.ts`: the documented result of every method whose page shows one, per API version. A
+ * long result type several methods share is written once, as a type named after the first of them.
+ */
+export function emitResults(methods: readonly DocMethod[], source: DocsSource): string {
+  const typed = methods.flatMap((method) => {
+    const type = resultType(method)
+    return type === undefined ? [] : [{ method, type }]
+  })
+  const uses = new Map<string, number>()
+  for (const { type } of typed) uses.set(type, (uses.get(type) ?? 0) + 1)
+  const aliases = new Map<string, { name: string; methods: string[] }>()
+  for (const { method, type } of typed) {
+    if (type.length < SHARED_MIN_LENGTH || (uses.get(type) ?? 0) < 2) continue
+    const alias = aliases.get(type) ?? { name: resultAlias(method), methods: [] }
+    alias.methods.push(method.name)
+    aliases.set(type, alias)
+  }
+  const shared = [...aliases].flatMap(([type, alias]) => [
+    `/** The result of ${alias.methods.join(', ')}. */`,
+    `type ${alias.name} = ${type}`,
+    '',
+  ])
+  const block = (version: 'v2' | 'v3'): string[] => [
+    '/**',
+    ` * The \`result\` of each REST ${version} method whose page shows an answer, by method name: the shape of the`,
+    ' * example answer (fields optional and other keys allowed, since a row holds what `select` asks for).',
+    ' */',
+    `export interface ${version.toUpperCase()}MethodResults {`,
+    ...typed
+      .filter(({ method }) => method.version === version)
+      .map(({ method, type }) => `  '${method.name}': ${aliases.get(type)?.name ?? type}`),
+    '}',
+    '',
+  ]
+  return [
+    header(source, 'The documented result of REST methods, by API version and method name.'),
+    ...shared,
+    ...block('v2'),
+    ...block('v3'),
   ].join('\n')
 }

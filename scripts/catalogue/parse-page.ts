@@ -1,6 +1,7 @@
 import { writesData } from './access.js'
 import type { DocMethod, DocParam, ParseProblem } from './doc-model.js'
 import { isDottedName, methodOfPage } from './method-name.js'
+import { addValue, exampleResult, type Shape } from './result-shape.js'
 import { blankCode, readTables, type YfmTable } from './yfm-tables.js'
 
 /** What one page gave: its method (if it documents one) and the rows or pages it could not read. */
@@ -43,6 +44,7 @@ export function parsePage(page: string, text: string): PageResult {
       deprecatedBy: deprecation(text),
       writes: writesData(name),
       params,
+      ...readResult(text, body),
       page: page.replace(/\.md$/, ''),
       title: h1.replace(name, '').replace(/[`:]/g, '').replace(/\s+/g, ' ').trim(),
     },
@@ -107,6 +109,32 @@ function readParams(
   }
   const anchors = anchoredTables(body)
   return readRows(page, table, anchors, problems, counter, 0, new Set())
+}
+
+/** Headings of the section that shows a method's answer. */
+const ANSWER_HEADING = /^## +(Response Handling|Returned Data|Response on Success|Successful Response)\b.*$/im
+
+/**
+ * What the method returns: the shape of `result` in the first example answer of the answer section (`text`, code
+ * blocks kept), else the type of the `result` row of its table (`body`, code blanked).
+ */
+function readResult(text: string, body: string): { result?: { shape: Shape } | { docType: string } } {
+  const heading = ANSWER_HEADING.exec(body)
+  if (heading === null) return {}
+  const start = heading.index + heading[0].length
+  const next = body.slice(start).search(/^## /m)
+  const end = next < 0 ? text.length : start + next
+  const example = exampleResult(text.slice(start, end))
+  if (example !== undefined && example.result !== null) {
+    return { result: { shape: addValue({ primitives: new Set(), objects: 0 }, example.result) } }
+  }
+  for (const table of readTables(body.slice(start, end))) {
+    for (const cells of table.rows) {
+      const row = readRow(cells[0] ?? '', '')
+      if (row?.name === 'result' && row.docType !== '') return { result: { docType: row.docType } }
+    }
+  }
+  return {}
 }
 
 /** Tables under headings with an `{#anchor}`, by anchor. */

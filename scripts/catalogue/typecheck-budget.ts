@@ -2,7 +2,8 @@
  * `npm run catalogue:budget`: the type-check budget of the catalogue. Consumer files that call 20 documented
  * methods (through `call.make`, `callList`/`fetchList`, `batch`/`batchByChunk`) are type-checked by `tsc` against
  * the built package (`dist/`, built by the npm script) and against a copy of it whose catalogue is
- * `{ [method: string]: Record<string, unknown> }`, which is what `method: string` was. Prints the median wall time
+ * `{ [method: string]: Record<string, unknown> }` (no results, nothing deprecated), which is what `method: string`
+ * was. Prints the median wall time
  * of each, alternating runs, and the difference (the budget: at most +2 s).
  */
 import { execFileSync } from 'node:child_process'
@@ -105,10 +106,20 @@ export async function batches(): Promise<void> {
 `,
 }
 
-/** A copy of the built package whose catalogue names no method: every name is a `string`. */
+/**
+ * A copy of the built package whose catalogue names no method: every name is a `string`, with any parameters, and
+ * no documented result or deprecated method.
+ */
 const STRING_CATALOGUE = `import type { Obj } from './doc-types.js'
 export interface V2MethodParams { [method: string]: Obj }
 export interface V3MethodParams { [method: string]: Obj }
+export type V2DeprecatedMethod = never
+export type V3DeprecatedMethod = never
+export interface V2DeprecatedCalls {}
+export interface V3DeprecatedCalls {}
+`
+const STRING_RESULTS = `export interface V2MethodResults {}
+export interface V3MethodResults {}
 `
 
 function prepare(): void {
@@ -121,6 +132,7 @@ function prepare(): void {
   cpSync(join(root, 'dist'), join(work, 'catalogue'), { recursive: true })
   cpSync(join(root, 'dist'), join(work, 'string'), { recursive: true })
   writeFileSync(join(work, 'string', 'src', 'catalogue', 'method-types.generated.d.ts'), STRING_CATALOGUE)
+  writeFileSync(join(work, 'string', 'src', 'catalogue', 'result-types.generated.d.ts'), STRING_RESULTS)
   for (const variant of ['catalogue', 'string']) {
     for (const [name, body] of Object.entries(CONSUMERS)) {
       const dir = join(work, `${variant}-${name}`)

@@ -8,6 +8,7 @@ import type {
   V3DeprecatedMethod,
   V3MethodParams,
 } from '../catalogue/method-types.generated.js'
+import type { V2MethodResults, V3MethodResults } from '../catalogue/result-types.generated.js'
 import type { TypeHttp } from '../http/rest-transport.js'
 import type { TransportSource } from '../http/transport-registry.js'
 import { BatchAction, BatchByChunkAction } from './batch/batch-action.js'
@@ -29,41 +30,61 @@ import { planV3Tail } from './list/v3-tail-plan.js'
 
 /**
  * The entry points of one REST API version, each checked against the version's method catalogue `C`; `R` is the
- * form of a reference to an earlier command's result inside a batch; `Call` the type of `call`.
+ * form of a reference to an earlier command's result inside a batch; `Call` the type of `call`; `Res` the
+ * documented results; `Key` where a list's rows are in its result by default (v3: `items`).
  */
-export interface VersionActions<C = Record<string, unknown>, R = never, Call = CallAction<C>> {
+export interface VersionActions<
+  C = Record<string, unknown>,
+  R = never,
+  Call = CallAction<C>,
+  Res = Record<never, never>,
+  Key = never,
+> {
   /** One REST call: `call.make({ method, params, requestId })`. */
   readonly call: Call
   /** Every row of a list method in one `Result`, by the id keyset: `callList.make({ method, params })`. */
-  readonly callList: CallListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions>
+  readonly callList: CallListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions, Res, Key>
   /** A list method page by page, as an async generator: `for await (const rows of fetchList.make(...))`. */
-  readonly fetchList: FetchListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions>
+  readonly fetchList: FetchListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions, Res, Key>
   /** Up to 50 commands in one request: `batch.make({ calls, options })`. */
-  readonly batch: BatchAction<C, R>
+  readonly batch: BatchAction<C, R, Res>
   /** Any number of commands in chunks of 50, merged in input order: `batchByChunk.make({ calls, options })`. */
-  readonly batchByChunk: BatchByChunkAction<C, R>
+  readonly batchByChunk: BatchByChunkAction<C, R, Res>
 }
 
 /**
- * `actions.v2.call`: checked against the v2 catalogue; a call of a deprecated method shows as deprecated in an
- * editor and names the replacement.
+ * `actions.v2.call`: checked against the v2 catalogue, the result typed as the docs show it; a call of a deprecated
+ * method shows as deprecated in an editor and names the replacement.
  */
-export type V2CallAction = CallAction<V2MethodParams, V2DeprecatedMethod> &
-  DeprecatedCallOverloads<V2MethodParams, V2DeprecatedCalls>
+export type V2CallAction = CallAction<V2MethodParams, V2DeprecatedMethod, V2MethodResults> &
+  DeprecatedCallOverloads<V2MethodParams, V2DeprecatedCalls, V2MethodResults>
 
 /** `actions.v3.call`, as {@link V2CallAction} for v3. */
-export type V3CallAction = CallAction<V3MethodParams, V3DeprecatedMethod> &
-  DeprecatedCallOverloads<V3MethodParams, V3DeprecatedCalls>
+export type V3CallAction = CallAction<V3MethodParams, V3DeprecatedMethod, V3MethodResults> &
+  DeprecatedCallOverloads<V3MethodParams, V3DeprecatedCalls, V3MethodResults>
 
 /** The REST v2 entry points. */
-export type V2Actions = VersionActions<V2MethodParams, V2BatchRef, V2CallAction>
+export type V2Actions = VersionActions<V2MethodParams, V2BatchRef, V2CallAction, V2MethodResults>
 
 /** The REST v3 entry points: those of v2 plus the keyset `*.tail` methods. */
-export interface V3Actions extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction> {
+export interface V3Actions
+  extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction, V3MethodResults, 'items'> {
   /** Every row of a `*.tail` method in one `Result`: `callTail.make({ method, cursor })`. */
-  readonly callTail: CallListAction<CatalogueTailOptions<V3MethodParams>, UncheckedTailOptions, TailOptions>
+  readonly callTail: CallListAction<
+    CatalogueTailOptions<V3MethodParams>,
+    UncheckedTailOptions,
+    TailOptions,
+    V3MethodResults,
+    'items'
+  >
   /** A `*.tail` method page by page, as an async generator: `for await (const rows of fetchTail.make(...))`. */
-  readonly fetchTail: FetchListAction<CatalogueTailOptions<V3MethodParams>, UncheckedTailOptions, TailOptions>
+  readonly fetchTail: FetchListAction<
+    CatalogueTailOptions<V3MethodParams>,
+    UncheckedTailOptions,
+    TailOptions,
+    V3MethodResults,
+    'items'
+  >
 }
 
 /** `portal.actions`: the REST entry points per API version. */
@@ -82,43 +103,59 @@ export function createActions(transports: TransportSource): PortalActions {
     v2: {
       // The deprecated overloads are types only: the one `make` serves them all.
       call: new CallAction(v2) as V2CallAction,
-      callList: new CallListAction<CatalogueListOptions<V2MethodParams>, UncheckedListOptions, ListOptions>(
-        v2,
-        planV2Keyset,
-        'callList',
+      callList: new CallListAction<
+        CatalogueListOptions<V2MethodParams>,
+        UncheckedListOptions,
+        ListOptions,
+        V2MethodResults
+      >(v2, planV2Keyset, 'callList'),
+      fetchList: new FetchListAction<
+        CatalogueListOptions<V2MethodParams>,
+        UncheckedListOptions,
+        ListOptions,
+        V2MethodResults
+      >(v2, planV2Keyset, 'fetchList'),
+      batch: new BatchAction<V2MethodParams, V2BatchRef, V2MethodResults>(new V2BatchRunner(v2), 'batch'),
+      batchByChunk: new BatchByChunkAction<V2MethodParams, V2BatchRef, V2MethodResults>(
+        new V2BatchRunner(v2),
+        'batchByChunk',
       ),
-      fetchList: new FetchListAction<CatalogueListOptions<V2MethodParams>, UncheckedListOptions, ListOptions>(
-        v2,
-        planV2Keyset,
-        'fetchList',
-      ),
-      batch: new BatchAction<V2MethodParams, V2BatchRef>(new V2BatchRunner(v2), 'batch'),
-      batchByChunk: new BatchByChunkAction<V2MethodParams, V2BatchRef>(new V2BatchRunner(v2), 'batchByChunk'),
     },
     v3: {
       call: new CallAction(v3) as V3CallAction,
-      callList: new CallListAction<CatalogueListOptions<V3MethodParams>, UncheckedListOptions, ListOptions>(
-        v3,
-        planV3Keyset,
-        'callList',
+      callList: new CallListAction<
+        CatalogueListOptions<V3MethodParams>,
+        UncheckedListOptions,
+        ListOptions,
+        V3MethodResults,
+        'items'
+      >(v3, planV3Keyset, 'callList'),
+      fetchList: new FetchListAction<
+        CatalogueListOptions<V3MethodParams>,
+        UncheckedListOptions,
+        ListOptions,
+        V3MethodResults,
+        'items'
+      >(v3, planV3Keyset, 'fetchList'),
+      callTail: new CallListAction<
+        CatalogueTailOptions<V3MethodParams>,
+        UncheckedTailOptions,
+        TailOptions,
+        V3MethodResults,
+        'items'
+      >(v3, planV3Tail, 'callTail'),
+      fetchTail: new FetchListAction<
+        CatalogueTailOptions<V3MethodParams>,
+        UncheckedTailOptions,
+        TailOptions,
+        V3MethodResults,
+        'items'
+      >(v3, planV3Tail, 'fetchTail'),
+      batch: new BatchAction<V3MethodParams, V3BatchRef, V3MethodResults>(new V3BatchRunner(v3), 'batch'),
+      batchByChunk: new BatchByChunkAction<V3MethodParams, V3BatchRef, V3MethodResults>(
+        new V3BatchRunner(v3),
+        'batchByChunk',
       ),
-      fetchList: new FetchListAction<CatalogueListOptions<V3MethodParams>, UncheckedListOptions, ListOptions>(
-        v3,
-        planV3Keyset,
-        'fetchList',
-      ),
-      callTail: new CallListAction<CatalogueTailOptions<V3MethodParams>, UncheckedTailOptions, TailOptions>(
-        v3,
-        planV3Tail,
-        'callTail',
-      ),
-      fetchTail: new FetchListAction<CatalogueTailOptions<V3MethodParams>, UncheckedTailOptions, TailOptions>(
-        v3,
-        planV3Tail,
-        'fetchTail',
-      ),
-      batch: new BatchAction<V3MethodParams, V3BatchRef>(new V3BatchRunner(v3), 'batch'),
-      batchByChunk: new BatchByChunkAction<V3MethodParams, V3BatchRef>(new V3BatchRunner(v3), 'batchByChunk'),
     },
   }
 }

@@ -4,7 +4,7 @@
  * being an error or an `expectTypeOf` stops holding.
  */
 import { describe, expectTypeOf, it } from 'vitest'
-import type { AjaxResult, PortalOAuth, Result } from '../../src/index.js'
+import type { AjaxResult, PortalOAuth, Result, V2MethodResults } from '../../src/index.js'
 
 declare const portal: PortalOAuth
 declare const ids: number[]
@@ -34,6 +34,30 @@ describe('callList and fetchList know the catalogue', () => {
     void v3.fetchList.make({ method: 'crm.deal.list' })
     // @ts-expect-error a typo fails with a row type too
     void v2.callList.make<{ ID: string }>({ method: 'crm.deal.lst' })
+  })
+
+  it('type the rows as the docs show them, under customKeyForResult or v3 items; make<T> overrides them', async () => {
+    type Deal = V2MethodResults['crm.deal.list'][number]
+    expectTypeOf(v2.callList.make({ method: 'crm.deal.list' })).toEqualTypeOf<Promise<Result<Deal[]>>>()
+    const items = await v2.callList.make({
+      method: 'crm.item.list',
+      params: { entityTypeId: 2 },
+      idKey: 'id',
+      customKeyForResult: 'items',
+    })
+    expectTypeOf(items.getData()?.[0]?.title).toEqualTypeOf<string | undefined>()
+    for await (const page of v3.fetchList.make({ method: 'tasks.task.list' })) {
+      expectTypeOf(page[0]?.title).toEqualTypeOf<string | undefined>()
+    }
+    const events = await v3.callTail.make({ method: 'main.eventlog.tail' })
+    expectTypeOf(events.getData()?.[0]?.id).toEqualTypeOf<number | undefined>()
+    // Where the rows are is not said (crm.item.list answers { items }): unknown rows.
+    expectTypeOf(v2.callList.make({ method: 'crm.item.list', params: { entityTypeId: 2 } })).toEqualTypeOf<
+      Promise<Result<unknown[]>>
+    >()
+    expectTypeOf(v2.callList.make<{ ID: string }>({ method: 'crm.deal.list' })).toEqualTypeOf<
+      Promise<Result<{ ID: string }[]>>
+    >()
   })
 
   it('callTail and fetchTail take the documented *.tail methods only', () => {
@@ -126,16 +150,25 @@ describe('batch and batchByChunk check every command', () => {
     void v2.batchByChunk.make<{ item: { id: number } }>({ calls: noType })
   })
 
-  it('types the data by the form of the commands and returnAjaxResult', () => {
+  it('types the data by the form of the commands and returnAjaxResult, each result as the docs show it', async () => {
+    type Me = V2MethodResults['user.current']
     expectTypeOf(v2.batch.make({ calls: [['user.current'], ['server.time']] })).toEqualTypeOf<
-      Promise<Result<unknown[]>>
+      Promise<Result<Array<Me | string | undefined>>>
     >()
     expectTypeOf(
       v2.batch.make({ calls: { me: ['user.current'] }, options: { returnAjaxResult: true } }),
-    ).toEqualTypeOf<Promise<Result<{ me: AjaxResult<unknown> }>>>()
-    expectTypeOf(v2.batch.make({ calls: { me: ['user.current'], time: ['server.time'] } })).toEqualTypeOf<
-      Promise<Result<{ me: unknown; time: unknown }>>
+    ).toEqualTypeOf<Promise<Result<{ me: AjaxResult<Me> }>>>()
+    const named = await v2.batch.make({
+      calls: { me: ['user.current'], added: ['crm.deal.add', { fields: {} }] },
+    })
+    expectTypeOf(named.getData()).toEqualTypeOf<
+      { me: Me | undefined; added: number | undefined } | undefined
     >()
+    expectTypeOf(named.getData()?.me?.NAME).toEqualTypeOf<string | undefined>()
+    // A method whose page shows no answer: unknown.
+    const event = await v2.batch.make({ calls: { e: ['calendar.event.get', { type: 'user', ownerId: 1 }] } })
+    expectTypeOf(event.getData()?.e).toEqualTypeOf<unknown>()
+    // A result type given replaces the documented ones.
     expectTypeOf(
       v2.batchByChunk.make<{ item: { id: number } }>({
         calls: ids.map((id) => ['crm.item.get', { entityTypeId: 2, id }] as const),

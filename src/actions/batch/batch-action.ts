@@ -95,9 +95,10 @@ function toResult(request: BatchRequest, outcome: BatchOutcome): Result<BatchDat
  * What `batch` and `batchByChunk` share: validation of `{ calls, options }` and results keyed like the input.
  * The `Result` fails when any command failed (its errors name the commands) or the request failed; a failed
  * command is a failed entry, never a throw. Rejects on bad options (`SdkError`) and transport failures (`AjaxError`).
- * `C` is the version's method catalogue and `R` the form of a reference to an earlier command's result.
+ * `C` is the version's method catalogue, `R` the form of a reference to an earlier command's result, `Res` the
+ * documented results.
  */
-export abstract class BatchActionBase<C = Record<string, unknown>, R = never> {
+export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Res = Record<never, never>> {
   /** @internal Sends the commands. */
   protected readonly runner: BatchRunner
   readonly #action: string
@@ -129,12 +130,13 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never> {
   /**
    * Runs the commands; the data's form follows `calls` (an array for a list, an object with the same keys for
    * named commands) and `returnAjaxResult`. Every command is checked against the catalogue: a documented method
-   * with its required parameters, typed; parameter values may be references to earlier results. `unchecked: true`
-   * beside `calls` skips the check for the whole batch.
+   * with its required parameters, typed; parameter values may be references to earlier results. Each command's
+   * result is typed as its method's docs show it. `unchecked: true` beside `calls` skips the check for the whole
+   * batch.
    */
   make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
     options: CheckedBatchMakeOptions<L & CheckedCommands<C, R, L>> & { options?: O },
-  ): Promise<Result<BatchDataOf<L, O>>>
+  ): Promise<Result<BatchDataOf<L, O, Res>>>
   /** With an explicit result type `T` of every command: each command's `AjaxResult`, in input order. */
   make<T = unknown>(
     options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R>> & AjaxResults,
@@ -170,7 +172,11 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never> {
 }
 
 /** `actions.vN.batch`: up to 50 commands in one request; more is an `SdkError` pointing to `batchByChunk`. */
-export class BatchAction<C = Record<string, unknown>, R = never> extends BatchActionBase<C, R> {
+export class BatchAction<
+  C = Record<string, unknown>,
+  R = never,
+  Res = Record<never, never>,
+> extends BatchActionBase<C, R, Res> {
   /** @internal */
   protected execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome> {
     const count = batch.commands.length
@@ -192,7 +198,11 @@ export class BatchAction<C = Record<string, unknown>, R = never> extends BatchAc
  * and their commands come back not run. References between commands (`$result[...]`, `$ref`) work only within
  * a chunk.
  */
-export class BatchByChunkAction<C = Record<string, unknown>, R = never> extends BatchActionBase<C, R> {
+export class BatchByChunkAction<
+  C = Record<string, unknown>,
+  R = never,
+  Res = Record<never, never>,
+> extends BatchActionBase<C, R, Res> {
   /** @internal */
   protected async execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome> {
     const merged: BatchOutcome = { entries: [], errors: [] }

@@ -1,3 +1,4 @@
+import type { ResultOf } from '../../catalogue/call-types.js'
 import type { MethodCommand, MethodTuple } from '../../catalogue/command-types.js'
 import type { AjaxResult } from '../../results/ajax-result.js'
 
@@ -117,11 +118,19 @@ type AjaxMode<O> = O extends { returnAjaxResult: true }
 /** The value of one command in the batch's data: its `result`, or its `AjaxResult` with `returnAjaxResult`. */
 type CommandData<Ajax, T> = Ajax extends true ? AjaxResult<T> : T | undefined
 
+/** The method a command names (tuple or object form). */
+type MethodOf<E> = E extends readonly [infer M, ...unknown[]]
+  ? M
+  : E extends { readonly method: infer M }
+    ? M
+    : never
+
 /**
  * The data of a batch of commands `L` with options `O`: an array in input order for a list of commands, an
  * object with the same keys for named commands; each value the command's `result` (`undefined` where it failed)
- * or, with `returnAjaxResult: true`, its `AjaxResult`.
+ * or, with `returnAjaxResult: true`, its `AjaxResult`. A command's result is its method's documented result in
+ * `Res` (`unknown` where the docs show none); in a list, the union of the commands' results.
  */
-export type BatchDataOf<L, O, T = unknown> = L extends readonly unknown[]
-  ? Array<CommandData<AjaxMode<O>, T>>
-  : { -readonly [K in keyof L]: CommandData<AjaxMode<O>, T> }
+export type BatchDataOf<L, O, Res = Record<never, never>> = L extends readonly unknown[]
+  ? Array<CommandData<AjaxMode<O>, ResultOf<Res, MethodOf<L[number]>>>>
+  : { -readonly [K in keyof L]: CommandData<AjaxMode<O>, ResultOf<Res, MethodOf<L[K]>>> }

@@ -1,3 +1,4 @@
+import type { DocumentedResult, ResultOf } from '../../catalogue/call-types.js'
 import type { MethodOptions } from '../../catalogue/command-types.js'
 
 /** Options of `callList.make` / `fetchList.make` (v2 and v3), with any method and parameters. */
@@ -82,3 +83,26 @@ export type TailMethods<C> = Pick<C, Extract<keyof C, `${string}.tail`>>
  * with its parameters typed.
  */
 export type CatalogueTailOptions<C> = MethodOptions<TailMethods<C>, Omit<TailOptions, 'method' | 'params'>>
+
+/**
+ * The rows of a list whose documented result is `R`: the items of `R`, or with `Key` (`customKeyForResult`) the
+ * items under that key; `unknown` when `R` is not such a list.
+ */
+export type RowsOf<R, Key> = [Key] extends [never]
+  ? R extends readonly (infer X)[]
+    ? X
+    : unknown
+  : R extends { readonly [P in Key & string]: readonly (infer X)[] }
+    ? X
+    : unknown
+
+/**
+ * The row type of a list call with options `O`: `T` when the caller gave one, else the rows of the documented
+ * result of `O`'s method in `Res`, under `O`'s `customKeyForResult` or the version's default key `DefaultKey`.
+ */
+export type ListRow<T, Res, O, DefaultKey> = [T] extends [DocumentedResult]
+  ? RowsOf<
+      ResultOf<Res, O extends { readonly method: infer M } ? M : never>,
+      O extends { readonly customKeyForResult: infer K extends string } ? K : DefaultKey
+    >
+  : T
