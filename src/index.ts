@@ -1,6 +1,13 @@
 export { AbstractPortal, type AbstractPortalOptions, type TypePortal } from './abstract-portal.js'
 export { ActionErrorCode } from './actions/action-error-code.js'
-export type { PortalActions, V2Actions, V3Actions, VersionActions } from './actions/actions.js'
+export type {
+  PortalActions,
+  V2Actions,
+  V2CallAction,
+  V3Actions,
+  V3CallAction,
+  VersionActions,
+} from './actions/actions.js'
 export { BatchAction, BatchActionBase, BatchByChunkAction } from './actions/batch/batch-action.js'
 export type {
   BatchCall,
@@ -10,29 +17,70 @@ export type {
   BatchCalls,
   BatchCallTuple,
   BatchData,
+  BatchDataOf,
   BatchListAjaxData,
   BatchListData,
   BatchMakeOptions,
   BatchOptions,
   BatchRecordAjaxData,
   BatchRecordData,
+  CatalogueBatchCall,
+  CatalogueBatchCallList,
+  CatalogueBatchCallRecord,
+  CheckedBatchMakeOptions,
+  UncheckedBatchMakeOptions,
 } from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
 export { CallListAction, FetchListAction } from './actions/list/list-actions.js'
-export type { ListOptions, TailCursor, TailOptions } from './actions/list/list-options.js'
+export type {
+  CatalogueListOptions,
+  CatalogueTailOptions,
+  ListOptions,
+  TailCursor,
+  TailMethods,
+  TailOptions,
+  UncheckedListOptions,
+  UncheckedTailOptions,
+} from './actions/list/list-options.js'
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 export type { AdminActor, MachineActorView, MachineSnapshotView, TokenActor } from './auth/machine-actors.js'
 export type { ProfileCall, ProfileCallSource } from './auth/profile-call.js'
 export type {
+  CallResult,
   CatalogueCallOptions,
+  CheckedCallSignature,
+  DeprecatedCallOverloads,
+  DocumentedResult,
   ParamsOf,
+  ResultOf,
   UncheckedCallOptions,
   V2Method,
   V3Method,
 } from './catalogue/call-types.js'
+export type {
+  CheckedCommand,
+  CheckedCommands,
+  GivenAs,
+  GivenObject,
+  MethodCommand,
+  MethodOptions,
+  MethodTuple,
+  RefParams,
+  V2BatchRef,
+  V3BatchRef,
+  WithRefs,
+} from './catalogue/command-types.js'
 export type { Flag, Id, NoParams, Obj } from './catalogue/doc-types.js'
-export type { V2MethodParams, V3MethodParams } from './catalogue/method-types.generated.js'
+export type {
+  V2DeprecatedCalls,
+  V2DeprecatedMethod,
+  V2MethodParams,
+  V3DeprecatedCalls,
+  V3DeprecatedMethod,
+  V3MethodParams,
+} from './catalogue/method-types.generated.js'
+export type { V2MethodResults, V3MethodResults } from './catalogue/result-types.generated.js'
 export {
   type CallEndMessage,
   type CallErrorMessage,

@@ -26,7 +26,10 @@ const before = process.memoryUsage().heapUsed
 let peak = before
 let rows = 0
 let pages = 0
-for await (const page of portal.actions.v2.fetchList.make<{ ID: string }>({ method: input.method })) {
+for await (const page of portal.actions.v2.fetchList.make<{ ID: string }>({
+  method: input.method,
+  unchecked: true,
+})) {
   rows += page.length
   pages += 1
   if (input.mode === 'used') {

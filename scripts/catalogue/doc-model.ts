@@ -1,3 +1,5 @@
+import type { Shape } from './result-shape.js'
+
 /** A parameter as the docs describe it. */
 export interface DocParam {
   /** Parameter name as sent. */
@@ -8,6 +10,8 @@ export interface DocParam {
   readonly required: boolean
   /** Values the description lists for a `char` flag (`Y`, `N`), when it lists only those. */
   readonly flagValues?: readonly string[]
+  /** The description says the level takes other keys too (`user.get`: any `user.add` field filters). */
+  readonly otherKeys?: boolean
   /** The fields of an object (or of each item of an object array) from the page's `{#anchor}` table. */
   readonly nested?: readonly DocParam[]
 }
@@ -16,7 +20,7 @@ export interface DocParam {
 export interface DocMethod {
   /** REST method name, for example `crm.deal.add`. */
   readonly name: string
-  /** REST API version: v3 pages are the `*-rest-v3.md` ones. */
+  /** REST API version: v3 for `*-rest-v3.md` pages and pages noting that the method belongs to REST 3.0. */
   readonly version: 'v2' | 'v3'
   /** Scopes from the `> Scope:` line. */
   readonly scopes: readonly string[]
@@ -26,6 +30,11 @@ export interface DocMethod {
   readonly writes: boolean
   /** Parameters; an empty list for a page that says the method takes none; null when the page has no table. */
   readonly params: readonly DocParam[] | null
+  /**
+   * What the method returns: the shape of `result` in the page's example answer, else the documented type of the
+   * `result` row of its Returned Data table; undefined when the page shows neither.
+   */
+  readonly result?: { readonly shape: Shape } | { readonly docType: string }
   /** Page path inside the docs repository, without `.md`. */
   readonly page: string
   /** The H1 title without the method name. */

@@ -1,4 +1,5 @@
 import type { DocMethod } from './doc-model.js'
+import { shapeType } from './result-shape.js'
 import { isPattern, objectType } from './ts-types.js'
 
 /** The docs snapshot a catalogue was generated from. */
@@ -34,10 +35,7 @@ function header(source: DocsSource, what: string): string {
 function methodDoc(method: DocMethod): string {
   const title = method.title.replace(/\*\//g, '*\u2215').replace(/\s+/g, ' ')
   const scope = method.scopes.length > 0 ? ` Scope: ${method.scopes.join(', ')}.` : ''
-  const deprecated =
-    method.deprecatedBy === undefined
-      ? ''
-      : ` @deprecated ${method.deprecatedBy === '' ? 'No longer developed.' : `Use ${method.deprecatedBy}.`}`
+  const deprecated = method.deprecatedBy === undefined ? '' : ` @deprecated ${deprecationNote(method)}`
   return `  /** ${title}.${scope}${deprecated} */`
 }
 
@@ -46,6 +44,48 @@ function paramsType(method: DocMethod): string {
   if (method.params === null) return 'Obj'
   if (method.params.length === 0) return 'NoParams'
   return objectType(method.params, false)
+}
+
+/** The `@deprecated` note of a method: its replacement, or that the docs name none. */
+function deprecationNote(method: DocMethod): string {
+  return method.deprecatedBy === '' || method.deprecatedBy === undefined
+    ? 'No longer developed; the documentation names no replacement.'
+    : `Use ${method.deprecatedBy}.`
+}
+
+/**
+ * The deprecated methods of a version: their names, and `call.make` signatures carrying the `@deprecated` note, one
+ * per replacement (its methods as the type parameter's constraint), so that an editor strikes a call of such a
+ * method through and its hover names the replacement. (A string literal in an options object is no reference to
+ * the method's `V2MethodParams` entry, whose note therefore shows nowhere at a call.)
+ */
+function deprecatedBlock(methods: readonly DocMethod[], version: 'v2' | 'v3'): string {
+  const prefix = version.toUpperCase()
+  const deprecated = methods.filter(
+    (method) => method.version === version && method.deprecatedBy !== undefined,
+  )
+  const byNote = new Map<string, string[]>()
+  for (const method of deprecated) {
+    const note = deprecationNote(method)
+    byNote.set(note, [...(byNote.get(note) ?? []), `'${method.name}'`])
+  }
+  const signatures = [...byNote].flatMap(([note, names]) => [
+    `  /** Sends a deprecated method (${names.length === 1 ? names[0] : `${names.length} methods`}). @deprecated ${note} */`,
+    `  <T = DocumentedResult, M extends ${names.join(' | ')} = ${names.join(' | ')}>(`,
+    `    options: CatalogueCallOptions<${prefix}MethodParams, M>,`,
+    `  ): Promise<AjaxResult<CallResult<T, ${prefix}MethodResults, M>>>`,
+  ])
+  const names = deprecated.map((method) => `'${method.name}'`)
+  return [
+    `/** The deprecated REST ${version} methods. */`,
+    `export type ${prefix}DeprecatedMethod = ${names.length > 0 ? names.join(' | ') : 'never'}`,
+    '',
+    `/** \`call.make\` of the deprecated REST ${version} methods: a call shows as deprecated, naming the replacement. */`,
+    `export interface ${prefix}DeprecatedCalls {`,
+    ...signatures,
+    '}',
+    '',
+  ].join('\n')
 }
 
 /** `method-types.generated.ts`: the parameter types of every method, one interface per API version. */
@@ -58,10 +98,15 @@ export function emitTypes(methods: readonly DocMethod[], source: DocsSource): st
   }
   return [
     header(source, 'The parameters of every documented REST method, by API version and method name.'),
+    "import type { AjaxResult } from '../results/ajax-result.js'",
+    "import type { CallResult, CatalogueCallOptions, DocumentedResult } from './call-types.js'",
     "import type { Flag, Id, NoParams, Obj } from './doc-types.js'",
+    "import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'",
     '',
     block('v2', 'V2MethodParams', 'Parameters of every documented REST v2 method, by method name.'),
+    deprecatedBlock(methods, 'v2'),
     block('v3', 'V3MethodParams', 'Parameters of every documented REST v3 method, by method name.'),
+    deprecatedBlock(methods, 'v3'),
   ].join('\n')
 }
 
@@ -107,5 +152,78 @@ export function emitTable(methods: readonly DocMethod[], source: DocsSource): st
     ...block('v3'),
     '}',
     '',
+  ].join('\n')
+}
+
+/** The TypeScript type of a documented `result` type (a table row, without an example answer). */
+const RESULT_DOC_TYPES: Readonly<Record<string, string>> = {
+  integer: 'number',
+  int: 'number',
+  double: 'number',
+  number: 'number',
+  boolean: 'boolean',
+  bool: 'boolean',
+  string: 'string',
+  object: 'Record<string, unknown>',
+  array: 'unknown[]',
+}
+
+/** The type of a method's `result`, or undefined when the docs say nothing usable about it. */
+export function resultType(method: DocMethod): string | undefined {
+  const result = method.result
+  if (result === undefined) return undefined
+  const type = 'shape' in result ? shapeType(result.shape) : RESULT_DOC_TYPES[result.docType.toLowerCase()]
+  return type === undefined || type === 'unknown' ? undefined : type
+}
+
+/** A result type worth naming once when several methods share it (`tasks.task.start`, `tasks.task.pause`, ...). */
+const SHARED_MIN_LENGTH = 100
+
+/** `TasksTaskStartResult` for `tasks.task.start` in v2, `V3TasksTaskGetResult` in v3. */
+function resultAlias(method: DocMethod): string {
+  const words = method.name.split(/[^A-Za-z0-9]+/).map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+  return `${method.version === 'v3' ? 'V3' : ''}${words.join('')}Result`
+}
+
+/**
+ * `result-types.generated.ts`: the documented result of every method whose page shows one, per API version. A
+ * long result type several methods share is written once, as a type named after the first of them.
+ */
+export function emitResults(methods: readonly DocMethod[], source: DocsSource): string {
+  const typed = methods.flatMap((method) => {
+    const type = resultType(method)
+    return type === undefined ? [] : [{ method, type }]
+  })
+  const uses = new Map<string, number>()
+  for (const { type } of typed) uses.set(type, (uses.get(type) ?? 0) + 1)
+  const aliases = new Map<string, { name: string; methods: string[] }>()
+  for (const { method, type } of typed) {
+    if (type.length < SHARED_MIN_LENGTH || (uses.get(type) ?? 0) < 2) continue
+    const alias = aliases.get(type) ?? { name: resultAlias(method), methods: [] }
+    alias.methods.push(method.name)
+    aliases.set(type, alias)
+  }
+  const shared = [...aliases].flatMap(([type, alias]) => [
+    `/** The result of ${alias.methods.join(', ')}. */`,
+    `type ${alias.name} = ${type}`,
+    '',
+  ])
+  const block = (version: 'v2' | 'v3'): string[] => [
+    '/**',
+    ` * The \`result\` of each REST ${version} method whose page shows an answer, by method name: the shape of the`,
+    ' * example answer (fields optional and other keys allowed, since a row holds what `select` asks for).',
+    ' */',
+    `export interface ${version.toUpperCase()}MethodResults {`,
+    ...typed
+      .filter(({ method }) => method.version === version)
+      .map(({ method, type }) => `  '${method.name}': ${aliases.get(type)?.name ?? type}`),
+    '}',
+    '',
+  ]
+  return [
+    header(source, 'The documented result of REST methods, by API version and method name.'),
+    ...shared,
+    ...block('v2'),
+    ...block('v3'),
   ].join('\n')
 }

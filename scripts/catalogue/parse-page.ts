@@ -1,6 +1,7 @@
 import { writesData } from './access.js'
 import type { DocMethod, DocParam, ParseProblem } from './doc-model.js'
 import { isDottedName, methodOfPage } from './method-name.js'
+import { addValue, exampleResult, type Shape } from './result-shape.js'
 import { blankCode, readTables, type YfmTable } from './yfm-tables.js'
 
 /** What one page gave: its method (if it documents one) and the rows or pages it could not read. */
@@ -38,11 +39,12 @@ export function parsePage(page: string, text: string): PageResult {
   return {
     method: {
       name,
-      version: /-rest-v3\.md$/.test(page) ? 'v3' : 'v2',
+      version: isRestV3(page, text) ? 'v3' : 'v2',
       scopes: [...scopeLine.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '').filter(isScopeWord),
       deprecatedBy: deprecation(text),
       writes: writesData(name),
       params,
+      ...readResult(text, body),
       page: page.replace(/\.md$/, ''),
       title: h1.replace(name, '').replace(/[`:]/g, '').replace(/\s+/g, ' ').trim(),
     },
@@ -50,6 +52,11 @@ export function parsePage(page: string, text: string): PageResult {
     rows: counter.rows,
     untypedRows: counter.untyped,
   }
+}
+
+/** A v3 page: a `*-rest-v3.md` twin of a v2 page, or a page whose note says the method belongs to REST 3.0. */
+function isRestV3(page: string, text: string): boolean {
+  return /-rest-v3\.md$/.test(page) || /\bmethod belongs to REST 3\.0\b/i.test(text)
 }
 
 /** Rows read so far on a page, and how many of them had no type. */
@@ -102,6 +109,32 @@ function readParams(
   }
   const anchors = anchoredTables(body)
   return readRows(page, table, anchors, problems, counter, 0, new Set())
+}
+
+/** Headings of the section that shows a method's answer. */
+const ANSWER_HEADING = /^## +(Response Handling|Returned Data|Response on Success|Successful Response)\b.*$/im
+
+/**
+ * What the method returns: the shape of `result` in the first example answer of the answer section (`text`, code
+ * blocks kept), else the type of the `result` row of its table (`body`, code blanked).
+ */
+function readResult(text: string, body: string): { result?: { shape: Shape } | { docType: string } } {
+  const heading = ANSWER_HEADING.exec(body)
+  if (heading === null) return {}
+  const start = heading.index + heading[0].length
+  const next = body.slice(start).search(/^## /m)
+  const end = next < 0 ? text.length : start + next
+  const example = exampleResult(text.slice(start, end))
+  if (example !== undefined && example.result !== null) {
+    return { result: { shape: addValue({ primitives: new Set(), objects: 0 }, example.result) } }
+  }
+  for (const table of readTables(body.slice(start, end))) {
+    for (const cells of table.rows) {
+      const row = readRow(cells[0] ?? '', '')
+      if (row?.name === 'result' && row.docType !== '') return { result: { docType: row.docType } }
+    }
+  }
+  return {}
 }
 
 /** Tables under headings with an `{#anchor}`, by anchor. */
@@ -178,7 +211,8 @@ function readRow(nameCell: string, description: string): DocParam | null {
   if (name === '' || /\s{2,}|^[A-Z][a-z]+ [a-z]/.test(name)) return null
   const flags = [...new Set([...description.matchAll(/`([A-Z])`/g)].map((match) => match[1] ?? ''))]
   const isFlag = docType === 'char' && flags.length > 0 && flags.every((flag) => flag === 'Y' || flag === 'N')
-  return isFlag
+  const param: DocParam = isFlag
     ? { name, docType, required, flagValues: flags.sort().reverse() }
     : { name, docType, required }
+  return /you can (also )?specify any parameters/i.test(description) ? { ...param, otherKeys: true } : param
 }

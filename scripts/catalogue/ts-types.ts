@@ -27,19 +27,22 @@ export function tsType(param: DocParam): string {
   const array = /^(.+)\[\]$/.exec(param.docType)
   if (array) {
     const item = tsType({ ...param, docType: array[1] ?? '' })
-    return /^[\w.]+$/.test(item) ? `${item}[]` : `Array<${item}>`
+    // Read-only: parameters are only read, and a caller's `as const` arrays are read-only.
+    return /^[\w.]+$/.test(item) ? `readonly ${item}[]` : `ReadonlyArray<${item}>`
   }
   if (param.nested && param.nested.length > 0) {
     const fields = objectType(param.nested, true)
-    return /^array$/i.test(param.docType) ? `Array<${fields}>` : fields
+    return /^array$/i.test(param.docType) ? `ReadonlyArray<${fields}>` : fields
   }
   const docType = param.docType.toLowerCase()
+  // A filter documented as a string (user.get, user.search) is an object of field conditions.
+  if (/^filter$/i.test(param.name) && docType === 'string') return 'Obj'
   if (param.flagValues) return param.flagValues.map((value) => `'${value}'`).join(' | ')
   if (TEXT.has(docType)) return 'string'
   if (NUMBER.has(docType)) return 'number'
   if (docType === 'boolean' || docType === 'bool') return 'Flag'
   if (docType === 'object' || docType === 'lang_map') return 'Obj'
-  if (docType === 'array' || docType === 'list') return 'unknown[]'
+  if (docType === 'array' || docType === 'list') return 'readonly unknown[]'
   if (ANY.has(docType)) return 'unknown'
   // Everything else names an object or directory (`user`, `crm_status`, `catalog_product.id`, `LayoutDto`).
   return /dto$/.test(docType) ? 'Obj' : 'Id'
@@ -57,13 +60,15 @@ export function isPattern(name: string): boolean {
 
 /**
  * An object type of the parameters: documented keys typed, required ones without `?`. `open`: other keys allowed
- * too (nested field objects take custom fields), as is a level whose docs name a family of keys.
+ * too (nested field objects take custom fields), as is a level whose docs name a family of keys or say it takes
+ * other keys.
  */
 export function objectType(params: readonly DocParam[], open: boolean): string {
   const seen = new Set<string>()
   const members: string[] = []
   let family = false
   for (const param of params) {
+    if (param.otherKeys) family = true
     if (isPattern(param.name)) {
       family = true
       continue

@@ -1,4 +1,14 @@
-import type { V2MethodParams, V3MethodParams } from '../catalogue/method-types.generated.js'
+import type { DeprecatedCallOverloads } from '../catalogue/call-types.js'
+import type { V2BatchRef, V3BatchRef } from '../catalogue/command-types.js'
+import type {
+  V2DeprecatedCalls,
+  V2DeprecatedMethod,
+  V2MethodParams,
+  V3DeprecatedCalls,
+  V3DeprecatedMethod,
+  V3MethodParams,
+} from '../catalogue/method-types.generated.js'
+import type { V2MethodResults, V3MethodResults } from '../catalogue/result-types.generated.js'
 import type { TypeHttp } from '../http/rest-transport.js'
 import type { TransportSource } from '../http/transport-registry.js'
 import { BatchAction, BatchByChunkAction } from './batch/batch-action.js'
@@ -6,34 +16,75 @@ import { V2BatchRunner } from './batch/v2-batch-runner.js'
 import { V3BatchRunner } from './batch/v3-batch-runner.js'
 import { CallAction } from './call.js'
 import { CallListAction, FetchListAction } from './list/list-actions.js'
-import type { ListOptions, TailOptions } from './list/list-options.js'
+import type {
+  CatalogueListOptions,
+  CatalogueTailOptions,
+  ListOptions,
+  TailOptions,
+  UncheckedListOptions,
+  UncheckedTailOptions,
+} from './list/list-options.js'
 import { planV2Keyset } from './list/v2-keyset-plan.js'
 import { planV3Keyset } from './list/v3-keyset-plan.js'
 import { planV3Tail } from './list/v3-tail-plan.js'
 
-/** The entry points of one REST API version. */
-export interface VersionActions<C = Record<string, unknown>> {
-  /** One REST call: `call.make({ method, params, requestId })`, checked against the version's method catalogue. */
-  readonly call: CallAction<C>
+/**
+ * The entry points of one REST API version, each checked against the version's method catalogue `C`; `R` is the
+ * form of a reference to an earlier command's result inside a batch; `Call` the type of `call`; `Res` the
+ * documented results; `Key` where a list's rows are in its result by default (v3: `items`).
+ */
+export interface VersionActions<
+  C = Record<string, unknown>,
+  R = never,
+  Call = CallAction<C>,
+  Res = Record<never, never>,
+  Key = never,
+> {
+  /** One REST call: `call.make({ method, params, requestId })`. */
+  readonly call: Call
   /** Every row of a list method in one `Result`, by the id keyset: `callList.make({ method, params })`. */
-  readonly callList: CallListAction<ListOptions>
+  readonly callList: CallListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions, Res, Key>
   /** A list method page by page, as an async generator: `for await (const rows of fetchList.make(...))`. */
-  readonly fetchList: FetchListAction<ListOptions>
+  readonly fetchList: FetchListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions, Res, Key>
   /** Up to 50 commands in one request: `batch.make({ calls, options })`. */
-  readonly batch: BatchAction
+  readonly batch: BatchAction<C, R, Res>
   /** Any number of commands in chunks of 50, merged in input order: `batchByChunk.make({ calls, options })`. */
-  readonly batchByChunk: BatchByChunkAction
+  readonly batchByChunk: BatchByChunkAction<C, R, Res>
 }
 
+/**
+ * `actions.v2.call`: checked against the v2 catalogue, the result typed as the docs show it; a call of a deprecated
+ * method shows as deprecated in an editor and names the replacement.
+ */
+export type V2CallAction = CallAction<V2MethodParams, V2DeprecatedMethod, V2MethodResults> &
+  DeprecatedCallOverloads<V2MethodParams, V2DeprecatedCalls, V2MethodResults>
+
+/** `actions.v3.call`, as {@link V2CallAction} for v3. */
+export type V3CallAction = CallAction<V3MethodParams, V3DeprecatedMethod, V3MethodResults> &
+  DeprecatedCallOverloads<V3MethodParams, V3DeprecatedCalls, V3MethodResults>
+
 /** The REST v2 entry points. */
-export type V2Actions = VersionActions<V2MethodParams>
+export type V2Actions = VersionActions<V2MethodParams, V2BatchRef, V2CallAction, V2MethodResults>
 
 /** The REST v3 entry points: those of v2 plus the keyset `*.tail` methods. */
-export interface V3Actions extends VersionActions<V3MethodParams> {
+export interface V3Actions
+  extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction, V3MethodResults, 'items'> {
   /** Every row of a `*.tail` method in one `Result`: `callTail.make({ method, cursor })`. */
-  readonly callTail: CallListAction<TailOptions>
+  readonly callTail: CallListAction<
+    CatalogueTailOptions<V3MethodParams>,
+    UncheckedTailOptions,
+    TailOptions,
+    V3MethodResults,
+    'items'
+  >
   /** A `*.tail` method page by page, as an async generator: `for await (const rows of fetchTail.make(...))`. */
-  readonly fetchTail: FetchListAction<TailOptions>
+  readonly fetchTail: FetchListAction<
+    CatalogueTailOptions<V3MethodParams>,
+    UncheckedTailOptions,
+    TailOptions,
+    V3MethodResults,
+    'items'
+  >
 }
 
 /** `portal.actions`: the REST entry points per API version. */
@@ -50,20 +101,61 @@ export function createActions(transports: TransportSource): PortalActions {
   const v3 = (): TypeHttp => transports.get('v3')
   return {
     v2: {
-      call: new CallAction<V2MethodParams>(v2),
-      callList: new CallListAction(v2, planV2Keyset, 'callList'),
-      fetchList: new FetchListAction(v2, planV2Keyset, 'fetchList'),
-      batch: new BatchAction(new V2BatchRunner(v2), 'batch'),
-      batchByChunk: new BatchByChunkAction(new V2BatchRunner(v2), 'batchByChunk'),
+      // The deprecated overloads are types only: the one `make` serves them all.
+      call: new CallAction(v2) as V2CallAction,
+      callList: new CallListAction<
+        CatalogueListOptions<V2MethodParams>,
+        UncheckedListOptions,
+        ListOptions,
+        V2MethodResults
+      >(v2, planV2Keyset, 'callList'),
+      fetchList: new FetchListAction<
+        CatalogueListOptions<V2MethodParams>,
+        UncheckedListOptions,
+        ListOptions,
+        V2MethodResults
+      >(v2, planV2Keyset, 'fetchList'),
+      batch: new BatchAction<V2MethodParams, V2BatchRef, V2MethodResults>(new V2BatchRunner(v2), 'batch'),
+      batchByChunk: new BatchByChunkAction<V2MethodParams, V2BatchRef, V2MethodResults>(
+        new V2BatchRunner(v2),
+        'batchByChunk',
+      ),
     },
     v3: {
-      call: new CallAction<V3MethodParams>(v3),
-      callList: new CallListAction(v3, planV3Keyset, 'callList'),
-      fetchList: new FetchListAction(v3, planV3Keyset, 'fetchList'),
-      callTail: new CallListAction(v3, planV3Tail, 'callTail'),
-      fetchTail: new FetchListAction(v3, planV3Tail, 'fetchTail'),
-      batch: new BatchAction(new V3BatchRunner(v3), 'batch'),
-      batchByChunk: new BatchByChunkAction(new V3BatchRunner(v3), 'batchByChunk'),
+      call: new CallAction(v3) as V3CallAction,
+      callList: new CallListAction<
+        CatalogueListOptions<V3MethodParams>,
+        UncheckedListOptions,
+        ListOptions,
+        V3MethodResults,
+        'items'
+      >(v3, planV3Keyset, 'callList'),
+      fetchList: new FetchListAction<
+        CatalogueListOptions<V3MethodParams>,
+        UncheckedListOptions,
+        ListOptions,
+        V3MethodResults,
+        'items'
+      >(v3, planV3Keyset, 'fetchList'),
+      callTail: new CallListAction<
+        CatalogueTailOptions<V3MethodParams>,
+        UncheckedTailOptions,
+        TailOptions,
+        V3MethodResults,
+        'items'
+      >(v3, planV3Tail, 'callTail'),
+      fetchTail: new FetchListAction<
+        CatalogueTailOptions<V3MethodParams>,
+        UncheckedTailOptions,
+        TailOptions,
+        V3MethodResults,
+        'items'
+      >(v3, planV3Tail, 'fetchTail'),
+      batch: new BatchAction<V3MethodParams, V3BatchRef, V3MethodResults>(new V3BatchRunner(v3), 'batch'),
+      batchByChunk: new BatchByChunkAction<V3MethodParams, V3BatchRef, V3MethodResults>(
+        new V3BatchRunner(v3),
+        'batchByChunk',
+      ),
     },
   }
 }

@@ -1,13 +1,20 @@
-import type { CatalogueCallOptions, UncheckedCallOptions } from '../catalogue/call-types.js'
+import type {
+  CallResult,
+  CatalogueCallOptions,
+  DocumentedResult,
+  UncheckedCallOptions,
+} from '../catalogue/call-types.js'
 import type { TypeHttp } from '../http/rest-transport.js'
 import type { AjaxResult } from '../results/ajax-result.js'
 import type { CallOptions } from '../types/call.js'
 
 /**
  * `actions.vN.call`: one REST call. `C` is the version's method catalogue (method name to parameter types), so a
- * method name or parameter the docs do not have fails to compile unless the call says `unchecked: true`.
+ * method name or parameter the docs do not have fails to compile unless the call says `unchecked: true`. `X`: the
+ * deprecated methods, which the checked overload leaves to the deprecated overloads of `VersionActions.call`;
+ * `Res`: the documented results (method name to the type of `result`).
  */
-export class CallAction<C = Record<string, unknown>> {
+export class CallAction<C = Record<string, unknown>, X extends string = never, Res = Record<never, never>> {
   readonly #transport: () => TypeHttp
 
   constructor(transport: () => TypeHttp) {
@@ -23,11 +30,13 @@ export class CallAction<C = Record<string, unknown>> {
    * Sends `method` with `params`. Resolves with an {@link AjaxResult}; a REST-level error resolves with
    * `isSuccess: false`. Rejects with an `AjaxError` when a timeout or connection failure survives the retries, and
    * with a `RefreshTokenError` when the automatic refresh fails. The method must be one the catalogue documents,
-   * with its required parameters; `unchecked: true` calls any other method.
+   * with its required parameters; `unchecked: true` calls any other method. (A deprecated method is matched by its
+   * own overload, which names the replacement.) The result is typed as the docs show it (`unknown` where they show
+   * none); `make<T>` types it as `T`.
    */
-  make<T = unknown, M extends keyof C & string = keyof C & string>(
+  make<T = DocumentedResult, M extends Exclude<keyof C & string, X> = Exclude<keyof C & string, X>>(
     options: CatalogueCallOptions<C, M>,
-  ): Promise<AjaxResult<T>>
+  ): Promise<AjaxResult<CallResult<T, Res, M>>>
   make<T = unknown>(
     options: UncheckedCallOptions | CatalogueCallOptions<C, keyof C & string>,
   ): Promise<AjaxResult<T>> {

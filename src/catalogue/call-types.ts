@@ -1,3 +1,4 @@
+import type { AjaxResult } from '../results/ajax-result.js'
 import type { CallOptions } from '../types/call.js'
 import type { V2MethodParams, V3MethodParams } from './method-types.generated.js'
 
@@ -24,6 +25,21 @@ export type CatalogueCallOptions<C, M extends keyof C> = M extends keyof C
     } & ParamsOf<C[M]>
   : never
 
+/** Only its type is used: the default of `call.make`'s result type argument (see {@link DocumentedResult}). */
+declare const documentedResult: unique symbol
+
+/**
+ * The default of the result type argument of `call.make` and of the other checked calls: the documented result
+ * of the method called. A type argument given (`make<Deal>(...)`) replaces it.
+ */
+export type DocumentedResult = typeof documentedResult
+
+/** The documented `result` of method `M` in the results catalogue `Res`, `unknown` where the docs show none. */
+export type ResultOf<Res, M> = M extends keyof Res ? Res[M] : unknown
+
+/** The result type of a call: `T` when the caller gave one, else the documented result of `M`. */
+export type CallResult<T, Res, M> = [T] extends [DocumentedResult] ? ResultOf<Res, M> : T
+
 /**
  * The escape hatch: a method or parameters the catalogue lacks (an application's own methods, methods newer than the
  * catalogue, a name held in a `string`). `unchecked: true` only switches the compile-time check off; the call is
@@ -32,4 +48,26 @@ export type CatalogueCallOptions<C, M extends keyof C> = M extends keyof C
 export interface UncheckedCallOptions extends CallOptions {
   /** Skips the catalogue check for this call. */
   unchecked: true
+}
+
+/**
+ * `call.make` checked against every documented method of `C`, deprecated ones included. It comes last among the
+ * overloads: a call that fails to compile reports this signature's error (the method names it could have been,
+ * the parameters missing).
+ */
+export type CheckedCallSignature<C, Res> = <
+  T = DocumentedResult,
+  M extends keyof C & string = keyof C & string,
+>(
+  options: CatalogueCallOptions<C, M>,
+) => Promise<AjaxResult<CallResult<T, Res, M>>>
+
+/**
+ * The overloads `call.make` gets for the deprecated methods `D` (one signature each, carrying the method's
+ * `@deprecated` note and replacement), followed by {@link CheckedCallSignature}. An editor shows a call of a
+ * deprecated method struck through, and its hover names the replacement.
+ */
+export interface DeprecatedCallOverloads<C, D, Res> {
+  /** The deprecated methods' signatures, then every documented method's. */
+  readonly make: D & CheckedCallSignature<C, Res>
 }

@@ -28,14 +28,17 @@
  * SOFTWARE.
  */
 
+import type { AjaxResult } from '../results/ajax-result.js'
+import type { CallResult, CatalogueCallOptions, DocumentedResult } from './call-types.js'
 import type { Flag, Id, NoParams, Obj } from './doc-types.js'
+import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'
 
 /** Parameters of every documented REST v2 method, by method name. */
 export interface V2MethodParams {
   /** Get Access Permission Names. Scope: basic. */
-  'access.name': { ACCESS: unknown[] }
+  'access.name': { ACCESS: readonly unknown[] }
   /** Get the List of Services. Scope: ai_admin. */
-  'ai.engine.list': { filter?: Array<{ ID?: number; APP_CODE?: string; NAME?: string; CODE?: string; CATEGORY?: string; COMPLETIONS_URL?: string; DATE_CREATE?: string; [k: string]: unknown }>; limit?: number }
+  'ai.engine.list': { filter?: ReadonlyArray<{ ID?: number; APP_CODE?: string; NAME?: string; CODE?: string; CATEGORY?: string; COMPLETIONS_URL?: string; DATE_CREATE?: string; [k: string]: unknown }>; limit?: number }
   /** Register the Service. Scope: ai_admin. */
   'ai.engine.register': { name: string; code: string; category: string; completions_url: string; settings?: { code_alias?: string; model_context_type?: string; model_context_limit?: number; [k: string]: unknown } }
   /** Remove the Service. Scope: ai_admin. */
@@ -45,11 +48,11 @@ export interface V2MethodParams {
   /** Get Application-Linked Data. Scope: basic. */
   'app.option.get': { option?: string }
   /** Bind Data to the Method. Scope: basic. */
-  'app.option.set': { options: unknown[] }
+  'app.option.set': { options: readonly unknown[] }
   /** How to Execute a Batch Request. Scope: basic. */
-  'batch': { cmd: unknown[]; halt?: Flag }
+  'batch': { cmd: readonly unknown[]; halt?: Flag }
   /** Create Connector. Scope: biconnector. */
-  'biconnector.connector.add': { fields: { title: string; logo: string; description?: string; urlCheck: string; urlTableList: string; urlTableDescription: string; urlData: string; settings: unknown[]; sort?: number; [k: string]: unknown } }
+  'biconnector.connector.add': { fields: { title: string; logo: string; description?: string; urlCheck: string; urlTableList: string; urlTableDescription: string; urlData: string; settings: readonly unknown[]; sort?: number; [k: string]: unknown } }
   /** Delete Connector. Scope: biconnector. */
   'biconnector.connector.delete': { id: number }
   /** Get Connector Fields. Scope: biconnector. */
@@ -57,21 +60,21 @@ export interface V2MethodParams {
   /** Get Connector by ID. Scope: biconnector. */
   'biconnector.connector.get': { id: number }
   /** Get a List of Connectors. Scope: biconnector. */
-  'biconnector.connector.list': { select?: string[]; filter?: Obj; order?: Obj; page?: number }
+  'biconnector.connector.list': { select?: readonly string[]; filter?: Obj; order?: Obj; page?: number }
   /** Update the. Scope: biconnector. */
-  'biconnector.connector.update': { id: number; fields: { title?: string; logo?: string; description?: string; urlCheck?: string; urlTableList?: string; urlTableDescription?: string; urlData?: string; settings?: unknown[]; sort?: number; [k: string]: unknown } }
+  'biconnector.connector.update': { id: number; fields: { title?: string; logo?: string; description?: string; urlCheck?: string; urlTableList?: string; urlTableDescription?: string; urlData?: string; settings?: readonly unknown[]; sort?: number; [k: string]: unknown } }
   /** Create Dataset. Scope: biconnector. */
-  'biconnector.dataset.add': { fields: { name: string; externalName: string; externalCode: string; sourceId: number; description?: string; fields: unknown[]; [k: string]: unknown } }
+  'biconnector.dataset.add': { fields: { name: string; externalName: string; externalCode: string; sourceId: number; description?: string; fields: readonly unknown[]; [k: string]: unknown } }
   /** Delete dataset. Scope: biconnector. */
   'biconnector.dataset.delete': { id: number }
   /** Get Dataset Fields. Scope: biconnector. */
   'biconnector.dataset.fields': NoParams
   /** Update Dataset Fields. Scope: biconnector. */
-  'biconnector.dataset.fields.update': { id: number; add?: Obj; update?: Obj; delete?: number[] }
+  'biconnector.dataset.fields.update': { id: number; add?: Obj; update?: Obj; delete?: readonly number[] }
   /** Get dataset by id. Scope: biconnector. */
   'biconnector.dataset.get': { id: number }
   /** Get a List of Datasets. Scope: biconnector. */
-  'biconnector.dataset.list': { select?: string[]; filter?: Obj; order?: Obj; page?: number }
+  'biconnector.dataset.list': { select?: readonly string[]; filter?: Obj; order?: Obj; page?: number }
   /** Update Dataset. Scope: biconnector. */
   'biconnector.dataset.update': { id: number; fields: { description?: string; [k: string]: unknown } }
   /** Create Source. Scope: biconnector. */
@@ -83,11 +86,11 @@ export interface V2MethodParams {
   /** Get Source by ID. Scope: biconnector. */
   'biconnector.source.get': { id: number }
   /** Get a List of Sources. Scope: biconnector. */
-  'biconnector.source.list': { select?: string[]; filter?: Obj; order?: Obj; page?: number }
+  'biconnector.source.list': { select?: readonly string[]; filter?: Obj; order?: Obj; page?: number }
   /** Change source. Scope: biconnector. */
   'biconnector.source.update': { id: number; fields: { title?: string; description?: string; active?: Flag; settings?: Obj; [k: string]: unknown } }
   /** Add a New Action. Scope: bizproc. */
-  'bizproc.activity.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
+  'bizproc.activity.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
   /** Delete Action. Scope: bizproc. */
   'bizproc.activity.delete': { CODE: string }
   /** Get a List of Application Actions. Scope: bizproc. */
@@ -95,55 +98,55 @@ export interface V2MethodParams {
   /** Write Information to the Business Process Log. Scope: bizproc. */
   'bizproc.activity.log': { EVENT_TOKEN: string; LOG_MESSAGE: string }
   /** Update Action. Scope: bizproc. */
-  'bizproc.activity.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME?: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
+  'bizproc.activity.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME?: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
   /** Return Parameters to Action or Automation Rule. Scope: bizproc. */
   'bizproc.event.send': { EVENT_TOKEN: string; RETURN_VALUES?: Obj; LOG_MESSAGE?: string }
   /** Register a New Automation Rule. Scope: bizproc. */
-  'bizproc.robot.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
+  'bizproc.robot.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
   /** Delete Registered Robot. Scope: bizproc. */
   'bizproc.robot.delete': { CODE: string }
   /** Get a list of registered application robots. Scope: bizproc. */
   'bizproc.robot.list': NoParams
   /** Update Fields of the Automation Rule. Scope: bizproc. */
-  'bizproc.robot.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME?: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
+  'bizproc.robot.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME?: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
   /** Complete a business process task. Scope: bizproc. */
   'bizproc.task.complete': { TASK_ID: number; STATUS: number; COMMENT?: string; FIELDS?: Obj }
   /** Delegate a workflow task. Scope: bizproc. */
-  'bizproc.task.delegate': { TASK_IDS: unknown[]; FROM_USER_ID: number; TO_USER_ID: number }
+  'bizproc.task.delegate': { TASK_IDS: readonly unknown[]; FROM_USER_ID: number; TO_USER_ID: number }
   /** Get a List of Workflow Tasks. Scope: bizproc. */
-  'bizproc.task.list': { SELECT?: Array<{ ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: Array<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }>; FILTER?: { ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: Array<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; ORDER?: { ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: Array<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; START?: number }
+  'bizproc.task.list': { SELECT?: ReadonlyArray<{ ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }>; FILTER?: { ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; ORDER?: { ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; START?: number }
   /** Get a list of running workflows. Scope: bizproc. */
-  'bizproc.workflow.instances': { SELECT?: unknown[]; FILTER?: Obj; ORDER?: Obj; start?: number }
+  'bizproc.workflow.instances': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj; start?: number }
   /** Delete Running Process. Scope: bizproc. */
   'bizproc.workflow.kill': { ID: number }
   /** Start Business Process. Scope: bizproc. */
-  'bizproc.workflow.start': { TEMPLATE_ID: number; DOCUMENT_ID: unknown[]; PARAMETERS?: Obj }
+  'bizproc.workflow.start': { TEMPLATE_ID: number; DOCUMENT_ID: readonly unknown[]; PARAMETERS?: Obj }
   /** Add Business Process Template. Scope: bizproc. */
-  'bizproc.workflow.template.add': { DOCUMENT_TYPE: unknown[]; NAME: string; DESCRIPTION?: string; TEMPLATE_DATA: unknown; AUTO_EXECUTE?: number }
+  'bizproc.workflow.template.add': { DOCUMENT_TYPE: readonly unknown[]; NAME: string; DESCRIPTION?: string; TEMPLATE_DATA: unknown; AUTO_EXECUTE?: number }
   /** Delete Business Process Template. Scope: bizproc. */
   'bizproc.workflow.template.delete': { ID: number }
   /** Get the list of templates. Scope: bizproc. */
-  'bizproc.workflow.template.list': { SELECT?: Array<{ ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: unknown[]; PARAMETERS?: unknown[]; VARIABLES?: unknown[]; CONSTANTS?: unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }>; FILTER?: { ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: unknown[]; PARAMETERS?: unknown[]; VARIABLES?: unknown[]; CONSTANTS?: unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }; ORDER?: { ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: unknown[]; PARAMETERS?: unknown[]; VARIABLES?: unknown[]; CONSTANTS?: unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }; start?: number }
+  'bizproc.workflow.template.list': { SELECT?: ReadonlyArray<{ ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }>; FILTER?: { ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }; ORDER?: { ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }; start?: number }
   /** Update Business Process Template. Scope: bizproc. */
   'bizproc.workflow.template.update': { ID: string; FIELDS: { NAME?: string; DESCRIPTION?: string; TEMPLATE_DATA?: unknown; AUTO_EXECUTE?: number; [k: string]: unknown } }
   /** Stop Active Workflow. Scope: bizproc. */
   'bizproc.workflow.terminate': { ID: string; STATUS?: string }
   /** Add Booking. Scope: booking. */
-  'booking.v1.booking.add': { fields: { resourceIds: unknown[]; name?: string; description?: string; datePeriod: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'booking.v1.booking.add': { fields: { resourceIds: readonly unknown[]; name?: string; description?: string; datePeriod: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Get the list of booking clients. Scope: booking. */
   'booking.v1.booking.client.list': { bookingId: number }
   /** Add Clients to Booking. Scope: booking. */
-  'booking.v1.booking.client.set': { bookingId: number; clients: Array<{ id: number; type: Obj; [k: string]: unknown }> }
+  'booking.v1.booking.client.set': { bookingId: number; clients: ReadonlyArray<{ id: number; type: Obj; [k: string]: unknown }> }
   /** Remove clients from booking. Scope: booking. */
   'booking.v1.booking.client.unset': { bookingId: number }
   /** Create a Booking from the Waitlist. Scope: booking. */
-  'booking.v1.booking.createfromwaitlist': { waitListId: number; fields?: { resourceIds: unknown[]; name?: string; description?: string; datePeriod: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'booking.v1.booking.createfromwaitlist': { waitListId: number; fields?: { resourceIds: readonly unknown[]; name?: string; description?: string; datePeriod: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete Booking. Scope: booking. */
   'booking.v1.booking.delete': { id: number }
   /** Get Booking Connections. Scope: booking. */
   'booking.v1.booking.externalData.list': { bookingId: number }
   /** Set Connections for Booking. Scope: booking. */
-  'booking.v1.booking.externalData.set': { bookingId: number; externalData: Array<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
+  'booking.v1.booking.externalData.set': { bookingId: number; externalData: ReadonlyArray<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
   /** Remove connections for booking. Scope: booking. */
   'booking.v1.booking.externalData.unset': { bookingId: number }
   /** Get Information About Booking. Scope: booking. */
@@ -151,7 +154,7 @@ export interface V2MethodParams {
   /** Get the list of bookings. Scope: booking. */
   'booking.v1.booking.list': { within?: Obj; client?: Obj }
   /** Update Booking. Scope: booking. */
-  'booking.v1.booking.update': { id: number; fields: { resourceIds?: unknown[]; name?: string; description?: string; datePeriod?: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'booking.v1.booking.update': { id: number; fields: { resourceIds?: readonly unknown[]; name?: string; description?: string; datePeriod?: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Get a list of client types. Scope: booking. */
   'booking.v1.clienttype.list': NoParams
   /** Add a New Resource. Scope: booking. */
@@ -165,7 +168,7 @@ export interface V2MethodParams {
   /** Get Slot Settings for Resource. Scope: booking. */
   'booking.v1.resource.slots.list': { resourceId: number }
   /** Set Slots for Resource. Scope: booking. */
-  'booking.v1.resource.slots.set': { resourceId: number; slots: Array<{ from: number; to: number; timezone: string; weekDays: unknown[]; slotSize: number; [k: string]: unknown }> }
+  'booking.v1.resource.slots.set': { resourceId: number; slots: ReadonlyArray<{ from: number; to: number; timezone: string; weekDays: readonly unknown[]; slotSize: number; [k: string]: unknown }> }
   /** Remove slots for resource. Scope: booking. */
   'booking.v1.resource.slots.unset': { resourceId: number }
   /** Update resource. Scope: booking. */
@@ -185,7 +188,7 @@ export interface V2MethodParams {
   /** Get the list of clients for the waitlist. Scope: booking. */
   'booking.v1.waitlist.client.list': { waitListId: number }
   /** Add Clients to the Waitlist Record in. Scope: booking. */
-  'booking.v1.waitlist.client.set': { waitListId: number; clients: Array<{ id: number; type: Obj; [k: string]: unknown }> }
+  'booking.v1.waitlist.client.set': { waitListId: number; clients: ReadonlyArray<{ id: number; type: Obj; [k: string]: unknown }> }
   /** Remove clients from the waitlist entry. Scope: booking. */
   'booking.v1.waitlist.client.unset': { waitListId: number }
   /** Create a waitlist entry from booking using. Scope: booking. */
@@ -195,7 +198,7 @@ export interface V2MethodParams {
   /** Get External Data Links for Waitlist Entry. Scope: booking. */
   'booking.v1.waitlist.externalData.list': { waitListId: number }
   /** Set Connections for Recording in the Waitlist. Scope: booking. */
-  'booking.v1.waitlist.externalData.set': { waitListId: number; externalData: Array<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
+  'booking.v1.waitlist.externalData.set': { waitListId: number; externalData: ReadonlyArray<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
   /** Remove connections for the waitlist record. Scope: booking. */
   'booking.v1.waitlist.externalData.unset': { waitListId: number }
   /** Get a Record from the Waitlist. Scope: booking. */
@@ -205,19 +208,19 @@ export interface V2MethodParams {
   /** Update a record in the waitlist. Scope: booking. */
   'booking.v1.waitlist.update': { id: number; fields: { note: string; [k: string]: unknown } }
   /** Get User Availability from. Scope: calendar. */
-  'calendar.accessibility.get': { users: unknown[]; from: string; to: string }
+  'calendar.accessibility.get': { users: readonly unknown[]; from: string; to: string }
   /** Add Event. Scope: calendar. */
-  'calendar.event.add': { type: string; ownerId: number; from: string; to: string; from_ts?: number; to_ts?: number; section: number; auto_detect_section?: string; name: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: Array<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: unknown[]; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: unknown[] }
+  'calendar.event.add': { type: string; ownerId: number; from: string; to: string; from_ts?: number; to_ts?: number; section: number; auto_detect_section?: string; name: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: readonly unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: ReadonlyArray<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: readonly unknown[]; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: readonly unknown[] }
   /** Delete Event. Scope: calendar. */
   'calendar.event.delete': { id: number }
   /** Get a List of Calendar Events. Scope: calendar. */
-  'calendar.event.get': { type: string; ownerId: number; from?: string; to?: string; section?: unknown[] }
+  'calendar.event.get': { type: string; ownerId: number; from?: string; to?: string; section?: readonly unknown[] }
   /** Get a List of Upcoming Events. Scope: calendar. */
   'calendar.event.get.nearest': { type?: string; ownerId?: number; days?: number; forCurrentUser?: Flag; maxEventsCount?: number; detailUrl?: string }
   /** Get Event by ID. Scope: calendar. */
   'calendar.event.getbyid': { id: number }
   /** Update Event. Scope: calendar. */
-  'calendar.event.update': { id: number; type: string; ownerId: number; from?: string; to?: string; from_ts?: number; to_ts?: number; section?: number; name?: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; recurrence_mode?: string; current_date_from?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: Array<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: unknown[]; host?: number; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: unknown[] }
+  'calendar.event.update': { id: number; type: string; ownerId: number; from?: string; to?: string; from_ts?: number; to_ts?: number; section?: number; name?: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; recurrence_mode?: string; current_date_from?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: readonly unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: ReadonlyArray<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: readonly unknown[]; host?: number; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: readonly unknown[] }
   /** Get the participation status of the current user in the event. Scope: calendar. */
   'calendar.meeting.status.get': { eventId: number }
   /** Set Participation Status in Event for Current User. Scope: calendar. */
@@ -246,14 +249,6 @@ export interface V2MethodParams {
   'calendar.user.settings.get': NoParams
   /** Set User Calendar Settings. Scope: calendar. */
   'calendar.user.settings.set': { settings: Obj }
-  /** Get Follow-up Field Description. Scope: call. */
-  'call.followup.field.get': { name: string; select?: unknown[] }
-  /** Get Follow-up Fields List. Scope: call. */
-  'call.followup.field.list': { select?: unknown[] }
-  /** Get Call Follow-up. Scope: call. */
-  'call.followup.get': { callId: number; select?: unknown[]; mentionFormat?: string }
-  /** Get a List of Follow-up Calls. Scope: call. */
-  'call.followup.list': { filter: { startDate: { from: string; to: string; [k: string]: unknown }; participantId?: number; [k: string]: unknown }; select?: unknown[]; order?: { startDate?: string; [k: string]: unknown }; pagination?: { limit?: number; afterCursor?: { startDate: string; id: number; [k: string]: unknown }; [k: string]: unknown }; mentionFormat?: string }
   /** Get Values of All Fields in the Trade Catalog. Scope: catalog. */
   'catalog.catalog.get': { id: Id }
   /** Get Available Fields of the Trade Catalog. Scope: catalog. */
@@ -261,23 +256,23 @@ export interface V2MethodParams {
   /** Check if the trade catalog is a variation catalog. Scope: catalog. */
   'catalog.catalog.isOffers': { id: Id }
   /** Get a list of trade catalogs. Scope: catalog. */
-  'catalog.catalog.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.catalog.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Create Inventory Document. Scope: catalog. */
   'catalog.document.add': { fields: { docType: string; currency: Id; responsibleId: Id; siteId?: string; dateDocument?: string; title?: string; commentary?: string; total?: number; docNumber?: string; createdBy?: Id; [k: string]: unknown } }
   /** Cancel Document of Inventory Accounting. Scope: catalog. */
   'catalog.document.cancel': { id: Id }
   /** Canceling Multiple Documents. Scope: catalog. */
-  'catalog.document.cancelList': { documentIds: Id[] }
+  'catalog.document.cancelList': { documentIds: readonly Id[] }
   /** Conduct Warehouse Accounting Document. Scope: catalog. */
   'catalog.document.conduct': { id: Id }
   /** Conduct Multiple Warehouse Accounting Documents. Scope: catalog. */
-  'catalog.document.conductList': { documentIds: Id[] }
+  'catalog.document.conductList': { documentIds: readonly Id[] }
   /** Conduct Warehouse Accounting Document. Scope: catalog. @deprecated Use catalog.document.conduct. */
   'catalog.document.confirm': { id: number }
   /** Delete Inventory Document. Scope: catalog. */
   'catalog.document.delete': { id: Id }
   /** Delete Multiple Inventory Documents. Scope: catalog. */
-  'catalog.document.deleteList': { documentIds: Id[] }
+  'catalog.document.deleteList': { documentIds: readonly Id[] }
   /** Add Product to Inventory Document. Scope: catalog. */
   'catalog.document.element.add': { fields: { docId: Id; elementId: Id; storeFrom?: Id; storeTo?: Id; amount?: number; purchasingPrice?: number; [k: string]: unknown } }
   /** Delete Item from Inventory Document. Scope: catalog. */
@@ -287,7 +282,7 @@ export interface V2MethodParams {
   /** Get the list of product fields for the inventory document. Scope: catalog. */
   'catalog.document.element.getFields': NoParams
   /** Get a list of products in inventory documents. Scope: catalog. */
-  'catalog.document.element.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.document.element.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Product in Inventory Document. Scope: catalog. */
   'catalog.document.element.update': { id: Id; fields: Obj }
   /** Get a List of Document Fields. Scope: catalog. @deprecated Use catalog.document.getFields. */
@@ -295,7 +290,7 @@ export interface V2MethodParams {
   /** Get Description of Fields for Inventory Document. Scope: catalog. */
   'catalog.document.getFields': NoParams
   /** Get a List of Warehouse Accounting Documents. Scope: catalog. */
-  'catalog.document.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.document.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Check the status of inventory management. Scope: catalog. */
   'catalog.document.mode.status': NoParams
   /** Cancel Document Processing. Scope: catalog. @deprecated Use catalog.document.cancel. */
@@ -309,7 +304,7 @@ export interface V2MethodParams {
   /** Get Description of Fields for Binding Vendor to Inventory Document. Scope: catalog. */
   'catalog.documentcontractor.getFields': NoParams
   /** Get a List of Vendor Bindings to Documents. Scope: catalog. */
-  'catalog.documentcontractor.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.documentcontractor.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Get a List of Rounding Types. Scope: catalog. */
   'catalog.enum.getRoundTypes': NoParams
   /** Get Store Document Types. Scope: catalog. */
@@ -319,7 +314,7 @@ export interface V2MethodParams {
   /** Get Fields for. Scope: catalog. */
   'catalog.extra.getFields': NoParams
   /** Get the list of markups. Scope: catalog. */
-  'catalog.extra.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.extra.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Add Measurement Unit. Scope: catalog. */
   'catalog.measure.add': { fields: Obj }
   /** Delete Measurement Unit. Scope: catalog. */
@@ -329,7 +324,7 @@ export interface V2MethodParams {
   /** Get Available Fields of Measurement. Scope: catalog. */
   'catalog.measure.getFields': NoParams
   /** Get the list of measurement units. Scope: catalog. */
-  'catalog.measure.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.measure.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Measurement Unit. Scope: catalog. */
   'catalog.measure.update': { Id: Id; fields: Obj }
   /** Add Product Price. Scope: catalog. */
@@ -341,9 +336,9 @@ export interface V2MethodParams {
   /** Get Price Fields. Scope: catalog. */
   'catalog.price.getFields': NoParams
   /** Retrieve a List of Prices by Filter. Scope: catalog. */
-  'catalog.price.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.price.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Product Price Collection. Scope: catalog. */
-  'catalog.price.modify': { fields: { product: { id: Id; prices: Array<{ id?: Id; catalogGroupId: Id; price: number; currency: string; [k: string]: unknown }>; [k: string]: unknown }; [k: string]: unknown } }
+  'catalog.price.modify': { fields: { product: { id: Id; prices: ReadonlyArray<{ id?: Id; catalogGroupId: Id; price: number; currency: string; [k: string]: unknown }>; [k: string]: unknown }; [k: string]: unknown } }
   /** Update Product Price. Scope: catalog. */
   'catalog.price.update': { id: Id; fields: { price: number; currency: string; [k: string]: unknown } }
   /** Create Price Type. Scope: catalog. */
@@ -355,7 +350,7 @@ export interface V2MethodParams {
   /** Get Price Type Fields. Scope: catalog. */
   'catalog.priceType.getFields': NoParams
   /** Get a list of price types by filter. Scope: catalog. */
-  'catalog.priceType.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.priceType.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Price Type. Scope: catalog. */
   'catalog.priceType.update': { id: Id; fields: { name: string; base?: string; sort?: number; xmlId?: string; [k: string]: unknown } }
   /** Add Price Type Binding to Customer Group. Scope: catalog. */
@@ -365,7 +360,7 @@ export interface V2MethodParams {
   /** Get Price Type Group Binding Fields. Scope: catalog. */
   'catalog.priceTypeGroup.getFields': NoParams
   /** Get a List of Price Type Bindings to Customer Groups. Scope: catalog. */
-  'catalog.priceTypeGroup.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.priceTypeGroup.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Add Translation for Price Type Name. Scope: catalog. */
   'catalog.priceTypeLang.add': { fields: Obj }
   /** Delete Translation of Price Type Name. Scope: catalog. */
@@ -377,7 +372,7 @@ export interface V2MethodParams {
   /** Get Available Languages for Translation. Scope: catalog. */
   'catalog.priceTypeLang.getLanguages': NoParams
   /** Get a list of translations for price type names by the filter. Scope: catalog. */
-  'catalog.priceTypeLang.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.priceTypeLang.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update the translation of the price type name. Scope: catalog. */
   'catalog.priceTypeLang.update': { Id: Id; fields: Obj }
   /** Add Product. Scope: catalog. */
@@ -391,7 +386,7 @@ export interface V2MethodParams {
   /** Get Product Fields by Filter. Scope: catalog. */
   'catalog.product.getFieldsByFilter': { filter: Obj }
   /** Get a List of Products by Filter. Scope: catalog. */
-  'catalog.product.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: string }
+  'catalog.product.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: string }
   /** Add Product Variation. Scope: catalog. */
   'catalog.product.offer.add': { fields: Obj }
   /** Delete Product Variation. Scope: catalog. */
@@ -403,7 +398,7 @@ export interface V2MethodParams {
   /** Get Product Variation Fields by Filter. Scope: catalog. */
   'catalog.product.offer.getFieldsByFilter': { filter: Obj }
   /** Get a list of product variations. Scope: catalog. */
-  'catalog.product.offer.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.product.offer.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Product Variation Fields. Scope: catalog. */
   'catalog.product.offer.update': { id: Id; fields: Obj }
   /** Add Service. Scope: catalog. */
@@ -417,7 +412,7 @@ export interface V2MethodParams {
   /** Get Service Fields by Filter. Scope: catalog. */
   'catalog.product.service.getFieldsByFilter': { filter: Obj }
   /** Get a list of services. Scope: catalog. */
-  'catalog.product.service.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.product.service.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Service Fields. Scope: catalog. */
   'catalog.product.service.update': { id: Id; fields: Obj }
   /** Add Parent Product. Scope: catalog. */
@@ -431,13 +426,13 @@ export interface V2MethodParams {
   /** Get Parent Product Fields by Filter. Scope: catalog. */
   'catalog.product.sku.getFieldsByFilter': { filter: Obj }
   /** Get the list of parent products. Scope: catalog. */
-  'catalog.product.sku.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.product.sku.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update the main product fields. Scope: catalog. */
   'catalog.product.sku.update': { id: Id; fields: Obj }
   /** Update Product. Scope: catalog. */
   'catalog.product.update': { id: Id; fields: Obj }
   /** Add Image to Product. Scope: catalog. */
-  'catalog.productImage.add': { fields: { productId: Id; type?: string; [k: string]: unknown }; fileContent: unknown[] }
+  'catalog.productImage.add': { fields: { productId: Id; type?: string; [k: string]: unknown }; fileContent: readonly unknown[] }
   /** Delete Image from Product. Scope: catalog. */
   'catalog.productImage.delete': { productId: Id; id: Id }
   /** Get Information About Product Image. Scope: catalog. */
@@ -445,7 +440,7 @@ export interface V2MethodParams {
   /** Get Product Image Fields. Scope: catalog. */
   'catalog.productImage.getFields': NoParams
   /** Get the list of product images. Scope: catalog. */
-  'catalog.productImage.list': { productId: Id; select?: unknown[] }
+  'catalog.productImage.list': { productId: Id; select?: readonly unknown[] }
   /** Add Product Property or Variation. Scope: catalog. */
   'catalog.productProperty.add': { fields: { iblockId: Id; name: string; propertyType: string; active?: 'Y' | 'N'; sort?: number; code?: string; defaultValue?: string; userType?: string; rowCount?: number; colCount?: number; listType?: string; multiple?: 'Y' | 'N'; xmlId?: string; fileType?: string; multipleCnt?: number; linkIblockId?: Id; withDescription?: 'Y' | 'N'; searchable?: 'Y' | 'N'; filtrable?: 'Y' | 'N'; isRequired?: 'Y' | 'N'; hint?: string; userTypeSettings?: Obj; [k: string]: unknown } }
   /** Delete product property or variation. Scope: catalog. */
@@ -455,7 +450,7 @@ export interface V2MethodParams {
   /** Get Product or Variation Property Fields. Scope: catalog. */
   'catalog.productProperty.getFields': NoParams
   /** Get a list of product properties or variations. Scope: catalog. */
-  'catalog.productProperty.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.productProperty.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Product or Variation Property. Scope: catalog. */
   'catalog.productProperty.update': { id: Id; fields: { iblockId: Id; name?: string; propertyType?: string; active?: 'Y' | 'N'; sort?: number; code?: string; defaultValue?: string; userType?: string; rowCount?: number; colCount?: number; listType?: string; multiple?: 'Y' | 'N'; xmlId?: string; fileType?: string; multipleCnt?: number; linkIblockId?: Id; withDescription?: 'Y' | 'N'; searchable?: 'Y' | 'N'; filtrable?: 'Y' | 'N'; isRequired?: 'Y' | 'N'; hint?: string; userTypeSettings?: Obj; [k: string]: unknown } }
   /** Add Value to List Property. Scope: catalog. */
@@ -467,7 +462,7 @@ export interface V2MethodParams {
   /** Get Fields of List Property Values. Scope: catalog. */
   'catalog.productPropertyEnum.getFields': NoParams
   /** Get a List of Values for List Properties. Scope: catalog. */
-  'catalog.productPropertyEnum.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.productPropertyEnum.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update the Value of the List Property. Scope: catalog. */
   'catalog.productPropertyEnum.update': { id: number; fields: { propertyId: Id; value: string; xmlId: string; def?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Add Product Property or Variation Parameter. Scope: catalog. */
@@ -479,13 +474,13 @@ export interface V2MethodParams {
   /** Get Fields of Product Property Features or Variations. Scope: catalog. */
   'catalog.productPropertyFeature.getFields': NoParams
   /** Get a List of Product Property Feature Parameters or Variations. Scope: catalog. */
-  'catalog.productPropertyFeature.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.productPropertyFeature.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Product Property or Variation Parameter. Scope: catalog. */
   'catalog.productPropertyFeature.update': { id: number; fields: { propertyId: Id; moduleId: string; featureId: string; isEnabled: 'Y' | 'N'; [k: string]: unknown } }
   /** Get Section Settings of Property. Scope: catalog. */
   'catalog.productPropertySection.get': { propertyId: Id }
   /** Get a List of Section Settings for. Scope: catalog. */
-  'catalog.productPropertySection.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.productPropertySection.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Set Section Settings for Property. Scope: catalog. */
   'catalog.productPropertySection.set': { propertyId: Id; fields: { smartFilter?: 'Y' | 'N'; displayType?: string; displayExpanded?: 'Y' | 'N'; filterHint?: string; [k: string]: unknown } }
   /** Get Unit of Measure Ratio Field Values. Scope: catalog. */
@@ -493,7 +488,7 @@ export interface V2MethodParams {
   /** Get Measurement Unit Ratio Fields. Scope: catalog. */
   'catalog.ratio.getFields': NoParams
   /** Get the list of measurement unit ratios. Scope: catalog. */
-  'catalog.ratio.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.ratio.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Create a Price Rounding Rule. Scope: catalog. */
   'catalog.roundingRule.add': { fields: { catalogGroupId: Id; price: number; roundType: number; roundPrecision: number; [k: string]: unknown } }
   /** Delete Price Rounding Rule. Scope: catalog. */
@@ -503,7 +498,7 @@ export interface V2MethodParams {
   /** Get Fields of the Price Rounding Rule. Scope: catalog. */
   'catalog.roundingRule.getFields': NoParams
   /** Get a list of price rounding rules by filter. Scope: catalog. */
-  'catalog.roundingRule.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.roundingRule.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Price Rounding Rule. Scope: catalog. */
   'catalog.roundingRule.update': { Id: Id; fields: { catalogGroupId: Id; price: number; roundType: number; roundPrecision: number; [k: string]: unknown } }
   /** Add a Section to the Catalog. Scope: catalog. */
@@ -515,7 +510,7 @@ export interface V2MethodParams {
   /** Get Fields of the Catalog Section. Scope: catalog. */
   'catalog.section.getFields': NoParams
   /** Get a List of Sections in the Trade Catalog. Scope: catalog. */
-  'catalog.section.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.section.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update the catalog section. Scope: catalog. */
   'catalog.section.update': { id: Id; fields: Obj }
   /** Add Inventory. Scope: catalog. */
@@ -527,7 +522,7 @@ export interface V2MethodParams {
   /** Get Available Store Fields. Scope: catalog. */
   'catalog.store.getFields': NoParams
   /** Get a list of inventories by filter. Scope: catalog. */
-  'catalog.store.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.store.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Warehouse. Scope: catalog. */
   'catalog.store.update': { id: Id; fields: { address?: string; title?: string; active?: string; description?: string; gpsN?: number; gpsS?: number; imageId?: Obj; dateModify?: string; dateCreate?: string; userId?: Id; modifiedBy?: Id; phone?: string; schedule?: string; xmlId?: string; sort?: number; email?: string; issuingCenter?: string; code?: string; [k: string]: unknown } }
   /** Get Product Inventory by ID. Scope: catalog. */
@@ -535,9 +530,9 @@ export interface V2MethodParams {
   /** Get Inventory Balances Fields. Scope: catalog. */
   'catalog.storeproduct.getFields': NoParams
   /** Get a list of inventory balances by filter. Scope: catalog. */
-  'catalog.storeproduct.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.storeproduct.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Get a List of Custom Field Values for Inventory Accounting Documents. Scope: catalog. */
-  'catalog.userfield.document.list': { select: unknown[]; filter: Obj; order?: Obj; start?: number }
+  'catalog.userfield.document.list': { select: readonly unknown[]; filter: Obj; order?: Obj; start?: number }
   /** Update User Field Values for Inventory Accounting Documents. Scope: catalog. */
   'catalog.userfield.document.update': { documentId: Id; fields: { documentType: string; fieldN?: unknown; [k: string]: unknown } }
   /** Add VAT Rate. Scope: catalog. */
@@ -549,11 +544,11 @@ export interface V2MethodParams {
   /** Get VAT Rate Fields. Scope: catalog. */
   'catalog.vat.getFields': NoParams
   /** Get a List of VAT Rates by Filter. Scope: catalog. */
-  'catalog.vat.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.vat.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update VAT Rate. Scope: catalog. */
   'catalog.vat.update': { id: Id; fields: { name: string; active?: string; rate: number; sort?: number; [k: string]: unknown } }
   /** Add System Activity. Scope: crm. @deprecated Use crm.activity.todo.add. */
-  'crm.activity.add': { fields: Array<{ OWNER_ID: number; OWNER_TYPE_ID: number; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: number; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
+  'crm.activity.add': { fields: ReadonlyArray<{ OWNER_ID: number; OWNER_TYPE_ID: number; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: number; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
   /** Add Badge. Scope: crm. */
   'crm.activity.badge.add': { code: string; title: string; value: string; type: string }
   /** Delete Badge by Code. Scope: crm. */
@@ -575,11 +570,11 @@ export interface V2MethodParams {
   /** Get Communication Description. Scope: crm. */
   'crm.activity.communication.fields': NoParams
   /** Add Configurable Activity. Scope: crm. */
-  'crm.activity.configurable.add': { ownerTypeId: number; ownerId: number; fields: Array<{ typeId?: string; completed?: Flag; deadline?: string; pingOffsets?: unknown[]; isIncomingChannel?: Flag; responsibleId?: number; badgeCode?: string; originatorId?: string; originId?: string; [k: string]: unknown }>; layout: Obj }
+  'crm.activity.configurable.add': { ownerTypeId: number; ownerId: number; fields: ReadonlyArray<{ typeId?: string; completed?: Flag; deadline?: string; pingOffsets?: readonly unknown[]; isIncomingChannel?: Flag; responsibleId?: number; badgeCode?: string; originatorId?: string; originId?: string; [k: string]: unknown }>; layout: Obj }
   /** Get Configurable Activity by ID. Scope: crm. */
   'crm.activity.configurable.get': { id: number }
   /** Update Configurable Activity. Scope: crm. */
-  'crm.activity.configurable.update': { id: number; fields: unknown[]; layout: Obj }
+  'crm.activity.configurable.update': { id: number; fields: readonly unknown[]; layout: Obj }
   /** Delete activity. Scope: crm. */
   'crm.activity.delete': { id: number }
   /** Get a list of fields for. Scope: crm. */
@@ -593,11 +588,11 @@ export interface V2MethodParams {
   /** Set a set of additional content blocks in the activity. Scope: crm. */
   'crm.activity.layout.blocks.set': { entityTypeId: number; entityId: number; activityId: number; layout: Obj }
   /** Get List of Activities. Scope: crm. */
-  'crm.activity.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.activity.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Add Universal Activity. Scope: crm. */
-  'crm.activity.todo.add': { ownerTypeId: number; ownerId: number; deadline: string; title?: string; description?: string; responsibleId?: number; parentActivityId?: number; pingOffsets?: unknown[]; colorId?: string }
+  'crm.activity.todo.add': { ownerTypeId: number; ownerId: number; deadline: string; title?: string; description?: string; responsibleId?: number; parentActivityId?: number; pingOffsets?: readonly unknown[]; colorId?: string }
   /** Update Universal Activity. Scope: crm. */
-  'crm.activity.todo.update': { id: number; ownerTypeId: number; ownerId: number; deadline: string; title?: string; description?: string; responsibleId?: number; parentActivityId?: number; pingOffsets?: unknown[]; colorId?: string }
+  'crm.activity.todo.update': { id: number; ownerTypeId: number; ownerId: number; deadline: string; title?: string; description?: string; responsibleId?: number; parentActivityId?: number; pingOffsets?: readonly unknown[]; colorId?: string }
   /** Update the color of the universal deal. Scope: crm. */
   'crm.activity.todo.updateColor': { id: number; ownerTypeId: number; ownerId: number; colorId: string }
   /** Update Deadline for Universal Activity. Scope: crm. */
@@ -613,7 +608,7 @@ export interface V2MethodParams {
   /** Get a List of Custom Activity Types. Scope: crm. */
   'crm.activity.type.list': NoParams
   /** Update System CRM Activity. Scope: crm. @deprecated Use crm.activity.todo.update. */
-  'crm.activity.update': { id: number; fields: Array<{ OWNER_ID: number; OWNER_TYPE_ID: number; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: number; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
+  'crm.activity.update': { id: number; fields: ReadonlyArray<{ OWNER_ID: number; OWNER_TYPE_ID: number; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: number; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
   /** Add Address. Scope: crm. */
   'crm.address.add': { fields: Obj }
   /** Delete address. Scope: crm. */
@@ -621,7 +616,7 @@ export interface V2MethodParams {
   /** Get Description of Address Fields. Scope: crm. */
   'crm.address.fields': NoParams
   /** Get a List of Addresses by Filter. Scope: crm. */
-  'crm.address.list': { select?: Array<{ TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }>; filter?: { TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }; order?: { TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }; start?: number }
+  'crm.address.list': { select?: ReadonlyArray<{ TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }>; filter?: { TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }; order?: { TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }; start?: number }
   /** Update Address for. Scope: crm. */
   'crm.address.update': { fields: Obj }
   /** Create Digital Workspace. Scope: crm. */
@@ -645,17 +640,17 @@ export interface V2MethodParams {
   /** Get the list of triggers. Scope: crm. */
   'crm.automation.trigger.list': NoParams
   /** Create a New Call List. Scope: crm. */
-  'crm.calllist.add': { ENTITY_TYPE: string; ENTITIES: number[]; WEBFORM_ID?: number }
+  'crm.calllist.add': { ENTITY_TYPE: string; ENTITIES: readonly number[]; WEBFORM_ID?: number }
   /** Get Information About the Call List. Scope: crm. */
   'crm.calllist.get': { ID: number }
   /** Get the list of call participants. Scope: crm. */
   'crm.calllist.items.get': { LIST_ID: number; FILTER?: Obj }
   /** Get the list of call lists. Scope: crm. */
-  'crm.calllist.list': { SELECT?: unknown[]; FILTER?: Obj; ORDER?: Obj }
+  'crm.calllist.list': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
   /** Get the list of call statuses. Scope: crm. */
   'crm.calllist.statuslist': NoParams
   /** Update Call List Composition. Scope: crm. */
-  'crm.calllist.update': { LIST_ID: number; ENTITY_TYPE: string; ENTITIES: unknown[]; WEBFORM_ID?: number }
+  'crm.calllist.update': { LIST_ID: number; ENTITY_TYPE: string; ENTITIES: readonly unknown[]; WEBFORM_ID?: number }
   /** Get Product Catalog Fields. Scope: crm. @deprecated Use catalog.catalog.getFields. */
   'crm.catalog.fields': NoParams
   /** Get Product Catalog by ID. Scope: crm. @deprecated Use catalog.catalog.get. */
@@ -687,7 +682,7 @@ export interface V2MethodParams {
   /** Retrieve a Set of Contacts Associated with a Specified Company. Scope: crm. */
   'crm.company.contact.items.get': { id: number }
   /** Set a Set of Contacts Associated with the Specified Company. Scope: crm. */
-  'crm.company.contact.items.set': { id: number; items: Array<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
+  'crm.company.contact.items.set': { id: number; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
   /** Delete Company. Scope: crm. @deprecated Use crm.item.delete. */
   'crm.company.delete': { id: number }
   /** Set Common Company Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
@@ -697,17 +692,17 @@ export interface V2MethodParams {
   /** Reset Company Card Settings. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
   'crm.company.details.configuration.reset': { scope?: string; userId?: Id }
   /** Set Parameters for. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
-  'crm.company.details.configuration.set': { scope?: string; userId?: Id; data: Id[] }
+  'crm.company.details.configuration.set': { scope?: string; userId?: Id; data: readonly Id[] }
   /** Get Company Fields Description. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.company.fields': NoParams
   /** Get Company Information. Scope: crm. @deprecated Use crm.item.get. */
   'crm.company.get': { id: number }
   /** Get a List of Companies by Filter. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.company.list': { select?: string[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.company.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Existing Company. Scope: crm. @deprecated Use crm.item.update. */
   'crm.company.update': { id: number; fields: Obj; params?: Obj }
   /** Create a Custom Field for Companies. Scope: crm. */
-  'crm.company.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.company.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field for Companies. Scope: crm. */
   'crm.company.userfield.delete': { id: number }
   /** Get Company Custom Field by ID. Scope: crm. */
@@ -715,9 +710,9 @@ export interface V2MethodParams {
   /** Get a List of Custom Fields for Companies. Scope: crm. */
   'crm.company.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Update Company User Field. Scope: crm. */
-  'crm.company.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.company.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Create a New Contact. Scope: crm. @deprecated Use crm.item.add. */
-  'crm.contact.add': { fields?: { HONORIFIC?: Id; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; BIRTHDATE?: string; TYPE_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; POST?: string; COMMENTS?: string; OPENED?: Flag; EXPORT?: Flag; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; COMPANY_IDS?: Id[]; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; TRACE?: string; PHONE?: Id[]; EMAIL?: Id[]; WEB?: Id[]; IM?: Id[]; LINK?: Id[]; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; IMPORT?: Flag; [k: string]: unknown } }
+  'crm.contact.add': { fields?: { HONORIFIC?: Id; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; BIRTHDATE?: string; TYPE_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; POST?: string; COMMENTS?: string; OPENED?: Flag; EXPORT?: Flag; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; COMPANY_IDS?: readonly Id[]; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; TRACE?: string; PHONE?: readonly Id[]; EMAIL?: readonly Id[]; WEB?: readonly Id[]; IM?: readonly Id[]; LINK?: readonly Id[]; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; IMPORT?: Flag; [k: string]: unknown } }
   /** Add a Company to the Specified Contact. Scope: crm. */
   'crm.contact.company.add': { id: number; fields: { COMPANY_ID: Id; IS_PRIMARY?: Flag; SORT?: number; [k: string]: unknown } }
   /** Remove a Company from the Specified Contact. Scope: crm. */
@@ -729,7 +724,7 @@ export interface V2MethodParams {
   /** Get a Set of Companies Associated with the Specified Contact. Scope: crm. */
   'crm.contact.company.items.get': { id: number }
   /** Set the Set of Companies Associated with the Specified Contact. Scope: crm. */
-  'crm.contact.company.items.set': { id: number; items: Array<{ COMPANY_ID: Id; IS_PRIMARY?: Flag; SORT?: number; [k: string]: unknown }> }
+  'crm.contact.company.items.set': { id: number; items: ReadonlyArray<{ COMPANY_ID: Id; IS_PRIMARY?: Flag; SORT?: number; [k: string]: unknown }> }
   /** Delete Contact. Scope: crm. @deprecated Use crm.item.delete. */
   'crm.contact.delete': { id: number }
   /** Set a Common Contact Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
@@ -739,17 +734,17 @@ export interface V2MethodParams {
   /** Reset Card Parameters. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
   'crm.contact.details.configuration.reset': { scope?: string; userId?: Id }
   /** Set Parameters for the Individual Card. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
-  'crm.contact.details.configuration.set': { scope?: string; userId?: Id; data: Id[] }
+  'crm.contact.details.configuration.set': { scope?: string; userId?: Id; data: readonly Id[] }
   /** Get Contact Fields. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.contact.fields': NoParams
   /** Get Contact by Id. Scope: crm. @deprecated Use crm.item.get. */
   'crm.contact.get': { id: number }
   /** Get a List of Contacts. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.contact.list': { select?: string[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.contact.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Contact. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.contact.update': { id: number; fields: { HONORIFIC?: Id; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; BIRTHDATE?: string; TYPE_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; POST?: string; COMMENTS?: string; OPENED?: Flag; EXPORT?: Flag; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; COMPANY_IDS?: Id[]; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; PHONE?: Id[]; EMAIL?: Id[]; WEB?: Id[]; IM?: Id[]; LINK?: Id[]; [k: string]: unknown } }
+  'crm.contact.update': { id: number; fields: { HONORIFIC?: Id; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; BIRTHDATE?: string; TYPE_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; POST?: string; COMMENTS?: string; OPENED?: Flag; EXPORT?: Flag; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; COMPANY_IDS?: readonly Id[]; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; PHONE?: readonly Id[]; EMAIL?: readonly Id[]; WEB?: readonly Id[]; IM?: readonly Id[]; LINK?: readonly Id[]; [k: string]: unknown } }
   /** Create a Custom Field for Contacts. Scope: crm. */
-  'crm.contact.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.contact.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Contact Field. Scope: crm. */
   'crm.contact.userfield.delete': { id: number }
   /** Get Custom Contact Field by Id. Scope: crm. */
@@ -757,7 +752,7 @@ export interface V2MethodParams {
   /** Get a List of Custom Fields for Contacts. Scope: crm. */
   'crm.contact.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Edit an Existing Contact Custom Field. Scope: crm. */
-  'crm.contact.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ ID?: string; DEL?: Flag; VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.contact.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ ID?: string; DEL?: Flag; VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Add Currency. Scope: crm. */
   'crm.currency.add': { fields: Obj }
   /** Get the Symbolic Identifier of the Base Currency. Scope: crm. */
@@ -773,7 +768,7 @@ export interface V2MethodParams {
   /** Get the List of Currencies. Scope: crm. */
   'crm.currency.list': { order?: Obj }
   /** Delete Currency Localizations. Scope: crm. */
-  'crm.currency.localizations.delete': { id: string; lids: unknown[] }
+  'crm.currency.localizations.delete': { id: string; lids: readonly unknown[] }
   /** Get Currency Localization Fields. Scope: crm. */
   'crm.currency.localizations.fields': NoParams
   /** Get Currency Localizations. Scope: crm. */
@@ -783,7 +778,7 @@ export interface V2MethodParams {
   /** Update Currency. Scope: crm. */
   'crm.currency.update': { ID?: string; fields?: Obj }
   /** Create a New Deal. Scope: crm. @deprecated Use crm.item.add. */
-  'crm.deal.add': { fields?: { TITLE?: string; TYPE_ID?: Id; CATEGORY_ID?: Id; STAGE_ID?: Id; IS_RECURRING?: 'Y' | 'N'; IS_RETURN_CUSTOMER?: 'Y' | 'N'; IS_REPEATED_APPROACH?: 'Y' | 'N'; PROBABILITY?: number; CURRENCY_ID?: Id; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: 'Y' | 'N'; TAX_VALUE?: number; COMPANY_ID?: Id; CONTACT_ID?: Id; CONTACT_IDS?: Id[]; BEGINDATE?: string; CLOSEDATE?: string; OPENED?: 'Y' | 'N'; CLOSED?: 'Y' | 'N'; COMMENTS?: string; ASSIGNED_BY_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; TRACE?: string; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
+  'crm.deal.add': { fields?: { TITLE?: string; TYPE_ID?: Id; CATEGORY_ID?: Id; STAGE_ID?: Id; IS_RECURRING?: 'Y' | 'N'; IS_RETURN_CUSTOMER?: 'Y' | 'N'; IS_REPEATED_APPROACH?: 'Y' | 'N'; PROBABILITY?: number; CURRENCY_ID?: Id; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: 'Y' | 'N'; TAX_VALUE?: number; COMPANY_ID?: Id; CONTACT_ID?: Id; CONTACT_IDS?: readonly Id[]; BEGINDATE?: string; CLOSEDATE?: string; OPENED?: 'Y' | 'N'; CLOSED?: 'Y' | 'N'; COMMENTS?: string; ASSIGNED_BY_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; TRACE?: string; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
   /** Add Contact to Deal. Scope: crm. */
   'crm.deal.contact.add': { id: number; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
   /** Remove Contact from Specified Deal. Scope: crm. */
@@ -795,7 +790,7 @@ export interface V2MethodParams {
   /** Retrieve a Set of Contacts Associated with a Specified Deal. Scope: crm. */
   'crm.deal.contact.items.get': { id: number }
   /** Set a set of contacts associated with the specified deal. Scope: crm. */
-  'crm.deal.contact.items.set': { id: number; items: Array<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
+  'crm.deal.contact.items.set': { id: number; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
   /** Delete Deal. Scope: crm. @deprecated Use crm.item.delete. */
   'crm.deal.delete': { id: number }
   /** Set a Common Detail Form for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
@@ -805,17 +800,17 @@ export interface V2MethodParams {
   /** Reset Deal Card Settings. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
   'crm.deal.details.configuration.reset': { scope?: string; userId?: Id; extras?: { dealCategoryId?: number; [k: string]: unknown } }
   /** Set Parameters for the Deal Card. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
-  'crm.deal.details.configuration.set': { scope?: string; userId?: Id; data: Array<{ name: string; title: string; type: string; elements?: Array<{ name: string; optionFlags?: number; options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>; extras?: { dealCategoryId?: number; [k: string]: unknown } }
+  'crm.deal.details.configuration.set': { scope?: string; userId?: Id; data: ReadonlyArray<{ name: string; title: string; type: string; elements?: ReadonlyArray<{ name: string; optionFlags?: number; options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>; extras?: { dealCategoryId?: number; [k: string]: unknown } }
   /** Get Fields of the Deal. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.deal.fields': NoParams
   /** Get Deal by Id. Scope: crm. @deprecated Use crm.item.get. */
   'crm.deal.get': { id: number }
   /** Get a List of Deals. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.deal.list': { select?: string[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.deal.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
   /** Get Deal Products. Scope: crm. @deprecated Use crm.item.productrow.*. */
   'crm.deal.productrows.get': { id: number }
   /** Set Products in Deal. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.deal.productrows.set': { id: number; rows?: Array<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
+  'crm.deal.productrows.set': { id: number; rows?: ReadonlyArray<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
   /** Create a Template for Recurring Deal. Scope: crm. */
   'crm.deal.recurring.add': { fields: { DEAL_ID?: number; ACTIVE?: 'Y' | 'N'; CATEGORY_ID?: string; IS_LIMIT?: string; LIMIT_REPEAT?: number; LIMIT_DATE?: string; START_DATE?: string; PARAMS?: { MODE?: string; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete the Recurring Deal Template Setting. Scope: crm. */
@@ -831,9 +826,9 @@ export interface V2MethodParams {
   /** Update the Recurring Deal Template Settings. Scope: crm. */
   'crm.deal.recurring.update': { id: number; fields?: { ACTIVE?: 'Y' | 'N'; CATEGORY_ID?: string; IS_LIMIT?: string; LIMIT_REPEAT?: number; LIMIT_DATE?: string; START_DATE?: string; PARAMS?: { MODE?: string; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Update Deal. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.deal.update': { id: number; fields?: { TITLE?: string; TYPE_ID?: Id; STAGE_ID?: Id; IS_RECURRING?: 'Y' | 'N'; IS_RETURN_CUSTOMER?: 'Y' | 'N'; IS_REPEATED_APPROACH?: 'Y' | 'N'; PROBABILITY?: number; CURRENCY_ID?: Id; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: 'Y' | 'N'; TAX_VALUE?: number; COMPANY_ID?: Id; CONTACT_ID?: Id; CONTACT_IDS?: Id[]; BEGINDATE?: string; CLOSEDATE?: string; OPENED?: 'Y' | 'N'; CLOSED?: 'Y' | 'N'; COMMENTS?: string; ASSIGNED_BY_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
+  'crm.deal.update': { id: number; fields?: { TITLE?: string; TYPE_ID?: Id; STAGE_ID?: Id; IS_RECURRING?: 'Y' | 'N'; IS_RETURN_CUSTOMER?: 'Y' | 'N'; IS_REPEATED_APPROACH?: 'Y' | 'N'; PROBABILITY?: number; CURRENCY_ID?: Id; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: 'Y' | 'N'; TAX_VALUE?: number; COMPANY_ID?: Id; CONTACT_ID?: Id; CONTACT_IDS?: readonly Id[]; BEGINDATE?: string; CLOSEDATE?: string; OPENED?: 'Y' | 'N'; CLOSED?: 'Y' | 'N'; COMMENTS?: string; ASSIGNED_BY_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
   /** Create a Custom Field for Deals. Scope: crm. */
-  'crm.deal.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.deal.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field. Scope: crm. */
   'crm.deal.userfield.delete': { id: number }
   /** Get Custom Deal Field by ID. Scope: crm. */
@@ -841,9 +836,9 @@ export interface V2MethodParams {
   /** Get a list of custom fields for deals. Scope: crm. */
   'crm.deal.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Update Existing Custom Field for Deals. Scope: crm. */
-  'crm.deal.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.deal.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Create a New Deal Direction. Scope: crm. @deprecated Use crm.category.add. */
-  'crm.dealcategory.add': { fields?: unknown[] }
+  'crm.dealcategory.add': { fields?: readonly unknown[] }
   /** Get Default Deal Category Settings. Scope: crm. @deprecated Use crm.category.*. */
   'crm.dealcategory.default.get': NoParams
   /** Set Default Deal Category Settings. Scope: crm. @deprecated Use crm.category.*. */
@@ -861,7 +856,7 @@ export interface V2MethodParams {
   /** Get the Identifier of the Directory Where Deal Stages are Stored. Scope: crm. @deprecated Use crm.category.*. */
   'crm.dealcategory.status': { id?: number }
   /** Update Deal Direction. Scope: crm. @deprecated Use crm.category.update. */
-  'crm.dealcategory.update': { id?: number; fields?: unknown[] }
+  'crm.dealcategory.update': { id?: number; fields?: readonly unknown[] }
   /** Create a New Document. Scope: crm. */
   'crm.documentgenerator.document.add': { templateId: number; entityTypeId: number; entityId: number; values?: Obj; stampsEnabled?: number; fields?: Obj }
   /** Delete Document. Scope: crm. */
@@ -873,7 +868,7 @@ export interface V2MethodParams {
   /** Get Document Fields. Scope: crm. */
   'crm.documentgenerator.document.getfields': { id: number; values?: Obj }
   /** Get a List of Documents. Scope: crm. */
-  'crm.documentgenerator.document.list': { select?: Array<{ id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }>; filter?: { id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; order?: { id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; start?: number }
+  'crm.documentgenerator.document.list': { select?: ReadonlyArray<{ id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }>; filter?: { id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; order?: { id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; start?: number }
   /** Update Document. Scope: crm. */
   'crm.documentgenerator.document.update': { id: number; values?: Obj; stampsEnabled?: number }
   /** Upload Document. Scope: crm. */
@@ -889,7 +884,7 @@ export interface V2MethodParams {
   /** Update The. Scope: crm. */
   'crm.documentgenerator.numerator.update': { id: number; fields: { name?: string; template?: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Add a New Template. Scope: crm. */
-  'crm.documentgenerator.template.add': { fields: { name: string; file: unknown; numeratorId: number; region: string; entityTypeId: unknown[]; users?: unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'crm.documentgenerator.template.add': { fields: { name: string; file: unknown; numeratorId: number; region: string; entityTypeId: readonly unknown[]; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Delete Document Template. Scope: crm. */
   'crm.documentgenerator.template.delete': { id: number }
   /** Get Information About Document Template by Id. Scope: crm. */
@@ -897,11 +892,11 @@ export interface V2MethodParams {
   /** Get Document Template Fields. Scope: crm. */
   'crm.documentgenerator.template.getfields': { id: number; entityTypeId: number; entityId?: number; values?: Obj }
   /** Get a List of Document Templates. Scope: crm. */
-  'crm.documentgenerator.template.list': { select?: Array<{ id?: string; name?: string; region?: string; download?: string; users?: unknown[]; entityTypeId?: unknown[]; downloadMachine?: string; code?: string; active?: 'Y' | 'N'; moduleId?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; isDeleted?: 'Y' | 'N'; sort?: number; createTime?: string; updateTime?: string; [k: string]: unknown }>; filter?: Obj; order?: Obj; start?: number }
+  'crm.documentgenerator.template.list': { select?: ReadonlyArray<{ id?: string; name?: string; region?: string; download?: string; users?: readonly unknown[]; entityTypeId?: readonly unknown[]; downloadMachine?: string; code?: string; active?: 'Y' | 'N'; moduleId?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; isDeleted?: 'Y' | 'N'; sort?: number; createTime?: string; updateTime?: string; [k: string]: unknown }>; filter?: Obj; order?: Obj; start?: number }
   /** Update Existing Document Template. Scope: crm. */
-  'crm.documentgenerator.template.update': { id: number; fields: { name?: string; file?: unknown; numeratorId?: number; region?: string; entityTypeId?: unknown[]; users?: unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'crm.documentgenerator.template.update': { id: number; fields: { name?: string; file?: unknown; numeratorId?: number; region?: string; entityTypeId?: readonly unknown[]; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Get Leads, Contacts, and Companies with Matching Data. Scope: crm. */
-  'crm.duplicate.findbycomm': { type: string; values: string[]; entity_type?: string }
+  'crm.duplicate.findbycomm': { type: string; values: readonly string[]; entity_type?: string }
   /** Get a List of Fields for Duplicate Search. Scope: crm. */
   'crm.duplicate.volatileType.fields': { entityTypeId?: number }
   /** Get a List of Custom Fields Used in Duplicate Search. Scope: crm. */
@@ -911,7 +906,7 @@ export interface V2MethodParams {
   /** Remove Field from Duplicate Search. Scope: crm. */
   'crm.duplicate.volatileType.unregister': { id: number }
   /** Merge Duplicates. Scope: crm. */
-  'crm.entity.mergeBatch': { params: { entityTypeId: number; entityIds: number[]; [k: string]: unknown } }
+  'crm.entity.mergeBatch': { params: { entityTypeId: number; entityIds: readonly number[]; [k: string]: unknown } }
   /** Get Activity Direction Enumeration Elements. Scope: crm. @deprecated Use crm.activity.todo.*. */
   'crm.enum.activitydirection': NoParams
   /** Get Enumeration Items for "Activity Notification Type". Scope: crm. @deprecated Use crm.activity.todo.*. */
@@ -934,60 +929,60 @@ export interface V2MethodParams {
   'crm.enum.ownertype': NoParams
   /** Get Description of CRM Operation Modes. Scope: crm. */
   'crm.enum.settings.mode': NoParams
-  /** Add Invoice. Scope: crm. @deprecated No longer developed. */
-  'crm.invoice.add': { fields?: unknown[] }
-  /** Delete invoice. Scope: crm. @deprecated No longer developed. */
+  /** Add Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  'crm.invoice.add': { fields?: readonly unknown[] }
+  /** Delete invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.delete': { id?: number }
-  /** Get Invoice Fields and Associated Products. Scope: crm. @deprecated No longer developed. */
+  /** Get Invoice Fields and Associated Products. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.fields': NoParams
-  /** Get Invoice by ID. Scope: crm. @deprecated No longer developed. */
+  /** Get Invoice by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.get': { id?: number }
-  /** Get Link to Invoice. Scope: crm. @deprecated No longer developed. */
+  /** Get Link to Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.getexternallink': { id?: number }
-  /** Get a List of Invoices. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.list': { filter?: unknown; order?: unknown }
-  /** Add Configuration for Recurring Invoice. Scope: crm. @deprecated No longer developed. */
-  'crm.invoice.recurring.add': { fields?: unknown[] }
-  /** Delete the Recurring Invoice Setting. Scope: crm. @deprecated No longer developed. */
+  /** Add Configuration for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  'crm.invoice.recurring.add': { fields?: readonly unknown[] }
+  /** Delete the Recurring Invoice Setting. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.delete': { id?: number }
-  /** Create a New Invoice from the Template. Scope: crm. @deprecated No longer developed. */
+  /** Create a New Invoice from the Template. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.expose': { id?: number }
-  /** Get Full Template of Recurring Invoice Fields. Scope: crm. @deprecated No longer developed. */
+  /** Get Full Template of Recurring Invoice Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.fields': NoParams
-  /** Get Recurring Invoice Settings by ID. Scope: crm. @deprecated No longer developed. */
+  /** Get Recurring Invoice Settings by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.get': { id?: number }
-  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.list': Obj
-  /** Change Settings for Recurring Invoice. Scope: crm. @deprecated No longer developed. */
-  'crm.invoice.recurring.update': { id?: number; fields?: unknown[] }
-  /** Create a New Invoice Status. Scope: crm. @deprecated No longer developed. */
-  'crm.invoice.status.add': { fields: unknown[] }
-  /** Delete Invoice Status. Scope: crm. @deprecated No longer developed. */
+  /** Change Settings for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  'crm.invoice.recurring.update': { id?: number; fields?: readonly unknown[] }
+  /** Create a New Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  'crm.invoice.status.add': { fields: readonly unknown[] }
+  /** Delete Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.delete': { id: number }
-  /** Get Invoice Status Fields. Scope: crm. @deprecated No longer developed. */
+  /** Get Invoice Status Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.fields': { ENTITY_ID?: string; ID?: number; NAME: string; NAME_INIT?: string; SORT: number; STATUS_ID?: string; SYSTEM?: string }
-  /** Get Invoice Status by ID. Scope: crm. @deprecated No longer developed. */
+  /** Get Invoice Status by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.get': { id: number }
-  /** Get a List of Invoice Statuses. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Invoice Statuses. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.list': Obj
-  /** Update Invoice Status. Scope: crm. @deprecated No longer developed. */
-  'crm.invoice.status.update': { id: number; fields: unknown[] }
-  /** Update Invoice. Scope: crm. @deprecated No longer developed. */
-  'crm.invoice.update': { id?: number; fields?: unknown[] }
-  /** Create a Custom Field for Invoices. Scope: crm. @deprecated No longer developed. */
+  /** Update Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  'crm.invoice.status.update': { id: number; fields: readonly unknown[] }
+  /** Update Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  'crm.invoice.update': { id?: number; fields?: readonly unknown[] }
+  /** Create a Custom Field for Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.add': { fields?: unknown; LIST?: unknown }
-  /** Delete Custom Field of Invoices. Scope: crm. @deprecated No longer developed. */
+  /** Delete Custom Field of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.delete': { id?: number }
-  /** Get User Field by ID. Scope: crm. @deprecated No longer developed. */
+  /** Get User Field by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.get': { id?: number }
-  /** Get a List of Custom Fields by Filter. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Custom Fields by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.list': { order?: unknown; filter?: unknown }
-  /** Update Custom Field. Scope: crm. @deprecated No longer developed. */
+  /** Update Custom Field. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.update': { id?: unknown; fields?: unknown; LIST?: unknown }
   /** Create a New CRM Item. Scope: crm. */
   'crm.item.add': { entityTypeId: number; fields: Obj; useOriginalUfNames?: Flag }
   /** Importing a Batch of CRM Records. Scope: crm. */
-  'crm.item.batchImport': { entityTypeId: number; data: unknown[]; useOriginalUfNames?: Flag }
+  'crm.item.batchImport': { entityTypeId: number; data: readonly unknown[]; useOriginalUfNames?: Flag }
   /** Delete CRM Item. Scope: crm. */
   'crm.item.delete': { entityTypeId: number; id: number }
   /** Get Delivery Information by ID. Scope: crm. */
@@ -1001,7 +996,7 @@ export interface V2MethodParams {
   /** Reset Item Card Parameters. Scope: crm. */
   'crm.item.details.configuration.reset': { entityTypeId: number; userId?: Id; scope?: string; extras?: Obj }
   /** Set Parameters For. Scope: crm. */
-  'crm.item.details.configuration.set': { entityTypeId: number; data: Id[]; userId?: Id; scope?: string; extras?: Obj }
+  'crm.item.details.configuration.set': { entityTypeId: number; data: readonly Id[]; userId?: Id; scope?: string; extras?: Obj }
   /** Retrieve Fields of CRM Item. Scope: crm. */
   'crm.item.fields': { entityTypeId: number; useOriginalUfNames?: Flag }
   /** Get Element by Id. Scope: crm. */
@@ -1009,7 +1004,7 @@ export interface V2MethodParams {
   /** Import One Record. Scope: crm. */
   'crm.item.import': { entityTypeId: number; fields: Obj; useOriginalUfNames?: Flag }
   /** Get a List of Items. Scope: crm. */
-  'crm.item.list': { entityTypeId: number; select?: unknown[]; filter?: Obj; order?: Obj; start?: number; useOriginalUfNames?: Flag }
+  'crm.item.list': { entityTypeId: number; select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number; useOriginalUfNames?: Flag }
   /** Add Payment. Scope: crm. */
   'crm.item.payment.add': { entityId: number; entityTypeId: number }
   /** Delete Payment. Scope: crm. */
@@ -1053,7 +1048,7 @@ export interface V2MethodParams {
   /** Get Product Rows of the CRM Object. Scope: crm. */
   'crm.item.productrow.list': { filter: Obj; order?: Obj; start?: number }
   /** Save Product Row of CRM Object. Scope: crm. */
-  'crm.item.productrow.set': { ownerId: number; ownerType: string; productRows: Obj[] }
+  'crm.item.productrow.set': { ownerId: number; ownerType: string; productRows: readonly Obj[] }
   /** Update the Product Row of a CRM Object. Scope: crm. */
   'crm.item.productrow.update': { id: Id; fields: Obj }
   /** Update Item. Scope: crm. */
@@ -1081,21 +1076,21 @@ export interface V2MethodParams {
   /** Resetting the Parameters of. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
   'crm.lead.details.configuration.reset': { userId?: Id; scope?: string; extras?: { "lead.customer.type"?: number; [k: string]: unknown } }
   /** Set Parameters for. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
-  'crm.lead.details.configuration.set': { data: Array<{ name: string; title: string; type: string; elements?: Array<{ name: string; optionFlags?: number; options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>; userId?: Id; scope?: string; extras?: { leadCustomerType?: number; [k: string]: unknown } }
+  'crm.lead.details.configuration.set': { data: ReadonlyArray<{ name: string; title: string; type: string; elements?: ReadonlyArray<{ name: string; optionFlags?: number; options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>; userId?: Id; scope?: string; extras?: { leadCustomerType?: number; [k: string]: unknown } }
   /** Get CRM Lead Fields. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.lead.fields': NoParams
   /** Get Lead by Id. Scope: crm. @deprecated Use crm.item.get. */
   'crm.lead.get': { id: number }
   /** Get a List of Leads. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.lead.list': { select?: unknown[]; filter?: Obj; order?: Id; start?: number }
+  'crm.lead.list': { select?: readonly unknown[]; filter?: Obj; order?: Id; start?: number }
   /** Get Lead Product Rows. Scope: crm. @deprecated Use crm.item.productrow.*. */
   'crm.lead.productrows.get': { id: number }
   /** Set Products in Lead. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.lead.productrows.set': { id: number; rows?: Array<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
+  'crm.lead.productrows.set': { id: number; rows?: ReadonlyArray<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
   /** Update Lead. Scope: crm. @deprecated Use crm.item.update. */
   'crm.lead.update': { id: number; fields?: { ADDRESS?: string; ADDRESS_2?: string; ADDRESS_CITY?: string; ADDRESS_COUNTRY?: string; ADDRESS_COUNTRY_CODE?: string; ADDRESS_POSTAL_CODE?: string; ADDRESS_PROVINCE?: string; ADDRESS_REGION?: string; ASSIGNED_BY_ID?: Id; BIRTHDATE?: string; COMMENTS?: string; COMPANY_ID?: Id; COMPANY_TITLE?: string; CONTACT_ID?: Id; CONTACT_IDS?: Id; CURRENCY_ID?: Id; EMAIL?: Id; HONORIFIC?: Id; IM?: Id; LINK?: Id; LAST_NAME?: string; NAME?: string; SECOND_NAME?: string; OPENED?: string; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: string; ORIGINATOR_ID?: string; ORIGIN_ID?: string; PHONE?: Id; POST?: string; SOURCE_DESCRIPTION?: string; SOURCE_ID?: Id; STATUS_DESCRIPTION?: string; STATUS_ID?: Id; TITLE?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_MEDIUM?: string; UTM_SOURCE?: string; UTM_TERM?: string; WEB?: Id; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: 'Y' | 'N'; [k: string]: unknown } }
   /** Create a Custom Field for Leads. Scope: crm. */
-  'crm.lead.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.lead.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field for Leads. Scope: crm. */
   'crm.lead.userfield.delete': { id: number }
   /** Get Custom Lead Field by ID. Scope: crm. */
@@ -1103,9 +1098,9 @@ export interface V2MethodParams {
   /** Get a List of Custom Fields for Leads. Scope: crm. */
   'crm.lead.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Update Existing Custom Field for Leads. Scope: crm. */
-  'crm.lead.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.lead.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Add Measurement Unit. Scope: crm. @deprecated Use catalog.measure.add. */
-  'crm.measure.add': { fields: unknown[] }
+  'crm.measure.add': { fields: readonly unknown[] }
   /** Delete Measurement Unit. Scope: crm. @deprecated Use catalog.measure.delete. */
   'crm.measure.delete': { id: unknown }
   /** Get Available Fields of. Scope: crm. @deprecated Use catalog.measure.getFields. */
@@ -1115,7 +1110,7 @@ export interface V2MethodParams {
   /** Get the List of Measurement Units. Scope: crm. @deprecated Use catalog.measure.list. */
   'crm.measure.list': Obj
   /** Update Measurement Unit. Scope: crm. @deprecated Use catalog.measure.update. */
-  'crm.measure.update': { id: unknown; fields?: unknown[] }
+  'crm.measure.update': { id: unknown; fields?: readonly unknown[] }
   /** Get Description of Multiple Fields. Scope: crm. */
   'crm.multifield.fields': NoParams
   /** Add Order Binding to CRM Object. Scope: crm. */
@@ -1125,17 +1120,17 @@ export interface V2MethodParams {
   /** Get Order Binding Fields. Scope: crm. */
   'crm.orderentity.getFields': NoParams
   /** Get a list of order bindings to CRM entities. Scope: crm. */
-  'crm.orderentity.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
-  /** Get Fields for Payment Methods. Scope: crm. @deprecated No longer developed. */
+  'crm.orderentity.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  /** Get Fields for Payment Methods. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.paysystem.fields': NoParams
-  /** Get a List of Payment Methods. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of Payment Methods. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.paysystem.list': { order?: unknown; filter?: unknown }
-  /** Get Fields for CRM Payer Types. Scope: crm. @deprecated No longer developed. */
+  /** Get Fields for CRM Payer Types. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.persontype.fields': NoParams
-  /** Get a List of CRM Payer Types. Scope: crm. @deprecated No longer developed. */
+  /** Get a List of CRM Payer Types. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.persontype.list': { order?: unknown; filter?: unknown }
   /** Add Product. Scope: crm. @deprecated Use catalog.product.add. */
-  'crm.product.add': { fields?: unknown[] }
+  'crm.product.add': { fields?: readonly unknown[] }
   /** Delete Product. Scope: crm. @deprecated Use catalog.product.delete. */
   'crm.product.delete': { id?: number }
   /** Get Product Fields. Scope: crm. @deprecated Use catalog.product.getFieldsByFilter. */
@@ -1145,7 +1140,7 @@ export interface V2MethodParams {
   /** Get Product List by Filter. Scope: crm. @deprecated Use catalog.product.list. */
   'crm.product.list': Obj
   /** Add Product Property. Scope: crm. @deprecated Use catalog.productProperty.add. */
-  'crm.product.property.add': { fields?: unknown[] }
+  'crm.product.property.add': { fields?: readonly unknown[] }
   /** Delete Product Property. Scope: crm. @deprecated Use catalog.productProperty.delete. */
   'crm.product.property.delete': { id?: number }
   /** Get Fields of List-Type Property. Scope: crm. @deprecated Use catalog.productPropertyEnum.*. */
@@ -1161,15 +1156,15 @@ export interface V2MethodParams {
   /** Get a List of Product Property Types. Scope: crm. @deprecated Use catalog.productPropertyFeature.*. */
   'crm.product.property.types': NoParams
   /** Update Product Property. Scope: crm. @deprecated Use catalog.productProperty.update. */
-  'crm.product.property.update': { id?: number; fields?: unknown[] }
+  'crm.product.property.update': { id?: number; fields?: readonly unknown[] }
   /** Update Product. Scope: crm. @deprecated Use catalog.product.update. */
-  'crm.product.update': { id?: number; fields?: unknown[] }
+  'crm.product.update': { id?: number; fields?: readonly unknown[] }
   /** Get Descriptions of Fields for Product Rows. Scope: crm. @deprecated Use crm.item.productrow.fields. */
   'crm.productrow.fields': NoParams
   /** Get a List of Order Properties. Scope: crm. @deprecated Use crm.item.productrow.list. */
   'crm.productrow.list': Obj
   /** Add a New Product Section. Scope: crm. @deprecated Use catalog.section.add. */
-  'crm.productsection.add': { fields: unknown[] }
+  'crm.productsection.add': { fields: readonly unknown[] }
   /** Delete Product Section. Scope: crm. @deprecated Use catalog.section.delete. */
   'crm.productsection.delete': { id: number }
   /** Get Fields of the Product Section. Scope: crm. @deprecated Use catalog.section.getFields. */
@@ -1177,11 +1172,11 @@ export interface V2MethodParams {
   /** Get Product Section by ID. Scope: crm. @deprecated Use catalog.section.get. */
   'crm.productsection.get': { id: number }
   /** Get a List of Sections from. Scope: crm. @deprecated Use catalog.section.list. */
-  'crm.productsection.list': { select?: unknown[]; filter?: Obj; order?: Obj }
+  'crm.productsection.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj }
   /** Update Product Section. Scope: crm. @deprecated Use catalog.section.update. */
-  'crm.productsection.update': { id: number; fields?: unknown[] }
+  'crm.productsection.update': { id: number; fields?: readonly unknown[] }
   /** Add Estimate. Scope: crm. @deprecated Use crm.item.add. */
-  'crm.quote.add': { fields: { TITLE: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: number; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { IMPORT?: Flag; [k: string]: unknown } }
+  'crm.quote.add': { fields: { TITLE: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: readonly Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: number; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { IMPORT?: Flag; [k: string]: unknown } }
   /** Add a Contact to an Estimate. Scope: crm. */
   'crm.quote.contact.add': { id: number; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
   /** Remove a Contact from a Specified Estimate. Scope: crm. */
@@ -1193,7 +1188,7 @@ export interface V2MethodParams {
   /** Retrieve a Set of Contacts Associated with a Specified Estimate. Scope: crm. */
   'crm.quote.contact.items.get': { id: number }
   /** Set the Contacts Associated with a Specified Estimate. Scope: crm. */
-  'crm.quote.contact.items.set': { id: number; items: Array<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
+  'crm.quote.contact.items.set': { id: number; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
   /** Delete Estimate. Scope: crm. @deprecated Use crm.item.delete. */
   'crm.quote.delete': { id: number }
   /** Get Fields of the Estimate. Scope: crm. @deprecated Use crm.item.fields. */
@@ -1201,15 +1196,15 @@ export interface V2MethodParams {
   /** Get Estimate by ID. Scope: crm. @deprecated Use crm.item.get. */
   'crm.quote.get': { id: number }
   /** Get a List of Estimates by Filter. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.quote.list': { select?: string[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.quote.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
   /** Retrieve Product Rows of the Estimate. Scope: crm. @deprecated Use crm.item.productrow.*. */
   'crm.quote.productrows.get': { id: number }
   /** Set Product Rows for the Quote. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.quote.productrows.set': { id: number; rows?: Array<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string; PRICE?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
+  'crm.quote.productrows.set': { id: number; rows?: ReadonlyArray<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string; PRICE?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
   /** Update Estimate. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.quote.update': { id: number; fields?: { TITLE?: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: number; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
+  'crm.quote.update': { id: number; fields?: { TITLE?: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: readonly Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: number; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
   /** Create a Custom Field for Estimates. Scope: crm. */
-  'crm.quote.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.quote.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field for Quotes. Scope: crm. */
   'crm.quote.userfield.delete': { id: number }
   /** Get Custom Field of Estimates by ID. Scope: crm. */
@@ -1217,7 +1212,7 @@ export interface V2MethodParams {
   /** Get a List of Custom Fields For. Scope: crm. */
   'crm.quote.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Update Existing Custom Field for Quotes. Scope: crm. */
-  'crm.quote.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: Array<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.quote.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Add Requisite. Scope: crm. */
   'crm.requisite.add': { fields: Obj }
   /** Create a New Bank Detail. Scope: crm. */
@@ -1229,7 +1224,7 @@ export interface V2MethodParams {
   /** Get Bank Details by Id. Scope: crm. */
   'crm.requisite.bankdetail.get': { id: number }
   /** Get a List of Bank Details by Filter. Scope: crm. */
-  'crm.requisite.bankdetail.list': { select?: Array<{ ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }>; filter?: { ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; order?: { ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; start?: number }
+  'crm.requisite.bankdetail.list': { select?: ReadonlyArray<{ ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }>; filter?: { ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; order?: { ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; start?: number }
   /** Update Bank Details. Scope: crm. */
   'crm.requisite.bankdetail.update': { id: number; fields: Obj }
   /** Delete Requisite and Related Objects. Scope: crm. */
@@ -1243,13 +1238,13 @@ export interface V2MethodParams {
   /** Get the Link of the Requisite with the Object. Scope: crm. */
   'crm.requisite.link.get': { entityTypeId: number; entityId: number }
   /** Get a List of Links for Requisites. Scope: crm. */
-  'crm.requisite.link.list': { select?: Array<{ ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }>; filter?: { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }; order?: { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }; start?: number }
+  'crm.requisite.link.list': { select?: ReadonlyArray<{ ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }>; filter?: { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }; order?: { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }; start?: number }
   /** Register Requisite Link with Object. Scope: crm. */
   'crm.requisite.link.register': { fields: Obj }
   /** Unlink Requisite from Object. Scope: crm. */
   'crm.requisite.link.unregister': { entityTypeId: number; entityId: number }
   /** Get a List of Requisites by Filter. Scope: crm. */
-  'crm.requisite.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.requisite.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Create a Template. Scope: crm. */
   'crm.requisite.preset.add': { fields: Obj }
   /** Get a List of Countries for the Template. Scope: crm. */
@@ -1275,9 +1270,9 @@ export interface V2MethodParams {
   /** Get Requisite Template Fields by ID. Scope: crm. */
   'crm.requisite.preset.get': { id: number }
   /** Get a List of Requisites Templates by Filter. Scope: crm. */
-  'crm.requisite.preset.list': { select?: Array<{ ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }>; filter?: { ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; order?: { ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; start?: number }
+  'crm.requisite.preset.list': { select?: ReadonlyArray<{ ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }>; filter?: { ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; order?: { ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; start?: number }
   /** Update Requisite Template. Scope: crm. */
-  'crm.requisite.preset.update': { id: number; fields: unknown[] }
+  'crm.requisite.preset.update': { id: number; fields: readonly unknown[] }
   /** Update Requisite. Scope: crm. */
   'crm.requisite.update': { id: number; fields: Obj }
   /** Create a New Custom Field For. Scope: crm. */
@@ -1327,7 +1322,7 @@ export interface V2MethodParams {
   /** Get Information About the Comment. Scope: crm. */
   'crm.timeline.comment.get': { id: number }
   /** Get a List of Comments From. Scope: crm. */
-  'crm.timeline.comment.list': { select?: unknown[]; filter: Obj; order?: Obj; start?: number }
+  'crm.timeline.comment.list': { select?: readonly unknown[]; filter: Obj; order?: Obj; start?: number }
   /** Update Comment. Scope: crm. */
   'crm.timeline.comment.update': { id: number; fields: Obj; ownerTypeId?: number; ownerId?: number }
   /** Add Icon To. Scope: crm. */
@@ -1371,7 +1366,7 @@ export interface V2MethodParams {
   /** Save a Note. Scope: crm. */
   'crm.timeline.note.save': { ownerTypeId: number; ownerId: number; itemType: number; itemId: number; text: string }
   /** Create a Sales Intelligence Trace. Scope: crm. */
-  'crm.tracking.trace.add': { TRACE: string; ENTITIES?: Array<{ TYPE: string; ID: number; [k: string]: unknown }> }
+  'crm.tracking.trace.add': { TRACE: string; ENTITIES?: ReadonlyArray<{ TYPE: string; ID: number; [k: string]: unknown }> }
   /** Delete Sales Intelligence Trace. Scope: crm. */
   'crm.tracking.trace.delete': { id: number }
   /** Create a new custom type. Scope: crm. */
@@ -1405,7 +1400,7 @@ export interface V2MethodParams {
   /** Get VAT Rate by ID. Scope: crm. @deprecated Use catalog.vat.get. */
   'crm.vat.get': { id: number }
   /** Get a List of VAT Rates by Filter. Scope: crm. @deprecated Use catalog.vat.list. */
-  'crm.vat.list': { order?: Obj; filter?: Obj; select?: unknown[] }
+  'crm.vat.list': { order?: Obj; filter?: Obj; select?: readonly unknown[] }
   /** Update Existing VAT Rate. Scope: crm. @deprecated Use catalog.vat.update. */
   'crm.vat.update': { id: number; fields: { ACTIVE?: string; C_SORT?: number; NAME: string; RATE: number; [k: string]: unknown } }
   /** Delete Trigger. Scope: crm. */
@@ -1433,7 +1428,7 @@ export interface V2MethodParams {
   /** Get Description of File Fields for. Scope: disk. */
   'disk.file.getFields': NoParams
   /** List of File Versions for. Scope: disk. */
-  'disk.file.getVersions': { id: number; filter?: unknown[]; start?: number }
+  'disk.file.getVersions': { id: number; filter?: readonly unknown[]; start?: number }
   /** Move File to Trash. Scope: disk. */
   'disk.file.markDeleted': { id: number }
   /** Move File to Specified Folder. Scope: disk. */
@@ -1447,9 +1442,9 @@ export interface V2MethodParams {
   /** Search Files and Folders. Scope: disk. */
   'disk.file.search': { QUERY: string; TYPE?: unknown; FILTER?: { STORAGE_ID?: number; FOLDER_ID?: number; [k: string]: unknown }; start?: number }
   /** Upload a New Version of a File. Scope: disk. */
-  'disk.file.uploadVersion': { id: number; fileContent: unknown[] }
+  'disk.file.uploadVersion': { id: number; fileContent: readonly unknown[] }
   /** Create a Subfolder. Scope: disk. */
-  'disk.folder.addSubFolder': { id: number; data: unknown[] }
+  'disk.folder.addSubFolder': { id: number; data: readonly unknown[] }
   /** Copy a folder and all its contents to the specified folder. Scope: disk. */
   'disk.folder.copyTo': { id: number; targetFolderId: number }
   /** Permanently Delete a Folder and All Its Contents. Scope: disk. */
@@ -1457,7 +1452,7 @@ export interface V2MethodParams {
   /** Get Folder Parameters. Scope: disk. */
   'disk.folder.get': { id: number }
   /** Get a list of files and folders in the folder. Scope: disk. */
-  'disk.folder.getChildren': { id: number; filter?: unknown[]; order?: unknown[]; start?: number }
+  'disk.folder.getChildren': { id: number; filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
   /** Get Public Link for Folder. Scope: disk. */
   'disk.folder.getExternalLink': { id: number }
   /** Get Folder Field Descriptions. Scope: disk. */
@@ -1473,27 +1468,27 @@ export interface V2MethodParams {
   /** Assign Access Permissions to Folder. Scope: disk. */
   'disk.folder.shareToUser': { id: number; userId: number; taskName: string }
   /** Upload a New File to the Specified Folder. Scope: disk. */
-  'disk.folder.uploadFile': { id: number; data: unknown[]; fileContent?: unknown[]; rights?: unknown[]; generateUniqueName?: Flag }
+  'disk.folder.uploadFile': { id: number; data: readonly unknown[]; fileContent?: readonly unknown[]; rights?: readonly unknown[]; generateUniqueName?: Flag }
   /** Get a List of Available Access Levels. Scope: disk. */
   'disk.rights.getTasks': NoParams
   /** Create a Folder in the Root of the Storage. Scope: disk. */
-  'disk.storage.addFolder': { id: number; data: unknown[]; rights?: unknown[] }
+  'disk.storage.addFolder': { id: number; data: readonly unknown[]; rights?: readonly unknown[] }
   /** Get Storage Description. Scope: disk. */
   'disk.storage.get': { id: number }
   /** Get a list of files and folders in the root of the storage. Scope: disk. */
-  'disk.storage.getChildren': { id: number; filter?: unknown[]; order?: unknown[]; start?: number }
+  'disk.storage.getChildren': { id: number; filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
   /** Get Description of Storage Fields. Scope: disk. */
   'disk.storage.getFields': NoParams
   /** Get Application Storage Description. Scope: disk. */
   'disk.storage.getForApp': NoParams
   /** Get a List of Available Storages. Scope: disk. */
-  'disk.storage.getList': { filter?: unknown[]; order?: unknown[]; start?: number }
+  'disk.storage.getList': { filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
   /** Get Storage Types. Scope: disk. */
   'disk.storage.getTypes': NoParams
   /** Rename Application Storage. Scope: disk. */
   'disk.storage.rename': { id: number; newName: string }
   /** Upload a New File to the Root of the Storage. Scope: disk. */
-  'disk.storage.uploadFile': { id: number; data: unknown[]; fileContent: unknown[]; rights?: unknown[]; generateUniqueName?: Flag }
+  'disk.storage.uploadFile': { id: number; data: readonly unknown[]; fileContent: readonly unknown[]; rights?: readonly unknown[]; generateUniqueName?: Flag }
   /** Get File Version. Scope: disk. */
   'disk.version.get': { id: number }
   /** Create a New Document Based on a Template. Scope: documentgenerator. */
@@ -1507,7 +1502,7 @@ export interface V2MethodParams {
   /** Get the list of fields for the document. Scope: documentgenerator. */
   'documentgenerator.document.getfields': { id: number; values?: Obj }
   /** Get the List of Documents. Scope: documentgenerator. */
-  'documentgenerator.document.list': { select?: Array<{ id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }>; order?: { id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; filter?: { id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; start?: number }
+  'documentgenerator.document.list': { select?: ReadonlyArray<{ id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }>; order?: { id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; filter?: { id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; start?: number }
   /** Update Existing Document. Scope: documentgenerator. */
   'documentgenerator.document.update': { id: number; values?: Obj; stampsEnabled?: number; fields?: { TYPE?: string; FORMAT?: Obj; PROVIDER?: string; TITLE?: string; [k: string]: unknown } }
   /** Add Document Generator Numerator. Scope: documentgenerator. */
@@ -1535,7 +1530,7 @@ export interface V2MethodParams {
   /** Delete Role. Scope: documentgenerator. */
   'documentgenerator.role.delete': { id: number }
   /** Bind Users to Roles. Scope: documentgenerator. */
-  'documentgenerator.role.fillaccesses': { accesses?: Array<{ roleId: number; accessCode: string; [k: string]: unknown }> }
+  'documentgenerator.role.fillaccesses': { accesses?: ReadonlyArray<{ roleId: number; accessCode: string; [k: string]: unknown }> }
   /** Get Role by ID. Scope: documentgenerator. */
   'documentgenerator.role.get': { id: number }
   /** Get a List of Roles. Scope: documentgenerator. */
@@ -1543,7 +1538,7 @@ export interface V2MethodParams {
   /** Change Role. Scope: documentgenerator. */
   'documentgenerator.role.update': { id: number; fields: { name?: string; code?: string; permissions?: { SETTINGS?: { MODIFY?: string; [k: string]: unknown }; TEMPLATES?: { MODIFY?: string; [k: string]: unknown }; DOCUMENTS?: { MODIFY?: string; VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Upload Template. Scope: documentgenerator. */
-  'documentgenerator.template.add': { fields: { name: string; fileId: number; file: unknown; numeratorId: number; region: string; code?: string; users?: unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'documentgenerator.template.add': { fields: { name: string; fileId: number; file: unknown; numeratorId: number; region: string; code?: string; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Delete Template. Scope: documentgenerator. */
   'documentgenerator.template.delete': { id: number }
   /** Get Template by ID. Scope: documentgenerator. */
@@ -1551,9 +1546,9 @@ export interface V2MethodParams {
   /** Get the List of Fields for. Scope: documentgenerator. */
   'documentgenerator.template.getfields': { id: number }
   /** Get a List of Templates. Scope: documentgenerator. */
-  'documentgenerator.template.list': { select?: Array<{ id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: unknown[]; providers?: unknown[]; [k: string]: unknown }>; order?: { id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: unknown[]; providers?: unknown[]; [k: string]: unknown }; filter?: { id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: unknown[]; providers?: unknown[]; [k: string]: unknown }; start?: number }
+  'documentgenerator.template.list': { select?: ReadonlyArray<{ id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }>; order?: { id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }; filter?: { id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }; start?: number }
   /** Update Template. Scope: documentgenerator. */
-  'documentgenerator.template.update': { id: number; fields: { name?: string; file?: unknown; numeratorId?: number; region?: string; code?: string; users?: unknown[]; providers?: unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'documentgenerator.template.update': { id: number; fields: { name?: string; file?: unknown; numeratorId?: number; region?: string; code?: string; users?: readonly unknown[]; providers?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Create a Data Storage. Scope: entity. */
   'entity.add': { ENTITY: string; NAME: string; ACCESS?: Obj }
   /** Delete a Storage. Scope: entity. */
@@ -1590,76 +1585,28 @@ export interface V2MethodParams {
   'entity.update': { ENTITY: string; NAME?: string; ENTITY_NEW?: string; ACCESS?: Obj }
   /** Get information about feature availability in Bitrix24. Scope: basic. */
   'feature.get': { CODE: string }
-  /** Get the number of employees. Scope: humanresources. */
-  'humanresources.employee.count': NoParams
-  /** Get Employee Field. Scope: humanresources. */
-  'humanresources.employee.field.get': { name: string; select?: unknown[] }
-  /** Get the list of employee fields. Scope: humanresources. */
-  'humanresources.employee.field.list': { select?: unknown[] }
-  /** Get Employees in Multiple Departments. Scope: humanresources. */
-  'humanresources.employee.multidepartment': NoParams
-  /** Get Subordinates of Employee. Scope: humanresources. */
-  'humanresources.employee.subordinates': { id: number }
   /** Add HCM Link Company. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.add': { fields: { company: string; crmCompanyId: number; title: string; data?: Obj; fields: Array<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
+  'humanresources.hcmlink.company.add': { fields: { company: string; crmCompanyId: number; title: string; data?: Obj; fields: ReadonlyArray<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Delete HCM Link Company. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.company.delete': { id: number }
   /** Get HCM Link Company List. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.company.list': { limit?: number; offset?: number; userId?: number }
   /** Update HCM Link Company. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.update': { id: number; fields: { company: string; crmCompanyId: number; title: string; data?: Obj; fields: Array<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
+  'humanresources.hcmlink.company.update': { id: number; fields: { company: string; crmCompanyId: number; title: string; data?: Obj; fields: ReadonlyArray<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Get Current User HCM Link Company List. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.company.user.list': { limit?: number; offset?: number }
   /** Get Mapped HCM Link Employee List. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.employee.list': { company: string; limit?: number; offset?: number; updatedAt?: string }
   /** Transfer HCM Link Employee List. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.employee.set': { company: string; data: Array<{ employee: string; person: string; userId?: number; data: { firstName?: string; lastName?: string; patronymicName?: string; [k: string]: unknown }; [k: string]: unknown }>; job?: { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'humanresources.hcmlink.employee.set': { company: string; data: ReadonlyArray<{ employee: string; person: string; userId?: number; data: { firstName?: string; lastName?: string; patronymicName?: string; [k: string]: unknown }; [k: string]: unknown }>; job?: { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Transfer HCM Link Field Values. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.field.value.set': { company: string; data: Array<{ field: string; employee: string; value: string; [k: string]: unknown }>; job?: { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'humanresources.hcmlink.field.value.set': { company: string; data: ReadonlyArray<{ field: string; employee: string; value: string; [k: string]: unknown }>; job?: { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Get HCM Link Job Status. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.job.status.get': { id: number }
   /** Update HCM Link Job. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.job.update': { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown } }
-  /** Create Department. Scope: humanresources. */
-  'humanresources.node.add': { type: string; name: string; parentId: number; description?: string; colorName?: string; userIds?: { MEMBER_HEAD?: unknown[]; MEMBER_DEPUTY_HEAD?: unknown[]; MEMBER_EMPLOYEE?: unknown[]; MEMBER_TEAM_HEAD?: unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: unknown[]; MEMBER_TEAM_EMPLOYEE?: unknown[]; [k: string]: unknown }; moveUsersToNode?: Flag; createChat?: Flag; bindingChatIds?: unknown[]; createChannel?: Flag; bindingChannelIds?: unknown[]; createCollab?: Flag; bindingCollabIds?: unknown[]; settings?: { BUSINESS_PROC_AUTHORITY?: unknown[]; REPORTS_AUTHORITY?: unknown[]; [k: string]: unknown } }
-  /** Get Child Departments. Scope: humanresources. */
-  'humanresources.node.children': { id: number; select?: unknown[] }
-  /** Edit Communications of the. Scope: humanresources. */
-  'humanresources.node.communication.edit': { nodeId: number; communicationType: string; createDefault?: Flag; ids?: unknown[]; removeIds?: unknown[]; withChildren?: Flag }
-  /** Get Communications of the. Scope: humanresources. */
-  'humanresources.node.communication.list': { id: number }
-  /** Get the Number of Departments. Scope: humanresources. */
-  'humanresources.node.count': NoParams
-  /** Update Department. Scope: humanresources. */
-  'humanresources.node.edit': { id: number; name?: string; description?: string; colorName?: string }
-  /** Get the Field. Scope: humanresources. */
-  'humanresources.node.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Fields from the. Scope: humanresources. */
-  'humanresources.node.field.list': { select?: unknown[] }
-  /** Get. Scope: humanresources. */
-  'humanresources.node.get': { id: number; select?: unknown[] }
-  /** Get a List of Departments. Scope: humanresources. */
-  'humanresources.node.list': { type: string; select?: unknown[]; pagination?: Obj }
-  /** Add Participants to. Scope: humanresources. */
-  'humanresources.node.member.add': { nodeId: number; userIds: unknown[]; role: string }
-  /** Get a Department or Team Member Field. Scope: humanresources. */
-  'humanresources.node.member.field.get': { name: string; select?: unknown[] }
-  /** Retrieve a List of Department Member Fields. Scope: humanresources. */
-  'humanresources.node.member.field.list': { select?: unknown[] }
-  /** Move Participants to the Department. Scope: humanresources. */
-  'humanresources.node.member.move': { nodeId: number; userIds: unknown[]; role?: string }
-  /** Remove Participants from the Department. Scope: humanresources. */
-  'humanresources.node.member.remove': { nodeId: number; userIds: unknown[] }
-  /** Update the Composition of Participants in. Scope: humanresources. */
-  'humanresources.node.member.set': { nodeId: number; userIds: { MEMBER_HEAD?: unknown[]; MEMBER_DEPUTY_HEAD?: unknown[]; MEMBER_EMPLOYEE?: unknown[]; MEMBER_TEAM_HEAD?: unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: unknown[]; MEMBER_TEAM_EMPLOYEE?: unknown[]; [k: string]: unknown } }
-  /** Move Department. Scope: humanresources. */
-  'humanresources.node.move': { id: number; parentId: number }
-  /** Find Departments. Scope: humanresources. */
-  'humanresources.node.search': { type: string; name: string; parentId?: number; pagination?: Obj }
-  /** Find Employess. Scope: humanresources. */
-  'humanresourses.employee.search': { name: string; nodeId?: number; select?: unknown[] }
   /** Create Chat. Scope: im. */
-  'im.chat.add': { USERS?: unknown[]; TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; COPILOT_MAIN_ROLE?: string }
+  'im.chat.add': { USERS?: readonly unknown[]; TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; COPILOT_MAIN_ROLE?: string }
   /** Get Chat ID. Scope: im. */
   'im.chat.get': { ENTITY_TYPE: string; ENTITY_ID: string }
   /** Leave Chat. Scope: im. */
@@ -1675,7 +1622,7 @@ export interface V2MethodParams {
   /** Update Chat Title. Scope: im. */
   'im.chat.updateTitle': { CHAT_ID: number; DIALOG_ID?: string; TITLE: string }
   /** Invite Participants to Chat. Scope: im. */
-  'im.chat.user.add': { CHAT_ID: number; USERS: unknown[]; HIDE_HISTORY?: string }
+  'im.chat.user.add': { CHAT_ID: number; USERS: readonly unknown[]; HIDE_HISTORY?: string }
   /** Exclude Participants from Chat. Scope: im. */
   'im.chat.user.delete': { CHAT_ID: number; USER_ID: number }
   /** Get Chat Participant IDs. Scope: im. */
@@ -1685,11 +1632,11 @@ export interface V2MethodParams {
   /** Get the List of Colleagues for the Current User. Scope: im. */
   'im.department.colleagues.list': { USER_DATA?: string; OFFSET?: number; LIMIT?: number }
   /** Get a List of Employees from Departments. Scope: im. */
-  'im.department.employees.get': { ID: unknown[]; USER_DATA?: string }
+  'im.department.employees.get': { ID: readonly unknown[]; USER_DATA?: string }
   /** Get Information About the Department. Scope: im. */
-  'im.department.get': { ID: unknown[]; USER_DATA?: string }
+  'im.department.get': { ID: readonly unknown[]; USER_DATA?: string }
   /** Get a List of Department Managers. Scope: im. */
-  'im.department.managers.get': { ID: unknown[]; USER_DATA?: string }
+  'im.department.managers.get': { ID: readonly unknown[]; USER_DATA?: string }
   /** Get Chat Data. Scope: im. */
   'im.dialog.get': { DIALOG_ID: string }
   /** Retrieve a List of Recent Messages. Scope: im. */
@@ -1737,7 +1684,7 @@ export interface V2MethodParams {
   /** Get Notifications. Scope: im. */
   'im.notify.get': { LAST_ID?: number; LAST_TYPE?: number; LIMIT?: number; CONVERT_TEXT?: string }
   /** Searching Notification History. Scope: im. */
-  'im.notify.history.search': { SEARCH_TEXT?: string; SEARCH_TYPE?: string; SEARCH_TYPES?: unknown[]; SEARCH_DATE?: string; SEARCH_DATE_FROM?: string; SEARCH_DATE_TO?: string; SEARCH_AUTHORS?: unknown[]; LAST_ID?: number; LIMIT?: number; CONVERT_TEXT?: string; GROUP_TAG?: string }
+  'im.notify.history.search': { SEARCH_TEXT?: string; SEARCH_TYPE?: string; SEARCH_TYPES?: readonly unknown[]; SEARCH_DATE?: string; SEARCH_DATE_FROM?: string; SEARCH_DATE_TO?: string; SEARCH_AUTHORS?: readonly unknown[]; LAST_ID?: number; LIMIT?: number; CONVERT_TEXT?: string; GROUP_TAG?: string }
   /** Send Personal Notification. Scope: im. */
   'im.notify.personal.add': { USER_ID: number; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
   /** Read or Mark Notification as Unread. Scope: im. */
@@ -1745,7 +1692,7 @@ export interface V2MethodParams {
   /** Read All Notifications. Scope: im. */
   'im.notify.read.all': NoParams
   /** Read the list of notifications. Scope: im. */
-  'im.notify.read.list': { IDS: unknown[]; ACTION?: string }
+  'im.notify.read.list': { IDS: readonly unknown[]; ACTION?: string }
   /** Get Notification Type Schema. Scope: im. */
   'im.notify.schema.get': NoParams
   /** Send System Notification. Scope: im. */
@@ -1777,7 +1724,7 @@ export interface V2MethodParams {
   /** Get User Data. Scope: im. */
   'im.user.get': { ID?: number; AVATAR_HR?: string }
   /** Get User Data with. Scope: im. */
-  'im.user.list.get': { ID: unknown[]; AVATAR_HR?: string; RESULT_TYPE?: string }
+  'im.user.list.get': { ID: readonly unknown[]; AVATAR_HR?: string; RESULT_TYPE?: string }
   /** Get User Status. Scope: im. */
   'im.user.status.get': NoParams
   /** Disable Automatic Status "Away". Scope: im. */
@@ -1805,7 +1752,7 @@ export interface V2MethodParams {
   /** Get the List of Chat Bots. Scope: imbot. @deprecated Use imbot.v2.Bot.list. */
   'imbot.bot.list': NoParams
   /** Create a chat on behalf of the chat bot. Scope: imbot. @deprecated Use imbot.v2.Chat.add. */
-  'imbot.chat.add': { TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; USERS?: unknown[]; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.add': { TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; USERS?: readonly unknown[]; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; BOT_ID?: number; CLIENT_ID?: string }
   /** Get Chat ID. Scope: imbot. @deprecated Use imbot.v2.Chat.get. */
   'imbot.chat.get': { ENTITY_TYPE: string; ENTITY_ID: string }
   /** Chat Bot Exit from Specified Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.leave. */
@@ -1823,7 +1770,7 @@ export interface V2MethodParams {
   /** Change Chat Title. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
   'imbot.chat.updateTitle': { CHAT_ID: number; TITLE: string; BOT_ID?: number; CLIENT_ID?: string }
   /** Add Participants to Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.User.add. */
-  'imbot.chat.user.add': { CHAT_ID: number; USERS: unknown[]; HIDE_HISTORY?: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.user.add': { CHAT_ID: number; USERS: readonly unknown[]; HIDE_HISTORY?: string; BOT_ID?: number; CLIENT_ID?: string }
   /** Exclude Participants from Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.User.delete. */
   'imbot.chat.user.delete': { CHAT_ID: number; USER_ID: number; BOT_ID?: number; CLIENT_ID?: string }
   /** Get the List of Chat Participants. Scope: imbot. @deprecated Use imbot.v2.Chat.User.list. */
@@ -1831,11 +1778,11 @@ export interface V2MethodParams {
   /** Send a response to the command. Scope: imbot. @deprecated Use imbot.v2.Command.answer. */
   'imbot.command.answer': { COMMAND_ID: number; COMMAND: string; MESSAGE_ID: number; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; CLIENT_ID?: string }
   /** Add the Command. Scope: imbot. @deprecated Use imbot.v2.Command.register. */
-  'imbot.command.register': { BOT_ID: number; COMMAND: string; EVENT_COMMAND_ADD: string; LANG: Array<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; COMMON?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; CLIENT_ID?: string }
+  'imbot.command.register': { BOT_ID: number; COMMAND: string; EVENT_COMMAND_ADD: string; LANG: ReadonlyArray<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; COMMON?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; CLIENT_ID?: string }
   /** Remove the Command. Scope: imbot. @deprecated Use imbot.v2.Command.unregister. */
   'imbot.command.unregister': { COMMAND_ID: number; CLIENT_ID?: string }
   /** Update the. Scope: imbot. @deprecated Use imbot.v2.Command.update. */
-  'imbot.command.update': { COMMAND_ID: number; FIELDS: { COMMAND?: string; EVENT_COMMAND_ADD?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; LANG?: Array<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; [k: string]: unknown }; CLIENT_ID?: string }
+  'imbot.command.update': { COMMAND_ID: number; FIELDS: { COMMAND?: string; EVENT_COMMAND_ADD?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; LANG?: ReadonlyArray<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; [k: string]: unknown }; CLIENT_ID?: string }
   /** Get Data About Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.get. */
   'imbot.dialog.get': { DIALOG_ID: string }
   /** Send Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.send. */
@@ -1865,9 +1812,9 @@ export interface V2MethodParams {
   /** Send the bot action indicator. Scope: imbot. */
   'imbot.v2.Chat.InputAction.notify': { botId: number; botToken?: string; dialogId: string; statusMessageCode?: string; duration?: number }
   /** Add Chat Managers. Scope: imbot. */
-  'imbot.v2.Chat.Manager.add': { botId: number; botToken?: string; dialogId: string; userIds: number[] }
+  'imbot.v2.Chat.Manager.add': { botId: number; botToken?: string; dialogId: string; userIds: readonly number[] }
   /** Remove Chat Managers. Scope: imbot. */
-  'imbot.v2.Chat.Manager.delete': { botId: number; botToken?: string; dialogId: string; userIds: number[] }
+  'imbot.v2.Chat.Manager.delete': { botId: number; botToken?: string; dialogId: string; userIds: readonly number[] }
   /** Add Reaction to Message. Scope: imbot. */
   'imbot.v2.Chat.Message.Reaction.add': { botId: number; botToken?: string; messageId: number; reaction: string }
   /** Remove Reaction from Message. Scope: imbot. */
@@ -1881,19 +1828,19 @@ export interface V2MethodParams {
   /** Mark Messages as Read. Scope: imbot. */
   'imbot.v2.Chat.Message.read': { botId: number; botToken?: string; dialogId: string; messageId?: number }
   /** Send Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.send': { botId: number; botToken?: string; dialogId: string; fields?: { message?: string; attach?: unknown[]; keyboard?: unknown[]; system?: Flag; urlPreview?: Flag; replyId?: number; templateId?: string; forwardIds?: Obj; [k: string]: unknown } }
+  'imbot.v2.Chat.Message.send': { botId: number; botToken?: string; dialogId: string; fields?: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; system?: Flag; urlPreview?: Flag; replyId?: number; templateId?: string; forwardIds?: Obj; [k: string]: unknown } }
   /** Update Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.update': { botId: number; botToken?: string; messageId: number; fields: { message?: string; attach?: unknown[]; keyboard?: unknown[]; urlPreview?: string; [k: string]: unknown } }
+  'imbot.v2.Chat.Message.update': { botId: number; botToken?: string; messageId: number; fields: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; urlPreview?: string; [k: string]: unknown } }
   /** Managing the Text Input Field. Scope: imbot. */
   'imbot.v2.Chat.TextField.enabled': { botId: number; botToken?: string; dialogId: string; enabled?: Flag }
   /** Add Participants to Chat. Scope: imbot. */
-  'imbot.v2.Chat.User.add': { botId: number; botToken?: string; dialogId: string; userIds: number[] }
+  'imbot.v2.Chat.User.add': { botId: number; botToken?: string; dialogId: string; userIds: readonly number[] }
   /** Remove a Participant from the Chat. Scope: imbot. */
   'imbot.v2.Chat.User.delete': { botId: number; botToken?: string; dialogId: string; userId: number }
   /** List of Chat Participants. Scope: imbot. */
   'imbot.v2.Chat.User.list': { botId: number; botToken?: string; dialogId: string; order?: Obj; limit?: number }
   /** Create a Group Chat. Scope: imbot. */
-  'imbot.v2.Chat.add': { botId: number; botToken?: string; fields?: { title?: string; description?: string; color?: string; avatar?: unknown; userIds?: number[]; ownerId?: number; message?: string; [k: string]: unknown } }
+  'imbot.v2.Chat.add': { botId: number; botToken?: string; fields?: { title?: string; description?: string; color?: string; avatar?: unknown; userIds?: readonly number[]; ownerId?: number; message?: string; [k: string]: unknown } }
   /** Get Information About the Chat. Scope: imbot. */
   'imbot.v2.Chat.get': { botId: number; botToken?: string; dialogId: string }
   /** Leave Chat. Scope: imbot. */
@@ -1903,7 +1850,7 @@ export interface V2MethodParams {
   /** Update Chat Properties. Scope: imbot. */
   'imbot.v2.Chat.update': { botId: number; botToken?: string; dialogId: string; fields: { title?: string; description?: string; color?: string; avatar?: unknown; [k: string]: unknown } }
   /** Responding to the Command. Scope: imbot. */
-  'imbot.v2.Command.answer': { botId: number; botToken?: string; commandId: number; messageId: number; dialogId: string; fields?: { message?: string; attach?: unknown[]; keyboard?: unknown[]; system?: Flag; urlPreview?: Flag; [k: string]: unknown } }
+  'imbot.v2.Command.answer': { botId: number; botToken?: string; commandId: number; messageId: number; dialogId: string; fields?: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; system?: Flag; urlPreview?: Flag; [k: string]: unknown } }
   /** Get a List of Commands. Scope: imbot. */
   'imbot.v2.Command.list': { botId: number; botToken?: string }
   /** Register the Team. Scope: imbot. */
@@ -1927,23 +1874,23 @@ export interface V2MethodParams {
   /** Set Connector Settings. Scope: imopenlines. */
   'imconnector.connector.data.set': { CONNECTOR: string; LINE: number; DATA: { ID?: string; URL?: string; URL_IM?: string; NAME?: string; [k: string]: unknown } }
   /** Delete Sent Messages. Scope: imopenlines. */
-  'imconnector.delete.messages': { CONNECTOR: string; LINE: number; MESSAGES: Array<{ user?: { id: string; [k: string]: unknown }; message?: { id: string; [k: string]: unknown }; chat?: { id: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.delete.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; [k: string]: unknown }; message?: { id: string; [k: string]: unknown }; chat?: { id: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Get the List of Connectors. Scope: imopenlines. */
   'imconnector.list': NoParams
   /** Register the Connector. Scope: imopenlines. */
   'imconnector.register': { ID: string; NAME: string; ICON: { DATA_IMAGE: string; COLOR?: string; SIZE?: string; POSITION?: string; [k: string]: unknown }; PLACEMENT_HANDLER: string; ICON_DISABLED?: { DATA_IMAGE?: string; COLOR?: string; SIZE?: string; POSITION?: string; [k: string]: unknown }; DEL_EXTERNAL_MESSAGES?: Flag; EDIT_INTERNAL_MESSAGES?: Flag; DEL_INTERNAL_MESSAGES?: Flag; NEWSLETTER?: Flag; NEED_SYSTEM_MESSAGES?: Flag; NEED_SIGNATURE?: Flag; CHAT_GROUP?: Flag }
   /** Send Messages to Bitrix24. Scope: imopenlines. */
-  'imconnector.send.messages': { CONNECTOR: string; LINE: number; MESSAGES: Array<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: unknown[]; disable_crm?: string; user_id?: number; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.send.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: readonly unknown[]; disable_crm?: string; user_id?: number; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Update Status "Delivered". Scope: imopenlines. */
-  'imconnector.send.status.delivery': { CONNECTOR: string; LINE: number; MESSAGES: Array<{ im?: { chat_id?: number; message_id?: number; [k: string]: unknown }; message?: { id?: unknown[]; date?: number; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.send.status.delivery': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ im?: { chat_id?: number; message_id?: number; [k: string]: unknown }; message?: { id?: readonly unknown[]; date?: number; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Update Status to "Read". Scope: imopenlines. */
-  'imconnector.send.status.reading': { CONNECTOR: string; LINE: number; MESSAGES: Array<{ im?: { chat_id?: number; message_id?: number; [k: string]: unknown }; message?: { id?: unknown[]; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.send.status.reading': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ im?: { chat_id?: number; message_id?: number; [k: string]: unknown }; message?: { id?: readonly unknown[]; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Get the Status of the Connector. Scope: imopenlines. */
   'imconnector.status': { CONNECTOR: string; LINE?: number }
   /** Unregister the Connector. Scope: imopenlines. */
   'imconnector.unregister': { ID: string }
   /** Update Sent Messages with. Scope: imopenlines. */
-  'imconnector.update.messages': { CONNECTOR: string; LINE: number; MESSAGES: Array<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: unknown[]; disable_crm?: string; user_id?: number; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.update.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: readonly unknown[]; disable_crm?: string; user_id?: number; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Finish Dialog. Scope: imopenlines, imbot. */
   'imopenlines.bot.session.finish': { CHAT_ID: number; CLIENT_ID?: string }
   /** Send an Automatic Message in the Dialog. Scope: imopenlines, imbot. */
@@ -1953,13 +1900,13 @@ export interface V2MethodParams {
   /** Transfer a Dialogue to an Operator or Queue using. Scope: imopenlines, imbot. */
   'imopenlines.bot.session.transfer': { CHAT_ID: number; USER_ID?: number; QUEUE_ID?: number; TRANSFER_ID?: string; LEAVE?: Flag; CLIENT_ID?: string }
   /** Add Open Channel. Scope: imopenlines. */
-  'imopenlines.config.add': { PARAMS?: { LINE_NAME?: string; ACTIVE?: 'Y' | 'N'; QUEUE?: unknown[]; QUEUE_TYPE?: string; QUEUE_TIME?: number; NO_ANSWER_TIME?: number; WELCOME_MESSAGE?: 'Y' | 'N'; WELCOME_MESSAGE_TEXT?: string; WORKTIME_ENABLE?: 'Y' | 'N'; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; CRM?: 'Y' | 'N'; CRM_CREATE?: string; VOTE_MESSAGE?: 'Y' | 'N'; LANGUAGE_ID?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: 'Y' | 'N'; CRM_CHAT_TRACKER?: 'Y' | 'N'; CRM_FORWARD?: 'Y' | 'N'; CRM_TRANSFER_CHANGE?: 'Y' | 'N'; CRM_SOURCE?: string; MAX_CHAT?: number; TYPE_MAX_CHAT?: string; CATEGORY_ENABLE?: 'Y' | 'N'; CATEGORY_ID?: number; SESSION_PRIORITY?: number; WELCOME_BOT_ENABLE?: 'Y' | 'N'; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: number; WELCOME_BOT_TIME?: number; WELCOME_BOT_LEFT?: string; CHECK_AVAILABLE?: 'Y' | 'N'; WATCH_TYPING?: 'Y' | 'N'; SEND_WELCOME_EACH_SESSION?: 'Y' | 'N'; OPERATOR_DATA?: string; DEFAULT_OPERATOR_DATA?: Obj; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: number; NO_ANSWER_BOT_ID?: number; NO_ANSWER_TEXT?: string; WORKTIME_DAYOFF?: unknown[]; WORKTIME_HOLIDAYS?: string; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: number; WORKTIME_DAYOFF_BOT_ID?: number; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: number; CLOSE_BOT_ID?: number; CLOSE_TEXT?: string; VOTE_TIME_LIMIT?: number; VOTE_CLOSING_DELAY?: 'Y' | 'N'; VOTE_BEFORE_FINISH?: 'Y' | 'N'; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AUTO_CLOSE_RULE?: string; FULL_CLOSE_TIME?: number; AUTO_CLOSE_TIME?: number; AUTO_CLOSE_FORM_ID?: number; AUTO_CLOSE_BOT_ID?: number; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: number; TEMPORARY?: 'Y' | 'N'; QUICK_ANSWERS_IBLOCK_ID?: number; KPI_FIRST_ANSWER_TIME?: number; KPI_FIRST_ANSWER_ALERT?: 'Y' | 'N'; KPI_FIRST_ANSWER_LIST?: unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: number; KPI_FURTHER_ANSWER_ALERT?: 'Y' | 'N'; KPI_FURTHER_ANSWER_LIST?: unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: 'Y' | 'N'; USE_WELCOME_FORM?: 'Y' | 'N'; WELCOME_FORM_ID?: number; WELCOME_FORM_DELAY?: 'Y' | 'N'; CONFIRM_CLOSE?: 'Y' | 'N'; IGNORE_WELCOME_FORM_RESPONSIBLE?: 'Y' | 'N'; [k: string]: unknown } }
+  'imopenlines.config.add': { PARAMS?: { LINE_NAME?: string; ACTIVE?: 'Y' | 'N'; QUEUE?: readonly unknown[]; QUEUE_TYPE?: string; QUEUE_TIME?: number; NO_ANSWER_TIME?: number; WELCOME_MESSAGE?: 'Y' | 'N'; WELCOME_MESSAGE_TEXT?: string; WORKTIME_ENABLE?: 'Y' | 'N'; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; CRM?: 'Y' | 'N'; CRM_CREATE?: string; VOTE_MESSAGE?: 'Y' | 'N'; LANGUAGE_ID?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: 'Y' | 'N'; CRM_CHAT_TRACKER?: 'Y' | 'N'; CRM_FORWARD?: 'Y' | 'N'; CRM_TRANSFER_CHANGE?: 'Y' | 'N'; CRM_SOURCE?: string; MAX_CHAT?: number; TYPE_MAX_CHAT?: string; CATEGORY_ENABLE?: 'Y' | 'N'; CATEGORY_ID?: number; SESSION_PRIORITY?: number; WELCOME_BOT_ENABLE?: 'Y' | 'N'; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: number; WELCOME_BOT_TIME?: number; WELCOME_BOT_LEFT?: string; CHECK_AVAILABLE?: 'Y' | 'N'; WATCH_TYPING?: 'Y' | 'N'; SEND_WELCOME_EACH_SESSION?: 'Y' | 'N'; OPERATOR_DATA?: string; DEFAULT_OPERATOR_DATA?: Obj; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: number; NO_ANSWER_BOT_ID?: number; NO_ANSWER_TEXT?: string; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_HOLIDAYS?: string; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: number; WORKTIME_DAYOFF_BOT_ID?: number; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: number; CLOSE_BOT_ID?: number; CLOSE_TEXT?: string; VOTE_TIME_LIMIT?: number; VOTE_CLOSING_DELAY?: 'Y' | 'N'; VOTE_BEFORE_FINISH?: 'Y' | 'N'; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AUTO_CLOSE_RULE?: string; FULL_CLOSE_TIME?: number; AUTO_CLOSE_TIME?: number; AUTO_CLOSE_FORM_ID?: number; AUTO_CLOSE_BOT_ID?: number; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: number; TEMPORARY?: 'Y' | 'N'; QUICK_ANSWERS_IBLOCK_ID?: number; KPI_FIRST_ANSWER_TIME?: number; KPI_FIRST_ANSWER_ALERT?: 'Y' | 'N'; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: number; KPI_FURTHER_ANSWER_ALERT?: 'Y' | 'N'; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: 'Y' | 'N'; USE_WELCOME_FORM?: 'Y' | 'N'; WELCOME_FORM_ID?: number; WELCOME_FORM_DELAY?: 'Y' | 'N'; CONFIRM_CLOSE?: 'Y' | 'N'; IGNORE_WELCOME_FORM_RESPONSIBLE?: 'Y' | 'N'; [k: string]: unknown } }
   /** Delete Open Channel. Scope: imopenlines. */
   'imopenlines.config.delete': { CONFIG_ID: number }
   /** Get Open Line by ID. Scope: imopenlines. */
   'imopenlines.config.get': { CONFIG_ID: number; WITH_QUEUE?: 'Y' | 'N'; SHOW_OFFLINE?: 'Y' | 'N' }
   /** Get the List of Open Channels. Scope: imopenlines. */
-  'imopenlines.config.list.get': { PARAMS?: { select?: Array<{ ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: unknown[]; WORKTIME_DAYOFF?: unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: Array<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }>; order?: { ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: unknown[]; WORKTIME_DAYOFF?: unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: Array<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }; filter?: { ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: unknown[]; WORKTIME_DAYOFF?: unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: Array<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }; limit?: number; offset?: number; [k: string]: unknown }; OPTIONS?: { QUEUE?: 'Y' | 'N'; CONFIG_QUEUE?: 'Y' | 'N'; CHECK_PERMISSION?: string; [k: string]: unknown } }
+  'imopenlines.config.list.get': { PARAMS?: { select?: ReadonlyArray<{ ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: readonly unknown[]; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: readonly unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: ReadonlyArray<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: readonly unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }>; order?: { ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: readonly unknown[]; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: readonly unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: ReadonlyArray<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: readonly unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }; filter?: { ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: readonly unknown[]; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: readonly unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: ReadonlyArray<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: readonly unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }; limit?: number; offset?: number; [k: string]: unknown }; OPTIONS?: { QUEUE?: 'Y' | 'N'; CONFIG_QUEUE?: 'Y' | 'N'; CHECK_PERMISSION?: string; [k: string]: unknown } }
   /** Get Link to Public Page of Open Channels. Scope: imopenlines. */
   'imopenlines.config.path.get': NoParams
   /** Update Open Channel. Scope: imopenlines. */
@@ -2012,7 +1959,7 @@ export interface V2MethodParams {
   'imopenlines.session.mode.pin': { CHAT_ID: number; ACTIVATE?: string }
   /** Pin All Available Dialogs to the Operator. Scope: imopenlines. */
   'imopenlines.session.mode.pinAll': NoParams
-  /** Switch the dialog to silent mode. Scope: imopenlines. @deprecated No longer developed. */
+  /** Switch the dialog to silent mode. Scope: imopenlines. @deprecated No longer developed; the documentation names no replacement. */
   'imopenlines.session.mode.silent': { CHAT_ID: number; ACTIVATE?: string }
   /** Unpin All Operator Dialogs. Scope: imopenlines. */
   'imopenlines.session.mode.unpinAll': NoParams
@@ -2047,7 +1994,7 @@ export interface V2MethodParams {
   /** Update Cards in. Scope: landing. */
   'landing.block.updateCards': { scope?: string; lid: number; block: number; data: Obj }
   /** Update Styles for. Scope: landing. */
-  'landing.block.updateStyles': { scope?: string; lid: number; block: number; data: { classList?: unknown[]; affect?: unknown[]; style?: Obj; [k: string]: unknown }; preventHistory?: Flag }
+  'landing.block.updateStyles': { scope?: string; lid: number; block: number; data: { classList?: readonly unknown[]; affect?: readonly unknown[]; style?: Obj; [k: string]: unknown }; preventHistory?: Flag }
   /** Change Attributes of Block Elements. Scope: landing. */
   'landing.block.updateattrs': { scope?: string; lid: number; block: number; data: Obj }
   /** Update Content of the Block. Scope: landing. */
@@ -2057,13 +2004,13 @@ export interface V2MethodParams {
   /** Upload and Attach an Image to the Block. Scope: landing. */
   'landing.block.uploadfile': { scope?: string; block: number; picture: string; ext?: string; params?: { width?: number; height?: number; resize_type?: number; [k: string]: unknown }; temp?: Flag }
   /** Get a List of Registered Templates. Scope: landing. */
-  'landing.demos.getList': { params?: { select?: Array<{ ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; filter?: { ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; order?: { ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; group?: Array<{ ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; limit?: number; offset?: number; [k: string]: unknown } }
+  'landing.demos.getList': { params?: { select?: ReadonlyArray<{ ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; filter?: { ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; order?: { ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; group?: ReadonlyArray<{ ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; limit?: number; offset?: number; [k: string]: unknown } }
   /** Get a List of Templates for Creating Pages. Scope: landing. */
-  'landing.demos.getPageList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: string[]; description?: string; active?: Flag; publication?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; section?: string[]; parent?: string; disable_import?: string; is_webform_page?: string; fields?: Obj; items?: unknown[]; layout?: unknown[]; folders?: unknown[]; syspages?: unknown[]; master_pages?: unknown[]; version?: number; old_id?: number; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
+  'landing.demos.getPageList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: readonly string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: readonly string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: readonly string[]; description?: string; active?: Flag; publication?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; section?: readonly string[]; parent?: string; disable_import?: string; is_webform_page?: string; fields?: Obj; items?: readonly unknown[]; layout?: readonly unknown[]; folders?: readonly unknown[]; syspages?: readonly unknown[]; master_pages?: readonly unknown[]; version?: number; old_id?: number; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
   /** Get a List of Templates for Creating Websites. Scope: landing. */
-  'landing.demos.getSiteList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: string[]; description?: string; active?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; fields?: Obj; items?: unknown[]; layout?: unknown[]; folders?: unknown[]; syspages?: unknown[]; master_pages?: unknown[]; version?: number; old_id?: number; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
+  'landing.demos.getSiteList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: readonly string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: readonly string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: readonly string[]; description?: string; active?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; fields?: Obj; items?: readonly unknown[]; layout?: readonly unknown[]; folders?: readonly unknown[]; syspages?: readonly unknown[]; master_pages?: readonly unknown[]; version?: number; old_id?: number; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
   /** Register a Template in the Site Creation Wizard. Scope: landing. */
-  'landing.demos.register': { data: { charset?: string; code: string; site_code?: string; name?: string; description?: string; type?: string; tpl_type?: string; fields?: Obj; folders?: unknown[]; items?: { old_id?: string; code: string; name?: string; description?: string; type?: string; tpl_type?: string; version?: number; fields?: Obj; layout?: unknown[]; items?: { code?: string; access?: string; anchor?: string; old_id?: number; cards?: Obj; nodes?: Obj; style?: Obj; attrs?: Obj; [k: string]: unknown }; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; [k: string]: unknown }; layout?: unknown[]; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; syspages?: unknown[]; version?: number; [k: string]: unknown }; params?: { site_template_id?: string; lang?: Obj; lang_original?: string; [k: string]: unknown } }
+  'landing.demos.register': { data: { charset?: string; code: string; site_code?: string; name?: string; description?: string; type?: string; tpl_type?: string; fields?: Obj; folders?: readonly unknown[]; items?: { old_id?: string; code: string; name?: string; description?: string; type?: string; tpl_type?: string; version?: number; fields?: Obj; layout?: readonly unknown[]; items?: { code?: string; access?: string; anchor?: string; old_id?: number; cards?: Obj; nodes?: Obj; style?: Obj; attrs?: Obj; [k: string]: unknown }; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; [k: string]: unknown }; layout?: readonly unknown[]; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; syspages?: readonly unknown[]; version?: number; [k: string]: unknown }; params?: { site_template_id?: string; lang?: Obj; lang_original?: string; [k: string]: unknown } }
   /** Delete Registered Template. Scope: landing. */
   'landing.demos.unregister': { code: string }
   /** Add Page or Folder. Scope: landing. */
@@ -2083,9 +2030,9 @@ export interface V2MethodParams {
   /** Move Block Down. Scope: landing. */
   'landing.landing.downblock': { scope?: string; lid: number; block: number; preventHistory?: Flag }
   /** Save to the list of blocks. Scope: landing. */
-  'landing.landing.favoriteBlock': { scope?: string; lid: number; block: number; meta?: { name?: string; section?: unknown[]; preview?: number; tpl_code?: string; [k: string]: unknown } }
+  'landing.landing.favoriteBlock': { scope?: string; lid: number; block: number; meta?: { name?: string; section?: readonly unknown[]; preview?: number; tpl_code?: string; [k: string]: unknown } }
   /** Get a List of Pages. Scope: landing. */
-  'landing.landing.getList': { scope?: string; params?: { select?: string[]; filter?: Obj; order?: Obj; group?: unknown[]; limit?: number; offset?: number; get_preview?: Flag; get_urls?: Flag; check_area?: Flag; [k: string]: unknown } }
+  'landing.landing.getList': { scope?: string; params?: { select?: readonly string[]; filter?: Obj; order?: Obj; group?: readonly unknown[]; limit?: number; offset?: number; get_preview?: Flag; get_urls?: Flag; check_area?: Flag; [k: string]: unknown } }
   /** Get Additional Fields of the Page. Scope: landing. */
   'landing.landing.getadditionalfields': { scope?: string; lid: number }
   /** Get the URL of the Preview for. Scope: landing. */
@@ -2109,7 +2056,7 @@ export interface V2MethodParams {
   /** Publish the page. Scope: landing. */
   'landing.landing.publication': { scope?: string; lid: number }
   /** Remove Blocks and Clear Image File Bindings on Page. Scope: landing. */
-  'landing.landing.removeEntities': { scope?: string; lid: number; data: { blocks?: number[]; images?: Array<{ block: number; image: number; [k: string]: unknown }>; [k: string]: unknown } }
+  'landing.landing.removeEntities': { scope?: string; lid: number; data: { blocks?: readonly number[]; images?: ReadonlyArray<{ block: number; image: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Get Page ID by Public URL. Scope: landing. */
   'landing.landing.resolveIdByPublicUrl': { scope?: string; landingUrl: string; siteId: number }
   /** Show Block on Page. Scope: landing. */
@@ -2125,7 +2072,7 @@ export interface V2MethodParams {
   /** Check Content for Dangerous Substrings. Scope: landing. */
   'landing.repo.checkContent': { content: string; splitter?: string }
   /** Get a List of Custom Blocks. Scope: landing. */
-  'landing.repo.getList': { params?: { select?: Array<{ ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; filter?: { ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; order?: { ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; group?: Array<{ ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; limit?: number; offset?: number; [k: string]: unknown } }
+  'landing.repo.getList': { params?: { select?: ReadonlyArray<{ ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; filter?: { ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; order?: { ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; group?: ReadonlyArray<{ ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; limit?: number; offset?: number; [k: string]: unknown } }
   /** Add a Custom Block to the Repository. Scope: landing. */
   'landing.repo.register': { code: string; fields: { NAME: string; CONTENT: string; SECTIONS: string; PREVIEW: string; DESCRIPTION?: string; ACTIVE?: string; SITE_TEMPLATE_ID?: string; RESET?: string; [k: string]: unknown }; manifest?: Obj }
   /** Remove Embedding Placement. Scope: landing. */
@@ -2149,9 +2096,9 @@ export interface V2MethodParams {
   /** Check if the role model of permissions is enabled. Scope: landing. */
   'landing.role.isEnabled': NoParams
   /** Set Access Codes for Role. Scope: landing. */
-  'landing.role.setAccessCodes': { scope?: string; id: number; codes?: string[] }
+  'landing.role.setAccessCodes': { scope?: string; id: number; codes?: readonly string[] }
   /** Set Role Permissions for the Site List. Scope: landing. */
-  'landing.role.setRights': { scope?: string; id: number; rights: Obj; additional?: string[] }
+  'landing.role.setRights': { scope?: string; id: number; rights: Obj; additional?: readonly string[] }
   /** Add site. Scope: landing. */
   'landing.site.add': { scope?: string; fields: { TITLE: string; CODE: string; TYPE?: string; DOMAIN_ID?: number; DESCRIPTION?: string; XML_ID?: string; ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
   /** Add Folder to Site. Scope: landing. */
@@ -2163,13 +2110,13 @@ export interface V2MethodParams {
   /** Delete Site. Scope: landing. */
   'landing.site.delete': { scope?: string; id: number }
   /** Exporting the site. Scope: landing. */
-  'landing.site.fullExport': { id: number; params?: { edit_mode?: string; scope?: string; hooks_disable?: string[]; code?: string; name?: string; description?: string; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; [k: string]: unknown } }
+  'landing.site.fullExport': { id: number; params?: { edit_mode?: string; scope?: string; hooks_disable?: readonly string[]; code?: string; name?: string; description?: string; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; [k: string]: unknown } }
   /** Get Site Folders. Scope: landing. */
   'landing.site.getFolders': { scope?: string; siteId: number; filter?: { ID?: number; PARENT_ID?: number; INDEX_ID?: number; ACTIVE?: string; DELETED?: string; TITLE?: string; CODE?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown } }
   /** Get Group Bindings -. Scope: landing. */
   'landing.site.getGroupBindings': { groupId?: number }
   /** Get the List of Sites. Scope: landing. */
-  'landing.site.getList': { scope?: string; params?: { select?: string[]; filter?: Obj; order?: Obj; group?: unknown[]; limit?: number; offset?: number; [k: string]: unknown } }
+  'landing.site.getList': { scope?: string; params?: { select?: readonly string[]; filter?: Obj; order?: Obj; group?: readonly unknown[]; limit?: number; offset?: number; [k: string]: unknown } }
   /** Get Menu Bindings with. Scope: landing. */
   'landing.site.getMenuBindings': { menuCode?: string }
   /** Get URL Preview of the Site. Scope: landing. */
@@ -2221,27 +2168,27 @@ export interface V2MethodParams {
   /** Get a List of Included Areas for the Site. Scope: landing. */
   'landing.template.getSiteRef': { id: number }
   /** Get a List of View Templates. Scope: landing. */
-  'landing.template.getlist': { params?: { select?: string[]; filter?: Obj; order?: Obj; group?: unknown[]; limit?: number; offset?: number; [k: string]: unknown } }
+  'landing.template.getlist': { params?: { select?: readonly string[]; filter?: Obj; order?: Obj; group?: readonly unknown[]; limit?: number; offset?: number; [k: string]: unknown } }
   /** Set Included Areas for Page. Scope: landing. */
   'landing.template.setLandingRef': { id: number; data?: { [k: string]: unknown } }
   /** Set Included Areas for the Site. Scope: landing. */
   'landing.template.setSiteRef': { id: number; data?: { [k: string]: unknown } }
   /** Create a universal list. Scope: lists. */
-  'lists.add': { IBLOCK_TYPE_ID: string; IBLOCK_CODE: string; SOCNET_GROUP_ID?: number; FIELDS: Array<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: unknown[]; RIGHTS?: unknown[] }
+  'lists.add': { IBLOCK_TYPE_ID: string; IBLOCK_CODE: string; SOCNET_GROUP_ID?: number; FIELDS: ReadonlyArray<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: readonly unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: readonly unknown[]; RIGHTS?: readonly unknown[] }
   /** Delete universal list. Scope: lists. */
   'lists.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string }
   /** Create a list element. Scope: lists. */
-  'lists.element.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_CODE: string; FIELDS: Array<{ NAME: string; [k: string]: unknown }>; IBLOCK_SECTION_ID?: number; LIST_ELEMENT_URL?: string }
+  'lists.element.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; [k: string]: unknown }>; IBLOCK_SECTION_ID?: number; LIST_ELEMENT_URL?: string }
   /** Delete List Element. Scope: lists. */
   'lists.element.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string }
   /** Get Element Parameters or List of Elements. Scope: lists. */
-  'lists.element.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID?: number; ELEMENT_CODE?: string; SELECT?: unknown[]; FILTER?: Obj; ELEMENT_ORDER?: Obj; start?: number }
+  'lists.element.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID?: number; ELEMENT_CODE?: string; SELECT?: readonly unknown[]; FILTER?: Obj; ELEMENT_ORDER?: Obj; start?: number }
   /** Get File Path. Scope: lists. */
   'lists.element.get.file.url': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string; FIELD_ID: number }
   /** Update List Element. Scope: lists. */
-  'lists.element.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string; FIELDS: Array<{ NAME: string; [k: string]: unknown }> }
+  'lists.element.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; [k: string]: unknown }> }
   /** Create a Field for Universal List. Scope: lists. */
-  'lists.field.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELDS: Array<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: unknown[]; CODE?: string; SETTINGS?: unknown[]; USER_TYPE_SETTINGS?: unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: number; [k: string]: unknown }> }
+  'lists.field.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: readonly unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: readonly unknown[]; CODE?: string; SETTINGS?: readonly unknown[]; USER_TYPE_SETTINGS?: readonly unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: number; [k: string]: unknown }> }
   /** Delete Field from Universal List. Scope: lists. */
   'lists.field.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELD_ID: string }
   /** Get Field Parameters or List of Fields. Scope: lists. */
@@ -2249,87 +2196,39 @@ export interface V2MethodParams {
   /** Get Available Field Types for Universal List. Scope: lists. */
   'lists.field.type.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELD_ID?: number }
   /** Update the Universal List Field. Scope: lists. */
-  'lists.field.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELDS: Array<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: unknown[]; CODE?: string; SETTINGS?: unknown[]; USER_TYPE_SETTINGS?: unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: number; [k: string]: unknown }>; FIELD_ID: string }
+  'lists.field.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: readonly unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: readonly unknown[]; CODE?: string; SETTINGS?: readonly unknown[]; USER_TYPE_SETTINGS?: readonly unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: number; [k: string]: unknown }>; FIELD_ID: string }
   /** Retrieve Data from Universal List or Array of Lists. Scope: lists. */
   'lists.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: number; IBLOCK_CODE?: string; SOCNET_GROUP_ID?: number; IBLOCK_ORDER?: Obj; start?: number }
   /** Get the information block type ID. Scope: lists. */
   'lists.get.iblock.type.id': { IBLOCK_ID: number; IBLOCK_CODE: string }
   /** Create a section of the universal list. Scope: lists. */
-  'lists.section.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; IBLOCK_SECTION_ID?: number; SECTION_CODE: string; FIELDS: Array<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: unknown[]; SECTION_PROPERTY?: unknown[]; [k: string]: unknown }> }
+  'lists.section.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; IBLOCK_SECTION_ID?: number; SECTION_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: readonly unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: readonly unknown[]; SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> }
   /** Delete the section of the universal list. Scope: lists. */
   'lists.section.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SECTION_ID: number; SECTION_CODE: string }
   /** Get section parameters or list of sections using. Scope: lists. */
-  'lists.section.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FILTER?: Obj; SELECT?: unknown[] }
+  'lists.section.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FILTER?: Obj; SELECT?: readonly unknown[] }
   /** Update the section of the universal list. Scope: lists. */
-  'lists.section.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SECTION_ID: number; SECTION_CODE: string; FIELDS: Array<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: unknown[]; SECTION_PROPERTY?: unknown[]; [k: string]: unknown }> }
+  'lists.section.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SECTION_ID: number; SECTION_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: readonly unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: readonly unknown[]; SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> }
   /** Update Universal List. Scope: lists. */
-  'lists.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SOCNET_GROUP_ID?: number; FIELDS: Array<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: unknown[]; RIGHTS?: unknown[] }
+  'lists.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SOCNET_GROUP_ID?: number; FIELDS: ReadonlyArray<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: readonly unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: readonly unknown[]; RIGHTS?: readonly unknown[] }
   /** Add a comment to the message. Scope: log. */
-  'log.blogcomment.add': { POST_ID: number; TEXT: string; FILES?: unknown[]; USER_ID?: number }
+  'log.blogcomment.add': { POST_ID: number; TEXT: string; FILES?: readonly unknown[]; USER_ID?: number }
   /** Delete Comment from a Post. Scope: log. */
   'log.blogcomment.delete': { COMMENT_ID: number; USER_ID?: number }
   /** Get User Comments. Scope: log. */
   'log.blogcomment.user.get': { USER_ID?: number; FIRST_ID?: number; LAST_ID?: number; LIMIT?: number }
   /** Add a Message to the News Feed. Scope: log. */
-  'log.blogpost.add': { POST_MESSAGE: string; POST_TITLE?: string; DEST?: unknown[]; SPERM?: unknown[]; FILES?: unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: number; TAGS?: string; BACKGROUND_CODE?: string; PARSE_PREVIEW?: string; [k: string]: unknown }
+  'log.blogpost.add': { POST_MESSAGE: string; POST_TITLE?: string; DEST?: readonly unknown[]; SPERM?: readonly unknown[]; FILES?: readonly unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: number; TAGS?: string; BACKGROUND_CODE?: string; PARSE_PREVIEW?: string; [k: string]: unknown }
   /** Delete News Feed Message. Scope: log. */
   'log.blogpost.delete': { POST_ID: number }
   /** Access Available User Messages from the News Feed. Scope: log. */
-  'log.blogpost.get': { POST_ID?: number; LOG_RIGHTS?: unknown[]; LOG_DATE_FROM?: string; LOG_DATE_TO?: string; FIRST_ID?: number; LAST_ID?: number; LIMIT?: number; start?: number }
+  'log.blogpost.get': { POST_ID?: number; LOG_RIGHTS?: readonly unknown[]; LOG_DATE_FROM?: string; LOG_DATE_TO?: string; FIRST_ID?: number; LAST_ID?: number; LIMIT?: number; start?: number }
   /** View Users Who Read an Important Message. Scope: log. */
   'log.blogpost.getusers.important': { POST_ID: number }
   /** Add Recipients to News Feed Message. Scope: log. */
-  'log.blogpost.share': { POST_ID: number; DEST: unknown[] }
+  'log.blogpost.share': { POST_ID: number; DEST: readonly unknown[] }
   /** Update News Feed Message. Scope: log. */
-  'log.blogpost.update': { POST_ID: number; POST_MESSAGE?: string; POST_TITLE?: string; DEST?: unknown[]; SPERM?: unknown[]; FILES?: unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: number; [k: string]: unknown }
-  /** Get mailbox field. Scope: mail. */
-  'mail.mailbox.field.get': { name: string; select?: unknown[] }
-  /** Get a list of mailbox fields. Scope: mail. */
-  'mail.mailbox.field.list': { select?: unknown[] }
-  /** Get mailbox. Scope: mail. */
-  'mail.mailbox.get': { id: number; select?: unknown[] }
-  /** Get a list of mailboxes. Scope: mail. */
-  'mail.mailbox.list': { name?: string; email?: string; pagination?: Obj }
-  /** Get senders. Scope: mail. */
-  'mail.mailbox.senders': { pagination?: Obj }
-  /** Create a calendar event from an e-mail. Scope: mail. */
-  'mail.message.createcalendarevent': { messageId: number; dateFrom: string; dateTo: string; name?: string; description?: string }
-  /** Create a chat from e-mail. Scope: mail. */
-  'mail.message.createchat': { messageId: number }
-  /** Create a CRM activity from an e-mail. Scope: mail. */
-  'mail.message.createcrmactivity': { messageId: number }
-  /** Create a News Feed message from e-mail. Scope: mail. */
-  'mail.message.createfeedpost': { messageId: number; title?: string }
-  /** Create a task from an e-mail. Scope: mail. */
-  'mail.message.createtask': { messageId: number; title?: string; responsibleId?: number; description?: string }
-  /** Get e-mail field. Scope: mail. */
-  'mail.message.field.get': { name: string; select?: unknown[] }
-  /** Get a list of email fields. Scope: mail. */
-  'mail.message.field.list': { select?: unknown[] }
-  /** Forward e-mail. Scope: mail. */
-  'mail.message.forward': { forwardMessageId: number; from: string; to: unknown[]; subject: string; body: string; cc?: unknown[]; bcc?: unknown[] }
-  /** Get e-mail. Scope: mail. */
-  'mail.message.get': { id: number; select?: unknown[] }
-  /** Get a list of e-mails. Scope: mail. */
-  'mail.message.list': { mailboxId?: number; searchQuery?: string; dateFrom?: string; dateTo?: string; isSeen?: Flag; hasAttachments?: Flag; folder?: string; pagination?: Obj }
-  /** Move emails to folder. Scope: mail. */
-  'mail.message.movetofolder': { messageIds: unknown[]; action: string; folder?: string }
-  /** Remove the link between an e-mail and a CRM deal. Scope: mail. */
-  'mail.message.removecrmactivity': { messageId: number }
-  /** Reply to e-mail. Scope: mail. */
-  'mail.message.reply': { replyToMessageId: number; from: string; to: unknown[]; subject: string; body: string; cc?: unknown[]; bcc?: unknown[] }
-  /** Send an e-mail. Scope: mail. */
-  'mail.message.send': { from: string; to: unknown[]; subject: string; body: string; cc?: unknown[]; bcc?: unknown[] }
-  /** Get e-mail thread. Scope: mail. */
-  'mail.message.thread': { id: number; limit?: number }
-  /** Get recipient field. Scope: mail. */
-  'mail.recipient.field.get': { name: string; select?: unknown[] }
-  /** Get a list of recipient fields. Scope: mail. */
-  'mail.recipient.field.list': { select?: unknown[] }
-  /** Get a list of contacts. Scope: mail. */
-  'mail.recipient.listcontacts': { query?: string; pagination?: Obj }
-  /** Get a list of employees. Scope: mail. */
-  'mail.recipient.listemployees': { query: string; pagination?: Obj }
+  'log.blogpost.update': { POST_ID: number; POST_MESSAGE?: string; POST_TITLE?: string; DEST?: readonly unknown[]; SPERM?: readonly unknown[]; FILES?: readonly unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: number; [k: string]: unknown }
   /** Create Mail Service. Scope: mailservice. */
   'mailservice.add': { NAME: string; ACTIVE?: string; SERVER?: string; PORT?: number; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SORT?: number }
   /** Delete Mail Service. Scope: mailservice. */
@@ -2342,16 +2241,6 @@ export interface V2MethodParams {
   'mailservice.list': NoParams
   /** Update Mail Service. Scope: mailservice. */
   'mailservice.update': { ID: number; ACTIVE?: string; NAME?: string; SERVER?: string; PORT?: number; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SORT?: number }
-  /** Get Event Log Field. Scope: main. */
-  'main.eventlog.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Event Log Fields. Scope: main. */
-  'main.eventlog.field.list': { select?: unknown[] }
-  /** Get Event Log Entry. Scope: main. */
-  'main.eventlog.get': { id: number; select?: unknown[] }
-  /** Get the list of event log entries. Scope: main. */
-  'main.eventlog.list': { select?: unknown[]; filter?: unknown[]; order?: Obj; pagination?: Obj }
-  /** Get New Log Entries. Scope: main. */
-  'main.eventlog.tail': { select?: unknown[]; filter?: unknown[]; cursor?: Obj }
   /** Update Message Delivery Status. Scope: messageservice. */
   'messageservice.message.status.update': { CODE: string; MESSAGE_ID: string; STATUS: string }
   /** Register an SMS Provider or Message Provider. Scope: messageservice. */
@@ -2366,56 +2255,6 @@ export interface V2MethodParams {
   'method.get': { name?: string }
   /** Get a List of Available Methods. Scope: basic. @deprecated Use method.get. */
   'methods': { full?: Flag; scope?: string }
-  /** Create a Knowledge Base. Scope: note. */
-  'note.collection.add': { fields: { name: string; position?: number; [k: string]: unknown } }
-  /** Archive Knowledge Base. Scope: note. */
-  'note.collection.archive': { id: number }
-  /** Move Knowledge Base to Shopping Cart. Scope: note. */
-  'note.collection.delete': { id: number }
-  /** Get Knowledge Base Field. Scope: note. */
-  'note.collection.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Knowledge Base Fields. Scope: note. */
-  'note.collection.field.list': { select?: unknown[] }
-  /** Get Knowledge Base. Scope: note. */
-  'note.collection.get': { id: number }
-  /** Get a List of Knowledge Bases. Scope: note. */
-  'note.collection.list': { pagination?: { limit?: number; afterCursor?: { position: number; id: number; [k: string]: unknown }; [k: string]: unknown } }
-  /** Rename Knowledge Base. Scope: note. */
-  'note.collection.update': { id: number; fields: { name: string; [k: string]: unknown } }
-  /** Create Document. Scope: note. */
-  'note.document.add': { fields: { collectionId: number; title: string; parentId?: number; markdown?: string; [k: string]: unknown } }
-  /** Archive a Document. Scope: note. */
-  'note.document.archive': { id: number }
-  /** Move a Document to the Shopping Cart. Scope: note. */
-  'note.document.delete': { id: number }
-  /** Get Document Field. Scope: note. */
-  'note.document.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Document Fields. Scope: note. */
-  'note.document.field.list': { select?: unknown[] }
-  /** Get Document. Scope: note. */
-  'note.document.get': { id: number }
-  /** Get Document Search Field. Scope: note. */
-  'note.document.search.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Document Search Fields. Scope: note. */
-  'note.document.search.field.list': { select?: unknown[] }
-  /** Find Documents. Scope: note. */
-  'note.document.search.list': { query: string; pagination?: { limit?: number; [k: string]: unknown } }
-  /** Get Document Tree Field. Scope: note. */
-  'note.document.tree.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Document Tree Fields. Scope: note. */
-  'note.document.tree.field.list': { select?: unknown[] }
-  /** Get Document Tree. Scope: note. */
-  'note.document.tree.list': { collectionId: number }
-  /** Update Document. Scope: note. */
-  'note.document.update': { id: number; fields: { title?: string; markdown?: string; [k: string]: unknown }; overwrite?: Flag }
-  /** Upload a File to Document. Scope: note. */
-  'note.file.add': { documentId: number; fileName: string; fileContent: string }
-  /** Get Document File Field. Scope: note. */
-  'note.file.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Document File Fields. Scope: note. */
-  'note.file.field.list': { select?: unknown[] }
-  /** Get Document File Data. Scope: note. */
-  'note.file.get': { id: number; documentId: number }
   /** Register a Widget Handler. Scope: placement. */
   'placement.bind': { PLACEMENT: string; HANDLER: string; TITLE?: string; DESCRIPTION?: string; GROUP_NAME?: string; LANG_ALL?: Obj; OPTIONS?: Obj; USER_ID?: number }
   /** Get Handlers Registered by the Application. Scope: placement. */
@@ -2432,66 +2271,66 @@ export interface V2MethodParams {
   'pull.application.event.add': { COMMAND: string; PARAMS?: Obj; MODULE_ID?: string; USER_ID?: number }
   /** Send Push Notification to Mobile Device via. Scope: pull. */
   'pull.application.push.add': { USER_ID: number; TEXT: string; AVATAR?: string }
-  /** Create a New Comment in the Timeline. Scope: rpa. @deprecated No longer developed. */
-  'rpa.comment.add': { typeId?: number; itemId?: number; fields?: { description?: string; files?: unknown[]; [k: string]: unknown } }
-  /** Delete Comment. Scope: rpa. @deprecated No longer developed. */
+  /** Create a New Comment in the Timeline. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  'rpa.comment.add': { typeId?: number; itemId?: number; fields?: { description?: string; files?: readonly unknown[]; [k: string]: unknown } }
+  /** Delete Comment. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.comment.delete': { id: number }
-  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed. */
+  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.comment.update': { id?: number; fields?: { description?: number; files?: number; [k: string]: unknown } }
-  /** Get the Complete Set of Field Visibility Settings. Scope: rpa. @deprecated No longer developed. */
+  /** Get the Complete Set of Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.fields.getSettings': { typeId: number; stageId?: number }
-  /** Set Full Visibility Settings for. Scope: rpa. @deprecated No longer developed. */
+  /** Set Full Visibility Settings for. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.fields.setSettings': { typeId: number; stageId?: number; fields: Obj }
-  /** Change Field Visibility Settings. Scope: rpa. @deprecated No longer developed. */
-  'rpa.fields.setVisibilitySettings': { typeId: number; visibility: string; stageId?: number; fields: unknown[] }
-  /** Add Process Element. Scope: rpa. @deprecated No longer developed. */
-  'rpa.item.add': { typeId: number; fields?: unknown[] }
-  /** Delete Element. Scope: rpa. @deprecated No longer developed. */
+  /** Change Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  'rpa.fields.setVisibilitySettings': { typeId: number; visibility: string; stageId?: number; fields: readonly unknown[] }
+  /** Add Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  'rpa.item.add': { typeId: number; fields?: readonly unknown[] }
+  /** Delete Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.delete': { typeId: number; id: number }
-  /** Get Information About the Element. Scope: rpa. @deprecated No longer developed. */
+  /** Get Information About the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.get': { typeId?: number; id?: number }
-  /** Get Data on Current Tasks of the Element. Scope: rpa. @deprecated No longer developed. */
+  /** Get Data on Current Tasks of the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.getTasks': { typeId?: number; id?: number }
-  /** Retrieve an Array of Process Elements. Scope: rpa. @deprecated No longer developed. */
+  /** Retrieve an Array of Process Elements. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.list': { typeId?: number; order?: Obj; filter?: Obj; start?: number }
-  /** Update Process Element. Scope: rpa. @deprecated No longer developed. */
+  /** Update Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.update': { typeId?: number; id?: number; fields: { stageId?: number; [k: string]: unknown } }
-  /** Create a New Stage. Scope: rpa. @deprecated No longer developed. */
+  /** Create a New Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.add': { fields: { name: unknown; typeId: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown } }
-  /** Delete Stage. Scope: rpa. @deprecated No longer developed. */
+  /** Delete Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.delete': { id: number }
-  /** Get Information About Stage. Scope: rpa. @deprecated No longer developed. */
+  /** Get Information About Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.get': Obj
-  /** Get the List of Stages for the Process. Scope: rpa. @deprecated No longer developed. */
+  /** Get the List of Stages for the Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.listForType': { typeId: number; start?: number }
-  /** Update Stage. Scope: rpa. @deprecated No longer developed. */
-  'rpa.stage.update': { id?: number; fields?: Array<{ name?: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown }> }
-  /** Add User to Existing Task. Scope: rpa. @deprecated No longer developed. */
+  /** Update Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  'rpa.stage.update': { id?: number; fields?: ReadonlyArray<{ name?: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown }> }
+  /** Add User to Existing Task. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.addUser': { typeId?: number; stageId?: number; userValue?: string }
-  /** Remove Automation Rule from Process. Scope: rpa. @deprecated No longer developed. */
+  /** Remove Automation Rule from Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.delete': { typeId?: number; stageId?: number; robotName?: string }
-  /** Execute the Command. Scope: rpa. @deprecated No longer developed. */
+  /** Execute the Command. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.do': Obj
-  /** Add a New Timeline Entry. Scope: rpa. @deprecated No longer developed. */
+  /** Add a New Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.add': { typeId?: number; itemId?: number; fields?: { title?: string; description?: string; [k: string]: unknown } }
-  /** Delete Timeline Record. Scope: rpa. @deprecated No longer developed. */
+  /** Delete Timeline Record. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.delete': { id: number }
-  /** Get the Timeline Records List for the Element. Scope: rpa. @deprecated No longer developed. */
+  /** Get the Timeline Records List for the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.listForItem': { typeId?: number; itemId?: number; start?: number }
-  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed. */
+  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.update': { id?: number; fields?: { title?: string; description?: string; [k: string]: unknown } }
-  /** Update the Attachment Flag of. Scope: rpa. @deprecated No longer developed. */
+  /** Update the Attachment Flag of. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.updateIsFixed': { id?: number; isFixed?: string }
-  /** Create Process. Scope: rpa. @deprecated No longer developed. */
-  'rpa.type.add': { fields: Array<{ title: string; image?: string; settings?: unknown[]; permissions?: unknown[]; [k: string]: unknown }> }
-  /** Delete Process. Scope: rpa. @deprecated No longer developed. */
+  /** Create Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  'rpa.type.add': { fields: ReadonlyArray<{ title: string; image?: string; settings?: readonly unknown[]; permissions?: readonly unknown[]; [k: string]: unknown }> }
+  /** Delete Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.delete': { id: number }
-  /** Get Process Information by ID. Scope: rpa. @deprecated No longer developed. */
+  /** Get Process Information by ID. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.get': { id: number }
-  /** Retrieve a List of Processes with Their Fields. Scope: rpa. @deprecated No longer developed. */
-  'rpa.type.list': { select?: unknown[]; order?: Obj; filter?: Obj; start?: number }
-  /** Update the process. Scope: rpa. @deprecated No longer developed. */
-  'rpa.type.update': { id?: number; fields?: unknown[] }
+  /** Retrieve a List of Processes with Their Fields. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  'rpa.type.list': { select?: readonly unknown[]; order?: Obj; filter?: Obj; start?: number }
+  /** Update the process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  'rpa.type.update': { id?: number; fields?: readonly unknown[] }
   /** Add Item (Position) to the Cart of an Existing Order. Scope: sale. */
   'sale.basketitem.add': { fields: Obj }
   /** Add a position with a product or service from the catalog module to the cart of an existing order. Scope: sale. */
@@ -2505,7 +2344,7 @@ export interface V2MethodParams {
   /** Get Available Fields of a Basket Item (Product from Catalog). Scope: sale. */
   'sale.basketitem.getFieldsCatalogProduct': NoParams
   /** Get a List of Items (Positions) in the Cart. Scope: sale. */
-  'sale.basketitem.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.basketitem.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Change the position of the basket in an existing order. Scope: sale. */
   'sale.basketitem.update': { id: Id; fields: Obj }
   /** Change the basket item position (catalog product) of an existing order. Scope: sale. */
@@ -2519,7 +2358,7 @@ export interface V2MethodParams {
   /** Get Fields of Basket Properties. Scope: sale. */
   'sale.basketproperties.getFields': NoParams
   /** Get a List of Basket Properties. Scope: sale. */
-  'sale.basketproperties.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.basketproperties.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Change the property of the basket item. Scope: sale. */
   'sale.basketproperties.update': { id: Id; fields: Obj }
   /** Add Correspondence to a Natural or Legal Person. Scope: sale. */
@@ -2529,9 +2368,9 @@ export interface V2MethodParams {
   /** Get Fields Corresponding to a Natural or Legal Person. Scope: sale. */
   'sale.businessValuePersonDomain.getFields': NoParams
   /** Get a list of matches for a natural or legal person. Scope: sale. */
-  'sale.businessValuePersonDomain.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.businessValuePersonDomain.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Add Cash Register. Scope: cashbox. */
-  'sale.cashbox.add': { NAME: string; REST_CODE: Id; EMAIL: string; OFD?: string; OFD_SETTINGS?: { OFD_MODE?: Obj; SELLER_INFO?: Obj; AUTH?: Obj; [k: string]: unknown }; NUMBER_KKM?: string; ACTIVE?: string; SORT?: number; USE_OFFLINE?: string; SETTINGS?: unknown[] }
+  'sale.cashbox.add': { NAME: string; REST_CODE: Id; EMAIL: string; OFD?: string; OFD_SETTINGS?: { OFD_MODE?: Obj; SELLER_INFO?: Obj; AUTH?: Obj; [k: string]: unknown }; NUMBER_KKM?: string; ACTIVE?: string; SORT?: number; USE_OFFLINE?: string; SETTINGS?: readonly unknown[] }
   /** Save the result of printing the receipt. Scope: cashbox. */
   'sale.cashbox.check.apply': { UUID: string; PRINT_END_TIME?: string; REG_NUMBER_KKT?: string; FISCAL_DOC_ATTR?: string; FISCAL_DOC_NUMBER?: string; FISCAL_RECEIPT_NUMBER?: string; FN_NUMBER?: string; SHIFT_NUMBER?: string }
   /** Delete cash register. Scope: cashbox. */
@@ -2545,41 +2384,41 @@ export interface V2MethodParams {
   /** Update Cash Register Handler. Scope: cashbox. */
   'sale.cashbox.handler.update': { ID: Id; FIELDS: Obj }
   /** Get a list of configured cash registers. Scope: cashbox. */
-  'sale.cashbox.list': { SELECT?: unknown[]; FILTER?: Obj; ORDER?: Obj }
+  'sale.cashbox.list': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
   /** Update Existing Cash Register. Scope: cashbox. */
   'sale.cashbox.update': { ID: Id; FIELDS: { NAME?: string; EMAIL?: string; OFD?: string; OFD_SETTINGS?: { OFD_MODE?: Obj; SELLER_INFO?: Obj; AUTH?: Obj; [k: string]: unknown }; NUMBER_KKM?: string; ACTIVE?: string; SORT?: number; USE_OFFLINE?: string; SETTINGS?: Obj; [k: string]: unknown } }
   /** Add Delivery Service. Scope: sale. */
-  'sale.delivery.add': { REST_CODE: string; NAME: string; CURRENCY: Id; DESCRIPTION?: string; SORT?: number; ACTIVE?: string; CONFIG?: Obj[]; LOGOTYPE?: string }
+  'sale.delivery.add': { REST_CODE: string; NAME: string; CURRENCY: Id; DESCRIPTION?: string; SORT?: number; ACTIVE?: string; CONFIG?: readonly Obj[]; LOGOTYPE?: string }
   /** Get Delivery Service Settings. Scope: sale. */
   'sale.delivery.config.get': { ID: Id }
   /** Update Delivery Service Settings. Scope: sale. */
-  'sale.delivery.config.update': { ID: Id; CONFIG?: Obj[] }
+  'sale.delivery.config.update': { ID: Id; CONFIG?: readonly Obj[] }
   /** Delete Delivery Service. Scope: sale. */
   'sale.delivery.delete': { ID: Id }
   /** Add Delivery Service. Scope: delivery. */
-  'sale.delivery.extra.service.add': { DELIVERY_ID: Id; TYPE: string; NAME: string; ACTIVE?: string; CODE?: string; SORT?: number; DESCRIPTION?: string; PRICE?: number; ITEMS: Obj[] }
+  'sale.delivery.extra.service.add': { DELIVERY_ID: Id; TYPE: string; NAME: string; ACTIVE?: string; CODE?: string; SORT?: number; DESCRIPTION?: string; PRICE?: number; ITEMS: readonly Obj[] }
   /** Delete the delivery service. Scope: delivery. */
   'sale.delivery.extra.service.delete': { ID: Id }
   /** Get Information About All Services of a Specific Delivery Service. Scope: delivery. */
   'sale.delivery.extra.service.get': { DELIVERY_ID: Id }
   /** Update Delivery Service. Scope: delivery. */
-  'sale.delivery.extra.service.update': { ID: Id; NAME?: string; ACTIVE?: string; CODE?: string; SORT?: number; DESCRIPTION?: string; PRICE?: number; ITEMS?: Obj[] }
+  'sale.delivery.extra.service.update': { ID: Id; NAME?: string; ACTIVE?: string; CODE?: string; SORT?: number; DESCRIPTION?: string; PRICE?: number; ITEMS?: readonly Obj[] }
   /** Get a list of delivery services. Scope: sale. */
-  'sale.delivery.getlist': { SELECT?: unknown[]; FILTER?: Obj; ORDER?: Obj }
+  'sale.delivery.getlist': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
   /** Add Delivery Service Handler. Scope: sale. */
-  'sale.delivery.handler.add': { NAME: string; CODE: string; SORT?: number; DESCRIPTION?: number; SETTINGS: Obj; PROFILES: Obj[] }
+  'sale.delivery.handler.add': { NAME: string; CODE: string; SORT?: number; DESCRIPTION?: number; SETTINGS: Obj; PROFILES: readonly Obj[] }
   /** Delete Delivery Service Handler. Scope: sale. */
   'sale.delivery.handler.delete': { ID: Id }
   /** Get a list of delivery service handlers. Scope: sale. */
   'sale.delivery.handler.list': NoParams
   /** Update Delivery Service Handler. Scope: sale. */
-  'sale.delivery.handler.update': { ID: Id; NAME?: string; CODE?: string; SORT?: number; DESCRIPTION?: string; SETTINGS?: { CALCULATE_URL: string; CREATE_DELIVERY_REQUEST_URL?: string; CANCEL_DELIVERY_REQUEST_URL?: string; HAS_CALLBACK_TRACKING_SUPPORT?: string; CONFIG?: { TYPE: string; CODE: string; NAME: string; OPTIONS?: Obj; [k: string]: unknown }; [k: string]: unknown }; PROFILES?: Array<{ NAME: string; CODE: string; DESCRIPTION?: string; [k: string]: unknown }> }
+  'sale.delivery.handler.update': { ID: Id; NAME?: string; CODE?: string; SORT?: number; DESCRIPTION?: string; SETTINGS?: { CALCULATE_URL: string; CREATE_DELIVERY_REQUEST_URL?: string; CANCEL_DELIVERY_REQUEST_URL?: string; HAS_CALLBACK_TRACKING_SUPPORT?: string; CONFIG?: { TYPE: string; CODE: string; NAME: string; OPTIONS?: Obj; [k: string]: unknown }; [k: string]: unknown }; PROFILES?: ReadonlyArray<{ NAME: string; CODE: string; DESCRIPTION?: string; [k: string]: unknown }> }
   /** Delete Delivery Request. Scope: delivery. */
   'sale.delivery.request.delete': { DELIVERY_ID: Id; REQUEST_ID: string }
   /** Create Notifications for Delivery Request. Scope: delivery. */
   'sale.delivery.request.sendmessage': { DELIVERY_ID: Id; REQUEST_ID: string; ADDRESSEE: string; MESSAGE: { SUBJECT: string; BODY: string; STATUS?: { MESSAGE: string; SEMANTIC: string; [k: string]: unknown }; MONEY_VALUES?: Obj; [k: string]: unknown } }
   /** Update Delivery Request. Scope: delivery. */
-  'sale.delivery.request.update': { DELIVERY_ID: Id; REQUEST_ID: string; FINALIZE?: string; STATUS?: { TEXT: string; SEMANTIC: string; [k: string]: unknown }; PROPERTIES?: Array<{ NAME: string; VALUE: string; TAGS?: string[]; [k: string]: unknown }>; OVERWRITE_PROPERTIES?: string }
+  'sale.delivery.request.update': { DELIVERY_ID: Id; REQUEST_ID: string; FINALIZE?: string; STATUS?: { TEXT: string; SEMANTIC: string; [k: string]: unknown }; PROPERTIES?: ReadonlyArray<{ NAME: string; VALUE: string; TAGS?: readonly string[]; [k: string]: unknown }>; OVERWRITE_PROPERTIES?: string }
   /** Update Delivery Service. Scope: sale. */
   'sale.delivery.update': { ID: Id; NAME?: string; CURRENCY?: Id; DESCRIPTION?: string; SORT?: number; ACTIVE?: string; LOGOTYPE?: string }
   /** Add Order. Scope: sale. */
@@ -2591,7 +2430,7 @@ export interface V2MethodParams {
   /** Get Order Fields. Scope: sale. */
   'sale.order.getFields': NoParams
   /** Get the list of orders. Scope: sale. */
-  'sale.order.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.order.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Order. Scope: sale. */
   'sale.order.update': { id: Id; fields: Obj }
   /** Add Payment. Scope: sale. */
@@ -2603,7 +2442,7 @@ export interface V2MethodParams {
   /** Get Payment Fields. Scope: sale. */
   'sale.payment.getFields': NoParams
   /** Get the list of payments. Scope: sale. */
-  'sale.payment.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.payment.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Payment. Scope: sale. */
   'sale.payment.update': { id: Id; fields: Obj }
   /** Add Payment Binding to Shipment. Scope: sale. */
@@ -2615,7 +2454,7 @@ export interface V2MethodParams {
   /** Get Fields for. Scope: sale. */
   'sale.paymentItemShipment.getFields': NoParams
   /** Get a list of bindings. Scope: sale. */
-  'sale.paymentItemShipment.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.paymentItemShipment.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Change Payment Binding to Shipment. Scope: sale. */
   'sale.paymentItemShipment.update': { id: Id; fields: Obj }
   /** Add Basket Item Binding to Payment. Scope: sale. */
@@ -2627,7 +2466,7 @@ export interface V2MethodParams {
   /** Get Available Fields for Payment Item Basket Bindings. Scope: sale. */
   'sale.paymentitembasket.getfields': NoParams
   /** Get a list of basket item bindings to payments. Scope: sale. */
-  'sale.paymentitembasket.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.paymentitembasket.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update the binding of the cart item to the payment. Scope: sale. */
   'sale.paymentitembasket.update': { id: Id; fields: Obj }
   /** Add Payment System. Scope: pay_system. */
@@ -2643,7 +2482,7 @@ export interface V2MethodParams {
   /** Update REST Handler for Payment System. Scope: pay_system. */
   'sale.paysystem.handler.update': { ID: Id; FIELDS: Obj }
   /** Get a List of Payment Systems. Scope: pay_system. */
-  'sale.paysystem.list': { SELECT?: unknown[]; FILTER?: Obj; ORDER?: Obj }
+  'sale.paysystem.list': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
   /** Pay Invoice Through a Specific Payment System. Scope: pay_system. */
   'sale.paysystem.pay.invoice': { INVOICE_ID: number; PAY_SYSTEM_ID?: Id; BX_REST_HANDLER?: string }
   /** Pay for an Order via a Specific Payment System. Scope: pay_system. */
@@ -2667,7 +2506,7 @@ export interface V2MethodParams {
   /** Get Fields of the Payer Type. Scope: sale. */
   'sale.persontype.getFields': NoParams
   /** Get a list of payer types. Scope: sale. */
-  'sale.persontype.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.persontype.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Change the payer type. Scope: sale. */
   'sale.persontype.update': { id: Id; fields: Obj }
   /** Add Order Property. Scope: sale. */
@@ -2679,7 +2518,7 @@ export interface V2MethodParams {
   /** Get Fields and Settings of Order Properties for a Specific Property Type. Scope: sale. */
   'sale.property.getfieldsbytype': { type: string }
   /** Get the list of order properties. Scope: sale. */
-  'sale.property.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.property.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Order Property. Scope: sale. */
   'sale.property.update': { id: Id; fields: Obj }
   /** Add Property Binding. Scope: sale. */
@@ -2689,7 +2528,7 @@ export interface V2MethodParams {
   /** Get Fields of Property Binding. Scope: sale. */
   'sale.propertyRelation.getFields': NoParams
   /** Get a list of property bindings. Scope: sale. */
-  'sale.propertyRelation.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.propertyRelation.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Create Property Group. Scope: sale. */
   'sale.propertygroup.add': { fields: Obj }
   /** Delete Property Group. Scope: sale. */
@@ -2699,7 +2538,7 @@ export interface V2MethodParams {
   /** Get Available Fields of Property Groups. Scope: sale. */
   'sale.propertygroup.getFields': NoParams
   /** Get a list of property groups. Scope: sale. */
-  'sale.propertygroup.list': { select?: unknown[]; filter?: Obj; order?: Obj }
+  'sale.propertygroup.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj }
   /** Update Property Group Fields. Scope: sale. */
   'sale.propertygroup.update': { id: Id; fields: Obj }
   /** Delete Order Property Value. Scope: sale. */
@@ -2709,7 +2548,7 @@ export interface V2MethodParams {
   /** Get Available Fields of the Property Value. Scope: sale. */
   'sale.propertyvalue.getfields': NoParams
   /** Get a list of property values. Scope: sale. */
-  'sale.propertyvalue.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.propertyvalue.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Change the Value of the Property. Scope: sale. */
   'sale.propertyvalue.modify': { fields: Obj }
   /** Add Property Variant. Scope: sale. */
@@ -2721,7 +2560,7 @@ export interface V2MethodParams {
   /** Get Available Fields of Property Variant. Scope: sale. */
   'sale.propertyvariant.getFields': NoParams
   /** Get a list of property variants. Scope: sale. */
-  'sale.propertyvariant.list': { select?: unknown[]; filter?: Obj; order?: Obj }
+  'sale.propertyvariant.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj }
   /** Update Property Variant Fields. Scope: sale. */
   'sale.propertyvariant.update': { id: Id; fields: Obj }
   /** Add Shipment. Scope: sale. */
@@ -2733,7 +2572,7 @@ export interface V2MethodParams {
   /** Get Available Shipment Fields. Scope: sale. */
   'sale.shipment.getFields': NoParams
   /** Get the list of shipments. Scope: sale. */
-  'sale.shipment.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.shipment.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Shipment. Scope: sale. */
   'sale.shipment.update': { id: Id; fields: Obj }
   /** Add an item to the shipment table part. Scope: sale. */
@@ -2745,7 +2584,7 @@ export interface V2MethodParams {
   /** Get Fields of Shipment Item from. Scope: sale. */
   'sale.shipmentitem.getfields': NoParams
   /** Get a list of shipment item table elements. Scope: sale. */
-  'sale.shipmentitem.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.shipmentitem.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update an item in the shipment table part. Scope: sale. */
   'sale.shipmentitem.update': { id: Id; fields: Obj }
   /** Add Shipment Property. Scope: sale. */
@@ -2757,7 +2596,7 @@ export interface V2MethodParams {
   /** Get Fields and Settings of Shipment Property for a Specific Property Type. Scope: sale. */
   'sale.shipmentproperty.getfieldsbytype': { type: string }
   /** Get a list of shipment properties. Scope: sale. */
-  'sale.shipmentproperty.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.shipmentproperty.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Shipment Property. Scope: sale. */
   'sale.shipmentproperty.update': { id: Id; fields: Obj }
   /** Delete Shipment Property Value. Scope: sale. */
@@ -2767,7 +2606,7 @@ export interface V2MethodParams {
   /** Get Available Fields of Shipment Property Values. Scope: sale. */
   'sale.shipmentpropertyvalue.getfields': NoParams
   /** Get a list of shipment property values. Scope: sale. */
-  'sale.shipmentpropertyvalue.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.shipmentpropertyvalue.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Shipment Property Values. Scope: sale. */
   'sale.shipmentpropertyvalue.modify': { fields: Obj }
   /** Create status. Scope: sale. */
@@ -2779,7 +2618,7 @@ export interface V2MethodParams {
   /** Get Available Fields of. Scope: sale. */
   'sale.status.getFields': NoParams
   /** Get the list of statuses. Scope: sale. */
-  'sale.status.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.status.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update status. Scope: sale. */
   'sale.status.update': { id: Id; fields: Obj }
   /** Add Localization. Scope: sale. */
@@ -2791,15 +2630,15 @@ export interface V2MethodParams {
   /** Get the list of languages for localization. Scope: sale. */
   'sale.statusLang.getListLangs': NoParams
   /** Get a list of localizations for. Scope: sale. */
-  'sale.statusLang.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.statusLang.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Get Available Order Fields from. Scope: sale. */
   'sale.tradeBinding.getFields': NoParams
   /** Get a list of orders from sources. Scope: sale. */
-  'sale.tradeBinding.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.tradeBinding.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Get Available Fields of Order Sources. Scope: sale. */
   'sale.tradePlatform.getFields': NoParams
   /** Get a List of Order Sources. Scope: sale. */
-  'sale.tradePlatform.list': { select?: unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.tradePlatform.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Generate a Link for a Specific Payment. Scope: salescenter. */
   'salescenter.payment.getPublicUrl': { id: Id }
   /** Get a List of Available Permissions Scope. Scope: basic. */
@@ -2811,7 +2650,7 @@ export interface V2MethodParams {
   /** Get Document. Scope: sign.b2e, crm. */
   'sign.b2e.document.get': { uid?: string; language?: string }
   /** Send Document for Signing. Scope: sign.b2e, crm. */
-  'sign.b2e.document.send': { fields: { company: { uuid: string; crmId: number; [k: string]: unknown }; members: Array<{ employeeCode: string; employeeId: number; userId: number; role: string; [k: string]: unknown }>; responsible: { employeeCode: string; employeeId: number; userId: number; role?: string; [k: string]: unknown }; companyProviderUid: string; files: Array<{ fileName: string; fileType: string; fileContent: string; [k: string]: unknown }>; regionDocumentType: string; externalSettings: { externalId: string; externalDateCreate: string; [k: string]: unknown }; language?: string; [k: string]: unknown }; language?: string }
+  'sign.b2e.document.send': { fields: { company: { uuid: string; crmId: number; [k: string]: unknown }; members: ReadonlyArray<{ employeeCode: string; employeeId: number; userId: number; role: string; [k: string]: unknown }>; responsible: { employeeCode: string; employeeId: number; userId: number; role?: string; [k: string]: unknown }; companyProviderUid: string; files: ReadonlyArray<{ fileName: string; fileType: string; fileContent: string; [k: string]: unknown }>; regionDocumentType: string; externalSettings: { externalId: string; externalDateCreate: string; [k: string]: unknown }; language?: string; [k: string]: unknown }; language?: string }
   /** Retrieve Signed HCM Link Document. Scope: sign.b2e. */
   'sign.b2e.hcmlink.document.get': { id: number }
   /** Get a list of signed documents in the company's safe. Scope: sign.b2e. */
@@ -2819,11 +2658,11 @@ export interface V2MethodParams {
   /** Get a list of signed documents for the user. Scope: sign.b2e. */
   'sign.b2e.personal.tail': { limit?: number; offset?: number }
   /** Retrieve Data on Workgroup. Scope: socialnetwork. */
-  'socialnetwork.api.workgroup.get': { params: { groupId: number; select?: Array<{ ACTIONS?: string; AVATAR?: string; AVATAR_DATA?: string; AVATAR_TYPES?: string; COUNTERS?: string; DATE_CREATE?: string; DEPARTMENTS?: string; EFFICIENCY?: string; FEATURES?: string; GROUP_MEMBERS_LIST?: string; LIST_OF_MEMBERS?: string; LIST_OF_MEMBERS_AWAITING_INVITE?: string; OWNER_DATA?: string; PIN?: string; PRIVACY_TYPE?: string; SUBJECT_DATA?: string; TAGS?: string; USER_DATA?: string; [k: string]: unknown }>; mode?: string; [k: string]: unknown } }
+  'socialnetwork.api.workgroup.get': { params: { groupId: number; select?: ReadonlyArray<{ ACTIONS?: string; AVATAR?: string; AVATAR_DATA?: string; AVATAR_TYPES?: string; COUNTERS?: string; DATE_CREATE?: string; DEPARTMENTS?: string; EFFICIENCY?: string; FEATURES?: string; GROUP_MEMBERS_LIST?: string; LIST_OF_MEMBERS?: string; LIST_OF_MEMBERS_AWAITING_INVITE?: string; OWNER_DATA?: string; PIN?: string; PRIVACY_TYPE?: string; SUBJECT_DATA?: string; TAGS?: string; USER_DATA?: string; [k: string]: unknown }>; mode?: string; [k: string]: unknown } }
   /** Get a List of Workgroups. Scope: socialnetwork. */
-  'socialnetwork.api.workgroup.list': { filter?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: number; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; select?: Array<{ ID?: number; ACTIVE?: string; SUBJECT_ID?: number; NAME?: string; DESCRIPTION?: string; KEYWORDS?: string; CLOSED?: string; VISIBLE?: string; OPENED?: string; PROJECT?: string; LANDING?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IMAGE_ID?: number; AVATAR_TYPE?: string; OWNER_ID?: number; NUMBER_OF_MEMBERS?: number; NUMBER_OF_MODERATORS?: number; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_OWNER_ID?: number; SCRUM_MASTER_ID?: number; SCRUM_SPRINT_DURATION?: number; SCRUM_TASK_RESPONSIBLE?: string; TYPE?: string; AVATAR?: string; [k: string]: unknown }>; order?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: number; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; params?: { IS_ADMIN?: string; siteId?: string; mode?: string; features?: unknown[]; mandatoryFeatures?: unknown[]; shouldSelectDialogId?: string; [k: string]: unknown }; start?: number }
+  'socialnetwork.api.workgroup.list': { filter?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: number; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; select?: ReadonlyArray<{ ID?: number; ACTIVE?: string; SUBJECT_ID?: number; NAME?: string; DESCRIPTION?: string; KEYWORDS?: string; CLOSED?: string; VISIBLE?: string; OPENED?: string; PROJECT?: string; LANDING?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IMAGE_ID?: number; AVATAR_TYPE?: string; OWNER_ID?: number; NUMBER_OF_MEMBERS?: number; NUMBER_OF_MODERATORS?: number; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_OWNER_ID?: number; SCRUM_MASTER_ID?: number; SCRUM_SPRINT_DURATION?: number; SCRUM_TASK_RESPONSIBLE?: string; TYPE?: string; AVATAR?: string; [k: string]: unknown }>; order?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: number; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; params?: { IS_ADMIN?: string; siteId?: string; mode?: string; features?: readonly unknown[]; mandatoryFeatures?: readonly unknown[]; shouldSelectDialogId?: string; [k: string]: unknown }; start?: number }
   /** Create a group or project. Scope: sonet. */
-  'sonet_group.create': { NAME: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_MASTER_ID?: number; OWNER_ID?: number; IMAGE?: unknown; IMAGE_FILE_ID?: number; SITE_ID?: unknown[]; SUBJECT_ID?: number }
+  'sonet_group.create': { NAME: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_MASTER_ID?: number; OWNER_ID?: number; IMAGE?: unknown; IMAGE_FILE_ID?: number; SITE_ID?: readonly unknown[]; SUBJECT_ID?: number }
   /** Delete group or project. Scope: sonet. */
   'sonet_group.delete': { GROUP_ID: number }
   /** Check the access permissions of the current user. Scope: sonet. */
@@ -2833,7 +2672,7 @@ export interface V2MethodParams {
   /** Change the owner of a group or project. Scope: sonet. */
   'sonet_group.setowner': { GROUP_ID: number; USER_ID: number }
   /** Change group or project. Scope: sonet. */
-  'sonet_group.update': { GROUP_ID: number; NAME?: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; OWNER_ID?: number; IMAGE?: unknown; IMAGE_FILE_ID?: number; SITE_ID?: unknown[] }
+  'sonet_group.update': { GROUP_ID: number; NAME?: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; OWNER_ID?: number; IMAGE?: unknown; IMAGE_FILE_ID?: number; SITE_ID?: readonly unknown[] }
   /** Add Users to Group. Scope: sonet. */
   'sonet_group.user.add': { GROUP_ID: number; USER_ID: unknown }
   /** Remove users from group. Scope: sonet. */
@@ -2895,7 +2734,7 @@ export interface V2MethodParams {
   /** Get Time Entry by ID. Scope: task. */
   'task.elapseditem.get': { TASKID: number; ITEMID: number }
   /** Get a List of Time Tracking Records. Scope: task. */
-  'task.elapseditem.getlist': { TASKID?: number; ORDER?: Obj; FILTER?: Obj; SELECT?: unknown[]; PARAMS?: Obj }
+  'task.elapseditem.getlist': { TASKID?: number; ORDER?: Obj; FILTER?: Obj; SELECT?: readonly unknown[]; PARAMS?: Obj }
   /** Get a List of Methods and Their Descriptions. Scope: task. */
   'task.elapseditem.getmanifest': NoParams
   /** Check Action Permission for. Scope: task. */
@@ -2903,7 +2742,7 @@ export interface V2MethodParams {
   /** Update Time Entry. Scope: task. */
   'task.elapseditem.update': { TASKID: number; ITEMID: number; ARFIELDS: Obj }
   /** Add Task. Scope: task. @deprecated Use tasks.task.add. */
-  'task.item.add': { TASKDATA?: unknown[] }
+  'task.item.add': { TASKDATA?: readonly unknown[] }
   /** Upload a File to the Task. Scope: task. @deprecated Use tasks.task.files.attach. */
   'task.item.addfile': { TASK_ID?: unknown; NAME?: string; CONTENT?: unknown }
   /** Add Task to Favorites. Scope: task. @deprecated Use tasks.task.favorite.add. */
@@ -2941,7 +2780,7 @@ export interface V2MethodParams {
   /** Check if the action is permitted. Scope: task. @deprecated Use tasks.task.getAccess. */
   'task.item.isactionallowed': { TASKID?: unknown; ACTIONID?: unknown }
   /** Get the List of Tasks. Scope: task. @deprecated Use tasks.task.list. */
-  'task.item.list': { ORDER?: Obj; FILTER?: Obj; PARAMS?: unknown[]; SELECT?: unknown[] }
+  'task.item.list': { ORDER?: Obj; FILTER?: Obj; PARAMS?: readonly unknown[]; SELECT?: readonly unknown[] }
   /** Change Task Status to "Not Executed". Scope: task. @deprecated Use tasks.task.renew. */
   'task.item.renew': { TASKID?: unknown }
   /** Transitioning a Task to "In Progress" Status. Scope: task. @deprecated Use tasks.task.start. */
@@ -2963,7 +2802,7 @@ export interface V2MethodParams {
   /** Update User Field. Scope: task. */
   'task.item.userfield.update': { ID: number; DATA: { XML_ID?: string; EDIT_FORM_LABEL?: { ru?: string; en?: string; [k: string]: unknown }; LABEL?: string; SORT?: number; MULTIPLE?: string; MANDATORY?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Get the List of Tasks. Scope: task. @deprecated Use tasks.task.list. */
-  'task.items.getlist': { ORDER?: Obj; FILTER?: Obj; TASKDATA?: unknown[]; NAV_PARAMS?: unknown[] }
+  'task.items.getlist': { ORDER?: Obj; FILTER?: Obj; TASKDATA?: readonly unknown[]; NAV_PARAMS?: readonly unknown[] }
   /** View Task Change History. Scope: task. @deprecated Use tasks.task.history.list. */
   'task.logitem.list': { ID: unknown }
   /** Get the List of Tasks from the Daily Plan. Scope: task. */
@@ -2979,7 +2818,7 @@ export interface V2MethodParams {
   /** Move Task from One Stage to Another. Scope: task. */
   'task.stages.movetask': { id: number; stageId: number; before?: number; after?: number }
   /** Update Kanban Stage or "My Plan". Scope: task. */
-  'task.stages.update': { id: number; fields: unknown[]; isAdmin?: Flag }
+  'task.stages.update': { id: number; fields: readonly unknown[]; isAdmin?: Flag }
   /** Add backlog in Scrum. Scope: task. */
   'tasks.api.scrum.backlog.add': { fields: Obj }
   /** Delete backlog. Scope: task. */
@@ -2999,9 +2838,9 @@ export interface V2MethodParams {
   /** Get a list of available fields for epic. Scope: task. */
   'tasks.api.scrum.epic.getFields': NoParams
   /** Get a List of Epics. Scope: task. */
-  'tasks.api.scrum.epic.list': { order?: unknown[]; filter?: unknown[]; select?: unknown[]; start?: number }
+  'tasks.api.scrum.epic.list': { order?: readonly unknown[]; filter?: readonly unknown[]; select?: readonly unknown[]; start?: number }
   /** Update Epic in Scrum. Scope: task. */
-  'tasks.api.scrum.epic.update': { id: number; fields: unknown[] }
+  'tasks.api.scrum.epic.update': { id: number; fields: readonly unknown[] }
   /** Create a Scrum Kanban Stage. Scope: task. */
   'tasks.api.scrum.kanban.addStage': { fields: Obj }
   /** Add Task to Scrum Kanban. Scope: task. */
@@ -3052,22 +2891,10 @@ export interface V2MethodParams {
   'tasks.flow.Flow.pin': { flowId: number }
   /** Update the Flow. Scope: task. */
   'tasks.flow.Flow.update': { flowData: Obj }
-  /** Get Task Access Field Permissions. Scope: tasks. */
-  'tasks.task.access.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Access Permission Fields for. Scope: tasks. */
-  'tasks.task.access.field.list': { select?: unknown[] }
-  /** Check Access Permissions v 3.0. Scope: tasks. */
-  'tasks.task.access.get': { id: number }
   /** Add Task. Scope: task. */
   'tasks.task.add': { fields: Obj }
   /** Approve Task. Scope: task. */
   'tasks.task.approve': { taskId: number }
-  /** Get Chat Message Field of Task. Scope: tasks. */
-  'tasks.task.chat.message.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Chat Message Fields for. Scope: tasks. */
-  'tasks.task.chat.message.field.list': { select?: unknown[] }
-  /** Send a Message in Task Chat. Scope: tasks. */
-  'tasks.task.chat.message.send': { fields: { taskId: number; text: string; [k: string]: unknown } }
   /** Move Task to Completed Status. Scope: task. */
   'tasks.task.complete': { taskId: number }
   /** Get User Counters. Scope: task. */
@@ -3084,28 +2911,18 @@ export interface V2MethodParams {
   'tasks.task.favorite.add': { taskId: number }
   /** Remove Task from Favorites. Scope: task. */
   'tasks.task.favorite.remove': { taskId: number }
-  /** Get Task Field. Scope: tasks. */
-  'tasks.task.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Task Fields v 3.0. Scope: tasks. */
-  'tasks.task.field.list': { select?: unknown[] }
-  /** Attach Files to a Task v 3.0. Scope: tasks. */
-  'tasks.task.file.attach': { taskId: number; fileIds: number[] }
-  /** Get Task File Field Description. Scope: tasks. */
-  'tasks.task.file.field.get': { name: string; select?: unknown[] }
-  /** Get the List of Task File Fields. Scope: tasks. */
-  'tasks.task.file.field.list': { select?: unknown[] }
   /** Attach Files to a Task. Scope: task. */
   'tasks.task.files.attach': { taskId: number; fileId: number }
   /** Get Task by ID. Scope: task. */
-  'tasks.task.get': { taskId?: number; select?: unknown[] }
+  'tasks.task.get': { taskId?: number; select?: readonly unknown[] }
   /** Get the List of Fields. Scope: task. */
   'tasks.task.getFields': NoParams
   /** Check Access to Task. Scope: task. */
-  'tasks.task.getaccess': { taskId: number; users?: unknown[] }
+  'tasks.task.getaccess': { taskId: number; users?: readonly unknown[] }
   /** Get Task History. Scope: task. */
   'tasks.task.history.list': { taskId: number; filter?: { id?: number; createdDate?: string; field?: string; value?: Obj; user?: { id?: number; name?: string; lastName?: string; secondName?: string; login?: string; [k: string]: unknown }; [k: string]: unknown }; order?: Obj }
   /** Get Task List. Scope: task. */
-  'tasks.task.list': { order?: Obj; filter?: Obj; select?: unknown[]; params?: Obj; start?: number }
+  'tasks.task.list': { order?: Obj; filter?: Obj; select?: readonly unknown[]; params?: Obj; start?: number }
   /** Enable "Mute" Mode. Scope: task. */
   'tasks.task.mute': { id: number }
   /** Translate the task to the Waiting for Execution status. Scope: task. */
@@ -3114,20 +2931,12 @@ export interface V2MethodParams {
   'tasks.task.pin': { id: number }
   /** Renew a Task After Completion. Scope: task. */
   'tasks.task.renew': { taskId: number }
-  /** Add Result to Task. Scope: tasks. */
-  'tasks.task.result.add': { fields: { taskId: number; text: string; [k: string]: unknown } }
   /** Add Comment to Result. Scope: task. */
   'tasks.task.result.addFromComment': { commentId: number }
-  /** Add Result from Task Chat Message. Scope: tasks. */
-  'tasks.task.result.addfromchatmessage': { fields: { messageId: number; [k: string]: unknown } }
-  /** Delete Task Result. Scope: tasks. */
-  'tasks.task.result.delete': { id: number }
   /** Remove Comment from Result. Scope: task. */
   'tasks.task.result.deleteFromComment': { commentId: number }
   /** Get the List of Task Results. Scope: task. */
   'tasks.task.result.list': { taskId: number }
-  /** Update Task Result. Scope: tasks. */
-  'tasks.task.result.update': { id: number; fields: { text: string; [k: string]: unknown } }
   /** Move Task to In Progress Status. Scope: task. */
   'tasks.task.start': { taskId: number }
   /** Enable Task Watching with. Scope: task. */
@@ -3147,7 +2956,7 @@ export interface V2MethodParams {
   /** Add Attachment to Checklist Item Using. Scope: task. */
   'tasks.template.checklist.addAttachmentByContent': { templateId: number; checkListItemId: number; attachmentParameters: { NAME?: string; CONTENT?: string; [k: string]: unknown } }
   /** Add Attachments from Drive to Checklist Item. Scope: task. */
-  'tasks.template.checklist.addAttachmentsFromDisk': { templateId: number; checkListItemId: number; filesIds: unknown[] }
+  'tasks.template.checklist.addAttachmentsFromDisk': { templateId: number; checkListItemId: number; filesIds: readonly unknown[] }
   /** Complete Checklist Item of Task Template. Scope: task. */
   'tasks.template.checklist.complete': { templateId: number; checkListItemId: number }
   /** Delete Checklist Item from Task Template. Scope: task. */
@@ -3155,13 +2964,13 @@ export interface V2MethodParams {
   /** Get Checklist Item from Task Template. Scope: task. */
   'tasks.template.checklist.get': { templateId: number; checkListItemId: number }
   /** Get the List of Checklist Items for Task Template. Scope: task. */
-  'tasks.template.checklist.list': { templateId: number; filter?: Obj; select?: unknown[]; order?: Obj }
+  'tasks.template.checklist.list': { templateId: number; filter?: Obj; select?: readonly unknown[]; order?: Obj }
   /** Move Checklist Item After Another. Scope: task. */
   'tasks.template.checklist.moveAfter': { templateId: number; checkListItemId: number; afterItemId: number }
   /** Move Checklist Item Before Another. Scope: task. */
   'tasks.template.checklist.moveBefore': { templateId: number; checkListItemId: number; beforeItemId: number }
   /** Remove Attachments from Checklist Item. Scope: task. */
-  'tasks.template.checklist.removeAttachments': { templateId: number; checkListItemId: number; attachmentsIds: unknown[] }
+  'tasks.template.checklist.removeAttachments': { templateId: number; checkListItemId: number; attachmentsIds: readonly unknown[] }
   /** Renew Checklist Item of Task Template. Scope: task. */
   'tasks.template.checklist.renew': { templateId: number; checkListItemId: number }
   /** Update Checklist Item of Task Template. Scope: task. */
@@ -3171,11 +2980,11 @@ export interface V2MethodParams {
   /** Get the List of Task Template Fields. Scope: task. */
   'tasks.template.fields': NoParams
   /** Get Task Template by ID. Scope: task. */
-  'tasks.template.get': { templateId: number; params?: { select?: unknown[]; [k: string]: unknown } }
+  'tasks.template.get': { templateId: number; params?: { select?: readonly unknown[]; [k: string]: unknown } }
   /** Update Task Template. Scope: task. */
   'tasks.template.update': { templateId: number; fields: Obj }
   /** Add Transcription to Call with. Scope: telephony. */
-  'telephony.call.attachTranscription': { CALL_ID: string; MESSAGES: Array<{ SIDE: string; START_TIME: number; STOP_TIME: number; MESSAGE: string; [k: string]: unknown }>; COST?: number; COST_CURRENCY?: string }
+  'telephony.call.attachTranscription': { CALL_ID: string; MESSAGES: ReadonlyArray<{ SIDE: string; START_TIME: number; STOP_TIME: number; MESSAGE: string; [k: string]: unknown }>; COST?: number; COST_CURRENCY?: string }
   /** Attach a Record to a Completed Call. Scope: telephony. */
   'telephony.externalCall.attachRecord': { CALL_ID: string; RECORD_URL?: string; FILENAME?: string; FILE_CONTENT?: string }
   /** Finish Call and Log It in Telephony Statistics. Scope: telephony. */
@@ -3208,12 +3017,6 @@ export interface V2MethodParams {
   'timeman.open': { USER_ID?: number; TIME?: string; REPORT?: string; LAT?: number; LON?: number }
   /** Pause the current workday. Scope: timeman. */
   'timeman.pause': { USER_ID?: number }
-  /** Get the Record Field of Working Time. Scope: timeman. */
-  'timeman.record.field.get': { name: string; select?: unknown[] }
-  /** Get a List of Time Tracking Record Fields. Scope: timeman. */
-  'timeman.record.field.list': { select?: unknown[] }
-  /** Get a List of Time Records. Scope: timeman. */
-  'timeman.record.list': { filter: unknown[]; select?: unknown[]; order?: Obj; pagination?: Obj }
   /** Get Work Schedule. Scope: timeman. */
   'timeman.schedule.get': { id?: number }
   /** Get User Work Time Settings. Scope: timeman. */
@@ -3231,11 +3034,11 @@ export interface V2MethodParams {
   /** Get Time Control Settings. Scope: timeman. */
   'timeman.timecontrol.settings.get': NoParams
   /** Set Time Control Settings. Scope: timeman. */
-  'timeman.timecontrol.settings.set': { ACTIVE?: Flag; MINIMUM_IDLE_FOR_REPORT?: number; REGISTER_OFFLINE?: Flag; REGISTER_IDLE?: Flag; REGISTER_DESKTOP?: Flag; REPORT_REQUEST_TYPE?: string; REPORT_REQUEST_USERS?: unknown[]; REPORT_SIMPLE_TYPE?: string; REPORT_SIMPLE_USERS?: unknown[]; REPORT_FULL_TYPE?: string; REPORT_FULL_USERS?: unknown[] }
+  'timeman.timecontrol.settings.set': { ACTIVE?: Flag; MINIMUM_IDLE_FOR_REPORT?: number; REGISTER_OFFLINE?: Flag; REGISTER_IDLE?: Flag; REGISTER_DESKTOP?: Flag; REPORT_REQUEST_TYPE?: string; REPORT_REQUEST_USERS?: readonly unknown[]; REPORT_SIMPLE_TYPE?: string; REPORT_SIMPLE_USERS?: readonly unknown[]; REPORT_FULL_TYPE?: string; REPORT_FULL_USERS?: readonly unknown[] }
   /** Determine the permissions set. Scope: basic. */
-  'user.access': { ACCESS: unknown[] }
+  'user.access': { ACCESS: readonly unknown[] }
   /** Invite a user. Scope: user. */
-  'user.add': { EMAIL: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: unknown[]; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: unknown[]; WORK_NOTES?: string; [k: string]: unknown }
+  'user.add': { EMAIL: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: readonly unknown[]; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: readonly unknown[]; WORK_NOTES?: string; [k: string]: unknown }
   /** Determine Access Permissions for Application Settings. Scope: basic. */
   'user.admin': NoParams
   /** Get information about the current user. Scope: user, user_brief, user_basic. */
@@ -3243,15 +3046,15 @@ export interface V2MethodParams {
   /** Get user fields. Scope: user, user_brief, user_basic. */
   'user.fields': NoParams
   /** Get a list of users by filter. Scope: user, user_brief, user_basic. */
-  'user.get': { sort?: string; order?: string; FILTER?: string; ADMIN_MODE?: Flag; select?: unknown[]; IMAGE_RESIZE?: string; start?: number }
+  'user.get': { sort?: string; order?: string; FILTER?: Obj; ADMIN_MODE?: Flag; select?: readonly unknown[]; IMAGE_RESIZE?: string; start?: number; [k: string]: unknown }
   /** Get User Data Associated with the Application. Scope: basic. */
   'user.option.get': { option?: string }
   /** Bind Data to User and Application. Scope: basic. */
-  'user.option.set': { options: unknown[] }
+  'user.option.set': { options: readonly unknown[] }
   /** Get a list of users with personal data search. Scope: user, user_brief, user_basic. */
-  'user.search': { FILTER?: string; sort?: string; order?: string; ADMIN_MODE?: Flag; select?: unknown[]; start?: number }
+  'user.search': { FILTER?: Obj; sort?: string; order?: string; ADMIN_MODE?: Flag; select?: readonly unknown[]; start?: number }
   /** Update user data. Scope: user. */
-  'user.update': { ID: number; ACTIVE?: Flag; EMAIL?: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: unknown[]; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: unknown[]; WORK_NOTES?: string; [k: string]: unknown }
+  'user.update': { ID: number; ACTIVE?: Flag; EMAIL?: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: readonly unknown[]; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: readonly unknown[]; WORK_NOTES?: string; [k: string]: unknown }
   /** Add custom field. Scope: user.userfield. */
   'user.userfield.add': { fields: Obj }
   /** Delete custom field. Scope: user.userfield. */
@@ -3259,7 +3062,7 @@ export interface V2MethodParams {
   /** Get File from User Field. Scope: user.userfield. */
   'user.userfield.file.get': Obj
   /** Get a list of custom fields. Scope: user.userfield. */
-  'user.userfield.list': { order?: string; filter?: unknown[] }
+  'user.userfield.list': { order?: string; filter?: readonly unknown[] }
   /** Update custom field. Scope: user.userfield. */
   'user.userfield.update': { id: number; fields?: Obj }
   /** Get the list of agreements. Scope: userconsent. */
@@ -3269,7 +3072,7 @@ export interface V2MethodParams {
   /** Save the User Consent. Scope: userconsent. */
   'userconsent.consent.add': { AGREEMENT_ID: number; IP: string; USER_ID?: number; URL?: string; ORIGIN_ID?: string; ORIGINATOR_ID?: string }
   /** Add Custom Field. Scope: userfieldconfig, crm. */
-  'userfieldconfig.add': { moduleId: string; field: { entityId: string; fieldName: string; userTypeId: string; xmlId?: string; sort?: number; multiple?: Flag; mandatory?: Flag; showFilter?: Flag; editInList?: Flag; isSearchable?: Flag; settings?: { DEFAULT_VALUE?: string; ROWS?: number; SIZE?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [k: string]: unknown }; editFormLabel?: string; helpMessage?: string; enum?: Array<{ value: string; def?: Flag; sort?: number; xmlId?: string; [k: string]: unknown }>; [k: string]: unknown } }
+  'userfieldconfig.add': { moduleId: string; field: { entityId: string; fieldName: string; userTypeId: string; xmlId?: string; sort?: number; multiple?: Flag; mandatory?: Flag; showFilter?: Flag; editInList?: Flag; isSearchable?: Flag; settings?: { DEFAULT_VALUE?: string; ROWS?: number; SIZE?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [k: string]: unknown }; editFormLabel?: string; helpMessage?: string; enum?: ReadonlyArray<{ value: string; def?: Flag; sort?: number; xmlId?: string; [k: string]: unknown }>; [k: string]: unknown } }
   /** Delete User Field. Scope: userfieldconfig, crm. */
   'userfieldconfig.delete': { moduleId: string; id: number }
   /** Get User Field Settings. Scope: userfieldconfig, crm. */
@@ -3279,15 +3082,15 @@ export interface V2MethodParams {
   /** Get a List of User Field Settings. Scope: userfieldconfig, crm. */
   'userfieldconfig.list': { moduleId: string; select?: { language?: string; id?: string; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: string; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: string; languageId?: string; [k: string]: unknown }; order?: Obj; filter?: { id?: number; fieldName?: string; userTypeId?: string; xmlId?: string; sort?: number; multiple?: Flag; mandatory?: Flag; showFilter?: string; showInList?: Flag; editInList?: Flag; isSearchable?: Flag; [k: string]: unknown }; start?: number }
   /** Update User Field. Scope: userfieldconfig, crm. */
-  'userfieldconfig.update': { moduleId: string; id: number; field?: { xmlId?: string; sort?: number; mandatory?: Flag; showFilter?: Flag; isSearchable?: Flag; editFormLabel?: Obj; helpMessage?: Obj; settings?: { DEFAULT_VALUE?: string; ROWS?: number; SIZE?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [k: string]: unknown }; enum?: Array<{ id?: number; value?: string; def?: Flag; sort?: number; xmlId?: string; del?: Flag; [k: string]: unknown }>; userTypeId?: string; [k: string]: unknown } }
+  'userfieldconfig.update': { moduleId: string; id: number; field?: { xmlId?: string; sort?: number; mandatory?: Flag; showFilter?: Flag; isSearchable?: Flag; editFormLabel?: Obj; helpMessage?: Obj; settings?: { DEFAULT_VALUE?: string; ROWS?: number; SIZE?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [k: string]: unknown }; enum?: ReadonlyArray<{ id?: number; value?: string; def?: Flag; sort?: number; xmlId?: string; del?: Flag; [k: string]: unknown }>; userTypeId?: string; [k: string]: unknown } }
   /** Register a New User Field Type. Scope: placement. */
-  'userfieldtype.add': { USER_TYPE_ID: string; HANDLER: string; TITLE?: string; DESCRIPTION?: string; OPTIONS?: unknown[] }
+  'userfieldtype.add': { USER_TYPE_ID: string; HANDLER: string; TITLE?: string; DESCRIPTION?: string; OPTIONS?: readonly unknown[] }
   /** Delete Registered User Field Type. Scope: placement. */
   'userfieldtype.delete': { USER_TYPE_ID: string }
   /** Get a list of registered user field types. Scope: placement. */
   'userfieldtype.list': NoParams
   /** Change settings for user field type. Scope: placement. */
-  'userfieldtype.update': { USER_TYPE_ID: string; HANDLER: string; TITLE: string; DESCRIPTION?: string; OPTIONS?: unknown[] }
+  'userfieldtype.update': { USER_TYPE_ID: string; HANDLER: string; TITLE: string; DESCRIPTION?: string; OPTIONS?: readonly unknown[] }
   /** Download the voting report. Scope: vote. */
   'vote.AttachedVote.download': { attachId: number }
   /** Get Data of Attached Vote. Scope: vote. */
@@ -3307,7 +3110,7 @@ export interface V2MethodParams {
   /** Vote in the attached voting. Scope: vote. */
   'vote.AttachedVote.vote': { attachId: number; ballot: Obj }
   /** Create and Send a Vote in Chat. Scope: vote. */
-  'vote.Integration.Im.send': { chatId: number; IM_MESSAGE_VOTE_DATA: { QUESTIONS: Array<{ QUESTION?: string; FIELD_TYPE?: number; ANSWERS?: unknown[]; [k: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; [k: string]: unknown }; templateId?: string }
+  'vote.Integration.Im.send': { chatId: number; IM_MESSAGE_VOTE_DATA: { QUESTIONS: ReadonlyArray<{ QUESTION?: string; FIELD_TYPE?: number; ANSWERS?: readonly unknown[]; [k: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; [k: string]: unknown }; templateId?: string }
   /** Start a Callback with. Scope: telephony. */
   'voximplant.callback.start': { FROM_LINE: string; TO_NUMBER: string; TEXT_TO_PRONOUNCE: string; VOICE?: string }
   /** Make an Auto-Call with MP3 Playback using. Scope: telephony, call. */
@@ -3348,18 +3151,664 @@ export interface V2MethodParams {
   'voximplant.user.get': { USER_ID: unknown }
 }
 
+/** The deprecated REST v2 methods. */
+export type V2DeprecatedMethod = 'catalog.document.confirm' | 'catalog.document.element.fields' | 'catalog.document.fields' | 'catalog.document.unconfirm' | 'crm.activity.add' | 'crm.activity.update' | 'crm.catalog.fields' | 'crm.catalog.get' | 'crm.catalog.list' | 'crm.company.add' | 'crm.company.delete' | 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.company.details.configuration.get' | 'crm.company.details.configuration.reset' | 'crm.company.details.configuration.set' | 'crm.company.fields' | 'crm.company.get' | 'crm.company.list' | 'crm.company.update' | 'crm.contact.add' | 'crm.contact.delete' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.get' | 'crm.contact.details.configuration.reset' | 'crm.contact.details.configuration.set' | 'crm.contact.fields' | 'crm.contact.get' | 'crm.contact.list' | 'crm.contact.update' | 'crm.deal.add' | 'crm.deal.delete' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.get' | 'crm.deal.details.configuration.reset' | 'crm.deal.details.configuration.set' | 'crm.deal.fields' | 'crm.deal.get' | 'crm.deal.list' | 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.deal.update' | 'crm.dealcategory.add' | 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.delete' | 'crm.dealcategory.fields' | 'crm.dealcategory.get' | 'crm.dealcategory.list' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' | 'crm.dealcategory.update' | 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' | 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.lead.add' | 'crm.lead.delete' | 'crm.lead.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.get' | 'crm.lead.details.configuration.reset' | 'crm.lead.details.configuration.set' | 'crm.lead.fields' | 'crm.lead.get' | 'crm.lead.list' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.lead.update' | 'crm.measure.add' | 'crm.measure.delete' | 'crm.measure.fields' | 'crm.measure.get' | 'crm.measure.list' | 'crm.measure.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'crm.product.add' | 'crm.product.delete' | 'crm.product.fields' | 'crm.product.get' | 'crm.product.list' | 'crm.product.property.add' | 'crm.product.property.delete' | 'crm.product.property.enumeration.fields' | 'crm.product.property.fields' | 'crm.product.property.get' | 'crm.product.property.list' | 'crm.product.property.settings.fields' | 'crm.product.property.types' | 'crm.product.property.update' | 'crm.product.update' | 'crm.productrow.fields' | 'crm.productrow.list' | 'crm.productsection.add' | 'crm.productsection.delete' | 'crm.productsection.fields' | 'crm.productsection.get' | 'crm.productsection.list' | 'crm.productsection.update' | 'crm.quote.add' | 'crm.quote.delete' | 'crm.quote.fields' | 'crm.quote.get' | 'crm.quote.list' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' | 'crm.quote.update' | 'crm.vat.add' | 'crm.vat.delete' | 'crm.vat.fields' | 'crm.vat.get' | 'crm.vat.list' | 'crm.vat.update' | 'imbot.bot.list' | 'imbot.chat.add' | 'imbot.chat.get' | 'imbot.chat.leave' | 'imbot.chat.sendTyping' | 'imbot.chat.setManager' | 'imbot.chat.setOwner' | 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' | 'imbot.chat.user.add' | 'imbot.chat.user.delete' | 'imbot.chat.user.list' | 'imbot.command.answer' | 'imbot.command.register' | 'imbot.command.unregister' | 'imbot.command.update' | 'imbot.dialog.get' | 'imbot.message.add' | 'imbot.message.delete' | 'imbot.message.like' | 'imbot.message.update' | 'imbot.register' | 'imbot.unregister' | 'imbot.update' | 'imopenlines.session.mode.silent' | 'methods' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'task.comment.add' | 'task.commentitem.add' | 'task.commentitem.delete' | 'task.commentitem.get' | 'task.commentitem.getlist' | 'task.commentitem.update' | 'task.item.add' | 'task.item.addfile' | 'task.item.addtofavorite' | 'task.item.approve' | 'task.item.complete' | 'task.item.defer' | 'task.item.delegate' | 'task.item.delete' | 'task.item.deletefile' | 'task.item.deletefromfavorite' | 'task.item.disapprove' | 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' | 'task.item.getmanifest' | 'task.item.isactionallowed' | 'task.item.list' | 'task.item.renew' | 'task.item.startexecution' | 'task.item.update' | 'task.items.getlist' | 'task.logitem.list'
+
+/** `call.make` of the deprecated REST v2 methods: a call shows as deprecated, naming the replacement. */
+export interface V2DeprecatedCalls {
+  /** Sends a deprecated method ('catalog.document.confirm'). @deprecated Use catalog.document.conduct. */
+  <T = DocumentedResult, M extends 'catalog.document.confirm' = 'catalog.document.confirm'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('catalog.document.element.fields'). @deprecated Use catalog.document.element.getFields. */
+  <T = DocumentedResult, M extends 'catalog.document.element.fields' = 'catalog.document.element.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('catalog.document.fields'). @deprecated Use catalog.document.getFields. */
+  <T = DocumentedResult, M extends 'catalog.document.fields' = 'catalog.document.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('catalog.document.unconfirm'). @deprecated Use catalog.document.cancel. */
+  <T = DocumentedResult, M extends 'catalog.document.unconfirm' = 'catalog.document.unconfirm'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.activity.add'). @deprecated Use crm.activity.todo.add. */
+  <T = DocumentedResult, M extends 'crm.activity.add' = 'crm.activity.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.activity.update'). @deprecated Use crm.activity.todo.update. */
+  <T = DocumentedResult, M extends 'crm.activity.update' = 'crm.activity.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.catalog.fields'). @deprecated Use catalog.catalog.getFields. */
+  <T = DocumentedResult, M extends 'crm.catalog.fields' = 'crm.catalog.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.catalog.get'). @deprecated Use catalog.catalog.get. */
+  <T = DocumentedResult, M extends 'crm.catalog.get' = 'crm.catalog.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.catalog.list'). @deprecated Use catalog.catalog.list. */
+  <T = DocumentedResult, M extends 'crm.catalog.list' = 'crm.catalog.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.add. */
+  <T = DocumentedResult, M extends 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add' = 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.delete. */
+  <T = DocumentedResult, M extends 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete' = 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll' = 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.get. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get' = 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.reset. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset' = 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.set. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set' = 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.fields. */
+  <T = DocumentedResult, M extends 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields' = 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.get. */
+  <T = DocumentedResult, M extends 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get' = 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.list. */
+  <T = DocumentedResult, M extends 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list' = 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.update. */
+  <T = DocumentedResult, M extends 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update' = 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (6 methods). @deprecated Use crm.item.productrow.*. */
+  <T = DocumentedResult, M extends 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' = 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.dealcategory.add'). @deprecated Use crm.category.add. */
+  <T = DocumentedResult, M extends 'crm.dealcategory.add' = 'crm.dealcategory.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.category.*. */
+  <T = DocumentedResult, M extends 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' = 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.dealcategory.delete'). @deprecated Use crm.category.delete. */
+  <T = DocumentedResult, M extends 'crm.dealcategory.delete' = 'crm.dealcategory.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.dealcategory.fields'). @deprecated Use crm.category.fields. */
+  <T = DocumentedResult, M extends 'crm.dealcategory.fields' = 'crm.dealcategory.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.dealcategory.get'). @deprecated Use crm.category.get. */
+  <T = DocumentedResult, M extends 'crm.dealcategory.get' = 'crm.dealcategory.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.dealcategory.list'). @deprecated Use crm.category.list. */
+  <T = DocumentedResult, M extends 'crm.dealcategory.list' = 'crm.dealcategory.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.dealcategory.update'). @deprecated Use crm.category.update. */
+  <T = DocumentedResult, M extends 'crm.dealcategory.update' = 'crm.dealcategory.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (6 methods). @deprecated Use crm.activity.todo.*. */
+  <T = DocumentedResult, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (60 methods). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.measure.add'). @deprecated Use catalog.measure.add. */
+  <T = DocumentedResult, M extends 'crm.measure.add' = 'crm.measure.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.measure.delete'). @deprecated Use catalog.measure.delete. */
+  <T = DocumentedResult, M extends 'crm.measure.delete' = 'crm.measure.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.measure.fields'). @deprecated Use catalog.measure.getFields. */
+  <T = DocumentedResult, M extends 'crm.measure.fields' = 'crm.measure.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.measure.get'). @deprecated Use catalog.measure.get. */
+  <T = DocumentedResult, M extends 'crm.measure.get' = 'crm.measure.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.measure.list'). @deprecated Use catalog.measure.list. */
+  <T = DocumentedResult, M extends 'crm.measure.list' = 'crm.measure.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.measure.update'). @deprecated Use catalog.measure.update. */
+  <T = DocumentedResult, M extends 'crm.measure.update' = 'crm.measure.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.add'). @deprecated Use catalog.product.add. */
+  <T = DocumentedResult, M extends 'crm.product.add' = 'crm.product.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.delete'). @deprecated Use catalog.product.delete. */
+  <T = DocumentedResult, M extends 'crm.product.delete' = 'crm.product.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.fields'). @deprecated Use catalog.product.getFieldsByFilter. */
+  <T = DocumentedResult, M extends 'crm.product.fields' = 'crm.product.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.get'). @deprecated Use catalog.product.get. */
+  <T = DocumentedResult, M extends 'crm.product.get' = 'crm.product.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.list'). @deprecated Use catalog.product.list. */
+  <T = DocumentedResult, M extends 'crm.product.list' = 'crm.product.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.property.add'). @deprecated Use catalog.productProperty.add. */
+  <T = DocumentedResult, M extends 'crm.product.property.add' = 'crm.product.property.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.property.delete'). @deprecated Use catalog.productProperty.delete. */
+  <T = DocumentedResult, M extends 'crm.product.property.delete' = 'crm.product.property.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.property.enumeration.fields'). @deprecated Use catalog.productPropertyEnum.*. */
+  <T = DocumentedResult, M extends 'crm.product.property.enumeration.fields' = 'crm.product.property.enumeration.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.property.fields'). @deprecated Use catalog.productProperty.getFields. */
+  <T = DocumentedResult, M extends 'crm.product.property.fields' = 'crm.product.property.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.property.get'). @deprecated Use catalog.productProperty.get. */
+  <T = DocumentedResult, M extends 'crm.product.property.get' = 'crm.product.property.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.property.list'). @deprecated Use catalog.productProperty.list. */
+  <T = DocumentedResult, M extends 'crm.product.property.list' = 'crm.product.property.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use catalog.productPropertyFeature.*. */
+  <T = DocumentedResult, M extends 'crm.product.property.settings.fields' | 'crm.product.property.types' = 'crm.product.property.settings.fields' | 'crm.product.property.types'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.property.update'). @deprecated Use catalog.productProperty.update. */
+  <T = DocumentedResult, M extends 'crm.product.property.update' = 'crm.product.property.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.product.update'). @deprecated Use catalog.product.update. */
+  <T = DocumentedResult, M extends 'crm.product.update' = 'crm.product.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.productrow.fields'). @deprecated Use crm.item.productrow.fields. */
+  <T = DocumentedResult, M extends 'crm.productrow.fields' = 'crm.productrow.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.productrow.list'). @deprecated Use crm.item.productrow.list. */
+  <T = DocumentedResult, M extends 'crm.productrow.list' = 'crm.productrow.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.productsection.add'). @deprecated Use catalog.section.add. */
+  <T = DocumentedResult, M extends 'crm.productsection.add' = 'crm.productsection.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.productsection.delete'). @deprecated Use catalog.section.delete. */
+  <T = DocumentedResult, M extends 'crm.productsection.delete' = 'crm.productsection.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.productsection.fields'). @deprecated Use catalog.section.getFields. */
+  <T = DocumentedResult, M extends 'crm.productsection.fields' = 'crm.productsection.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.productsection.get'). @deprecated Use catalog.section.get. */
+  <T = DocumentedResult, M extends 'crm.productsection.get' = 'crm.productsection.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.productsection.list'). @deprecated Use catalog.section.list. */
+  <T = DocumentedResult, M extends 'crm.productsection.list' = 'crm.productsection.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.productsection.update'). @deprecated Use catalog.section.update. */
+  <T = DocumentedResult, M extends 'crm.productsection.update' = 'crm.productsection.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.vat.add'). @deprecated Use catalog.vat.add. */
+  <T = DocumentedResult, M extends 'crm.vat.add' = 'crm.vat.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.vat.delete'). @deprecated Use catalog.vat.delete. */
+  <T = DocumentedResult, M extends 'crm.vat.delete' = 'crm.vat.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.vat.fields'). @deprecated Use catalog.vat.getFields. */
+  <T = DocumentedResult, M extends 'crm.vat.fields' = 'crm.vat.fields'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.vat.get'). @deprecated Use catalog.vat.get. */
+  <T = DocumentedResult, M extends 'crm.vat.get' = 'crm.vat.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.vat.list'). @deprecated Use catalog.vat.list. */
+  <T = DocumentedResult, M extends 'crm.vat.list' = 'crm.vat.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.vat.update'). @deprecated Use catalog.vat.update. */
+  <T = DocumentedResult, M extends 'crm.vat.update' = 'crm.vat.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.bot.list'). @deprecated Use imbot.v2.Bot.list. */
+  <T = DocumentedResult, M extends 'imbot.bot.list' = 'imbot.bot.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.chat.add'). @deprecated Use imbot.v2.Chat.add. */
+  <T = DocumentedResult, M extends 'imbot.chat.add' = 'imbot.chat.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use imbot.v2.Chat.get. */
+  <T = DocumentedResult, M extends 'imbot.chat.get' | 'imbot.dialog.get' = 'imbot.chat.get' | 'imbot.dialog.get'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.chat.leave'). @deprecated Use imbot.v2.Chat.leave. */
+  <T = DocumentedResult, M extends 'imbot.chat.leave' = 'imbot.chat.leave'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.chat.sendTyping'). @deprecated Use imbot.v2.Chat.InputAction.notify. */
+  <T = DocumentedResult, M extends 'imbot.chat.sendTyping' = 'imbot.chat.sendTyping'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.chat.setManager'). @deprecated Use imbot.v2.Chat.Manager.add. */
+  <T = DocumentedResult, M extends 'imbot.chat.setManager' = 'imbot.chat.setManager'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.chat.setOwner'). @deprecated Use imbot.v2.Chat.setOwner. */
+  <T = DocumentedResult, M extends 'imbot.chat.setOwner' = 'imbot.chat.setOwner'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (3 methods). @deprecated Use imbot.v2.Chat.update. */
+  <T = DocumentedResult, M extends 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' = 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.chat.user.add'). @deprecated Use imbot.v2.Chat.User.add. */
+  <T = DocumentedResult, M extends 'imbot.chat.user.add' = 'imbot.chat.user.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.chat.user.delete'). @deprecated Use imbot.v2.Chat.User.delete. */
+  <T = DocumentedResult, M extends 'imbot.chat.user.delete' = 'imbot.chat.user.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.chat.user.list'). @deprecated Use imbot.v2.Chat.User.list. */
+  <T = DocumentedResult, M extends 'imbot.chat.user.list' = 'imbot.chat.user.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.command.answer'). @deprecated Use imbot.v2.Command.answer. */
+  <T = DocumentedResult, M extends 'imbot.command.answer' = 'imbot.command.answer'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.command.register'). @deprecated Use imbot.v2.Command.register. */
+  <T = DocumentedResult, M extends 'imbot.command.register' = 'imbot.command.register'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.command.unregister'). @deprecated Use imbot.v2.Command.unregister. */
+  <T = DocumentedResult, M extends 'imbot.command.unregister' = 'imbot.command.unregister'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.command.update'). @deprecated Use imbot.v2.Command.update. */
+  <T = DocumentedResult, M extends 'imbot.command.update' = 'imbot.command.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.message.add'). @deprecated Use imbot.v2.Chat.Message.send. */
+  <T = DocumentedResult, M extends 'imbot.message.add' = 'imbot.message.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.message.delete'). @deprecated Use imbot.v2.Chat.Message.delete. */
+  <T = DocumentedResult, M extends 'imbot.message.delete' = 'imbot.message.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.message.like'). @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
+  <T = DocumentedResult, M extends 'imbot.message.like' = 'imbot.message.like'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.message.update'). @deprecated Use imbot.v2.Chat.Message.update. */
+  <T = DocumentedResult, M extends 'imbot.message.update' = 'imbot.message.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.register'). @deprecated Use imbot.v2.Bot.register. */
+  <T = DocumentedResult, M extends 'imbot.register' = 'imbot.register'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.unregister'). @deprecated Use imbot.v2.Bot.unregister. */
+  <T = DocumentedResult, M extends 'imbot.unregister' = 'imbot.unregister'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('imbot.update'). @deprecated Use imbot.v2.Bot.update. */
+  <T = DocumentedResult, M extends 'imbot.update' = 'imbot.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('methods'). @deprecated Use method.get. */
+  <T = DocumentedResult, M extends 'methods' = 'methods'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.chat.message.send. */
+  <T = DocumentedResult, M extends 'task.comment.add' | 'task.commentitem.add' = 'task.comment.add' | 'task.commentitem.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.commentitem.delete'). @deprecated Use im.message.delete. */
+  <T = DocumentedResult, M extends 'task.commentitem.delete' = 'task.commentitem.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use im.dialog.messages.get. */
+  <T = DocumentedResult, M extends 'task.commentitem.get' | 'task.commentitem.getlist' = 'task.commentitem.get' | 'task.commentitem.getlist'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.commentitem.update'). @deprecated Use im.message.update. */
+  <T = DocumentedResult, M extends 'task.commentitem.update' = 'task.commentitem.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.add'). @deprecated Use tasks.task.add. */
+  <T = DocumentedResult, M extends 'task.item.add' = 'task.item.add'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.addfile'). @deprecated Use tasks.task.files.attach. */
+  <T = DocumentedResult, M extends 'task.item.addfile' = 'task.item.addfile'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.addtofavorite'). @deprecated Use tasks.task.favorite.add. */
+  <T = DocumentedResult, M extends 'task.item.addtofavorite' = 'task.item.addtofavorite'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.approve'). @deprecated Use tasks.task.approve. */
+  <T = DocumentedResult, M extends 'task.item.approve' = 'task.item.approve'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.complete'). @deprecated Use tasks.task.complete. */
+  <T = DocumentedResult, M extends 'task.item.complete' = 'task.item.complete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.defer'). @deprecated Use tasks.task.defer. */
+  <T = DocumentedResult, M extends 'task.item.defer' = 'task.item.defer'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.delegate'). @deprecated Use tasks.task.delegate. */
+  <T = DocumentedResult, M extends 'task.item.delegate' = 'task.item.delegate'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.delete'). @deprecated Use tasks.task.delete. */
+  <T = DocumentedResult, M extends 'task.item.delete' = 'task.item.delete'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.update. */
+  <T = DocumentedResult, M extends 'task.item.deletefile' | 'task.item.update' = 'task.item.deletefile' | 'task.item.update'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.deletefromfavorite'). @deprecated Use tasks.task.favorite.remove. */
+  <T = DocumentedResult, M extends 'task.item.deletefromfavorite' = 'task.item.deletefromfavorite'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.disapprove'). @deprecated Use tasks.task.disapprove. */
+  <T = DocumentedResult, M extends 'task.item.disapprove' = 'task.item.disapprove'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getAccess. */
+  <T = DocumentedResult, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use tasks.task.get. */
+  <T = DocumentedResult, M extends 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' = 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.getmanifest'). @deprecated Use tasks.task.getFields. */
+  <T = DocumentedResult, M extends 'task.item.getmanifest' = 'task.item.getmanifest'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.list. */
+  <T = DocumentedResult, M extends 'task.item.list' | 'task.items.getlist' = 'task.item.list' | 'task.items.getlist'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.renew'). @deprecated Use tasks.task.renew. */
+  <T = DocumentedResult, M extends 'task.item.renew' = 'task.item.renew'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.item.startexecution'). @deprecated Use tasks.task.start. */
+  <T = DocumentedResult, M extends 'task.item.startexecution' = 'task.item.startexecution'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('task.logitem.list'). @deprecated Use tasks.task.history.list. */
+  <T = DocumentedResult, M extends 'task.logitem.list' = 'task.logitem.list'>(
+    options: CatalogueCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+}
+
 /** Parameters of every documented REST v3 method, by method name. */
 export interface V3MethodParams {
+  /** Get Follow-up Field Description. Scope: call. */
+  'call.followup.field.get': { name: string; select?: readonly unknown[] }
+  /** Get Follow-up Fields List. Scope: call. */
+  'call.followup.field.list': { select?: readonly unknown[] }
+  /** Get Call Follow-up. Scope: call. */
+  'call.followup.get': { callId: number; select?: readonly unknown[]; mentionFormat?: string }
+  /** Get a List of Follow-up Calls. Scope: call. */
+  'call.followup.list': { filter: { startDate: { from: string; to: string; [k: string]: unknown }; participantId?: number; [k: string]: unknown }; select?: readonly unknown[]; order?: { startDate?: string; [k: string]: unknown }; pagination?: { limit?: number; afterCursor?: { startDate: string; id: number; [k: string]: unknown }; [k: string]: unknown }; mentionFormat?: string }
+  /** Get the number of employees. Scope: humanresources. */
+  'humanresources.employee.count': NoParams
+  /** Get Employee Field. Scope: humanresources. */
+  'humanresources.employee.field.get': { name: string; select?: readonly unknown[] }
+  /** Get the list of employee fields. Scope: humanresources. */
+  'humanresources.employee.field.list': { select?: readonly unknown[] }
+  /** Get Employees in Multiple Departments. Scope: humanresources. */
+  'humanresources.employee.multidepartment': NoParams
+  /** Get Subordinates of Employee. Scope: humanresources. */
+  'humanresources.employee.subordinates': { id: number }
+  /** Create Department. Scope: humanresources. */
+  'humanresources.node.add': { type: string; name: string; parentId: number; description?: string; colorName?: string; userIds?: { MEMBER_HEAD?: readonly unknown[]; MEMBER_DEPUTY_HEAD?: readonly unknown[]; MEMBER_EMPLOYEE?: readonly unknown[]; MEMBER_TEAM_HEAD?: readonly unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[]; MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown }; moveUsersToNode?: Flag; createChat?: Flag; bindingChatIds?: readonly unknown[]; createChannel?: Flag; bindingChannelIds?: readonly unknown[]; createCollab?: Flag; bindingCollabIds?: readonly unknown[]; settings?: { BUSINESS_PROC_AUTHORITY?: readonly unknown[]; REPORTS_AUTHORITY?: readonly unknown[]; [k: string]: unknown } }
+  /** Get Child Departments. Scope: humanresources. */
+  'humanresources.node.children': { id: number; select?: readonly unknown[] }
+  /** Edit Communications of the. Scope: humanresources. */
+  'humanresources.node.communication.edit': { nodeId: number; communicationType: string; createDefault?: Flag; ids?: readonly unknown[]; removeIds?: readonly unknown[]; withChildren?: Flag }
+  /** Get Communications of the. Scope: humanresources. */
+  'humanresources.node.communication.list': { id: number }
+  /** Get the Number of Departments. Scope: humanresources. */
+  'humanresources.node.count': NoParams
+  /** Update Department. Scope: humanresources. */
+  'humanresources.node.edit': { id: number; name?: string; description?: string; colorName?: string }
+  /** Get the Field. Scope: humanresources. */
+  'humanresources.node.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a List of Fields from the. Scope: humanresources. */
+  'humanresources.node.field.list': { select?: readonly unknown[] }
+  /** Get. Scope: humanresources. */
+  'humanresources.node.get': { id: number; select?: readonly unknown[] }
+  /** Get a List of Departments. Scope: humanresources. */
+  'humanresources.node.list': { type: string; select?: readonly unknown[]; pagination?: Obj }
+  /** Add Participants to. Scope: humanresources. */
+  'humanresources.node.member.add': { nodeId: number; userIds: readonly unknown[]; role: string }
+  /** Get a Department or Team Member Field. Scope: humanresources. */
+  'humanresources.node.member.field.get': { name: string; select?: readonly unknown[] }
+  /** Retrieve a List of Department Member Fields. Scope: humanresources. */
+  'humanresources.node.member.field.list': { select?: readonly unknown[] }
+  /** Move Participants to the Department. Scope: humanresources. */
+  'humanresources.node.member.move': { nodeId: number; userIds: readonly unknown[]; role?: string }
+  /** Remove Participants from the Department. Scope: humanresources. */
+  'humanresources.node.member.remove': { nodeId: number; userIds: readonly unknown[] }
+  /** Update the Composition of Participants in. Scope: humanresources. */
+  'humanresources.node.member.set': { nodeId: number; userIds: { MEMBER_HEAD?: readonly unknown[]; MEMBER_DEPUTY_HEAD?: readonly unknown[]; MEMBER_EMPLOYEE?: readonly unknown[]; MEMBER_TEAM_HEAD?: readonly unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[]; MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown } }
+  /** Move Department. Scope: humanresources. */
+  'humanresources.node.move': { id: number; parentId: number }
+  /** Find Departments. Scope: humanresources. */
+  'humanresources.node.search': { type: string; name: string; parentId?: number; pagination?: Obj }
+  /** Find Employess. Scope: humanresources. */
+  'humanresourses.employee.search': { name: string; nodeId?: number; select?: readonly unknown[] }
+  /** Get mailbox field. Scope: mail. */
+  'mail.mailbox.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a list of mailbox fields. Scope: mail. */
+  'mail.mailbox.field.list': { select?: readonly unknown[] }
+  /** Get mailbox. Scope: mail. */
+  'mail.mailbox.get': { id: number; select?: readonly unknown[] }
+  /** Get a list of mailboxes. Scope: mail. */
+  'mail.mailbox.list': { name?: string; email?: string; pagination?: Obj }
+  /** Get senders. Scope: mail. */
+  'mail.mailbox.senders': { pagination?: Obj }
+  /** Create a calendar event from an e-mail. Scope: mail. */
+  'mail.message.createcalendarevent': { messageId: number; dateFrom: string; dateTo: string; name?: string; description?: string }
+  /** Create a chat from e-mail. Scope: mail. */
+  'mail.message.createchat': { messageId: number }
+  /** Create a CRM activity from an e-mail. Scope: mail. */
+  'mail.message.createcrmactivity': { messageId: number }
+  /** Create a News Feed message from e-mail. Scope: mail. */
+  'mail.message.createfeedpost': { messageId: number; title?: string }
+  /** Create a task from an e-mail. Scope: mail. */
+  'mail.message.createtask': { messageId: number; title?: string; responsibleId?: number; description?: string }
+  /** Get e-mail field. Scope: mail. */
+  'mail.message.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a list of email fields. Scope: mail. */
+  'mail.message.field.list': { select?: readonly unknown[] }
+  /** Forward e-mail. Scope: mail. */
+  'mail.message.forward': { forwardMessageId: number; from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
+  /** Get e-mail. Scope: mail. */
+  'mail.message.get': { id: number; select?: readonly unknown[] }
+  /** Get a list of e-mails. Scope: mail. */
+  'mail.message.list': { mailboxId?: number; searchQuery?: string; dateFrom?: string; dateTo?: string; isSeen?: Flag; hasAttachments?: Flag; folder?: string; pagination?: Obj }
+  /** Move emails to folder. Scope: mail. */
+  'mail.message.movetofolder': { messageIds: readonly unknown[]; action: string; folder?: string }
+  /** Remove the link between an e-mail and a CRM deal. Scope: mail. */
+  'mail.message.removecrmactivity': { messageId: number }
+  /** Reply to e-mail. Scope: mail. */
+  'mail.message.reply': { replyToMessageId: number; from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
+  /** Send an e-mail. Scope: mail. */
+  'mail.message.send': { from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
+  /** Get e-mail thread. Scope: mail. */
+  'mail.message.thread': { id: number; limit?: number }
+  /** Get recipient field. Scope: mail. */
+  'mail.recipient.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a list of recipient fields. Scope: mail. */
+  'mail.recipient.field.list': { select?: readonly unknown[] }
+  /** Get a list of contacts. Scope: mail. */
+  'mail.recipient.listcontacts': { query?: string; pagination?: Obj }
+  /** Get a list of employees. Scope: mail. */
+  'mail.recipient.listemployees': { query: string; pagination?: Obj }
+  /** Get Event Log Field. Scope: main. */
+  'main.eventlog.field.get': { name: string; select?: readonly unknown[] }
+  /** Get the List of Event Log Fields. Scope: main. */
+  'main.eventlog.field.list': { select?: readonly unknown[] }
+  /** Get Event Log Entry. Scope: main. */
+  'main.eventlog.get': { id: number; select?: readonly unknown[] }
+  /** Get the list of event log entries. Scope: main. */
+  'main.eventlog.list': { select?: readonly unknown[]; filter?: readonly unknown[]; order?: Obj; pagination?: Obj }
+  /** Get New Log Entries. Scope: main. */
+  'main.eventlog.tail': { select?: readonly unknown[]; filter?: readonly unknown[]; cursor?: Obj }
+  /** Create a Knowledge Base. Scope: note. */
+  'note.collection.add': { fields: { name: string; position?: number; [k: string]: unknown } }
+  /** Archive Knowledge Base. Scope: note. */
+  'note.collection.archive': { id: number }
+  /** Move Knowledge Base to Shopping Cart. Scope: note. */
+  'note.collection.delete': { id: number }
+  /** Get Knowledge Base Field. Scope: note. */
+  'note.collection.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a List of Knowledge Base Fields. Scope: note. */
+  'note.collection.field.list': { select?: readonly unknown[] }
+  /** Get Knowledge Base. Scope: note. */
+  'note.collection.get': { id: number }
+  /** Get a List of Knowledge Bases. Scope: note. */
+  'note.collection.list': { pagination?: { limit?: number; afterCursor?: { position: number; id: number; [k: string]: unknown }; [k: string]: unknown } }
+  /** Rename Knowledge Base. Scope: note. */
+  'note.collection.update': { id: number; fields: { name: string; [k: string]: unknown } }
+  /** Create Document. Scope: note. */
+  'note.document.add': { fields: { collectionId: number; title: string; parentId?: number; markdown?: string; [k: string]: unknown } }
+  /** Archive a Document. Scope: note. */
+  'note.document.archive': { id: number }
+  /** Move a Document to the Shopping Cart. Scope: note. */
+  'note.document.delete': { id: number }
+  /** Get Document Field. Scope: note. */
+  'note.document.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a List of Document Fields. Scope: note. */
+  'note.document.field.list': { select?: readonly unknown[] }
+  /** Get Document. Scope: note. */
+  'note.document.get': { id: number }
+  /** Get Document Search Field. Scope: note. */
+  'note.document.search.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a List of Document Search Fields. Scope: note. */
+  'note.document.search.field.list': { select?: readonly unknown[] }
+  /** Find Documents. Scope: note. */
+  'note.document.search.list': { query: string; pagination?: { limit?: number; [k: string]: unknown } }
+  /** Get Document Tree Field. Scope: note. */
+  'note.document.tree.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a List of Document Tree Fields. Scope: note. */
+  'note.document.tree.field.list': { select?: readonly unknown[] }
+  /** Get Document Tree. Scope: note. */
+  'note.document.tree.list': { collectionId: number }
+  /** Update Document. Scope: note. */
+  'note.document.update': { id: number; fields: { title?: string; markdown?: string; [k: string]: unknown }; overwrite?: Flag }
+  /** Upload a File to Document. Scope: note. */
+  'note.file.add': { documentId: number; fileName: string; fileContent: string }
+  /** Get Document File Field. Scope: note. */
+  'note.file.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a List of Document File Fields. Scope: note. */
+  'note.file.field.list': { select?: readonly unknown[] }
+  /** Get Document File Data. Scope: note. */
+  'note.file.get': { id: number; documentId: number }
+  /** Get Task Access Field Permissions. Scope: tasks. */
+  'tasks.task.access.field.get': { name: string; select?: readonly unknown[] }
+  /** Get the List of Access Permission Fields for. Scope: tasks. */
+  'tasks.task.access.field.list': { select?: readonly unknown[] }
+  /** Check Access Permissions v 3.0. Scope: tasks. */
+  'tasks.task.access.get': { id: number }
   /** Add Task v 3.0. Scope: tasks. */
   'tasks.task.add': { fields: { title: string; creatorId: number; responsibleId: number; [k: string]: unknown } }
+  /** Get Chat Message Field of Task. Scope: tasks. */
+  'tasks.task.chat.message.field.get': { name: string; select?: readonly unknown[] }
+  /** Get the List of Chat Message Fields for. Scope: tasks. */
+  'tasks.task.chat.message.field.list': { select?: readonly unknown[] }
+  /** Send a Message in Task Chat. Scope: tasks. */
+  'tasks.task.chat.message.send': { fields: { taskId: number; text: string; [k: string]: unknown } }
   /** Delete Task v 3.0. Scope: tasks. */
   'tasks.task.delete': { id: number }
+  /** Get Task Field. Scope: tasks. */
+  'tasks.task.field.get': { name: string; select?: readonly unknown[] }
+  /** Get the List of Task Fields v 3.0. Scope: tasks. */
+  'tasks.task.field.list': { select?: readonly unknown[] }
+  /** Attach Files to a Task v 3.0. Scope: tasks. */
+  'tasks.task.file.attach': { taskId: number; fileIds: readonly number[] }
+  /** Get Task File Field Description. Scope: tasks. */
+  'tasks.task.file.field.get': { name: string; select?: readonly unknown[] }
+  /** Get the List of Task File Fields. Scope: tasks. */
+  'tasks.task.file.field.list': { select?: readonly unknown[] }
   /** Get Task by ID v 3.0. Scope: tasks. */
-  'tasks.task.get': { id: number; select?: unknown[] }
+  'tasks.task.get': { id: number; select?: readonly unknown[] }
   /** Get Task List v 3.0. Scope: tasks. */
-  'tasks.task.list': { select?: unknown[]; filter?: unknown[]; order?: Obj; pagination?: Obj }
+  'tasks.task.list': { select?: readonly unknown[]; filter?: readonly unknown[]; order?: Obj; pagination?: Obj }
+  /** Add Result to Task. Scope: tasks. */
+  'tasks.task.result.add': { fields: { taskId: number; text: string; [k: string]: unknown } }
+  /** Add Result from Task Chat Message. Scope: tasks. */
+  'tasks.task.result.addfromchatmessage': { fields: { messageId: number; [k: string]: unknown } }
+  /** Delete Task Result. Scope: tasks. */
+  'tasks.task.result.delete': { id: number }
   /** Get Task Result List v 3.0. Scope: tasks. */
-  'tasks.task.result.list': { order?: Obj; filter: unknown[]; select?: unknown[]; pagination?: Obj }
+  'tasks.task.result.list': { order?: Obj; filter: readonly unknown[]; select?: readonly unknown[]; pagination?: Obj }
+  /** Update Task Result. Scope: tasks. */
+  'tasks.task.result.update': { id: number; fields: { text: string; [k: string]: unknown } }
   /** Update Task v 3.0. Scope: tasks. */
   'tasks.task.update': { id: number; fields: Obj }
+  /** Get the Record Field of Working Time. Scope: timeman. */
+  'timeman.record.field.get': { name: string; select?: readonly unknown[] }
+  /** Get a List of Time Tracking Record Fields. Scope: timeman. */
+  'timeman.record.field.list': { select?: readonly unknown[] }
+  /** Get a List of Time Records. Scope: timeman. */
+  'timeman.record.list': { filter: readonly unknown[]; select?: readonly unknown[]; order?: Obj; pagination?: Obj }
+}
+
+/** The deprecated REST v3 methods. */
+export type V3DeprecatedMethod = never
+
+/** `call.make` of the deprecated REST v3 methods: a call shows as deprecated, naming the replacement. */
+export interface V3DeprecatedCalls {
 }

@@ -49,7 +49,10 @@ async function measure(rig: Rig, gc: () => void, keep: unknown[] | undefined): P
   let pages = 0
   let base = 0
   let growth = 0
-  for await (const page of rig.portal.actions.v2.fetchList.make({ method: 'test.wide.list' })) {
+  for await (const page of rig.portal.actions.v2.fetchList.make({
+    method: 'test.wide.list',
+    unchecked: true,
+  })) {
     pages += 1
     if (keep) keep.push(...page)
     rig.emulator.log.clear()

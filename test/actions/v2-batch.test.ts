@@ -123,7 +123,7 @@ describe('v2 batch: a failing command is a failed entry, not a throw', () => {
 
   it('isHaltOnError true (default): halt=1, the commands after it are not run', async () => {
     rig = await startFastRig()
-    const plain = await rig.portal.actions.v2.batch.make({ calls: [...calls] })
+    const plain = await rig.portal.actions.v2.batch.make({ calls: [...calls], unchecked: true })
     expect(plain.isSuccess).toBe(false)
     expect(plain.getErrors().map((error) => error.code)).toEqual(['ERROR_METHOD_NOT_FOUND'])
     expect(plain.getErrorMessages()).toEqual(['command 1 (no.such.method): Method not found!'])
@@ -134,6 +134,7 @@ describe('v2 batch: a failing command is a failed entry, not a throw', () => {
     const detailed = await rig.portal.actions.v2.batch.make({
       calls: [...calls],
       options: { returnAjaxResult: true },
+      unchecked: true,
     })
     const entries = detailed.getData() ?? []
     expect(entries.map((entry) => entry.isSuccess)).toEqual([true, false, false])
@@ -150,6 +151,7 @@ describe('v2 batch: a failing command is a failed entry, not a throw', () => {
     const result = await rig.portal.actions.v2.batch.make({
       calls: [...calls],
       options: { isHaltOnError: false, returnAjaxResult: true },
+      unchecked: true,
     })
     expect(result.isSuccess).toBe(false)
     expect(result.getErrors()).toHaveLength(1)
@@ -187,7 +189,7 @@ describe('v2 batch: the wire format of cmd', () => {
       flags: { on: true, off: false, none: null, skipped: undefined },
       empty: [],
     }
-    const result = await rig.portal.actions.v2.batch.make({ calls: [['test.echo', params]] })
+    const result = await rig.portal.actions.v2.batch.make({ calls: [['test.echo', params]], unchecked: true })
     expect(batchBodies(rig)[0]?.cmd['0']).toBe(
       'test.echo?fields%5BTITLE%5D=Tom%20%26%20Jerry%27s%20%3D%20100%25%20%28%2A%29' +
         '&fields%5BCOMMENTS%5D=a%2Bb%20c%2Fd%3Fe%23f&fields%5BNAME%5D=%C3%9Cn%C3%AFc%C3%B8d%C3%A9%20%E2%9C%93' +
@@ -223,11 +225,11 @@ describe('v2 batch: the wire format of cmd', () => {
     await expect(batch.make({ calls: 'user.current' as unknown as [] })).rejects.toThrow(
       /v2 batch: calls must be/,
     )
-    await expect(batch.make({ calls: [['bad method?']] })).rejects.toThrow(
+    await expect(batch.make({ calls: [['bad method?']], unchecked: true })).rejects.toThrow(
       /v2 batch: calls\[0\] method must be/,
     )
     await expect(
-      batch.make({ calls: [['user.current', [] as unknown as Record<string, unknown>]] }),
+      batch.make({ calls: [['user.current', [] as unknown as Record<string, unknown>]], unchecked: true }),
     ).rejects.toThrow(/calls\[0\] params must be a plain object/)
     await expect(
       batch.make({
@@ -235,15 +237,21 @@ describe('v2 batch: the wire format of cmd', () => {
           { method: 'a.b', as: 'x' },
           { method: 'a.c', as: 'x' },
         ],
+        unchecked: true,
       }),
     ).rejects.toThrow(/calls\[1\] repeats the command name "x"/)
-    await expect(batch.make({ calls: [{ method: 'a.b', as: 'x' }, ['a.c']] })).rejects.toThrow(
-      /mix integer-like names with other names/,
+    await expect(
+      batch.make({ calls: [{ method: 'a.b', as: 'x' }, ['a.c']], unchecked: true }),
+    ).rejects.toThrow(/mix integer-like names with other names/)
+    await expect(batch.make({ calls: { 'a[0]': ['a.b'] }, unchecked: true })).rejects.toThrow(
+      /must not contain \[ or \]/,
     )
-    await expect(batch.make({ calls: { 'a[0]': ['a.b'] } })).rejects.toThrow(/must not contain \[ or \]/)
     await expect(
       batch.make({ calls: [], options: { isHaltOnError: 'no' as unknown as boolean } }),
     ).rejects.toThrow(/options.isHaltOnError must be a boolean/)
+    await expect(batch.make({ calls: [], unchecked: 'yes' as unknown as true })).rejects.toThrow(
+      /v2 batch: options.unchecked must be a boolean, got string/,
+    )
     expect(rig.emulator.log.restRequests()).toHaveLength(0)
   })
 
@@ -274,6 +282,7 @@ describe('v2 batch: the wire format of cmd', () => {
       const halted = await rig.portal.actions.v2.batch.make({
         calls: { a: ['no.such.method'], b: ['server.time'] },
         options: { returnAjaxResult: true },
+        unchecked: true,
       })
       expect(halted.getData()?.a?.getErrors()[0]).toMatchObject({
         code: 'ERROR_METHOD_NOT_FOUND',
@@ -295,6 +304,7 @@ describe('v2 batch: retries and auth', () => {
     rig.emulator.dropConnections(1, { method: 'batch', after: 'body' })
     const reads = await rig.portal.actions.v2.batch.make({
       calls: [['server.time'], ['crm.item.get', { id: 1 }]],
+      unchecked: true,
     })
     expect(reads.isSuccess).toBe(true)
     expect(rig.emulator.log.restRequests()).toHaveLength(2)
@@ -303,6 +313,7 @@ describe('v2 batch: retries and auth', () => {
     rig.emulator.dropConnections(1, { method: 'batch', after: 'body' })
     const write = rig.portal.actions.v2.batch.make({
       calls: [['server.time'], ['crm.item.add', { fields: { title: 'once' } }]],
+      unchecked: true,
     })
     await expect(write).rejects.toBeInstanceOf(AjaxError)
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
@@ -322,7 +333,10 @@ describe('v2 batchByChunk', () => {
   it('120 commands: 3 requests of 50, 50 and 20, results merged in input order', async () => {
     rig = await startFastRig()
     const calls = Array.from({ length: 120 }, (_, index) => ['crm.item.get', { id: index + 1 }] as const)
-    const result = await rig.portal.actions.v2.batchByChunk.make<{ item: { id: number } }>({ calls })
+    const result = await rig.portal.actions.v2.batchByChunk.make<{ item: { id: number } }>({
+      calls,
+      unchecked: true,
+    })
     expect(result.isSuccess).toBe(true)
     expect(result.getData()?.map((entry) => entry?.item.id)).toEqual(
       Array.from({ length: 120 }, (_, i) => i + 1),
@@ -341,7 +355,10 @@ describe('v2 batchByChunk', () => {
         ['crm.item.get', { id: index + 1 }] as const,
       ]),
     )
-    const result = await rig.portal.actions.v2.batchByChunk.make<{ item: { id: number } }>({ calls })
+    const result = await rig.portal.actions.v2.batchByChunk.make<{ item: { id: number } }>({
+      calls,
+      unchecked: true,
+    })
     const data = result.getData() ?? {}
     expect(Object.keys(data)).toEqual(Object.keys(calls))
     expect(data.item60?.item.id).toBe(60)
@@ -356,6 +373,7 @@ describe('v2 batchByChunk', () => {
     const halted = await rig.portal.actions.v2.batchByChunk.make({
       calls,
       options: { returnAjaxResult: true },
+      unchecked: true,
     })
     const entries = halted.getData() ?? []
     expect(halted.getErrorMessages()).toEqual(['command 60 (no.such.method): Method not found!'])
@@ -364,7 +382,11 @@ describe('v2 batchByChunk', () => {
     expect(rig.emulator.log.restRequests()).toHaveLength(2)
 
     rig.emulator.log.clear()
-    const going = await rig.portal.actions.v2.batchByChunk.make({ calls, options: { isHaltOnError: false } })
+    const going = await rig.portal.actions.v2.batchByChunk.make({
+      calls,
+      options: { isHaltOnError: false },
+      unchecked: true,
+    })
     expect(going.getErrors()).toHaveLength(1)
     expect(going.getData()?.filter((value) => value !== undefined)).toHaveLength(119)
     expect(rig.emulator.log.restRequests()).toHaveLength(3)

@@ -90,6 +90,7 @@ describe('v2 callList: the keyset algorithm on the wire', () => {
     )
     const result = await rig.portal.actions.v2.callList.make<{ id: number }>({
       method: 'test.mixed.list',
+      unchecked: true,
       idKey: 'id',
       cursorIdKey: 'ID',
     })
@@ -165,7 +166,10 @@ describe('v2 callList: a list that cannot be read to its end fails clearly', () 
         versions: ['v2'],
       },
     )
-    const result = await rig.portal.actions.v2.callList.make<{ NAME: string }>({ method: 'test.noid.list' })
+    const result = await rig.portal.actions.v2.callList.make<{ NAME: string }>({
+      method: 'test.noid.list',
+      unchecked: true,
+    })
     expect(result.isSuccess).toBe(false)
     expect(result.getErrors()[0]?.code).toBe(SdkErrorCode.ListIdMissing)
     expect(result.getErrorMessages()[0]).toMatch(/last row of page 1 has no usable "ID"/)
@@ -176,7 +180,10 @@ describe('v2 callList: a list that cannot be read to its end fails clearly', () 
   it('a method that ignores the id filter: stops on the repeated page instead of looping', async () => {
     rig = await startFastRig()
     rig.emulator.defineMethod('test.stuck.list', () => rowsFrom(1, 50), { versions: ['v2'] })
-    const result = await rig.portal.actions.v2.callList.make<{ ID: string }>({ method: 'test.stuck.list' })
+    const result = await rig.portal.actions.v2.callList.make<{ ID: string }>({
+      method: 'test.stuck.list',
+      unchecked: true,
+    })
     expect(result.isSuccess).toBe(false)
     expect(result.getErrors()[0]?.code).toBe(SdkErrorCode.ListNoProgress)
     expect(result.getData()).toHaveLength(50)
@@ -194,7 +201,10 @@ describe('v2 callList: a list that cannot be read to its end fails clearly', () 
       },
       { versions: ['v2'] },
     )
-    const result = await rig.portal.actions.v2.callList.make<{ ID: string }>({ method: 'test.flaky.list' })
+    const result = await rig.portal.actions.v2.callList.make<{ ID: string }>({
+      method: 'test.flaky.list',
+      unchecked: true,
+    })
     expect(result.isSuccess).toBe(false)
     expect(result.getErrors().map((error) => [error.code, error.status])).toEqual([['ERROR_CORE', 500]])
     expect(result.getErrorMessages()).toEqual(['Database went away'])
@@ -203,7 +213,7 @@ describe('v2 callList: a list that cannot be read to its end fails clearly', () 
 
   it('an unknown method: failed Result, no rows', async () => {
     rig = await startFastRig()
-    const result = await rig.portal.actions.v2.callList.make({ method: 'no.such.list' })
+    const result = await rig.portal.actions.v2.callList.make({ method: 'no.such.list', unchecked: true })
     expect(result.isSuccess).toBe(false)
     expect(result.getErrors()[0]).toMatchObject({ code: 'ERROR_METHOD_NOT_FOUND', status: 404 })
     expect(result.getData()).toEqual([])
@@ -211,7 +221,11 @@ describe('v2 callList: a list that cannot be read to its end fails clearly', () 
 
   it('a wrapped list without customKeyForResult says so', async () => {
     rig = await startFastRig({ lists: { 'crm.item.list': 5 } })
-    const result = await rig.portal.actions.v2.callList.make({ method: 'crm.item.list', idKey: 'id' })
+    const result = await rig.portal.actions.v2.callList.make({
+      method: 'crm.item.list',
+      idKey: 'id',
+      unchecked: true,
+    })
     expect(result.isSuccess).toBe(false)
     expect(result.getErrors()[0]?.code).toBe(SdkErrorCode.ListNotRows)
     expect(result.getErrorMessages()[0]).toMatch(/set customKeyForResult/)
@@ -250,7 +264,10 @@ describe('v2 fetchList: page by page', () => {
     rig.emulator.defineMethod('test.stuck.list', () => rowsFrom(1, 50), { versions: ['v2'] })
     const pages: number[] = []
     const run = async (): Promise<void> => {
-      for await (const page of rig!.portal.actions.v2.fetchList.make({ method: 'test.stuck.list' })) {
+      for await (const page of rig!.portal.actions.v2.fetchList.make({
+        method: 'test.stuck.list',
+        unchecked: true,
+      })) {
         pages.push(page.length)
       }
     }

@@ -83,9 +83,9 @@ describe('v3 callList / fetchList: the id keyset with filter triples', () => {
     await expect(
       callList.make({ method: 'tasks.task.list', params: { pagination: { page: 2, limit: 10 } } }),
     ).rejects.toThrow(/params.pagination.page is set by the keyset algorithm/)
-    expect(() => fetchList.make({ method: 'tasks.task.list', params: { filter: { id: 1 } } })).toThrow(
-      /v3 fetchList: params.filter must be an array/,
-    )
+    expect(() =>
+      fetchList.make({ method: 'tasks.task.list', params: { filter: { id: 1 } }, unchecked: true }),
+    ).toThrow(/v3 fetchList: params.filter must be an array/)
     await expect(
       callList.make({ method: 'tasks.task.list', params: { pagination: { limit: 0 } } }),
     ).rejects.toThrow(/pagination.limit must be a positive integer/)
@@ -175,7 +175,10 @@ describe('v3 callTail / fetchTail: the *.tail cursor', () => {
     )
     const pages: number[] = []
     const run = async (): Promise<void> => {
-      for await (const page of rig!.portal.actions.v3.fetchTail.make({ method: 'test.stuck.tail' })) {
+      for await (const page of rig!.portal.actions.v3.fetchTail.make({
+        method: 'test.stuck.tail',
+        unchecked: true,
+      })) {
         pages.push(page.length)
       }
     }

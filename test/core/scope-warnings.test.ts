@@ -89,7 +89,7 @@ describe('what is checked', () => {
     await v2.call.make({ method: 'tasks.task.add', params: { fields: { TITLE: 'Task' } } })
     // The REST 3.0 pages list these under `tasks`, which the scope `task` grants.
     await v3.call.make({ method: 'tasks.task.get', params: { id: 1 } })
-    await v2.call.make({ method: 'tasks.task.field.list' })
+    await v2.call.make({ method: 'tasks.task.field.list', unchecked: true })
     for (const method of ['profile', 'server.time', 'app.info', 'scope', 'method.get'] as const)
       await v2.call.make({ method })
     await v2.call.make({ method: 'my.custom.method', params: { any: 1 }, unchecked: true })
@@ -109,6 +109,7 @@ describe('what is checked', () => {
         ['tasks.task.get', { id: 1 }],
         ['crm.item.list', { entityTypeId: 2 }],
       ],
+      unchecked: true,
     })
     await v2.callList.make({ method: 'user.get' })
     expect(warnings().map((line) => line.context)).toEqual([

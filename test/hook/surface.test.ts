@@ -66,6 +66,7 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
       method: 'crm.item.list',
       idKey: 'id',
       customKeyForResult: 'items',
+      unchecked: true,
     })) {
       pages.push(page.length)
       break
@@ -100,12 +101,14 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
     const halted = await rig.hook.actions.v2.batch.make({
       calls: [...calls],
       options: { returnAjaxResult: true },
+      unchecked: true,
     })
     expect(halted.getData()?.map((entry) => entry.isSuccess)).toEqual([true, false, false])
     expect(halted.getData()?.[2]?.hasError(ActionErrorCode.BatchCommandNotRun)).toBe(true)
     const going = await rig.hook.actions.v2.batch.make({
       calls: [...calls],
       options: { isHaltOnError: false },
+      unchecked: true,
     })
     expect(going.getData()?.map((value) => value !== undefined)).toEqual([true, false, true])
     expect(restPaths(rig)).toEqual(Array(2).fill(`/rest/1/${rig.secret}/batch`))
@@ -123,7 +126,10 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
     })
     rig.emulator.log.clear()
     const calls = Array.from({ length: 120 }, (_, index) => ['crm.item.get', { id: index + 1 }] as const)
-    const result = await rig.hook.actions.v2.batchByChunk.make<{ item: { id: number } }>({ calls })
+    const result = await rig.hook.actions.v2.batchByChunk.make<{ item: { id: number } }>({
+      calls,
+      unchecked: true,
+    })
     expect(result.getData()?.map((entry) => entry?.item.id)).toEqual(
       Array.from({ length: 120 }, (_, i) => i + 1),
     )

@@ -3,7 +3,14 @@
  * fails when a `@ts-expect-error` below stops being an error or an `expectTypeOf` stops holding.
  */
 import { describe, expectTypeOf, it } from 'vitest'
-import type { AjaxResult, PortalOAuth, V2Method, V2MethodParams, V3Method } from '../../src/index.js'
+import type {
+  AjaxResult,
+  PortalOAuth,
+  V2DeprecatedMethod,
+  V2Method,
+  V2MethodParams,
+  V3Method,
+} from '../../src/index.js'
 
 declare const portal: PortalOAuth
 const v2 = portal.actions.v2.call
@@ -70,6 +77,44 @@ describe('call.make and the catalogue', () => {
     void v2.make<Deal>({ method: 'crm.deal.get' })
     // @ts-expect-error a typo fails with a result type too
     void v2.make<Deal>({ method: 'crm.deal.gett', params: { id: 1 } })
+  })
+
+  it('checks a deprecated method as any other (its own overload only adds the deprecation)', () => {
+    expectTypeOf<'crm.deal.add' | 'task.item.getdata'>().toExtend<V2DeprecatedMethod>()
+    expectTypeOf<'crm.item.add'>().not.toExtend<V2DeprecatedMethod>()
+    expectTypeOf(v2.make({ method: 'crm.deal.add', params: { fields: { TITLE: 'Deal' } } })).toEqualTypeOf<
+      Promise<AjaxResult<number>>
+    >()
+    // @ts-expect-error OPENED is a Y/N flag, in a deprecated method too
+    void v2.make({ method: 'crm.deal.add', params: { fields: { OPENED: 'yes' } } })
+    // @ts-expect-error crm.deal.update requires id
+    void v2.make<{ ID: string }>({ method: 'crm.deal.update', params: { fields: {} } })
+  })
+
+  it('types the result as the docs show it, unknown where they show none; make<T> overrides it', async () => {
+    const added = await v2.make({ method: 'crm.deal.add', params: { fields: { TITLE: 'Deal' } } })
+    expectTypeOf(added.getData()?.result).toEqualTypeOf<number | undefined>()
+    const time = await v2.make({ method: 'server.time' })
+    expectTypeOf(time.getData()?.result).toEqualTypeOf<string | undefined>()
+    const updated = await v2.make({
+      method: 'crm.item.update',
+      params: { entityTypeId: 2, id: 1, fields: {} },
+    })
+    expectTypeOf(updated.getData()?.result.item.id).toEqualTypeOf<number | undefined>()
+    // Fields of a row are optional (select decides which come), other keys (custom fields) are unknown.
+    const deal = (await v2.make({ method: 'crm.deal.get', params: { id: 1 } })).getData()?.result
+    expectTypeOf(deal?.TITLE).toEqualTypeOf<string | undefined>()
+    expectTypeOf(deal?.UF_CRM_1).toEqualTypeOf<unknown>()
+    const task = (await v3.make({ method: 'tasks.task.get', params: { id: 1 } })).getData()?.result
+    expectTypeOf(task?.item.title).toEqualTypeOf<string | undefined>()
+    // A page that shows no answer: unknown.
+    const event = await v2.make({ method: 'calendar.event.get', params: { type: 'user', ownerId: 1 } })
+    expectTypeOf(event.getData()?.result).toEqualTypeOf<unknown>()
+    // A result type given replaces the documented one.
+    expectTypeOf(v2.make<{ ID: string }>({ method: 'crm.deal.add', params: {} })).toEqualTypeOf<
+      Promise<AjaxResult<{ ID: string }>>
+    >()
+    expectTypeOf(v2.make<string>({ method: 'server.time' })).toEqualTypeOf<Promise<AjaxResult<string>>>()
   })
 
   it('calls anything with unchecked: true, a name held in a string included', () => {

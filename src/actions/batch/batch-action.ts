@@ -1,3 +1,4 @@
+import type { CheckedCommands } from '../../catalogue/command-types.js'
 import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import { Result } from '../../results/result.js'
 import type { ApiVersion } from '../../types/api-version.js'
@@ -8,13 +9,18 @@ import type { BatchOutcome, BatchRunner, BatchSettings } from './batch-runner.js
 import type {
   BatchCallList,
   BatchCallRecord,
+  BatchCalls,
   BatchData,
+  BatchDataOf,
   BatchListAjaxData,
   BatchListData,
-  BatchMakeOptions,
   BatchOptions,
   BatchRecordAjaxData,
   BatchRecordData,
+  CatalogueBatchCallList,
+  CatalogueBatchCallRecord,
+  CheckedBatchMakeOptions,
+  UncheckedBatchMakeOptions,
 } from './batch-types.js'
 
 /** Most commands the portal runs in one batch request (`CRestUtil::BATCH_MAX_LENGTH`). */
@@ -27,11 +33,26 @@ interface BatchRequest {
   returnAjaxResult: boolean
 }
 
+/** `options` asking for each command's `AjaxResult`. */
+interface AjaxResults {
+  /** With `returnAjaxResult: true`. */
+  options: BatchOptions & { returnAjaxResult: true }
+}
+
+/** `options` asking for each command's bare `result` (the default). */
+interface BareResults {
+  /** Without `returnAjaxResult`, or `false`. */
+  options?: BatchOptions & { returnAjaxResult?: false }
+}
+
 function readBatchRequest(input: unknown, apiVersion: ApiVersion, action: string): BatchRequest {
   const where = `${apiVersion} ${action}`
   if (!isPlainObject(input))
     throw invalidArgument(`${where}: options`, 'must be an object like { calls, options }')
-  const { calls, options } = input as { calls: unknown; options?: unknown }
+  const { calls, options, unchecked } = input as { calls: unknown; options?: unknown; unchecked?: unknown }
+  // `unchecked` only switches the compile-time check off; it is not sent.
+  if (unchecked !== undefined && typeof unchecked !== 'boolean')
+    throw invalidArgument(`${where}: options.unchecked`, `must be a boolean, got ${typeof unchecked}`)
   if (options !== undefined && !isPlainObject(options))
     throw invalidArgument(`${where}: options.options`, 'must be an object')
   const given: BatchOptions = options ?? {}
@@ -74,8 +95,10 @@ function toResult(request: BatchRequest, outcome: BatchOutcome): Result<BatchDat
  * What `batch` and `batchByChunk` share: validation of `{ calls, options }` and results keyed like the input.
  * The `Result` fails when any command failed (its errors name the commands) or the request failed; a failed
  * command is a failed entry, never a throw. Rejects on bad options (`SdkError`) and transport failures (`AjaxError`).
+ * `C` is the version's method catalogue, `R` the form of a reference to an earlier command's result, `Res` the
+ * documented results.
  */
-export abstract class BatchActionBase {
+export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Res = Record<never, never>> {
   /** @internal Sends the commands. */
   protected readonly runner: BatchRunner
   readonly #action: string
@@ -86,25 +109,58 @@ export abstract class BatchActionBase {
     this.#action = action
   }
 
-  /** Runs the commands; each command's `AjaxResult`, in input order. */
+  /** Runs commands not checked against the catalogue (`unchecked: true`); each `AjaxResult`, in input order. */
   make<T = unknown>(
-    options: BatchMakeOptions<BatchCallList> & { options: BatchOptions & { returnAjaxResult: true } },
+    options: UncheckedBatchMakeOptions<BatchCallList> & AjaxResults,
   ): Promise<Result<BatchListAjaxData<T>>>
-  /** Runs the named commands; each command's `AjaxResult`, by name. */
+  /** Runs named commands not checked against the catalogue; each `AjaxResult`, by name. */
   make<T = unknown>(
-    options: BatchMakeOptions<BatchCallRecord> & { options: BatchOptions & { returnAjaxResult: true } },
+    options: UncheckedBatchMakeOptions<BatchCallRecord> & AjaxResults,
   ): Promise<Result<BatchRecordAjaxData<T>>>
-  /** Runs the commands; each command's `result` in input order (`undefined` where it failed). */
+  /** Runs commands not checked against the catalogue; each `result` in input order. */
   make<T = unknown>(
-    options: BatchMakeOptions<BatchCallList> & { options?: BatchOptions & { returnAjaxResult?: false } },
+    options: UncheckedBatchMakeOptions<BatchCallList> & BareResults,
   ): Promise<Result<BatchListData<T>>>
-  /** Runs the named commands; each command's `result` by name (`undefined` where it failed). */
+  /** Runs named commands not checked against the catalogue; each `result` by name. */
   make<T = unknown>(
-    options: BatchMakeOptions<BatchCallRecord> & { options?: BatchOptions & { returnAjaxResult?: false } },
+    options: UncheckedBatchMakeOptions<BatchCallRecord> & BareResults,
   ): Promise<Result<BatchRecordData<T>>>
-  /** Runs the commands; the data's form follows `calls` and `returnAjaxResult`. */
-  make<T = unknown>(options: BatchMakeOptions): Promise<Result<BatchData<T>>>
-  async make(options: BatchMakeOptions): Promise<Result<BatchData>> {
+  /** Runs commands not checked against the catalogue; the data's form follows `calls` and `returnAjaxResult`. */
+  make<T = unknown>(options: UncheckedBatchMakeOptions): Promise<Result<BatchData<T>>>
+  /**
+   * Runs the commands; the data's form follows `calls` (an array for a list, an object with the same keys for
+   * named commands) and `returnAjaxResult`. Every command is checked against the catalogue: a documented method
+   * with its required parameters, typed; parameter values may be references to earlier results. Each command's
+   * result is typed as its method's docs show it. `unchecked: true` beside `calls` skips the check for the whole
+   * batch.
+   */
+  make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
+    options: CheckedBatchMakeOptions<L & CheckedCommands<C, R, L>> & { options?: O },
+  ): Promise<Result<BatchDataOf<L, O, Res>>>
+  /** With an explicit result type `T` of every command: each command's `AjaxResult`, in input order. */
+  make<T = unknown>(
+    options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R>> & AjaxResults,
+  ): Promise<Result<BatchListAjaxData<T>>>
+  /** With an explicit result type: the named commands' `AjaxResult`s, by name. */
+  make<T = unknown>(
+    options: CheckedBatchMakeOptions<CatalogueBatchCallRecord<C, R>> & AjaxResults,
+  ): Promise<Result<BatchRecordAjaxData<T>>>
+  /** With an explicit result type: each command's `result` in input order (`undefined` where it failed). */
+  make<T = unknown>(
+    options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R>> & BareResults,
+  ): Promise<Result<BatchListData<T>>>
+  /** With an explicit result type: the named commands' `result`s by name (`undefined` where it failed). */
+  make<T = unknown>(
+    options: CheckedBatchMakeOptions<CatalogueBatchCallRecord<C, R>> & BareResults,
+  ): Promise<Result<BatchRecordData<T>>>
+  /**
+   * With an explicit result type: the data's form follows `calls` and `returnAjaxResult`. (Checked against the
+   * union of every documented command, which takes longer to type-check than the form without `T`.)
+   */
+  make<T = unknown>(
+    options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R> | CatalogueBatchCallRecord<C, R>>,
+  ): Promise<Result<BatchData<T>>>
+  async make(options: unknown): Promise<Result<BatchData>> {
     const request = readBatchRequest(options, this.runner.apiVersion, this.#action)
     const { commands } = request.batch
     if (commands.length === 0) return toResult(request, { entries: [], errors: [] })
@@ -116,7 +172,11 @@ export abstract class BatchActionBase {
 }
 
 /** `actions.vN.batch`: up to 50 commands in one request; more is an `SdkError` pointing to `batchByChunk`. */
-export class BatchAction extends BatchActionBase {
+export class BatchAction<
+  C = Record<string, unknown>,
+  R = never,
+  Res = Record<never, never>,
+> extends BatchActionBase<C, R, Res> {
   /** @internal */
   protected execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome> {
     const count = batch.commands.length
@@ -138,7 +198,11 @@ export class BatchAction extends BatchActionBase {
  * and their commands come back not run. References between commands (`$result[...]`, `$ref`) work only within
  * a chunk.
  */
-export class BatchByChunkAction extends BatchActionBase {
+export class BatchByChunkAction<
+  C = Record<string, unknown>,
+  R = never,
+  Res = Record<never, never>,
+> extends BatchActionBase<C, R, Res> {
   /** @internal */
   protected async execute(batch: BatchCommands, settings: BatchSettings): Promise<BatchOutcome> {
     const merged: BatchOutcome = { entries: [], errors: [] }

@@ -1,4 +1,7 @@
-/** Options of `callList.make` / `fetchList.make` (v2 and v3). */
+import type { DocumentedResult, ResultOf } from '../../catalogue/call-types.js'
+import type { MethodOptions } from '../../catalogue/command-types.js'
+
+/** Options of `callList.make` / `fetchList.make` (v2 and v3), with any method and parameters. */
 export interface ListOptions {
   /** A list method, for example `crm.contact.list` (v2) or `tasks.task.list` (v3). */
   method: string
@@ -35,7 +38,7 @@ export interface TailCursor {
   limit?: number
 }
 
-/** Options of v3 `callTail.make` / `fetchTail.make`. */
+/** Options of v3 `callTail.make` / `fetchTail.make`, with any method and parameters. */
 export interface TailOptions {
   /** A keyset method, for example `main.eventlog.tail`. */
   method: string
@@ -50,3 +53,56 @@ export interface TailOptions {
   /** Stops the listing: the page in flight is cancelled and no further page is asked for. */
   signal?: AbortSignal
 }
+
+/**
+ * The escape hatch of a list: a method or parameters the catalogue lacks, with `unchecked: true`. Sent exactly as a
+ * checked list.
+ */
+export interface UncheckedListOptions extends ListOptions {
+  /** Skips the catalogue check. */
+  unchecked: true
+}
+
+/** The escape hatch of a `*.tail` list, as {@link UncheckedListOptions}. */
+export interface UncheckedTailOptions extends TailOptions {
+  /** Skips the catalogue check. */
+  unchecked: true
+}
+
+/**
+ * Options of `callList.make` / `fetchList.make` checked against the catalogue `C`: a documented method with its
+ * required parameters, typed.
+ */
+export type CatalogueListOptions<C> = MethodOptions<C, Omit<ListOptions, 'method' | 'params'>>
+
+/** The documented `*.tail` methods of the catalogue `C`. */
+export type TailMethods<C> = Pick<C, Extract<keyof C, `${string}.tail`>>
+
+/**
+ * Options of `callTail.make` / `fetchTail.make` checked against the catalogue `C`: a documented `*.tail` method
+ * with its parameters typed.
+ */
+export type CatalogueTailOptions<C> = MethodOptions<TailMethods<C>, Omit<TailOptions, 'method' | 'params'>>
+
+/**
+ * The rows of a list whose documented result is `R`: the items of `R`, or with `Key` (`customKeyForResult`) the
+ * items under that key; `unknown` when `R` is not such a list.
+ */
+export type RowsOf<R, Key> = [Key] extends [never]
+  ? R extends readonly (infer X)[]
+    ? X
+    : unknown
+  : R extends { readonly [P in Key & string]: readonly (infer X)[] }
+    ? X
+    : unknown
+
+/**
+ * The row type of a list call with options `O`: `T` when the caller gave one, else the rows of the documented
+ * result of `O`'s method in `Res`, under `O`'s `customKeyForResult` or the version's default key `DefaultKey`.
+ */
+export type ListRow<T, Res, O, DefaultKey> = [T] extends [DocumentedResult]
+  ? RowsOf<
+      ResultOf<Res, O extends { readonly method: infer M } ? M : never>,
+      O extends { readonly customKeyForResult: infer K extends string } ? K : DefaultKey
+    >
+  : T
