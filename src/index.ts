@@ -8,8 +8,15 @@ export type {
   V3CallAction,
   VersionActions,
 } from './actions/actions.js'
-export { BatchAction, BatchActionBase, BatchByChunkAction } from './actions/batch/batch-action.js'
+export {
+  type AjaxResults,
+  type BareResults,
+  BatchAction,
+  BatchActionBase,
+  BatchByChunkAction,
+} from './actions/batch/batch-action.js'
 export type {
+  AjaxMode,
   BatchCall,
   BatchCallList,
   BatchCallObject,
@@ -28,6 +35,8 @@ export type {
   CatalogueBatchCallList,
   CatalogueBatchCallRecord,
   CheckedBatchMakeOptions,
+  CommandData,
+  MethodOf,
   UncheckedBatchMakeOptions,
 } from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
@@ -36,6 +45,8 @@ export type {
   CatalogueListOptions,
   CatalogueTailOptions,
   ListOptions,
+  ListRow,
+  RowsOf,
   TailCursor,
   TailMethods,
   TailOptions,
@@ -61,12 +72,15 @@ export type {
 export type {
   CheckedCommand,
   CheckedCommands,
+  CommandFor,
   GivenAs,
   GivenObject,
   MethodCommand,
   MethodOptions,
   MethodTuple,
+  ParamsSlot,
   RefParams,
+  RequiredKeys,
   V2BatchRef,
   V3BatchRef,
   WithRefs,
@@ -80,6 +94,8 @@ export type {
   V3DeprecatedMethod,
   V3MethodParams,
 } from './catalogue/method-types.generated.js'
+/** The documented result shapes that several methods share, by name (`CatalogDocumentAddResult`, ...). */
+export type * as CatalogueResultShapes from './catalogue/result-types.generated.js'
 export type { V2MethodResults, V3MethodResults } from './catalogue/result-types.generated.js'
 export {
   type CallEndMessage,

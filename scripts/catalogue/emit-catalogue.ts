@@ -205,7 +205,7 @@ export function emitResults(methods: readonly DocMethod[], source: DocsSource): 
   }
   const shared = [...aliases].flatMap(([type, alias]) => [
     `/** The result of ${alias.methods.join(', ')}. */`,
-    `type ${alias.name} = ${type}`,
+    `export type ${alias.name} = ${type}`,
     '',
   ])
   const block = (version: 'v2' | 'v3'): string[] => [

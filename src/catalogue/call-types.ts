@@ -25,14 +25,14 @@ export type CatalogueCallOptions<C, M extends keyof C> = M extends keyof C
     } & ParamsOf<C[M]>
   : never
 
-/** Only its type is used: the default of `call.make`'s result type argument (see {@link DocumentedResult}). */
-declare const documentedResult: unique symbol
-
 /**
  * The default of the result type argument of `call.make` and of the other checked calls: the documented result
  * of the method called. A type argument given (`make<Deal>(...)`) replaces it.
  */
-export type DocumentedResult = typeof documentedResult
+export interface DocumentedResult {
+  /** A marker no result type has. */
+  readonly 'portal-oauth: the documented result': never
+}
 
 /** The documented `result` of method `M` in the results catalogue `Res`, `unknown` where the docs show none. */
 export type ResultOf<Res, M> = M extends keyof Res ? Res[M] : unknown

@@ -88,7 +88,9 @@ export interface V3BatchRef {
 }
 
 /** The keys of `T` that are not optional. */
-type RequiredKeys<T> = keyof { [K in keyof T as Record<never, never> extends Pick<T, K> ? never : K]: true }
+export type RequiredKeys<T> = keyof {
+  [K in keyof T as Record<never, never> extends Pick<T, K> ? never : K]: true
+}
 
 /**
  * What a value `G` the caller gave must be for the documented type `E`, built from what was given so that a checked
@@ -122,7 +124,7 @@ export type GivenObject<G, E, R> = { [K in keyof G]: K extends keyof E ? GivenAs
 }
 
 /** The `params` slot of a command tuple for parameters `P`, as `Rest` gave it (or not). */
-type ParamsSlot<P, R, Rest> = Rest extends readonly [infer Given, ...unknown[]]
+export type ParamsSlot<P, R, Rest> = Rest extends readonly [infer Given, ...unknown[]]
   ? [params: GivenObject<Given, P, R>]
   : Record<never, never> extends P
     ? []
@@ -132,7 +134,7 @@ type ParamsSlot<P, R, Rest> = Rest extends readonly [infer Given, ...unknown[]]
  * A command object for the documented method `M` with parameters `P`, as `Given` wrote it; `params` required when
  * `P` has a required key (which {@link GivenObject} then asks for).
  */
-type CommandFor<P, R, M, Given> = {
+export type CommandFor<P, R, M, Given> = {
   [K in keyof Given]: K extends 'method'
     ? M
     : K extends 'params'

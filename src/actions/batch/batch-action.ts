@@ -34,13 +34,13 @@ interface BatchRequest {
 }
 
 /** `options` asking for each command's `AjaxResult`. */
-interface AjaxResults {
+export interface AjaxResults {
   /** With `returnAjaxResult: true`. */
   options: BatchOptions & { returnAjaxResult: true }
 }
 
 /** `options` asking for each command's bare `result` (the default). */
-interface BareResults {
+export interface BareResults {
   /** Without `returnAjaxResult`, or `false`. */
   options?: BatchOptions & { returnAjaxResult?: false }
 }

@@ -109,17 +109,17 @@ export type BatchData<T = unknown> =
   | BatchRecordAjaxData<T>
 
 /** Whether `O` asks for each command's `AjaxResult` (`true`), its bare `result` (`false`), or may do either. */
-type AjaxMode<O> = O extends { returnAjaxResult: true }
+export type AjaxMode<O> = O extends { returnAjaxResult: true }
   ? true
   : O extends { returnAjaxResult?: false | undefined }
     ? false
     : boolean
 
 /** The value of one command in the batch's data: its `result`, or its `AjaxResult` with `returnAjaxResult`. */
-type CommandData<Ajax, T> = Ajax extends true ? AjaxResult<T> : T | undefined
+export type CommandData<Ajax, T> = Ajax extends true ? AjaxResult<T> : T | undefined
 
 /** The method a command names (tuple or object form). */
-type MethodOf<E> = E extends readonly [infer M, ...unknown[]]
+export type MethodOf<E> = E extends readonly [infer M, ...unknown[]]
   ? M
   : E extends { readonly method: infer M }
     ? M
