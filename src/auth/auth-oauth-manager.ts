@@ -1,18 +1,7 @@
 import { waitFor } from 'xstate'
-import type {
-  AccessTokenRefreshOutput,
-  AccessTokenState,
-  RefreshFailure,
-} from '../../machines/access-token.types.js'
+import type { AccessTokenState } from '../../machines/access-token.types.js'
 import type { AdminFlagState } from '../../machines/admin-flag.types.js'
-import {
-  type RefreshTrace,
-  traceRefreshEnd,
-  traceRefreshError,
-  traceRefreshStart,
-} from '../diagnostics/channels.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
-import { toError } from '../errors/to-error.js'
 import type { AuthStrategy, RequestAuth } from '../http/auth-strategy.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type {
@@ -28,13 +17,11 @@ import { invalidArgument } from '../validation/rules.js'
 import { AdminFlag } from './admin-flag.js'
 import { authDataOf } from './auth-data.js'
 import type { AuthOAuthManagerDeps } from './auth-oauth-deps.js'
-import { requestTokenRefresh } from './default-refresh.js'
-import { tokenUrlFor, versionRoot } from './endpoints.js'
+import { versionRoot } from './endpoints.js'
 import type { AdminActor, TokenActor } from './machine-actors.js'
+import { OwnRefresh } from './own-refresh.js'
 import type { ProfileCallSource } from './profile-call.js'
 import { RefreshCallback } from './refresh-callback.js'
-import { classifyRefreshFailure } from './refresh-failure.js'
-import { applyRefreshResult } from './refresh-result.js'
 import { awaitRefresh, callbackError, deadError, mustWait } from './refresh-wait.js'
 import { SharedPair } from './shared-pair.js'
 import { provideTokenMachine, TokenMachine, topState } from './token-machine.js'
@@ -57,14 +44,10 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   #admin: AdminFlag | null = null
   #callback: RefreshCallback | null = null
   #profileCall: ProfileCallSource | null = null
-  #customRefresh: CustomRefreshAuth | null = null
   /** Aborted by `destroy()`: waiting callers fail with `JSSDK_CLIENT_DESTROYED`; a refresh in flight finishes. */
   readonly #closing = new AbortController()
-  /**
-   * Aborted once `destroy()` has let the refresh in flight end: a request that outlived its attempt is dropped.
-   * Created with the first refresh request (an idle instance holds none; see `#abandonSignal()`).
-   */
-  #abandon: AbortController | null = null
+  /** This instance's own refresh attempt (the OAuth request or the custom refresh, then the commit). */
+  readonly #ownRefresh: OwnRefresh
 
   /** The portal of the pair given at construction (the shared bucket and the traces are keyed by it). */
   readonly memberId: string
@@ -78,6 +61,22 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     deps.secrets.pin(secret.clientSecret)
     deps.secrets.pin(params.applicationToken)
     deps.secrets.setCurrentPair(params.accessToken, params.refreshToken)
+    this.#ownRefresh = new OwnRefresh(
+      {
+        pair: () => this.#params,
+        generation: () => this.#generation(),
+        commit: (next) => {
+          this.#params = next
+          deps.secrets.setCurrentPair(next.accessToken, next.refreshToken)
+        },
+        committedLate: (next) => {
+          this.#machine.send({ type: 'pair.replaced', expires: next.expires })
+          this.#callback?.runLate(() => this.#payload())
+        },
+      },
+      secret,
+      deps,
+    )
     const { store } = deps
     this.#shared = store
       ? new SharedPair(
@@ -95,8 +94,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       provideTokenMachine({
         refresh: (signal) =>
           this.#shared
-            ? this.#shared.refresh(signal, (attempt) => this.#refreshOwn(attempt))
-            : this.#refreshOwn(signal),
+            ? this.#shared.refresh(signal, (attempt) => this.#ownRefresh.run(attempt))
+            : this.#ownRefresh.run(signal),
         persist: async () => this.#callback?.run(() => this.#payload()),
         logger: deps.logger,
         settings: deps.settings,
@@ -207,12 +206,12 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     if (typeof refresh !== 'function') {
       throw invalidArgument('setCustomRefreshAuth: refresh', 'must be a function')
     }
-    this.#customRefresh = refresh
+    this.#ownRefresh.custom = refresh
   }
 
   /** Unregisters the custom refresh function. */
   removeCustomRefreshAuth(): void {
-    this.#customRefresh = null
+    this.#ownRefresh.custom = null
   }
 
   /** Replaces the pair held with `params` (validated), also after it died; a refresh of the old one is abandoned. */
@@ -254,15 +253,33 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   // ---- AuthStrategy (for the transports) --------------------------------------------------------------------
 
-  async prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): Promise<RequestAuth> {
+  /** The token at hand, at once when nothing has to be waited for (no store to read, no refresh to wait out). */
+  prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): RequestAuth | Promise<RequestAuth> {
     this.#assertAlive()
-    // Stryker disable next-line ConditionalExpression: without a store it returns at once; the check saves a promise per call
-    if (this.#shared) {
-      // The store's reads count against the call's wait, which the refresh wait gets the rest of.
-      const started = performance.now()
-      await this.#shared.beforeUse(waitMs)
-      if (waitMs !== undefined) waitMs = Math.max(0, waitMs - (performance.now() - started))
-    }
+    return this.#shared
+      ? this.#prepareShared(this.#shared, apiVersion, signal, waitMs)
+      : this.#prepareHeld(apiVersion, signal, waitMs)
+  }
+
+  async #prepareShared(
+    shared: SharedPair,
+    apiVersion: ApiVersion,
+    signal: AbortSignal | undefined,
+    waitMs: number | undefined,
+  ): Promise<RequestAuth> {
+    // The store's reads count against the call's wait, which the refresh wait gets the rest of.
+    const started = performance.now()
+    await shared.beforeUse(waitMs)
+    const left = waitMs === undefined ? undefined : Math.max(0, waitMs - (performance.now() - started))
+    return this.#prepareHeld(apiVersion, signal, left)
+  }
+
+  /** The pair held, once the refresh a call must wait for (past expiry, or being persisted) has ended. */
+  #prepareHeld(
+    apiVersion: ApiVersion,
+    signal?: AbortSignal,
+    waitMs?: number,
+  ): RequestAuth | Promise<RequestAuth> {
     const now = this.#deps.now()
     let snapshot = this.#machine.snapshot()
     const state = topState(snapshot)
@@ -276,14 +293,20 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       this.#machine.send({ type: 'authData.requested', now })
       snapshot = this.#machine.snapshot()
     }
-    if (mustWait(snapshot, now)) {
-      const actor = this.#machine.actor()
-      const outcome = await awaitRefresh(actor, snapshot.context, this.#closing.signal, signal, waitMs)
-      if (!outcome.ok) throw outcome.error
-    }
+    if (!mustWait(snapshot, now)) return this.#requestAuth(apiVersion)
+    return awaitRefresh(this.#machine.actor(), snapshot.context, this.#closing.signal, signal, waitMs).then(
+      (outcome) => {
+        if (!outcome.ok) throw outcome.error
+        return this.#requestAuth(apiVersion)
+      },
+    )
+  }
+
+  #requestAuth(apiVersion: ApiVersion): RequestAuth {
+    const { clientEndpoint, accessToken } = this.#params
     return {
-      baseUrl: versionRoot(this.#params.clientEndpoint, apiVersion),
-      token: this.#params.accessToken,
+      baseUrl: versionRoot(clientEndpoint, apiVersion),
+      token: accessToken,
       generation: this.#generation(),
     }
   }
@@ -332,18 +355,10 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         await waitFor(actor, (snapshot) => topState(snapshot) !== 'refreshing').catch(ignore)
       }
     }
-    // Created here when no refresh asked for it yet, so that a later request starts aborted.
-    this.#abandon ??= new AbortController()
-    this.#abandon.abort()
+    this.#ownRefresh.abandon()
     await this.#callback?.settled()
     this.#machine.stop()
     this.#admin?.stop()
-  }
-
-  /** The signal that ends refresh requests once `destroy()` is done (already aborted after it). */
-  #abandonSignal(): AbortSignal {
-    this.#abandon ??= new AbortController()
-    return this.#abandon.signal
   }
 
   #generation(): number {
@@ -375,79 +390,6 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     this.#usePair(stored)
     this.#deps.logger.info('token pair taken from the store', { expires: stored.expires })
     if (newGeneration) this.#machine.send({ type: 'pair.replaced', expires: stored.expires })
-  }
-
-  /**
-   * One refresh attempt of this instance alone, the body of the `refreshTokens` actor: the OAuth request (or the
-   * custom refresh), then the commit. The new pair is committed the moment it arrives, before the machine hears of
-   * it, so that no later failure (an odd field, the attempt's timeout) can lose it. Rejects with a
-   * {@link RefreshFailure} holding an error free of secrets.
-   */
-  async #refreshOwn(signal: AbortSignal): Promise<AccessTokenRefreshOutput> {
-    const generation = this.#generation()
-    const trace = traceRefreshStart(generation, this.#params.memberId)
-    const previous = this.#params
-    let raw: unknown
-    try {
-      raw = this.#customRefresh
-        ? await this.#customRefresh({ refreshToken: previous.refreshToken, signal })
-        : await requestTokenRefresh({
-            tokenUrl: tokenUrlFor(previous.serverEndpoint),
-            refreshToken: previous.refreshToken,
-            clientId: this.#secret.clientId,
-            clientSecret: this.#secret.clientSecret,
-            fetch: this.#deps.instance.fetch(),
-            // Not the attempt's signal: a server slower than the refresh timeout may still rotate the pair, and its
-            // answer must then be committed, not dropped. The request ends at the lock's TTL or when destroy() is done.
-            signal: AbortSignal.any([AbortSignal.timeout(this.#deps.lockTtlMs), this.#abandonSignal()]),
-          })
-    } catch (error) {
-      throw this.#refreshFailure(error, signal, trace)
-    }
-    let applied: ReturnType<typeof applyRefreshResult>
-    try {
-      applied = applyRefreshResult(
-        previous,
-        raw as Parameters<typeof applyRefreshResult>[1],
-        this.#deps.now(),
-      )
-    } catch (error) {
-      throw this.#refreshFailure(error, signal, trace)
-    }
-    if (this.#generation() !== generation) {
-      // setAuthOptions() replaced the pair meanwhile; the new one wins.
-      this.#deps.logger.warn('token refresh finished after the pair was replaced; its pair is not used')
-      return { expires: this.#params.expires }
-    }
-    const next = applied.params
-    this.#params = next
-    this.#deps.secrets.setCurrentPair(next.accessToken, next.refreshToken)
-    if (applied.repaired.length > 0) {
-      this.#deps.logger.warn(
-        `token refresh answer had odd fields, repaired: ${applied.repaired.join(', ')}`,
-        {
-          fields: applied.repaired,
-        },
-      )
-    }
-    this.#deps.logger.info('token pair refreshed', { generation: generation + 1, expires: next.expires })
-    traceRefreshEnd(trace, generation + 1, next.expires)
-    if (signal.aborted) {
-      // The machine gave up on this attempt (timeout) before the answer came: the pair is the newest there is, so it
-      // replaces the one the machine knows (abandoning a retry that would spend the old refresh token) and is persisted.
-      this.#machine.send({ type: 'pair.replaced', expires: next.expires })
-      this.#callback?.runLate(() => this.#payload())
-    }
-    return { expires: next.expires }
-  }
-
-  #refreshFailure(error: unknown, signal: AbortSignal, trace: RefreshTrace): RefreshFailure {
-    const failure = toError(error, this.#deps.secrets)
-    const kind = classifyRefreshFailure(failure)
-    traceRefreshError(trace, failure, this.#deps.secrets)
-    // An attempt the machine abandoned already has its outcome; nothing to log twice.
-    if (!signal.aborted) this.#deps.logger.error('token refresh failed', { error: failure, kind })
-    return { kind, error: failure }
   }
 
   #adminFlag(): AdminFlag {

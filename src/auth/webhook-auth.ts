@@ -16,8 +16,9 @@ export class WebhookAuth implements AuthStrategy {
     ])
   }
 
-  prepare(apiVersion: ApiVersion): Promise<RequestAuth> {
-    return Promise.resolve({ baseUrl: this.#roots.get(apiVersion) ?? '', generation: 0 })
+  /** The version's root, at once: nothing to refresh. */
+  prepare(apiVersion: ApiVersion): RequestAuth {
+    return { baseUrl: this.#roots.get(apiVersion) ?? '', generation: 0 }
   }
 
   /** A webhook carries no token: its secret is in the root. */

@@ -22,6 +22,9 @@ const GRANTED_ALSO_BY: ReadonlyMap<string, readonly string[]> = new Map([
   ['socialnetwork', ['sonet_group']],
 ])
 
+/** How many methods, per version, the memo of checked methods holds before it starts over. */
+const MAX_CHECKED_METHODS = 4096
+
 /**
  * The scope check of one client instance: a call to a documented method whose scopes the pair's `scope` does not
  * list logs one warning, once per instance and missing scope (the fix is per scope: add it to the application; one
@@ -36,38 +39,59 @@ export class ScopeWarnings {
   #granted: ReadonlySet<string> | null = null
   /** Scope lists (as the catalogue writes them) already warned about. */
   readonly #warned = new Set<string>()
+  /** Methods, per version, checked against the pair's scope already: each call would find the same (CPU per call). */
+  readonly #checked: Record<ApiVersion, Set<string>> = { v2: new Set(), v3: new Set() }
 
   constructor(className: string) {
     this.#className = className
   }
 
-  /** Checks each of `methods` (a call's method, or a batch's commands) against `pairScope`. */
+  /** Checks `method` and a batch's `commands` against `pairScope`. */
   check(
     table: MethodTable,
     apiVersion: ApiVersion,
-    methods: readonly string[],
+    method: string,
+    commands: readonly string[] | undefined,
     pairScope: string,
     logger: LoggerInterface,
   ): void {
     if (pairScope !== this.#pairScope) this.#readPairScope(pairScope)
     const granted = this.#granted
     if (!granted) return
-    for (const method of methods) {
-      const facts = table.lookup(apiVersion, method)
-      if (!facts || this.#warned.has(facts.scopeList) || isGranted(facts, granted)) continue
-      this.#warned.add(facts.scopeList)
-      const needs =
-        facts.scopes.length === 1 ? `scope ${facts.scopeList}` : `one of the scopes ${facts.scopeList}`
-      logger.warn(
-        `${this.#className}: ${apiVersion} ${method} needs ${needs} (method catalogue), which the pair's scope "${pairScope}" does not list; the call is sent and the portal decides (said once per scope)`,
-        { apiVersion, method, scope: facts.scopeList, pairScope },
-      )
-    }
+    this.#checkOne(table, apiVersion, method, granted, pairScope, logger)
+    for (const command of commands ?? [])
+      this.#checkOne(table, apiVersion, command, granted, pairScope, logger)
+  }
+
+  #checkOne(
+    table: MethodTable,
+    apiVersion: ApiVersion,
+    method: string,
+    granted: ReadonlySet<string>,
+    pairScope: string,
+    logger: LoggerInterface,
+  ): void {
+    const checked = this.#checked[apiVersion]
+    if (checked.has(method)) return
+    // Method names an application makes up at run time would grow the memo without end.
+    if (checked.size >= MAX_CHECKED_METHODS) checked.clear()
+    checked.add(method)
+    const facts = table.lookup(apiVersion, method)
+    if (!facts || this.#warned.has(facts.scopeList) || isGranted(facts, granted)) return
+    this.#warned.add(facts.scopeList)
+    const needs =
+      facts.scopes.length === 1 ? `scope ${facts.scopeList}` : `one of the scopes ${facts.scopeList}`
+    logger.warn(
+      `${this.#className}: ${apiVersion} ${method} needs ${needs} (method catalogue), which the pair's scope "${pairScope}" does not list; the call is sent and the portal decides (said once per scope)`,
+      { apiVersion, method, scope: facts.scopeList, pairScope },
+    )
   }
 
   #readPairScope(pairScope: string): void {
     this.#pairScope = pairScope
     this.#warned.clear()
+    this.#checked.v2.clear()
+    this.#checked.v3.clear()
     // Comma-separated; event pages of the documentation say space-separated.
     const scopes = pairScope
       .toLowerCase()

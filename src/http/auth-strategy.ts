@@ -20,10 +20,11 @@ export interface AuthStrategy {
    */
   readonly scope?: string | undefined
   /**
-   * Resolves when a usable token is at hand, waiting for the one refresh in flight if needed, at most `waitMs`
-   * and until `signal` aborts.
+   * The authorisation of a request: returned at once when a usable token is at hand, else a promise that resolves
+   * once the one refresh in flight has ended, waiting at most `waitMs` and until `signal` aborts. (A transport
+   * awaits a promise only when it gets one: calls whose token is at hand take no extra turn.)
    */
-  prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): Promise<RequestAuth>
+  prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): RequestAuth | Promise<RequestAuth>
   /**
    * The portal rejected `auth` with `code` (`expired_token` / `invalid_token`). Resolves `true` when the call
    * should be sent once more with a fresh `prepare()`; rejects when the refresh fails.

@@ -156,13 +156,13 @@ export class RestTransport implements TypeHttp {
     commands: readonly string[] | undefined,
     scope: string,
   ): void {
-    const methods = commands ? [method, ...commands] : [method]
-    this.#instance.scopeWarnings.check(table, this.apiVersion, methods, scope, this.#instance.logger)
+    this.#instance.scopeWarnings.check(table, this.apiVersion, method, commands, scope, this.#instance.logger)
   }
 
   async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
     const { signal } = context.options
-    context.auth = await this.#prepare(context)
+    const prepared = this.#prepare(context)
+    context.auth = isThenable(prepared) ? await prepared : prepared
     let answer = await this.#send(context)
     for (let resend = 0; resend < MAX_TOKEN_RESENDS; resend += 1) {
       // Only a 401 can be a token rejection; other answers are read once, by #toResult.
@@ -177,9 +177,10 @@ export class RestTransport implements TypeHttp {
     return this.#toResult<T>(context, answer)
   }
 
-  #prepare(context: CallContext): Promise<RequestAuth> {
-    const pending = this.#auth.prepare(this.apiVersion, context.options.signal, this.#waitMs(context))
-    return this.#cancellable(context, pending)
+  /** The authorisation of the next attempt; a promise only when the auth side has to wait (see `prepare`). */
+  #prepare(context: CallContext): RequestAuth | Promise<RequestAuth> {
+    const prepared = this.#auth.prepare(this.apiVersion, context.options.signal, this.#waitMs(context))
+    return isThenable(prepared) ? this.#cancellable(context, Promise.resolve(prepared)) : prepared
   }
 
   /** A wait on the auth side that the caller's signal ended fails as the call's cancellation (`REQUEST_ABORTED`). */
@@ -402,12 +403,20 @@ export class RestTransport implements TypeHttp {
   }
 
   /**
-   * One attempt leaving: its slot first, then the token current at that moment written into its body (a call that
-   * waited behind the bucket while the pair was refreshed carries the new token). The body goes beside the `Request`
-   * to an adapter that takes it there, in a new `Request` to any other.
+   * One attempt leaving: its slot first (taken at once when one is free, without a turn of the event loop), then the
+   * token current at that moment written into its body (a call that waited behind the bucket while the pair was
+   * refreshed carries the new token).
    */
-  async #attempt(context: CallContext, request: Request): Promise<Request | undefined> {
-    await this.#gate(context)
+  #attempt(context: CallContext, request: Request): Request | undefined | Promise<Request | undefined> {
+    this.#instance.assertAlive()
+    if (!this.#instance.restrictions.tryAcquire(context.options.method, context.options.signal))
+      return this.#gate(context).then(() => this.#write(context, request))
+    context.attempts += 1
+    return this.#write(context, request)
+  }
+
+  /** Writes the current token into the attempt's body: beside the `Request` for an adapter that takes it there, in a new `Request` for any other. */
+  #write(context: CallContext, request: Request): Request | undefined {
     const token = this.#auth.currentToken()
     if (token !== context.auth.token) {
       const { baseUrl } = context.auth
@@ -423,9 +432,8 @@ export class RestTransport implements TypeHttp {
     return new Request(request, { body: text })
   }
 
-  /** Every attempt, retries included, waits for the method's operating delay and a slot of the bucket. */
+  /** An attempt that found no free slot waits for the method's operating delay and a slot of the bucket. */
   async #gate(context: CallContext): Promise<void> {
-    this.#instance.assertAlive()
     const { trace } = context
     const waitFrom = trace ? performance.now() : 0
     try {
@@ -451,6 +459,11 @@ const MIN_STORE_WAIT_MS = 100
 
 /** The authorisation of a call not prepared yet. */
 const NO_AUTH: RequestAuth = { baseUrl: '', generation: 0 }
+
+/** Whether `value` is a promise or another thenable (an `AuthStrategy` may return either, or the value itself). */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown }).then === 'function'
+}
 
 /** The call a ky hook runs for, passed through ky's `context` option. */
 function callContextOf(options: { readonly context: unknown }): CallContext {

@@ -73,15 +73,26 @@ export class LeakyBucket {
 
   /** Waits for a slot. Rejects with the signal's reason when it aborts first. */
   take(signal?: AbortSignal): Promise<void> {
-    if (this.#queued === 0) {
-      this.#credit()
-      if (this.#available > 0) {
-        if (signal?.aborted) return Promise.reject(signal.reason)
-        this.#consume()
-        return Promise.resolve()
-      }
+    if (this.#hasFreeSlot()) {
+      if (signal?.aborted) return Promise.reject(signal.reason)
+      this.#consume()
+      return Promise.resolve()
     }
     return this.#wait(signal)
+  }
+
+  /** Takes a free slot at once, when nobody waits for one; `false` when {@link take} would have to wait. */
+  tryTake(): boolean {
+    if (!this.#hasFreeSlot()) return false
+    this.#consume()
+    return true
+  }
+
+  /** Whether a caller may take a slot now: nobody is queued and the level, credited to now, has one. */
+  #hasFreeSlot(): boolean {
+    if (this.#queued !== 0) return false
+    this.#credit()
+    return this.#available > 0
   }
 
   /** Empties the bucket: the portal said it is full, so wait for it to drain before sending more. */

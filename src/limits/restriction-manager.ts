@@ -83,6 +83,15 @@ export class RestrictionManager {
     return traceLimiterWait(waiting, method, 'operating')
   }
 
+  /**
+   * Takes a slot for `method` at once when one is free and nothing else is to be waited for (no shared bucket, no
+   * operating delay, nobody queued, the signal not aborted). `false`: {@link acquire} waits for it instead.
+   */
+  tryAcquire(method: string, signal?: AbortSignal): boolean {
+    if (this.#shared || signal?.aborted || (this.#operating?.delayFor(method) ?? 0) > 0) return false
+    return this.#bucketInstance().tryTake()
+  }
+
   async #acquireShared(
     shared: SharedBucket,
     method: string,

@@ -1,0 +1,118 @@
+import type { AccessTokenRefreshOutput, RefreshFailure } from '../../machines/access-token.types.js'
+import {
+  type RefreshTrace,
+  traceRefreshEnd,
+  traceRefreshError,
+  traceRefreshStart,
+} from '../diagnostics/channels.js'
+import { toError } from '../errors/to-error.js'
+import type { CustomRefreshAuth, PortalOAuthParams, PortalOAuthSecret } from '../types/auth.js'
+import type { AuthOAuthManagerDeps } from './auth-oauth-deps.js'
+import { requestTokenRefresh } from './default-refresh.js'
+import { tokenUrlFor } from './endpoints.js'
+import { classifyRefreshFailure } from './refresh-failure.js'
+import { applyRefreshResult } from './refresh-result.js'
+
+/** What a refresh attempt reads from, and commits to, the auth manager that holds the pair. */
+export interface OwnRefreshHost {
+  /** The pair held now. */
+  pair(): PortalOAuthParams
+  /** The generation of the pair held (the machine's). */
+  generation(): number
+  /** Makes `next` the pair held, the moment it arrives. */
+  commit(next: PortalOAuthParams): void
+  /**
+   * The machine gave up on the attempt before its answer came: the committed pair is the newest there is, so it
+   * replaces the one the machine knows and is persisted.
+   */
+  committedLate(next: PortalOAuthParams): void
+}
+
+/**
+ * One refresh attempt of one instance alone (no store), the body of the `refreshTokens` actor: the OAuth request, or
+ * the custom refresh, then the commit. The new pair is committed the moment it arrives, before the machine hears of
+ * it, so that no later failure (an odd field, the attempt's timeout) can lose it.
+ */
+export class OwnRefresh {
+  readonly #host: OwnRefreshHost
+  readonly #secret: PortalOAuthSecret
+  readonly #deps: AuthOAuthManagerDeps
+  /** `setCustomRefreshAuth()`'s function, used instead of the OAuth request. */
+  custom: CustomRefreshAuth | null = null
+  /**
+   * Aborted once `destroy()` has let the refresh in flight end: a request that outlived its attempt is dropped.
+   * Created with the first request (an idle instance holds none).
+   */
+  #abandon: AbortController | null = null
+
+  constructor(host: OwnRefreshHost, secret: PortalOAuthSecret, deps: AuthOAuthManagerDeps) {
+    this.#host = host
+    this.#secret = secret
+    this.#deps = deps
+  }
+
+  /** Ends the requests still in flight and any later one (`destroy()`, once the refresh in flight has ended). */
+  abandon(): void {
+    this.#abandon ??= new AbortController()
+    this.#abandon.abort()
+  }
+
+  /** Runs one attempt. Rejects with a {@link RefreshFailure} holding an error free of secrets. */
+  async run(signal: AbortSignal): Promise<AccessTokenRefreshOutput> {
+    const generation = this.#host.generation()
+    const previous = this.#host.pair()
+    const trace = traceRefreshStart(generation, previous.memberId)
+    let applied: ReturnType<typeof applyRefreshResult>
+    try {
+      const raw = await this.#request(previous, signal)
+      applied = applyRefreshResult(
+        previous,
+        raw as Parameters<typeof applyRefreshResult>[1],
+        this.#deps.now(),
+      )
+    } catch (error) {
+      throw this.#failure(error, signal, trace)
+    }
+    if (this.#host.generation() !== generation) {
+      // setAuthOptions() replaced the pair meanwhile; the new one wins.
+      this.#deps.logger.warn('token refresh finished after the pair was replaced; its pair is not used')
+      return { expires: this.#host.pair().expires }
+    }
+    const next = applied.params
+    this.#host.commit(next)
+    if (applied.repaired.length > 0) {
+      const fields = applied.repaired
+      this.#deps.logger.warn(`token refresh answer had odd fields, repaired: ${fields.join(', ')}`, {
+        fields,
+      })
+    }
+    this.#deps.logger.info('token pair refreshed', { generation: generation + 1, expires: next.expires })
+    traceRefreshEnd(trace, generation + 1, next.expires)
+    if (signal.aborted) this.#host.committedLate(next)
+    return { expires: next.expires }
+  }
+
+  #request(previous: PortalOAuthParams, signal: AbortSignal): Promise<unknown> {
+    if (this.custom) return this.custom({ refreshToken: previous.refreshToken, signal })
+    this.#abandon ??= new AbortController()
+    return requestTokenRefresh({
+      tokenUrl: tokenUrlFor(previous.serverEndpoint),
+      refreshToken: previous.refreshToken,
+      clientId: this.#secret.clientId,
+      clientSecret: this.#secret.clientSecret,
+      fetch: this.#deps.instance.fetch(),
+      // Not the attempt's signal: a server slower than the refresh timeout may still rotate the pair, and its answer
+      // must then be committed, not dropped. The request ends at the lock's TTL or when destroy() is done.
+      signal: AbortSignal.any([AbortSignal.timeout(this.#deps.lockTtlMs), this.#abandon.signal]),
+    })
+  }
+
+  #failure(error: unknown, signal: AbortSignal, trace: RefreshTrace): RefreshFailure {
+    const failure = toError(error, this.#deps.secrets)
+    const kind = classifyRefreshFailure(failure)
+    traceRefreshError(trace, failure, this.#deps.secrets)
+    // An attempt the machine abandoned already has its outcome; nothing to log twice.
+    if (!signal.aborted) this.#deps.logger.error('token refresh failed', { error: failure, kind })
+    return { kind, error: failure }
+  }
+}
