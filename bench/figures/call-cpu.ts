@@ -24,7 +24,7 @@ const MIN_SIDE_CHANNEL_SAVING = 0.15
 /** The bars against the vendor's SDK: client CPU per call at most this share of the vendor's, per mode. */
 const VENDOR_BARS: Record<string, number> = { sequential: 0.6, [`${CONCURRENCY} concurrent`]: 0.5 }
 
-export function clientVariant(name: string, portal: PortalOAuth): CpuVariant {
+function clientVariant(name: string, portal: PortalOAuth): CpuVariant {
   return {
     name,
     call: async () => {
@@ -59,7 +59,7 @@ async function rawVariant(rig: BenchRig): Promise<CpuVariant> {
  * included), a `beforeRequest` hook, the same retry settings (a fresh object per call, `shouldRetry` a closure over
  * the call, as the client's is) and the body beside the `Request`; it parses the answer.
  */
-export async function kyVariant(
+async function kyVariant(
   rig: BenchRig,
   sideChannels = true,
   kyModule: KyModule = ky,

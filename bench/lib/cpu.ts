@@ -35,9 +35,6 @@ export async function cpuPerCall(
       await call()
     }
   }
-  // The garbage of what ran before (another variant, say) is collected first, not on this window's CPU.
-  // `npm run bench` runs with --expose-gc; without it the window starts as it is.
-  ;(globalThis as { gc?: () => void }).gc?.()
   const before = process.cpuUsage()
   await Promise.all(Array.from({ length: concurrency }, worker))
   const used = process.cpuUsage(before)
