@@ -40,8 +40,12 @@ export class LeakyBucket {
   #queued = 0
   /** Time at which the slot being drained now started draining; `null` when full or until the burst's turn ends. */
   #drainSince: number | null = null
-  /** Set from a burst's first slot until its drain clock starts (first answer, or the fallback timer fires). */
-  #burstStart: NodeJS.Timeout | undefined
+  /**
+   * When a burst's first slot was taken, until its drain clock starts: at its first answer, or {@link
+   * DRAIN_START_FALLBACK_MS} later, which is read when the level is credited (a time, not a timer: one timer set and
+   * cleared per call cost more CPU than the rest of the bucket).
+   */
+  #burstFrom: number | null = null
   #timer: NodeJS.Timeout | undefined
   /** Callers waiting for a slot; while there are any, the refill timer keeps the process alive. */
   #waiting = 0
@@ -104,7 +108,7 @@ export class LeakyBucket {
 
   /** An answer came back: the portal has counted the first request of the burst, so the drain clock starts now. */
   answered(): void {
-    if (this.#burstStart) this.#startDraining()
+    if (this.#burstFrom !== null) this.#startDraining()
   }
 
   /** Requests waiting for a slot. */
@@ -117,8 +121,6 @@ export class LeakyBucket {
     this.#destroyed = true
     clearTimeout(this.#timer)
     this.#timer = undefined
-    clearTimeout(this.#burstStart)
-    this.#burstStart = undefined
     // Drops the waiting jobs (bottleneck's default), which rejects their callers.
     await this.#limiter?.stop()
   }
@@ -165,15 +167,14 @@ export class LeakyBucket {
 
   #consume(): void {
     this.#available -= 1
-    if (this.#drainSince !== null || this.#burstStart) return
-    this.#burstStart = setTimeout(() => this.#startDraining(), DRAIN_START_FALLBACK_MS)
-    // Only a waiting caller keeps the process alive (see #arm).
-    this.#burstStart.unref()
+    if (this.#drainSince !== null || this.#burstFrom !== null) return
+    this.#burstFrom = Date.now()
+    // Callers still queued are woken when the fallback would start the drain (see #arm).
+    if (this.#queued > 0) this.#arm()
   }
 
   #startDraining(): void {
-    clearTimeout(this.#burstStart)
-    this.#burstStart = undefined
+    this.#burstFrom = null
     this.#drainSince ??= Date.now()
     this.#arm()
   }
@@ -188,8 +189,14 @@ export class LeakyBucket {
 
   /** Credits the slots drained since the last look. */
   #credit(): void {
+    const now = Date.now()
+    // No answer came in time: the burst drains from its fallback moment, as if a timer had started it then.
+    if (this.#burstFrom !== null && now - this.#burstFrom >= DRAIN_START_FALLBACK_MS) {
+      this.#drainSince ??= this.#burstFrom + DRAIN_START_FALLBACK_MS
+      this.#burstFrom = null
+    }
     if (this.#drainSince === null) return
-    const drained = Math.max(0, Math.floor((Date.now() - this.#drainSince) / this.#slotMs))
+    const drained = Math.max(0, Math.floor((now - this.#drainSince) / this.#slotMs))
     // Never negative: the level is at most the capacity.
     this.#available += Math.min(drained, this.#capacity - this.#available)
     this.#drainSince = this.#available >= this.#capacity ? null : this.#drainSince + drained * this.#slotMs
@@ -199,8 +206,12 @@ export class LeakyBucket {
   #arm(): void {
     clearTimeout(this.#timer)
     this.#timer = undefined
-    if (this.#destroyed || this.#drainSince === null || this.#queued === 0) return
-    const due = this.#drainSince + this.#slotMs - Date.now()
+    if (this.#destroyed || this.#queued === 0) return
+    // Before the drain clock starts, waiters are woken when the fallback would start it.
+    const from =
+      this.#drainSince ?? (this.#burstFrom === null ? null : this.#burstFrom + DRAIN_START_FALLBACK_MS)
+    if (from === null) return
+    const due = from + this.#slotMs - Date.now()
     this.#timer = setTimeout(() => this.#refill(), Math.max(0, due))
     // A caller waiting for a slot keeps the process alive; callers that gave up do not.
     if (this.#waiting === 0) this.#timer.unref()
