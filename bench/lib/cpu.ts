@@ -22,7 +22,18 @@ export interface CpuSamples {
   ratio(mode: string, index: number, base: number): number
 }
 
-/** CPU of this process (user + system) per call, in microseconds: `calls` calls, `concurrency` at a time. */
+/**
+ * CPU of the main thread (user + system), us. V8's compiler and garbage-collector helper threads run beside it and
+ * their time lands in whichever window happens to be open: with the whole process's CPU, the client measured against
+ * itself read 0.59x to 2.2x across rounds (quartiles 0.69x and 1.24x); on the main thread, 0.78x to 1.34x (0.98x and
+ * 1.18x). The whole process's where `process.threadCpuUsage()` is missing (early Node 22 releases).
+ */
+const mainThreadCpu: (previous?: NodeJS.CpuUsage) => NodeJS.CpuUsage =
+  typeof process.threadCpuUsage === 'function'
+    ? (previous) => process.threadCpuUsage(previous)
+    : (previous) => process.cpuUsage(previous)
+
+/** Main-thread CPU (user + system) per call, in microseconds: `calls` calls, `concurrency` at a time. */
 export async function cpuPerCall(
   call: () => Promise<void>,
   calls: number,
@@ -35,17 +46,21 @@ export async function cpuPerCall(
       await call()
     }
   }
-  const before = process.cpuUsage()
+  const before = mainThreadCpu()
   await Promise.all(Array.from({ length: concurrency }, worker))
-  const used = process.cpuUsage(before)
+  const used = mainThreadCpu(before)
   return (used.user + used.system) / calls
 }
 
+/** Slices a round's calls of each variant are cut into, interleaved with the other variants' slices. */
+const SLICES = 4
+
 /**
  * Measures every variant in every mode, `rounds` times after one warm-up round (JIT, connection pools, the
- * emulator's caches) that is not kept, then closes the variants. Within a round the order rotates, so that no
- * variant always runs right after the same neighbour, and ratios are taken within a round, where the variants ran
- * side by side under the same load.
+ * emulator's caches) that is not kept, then closes the variants. Within a round each variant's calls run in
+ * {@link SLICES} slices interleaved with the others', in an order that rotates, so that no variant always runs
+ * right after the same neighbour and a drift within the round (the JIT, a neighbour's load) falls on every variant
+ * alike; ratios are taken within a round, where the variants ran side by side.
  */
 export async function cpuRounds(
   variants: readonly CpuVariant[],
@@ -56,10 +71,13 @@ export async function cpuRounds(
   try {
     for (let round = 0; round <= rounds; round += 1) {
       for (const mode of modes) {
-        const measured: number[] = new Array(variants.length)
-        for (let step = 0; step < variants.length; step += 1) {
-          const index = (step + round) % variants.length
-          measured[index] = await cpuPerCall(variants[index]!.call, mode.calls, mode.concurrency)
+        const measured: number[] = new Array(variants.length).fill(0)
+        const calls = Math.ceil(mode.calls / SLICES)
+        for (let slice = 0; slice < SLICES; slice += 1) {
+          for (let step = 0; step < variants.length; step += 1) {
+            const index = (step + round + slice) % variants.length
+            measured[index]! += (await cpuPerCall(variants[index]!.call, calls, mode.concurrency)) / SLICES
+          }
         }
         if (round > 0) samples.get(mode.label)!.push(measured)
       }
