@@ -46,8 +46,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   #profileCall: ProfileCallSource | null = null
   /** Aborted by `destroy()`: waiting callers fail with `JSSDK_CLIENT_DESTROYED`; a refresh in flight finishes. */
   readonly #closing = new AbortController()
-  /** This instance's own refresh attempt (the OAuth request or the custom refresh, then the commit). */
-  readonly #ownRefresh: OwnRefresh
+  /** This instance's own refresh attempt (the OAuth request or the custom refresh, then the commit); made on first use. */
+  #ownRefresh: OwnRefresh | null = null
 
   /** The portal of the pair given at construction (the shared bucket and the traces are keyed by it). */
   readonly memberId: string
@@ -61,22 +61,6 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     deps.secrets.pin(secret.clientSecret)
     deps.secrets.pin(params.applicationToken)
     deps.secrets.setCurrentPair(params.accessToken, params.refreshToken)
-    this.#ownRefresh = new OwnRefresh(
-      {
-        pair: () => this.#params,
-        generation: () => this.#generation(),
-        commit: (next) => {
-          this.#params = next
-          deps.secrets.setCurrentPair(next.accessToken, next.refreshToken)
-        },
-        committedLate: (next) => {
-          this.#machine.send({ type: 'pair.replaced', expires: next.expires })
-          this.#callback?.runLate(() => this.#payload())
-        },
-      },
-      secret,
-      deps,
-    )
     const { store } = deps
     this.#shared = store
       ? new SharedPair(
@@ -94,8 +78,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       provideTokenMachine({
         refresh: (signal) =>
           this.#shared
-            ? this.#shared.refresh(signal, (attempt) => this.#ownRefresh.run(attempt))
-            : this.#ownRefresh.run(signal),
+            ? this.#shared.refresh(signal, (attempt) => this.#own().run(attempt))
+            : this.#own().run(signal),
         persist: async () => this.#callback?.run(() => this.#payload()),
         logger: deps.logger,
         settings: deps.settings,
@@ -206,12 +190,12 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     if (typeof refresh !== 'function') {
       throw invalidArgument('setCustomRefreshAuth: refresh', 'must be a function')
     }
-    this.#ownRefresh.custom = refresh
+    this.#own().custom = refresh
   }
 
   /** Unregisters the custom refresh function. */
   removeCustomRefreshAuth(): void {
-    this.#ownRefresh.custom = null
+    if (this.#ownRefresh) this.#ownRefresh.custom = null
   }
 
   /** Replaces the pair held with `params` (validated), also after it died; a refresh of the old one is abandoned. */
@@ -355,10 +339,36 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         await waitFor(actor, (snapshot) => topState(snapshot) !== 'refreshing').catch(ignore)
       }
     }
-    this.#ownRefresh.abandon()
+    this.#ownRefresh?.abandon()
     await this.#callback?.settled()
     this.#machine.stop()
     this.#admin?.stop()
+  }
+
+  /** The own refresh, made the first time it is needed (an idle instance holds none). */
+  #own(): OwnRefresh {
+    if (this.#ownRefresh) return this.#ownRefresh
+    const { secrets } = this.#deps
+    const own = new OwnRefresh(
+      {
+        pair: () => this.#params,
+        generation: () => this.#generation(),
+        commit: (next) => {
+          this.#params = next
+          secrets.setCurrentPair(next.accessToken, next.refreshToken)
+        },
+        committedLate: (next) => {
+          this.#machine.send({ type: 'pair.replaced', expires: next.expires })
+          this.#callback?.runLate(() => this.#payload())
+        },
+      },
+      this.#secret,
+      this.#deps,
+    )
+    // Made after destroy(): its requests are abandoned from the start, as they would have been.
+    if (this.#closing.signal.aborted) own.abandon()
+    this.#ownRefresh = own
+    return own
   }
 
   #generation(): number {

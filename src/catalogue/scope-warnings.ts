@@ -40,7 +40,7 @@ export class ScopeWarnings {
   /** Scope lists (as the catalogue writes them) already warned about. */
   readonly #warned = new Set<string>()
   /** Methods, per version, checked against the pair's scope already: each call would find the same (CPU per call). */
-  readonly #checked: Record<ApiVersion, Set<string>> = { v2: new Set(), v3: new Set() }
+  #checked: Record<ApiVersion, Set<string>> | null = null
 
   constructor(className: string) {
     this.#className = className
@@ -71,6 +71,8 @@ export class ScopeWarnings {
     pairScope: string,
     logger: LoggerInterface,
   ): void {
+    // Made with the first call (an idle instance holds none).
+    this.#checked ??= { v2: new Set(), v3: new Set() }
     const checked = this.#checked[apiVersion]
     if (checked.has(method)) return
     // Method names an application makes up at run time would grow the memo without end.
@@ -90,8 +92,7 @@ export class ScopeWarnings {
   #readPairScope(pairScope: string): void {
     this.#pairScope = pairScope
     this.#warned.clear()
-    this.#checked.v2.clear()
-    this.#checked.v3.clear()
+    this.#checked = null
     // Comma-separated; event pages of the documentation say space-separated.
     const scopes = pairScope
       .toLowerCase()
