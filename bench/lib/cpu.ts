@@ -14,31 +14,40 @@ export interface CpuMode {
   concurrency: number
 }
 
+/**
+ * Which CPU a figure reads. `process`: the whole process's (`process.cpuUsage()`), what a call costs the machine,
+ * garbage collection and the JIT included. `main`: the main thread's (`process.threadCpuUsage()`), where the
+ * JavaScript of the call runs. V8's compiler and GC helper threads run beside it, and their time lands in whichever
+ * window happens to be open: the client measured against itself (16 rounds of 400 calls each) read 0.59x to 2.2x
+ * across rounds on the process's CPU (quartiles 0.69x and 1.24x), 0.78x to 1.34x on the main thread's (0.98x and
+ * 1.18x).
+ * A ratio of two variants that differ by a few per cent (the client's own code over ky's) is read on `main`.
+ */
+export type CpuClock = 'process' | 'main'
+
 /** CPU per call of every variant in every kept round, with the medians the figures print. */
 export interface CpuSamples {
   /** Median over the rounds of the CPU per call of variant `index`, us. */
-  us(mode: string, index: number): number
+  us(mode: string, index: number, clock?: CpuClock): number
   /** Median over the rounds of variant `index`'s CPU per call divided by variant `base`'s in the same round. */
-  ratio(mode: string, index: number, base: number): number
+  ratio(mode: string, index: number, base: number, clock?: CpuClock): number
 }
 
-/**
- * CPU of the main thread (user + system), us. V8's compiler and garbage-collector helper threads run beside it and
- * their time lands in whichever window happens to be open: with the whole process's CPU, the client measured against
- * itself read 0.59x to 2.2x across rounds (quartiles 0.69x and 1.24x); on the main thread, 0.78x to 1.34x (0.98x and
- * 1.18x). The whole process's where `process.threadCpuUsage()` is missing (early Node 22 releases).
- */
+/** CPU per call on both clocks, us. */
+type CpuPerCall = Record<CpuClock, number>
+
+/** The main thread's CPU; the whole process's where `process.threadCpuUsage()` is missing (early Node 22 releases). */
 const mainThreadCpu: (previous?: NodeJS.CpuUsage) => NodeJS.CpuUsage =
   typeof process.threadCpuUsage === 'function'
     ? (previous) => process.threadCpuUsage(previous)
     : (previous) => process.cpuUsage(previous)
 
-/** Main-thread CPU (user + system) per call, in microseconds: `calls` calls, `concurrency` at a time. */
+/** CPU (user + system) per call on both clocks, in microseconds: `calls` calls, `concurrency` at a time. */
 export async function cpuPerCall(
   call: () => Promise<void>,
   calls: number,
   concurrency: number,
-): Promise<number> {
+): Promise<CpuPerCall> {
   let started = 0
   const worker = async (): Promise<void> => {
     while (started < calls) {
@@ -46,38 +55,36 @@ export async function cpuPerCall(
       await call()
     }
   }
-  const before = mainThreadCpu()
+  const before = process.cpuUsage()
+  const beforeMain = mainThreadCpu()
   await Promise.all(Array.from({ length: concurrency }, worker))
-  const used = mainThreadCpu(before)
-  return (used.user + used.system) / calls
+  const used = process.cpuUsage(before)
+  const usedMain = mainThreadCpu(beforeMain)
+  return {
+    process: (used.user + used.system) / calls,
+    main: (usedMain.user + usedMain.system) / calls,
+  }
 }
-
-/** Slices a round's calls of each variant are cut into, interleaved with the other variants' slices. */
-const SLICES = 4
 
 /**
  * Measures every variant in every mode, `rounds` times after one warm-up round (JIT, connection pools, the
- * emulator's caches) that is not kept, then closes the variants. Within a round each variant's calls run in
- * {@link SLICES} slices interleaved with the others', in an order that rotates, so that no variant always runs
- * right after the same neighbour and a drift within the round (the JIT, a neighbour's load) falls on every variant
- * alike; ratios are taken within a round, where the variants ran side by side.
+ * emulator's caches) that is not kept, then closes the variants. Within a round the order rotates, so that no
+ * variant always runs right after the same neighbour, and ratios are taken within a round, where the variants ran
+ * side by side under the same load.
  */
 export async function cpuRounds(
   variants: readonly CpuVariant[],
   modes: readonly CpuMode[],
   rounds: number,
 ): Promise<CpuSamples> {
-  const samples = new Map<string, number[][]>(modes.map((mode) => [mode.label, []]))
+  const samples = new Map<string, CpuPerCall[][]>(modes.map((mode) => [mode.label, []]))
   try {
     for (let round = 0; round <= rounds; round += 1) {
       for (const mode of modes) {
-        const measured: number[] = new Array(variants.length).fill(0)
-        const calls = Math.ceil(mode.calls / SLICES)
-        for (let slice = 0; slice < SLICES; slice += 1) {
-          for (let step = 0; step < variants.length; step += 1) {
-            const index = (step + round + slice) % variants.length
-            measured[index]! += (await cpuPerCall(variants[index]!.call, calls, mode.concurrency)) / SLICES
-          }
+        const measured: CpuPerCall[] = new Array(variants.length)
+        for (let step = 0; step < variants.length; step += 1) {
+          const index = (step + round) % variants.length
+          measured[index] = await cpuPerCall(variants[index]!.call, mode.calls, mode.concurrency)
         }
         if (round > 0) samples.get(mode.label)!.push(measured)
       }
@@ -85,9 +92,10 @@ export async function cpuRounds(
   } finally {
     await Promise.all(variants.map((variant) => variant.close()))
   }
-  const kept = (mode: string): number[][] => samples.get(mode) ?? []
+  const kept = (mode: string): CpuPerCall[][] => samples.get(mode) ?? []
   return {
-    us: (mode, index) => median(kept(mode).map((round) => round[index]!)),
-    ratio: (mode, index, base) => median(kept(mode).map((round) => round[index]! / round[base]!)),
+    us: (mode, index, clock = 'process') => median(kept(mode).map((round) => round[index]![clock])),
+    ratio: (mode, index, base, clock = 'process') =>
+      median(kept(mode).map((round) => round[index]![clock] / round[base]![clock])),
   }
 }
