@@ -109,14 +109,11 @@ export class RestTransport implements TypeHttp {
     this.#instance.assertAlive()
     const options = validateCallOptions(input, this.apiVersion)
     this.#instance.warnClientSide(this.#clientSideWarning)
+    const query: AjaxQuery = { apiVersion: this.apiVersion, method: options.method, params: options.params }
+    if (options.requestId !== undefined) query.requestId = options.requestId
     const context: CallContext = {
       options,
-      query: {
-        apiVersion: this.apiVersion,
-        method: options.method,
-        params: options.params,
-        ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
-      },
+      query,
       attempts: 0,
       readOnly: extras.readOnly,
       commands: extras.methods,
@@ -209,12 +206,13 @@ export class RestTransport implements TypeHttp {
         throw this.#transportError(context, error)
       }
     }
-    const kyOptions: KyOptions & { [RAW_BODY_OPTION]?: RawBody } = {
-      context: { call: context },
-      retry: this.#retryOptions(context),
-    }
-    // Without the side channel, #attempt() returns a Request carrying the body.
-    if (this.#rawBody) kyOptions[RAW_BODY_OPTION] = context.body
+    // Without the side channel, #attempt() returns a Request carrying the body. Built in one literal, not grown key
+    // by key: every call hands ky options of the same hidden class.
+    const call = { call: context }
+    const retry = this.#retryOptions(context)
+    const kyOptions: KyOptions & { [RAW_BODY_OPTION]?: RawBody } = this.#rawBody
+      ? { [RAW_BODY_OPTION]: context.body, context: call, retry }
+      : { context: call, retry }
     // The instance's headers and timeout are ky defaults; each option given here costs ky a merge per call.
     if (options.timeout !== undefined) kyOptions.timeout = options.timeout
     // Stryker disable next-line ConditionalExpression: an undefined signal is no signal to ky

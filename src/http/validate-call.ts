@@ -27,8 +27,10 @@ export function validateCallOptions(input: CallOptions, apiVersion: ApiVersion):
   const { method, params, requestId, signal, timeout, headers, retryOnNetworkError } = input
   if (typeof method !== 'string')
     throw invalidArgument(`${apiVersion} call: method`, `must be a string, got ${typeof method}`)
-  const name = method.trim().replace(/^\/+/, '')
-  if (!METHOD_NAME.test(name)) {
+  // Most names come as they are sent: no trim and no replace for them.
+  const clean = METHOD_NAME.test(method)
+  const name = clean ? method : method.trim().replace(/^\/+/, '')
+  if (!clean && !METHOD_NAME.test(name)) {
     throw invalidArgument(
       `${apiVersion} call: method`,
       `must be a REST method name such as "crm.item.list", got ${JSON.stringify(method)}`,
