@@ -7,29 +7,10 @@ import { execFile } from 'node:child_process'
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
+import { CONSUMER_COMPILER_OPTIONS } from '../../scripts/dev/consumer-compiler-options.js'
 import type { Snippet } from './markdown-snippets.js'
 
 const run = promisify(execFile)
-
-/** The settings of a strict consumer: everything `strict` turns on and the checks a careful project adds. */
-export const CONSUMER_COMPILER_OPTIONS = {
-  target: 'es2022',
-  module: 'nodenext',
-  moduleResolution: 'nodenext',
-  strict: true,
-  noUncheckedIndexedAccess: true,
-  exactOptionalPropertyTypes: true,
-  noImplicitOverride: true,
-  noImplicitReturns: true,
-  noFallthroughCasesInSwitch: true,
-  verbatimModuleSyntax: true,
-  isolatedModules: true,
-  skipLibCheck: true,
-  types: ['node'],
-  sourceMap: true,
-  rootDir: '.',
-  outDir: 'out',
-} as const
 
 /** How one run of a snippet ended. */
 export interface SnippetRun {

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CONSUMER_COMPILER_OPTIONS } from '../docs/consumer-project.js'
+import { CONSUMER_COMPILER_OPTIONS } from '../../scripts/dev/consumer-compiler-options.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))

@@ -1,0 +1,193 @@
+/**
+ * The type-check budget of the method catalogue, measured: consumer files that call 20 documented methods (through
+ * `call.make`, `callList`/`fetchList`, `batch`/`batchByChunk`) type-checked by `tsc` against the built package
+ * (`dist/`) and against a copy of it whose catalogue is `{ [method: string]: Record<string, unknown> }` (no results,
+ * nothing deprecated), which is what `method: string` was. Used by `npm run catalogue:budget` and `npm run bench`.
+ */
+import { execFileSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { CONSUMER_COMPILER_OPTIONS } from '../dev/consumer-compiler-options.js'
+
+const root = resolve(import.meta.dirname, '../..')
+const work = join(root, '.tmp', 'catalogue-budget')
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+
+/** Median `tsc -p` wall times of one entry point's consumer, seconds. */
+export interface TypecheckBudget {
+  /** `call`, `list` or `batch`. */
+  entryPoint: string
+  /** Against the package whose catalogue names no method. */
+  stringSeconds: number
+  /** Against the built package. */
+  catalogueSeconds: number
+}
+
+/** The consumer files: one per entry point, each naming 20 methods with their required parameters. */
+const CONSUMERS: Record<string, string> = {
+  call: `
+const v2 = portal.actions.v2.call
+export async function calls(): Promise<unknown[]> {
+  return Promise.all([
+    v2.make({ method: 'crm.deal.get', params: { id: 1 } }),
+    v2.make({ method: 'crm.deal.add', params: { fields: { TITLE: 'Deal', OPENED: 'Y' } } }),
+    v2.make({ method: 'crm.deal.update', params: { id: 1, fields: { TITLE: 'Renamed' } } }),
+    v2.make({ method: 'crm.contact.add', params: { fields: { NAME: 'Ann' } } }),
+    v2.make({ method: 'crm.item.get', params: { entityTypeId: 2, id: 1 } }),
+    v2.make({ method: 'crm.item.add', params: { entityTypeId: 2, fields: { title: 'Item' } } }),
+    v2.make({ method: 'crm.item.list', params: { entityTypeId: 2, select: ['id'] } }),
+    v2.make({ method: 'crm.lead.list', params: { filter: { STATUS_ID: 'NEW' } } }),
+    v2.make({ method: 'crm.company.list', params: { select: ['ID'] } }),
+    v2.make({ method: 'crm.contact.list', params: { select: ['ID', 'NAME'] } }),
+    v2.make({ method: 'crm.deal.list', params: { filter: { '>ID': 5 } } }),
+    v2.make({ method: 'user.get', params: { ID: 1 } }),
+    v2.make({ method: 'user.current' }),
+    v2.make({ method: 'im.message.add', params: { DIALOG_ID: 'chat1', MESSAGE: 'Hello' } }),
+    v2.make({ method: 'catalog.product.list', params: { select: ['id'], filter: { iblockId: 1 } } }),
+    v2.make({ method: 'sale.order.list', params: { select: ['id'] } }),
+    v2.make({ method: 'crm.activity.list', params: { filter: { OWNER_ID: 1 } } }),
+    v2.make({ method: 'crm.status.list', params: { filter: { ENTITY_ID: 'STATUS' } } }),
+    v2.make({ method: 'calendar.event.get', params: { type: 'user', ownerId: 1 } }),
+    v2.make({ method: 'crm.timeline.comment.add', params: { fields: { ENTITY_ID: 1, ENTITY_TYPE: 'deal', COMMENT: 'Hi' } } }),
+  ])
+}
+`,
+  list: `
+const v2 = portal.actions.v2
+export async function lists(): Promise<void> {
+  await v2.callList.make({ method: 'crm.deal.list', params: { select: ['ID'] } })
+  await v2.callList.make({ method: 'crm.contact.list', params: { select: ['ID', 'NAME'] } })
+  await v2.callList.make({ method: 'crm.company.list', params: { filter: { '>ID': 5 } } })
+  await v2.callList.make({ method: 'crm.lead.list', params: { select: ['ID'] } })
+  await v2.callList.make({ method: 'crm.item.list', params: { entityTypeId: 2 }, idKey: 'id', customKeyForResult: 'items' })
+  await v2.callList.make({ method: 'crm.activity.list', params: { filter: { OWNER_ID: 1 } } })
+  await v2.callList.make({ method: 'crm.status.list' })
+  await v2.callList.make({ method: 'sale.order.list', params: { select: ['id'] }, idKey: 'id' })
+  await v2.callList.make({ method: 'catalog.product.list', params: { select: ['id'], filter: { iblockId: 1 } } })
+  await v2.callList.make({ method: 'user.get', params: { ACTIVE: true } })
+  for await (const page of v2.fetchList.make({ method: 'crm.deal.list' })) void page
+  for await (const page of v2.fetchList.make({ method: 'crm.contact.list' })) void page
+  for await (const page of v2.fetchList.make({ method: 'crm.company.list' })) void page
+  for await (const page of v2.fetchList.make({ method: 'crm.quote.list' })) void page
+  for await (const page of v2.fetchList.make({ method: 'crm.invoice.list' })) void page
+  for await (const page of v2.fetchList.make({ method: 'crm.product.list' })) void page
+  for await (const page of v2.fetchList.make({ method: 'task.commentitem.getlist', params: { TASKID: 1 } })) void page
+  for await (const page of v2.fetchList.make({ method: 'crm.requisite.list' })) void page
+  for await (const page of v2.fetchList.make({ method: 'crm.address.list' })) void page
+  for await (const page of v2.fetchList.make({ method: 'crm.timeline.comment.list', params: { filter: { ENTITY_ID: 1, ENTITY_TYPE: 'deal' } } })) void page
+}
+`,
+  batch: `
+const v2 = portal.actions.v2
+declare const ids: number[]
+export async function batches(): Promise<void> {
+  await v2.batch.make({
+    calls: [
+      ['user.current'],
+      ['user.get', { ID: '$result[0][ID]' }],
+      ['crm.deal.get', { id: 1 }],
+      ['crm.deal.add', { fields: { TITLE: 'Deal', OPENED: 'Y' } }],
+      ['crm.deal.update', { id: 1, fields: { TITLE: 'Renamed' } }],
+      ['crm.contact.add', { fields: { NAME: 'Ann' } }],
+      ['crm.item.get', { entityTypeId: 2, id: 1 }],
+      ['crm.item.add', { entityTypeId: 2, fields: { title: 'Item' } }],
+      ['crm.item.list', { entityTypeId: 2 }],
+      ['crm.lead.list', { filter: { STATUS_ID: 'NEW' } }],
+    ],
+  })
+  await v2.batch.make({
+    calls: {
+      companies: { method: 'crm.company.list', params: { select: ['ID'] } },
+      contacts: ['crm.contact.list', { select: ['ID', 'NAME'] }],
+      deals: ['crm.deal.list', { filter: { '>ID': 5 } }],
+      message: ['im.message.add', { DIALOG_ID: 'chat1', MESSAGE: 'Hello' }],
+      products: ['catalog.product.list', { select: ['id'] }],
+      orders: ['sale.order.list', { select: ['id'] }],
+      activities: ['crm.activity.list', { filter: { OWNER_ID: 1 } }],
+      statuses: ['crm.status.list', { filter: { ENTITY_ID: 'STATUS' } }],
+      event: ['calendar.event.get', { type: 'user', ownerId: 1 }],
+    },
+    options: { isHaltOnError: false, returnAjaxResult: true },
+  })
+  await v2.batchByChunk.make({ calls: ids.map((id) => ['crm.timeline.comment.add', { fields: { ENTITY_ID: id, ENTITY_TYPE: 'deal', COMMENT: 'Hi' } }] as const) })
+}
+`,
+}
+
+/**
+ * A copy of the built package whose catalogue names no method: every name is a `string`, with any parameters, and
+ * no documented result or deprecated method.
+ */
+const STRING_CATALOGUE = `import type { Obj } from './doc-types.js'
+export interface V2MethodParams { [method: string]: Obj }
+export interface V3MethodParams { [method: string]: Obj }
+export type V2DeprecatedMethod = never
+export type V3DeprecatedMethod = never
+export interface V2DeprecatedCalls {}
+export interface V3DeprecatedCalls {}
+`
+const STRING_RESULTS = `export interface V2MethodResults {}
+export interface V3MethodResults {}
+`
+
+/** Writes both package copies and a consumer project per entry point and variant under .tmp/catalogue-budget. */
+function prepare(): void {
+  if (!existsSync(join(root, 'dist', 'src', 'index.d.ts'))) {
+    throw new Error('dist/ is missing: run npm run build first')
+  }
+  rmSync(work, { recursive: true, force: true })
+  mkdirSync(work, { recursive: true })
+  cpSync(join(root, 'dist'), join(work, 'catalogue'), { recursive: true })
+  cpSync(join(root, 'dist'), join(work, 'string'), { recursive: true })
+  writeFileSync(join(work, 'string', 'src', 'catalogue', 'method-types.generated.d.ts'), STRING_CATALOGUE)
+  writeFileSync(join(work, 'string', 'src', 'catalogue', 'result-types.generated.d.ts'), STRING_RESULTS)
+  // A strict consumer's settings, without Node's types (the files use none) and without output.
+  const { sourceMap: _sourceMap, rootDir: _rootDir, outDir: _outDir, ...strict } = CONSUMER_COMPILER_OPTIONS
+  const compilerOptions = { ...strict, noEmit: true, types: [], lib: ['es2023', 'dom'] }
+  for (const variant of ['catalogue', 'string']) {
+    for (const [name, body] of Object.entries(CONSUMERS)) {
+      const dir = join(work, `${variant}-${name}`)
+      mkdirSync(dir)
+      writeFileSync(
+        join(dir, 'consumer.ts'),
+        `import type { PortalOAuth } from '../${variant}/src/index.js'\ndeclare const portal: PortalOAuth\n${body}`,
+      )
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }))
+    }
+  }
+}
+
+/** Wall time of one `tsc -p`, in seconds; throws when the consumer does not compile. */
+function timeTsc(dir: string): number {
+  const started = performance.now()
+  execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { stdio: 'pipe' })
+  return (performance.now() - started) / 1000
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+/** Medians of `runs` alternating runs per entry point, after one run of each that is not kept (disk caches). */
+export function measureTypecheckBudget(runs: number): TypecheckBudget[] {
+  prepare()
+  try {
+    return Object.keys(CONSUMERS).map((entryPoint) => {
+      const times: Record<string, number[]> = { string: [], catalogue: [] }
+      for (let i = 0; i <= runs; i++) {
+        for (const variant of ['string', 'catalogue']) {
+          const seconds = timeTsc(join(work, `${variant}-${entryPoint}`))
+          if (i > 0) times[variant]?.push(seconds)
+        }
+      }
+      return {
+        entryPoint,
+        stringSeconds: median(times.string ?? []),
+        catalogueSeconds: median(times.catalogue ?? []),
+      }
+    })
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
