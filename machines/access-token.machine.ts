@@ -11,20 +11,6 @@ import {
   type RefreshFailure,
 } from './access-token.types.js'
 
-export {
-  type AccessTokenContext,
-  type AccessTokenEvent,
-  type AccessTokenInput,
-  type AccessTokenRefreshOutput,
-  type AccessTokenSettings,
-  type AccessTokenState,
-  type CallbackFailure,
-  DEFAULT_ACCESS_TOKEN_SETTINGS,
-  PERSIST_ACTOR_ID,
-  REFRESH_ACTOR_ID,
-  type RefreshFailure,
-} from './access-token.types.js'
-
 function failureOf(error: unknown): RefreshFailure {
   if (error !== null && typeof error === 'object' && 'kind' in error) return error as RefreshFailure
   return { kind: 'failed', error }

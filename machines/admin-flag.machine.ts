@@ -1,13 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate'
 import { type AdminFlagContext, type AdminFlagEvent, LOAD_IS_ADMIN_ACTOR_ID } from './admin-flag.types.js'
 
-export {
-  type AdminFlagContext,
-  type AdminFlagEvent,
-  type AdminFlagState,
-  LOAD_IS_ADMIN_ACTOR_ID,
-} from './admin-flag.types.js'
-
 /**
  * The admin-flag machine of contract 2.3: `notInitialised` until `initIsAdmin()` completes, then `initialised` with
  * `auth.isAdmin` readable. The client provides the `loadIsAdmin` actor (one `profile` call). A failed load keeps the

@@ -2,6 +2,7 @@ import type { Actor, InspectionEvent } from 'xstate'
 import type { ProvidedTokenMachine } from '../src/auth/token-machine.js'
 import type { adminFlagMachine } from './admin-flag.machine.js'
 
+export { accessTokenMachine } from './access-token.machine.js'
 export {
   type AccessTokenContext,
   type AccessTokenEvent,
@@ -9,20 +10,19 @@ export {
   type AccessTokenRefreshOutput,
   type AccessTokenSettings,
   type AccessTokenState,
-  accessTokenMachine,
   type CallbackFailure,
   DEFAULT_ACCESS_TOKEN_SETTINGS,
   PERSIST_ACTOR_ID,
   REFRESH_ACTOR_ID,
   type RefreshFailure,
-} from './access-token.machine.js'
+} from './access-token.types.js'
+export { adminFlagMachine } from './admin-flag.machine.js'
 export {
   type AdminFlagContext,
   type AdminFlagEvent,
   type AdminFlagState,
-  adminFlagMachine,
   LOAD_IS_ADMIN_ACTOR_ID,
-} from './admin-flag.machine.js'
+} from './admin-flag.types.js'
 
 // With this entry imported, the main entry's types that touch XState are XState's own (src/types/xstate-types.ts).
 declare module '../src/types/xstate-types.js' {

@@ -13,7 +13,7 @@
 import { cpus } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
-import { DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.machine.js'
+import { DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.types.js'
 import { createNullLogger, PortalFleet } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
 import { type ForkedWorker, forkWorker } from '../dev/forked-worker.js'

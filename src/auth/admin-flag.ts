@@ -1,5 +1,6 @@
 import { type Actor, createActor, fromPromise, waitFor } from 'xstate'
-import { type AdminFlagState, adminFlagMachine } from '../../machines/admin-flag.machine.js'
+import { adminFlagMachine } from '../../machines/admin-flag.machine.js'
+import type { AdminFlagState } from '../../machines/admin-flag.types.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { InspectOption } from '../types/inspect-option.js'
 import type { ProfileCallSource } from './profile-call.js'

@@ -6,13 +6,13 @@ import {
   type SnapshotFrom,
   transition,
 } from 'xstate'
-import {
-  type AccessTokenEvent,
-  type AccessTokenRefreshOutput,
-  type AccessTokenSettings,
-  type AccessTokenState,
-  accessTokenMachine,
-} from '../../machines/access-token.machine.js'
+import { accessTokenMachine } from '../../machines/access-token.machine.js'
+import type {
+  AccessTokenEvent,
+  AccessTokenRefreshOutput,
+  AccessTokenSettings,
+  AccessTokenState,
+} from '../../machines/access-token.types.js'
 import type { LoggerInterface } from '../logger/logger.js'
 import type { InspectOption } from '../types/inspect-option.js'
 
