@@ -66,8 +66,6 @@ export type {
   ParamsOf,
   ResultOf,
   UncheckedCallOptions,
-  V2Method,
-  V3Method,
 } from './catalogue/call-types.js'
 export type {
   CheckedCommand,
@@ -86,6 +84,7 @@ export type {
   WithRefs,
 } from './catalogue/command-types.js'
 export type { Flag, Id, NoParams, Obj } from './catalogue/doc-types.js'
+export type { V2Method, V3Method } from './catalogue/method-names.js'
 export type {
   V2DeprecatedCalls,
   V2DeprecatedMethod,

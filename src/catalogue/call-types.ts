@@ -1,12 +1,5 @@
 import type { AjaxResult } from '../results/ajax-result.js'
 import type { CallOptions } from '../types/call.js'
-import type { V2MethodParams, V3MethodParams } from './method-types.generated.js'
-
-/** A documented REST v2 method name (from the catalogue generated from the vendor's REST documentation). */
-export type V2Method = keyof V2MethodParams & string
-
-/** A documented REST v3 method name. */
-export type V3Method = keyof V3MethodParams & string
 
 /** `params` of a method: optional when the method has no required parameter, required otherwise. */
 export type ParamsOf<P> = Record<never, never> extends P ? { params?: P } : { params: P }

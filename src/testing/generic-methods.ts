@@ -2,7 +2,7 @@ import { type CatalogueMethod, loadCatalogue } from './catalogue.js'
 import { EmulatorRestError } from './errors.js'
 import { v2ListPage, v3ListRows } from './list-answers.js'
 import { FixtureTable, parseV2Filter, parseV3Filter, toId, v3Invalid } from './lists.js'
-import type { MethodDefinition, MethodFallback } from './methods.js'
+import type { MethodDefinition, MethodFallback } from './method-definition.js'
 import type { EmulatorApiVersion, EmulatorMethodHandler } from './types.js'
 
 type Row = Record<string, unknown>

@@ -4,7 +4,7 @@ import { OPERATION_TIME_LIMIT } from './envelope.js'
 import { EmulatorRestError } from './errors.js'
 import type { OperatingState } from './limits.js'
 import { type EmulatorListNav, EmulatorListPage } from './list-page.js'
-import type { MethodDefinition } from './methods.js'
+import type { MethodDefinition } from './method-definition.js'
 import type { EmulatorState } from './state.js'
 import type { EmulatorApiVersion } from './types.js'
 

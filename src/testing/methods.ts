@@ -10,6 +10,7 @@ import {
   toId,
   v3Invalid,
 } from './lists.js'
+import type { MethodDefinition, MethodFallback } from './method-definition.js'
 import { phpDate } from './time.js'
 import type {
   EmulatorApiVersion,
@@ -18,20 +19,6 @@ import type {
   EmulatorMethodOptions,
   ListName,
 } from './types.js'
-
-/** A registered REST method. */
-export interface MethodDefinition {
-  /** Lower-cased name. */
-  name: string
-  handler: EmulatorMethodHandler
-  versions: ReadonlySet<EmulatorApiVersion>
-}
-
-/** Where the registry looks for a method nobody defined (the catalogue's generic answers); `name` is lower-cased. */
-export type MethodFallback = (
-  name: string,
-  version: EmulatorApiVersion,
-) => Promise<MethodDefinition | undefined>
 
 /** The REST methods the portal knows, per API version: the defined ones first, then the fallback's. */
 export class MethodRegistry {
