@@ -1,3 +1,4 @@
+import type { PortalOAuthParams } from '../types/auth.js'
 /** Application status letters, as in `app.info` STATUS and the token response `status` (contract 2.2). */
 export type EmulatorAppStatus = 'F' | 'D' | 'T' | 'P' | 'L' | 'S'
 
@@ -79,33 +80,11 @@ export interface PortalEmulatorOptions {
   logLimit?: number
 }
 
-/** A token pair in the constructor shape of the client (`PortalOAuthParams`, camelCase). */
-export interface EmulatorAuthParams {
-  /** The application token of the installation. */
-  applicationToken: string
-  /** The user the pair belongs to. */
-  userId: number
-  /** The portal's member id. */
-  memberId: string
-  /** A fresh access token. */
-  accessToken: string
-  /** Its refresh token. */
-  refreshToken: string
-  /** Access token expiry, unix SECONDS. */
-  expires: number
-  /** Lifetime of the access token, s. */
-  expiresIn: number
-  /** Granted scopes, comma-separated. */
-  scope: string
-  /** The portal host, `'127.0.0.1:PORT'`. */
-  domain: string
-  /** REST root of the portal (`…/rest/`). */
-  clientEndpoint: string
-  /** REST root of the OAuth server (`…/rest/`). */
-  serverEndpoint: string
-  /** Application status (`L`: local). */
-  status: EmulatorAppStatus
-}
+/**
+ * A token pair the emulator issues: the client's own `PortalOAuthParams`, so `new PortalOAuth(pair, secret)` takes
+ * it as it is (`domain` is `'127.0.0.1:PORT'`, both endpoints the emulator's `…/rest/`, `status` `'L'`).
+ */
+export type EmulatorAuthParams = PortalOAuthParams
 
 /** How a request carried its credentials. */
 export type EmulatorAuthVia = 'body' | 'query' | 'bearer' | 'webhook' | 'none'
