@@ -4,15 +4,19 @@
  * self time of the profiled process's samples, taken while the measured calls ran, into ky, the default adapter
  * (src/http/undici-fetch.ts), the client's own code (the rest of src/), undici, garbage collection and the rest.
  * Prints a Markdown table for docs/benchmarks.md. `PROFILE_CALLS` (default 20000) and `PROFILE_CONCURRENCY`
- * (default 1; give 32 for the concurrent mode) set the run. The profile file is kept in .tmp/profiles/.
+ * (default 1; give 32 for the concurrent mode) set the run. `PROFILE_COMPARE=ky` profiles the client and ky alone
+ * (the CPU figure's ky row: the client's options, no client code) in one process, their windows of calls
+ * alternating, and splits both side by side. The profile file is kept in .tmp/profiles/.
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import type { ProfileWindow } from './children/call-profile.js'
 import { startBenchRig } from './lib/rig.js'
 
 const calls = Number(process.env.PROFILE_CALLS ?? 20_000)
 const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 1)
+const compare = process.env.PROFILE_COMPARE === 'ky'
 const DIR = fileURLToPath(new URL('../.tmp/profiles/', import.meta.url))
 const CHILD = fileURLToPath(new URL('children/call-profile.ts', import.meta.url))
 
@@ -22,6 +26,7 @@ const PARTS = [
   "Node's Request/Headers/Response/AbortSignal (what ky builds per call)",
   'adapter (src/http/undici-fetch.ts)',
   'client (rest of src/)',
+  "the measured closure (ky alone's: the body built, the answer parsed)",
   'undici (the HTTP client)',
   'socket writes and reads (writev, streams, net)',
   'GC',
@@ -53,6 +58,8 @@ function partOf(node: ProfileNode): Part | null {
   if (url.includes('/node_modules/undici/')) return 'undici (the HTTP client)'
   if (url.includes('/dist/src/http/undici-fetch.js')) return 'adapter (src/http/undici-fetch.ts)'
   if (url.includes('/dist/src/')) return 'client (rest of src/)'
+  if (url.includes('/bench/lib/call-variants.'))
+    return "the measured closure (ky alone's: the body built, the answer parsed)"
   if (
     (url === '' &&
       /^(writev|writeUtf8String|writeBuffer|readStop|readStart|onStreamRead)$/.test(functionName)) ||
@@ -63,7 +70,7 @@ function partOf(node: ProfileNode): Part | null {
   return 'other (microtasks, timers, JSON, Node internals)'
 }
 
-function runChild(input: object): Promise<{ from: number; to: number; cpuUs: number }> {
+function runChild(input: object): Promise<ProfileWindow[]> {
   const args = ['--cpu-prof', `--cpu-prof-dir=${DIR}`, '--import', 'tsx', CHILD, JSON.stringify(input)]
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
@@ -74,23 +81,31 @@ function runChild(input: object): Promise<{ from: number; to: number; cpuUs: num
     child.once('error', reject)
     child.once('exit', (code) => {
       if (code !== 0) reject(new Error(`profile child exited with code ${code}`))
-      else resolve(JSON.parse(output.trim().split('\n').at(-1) ?? '{}'))
+      else resolve(JSON.parse(output.trim().split('\n').at(-1) ?? '[]'))
     })
   })
+}
+
+/** Self time per part and CPU of the windows of one variant. */
+interface Split {
+  selfUs: Map<Part, number>
+  total: number
+  cpuUs: number
+  calls: number
 }
 
 async function main(): Promise<void> {
   rmSync(DIR, { recursive: true, force: true })
   mkdirSync(DIR, { recursive: true })
   const rig = await startBenchRig()
-  let window: { from: number; to: number; cpuUs: number }
+  let windows: ProfileWindow[]
   try {
-    const pair = await rig.pair()
-    window = await runChild({
-      pair,
+    windows = await runChild({
+      pair: await rig.pair(),
       secret: { clientId: rig.emulator.clientId, clientSecret: rig.emulator.clientSecret },
       calls,
       concurrency,
+      ...(compare ? { kyPair: await rig.pair() } : {}),
     })
   } finally {
     await rig.close()
@@ -99,40 +114,61 @@ async function main(): Promise<void> {
   if (!file) throw new Error('no .cpuprofile written')
   const profile = JSON.parse(readFileSync(`${DIR}${file}`, 'utf8')) as Profile
   const parts = new Map<number, Part | null>(profile.nodes.map((node) => [node.id, partOf(node)]))
-  const selfUs = new Map<Part, number>(PARTS.map((part) => [part, 0]))
-  // The child's marks and the profile's timestamps are both the monotonic clock in us: keep the samples between.
+  // The child's windows and the profile's timestamps are both the monotonic clock in us: keep the samples in them.
   let time = profile.startTime
   const stamps = profile.timeDeltas.map((delta) => {
     time += delta
     return time
   })
   const end = stamps.at(-1) ?? time
-  if (window.from < profile.startTime || window.to > end) {
+  if (windows.some((window) => window.from < profile.startTime || window.to > end)) {
     throw new Error('the marks of the measured calls are not on the clock of the profile')
   }
-  let total = 0
+  const splits = new Map<ProfileWindow['variant'], Split>()
+  for (const window of windows) {
+    const split = splits.get(window.variant) ?? {
+      selfUs: new Map(PARTS.map((part) => [part, 0])),
+      total: 0,
+      cpuUs: 0,
+      calls: 0,
+    }
+    split.cpuUs += window.cpuUs
+    split.calls += window.calls
+    splits.set(window.variant, split)
+  }
+  let next = 0
   for (let index = 0; index < profile.samples.length; index += 1) {
     const stamp = stamps[index]!
-    if (stamp < window.from || stamp > window.to) continue
-    const next = stamps[index + 1] ?? stamp
+    while (next < windows.length && windows[next]!.to < stamp) next += 1
+    const window = windows[next]
+    if (!window || stamp < window.from) continue
     const part = parts.get(profile.samples[index]!)
     if (!part) continue
-    const spent = next - stamp
-    selfUs.set(part, selfUs.get(part)! + spent)
-    total += spent
+    const split = splits.get(window.variant)!
+    const spent = (stamps[index + 1] ?? stamp) - stamp
+    split.selfUs.set(part, split.selfUs.get(part)! + spent)
+    split.total += spent
   }
   const mode = concurrency === 1 ? 'sequential' : `${concurrency} concurrent`
+  const variants = [...splits.keys()]
+  const perCall = (split: Split, us: number): string => `${(us / split.calls).toFixed(1)} us`
+  console.log(`\n${calls} calls per variant, ${mode}; profile: .tmp/profiles/${file}\n`)
   console.log(
-    `\n${calls} calls, ${mode}; process CPU ${(window.cpuUs / calls).toFixed(0)} us per call (process.cpuUsage)`,
+    `| part of the client process | ${variants.map((name) => (name === 'ky' ? 'ky alone | share' : 'client | share')).join(' | ')} |`,
   )
-  console.log(`profile: .tmp/profiles/${file}\n`)
-  console.log('| part of the client process | self time per call | share |')
-  console.log('| --- | ---: | ---: |')
+  console.log(`| --- | ${variants.map(() => '---: | ---:').join(' | ')} |`)
   for (const part of PARTS) {
-    const us = selfUs.get(part)!
-    console.log(`| ${part} | ${(us / calls).toFixed(1)} us | ${((us / total) * 100).toFixed(0)} % |`)
+    const cells = variants.map((name) => {
+      const split = splits.get(name)!
+      const us = split.selfUs.get(part)!
+      return `${perCall(split, us)} | ${((us / split.total) * 100).toFixed(0)} %`
+    })
+    console.log(`| ${part} | ${cells.join(' | ')} |`)
   }
-  console.log(`| sampled, not idle | ${(total / calls).toFixed(1)} us | 100 % |`)
+  const totals = variants.map((name) => `${perCall(splits.get(name)!, splits.get(name)!.total)} | 100 %`)
+  console.log(`| sampled, not idle | ${totals.join(' | ')} |`)
+  const cpu = variants.map((name) => `${perCall(splits.get(name)!, splits.get(name)!.cpuUs)} |`)
+  console.log(`| process CPU (process.cpuUsage) | ${cpu.join(' | ')} |`)
 }
 
 await main()

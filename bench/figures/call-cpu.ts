@@ -1,22 +1,22 @@
-import { readFileSync } from 'node:fs'
-import ky from 'ky'
 import ky1 from 'ky1'
-import { Agent, request } from 'undici'
-import type { PortalOAuth } from '../../src/index.js'
-import { USER_AGENT } from '../../src/version.js'
+import {
+  CONCURRENCY,
+  clientVariant,
+  kyVariant,
+  kyVersion,
+  METHOD,
+  PARAMS,
+  rawVariant,
+  vendorVariant,
+} from '../lib/call-variants.js'
 import { type CpuVariant, cpuRounds } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'
-import { adapter, retryClone } from '../lib/package.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
 import { fixed } from '../lib/stats.js'
-import { loadVendorSdk, VENDOR_PACKAGE, VENDOR_VERSION, type VendorSdk } from '../lib/vendor.js'
+import { loadVendorSdk, VENDOR_PACKAGE, VENDOR_VERSION } from '../lib/vendor.js'
 
-/** The call every variant makes: small parameters, small answer, so the client's own cost is not hidden. */
-const METHOD = 'crm.item.get'
-const PARAMS = { id: 1 }
 /** The bar: client CPU per call at most this many times the raw `undici.request` floor. */
 const MAX_RATIO = 3
-const CONCURRENCY = 32
 /** The bar of the client's own code: CPU per call at most this many times ky alone over the same adapter. */
 const MAX_OVER_KY = 1.1
 /**
@@ -29,129 +29,6 @@ const MIN_SIDE_CHANNEL_SAVING = 0.15
 /** The bars against the vendor's SDK: client CPU per call at most this share of the vendor's, per mode. */
 const VENDOR_BARS: Record<string, number> = { sequential: 0.6, [`${CONCURRENCY} concurrent`]: 0.5 }
 
-function clientVariant(name: string, portal: PortalOAuth): CpuVariant {
-  return {
-    name,
-    call: async () => {
-      const result = await portal.actions.v2.call.make({ unchecked: true, method: METHOD, params: PARAMS })
-      if (!result.isSuccess) throw new Error(`${name}: ${result.getErrorMessages().join('; ')}`)
-    },
-    close: () => portal.destroy(),
-  }
-}
-
-async function rawVariant(rig: BenchRig): Promise<CpuVariant> {
-  const pair = await rig.pair()
-  // The same pool settings as the client's default adapter, and the same body the client sends.
-  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 })
-  const url = `${pair.clientEndpoint}${METHOD}`
-  const body = JSON.stringify({ ...PARAMS, auth: pair.accessToken })
-  const headers = { 'content-type': 'application/json', accept: 'application/json' }
-  return {
-    name: 'raw undici.request (floor)',
-    call: async () => {
-      const answer = await request(url, { method: 'POST', headers, body, dispatcher: agent })
-      const payload = (await answer.body.json()) as { result?: unknown }
-      if (answer.statusCode !== 200 || payload.result === undefined) throw new Error('raw call failed')
-    },
-    close: () => agent.close(),
-  }
-}
-
-/**
- * ky over the default adapter with the options the client gives it, and nothing else: what the client costs without
- * its own code. Like the client, it builds the JSON body per call and sends the client's headers (user agent
- * included), a `beforeRequest` hook, the same retry settings (a fresh object per call, `shouldRetry` a closure over
- * the call, as the client's is) and the body beside the `Request`; it parses the answer.
- */
-async function kyVariant(
-  rig: BenchRig,
-  sideChannels = true,
-  kyModule: KyModule = ky,
-  label?: string,
-): Promise<CpuVariant> {
-  const pair = await rig.pair()
-  const pool = adapter.createPooledFetch({ connections: CONCURRENCY, keepAliveTimeout: 4_000 })
-  // ky 1 and ky 2 take the same options for this request shape; the hook ignores its arguments in both.
-  const client = (kyModule as typeof ky).create({
-    fetch: pool.fetch,
-    timeout: 30_000,
-    throwHttpErrors: (status) => status === 429 || status === 503,
-    headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT },
-    hooks: {
-      // As the client's hook: no clone per attempt of a body-less request (ky 2 passes a state object, ky 1 the request).
-      beforeRequest: [
-        async (state: Request | { request: Request }) => {
-          retryClone.shareBodylessRequest(state instanceof Request ? state : state.request)
-        },
-      ],
-    },
-  })
-  const url = `${pair.clientEndpoint}${METHOD}`
-  const methods = ['post']
-  const delay = (attempt: number): number => 1_000 * 2 ** (attempt - 1)
-  const jitter = (ms: number): number => ms * (1 + Math.random() / 4)
-  return {
-    name:
-      label ??
-      (sideChannels
-        ? 'ky.post over the default adapter, no client code'
-        : 'the same, body and answer through ky (no side channels)'),
-    call: async () => {
-      const call = { retried: false }
-      const body = JSON.stringify({ ...PARAMS, auth: pair.accessToken })
-      const retry = {
-        limit: 3,
-        methods,
-        delay,
-        jitter,
-        backoffLimit: 300_000,
-        shouldRetry: async () => call.retried,
-      }
-      const response = await client.post(
-        url,
-        sideChannels
-          ? ({ [adapter.RAW_BODY_OPTION]: body, context: { call }, retry } as Parameters<
-              typeof client.post
-            >[1])
-          : { body, context: { call }, retry },
-      )
-      const text = sideChannels ? (adapter.answerText(response) ?? '') : await response.text()
-      const payload = JSON.parse(text) as { result?: unknown }
-      if (response.status !== 200 || payload.result === undefined) throw new Error('ky call failed')
-    },
-    close: () => pool.close(),
-  }
-}
-
-/** ky 2 (the dependency) or ky 1 (the `ky1` dev dependency alias), for the figure that compares them. */
-type KyModule = typeof ky | typeof ky1
-
-/** The installed version of ky 1 or ky 2, for the row names. */
-function kyVersion(name: 'ky' | 'ky1'): string {
-  // ky's exports do not list package.json: read it where npm installs it.
-  const manifest = new URL(`../../node_modules/${name}/package.json`, import.meta.url)
-  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
-}
-
-/** The vendor's `B24OAuth` making the same call on a fresh pair of the same emulator, limiter as unpaced as ours. */
-async function vendorVariant(rig: BenchRig, sdk: VendorSdk): Promise<CpuVariant> {
-  const pair = await rig.pair()
-  const secret = { clientId: rig.emulator.clientId, clientSecret: rig.emulator.clientSecret }
-  const client = new sdk.B24OAuth(pair, secret, { restrictionParams: UNPACED })
-  client.setLogger(sdk.LoggerFactory.createNullLogger())
-  client.offClientSideWarning()
-  const name = `${VENDOR_PACKAGE} ${VENDOR_VERSION} call.make`
-  return {
-    name,
-    call: async () => {
-      const result = await client.actions.v2.call.make({ method: METHOD, params: PARAMS })
-      if (!result.isSuccess) throw new Error(`${name}: ${result.getErrorMessages().join('; ')}`)
-    },
-    close: async () => client.destroy(),
-  }
-}
-
 /**
  * Client CPU per `call.make`, sequential and at 32 concurrent calls, against a raw `undici.request` POST of the same
  * body to the same emulator. Variants alternate within each round and the ratios are taken within each round, so
@@ -162,16 +39,21 @@ export async function callCpuFigure(
   options: { rounds: number; sequentialCalls: number; concurrentCalls: number },
 ): Promise<FigureResult> {
   const variants: CpuVariant[] = [
-    await rawVariant(rig),
+    rawVariant(await rig.pair()),
     clientVariant('call.make, default adapter', await rig.client({ restrictionParams: UNPACED })),
-    await kyVariant(rig),
+    kyVariant(await rig.pair()),
     clientVariant(
       'call.make, adapter: global fetch',
       await rig.client({ restrictionParams: UNPACED, httpOptions: { adapter: fetch } }),
     ),
-    await kyVariant(rig, false),
+    kyVariant(await rig.pair(), false),
     // The ky row's request shape through ky 1: ky 1 hands unknown options to fetch as ky 2 does.
-    await kyVariant(rig, true, ky1, `the ky row through ky ${kyVersion('ky1')} (ky 2 is ${kyVersion('ky')})`),
+    kyVariant(
+      await rig.pair(),
+      true,
+      ky1,
+      `the ky row through ky ${kyVersion('ky1')} (ky 2 is ${kyVersion('ky')})`,
+    ),
   ]
   // A dev dependency pinned exactly; BENCH_VENDOR=0 leaves it out.
   const vendor = process.env.BENCH_VENDOR === '0' ? null : await loadVendorSdk()
