@@ -356,6 +356,32 @@ describe('every wait is bounded', () => {
     expect(rig.emulator.log.restRequests().at(-1)?.token).toBe(issued.accessToken)
   })
 
+  it('a custom refresh answering after refreshTimeout, no refresh callback set: its pair is committed and used', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger, refreshTimeout: 50, refreshRetries: 0 } })
+    const issued = rig.emulator.issueAuthParams()
+    let answered = false
+    rig.portal.setCustomRefreshAuth(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      answered = true
+      return {
+        access_token: issued.accessToken,
+        refresh_token: issued.refreshToken,
+        expires_in: 3600,
+      } as HandlerRefreshAuth
+    })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: SdkErrorCode.RequestTimeout })
+    while (!answered) await new Promise((resolve) => setTimeout(resolve, 5))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(rig.portal.auth.getParams().refreshToken).toBe(issued.refreshToken)
+    expect(rig.portal.tokenState).toBe('valid')
+    expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
+      'token refresh: no answer within 50 ms; the attempt is abandoned',
+    ])
+    await rig.portal.actions.v2.call.make({ method: 'profile' })
+    expect(rig.emulator.log.restRequests().at(-1)?.token).toBe(issued.accessToken)
+  })
+
   it('an OAuth server slower than refreshTimeout: the pair it rotated anyway is committed and persisted, not lost', async () => {
     rig = await startRig({ client: { refreshTimeout: 100, refreshRetries: 1 } })
     const persisted: PortalOAuthParams[] = []
