@@ -402,8 +402,9 @@ describe('refresh callback', () => {
 })
 
 describe('registering the refresh functions', () => {
-  it('removeCallbackRefreshAuth(): the next refresh runs no callback', async () => {
+  it('removeCallbackRefreshAuth(): the next refresh runs no callback; with none set it does nothing', async () => {
     rig = await startRig()
+    rig.portal.removeCallbackRefreshAuth()
     const seen: string[] = []
     rig.portal.setCallbackRefreshAuth(({ authData }) => {
       seen.push(authData.refresh_token)
