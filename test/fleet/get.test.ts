@@ -22,6 +22,24 @@ describe('fleet.get(memberId)', () => {
     expect(first.log.restRequests()).toHaveLength(0)
   })
 
+  it('reads the store once: the client it builds from the stored pair makes its first call without reading it again', async () => {
+    const portal = await rig.portal()
+    const loads: string[] = []
+    const store = new (class extends MemoryStore {
+      override load(memberId: string) {
+        loads.push(memberId)
+        return super.load(memberId)
+      }
+    })()
+    const fleet = rig.fleet(portal, { store })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    loads.length = 0
+    const client = await fleet.get(portal.memberId)
+    expect(loads).toEqual([portal.memberId])
+    expect((await client.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(loads).toEqual([portal.memberId])
+  })
+
   it('rejects with JSSDK_PORTAL_NOT_INSTALLED for a portal the store does not know', async () => {
     const portal = await rig.portal()
     await expect(rig.fleet(portal).get(portal.memberId)).rejects.toMatchObject({
