@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
+  type DeadPairReason,
   MemoryStore,
   type PortalOAuth,
   type PortalOAuthParams,
@@ -170,7 +171,7 @@ describe('a leaky bucket shared by instances', () => {
  * A store whose backend fails on demand. A test double: neither the emulator nor `MemoryStore` can make a store's
  * backend unreachable (short of killing a Redis server mid-call), and these paths are about what the client does then.
  */
-type StoreMethod = 'load' | 'save' | 'lock' | 'unlock' | 'takeSlot'
+type StoreMethod = 'load' | 'save' | 'lock' | 'unlock' | 'takeSlot' | 'markDead'
 
 class FailingStore extends MemoryStore {
   /** Methods that throw, with how many more times each does. */
@@ -198,6 +199,11 @@ class FailingStore extends MemoryStore {
   override async lock(memberId: string, ttlMs: number): Promise<string | null> {
     this.#fail('lock')
     return super.lock(memberId, ttlMs)
+  }
+
+  override async markDead(memberId: string, refreshToken: string, reason: DeadPairReason): Promise<void> {
+    this.#fail('markDead')
+    return super.markDead(memberId, refreshToken, reason)
   }
 
   override async unlock(memberId: string, owner: string): Promise<boolean> {
@@ -324,6 +330,30 @@ describe('a store that fails', () => {
     // Not released: another instance asking for the lock now is refused.
     expect(store.calls).not.toContain('unlock')
     expect(await store.lock(emulator.memberId, 1_000)).toBeNull()
+    expect(emulator.log.refreshRequests()).toHaveLength(1)
+  })
+
+  it('putting the pair back into a store that lost it fails: the call succeeds, the failure is logged', async () => {
+    const { emulator, store, portal, errors } = await failingRig()
+    await portal.actions.v2.call.make({ method: 'profile' })
+    store.clear()
+    store.failing.set('save', 1)
+    // 50 ms: past the slots leased by the first call, so that this one asks the store, which says it holds none.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    await expect.poll(errors).toEqual(['token store failed putting the pair back'])
+    expect(await store.load(emulator.memberId)).toBeNull()
+    expect(emulator.log.refreshRequests()).toHaveLength(0)
+  })
+
+  it('recording a dead pair fails: the caller still gets the OAuth error, the failure is logged', async () => {
+    const { emulator, store, portal, errors } = await failingRig({ refreshRetries: 0 })
+    await portal.actions.v2.call.make({ method: 'profile' })
+    store.failing.set('markDead', 1)
+    emulator.failOAuth({ error: 'invalid_grant', error_description: 'Refresh token is dead' })
+    await expect(portal.auth.refreshAuth()).rejects.toMatchObject({ code: 'invalid_grant' })
+    expect(store.calls).toContain('markDead')
+    expect(errors()).toContain('token store failed recording the dead pair')
     expect(emulator.log.refreshRequests()).toHaveLength(1)
   })
 
