@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { AjaxError, AjaxResult, type FetchLike, SdkErrorCode } from '../../src/index.js'
+import { AjaxError, AjaxResult, ApiVersion, type FetchLike, SdkErrorCode } from '../../src/index.js'
 import { type Rig, startRig } from '../helpers.js'
 import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 import { FAST_CLIENT, startFastRig } from './fast-rig.js'
@@ -316,6 +316,26 @@ describe('v2 batch: retries and auth', () => {
       unchecked: true,
     })
     await expect(write).rejects.toBeInstanceOf(AjaxError)
+    expect(rig.emulator.log.restRequests()).toHaveLength(1)
+  })
+
+  it("through getHttpClient(), the batch's methods alone tell whether a dropped batch may be sent again", async () => {
+    rig = await startFastRig()
+    const http = rig.portal.getHttpClient(ApiVersion.v2)
+    const batch = (cmd: Record<string, string>) =>
+      http.call(
+        { method: 'batch', params: { halt: 0, cmd } },
+        { methods: Object.values(cmd).map((command) => command.split('?')[0]!) },
+      )
+    rig.emulator.dropConnections(1, { method: 'batch', after: 'body' })
+    expect((await batch({ a: 'server.time', b: 'crm.item.get?id=1' })).isSuccess).toBe(true)
+    expect(rig.emulator.log.restRequests()).toHaveLength(2)
+
+    rig.emulator.log.clear()
+    rig.emulator.dropConnections(1, { method: 'batch', after: 'body' })
+    await expect(batch({ a: 'server.time', b: 'crm.item.add?fields[title]=once' })).rejects.toBeInstanceOf(
+      AjaxError,
+    )
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
   })
 
