@@ -7,6 +7,17 @@ afterEach(async () => {
 })
 
 describe('setAuthOptions()', () => {
+  it('says in the log that the pair was replaced, with its expiry and no token', async () => {
+    const logger = createMemoryLogger()
+    rig = await startRig({ client: { logger } })
+    const next = rig.emulator.issueAuthParams()
+    rig.portal.setAuthOptions(next)
+    expect(logger.lines.filter((line) => line.level === 'info')).toEqual([
+      { level: 'info', message: 'token pair replaced', context: { expires: next.expires } },
+    ])
+    expect(JSON.stringify(logger.lines)).not.toContain(next.accessToken)
+  })
+
   it("the new pair's tokens and application token are secrets from then on: redacted from the log and from errors", async () => {
     const logger = createMemoryLogger()
     rig = await startRig({ client: { logger, refreshRetries: 0 } })
