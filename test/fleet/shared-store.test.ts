@@ -80,11 +80,16 @@ describe('instances sharing one store', () => {
     const persisted: RefreshAuthPayload[] = []
     const first = client(emulator, old, { store }, persisted)
     await first.auth.refreshAuth()
-    const restarted = client(emulator, old, { store }, persisted)
+    const logger = createMemoryLogger()
+    const restarted = client(emulator, old, { store, logger }, persisted)
     expect((await restarted.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
     expect(restarted.auth.getParams().refreshToken).toBe(emulator.currentRefreshToken)
     expect(emulator.log.refreshRequests()).toHaveLength(1)
     expect(persisted).toHaveLength(1)
+    const stored = restarted.auth.getParams()
+    expect(logger.lines.filter((line) => line.level === 'info')).toEqual([
+      { level: 'info', message: 'token pair taken from the store', context: { expires: stored.expires } },
+    ])
   })
 
   it('a store that lost its data gets the pair back at the next call, through the shared bucket', async () => {
