@@ -332,6 +332,24 @@ describe('every wait is bounded', () => {
     expect(rig.portal.tokenState).not.toBe('refreshing')
   })
 
+  /**
+   * A custom refresh answering with `issued` 150 ms after it is asked, past the tests' 50 ms refreshTimeout. A custom
+   * refresh may return only the pair and its lifetime; the rest keeps its previous values.
+   */
+  function answerLate(portal: PortalOAuth, issued: PortalOAuthParams): { answered: boolean } {
+    const late = { answered: false }
+    portal.setCustomRefreshAuth(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      late.answered = true
+      return {
+        access_token: issued.accessToken,
+        refresh_token: issued.refreshToken,
+        expires_in: 3600,
+      } as HandlerRefreshAuth
+    })
+    return late
+  }
+
   it('a custom refresh answering after refreshTimeout: its pair is still committed and persisted', async () => {
     rig = await startRig({ client: { refreshTimeout: 50, refreshRetries: 0 } })
     const issued = rig.emulator.issueAuthParams()
@@ -339,15 +357,7 @@ describe('every wait is bounded', () => {
     rig.portal.setCallbackRefreshAuth(({ b24OAuthParams }) => {
       persisted.push(b24OAuthParams)
     })
-    rig.portal.setCustomRefreshAuth(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      // A custom refresh may return only the pair and its lifetime; the rest keeps its previous values.
-      return {
-        access_token: issued.accessToken,
-        refresh_token: issued.refreshToken,
-        expires_in: 3600,
-      } as HandlerRefreshAuth
-    })
+    answerLate(rig.portal, issued)
     await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: SdkErrorCode.RequestTimeout })
     while (persisted.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
     expect(persisted[0]?.refreshToken).toBe(issued.refreshToken)
@@ -360,18 +370,9 @@ describe('every wait is bounded', () => {
     const logger = createMemoryLogger()
     rig = await startRig({ client: { logger, refreshTimeout: 50, refreshRetries: 0 } })
     const issued = rig.emulator.issueAuthParams()
-    let answered = false
-    rig.portal.setCustomRefreshAuth(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      answered = true
-      return {
-        access_token: issued.accessToken,
-        refresh_token: issued.refreshToken,
-        expires_in: 3600,
-      } as HandlerRefreshAuth
-    })
+    const late = answerLate(rig.portal, issued)
     await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: SdkErrorCode.RequestTimeout })
-    while (!answered) await new Promise((resolve) => setTimeout(resolve, 5))
+    while (!late.answered) await new Promise((resolve) => setTimeout(resolve, 5))
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(rig.portal.auth.getParams().refreshToken).toBe(issued.refreshToken)
     expect(rig.portal.tokenState).toBe('valid')
