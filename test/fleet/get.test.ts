@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryStore, PortalFleet, type RefreshAuthPayload, SdkErrorCode } from '../../src/index.js'
+import {
+  type FetchLike,
+  MemoryStore,
+  PortalFleet,
+  type RefreshAuthPayload,
+  SdkErrorCode,
+} from '../../src/index.js'
 import { createMemoryLogger } from '../helpers.js'
 import { createFleetRig, destroyed } from './fleet-rig.js'
 
@@ -38,6 +44,21 @@ describe('fleet.get(memberId)', () => {
     expect(loads).toEqual([portal.memberId])
     expect((await client.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
     expect(loads).toEqual([portal.memberId])
+  })
+
+  it("builds its clients with the fleet's httpOptions: their calls go through its adapter, with its headers", async () => {
+    const portal = await rig.portal()
+    const sent: string[] = []
+    const adapter: FetchLike = (input, init) => {
+      const request = new Request(input, init)
+      sent.push(`${request.headers.get('x-fleet') ?? ''} ${new URL(request.url).pathname}`)
+      return fetch(request)
+    }
+    const fleet = rig.fleet(portal, { httpOptions: { adapter, headers: { 'x-fleet': 'yes' } } })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const client = await fleet.get(portal.memberId)
+    expect((await client.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(sent).toEqual(['yes /rest/profile'])
   })
 
   it('rejects with JSSDK_PORTAL_NOT_INSTALLED for a portal the store does not know', async () => {
