@@ -210,6 +210,16 @@ describe('REST calls on the wire', () => {
     ])
   })
 
+  it('initIsAdmin() on a profile answer without ADMIN, or without a result: isAdmin is false', async () => {
+    rig = await startRig()
+    for (const answer of [{ ID: '1' }, undefined]) {
+      rig.emulator.defineMethod('profile', () => answer)
+      await rig.portal.initIsAdmin()
+      expect(rig.portal.auth.isAdmin).toBe(false)
+    }
+    expect(rig.emulator.log.restRequests().filter((entry) => entry.restMethod === 'profile')).toHaveLength(2)
+  })
+
   it('initIsAdmin() calls profile once and makes isAdmin readable', async () => {
     rig = await startRig({ emulator: { isAdmin: false } })
     await Promise.all([rig.portal.initIsAdmin('admin-check'), rig.portal.initIsAdmin()])
