@@ -544,9 +544,29 @@ describe('which refresh failures are tried again', () => {
     await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
       code: SdkErrorCode.InvalidResponse,
       status: 200,
+      message: 'token refresh: the OAuth server answered HTTP 200 without a token or an OAuth error',
+      request: { method: 'oauth/token' },
     })
     expect(rig.emulator.log.tokenRequests()).toHaveLength(1)
     expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+  })
+
+  it('a 200 whose body is a JSON array fails this refresh with INVALID_RESPONSE; the pair stays usable', async () => {
+    rig = await startRig({ client: { refreshRetries: 0 } })
+    const before = rig.portal.auth.getParams()
+    rig.emulator.failTokenRequests({ status: 200, body: '[]', contentType: 'application/json' })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({ code: SdkErrorCode.InvalidResponse })
+    expect(rig.portal.auth.getParams()).toEqual(before)
+  })
+
+  it('an OAuth error whose error_description is not a string: the error has an empty description', async () => {
+    rig = await startRig({ client: { refreshRetries: 0 } })
+    const body = JSON.stringify({ error: 'invalid_grant', error_description: 42 })
+    rig.emulator.failTokenRequests({ status: 400, body, contentType: 'application/json' })
+    await expect(rig.portal.auth.refreshAuth()).rejects.toMatchObject({
+      code: 'invalid_grant',
+      description: '',
+    })
   })
 
   it('refreshRetries bounds the attempts after transient failures; refreshRetryDelay spaces them', async () => {
