@@ -67,7 +67,7 @@ export async function requestTokenRefresh(
   try {
     payload = JSON.parse(text)
   } catch {
-    payload = undefined
+    // Not JSON: no OAuth error to read, and no token (the check below says so).
   }
   if (isRecord(payload) && typeof payload.error === 'string' && payload.error !== '') {
     throw new RefreshTokenError({
