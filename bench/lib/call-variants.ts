@@ -54,7 +54,8 @@ export function rawVariant(pair: EmulatorAuthParams): CpuVariant {
  * ky over the default adapter with the options the client gives it, and nothing else: what the client costs without
  * its own code. Like the client, it builds the JSON body per call and sends the client's headers (user agent
  * included), a `beforeRequest` hook, the same retry settings (a fresh object per call, `shouldRetry` a closure over
- * the call, as the client's is) and the body beside the `Request`; it parses the answer.
+ * the call, as the client's is) and, with the side channels, the body and the headers beside the `Request`; it
+ * parses the answer.
  */
 export function kyVariant(
   pair: EmulatorAuthParams,
@@ -63,12 +64,13 @@ export function kyVariant(
   label?: string,
 ): CpuVariant {
   const pool = adapter.createPooledFetch({ connections: CONCURRENCY, keepAliveTimeout: 4_000 })
+  const headers = { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT }
   // ky 1 and ky 2 take the same options for this request shape; the hook ignores its arguments in both.
   const client = (kyModule as typeof ky).create({
     fetch: pool.fetch,
     timeout: 30_000,
     throwHttpErrors: (status) => status === 429 || status === 503,
-    headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT },
+    ...(sideChannels ? {} : { headers }),
     hooks: {
       // As the client's hook: no clone per attempt of a body-less request (ky 2 passes a state object, ky 1 the request).
       beforeRequest: [
@@ -102,7 +104,7 @@ export function kyVariant(
       const response = await client.post(
         url,
         sideChannels
-          ? ({ [adapter.RAW_BODY_OPTION]: body, context: { call }, retry } as Parameters<
+          ? ({ [adapter.RAW_BODY_OPTION]: { text: body, headers }, context: { call }, retry } as Parameters<
               typeof client.post
             >[1])
           : { body, context: { call }, retry },

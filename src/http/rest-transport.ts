@@ -91,6 +91,8 @@ export class RestTransport implements TypeHttp {
   /** Whether the adapter takes the body as a string beside the `Request` (see {@link RAW_BODY_OPTION}). */
   // Stryker disable next-line BooleanLiteral: #loadClient() sets it before the first send
   #rawBody = false
+  /** The instance's headers: beside the `Request` with the body for an adapter that takes it there (see `RawBody.headers`), else given to ky. */
+  #headers: Readonly<Record<string, string>> | null = null
   /** The ky instance being made: ky and the adapter loaded on the first request (see ky-module.ts, {@link adapterReady}). */
   #making: Promise<KyInstance> | null = null
   #clientSideWarning = true
@@ -120,7 +122,7 @@ export class RestTransport implements TypeHttp {
       started: performance.now(),
       trace: traceCallStart(this.apiVersion, options.method, options.requestId, this.#auth.memberId),
       auth: NO_AUTH,
-      body: { text: '' },
+      body: { text: '', headers: null },
     }
     const checked = this.#checkScope(options.method, extras.methods)
     const { trace } = context
@@ -210,6 +212,7 @@ export class RestTransport implements TypeHttp {
     // by key: every call hands ky options of the same hidden class.
     const call = { call: context }
     const retry = this.#retryOptions(context)
+    context.body.headers = this.#headers
     const kyOptions: KyOptions & { [RAW_BODY_OPTION]?: RawBody } = this.#rawBody
       ? { [RAW_BODY_OPTION]: context.body, context: call, retry }
       : { context: call, retry }
@@ -370,17 +373,14 @@ export class RestTransport implements TypeHttp {
     const fetch = this.#instance.fetch()
     const [{ default: ky }] = await Promise.all([loadKy(), adapterReady(fetch)])
     this.#rawBody = readsRawBody(fetch)
+    const headers = instanceHeaders(this.#instance.http.headers)
+    this.#headers = headers
     this.#ky = ky.create({
       fetch,
       // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
       throwHttpErrors: (status) => status === 429 || status === 503,
       timeout: this.#instance.http.timeout,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'user-agent': USER_AGENT,
-        ...this.#instance.http.headers,
-      },
+      ...(this.#rawBody ? {} : { headers }),
       hooks: {
         // ky 2 runs beforeRequest once and beforeRetry before every repeat: each attempt takes its own slot.
         beforeRequest: [
@@ -454,6 +454,17 @@ export class RestTransport implements TypeHttp {
 
 /** The least a call waits for a shared bucket's answer, ms, also when its timeout is spent: a round trip's worth. */
 const MIN_STORE_WAIT_MS = 100
+
+/** The headers of every request of the instance, names in lower case: the client's, overridden by `httpOptions.headers`. */
+function instanceHeaders(extra: Readonly<Record<string, string>>): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    'user-agent': USER_AGENT,
+  }
+  for (const name of Object.keys(extra)) headers[name.toLowerCase()] = extra[name]!
+  return headers
+}
 
 /** The authorisation of a call not prepared yet. */
 const NO_AUTH: RequestAuth = { baseUrl: '', generation: 0 }

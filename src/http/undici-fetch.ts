@@ -22,6 +22,12 @@ export const RAW_BODY_OPTION = 'portalRawBody'
 export interface RawBody {
   /** The body to send now. */
   text: string
+  /**
+   * Headers sent under the `Request`'s own (which win), names in lower case: the instance's headers, the same for
+   * every call. Given here, not to ky, they are not copied into fresh `Headers` objects three times per call (ky's
+   * merge, its `Request`, the adapter's record; see docs/benchmarks.md).
+   */
+  headers: Readonly<Record<string, string>> | null
 }
 
 type Undici = typeof import('undici')
@@ -68,8 +74,12 @@ export function adapterReady(fetch: FetchLike): Promise<void> | null {
   return loadUndici().then(() => undefined)
 }
 
-function headersToRecord(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {}
+/** The request's headers as undici takes them, over `base` (see {@link RawBody.headers}). */
+function headersToRecord(
+  headers: Headers,
+  base: Readonly<Record<string, string>> | null,
+): Record<string, string> {
+  const out: Record<string, string> = { ...base }
   headers.forEach((value, name) => {
     out[name] = value
   })
@@ -123,9 +133,9 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
   void loadUndici()
   const fetch: FetchLike = async (input, init) => {
     const request = input instanceof Request ? input : new Request(input, init)
-    const option = (init as Record<string, unknown> | undefined)?.[RAW_BODY_OPTION]
-    // A holder is read as the request leaves: the transport writes each attempt's body (its token) into it.
-    const raw = typeof option === 'string' ? option : (option as RawBody | undefined)?.text
+    // The holder is read as the request leaves: the transport writes each attempt's body (its token) into it.
+    const holder = (init as Record<string, unknown> | undefined)?.[RAW_BODY_OPTION] as RawBody | undefined
+    const raw = holder?.text
     const body = typeof raw === 'string' ? raw : request.body ? await request.text() : undefined
     const loaded = undici ?? (await loadUndici())
     if (!agent) {
@@ -136,7 +146,7 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
     try {
       answer = await loaded.request(request.url, {
         method: request.method as 'POST',
-        headers: headersToRecord(request.headers),
+        headers: headersToRecord(request.headers, holder?.headers ?? null),
         body,
         signal: request.signal,
         dispatcher: agent,

@@ -84,6 +84,24 @@ describe('httpOptions', () => {
     expect(rig.emulator.log.restRequests()[0]?.headers['x-app']).toBe('demo')
   })
 
+  it("the default adapter sends httpOptions.headers once each, over the client's own and under a call's", async () => {
+    rig = await startRig({
+      client: {
+        httpOptions: { headers: { 'X-App': 'demo', 'User-Agent': 'my-app/1.0', Accept: 'text/plain' } },
+      },
+    })
+    await rig.portal.actions.v2.call.make({ method: 'profile', headers: { 'x-app': 'call' } })
+    await rig.portal.actions.v3.call.make({ unchecked: true, method: 'user.current' })
+    const [first, second] = rig.emulator.log.restRequests().map((entry) => entry.headers)
+    expect(first).toMatchObject({
+      'x-app': 'call',
+      'user-agent': 'my-app/1.0',
+      accept: 'text/plain',
+      'content-type': 'application/json',
+    })
+    expect(second).toMatchObject({ 'x-app': 'demo', 'user-agent': 'my-app/1.0', accept: 'text/plain' })
+  })
+
   it('bad httpOptions values name the field', async () => {
     await expect(startRig({ client: { httpOptions: { timeout: 0 } } })).rejects.toThrow(
       /httpOptions\.timeout must be an integer from 1 to 600000 ms \(10 minutes\), got 0/,
