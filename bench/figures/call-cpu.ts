@@ -1,4 +1,5 @@
 import ky1 from 'ky1'
+import { allocatedPerCall } from '../lib/allocation.js'
 import {
   CONCURRENCY,
   clientVariant,
@@ -12,7 +13,7 @@ import {
 import { type CpuVariant, cpuRounds } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
-import { fixed } from '../lib/stats.js'
+import { bytes, fixed, median } from '../lib/stats.js'
 import { loadVendorSdk, VENDOR_PACKAGE, VENDOR_VERSION } from '../lib/vendor.js'
 
 /** The bar: client CPU per call at most this many times the raw `undici.request` floor. */
@@ -24,6 +25,9 @@ const MAX_OVER_KY = 1.1
  * from round to round: the median of 13 rounds moved by 0.1 between runs, the width of the bar's whole margin.
  */
 const OVER_KY_ROUNDS = 41
+/** Sequential calls per turn of the heap allocated per call, and turns per variant (their median is kept). */
+const ALLOCATION_CALLS = 2_000
+const ALLOCATION_TURNS = 3
 /** The side channels stay only while they save at least this share of the CPU per call. */
 const MIN_SIDE_CHANNEL_SAVING = 0.15
 /** The bars against the vendor's SDK: client CPU per call at most this share of the vendor's, per mode. */
@@ -66,6 +70,8 @@ export async function callCpuFigure(
   // than the other rows (see OVER_KY_ROUNDS). The variants stay open for the rounds of all of them.
   const kept = (variant: CpuVariant): CpuVariant => ({ ...variant, close: async () => {} })
   const pair = await cpuRounds([kept(variants[1]!), kept(variants[2]!)], modes, OVER_KY_ROUNDS)
+  // The raw floor, the client and ky alone (variants 0 to 2), before cpuRounds closes them.
+  const [rawBytes, clientBytes, kyBytes] = await allocations(variants.slice(0, 3))
   const samples = await cpuRounds(variants, modes, options.rounds)
   const us = samples.us
   const ratio = (mode: string, index: number): number => samples.ratio(mode, index, 0)
@@ -126,6 +132,12 @@ export async function callCpuFigure(
       pass: true,
     })
   }
+  rows.push({
+    figure: 'heap allocated per call.make, sequential',
+    measured: `${bytes(clientBytes!)} (ky alone ${bytes(kyBytes!)}, raw floor ${bytes(rawBytes!)})`,
+    bar: 'measured, no bar',
+    pass: true,
+  })
   if (vendorIndex >= 0) {
     for (const mode of modes) {
       // Ours over the vendor's within each round, then the median of the rounds (see cpuRounds).
@@ -143,6 +155,23 @@ export async function callCpuFigure(
   details.push(
     '',
     `${options.rounds} rounds (after one warm-up round) of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; the ratio is the median of the ratios within each round. CPU is the process's (\`process.cpuUsage()\`); the rows over ky alone and of ky 2 over ky 1 read the main thread's (\`process.threadCpuUsage()\`), where V8's helper threads do not blur a difference of a few per cent. The rows over ky alone come from ${OVER_KY_ROUNDS} rounds of their own, the client and ky alone side by side. v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.${vendorIndex >= 0 ? ` The ${VENDOR_PACKAGE} row is the vendor's SDK ${VENDOR_VERSION} (a dev dependency pinned exactly), its limiter unpaced like ours, against the same emulator process.` : ''}`,
+    '',
+    `Heap allocated per call: ${ALLOCATION_CALLS} sequential calls each of the raw floor, the client and ky alone in turn, the median of ${ALLOCATION_TURNS} turns after a warm-up turn; read from the used heap before and after every collection V8 ran meanwhile (\`v8.GCProfiler\`), so the garbage collected counts. It is the source of the GC share of the CPU, and other work on the machine does not move it.`,
   )
   return { rows, details }
+}
+
+/**
+ * Heap allocated per sequential call of each variant (see {@link allocatedPerCall}): after a warm-up turn, the median
+ * of {@link ALLOCATION_TURNS} turns, the variants taking them in turn.
+ */
+async function allocations(variants: readonly CpuVariant[]): Promise<number[]> {
+  const turns = variants.map((): number[] => [])
+  for (let turn = 0; turn <= ALLOCATION_TURNS; turn += 1) {
+    for (const [index, variant] of variants.entries()) {
+      const allocated = await allocatedPerCall(variant.call, ALLOCATION_CALLS)
+      if (turn > 0) turns[index]!.push(allocated)
+    }
+  }
+  return turns.map(median)
 }
