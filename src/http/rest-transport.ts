@@ -91,7 +91,10 @@ export class RestTransport implements TypeHttp {
   /** Whether the adapter takes the body as a string beside the `Request` (see {@link RAW_BODY_OPTION}). */
   // Stryker disable next-line BooleanLiteral: #loadClient() sets it before the first send
   #rawBody = false
-  /** The instance's headers: beside the `Request` with the body for an adapter that takes it there (see `RawBody.headers`), else given to ky. */
+  /**
+   * The instance's headers: beside the `Request` with the body for an adapter that takes it there (see
+   * `RawBody.headers`), else given to ky.
+   */
   #headers: Readonly<Record<string, string>> | null = null
   /** The ky instance being made: ky and the adapter loaded on the first request (see ky-module.ts, {@link adapterReady}). */
   #making: Promise<KyInstance> | null = null
@@ -455,7 +458,7 @@ export class RestTransport implements TypeHttp {
 /** The least a call waits for a shared bucket's answer, ms, also when its timeout is spent: a round trip's worth. */
 const MIN_STORE_WAIT_MS = 100
 
-/** The headers of every request of the instance, names in lower case: the client's, overridden by `httpOptions.headers`. */
+/** The headers of every request of the instance, names in lower case: the client's, under `httpOptions.headers`. */
 function instanceHeaders(extra: Readonly<Record<string, string>>): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
