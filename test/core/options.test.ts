@@ -70,6 +70,18 @@ describe('httpOptions', () => {
     expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
   })
 
+  it('every known key is taken without a warning', async () => {
+    const logger = createMemoryLogger()
+    const given = { timeout: 5_000, headers: { 'x-app': 'a' }, connections: 4, keepAliveTimeout: 1_000 }
+    rig = await startRig({ client: { logger, httpOptions: { ...given, proxy: 'http://127.0.0.1:9/' } } })
+    const withAdapter = await startRig({
+      client: { logger, httpOptions: { ...given, adapter: (input, init) => globalThis.fetch(input, init) } },
+    })
+    expect((await withAdapter.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    await withAdapter.close()
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([])
+  })
+
   it('a custom adapter (ky fetch) sends every request, REST and refresh alike; headers are added', async () => {
     const seen: string[] = []
     const adapter: FetchLike = async (input, init) => {
