@@ -102,14 +102,17 @@ describe('httpOptions.proxy', () => {
 })
 
 describe('NODE_USE_ENV_PROXY=1 with HTTP_PROXY / NO_PROXY', () => {
-  it('sends every request through the proxy the environment names', async () => {
-    process.env.NODE_USE_ENV_PROXY = '1'
-    process.env.HTTP_PROXY = proxy.url
-    rig = await startRig()
-    const hosts = await callAndRefresh(rig)
-    expect(hosts).toContain(hostOf(rig.emulator.clientEndpoint))
-    expect(hosts).toContain(hostOf(rig.emulator.serverEndpoint))
-  })
+  it.each(['1', 'true'])(
+    'NODE_USE_ENV_PROXY=%s: sends every request through the proxy the environment names',
+    async (flag) => {
+      process.env.NODE_USE_ENV_PROXY = flag
+      process.env.HTTP_PROXY = proxy.url
+      rig = await startRig()
+      const hosts = await callAndRefresh(rig)
+      expect(hosts).toContain(hostOf(rig.emulator.clientEndpoint))
+      expect(hosts).toContain(hostOf(rig.emulator.serverEndpoint))
+    },
+  )
 
   it('goes straight to a host NO_PROXY names', async () => {
     process.env.NODE_USE_ENV_PROXY = '1'
