@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type RefreshAuthPayload, RefreshTokenError, SdkError } from '../../src/index.js'
+import { EmulatorRestError } from '../../src/testing/index.js'
 import { createMemoryLogger, createTestClock, type Rig, startRig } from '../helpers.js'
 import { expectNothingInUrl, rigSecrets } from '../url-checks.js'
 
@@ -53,6 +54,24 @@ describe('automatic refresh', () => {
     const rejected = rig.emulator.log.rejected('expired_token').length
     expect(rejected).toBeGreaterThan(0)
     expect(rig.emulator.log.restRequests()).toHaveLength(20 + rejected)
+  })
+
+  it('a call the portal keeps rejecting is sent again three times, each with a newer token, then ends with the error', async () => {
+    rig = await startRig()
+    rig.emulator.defineMethod('portaltest.token.rejected', () => {
+      throw new EmulatorRestError('expired_token', 'The access token provided has expired.', 401)
+    })
+    const result = await rig.portal.actions.v2.call.make({
+      unchecked: true,
+      method: 'portaltest.token.rejected',
+    })
+    expect(result.isSuccess).toBe(false)
+    expect(result.getErrors().map((error) => error.code)).toEqual(['expired_token'])
+    const sent = rig.emulator.log
+      .restRequests()
+      .filter((entry) => entry.restMethod === 'portaltest.token.rejected')
+    expect(sent).toHaveLength(4)
+    expect(new Set(sent.map((entry) => entry.token)).size).toBe(4)
   })
 
   it('a late expired_token for a token older than the current one starts no new refresh', async () => {
