@@ -8,16 +8,18 @@ afterEach(async () => {
 })
 
 /**
- * An adapter (`httpOptions.adapter`) whose first attempt fails as a network layer fails, `fetch failed` with a coded
- * cause, and whose later attempts go to the emulator: what the client makes of each code is whether it sends again.
+ * An adapter (`httpOptions.adapter`) whose first attempt reads the request's body and then fails as a network layer
+ * fails, `fetch failed` with a coded cause, and whose later attempts go to the emulator: what the client makes of
+ * each code is whether it sends again (with a body still unread).
  */
 function failingOnce(code: string): { adapter: FetchLike; attempts: () => number } {
   let attempts = 0
   const adapter: FetchLike = async (input, init) => {
     attempts += 1
-    if (attempts === 1)
-      throw new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) })
-    return globalThis.fetch(input, init)
+    const request = new Request(input, init)
+    if (attempts > 1) return globalThis.fetch(request)
+    await request.text()
+    throw new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) })
   }
   return { adapter, attempts: () => attempts }
 }
