@@ -71,30 +71,4 @@ describe('what a failed attempt says about sending again', () => {
     expect(failing.attempts()).toBe(1)
     expect(rig.emulator.log.restRequests()).toEqual([])
   })
-
-  it.each(['get', 'list', 'tail', 'fields', 'count', 'current', 'info', 'search', 'time', 'getlist'])(
-    'a reset connection: a method the catalogue lacks whose name ends in .%s reads, so it is sent again',
-    async (verb) => {
-      const failing = failingOnce('ECONNRESET')
-      rig = await start(failing.adapter)
-      const method = `portaltest.item.${verb}`
-      await rig.portal.actions.v2.call.make({ unchecked: true, method })
-      expect(failing.attempts()).toBe(2)
-      expect(rig.emulator.log.restRequests().map((entry) => entry.restMethod)).toEqual([method])
-    },
-  )
-
-  it('a reset connection: a write the catalogue lacks is not sent again', async () => {
-    const failing = failingOnce('ECONNRESET')
-    rig = await start(failing.adapter)
-    const error = await rig.portal.actions.v2.call
-      .make({ unchecked: true, method: WRITE, params: { fields: {} } })
-      .catch((thrown: unknown) => thrown)
-    expect(error).toMatchObject({
-      code: 'NETWORK_ERROR',
-      message: `v2 ${WRITE}: connection failed (ECONNRESET)`,
-    })
-    expect(failing.attempts()).toBe(1)
-    expect(rig.emulator.log.restRequests()).toEqual([])
-  })
 })
