@@ -31,6 +31,8 @@ async function start(adapter: FetchLike): Promise<Rig> {
 /** A write the catalogue does not know: only the code of its failure can make it safe to send again. */
 const WRITE = 'portaltest.item.add'
 
+// The codes are written out here, not read from the client: a test that took the client's own lists would pass
+// whatever they held.
 describe('what a failed attempt says about sending again', () => {
   it.each([
     'ECONNREFUSED',
