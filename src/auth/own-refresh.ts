@@ -30,8 +30,9 @@ export interface OwnRefreshHost {
 
 /**
  * One refresh attempt of this instance, the body of the `refreshTokens` actor (run under the store's lock when the
- * instance shares a store, see `SharedPair.refresh`): the OAuth request, or the custom refresh, then the commit. The new pair is committed the moment it arrives, before the machine hears of
- * it, so that no later failure (an odd field, the attempt's timeout) can lose it.
+ * instance shares a store, see `SharedPair.refresh`): the OAuth request, or the custom refresh, then the commit. The
+ * new pair is committed the moment it arrives, before the machine hears of it, so that no later failure (an odd
+ * field, the attempt's timeout) can lose it.
  */
 export class OwnRefresh {
   readonly #host: OwnRefreshHost
