@@ -110,7 +110,18 @@ export class RestTransport implements TypeHttp {
     this.#clientSideWarning = false
   }
 
-  async call<T = unknown>(input: CallOptions, extras: CallExtras = {}): Promise<AjaxResult<T>> {
+  call<T = unknown>(input: CallOptions, extras: CallExtras = {}): Promise<AjaxResult<T>> {
+    // Not an async function, whose promise would wait for the one returned (a promise and two jobs more per call);
+    // whatever throws before the call leaves still rejects.
+    try {
+      return this.#start<T>(input, extras)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** Validates the call, then runs it under the method's operating limit (see {@link call}). */
+  #start<T>(input: CallOptions, extras: CallExtras): Promise<AjaxResult<T>> {
     this.#instance.assertAlive()
     const options = validateCallOptions(input, this.apiVersion)
     this.#instance.warnClientSide(this.#clientSideWarning)
@@ -227,7 +238,9 @@ export class RestTransport implements TypeHttp {
     if (context.trace) traceCallTarget(context.trace, context.auth.baseUrl)
     try {
       const response = await client.post(context.auth.baseUrl + options.method, kyOptions)
-      return { status: response.status, body: await this.#readBody(context, response) }
+      const body = this.#readBody(context, response)
+      // Awaited only when the adapter left the text in the response: an await of a value costs a promise.
+      return { status: response.status, body: isThenable(body) ? await body : body }
     } catch (error) {
       if (isKyHttpError(error)) {
         // A 503 or 429 that outlived its retries: the portal's error body becomes the result.
