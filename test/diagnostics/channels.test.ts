@@ -131,6 +131,9 @@ describe('diagnostics_channel publications', () => {
     expect(Math.max(...waits.map((wait) => wait.waitMs))).toBeGreaterThan(40)
     const ends = on<CallEndMessage>(DiagnosticsChannel.callEnd)
     expect(ends.filter((end) => end.limiterWaitMs > 40)).toHaveLength(2)
+    // A wait is not an attempt: each call went out once, and waited no longer than the three took.
+    expect(ends.map((end) => end.attempts)).toEqual([1, 1, 1])
+    for (const end of ends) expect(end.limiterWaitMs).toBeLessThanOrEqual(end.durationMs)
   })
 
   it('no publication carries a token, the client secret or a webhook secret', async () => {
