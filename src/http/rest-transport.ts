@@ -461,7 +461,7 @@ export class RestTransport implements TypeHttp {
       // No request leaves after destroy(), also for a caller whose wait ended just as it happened.
       this.#instance.assertAlive()
     } catch (error) {
-      if (context.options.signal?.aborted) throw abortError(context, context.options.signal.reason ?? error)
+      // A cancellation by the caller's signal is told where every failure of an attempt is (#send, transportError).
       // The limiter drops its waiting callers when the instance is destroyed: say so clearly.
       this.#instance.assertAlive()
       throw error
