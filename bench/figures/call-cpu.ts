@@ -10,7 +10,7 @@ import {
   rawVariant,
   vendorVariant,
 } from '../lib/call-variants.js'
-import { type CpuVariant, cpuRounds } from '../lib/cpu.js'
+import { type CpuSamples, type CpuVariant, cpuRounds } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
 import { bytes, fixed, median } from '../lib/stats.js'
@@ -21,10 +21,15 @@ const MAX_RATIO = 3
 /** The bar of the client's own code: CPU per call at most this many times ky alone over the same adapter. */
 const MAX_OVER_KY = 1.1
 /**
- * Rounds of the client against ky alone. The client against itself, on the main thread, spreads 0.78x to 1.34x
- * from round to round: the median of 13 rounds moved by 0.1 between runs, the width of the bar's whole margin.
+ * The rounds of the bars of the client's own cost (over the raw floor, over ky alone): the client, ky alone and the
+ * floor side by side, in rounds of their own, sequential calls in short turns and many of them. A sequential turn is
+ * a run of round trips to the emulator process, and on a VM the CPU of the wake-ups around each one is noisy: the
+ * client over ky alone read 0.44x to 2.28x from one turn of 400 calls to the next (main thread, an unloaded 2-core
+ * VM), so the median of 41 such ratios moved by more than a bar's margin between runs. The median of 160 turns of
+ * 200 calls read 1.06x in both of two runs. Concurrent turns are steadier and keep the figure's length.
  */
-const OVER_KY_ROUNDS = 41
+const OWN_COST_SEQUENTIAL = { calls: 200, rounds: 161 }
+const OWN_COST_CONCURRENT_ROUNDS = 41
 /** Sequential calls per turn of the heap allocated per call, and turns per variant (their median is kept). */
 const ALLOCATION_CALLS = 2_000
 const ALLOCATION_TURNS = 3
@@ -66,10 +71,18 @@ export async function callCpuFigure(
     { label: 'sequential', calls: options.sequentialCalls, concurrency: 1 },
     { label: `${CONCURRENCY} concurrent`, calls: options.concurrentCalls, concurrency: CONCURRENCY },
   ]
-  // The client and ky alone first, side by side in rounds of their own: a few per cent apart, they need more rounds
-  // than the other rows (see OVER_KY_ROUNDS). The variants stay open for the rounds of all of them.
+  // The client, ky alone and the floor first, side by side in rounds of their own (see OWN_COST_SEQUENTIAL). The
+  // variants stay open for the rounds of all of them.
   const kept = (variant: CpuVariant): CpuVariant => ({ ...variant, close: async () => {} })
-  const pair = await cpuRounds([kept(variants[1]!), kept(variants[2]!)], modes, OVER_KY_ROUNDS)
+  const trio = [kept(variants[1]!), kept(variants[2]!), kept(variants[0]!)]
+  const ownRuns = [
+    { mode: { ...modes[0]!, calls: OWN_COST_SEQUENTIAL.calls }, rounds: OWN_COST_SEQUENTIAL.rounds },
+    { mode: modes[1]!, rounds: OWN_COST_CONCURRENT_ROUNDS },
+  ]
+  // Per mode: variant 0 the client, 1 ky alone, 2 the floor.
+  const own = new Map<string, CpuSamples>()
+  for (const { mode, rounds } of ownRuns) own.set(mode.label, await cpuRounds(trio, [mode], rounds))
+  const ownCost = (mode: string): CpuSamples => own.get(mode)!
   // The raw floor, the client and ky alone (variants 0 to 2), before cpuRounds closes them.
   const [rawBytes, clientBytes, kyBytes] = await allocations(variants.slice(0, 3))
   const samples = await cpuRounds(variants, modes, options.rounds)
@@ -88,9 +101,10 @@ export async function callCpuFigure(
     details.push(`| ${variant.name} | ${cells.join(' | ')} |`)
   })
   for (const mode of modes) {
-    const floor = us(mode.label, 0)
-    const client = us(mode.label, 1)
-    const clientRatio = ratio(mode.label, 1)
+    const cost = ownCost(mode.label)
+    const floor = cost.us(mode.label, 2)
+    const client = cost.us(mode.label, 0)
+    const clientRatio = cost.ratio(mode.label, 0, 2)
     rows.push({
       figure: `client CPU per call.make, ${mode.label}`,
       measured: `${fixed(client)} us, ${fixed(clientRatio, 2)}x raw (${fixed(floor)} us)`,
@@ -100,12 +114,13 @@ export async function callCpuFigure(
     })
   }
   for (const mode of modes) {
-    // The client's own code over ky's: ky alone over the same adapter with the same options, from the rounds of the
-    // two alone, on the main thread's CPU (see CpuClock).
-    const overKy = pair.ratio(mode.label, 0, 1, 'main')
+    // The client's own code over ky's: ky alone over the same adapter with the same options, on the main thread's
+    // CPU (see CpuClock).
+    const cost = ownCost(mode.label)
+    const overKy = cost.ratio(mode.label, 0, 1, 'main')
     rows.push({
       figure: `client CPU per call.make over ky alone, ${mode.label}`,
-      measured: `${fixed(overKy, 2)}x ky (main thread: ${fixed(pair.us(mode.label, 0, 'main'))} vs ${fixed(pair.us(mode.label, 1, 'main'))} us)`,
+      measured: `${fixed(overKy, 2)}x ky (main thread: ${fixed(cost.us(mode.label, 0, 'main'))} vs ${fixed(cost.us(mode.label, 1, 'main'))} us)`,
       bar: `<= ${MAX_OVER_KY}x`,
       pass: overKy <= MAX_OVER_KY,
       loadSensitive: true,
@@ -154,7 +169,7 @@ export async function callCpuFigure(
   }
   details.push(
     '',
-    `${options.rounds} rounds (after one warm-up round) of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; the ratio is the median of the ratios within each round. CPU is the process's (\`process.cpuUsage()\`); the rows over ky alone and of ky 2 over ky 1 read the main thread's (\`process.threadCpuUsage()\`), where V8's helper threads do not blur a difference of a few per cent. The rows over ky alone come from ${OVER_KY_ROUNDS} rounds of their own, the client and ky alone side by side. v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.${vendorIndex >= 0 ? ` The ${VENDOR_PACKAGE} row is the vendor's SDK ${VENDOR_VERSION} (a dev dependency pinned exactly), its limiter unpaced like ours, against the same emulator process.` : ''}`,
+    `${options.rounds} rounds (after one warm-up round) of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; the ratio is the median of the ratios within each round. CPU is the process's (\`process.cpuUsage()\`); the rows over ky alone and of ky 2 over ky 1 read the main thread's (\`process.threadCpuUsage()\`), where V8's helper threads do not blur a difference of a few per cent. The rows of the client over the raw floor and over ky alone come from rounds of their own, the three side by side: ${OWN_COST_SEQUENTIAL.rounds} of ${OWN_COST_SEQUENTIAL.calls} sequential calls each, ${OWN_COST_CONCURRENT_ROUNDS} of ${options.concurrentCalls} concurrent calls; the table below is from the rounds of every variant. v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.${vendorIndex >= 0 ? ` The ${VENDOR_PACKAGE} row is the vendor's SDK ${VENDOR_VERSION} (a dev dependency pinned exactly), its limiter unpaced like ours, against the same emulator process.` : ''}`,
     '',
     `Heap allocated per call: ${ALLOCATION_CALLS} sequential calls each of the raw floor, the client and ky alone in turn, the median of ${ALLOCATION_TURNS} turns after a warm-up turn; read from the used heap before and after every collection V8 ran meanwhile (\`v8.GCProfiler\`), so the garbage collected counts. It is the source of the GC share of the CPU, and other work on the machine does not move it.`,
   )
