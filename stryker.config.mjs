@@ -21,7 +21,8 @@ export default {
   tsconfigFile: 'test/mutation/no-such-tsconfig.json',
   // Two cores are shared by everyone on the machine.
   concurrency: 1,
-  // Committed, so a run on a fresh machine re-tests only the mutants whose code or covering tests changed.
+  // Kept in an ignored cache folder: a later run re-tests only the mutants whose code or covering tests changed.
+  // docs/testing.md says how a fresh clone restores the state of the last recorded run.
   incremental: true,
   incrementalFile: '.cache/stryker/incremental.json',
   // Scratch space and the Node binaries under .tmp/ stay out of the sandbox copy.
