@@ -26,7 +26,8 @@ const MAX_OVER_KY = 1.1
  * a run of round trips to the emulator process, and on a VM the CPU of the wake-ups around each one is noisy: the
  * client over ky alone read 0.44x to 2.28x from one turn of 400 calls to the next (main thread, an unloaded 2-core
  * VM), so the median of 41 such ratios moved by more than a bar's margin between runs. The median of 160 turns of
- * 200 calls read 1.06x in both of two runs. Concurrent turns are steadier and keep the figure's length.
+ * 200 calls read 1.06x in both of two runs (with the floor beside them, 1.05x to 1.10x in seven runs). Concurrent
+ * turns are steadier and keep the figure's length.
  */
 const OWN_COST_SEQUENTIAL = { calls: 200, rounds: 161 }
 const OWN_COST_CONCURRENT_ROUNDS = 41
