@@ -10,7 +10,7 @@ import {
   rawVariant,
   vendorVariant,
 } from '../lib/call-variants.js'
-import { type CpuSamples, type CpuVariant, cpuRounds } from '../lib/cpu.js'
+import { type CpuSamples, type CpuVariant, cpuRounds, interleavedCpu } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
 import { bytes, fixed, median } from '../lib/stats.js'
@@ -21,16 +21,16 @@ const MAX_RATIO = 3
 /** The bar of the client's own code: CPU per call at most this many times ky alone over the same adapter. */
 const MAX_OVER_KY = 1.1
 /**
- * The rounds of the bars of the client's own cost (over the raw floor, over ky alone): the client, ky alone and the
- * floor side by side, in rounds of their own, sequential calls in short turns and many of them. A sequential turn is
- * a run of round trips to the emulator process, and on a VM the CPU of the wake-ups around each one is noisy: the
- * client over ky alone read 0.44x to 2.28x from one turn of 400 calls to the next (main thread, an unloaded 2-core
- * VM), so the median of 41 such ratios moved by more than a bar's margin between runs. The median of 160 turns of
- * 200 calls read 1.06x in both of two runs (with the floor beside them, 1.05x to 1.10x in seven runs). Concurrent
- * turns are steadier and keep the figure's length.
+ * The bars of the client's own cost (over the raw floor, over ky alone) are measured on the client, ky alone and the
+ * floor apart from the other variants, interleaved turn by turn (see interleavedCpu): sequentially in turns of one
+ * call, blocks of 50; at 32 concurrent in turns of 256 calls (8 waves), blocks of one. ky 2 over ky 1 likewise, on
+ * the two alone, half as many blocks. Long turns of one variant at a time read the client over ky alone at 1.05x to
+ * 1.10x from one run to the next sequentially, 1.00x to 1.09x at 32 concurrent, and ky 2 over ky 1 at 0.84x to 1.18x.
  */
-const OWN_COST_SEQUENTIAL = { calls: 200, rounds: 161 }
-const OWN_COST_CONCURRENT_ROUNDS = 41
+const OWN_COST = {
+  sequential: { calls: 1, blocks: 480, blockTurns: 50 },
+  concurrent: { calls: 256, blocks: 300, blockTurns: 1 },
+}
 /** Sequential calls per turn of the heap allocated per call, and turns per variant (their median is kept). */
 const ALLOCATION_CALLS = 2_000
 const ALLOCATION_TURNS = 3
@@ -72,17 +72,23 @@ export async function callCpuFigure(
     { label: 'sequential', calls: options.sequentialCalls, concurrency: 1 },
     { label: `${CONCURRENCY} concurrent`, calls: options.concurrentCalls, concurrency: CONCURRENCY },
   ]
-  // The client, ky alone and the floor first, side by side in rounds of their own (see OWN_COST_SEQUENTIAL). The
-  // variants stay open for the rounds of all of them.
+  // The client, ky alone and the floor first, measured apart (see OWN_COST). The variants stay open for
+  // the rounds of all of them.
   const kept = (variant: CpuVariant): CpuVariant => ({ ...variant, close: async () => {} })
   const trio = [kept(variants[1]!), kept(variants[2]!), kept(variants[0]!)]
-  const ownRuns = [
-    { mode: { ...modes[0]!, calls: OWN_COST_SEQUENTIAL.calls }, rounds: OWN_COST_SEQUENTIAL.rounds },
-    { mode: modes[1]!, rounds: OWN_COST_CONCURRENT_ROUNDS },
-  ]
-  // Per mode: variant 0 the client, 1 ky alone, 2 the floor.
+  const kyPair = [kept(variants[2]!), kept(variants[5]!)]
+  // Per mode: the client (0), ky alone (1) and the floor (2); then ky alone (0) and through ky 1 (1), apart from
+  // them, where ky 1's code, run between the client's calls, would cost the client a few per cent more.
   const own = new Map<string, CpuSamples>()
-  for (const { mode, rounds } of ownRuns) own.set(mode.label, await cpuRounds(trio, [mode], rounds))
+  const kyVersions = new Map<string, CpuSamples>()
+  for (const [mode, run] of [
+    [modes[0]!, OWN_COST.sequential],
+    [modes[1]!, OWN_COST.concurrent],
+  ] as const) {
+    const turns = { ...mode, calls: run.calls }
+    own.set(mode.label, await interleavedCpu(trio, turns, run.blocks, run.blockTurns))
+    kyVersions.set(mode.label, await interleavedCpu(kyPair, turns, run.blocks / 2, run.blockTurns))
+  }
   const ownCost = (mode: string): CpuSamples => own.get(mode)!
   // The raw floor, the client and ky alone (variants 0 to 2), before cpuRounds closes them.
   const [rawBytes, clientBytes, kyBytes] = await allocations(variants.slice(0, 3))
@@ -115,13 +121,12 @@ export async function callCpuFigure(
     })
   }
   for (const mode of modes) {
-    // The client's own code over ky's: ky alone over the same adapter with the same options, on the main thread's
-    // CPU (see CpuClock).
+    // The client's own code over ky's: ky alone over the same adapter with the same options (see OWN_COST).
     const cost = ownCost(mode.label)
-    const overKy = cost.ratio(mode.label, 0, 1, 'main')
+    const overKy = cost.ratio(mode.label, 0, 1)
     rows.push({
       figure: `client CPU per call.make over ky alone, ${mode.label}`,
-      measured: `${fixed(overKy, 2)}x ky (main thread: ${fixed(cost.us(mode.label, 0, 'main'))} vs ${fixed(cost.us(mode.label, 1, 'main'))} us)`,
+      measured: `${fixed(overKy, 2)}x ky (${fixed(cost.us(mode.label, 0))} vs ${fixed(cost.us(mode.label, 1))} us)`,
       bar: `<= ${MAX_OVER_KY}x`,
       pass: overKy <= MAX_OVER_KY,
       loadSensitive: true,
@@ -139,11 +144,12 @@ export async function callCpuFigure(
     })
   }
   for (const mode of modes) {
-    // What ky 2 costs per call over ky 1, the same request shape over the same adapter (variants 2 and 5).
-    const overKy1 = samples.ratio(mode.label, 2, 5, 'main')
+    // What ky 2 costs per call over ky 1, the same request shape over the same adapter (see OWN_COST).
+    const cost = kyVersions.get(mode.label)!
+    const overKy1 = cost.ratio(mode.label, 0, 1)
     rows.push({
       figure: `CPU per call of ky 2 over ky 1 alone, ${mode.label}`,
-      measured: `${fixed(overKy1, 2)}x ky 1 (main thread: ${fixed(us(mode.label, 2, 'main'))} vs ${fixed(us(mode.label, 5, 'main'))} us)`,
+      measured: `${fixed(overKy1, 2)}x ky 1 (${fixed(cost.us(mode.label, 0))} vs ${fixed(cost.us(mode.label, 1))} us)`,
       bar: 'measured, no bar',
       pass: true,
     })
@@ -170,7 +176,7 @@ export async function callCpuFigure(
   }
   details.push(
     '',
-    `${options.rounds} rounds (after one warm-up round) of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; the ratio is the median of the ratios within each round. CPU is the process's (\`process.cpuUsage()\`); the rows over ky alone and of ky 2 over ky 1 read the main thread's (\`process.threadCpuUsage()\`), where V8's helper threads do not blur a difference of a few per cent. The rows of the client over the raw floor and over ky alone come from rounds of their own, the three side by side: ${OWN_COST_SEQUENTIAL.rounds} of ${OWN_COST_SEQUENTIAL.calls} sequential calls each, ${OWN_COST_CONCURRENT_ROUNDS} of ${options.concurrentCalls} concurrent calls; the table of every variant is from the rounds of them all. v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.${vendorIndex >= 0 ? ` The ${VENDOR_PACKAGE} row is the vendor's SDK ${VENDOR_VERSION} (a dev dependency pinned exactly), its limiter unpaced like ours, against the same emulator process.` : ''}`,
+    `${options.rounds} rounds (after one warm-up round) of ${options.sequentialCalls} sequential and ${options.concurrentCalls} concurrent calls per variant; the ratio is the median of the ratios within each round. CPU is the process's (\`process.cpuUsage()\`), and the main thread's (\`process.threadCpuUsage()\`) beside it. The rows of the client over the raw floor and over ky alone are measured on the three apart, interleaved turn by turn on the process's clock: sequential calls one by one, the median of ${OWN_COST.sequential.blocks} blocks of ${OWN_COST.sequential.blockTurns} calls of each; concurrent calls in turns of ${OWN_COST.concurrent.calls}, the median of ${OWN_COST.concurrent.blocks} turns of each. The rows of ky 2 over ky 1 likewise on the two, half as many blocks. The table of every variant is from the rounds of them all. v2 \`${METHOD}\` with \`${JSON.stringify(PARAMS)}\`. The ky row is ky alone over the default adapter, with the options the client gives it: the part of the client's cost that is ky's and the adapter's.${vendorIndex >= 0 ? ` The ${VENDOR_PACKAGE} row is the vendor's SDK ${VENDOR_VERSION} (a dev dependency pinned exactly), its limiter unpaced like ours, against the same emulator process.` : ''}`,
     '',
     `Heap allocated per call: ${ALLOCATION_CALLS} sequential calls each of the raw floor, the client and ky alone in turn, the median of ${ALLOCATION_TURNS} turns after a warm-up turn; read from the used heap before and after every collection V8 ran meanwhile (\`v8.GCProfiler\`), so the garbage collected counts. It is the source of the GC share of the CPU, and other work on the machine does not move it.`,
   )

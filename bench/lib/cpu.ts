@@ -48,16 +48,9 @@ export async function cpuPerCall(
   calls: number,
   concurrency: number,
 ): Promise<CpuPerCall> {
-  let started = 0
-  const worker = async (): Promise<void> => {
-    while (started < calls) {
-      started += 1
-      await call()
-    }
-  }
   const before = process.cpuUsage()
   const beforeMain = mainThreadCpu()
-  await Promise.all(Array.from({ length: concurrency }, worker))
+  await runCalls(call, calls, concurrency)
   const used = process.cpuUsage(before)
   const usedMain = mainThreadCpu(beforeMain)
   return {
@@ -97,5 +90,91 @@ export async function cpuRounds(
     us: (mode, index, clock = 'process') => median(kept(mode).map((round) => round[index]![clock])),
     ratio: (mode, index, base, clock = 'process') =>
       median(kept(mode).map((round) => round[index]![clock] / round[base]![clock])),
+  }
+}
+
+/** The process's CPU (user + system) so far, us: precise to the microsecond, unlike the main thread's (see below). */
+function processCpu(): number {
+  const used = process.cpuUsage()
+  return used.user + used.system
+}
+
+/**
+ * The order of the variants at step `step` of {@link interleavedCpu}: rotated by one every second step, reversed
+ * every other, so that each variant runs after each other one equally often (all six orders of three variants).
+ */
+function stepOrder(count: number, step: number): number[] {
+  const start = Math.floor(step / 2) % count
+  const order = Array.from({ length: count }, (_, offset) => (start + offset) % count)
+  return step % 2 === 0 ? order : order.reverse()
+}
+
+/** Runs `calls` calls, `concurrency` at a time. */
+async function runCalls(call: () => Promise<void>, calls: number, concurrency: number): Promise<void> {
+  let started = 0
+  const worker = async (): Promise<void> => {
+    while (started < calls) {
+      started += 1
+      await call()
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+}
+
+/**
+ * The variants interleaved turn by turn, a turn being `mode.calls` calls of one variant (`mode.concurrency` at a
+ * time), each turn's CPU read on the process's clock and summed per block of `blockTurns` turns of each variant; a
+ * first block warms up and is not kept. `us` (per call) and `ratio` are the medians over the blocks; the clock
+ * argument is ignored, there is one.
+ *
+ * Why not {@link cpuRounds}'s long turns on the main thread's clock: `process.threadCpuUsage()` (the kernel's
+ * per-thread usage) advances in steps of the scheduler tick, 4 ms on the Linux VMs of the project, a tenth of a turn
+ * of 200 sequential calls; and between turns of a few tens of ms the CPU a round trip costs drifts by more than the
+ * few per cent the client's own code adds: the client over ky alone read 1.05x to 1.10x from one run of 161 rounds
+ * to the next. In turns of one call (sequential) or a few waves of calls (concurrent), drift hits every variant
+ * alike; the process's clock is exact to the microsecond; and the median of blocks leaves out the blocks where a
+ * garbage collection or a stolen time slice landed on one variant.
+ */
+export async function interleavedCpu(
+  variants: readonly CpuVariant[],
+  mode: CpuMode,
+  blocks: number,
+  blockTurns: number,
+): Promise<CpuSamples> {
+  const count = variants.length
+  const kept: number[][] = []
+  try {
+    for (let block = 0; block <= blocks; block += 1) {
+      const sums = new Array<number>(count).fill(0)
+      for (let turn = 0; turn < blockTurns; turn += 1) {
+        let before = processCpu()
+        for (const index of stepOrder(count, block * blockTurns + turn)) {
+          const { call } = variants[index]!
+          // One sequential call is awaited as it is: a turn of one call costs no worker.
+          await (mode.calls === 1 ? call() : runCalls(call, mode.calls, mode.concurrency))
+          const after = processCpu()
+          sums[index]! += after - before
+          before = after
+        }
+      }
+      if (block > 0) kept.push(sums)
+    }
+  } finally {
+    await Promise.all(variants.map((variant) => variant.close()))
+  }
+  const check = (asked: string): void => {
+    if (asked !== mode.label)
+      throw new Error(`interleavedCpu: measured "${mode.label}", asked for "${asked}"`)
+  }
+  const callsPerBlock = blockTurns * mode.calls
+  return {
+    us: (asked, index) => {
+      check(asked)
+      return median(kept.map((sums) => sums[index]! / callsPerBlock))
+    },
+    ratio: (asked, index, base) => {
+      check(asked)
+      return median(kept.map((sums) => sums[index]! / sums[base]!))
+    },
   }
 }
