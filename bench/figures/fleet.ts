@@ -42,10 +42,7 @@ export async function fleetFigures(rig: BenchRig): Promise<FigureResult> {
   if (redisInstalled) {
     const server = await startRedisServer()
     try {
-      // 21 rounds: with 9, the median of the per-round ratios moved from 1.21x to 1.48x between two unloaded runs.
-      parts.push(
-        await fleetCpuFigure(rig, server, { rounds: 21, sequentialCalls: 300, concurrentCalls: 900 }),
-      )
+      parts.push(await fleetCpuFigure(rig, server))
       parts.push(await fleetCommandsFigure(rig, server))
       parts.push(await fleetRefreshFigure(rig, server))
       parts.push(await fleetBucketFigure(rig, server))
