@@ -17,7 +17,7 @@ const CONCURRENCY = 32
  */
 const TURNS = {
   sequential: { calls: 1, blocks: 320, blockTurns: 50 },
-  concurrent: { calls: 256, blocks: 200, blockTurns: 1 },
+  concurrent: { calls: 256, blocks: 300, blockTurns: 1 },
 }
 
 async function storeVariant(

@@ -240,7 +240,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /** The token at hand, at once when nothing has to be waited for (no store to read, no refresh to wait out). */
   prepare(apiVersion: ApiVersion, signal?: AbortSignal, waitMs?: number): RequestAuth | Promise<RequestAuth> {
     this.#assertAlive()
-    return this.#shared
+    // On a shared store the pair held is used at once too, once nothing is to be read first (an async frame less).
+    return this.#shared?.needsLook
       ? this.#prepareShared(this.#shared, apiVersion, signal, waitMs)
       : this.#prepareHeld(apiVersion, signal, waitMs)
   }

@@ -81,6 +81,11 @@ export class SharedPair {
     this.#deps = deps
   }
 
+  /** Whether {@link beforeUse} has work to do: the first look at the store is still to come, or the pair is dead. */
+  get needsLook(): boolean {
+    return !this.#synced || this.#holder.state() === 'dead'
+  }
+
   /**
    * Before a call or a refresh: the first look at the store (its newer pair wins over the constructor's; otherwise
    * it gets ours), then, for a dead pair, a newer pair another instance left there. A caller waits for each read at

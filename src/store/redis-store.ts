@@ -211,32 +211,31 @@ export class RedisStore implements TokenStore {
     return this.#changes.wait(this.#keys(memberId).changed, timeoutMs, signal)
   }
 
-  async takeSlot(
+  takeSlot(
     memberId: string,
     bucket: SharedBucketSettings,
     want = 1,
     timeoutMs?: number,
   ): Promise<SlotAnswer> {
     const keys = this.#keys(memberId)
-    const answer = await this.#script(
-      'takeSlot',
-      TAKE_SLOT,
-      [keys.bucket, keys.pair, keys.removed],
-      [
-        String(bucket.burstLimit),
-        String(bucket.drainRate),
-        String(this.#bucketMargin),
-        String(Math.max(1, want)),
-      ],
-      timeoutMs,
+    const args = [
+      String(bucket.burstLimit),
+      String(bucket.drainRate),
+      String(this.#bucketMargin),
+      String(Math.max(1, want)),
+    ]
+    // Not an async function: a call on a shared bucket makes this round trip, and an async frame costs a promise more.
+    return this.#script('takeSlot', TAKE_SLOT, [keys.bucket, keys.pair, keys.removed], args, timeoutMs).then(
+      (answer) => {
+        const [wait, expires, granted] = Array.isArray(answer) ? answer : [0, -1, 1]
+        return {
+          waitMs: typeof wait === 'number' ? wait : 0,
+          storedExpires: typeof expires === 'number' && expires >= 0 ? expires : null,
+          granted: typeof granted === 'number' ? granted : 0,
+          removed: expires === -2,
+        }
+      },
     )
-    const [wait, expires, granted] = Array.isArray(answer) ? answer : [0, -1, 1]
-    return {
-      waitMs: typeof wait === 'number' ? wait : 0,
-      storedExpires: typeof expires === 'number' && expires >= 0 ? expires : null,
-      granted: typeof granted === 'number' ? granted : 0,
-      removed: expires === -2,
-    }
   }
 
   /** Closes the subscriber connection this store opened and ends every wait; the client stays open. */
@@ -253,7 +252,7 @@ export class RedisStore implements TokenStore {
   }
 
   /** Runs a script by its SHA-1, sending its source once when the server does not know it (after a restart). */
-  async #script(
+  #script(
     what: string,
     script: LuaScript,
     keys: string[],
@@ -262,12 +261,12 @@ export class RedisStore implements TokenStore {
   ): Promise<unknown> {
     const argv = [String(keys.length), ...keys, ...args]
     const [first] = keys as [string]
-    try {
-      return await this.#run(what, this.#connection.send(first, ['EVALSHA', script.sha, ...argv]), timeoutMs)
-    } catch (error) {
-      if (!(error instanceof StoreError) || !error.noScript) throw error
-      return this.#run(what, this.#connection.send(first, ['EVAL', script.source, ...argv]), timeoutMs)
-    }
+    return this.#run(what, this.#connection.send(first, ['EVALSHA', script.sha, ...argv]), timeoutMs).catch(
+      (error: unknown) => {
+        if (!(error instanceof StoreError) || !error.noScript) throw error
+        return this.#run(what, this.#connection.send(first, ['EVAL', script.source, ...argv]), timeoutMs)
+      },
+    )
   }
 
   /**
@@ -276,20 +275,26 @@ export class RedisStore implements TokenStore {
    */
   #run(what: string, pending: Promise<unknown>, timeoutMs?: number): Promise<unknown> {
     const limit = Math.max(1, Math.min(this.#commandTimeout, timeoutMs ?? this.#commandTimeout))
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
+    // One promise settled by whichever comes first (a command per call: no race, catch and finally promises).
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
         () => reject(new StoreError(`RedisStore ${what}: no answer within ${limit} ms`)),
         limit,
       )
       timer.unref()
+      pending.then(
+        (answer) => {
+          clearTimeout(timer)
+          resolve(answer)
+        },
+        (error: unknown) => {
+          clearTimeout(timer)
+          // Clients attach the command's arguments (a pair's tokens) to their errors: only the first line goes on.
+          const reason = error instanceof Error ? error.message.split('\n')[0] : 'unknown error'
+          reject(new StoreError(`RedisStore ${what}: ${reason}`, reason?.startsWith('NOSCRIPT') === true))
+        },
+      )
     })
-    // Clients attach the command's arguments (a pair's tokens) to their errors: only the first line goes on.
-    const answer = pending.catch((error: unknown) => {
-      const reason = error instanceof Error ? error.message.split('\n')[0] : 'unknown error'
-      throw new StoreError(`RedisStore ${what}: ${reason}`, reason?.startsWith('NOSCRIPT') === true)
-    })
-    return Promise.race([answer, timeout]).finally(() => clearTimeout(timer))
   }
 }
 
