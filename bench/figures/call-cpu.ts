@@ -72,11 +72,9 @@ export async function callCpuFigure(
     { label: 'sequential', calls: options.sequentialCalls, concurrency: 1 },
     { label: `${CONCURRENCY} concurrent`, calls: options.concurrentCalls, concurrency: CONCURRENCY },
   ]
-  // The client, ky alone and the floor first, measured apart (see OWN_COST). The variants stay open for
-  // the rounds of all of them.
-  const kept = (variant: CpuVariant): CpuVariant => ({ ...variant, close: async () => {} })
-  const trio = [kept(variants[1]!), kept(variants[2]!), kept(variants[0]!)]
-  const kyPair = [kept(variants[2]!), kept(variants[5]!)]
+  // The client, ky alone and the floor first, measured apart (see OWN_COST); the rounds of them all close them.
+  const trio = [variants[1]!, variants[2]!, variants[0]!]
+  const kyPair = [variants[2]!, variants[5]!]
   // Per mode: the client (0), ky alone (1) and the floor (2); then ky alone (0) and through ky 1 (1), apart from
   // them, where ky 1's code, run between the client's calls, would cost the client a few per cent more.
   const own = new Map<string, CpuSamples>()

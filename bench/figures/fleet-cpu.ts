@@ -68,11 +68,10 @@ export async function fleetCpuFigure(rig: BenchRig, server: RedisUnderTest): Pro
       turns: TURNS.concurrent,
     },
   ]
-  const kept = (variant: CpuVariant): CpuVariant => ({ ...variant, close: async () => {} })
   const measured = []
   try {
     for (const { mode, turns } of runs) {
-      const samples = await interleavedCpu(variants.map(kept), mode, turns.blocks, turns.blockTurns)
+      const samples = await interleavedCpu(variants, mode, turns.blocks, turns.blockTurns)
       measured.push({ mode, samples })
     }
   } finally {

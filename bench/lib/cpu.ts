@@ -125,7 +125,7 @@ async function runCalls(call: () => Promise<void>, calls: number, concurrency: n
  * The variants interleaved turn by turn, a turn being `mode.calls` calls of one variant (`mode.concurrency` at a
  * time), each turn's CPU read on the process's clock and summed per block of `blockTurns` turns of each variant; a
  * first block warms up and is not kept. `us` (per call) and `ratio` are the medians over the blocks; the clock
- * argument is ignored, there is one.
+ * argument is ignored, there is one. The variants stay open: their caller closes them (unlike {@link cpuRounds}).
  *
  * Why not {@link cpuRounds}'s long turns on the main thread's clock: `process.threadCpuUsage()` (the kernel's
  * per-thread usage) advances in steps of the scheduler tick, 4 ms on the Linux VMs of the project, a tenth of a turn
@@ -143,24 +143,20 @@ export async function interleavedCpu(
 ): Promise<CpuSamples> {
   const count = variants.length
   const kept: number[][] = []
-  try {
-    for (let block = 0; block <= blocks; block += 1) {
-      const sums = new Array<number>(count).fill(0)
-      for (let turn = 0; turn < blockTurns; turn += 1) {
-        let before = processCpu()
-        for (const index of stepOrder(count, block * blockTurns + turn)) {
-          const { call } = variants[index]!
-          // One sequential call is awaited as it is: a turn of one call costs no worker.
-          await (mode.calls === 1 ? call() : runCalls(call, mode.calls, mode.concurrency))
-          const after = processCpu()
-          sums[index]! += after - before
-          before = after
-        }
+  for (let block = 0; block <= blocks; block += 1) {
+    const sums = new Array<number>(count).fill(0)
+    for (let turn = 0; turn < blockTurns; turn += 1) {
+      let before = processCpu()
+      for (const index of stepOrder(count, block * blockTurns + turn)) {
+        const { call } = variants[index]!
+        // One sequential call is awaited as it is: a turn of one call costs no worker.
+        await (mode.calls === 1 ? call() : runCalls(call, mode.calls, mode.concurrency))
+        const after = processCpu()
+        sums[index]! += after - before
+        before = after
       }
-      if (block > 0) kept.push(sums)
     }
-  } finally {
-    await Promise.all(variants.map((variant) => variant.close()))
+    if (block > 0) kept.push(sums)
   }
   const check = (asked: string): void => {
     if (asked !== mode.label)
