@@ -12,6 +12,7 @@ import { removedFromStore } from './fleet/removal-listeners.js'
 import { SharedBucket } from './limits/shared-bucket.js'
 import type { TokenStore } from './store/token-store.js'
 import { validateStore } from './store/validate-store.js'
+import { TrustedOAuthServers } from './trust/oauth-servers.js'
 import type { ApiVersion } from './types/api-version.js'
 import type {
   CallbackRefreshAuth,
@@ -34,6 +35,13 @@ export interface PortalOAuthOptions extends AbstractPortalOptions, RefreshOption
   store?: TokenStore
   /** Longest time one instance holds the portal's refresh lock in the store, ms. Default 30 000. */
   lockTtl?: number
+  /**
+   * The OAuth servers (origins) the client secret and refresh tokens may be sent to; a pair naming another
+   * `serverEndpoint` is refused. Default: the vendor's `https://oauth.bitrix.info` and `https://oauth.bitrix24.tech`.
+   * Origins in the `PORTAL_OAUTH_TRUSTED_SERVERS` environment variable (comma-separated) and the emulators that
+   * `portal-oauth/testing` runs in this process are trusted besides.
+   */
+  oauthServers?: readonly (string | URL)[]
 }
 
 /**
@@ -54,9 +62,12 @@ export class PortalOAuth extends AbstractPortal {
       'now',
       'store',
       'lockTtl',
+      'oauthServers',
       ...REFRESH_OPTION_KEYS,
     ])
     const params = validateAuthParams(authOptions)
+    const trust = TrustedOAuthServers.from(options?.oauthServers, 'PortalOAuth: options.oauthServers')
+    trust.require('PortalOAuth: authOptions.serverEndpoint', params.serverEndpoint)
     const secret = validateSecret(oAuthSecret)
     const now = options?.now ?? Date.now
     if (typeof now !== 'function') throw invalidArgument('PortalOAuth: options.now', 'must be a function')
@@ -71,6 +82,7 @@ export class PortalOAuth extends AbstractPortal {
       store,
       lockTtlMs: normalizeLockTtl(options?.lockTtl, settings),
       inspect: context.inspect,
+      trust,
     })
     if (store) {
       // The store tells at each call which pair it holds; a newer one held here (or any, after it lost its data) goes back.
@@ -104,6 +116,7 @@ export class PortalOAuth extends AbstractPortal {
    */
   setAuthOptions(authOptions: PortalOAuthParams): void {
     const params = validateAuthParams(authOptions)
+    this.#auth.trust.require('setAuthOptions: authOptions.serverEndpoint', params.serverEndpoint)
     this.#warnPlainHttp(params)
     this.#auth.replacePair(params)
   }

@@ -3,6 +3,7 @@ import type { FetchLike } from '../http/http-options.js'
 import type { LoggerInterface } from '../logger/logger.js'
 import type { SecretRegistry } from '../logger/secret-registry.js'
 import type { TokenStore } from '../store/token-store.js'
+import type { TrustedOAuthServers } from '../trust/oauth-servers.js'
 import type { InspectOption } from '../types/inspect-option.js'
 
 /** What the auth manager needs from the instance that owns it. */
@@ -23,4 +24,6 @@ export interface AuthOAuthManagerDeps {
   lockTtlMs: number
   /** Passed to every actor the manager creates. */
   inspect: InspectOption | undefined
+  /** The OAuth servers the client secret and refresh tokens may go to. */
+  trust: TrustedOAuthServers
 }

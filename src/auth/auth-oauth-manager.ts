@@ -3,6 +3,7 @@ import type { AccessTokenState } from '../../machines/access-token.types.js'
 import type { AdminFlagState } from '../../machines/admin-flag.types.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { AuthStrategy, RequestAuth } from '../http/auth-strategy.js'
+import type { TrustedOAuthServers } from '../trust/oauth-servers.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type {
   AuthActions,
@@ -166,6 +167,11 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /** Application credentials' `client_id`. */
   get clientId(): string {
     return this.#secret.clientId
+  }
+
+  /** @internal The OAuth servers the client secret and refresh tokens may go to (`options.oauthServers`). */
+  get trust(): TrustedOAuthServers {
+    return this.#deps.trust
   }
 
   // ---- Registration -----------------------------------------------------------------------------------------
@@ -401,6 +407,11 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   #adopt(stored: PortalOAuthParams, newGeneration: boolean): void {
     this.#usePair(stored)
     this.#deps.logger.info('token pair taken from the store', { expires: stored.expires })
+    // Its refresh will be refused (OwnRefresh asks the same list): say so now, while the pair still works.
+    if (!this.#deps.trust.has(stored.serverEndpoint))
+      this.#deps.logger.error(
+        `the store's pair names an OAuth server outside options.oauthServers (${new URL(stored.serverEndpoint).origin}); its refresh will be refused`,
+      )
     if (newGeneration) this.#machine.send({ type: 'pair.replaced', expires: stored.expires })
   }
 

@@ -70,6 +70,7 @@ export class OwnRefresh {
         previous,
         raw as Parameters<typeof applyRefreshResult>[1],
         this.#deps.now(),
+        (url) => this.#deps.trust.has(url),
       )
     } catch (error) {
       throw this.#failure(error, signal, trace)
@@ -95,6 +96,8 @@ export class OwnRefresh {
 
   #request(previous: PortalOAuthParams, signal: AbortSignal): Promise<unknown> {
     if (this.custom) return this.custom({ refreshToken: previous.refreshToken, signal })
+    // Whatever a store row or an earlier answer put in the pair, the client secret goes only to a trusted server.
+    this.#deps.trust.require("token refresh: the pair's serverEndpoint", previous.serverEndpoint)
     this.#abandon ??= new AbortController()
     return requestTokenRefresh({
       tokenUrl: tokenUrlFor(previous.serverEndpoint),

@@ -47,13 +47,16 @@ function validEndpoint(value: unknown): string | undefined {
  * The new parameters after a refresh. A rotated pair is never thrown away: as long as the answer carries
  * `access_token` and `refresh_token`, the pair is applied and whatever else is odd is repaired the way the portal
  * behaves (a missing or odd `expires` comes from `expires_in`, an odd endpoint keeps the previous one, an unknown
- * status letter is kept as given, other odd fields keep their previous values) and listed in `repaired`. Throws an
- * `INVALID_RESPONSE` `SdkError` only when there is no pair to apply (never echoing a token).
+ * status letter is kept as given, other odd fields keep their previous values) and listed in `repaired`. A
+ * `server_endpoint` that `trusted` refuses keeps the previous one too: an answer never moves the next refresh (and
+ * the client secret) to a server outside the trusted list. Throws an `INVALID_RESPONSE` `SdkError` only when there
+ * is no pair to apply (never echoing a token).
  */
 export function applyRefreshResult(
   previous: PortalOAuthParams,
   raw: Partial<HandlerRefreshAuth> | null | undefined,
   nowMs: number,
+  trusted: (serverEndpoint: string) => boolean = () => true,
 ): AppliedRefresh {
   if (!isRecord(raw) || !nonEmptyString(raw.access_token) || !nonEmptyString(raw.refresh_token)) {
     const missing = !isRecord(raw)
@@ -86,7 +89,11 @@ export function applyRefreshResult(
     return valid ?? fallback
   }
   const clientEndpoint = endpoint('client_endpoint', previous.clientEndpoint)
-  const serverEndpoint = endpoint('server_endpoint', previous.serverEndpoint)
+  let serverEndpoint = endpoint('server_endpoint', previous.serverEndpoint)
+  if (serverEndpoint !== previous.serverEndpoint && !trusted(serverEndpoint)) {
+    repaired.push('server_endpoint (untrusted server, previous kept)')
+    serverEndpoint = previous.serverEndpoint
+  }
 
   const kept = <T>(field: keyof HandlerRefreshAuth, fallback: T): T | string => {
     const value = raw[field]

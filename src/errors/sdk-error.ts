@@ -70,6 +70,16 @@ export const SdkErrorCode = {
   CallbackTimeout: 'JSSDK_CALLBACK_TIMEOUT',
   /** An install event's `application_token` is missing or does not match the one stored for the portal. */
   ApplicationTokenMismatch: 'JSSDK_APPLICATION_TOKEN_MISMATCH',
+  /**
+   * A pair, a store row, an event or an option names an OAuth server outside `oauthServers`: nothing carrying a
+   * secret is sent there.
+   */
+  UntrustedOAuthServer: 'JSSDK_UNTRUSTED_OAUTH_SERVER',
+  /**
+   * A trusted OAuth server did not confirm an install or update event's access token for the event's portal (or
+   * could not be asked): the event changed nothing.
+   */
+  EventNotProved: 'JSSDK_EVENT_NOT_PROVED',
   /** Another instance on the shared store held the portal's refresh lock for a whole refresh attempt. */
   RefreshLockBusy: 'JSSDK_REFRESH_LOCK_BUSY',
   /** The store holds no pair for the portal (never installed, or uninstalled). */

@@ -4,6 +4,7 @@ import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type FetchLike, normalizeProxy } from '../http/http-options.js'
 import { loadKy } from '../http/ky-module.js'
 import { createPooledFetch } from '../http/undici-fetch.js'
+import { TrustedOAuthServers } from '../trust/oauth-servers.js'
 import type { PortalOAuthParams, PortalOAuthSecret, PortalOAuthSecretInput } from '../types/auth.js'
 import { requireRestRoot, validateAuthParams, validateSecret } from '../validation/auth-params.js'
 import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
@@ -27,6 +28,11 @@ export interface AuthorizationCodeExchange {
   applicationToken: string
   /** OAuth server REST root (`server_domain` of the redirect with `/rest/`). Default `https://oauth.bitrix.info/rest/`. */
   serverEndpoint?: string | undefined
+  /**
+   * The OAuth servers (origins) the client secret and the code may go to; `serverEndpoint` must be one of them.
+   * Default: the vendor's, plus `PORTAL_OAUTH_TRUSTED_SERVERS` and the emulators running in this process.
+   */
+  oauthServers?: readonly (string | URL)[]
   /** Sends the request. Default a one-request undici pool (with `proxy`, or the environment's proxy). */
   adapter?: FetchLike
   /**
@@ -53,8 +59,18 @@ function whole(value: unknown): number | undefined {
   return typeof number === 'number' && Number.isInteger(number) && number >= 0 ? number : undefined
 }
 
-/** The answer in constructor shape; `domain` is the portal's host (the answer's `domain` is the OAuth server's). */
-function pairFromAnswer(answer: Record<string, unknown>, applicationToken: string): PortalOAuthParams {
+/**
+ * The answer in constructor shape; `domain` is the portal's host (the answer's `domain` is the OAuth server's). A
+ * `server_endpoint` outside the trusted servers gives way to the one asked (`asked`), as after a refresh.
+ */
+function pairFromAnswer(
+  answer: Record<string, unknown>,
+  applicationToken: string,
+  asked: string,
+  trust: TrustedOAuthServers,
+): PortalOAuthParams {
+  const given = answer.server_endpoint
+  const serverEndpoint = typeof given === 'string' && trust.has(given) ? given : asked
   const expiresIn = whole(answer.expires_in) ?? 3600
   const clientEndpoint = answer.client_endpoint
   let domain: string | undefined
@@ -75,7 +91,7 @@ function pairFromAnswer(answer: Record<string, unknown>, applicationToken: strin
       scope: typeof answer.scope === 'string' ? answer.scope : '',
       domain,
       clientEndpoint,
-      serverEndpoint: answer.server_endpoint,
+      serverEndpoint,
       status: answer.status,
     })
   } catch (error) {
@@ -109,6 +125,8 @@ export async function exchangeAuthorizationCode(
     )
   const secret = validateSecret(request.oAuthSecret)
   const serverEndpoint = requireRestRoot('serverEndpoint', request.serverEndpoint ?? DEFAULT_SERVER_ENDPOINT)
+  const trust = TrustedOAuthServers.from(request.oauthServers, `${WHERE} oauthServers`)
+  trust.require(`${WHERE} serverEndpoint`, serverEndpoint)
   const timeout =
     request.timeout === undefined
       ? 30_000
@@ -116,11 +134,11 @@ export async function exchangeAuthorizationCode(
   if (request.adapter !== undefined && typeof request.adapter !== 'function')
     throw invalidArgument(`${WHERE} adapter`, 'must be a fetch-compatible function')
   const proxy = normalizeProxy(`${WHERE} proxy`, request.proxy, request.adapter)
-  if (request.adapter) return exchange(request, secret, serverEndpoint, timeout, request.adapter)
+  if (request.adapter) return exchange(request, secret, serverEndpoint, trust, timeout, request.adapter)
   // One request: its own small pool, closed when the answer is read.
   const pool = createPooledFetch({ connections: 1, keepAliveTimeout: 1_000, proxy })
   try {
-    return await exchange(request, secret, serverEndpoint, timeout, pool.fetch)
+    return await exchange(request, secret, serverEndpoint, trust, timeout, pool.fetch)
   } finally {
     await pool.close()
   }
@@ -131,6 +149,7 @@ async function exchange(
   request: AuthorizationCodeExchange,
   secret: PortalOAuthSecret,
   serverEndpoint: string,
+  trust: TrustedOAuthServers,
   timeout: number,
   fetch: FetchLike,
 ): Promise<PortalOAuthParams> {
@@ -182,7 +201,7 @@ async function exchange(
       request: { method: 'oauth/token' },
     })
   }
-  const params = pairFromAnswer(answer, request.applicationToken)
+  const params = pairFromAnswer(answer, request.applicationToken, serverEndpoint, trust)
   if (request.fleet) await request.fleet.install(params)
   return params
 }

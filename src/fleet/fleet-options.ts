@@ -12,6 +12,7 @@ import { isSupportedLogger, type SupportedLogger } from '../logger/structured-lo
 import { MemoryStore } from '../store/memory-store.js'
 import type { TokenStore } from '../store/token-store.js'
 import { validateStore } from '../store/validate-store.js'
+import { TrustedOAuthServers } from '../trust/oauth-servers.js'
 import type { CallbackRefreshAuth, PortalOAuthSecret, PortalOAuthSecretInput } from '../types/auth.js'
 import { validateSecret } from '../validation/auth-params.js'
 import { invalidArgument, requireIntegerIn, requirePlainObject, unknownKeys } from '../validation/rules.js'
@@ -41,6 +42,12 @@ export interface PortalFleetOptions {
   idleTimeout?: number
   /** Run after every refresh a portal's client made (not for a pair taken from the store): persist the pair. */
   callbackRefreshAuth?: CallbackRefreshAuth
+  /**
+   * The OAuth servers (origins) that may receive the client secret and refresh tokens, and that prove install and
+   * update events. Default: the vendor's `https://oauth.bitrix.info` and `https://oauth.bitrix24.tech`, plus the
+   * origins of `PORTAL_OAUTH_TRUSTED_SERVERS` and the emulators `portal-oauth/testing` runs in this process.
+   */
+  oauthServers?: readonly (string | URL)[]
 }
 
 /** {@link PortalFleetOptions} validated, with defaults. */
@@ -55,6 +62,10 @@ export interface FleetSettings {
   logger: RedactingLogger
   idleTimeoutMs: number
   callbackRefreshAuth: CallbackRefreshAuth | undefined
+  /** The `oauthServers` option as given, handed to every portal's client. */
+  oauthServers: readonly (string | URL)[] | undefined
+  /** The trusted OAuth servers, validated. */
+  trust: TrustedOAuthServers
 }
 
 const KNOWN_KEYS: ReadonlySet<string> = new Set([
@@ -65,6 +76,7 @@ const KNOWN_KEYS: ReadonlySet<string> = new Set([
   'logger',
   'idleTimeout',
   'callbackRefreshAuth',
+  'oauthServers',
 ])
 
 /** Validates the options like `PortalOAuth`'s (unknown keys warned), once for every portal the fleet will hold. */
@@ -102,5 +114,7 @@ export function normalizeFleetOptions(input: unknown): FleetSettings {
             unit: 'ms',
           }),
     callbackRefreshAuth: options.callbackRefreshAuth as CallbackRefreshAuth | undefined,
+    oauthServers: options.oauthServers as readonly (string | URL)[] | undefined,
+    trust: TrustedOAuthServers.from(options.oauthServers, 'PortalFleet: options.oauthServers'),
   }
 }

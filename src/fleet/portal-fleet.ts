@@ -11,7 +11,7 @@ import { type EventTree, parseEventBody } from './event-body.js'
 import { eventPairParams } from './event-params.js'
 import { type FleetSettings, normalizeFleetOptions, type PortalFleetOptions } from './fleet-options.js'
 import { HeldPortals } from './held-portals.js'
-import { proveAccessToken } from './prove-access-token.js'
+import { proveEvent } from './prove-event.js'
 import { onRemovedFromStore } from './removal-listeners.js'
 
 /** What `handleEvent` resolves to. */
@@ -22,6 +22,11 @@ export interface FleetEventResult {
   memberId: string
   /** The event's `data[...]` fields (strings, nested as sent); empty when it has none. */
   data: EventTree
+  /**
+   * Whether the event changed the store: `false` for an install or update whose pair is not newer than the stored
+   * one (a replay, or an event delivered late), and for events other than install, update and uninstall.
+   */
+  changed: boolean
 }
 
 /** A member id as stores key it: letters, digits, `-` and `_` (a portal's is 32 hex characters). */
@@ -41,8 +46,12 @@ function notInstalled(memberId: string, what: string): SdkError {
   })
 }
 
-function sameEndpoints(stored: PortalOAuthParams, params: PortalOAuthParams): boolean {
-  return stored.clientEndpoint === params.clientEndpoint && stored.serverEndpoint === params.serverEndpoint
+/**
+ * Whether an event's pair is newer than the stored one (docs/fleet.md, "Replays"): it expires later. Two pairs that
+ * expire in the same second cannot be ordered; the stored one, which works, stays.
+ */
+function newer(params: PortalOAuthParams, stored: PortalOAuthParams | null): boolean {
+  return stored === null || params.expires > stored.expires
 }
 
 /**
@@ -72,13 +81,14 @@ export class PortalFleet {
 
   /**
    * Handles an event POSTed by a portal: the raw form-encoded body, a `URLSearchParams`, or an object as a body
-   * parser gives it. `ONAPPINSTALL` stores the pair and application token; `ONAPPUPDATE` stores the new pair and
-   * `ONAPPUNINSTALL` forgets the portal, each only when its `application_token` equals the stored one (any other
-   * event is checked the same way and changes nothing); an `ONAPPUPDATE` naming other endpoints is taken only when
-   * its access token works on the stored portal. A repeated `ONAPPINSTALL` with another application token is
-   * taken only when its access token works on the portal the store holds. Rejects, changing nothing, with
-   * `JSSDK_INVALID_ARGUMENT` (a malformed or hostile body), `JSSDK_APPLICATION_TOKEN_MISMATCH` or
-   * `JSSDK_PORTAL_NOT_INSTALLED`.
+   * parser gives it. `ONAPPINSTALL` and `ONAPPUPDATE` store the event's pair only when its `server_endpoint` is one
+   * of `oauthServers` and that server confirms the event's access token for the event's `member_id` and
+   * `client_endpoint` (nothing else an unauthenticated sender can forge proves an install), and only when the pair is
+   * newer than the stored one (a replay changes nothing); `ONAPPUPDATE` and `ONAPPUNINSTALL` also need the stored
+   * `application_token`, and any other event is checked the same way and changes nothing. Rejects, changing
+   * nothing, with `JSSDK_INVALID_ARGUMENT` (a malformed or hostile body), `JSSDK_UNTRUSTED_OAUTH_SERVER`,
+   * `JSSDK_EVENT_NOT_PROVED`, `NETWORK_ERROR` (the OAuth server could not be asked),
+   * `JSSDK_APPLICATION_TOKEN_MISMATCH` or `JSSDK_PORTAL_NOT_INSTALLED`.
    */
   async handleEvent(body: unknown): Promise<FleetEventResult> {
     this.#assertAlive()
@@ -89,33 +99,22 @@ export class PortalFleet {
     const applicationToken = auth.application_token
     if (applicationToken === undefined || applicationToken === '')
       throw mismatch(memberId, 'the event carries no application token')
-    await this.#serially(memberId, async () => {
+    const changed = await this.#serially(memberId, async () => {
       const stored = await this.#settings.store.load(memberId)
-      if (event === 'ONAPPINSTALL') {
-        const params = eventPairParams(auth, Date.now())
-        if (stored && !sameApplicationToken(applicationToken, stored.applicationToken))
-          await this.#proveReinstall(stored, params)
-        await this.#keep(params)
-        this.#settings.logger.info('PortalFleet: portal installed', { memberId })
-        return
-      }
-      if (!stored) throw notInstalled(memberId, `handleEvent ${event}`)
-      if (!sameApplicationToken(applicationToken, stored.applicationToken))
+      const installs = event === 'ONAPPINSTALL'
+      if (!installs && !stored) throw notInstalled(memberId, `handleEvent ${event}`)
+      // An install may bring a new application token (a reinstall); everything else must carry the stored one.
+      if (!installs && stored && !sameApplicationToken(applicationToken, stored.applicationToken))
         throw mismatch(memberId, 'the application token differs from the stored one')
-      if (event === 'ONAPPUPDATE') {
-        const params = eventPairParams(auth, Date.now())
-        // An update that moves the portal's endpoints decides where the client secret goes next: prove it as a reinstall.
-        if (!sameEndpoints(stored, params)) await this.#proveEndpointChange(stored, params)
-        await this.#keep(params)
-        this.#settings.logger.info('PortalFleet: portal updated', { memberId })
-      } else if (event === 'ONAPPUNINSTALL') {
-        // The held client goes first: a refresh it has in flight must not write the pair back after the removal.
-        await this.#held.release(memberId)
-        await this.#settings.store.remove(memberId)
-        this.#settings.logger.info('PortalFleet: portal uninstalled', { memberId })
-      }
+      if (installs || event === 'ONAPPUPDATE') return this.#takePair(event, auth, stored)
+      if (event !== 'ONAPPUNINSTALL') return false
+      // The held client goes first: a refresh it has in flight must not write the pair back after the removal.
+      await this.#held.release(memberId)
+      await this.#settings.store.remove(memberId)
+      this.#settings.logger.info('PortalFleet: portal uninstalled', { memberId })
+      return true
     })
-    return { event, memberId, data }
+    return { event, memberId, data, changed }
   }
 
   /**
@@ -125,6 +124,7 @@ export class PortalFleet {
   async install(params: PortalOAuthParams): Promise<void> {
     this.#assertAlive()
     const valid = validateAuthParams(params)
+    this.#settings.trust.require('PortalFleet.install: params.serverEndpoint', valid.serverEndpoint)
     await this.#serially(valid.memberId, () => this.#keep(valid))
   }
 
@@ -173,6 +173,7 @@ export class PortalFleet {
       store: settings.store,
       restrictionParams: settings.restrictionParams,
       httpOptions: givenHttpOptions(settings.httpOptions),
+      oauthServers: settings.oauthServers,
       ...(settings.givenLogger === undefined ? {} : { logger: settings.givenLogger }),
     })
     if (settings.callbackRefreshAuth) portal.setCallbackRefreshAuth(settings.callbackRefreshAuth)
@@ -186,38 +187,41 @@ export class PortalFleet {
   }
 
   /**
-   * A second install with another application token is a reinstall only when its access token works on the portal
-   * the store holds: an event naming another portal's endpoints proves nothing.
+   * The pair of an install or update event, kept when its OAuth server is trusted, confirms its access token, and
+   * the pair is newer than `stored`; resolves to whether the store changed.
    */
-  async #proveReinstall(stored: PortalOAuthParams, params: PortalOAuthParams): Promise<void> {
-    if (!(await this.#worksOnStoredPortal(stored, params)))
-      throw mismatch(
-        stored.memberId,
-        'a repeated install brings another application token and its access token does not work on the stored portal',
-      )
-  }
-
-  /**
-   * An update naming other endpoints is taken only when its access token works on the portal the store holds: an
-   * application token that leaked must not be enough to send the next refresh (and the client secret) elsewhere.
-   */
-  async #proveEndpointChange(stored: PortalOAuthParams, params: PortalOAuthParams): Promise<void> {
-    if (!(await this.#worksOnStoredPortal(stored, params)))
-      throw mismatch(
-        stored.memberId,
-        'an update names other endpoints and its access token does not work on the stored portal',
-      )
-  }
-
-  async #worksOnStoredPortal(stored: PortalOAuthParams, params: PortalOAuthParams): Promise<boolean> {
-    const { httpOptions } = this.#settings
-    return proveAccessToken({
-      clientEndpoint: stored.clientEndpoint,
-      accessToken: params.accessToken,
+  async #takePair(
+    event: string,
+    auth: Readonly<Record<string, string>>,
+    stored: PortalOAuthParams | null,
+  ): Promise<boolean> {
+    const settings = this.#settings
+    const claimed = eventPairParams(auth, Date.now())
+    settings.trust.require('handleEvent: auth[server_endpoint]', claimed.serverEndpoint)
+    // The claimed expiry only decides to do nothing: a pair is taken with the expiry its OAuth server confirms.
+    if (!newer(claimed, stored)) return this.#ignoreOlder(event, claimed.memberId)
+    const { httpOptions } = settings
+    const proved = await proveEvent({
+      params: claimed,
+      clientId: settings.secret.clientId,
       fetch: this.#fetch(),
       timeoutMs: httpOptions.timeout,
       headers: httpOptions.headers,
     })
+    const params = proved.expires === undefined ? claimed : { ...claimed, expires: proved.expires }
+    if (!newer(params, stored)) return this.#ignoreOlder(event, claimed.memberId)
+    await this.#keep(params)
+    settings.logger.info(`PortalFleet: portal ${event === 'ONAPPINSTALL' ? 'installed' : 'updated'}`, {
+      memberId: params.memberId,
+    })
+    return true
+  }
+
+  #ignoreOlder(event: string, memberId: string): false {
+    this.#settings.logger.info(`PortalFleet: ${event} ignored: its pair is not newer than the stored one`, {
+      memberId,
+    })
+    return false
   }
 
   /** The adapter of the fleet's own requests: `httpOptions.adapter`, or a pool with the fleet's proxy settings. */
@@ -229,7 +233,7 @@ export class PortalFleet {
   }
 
   /** Runs `task` after the portal's earlier events; its outcome is the caller's, the queue goes on either way. */
-  #serially(memberId: string, task: () => Promise<void>): Promise<void> {
+  #serially<T>(memberId: string, task: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(memberId) ?? Promise.resolve()
     const run = previous.then(task, task)
     const tail = run.catch(() => undefined)

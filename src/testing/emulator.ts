@@ -1,5 +1,6 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { trustWhileRunning } from '../trust/oauth-servers.js'
 import { createEmulatorServer } from './http-server.js'
 import {
   type EmulatorInstallEventName,
@@ -56,11 +57,14 @@ function count(value: number, name: string): number {
 class LoopbackPortalEmulator implements PortalEmulator {
   readonly #state: EmulatorState
   readonly #servers: Server[]
+  /** Ends the trust in this emulator's OAuth server that its start gave to clients of this process. */
+  readonly #untrust: () => void
   #closed: Promise<void> | undefined
 
   constructor(state: EmulatorState, servers: Server[]) {
     this.#state = state
     this.#servers = servers
+    this.#untrust = trustWhileRunning(state.endpoints.oauthOrigin)
   }
 
   get portalOrigin(): string {
@@ -77,6 +81,10 @@ class LoopbackPortalEmulator implements PortalEmulator {
 
   get tokenUrl(): string {
     return this.#state.endpoints.tokenUrl
+  }
+
+  get oauthServer(): string {
+    return this.#state.endpoints.oauthOrigin
   }
 
   get clientId(): string {
@@ -215,6 +223,7 @@ class LoopbackPortalEmulator implements PortalEmulator {
 
   close(): Promise<void> {
     if (!this.#closed) {
+      this.#untrust()
       this.#state.closing.abort()
       this.#closed = Promise.all(this.#servers.map(shutdown)).then(() => undefined)
     }
@@ -224,8 +233,8 @@ class LoopbackPortalEmulator implements PortalEmulator {
 
 /**
  * Start the loopback portal emulator: a fake portal (REST v2 `/rest/{method}`, v3 `/rest/api/{method}`, batches,
- * webhooks) and its OAuth server (`/oauth/token/`, `/rest/app.info`) on two random ports of 127.0.0.1.
- * Call `close()` when done.
+ * webhooks) and its OAuth server (`/oauth/token/`, `/rest/app.info`) on two random ports of 127.0.0.1. Until
+ * `close()`, clients in this process trust its OAuth server as one of their `oauthServers`.
  */
 export async function startPortalEmulator(options?: PortalEmulatorOptions): Promise<PortalEmulator> {
   const state = createEmulatorState(options)

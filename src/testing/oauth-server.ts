@@ -145,7 +145,8 @@ async function answerToken(state: EmulatorState, params: Record<string, string>)
 
 /**
  * `/rest/app.info` on the OAuth server: the trusted view of the installation for the presented access token
- * (`auth`, `access_token` or Bearer), with `install.uri` = the portal origin.
+ * (`auth`, `access_token` or Bearer): the application's `client_id`, and in `install` the portal's `member_id`,
+ * `domain`, `client_endpoint` and `uri` (its origin). Applications prove an install event's token with it.
  */
 export async function handleOAuthAppInfo(state: EmulatorState, call: IncomingCall): Promise<Reply> {
   const sources = v2Sources(call)
@@ -164,6 +165,8 @@ export async function handleOAuthAppInfo(state: EmulatorState, call: IncomingCal
       installed: true,
       version: 1,
       uri: `${endpoints.portalOrigin}/`,
+      domain: endpoints.portalHost,
+      client_endpoint: endpoints.clientEndpoint,
       member_id: settings.memberId,
       status: settings.status,
     },
@@ -178,7 +181,7 @@ export function oauthRouter(state: EmulatorState): Router {
     if (path === '/oauth/token/' || path === '/oauth/token') {
       return { kind: 'token', handle: (call) => handleToken(state, call) }
     }
-    if (path === '/rest/app.info' || path === '/rest/app.info.json') {
+    if (path === '/rest/app.info' || path === '/rest/app.info/' || path === '/rest/app.info.json') {
       return {
         kind: 'rest',
         apiVersion: 'v2',

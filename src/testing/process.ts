@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { trustWhileRunning } from '../trust/oauth-servers.js'
 import type {
   ChildMessage,
   ParentMessage,
@@ -35,6 +36,8 @@ export interface PortalEmulatorProcess {
   readonly serverEndpoint: string
   /** The token endpoint. */
   readonly tokenUrl: string
+  /** The OAuth server's origin: trusted by the clients of this process until `close()` (see `PortalEmulator.oauthServer`). */
+  readonly oauthServer: string
   /** OAuth `client_id` the emulator accepts. */
   readonly clientId: string
   /** OAuth `client_secret` the emulator accepts. */
@@ -119,16 +122,21 @@ class ChildEmulator implements PortalEmulatorProcess {
   readonly #info: ProcessEmulatorInfo
   readonly #pending = new Map<number, Pending>()
   readonly #exited: Promise<void>
+  /** Ends the trust in the child's OAuth server that its start gave to clients of this process. */
+  readonly #untrust: () => void
   #nextId = 0
   #closing: Promise<void> | undefined
 
   constructor(child: ChildProcess, info: ProcessEmulatorInfo) {
     this.#child = child
     this.#info = info
+    this.#untrust = trustWhileRunning(new URL(info.serverEndpoint).origin)
     this.#exited = new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve()
       else child.once('exit', () => resolve())
     })
+    // A child that died frees its port for anyone: its OAuth server is trusted no more.
+    void this.#exited.then(this.#untrust)
     child.on('message', (message: ChildMessage) => {
       if (message.type !== 'result') return
       const pending = this.#pending.get(message.id)
@@ -156,6 +164,9 @@ class ChildEmulator implements PortalEmulatorProcess {
   }
   get tokenUrl(): string {
     return this.#info.tokenUrl
+  }
+  get oauthServer(): string {
+    return new URL(this.#info.serverEndpoint).origin
   }
   get clientId(): string {
     return this.#info.clientId
@@ -246,6 +257,7 @@ class ChildEmulator implements PortalEmulatorProcess {
   }
 
   close(): Promise<void> {
+    this.#untrust()
     if (!this.#closing) this.#closing = this.#shutdown()
     return this.#closing
   }

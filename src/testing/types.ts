@@ -255,6 +255,11 @@ export interface PortalEmulator {
   readonly serverEndpoint: string
   /** `'http://127.0.0.1:OAUTHPORT/oauth/token/'`. */
   readonly tokenUrl: string
+  /**
+   * `'http://127.0.0.1:OAUTHPORT'`, the OAuth server's origin: trusted by the clients of this process while the
+   * emulator runs; pass it in `oauthServers` (or `PORTAL_OAUTH_TRUSTED_SERVERS`) to clients of other processes.
+   */
+  readonly oauthServer: string
   /** OAuth `client_id` the emulator accepts. */
   readonly clientId: string
   /** OAuth `client_secret` the emulator accepts. */

@@ -10,8 +10,13 @@ import { createMemoryLogger } from '../helpers.js'
 export interface FleetRig {
   emulators: PortalEmulator[]
   fleets: PortalFleet[]
-  /** Starts an emulator (one portal) that the rig closes. */
+  /** Starts an emulator (one portal) that the rig closes; its clock runs `later()`'s offset ahead of the real one. */
   portal(options?: PortalEmulatorOptions): Promise<PortalEmulator>
+  /**
+   * Moves the emulators' clocks `ms` ahead (default a second): a pair issued after it expires later, so an event
+   * carrying it is newer than the pairs issued before (pairs issued in one second cannot be ordered).
+   */
+  later(ms?: number): void
   /** A fleet with the emulator's credentials and a memory logger; `store` defaults to a new `MemoryStore`. */
   fleet(target: PortalEmulator, options?: Partial<PortalFleetOptions>): PortalFleet
   close(): Promise<void>
@@ -20,11 +25,13 @@ export interface FleetRig {
 /** A rig whose emulators share one client id and secret, as the portals of one market application do. */
 export function createFleetRig(): FleetRig {
   const clientSecret = 'fleet-test-client-secret-0123456789abcdef'
+  let offsetMs = 0
   const rig: FleetRig = {
     emulators: [],
     fleets: [],
     async portal(options) {
-      const emulator = await startPortalEmulator({ clientSecret, ...options })
+      const now = (): number => Date.now() + offsetMs
+      const emulator = await startPortalEmulator({ clientSecret, now, ...options })
       rig.emulators.push(emulator)
       return emulator
     },
@@ -37,6 +44,9 @@ export function createFleetRig(): FleetRig {
       })
       rig.fleets.push(fleet)
       return fleet
+    },
+    later(ms = 1000) {
+      offsetMs += ms
     },
     async close() {
       await Promise.all(rig.fleets.splice(0).map((fleet) => fleet.destroy()))

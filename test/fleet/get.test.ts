@@ -58,7 +58,8 @@ describe('fleet.get(memberId)', () => {
     await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
     const client = await fleet.get(portal.memberId)
     expect((await client.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
-    expect(sent).toEqual(['yes /rest/profile'])
+    // The install's proof at the OAuth server went through the adapter too.
+    expect(sent).toEqual(['yes /rest/app.info/', 'yes /rest/profile'])
   })
 
   it('rejects with JSSDK_PORTAL_NOT_INSTALLED for a portal the store does not know', async () => {
@@ -91,7 +92,8 @@ describe('fleet.get(memberId)', () => {
     const fleets = [1, 2].map(() =>
       rig.fleet(portal, { store, callbackRefreshAuth: (payload) => void persisted.push(payload) }),
     )
-    await fleets[0]?.handleEvent(portal.installEvent('ONAPPINSTALL', { expiresIn: 0 }))
+    // An install event's token is fresh (an expired one proves nothing): the stored pair is installed expired.
+    await fleets[0]?.install(portal.issueAuthParams({ expiresIn: 0 }))
     const calls = await Promise.all(
       fleets.flatMap((fleet) =>
         Array.from({ length: 5 }, async () =>

@@ -1,0 +1,143 @@
+import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { invalidArgument } from '../validation/rules.js'
+
+/**
+ * The vendor's public OAuth servers (protocol: "Authorization server"): by default the only places a client secret,
+ * a refresh token or an authorization code is sent.
+ */
+export const DEFAULT_OAUTH_SERVERS: readonly string[] = Object.freeze([
+  'https://oauth.bitrix.info',
+  'https://oauth.bitrix24.tech',
+])
+
+/**
+ * An environment variable of comma-separated origins trusted besides `oauthServers` (or the defaults): for an
+ * emulator in another process, or a self-hosted OAuth server set by whoever runs the application.
+ */
+export const TRUSTED_SERVERS_ENV = 'PORTAL_OAUTH_TRUSTED_SERVERS'
+
+/** The OAuth servers of emulators running in this process (`portal-oauth/testing`), with how many run on each. */
+const running = new Map<string, number>()
+
+/**
+ * Trusts `origin` in this process until the returned function is called: the testing entry does it for each
+ * emulator it starts, so that tests need no option. Nothing outside the process can reach this.
+ */
+export function trustWhileRunning(origin: string): () => void {
+  const key = new URL(origin).origin
+  running.set(key, (running.get(key) ?? 0) + 1)
+  let done = false
+  return () => {
+    if (done) return
+    done = true
+    const left = (running.get(key) ?? 1) - 1
+    if (left > 0) running.set(key, left)
+    else running.delete(key)
+  }
+}
+
+/** The option's name without the class that takes it: `PortalFleet: options.oauthServers` → `options.oauthServers`. */
+function label(option: string): string {
+  return option.replace(/^\w+: /, '')
+}
+
+/** `scheme://host[:port]` of a URL, or `undefined` when it is no absolute http(s) URL. */
+function httpOrigin(value: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined
+  return url.origin
+}
+
+/** The origins of the environment variable; a malformed entry is skipped (it trusts nothing). */
+function environmentOrigins(): string[] {
+  const raw = typeof process === 'undefined' ? undefined : process.env[TRUSTED_SERVERS_ENV]
+  if (!raw) return []
+  return raw
+    .split(',')
+    .map((entry) => httpOrigin(entry.trim()))
+    .filter((origin): origin is string => origin !== undefined)
+}
+
+/**
+ * Where an instance may send what only the application and the OAuth server may know: the client secret, refresh
+ * tokens, authorization codes, and the access tokens of events to prove. Every request that carries one asks
+ * {@link require} first, whatever a pair, a store row, an event or a refresh answer says.
+ */
+export class TrustedOAuthServers {
+  readonly #origins: ReadonlySet<string>
+  /** The option's name in messages: `options.oauthServers`. */
+  readonly #option: string
+
+  private constructor(origins: ReadonlySet<string>, option: string) {
+    this.#origins = origins
+    this.#option = option
+  }
+
+  /**
+   * Validates the `oauthServers` option (`option` names it in errors): absolute http(s) URLs whose origins are
+   * trusted; an empty list trusts only the environment and running emulators. `undefined` gives the defaults.
+   */
+  static from(input: unknown, option: string): TrustedOAuthServers {
+    if (input === undefined) return new TrustedOAuthServers(new Set(DEFAULT_OAUTH_SERVERS), label(option))
+    if (!Array.isArray(input))
+      throw invalidArgument(
+        option,
+        'must be an array of OAuth server origins such as https://oauth.bitrix.info',
+      )
+    const origins = new Set<string>()
+    for (const [index, entry] of input.entries()) {
+      const origin = typeof entry === 'string' || entry instanceof URL ? httpOrigin(String(entry)) : undefined
+      if (origin === undefined)
+        throw invalidArgument(
+          `${option}[${index}]`,
+          'must be an absolute http(s) URL such as https://oauth.bitrix.info',
+        )
+      if (new URL(String(entry)).username !== '' || new URL(String(entry)).password !== '')
+        throw invalidArgument(`${option}[${index}]`, 'must not carry user:password@')
+      origins.add(origin)
+    }
+    return new TrustedOAuthServers(origins, label(option))
+  }
+
+  /** Whether `url` (an OAuth server REST root, a token URL) is on a trusted OAuth server. */
+  has(url: string): boolean {
+    const origin = httpOrigin(url)
+    if (origin === undefined) return false
+    return this.#origins.has(origin) || running.has(origin) || environmentOrigins().includes(origin)
+  }
+
+  /** The trusted origins now, for messages. */
+  list(): string[] {
+    return [...new Set([...this.#origins, ...environmentOrigins(), ...running.keys()])]
+  }
+
+  /**
+   * Throws `JSSDK_UNTRUSTED_OAUTH_SERVER` naming `field` and the option when `url` is not on a trusted OAuth server:
+   * nothing that carries a secret goes there.
+   */
+  require(field: string, url: string): void {
+    if (this.has(url)) return
+    throw untrustedServer(field, url, this.#option, this.list())
+  }
+}
+
+/** The error of a URL outside the trusted OAuth servers; shows the origin only (a URL may carry more). */
+export function untrustedServer(
+  field: string,
+  url: string,
+  option: string,
+  trusted: readonly string[],
+): SdkError {
+  const origin = httpOrigin(url) ?? 'an address that is no http(s) URL'
+  return new SdkError({
+    code: SdkErrorCode.UntrustedOAuthServer,
+    message:
+      `${field} names the OAuth server ${origin}, which is not trusted: the client secret and refresh tokens go only ` +
+      `to ${option} (now ${trusted.length > 0 ? trusted.join(', ') : 'none'}) or ${TRUSTED_SERVERS_ENV}`,
+  })
+}
