@@ -38,8 +38,8 @@ export interface PortalOAuthOptions extends AbstractPortalOptions, RefreshOption
   /**
    * The OAuth servers (origins) the client secret and refresh tokens may be sent to; a pair naming another
    * `serverEndpoint` is refused. Default: the vendor's `https://oauth.bitrix.info` and `https://oauth.bitrix24.tech`.
-   * Origins in the `PORTAL_OAUTH_TRUSTED_SERVERS` environment variable (comma-separated) and the emulators that
-   * `portal-oauth/testing` runs in this process are trusted besides.
+   * Origins in the `PORTAL_OAUTH_TRUSTED_SERVERS` environment variable (comma-separated; `portal-oauth/testing`
+   * adds each emulator it runs) are trusted besides.
    */
   oauthServers?: readonly (string | URL)[]
 }
@@ -66,13 +66,13 @@ export class PortalOAuth extends AbstractPortal {
       ...REFRESH_OPTION_KEYS,
     ])
     const params = validateAuthParams(authOptions)
-    const trust = TrustedOAuthServers.from(options?.oauthServers, 'PortalOAuth: options.oauthServers')
-    trust.require('PortalOAuth: authOptions.serverEndpoint', params.serverEndpoint)
     const secret = validateSecret(oAuthSecret)
     const now = options?.now ?? Date.now
     if (typeof now !== 'function') throw invalidArgument('PortalOAuth: options.now', 'must be a function')
     const settings = normalizeRefreshOptions(options ?? {})
     const store = validateStore(options?.store)
+    const trust = TrustedOAuthServers.from(options?.oauthServers, 'PortalOAuth: options.oauthServers')
+    trust.require('PortalOAuth: authOptions.serverEndpoint', params.serverEndpoint)
     const auth = new AuthOAuthManager(params, secret, {
       now,
       logger: context.logger,

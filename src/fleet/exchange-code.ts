@@ -30,7 +30,7 @@ export interface AuthorizationCodeExchange {
   serverEndpoint?: string | undefined
   /**
    * The OAuth servers (origins) the client secret and the code may go to; `serverEndpoint` must be one of them.
-   * Default: the vendor's, plus `PORTAL_OAUTH_TRUSTED_SERVERS` and the emulators running in this process.
+   * Default: the vendor's; origins in `PORTAL_OAUTH_TRUSTED_SERVERS` are trusted besides.
    */
   oauthServers?: readonly (string | URL)[]
   /** Sends the request. Default a one-request undici pool (with `proxy`, or the environment's proxy). */

@@ -44,8 +44,8 @@ export interface PortalFleetOptions {
   callbackRefreshAuth?: CallbackRefreshAuth
   /**
    * The OAuth servers (origins) that may receive the client secret and refresh tokens, and that prove install and
-   * update events. Default: the vendor's `https://oauth.bitrix.info` and `https://oauth.bitrix24.tech`, plus the
-   * origins of `PORTAL_OAUTH_TRUSTED_SERVERS` and the emulators `portal-oauth/testing` runs in this process.
+   * update events. Default: the vendor's `https://oauth.bitrix.info` and `https://oauth.bitrix24.tech`; origins in
+   * `PORTAL_OAUTH_TRUSTED_SERVERS` (where `portal-oauth/testing` adds each emulator it runs) are trusted besides.
    */
   oauthServers?: readonly (string | URL)[]
 }

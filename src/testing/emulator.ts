@@ -234,7 +234,8 @@ class LoopbackPortalEmulator implements PortalEmulator {
 /**
  * Start the loopback portal emulator: a fake portal (REST v2 `/rest/{method}`, v3 `/rest/api/{method}`, batches,
  * webhooks) and its OAuth server (`/oauth/token/`, `/rest/app.info`) on two random ports of 127.0.0.1. Until
- * `close()`, clients in this process trust its OAuth server as one of their `oauthServers`.
+ * `close()`, its OAuth server is in `PORTAL_OAUTH_TRUSTED_SERVERS`: clients of this process, and of child processes
+ * started meanwhile, trust it.
  */
 export async function startPortalEmulator(options?: PortalEmulatorOptions): Promise<PortalEmulator> {
   const state = createEmulatorState(options)

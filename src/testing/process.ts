@@ -36,7 +36,7 @@ export interface PortalEmulatorProcess {
   readonly serverEndpoint: string
   /** The token endpoint. */
   readonly tokenUrl: string
-  /** The OAuth server's origin: trusted by the clients of this process until `close()` (see `PortalEmulator.oauthServer`). */
+  /** The OAuth server's origin, trusted until `close()` (see `PortalEmulator.oauthServer`). */
   readonly oauthServer: string
   /** OAuth `client_id` the emulator accepts. */
   readonly clientId: string

@@ -256,8 +256,8 @@ export interface PortalEmulator {
   /** `'http://127.0.0.1:OAUTHPORT/oauth/token/'`. */
   readonly tokenUrl: string
   /**
-   * `'http://127.0.0.1:OAUTHPORT'`, the OAuth server's origin: trusted by the clients of this process while the
-   * emulator runs; pass it in `oauthServers` (or `PORTAL_OAUTH_TRUSTED_SERVERS`) to clients of other processes.
+   * `'http://127.0.0.1:OAUTHPORT'`, the OAuth server's origin. While the emulator runs it is in this process's
+   * `PORTAL_OAUTH_TRUSTED_SERVERS`, so clients here and in child processes started meanwhile trust it.
    */
   readonly oauthServer: string
   /** OAuth `client_id` the emulator accepts. */

@@ -11,28 +11,44 @@ export const DEFAULT_OAUTH_SERVERS: readonly string[] = Object.freeze([
 ])
 
 /**
- * An environment variable of comma-separated origins trusted besides `oauthServers` (or the defaults): for an
- * emulator in another process, or a self-hosted OAuth server set by whoever runs the application.
+ * An environment variable of comma-separated origins trusted besides `oauthServers` (or the defaults), read at each
+ * check: set by whoever runs the application (a self-hosted OAuth server), or by `portal-oauth/testing` for the
+ * emulators it runs.
  */
 export const TRUSTED_SERVERS_ENV = 'PORTAL_OAUTH_TRUSTED_SERVERS'
 
-/** The OAuth servers of emulators running in this process (`portal-oauth/testing`), with how many run on each. */
-const running = new Map<string, number>()
+/** Origins this process added to {@link TRUSTED_SERVERS_ENV} for running emulators, with how many run on each. */
+const added = new Map<string, number>()
+
+function setEnvironmentOrigins(origins: readonly string[]): void {
+  if (origins.length > 0) process.env[TRUSTED_SERVERS_ENV] = origins.join(',')
+  else delete process.env[TRUSTED_SERVERS_ENV]
+}
 
 /**
- * Trusts `origin` in this process until the returned function is called: the testing entry does it for each
- * emulator it starts, so that tests need no option. Nothing outside the process can reach this.
+ * Trusts `origin` until the returned function is called, by adding it to {@link TRUSTED_SERVERS_ENV} of this
+ * process: clients here and in child processes started meanwhile (workers, scripts) trust it with no option. The
+ * testing entry does it for each emulator it starts; entries set by whoever started the process stay.
  */
 export function trustWhileRunning(origin: string): () => void {
   const key = new URL(origin).origin
-  running.set(key, (running.get(key) ?? 0) + 1)
+  const count = added.get(key)
+  if (count !== undefined) added.set(key, count + 1)
+  else if (!environmentOrigins().includes(key)) {
+    added.set(key, 1)
+    setEnvironmentOrigins([...environmentOrigins(), key])
+  }
   let done = false
   return () => {
     if (done) return
     done = true
-    const left = (running.get(key) ?? 1) - 1
-    if (left > 0) running.set(key, left)
-    else running.delete(key)
+    const left = (added.get(key) ?? 0) - 1
+    if (left > 0) {
+      added.set(key, left)
+      return
+    }
+    if (!added.delete(key)) return
+    setEnvironmentOrigins(environmentOrigins().filter((entry) => entry !== key))
   }
 }
 
@@ -80,7 +96,7 @@ export class TrustedOAuthServers {
 
   /**
    * Validates the `oauthServers` option (`option` names it in errors): absolute http(s) URLs whose origins are
-   * trusted; an empty list trusts only the environment and running emulators. `undefined` gives the defaults.
+   * trusted; an empty list trusts only the environment's. `undefined` gives the defaults.
    */
   static from(input: unknown, option: string): TrustedOAuthServers {
     if (input === undefined) return new TrustedOAuthServers(new Set(DEFAULT_OAUTH_SERVERS), label(option))
@@ -108,12 +124,12 @@ export class TrustedOAuthServers {
   has(url: string): boolean {
     const origin = httpOrigin(url)
     if (origin === undefined) return false
-    return this.#origins.has(origin) || running.has(origin) || environmentOrigins().includes(origin)
+    return this.#origins.has(origin) || environmentOrigins().includes(origin)
   }
 
   /** The trusted origins now, for messages. */
   list(): string[] {
-    return [...new Set([...this.#origins, ...environmentOrigins(), ...running.keys()])]
+    return [...new Set([...this.#origins, ...environmentOrigins()])]
   }
 
   /**

@@ -18,7 +18,7 @@ const valid: PortalOAuthParams = {
   scope: 'crm,task',
   domain: 'portal.example.com',
   clientEndpoint: 'https://portal.example.com/rest/',
-  serverEndpoint: 'https://oauth.example.com/rest/',
+  serverEndpoint: 'https://oauth.bitrix.info/rest/',
   status: EnumAppStatus.Local,
 }
 const secret = { clientId: 'local.1.2', clientSecret: 'client-secret-value' }
@@ -209,13 +209,13 @@ describe('what bad token data says, word for word', () => {
     ],
     [
       'a serverEndpoint with a fragment',
-      { ...valid, serverEndpoint: 'https://oauth.example.com/rest/#a' },
+      { ...valid, serverEndpoint: 'https://oauth.bitrix.info/rest/#a' },
       field('serverEndpoint', 'must not have a query or a fragment'),
     ],
     [
       'a serverEndpoint under /rest without the slash',
-      { ...valid, serverEndpoint: 'https://oauth.example.com/rest' },
-      field('serverEndpoint', 'must end in /rest/, got "https://oauth.example.com/rest"'),
+      { ...valid, serverEndpoint: 'https://oauth.bitrix.info/rest' },
+      field('serverEndpoint', 'must end in /rest/, got "https://oauth.bitrix.info/rest"'),
     ],
     [
       'a lower-case status',

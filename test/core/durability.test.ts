@@ -219,17 +219,17 @@ describe('a refresh answer, field by field (custom refresh, client clock fixed)'
     expect(repaired).toEqual(['server_endpoint (previous kept)'])
   })
 
-  it('empty or null endpoints keep the previous ones without a word; a new server_endpoint is taken', async () => {
+  it('empty or null endpoints keep the previous ones without a word; a new trusted server_endpoint is taken', async () => {
     const { before, after, repaired } = await refreshWith((issued) => ({
       ...pair(issued),
       expires_in: 3600,
       client_endpoint: '',
-      server_endpoint: 'https://oauth2.example.com/rest/',
+      server_endpoint: 'https://oauth.bitrix24.tech/rest/',
     }))
     expect(after).toMatchObject({
       clientEndpoint: before.clientEndpoint,
       domain: before.domain,
-      serverEndpoint: 'https://oauth2.example.com/rest/',
+      serverEndpoint: 'https://oauth.bitrix24.tech/rest/',
     })
     expect(repaired).toBeUndefined()
     const again = await refreshWith((issued) => ({

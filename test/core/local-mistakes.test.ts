@@ -354,7 +354,11 @@ describe('retryDelay: 3e9; user:pass@ in an endpoint; remote http:// endpoint', 
       serverEndpoint: 'http://oauth.example.test/rest/',
     }
     const credentials = { clientId: emulator.clientId, clientSecret: emulator.clientSecret }
-    const portal = new PortalOAuth(params, credentials, { logger, httpOptions: { adapter } })
+    const portal = new PortalOAuth(params, credentials, {
+      logger,
+      httpOptions: { adapter },
+      oauthServers: ['http://oauth.example.test'],
+    })
     try {
       expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
       portal.setAuthOptions({ ...emulator.issueAuthParams(), clientEndpoint: params.clientEndpoint })
@@ -387,7 +391,7 @@ describe('retryDelay: 3e9; user:pass@ in an endpoint; remote http:// endpoint', 
       const portal = new PortalOAuth(
         { ...emulator.issueAuthParams(), clientEndpoint: endpoint, serverEndpoint: endpoint },
         credentials,
-        { logger },
+        { logger, oauthServers: [origin] },
       )
       expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([])
       await portal.destroy()

@@ -193,11 +193,14 @@ describe('oauthServers', () => {
     expect(() => new PortalOAuth(pair, secret, { oauthServers: ['https://oauth.bitrix.info'] })).toThrow(
       expect.objectContaining({ code: SdkErrorCode.UntrustedOAuthServer }),
     )
-    process.env.PORTAL_OAUTH_TRUSTED_SERVERS = `https://oauth.example.test, ${attacker.origin}/`
+    // The emulator put its own origin there; an operator adds one the same way.
+    const set = process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+    expect(set?.split(',')).toContain(portal.oauthServer)
+    process.env.PORTAL_OAUTH_TRUSTED_SERVERS = `${set}, https://oauth.example.test, ${attacker.origin}/`
     try {
       await new PortalOAuth(pair, secret).destroy()
     } finally {
-      delete process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+      process.env.PORTAL_OAUTH_TRUSTED_SERVERS = set
     }
     expect(() => new PortalOAuth(pair, secret, { oauthServers: ['oauth.bitrix.info'] })).toThrow(
       expect.objectContaining({
