@@ -150,7 +150,7 @@ describe('the requests outside a client', () => {
     }
   })
 
-  it("a fleet's proof of a reinstall goes through the fleet's proxy", async () => {
+  it("a fleet's proof of an install goes through the fleet's proxy", async () => {
     const emulator = await startPortalEmulator()
     const fleet = new PortalFleet({
       oAuthSecret: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
@@ -158,11 +158,13 @@ describe('the requests outside a client', () => {
     })
     try {
       await fleet.handleEvent(emulator.installEvent('ONAPPINSTALL'))
-      await fleet.handleEvent(emulator.installEvent('ONAPPINSTALL', { applicationToken: 'f'.repeat(32) }))
-      expect(proxy.seen.map((request) => request.target)).toEqual([hostOf(emulator.clientEndpoint)])
+      expect(proxy.seen.map((request) => request.target)).toEqual([hostOf(emulator.serverEndpoint)])
       const client = await fleet.get(emulator.memberId)
       expect((await client.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
-      expect(proxy.seen).toHaveLength(2)
+      expect(proxy.seen.map((request) => request.target)).toEqual([
+        hostOf(emulator.serverEndpoint),
+        hostOf(emulator.clientEndpoint),
+      ])
     } finally {
       await fleet.destroy()
       await emulator.close()
