@@ -9,6 +9,7 @@
  * and the workers are 4 fleets in this one process on one `MemoryStore`, one of them destroyed mid-run.
  */
 import { fork } from 'node:child_process'
+import { setTimeout } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import {
@@ -27,6 +28,8 @@ import { CALLS, type CallOutcome, runWorker } from './demo-fleet-calls.js'
 import type { DemoWorkerInput, FromDemoWorker } from './demo-fleet-worker.js'
 
 const PORTALS = 3
+/** How long the installed pairs live, s: an install event's access token must still work when it is proved. */
+const INSTALLED_PAIR_LIFETIME_S = 2
 const WORKERS = 4
 /** The killed worker dies once this many of its calls settled, at least one on every portal. */
 const KILL_AFTER = 4
@@ -197,13 +200,17 @@ async function main(): Promise<number> {
   const memberIds = portals.map((portal) => portal.memberId)
   const shared = await openSharedStore()
   try {
-    // The web process: the portals POST their install events; the pairs have expired when the workers start.
+    // The web process: the portals POST their install events, each proved at the portal's OAuth server while its
+    // access token is fresh; the pairs live 2 s and have expired when the workers start.
     const web = new PortalFleet({ oAuthSecret: secret, store: shared.store, logger: createNullLogger() })
     for (const portal of portals) {
-      const { memberId } = await web.handleEvent(portal.installEvent('ONAPPINSTALL', { expiresIn: 0 }))
+      const { memberId } = await web.handleEvent(
+        portal.installEvent('ONAPPINSTALL', { expiresIn: INSTALLED_PAIR_LIFETIME_S }),
+      )
       console.log(`installed portal ${memberId} (${portal.clientEndpoint}) through handleEvent`)
     }
     await web.destroy()
+    await setTimeout((INSTALLED_PAIR_LIFETIME_S + 1) * 1000)
 
     const tallies = new Tallies(memberIds)
     if (shared.redis) await workerProcesses(shared.redis, secret, memberIds, tallies)
