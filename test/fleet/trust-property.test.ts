@@ -1,0 +1,105 @@
+import fc from 'fast-check'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { PortalOAuthParams } from '../../src/index.js'
+import { type AttackerServer, startAttackerServer } from './attacker-server.js'
+import { createFleetRig } from './fleet-rig.js'
+
+/**
+ * Whatever an event body says, and in whatever order events arrive: the application's secrets never reach a host
+ * it did not trust, the store holds only pairs the portal issued and its OAuth server confirmed, a pair is never
+ * replaced by an older one, and the stored pair still refreshes at the end.
+ */
+
+const rig = createFleetRig()
+let attacker: AttackerServer
+const STRANGER = 'e'.repeat(32)
+
+beforeAll(async () => {
+  attacker = await startAttackerServer({ clientId: 'any', memberId: STRANGER, clientEndpoint: '' })
+})
+afterAll(async () => {
+  await rig.close()
+  await attacker.close()
+})
+
+/** One event as a sender may shape it, from a genuine body of the portal. */
+interface Shaped {
+  event: 'ONAPPINSTALL' | 'ONAPPUPDATE' | 'ONAPPUNINSTALL'
+  serverEndpoint: 'genuine' | 'attacker'
+  clientEndpoint: 'genuine' | 'attacker'
+  accessToken: 'genuine' | 'made-up'
+  applicationToken: 'genuine' | 'other'
+  memberId: 'portal' | 'stranger'
+  /** Send an earlier body again instead (its index among those sent, modulo their count). */
+  replay: number | null
+  /** Seconds the portal's clock moves before the event is made. */
+  later: number
+}
+
+/** `usual` four times in five: most events are genuine, so that sequences of genuine ones and replays are common. */
+function mostly<T extends string>(usual: T, forged: T): fc.Arbitrary<T> {
+  return fc.oneof({ arbitrary: fc.constant(usual), weight: 4 }, { arbitrary: fc.constant(forged), weight: 1 })
+}
+
+const shaped: fc.Arbitrary<Shaped> = fc.record({
+  event: fc.constantFrom('ONAPPINSTALL', 'ONAPPUPDATE', 'ONAPPUNINSTALL'),
+  serverEndpoint: mostly('genuine', 'attacker'),
+  clientEndpoint: mostly('genuine', 'attacker'),
+  accessToken: mostly('genuine', 'made-up'),
+  applicationToken: mostly('genuine', 'other'),
+  memberId: mostly('portal', 'stranger'),
+  replay: fc.option(fc.nat(), { freq: 3 }),
+  later: fc.constantFrom(0, 1, 30),
+})
+
+it('no event decides where a secret goes, and none replaces a pair with an older or unproved one', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(shaped, { minLength: 1, maxLength: 8 }), async (events) => {
+      const portal = await rig.portal()
+      const fleet = rig.fleet(portal)
+      attacker.received.length = 0
+      const sent: URLSearchParams[] = []
+      for (const shape of events) {
+        rig.later(shape.later * 1000)
+        const earlier =
+          shape.replay === null || sent.length === 0 ? undefined : sent[shape.replay % sent.length]
+        const body = earlier ?? new URLSearchParams(portal.installEvent(shape.event))
+        if (!earlier) {
+          if (shape.serverEndpoint === 'attacker') body.set('auth[server_endpoint]', attacker.restRoot)
+          if (shape.clientEndpoint === 'attacker') body.set('auth[client_endpoint]', attacker.restRoot)
+          if (shape.accessToken === 'made-up' && body.has('auth[access_token]'))
+            body.set('auth[access_token]', 'made-up-token')
+          if (shape.applicationToken === 'other') body.set('auth[application_token]', 'a'.repeat(32))
+          if (shape.memberId === 'stranger') body.set('auth[member_id]', STRANGER)
+          sent.push(body)
+        }
+        const before = await fleet.store.load(portal.memberId)
+        const outcome = await fleet.handleEvent(body).then(
+          (result) => result.changed,
+          () => false,
+        )
+        const after = await fleet.store.load(portal.memberId)
+        expect(await fleet.store.load(STRANGER)).toBeNull()
+        if (after && after !== before && after.accessToken !== before?.accessToken) {
+          expect(outcome).toBe(true)
+          expectGenuine(after, portal.serverEndpoint, portal.clientEndpoint)
+          expect(after.accessToken).toBe(body.get('auth[access_token]'))
+          if (before) expect(after.expires).toBeGreaterThan(before.expires)
+        }
+      }
+      expect(attacker.received).toEqual([])
+      const stored = await fleet.store.load(portal.memberId)
+      if (stored) await (await fleet.get(portal.memberId)).auth.refreshAuth()
+      expect(portal.log.rejected('invalid_grant')).toEqual([])
+      await fleet.destroy()
+      await portal.close()
+    }),
+    { numRuns: 100 },
+  )
+})
+
+function expectGenuine(pair: PortalOAuthParams, serverEndpoint: string, clientEndpoint: string): void {
+  expect(pair.serverEndpoint).toBe(serverEndpoint)
+  expect(pair.clientEndpoint).toBe(clientEndpoint)
+  expect(pair.accessToken).not.toBe('made-up-token')
+}
