@@ -45,13 +45,14 @@ export function readEverything(value: unknown): string {
   return out.join('\n')
 }
 
-/** Own keys of `value` and of every prototype up to `Object.prototype`; none when a trap throws. */
+/** Own keys of `value` and of every prototype up to `Object.prototype`, but `constructor`; none when a trap throws. */
 function keysOf(value: object): PropertyKey[] {
   const keys: PropertyKey[] = []
   let current: object | null = value
   for (let level = 0; current !== null && current !== Object.prototype && level < 8; level += 1) {
     const layer: object = current
-    keys.push(...(attempt(() => Reflect.ownKeys(layer)) ?? []))
+    // Not `constructor`: what a class holds on itself is the thrower's, not something the client gave out.
+    keys.push(...(attempt(() => Reflect.ownKeys(layer)) ?? []).filter((key) => key !== 'constructor'))
     current = attempt((): object | null => Reflect.getPrototypeOf(layer)) ?? null
   }
   return keys
