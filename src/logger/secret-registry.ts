@@ -16,9 +16,9 @@ function isSecretCandidate(value: string | undefined): value is string {
 }
 
 /**
- * Remembers the secret values of one instance and removes them from text and from what is read of thrown values. The client secret,
- * the application token, a webhook secret and the current pair are never forgotten; the pairs of older generations
- * are kept up to a bound.
+ * Remembers the secret values of one instance and removes them from text and from what is read of thrown values. The
+ * client secret, the application token, a webhook secret and the current pair are never forgotten; the pairs of older
+ * generations are kept up to a bound.
  */
 export class SecretRegistry {
   /** Never evicted: client secret, application token, webhook secret. */

@@ -91,6 +91,7 @@ export function capturingLogger(): CapturingLogger {
 export class Observer {
   readonly #read: string[] = []
   readonly #stops: Array<() => void> = []
+  /** Where the spans go. */
   readonly spans = new InMemorySpanExporter()
   readonly #tracerProvider = new TracerProvider({
     spanProcessors: [new SimpleSpanProcessor({ exporter: this.spans })],
