@@ -14,6 +14,15 @@ const TRANSIENT_OAUTH_CODES: ReadonlySet<string> = new Set(['temporarily_unavail
  * the pair. Anything else (a custom refresh that threw, an answer without a pair) is `failed`.
  */
 export function classifyRefreshFailure(error: unknown): RefreshFailure['kind'] {
+  try {
+    return classify(error)
+  } catch {
+    // A thrown Proxy whose traps throw, or a getter that throws: not an error of this package.
+    return 'failed'
+  }
+}
+
+function classify(error: unknown): RefreshFailure['kind'] {
   if (error instanceof RefreshTokenError) {
     return error.status >= 500 || TRANSIENT_OAUTH_CODES.has(error.code) ? 'transient' : 'dead'
   }

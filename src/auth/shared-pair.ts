@@ -59,7 +59,12 @@ function recordedDeath(reason: DeadPairReason): RefreshFailure {
 }
 
 function isRefreshFailure(value: unknown): value is RefreshFailure {
-  return value !== null && typeof value === 'object' && 'kind' in value && 'error' in value
+  try {
+    return value !== null && typeof value === 'object' && 'kind' in value && 'error' in value
+  } catch {
+    // A store's failure may be a Proxy whose traps throw: it is no RefreshFailure.
+    return false
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { channel, tracingChannel } from 'node:diagnostics_channel'
-import { type SecretRedactor, toError } from '../errors/to-error.js'
+import type { SecretRedactor } from '../errors/to-error.js'
 import type { ApiVersion } from '../types/api-version.js'
 
 /**
@@ -61,10 +61,13 @@ export interface CallTraceContext {
   errorCode?: string
   /** Requests sent for the call, retries included. */
   attempts?: number
-  /** The call's result, set by `tracePromise` on success. */
+  /** The call's result, set on success. */
   result?: unknown
-  /** Why the call rejected, set by `tracePromise` (an error of this package: its message holds no secret). */
-  error?: unknown
+  /**
+   * Why the call rejected: a description read once from the error the caller gets, every secret removed (never the
+   * error itself, whose getters could say something else at the next read).
+   */
+  error?: DiagnosticsErrorInfo
 }
 
 /** The context object of {@link TracingChannelName.refresh}. */
@@ -84,7 +87,10 @@ export interface RefreshTraceContext {
   error?: DiagnosticsErrorInfo
 }
 
-/** What a publication says of an error: its kind and a message with every known secret removed. */
+/**
+ * What a publication says of an error: its kind, code, message and status, read once from the error (own and
+ * inherited properties, getters included) with every known secret removed. Plain data: reading it runs no code.
+ */
 export interface DiagnosticsErrorInfo {
   /** `AjaxError`, `RefreshTokenError`, `SdkError`, `Error`, ... */
   name: string
@@ -334,16 +340,9 @@ export function traceLimiterWait(
   })
 }
 
-/** What a publication says of `thrown`: read from the error mapper's safe form, every field redacted again. */
+/** What a publication says of `thrown`: its snapshot's summary (an error read before is not read again). */
 function errorInfo(thrown: unknown, secrets: Redactor): DiagnosticsErrorInfo {
-  const error = toError(thrown, secrets) as Error & { code?: unknown; status?: unknown }
-  const info: DiagnosticsErrorInfo = {
-    name: secrets.redactText(String(error.name)),
-    code: typeof error.code === 'string' ? secrets.redactText(error.code) : '',
-    message: secrets.redactText(error.message),
-  }
-  if (typeof error.status === 'number') info.status = error.status
-  return info
+  return secrets.snapshot(thrown).summary()
 }
 
 /** What {@link traceCallOutcome} reads of a call's result. */
@@ -361,19 +360,40 @@ export function traceCallOutcome<R extends TracedResult>(
   secrets: Redactor,
 ): Promise<R> {
   const { context } = trace
-  const outcome = () => publishCallOutcome(run(), trace, attempts, secrets)
-  return context ? callTracing.tracePromise(outcome, context) : outcome()
+  if (!context) return publishCallOutcome(run, trace, attempts, secrets)
+  // tracePromise's events by hand, in its order and with its async context (`start.runStores`): tracePromise would
+  // set the context's `error` to the rejection itself, and a subscriber must see its redacted snapshot only.
+  return callTracing.start.runStores(context, () => {
+    try {
+      return publishCallOutcome(run, trace, attempts, secrets).then(
+        (result) => {
+          context.result = result
+          callTracing.asyncStart.publish(context)
+          callTracing.asyncEnd.publish(context)
+          return result
+        },
+        (error: unknown) => {
+          callTracing.error.publish(context)
+          callTracing.asyncStart.publish(context)
+          callTracing.asyncEnd.publish(context)
+          throw error
+        },
+      )
+    } finally {
+      callTracing.end.publish(context)
+    }
+  })
 }
 
 async function publishCallOutcome<R extends TracedResult>(
-  run: Promise<R>,
+  run: () => Promise<R>,
   trace: CallTrace,
   attempts: () => number,
   secrets: Redactor,
 ): Promise<R> {
   const { context } = trace
   try {
-    const result = await run
+    const result = await run()
     const errorCode = result.getErrors()[0]?.code
     traceCallEnd(trace, {
       status: result.getStatus(),
@@ -392,9 +412,10 @@ async function publishCallOutcome<R extends TracedResult>(
     traceCallError(trace, error, attempts(), secrets)
     if (context) {
       context.attempts = attempts()
-      const status = (error as { status?: unknown }).status
+      const info = errorInfo(error, secrets)
+      context.error = info
       // An error without an answer says status 0: no HTTP status to report.
-      if (typeof status === 'number' && status > 0) context.status = status
+      if (info.status !== undefined && info.status > 0) context.status = info.status
     }
     throw error
   }

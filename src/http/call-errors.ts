@@ -58,14 +58,17 @@ export interface TransportFailureContext {
  * timeout as `REQUEST_TIMEOUT`, anything else as `NETWORK_ERROR` saying whether the request left at all.
  */
 export function transportError(call: CallFacts, error: unknown, context: TransportFailureContext): SdkError {
-  if (error instanceof SdkError) return error
+  // An SdkError may come from an adapter too: as every thrown Error, a redacted copy when it names a secret.
+  if (isSdkError(error)) return toError(error, context.secrets) as SdkError
   if (context.signal?.aborted) return abortError(call, context.signal.reason ?? error)
-  const code = failureCode(error)
-  // The cause keeps the low-level code but not the original object, whose message may hold a webhook URL.
-  const cause = Object.assign(new Error(toError(error, context.secrets).message), { code })
+  // The message and the cause are made of the failure's snapshot (read once, redacted), never of the failure
+  // itself, whose message may hold a webhook URL and whose getters may say something else at each read.
+  const read = context.secrets.snapshot(error)
+  const code = failureCode(read.data())
+  const cause = Object.assign(new Error(read.summary().message), { code })
   const timedOut = isKyTimeout(error)
   // Refused by an argument check on this host (an adapter's own, undici's): nothing was sent, say so.
-  const failed = classifyFailure(error) === 'refused' ? 'refused before sending' : 'connection failed'
+  const failed = classifyFailureSafely(error) === 'refused' ? 'refused before sending' : 'connection failed'
   return new AjaxError({
     code: timedOut ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
     message: timedOut
@@ -75,4 +78,22 @@ export function transportError(call: CallFacts, error: unknown, context: Transpo
     attempts: call.attempts,
     cause,
   })
+}
+
+/** `instanceof SdkError`, which a hostile Proxy may make throw. */
+function isSdkError(error: unknown): error is SdkError {
+  try {
+    return error instanceof SdkError
+  } catch {
+    return false
+  }
+}
+
+/** {@link classifyFailure}, or `maybe-sent` when reading the failure throws (a hostile getter or Proxy). */
+function classifyFailureSafely(error: unknown): ReturnType<typeof classifyFailure> {
+  try {
+    return classifyFailure(error)
+  } catch {
+    return 'maybe-sent'
+  }
 }

@@ -20,10 +20,19 @@ export function loadKy(): Promise<KyModule> {
 
 /** Whether `error` is ky's `HTTPError` (none exists before ky is loaded). */
 export function isKyHttpError(error: unknown): error is HTTPError {
-  return loaded !== undefined && error instanceof loaded.HTTPError
+  try {
+    return loaded !== undefined && error instanceof loaded.HTTPError
+  } catch {
+    // A thrown Proxy whose prototype trap throws is no HTTPError.
+    return false
+  }
 }
 
 /** Whether `error` is ky's `TimeoutError` (none exists before ky is loaded). */
 export function isKyTimeout(error: unknown): boolean {
-  return loaded !== undefined && error instanceof loaded.TimeoutError
+  try {
+    return loaded !== undefined && error instanceof loaded.TimeoutError
+  } catch {
+    return false
+  }
 }

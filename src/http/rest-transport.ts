@@ -287,7 +287,8 @@ export class RestTransport implements TypeHttp {
       ...callFields(context.query),
       attempt: context.attempts,
       kind,
-      code: failureCode(error),
+      // From the failure's snapshot, which the call's error is made of later: the failure is read once.
+      code: failureCode(this.#instance.secrets.snapshot(error).data()),
       retry,
     })
     return retry

@@ -47,12 +47,13 @@ export class RedactingLogger implements LoggerInterface {
     const safeMessage = this.#secrets.redactText(message)
     try {
       if (context === undefined) this.#target[level](safeMessage)
-      else this.#target[level](safeMessage, this.#secrets.redactValue(context) as Record<string, unknown>)
+      else this.#target[level](safeMessage, this.#secrets.loggable(context))
     } catch (error) {
       // A logging failure never fails a call. Say so once, as a process warning, with every secret removed.
       if (this.#loggerFailed) return
       this.#loggerFailed = true
-      const reason = this.#secrets.redactText(error instanceof Error ? error.message : String(error))
+      // Read as any thrown value is: a logger's failure runs no code of its own here, and names no secret.
+      const reason = this.#secrets.snapshot(error).summary().message
       process.emitWarning(
         `portal-oauth: the logger threw (${reason}); its lines are dropped`,
         'PortalOAuthLoggerWarning',

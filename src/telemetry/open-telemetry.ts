@@ -40,12 +40,12 @@ interface OpenCall {
   started: number
 }
 
-/** What the semantic conventions call `error.type`: the SDK or portal code, else the HTTP status. */
+/**
+ * What the semantic conventions call `error.type`: the SDK or portal code, else the error's name, else the HTTP
+ * status. Read from the context's redacted description of the error, never from the error itself.
+ */
 function callErrorType(call: CallTraceContext): string | undefined {
-  if (call.error !== undefined) {
-    const code = (call.error as { code?: unknown }).code
-    return typeof code === 'string' && code !== '' ? code : ((call.error as Error).name ?? 'Error')
-  }
+  if (call.error !== undefined) return call.error.code || call.error.name || 'Error'
   if (call.isSuccess === false) return call.errorCode ?? String(call.status)
   return undefined
 }

@@ -62,10 +62,13 @@ describe('values JSON cannot write', () => {
         throw new Error('getter boom')
       },
     })
-    for (const raw of [cyclic, hostile]) {
+    for (const [raw, text] of [
+      [cyclic, '{"reason":"loop","self":"[circular]"}'],
+      [hostile, '{"reason":"[unreadable]"}'],
+    ] as const) {
       rig.portal.setCustomRefreshAuth(() => Promise.reject(raw))
       const error = (await rig.portal.auth.refreshAuth().catch((thrown: unknown) => thrown)) as Error
-      expect(error.message).toBe('Strange error: [object Object]')
+      expect(error.message).toBe(`Strange error: ${text}`)
       expect(error.cause).toBe(raw)
     }
     expect(rig.portal.tokenState).toBe('valid')
@@ -80,8 +83,8 @@ describe('values JSON cannot write', () => {
       throw raw
     })
     const error = (await rig.portal.auth.refreshAuth().catch((thrown: unknown) => thrown)) as Error
-    expect(error.message).toBe('Strange error: [object Object]')
-    expect(error.cause).toMatchObject({ note: 'spent [redacted]' })
+    expect(error.message).toBe('Strange error: {"note":"spent [redacted]","self":"[circular]"}')
+    expect(error.cause).toEqual({ note: 'spent [redacted]', self: '[circular]' })
     expect(JSON.stringify((error.cause as Record<string, unknown>).note)).not.toContain(refreshToken)
   })
 })

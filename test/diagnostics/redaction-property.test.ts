@@ -1,0 +1,539 @@
+import { inspect } from 'node:util'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type FetchLike,
+  MemoryStore,
+  PortalOAuth,
+  type PortalOAuthOptions,
+  type TokenStore,
+} from '../../src/index.js'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import { type CapturingLogger, capturingLogger, Observer, readEverything } from './observe-everything.js'
+
+/** Which secret a thrown value quotes. */
+type SecretKind = 'refreshToken' | 'accessToken' | 'clientSecret' | 'applicationToken'
+
+/** A thrown value holding a secret, as data: what fast-check generates, prints and shrinks. */
+type Shape =
+  /** `Error` whose message quotes it. */
+  | { kind: 'message'; secret: SecretKind }
+  /** An enumerable own field. */
+  | { kind: 'own-field'; secret: SecretKind }
+  /** A non-enumerable own field. */
+  | { kind: 'hidden-field'; secret: SecretKind }
+  /** An own getter. */
+  | { kind: 'own-getter'; secret: SecretKind }
+  /** An own `code` getter that says it from its second read on. */
+  | { kind: 'changing-getter'; secret: SecretKind }
+  /** A getter of the error's class. */
+  | { kind: 'prototype-getter'; key: 'code' | 'name' | 'message' | 'status' | 'detail'; secret: SecretKind }
+  /** A field set on the class's prototype. */
+  | { kind: 'prototype-field'; secret: SecretKind }
+  /** `toJSON`, `toString`, `Symbol.toPrimitive` and `util.inspect.custom` of the class. */
+  | { kind: 'prototype-conversions'; secret: SecretKind }
+  /** Its own `toJSON`, `toString` and `Symbol.toPrimitive`. */
+  | { kind: 'own-conversions'; secret: SecretKind }
+  /** A getter that throws an error quoting it. */
+  | { kind: 'throwing-getter'; secret: SecretKind }
+  /** A Proxy of an error whose every trap throws an error quoting it. */
+  | { kind: 'proxy-throws'; secret: SecretKind }
+  /** A Proxy of an error whose `get` answers it for every key. */
+  | { kind: 'proxy-get'; secret: SecretKind }
+  /** A string quoting it. */
+  | { kind: 'string'; secret: SecretKind }
+  /** A Symbol whose description quotes it. */
+  | { kind: 'symbol'; secret: SecretKind }
+  /** A plain object whose `toJSON` gives it. */
+  | { kind: 'plain-to-json'; secret: SecretKind }
+  /** A number: no secret at all. */
+  | { kind: 'number' }
+  /** `Error('...', { cause })`. */
+  | { kind: 'cause'; inner: Shape }
+  /** `AggregateError(errors)`. */
+  | { kind: 'aggregate'; inner: Shape[] }
+  /** An error that holds itself, and a field that holds it again besides `inner`. */
+  | { kind: 'cycle'; inner: Shape }
+  /** A plain object `{ reason: inner }`. */
+  | { kind: 'plain'; inner: Shape }
+
+const secretKind = fc.constantFrom<SecretKind>(
+  'refreshToken',
+  'accessToken',
+  'clientSecret',
+  'applicationToken',
+)
+
+const shape: fc.Arbitrary<Shape> = fc.letrec<{ shape: Shape; nested: Shape }>(
+  (tie) =>
+    ({
+      shape: fc.oneof(
+        { maxDepth: 3, depthIdentifier: 'shape' },
+        fc.oneof(
+          fc.record({
+            kind: fc.constantFrom(
+              'message',
+              'own-field',
+              'hidden-field',
+              'own-getter',
+              'changing-getter',
+              'prototype-field',
+              'prototype-conversions',
+              'own-conversions',
+              'throwing-getter',
+              'proxy-throws',
+              'proxy-get',
+              'string',
+              'symbol',
+              'plain-to-json',
+            ),
+            secret: secretKind,
+          }),
+          fc.record({
+            kind: fc.constant('prototype-getter'),
+            key: fc.constantFrom('code', 'name', 'message', 'status', 'detail'),
+            secret: secretKind,
+          }),
+          fc.constant({ kind: 'number' } as const),
+        ),
+        tie('nested'),
+      ),
+      nested: fc.oneof(
+        fc.record({ kind: fc.constant('cause'), inner: tie('shape') }),
+        fc.record({
+          kind: fc.constant('aggregate'),
+          inner: fc.array(tie('shape'), { minLength: 1, maxLength: 3 }),
+        }),
+        fc.record({ kind: fc.constant('cycle'), inner: tie('shape') }),
+        fc.record({ kind: fc.constant('plain'), inner: tie('shape') }),
+      ),
+    }) as { shape: fc.Arbitrary<Shape>; nested: fc.Arbitrary<Shape> },
+).shape
+
+/** Whether reading every property of the value once (getters included, no method called) meets the secret. */
+function readable(given: Shape): boolean {
+  switch (given.kind) {
+    case 'changing-getter':
+    case 'prototype-conversions':
+    case 'own-conversions':
+    case 'throwing-getter':
+    case 'proxy-throws':
+    case 'plain-to-json':
+    case 'number':
+      return false
+    case 'cause':
+    case 'cycle':
+    case 'plain':
+      return readable(given.inner)
+    case 'aggregate':
+      return given.inner.some(readable)
+    default:
+      return true
+  }
+}
+
+/** Whether the value is an `Error` (`instanceof`, as the client asks it once). */
+function isErrorShape(given: Shape): boolean {
+  return !['proxy-throws', 'string', 'symbol', 'plain-to-json', 'number', 'plain'].includes(given.kind)
+}
+
+/** Every trap of a Proxy. */
+const TRAPS = [
+  'get',
+  'set',
+  'has',
+  'ownKeys',
+  'getOwnPropertyDescriptor',
+  'getPrototypeOf',
+  'defineProperty',
+  'deleteProperty',
+  'apply',
+  'construct',
+  'isExtensible',
+  'preventExtensions',
+  'setPrototypeOf',
+] as const
+
+/** The value `given` describes, quoting the secrets `secretOf` gives now. */
+function build(given: Shape, secretOf: (kind: SecretKind) => string): unknown {
+  switch (given.kind) {
+    case 'number':
+      return 42
+    case 'cause':
+      return new Error('vault refused', { cause: build(given.inner, secretOf) })
+    case 'aggregate':
+      return new AggregateError(
+        given.inner.map((inner) => build(inner, secretOf)),
+        'every vault refused',
+      )
+    case 'cycle': {
+      const error = new Error('vault loops') as Error & Record<string, unknown>
+      error.self = error
+      error.detail = { back: error, inner: build(given.inner, secretOf) }
+      return error
+    }
+    case 'plain':
+      return { reason: build(given.inner, secretOf) }
+  }
+  const secret = secretOf(given.secret)
+  switch (given.kind) {
+    case 'message':
+      return new Error(`vault refused ${secret}`)
+    case 'own-field':
+      return Object.assign(new Error('vault refused'), { detail: `spent ${secret}` })
+    case 'hidden-field':
+      return Object.defineProperty(new Error('vault refused'), 'detail', { value: secret })
+    case 'own-getter':
+      return Object.defineProperty(new Error('vault refused'), 'code', { get: () => `REFUSED_${secret}` })
+    case 'changing-getter': {
+      let reads = 0
+      return Object.defineProperty(new Error('vault refused'), 'code', {
+        get: () => {
+          reads += 1
+          return reads === 1 ? 'REFUSED' : `REFUSED_${secret}`
+        },
+      })
+    }
+    case 'prototype-getter': {
+      // The class's getter reads the error's own state, as a getter of a real error class does.
+      const quoted = new WeakMap<object, string>()
+      class VaultError extends Error {}
+      Object.defineProperty(VaultError.prototype, given.key, {
+        get(this: object) {
+          return `REFUSED_${quoted.get(this) ?? ''}`
+        },
+      })
+      const error = new VaultError()
+      quoted.set(error, secret)
+      return error
+    }
+    case 'prototype-field': {
+      class VaultError extends Error {}
+      Object.defineProperty(VaultError.prototype, 'hint', { value: `spent ${secret}` })
+      return new VaultError('vault refused')
+    }
+    case 'prototype-conversions': {
+      class VaultError extends Error {
+        toJSON(): unknown {
+          return { secret }
+        }
+        override toString(): string {
+          return secret
+        }
+        [Symbol.toPrimitive](): string {
+          return secret
+        }
+        [inspect.custom](): string {
+          return secret
+        }
+      }
+      return new VaultError('vault refused')
+    }
+    case 'own-conversions':
+      return Object.assign(new Error('vault refused'), {
+        toJSON: () => ({ secret }),
+        toString: () => secret,
+        [Symbol.toPrimitive]: () => secret,
+      })
+    case 'throwing-getter':
+      return Object.defineProperty(new Error('vault refused'), 'detail', {
+        enumerable: true,
+        get: () => {
+          throw new Error(`vault sealed ${secret}`)
+        },
+      })
+    case 'proxy-throws': {
+      const fail = (): never => {
+        throw new Error(`trap ${secret}`)
+      }
+      return new Proxy(new Error('vault refused'), Object.fromEntries(TRAPS.map((trap) => [trap, fail])))
+    }
+    case 'proxy-get':
+      return new Proxy(new Error('vault refused'), { get: () => `leak ${secret}` })
+    case 'string':
+      return `vault refused ${secret}`
+    case 'symbol':
+      return Symbol(`vault ${secret}`)
+    case 'plain-to-json':
+      return { toJSON: () => ({ secret }) }
+  }
+}
+
+/** How the client is driven into a failure: the four ways a foreign value comes in. */
+type Way = 'custom refresh' | 'refresh callback' | 'store' | 'transport'
+
+/** The store methods a run may make throw (each on its first call). */
+const STORE_METHODS = ['load', 'save', 'lock', 'unlock', 'takeSlot', 'deadReason'] as const
+
+let emulator: PortalEmulator
+let observer: Observer
+beforeAll(async () => {
+  emulator = await startPortalEmulator()
+  observer = new Observer()
+})
+afterAll(async () => {
+  await observer.close()
+  await emulator.close()
+})
+
+/** One run: what was thrown, what the callers got, every secret the client held. */
+interface Run {
+  readonly portal: PortalOAuth
+  readonly logger: CapturingLogger
+  readonly thrown: unknown[]
+  readonly received: unknown[]
+  readonly secrets: Set<string>
+  /** Notes the tokens the client holds now. */
+  note(): void
+}
+
+function startRun(options: (run: Omit<Run, 'portal'>) => PortalOAuthOptions, thrown: unknown[] = []): Run {
+  const params = emulator.issueAuthParams()
+  const logger = capturingLogger()
+  const secrets = new Set([
+    emulator.clientSecret,
+    params.applicationToken,
+    params.accessToken,
+    params.refreshToken,
+  ])
+  const partial = { logger, thrown, received: [], secrets, note: () => {} }
+  const portal = new PortalOAuth(
+    params,
+    { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+    {
+      logger,
+      // Short, so that a run takes milliseconds: a failing store is asked again within these bounds.
+      refreshTimeout: 300,
+      callbackTimeout: 300,
+      refreshRetries: 0,
+      restrictionParams: { retryDelay: 1, maxRetries: 1 },
+      ...options(partial),
+    },
+  )
+  const note = (): void => {
+    const held = portal.auth.getParams()
+    secrets.add(held.accessToken)
+    secrets.add(held.refreshToken)
+  }
+  return { ...partial, portal, note }
+}
+
+/** The secret of `kind` the client holds now. */
+function secretFor(portal: PortalOAuth, kind: SecretKind): string {
+  if (kind === 'clientSecret') return emulator.clientSecret
+  return portal.auth.getParams()[kind]
+}
+
+/** `promise`'s rejection (or its value), kept in `received`. */
+async function settle(run: Run, promise: Promise<unknown>): Promise<void> {
+  run.received.push(
+    await promise.then(
+      (value) => value,
+      (error: unknown) => error,
+    ),
+  )
+  run.note()
+}
+
+/** Makes the client's access token expire, then makes a call: a refresh comes first. */
+function callAfterExpiry(run: Run): Promise<unknown> {
+  emulator.expireAccessTokens()
+  return run.portal.actions.v2.call.make({ method: 'profile' })
+}
+
+/** Runs `given` through `way`; `failing`: the store methods that throw (each on its first call). */
+async function drive(way: Way, given: Shape, failing: ReadonlySet<string>): Promise<Run> {
+  switch (way) {
+    case 'custom refresh': {
+      const run = startRun(() => ({}))
+      run.portal.setCustomRefreshAuth(async () => {
+        const value = build(given, (kind) => secretFor(run.portal, kind))
+        run.thrown.push(value)
+        throw value
+      })
+      await settle(run, run.portal.auth.refreshAuth())
+      await settle(run, callAfterExpiry(run))
+      return run
+    }
+    case 'refresh callback': {
+      const run = startRun(() => ({}))
+      run.portal.setCallbackRefreshAuth(({ b24OAuthParams }) => {
+        const value = build(given, (kind) =>
+          kind === 'accessToken' || kind === 'refreshToken'
+            ? b24OAuthParams[kind]
+            : secretFor(run.portal, kind),
+        )
+        run.thrown.push(value)
+        throw value
+      })
+      await settle(run, run.portal.auth.refreshAuth())
+      await settle(run, callAfterExpiry(run))
+      return run
+    }
+    case 'store': {
+      let portal: PortalOAuth | undefined
+      const run = startRun((partial) => ({
+        store: throwingStore(
+          new MemoryStore(),
+          () => {
+            const held = portal
+            if (!held) return undefined
+            const value = build(given, (kind) => secretFor(held, kind))
+            partial.thrown.push(value)
+            return { value }
+          },
+          failing,
+        ),
+        lockTtl: 400,
+      }))
+      portal = run.portal
+      // The first call reads the store and takes a slot of its bucket; the refresh locks, saves and unlocks.
+      await settle(run, run.portal.actions.v2.call.make({ method: 'profile' }))
+      await settle(run, run.portal.auth.refreshAuth())
+      return run
+    }
+    case 'transport': {
+      let portal: PortalOAuth | undefined
+      const thrown: unknown[] = []
+      // A test double: the emulator answers over HTTP and cannot make fetch() throw a JavaScript value, which is what
+      // an adapter (or a library under it) may do. It throws for every request, the REST call's and the refresh's.
+      const adapter: FetchLike = () => {
+        const held = portal
+        const value = build(given, (kind) => (held ? secretFor(held, kind) : emulator.clientSecret))
+        thrown.push(value)
+        return Promise.reject(value)
+      }
+      const run = startRun(() => ({ httpOptions: { adapter } }), thrown)
+      portal = run.portal
+      await settle(run, run.portal.actions.v2.call.make({ method: 'profile' }))
+      await settle(run, run.portal.auth.refreshAuth())
+      return run
+    }
+  }
+}
+
+/**
+ * A `MemoryStore` whose methods in `failing` throw, each on its first call, what `thrown()` builds (nothing before the
+ * client exists). A test double: the emulator has no store, and a store is code of the application's choosing.
+ */
+function throwingStore(
+  store: MemoryStore,
+  thrown: () => { value: unknown } | undefined,
+  failing: ReadonlySet<string>,
+): TokenStore {
+  const failed = new Set<string>()
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      const member: unknown = Reflect.get(target, key, receiver)
+      if (typeof key !== 'string' || typeof member !== 'function' || !failing.has(key)) {
+        return typeof member === 'function' ? member.bind(target) : member
+      }
+      return (...args: unknown[]) => {
+        if (!failed.has(key)) {
+          const made = thrown()
+          if (made) {
+            failed.add(key)
+            return Promise.reject(made.value)
+          }
+        }
+        return Reflect.apply(member, target, args)
+      }
+    },
+  })
+}
+
+/** What `text` shows of `secrets`, if any. */
+function shown(text: string, secrets: Iterable<string>): string[] {
+  return [...secrets].filter((secret) => text.includes(secret))
+}
+
+/**
+ * What a caller got: the value thrown itself where the spec says it is rethrown unchanged; else an error naming no
+ * secret in anything a reader can get out of it, the raw value kept as `cause` of a `Strange error` (spec 7).
+ */
+function checkReceived(run: Run, given: Shape, received: unknown, index: number, way: Way): void {
+  if (way === 'transport' || way === 'store') {
+    // The client's own errors (a transport failure), or the store's failure handled like any thrown value.
+    if (run.thrown.includes(received)) {
+      expect(readable(given)).toBe(false)
+      return
+    }
+  } else if (isErrorShape(given)) {
+    if (!readable(given)) {
+      expect(received).toBe(run.thrown[index])
+      return
+    }
+    expect(received).not.toBe(run.thrown[index])
+    expect(received).toBeInstanceOf(Error)
+  } else {
+    expect(received).toBeInstanceOf(Error)
+    const error = received as Error
+    expect(error.message).toMatch(/^Strange error: /)
+    if (!readable(given)) {
+      expect(error.cause).toBe(run.thrown[index])
+      expect(shown(readEverything({ message: error.message, stack: error.stack }), run.secrets)).toEqual([])
+      return
+    }
+  }
+  if (received instanceof Error && run.thrown.includes(received.cause)) {
+    expect(shown(readEverything({ message: received.message, stack: received.stack }), run.secrets)).toEqual(
+      [],
+    )
+    return
+  }
+  expect(shown(readEverything(received), run.secrets)).toEqual([])
+}
+
+/** The store methods that throw, as fast-check generates them. */
+type Failing = Array<(typeof STORE_METHODS)[number]>
+
+/** Values every run of a way tries first: the two shapes measured leaking, and what fast-check once found. */
+const EXAMPLES: Array<[Shape, Failing]> = [
+  [{ kind: 'prototype-getter', key: 'code', secret: 'refreshToken' }, ['load']],
+  [{ kind: 'changing-getter', secret: 'refreshToken' }, ['takeSlot']],
+  // A store's failure that is a Proxy whose traps throw, met while the refresh lock is held.
+  [{ kind: 'proxy-throws', secret: 'refreshToken' }, ['deadReason']],
+]
+
+/** Drives `way` with generated values; every publication, span, measurement and log line is searched. */
+async function property(way: Way, numRuns: number): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(shape, fc.subarray([...STORE_METHODS], { minLength: 1 }), async (given, failing) => {
+      observer.reset()
+      const run = await drive(way, given, new Set(failing))
+      try {
+        run.note()
+        expect(run.thrown.length).toBeGreaterThan(0)
+        const everything = await observer.everything(run.logger)
+        expect(shown(everything, run.secrets)).toEqual([])
+        for (const [index, received] of run.received.entries()) {
+          // A call that went through (a failed callback or store leaves the pair in use) has nothing to check.
+          if (!(received instanceof Error) && !run.thrown.includes(received) && way !== 'custom refresh')
+            continue
+          checkReceived(run, given, received, index, way)
+        }
+      } finally {
+        await run.portal.destroy()
+      }
+    }),
+    { numRuns, examples: EXAMPLES },
+  )
+}
+
+describe('no secret of a thrown value reaches a channel, span, measurement or log line, whatever its shape', () => {
+  it('thrown by a custom refresh', async () => {
+    await property('custom refresh', 25)
+  })
+
+  it('thrown by the refresh callback', async () => {
+    await property('refresh callback', 25)
+  })
+
+  it('thrown by a store', async () => {
+    await property('store', 15)
+  })
+
+  it('thrown by the transport', async () => {
+    await property('transport', 15)
+  })
+})
