@@ -1,6 +1,7 @@
 import { AjaxError } from '../errors/ajax-error.js'
 import { RefreshTokenError } from '../errors/refresh-token-error.js'
 import { SdkErrorCode } from '../errors/sdk-error.js'
+import type { SecretRedactor } from '../errors/to-error.js'
 import type { FetchLike } from '../http/http-options.js'
 import { loadKy } from '../http/ky-module.js'
 import { failureCode } from '../http/retry-policy.js'
@@ -20,6 +21,8 @@ export interface DefaultRefreshRequest {
   fetch: FetchLike
   /** Aborted when the token machine abandons the attempt (its refresh timeout passed). */
   signal: AbortSignal
+  /** The instance's secrets: a failure of the adapter is read through its snapshot, once and redacted. */
+  secrets: SecretRedactor
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -54,7 +57,8 @@ export async function requestTokenRefresh(
       retry: 0,
     })
   } catch (error) {
-    const code = failureCode(error)
+    // Never the failure itself: an adapter's error may name the refresh token in a getter read twice.
+    const code = failureCode(request.secrets.snapshot(error).data())
     throw new AjaxError({
       code: SdkErrorCode.NetworkError,
       message: `token refresh: connection to the OAuth server failed${code ? ` (${code})` : ''}`,

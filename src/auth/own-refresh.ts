@@ -105,6 +105,7 @@ export class OwnRefresh {
       clientId: this.#secret.clientId,
       clientSecret: this.#secret.clientSecret,
       fetch: this.#deps.instance.fetch(),
+      secrets: this.#deps.secrets,
       // Not the attempt's signal: a server slower than the refresh timeout may still rotate the pair, and its answer
       // must then be committed, not dropped. The request ends at the lock's TTL or when destroy() is done.
       signal: AbortSignal.any([AbortSignal.timeout(this.#deps.lockTtlMs), this.#abandon.signal]),

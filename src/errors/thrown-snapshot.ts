@@ -1,4 +1,4 @@
-import { inspect, types } from 'node:util'
+import { types } from 'node:util'
 import { REDACTED, SECRET_KEY } from './secret-rules.js'
 
 /** Data as a snapshot keeps it: what JSON can write, every string with its secrets replaced. */
@@ -37,12 +37,8 @@ export interface ReadObject {
   /** `instanceof Error`, asked once. */
   readonly isError: boolean
   readonly isArray: boolean
-  /** Its prototype, as asked once (`null` also when asking threw, or a Proxy is the value or in its chain). */
-  readonly prototype: object | null
   /** By key (redacted): own properties, then those of prototypes that are not built in, then an error's own fields. */
   readonly properties: ReadonlyMap<string, ReadProperty>
-  /** Conversion methods (`toJSON`, `toString`, `Symbol.toPrimitive`, ...) its non-built-in prototypes define. */
-  readonly conversions: readonly PropertyKey[]
   /** Its keys could not be listed (a Proxy whose trap threw). */
   readonly unreadable: boolean
 }
@@ -50,11 +46,6 @@ export interface ReadObject {
 /** One property read. */
 export interface ReadProperty {
   readonly node: ReadNode
-  /** An own property; `enumerable` as it was. */
-  readonly own: boolean
-  readonly enumerable: boolean
-  /** Inherited from a prototype that is not built in (a getter of a class): a copy must cover it. */
-  readonly inherited: boolean
 }
 
 /** Deepest nesting read; deeper values are `[nested too deep]`. */
@@ -78,15 +69,6 @@ const TRUNCATED = '[truncated]'
 const ERROR_KEYS = ['name', 'message', 'stack', 'code', 'status', 'description', 'cause', 'errors']
 /** What a log line shows of an error. */
 const LOGGED_ERROR_KEYS = ['name', 'message', 'code', 'status', 'description', 'cause', 'errors']
-/** Methods that turn an object into text or JSON; a redacted copy replaces those its class defines. */
-const CONVERSIONS: ReadonlySet<PropertyKey> = new Set([
-  'toJSON',
-  'toString',
-  'valueOf',
-  Symbol.toPrimitive,
-  inspect.custom,
-])
-
 /** Prototypes of the language and the runtime: their accessors and methods are not the thrower's. */
 const BUILT_IN_PROTOTYPES: ReadonlySet<unknown> = new Set(
   [
@@ -190,10 +172,7 @@ class Reader {
     const isError = attempt(() => value instanceof Error, false)
     const isArray = attempt(() => Array.isArray(value), false)
     const prototype = types.isProxy(value) ? null : attempt(() => Reflect.getPrototypeOf(value), null)
-    /** A Proxy in the prototype chain answers as its trap says at the time: a copy is not built on it. */
-    let proxyInChain = false
     const properties = new Map<string, ReadProperty>()
-    const conversions: PropertyKey[] = []
     /** Keys met, methods included: a key is read where it is nearest, as a property access would. */
     const met = new Set<string>()
     const ownKeys = attempt(() => Reflect.ownKeys(value), null)
@@ -204,36 +183,25 @@ class Reader {
       const descriptor = attempt(() => Reflect.getOwnPropertyDescriptor(value, key), undefined)
       const item = descriptor ? readDescriptor(descriptor, value) : THREW
       if (typeof item === 'function') continue
-      const enumerable = descriptor?.enumerable ?? false
-      properties.set(...this.#property(key, item, depth, { own: true, enumerable, inherited: false }))
+      properties.set(...this.#property(key, item, depth))
     }
     let layer = prototype
     for (let level = 0; layer && !BUILT_IN_PROTOTYPES.has(layer) && level < MAX_PROTOTYPES; level += 1) {
       const current: object = layer
       for (const key of attempt(() => Reflect.ownKeys(current), [])) {
-        if (typeof key !== 'string') {
-          if (CONVERSIONS.has(key)) conversions.push(key)
-          continue
-        }
+        if (typeof key !== 'string') continue
         if (key === 'constructor' || met.has(key)) continue
         met.add(key)
         const descriptor = attempt(() => Reflect.getOwnPropertyDescriptor(current, key), undefined)
         if (!descriptor || (!('value' in descriptor) && !descriptor.get)) continue
         // A getter of the class runs on the value itself, as `value[key]` would run it.
         const item = readDescriptor(descriptor, value)
-        if (typeof item === 'function') {
-          if (CONVERSIONS.has(key)) conversions.push(key)
-          continue
-        }
+        if (typeof item === 'function') continue
         if (properties.size >= MAX_PROPERTIES) continue
-        properties.set(
-          ...this.#property(key, item, depth, { own: false, enumerable: false, inherited: true }),
-        )
+        properties.set(...this.#property(key, item, depth))
       }
-      if (types.isProxy(current)) {
-        proxyInChain = true
-        break
-      }
+      // A Proxy in the prototype chain answers as its trap says at the time: nothing above it is looked at.
+      if (types.isProxy(current)) break
       layer = attempt(() => Reflect.getPrototypeOf(current), null)
     }
     if (isError) {
@@ -241,35 +209,26 @@ class Reader {
         if (met.has(key)) continue
         const item = attempt(() => Reflect.get(value, key) as unknown, THREW)
         if (item === undefined || typeof item === 'function') continue
-        properties.set(
-          ...this.#property(key, item, depth, { own: false, enumerable: false, inherited: false }),
-        )
+        properties.set(...this.#property(key, item, depth))
       }
     }
     return {
       kind: 'object',
       isError,
       isArray,
-      prototype: proxyInChain ? null : prototype,
       properties,
-      conversions,
       unreadable: ownKeys === null,
     }
   }
 
-  #property(
-    key: string,
-    item: unknown,
-    depth: number,
-    flags: Omit<ReadProperty, 'node'>,
-  ): [string, ReadProperty] {
+  #property(key: string, item: unknown, depth: number): [string, ReadProperty] {
     let node: ReadNode
     if (item === THREW) node = leaf(UNREADABLE)
     else if (SECRET_KEY.test(key) && item !== undefined && item !== null && item !== '') {
       this.heldSecret = true
       node = leaf(REDACTED)
     } else node = this.read(item, depth + 1)
-    return [this.#text(key), { node, ...flags }]
+    return [this.#text(key), { node }]
   }
 
   /** `text` redacted, then clipped (never the other way round: a clipped secret would no longer be found). */
@@ -343,8 +302,7 @@ export function textOf(node: ReadNode): string {
 }
 
 /**
- * A thrown value read once, every secret replaced: what channels, spans, metrics and log lines are made of, and
- * what a redacted copy of an error is built from. Its parts are plain data: reading them runs no code of the thrower.
+ * A thrown value read once, every secret replaced: what channels, spans, metrics and log lines are made of. Its parts are plain data: reading them runs no code of the thrower.
  */
 export class ThrownSnapshot {
   /** What was read. */

@@ -81,12 +81,12 @@ export async function proveEvent(proof: EventProof): Promise<ProvedEvent> {
       body: new URLSearchParams({ auth: params.accessToken }).toString(),
       signal: AbortSignal.timeout(proof.timeoutMs),
     })
-  } catch (error) {
+  } catch {
+    // The adapter's failure is not read: it may quote the event's access token.
     throw new AjaxError({
       code: SdkErrorCode.NetworkError,
       message: 'handleEvent: the OAuth server could not be reached to check the event; nothing was changed',
       request: { method: 'app.info' },
-      cause: error instanceof Error ? new Error(error.name) : undefined,
     })
   }
   const text = await response.text().catch(() => '')

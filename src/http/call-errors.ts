@@ -58,7 +58,7 @@ export interface TransportFailureContext {
  * timeout as `REQUEST_TIMEOUT`, anything else as `NETWORK_ERROR` saying whether the request left at all.
  */
 export function transportError(call: CallFacts, error: unknown, context: TransportFailureContext): SdkError {
-  // An SdkError may come from an adapter too: as every thrown Error, a redacted copy when it names a secret.
+  // An SdkError may come from an adapter too: as every thrown Error, the same object (only its snapshot is published).
   if (isSdkError(error)) return toError(error, context.secrets) as SdkError
   if (context.signal?.aborted) return abortError(call, context.signal.reason ?? error)
   // The message and the cause are made of the failure's snapshot (read once, redacted), never of the failure

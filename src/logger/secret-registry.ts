@@ -71,11 +71,6 @@ export class SecretRegistry {
     return read
   }
 
-  /** Makes `snapshot` the one of `value` too (a redacted copy made from it). */
-  remember(value: object, snapshot: ThrownSnapshot): void {
-    this.#snapshots.set(value, snapshot)
-  }
-
   /**
    * A log line's context as plain data: every value read once (an error read before gives its snapshot), known
    * secrets and values under secret keys replaced, an error shown by its name, message, code, status, description,

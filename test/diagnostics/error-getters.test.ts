@@ -40,13 +40,14 @@ describe('a custom refresh whose error names the refresh token only when read a 
         return `REFUSED_${this.#token}`
       }
     }
+    let failure: VaultError | undefined
     rig.portal.setCustomRefreshAuth(async ({ refreshToken }) => {
-      throw new VaultError(refreshToken)
+      failure = new VaultError(refreshToken)
+      throw failure
     })
-    const thrown = (await callThatRefreshes()) as VaultError
-    // Holding a secret, the error the caller gets is a copy of the same class that names none.
-    expect(thrown).toBeInstanceOf(VaultError)
-    expect(thrown.code).toBe('REFUSED_[redacted]')
+    const thrown = await callThatRefreshes()
+    // Spec 7: rethrown unchanged, the thrower's own object; what is published comes from its one snapshot.
+    expect(thrown).toBe(failure)
     expect(observer.counts.get('portal-oauth:call:error')).toBe(1)
     const everything = await observer.everything(logger)
     expect(everything).toContain('REFUSED_[redacted]')
