@@ -1,3 +1,4 @@
+import { SdkError } from '../errors/sdk-error.js'
 import type { InspectedEvent } from '../types/inspect-option.js'
 
 // XState's `MachineContext` and `AnyEventObject`, described here so that the main entry's declarations do not load
@@ -87,8 +88,8 @@ function redactOutput(output: unknown): unknown {
 const FAILURE_CONTEXT_FIELDS: ReadonlySet<string> = new Set(['lastFailure', 'callbackFailure'])
 
 /**
- * An error as the inspector sees it: its name, code and HTTP status, never its message (it may quote anything). A
- * refresh failure of the token machine (`{ kind, error, timedOut? }`) keeps its kind and flag around its error.
+ * An error as the inspector sees it: a client's own error by its name, code and HTTP status, never its message (it
+ * may quote anything); another's as `thrown value`. A refresh failure of the token machine (`{ kind, error, timedOut? }`) keeps its kind and flag around its error.
  */
 function redactError(error: unknown): unknown {
   if (error === undefined || error === null) return error
@@ -106,12 +107,37 @@ function redactError(error: unknown): unknown {
       ? { error: redactError(error.error), timedOut: true }
       : { error: redactError(error.error) }
   }
-  if (!isRecord(error) && !(error instanceof Error)) return { name: 'thrown value' }
-  const source = error as Json
-  const result: Json = { name: typeof source.name === 'string' ? source.name : 'Error' }
-  if (typeof source.code === 'string') result.code = source.code
-  if (typeof source.status === 'number') result.status = source.status
+  // Another's error is the thrower's own: its name or code may be a getter that quotes a token, and nothing here
+  // knows the instance's secrets. Only the client's own errors are shown, by their own data fields.
+  if (!isOwnError(error)) return { name: 'thrown value' }
+  const result: Json = { name: dataField(error, 'name') ?? 'Error' }
+  const code = dataField(error, 'code')
+  if (typeof code === 'string') result.code = code
+  const status = dataField(error, 'status')
+  if (typeof status === 'number') result.status = status
   return result
+}
+
+/** Whether `error` is one of the client's own (`SdkError` and its subclasses); a Proxy's trap may throw. */
+function isOwnError(error: unknown): error is SdkError {
+  try {
+    return error instanceof SdkError
+  } catch {
+    return false
+  }
+}
+
+/** A data field of `error` or of a prototype, never a getter's answer. */
+function dataField(error: object, key: string): unknown {
+  try {
+    for (let layer: object | null = error; layer; layer = Reflect.getPrototypeOf(layer)) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(layer, key)
+      if (descriptor) return 'value' in descriptor ? descriptor.value : undefined
+    }
+  } catch {
+    // A Proxy in the chain: nothing is shown.
+  }
+  return undefined
 }
 
 /**

@@ -172,8 +172,9 @@ describe('Stately inspector in Node: createInspectorServer + createWebSocketInsp
           (message.event as { type?: string } | undefined)?.type === 'xstate.error.actor.refresh',
       )
       .map((message) => (message.event as { error?: unknown }).error)
+    // The custom refresh's error is the application's own: none of its fields is shown, only that one was thrown.
     expect(errors).toEqual([
-      { kind: 'failed', error: { name: 'Error' } },
+      { kind: 'failed', error: { name: 'thrown value' } },
       { kind: 'dead', error: { name: 'RefreshTokenError', code: 'invalid_grant', status: 400 } },
     ])
   })
