@@ -109,6 +109,7 @@ function redactError(error: unknown): unknown {
   }
   // Another's error is the thrower's own: its name or code may be a getter that quotes a token, and nothing here
   // knows the instance's secrets. Only the client's own errors are shown, by their own data fields.
+  if (isShownError(error)) return { ...error }
   if (!isOwnError(error)) return { name: 'thrown value' }
   const result: Json = { name: dataField(error, 'name') ?? 'Error' }
   const code = dataField(error, 'code')
@@ -116,6 +117,30 @@ function redactError(error: unknown): unknown {
   const status = dataField(error, 'status')
   if (typeof status === 'number') result.status = status
   return result
+}
+
+/** Keys of an error as {@link redactError} shows it. */
+const SHOWN_ERROR_KEYS: ReadonlySet<string> = new Set(['name', 'code', 'status'])
+
+/**
+ * Whether `error` is what {@link redactError} made before (the inspectors sanitize an event, then serialize it): a
+ * plain object of data fields `name`, `code` and `status` only. The machines' errors are always `Error` instances.
+ */
+function isShownError(error: unknown): error is Json {
+  try {
+    if (!isRecord(error) || Reflect.getPrototypeOf(error) !== Object.prototype) return false
+    return Reflect.ownKeys(error).every((key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(error, key)
+      return (
+        typeof key === 'string' &&
+        SHOWN_ERROR_KEYS.has(key) &&
+        descriptor !== undefined &&
+        'value' in descriptor
+      )
+    })
+  } catch {
+    return false
+  }
 }
 
 /** Whether `error` is one of the client's own (`SdkError` and its subclasses); a Proxy's trap may throw. */
