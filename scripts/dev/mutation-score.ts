@@ -1,8 +1,9 @@
 /**
- * Prints the mutation score per folder, and the surviving mutants, from the incremental file `npm run mutation`
- * keeps (.cache/stryker/incremental.json, ignored by git). Usage: `npx tsx scripts/dev/mutation-score.ts [--survivors]`.
+ * Prints the mutation score per folder, and the surviving mutants, from the incremental files `npm run mutation`
+ * and `npm run mutation:fleet-store` keep (.cache/stryker/, ignored by git). Usage:
+ * `npx tsx scripts/dev/mutation-score.ts [--survivors]`.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 
 interface Mutant {
   mutatorName: string
@@ -11,8 +12,13 @@ interface Mutant {
   location: { start: { line: number; column: number } }
 }
 
-const FILE = '.cache/stryker/incremental.json'
-const report = JSON.parse(readFileSync(FILE, 'utf8')) as { files: Record<string, { mutants: Mutant[] }> }
+// Each config mutates its own folders, so a source file is in one of them.
+const FILES = ['.cache/stryker/incremental.json', '.cache/stryker/incremental-fleet-store.json']
+const report: { files: Record<string, { mutants: Mutant[] }> } = { files: {} }
+for (const file of FILES.filter((each) => existsSync(each))) {
+  const { files } = JSON.parse(readFileSync(file, 'utf8')) as { files: Record<string, { mutants: Mutant[] }> }
+  Object.assign(report.files, files)
+}
 const DETECTED = new Set(['Killed', 'Timeout'])
 const UNDETECTED = new Set(['Survived', 'NoCoverage'])
 

@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+import base from '../../vitest.config.js'
+
+// The suite of `npm run mutation:fleet-store` (stryker.fleet-store.config.mjs): the tests that drive src/fleet and
+// src/store in-process. The fleet's tests, the store contract, the RedisStore tests and the commands per call, the
+// last three against throwaway Redis servers and clusters they start from this process (about 55 s in all). Left
+// out: the Redis tests that run the store in child processes (test/redis/multi-process.test.ts, the outage test's
+// workers) or the fleet load script's (test/scripts/load-fleet.test.ts), where Stryker cannot switch mutants, and the
+// Sentinel failover (32 s of waiting for a failover, which every surviving mutant it covers would wait again). A
+// mutant that only those catch survives here.
+export default defineConfig({
+  ...base,
+  root: fileURLToPath(new URL('../..', import.meta.url)),
+  test: {
+    ...base.test,
+    include: [
+      'test/fleet/**/*.test.ts',
+      'test/redis/store-contract.test.ts',
+      'test/redis/redis-store.test.ts',
+      'test/redis/commands-per-call.test.ts',
+    ],
+  },
+})
