@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PortalOAuthParams, SharedBucketSettings, TokenStore } from '../../src/index.js'
@@ -260,6 +261,73 @@ for (const backend of backends) {
       const waiting = first.changed(memberId, 60_000, controller.signal)
       controller.abort()
       await waiting
+    })
+
+    it('changed() with a signal already aborted returns at once, and a wait leaves no listener on its signal', async () => {
+      const { memberId } = pair(2_000_000_000)
+      const aborted = new AbortController()
+      aborted.abort()
+      const waiting = first.changed(memberId, 60_000, aborted.signal).then(() => 'ended')
+      expect(await Promise.race([waiting, sleep(1_000).then(() => 'waiting')])).toBe('ended')
+      const controller = new AbortController()
+      await first.changed(memberId, 50, controller.signal)
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+    })
+
+    it('changed() keeps no timer that holds the process open', async () => {
+      const { memberId } = pair(2_000_000_000)
+      // Subscribed once first: a Redis connection may keep timers of its own while it connects.
+      await first.changed(memberId, 50)
+      const timers = (): number =>
+        process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length
+      const before = timers()
+      const controller = new AbortController()
+      const waiting = first.changed(memberId, 60_000, controller.signal)
+      await sleep(20)
+      expect(timers()).toBe(before)
+      controller.abort()
+      await waiting
+    })
+
+    it('a waiter that times out leaves the others on the same portal waiting for the next change', async () => {
+      const held = pair(2_000_000_000)
+      await first.save(held)
+      const long = first.changed(held.memberId, 60_000)
+      await first.changed(held.memberId, 50)
+      const saves = await wakeBySaving(long, second, held)
+      expect(saves).toBeGreaterThan(0)
+    })
+
+    it('remove() wakes the waiters on the portal and forgets its dead mark', async () => {
+      const held = pair(2_000_000_000)
+      await first.save(held)
+      await first.markDead!(held.memberId, held.refreshToken, {
+        code: 'invalid_grant',
+        description: '',
+        status: 400,
+      })
+      const waiting = first.changed(held.memberId, 60_000)
+      let woke = false
+      void waiting.then(() => {
+        woke = true
+      })
+      // Removed until the wait ends (a subscription takes a moment); the timeout is a minute.
+      while (!woke) {
+        await second.remove(held.memberId)
+        await sleep(20)
+      }
+      // The same pair installed again is not dead.
+      await second.replace(held)
+      expect(await first.deadReason!(held.memberId, held.refreshToken)).toBeNull()
+    })
+
+    it('close() ends every wait at once', async () => {
+      const { memberId } = pair(2_000_000_000)
+      const closing = opened.store({ pollInterval: 60_000 })
+      const waiting = closing.changed(memberId, 60_000).then(() => 'ended')
+      await sleep(20)
+      await closing.close()
+      expect(await Promise.race([waiting, sleep(1_000).then(() => 'waiting')])).toBe('ended')
     })
 
     it('the bucket: four takers never exceed the portal bucket they share', async () => {
