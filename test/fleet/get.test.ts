@@ -141,6 +141,10 @@ describe('new PortalFleet(options)', () => {
         expect.objectContaining({ code: 'JSSDK_INVALID_ARGUMENT' }),
       )
     }
+    // A store that is no object lacks every method, and the message names them.
+    expect(() => new PortalFleet({ oAuthSecret, store: 42 } as never)).toThrow(
+      /options\.store.*lacks load, save, replace, remove, lock, unlock, changed, takeSlot, close$/,
+    )
     const logger = createMemoryLogger()
     const fleet = new PortalFleet({ oAuthSecret, logger, idleTimout: 5 } as never)
     await fleet.destroy()

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PortalOAuth, type PortalOAuthParams, type RefreshAuthPayload } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
@@ -153,6 +154,38 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
       await store.close()
       client.disconnect()
     }
+  })
+
+  it('a client of none of the supported kinds is refused, naming the kinds', () => {
+    expect(() => new RedisStore({} as never)).toThrow(
+      /RedisStore: client.*must be an ioredis Redis or Cluster \(5 or 6\), or a node-redis client, cluster or sentinel/,
+    )
+  })
+
+  it('a dead mark that is unreadable, or names another token, reads as none; one without a description reads as empty', async () => {
+    const store = opened.store()
+    const held = pair('dead-marks')
+    await store.save(held)
+    const key = 'portal-oauth:{dead-marks}:dead'
+    const digest = createHash('sha256').update(held.refreshToken).digest('base64url')
+    await opened.redis!.cli(['SET', key, 'not json'])
+    expect(await store.deadReason!(held.memberId, held.refreshToken)).toBeNull()
+    await opened.redis!.cli([
+      'SET',
+      key,
+      JSON.stringify({ token: 'other', code: 'invalid_grant', status: 400 }),
+    ])
+    expect(await store.deadReason!(held.memberId, held.refreshToken)).toBeNull()
+    await opened.redis!.cli([
+      'SET',
+      key,
+      JSON.stringify({ token: digest, code: 'invalid_grant', status: 400 }),
+    ])
+    expect(await store.deadReason!(held.memberId, held.refreshToken)).toEqual({
+      code: 'invalid_grant',
+      description: '',
+      status: 400,
+    })
   })
 
   it('close() closes the subscriber connection it opened; the client stays usable', async () => {
