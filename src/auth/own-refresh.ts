@@ -12,6 +12,7 @@ import { requestTokenRefresh } from './default-refresh.js'
 import { tokenUrlFor } from './endpoints.js'
 import { classifyRefreshFailure } from './refresh-failure.js'
 import { applyRefreshResult } from './refresh-result.js'
+import { RequestBounds } from './request-bounds.js'
 
 /** What a refresh attempt reads from, and commits to, the auth manager that holds the pair. */
 export interface OwnRefreshHost {
@@ -40,11 +41,8 @@ export class OwnRefresh {
   readonly #deps: AuthOAuthManagerDeps
   /** `setCustomRefreshAuth()`'s function, used instead of the OAuth request. */
   custom: CustomRefreshAuth | null = null
-  /**
-   * Aborted once `destroy()` has let the refresh in flight end: a request that outlived its attempt is dropped.
-   * Created with the first request (an idle instance holds none).
-   */
-  #abandon: AbortController | null = null
+  /** Ends each request at the lock's TTL, and all of them once `destroy()` has let the refresh in flight end. */
+  readonly #bounds = new RequestBounds()
 
   constructor(host: OwnRefreshHost, secret: PortalOAuthSecret, deps: AuthOAuthManagerDeps) {
     this.#host = host
@@ -54,8 +52,7 @@ export class OwnRefresh {
 
   /** Ends the requests still in flight and any later one (`destroy()`, once the refresh in flight has ended). */
   abandon(): void {
-    this.#abandon ??= new AbortController()
-    this.#abandon.abort()
+    this.#bounds.abandon()
   }
 
   /** Runs one attempt. Rejects with a {@link RefreshFailure} holding an error free of secrets. */
@@ -95,7 +92,7 @@ export class OwnRefresh {
 
   #request(previous: PortalOAuthParams, signal: AbortSignal): Promise<unknown> {
     if (this.custom) return this.custom({ refreshToken: previous.refreshToken, signal })
-    this.#abandon ??= new AbortController()
+    const bound = this.#bounds.open(this.#deps.lockTtlMs)
     return requestTokenRefresh({
       tokenUrl: tokenUrlFor(previous.serverEndpoint),
       refreshToken: previous.refreshToken,
@@ -104,8 +101,8 @@ export class OwnRefresh {
       fetch: this.#deps.instance.fetch(),
       // Not the attempt's signal: a server slower than the refresh timeout may still rotate the pair, and its answer
       // must then be committed, not dropped. The request ends at the lock's TTL or when destroy() is done.
-      signal: AbortSignal.any([AbortSignal.timeout(this.#deps.lockTtlMs), this.#abandon.signal]),
-    })
+      signal: bound.signal,
+    }).finally(bound.close)
   }
 
   #failure(error: unknown, signal: AbortSignal, trace: RefreshTrace): RefreshFailure {
