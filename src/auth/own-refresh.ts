@@ -13,6 +13,7 @@ import { tokenUrlFor } from './endpoints.js'
 import { classifyRefreshFailure } from './refresh-failure.js'
 import { applyRefreshResult } from './refresh-result.js'
 import { RequestBounds } from './request-bounds.js'
+import { UnsharedPairHint } from './unshared-pair-hint.js'
 
 /** What a refresh attempt reads from, and commits to, the auth manager that holds the pair. */
 export interface OwnRefreshHost {
@@ -43,11 +44,14 @@ export class OwnRefresh {
   custom: CustomRefreshAuth | null = null
   /** Ends each request at the lock's TTL, and all of them once `destroy()` has let the refresh in flight end. */
   readonly #bounds = new RequestBounds()
+  /** Explains a refused refresh token on an instance that shares its pair with no one; none with a store. */
+  readonly #unshared: UnsharedPairHint | null
 
   constructor(host: OwnRefreshHost, secret: PortalOAuthSecret, deps: AuthOAuthManagerDeps) {
     this.#host = host
     this.#secret = secret
     this.#deps = deps
+    this.#unshared = deps.store ? null : new UnsharedPairHint(deps.logger)
   }
 
   /** Ends the requests still in flight and any later one (`destroy()`, once the refresh in flight has ended). */
@@ -60,6 +64,8 @@ export class OwnRefresh {
     const generation = this.#host.generation()
     const previous = this.#host.pair()
     const trace = traceRefreshStart(generation, previous.memberId)
+    // What a custom refresh throws is rethrown unchanged (contract 7): only the OAuth server's refusal is explained.
+    const unshared = this.custom ? null : this.#unshared
     let applied: ReturnType<typeof applyRefreshResult>
     try {
       const raw = await this.#request(previous, signal)
@@ -69,7 +75,7 @@ export class OwnRefresh {
         this.#deps.now(),
       )
     } catch (error) {
-      throw this.#failure(error, signal, trace)
+      throw this.#failure(unshared ? unshared.explain(error) : error, signal, trace)
     }
     if (this.#host.generation() !== generation) {
       // setAuthOptions() replaced the pair meanwhile; the new one wins.
