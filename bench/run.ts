@@ -15,6 +15,7 @@ import { fleetFigures } from './figures/fleet.js'
 import { idleHeapFigure } from './figures/idle-heap.js'
 import { pacingFigure } from './figures/pacing.js'
 import { refreshBurstFigure } from './figures/refresh-burst.js'
+import { refreshHeapFigure } from './figures/refresh-heap.js'
 import type { FigureResult } from './lib/figure.js'
 import { type LoadReading, startLoadMeter } from './lib/load.js'
 import { machineInfo } from './lib/machine.js'
@@ -52,7 +53,10 @@ async function main(): Promise<number> {
     })
     await step('refresh', () => refreshBurstFigure(rig))
     await step('pacing', () => pacingFigure(rig))
-    await step('heap', () => idleHeapFigure(rig))
+    await step('heap', async () => {
+      const parts = [await idleHeapFigure(rig), await refreshHeapFigure(rig)]
+      return { rows: parts.flatMap((part) => part.rows), details: parts.flatMap((part) => part.details) }
+    })
     await step('list', () => fetchListFigure(rig))
     await step('fleet', () => fleetFigures(rig))
   } finally {

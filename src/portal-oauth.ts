@@ -33,7 +33,10 @@ export interface PortalOAuthOptions extends AbstractPortalOptions, RefreshOption
    * the instance keeps all of it to itself.
    */
   store?: TokenStore
-  /** Longest time one instance holds the portal's refresh lock in the store, ms. Default 30 000. */
+  /**
+   * Longest time one instance holds the portal's refresh lock in the store, ms: longer than `refreshTimeout`, at most
+   * 120 000. Default `refreshTimeout` + 5 000 (15 000 with the default 10 s timeout), at most 30 000.
+   */
   lockTtl?: number
   /**
    * The OAuth servers (origins) the client secret and refresh tokens may be sent to; a pair naming another

@@ -12,6 +12,8 @@ import { requestTokenRefresh } from './default-refresh.js'
 import { tokenUrlFor } from './endpoints.js'
 import { classifyRefreshFailure } from './refresh-failure.js'
 import { applyRefreshResult } from './refresh-result.js'
+import { RequestBounds } from './request-bounds.js'
+import { UnsharedPairHint } from './unshared-pair-hint.js'
 
 /** What a refresh attempt reads from, and commits to, the auth manager that holds the pair. */
 export interface OwnRefreshHost {
@@ -40,22 +42,21 @@ export class OwnRefresh {
   readonly #deps: AuthOAuthManagerDeps
   /** `setCustomRefreshAuth()`'s function, used instead of the OAuth request. */
   custom: CustomRefreshAuth | null = null
-  /**
-   * Aborted once `destroy()` has let the refresh in flight end: a request that outlived its attempt is dropped.
-   * Created with the first request (an idle instance holds none).
-   */
-  #abandon: AbortController | null = null
+  /** Ends each request at the lock's TTL, and all of them once `destroy()` has let the refresh in flight end. */
+  readonly #bounds = new RequestBounds()
+  /** Explains a refused refresh token on an instance that shares its pair with no one; none with a store. */
+  readonly #unshared: UnsharedPairHint | null
 
   constructor(host: OwnRefreshHost, secret: PortalOAuthSecret, deps: AuthOAuthManagerDeps) {
     this.#host = host
     this.#secret = secret
     this.#deps = deps
+    this.#unshared = deps.store ? null : new UnsharedPairHint(deps.logger)
   }
 
   /** Ends the requests still in flight and any later one (`destroy()`, once the refresh in flight has ended). */
   abandon(): void {
-    this.#abandon ??= new AbortController()
-    this.#abandon.abort()
+    this.#bounds.abandon()
   }
 
   /** Runs one attempt. Rejects with a {@link RefreshFailure} holding an error free of secrets. */
@@ -63,6 +64,8 @@ export class OwnRefresh {
     const generation = this.#host.generation()
     const previous = this.#host.pair()
     const trace = traceRefreshStart(generation, previous.memberId)
+    // What a custom refresh throws is rethrown unchanged (contract 7): only the OAuth server's refusal is explained.
+    const unshared = this.custom ? null : this.#unshared
     let applied: ReturnType<typeof applyRefreshResult>
     try {
       const raw = await this.#request(previous, signal)
@@ -73,7 +76,7 @@ export class OwnRefresh {
         (url) => this.#deps.trust.has(url),
       )
     } catch (error) {
-      throw this.#failure(error, signal, trace)
+      throw this.#failure(unshared ? unshared.explain(error) : error, signal, trace)
     }
     if (this.#host.generation() !== generation) {
       // setAuthOptions() replaced the pair meanwhile; the new one wins.
@@ -98,7 +101,7 @@ export class OwnRefresh {
     if (this.custom) return this.custom({ refreshToken: previous.refreshToken, signal })
     // Whatever a store row or an earlier answer put in the pair, the client secret goes only to a trusted server.
     this.#deps.trust.require("token refresh: the pair's serverEndpoint", previous.serverEndpoint)
-    this.#abandon ??= new AbortController()
+    const bound = this.#bounds.open(this.#deps.lockTtlMs)
     return requestTokenRefresh({
       tokenUrl: tokenUrlFor(previous.serverEndpoint),
       refreshToken: previous.refreshToken,
@@ -108,8 +111,8 @@ export class OwnRefresh {
       secrets: this.#deps.secrets,
       // Not the attempt's signal: a server slower than the refresh timeout may still rotate the pair, and its answer
       // must then be committed, not dropped. The request ends at the lock's TTL or when destroy() is done.
-      signal: AbortSignal.any([AbortSignal.timeout(this.#deps.lockTtlMs), this.#abandon.signal]),
-    })
+      signal: bound.signal,
+    }).finally(bound.close)
   }
 
   #failure(error: unknown, signal: AbortSignal, trace: RefreshTrace): RefreshFailure {

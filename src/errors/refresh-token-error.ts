@@ -10,6 +10,8 @@ export interface RefreshTokenErrorOptions {
   status: number
   /** The underlying error, if any. */
   cause?: unknown
+  /** A sentence added to the message: what the refusal most likely means for this instance and what to do. */
+  hint?: string
 }
 
 /**
@@ -19,12 +21,13 @@ export interface RefreshTokenErrorOptions {
 export class RefreshTokenError extends SdkError {
   constructor(options: RefreshTokenErrorOptions) {
     const description = options.description ?? ''
+    const hint = options.hint ? `. ${options.hint}` : ''
     super({
       code: options.code,
       status: options.status,
       description,
       cause: options.cause,
-      message: `Refresh token error: ${options.code}${description ? ` (${description})` : ''}, HTTP ${options.status}`,
+      message: `Refresh token error: ${options.code}${description ? ` (${description})` : ''}, HTTP ${options.status}${hint}`,
     })
     this.name = 'RefreshTokenError'
   }

@@ -1,4 +1,4 @@
-import { SdkError } from '../errors/sdk-error.js'
+import type { SdkError } from '../errors/sdk-error.js'
 import { invalidArgument } from '../validation/rules.js'
 
 /** A parsed part of an event body: every leaf a string, built on `Object.create(null)`. */
@@ -34,9 +34,22 @@ const FORBIDDEN_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor'
 
 type MutableTree = { [key: string]: string | MutableTree }
 
+/**
+ * The errors the parser raised itself, told apart by identity: what a hostile getter or proxy trap throws may claim
+ * any class, or be a proxy whose own traps throw when `instanceof` asks.
+ */
+const raised = new WeakSet<SdkError>()
+
 /** A body refused: the problem is about the body as a whole or a field it names. */
 function hostile(problem: string): SdkError {
-  return invalidArgument('handleEvent:', problem)
+  const error = invalidArgument('handleEvent:', problem)
+  raised.add(error)
+  return error
+}
+
+/** Whether `error` is one the parser raised; never runs code of the body's (a WeakSet lookup calls no trap). */
+function raisedHere(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && raised.has(error as SdkError)
 }
 
 /** A field name for a message: quoted and cut short, since the body is untrusted. */
@@ -120,12 +133,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
-/** Walks an object body; a getter or proxy trap that throws makes the body unreadable, refused like any hostile one. */
-function readObject(body: Record<string, unknown>, builder: TreeBuilder): void {
+/**
+ * Reads a body that is not a string. Every step may run the body's own code (`instanceof` and the prototype check
+ * call a proxy's `getPrototypeOf`, the walk its `ownKeys`, `getOwnPropertyDescriptor` and `get`, and getters, at any
+ * depth; iterating calls what claims to be a `URLSearchParams`): anything thrown makes the body unreadable, refused
+ * like any hostile one.
+ */
+function readUntrusted(body: unknown, builder: TreeBuilder): void {
   try {
-    builder.addObject(body, [])
+    if (body instanceof URLSearchParams) fromParams(body, builder)
+    else if (isPlainObject(body)) builder.addObject(body, [])
+    else throw hostile('body must be the form-encoded string, a URLSearchParams or an object')
   } catch (error) {
-    if (error instanceof SdkError) throw error
+    if (raisedHere(error)) throw error
     throw hostile('the body object could not be read (a getter or proxy threw)')
   }
 }
@@ -147,12 +167,8 @@ export function parseEventBody(body: unknown): EventBody {
     if (body.length > EVENT_BODY_LIMITS.chars * 3)
       throw hostile(`the body is larger than ${EVENT_BODY_LIMITS.chars} characters`)
     fromParams(new URLSearchParams(body), builder)
-  } else if (body instanceof URLSearchParams) {
-    fromParams(body, builder)
-  } else if (isPlainObject(body)) {
-    readObject(body, builder)
   } else {
-    throw hostile('body must be the form-encoded string, a URLSearchParams or an object')
+    readUntrusted(body, builder)
   }
   const { event, auth, data } = builder.root
   if (typeof event !== 'string' || !/^[A-Za-z0-9_]{1,64}$/.test(event))

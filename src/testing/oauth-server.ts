@@ -65,7 +65,7 @@ function handleCodeGrant(state: EmulatorState, code: string): Reply {
     const failure = CODE_FAILURES[outcome.reason]
     return oauthError(400, failure.error, failure.description)
   }
-  return jsonReply(200, tokenResponseBody(state, outcome.pair))
+  return jsonReply(200, patched(tokenResponseBody(state, outcome.pair), state.faults.takeTokenPatch()))
 }
 
 const REFRESH_FAILURES = {

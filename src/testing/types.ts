@@ -305,7 +305,10 @@ export interface PortalEmulator {
   waitForHeld(count?: number): Promise<void>
   /** Lets every held request go on (they are processed and answered) and drops the hold rules not used yet. */
   releaseHeldRequests(): void
-  /** The next `times` successful token answers (default 1) get `patch` applied; the pair rotates as usual. */
+  /**
+   * The next `times` successful token answers (default 1; a refresh's or a code exchange's) get `patch` applied; the
+   * pair rotates as usual.
+   */
   mutateTokenResponses(patch: EmulatorTokenPatch, times?: number): void
   /** The next `times` token requests (default 1) answer `failure` (a 5xx with an HTML body, say). */
   failTokenRequests(failure: EmulatorTokenFailure, times?: number): void

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryStore, PortalOAuth, SdkErrorCode } from '../../src/index.js'
+import { exchangeAuthorizationCode, MemoryStore, PortalOAuth, SdkErrorCode } from '../../src/index.js'
 import type { PortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
 import { type AttackerServer, reached, startAttackerServer } from './attacker-server.js'
@@ -178,6 +178,37 @@ describe('a pair naming an OAuth server outside oauthServers', () => {
     await client.auth.refreshAuth()
     expect(portal.log.refreshRequests()).toHaveLength(2)
     await client.destroy()
+    expectNothingStolen(attacker, portal)
+  })
+})
+
+describe('an authorization code', () => {
+  it("is never sent to a server outside oauthServers, nor is the pair's server taken from an untrusted answer", async () => {
+    const portal = await rig.portal()
+    const attacker = await attackerFor(portal)
+    const oAuthSecret = { clientId: portal.clientId, clientSecret: portal.clientSecret }
+    const code = portal.issueAuthorizationCode()
+    await expect(
+      exchangeAuthorizationCode({
+        code,
+        oAuthSecret,
+        applicationToken: portal.applicationToken,
+        serverEndpoint: attacker.restRoot,
+      }),
+    ).rejects.toMatchObject({
+      code: SdkErrorCode.UntrustedOAuthServer,
+      message: expect.stringContaining('oauthServers'),
+    })
+    expectNothingStolen(attacker, portal)
+    // The trusted server's answer names the attacker's: the pair keeps the server that was asked.
+    portal.mutateTokenResponses({ set: { server_endpoint: attacker.restRoot } })
+    const params = await exchangeAuthorizationCode({
+      code,
+      oAuthSecret,
+      applicationToken: portal.applicationToken,
+      serverEndpoint: portal.serverEndpoint,
+    })
+    expect(params.serverEndpoint).toBe(portal.serverEndpoint)
     expectNothingStolen(attacker, portal)
   })
 })
