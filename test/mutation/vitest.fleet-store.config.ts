@@ -16,6 +16,7 @@ export default defineConfig({
     ...base.test,
     include: [
       'test/fleet/**/*.test.ts',
+      'test/store/**/*.test.ts',
       'test/redis/store-contract.test.ts',
       'test/redis/redis-store.test.ts',
       'test/redis/commands-per-call.test.ts',

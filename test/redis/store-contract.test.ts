@@ -170,7 +170,10 @@ for (const backend of backends) {
         granted: 1,
         removed: false,
       })
-      expect((await first.takeSlot(held.memberId, bucket)).waitMs).toBeGreaterThan(0)
+      // The slot frees when the one taken has drained: 100 s at 0.01 a second, less the time since.
+      const { waitMs } = await first.takeSlot(held.memberId, bucket)
+      expect(waitMs).toBeGreaterThan(90_000)
+      expect(waitMs).toBeLessThanOrEqual(100_000)
       await second.remove(held.memberId)
       expect(await first.load(held.memberId)).toBeNull()
       expect(await second.lock(held.memberId, 60_000)).not.toBeNull()
@@ -207,6 +210,19 @@ for (const backend of backends) {
       const newer = { ...held, expires: held.expires + 60, refreshToken: 'refresh-reauthorised' }
       await second.save(newer)
       expect(await first.deadReason!(held.memberId, newer.refreshToken)).toBeNull()
+    })
+
+    it('a dead mark is kept when the same pair is saved or written again; a portal without a pair records none', async () => {
+      const held = pair(2_000_000_000)
+      const reason = { code: 'invalid_grant', description: 'The refresh token is invalid', status: 400 }
+      await first.markDead!(held.memberId, held.refreshToken, reason)
+      expect(await second.deadReason!(held.memberId, held.refreshToken)).toBeNull()
+      await first.save(held)
+      await first.markDead!(held.memberId, held.refreshToken, reason)
+      await second.save(held)
+      expect(await first.deadReason!(held.memberId, held.refreshToken)).toEqual(reason)
+      await second.replace(held)
+      expect(await first.deadReason!(held.memberId, held.refreshToken)).toEqual(reason)
     })
 
     it('the lock: one holder at a time, released only by its owner, freed by its TTL', async () => {
@@ -328,6 +344,11 @@ for (const backend of backends) {
       await sleep(20)
       await closing.close()
       expect(await Promise.race([waiting, sleep(1_000).then(() => 'waiting')])).toBe('ended')
+      if (!backend.inProcess) {
+        // A RedisStore stays closed: a later wait ends at once, with no subscription (MemoryStore is only woken).
+        const after = closing.changed(memberId, 60_000).then(() => 'ended')
+        expect(await Promise.race([after, sleep(1_000).then(() => 'waiting')])).toBe('ended')
+      }
     })
 
     it('the bucket: four takers never exceed the portal bucket they share', async () => {
