@@ -84,6 +84,7 @@ export class MemoryStore implements TokenStore {
     const wake = (): void => controller.abort()
     watchers.add(wake)
     const onAbort = (): void => controller.abort()
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the finally below removes the listener however the wait ends
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
       await sleep(timeoutMs, undefined, { signal: controller.signal, ref: false }).catch(() => undefined)

@@ -227,6 +227,7 @@ export class RedisStore implements TokenStore {
     // Not an async function: a call on a shared bucket makes this round trip, and an async frame costs a promise more.
     return this.#script('takeSlot', TAKE_SLOT, [keys.bucket, keys.pair, keys.removed], args, timeoutMs).then(
       (answer) => {
+        // Stryker disable next-line ArrayDeclaration,UnaryOperator: TAKE_SLOT answers an array on each of its paths
         const [wait, expires, granted] = Array.isArray(answer) ? answer : [0, -1, 1]
         return {
           waitMs: typeof wait === 'number' ? wait : 0,

@@ -188,6 +188,28 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
     })
   })
 
+  it('a client that rejects with something other than an Error: the failure says so and quotes none of it', async () => {
+    // The supported clients reject with Errors only; a stand-in client plays one that does not.
+    const subscriber = {
+      on: () => subscriber,
+      subscribe: async () => 0,
+      unsubscribe: async () => 0,
+      disconnect() {},
+    }
+    const client = {
+      call: () => Promise.reject('refresh-token-secret'),
+      duplicate: () => subscriber,
+    }
+    const store = new RedisStore(client as never)
+    const failure = await store.load('any').then(
+      () => null,
+      (error: unknown) => error,
+    )
+    expect(failure).toMatchObject({ name: 'RedisStoreError', message: 'RedisStore load: unknown error' })
+    expect(String((failure as Error).message)).not.toContain('secret')
+    await store.close()
+  })
+
   it('close() closes the subscriber connection it opened; the client stays usable', async () => {
     // Counted by connection name, and only once the client has connected: other tests' clients on this server
     // may still be connecting or closing (every test file shares one process under the mutation runner).
