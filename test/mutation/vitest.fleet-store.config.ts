@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config'
 import base from '../../vitest.config.js'
 
 // The suite of `npm run mutation:fleet-store` (stryker.fleet-store.config.mjs): the tests that drive src/fleet and
-// src/store in-process. The fleet's tests, the store contract, the RedisStore tests and the commands per call, the
-// last three against throwaway Redis servers and clusters they start from this process (about 55 s in all). Left
+// src/store in-process. The fleet's and the stores' tests, the store contract, the RedisStore tests, the commands per
+// call and the store on a Sentinel group, the Redis ones against throwaway servers, clusters and sentinels they
+// start from this process (about 55 s in all). Left
 // out: the Redis tests that run the store in child processes (test/redis/multi-process.test.ts, the outage test's
 // workers) or the fleet load script's (test/scripts/load-fleet.test.ts), where Stryker cannot switch mutants, and the
 // Sentinel failover (32 s of waiting for a failover, which every surviving mutant it covers would wait again). A
@@ -20,6 +21,7 @@ export default defineConfig({
       'test/redis/store-contract.test.ts',
       'test/redis/redis-store.test.ts',
       'test/redis/commands-per-call.test.ts',
+      'test/redis/sentinel-store.test.ts',
     ],
   },
 })
