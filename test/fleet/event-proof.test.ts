@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { type FetchLike, SdkErrorCode } from '../../src/index.js'
+import { createFleetRig } from './fleet-rig.js'
+
+// How an install event is proved at its OAuth server (`app.info`), for answers the emulator does not give: its
+// `app.info` always names the installation's client_endpoint, while an OAuth server may name only the portal's
+// domain or uri, answer something other than JSON, or not be reachable at all. The fleet's adapter forwards each
+// request to the emulator and changes the answer of `app.info` only; every other request goes through unchanged.
+
+const rig = createFleetRig()
+afterEach(() => rig.close())
+
+type Install = Record<string, unknown>
+
+/** An adapter that rewrites the `result` of `app.info` answers with `change`. */
+function rewritingAppInfo(change: (result: Record<string, unknown>, install: Install) => void): FetchLike {
+  return async (input, init) => {
+    const response = await fetch(input, init)
+    if (!String(input instanceof Request ? input.url : input).includes('/app.info')) return response
+    const payload = (await response.json()) as { result: Record<string, unknown> }
+    change(payload.result, payload.result.install as Install)
+    return new Response(JSON.stringify(payload), { status: response.status, headers: response.headers })
+  }
+}
+
+describe('an install event proved at its OAuth server', () => {
+  it('an installation named by its domain or its uri only is the portal when they match the client_endpoint', async () => {
+    const portal = await rig.portal()
+    const host = new URL(portal.clientEndpoint).host
+    const origin = new URL(portal.clientEndpoint).origin
+    const byDomain = rig.fleet(portal, {
+      httpOptions: {
+        adapter: rewritingAppInfo((_, install) => {
+          delete install.client_endpoint
+          delete install.uri
+          install.domain = host
+        }),
+      },
+    })
+    expect((await byDomain.handleEvent(portal.installEvent('ONAPPINSTALL'))).changed).toBe(true)
+    const byUri = rig.fleet(portal, {
+      httpOptions: {
+        adapter: rewritingAppInfo((_, install) => {
+          delete install.client_endpoint
+          delete install.domain
+          install.uri = `${origin}/`
+        }),
+      },
+    })
+    expect((await byUri.handleEvent(portal.installEvent('ONAPPINSTALL'))).changed).toBe(true)
+  })
+
+  it('an answer naming another application, no installation or another installation proves nothing', async () => {
+    const portal = await rig.portal()
+    const cases: Array<[(result: Record<string, unknown>, install: Install) => void, string]> = [
+      [
+        (result) => {
+          result.client_id = 'another-app'
+        },
+        'issued to another application',
+      ],
+      [
+        (result) => {
+          delete result.install
+        },
+        'no installation in the answer',
+      ],
+      [
+        (_, install) => {
+          install.member_id = 'another-portal'
+        },
+        'issued for another portal',
+      ],
+      [
+        (_, install) => {
+          install.client_endpoint = 'https://other.example/rest/'
+        },
+        'the installation is on another client_endpoint',
+      ],
+      [
+        (_, install) => {
+          delete install.client_endpoint
+          install.domain = 'other.example'
+        },
+        'the installation is on another client_endpoint',
+      ],
+      [
+        (_, install) => {
+          delete install.client_endpoint
+          delete install.domain
+          install.uri = 'https://other.example/'
+        },
+        'the installation is on another client_endpoint',
+      ],
+      [
+        (_, install) => {
+          delete install.client_endpoint
+          delete install.domain
+          install.uri = 'not a url'
+        },
+        'the installation is on another client_endpoint',
+      ],
+      [
+        (_, install) => {
+          delete install.client_endpoint
+          delete install.domain
+          delete install.uri
+        },
+        'the installation is on another client_endpoint',
+      ],
+    ]
+    for (const [change, why] of cases) {
+      const fleet = rig.fleet(portal, { httpOptions: { adapter: rewritingAppInfo(change) } })
+      await expect(fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))).rejects.toMatchObject({
+        code: SdkErrorCode.EventNotProved,
+        message: `handleEvent: portal ${portal.memberId}: the OAuth server did not confirm the event's access token (${why}); nothing was changed`,
+      })
+      expect(await fleet.store.load(portal.memberId)).toBeNull()
+    }
+  })
+
+  it('an answer that is not JSON proves nothing; an unreachable server is a network error that quotes no token', async () => {
+    const portal = await rig.portal()
+    const notJson: FetchLike = async (input, init) => {
+      const response = await fetch(input, init)
+      if (!String(input).includes('/app.info')) return response
+      return new Response('<html>maintenance</html>', { status: 200 })
+    }
+    const fleet = rig.fleet(portal, { httpOptions: { adapter: notJson } })
+    await expect(fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+      message: expect.stringContaining('(HTTP 200, no installation)'),
+    })
+    const body = portal.installEvent('ONAPPINSTALL')
+    const token = new URLSearchParams(body).get('auth[access_token]')!
+    const unreachable: FetchLike = async () => {
+      throw new Error(`connect ECONNREFUSED while sending auth=${token}`)
+    }
+    const cut = rig.fleet(portal, { httpOptions: { adapter: unreachable } })
+    const failure = await cut.handleEvent(body).then(
+      () => null,
+      (error: unknown) => error as Error & { code?: string },
+    )
+    expect(failure).toMatchObject({
+      code: SdkErrorCode.NetworkError,
+      message: 'handleEvent: the OAuth server could not be reached to check the event; nothing was changed',
+    })
+    expect(JSON.stringify(failure)).not.toContain(token)
+    expect(String(failure?.message)).not.toContain(token)
+    expect(await cut.store.load(portal.memberId)).toBeNull()
+  })
+})
