@@ -76,6 +76,7 @@ function pairFromAnswer(
   let domain: string | undefined
   try {
     domain = typeof clientEndpoint === 'string' ? new URL(clientEndpoint).host : undefined
+    // Stryker disable next-line BlockStatement: new URL() threw before the assignment, so domain is undefined already
   } catch {
     domain = undefined
   }

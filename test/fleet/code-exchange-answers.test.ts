@@ -1,0 +1,162 @@
+import { createServer } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { exchangeAuthorizationCode, type FetchLike, SdkErrorCode } from '../../src/index.js'
+import type { PortalEmulator } from '../../src/testing/index.js'
+import { createFleetRig } from './fleet-rig.js'
+
+// exchangeAuthorizationCode against OAuth servers that answer oddly, refuse, stall or cannot be reached.
+
+const rig = createFleetRig()
+afterEach(() => rig.close())
+
+function exchange(portal: PortalEmulator, extra: Record<string, unknown> = {}) {
+  return exchangeAuthorizationCode({
+    code: portal.issueAuthorizationCode(),
+    oAuthSecret: { clientId: portal.clientId, clientSecret: portal.clientSecret },
+    applicationToken: portal.applicationToken,
+    serverEndpoint: portal.serverEndpoint,
+    ...extra,
+  })
+}
+
+/** How `pending` rejected. */
+async function failure(pending: Promise<unknown>): Promise<{ code?: string; message: string }> {
+  return pending.then(
+    () => {
+      throw new Error('expected a rejection')
+    },
+    (error: unknown) => error as { code?: string; message: string },
+  )
+}
+
+const UNUSABLE = "exchangeAuthorizationCode: the OAuth server's answer is not a usable pair: "
+
+describe('exchangeAuthorizationCode reads the answer', () => {
+  it('numbers given as digits, a missing expires (now plus expires_in), numbers out of range and a scope of the wrong type', async () => {
+    const portal = await rig.portal()
+    const expires = Math.floor(Date.now() / 1000) + 7_200
+    portal.mutateTokenResponses({ set: { expires: String(expires), expires_in: '1800', user_id: '7' } })
+    expect(await exchange(portal)).toMatchObject({ expires, expiresIn: 1800, userId: 7 })
+    portal.mutateTokenResponses({ remove: ['expires'], set: { expires_in: 1200, scope: 42 } })
+    const before = Math.floor(Date.now() / 1000)
+    const computed = await exchange(portal)
+    expect(computed.expires).toBeGreaterThanOrEqual(before + 1200)
+    expect(computed.expires).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 1200)
+    expect(computed.scope).toBe('')
+    // Thirteen digits are not a number of this answer: the default lifetime applies.
+    portal.mutateTokenResponses({ set: { expires_in: '1234567890123' } })
+    expect((await exchange(portal)).expiresIn).toBe(3600)
+  })
+
+  it('an answer without a usable pair is refused as an invalid response, saying why', async () => {
+    const portal = await rig.portal()
+    portal.mutateTokenResponses({ set: { client_endpoint: 'not a url' } })
+    const odd = await failure(exchange(portal))
+    expect(odd.code).toBe(SdkErrorCode.InvalidResponse)
+    expect(odd.message.startsWith(UNUSABLE)).toBe(true)
+    expect(odd.message.length).toBeGreaterThan(UNUSABLE.length)
+    portal.mutateTokenResponses({ remove: ['member_id'] })
+    const missing = await failure(exchange(portal))
+    expect(missing.code).toBe(SdkErrorCode.InvalidResponse)
+    expect(missing.message).toContain(UNUSABLE)
+  })
+
+  it("an OAuth error is the caller's code, with its description when there is one", async () => {
+    const portal = await rig.portal()
+    const json = 'application/json'
+    portal.failTokenRequests({ status: 400, body: '{"error":"expired_token"}', contentType: json })
+    expect(await failure(exchange(portal))).toMatchObject({
+      code: 'expired_token',
+      message: 'exchangeAuthorizationCode: the OAuth server refused the code: expired_token, HTTP 400',
+    })
+    portal.failTokenRequests({
+      status: 401,
+      body: '{"error":"invalid_client","error_description":"Wrong client"}',
+      contentType: json,
+    })
+    expect(await failure(exchange(portal))).toMatchObject({
+      code: 'invalid_client',
+      message:
+        'exchangeAuthorizationCode: the OAuth server refused the code: invalid_client (Wrong client), HTTP 401',
+    })
+  })
+
+  it('an answer with neither a pair nor an OAuth error is an invalid response naming its status', async () => {
+    const portal = await rig.portal()
+    const cases: Array<[number, string, string]> = [
+      [502, '<html>Bad gateway</html>', 'text/html'],
+      [200, 'maintenance', 'text/plain'],
+      [500, '{"result":"fine"}', 'application/json'],
+      [200, '["a"]', 'application/json'],
+    ]
+    for (const [status, body, contentType] of cases) {
+      portal.failTokenRequests({ status, body, contentType })
+      expect(await failure(exchange(portal))).toMatchObject({
+        code: SdkErrorCode.InvalidResponse,
+        message: `exchangeAuthorizationCode: the OAuth server answered HTTP ${status} without a pair or an OAuth error`,
+      })
+    }
+  })
+})
+
+describe('exchangeAuthorizationCode without an answer', () => {
+  it('an OAuth server that does not answer within the timeout is a request timeout', async () => {
+    const portal = await rig.portal()
+    portal.holdRequests(1, { server: 'oauth' })
+    const late = await failure(exchange(portal, { timeout: 200 }))
+    portal.releaseHeldRequests()
+    expect(late).toMatchObject({
+      code: SdkErrorCode.RequestTimeout,
+      message: 'exchangeAuthorizationCode: the OAuth server did not answer in time',
+    })
+  })
+
+  it('an OAuth server that cannot be reached is a network error', async () => {
+    const portal = await rig.portal()
+    // A loopback port nothing listens on.
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as { port: number }
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    const origin = `http://127.0.0.1:${port}`
+    expect(
+      await failure(exchange(portal, { serverEndpoint: `${origin}/rest/`, oauthServers: [origin] })),
+    ).toMatchObject({
+      code: SdkErrorCode.NetworkError,
+      message: 'exchangeAuthorizationCode: connection to the OAuth server failed',
+    })
+  })
+})
+
+describe('exchangeAuthorizationCode options', () => {
+  it('sends through the adapter given, and refuses a request that is no object, a bad timeout or adapter', async () => {
+    const portal = await rig.portal()
+    const sent: string[] = []
+    const adapter: FetchLike = (input, init) => {
+      sent.push(String(input instanceof Request ? input.url : input))
+      return fetch(input, init)
+    }
+    expect((await exchange(portal, { adapter, timeout: 5_000 })).memberId).toBe(portal.memberId)
+    expect(sent).toEqual([`${new URL(portal.serverEndpoint).origin}/oauth/token/`])
+    const refusals: Array<[unknown, string]> = [
+      [null, 'exchangeAuthorizationCode: takes an object { code, oAuthSecret, applicationToken }'],
+      ['code', 'exchangeAuthorizationCode: takes an object { code, oAuthSecret, applicationToken }'],
+    ]
+    for (const [request, message] of refusals) {
+      expect(await failure(exchangeAuthorizationCode(request as never))).toMatchObject({
+        code: SdkErrorCode.InvalidArgument,
+        message,
+      })
+    }
+    expect(await failure(exchange(portal, { adapter: 'fetch' }))).toMatchObject({
+      code: SdkErrorCode.InvalidArgument,
+      message: 'exchangeAuthorizationCode: adapter must be a fetch-compatible function',
+    })
+    for (const timeout of [0, 600_001, 1.5]) {
+      expect(await failure(exchange(portal, { timeout }))).toMatchObject({
+        code: SdkErrorCode.InvalidArgument,
+        message: expect.stringContaining('exchangeAuthorizationCode: timeout'),
+      })
+    }
+  })
+})
