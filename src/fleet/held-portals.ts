@@ -27,11 +27,6 @@ export class HeldPortals {
     this.#logger = logger
   }
 
-  /** How many clients are held. */
-  get size(): number {
-    return this.#held.size
-  }
-
   /** The held client of the portal, marked as used now. */
   use(memberId: string): PortalOAuth | undefined {
     const held = this.#held.get(memberId)
