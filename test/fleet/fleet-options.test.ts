@@ -20,6 +20,37 @@ describe('PortalFleet options', () => {
     )
   })
 
+  it('options that are no object, a logger without its methods, restrictionParams and idleTimeout out of shape', () => {
+    const refusals: Array<[unknown, string]> = [
+      [null, 'PortalFleet: takes an options object { oAuthSecret, store?, ... }'],
+      [[], 'PortalFleet: takes an options object { oAuthSecret, store?, ... }'],
+      ['options', 'PortalFleet: takes an options object { oAuthSecret, store?, ... }'],
+      [
+        { oAuthSecret, logger: {} },
+        'PortalFleet: options.logger must have debug, info, warn and error functions',
+      ],
+      [{ oAuthSecret, restrictionParams: 5 }, 'restrictionParams must be an object; got number'],
+      [
+        { oAuthSecret, idleTimeout: 0 },
+        'PortalFleet: options.idleTimeout must be an integer from 1 to 86400000 ms (24 hours), got 0',
+      ],
+    ]
+    for (const [options, message] of refusals) {
+      expect(() => new PortalFleet(options as never)).toThrow(
+        expect.objectContaining({ code: SdkErrorCode.InvalidArgument, message }),
+      )
+    }
+  })
+
+  it('known options only: no warning; an unknown key is named, unless it quotes the client secret', async () => {
+    const logger = createMemoryLogger()
+    fleets.push(new PortalFleet({ oAuthSecret, logger, idleTimeout: 1_000, restrictionParams: {} }))
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([])
+    fleets.push(new PortalFleet({ oAuthSecret, logger, [oAuthSecret.clientSecret]: 1 } as never))
+    expect(logger.lines.filter((line) => line.level === 'warn')).toHaveLength(1)
+    expect(JSON.stringify(logger.lines)).not.toContain(oAuthSecret.clientSecret)
+  })
+
   it('unknown restrictionParams keys are named in one warning', async () => {
     const logger = createMemoryLogger()
     const fleet = new PortalFleet({ oAuthSecret, logger, restrictionParams: { burst: 5, drain: 1 } } as never)
