@@ -173,7 +173,9 @@ async function fleetRun(
     const steady = farm.emulators.filter((_, index) => !expiringIndexes.has(index))
     const redisEmpty = await readRedis(client)
     await farm.install(web, steady)
-    log(`installed ${steady.length} portals; starting ${options.processes} worker processes`)
+    log(
+      `installed ${steady.length} of ${options.portals} portals (the ${expiring.length} expiring ones come just before the calls); starting ${options.processes} worker processes`,
+    )
 
     const progress: Array<{ ok: number; failed: number }> = []
     const input: LoadWorkerInput = {

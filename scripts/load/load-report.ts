@@ -61,7 +61,7 @@ export interface LoadRow {
   figure: string
   measured: string
   bar: string
-  /** `MET`/`MISSED` for a bar, `ok`/`WRONG` for a check, empty for a figure. */
+  /** `MET`/`MISSED` for a bar (marked informational without `--strict`), `ok`/`WRONG` for a check, empty for a figure. */
   verdict: string
 }
 
@@ -91,6 +91,8 @@ export function loadReport(result: LoadResult): LoadReport {
   const callsHeld = result.ok > 0 && result.failed === 0 && result.warmUpFailed === 0
   const refreshesHeld = result.refreshesOfOthers === 0 && (result.expiringPortals === 0 || perExpired === 1)
   const fleet = `${count(options.portals)} portals x ${options.processes} processes`
+  // Without --strict a missed bar does not fail the run: the table says so where it is read.
+  const missed = options.strict ? 'MISSED' : 'MISSED (informational: exits 0 without --strict)'
   const rows: LoadRow[] = [
     {
       figure: 'calls ok / failed',
@@ -137,7 +139,7 @@ export function loadReport(result: LoadResult): LoadReport {
       figure: 'CPU per call, fleet / single portal on MemoryStore',
       measured: `${fixed(ratio, 2)}x`,
       bar: `<= ${MAX_CPU_RATIO}x`,
-      verdict: cpuMet ? 'MET' : 'MISSED',
+      verdict: cpuMet ? 'MET' : missed,
     },
     {
       figure: 'worker RSS per held portal',
@@ -162,7 +164,7 @@ export function loadReport(result: LoadResult): LoadReport {
       figure: 'Redis commands sent per call',
       measured: fixed(result.redisSentPerCall, 2),
       bar: `<= ${fixed(MAX_REDIS_COMMANDS_PER_CALL, 1)}`,
-      verdict: redisMet ? 'MET' : 'MISSED',
+      verdict: redisMet ? 'MET' : missed,
     },
     {
       figure: 'Redis commands run per call, scripts inner commands included',

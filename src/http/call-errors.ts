@@ -23,6 +23,21 @@ function where(query: AjaxQuery): string {
   return `${query.apiVersion} ${query.method}`
 }
 
+/**
+ * The call's timeout passed while it waited for a slot of the rate limit (or the method's operating delay): the
+ * attempt was not sent.
+ */
+export function slotTimeoutError(call: CallFacts, timeoutMs: number): AjaxError {
+  const sent =
+    call.attempts === 0 ? 'nothing was sent' : `after ${call.attempts} attempt(s), the next was not sent`
+  return new AjaxError({
+    code: SdkErrorCode.RequestTimeout,
+    message: `${where(call.query)}: the call's timeout of ${timeoutMs} ms passed while it waited for the rate limit; ${sent}`,
+    request: callFields(call.query),
+    attempts: call.attempts,
+  })
+}
+
 /** The call was cancelled by the caller's signal; `cause` is the reason given to `abort()`. */
 export function abortError(call: CallFacts, cause: unknown): AjaxError {
   return new AjaxError({

@@ -9,11 +9,12 @@ import type { CallOptions } from '../types/call.js'
 import { MAX_RETRY_DELAY_MS } from '../validation/rules.js'
 import { USER_AGENT } from '../version.js'
 import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
-import { abortError, callFields, invalidBodyError, transportError } from './call-errors.js'
+import { abortError, callFields, invalidBodyError, slotTimeoutError, transportError } from './call-errors.js'
 import { isKyHttpError, loadKy } from './ky-module.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
 import { shareBodylessRequest } from './retry-clone.js'
 import { classifyFailure, failureCode, isReadMethod, mayRetryFailure, retryJitter } from './retry-policy.js'
+import { SlotDeadline } from './slot-deadline.js'
 import type { TransportContext } from './transport-context.js'
 import { adapterReady, answerText, RAW_BODY_OPTION, type RawBody, readsRawBody } from './undici-fetch.js'
 import { validateCallOptions } from './validate-call.js'
@@ -453,11 +454,14 @@ export class RestTransport implements TypeHttp {
   async #gate(context: CallContext): Promise<void> {
     const { trace } = context
     const waitFrom = trace ? performance.now() : 0
+    const timeout = context.options.timeout ?? this.#instance.http.timeout
+    const left = timeout - (performance.now() - context.started)
+    // The call's timeout is its deadline, the wait for a slot included: a call that gets none in time is not sent.
+    const deadline = new SlotDeadline(left, context.options.signal)
     try {
-      // A shared bucket's round trip waits at most what the call has left of its timeout (a moment at least).
-      const timeout = context.options.timeout ?? this.#instance.http.timeout
-      const left = Math.max(MIN_STORE_WAIT_MS, timeout - (performance.now() - context.started))
-      await this.#instance.restrictions.acquire(context.options.method, context.options.signal, left)
+      // A shared bucket's round trip waits at most what the call has left (a moment at least).
+      const storeWait = Math.max(MIN_STORE_WAIT_MS, left)
+      await this.#instance.restrictions.acquire(context.options.method, deadline.signal, storeWait)
       if (trace) trace.limiterWaitMs += performance.now() - waitFrom
       // No request leaves after destroy(), also for a caller whose wait ended just as it happened.
       this.#instance.assertAlive()
@@ -465,7 +469,10 @@ export class RestTransport implements TypeHttp {
       // A cancellation by the caller's signal is told where every failure of an attempt is (#send, transportError).
       // The limiter drops its waiting callers when the instance is destroyed: say so clearly.
       this.#instance.assertAlive()
+      if (deadline.expired) throw slotTimeoutError(context, timeout)
       throw error
+    } finally {
+      deadline.close()
     }
     context.attempts += 1
   }

@@ -682,3 +682,39 @@ describe('the token a queued call carries', () => {
     expect(emulator.log.refreshRequests()).toHaveLength(2)
   })
 })
+
+describe("a call's timeout is its deadline, the wait for a slot included", () => {
+  it('calls that get no slot of the bucket within their timeout fail with REQUEST_TIMEOUT and are never sent', async () => {
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 4, drainRate: 2 } } } })
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, () => rig.portal.actions.v2.call.make({ method: 'profile', timeout: 1000 })),
+    )
+    const sent = outcomes.filter((outcome) => outcome.status === 'fulfilled')
+    const late = outcomes.filter((outcome) => outcome.status === 'rejected')
+    // 4 at once and 2 a second: the rest cannot have a slot within 1 s.
+    expect(sent.length).toBeGreaterThanOrEqual(4)
+    expect(late.length).toBeGreaterThanOrEqual(12 - 4 - 3)
+    for (const outcome of late) {
+      expect(outcome.reason).toMatchObject({
+        code: SdkErrorCode.RequestTimeout,
+        attempts: 0,
+        message: expect.stringContaining('nothing was sent'),
+      })
+    }
+    expect(rig.emulator.log.restRequests()).toHaveLength(sent.length)
+  })
+
+  it("the caller's own signal still ends the wait as a cancellation, not a timeout", async () => {
+    rig = await startRig({ client: { restrictionParams: { rateLimit: { burstLimit: 1, drainRate: 0.1 } } } })
+    expect((await rig.portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    const controller = new AbortController()
+    const waiting = rig.portal.actions.v2.call.make({
+      method: 'profile',
+      signal: controller.signal,
+      timeout: 60_000,
+    })
+    controller.abort(new Error('user left'))
+    await expect(waiting).rejects.toMatchObject({ code: SdkErrorCode.RequestAborted })
+    expect(rig.emulator.log.restRequests()).toHaveLength(1)
+  })
+})

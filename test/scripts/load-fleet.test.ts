@@ -54,6 +54,9 @@ it.skipIf(!redisInstalled)(
     })
     expect(run.code, run.stderr).toBe(0)
     expect(run.stderr).toMatch(/^fleet: \d+ of 4 s, \d+ calls ok, 0 failed$/m)
+    expect(run.stderr).toContain(
+      'installed 16 of 20 portals (the 4 expiring ones come just before the calls)',
+    )
     expect(run.stdout).toContain(
       'fleet load: 20 portals x 2 processes, a call per portal every 2000 ms for 4 s, 4 portals expiring',
     )
@@ -92,11 +95,13 @@ it.skipIf(!redisInstalled)(
     )
     const [ratio, bar, verdict] = rows.get('CPU per call, fleet / single portal on MemoryStore')!
     expect(bar).toBe('<= 1.3x')
-    expect(verdict).toBe(number(ratio.replace('x', '')) <= 1.3 ? 'MET' : 'MISSED')
+    // Without --strict a missed bar says it does not fail the run (which exited 0 above).
+    const informational = 'MISSED (informational: exits 0 without --strict)'
+    expect(verdict).toBe(number(ratio.replace('x', '')) <= 1.3 ? 'MET' : informational)
     const [sent, redisBar, redisVerdict] = rows.get('Redis commands sent per call')!
     expect(number(sent)).toBeGreaterThan(0)
     expect(redisBar).toBe('<= 1.0')
-    expect(redisVerdict).toBe(number(sent) <= 1 ? 'MET' : 'MISSED')
+    expect(redisVerdict).toBe(number(sent) <= 1 ? 'MET' : informational)
     expect(rows.get('worker CPU while idle, holding its portals')![0]).toMatch(
       /^\d+\.\d ms\/s \(\d+\.\d ms\/s holding 1 portal\)$/,
     )
