@@ -210,6 +210,23 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
     await store.close()
   })
 
+  it('a lock whose SET the server ran after the store gave up on it is released behind it', async () => {
+    const store = opened.store({ commandTimeout: 200 })
+    // Connected and the scripts known before the server freezes.
+    await store.unlock('late-lock', 'nobody')
+    opened.redis!.pause()
+    try {
+      await expect(store.lock('late-lock', 60_000)).rejects.toThrow(
+        'RedisStore lock: no answer within 200 ms',
+      )
+    } finally {
+      opened.redis!.resume()
+    }
+    // The late SET ran, then the release sent behind it: no lock is left, another holder takes it at once.
+    await expect.poll(() => opened.redis!.cli(['EXISTS', 'portal-oauth:{late-lock}:lock'])).toBe('0')
+    expect(await opened.store().lock('late-lock', 60_000)).toEqual(expect.any(String))
+  })
+
   it('close() closes the subscriber connection it opened; the client stays usable', async () => {
     // Counted by connection name, and only once the client has connected: other tests' clients on this server
     // may still be connecting or closing (every test file shares one process under the mutation runner).
