@@ -227,6 +227,61 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
     expect(await opened.store().lock('late-lock', 60_000)).toEqual(expect.any(String))
   })
 
+  it('each option out of range is refused in its own words; the edges of each range are taken', () => {
+    const client = opened.client()
+    const refusals: Array<[object, string]> = [
+      [{ prefix: 5 }, 'RedisStore: options.prefix must be a string without braces'],
+      [
+        { bucketMargin: 1.5 },
+        'RedisStore: options.bucketMargin must be an integer from 0 to 600000 ms (10 minutes), got 1.5',
+      ],
+      [
+        { pollInterval: 0 },
+        'RedisStore: options.pollInterval must be an integer from 1 to 600000 ms (10 minutes), got 0',
+      ],
+      [
+        { commandTimeout: 600_001 },
+        'RedisStore: options.commandTimeout must be an integer from 1 to 600000 ms (10 minutes), got 600001',
+      ],
+      [
+        { pairTtl: 315_360_000_001 },
+        'RedisStore: options.pairTtl must be an integer from 60000 to 315360000000 ms (87600 hours), got 315360000001',
+      ],
+      [{ replicas: -1 }, 'RedisStore: options.replicas must be an integer from 0 to 16, got -1'],
+    ]
+    for (const [options, message] of refusals) {
+      expect(() => new RedisStore(client, options)).toThrow(expect.objectContaining({ message }))
+    }
+    for (const options of [
+      { pairTtl: 60_000 },
+      { pairTtl: 315_360_000_000 },
+      { bucketMargin: 0, pollInterval: 1, commandTimeout: 1 },
+      { commandTimeout: 600_000, replicas: 16 },
+    ]) {
+      expect(() => new RedisStore(client, options)).not.toThrow()
+    }
+  })
+
+  it('a saved pair lives pairTtl, 180 days by default; bucketMargin keeps that much drain free', async () => {
+    const ttl = async (memberId: string): Promise<number> =>
+      Number(await opened.redis!.cli(['PTTL', `portal-oauth:{${memberId}}:pair`]))
+    await opened.store({ pairTtl: 60_000 }).save(pair('short-lived'))
+    expect(await ttl('short-lived')).toBeGreaterThan(50_000)
+    expect(await ttl('short-lived')).toBeLessThanOrEqual(60_000)
+    await opened.store().save(pair('default-lived'))
+    expect(await ttl('default-lived')).toBeGreaterThan(180 * 24 * 3_600_000 - 60_000)
+    expect(await ttl('default-lived')).toBeLessThanOrEqual(180 * 24 * 3_600_000)
+    // Two requests at 0.01 a second: the default 250 ms margin leaves room for one at once, no margin for both.
+    const bucket = { burstLimit: 2, drainRate: 0.01 }
+    const withMargin = opened.store()
+    expect((await withMargin.takeSlot('margin-default', bucket)).granted).toBe(1)
+    expect((await withMargin.takeSlot('margin-default', bucket)).granted).toBe(0)
+    const noMargin = opened.store({ bucketMargin: 0 })
+    expect((await noMargin.takeSlot('margin-none', bucket)).granted).toBe(1)
+    expect((await noMargin.takeSlot('margin-none', bucket)).granted).toBe(1)
+    expect((await noMargin.takeSlot('margin-none', bucket)).granted).toBe(0)
+  })
+
   it('close() closes the subscriber connection it opened; the client stays usable', async () => {
     // Counted by connection name, and only once the client has connected: other tests' clients on this server
     // may still be connecting or closing (every test file shares one process under the mutation runner).
