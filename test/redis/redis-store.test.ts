@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PortalOAuth, type PortalOAuthParams, type RefreshAuthPayload } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
@@ -280,6 +281,28 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
     expect((await noMargin.takeSlot('margin-none', bucket)).granted).toBe(1)
     expect((await noMargin.takeSlot('margin-none', bucket)).granted).toBe(1)
     expect((await noMargin.takeSlot('margin-none', bucket)).granted).toBe(0)
+  })
+
+  it('a wait subscribes to its portal while it lasts, once for all its waiters, and ends at the poll interval', async () => {
+    const store = opened.store({ pollInterval: 60_000 })
+    const subscribers = async (): Promise<string> =>
+      (await opened.redis!.cli(['PUBSUB', 'NUMSUB', 'portal-oauth:{subscribed}:changed'])).split('\n')[1] ??
+      ''
+    const controller = new AbortController()
+    const long = store.changed('subscribed', 60_000, controller.signal)
+    await expect.poll(subscribers).toBe('1')
+    // A second waiter shares the subscription; when it ends, the first one still holds it.
+    await store.changed('subscribed', 100)
+    await sleep(100)
+    expect(await subscribers()).toBe('1')
+    controller.abort()
+    await long
+    await expect.poll(subscribers).toBe('0')
+    // Without any announcement, a wait ends at the poll interval.
+    const polling = opened.store({ pollInterval: 100 })
+    const started = performance.now()
+    await polling.changed('subscribed', 60_000)
+    expect(performance.now() - started).toBeLessThan(5_000)
   })
 
   it('close() closes the subscriber connection it opened; the client stays usable', async () => {
