@@ -71,7 +71,13 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
             closed: () => this.#closing.signal.aborted,
             adopt: (stored, newGeneration) => this.#adopt(stored, newGeneration),
           },
-          { store, lockTtlMs: deps.lockTtlMs, logger: deps.logger, secrets: deps.secrets },
+          {
+            store,
+            lockTtlMs: deps.lockTtlMs,
+            attemptMs: deps.settings.refreshTimeoutMs,
+            logger: deps.logger,
+            secrets: deps.secrets,
+          },
         )
       : null
     const provide = () =>
@@ -108,7 +114,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   async refreshAuth(): Promise<AuthData> {
     this.#assertAlive()
-    await this.#shared?.beforeUse()
+    // The store's first look waits no longer than an attempt would: the refresh re-reads the store under its lock.
+    await this.#shared?.beforeUse(this.#deps.settings.refreshTimeoutMs)
     const dead = deadError(this.#machine.snapshot())
     if (dead) throw dead
     const actor = this.#machine.actor()
@@ -279,12 +286,17 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       snapshot = this.#machine.snapshot()
     }
     if (!mustWait(snapshot, now)) return this.#requestAuth(apiVersion)
-    return awaitRefresh(this.#machine.actor(), snapshot.context, this.#closing.signal, signal, waitMs).then(
-      (outcome) => {
-        if (!outcome.ok) throw outcome.error
-        return this.#requestAuth(apiVersion)
-      },
-    )
+    return awaitRefresh(
+      this.#machine.actor(),
+      snapshot.context,
+      this.#closing.signal,
+      signal,
+      waitMs,
+      this.#shared,
+    ).then((outcome) => {
+      if (!outcome.ok) throw outcome.error
+      return this.#requestAuth(apiVersion)
+    })
   }
 
   #requestAuth(apiVersion: ApiVersion): RequestAuth {
@@ -318,7 +330,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     const before = actor.getSnapshot().context
     actor.send({ type: 'token.rejected', generation: auth.generation })
     if (this.#machine.state() !== 'refreshing') return false
-    const outcome = await awaitRefresh(actor, before, this.#closing.signal, signal, waitMs)
+    const outcome = await awaitRefresh(actor, before, this.#closing.signal, signal, waitMs, this.#shared)
     if (!outcome.ok) throw outcome.error
     return true
   }

@@ -27,7 +27,8 @@ export function deadError(snapshot: TokenSnapshot): Error | undefined {
 
 /**
  * Waits, within `waitMs`, `signal` and `closing`, until the refresh in flight is over, and tells how it ended
- * compared with the counters in `before` (taken when the caller joined it).
+ * compared with the counters in `before` (taken when the caller joined it). A wait that times out names
+ * `shared.fault`, the shared store's failure that keeps the refresh from its lock, when there is one.
  */
 export async function awaitRefresh(
   actor: Actor<ProvidedTokenMachine>,
@@ -35,6 +36,7 @@ export async function awaitRefresh(
   closing: AbortSignal,
   signal: AbortSignal | undefined,
   waitMs: number | undefined,
+  shared: { readonly fault: Error | null } | null = null,
 ): Promise<WaitOutcome> {
   // Every call waiting for a refresh listens to the closing signal: hundreds at once are normal, not a leak.
   setMaxListeners(0, closing)
@@ -48,9 +50,10 @@ export async function awaitRefresh(
   } catch (error) {
     if (closing.aborted) throw closing.reason
     if (signal?.aborted) throw signal.reason
+    const fault = shared?.fault
     throw new AjaxError({
       code: SdkErrorCode.RequestTimeout,
-      message: `token refresh: no new access token within ${waitMs} ms (the refresh goes on for other callers)`,
+      message: `token refresh: no new access token within ${waitMs} ms (the refresh goes on for other callers)${fault ? `; ${fault.message}` : ''}`,
       request: { method: 'oauth/token' },
       cause: error,
     })
