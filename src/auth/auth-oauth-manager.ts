@@ -338,7 +338,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /**
    * Closes the manager. Waiting callers fail with `JSSDK_CLIENT_DESTROYED` at once; a refresh in flight is not
    * aborted: it finishes (bounded by the refresh and callback timeouts), its pair is committed and the callback runs,
-   * then the actors stop.
+   * a pair a shared store did not take is saved once more (within the refresh timeout), then the actors stop.
    */
   async destroy(): Promise<void> {
     if (this.#closing.signal.aborted) return
@@ -354,6 +354,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     }
     this.#ownRefresh?.abandon()
     await this.#callback?.settled()
+    // A refreshed pair the store did not take yet gets one last save, or another instance would spend the old one.
+    await this.#shared?.close(this.#deps.settings.refreshTimeoutMs)
     this.#machine.stop()
     this.#admin?.stop()
   }

@@ -11,6 +11,7 @@ import type { LoggerInterface } from '../logger/logger.js'
 import { answerWithin, callStore } from '../store/store-call.js'
 import type { DeadPairReason, TokenStore } from '../store/token-store.js'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { UnsavedPair } from './unsaved-pair.js'
 
 /** What the shared-store protocol needs from the auth side that holds the pair. */
 export interface PairHolder {
@@ -94,6 +95,8 @@ export class SharedPair {
   #puttingBack: Promise<void> | null = null
   /** The store's failure while the refresh in flight asks it for the lock (see {@link fault}). */
   #fault: Error | null = null
+  /** A refreshed pair the store did not take, saved again in the background; made the first time one is. */
+  #unsaved: UnsavedPair | null = null
 
   constructor(holder: PairHolder, deps: SharedPairDeps) {
     this.#holder = holder
@@ -189,12 +192,34 @@ export class SharedPair {
         throw failure
       }
       // The new pair reaches the store before the lock is released, so the next holder never spends the old one.
-      // Not saved: the lock is kept until its TTL (a failover can lose the save and still take the release).
-      if (!(await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal, until))) owner = null
+      // Not saved: the lock is kept (a failover can lose the save and still take the release) while the pair is saved
+      // again in the background; it is given back once the store has the pair, or ends at its TTL.
+      if (!(await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal, until))) {
+        this.#unsavedPair().keep(owner, lockedAt + this.#deps.lockTtlMs)
+        owner = null
+      }
       return output
     } finally {
       if (owner) await this.#unlock(memberId, owner, until)
     }
+  }
+
+  /** `destroy()`, once the refresh in flight has ended: a last save, within `ms`, of a pair the store did not take. */
+  async close(ms: number): Promise<void> {
+    await this.#unsaved?.close(ms)
+  }
+
+  #unsavedPair(): UnsavedPair {
+    const { store, logger, secrets } = this.#deps
+    this.#unsaved ??= new UnsavedPair({
+      store,
+      pair: () => this.#holder.pair(),
+      closed: () => this.#holder.closed(),
+      waitMs: this.#deps.attemptMs,
+      logger,
+      secrets,
+    })
+    return this.#unsaved
   }
 
   /** How long one store call of an attempt may wait: what is left of the attempt's share, a moment at least. */
@@ -204,9 +229,9 @@ export class SharedPair {
 
   /**
    * Saves the new pair while the lock is held, asking again while the store fails, for at most half the lock's TTL
-   * and never past the attempt (`signal`, `until`); resolves whether it was saved. When it was not, the pair held
-   * here goes back into the store at a later call (see {@link putBackIfOlder}), and the caller keeps the lock until
-   * its TTL so that nobody refreshes from the old pair meanwhile.
+   * and never past the attempt (`signal`, `until`); resolves whether it was saved. When it was not, the caller keeps
+   * the lock so that nobody refreshes from the old pair meanwhile, and the pair is saved again in the background
+   * ({@link UnsavedPair}) and at later calls (see {@link putBackIfOlder}).
    */
   async #saveWhileLocked(
     pair: PortalOAuthParams,
