@@ -127,6 +127,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       this.#closing.signal,
       undefined,
       Number.POSITIVE_INFINITY,
+      this.#shared,
     )
     if (!outcome.ok) throw outcome.error
     if (outcome.callbackFailure) throw callbackError(outcome.callbackFailure, this.#deps.settings)

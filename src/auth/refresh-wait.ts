@@ -64,18 +64,25 @@ export async function awaitRefresh(
   if (context.refreshCount > before.refreshCount)
     return { ok: true, callbackFailure: context.callbackFailure }
   if (context.failureCount > before.failureCount) {
-    return { ok: false, error: failureError(context.lastFailure, context.settings) }
+    return { ok: false, error: failureError(context.lastFailure, context.settings, shared?.fault) }
   }
   // The pair was replaced while the caller waited: go on with it.
   return { ok: true, callbackFailure: null }
 }
 
-/** The error callers get for a failed refresh. */
-export function failureError(failure: RefreshFailure | null, settings: AccessTokenSettings): Error {
+/**
+ * The error callers get for a failed refresh. An attempt that timed out while a shared store failed to give the lock
+ * names that failure (`storeFault`).
+ */
+export function failureError(
+  failure: RefreshFailure | null,
+  settings: AccessTokenSettings,
+  storeFault?: Error | null,
+): Error {
   if (failure?.timedOut) {
     return new AjaxError({
       code: SdkErrorCode.RequestTimeout,
-      message: `token refresh: no answer within ${settings.refreshTimeoutMs} ms`,
+      message: `token refresh: no answer within ${settings.refreshTimeoutMs} ms${storeFault ? `; ${storeFault.message}` : ''}`,
       request: { method: 'oauth/token' },
     })
   }

@@ -47,15 +47,15 @@ export interface SharedPairDeps {
 /** Pause between two lock requests while the store fails, ms. */
 const LOCK_RETRY_MS = 250
 /**
- * How long one attempt asks again for a lock the store fails to give, from the first failure, ms: then the attempt
- * ends with the store's failure, and the machine tries again after its backoff. A store that answers with an error
- * (READONLY) fails the refresh within seconds; one that stalls is asked until the attempt's share of time is spent,
- * since each of its failures takes the store's own timeout.
+ * How long one attempt asks again for a lock the store keeps refusing with an error, from the first failure, ms: then
+ * the attempt ends with the store's failure, and the machine tries again after its backoff, so that a store that
+ * answers with an error (READONLY) fails the refresh within seconds. A failure that took this long or more is the
+ * store's timeout: such a store is asked until the attempt ends.
  */
 const LOCK_FAILURES_MS = 1_000
 /**
- * The share of the refresh timeout the store's calls of an attempt may take: a store that does not answer ends the
- * attempt with its own failure, told before the machine's timeout would tell a bare one.
+ * The share of the refresh timeout the store's calls of an attempt may take once it holds the lock: a store that does
+ * not answer ends the attempt with its own failure, told before the machine's timeout would tell a bare one.
  */
 const STORE_SHARE = 0.9
 /** The least wait for one store call of an attempt, ms, also once its share of time is spent. */
@@ -119,8 +119,8 @@ export class SharedPair {
   }
 
   /**
-   * The store's last failure to answer a request for the lock (`null` once it answers one): callers whose own timeout
-   * ends while the refresh waits for the lock are told it.
+   * How the store failed the last refresh's requests for the lock (`null` once it answers one): callers whose own
+   * timeout ends while the refresh waits for the lock are told it.
    */
   get fault(): Error | null {
     return this.#fault
@@ -161,7 +161,7 @@ export class SharedPair {
     let owner: string | null = null
     try {
       for (;;) {
-        owner = await this.#lockOnceReachable(memberId, signal, until)
+        owner = await this.#lockOnceReachable(memberId, signal)
         if (owner) break
         await this.#lockReleased(memberId, signal)
         if (signal.aborted) {
@@ -294,41 +294,50 @@ export class SharedPair {
   }
 
   /**
-   * Asks for the portal's lock until the store answers, for a moment at most while it fails (then the attempt ends
-   * with its failure, see {@link LOCK_FAILURES_MS}). No refresh is sent without the lock: with single-use refresh
-   * tokens, two instances refreshing at once would kill the pair of one of them, and a pair only one process knows is
-   * lost with it. Callers wait within their own timeouts meanwhile.
+   * Asks for the portal's lock until the store answers. A store that keeps answering with a failure (READONLY) ends
+   * the attempt after {@link LOCK_FAILURES_MS}, with its first failure; one that does not answer is asked while the
+   * attempt lasts, so that a request is waiting when it answers again, and the attempt ends at the refresh timeout
+   * (callers are told the store's failure then, see {@link fault}). No refresh is sent without the lock: with
+   * single-use refresh tokens, two instances refreshing at once would kill the pair of one of them, and a pair only
+   * one process knows is lost with it. Callers wait within their own timeouts meanwhile.
    */
-  async #lockOnceReachable(memberId: string, signal: AbortSignal, until: number): Promise<string | null> {
+  async #lockOnceReachable(memberId: string, signal: AbortSignal): Promise<string | null> {
     let firstFailure = 0
+    let first: unknown = null
     for (let failures = 0; ; failures += 1) {
+      const asked = performance.now()
       try {
-        const owner = await this.#lockOnce(memberId, signal, until)
+        const owner = await this.#lockOnce(memberId, signal)
         this.#fault = null
         if (failures > 0) this.#deps.logger.info('token store answers again; the refresh goes on')
         return owner
       } catch (error) {
         if (signal.aborted) throw error
-        this.#fault = toError(error, this.#deps.secrets)
         const now = performance.now()
         if (failures === 0) {
           firstFailure = now
-          this.failed('taking the refresh lock (asking again for a moment)', error)
+          first = error
+          this.#fault = toError(error, this.#deps.secrets)
+          this.failed('taking the refresh lock (asking again)', error)
         }
-        if (now - firstFailure >= LOCK_FAILURES_MS || now + LOCK_RETRY_MS >= until) throw error
+        const answered = now - asked < LOCK_FAILURES_MS
+        if (answered && now - firstFailure >= LOCK_FAILURES_MS) throw first
         await abortableSleep(LOCK_RETRY_MS, signal).catch(() => undefined)
-        if (signal.aborted) throw error
+        if (signal.aborted) throw first
       }
     }
   }
 
-  /** One request for the lock, waited for within the attempt; a lock the store grants after it is given back at once. */
-  async #lockOnce(memberId: string, signal: AbortSignal, until: number): Promise<string | null> {
+  /**
+   * One request for the lock, waited for while the attempt lasts (the store's own timeout bounds it sooner); a lock the
+   * store grants after the attempt gave up on it is given back at once.
+   */
+  async #lockOnce(memberId: string, signal: AbortSignal): Promise<string | null> {
     const { store, lockTtlMs, secrets } = this.#deps
     const pending = callStore(() => store.lock(memberId, lockTtlMs))
     try {
       return await answerWithin('taking the refresh lock (no refresh is sent without it)', pending, {
-        ms: this.#waitUntil(until),
+        ms: Number.POSITIVE_INFINITY,
         signal,
         secrets,
       })
