@@ -72,7 +72,13 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
             closed: () => this.#closing.signal.aborted,
             adopt: (stored, newGeneration) => this.#adopt(stored, newGeneration),
           },
-          { store, lockTtlMs: deps.lockTtlMs, logger: deps.logger, secrets: deps.secrets },
+          {
+            store,
+            lockTtlMs: deps.lockTtlMs,
+            attemptMs: deps.settings.refreshTimeoutMs,
+            logger: deps.logger,
+            secrets: deps.secrets,
+          },
         )
       : null
     const provide = () =>
@@ -109,7 +115,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   async refreshAuth(): Promise<AuthData> {
     this.#assertAlive()
-    await this.#shared?.beforeUse()
+    // The store's first look waits no longer than an attempt would: the refresh re-reads the store under its lock.
+    await this.#shared?.beforeUse(this.#deps.settings.refreshTimeoutMs)
     const dead = deadError(this.#machine.snapshot())
     if (dead) throw dead
     const actor = this.#machine.actor()
@@ -121,6 +128,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       this.#closing.signal,
       undefined,
       Number.POSITIVE_INFINITY,
+      this.#shared,
     )
     if (!outcome.ok) throw outcome.error
     if (outcome.callbackFailure) throw callbackError(outcome.callbackFailure, this.#deps.settings)
@@ -285,12 +293,17 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
       snapshot = this.#machine.snapshot()
     }
     if (!mustWait(snapshot, now)) return this.#requestAuth(apiVersion)
-    return awaitRefresh(this.#machine.actor(), snapshot.context, this.#closing.signal, signal, waitMs).then(
-      (outcome) => {
-        if (!outcome.ok) throw outcome.error
-        return this.#requestAuth(apiVersion)
-      },
-    )
+    return awaitRefresh(
+      this.#machine.actor(),
+      snapshot.context,
+      this.#closing.signal,
+      signal,
+      waitMs,
+      this.#shared,
+    ).then((outcome) => {
+      if (!outcome.ok) throw outcome.error
+      return this.#requestAuth(apiVersion)
+    })
   }
 
   #requestAuth(apiVersion: ApiVersion): RequestAuth {
@@ -324,7 +337,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     const before = actor.getSnapshot().context
     actor.send({ type: 'token.rejected', generation: auth.generation })
     if (this.#machine.state() !== 'refreshing') return false
-    const outcome = await awaitRefresh(actor, before, this.#closing.signal, signal, waitMs)
+    const outcome = await awaitRefresh(actor, before, this.#closing.signal, signal, waitMs, this.#shared)
     if (!outcome.ok) throw outcome.error
     return true
   }
@@ -332,7 +345,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /**
    * Closes the manager. Waiting callers fail with `JSSDK_CLIENT_DESTROYED` at once; a refresh in flight is not
    * aborted: it finishes (bounded by the refresh and callback timeouts), its pair is committed and the callback runs,
-   * then the actors stop.
+   * a pair a shared store did not take is saved once more (within the refresh timeout), then the actors stop.
    */
   async destroy(): Promise<void> {
     if (this.#closing.signal.aborted) return
@@ -348,6 +361,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     }
     this.#ownRefresh?.abandon()
     await this.#callback?.settled()
+    // A refreshed pair the store did not take yet gets one last save, or another instance would spend the old one.
+    await this.#shared?.close(this.#deps.settings.refreshTimeoutMs)
     this.#machine.stop()
     this.#admin?.stop()
   }

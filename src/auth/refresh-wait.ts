@@ -27,7 +27,8 @@ export function deadError(snapshot: TokenSnapshot): Error | undefined {
 
 /**
  * Waits, within `waitMs`, `signal` and `closing`, until the refresh in flight is over, and tells how it ended
- * compared with the counters in `before` (taken when the caller joined it).
+ * compared with the counters in `before` (taken when the caller joined it). A wait that times out names
+ * `shared.fault`, the shared store's failure that keeps the refresh from its lock, when there is one.
  */
 export async function awaitRefresh(
   actor: Actor<ProvidedTokenMachine>,
@@ -35,6 +36,7 @@ export async function awaitRefresh(
   closing: AbortSignal,
   signal: AbortSignal | undefined,
   waitMs: number | undefined,
+  shared: { readonly fault: Error | null } | null = null,
 ): Promise<WaitOutcome> {
   // Every call waiting for a refresh listens to the closing signal: hundreds at once are normal, not a leak.
   setMaxListeners(0, closing)
@@ -48,9 +50,10 @@ export async function awaitRefresh(
   } catch (error) {
     if (closing.aborted) throw closing.reason
     if (signal?.aborted) throw signal.reason
+    const fault = shared?.fault
     throw new AjaxError({
       code: SdkErrorCode.RequestTimeout,
-      message: `token refresh: no new access token within ${waitMs} ms (the refresh goes on for other callers)`,
+      message: `token refresh: no new access token within ${waitMs} ms (the refresh goes on for other callers)${fault ? `; ${fault.message}` : ''}`,
       request: { method: 'oauth/token' },
       cause: error,
     })
@@ -61,18 +64,25 @@ export async function awaitRefresh(
   if (context.refreshCount > before.refreshCount)
     return { ok: true, callbackFailure: context.callbackFailure }
   if (context.failureCount > before.failureCount) {
-    return { ok: false, error: failureError(context.lastFailure, context.settings) }
+    return { ok: false, error: failureError(context.lastFailure, context.settings, shared?.fault) }
   }
   // The pair was replaced while the caller waited: go on with it.
   return { ok: true, callbackFailure: null }
 }
 
-/** The error callers get for a failed refresh. */
-export function failureError(failure: RefreshFailure | null, settings: AccessTokenSettings): Error {
+/**
+ * The error callers get for a failed refresh. An attempt that timed out while a shared store failed to give the lock
+ * names that failure (`storeFault`).
+ */
+export function failureError(
+  failure: RefreshFailure | null,
+  settings: AccessTokenSettings,
+  storeFault?: Error | null,
+): Error {
   if (failure?.timedOut) {
     return new AjaxError({
       code: SdkErrorCode.RequestTimeout,
-      message: `token refresh: no answer within ${settings.refreshTimeoutMs} ms`,
+      message: `token refresh: no answer within ${settings.refreshTimeoutMs} ms${storeFault ? `; ${storeFault.message}` : ''}`,
       request: { method: 'oauth/token' },
     })
   }

@@ -8,8 +8,10 @@ import { RefreshTokenError } from '../errors/refresh-token-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type SecretRedactor, toError } from '../errors/to-error.js'
 import type { LoggerInterface } from '../logger/logger.js'
+import { answerWithin, callStore } from '../store/store-call.js'
 import type { DeadPairReason, TokenStore } from '../store/token-store.js'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { UnsavedPair } from './unsaved-pair.js'
 
 /** What the shared-store protocol needs from the auth side that holds the pair. */
 export interface PairHolder {
@@ -34,6 +36,8 @@ export interface SharedPairDeps {
   store: TokenStore
   /** Longest time this instance holds the portal's refresh lock in the store, ms. */
   lockTtlMs: number
+  /** Longest time of one refresh attempt (the machine's refresh timeout), ms. */
+  attemptMs: number
   /** The instance's redacting logger. */
   logger: LoggerInterface
   /** The instance's secrets, for the failures logged. */
@@ -42,6 +46,20 @@ export interface SharedPairDeps {
 
 /** Pause between two lock requests while the store fails, ms. */
 const LOCK_RETRY_MS = 250
+/**
+ * How long one attempt asks again for a lock the store keeps refusing with an error, from the first failure, ms: then
+ * the attempt ends with the store's failure, and the machine tries again after its backoff, so that a store that
+ * answers with an error (READONLY) fails the refresh within seconds. A failure that took this long or more is the
+ * store's timeout: such a store is asked until the attempt ends.
+ */
+const LOCK_FAILURES_MS = 1_000
+/**
+ * The share of the refresh timeout the store's calls of an attempt may take once it holds the lock: a store that does
+ * not answer ends the attempt with its own failure, told before the machine's timeout would tell a bare one.
+ */
+const STORE_SHARE = 0.9
+/** The least wait for one store call of an attempt, ms, also once its share of time is spent. */
+const MIN_STORE_WAIT_MS = 50
 
 /** Waits for `work` at most `ms`; `work` goes on (and settles by itself) when the wait ends first. */
 async function atMost(work: Promise<void>, ms: number): Promise<void> {
@@ -80,6 +98,10 @@ export class SharedPair {
   #synced = false
   /** A save of the pair back into a store that lost it, while one is under way. */
   #puttingBack: Promise<void> | null = null
+  /** The store's failure while the refresh in flight asks it for the lock (see {@link fault}). */
+  #fault: Error | null = null
+  /** A refreshed pair the store did not take, saved again in the background; made the first time one is. */
+  #unsaved: UnsavedPair | null = null
 
   constructor(holder: PairHolder, deps: SharedPairDeps) {
     this.#holder = holder
@@ -102,85 +124,138 @@ export class SharedPair {
   }
 
   /**
+   * How the store failed the last refresh's requests for the lock (`null` once it answers one): callers whose own
+   * timeout ends while the refresh waits for the lock are told it.
+   */
+  get fault(): Error | null {
+    return this.#fault
+  }
+
+  /**
    * A refresh attempt on a shared store: at most one refresh request per rotation across every instance on the
    * store. The instance that takes the portal's lock re-reads the store (another one may have refreshed meanwhile),
    * refreshes with `refreshOwn`, and saves the new pair before releasing the lock; the others wait for the store to
    * change and take that pair, which is not a refresh of their own. A holder that dies frees the lock at its TTL.
-   * The attempt stays bounded by the machine's refresh timeout (`signal`).
+   * The attempt stays bounded by the machine's refresh timeout (`signal`); every failure of the store, and a store
+   * that does not answer within the attempt, ends it as a transient failure naming the store
+   * (`JSSDK_TOKEN_STORE_FAILED`), after the lock was given back.
    */
   async refresh(
     signal: AbortSignal,
     refreshOwn: (signal: AbortSignal) => Promise<AccessTokenRefreshOutput>,
   ): Promise<AccessTokenRefreshOutput> {
-    const { store, lockTtlMs } = this.#deps
+    try {
+      return await this.#refreshUnderLock(signal, refreshOwn)
+    } catch (error) {
+      if (isRefreshFailure(error)) throw error
+      // Thrown, not returned as a rejected promise: the lock is given back first, and nothing rejects unhandled meanwhile.
+      const failure: RefreshFailure = { kind: 'transient', error: toError(error, this.#deps.secrets) }
+      throw failure
+    }
+  }
+
+  async #refreshUnderLock(
+    signal: AbortSignal,
+    refreshOwn: (signal: AbortSignal) => Promise<AccessTokenRefreshOutput>,
+  ): Promise<AccessTokenRefreshOutput> {
     const generation = this.#holder.generation()
     const previous = this.#holder.pair()
     const { memberId } = previous
+    // The store's calls end before the machine's timeout does: a store that does not answer is told as such.
+    const until = performance.now() + this.#deps.attemptMs * STORE_SHARE
     let owner: string | null = null
     try {
       for (;;) {
         owner = await this.#lockOnceReachable(memberId, signal)
         if (owner) break
-        await store.changed(memberId, lockTtlMs, signal)
+        await this.#lockReleased(memberId, signal)
         if (signal.aborted) {
           throw new SdkError({
             code: SdkErrorCode.RefreshLockBusy,
             message: 'token refresh: another instance held the refresh lock for the whole attempt',
           })
         }
-        const adopted = await this.#adoptNewer(previous, generation)
+        const adopted = await this.#adoptNewer(previous, generation, signal, until)
         if (adopted) return adopted
       }
       const lockedAt = performance.now()
-      const adopted = await this.#adoptNewer(previous, generation)
+      const adopted = await this.#adoptNewer(previous, generation, signal, until)
       if (adopted) return adopted
       // An instance that refreshed this pair before learned that it is dead: the same refusal, nothing sent.
-      const dead = await store.deadReason?.(memberId, previous.refreshToken)
+      const dead = await this.#deadReason(previous, signal, until)
       if (dead) throw recordedDeath(dead)
       let output: AccessTokenRefreshOutput
       try {
         output = await refreshOwn(signal)
       } catch (failure) {
         if (!isRefreshFailure(failure) || failure.kind !== 'dead') throw failure
-        // With a rotating server a refusal may mean another holder refreshed after our lock expired: look first.
-        const newer = await this.#adoptNewer(previous, generation)
+        // With a rotating server a refusal may mean another holder refreshed after our lock expired: look first
+        // (a store that fails this look leaves the refusal as it is).
+        const newer = await this.#adoptNewer(previous, generation, signal, until).catch(() => null)
         if (newer) return newer
-        await this.#recordDeath(previous, failure.error)
+        await this.#recordDeath(previous, failure.error, until)
         throw failure
       }
       // The new pair reaches the store before the lock is released, so the next holder never spends the old one.
-      // Not saved: the lock is kept until its TTL (a failover can lose the save and still take the release).
-      if (!(await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal))) owner = null
+      // Not saved: the lock is kept (a failover can lose the save and still take the release) while the pair is saved
+      // again in the background; it is given back once the store has the pair, or ends at its TTL.
+      if (!(await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal, until))) {
+        this.#unsavedPair().keep(owner, lockedAt + this.#deps.lockTtlMs)
+        owner = null
+      }
       return output
-    } catch (error) {
-      if (isRefreshFailure(error)) throw error
-      // The store failed (or stayed locked past this attempt): another attempt, after a backoff, may get through.
-      return Promise.reject({
-        kind: 'transient',
-        error: toError(error, this.#deps.secrets),
-      } satisfies RefreshFailure)
     } finally {
-      if (owner)
-        await store.unlock(memberId, owner).catch((error: unknown) => this.failed('unlocking', error))
+      if (owner) await this.#unlock(memberId, owner, until)
     }
+  }
+
+  /** `destroy()`, once the refresh in flight has ended: a last save, within `ms`, of a pair the store did not take. */
+  async close(ms: number): Promise<void> {
+    await this.#unsaved?.close(ms)
+  }
+
+  #unsavedPair(): UnsavedPair {
+    const { store, logger, secrets } = this.#deps
+    this.#unsaved ??= new UnsavedPair({
+      store,
+      pair: () => this.#holder.pair(),
+      closed: () => this.#holder.closed(),
+      waitMs: this.#deps.attemptMs,
+      logger,
+      secrets,
+    })
+    return this.#unsaved
+  }
+
+  /** How long one store call of an attempt may wait: what is left of the attempt's share, a moment at least. */
+  #waitUntil(until: number): number {
+    return Math.max(MIN_STORE_WAIT_MS, until - performance.now())
   }
 
   /**
    * Saves the new pair while the lock is held, asking again while the store fails, for at most half the lock's TTL
-   * and never past the attempt (`signal`); resolves whether it was saved. When it was not, the pair held here goes
-   * back into the store at a later call (see {@link putBackIfOlder}), and the caller keeps the lock until its TTL so
-   * that nobody refreshes from the old pair meanwhile.
+   * and never past the attempt (`signal`, `until`); resolves whether it was saved. When it was not, the caller keeps
+   * the lock so that nobody refreshes from the old pair meanwhile, and the pair is saved again in the background
+   * ({@link UnsavedPair}) and at later calls (see {@link putBackIfOlder}).
    */
-  async #saveWhileLocked(pair: PortalOAuthParams, lockedAt: number, signal: AbortSignal): Promise<boolean> {
-    const until = lockedAt + this.#deps.lockTtlMs / 2
+  async #saveWhileLocked(
+    pair: PortalOAuthParams,
+    lockedAt: number,
+    signal: AbortSignal,
+    until: number,
+  ): Promise<boolean> {
+    const { store, lockTtlMs, secrets } = this.#deps
+    const last = Math.min(lockedAt + lockTtlMs / 2, until)
     for (let failures = 0; ; failures += 1) {
       try {
-        await this.#deps.store.save(pair)
+        const pending = callStore(() => store.save(pair))
+        await answerWithin('saving the new pair', pending, { ms: this.#waitUntil(until), signal, secrets })
         return true
       } catch (error) {
+        if (signal.aborted) return false
         if (failures === 0)
           this.failed('saving the new pair (asking again; the lock is kept meanwhile)', error)
-        if (performance.now() + LOCK_RETRY_MS >= until) return false
+        if (performance.now() + LOCK_RETRY_MS >= last) return false
         const waited = await abortableSleep(LOCK_RETRY_MS, signal).then(
           () => true,
           () => false,
@@ -190,39 +265,108 @@ export class SharedPair {
     }
   }
 
+  /** Gives the lock back; a failure is logged (the lock then ends at its TTL), a store that does not answer is left. */
+  async #unlock(memberId: string, owner: string, until: number): Promise<void> {
+    const { store, secrets } = this.#deps
+    const pending = callStore(() => store.unlock(memberId, owner))
+    await answerWithin('unlocking', pending, { ms: this.#waitUntil(until), secrets }).catch(
+      (error: unknown) => this.failed('unlocking', error),
+    )
+  }
+
+  /** Why the store recorded `previous` dead, if it did (a store without dead marks: never). */
+  async #deadReason(
+    previous: PortalOAuthParams,
+    signal: AbortSignal,
+    until: number,
+  ): Promise<DeadPairReason | null> {
+    const { store, secrets } = this.#deps
+    if (typeof store.deadReason !== 'function') return null
+    const pending = callStore(() => store.deadReason?.(previous.memberId, previous.refreshToken) ?? null)
+    const what = 'reading whether the pair was recorded dead'
+    return answerWithin(what, pending, { ms: this.#waitUntil(until), signal, secrets })
+  }
+
   /** Records in the store that `previous` died of `error`, for the instances that join later; a failure is logged. */
-  async #recordDeath(previous: PortalOAuthParams, error: unknown): Promise<void> {
-    if (!(error instanceof RefreshTokenError) || !this.#deps.store.markDead) return
+  async #recordDeath(previous: PortalOAuthParams, error: unknown, until: number): Promise<void> {
+    const { store, secrets } = this.#deps
+    if (!(error instanceof RefreshTokenError) || typeof store.markDead !== 'function') return
     const reason = { code: error.code, description: error.description, status: error.status }
-    await this.#deps.store
-      .markDead(previous.memberId, previous.refreshToken, reason)
-      .catch((failure: unknown) => this.failed('recording the dead pair', failure))
+    const pending = callStore(() => store.markDead?.(previous.memberId, previous.refreshToken, reason))
+    await answerWithin('recording the dead pair', pending, { ms: this.#waitUntil(until), secrets }).catch(
+      (failure: unknown) => this.failed('recording the dead pair', failure),
+    )
   }
 
   /**
-   * Asks for the portal's lock until the store answers or the attempt ends. No refresh is sent without the lock: with
+   * Asks for the portal's lock until the store answers. A store that keeps answering with a failure (READONLY) ends
+   * the attempt after {@link LOCK_FAILURES_MS}, with its first failure; one that does not answer is asked while the
+   * attempt lasts, so that a request is waiting when it answers again, and the attempt ends at the refresh timeout
+   * (callers are told the store's failure then, see {@link fault}). No refresh is sent without the lock: with
    * single-use refresh tokens, two instances refreshing at once would kill the pair of one of them, and a pair only
    * one process knows is lost with it. Callers wait within their own timeouts meanwhile.
    */
   async #lockOnceReachable(memberId: string, signal: AbortSignal): Promise<string | null> {
-    const { store, lockTtlMs } = this.#deps
+    let firstFailure = 0
+    let first: unknown = null
     for (let failures = 0; ; failures += 1) {
-      const pending = store.lock(memberId, lockTtlMs)
+      const asked = performance.now()
       try {
-        const owner = await raceAbort(pending, signal)
+        const owner = await this.#lockOnce(memberId, signal)
+        this.#fault = null
         if (failures > 0) this.#deps.logger.info('token store answers again; the refresh goes on')
         return owner
       } catch (error) {
-        if (signal.aborted) {
-          // The attempt ended first: a lock the store grants after it is given back at once.
-          pending.then((late) => (late ? store.unlock(memberId, late) : false)).catch(() => undefined)
-          throw error
-        }
-        if (failures === 0)
-          this.failed('taking the refresh lock (asking again until the attempt ends)', error)
-        await abortableSleep(LOCK_RETRY_MS, signal).catch(() => undefined)
         if (signal.aborted) throw error
+        const now = performance.now()
+        if (failures === 0) {
+          firstFailure = now
+          first = error
+          this.#fault = toError(error, this.#deps.secrets)
+          this.failed('taking the refresh lock (asking again)', error)
+        }
+        const answered = now - asked < LOCK_FAILURES_MS
+        if (answered && now - firstFailure >= LOCK_FAILURES_MS) throw first
+        await abortableSleep(LOCK_RETRY_MS, signal).catch(() => undefined)
+        if (signal.aborted) throw first
       }
+    }
+  }
+
+  /**
+   * One request for the lock, waited for while the attempt lasts (the store's own timeout bounds it sooner); a lock the
+   * store grants after the attempt gave up on it is given back at once.
+   */
+  async #lockOnce(memberId: string, signal: AbortSignal): Promise<string | null> {
+    const { store, lockTtlMs, secrets } = this.#deps
+    const pending = callStore(() => store.lock(memberId, lockTtlMs))
+    try {
+      return await answerWithin('taking the refresh lock (no refresh is sent without it)', pending, {
+        ms: Number.POSITIVE_INFINITY,
+        signal,
+        secrets,
+      })
+    } catch (error) {
+      pending
+        .then((late) => (late ? callStore(() => store.unlock(memberId, late)) : false))
+        .catch(() => undefined)
+      throw error
+    }
+  }
+
+  /**
+   * Waits until the store says the pair changed or the lock was released, or the attempt ends. A store that fails to
+   * tell is looked at again after a pause instead.
+   */
+  async #lockReleased(memberId: string, signal: AbortSignal): Promise<void> {
+    const { store, lockTtlMs } = this.#deps
+    try {
+      await raceAbort(
+        callStore(() => store.changed(memberId, lockTtlMs, signal)),
+        signal,
+      )
+    } catch {
+      await abortableSleep(LOCK_RETRY_MS, signal).catch(() => undefined)
     }
   }
 
@@ -233,20 +377,30 @@ export class SharedPair {
 
   /** Saves a pair `setAuthOptions()` brought; a failure is logged, the pair stays in use. */
   saveReplaced(params: PortalOAuthParams): void {
-    this.#deps.store.save(params).catch((error: unknown) => this.failed('saving the replaced pair', error))
+    callStore(() => this.#deps.store.save(params)).catch((error: unknown) =>
+      this.failed('saving the replaced pair', error),
+    )
   }
 
   /**
    * The store said it holds a pair expiring at `expires` (`null`: none, it lost its data). A newer pair held here
    * goes back into it, so that instances holding an older one find it. Newest wins in the store, so an instance
-   * holding an older pair never pushes back over a newer one.
+   * holding an older pair never pushes back over a newer one. A store that does not answer within the lock's TTL is
+   * left, and asked again at a later call.
    */
   putBackIfOlder(expires: number | null): void {
     if (this.#puttingBack || this.#holder.closed()) return
     const held = this.#holder.pair()
     if (expires !== null && expires >= held.expires) return
-    this.#puttingBack = this.#deps.store
-      .save(held)
+    const { store, lockTtlMs, secrets } = this.#deps
+    this.#puttingBack = answerWithin(
+      'putting the pair back',
+      callStore(() => store.save(held)),
+      {
+        ms: lockTtlMs,
+        secrets,
+      },
+    )
       .then(
         () =>
           this.#deps.logger.warn('token store held an older pair or none; the pair held here was put back'),
@@ -262,14 +416,20 @@ export class SharedPair {
     this.#deps.logger.error(`token store failed ${what}`, { error: toError(error, this.#deps.secrets) })
   }
 
-  /** The first look at the store: a newer pair there wins; otherwise the store gets ours (also after it lost its data). */
+  /**
+   * The first look at the store: a newer pair there wins; otherwise the store gets ours (also after it lost its
+   * data). Each store call waits at most the lock's TTL, so that a store that never answers does not keep the look
+   * pending for good: the next call looks again.
+   */
   #sync(): Promise<void> {
     this.#syncing ??= (async () => {
       const holder = this.#holder
       const generation = holder.generation()
       const held = holder.pair()
+      const { store, lockTtlMs, secrets } = this.#deps
       try {
-        const stored = await this.#deps.store.load(held.memberId)
+        const reading = callStore(() => store.load(held.memberId))
+        const stored = await answerWithin('reading the pair', reading, { ms: lockTtlMs, secrets })
         // On equal expiry the store wins: refreshed pairs are written there, a constructor's pair may be stale.
         if (stored && stored.expires >= held.expires && stored.refreshToken !== held.refreshToken) {
           // A refresh or a replacement that started meanwhile decides; it consults the store itself.
@@ -277,7 +437,8 @@ export class SharedPair {
           holder.adopt(stored, true)
         } else if (stored?.refreshToken !== held.refreshToken) {
           // The store holds none, or an older pair: it gets ours. The same pair is left as it is (no write, no publish).
-          await this.#deps.store.save(held)
+          const saving = callStore(() => store.save(held))
+          await answerWithin('seeding the pair', saving, { ms: lockTtlMs, secrets })
         }
         this.#synced = true
       } catch (error) {
@@ -295,7 +456,9 @@ export class SharedPair {
   async #revive(): Promise<void> {
     const holder = this.#holder
     const generation = holder.generation()
-    const stored = await this.#newerInStore(holder.pair()).catch(() => null)
+    const stored = await this.#newerInStore(holder.pair(), 'reading the pair', this.#deps.lockTtlMs).catch(
+      () => null,
+    )
     if (stored && holder.generation() === generation && holder.state() === 'dead') holder.adopt(stored, true)
   }
 
@@ -303,16 +466,26 @@ export class SharedPair {
   async #adoptNewer(
     previous: PortalOAuthParams,
     generation: number,
+    signal: AbortSignal,
+    until: number,
   ): Promise<AccessTokenRefreshOutput | null> {
-    const stored = await this.#newerInStore(previous)
+    const what = 'reading the pair under the refresh lock (no refresh is sent without it)'
+    const stored = await this.#newerInStore(previous, what, this.#waitUntil(until), signal)
     if (!stored || this.#holder.generation() !== generation) return null
     this.#holder.adopt(stored, false)
     return { expires: stored.expires, fromStore: true }
   }
 
-  /** The store's pair when it is newer than `previous` (another rotation), else `null`. */
-  async #newerInStore(previous: PortalOAuthParams): Promise<PortalOAuthParams | null> {
-    const stored = await this.#deps.store.load(previous.memberId)
+  /** The store's pair when it is newer than `previous` (another rotation), else `null`; read within `ms`. */
+  async #newerInStore(
+    previous: PortalOAuthParams,
+    what: string,
+    ms: number,
+    signal?: AbortSignal,
+  ): Promise<PortalOAuthParams | null> {
+    const { store, secrets } = this.#deps
+    const reading = callStore(() => store.load(previous.memberId))
+    const stored = await answerWithin(what, reading, { ms, signal, secrets })
     if (!stored || stored.refreshToken === previous.refreshToken || stored.expires < previous.expires)
       return null
     return stored

@@ -82,6 +82,11 @@ export const SdkErrorCode = {
   EventNotProved: 'JSSDK_EVENT_NOT_PROVED',
   /** Another instance on the shared store held the portal's refresh lock for a whole refresh attempt. */
   RefreshLockBusy: 'JSSDK_REFRESH_LOCK_BUSY',
+  /**
+   * The token store failed, or did not answer in time, where the client cannot go on without it (the refresh lock,
+   * the pair read under it, an event's or `PortalFleet.get()`'s read); `cause` is the store's own error.
+   */
+  TokenStoreFailed: 'JSSDK_TOKEN_STORE_FAILED',
   /** The store holds no pair for the portal (never installed, or uninstalled). */
   PortalNotInstalled: 'JSSDK_PORTAL_NOT_INSTALLED',
   /** More commands than one batch request may carry (50); use `batchByChunk`. */

@@ -1,9 +1,18 @@
-import type { TextRedactor, ThrownSnapshot } from './thrown-snapshot.js'
+import { readThrown, type TextRedactor, type ThrownSnapshot } from './thrown-snapshot.js'
 
 /** What the error mapper needs to keep secrets out: the instance's secret registry. */
 export interface SecretRedactor extends TextRedactor {
   /** `value` read once into a redacted snapshot; an object read before gives the snapshot taken then. */
   snapshot(value: unknown): ThrownSnapshot
+}
+
+/**
+ * A redactor that knows no secret, for places that hold none (a fleet's store calls): values under secret-named keys
+ * are still replaced, and a value is still read only once per snapshot.
+ */
+export const NO_SECRETS: SecretRedactor = {
+  redactText: (text) => text,
+  snapshot: (value) => readThrown(value, NO_SECRETS),
 }
 
 /**

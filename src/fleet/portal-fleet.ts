@@ -2,6 +2,7 @@ import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type FetchLike, givenHttpOptions } from '../http/http-options.js'
 import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
 import { PortalOAuth } from '../portal-oauth.js'
+import { answerWithin, callStore } from '../store/store-call.js'
 import type { TokenStore } from '../store/token-store.js'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { validateAuthParams } from '../validation/auth-params.js'
@@ -100,7 +101,9 @@ export class PortalFleet {
     if (applicationToken === undefined || applicationToken === '')
       throw mismatch(memberId, 'the event carries no application token')
     const changed = await this.#serially(memberId, async () => {
-      const stored = await this.#settings.store.load(memberId)
+      const stored = await this.#storeCall(`reading the pair of portal ${memberId}`, (store) =>
+        store.load(memberId),
+      )
       const installs = event === 'ONAPPINSTALL'
       if (!installs && !stored) throw notInstalled(memberId, `handleEvent ${event}`)
       // An install may bring a new application token (a reinstall); everything else must carry the stored one.
@@ -110,7 +113,7 @@ export class PortalFleet {
       if (event !== 'ONAPPUNINSTALL') return false
       // The held client goes first: a refresh it has in flight must not write the pair back after the removal.
       await this.#held.release(memberId)
-      await this.#settings.store.remove(memberId)
+      await this.#storeCall(`removing portal ${memberId}`, (store) => store.remove(memberId))
       this.#settings.logger.info('PortalFleet: portal uninstalled', { memberId })
       return true
     })
@@ -143,7 +146,9 @@ export class PortalFleet {
     // request answers that the portal was removed (the call rejects, the client is released).
     const held = this.#held.use(memberId)
     if (held) return held
-    const stored = await this.#settings.store.load(memberId)
+    const stored = await this.#storeCall(`reading the pair of portal ${memberId}`, (store) =>
+      store.load(memberId),
+    )
     this.#assertAlive()
     if (!stored) throw notInstalled(memberId, 'PortalFleet.get')
     // Another get() may have built one while the store answered.
@@ -182,7 +187,7 @@ export class PortalFleet {
 
   /** Puts a trusted pair in the store and in the held client. */
   async #keep(params: PortalOAuthParams): Promise<void> {
-    await this.#settings.store.replace(params)
+    await this.#storeCall(`keeping the pair of portal ${params.memberId}`, (store) => store.replace(params))
     this.#held.peek(params.memberId)?.setAuthOptions(params)
   }
 
@@ -230,6 +235,20 @@ export class PortalFleet {
     if (httpOptions.adapter) return httpOptions.adapter
     this.#pool ??= createPooledFetch(httpOptions)
     return this.#pool.fetch
+  }
+
+  /**
+   * One call of the store: a synchronous throw, a failure, or no answer within the fleet's `httpOptions.timeout`
+   * reject with `JSSDK_TOKEN_STORE_FAILED` naming `what`, so that an event, an install or a `get()` never hangs on the
+   * store, and neither do the portal's later events queued behind it.
+   */
+  #storeCall<T>(what: string, call: (store: TokenStore) => Promise<T>): Promise<T> {
+    const { store, httpOptions } = this.#settings
+    return answerWithin(
+      what,
+      callStore(() => call(store)),
+      { ms: httpOptions.timeout },
+    )
   }
 
   /** Runs `task` after the portal's earlier events; its outcome is the caller's, the queue goes on either way. */

@@ -1,6 +1,7 @@
 import { abortableSleep } from '../core/abortable-sleep.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { LoggerInterface } from '../logger/logger.js'
+import { answerWithin, callStore } from '../store/store-call.js'
 import type { SlotAnswer, TokenStore } from '../store/token-store.js'
 import type { RateLimitParams } from './restriction-params.js'
 
@@ -14,6 +15,8 @@ const LEASE_SLOTS = 4
  * them on arrival; the bucket's safety margin (250 ms of drain kept free by default) covers that.
  */
 const LEASE_MS = 40
+/** Longest wait for the store's answer when the caller gives none, ms: a call's default timeout. */
+const DEFAULT_WAIT_MS = 30_000
 
 /**
  * The portal's leaky bucket kept in a shared store, so that every instance of the portal in every process paces
@@ -51,10 +54,10 @@ export class SharedBucket {
   }
 
   /**
-   * Waits for a slot. Resolves `false` when the store could not be asked (it is down): the caller then paces with its
-   * own bucket, so that no call hangs on the store (each round trip waits at most `waitMs`, what the call has left of
-   * its timeout, when given). Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store says the
-   * portal was removed (uninstalled): nothing is sent for it.
+   * Waits for a slot. Resolves `false` when the store could not be asked (it is down, it threw, or it did not answer
+   * within `waitMs`, what the call has left of its timeout): the caller then paces with its own bucket, so that no
+   * call hangs on the store. Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store says the portal was removed
+   * (uninstalled): nothing is sent for it; with the signal's reason when it aborts.
    */
   async take(
     params: Pick<RateLimitParams, 'burstLimit' | 'drainRate'>,
@@ -70,8 +73,11 @@ export class SharedBucket {
     for (;;) {
       let answer: SlotAnswer
       try {
-        answer = await this.#store.takeSlot(this.#key, bucket, LEASE_SLOTS, waitMs)
+        // The store is told the wait too; one that does not keep to it is left to answer late.
+        const pending = callStore(() => this.#store.takeSlot(this.#key, bucket, LEASE_SLOTS, waitMs))
+        answer = await answerWithin('taking a slot', pending, { ms: waitMs ?? DEFAULT_WAIT_MS, signal })
       } catch (error) {
+        if (signal?.aborted) throw signal.reason
         if (!this.#failing)
           this.#logger.error('shared leaky bucket unreachable; pacing locally until it answers', { error })
         this.#failing = true

@@ -338,6 +338,47 @@ describe('a store that fails', () => {
     expect(emulator.log.refreshRequests()).toHaveLength(1)
   })
 
+  it('saving the new pair fails under the lock, then the store answers: it is saved in the background and the lock given back; another instance takes that pair', async () => {
+    // The save is asked twice within the attempt (at 0 and 250 ms of its 360); the lock would last 4 s. The refresh
+    // revokes the old access token, so the other instance needs the new pair for its call.
+    const { emulator, pair, store, portal, infos } = await failingRig(
+      { refreshTimeout: 400, lockTtl: 4_000 },
+      { revokePreviousAccessToken: true },
+    )
+    await portal.actions.v2.call.make({ method: 'profile' })
+    store.failing.set('save', 3)
+    await portal.auth.refreshAuth()
+    const refreshed = portal.auth.getParams().refreshToken
+    // The instance makes no call: the pair gets into the store by itself, well before the lock's TTL.
+    await expect.poll(async () => (await store.load(pair.memberId))?.refreshToken).toBe(refreshed)
+    expect(infos()).toContain('token store took the new pair at last; the lock kept for it is given back')
+    const other = client(emulator, pair, { store, refreshTimeout: 400 })
+    expect((await other.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(other.auth.getParams().refreshToken).toBe(refreshed)
+    expect(emulator.log.refreshRequests()).toHaveLength(1)
+    expect(emulator.log.rejected('invalid_grant')).toHaveLength(0)
+  })
+
+  it('destroy() right after a refresh whose pair the store did not take saves it once more and gives the lock back', async () => {
+    const { emulator, pair, store, portal } = await failingRig(
+      { refreshTimeout: 400, lockTtl: 4_000 },
+      { revokePreviousAccessToken: true },
+    )
+    await portal.actions.v2.call.make({ method: 'profile' })
+    store.failing.set('save', 2)
+    await portal.auth.refreshAuth()
+    const refreshed = portal.auth.getParams().refreshToken
+    await portal.destroy()
+    expect((await store.load(pair.memberId))?.refreshToken).toBe(refreshed)
+    expect(store.calls).toContain('unlock')
+    // Another instance on the old pair takes the saved one: nothing is refreshed from the spent refresh token.
+    const other = client(emulator, pair, { store, refreshTimeout: 400 })
+    expect((await other.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    expect(other.auth.getParams().refreshToken).toBe(refreshed)
+    expect(emulator.log.refreshRequests()).toHaveLength(1)
+    expect(emulator.log.rejected('invalid_grant')).toHaveLength(0)
+  })
+
   it('putting the pair back into a store that lost it fails: the call succeeds, the failure is logged', async () => {
     const { emulator, store, portal, errors } = await failingRig()
     await portal.actions.v2.call.make({ method: 'profile' })

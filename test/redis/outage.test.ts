@@ -96,6 +96,31 @@ for (const backend of backends) {
       expect(target.log.restRequests()).toHaveLength(1)
     }, 30_000)
 
+    it('refreshAuth() on a frozen Redis: REQUEST_TIMEOUT naming the store that did not answer; nothing refreshed', async () => {
+      emulator = await startPortalEmulator()
+      const target = emulator
+      const portal = new PortalOAuth(
+        target.issueAuthParams(),
+        { clientId: target.clientId, clientSecret: target.clientSecret },
+        {
+          logger: createMemoryLogger(),
+          store: opened.store({ commandTimeout: 300 }),
+          refreshTimeout: 1_000,
+          refreshRetries: 0,
+        },
+      )
+      portals.push(portal)
+      expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+      opened.redis!.pause()
+      const error = await portal.auth.refreshAuth().catch((thrown: unknown) => thrown)
+      opened.redis!.resume()
+      expect(error).toMatchObject({ code: 'REQUEST_TIMEOUT' })
+      expect((error as Error).message).toBe(
+        'token refresh: no answer within 1000 ms; token store failed taking the refresh lock (no refresh is sent without it): RedisStore lock: no answer within 300 ms',
+      )
+      expect(target.log.refreshRequests()).toHaveLength(0)
+    })
+
     const faults = FAULTS.filter((fault) => fault.cluster || backend.name.endsWith('(one server)'))
     for (const fault of faults) {
       it(`${fault.name}: no call of two processes fails, none hangs, one refresh request, the new pair stored, no lock left`, async () => {

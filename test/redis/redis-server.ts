@@ -2,6 +2,7 @@
 import { redisInstalled } from '../../scripts/dev/redis-server.js'
 
 export {
+  freePort,
   type RedisUnderTest,
   redisInstalled,
   startRedisCluster,

@@ -1,0 +1,67 @@
+import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { NO_SECRETS, type SecretRedactor, toError } from '../errors/to-error.js'
+
+/**
+ * Calls a method of a token store, which may be the application's own: a synchronous throw, or an answer that is not
+ * a promise, becomes a promise like any other answer, so that every caller handles one kind of failure.
+ */
+export function callStore<T>(call: () => PromiseLike<T> | T): Promise<T> {
+  try {
+    return Promise.resolve(call())
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+/**
+ * The error of a store that failed `what` (or did not answer in time) where the client cannot go on without it:
+ * `JSSDK_TOKEN_STORE_FAILED`, with the store's own error as its `cause` and that error's message, redacted, in its own.
+ */
+export function storeFailed(what: string, cause: unknown, secrets: SecretRedactor = NO_SECRETS): SdkError {
+  // The message comes from the failure's snapshot (read once, redacted); the failure itself is kept as the cause.
+  const { message } = secrets.snapshot(cause).summary()
+  return new SdkError({
+    code: SdkErrorCode.TokenStoreFailed,
+    message: `token store failed ${what}: ${message}`,
+    cause: toError(cause, secrets),
+  })
+}
+
+/** How long {@link answerWithin} waits, and what else ends the wait. */
+export interface AnswerWait {
+  /** Longest wait, ms. */
+  ms: number
+  /** Ends the wait with its reason when it aborts. */
+  signal?: AbortSignal
+  /** The secrets to keep out of the error. */
+  secrets?: SecretRedactor
+}
+
+/**
+ * `pending`, a store's answer (see {@link callStore}), waited for at most `wait.ms` and no longer than `wait.signal`
+ * lasts. Rejects with {@link storeFailed} when the store fails or does not answer in time, with the signal's reason
+ * when it aborts first; an answer that comes later settles by itself, handled.
+ */
+export function answerWithin<T>(what: string, pending: Promise<T>, wait: AnswerWait): Promise<T> {
+  const { ms, signal, secrets } = wait
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined
+    const finish = (settle: () => void): void => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      settle()
+    }
+    const onAbort = (): void => finish(() => reject(signal?.reason))
+    pending.then(
+      (value) => finish(() => resolve(value)),
+      (error: unknown) => finish(() => reject(storeFailed(what, error, secrets))),
+    )
+    if (signal?.aborted) return onAbort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    if (Number.isFinite(ms)) {
+      const limit = Math.max(0, ms)
+      const silent = (): Error => new Error(`no answer within ${Math.round(limit)} ms`)
+      timer = setTimeout(() => finish(() => reject(storeFailed(what, silent(), secrets))), limit)
+    }
+  })
+}

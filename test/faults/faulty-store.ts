@@ -1,0 +1,132 @@
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import {
+  type DeadPairReason,
+  MemoryStore,
+  type PortalOAuthParams,
+  type SharedBucketSettings,
+  type SlotAnswer,
+  type TokenStore,
+} from '../../src/index.js'
+
+/** The methods of a `TokenStore`. */
+export const STORE_METHODS = [
+  'load',
+  'save',
+  'replace',
+  'remove',
+  'lock',
+  'unlock',
+  'changed',
+  'takeSlot',
+  'markDead',
+  'deadReason',
+  'close',
+] as const
+
+/** A method of a `TokenStore`. */
+export type StoreMethod = (typeof STORE_METHODS)[number]
+
+/**
+ * How one store call goes wrong: `reject` fails without doing anything, `throw` throws before returning a promise,
+ * `hang` never answers, `late` does its work and answers after {@link FaultyStore.lateMs} (the caller gave up on it),
+ * `lost` does its work and then fails (a command that ran while its answer timed out).
+ */
+export type FaultKind = 'reject' | 'throw' | 'hang' | 'late' | 'lost'
+
+/** The `nth` call (from 0) of `method`, or of the store when no method is named, goes wrong as `kind`. */
+export interface StoreFault {
+  method?: StoreMethod
+  nth: number
+  kind: FaultKind
+}
+
+/**
+ * A `MemoryStore` behind faults planned call by call: a test double, since the emulator has no store, and a real
+ * Redis cannot be made to fail one chosen command of many. Without faults it is the `MemoryStore` it wraps, except
+ * that every call is run on a later turn of the event loop, as a store's across a network is.
+ */
+export class FaultyStore implements TokenStore {
+  /** The store the calls reach when they are not faulted. */
+  readonly inner = new MemoryStore()
+  /** The faults still to come. */
+  faults: StoreFault[] = []
+  /** The faults that happened, in order. */
+  readonly injected: StoreFault[] = []
+  /** How late a `late` fault answers, ms. */
+  lateMs = 500
+  readonly #counts = new Map<StoreMethod, number>()
+  #calls = 0
+
+  load(memberId: string): Promise<PortalOAuthParams | null> {
+    return this.#call('load', () => this.inner.load(memberId))
+  }
+
+  save(params: PortalOAuthParams): Promise<PortalOAuthParams> {
+    return this.#call('save', () => this.inner.save(params))
+  }
+
+  replace(params: PortalOAuthParams): Promise<void> {
+    return this.#call('replace', () => this.inner.replace(params))
+  }
+
+  remove(memberId: string): Promise<void> {
+    return this.#call('remove', () => this.inner.remove(memberId))
+  }
+
+  lock(memberId: string, ttlMs: number): Promise<string | null> {
+    return this.#call('lock', () => this.inner.lock(memberId, ttlMs))
+  }
+
+  unlock(memberId: string, owner: string): Promise<boolean> {
+    return this.#call('unlock', () => this.inner.unlock(memberId, owner))
+  }
+
+  changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return this.#call('changed', () => this.inner.changed(memberId, timeoutMs, signal))
+  }
+
+  // MemoryStore answers at once: it takes no timeout.
+  takeSlot(memberId: string, bucket: SharedBucketSettings, want?: number): Promise<SlotAnswer> {
+    return this.#call('takeSlot', () => this.inner.takeSlot(memberId, bucket, want))
+  }
+
+  markDead(memberId: string, refreshToken: string, reason: DeadPairReason): Promise<void> {
+    return this.#call('markDead', () => this.inner.markDead(memberId, refreshToken, reason))
+  }
+
+  deadReason(memberId: string, refreshToken: string): Promise<DeadPairReason | null> {
+    return this.#call('deadReason', () => this.inner.deadReason(memberId, refreshToken))
+  }
+
+  close(): Promise<void> {
+    return this.#call('close', () => this.inner.close())
+  }
+
+  /** Runs `work` as the call of `method`, or goes wrong as planned; a `throw` is synchronous, before any promise. */
+  #call<T>(method: StoreMethod, work: () => Promise<T>): Promise<T> {
+    const nth = this.#counts.get(method) ?? 0
+    this.#counts.set(method, nth + 1)
+    const call = this.#calls
+    this.#calls += 1
+    const index = this.faults.findIndex((fault) =>
+      fault.method === undefined ? fault.nth === call : fault.method === method && fault.nth === nth,
+    )
+    if (index < 0) return nextTurn().then(work)
+    const [fault] = this.faults.splice(index, 1) as [StoreFault]
+    this.injected.push({ method, nth: fault.method === undefined ? call : nth, kind: fault.kind })
+    switch (fault.kind) {
+      case 'throw':
+        throw new Error(`store ${method} threw`)
+      case 'reject':
+        return nextTurn().then(() => Promise.reject(new Error(`store ${method} failed`)))
+      case 'hang':
+        return new Promise<T>(() => {})
+      case 'late':
+        return new Promise<void>((resolve) => setTimeout(resolve, this.lateMs)).then(work)
+      case 'lost':
+        return nextTurn()
+          .then(work)
+          .then(() => Promise.reject(new Error(`store ${method}: no answer (it ran)`)))
+    }
+  }
+}
