@@ -119,6 +119,50 @@ describe('an install event proved at its OAuth server', () => {
     }
   })
 
+  it("the pair is kept with the expiry the OAuth server confirms, a positive whole number, else the event's", async () => {
+    const portal = await rig.portal()
+    const cases: Array<[(claimed: number) => unknown, (claimed: number) => number]> = [
+      [(claimed) => claimed + 100, (claimed) => claimed + 100],
+      [(claimed) => String(claimed + 100), (claimed) => claimed],
+      [(claimed) => claimed + 0.5, (claimed) => claimed],
+      [() => 0, (claimed) => claimed],
+      [() => -1, (claimed) => claimed],
+      [() => undefined, (claimed) => claimed],
+    ]
+    for (const [confirmed, kept] of cases) {
+      const body = portal.installEvent('ONAPPINSTALL')
+      const claimed = Number(new URLSearchParams(body).get('auth[expires]'))
+      const fleet = rig.fleet(portal, {
+        httpOptions: {
+          adapter: rewritingAppInfo((result) => {
+            result.expires = confirmed(claimed)
+          }),
+        },
+      })
+      await fleet.handleEvent(body)
+      expect((await fleet.store.load(portal.memberId))?.expires).toBe(kept(claimed))
+    }
+  })
+
+  it('an update whose confirmed expiry is not newer than the stored pair is ignored, though it claims to be', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const stored = await fleet.store.load(portal.memberId)
+    rig.later(60_000)
+    const update = portal.installEvent('ONAPPUPDATE')
+    const late = rig.fleet(portal, {
+      store: fleet.store,
+      httpOptions: {
+        adapter: rewritingAppInfo((result) => {
+          result.expires = stored!.expires - 10
+        }),
+      },
+    })
+    expect((await late.handleEvent(update)).changed).toBe(false)
+    expect(await fleet.store.load(portal.memberId)).toEqual(stored)
+  })
+
   it('an answer that is not JSON proves nothing; an unreachable server is a network error that quotes no token', async () => {
     const portal = await rig.portal()
     const notJson: FetchLike = async (input, init) => {
