@@ -182,6 +182,7 @@ async function exchange(
   let answer: unknown
   try {
     answer = JSON.parse(text)
+    // Stryker disable next-line BlockStatement: JSON.parse threw before the assignment, so answer is undefined already
   } catch {
     answer = undefined
   }

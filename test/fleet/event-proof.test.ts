@@ -104,6 +104,15 @@ describe('an install event proved at its OAuth server', () => {
         (_, install) => {
           delete install.client_endpoint
           delete install.domain
+          // A list is no uri, though its text would be the portal's.
+          install.uri = [install.uri]
+        },
+        'the installation is on another client_endpoint',
+      ],
+      [
+        (_, install) => {
+          delete install.client_endpoint
+          delete install.domain
           delete install.uri
         },
         'the installation is on another client_endpoint',
@@ -168,13 +177,17 @@ describe('an install event proved at its OAuth server', () => {
     const notJson: FetchLike = async (input, init) => {
       const response = await fetch(input, init)
       if (!String(input).includes('/app.info')) return response
-      return new Response('<html>maintenance</html>', { status: 200 })
+      return new Response(answer, { status: 200 })
     }
+    let answer = '<html>maintenance</html>'
     const fleet = rig.fleet(portal, { httpOptions: { adapter: notJson } })
-    await expect(fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))).rejects.toMatchObject({
-      code: SdkErrorCode.EventNotProved,
-      message: expect.stringContaining('(HTTP 200, no installation)'),
-    })
+    for (const body of ['<html>maintenance</html>', 'null', '{"result":null}']) {
+      answer = body
+      await expect(fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))).rejects.toMatchObject({
+        code: SdkErrorCode.EventNotProved,
+        message: expect.stringContaining('(HTTP 200, no installation)'),
+      })
+    }
     const body = portal.installEvent('ONAPPINSTALL')
     const token = new URLSearchParams(body).get('auth[access_token]')!
     const unreachable: FetchLike = async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { SdkErrorCode } from '../../src/index.js'
+import { MemoryStore, PortalOAuth, SdkErrorCode } from '../../src/index.js'
 import { createFleetRig } from './fleet-rig.js'
 
 // The words of each refusal of the fleet, for events, install(), get() and a destroyed fleet, and of the code
@@ -86,5 +86,31 @@ describe('PortalFleet refusals, word for word', () => {
     expect(await refusal(fleet.get(portal.memberId))).toMatchObject(destroyed)
     expect(await refusal(fleet.handleEvent(portal.installEvent('ONAPPINSTALL')))).toMatchObject(destroyed)
     expect(await refusal(fleet.install(portal.issueAuthParams()))).toMatchObject(destroyed)
+  })
+
+  it('a client built without a fleet, on a store where its portal was removed: the call is refused, nothing else', async () => {
+    const portal = await rig.portal()
+    const store = new MemoryStore()
+    const client = new PortalOAuth(
+      portal.issueAuthParams(),
+      { clientId: portal.clientId, clientSecret: portal.clientSecret },
+      { store },
+    )
+    await store.remove(portal.memberId)
+    const uncaught: unknown[] = []
+    const onUncaught = (error: unknown): void => void uncaught.push(error)
+    process.on('uncaughtException', onUncaught)
+    try {
+      await expect(client.actions.v2.call.make({ method: 'profile' })).rejects.toMatchObject({
+        code: SdkErrorCode.PortalNotInstalled,
+      })
+      // Nobody listens for the removal of a client no fleet holds: telling nobody throws nothing.
+      await new Promise((resolve) => setImmediate(resolve))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(uncaught).toEqual([])
+    } finally {
+      process.off('uncaughtException', onUncaught)
+      await client.destroy()
+    }
   })
 })
