@@ -48,6 +48,28 @@ describe('exchangeAuthorizationCode reads the answer', () => {
     expect((await exchange(portal)).expiresIn).toBe(3600)
   })
 
+  it("the answer's scope, its server_endpoint only when trusted, and odd numbers read as absent", async () => {
+    const portal = await rig.portal()
+    expect((await exchange(portal)).scope).toBe('crm,user,task')
+    const origin = new URL(portal.serverEndpoint).origin
+    const other = 'https://oauth.other.example/rest/'
+    portal.mutateTokenResponses({ set: { server_endpoint: other } })
+    expect((await exchange(portal)).serverEndpoint).toBe(portal.serverEndpoint)
+    portal.mutateTokenResponses({ set: { server_endpoint: other } })
+    const trusting = { oauthServers: [origin, 'https://oauth.other.example'] }
+    expect((await exchange(portal, trusting)).serverEndpoint).toBe(other)
+    portal.mutateTokenResponses({ set: { server_endpoint: 42 } })
+    expect((await exchange(portal, trusting)).serverEndpoint).toBe(portal.serverEndpoint)
+    // A lifetime of 1.5 s or null is none: 3600 s; an expires of null is none: now plus the lifetime.
+    portal.mutateTokenResponses({ set: { expires_in: 1.5, expires: null } })
+    const before = Math.floor(Date.now() / 1000)
+    const odd = await exchange(portal)
+    expect(odd.expiresIn).toBe(3600)
+    expect(odd.expires).toBeGreaterThanOrEqual(before + 3600)
+    portal.mutateTokenResponses({ set: { expires_in: null, user_id: -3 } })
+    expect(await exchange(portal)).toMatchObject({ expiresIn: 3600, userId: 0 })
+  })
+
   it('an answer without a usable pair is refused as an invalid response, saying why', async () => {
     const portal = await rig.portal()
     portal.mutateTokenResponses({ set: { client_endpoint: 'not a url' } })
@@ -68,6 +90,22 @@ describe('exchangeAuthorizationCode reads the answer', () => {
     expect(await failure(exchange(portal))).toMatchObject({
       code: 'expired_token',
       message: 'exchangeAuthorizationCode: the OAuth server refused the code: expired_token, HTTP 400',
+    })
+    // An empty error, or a description that is no text, is no OAuth error or no description.
+    portal.failTokenRequests({ status: 400, body: '{"error":""}', contentType: json })
+    expect(await failure(exchange(portal))).toMatchObject({
+      code: SdkErrorCode.InvalidResponse,
+      message:
+        'exchangeAuthorizationCode: the OAuth server answered HTTP 400 without a pair or an OAuth error',
+    })
+    portal.failTokenRequests({
+      status: 400,
+      body: '{"error":"invalid_grant","error_description":5}',
+      contentType: json,
+    })
+    expect(await failure(exchange(portal))).toMatchObject({
+      code: 'invalid_grant',
+      message: 'exchangeAuthorizationCode: the OAuth server refused the code: invalid_grant, HTTP 400',
     })
     portal.failTokenRequests({
       status: 401,
@@ -94,6 +132,7 @@ describe('exchangeAuthorizationCode reads the answer', () => {
       expect(await failure(exchange(portal))).toMatchObject({
         code: SdkErrorCode.InvalidResponse,
         message: `exchangeAuthorizationCode: the OAuth server answered HTTP ${status} without a pair or an OAuth error`,
+        request: { method: 'oauth/token' },
       })
     }
   })
@@ -108,6 +147,7 @@ describe('exchangeAuthorizationCode without an answer', () => {
     expect(late).toMatchObject({
       code: SdkErrorCode.RequestTimeout,
       message: 'exchangeAuthorizationCode: the OAuth server did not answer in time',
+      request: { method: 'oauth/token' },
     })
   })
 
@@ -124,6 +164,7 @@ describe('exchangeAuthorizationCode without an answer', () => {
     ).toMatchObject({
       code: SdkErrorCode.NetworkError,
       message: 'exchangeAuthorizationCode: connection to the OAuth server failed',
+      request: { method: 'oauth/token' },
     })
   })
 })
@@ -148,6 +189,33 @@ describe('exchangeAuthorizationCode options', () => {
         message,
       })
     }
+    const argumentRefusals: Array<[Record<string, unknown>, string]> = [
+      [{ code: '' }, 'exchangeAuthorizationCode: code must be a non-empty string'],
+      [{ code: 5 }, 'exchangeAuthorizationCode: code must be a non-empty string'],
+      [
+        { applicationToken: '' },
+        'exchangeAuthorizationCode: applicationToken must be a non-empty string (APPLICATION_TOKEN of the install page, or the event)',
+      ],
+      [
+        { applicationToken: 5 },
+        'exchangeAuthorizationCode: applicationToken must be a non-empty string (APPLICATION_TOKEN of the install page, or the event)',
+      ],
+    ]
+    for (const [change, message] of argumentRefusals) {
+      expect(await failure(exchange(portal, change))).toMatchObject({
+        code: SdkErrorCode.InvalidArgument,
+        message,
+      })
+    }
+    expect((await failure(exchange(portal, { serverEndpoint: 'https://oauth.example/' }))).message).toContain(
+      'serverEndpoint',
+    )
+    expect(
+      (await failure(exchange(portal, { serverEndpoint: 'https://oauth.untrusted.example/rest/' }))).message,
+    ).toContain('exchangeAuthorizationCode: serverEndpoint')
+    expect((await failure(exchange(portal, { proxy: 'ftp://proxy.example' }))).message).toContain(
+      'exchangeAuthorizationCode: proxy',
+    )
     expect(await failure(exchange(portal, { adapter: 'fetch' }))).toMatchObject({
       code: SdkErrorCode.InvalidArgument,
       message: 'exchangeAuthorizationCode: adapter must be a fetch-compatible function',
@@ -155,7 +223,9 @@ describe('exchangeAuthorizationCode options', () => {
     for (const timeout of [0, 600_001, 1.5]) {
       expect(await failure(exchange(portal, { timeout }))).toMatchObject({
         code: SdkErrorCode.InvalidArgument,
-        message: expect.stringContaining('exchangeAuthorizationCode: timeout'),
+        message: expect.stringMatching(
+          /^exchangeAuthorizationCode: timeout must be an integer from 1 to 600000 ms/,
+        ),
       })
     }
   })
