@@ -49,6 +49,7 @@ function hostile(problem: string): SdkError {
 
 /** Whether `error` is one the parser raised; never runs code of the body's (a WeakSet lookup calls no trap). */
 function raisedHere(error: unknown): boolean {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: WeakSet.has answers false for null and primitives
   return typeof error === 'object' && error !== null && raised.has(error as SdkError)
 }
 

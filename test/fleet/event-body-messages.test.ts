@@ -42,6 +42,9 @@ describe('handleEvent: the reason a hostile body is refused', () => {
     expect(await refusal('event=A&auth[x=1')).toBe(
       'handleEvent: field name "auth[x" is malformed or asks for a list',
     )
+    expect(await refusal('event=A&auth[xyz=1')).toBe(
+      'handleEvent: field name "auth[xyz" is malformed or asks for a list',
+    )
     expect(await refusal('event=A&auth[]=1')).toBe(
       'handleEvent: field name "auth[]" is malformed or asks for a list',
     )
@@ -84,6 +87,16 @@ describe('handleEvent: the reason a hostile body is refused', () => {
     // A raw body is read when its text is under three times the limit (percent-encoding triples a character).
     expect(await refusal(`event=A&data[N]=${'x'.repeat(30_000)}`)).toBe(NO_AUTH)
     expect(await refusal(`event=A&data[N]=${'x'.repeat(3 * 65_536)}`)).toBe(over)
+    // Percent-encoded UTF-8 takes up to nine characters for one: the raw text is bounded on its own, at three times
+    // the limit exactly.
+    const euros = (length: number): string => {
+      const head = 'event=A&data[N]='
+      const count = Math.floor((length - head.length) / 9)
+      return `${head}${'%E2%82%AC'.repeat(count)}${'x'.repeat(length - head.length - 9 * count)}`
+    }
+    expect(euros(3 * 65_536)).toHaveLength(3 * 65_536)
+    expect(await refusal(euros(3 * 65_536))).toBe(NO_AUTH)
+    expect(await refusal(euros(3 * 65_536 + 1))).toBe(over)
   })
 
   it('a value and a group of the same name, a name given twice', async () => {
@@ -97,6 +110,10 @@ describe('handleEvent: the reason a hostile body is refused', () => {
 
   it('values that are no string: finite numbers are taken as text, anything else is named', async () => {
     expect(await refusal({ event: 'A', data: { N: 5 } })).toBe(NO_AUTH)
+    // Groups stay groups: with auth present, the next check is its member id.
+    expect(await refusal({ event: 'A', auth: { x: '1' }, data: { N: 5 } })).toBe(
+      'handleEvent: auth[member_id] is missing or not a member id',
+    )
     expect(await refusal({ event: 'A', 'data[N]': 5, data: { N: '5' } })).toBe(
       'handleEvent: field "data.N" is given more than once',
     )
@@ -114,6 +131,15 @@ describe('handleEvent: the reason a hostile body is refused', () => {
     )
     expect(await refusal({ event: 'A', data: { N: true } })).toBe(
       'handleEvent: field "data.N" must be a string; got boolean',
+    )
+    // A list or a function without a prototype is still no group.
+    const bareList = Object.setPrototypeOf(['a'], null) as unknown
+    expect(await refusal({ event: 'A', data: { N: bareList } })).toBe(
+      'handleEvent: field "data.N" must be a string; got a list',
+    )
+    const bareFunction = Object.setPrototypeOf(() => 'a', null) as unknown
+    expect(await refusal({ event: 'A', data: { N: bareFunction } })).toBe(
+      'handleEvent: field "data.N" must be a string; got function',
     )
     // A group without a prototype is a group.
     const bare = Object.assign(Object.create(null) as Record<string, unknown>, { N: 'x' })
