@@ -37,6 +37,7 @@ export class RedisChangeFeed {
       this.#subscribe(channel)
     }
     waiters.add(wake)
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the finally below removes the listener however the wait ends
     signal?.addEventListener('abort', wake, { once: true })
     try {
       const ms = Math.max(0, Math.min(timeoutMs, this.#pollMs))

@@ -298,6 +298,12 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
     controller.abort()
     await long
     await expect.poll(subscribers).toBe('0')
+    // A later wait on the portal subscribes again.
+    const again = new AbortController()
+    const later = store.changed('subscribed', 60_000, again.signal)
+    await expect.poll(subscribers).toBe('1')
+    again.abort()
+    await later
     // Without any announcement, a wait ends at the poll interval.
     const polling = opened.store({ pollInterval: 100 })
     const started = performance.now()
