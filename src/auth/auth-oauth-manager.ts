@@ -266,9 +266,10 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
     signal: AbortSignal | undefined,
     waitMs: number | undefined,
   ): Promise<RequestAuth> {
-    // The store's reads count against the call's wait, which the refresh wait gets the rest of.
+    // The store's reads count against the call's wait, which the refresh wait gets the rest of. A store that does not
+    // answer gets half of it: the other half is left for the slot and the request, with the pair held.
     const started = performance.now()
-    await shared.beforeUse(waitMs)
+    await shared.beforeUse(waitMs === undefined ? undefined : waitMs / 2)
     const left = waitMs === undefined ? undefined : Math.max(0, waitMs - (performance.now() - started))
     return this.#prepareHeld(apiVersion, signal, left)
   }

@@ -459,8 +459,9 @@ export class RestTransport implements TypeHttp {
     // The call's timeout is its deadline, the wait for a slot included: a call that gets none in time is not sent.
     const deadline = new SlotDeadline(left, context.options.signal)
     try {
-      // A shared bucket's round trip waits at most what the call has left (a moment at least).
-      const storeWait = Math.max(MIN_STORE_WAIT_MS, left)
+      // A shared bucket's round trip waits at most half of what the call has left (a moment at least): a store that
+      // does not answer leaves the other half to the instance's own bucket, which paces the call meanwhile.
+      const storeWait = Math.max(MIN_STORE_WAIT_MS, left / 2)
       await this.#instance.restrictions.acquire(context.options.method, deadline.signal, storeWait)
       if (trace) trace.limiterWaitMs += performance.now() - waitFrom
       // No request leaves after destroy(), also for a caller whose wait ended just as it happened.
