@@ -76,7 +76,6 @@ function pairFromAnswer(
   let domain: string | undefined
   try {
     domain = typeof clientEndpoint === 'string' ? new URL(clientEndpoint).host : undefined
-    // Stryker disable next-line BlockStatement: new URL() threw before the assignment, so domain is undefined already
   } catch {
     domain = undefined
   }
@@ -182,7 +181,6 @@ async function exchange(
   let answer: unknown
   try {
     answer = JSON.parse(text)
-    // Stryker disable next-line BlockStatement: JSON.parse threw before the assignment, so answer is undefined already
   } catch {
     answer = undefined
   }

@@ -42,7 +42,6 @@ function samePortal(install: Record<string, unknown>, clientEndpoint: string): b
   if (typeof install.uri === 'string') {
     try {
       return new URL(install.uri).origin === url.origin
-      // Stryker disable next-line BlockStatement: without it the function goes on to its own return false
     } catch {
       return false
     }
