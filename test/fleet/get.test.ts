@@ -146,11 +146,11 @@ describe('new PortalFleet(options)', () => {
       /options\.store.*lacks load, save, replace, remove, lock, unlock, changed, takeSlot, close$/,
     )
     const logger = createMemoryLogger()
-    const fleet = new PortalFleet({ oAuthSecret, logger, idleTimout: 5 } as never)
+    const fleet = new PortalFleet({ oAuthSecret, logger, idleTimout: 5, stor: null } as never)
     await fleet.destroy()
     expect(logger.lines).toContainEqual({
       level: 'warn',
-      message: 'PortalFleet: ignored unknown option(s) idleTimout',
+      message: 'PortalFleet: ignored unknown option(s) idleTimout, stor',
     })
     expect(JSON.stringify(logger.lines)).not.toContain(portal.clientSecret)
   })
