@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { createNullLogger, type LoggerInterface, PortalOAuth, type PortalOAuthOptions } from '../src/index.js'
 import { type PortalEmulator, type PortalEmulatorOptions, startPortalEmulator } from '../src/testing/index.js'
 
@@ -53,4 +54,41 @@ export async function startRig(
       await emulator.close()
     },
   }
+}
+
+/** What a script run in a child process printed (stdout and stderr), and its exit code (`null` when killed). */
+export interface ScriptRun {
+  output: string
+  code: number | null
+}
+
+/**
+ * Runs `script` (an ES module, TypeScript through tsx) in a child Node process with the default settings of Node, an
+ * `emulator`'s pair and credentials in `PORTAL_RIG`; killed after 20 s.
+ */
+export async function runScriptWithRig(script: string, emulator: PortalEmulator): Promise<ScriptRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    env: {
+      ...process.env,
+      PORTAL_RIG: JSON.stringify({
+        params: emulator.issueAuthParams(),
+        secret: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+      }),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      resolve(null)
+    }, 20_000)
+    child.on('exit', (exitCode) => {
+      clearTimeout(timer)
+      resolve(exitCode)
+    })
+  })
+  return { output, code }
 }

@@ -58,8 +58,11 @@ const LOCK_FAILURES_MS = 1_000
  * not answer ends the attempt with its own failure, told before the machine's timeout would tell a bare one.
  */
 const STORE_SHARE = 0.9
-/** The least wait for one store call of an attempt, ms, also once its share of time is spent. */
-const MIN_STORE_WAIT_MS = 50
+/**
+ * The least wait for one store call of an attempt, ms, also once its share of time is spent (the lock came late): a
+ * store that answers at all answers within it, and the machine's own timeout ends the attempt sooner anyway.
+ */
+const MIN_STORE_WAIT_MS = 1_000
 
 /** Waits for `work` at most `ms`; `work` goes on (and settles by itself) when the wait ends first. */
 async function atMost(work: Promise<void>, ms: number): Promise<void> {

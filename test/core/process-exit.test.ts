@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, expect, it } from 'vitest'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import { runScriptWithRig } from '../helpers.js'
 
 let emulator: PortalEmulator
 afterEach(async () => {
@@ -20,29 +20,7 @@ it('a script that makes one call and never calls destroy() exits by itself', asy
     await portal.auth.refreshAuth()
     console.log(result.isSuccess ? 'called' : 'failed')
   `
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    env: {
-      ...process.env,
-      PORTAL_RIG: JSON.stringify({
-        params: emulator.issueAuthParams(),
-        secret: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-      }),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const code = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      resolve(null)
-    }, 20_000)
-    child.on('exit', (exitCode) => {
-      clearTimeout(timer)
-      resolve(exitCode)
-    })
-  })
+  const { output, code } = await runScriptWithRig(script, emulator)
   expect(output.trim()).toBe('called')
   expect(code).toBe(0)
   expect(emulator.log.refreshRequests()).toHaveLength(1)

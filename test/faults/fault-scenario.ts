@@ -34,7 +34,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('destroy' as const), who }), weight: 1 },
 )
 
-const kind = fc.constantFrom<FaultKind>('reject', 'throw', 'hang', 'late', 'lost')
+const kind = fc.constantFrom<FaultKind>('reject', 'throw', 'hang', 'late', 'lost', 'stall')
 
 /**
  * A fault at one of the first calls of the store, whatever the method (most are slot requests), or at one of the

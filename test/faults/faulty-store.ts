@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 import {
   type DeadPairReason,
   MemoryStore,
@@ -28,10 +28,12 @@ export type StoreMethod = (typeof STORE_METHODS)[number]
 
 /**
  * How one store call goes wrong: `reject` fails without doing anything, `throw` throws before returning a promise,
- * `hang` never answers, `late` does its work and answers after {@link FaultyStore.lateMs} (the caller gave up on it),
- * `lost` does its work and then fails (a command that ran while its answer timed out).
+ * `hang` never answers, `late` does its work at once and answers {@link FaultyStore.lateMs} later (the caller may
+ * have given up on it), `lost` does its work and then fails (a command that ran while its answer timed out),
+ * `stall` stops the whole store for {@link FaultyStore.lateMs}: this call and every later one wait, then run in the
+ * order they came, as a frozen Redis runs its commands.
  */
-export type FaultKind = 'reject' | 'throw' | 'hang' | 'late' | 'lost'
+export type FaultKind = 'reject' | 'throw' | 'hang' | 'late' | 'lost' | 'stall'
 
 /** The `nth` call (from 0) of `method`, or of the store when no method is named, goes wrong as `kind`. */
 export interface StoreFault {
@@ -52,10 +54,12 @@ export class FaultyStore implements TokenStore {
   faults: StoreFault[] = []
   /** The faults that happened, in order. */
   readonly injected: StoreFault[] = []
-  /** How late a `late` fault answers, ms. */
+  /** How late a `late` fault answers, and how long a `stall` lasts, ms. */
   lateMs = 500
   readonly #counts = new Map<StoreMethod, number>()
   #calls = 0
+  /** While the store stalls: resolves when it runs again. */
+  #stalled: Promise<void> | null = null
 
   load(memberId: string): Promise<PortalOAuthParams | null> {
     return this.#call('load', () => this.inner.load(memberId))
@@ -111,22 +115,41 @@ export class FaultyStore implements TokenStore {
     const index = this.faults.findIndex((fault) =>
       fault.method === undefined ? fault.nth === call : fault.method === method && fault.nth === nth,
     )
-    if (index < 0) return nextTurn().then(work)
+    if (index < 0) return this.#turn().then(work)
     const [fault] = this.faults.splice(index, 1) as [StoreFault]
     this.injected.push({ method, nth: fault.method === undefined ? call : nth, kind: fault.kind })
     switch (fault.kind) {
       case 'throw':
         throw new Error(`store ${method} threw`)
       case 'reject':
-        return nextTurn().then(() => Promise.reject(new Error(`store ${method} failed`)))
+        return this.#turn().then(() => Promise.reject(new Error(`store ${method} failed`)))
       case 'hang':
         return new Promise<T>(() => {})
-      case 'late':
-        return new Promise<void>((resolve) => setTimeout(resolve, this.lateMs)).then(work)
+      case 'late': {
+        const answer = this.#turn().then(work)
+        const later = (): Promise<void> => sleep(this.lateMs)
+        return answer.then(
+          (value) => later().then(() => value),
+          (error: unknown) => later().then(() => Promise.reject(error)),
+        )
+      }
       case 'lost':
-        return nextTurn()
+        return this.#turn()
           .then(work)
           .then(() => Promise.reject(new Error(`store ${method}: no answer (it ran)`)))
+      case 'stall':
+        this.#stalled ??= sleep(this.lateMs).then(() => {
+          this.#stalled = null
+        })
+        return this.#turn().then(work)
     }
+  }
+
+  /**
+   * When a call may run: on a later turn of the event loop, or, while the store stalls, when it runs again (the calls
+   * waiting for it then run in the order they came, before any later one).
+   */
+  #turn(): Promise<void> {
+    return this.#stalled ?? nextTurn()
   }
 }

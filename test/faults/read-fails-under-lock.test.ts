@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PortalOAuth } from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
-import { createMemoryLogger } from '../helpers.js'
+import { createMemoryLogger, runScriptWithRig } from '../helpers.js'
 import { WrongTypeAfterLock } from './wrong-type-store.js'
 
 let emulator: PortalEmulator | undefined
@@ -60,29 +59,7 @@ describe('a store whose read fails after it granted the refresh lock', () => {
       await portal.destroy()
       console.log(outcome)
     `
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      env: {
-        ...process.env,
-        PORTAL_RIG: JSON.stringify({
-          params: emulator.issueAuthParams(),
-          secret: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-        }),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL')
-        resolve(null)
-      }, 20_000)
-      child.on('exit', (exitCode) => {
-        clearTimeout(timer)
-        resolve(exitCode)
-      })
-    })
+    const { output, code } = await runScriptWithRig(script, emulator)
     expect(output.trim()).toBe('rejected JSSDK_TOKEN_STORE_FAILED')
     expect(code).toBe(0)
     expect(emulator.log.refreshRequests()).toHaveLength(0)

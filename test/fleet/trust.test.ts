@@ -19,6 +19,12 @@ async function attackerFor(portal: PortalEmulator, memberId = portal.memberId): 
   return attacker
 }
 
+/** The portal's credentials, and a working pair of it that names the attacker's server. */
+function pairNaming(portal: PortalEmulator, attacker: AttackerServer) {
+  const secret = { clientId: portal.clientId, clientSecret: portal.clientSecret }
+  return { secret, pair: { ...portal.issueAuthParams(), serverEndpoint: attacker.restRoot } }
+}
+
 /** Nothing the application keeps secret reached the attacker. */
 function expectNothingStolen(attacker: AttackerServer, portal: PortalEmulator): void {
   expect(attacker.received).toEqual([])
@@ -118,8 +124,7 @@ describe('a pair naming an OAuth server outside oauthServers', () => {
   it('is refused at construction and by setAuthOptions, with an error naming the option', async () => {
     const portal = await rig.portal()
     const attacker = await attackerFor(portal)
-    const secret = { clientId: portal.clientId, clientSecret: portal.clientSecret }
-    const pair = { ...portal.issueAuthParams(), serverEndpoint: attacker.restRoot }
+    const { secret, pair } = pairNaming(portal, attacker)
     expect(() => new PortalOAuth(pair, secret)).toThrow(
       expect.objectContaining({
         code: SdkErrorCode.UntrustedOAuthServer,
@@ -217,8 +222,7 @@ describe('oauthServers', () => {
   it("given, trusts exactly those origins (and the environment's); a malformed entry is refused naming it", async () => {
     const portal = await rig.portal()
     const attacker = await attackerFor(portal)
-    const secret = { clientId: portal.clientId, clientSecret: portal.clientSecret }
-    const pair = { ...portal.issueAuthParams(), serverEndpoint: attacker.restRoot }
+    const { secret, pair } = pairNaming(portal, attacker)
     const trusting = new PortalOAuth(pair, secret, { oauthServers: [attacker.origin] })
     await trusting.destroy()
     expect(() => new PortalOAuth(pair, secret, { oauthServers: ['https://oauth.bitrix.info'] })).toThrow(
