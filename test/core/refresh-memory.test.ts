@@ -46,6 +46,8 @@ describe('the default refresh in constant memory', () => {
     expect(portal.auth.getParams().refreshToken).toBe((await emulator.currentTokens()).refreshToken)
     // Measured here: 1 to 39 B. Each request joined to a signal as long-lived as the instance (AbortSignal.any())
     // with its own 15 s timeout signal: 1 094 to 1 135 B. The bench's figure is the stricter one (docs/benchmarks.md).
-    expect(retained / MEASURED, `${(retained / MEASURED).toFixed(0)} B retained per refresh`).toBeLessThan(150)
+    expect(retained / MEASURED, `${(retained / MEASURED).toFixed(0)} B retained per refresh`).toBeLessThan(
+      150,
+    )
   })
 })
