@@ -89,7 +89,7 @@ export class PortalFleet {
    * `application_token`, and any other event is checked the same way and changes nothing. Rejects, changing
    * nothing, with `JSSDK_INVALID_ARGUMENT` (a malformed or hostile body), `JSSDK_UNTRUSTED_OAUTH_SERVER`,
    * `JSSDK_EVENT_NOT_PROVED`, `NETWORK_ERROR` (the OAuth server could not be asked),
-   * `JSSDK_APPLICATION_TOKEN_MISMATCH` or `JSSDK_PORTAL_NOT_INSTALLED`.
+   * `JSSDK_APPLICATION_TOKEN_MISMATCH`, `JSSDK_PORTAL_NOT_INSTALLED` or `JSSDK_TOKEN_STORE_FAILED`.
    */
   async handleEvent(body: unknown): Promise<FleetEventResult> {
     this.#assertAlive()
@@ -222,6 +222,7 @@ export class PortalFleet {
     return true
   }
 
+  /** An event whose pair is not newer than the stored one (a replay, a late delivery): logged, nothing changed. */
   #ignoreOlder(event: string, memberId: string): false {
     this.#settings.logger.info(`PortalFleet: ${event} ignored: its pair is not newer than the stored one`, {
       memberId,
