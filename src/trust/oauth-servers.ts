@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
-import { invalidArgument } from '../validation/rules.js'
+import { invalidArgument, requireNoCredentials } from '../validation/rules.js'
 
 /**
  * The vendor's public OAuth servers (protocol: "Authorization server"): by default the only places a client secret,
@@ -57,16 +57,20 @@ function label(option: string): string {
   return option.replace(/^\w+: /, '')
 }
 
-/** `scheme://host[:port]` of a URL, or `undefined` when it is no absolute http(s) URL. */
-function httpOrigin(value: string): string | undefined {
+/** `value` as an absolute http(s) URL, or `undefined` when it is none. */
+function httpUrl(value: string): URL | undefined {
   let url: URL
   try {
     url = new URL(value)
   } catch {
     return undefined
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined
-  return url.origin
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url : undefined
+}
+
+/** `scheme://host[:port]` of a URL, or `undefined` when it is no absolute http(s) URL. */
+function httpOrigin(value: string): string | undefined {
+  return httpUrl(value)?.origin
 }
 
 /** The origins of the environment variable; a malformed entry is skipped (it trusts nothing). */
@@ -107,15 +111,13 @@ export class TrustedOAuthServers {
       )
     const origins = new Set<string>()
     for (const [index, entry] of input.entries()) {
-      const origin = typeof entry === 'string' || entry instanceof URL ? httpOrigin(String(entry)) : undefined
-      if (origin === undefined)
+      const url = typeof entry === 'string' || entry instanceof URL ? httpUrl(String(entry)) : undefined
+      if (url === undefined)
         throw invalidArgument(
           `${option}[${index}]`,
           'must be an absolute http(s) URL such as https://oauth.bitrix.info',
         )
-      if (new URL(String(entry)).username !== '' || new URL(String(entry)).password !== '')
-        throw invalidArgument(`${option}[${index}]`, 'must not carry user:password@')
-      origins.add(origin)
+      origins.add(requireNoCredentials(`${option}[${index}]`, url).origin)
     }
     return new TrustedOAuthServers(origins, label(option))
   }
