@@ -1,21 +1,12 @@
 import { tracingChannel } from 'node:diagnostics_channel'
-import {
-  type Attributes,
-  context,
-  type MeterProvider,
-  metrics,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type TracerProvider,
-  trace,
-} from '@opentelemetry/api'
+import type { Attributes, MeterProvider, Span, TracerProvider } from '@opentelemetry/api'
 import {
   type CallTraceContext,
   type RefreshTraceContext,
   TracingChannelName,
 } from '../diagnostics/channels.js'
 import { PACKAGE_VERSION } from '../version.js'
+import { context, metrics, SpanKind, SpanStatusCode, trace } from './opentelemetry-api.js'
 
 /** Options of {@link instrumentPortalOAuth}. */
 export interface PortalOAuthInstrumentationOptions {

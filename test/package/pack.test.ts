@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -182,6 +182,33 @@ describe('the packed package', () => {
        console.log(JSON.stringify({ afterMain, afterOtel: loaded() }))`,
     )
     expect(out).toEqual({ afterMain: false, afterOtel: true })
+  }, 60_000)
+
+  it('portal-oauth/otel without @opentelemetry/api installed fails naming the package to install, from ESM and CommonJS', async () => {
+    // The same application without the optional peer dependency: a copy, since a symlinked package would still
+    // find the original's node_modules.
+    const bare = join(workdir, 'app-without-otel')
+    await cp(app, bare, { recursive: true, verbatimSymlinks: true })
+    await rm(join(bare, 'node_modules', '@opentelemetry'), { recursive: true, force: true })
+    const attempt = async (file: string, source: string) => {
+      await writeFile(join(bare, file), source)
+      return run(process.execPath, [file], { cwd: bare }).then(
+        () => 'loaded',
+        (error: { stderr?: string }) => error.stderr ?? '',
+      )
+    }
+    const esm = await attempt('otel.mjs', `import 'portal-oauth'\nimport 'portal-oauth/otel'\n`)
+    const cjs = await attempt('otel.cjs', `require('portal-oauth')\nrequire('portal-oauth/otel')\n`)
+    for (const stderr of [esm, cjs]) {
+      expect(stderr).toContain(
+        'portal-oauth/otel needs @opentelemetry/api, an optional peer dependency that is not installed: npm install @opentelemetry/api',
+      )
+      expect(stderr).not.toContain('ERR_MODULE_NOT_FOUND')
+    }
+    // The main entry point alone never needs it.
+    expect(await attempt('main.mjs', `import { PortalOAuth } from 'portal-oauth'\nvoid PortalOAuth\n`)).toBe(
+      'loaded',
+    )
   }, 60_000)
 
   it('the User-Agent carries the version of the installed package.json', async () => {
