@@ -71,6 +71,12 @@ const UNSET_ENDPOINTS: EmulatorEndpoints = {
   tokenUrl: '',
 }
 
+/**
+ * The default pair's scope: every scope the methods of README.md and docs/ need (`crm.*`, `user.*`, `tasks.*`,
+ * `main.eventlog.tail`), so a documented example run on the emulator logs no scope warning.
+ */
+export const DEFAULT_SCOPE = 'crm,user,task,main'
+
 /** Resolve the options into the shared state (endpoints are filled in once the servers listen). */
 export function createEmulatorState(options: PortalEmulatorOptions = {}): EmulatorState {
   const now = options.now ?? Date.now
@@ -81,7 +87,7 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
     userId: options.userId ?? 1,
     applicationToken: options.applicationToken ?? randomBytes(16).toString('hex'),
     status: options.status ?? 'L',
-    scope: options.scope ?? 'crm,user,task',
+    scope: options.scope ?? DEFAULT_SCOPE,
     isAdmin: options.isAdmin ?? true,
     latencyMs: options.latencyMs ?? 0,
     methodCost: new Map(

@@ -52,7 +52,7 @@ export interface PortalEmulatorOptions {
   applicationToken?: string
   /** Application status letter, default `'L'`. */
   status?: EmulatorAppStatus
-  /** Comma-separated scope, default `'crm,user,task'`. */
+  /** Comma-separated scope, default `'crm,user,task,main'` (what the documentation's examples call). */
   scope?: string
   /** What `profile` answers in `ADMIN`, default true. */
   isAdmin?: boolean

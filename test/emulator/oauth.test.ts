@@ -35,7 +35,7 @@ describe('token endpoint', () => {
     expect(res.body).toMatchObject({
       expires: Math.floor(clock.now() / 1000) + 3600,
       expires_in: 3600,
-      scope: 'crm,user,task',
+      scope: 'crm,user,task,main',
       domain: oauthHost,
       server_endpoint: emu.serverEndpoint,
       status: 'L',
@@ -173,7 +173,7 @@ describe('token endpoint', () => {
       clientEndpoint: emu.clientEndpoint,
       serverEndpoint: emu.serverEndpoint,
       status: 'L',
-      scope: 'crm,user,task',
+      scope: 'crm,user,task,main',
     })
     expect(emu.currentAccessToken).toBe(b.accessToken)
     clock.advance(10_000)

@@ -50,7 +50,7 @@ describe('exchangeAuthorizationCode reads the answer', () => {
 
   it("the answer's scope, its server_endpoint only when trusted, and odd numbers read as absent", async () => {
     const portal = await rig.portal()
-    expect((await exchange(portal)).scope).toBe('crm,user,task')
+    expect((await exchange(portal)).scope).toBe('crm,user,task,main')
     const origin = new URL(portal.serverEndpoint).origin
     const other = 'https://oauth.other.example/rest/'
     portal.mutateTokenResponses({ set: { server_endpoint: other } })

@@ -21,7 +21,7 @@ describe('ONAPPINSTALL', () => {
       refreshToken: authField(body, 'refresh_token'),
       expires: Number(authField(body, 'expires')),
       expiresIn: 3600,
-      scope: 'crm,user,task',
+      scope: 'crm,user,task,main',
       domain: new URL(portal.portalOrigin).host,
       clientEndpoint: portal.clientEndpoint,
       serverEndpoint: portal.serverEndpoint,
