@@ -20,6 +20,11 @@ export interface Snippet {
   readonly code: string
   /** The flags of the marker before the block; empty for a whole program that runs. */
   readonly flags: ReadonlySet<SnippetFlag>
+  /**
+   * What the block prints on standard output, as the page shows it: the ```` ```text ```` block after the
+   * `<!-- output -->` marker that follows it, or `undefined` when the page shows no output.
+   */
+  readonly output?: string | undefined
 }
 
 /** A marker that names no known flag, or a marker with no block after it: the documentation is wrong. */
@@ -28,6 +33,8 @@ export class SnippetMarkerError extends Error {}
 const FENCE_OPEN = /^(\s*)(`{3,}|~{3,})\s*(ts|typescript)\s*$/
 const FENCE_ANY = /^(\s*)(`{3,}|~{3,})/
 const MARKER = /^\s*<!--\s*snippet:\s*(.*?)\s*-->\s*$/
+const OUTPUT_MARKER = /^\s*<!--\s*output\s*-->\s*$/
+const OUTPUT_FENCE = /^(\s*)(`{3,}|~{3,})\s*text\s*$/
 
 /** README.md and every *.md under docs/ (at any depth), in a stable order. */
 export async function documentationFiles(root: string): Promise<string[]> {
@@ -43,8 +50,20 @@ export function extractSnippets(file: string, text: string): Snippet[] {
   const lines = text.split(/\r?\n/)
   const snippets: Snippet[] = []
   let pendingMarker: { flags: Set<SnippetFlag>; line: number } | undefined
+  /** The line of an `<!-- output -->` marker waiting for its ```text block. */
+  let pendingOutput: number | undefined
   for (let index = 0; index < lines.length; index++) {
     const current = lines[index] ?? ''
+    if (OUTPUT_MARKER.test(current)) {
+      if (pendingMarker) throw markerWithoutBlock(file, pendingMarker.line)
+      pendingOutput = index + 1
+      continue
+    }
+    if (pendingOutput !== undefined) {
+      index = readOutput(file, lines, index, pendingOutput, snippets)
+      pendingOutput = undefined
+      continue
+    }
     const marker = MARKER.exec(current)
     if (marker) {
       pendingMarker = { flags: parseFlags(file, index + 1, marker[1] ?? ''), line: index + 1 }
@@ -75,7 +94,67 @@ export function extractSnippets(file: string, text: string): Snippet[] {
     index = end
   }
   if (pendingMarker) throw markerWithoutBlock(file, pendingMarker.line)
+  if (pendingOutput !== undefined) throw outputWithoutBlock(file, pendingOutput)
   return snippets
+}
+
+/**
+ * Reads the ```text block at `index` (blank lines before it are skipped) as the output of the last runnable
+ * snippet before it; returns the index of its closing fence.
+ */
+function readOutput(
+  file: string,
+  lines: readonly string[],
+  index: number,
+  markerLine: number,
+  snippets: Snippet[],
+): number {
+  let at = index
+  while (at < lines.length && (lines[at] ?? '').trim() === '') at++
+  const fence = OUTPUT_FENCE.exec(lines[at] ?? '')
+  if (!fence) throw outputWithoutBlock(file, markerLine)
+  const [, indent = '', ticks = ''] = fence
+  const closing = lines.findIndex((line, position) => position > at && isClosingFence(line, ticks))
+  const end = closing === -1 ? lines.length : closing
+  const last = snippets.pop()
+  if (!last || last.flags.has('no-run') || last.output !== undefined) {
+    throw new SnippetMarkerError(
+      `${file}:${markerLine}: an output marker must follow a runnable \`\`\`ts block that has no output yet`,
+    )
+  }
+  const body = lines
+    .slice(at + 1, end)
+    .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+  snippets.push({ ...last, output: `${body.join('\n')}\n` })
+  return end
+}
+
+/**
+ * Whether `actual` (a snippet's standard output) is what `expected` (its output block) shows: line by line, trailing
+ * spaces and a final newline ignored. `…` within a line stands for any text of that line (a token, a time); a line
+ * that is `…` alone stands for any number of lines (the rest of a long list).
+ */
+export function outputMatches(expected: string, actual: string): boolean {
+  if (expected.trim() === '') return actual.trim() === ''
+  const lines = (text: string) =>
+    text
+      .replace(/\s+$/, '')
+      .split(/\r?\n/)
+      .map((line) => line.trimEnd())
+  const pattern = lines(expected)
+    .map((line) =>
+      line.trim() === '…' ? '(?:[^\\n]*\\n)*?' : `${line.split('…').map(escapeRegExp).join('[^\\n]*')}\\n`,
+    )
+    .join('')
+  return new RegExp(`^${pattern}$`).test(`${lines(actual).join('\n')}\n`)
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+function outputWithoutBlock(file: string, line: number): SnippetMarkerError {
+  return new SnippetMarkerError(`${file}:${line}: an output marker must come right before a \`\`\`text block`)
 }
 
 /** Every TypeScript block of README.md and docs/, named relative to `root`. */

@@ -13,8 +13,8 @@ import {
   redisRequired,
   startRedisServer,
 } from '../redis/redis-server.js'
-import { ConsumerProject, type SnippetRun, type TypeDiagnostic } from './consumer-project.js'
-import { documentationSnippets, type Snippet } from './markdown-snippets.js'
+import { ConsumerProject, isTestFile, type SnippetRun, type TypeDiagnostic } from './consumer-project.js'
+import { documentationSnippets, outputMatches, type Snippet } from './markdown-snippets.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const snippets = await documentationSnippets(root)
@@ -130,4 +130,25 @@ describe.each(snippets.map((snippet) => [where(snippet), snippet] as const))('%s
         : undefined
     expect(problem, `${snippet.file}:${snippet.line} ${problem}\n${outcome?.stderr}`).toBeUndefined()
   })
+
+  // A test file's output is vitest's report (its assertions are the check); a program's is what the reader sees.
+  it.skipIf(snippet.flags.has('no-run') || isTestFile(snippet))(
+    'prints what the page shows: its output block on stdout, nothing on stderr',
+    (context) => {
+      const outcome = runs.get(snippet)
+      if (outcome === 'skipped' || outcome === undefined) {
+        context.skip('the snippet did not run')
+        return
+      }
+      const shown = snippet.output ?? ''
+      expect(
+        outputMatches(shown, outcome.stdout),
+        `${snippet.file}:${snippet.line} printed\n${outcome.stdout}\nwhere the page shows${
+          snippet.output === undefined ? ' no output' : `\n${shown}`
+        }`,
+      ).toBe(true)
+      // A warning (a scope the pair lacks, a deprecation) or an error message is something the page does not show.
+      expect(outcome.stderr, `${snippet.file}:${snippet.line} wrote to stderr`).toBe('')
+    },
+  )
 })
