@@ -104,17 +104,52 @@ export interface PoolOptions {
   proxy?: ProxySetting
 }
 
-/** The pool: straight connections, or through the proxy the settings name (`EnvHttpProxyAgent` reads the environment). */
-function createDispatcher(loaded: Undici, options: PoolOptions): Dispatcher {
+/** The connections of one adapter: the dispatcher each request leaves through, and what closes them all. */
+interface Pool {
+  /** The dispatcher for a request to `url`. */
+  dispatcherFor(url: string): Dispatcher
+  close(): Promise<void>
+}
+
+/**
+ * The proxy URLs the environment names, read as Node reads them for `NODE_USE_ENV_PROXY=1` (the lower-case name wins
+ * over the upper-case one); empty means none.
+ */
+function environmentProxies(): { http: string; https: string } {
+  const env = globalThis.process?.env ?? {}
+  return { http: env.http_proxy ?? env.HTTP_PROXY ?? '', https: env.https_proxy ?? env.HTTPS_PROXY ?? '' }
+}
+
+/**
+ * The pool: straight connections, through one proxy URL, or through the proxies the environment names. From the
+ * environment, Node's rule holds (its `http`/`https` modules and its documentation of `NODE_USE_ENV_PROXY`):
+ * `HTTP_PROXY` serves `http://` endpoints and `HTTPS_PROXY` `https://` ones, `NO_PROXY` sends hosts straight.
+ * undici's `EnvHttpProxyAgent` alone would also tunnel `https://` through `HTTP_PROXY` when `HTTPS_PROXY` is unset;
+ * those requests go straight instead.
+ */
+function createPool(loaded: Undici, options: PoolOptions): Pool {
   const pool = {
     connections: options.connections,
     keepAliveTimeout: options.keepAliveTimeout,
     keepAliveMaxTimeout: options.keepAliveTimeout,
   }
   const proxy = options.proxy ?? { kind: 'none' }
-  if (proxy.kind === 'url') return new loaded.ProxyAgent({ ...pool, uri: proxy.url })
-  if (proxy.kind === 'environment') return new loaded.EnvHttpProxyAgent(pool)
-  return new loaded.Agent(pool)
+  const single = (dispatcher: Dispatcher): Pool => ({
+    dispatcherFor: () => dispatcher,
+    close: () => closeDispatcher(dispatcher),
+  })
+  if (proxy.kind === 'url') return single(new loaded.ProxyAgent({ ...pool, uri: proxy.url }))
+  if (proxy.kind === 'none') return single(new loaded.Agent(pool))
+  const named = environmentProxies()
+  if (named.http === '' || named.https !== '') return single(new loaded.EnvHttpProxyAgent(pool))
+  const environment = new loaded.EnvHttpProxyAgent(pool)
+  const straight = new loaded.Agent(pool)
+  return {
+    dispatcherFor: (url) => (url.startsWith('https:') ? straight : environment),
+    close: async () => {
+      await Promise.all([closeDispatcher(environment), closeDispatcher(straight)])
+    },
+  }
 }
 
 /** Closes a pool; a runtime whose `undici` is a partial stand-in (Bun's) may give agents without `close()`. */
@@ -129,7 +164,7 @@ async function closeDispatcher(agent: Dispatcher): Promise<void> {
  * request.
  */
 export function createPooledFetch(options: PoolOptions): PooledFetch {
-  let agent: Dispatcher | undefined
+  let agent: Pool | undefined
   let closed = false
   void loadUndici()
   const fetch: FetchLike = async (input, init) => {
@@ -140,8 +175,8 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
     const body = typeof raw === 'string' ? raw : request.body ? await request.text() : undefined
     const loaded = undici ?? (await loadUndici())
     if (!agent) {
-      agent = createDispatcher(loaded, options)
-      if (closed) await closeDispatcher(agent)
+      agent = createPool(loaded, options)
+      if (closed) await agent.close()
     }
     let answer: Awaited<ReturnType<Undici['request']>>
     try {
@@ -150,7 +185,7 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
         headers: headersToRecord(request.headers, holder?.headers ?? null),
         body,
         signal: request.signal,
-        dispatcher: agent,
+        dispatcher: agent.dispatcherFor(request.url),
       })
     } catch (error) {
       if (request.signal.aborted) throw request.signal.reason
@@ -172,7 +207,7 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
     fetch,
     close: async () => {
       closed = true
-      if (agent) await closeDispatcher(agent)
+      if (agent) await agent.close()
     },
   }
 }

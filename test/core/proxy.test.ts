@@ -1,5 +1,12 @@
+import { createServer } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { exchangeAuthorizationCode, PortalFleet, PortalOAuth, SdkErrorCode } from '../../src/index.js'
+import {
+  exchangeAuthorizationCode,
+  PortalFleet,
+  PortalHook,
+  PortalOAuth,
+  SdkErrorCode,
+} from '../../src/index.js'
 import { startPortalEmulator } from '../../src/testing/index.js'
 import { type ForwardProxy, startForwardProxy } from '../forward-proxy.js'
 import { type Rig, startRig } from '../helpers.js'
@@ -43,6 +50,15 @@ async function callAndRefresh(current: Rig): Promise<string[]> {
   await current.portal.auth.refreshAuth()
   expect(current.emulator.log.refreshRequests()).toHaveLength(1)
   return proxy.seen.map((request) => request.target)
+}
+
+/** A port of 127.0.0.1 nothing listens on (taken, then given back). */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return typeof address === 'object' && address !== null ? address.port : 0
 }
 
 function hostOf(endpoint: string): string {
@@ -121,6 +137,47 @@ describe('NODE_USE_ENV_PROXY=1 with HTTP_PROXY / NO_PROXY', () => {
     rig = await startRig()
     await callAndRefresh(rig)
     expect(proxy.seen).toEqual([])
+  })
+
+  it('NO_PROXY matches the host as written: localhost does not cover an emulator on 127.0.0.1', async () => {
+    process.env.NODE_USE_ENV_PROXY = '1'
+    process.env.HTTP_PROXY = proxy.url
+    process.env.NO_PROXY = 'localhost'
+    rig = await startRig()
+    await callAndRefresh(rig)
+    expect(proxy.seen.map((request) => request.target)).toContain(hostOf(rig.emulator.clientEndpoint))
+    await rig.close()
+    proxy.seen.length = 0
+    process.env.NO_PROXY = 'localhost,127.0.0.1'
+    rig = await startRig()
+    await callAndRefresh(rig)
+    expect(proxy.seen).toEqual([])
+  })
+
+  it("HTTP_PROXY serves http:// endpoints only; an https:// one goes through HTTPS_PROXY (Node's rule), else straight", async () => {
+    process.env.NODE_USE_ENV_PROXY = '1'
+    process.env.HTTP_PROXY = proxy.url
+    // Nothing listens there: the call fails either way, and what reached the proxy is the question.
+    const closedPort = await freePort()
+    const target = `127.0.0.1:${closedPort}`
+    const attempt = async () => {
+      const hook = PortalHook.fromWebhookUrl(`https://${target}/rest/1/secret123/`, {
+        restrictionParams: { maxRetries: 0, retryOnNetworkError: false },
+      })
+      try {
+        const result = await hook.actions.v2.call.make({ method: 'profile' }).catch((error: unknown) => error)
+        expect(result).toBeInstanceOf(Error)
+      } finally {
+        await hook.destroy()
+      }
+    }
+    await attempt()
+    expect(proxy.seen).toEqual([])
+    process.env.HTTPS_PROXY = proxy.url
+    await attempt()
+    expect(proxy.seen.map(({ kind, target: to }) => ({ kind, to }))).toEqual([
+      { kind: 'connect', to: target },
+    ])
   })
 
   it("without NODE_USE_ENV_PROXY the proxy variables are not read (Node's own convention)", async () => {
