@@ -1,16 +1,19 @@
 import { execFile } from 'node:child_process'
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONSUMER_COMPILER_OPTIONS } from '../../scripts/dev/consumer-compiler-options.js'
+import { documentedTarball, tarballMatches } from '../../scripts/docs/packed-size-lib.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
 let workdir = ''
+/** The tarball `npm pack` wrote. */
+let tarballPath = ''
 /** An empty application with the packed package installed from its tarball. */
 let app = ''
 let installed = ''
@@ -23,6 +26,7 @@ beforeAll(async () => {
   })
   const tarball = packed.stdout.trim().split('\n').at(-1) ?? ''
   expect(tarball).toMatch(/^portal-oauth-\d+\.\d+\.\d+\.tgz$/)
+  tarballPath = join(workdir, tarball)
   app = join(workdir, 'app')
   installed = join(app, 'node_modules', 'portal-oauth')
   await mkdir(app, { recursive: true })
@@ -73,6 +77,16 @@ const EXERCISE = `
 `
 
 describe('the packed package', () => {
+  it('weighs what docs/catalogue.md states (within the tolerance of npm run docs:packed-size)', async () => {
+    const documented = documentedTarball(await readFile(join(root, 'docs', 'catalogue.md'), 'utf8'))
+    const measured = (await stat(tarballPath)).size
+    expect(documented, 'docs/catalogue.md states no tarball size').toBeDefined()
+    expect(
+      tarballMatches(documented ?? 0, measured),
+      `docs/catalogue.md states ${documented} bytes, the tarball is ${measured}: run npm run docs:packed-size -- --write`,
+    ).toBe(true)
+  })
+
   it('ships only what users need: no tests, no sources of the scripts', async () => {
     const shipped = await readdir(installed)
     expect(shipped.sort()).toEqual(['LICENSE', 'README.md', 'dist', 'docs', 'package.json'].sort())
