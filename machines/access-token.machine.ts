@@ -413,3 +413,9 @@ export const accessTokenMachine = setup({
     },
   },
 })
+
+/**
+ * The access-token machine with a client's refresh and persist actors and its timeout actions provided: what
+ * `auth.tokenActor` runs.
+ */
+export type ProvidedTokenMachine = ReturnType<(typeof accessTokenMachine)['provide']>

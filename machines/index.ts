@@ -1,5 +1,5 @@
 import type { Actor, InspectionEvent } from 'xstate'
-import type { ProvidedTokenMachine } from '../src/auth/token-machine.js'
+import type { ProvidedTokenMachine } from './access-token.machine.js'
 import type { adminFlagMachine } from './admin-flag.machine.js'
 
 export { accessTokenMachine } from './access-token.machine.js'

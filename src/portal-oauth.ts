@@ -8,8 +8,8 @@ import {
   REFRESH_OPTION_KEYS,
   type RefreshOptions,
 } from './auth/refresh-settings.js'
-import { removedFromStore } from './fleet/removal-listeners.js'
 import { SharedBucket } from './limits/shared-bucket.js'
+import { removedFromStore } from './store/removal-listeners.js'
 import type { TokenStore } from './store/token-store.js'
 import { validateStore } from './store/validate-store.js'
 import { TrustedOAuthServers } from './trust/oauth-servers.js'

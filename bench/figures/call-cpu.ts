@@ -1,4 +1,5 @@
 import ky1 from 'ky1'
+import { bytes, fixed, median } from '../../scripts/dev/stats.js'
 import { allocatedPerCall } from '../lib/allocation.js'
 import {
   CONCURRENCY,
@@ -13,7 +14,6 @@ import {
 import { type CpuSamples, type CpuVariant, cpuRounds, interleavedCpu } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
-import { bytes, fixed, median } from '../lib/stats.js'
 import { loadVendorSdk, VENDOR_PACKAGE, VENDOR_VERSION } from '../lib/vendor.js'
 
 /** The bar: client CPU per call at most this many times the raw `undici.request` floor. */

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url'
 import { measureTypecheckBudget } from '../../scripts/catalogue/typecheck-measure.js'
+import { bytes, fixed } from '../../scripts/dev/stats.js'
 import { measurePackedSizes } from '../../scripts/docs/packed-size-lib.js'
 import type { FigureResult } from '../lib/figure.js'
-import { bytes, fixed } from '../lib/stats.js'
 
 // The budgets of the method catalogue (issue: typed methods): what it adds to the packed package and to a
 // consumer's type check. Its runtime table is loaded by the first call that needs it, never on import (the packed

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { fixed, median } from '../../scripts/dev/stats.js'
 import type { FigureResult } from '../lib/figure.js'
-import { fixed, median } from '../lib/stats.js'
 
 const MAX_EXTRA_MS = 150
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

@@ -1,7 +1,7 @@
+import { bytes } from '../../scripts/dev/stats.js'
 import { runChild } from '../lib/child.js'
 import type { FigureResult } from '../lib/figure.js'
 import { type BenchRig, LIST_ROWS } from '../lib/rig.js'
-import { bytes } from '../lib/stats.js'
 
 const METHOD = 'crm.contact.list'
 const MAX_REQUESTS = 2_001

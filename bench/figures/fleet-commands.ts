@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import type { RedisUnderTest } from '../../scripts/dev/redis-server.js'
+import { fixed } from '../../scripts/dev/stats.js'
 import type { FigureResult } from '../lib/figure.js'
 import { lib, redis } from '../lib/package.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
-import { fixed } from '../lib/stats.js'
 
 /** The bar: Redis commands per webhook-style call (`fleet.get()`, then one call) on a valid token. */
 export const MAX_COMMANDS_PER_CALL = 1

@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis'
 import type { RedisUnderTest } from '../../scripts/dev/redis-server.js'
+import { fixed } from '../../scripts/dev/stats.js'
 import type { PortalOAuth, TokenStore } from '../../src/index.js'
 import { type CpuVariant, interleavedCpu } from '../lib/cpu.js'
 import type { FigureResult } from '../lib/figure.js'
 import { lib, redis } from '../lib/package.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
-import { fixed } from '../lib/stats.js'
 
 /** The bar: client CPU per call on a `RedisStore` at most this many times that on a `MemoryStore`. */
 export const MAX_STORE_RATIO = 1.3

@@ -1,7 +1,7 @@
+import { bytes } from '../../scripts/dev/stats.js'
 import { runChild } from '../lib/child.js'
 import type { FigureResult } from '../lib/figure.js'
 import type { BenchRig } from '../lib/rig.js'
-import { bytes } from '../lib/stats.js'
 
 const PORTALS = 10_000
 const MAX_BYTES = 8 * 1024

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { RedisUnderTest } from '../../scripts/dev/redis-server.js'
+import { fixed } from '../../scripts/dev/stats.js'
 import type { FigureResult } from '../lib/figure.js'
 import { runFleetWorkers } from '../lib/fleet-workers.js'
 import { type BenchRig, UNPACED } from '../lib/rig.js'
-import { fixed } from '../lib/stats.js'
 
 /** Worker processes on one `RedisStore`. */
 export const PROCESSES = 4

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
+import { fixed } from '../../scripts/dev/stats.js'
 import type { FigureResult } from '../lib/figure.js'
 import type { BenchRig } from '../lib/rig.js'
-import { fixed } from '../lib/stats.js'
 
 const CALLS = 210
 const BUCKET = { burstLimit: 10, drainRate: 20 }

@@ -1,4 +1,4 @@
-import { median } from './stats.js'
+import { median } from '../../scripts/dev/stats.js'
 
 /** One way of making the measured call, compared with others in the same rounds. */
 export interface CpuVariant {

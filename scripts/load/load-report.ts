@@ -1,5 +1,5 @@
 /** The table `npm run load:fleet` prints, its two bars, and the checks that fail a run whatever the bars say. */
-import { bytes, fixed } from '../../bench/lib/stats.js'
+import { bytes, fixed } from '../dev/stats.js'
 import type { LoadOptions } from './load-options.js'
 
 /** Client CPU per call of the fleet at most this many times that of one portal on a `MemoryStore`. */

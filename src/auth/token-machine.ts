@@ -6,7 +6,7 @@ import {
   type SnapshotFrom,
   transition,
 } from 'xstate'
-import { accessTokenMachine } from '../../machines/access-token.machine.js'
+import { accessTokenMachine, type ProvidedTokenMachine } from '../../machines/access-token.machine.js'
 import type {
   AccessTokenEvent,
   AccessTokenRefreshOutput,
@@ -19,8 +19,7 @@ import type { InspectOption } from '../types/inspect-option.js'
 /** A snapshot of the access-token machine. */
 export type TokenSnapshot = SnapshotFrom<typeof accessTokenMachine>
 
-/** The access-token machine with the client's actors and actions provided. */
-export type ProvidedTokenMachine = ReturnType<(typeof accessTokenMachine)['provide']>
+export type { ProvidedTokenMachine } from '../../machines/access-token.machine.js'
 
 /** The top-level state of `snapshot` (`refreshing` for any of its sub-states). */
 export function topState(snapshot: TokenSnapshot): AccessTokenState {

@@ -2,6 +2,7 @@ import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type FetchLike, givenHttpOptions } from '../http/http-options.js'
 import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
 import { PortalOAuth } from '../portal-oauth.js'
+import { onRemovedFromStore } from '../store/removal-listeners.js'
 import { answerWithin, callStore } from '../store/store-call.js'
 import type { TokenStore } from '../store/token-store.js'
 import type { PortalOAuthParams } from '../types/auth.js'
@@ -13,7 +14,6 @@ import { eventPairParams } from './event-params.js'
 import { type FleetSettings, normalizeFleetOptions, type PortalFleetOptions } from './fleet-options.js'
 import { HeldPortals } from './held-portals.js'
 import { proveEvent } from './prove-event.js'
-import { onRemovedFromStore } from './removal-listeners.js'
 
 /** What `handleEvent` resolves to. */
 export interface FleetEventResult {

@@ -13,10 +13,10 @@ function sources(dir: string): string[] {
     .map((file) => join(ROOT, dir, file))
 }
 
-/** Each source file of src/ and machines/ with the source files it imports. */
-function importGraph(): Map<string, string[]> {
+/** Each source file of `dirs` with the source files it imports. */
+function importGraph(dirs: readonly string[] = ['src', 'machines']): Map<string, string[]> {
   const graph = new Map<string, string[]>()
-  for (const file of [...sources('src'), ...sources('machines')]) {
+  for (const file of dirs.flatMap(sources)) {
     const imported = [...readFileSync(file, 'utf8').matchAll(IMPORT)]
       .map((match) => resolve(dirname(file), match[1]!.replace(/\.js$/, '.ts')))
       .filter((target) => existsSync(target))
@@ -62,6 +62,30 @@ describe('the import graph of src/ and machines/', () => {
 
   it('has no cycle, type imports included', () => {
     expect(cycles(graph)).toEqual([])
+  })
+
+  it('has no arrow up a floor: machines/ below src/, the client below the fleet, scripts/ below bench/', () => {
+    const whole = importGraph(['src', 'machines', 'scripts', 'bench'])
+    /** What files under `floor` may not import, as path prefixes; `except` may. */
+    const rules: Array<{ floor: string; above: readonly string[]; except?: readonly string[] }> = [
+      // The machines are the bottom: the client provides them, they never reach into it.
+      { floor: 'machines/', above: ['src/', 'scripts/', 'bench/', 'test/'] },
+      // The fleet is built on the client; only the main entry point re-exports it.
+      { floor: 'src/', above: ['src/fleet/'], except: ['src/fleet/', 'src/index.ts'] },
+      { floor: 'src/', above: ['scripts/', 'bench/', 'test/'] },
+      // The benchmarks use the scripts' helpers, never the other way round.
+      { floor: 'scripts/', above: ['bench/', 'test/'] },
+    ]
+    const upward = rules.flatMap(({ floor, above, except = [] }) =>
+      [...whole]
+        .filter(([file]) => file.startsWith(floor) && !except.some((allowed) => file.startsWith(allowed)))
+        .flatMap(([file, imported]) =>
+          imported
+            .filter((target) => above.some((prefix) => target.startsWith(prefix)))
+            .map((target) => `${file} -> ${target}`),
+        ),
+    )
+    expect(upward).toEqual([])
   })
 
   it('has no arrow back up from src/core/', () => {
