@@ -10,7 +10,7 @@ describe('webhooks', () => {
     expect(profile.status).toBe(200)
     expect(obj(profile.body.result).ID).toBe('7')
     const appInfo = await request(`${hook}app.info.json`)
-    expect(appInfo.body.result).toEqual({ SCOPE: ['crm', 'user', 'task'], LICENSE: 'en_ent250' })
+    expect(appInfo.body.result).toEqual({ SCOPE: ['crm', 'user', 'task', 'main'], LICENSE: 'en_ent250' })
     const v3Url = hook.replace('/rest/', '/rest/api/')
     const task = await postJson(`${v3Url}tasks.task.get`, { id: 3 })
     expect(task.body.result).toEqual({ item: { id: 3, title: 'Task 3' } })
