@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+/**
+ * The `portal-oauth` command line: `portal-oauth --help` lists the commands; docs/cli.md describes each.
+ * @module
+ */
+import { COMMANDS } from './commands.js'
+import { processIo } from './io.js'
+import { runCli } from './run.js'
+
+const stop = new AbortController()
+const onSignal = (): void => stop.abort()
+process.once('SIGINT', onSignal)
+process.once('SIGTERM', onSignal)
+
+process.exitCode = await runCli(process.argv.slice(2), COMMANDS, processIo(stop.signal))
+process.off('SIGINT', onSignal)
+process.off('SIGTERM', onSignal)
