@@ -1,5 +1,7 @@
+import { callCommand } from './call-command.js'
 import type { Command } from './command.js'
+import { completionCommand } from './completion-command.js'
 import { emulatorCommand } from './emulator-command.js'
 
 /** Every command of `portal-oauth`, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [emulatorCommand]
+export const COMMANDS: readonly Command[] = [emulatorCommand, callCommand, completionCommand(() => COMMANDS)]

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { type PortalEmulatorOptions, startPortalEmulator } from '../testing/index.js'
 import { parseCommandArgs, portFlag } from './args.js'
-import { type Command, printHelp } from './command.js'
+import { type Command, flagNames, printHelp } from './command.js'
 import { startEmulatorControl } from './emulator-control.js'
 import { CommandFailure, ExitCode, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
@@ -163,5 +163,6 @@ export const emulatorCommand: Command = {
   name: 'emulator',
   summary: 'run the loopback portal emulator as a server, with an HTTP control API',
   help: HELP,
+  flags: flagNames(FLAGS),
   run,
 }

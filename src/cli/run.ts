@@ -40,7 +40,9 @@ export async function runCli(
   const [name, ...rest] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? commands.find((command) => command.name === rest[0]) : undefined
-    io.stdout.write(topic ? `${topic.help.trim()}\n` : overview(commands))
+    // Asked for, the help is the output; without a command it explains a wrong command line.
+    const out = name === undefined ? io.stderr : io.stdout
+    out.write(topic ? `${topic.help.trim()}\n` : overview(commands))
     return name === undefined ? ExitCode.Usage : ExitCode.Ok
   }
   if (name === '--version' || name === '-v') {
