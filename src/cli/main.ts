@@ -12,6 +12,9 @@ const onSignal = (): void => stop.abort()
 process.once('SIGINT', onSignal)
 process.once('SIGTERM', onSignal)
 
-process.exitCode = await runCli(process.argv.slice(2), COMMANDS, processIo(stop.signal))
-process.off('SIGINT', onSignal)
-process.off('SIGTERM', onSignal)
+// No top-level await: the package's files stay loadable with require().
+void runCli(process.argv.slice(2), COMMANDS, processIo(stop.signal)).then((code) => {
+  process.exitCode = code
+  process.off('SIGINT', onSignal)
+  process.off('SIGTERM', onSignal)
+})
