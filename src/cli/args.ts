@@ -5,7 +5,13 @@ import { UsageError } from './exit-codes.js'
 export type Parsed<T extends ParseArgsOptionsConfig> =
   | 'help'
   | {
-      values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string }
+      values: {
+        [K in keyof T]?: T[K]['type'] extends 'boolean'
+          ? boolean
+          : T[K]['multiple'] extends true
+            ? string[]
+            : string
+      }
       positionals: string[]
     }
 

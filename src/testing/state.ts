@@ -6,6 +6,7 @@ import { catalogueFallback, EntityStores } from './generic-methods.js'
 import { IdempotencyCache } from './idempotency.js'
 import { DEFAULT_OPERATING_LIMIT, DEFAULT_RATE_LIMIT, LeakyBucket, OperatingLimiter } from './limits.js'
 import { MethodRegistry, registerBuiltins } from './methods.js'
+import { registerFieldMethods } from './portal-fields.js'
 import { RequestLogStore } from './request-log.js'
 import { TokenStore } from './tokens.js'
 import type { EmulatorAppStatus, PortalEmulatorOptions } from './types.js'
@@ -106,6 +107,7 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
     lists: options.lists ?? {},
     stores,
   })
+  registerFieldMethods(methods)
   return {
     settings,
     endpoints: { ...UNSET_ENDPOINTS },
