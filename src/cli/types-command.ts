@@ -5,6 +5,7 @@ import { type Command, flagNames, printHelp } from './command.js'
 import { CREDENTIALS_HELP } from './credentials.js'
 import { CommandFailure, ExitCode, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
+import { type OpenApiMethod, openApiMethods } from './openapi-types.js'
 import { openPortal, PORTAL_FLAGS_HELP } from './portal-source.js'
 import { type EntityFields, type FieldDescription, portalTypesModule, userFields } from './portal-types.js'
 import { EXIT_CODES_HELP } from './run.js'
@@ -12,8 +13,9 @@ import { EXIT_CODES_HELP } from './run.js'
 const HELP = `Usage: portal-oauth types (--pair FILE | --store URL --member ID) [--out FILE] [flags]
 
 Generates a TypeScript module of one portal's own types: the user fields (UF_CRM_*) of its leads, deals, contacts
-and companies (crm.*.fields, and crm.item.fields with their camelCase names), and a narrowed v2 catalogue in which
-crm.*.add and crm.*.update check those fields. Use it as withPortalTypes(new PortalOAuth(pair, secret)).
+and companies (crm.*.fields, and crm.item.fields with their camelCase names), a narrowed v2 catalogue in which
+crm.*.add and crm.*.update check those fields, and the REST 3.0 methods of its OpenAPI document
+(rest.documentation.openapi) that the catalogue lacks. Use it as withPortalTypes(new PortalOAuth(pair, secret)).
 A source the portal refuses (a missing scope) is left out, with a line on stderr.
 
 Flags:
@@ -108,6 +110,28 @@ async function readEntities(
   return entities
 }
 
+/** The REST 3.0 methods of the portal's OpenAPI document that the catalogue lacks; none when it is refused. */
+async function readV3Methods(portal: PortalOAuth, io: CliIo): Promise<OpenApiMethod[]> {
+  const method = 'rest.documentation.openapi'
+  const result = await portal.actions.v3.call.make({ method, params: {}, unchecked: true, signal: io.signal })
+  if (!result.isSuccess) {
+    io.stderr.write(`portal-oauth types: ${method}: ${result.getErrorMessages().join('; ')}; left out\n`)
+    return []
+  }
+  // The unified answer holds the document in result; a document sent bare is taken too.
+  const payload = result.getData() as Record<string, unknown> | undefined
+  const document = payload && 'openapi' in payload ? payload : payload?.result
+  if (typeof document !== 'object' || document === null || !('paths' in document)) {
+    io.stderr.write(`portal-oauth types: ${method}: the answer holds no OpenAPI document; left out\n`)
+    return []
+  }
+  const { V3_METHODS } = await import('../catalogue/methods.generated.js')
+  const documented = new Set(Object.keys(V3_METHODS).map((name) => name.toLowerCase()))
+  return openApiMethods(document as Record<string, unknown>).filter(
+    (entry) => !documented.has(entry.method.toLowerCase()),
+  )
+}
+
 async function run(args: string[], io: CliIo): Promise<ExitCode> {
   const parsed = parseCommandArgs('types', args, FLAGS, 0)
   if (parsed === 'help') return printHelp({ help: HELP }, io)
@@ -130,15 +154,18 @@ async function run(args: string[], io: CliIo): Promise<ExitCode> {
     io,
   )
   let entities: EntityFields[]
+  let v3Methods: OpenApiMethod[]
   let origin: string
   try {
     entities = await readEntities(portal, extra, io)
+    v3Methods = await readV3Methods(portal, io)
     origin = portal.getTargetOrigin()
   } finally {
     await close()
   }
-  if (entities.length === 0) throw new CommandFailure('the portal answered none of the field descriptions')
-  const module = portalTypesModule(new URL(origin).host, entities)
+  if (entities.length === 0 && v3Methods.length === 0)
+    throw new CommandFailure('the portal answered none of the field descriptions, nor its OpenAPI document')
+  const module = portalTypesModule(new URL(origin).host, entities, v3Methods)
   if (values.out === undefined) io.stdout.write(module)
   else {
     try {

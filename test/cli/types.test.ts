@@ -88,6 +88,8 @@ describe('portal-oauth types', () => {
     const module = await readFile(join(dir, 'portal-types.ts'), 'utf8')
     expect(module).toContain("UF_CRM_REGION?: 41 | 42 | 43 | '41' | '42' | '43'")
     expect(module).toContain('ufCrmBudget?: number')
+    expect(module).toContain("'landing.aisite.status': { siteId: number }")
+    expect(module).not.toContain("'tasks.task.get'")
     const log = (await emulator.control('GET', '/log?kind=rest')).body as Array<{ restMethod: string }>
     expect(new Set(log.map((entry) => entry.restMethod))).toEqual(
       new Set([
@@ -96,6 +98,7 @@ describe('portal-oauth types', () => {
         'crm.contact.fields',
         'crm.company.fields',
         'crm.item.fields',
+        'rest.documentation.openapi',
       ]),
     )
 
