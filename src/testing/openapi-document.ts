@@ -26,7 +26,9 @@ export function openApiDocument(): Record<string, unknown> {
         required: ['id'],
         properties: { id: { type: 'integer' }, select: { type: 'array', items: { type: 'string' } } },
       }),
-      '/landing.aisite.generate': operation('Generates a site', { $ref: '#/components/schemas/AiSiteRequest' }),
+      '/landing.aisite.generate': operation('Generates a site', {
+        $ref: '#/components/schemas/AiSiteRequest',
+      }),
       '/landing.aisite.status': operation('The generation status of a site', {
         type: 'object',
         required: ['siteId'],
