@@ -77,9 +77,28 @@ describe('portal-oauth emulator', () => {
       }))
         fetched += page.length
       expect(fetched).toBe(130)
+      // v3 lists: the vendor's keyset sends pagination { page: 0, limit } with an id filter.
+      const tasks = await client.actions.v3.callList.make({
+        method: 'tasks.task.list',
+        params: {},
+        idKey: 'id',
+        customKeyForResult: 'items',
+      })
+      expect((tasks.getData() as Array<{ id: number }>).map((task) => task.id)).toEqual(
+        Array.from({ length: 130 }, (_, index) => index + 1),
+      )
+      let fetchedV3 = 0
+      for await (const page of client.actions.v3.fetchList.make({
+        method: 'tasks.task.list',
+        params: {},
+        idKey: 'id',
+        customKeyForResult: 'items',
+      }))
+        fetchedV3 += page.length
+      expect(fetchedV3).toBe(130)
       const log = (await emulator.control('GET', '/log?kind=rest')).body as RequestLogEntry[]
       expect(log.map((entry) => entry.restMethod)).toEqual(
-        expect.arrayContaining(['profile', 'tasks.task.get', 'crm.item.list', 'user.get']),
+        expect.arrayContaining(['profile', 'tasks.task.get', 'crm.item.list', 'user.get', 'tasks.task.list']),
       )
       expect(log.every((entry) => entry.status === 200)).toBe(true)
     } finally {
