@@ -28,7 +28,8 @@ Flags:
   -h, --help               this help
 
 The control API (JSON over HTTP on 127.0.0.1, see docs/cli.md): GET /info, POST /pair, POST /expire-tokens,
-POST /fail-refresh, POST /fail-token-requests, POST /drop-connections, POST /delay-requests, DELETE /faults,
+POST /fail-refresh, POST /fail-token-requests, POST /drop-connections, POST /delay-requests, POST /hold-requests,
+POST /wait-for-held, POST /release-held, POST /mutate-token-responses, DELETE /faults,
 GET /log, DELETE /log, GET /tokens, PUT /methods/<name>, PUT /settings, POST /install-events, POST /webhooks,
 POST /authorization-codes.
 

@@ -172,6 +172,22 @@ function readLog({ emulator, query }: RouteInput): unknown {
   return emulator.log.entries.filter((entry) => (kind === null || entry.kind === kind) && entry.seq > since)
 }
 
+/** The longest `POST /wait-for-held` waits, ms. */
+const HELD_WAIT_MAX_MS = 60_000
+
+/** Answers once `count` requests are held (`{ held: true }`), or `{ held: false }` after `timeoutMs`. */
+async function waitForHeld({ emulator, body }: RouteInput): Promise<unknown> {
+  const count = field.count(body, 'count') ?? 1
+  const timeout = Math.min(field.count(body, 'timeoutMs') ?? 10_000, HELD_WAIT_MAX_MS)
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeout)
+  })
+  const held = await Promise.race([emulator.waitForHeld(count).then(() => true as const), expired])
+  clearTimeout(timer)
+  return { held }
+}
+
 /** A route that runs a control taking no argument and answers `{}`. */
 function act(run: (emulator: PortalEmulator) => void): ControlRoute['handle'] {
   return ({ emulator }) => {
@@ -258,6 +274,30 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       const ms = field.count(body, 'ms')
       if (ms === undefined) throw new ControlError(400, 'ms is required')
       emulator.delayRequests(ms, field.count(body, 'times') ?? 1, filter(body))
+      return {}
+    },
+  },
+  {
+    method: 'POST',
+    path: '/hold-requests',
+    handle: ({ emulator, body }) => {
+      emulator.holdRequests(field.count(body, 'times') ?? 1, filter(body))
+      return {}
+    },
+  },
+  { method: 'POST', path: '/wait-for-held', handle: waitForHeld },
+  { method: 'POST', path: '/release-held', handle: act((emulator) => emulator.releaseHeldRequests()) },
+  {
+    method: 'POST',
+    path: '/mutate-token-responses',
+    handle: ({ emulator, body }) => {
+      const remove = body.remove ?? []
+      if (!Array.isArray(remove) || remove.some((key) => typeof key !== 'string'))
+        throw new ControlError(400, 'remove must be an array of key names')
+      emulator.mutateTokenResponses(
+        { set: field.object(body, 'set') ?? {}, remove: remove as string[] },
+        field.count(body, 'times') ?? 1,
+      )
       return {}
     },
   },

@@ -2,6 +2,7 @@ import { createServer, request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { B24OAuth, LoggerFactory } from '@bitrix24/b24jssdk'
 import { describe, expect, it } from 'vitest'
+import { PortalOAuth, type PortalOAuthParams } from '../../src/index.js'
 import type { RequestLogEntry } from '../../src/testing/index.js'
 import { runCli, startCliEmulator } from './cli-process.js'
 
@@ -256,4 +257,48 @@ describe('portal-oauth emulator', () => {
     expect(help.code).toBe(0)
     expect(help.stdout).toMatch(/^Usage: portal-oauth emulator/)
   }, 30_000)
+})
+
+describe('portal-oauth emulator: holding requests and odd token answers from the control API', () => {
+  it('holds a call until released, and patches the next token answer', async () => {
+    const emulator = await startCliEmulator()
+    const client = vendorClient(emulator.info)
+    try {
+      expect(await emulator.control('POST', '/hold-requests', { method: 'profile' })).toEqual({
+        status: 200,
+        body: {},
+      })
+      expect((await emulator.control('POST', '/wait-for-held', { timeoutMs: 50 })).body).toEqual({
+        held: false,
+      })
+      const call = client.actions.v2.call.make({ method: 'profile', params: {} })
+      expect((await emulator.control('POST', '/wait-for-held')).body).toEqual({ held: true })
+      expect((await emulator.control('GET', '/log?kind=rest')).body).toEqual([
+        expect.objectContaining({ restMethod: 'profile', status: 0 }),
+      ])
+      await emulator.control('POST', '/release-held')
+      expect((await call).isSuccess).toBe(true)
+
+      // This library's client sees the patched answer: its refresh callback gets the scope the control set.
+      const { info } = emulator
+      const ours = new PortalOAuth(
+        (await emulator.control('POST', '/pair')).body as PortalOAuthParams,
+        { clientId: info.clientId, clientSecret: info.clientSecret },
+        { oauthServers: [info.oauthServer] },
+      )
+      const scopes: string[] = []
+      ours.setCallbackRefreshAuth(({ b24OAuthParams }) => void scopes.push(b24OAuthParams.scope))
+      await emulator.control('POST', '/mutate-token-responses', { set: { scope: 'crm,user,task,disk' } })
+      await emulator.control('POST', '/expire-tokens')
+      expect((await ours.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+      await ours.destroy()
+      expect(scopes).toEqual(['crm,user,task,disk'])
+      expect(await emulator.control('POST', '/mutate-token-responses', { remove: 'scope' })).toEqual({
+        status: 400,
+        body: { error: 'remove must be an array of key names' },
+      })
+    } finally {
+      client.destroy()
+    }
+  }, 60_000)
 })
