@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { spawnSync } from 'node:child_process'
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
@@ -79,6 +80,28 @@ describe('portal-oauth call', () => {
     expect(again.code).toBe(0)
     expect(await log('token')).toHaveLength(1)
     expectNoSecret(run.stdout + run.stderr + again.stdout + again.stderr, [emulator.info.pair, written])
+  }, 30_000)
+
+  it('a refreshed pair that cannot be written back fails the command (exit 1), naming the file', async () => {
+    const locked = join(dir, 'locked')
+    await mkdir(locked)
+    const lockedPair = join(locked, 'tokens.json')
+    await writeFile(lockedPair, JSON.stringify(emulator.info.pair))
+    // No new file may appear in the directory: chattr +i holds for root too, chmod for anyone else.
+    const immutable = spawnSync('chattr', ['+i', locked]).status === 0
+    if (!immutable) await chmod(locked, 0o500)
+    try {
+      await emulator.control('POST', '/expire-tokens')
+      const run = await runCli(['call', 'profile', '--pair', lockedPair], env())
+      expect(run.code).toBe(1)
+      expect(run.stderr).toContain(`the refreshed pair could not be written to ${lockedPair}`)
+      expect(run.stderr).toContain('re-authorise the application')
+      expect(await log('token')).toEqual([expect.objectContaining({ status: 200 })])
+      expectNoSecret(run.stdout + run.stderr, [emulator.info.pair])
+    } finally {
+      if (immutable) spawnSync('chattr', ['-i', locked])
+      else await chmod(locked, 0o700)
+    }
   }, 30_000)
 
   it('a refused refresh exits 1 with the reason and leaves the pair file as it was', async () => {
