@@ -17,4 +17,8 @@ void runCli(process.argv.slice(2), COMMANDS, processIo(stop.signal)).then((code)
   process.exitCode = code
   process.off('SIGINT', onSignal)
   process.off('SIGTERM', onSignal)
+  // A command stopped by a signal may leave a request in flight, whose socket would keep the process up.
+  if (stop.signal.aborted) process.exit(code)
+  // Otherwise the command closed what it opened; whatever a library left open gets a few seconds.
+  setTimeout(() => process.exit(code), 5_000).unref()
 })

@@ -8,7 +8,7 @@ import type { PortalOAuthParams } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
 import type { RequestLogEntry } from '../../src/testing/index.js'
 import { type RedisUnderTest, redisInstalled, startRedisServer } from '../redis/redis-server.js'
-import { type CliEmulator, runCli, startCliEmulator } from './cli-process.js'
+import { type CliEmulator, runCli, spawnCli, startCliEmulator } from './cli-process.js'
 
 let dir = ''
 let emulator: CliEmulator
@@ -247,5 +247,22 @@ describe.skipIf(!redisInstalled)('portal-oauth call --store', () => {
       await store.close()
       client.disconnect()
     }
+  }, 30_000)
+})
+
+describe('portal-oauth call, interrupted', () => {
+  it('SIGINT cancels a call in flight: exit 1 at once, while the portal still holds the request', async () => {
+    await emulator.control('POST', '/hold-requests', { method: 'profile' })
+    const child = spawnCli(['call', 'profile', '--pair', pairFile], env())
+    let stderr = ''
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk
+    })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    expect((await emulator.control('POST', '/wait-for-held')).body).toEqual({ held: true })
+    child.kill('SIGINT')
+    expect(await exited).toBe(1)
+    expect(stderr).toContain("portal-oauth call: AjaxError: v2 profile: cancelled by the caller's signal")
+    await emulator.control('POST', '/release-held')
   }, 30_000)
 })
