@@ -242,6 +242,25 @@ describe('portal-oauth emulator', () => {
     expect(second.stderr).toContain('EADDRINUSE')
   }, 30_000)
 
+  it('--unlimited switches the leaky bucket off: a burst that the default emulator rejects in part all passes', async () => {
+    const burst = async (emulator: Awaited<ReturnType<typeof startCliEmulator>>): Promise<number[]> => {
+      const { clientEndpoint, pair } = emulator.info
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () =>
+          fetch(`${clientEndpoint}profile`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ auth: pair.accessToken }),
+          }),
+        ),
+      )
+      await Promise.all(answers.map((answer) => answer.arrayBuffer()))
+      return answers.map((answer) => answer.status)
+    }
+    expect(await burst(await startCliEmulator())).toContain(503)
+    expect(new Set(await burst(await startCliEmulator(['--unlimited'])))).toEqual(new Set([200]))
+  }, 60_000)
+
   it('wrong command lines exit 2 and name the flag; --help exits 0', async () => {
     const badPort = await runCli(['emulator', '--port', 'eighty'])
     expect(badPort).toMatchObject({ code: 2, stdout: '' })
