@@ -4,7 +4,7 @@ import { B24OAuth, LoggerFactory } from '@bitrix24/b24jssdk'
 import { describe, expect, it } from 'vitest'
 import { PortalOAuth, type PortalOAuthParams } from '../../src/index.js'
 import type { RequestLogEntry } from '../../src/testing/index.js'
-import { runCli, startCliEmulator } from './cli-process.js'
+import { runCli, spawnCli, startCliEmulator } from './cli-process.js'
 
 /** The vendor's own client on the pair the command printed. */
 function vendorClient(info: Awaited<ReturnType<typeof startCliEmulator>>['info']): B24OAuth {
@@ -260,6 +260,31 @@ describe('portal-oauth emulator', () => {
     expect(await burst(await startCliEmulator())).toContain(503)
     expect(new Set(await burst(await startCliEmulator(['--unlimited'])))).toEqual(new Set([200]))
   }, 60_000)
+
+  it('without --json it prints its addresses for a person, and no secret', async () => {
+    const child = spawnCli(['emulator', '--client-id', 'app.person'])
+    let stdout = ''
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    while (!stdout.includes('PORTAL_OAUTH_TRUSTED_SERVERS='))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    const control = /control API: +(\S+)/.exec(stdout)?.[1]
+    const info = (await (await fetch(`${control}info`)).json()) as {
+      clientSecret: string
+      pair: { accessToken: string }
+    }
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(stdout).toMatch(
+      /^Portal emulator running; Ctrl-C stops it\.\n {2}portal REST root: +http:\/\/127\.0\.0\.1:\d+\/rest\/\n/,
+    )
+    expect(stdout).toContain('client id:         app.person')
+    expect(stdout).toContain(`PORTAL_OAUTH_TRUSTED_SERVERS=http://127.0.0.1:`)
+    expect(stdout).not.toContain(info.clientSecret)
+    expect(stdout).not.toContain(info.pair.accessToken)
+  }, 30_000)
 
   it('wrong command lines exit 2 and name the flag; --help exits 0', async () => {
     const badPort = await runCli(['emulator', '--port', 'eighty'])
