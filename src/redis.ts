@@ -14,4 +14,5 @@ export type {
   NodeRedisSubscriber,
   RedisClient,
 } from './store/redis-connection.js'
+export { RedisStoreInventory, type StoredPortal } from './store/redis-inventory.js'
 export { DEFAULT_PAIR_TTL_MS, RedisStore, type RedisStoreOptions } from './store/redis-store.js'

@@ -1,6 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
 import type { PortalOAuthParams } from '../types/auth.js'
-import { validateAuthParams } from '../validation/auth-params.js'
 import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
 import { DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
 import { type RedisAnnounce, RedisChangeFeed } from './redis-changes.js'
@@ -15,6 +13,7 @@ import {
   TAKE_SLOT,
   UNLOCK,
 } from './redis-scripts.js'
+import { lockOwner, parseDeadMark, parsePair, tokenDigest } from './redis-values.js'
 import type { DeadPairReason, SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
 
 /** Options of `new RedisStore(client, options)`. */
@@ -144,7 +143,7 @@ export class RedisStore implements TokenStore {
 
   async lock(memberId: string, ttlMs: number): Promise<string | null> {
     // The owner is chosen before the command leaves, so a SET the server runs after this attempt gave up is known.
-    const owner = randomUUID()
+    const owner = lockOwner()
     try {
       const { lock } = this.#keys(memberId)
       const done = await this.#run(
@@ -306,34 +305,5 @@ class StoreError extends Error {
     super(message)
     this.name = 'RedisStoreError'
     this.noScript = noScript
-  }
-}
-
-/** The stored pair, or `null` for a missing or unreadable value (then the instances seed the store again). */
-function parsePair(raw: unknown): PortalOAuthParams | null {
-  if (typeof raw !== 'string') return null
-  try {
-    return validateAuthParams(JSON.parse(raw))
-  } catch {
-    return null
-  }
-}
-
-/** The dead mark names its refresh token by a digest: the token itself is kept only in the pair. */
-function tokenDigest(refreshToken: string): string {
-  return createHash('sha256').update(refreshToken).digest('base64url')
-}
-
-/** The dead mark when it names the refresh token of `digest`, else `null`. */
-function parseDeadMark(raw: unknown, digest: string): DeadPairReason | null {
-  if (typeof raw !== 'string') return null
-  try {
-    const mark: unknown = JSON.parse(raw)
-    if (typeof mark !== 'object' || mark === null) return null
-    const { token, code, description, status } = mark as Record<string, unknown>
-    if (token !== digest || typeof code !== 'string' || typeof status !== 'number') return null
-    return { code, description: typeof description === 'string' ? description : '', status }
-  } catch {
-    return null
   }
 }

@@ -27,10 +27,10 @@ import type {
   RequestLog,
 } from './types.js'
 
-function listen(server: Server): Promise<AddressInfo> {
+function listen(server: Server, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       server.off('error', reject)
       resolve(server.address() as AddressInfo)
     })
@@ -47,6 +47,14 @@ function shutdown(server: Server): Promise<void> {
     server.close(() => resolve())
     server.closeAllConnections()
   })
+}
+
+/** A port option: an integer 0 (any free port) to 65535. */
+function port(value: number | undefined, name: string): number {
+  if (value === undefined) return 0
+  if (!Number.isInteger(value) || value < 0 || value > 65_535)
+    throw new RangeError(`options.${name} must be an integer from 0 to 65535`)
+  return value
 }
 
 function count(value: number, name: string): number {
@@ -233,17 +241,20 @@ class LoopbackPortalEmulator implements PortalEmulator {
 
 /**
  * Start the loopback portal emulator: a fake portal (REST v2 `/rest/{method}`, v3 `/rest/api/{method}`, batches,
- * webhooks) and its OAuth server (`/oauth/token/`, `/rest/app.info`) on two random ports of 127.0.0.1. Until
+ * webhooks) and its OAuth server (`/oauth/token/`, `/rest/app.info`) on two ports of 127.0.0.1 (`options.port` and
+ * `options.oauthPort`, free ones by default). Until
  * `close()`, its OAuth server is in `PORTAL_OAUTH_TRUSTED_SERVERS`: clients of this process, and of child processes
  * started meanwhile, trust it.
  */
 export async function startPortalEmulator(options?: PortalEmulatorOptions): Promise<PortalEmulator> {
+  const portalPort = port(options?.port, 'port')
+  const oauthPort = port(options?.oauthPort, 'oauthPort')
   const state = createEmulatorState(options)
   const portal = createEmulatorServer(state, 'portal', portalRouter(state))
   const oauth = createEmulatorServer(state, 'oauth', oauthRouter(state))
   try {
-    const portalAddress = await listen(portal)
-    const oauthAddress = await listen(oauth)
+    const portalAddress = await listen(portal, portalPort)
+    const oauthAddress = await listen(oauth, oauthPort)
     const portalHost = `127.0.0.1:${portalAddress.port}`
     const oauthHost = `127.0.0.1:${oauthAddress.port}`
     state.endpoints = {

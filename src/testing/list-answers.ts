@@ -47,11 +47,15 @@ export function v3Limit(value: unknown, fallback: number, max: number, what: str
   return n
 }
 
-/** The rows of a v3 list: `pagination: { limit (1..1000, default 50), page, offset }` and `order: { id }`. */
+/** The rows of a v3 list: `pagination: { limit (1..1000, default 50), page (0 or 1 first), offset }`, `order: { id }`. */
 export function v3ListRows(table: FixtureTable<Row>, params: Row, constraint: IdConstraint): Row[] {
   const pagination = record(params.pagination)
   const limit = v3Limit(pagination.limit, 50, 1000, 'limit')
-  const page = v3Limit(pagination.page, 1, Number.MAX_SAFE_INTEGER, 'page')
+  // `page: 0` is the first page too: the vendor's own SDK sends it with every keyset page of its v3 lists.
+  const page =
+    pagination.page === 0 || pagination.page === '0'
+      ? 1
+      : v3Limit(pagination.page, 1, Number.MAX_SAFE_INTEGER, 'page')
   const offset = pagination.offset !== undefined ? Math.max(0, toId(pagination.offset)) : (page - 1) * limit
   return table.query(constraint, isV2OrderDesc(params.order), offset, limit).rows
 }

@@ -6,6 +6,8 @@ import { catalogueFallback, EntityStores } from './generic-methods.js'
 import { IdempotencyCache } from './idempotency.js'
 import { DEFAULT_OPERATING_LIMIT, DEFAULT_RATE_LIMIT, LeakyBucket, OperatingLimiter } from './limits.js'
 import { MethodRegistry, registerBuiltins } from './methods.js'
+import { registerOpenApi } from './openapi-document.js'
+import { registerFieldMethods } from './portal-fields.js'
 import { RequestLogStore } from './request-log.js'
 import { TokenStore } from './tokens.js'
 import type { EmulatorAppStatus, PortalEmulatorOptions } from './types.js'
@@ -112,6 +114,8 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
     lists: options.lists ?? {},
     stores,
   })
+  registerFieldMethods(methods)
+  registerOpenApi(methods)
   return {
     settings,
     endpoints: { ...UNSET_ENDPOINTS },

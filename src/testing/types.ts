@@ -78,6 +78,10 @@ export interface PortalEmulatorOptions {
   lists?: Partial<Record<ListName, number>>
   /** Keep only the newest `logLimit` log entries (for long benchmarks); default unlimited. */
   logLimit?: number
+  /** Port of the portal on 127.0.0.1, default 0 (a free port chosen by the system). */
+  port?: number
+  /** Port of the OAuth server on 127.0.0.1, default 0 (a free port chosen by the system). */
+  oauthPort?: number
 }
 
 /**

@@ -96,6 +96,14 @@ describe('REST v3', () => {
     expect(obj(page.body.result).items).toEqual([{ id: 106 }, { id: 105 }, { id: 104 }, { id: 103 }])
     const inList = await v3(emu, 'tasks.task.list', token, { filter: [['id', 'in', [3, 1]]] })
     expect(rows(obj(inList.body.result).items).map((row) => row.id)).toEqual([1, 3])
+    // The vendor's SDK asks for page 0: the first page.
+    const zero = await v3(emu, 'tasks.task.list', token, {
+      pagination: { page: 0, limit: 2 },
+      select: ['id'],
+    })
+    expect(obj(zero.body.result).items).toEqual([{ id: 1 }, { id: 2 }])
+    const negative = await v3(emu, 'tasks.task.list', token, { pagination: { page: -1 } })
+    expect(obj(negative.body.error).code).toBe('BITRIX_REST_V3_EXCEPTION_INVALIDPAGINATIONEXCEPTION')
     const tooBig = await v3(emu, 'tasks.task.list', token, { pagination: { limit: 1001 } })
     expect(obj(tooBig.body.error).code).toBe('BITRIX_REST_V3_EXCEPTION_INVALIDPAGINATIONEXCEPTION')
     const badField = await v3(emu, 'tasks.task.list', token, { filter: [['nope', '=', 1]] })

@@ -1,7 +1,9 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -243,6 +245,43 @@ describe('the packed package', () => {
     } finally {
       await writeFile(manifestPath, manifest)
     }
+  }, 60_000)
+
+  it('the portal-oauth binary runs from the installed package: --help, the emulator, a call on its pair', async () => {
+    const bin = join(app, 'node_modules', '.bin', 'portal-oauth')
+    const help = await run(bin, ['--help'], { cwd: app })
+    expect(help.stdout).toMatch(/^Usage: portal-oauth <command>/)
+    for (const command of ['emulator', 'call', 'fleet', 'completion'])
+      expect((await run(bin, [command, '--help'], { cwd: app })).stdout).toMatch(
+        new RegExp(`^Usage: portal-oauth ${command}`),
+      )
+    const emulator = spawn(bin, ['emulator', '--json'], { cwd: app, stdio: ['ignore', 'pipe', 'inherit'] })
+    try {
+      const [line] = (await once(createInterface({ input: emulator.stdout }), 'line')) as [string]
+      const info = JSON.parse(line) as {
+        pair: object
+        clientId: string
+        clientSecret: string
+        oauthServer: string
+      }
+      await writeFile(join(app, 'pair.json'), JSON.stringify(info.pair))
+      const called = await run(bin, ['call', 'profile', '--pair', 'pair.json'], {
+        cwd: app,
+        env: {
+          ...process.env,
+          PORTAL_OAUTH_CLIENT_ID: info.clientId,
+          PORTAL_OAUTH_CLIENT_SECRET: info.clientSecret,
+          PORTAL_OAUTH_TRUSTED_SERVERS: info.oauthServer,
+        },
+      })
+      expect(JSON.parse(called.stdout)).toMatchObject({ ID: '1', ADMIN: true })
+    } finally {
+      emulator.kill('SIGTERM')
+    }
+    const [code] = (await once(emulator, 'exit')) as [number | null]
+    expect(code).toBe(0)
+    const completion = await run(bin, ['completion', 'bash'], { cwd: app, maxBuffer: 1 << 24 })
+    expect(completion.stdout).toContain(' crm.deal.list ')
   }, 60_000)
 
   it('every source map resolves: its sources are shipped or embedded', async () => {

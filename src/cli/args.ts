@@ -1,0 +1,76 @@
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util'
+import { UsageError } from './exit-codes.js'
+
+/** What a command's flags parsed to, or `'help'` when `--help`/`-h` was given. */
+export type Parsed<T extends ParseArgsOptionsConfig> =
+  | 'help'
+  | {
+      values: {
+        [K in keyof T]?: T[K]['type'] extends 'boolean'
+          ? boolean
+          : T[K]['multiple'] extends true
+            ? string[]
+            : string
+      }
+      positionals: string[]
+    }
+
+/** Flag names that would carry a secret: refused, since argv shows in `ps` and in shell history. */
+const SECRET_FLAG = /^--?([\w-]*(secret|token|password|passwd)[\w-]*)(=|$)/i
+
+/**
+ * Refuses a flag whose name says it carries a secret (`--client-secret`, `--access-token=…`): secrets come from
+ * environment variables or files only. Flags naming a file (`--client-secret-file`) are fine.
+ */
+export function refuseSecretFlags(command: string, args: readonly string[]): void {
+  for (const arg of args) {
+    if (arg === '--') return
+    const name = SECRET_FLAG.exec(arg)?.[1]
+    if (name === undefined || name.endsWith('-file')) continue
+    throw new UsageError(
+      `${command}: --${name} is refused: a secret on the command line shows in ps and in shell history. ` +
+        'Give it in an environment variable or a file (see --help)',
+    )
+  }
+}
+
+/**
+ * `util.parseArgs` in strict mode with `--help`/`-h` added; its errors become a {@link UsageError} naming the
+ * command. Secret-looking flags are refused first.
+ */
+export function parseCommandArgs<T extends ParseArgsOptionsConfig>(
+  command: string,
+  args: readonly string[],
+  options: T,
+  maxPositionals: number,
+): Parsed<T> {
+  refuseSecretFlags(command, args)
+  let parsed: { values: Record<string, unknown>; positionals: string[] }
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    throw new UsageError(`${command}: ${message.replace(/\. To specify a positional.*$/s, '')}`)
+  }
+  if (parsed.values.help === true) return 'help'
+  if (parsed.positionals.length > maxPositionals) {
+    throw new UsageError(`${command}: unexpected argument '${parsed.positionals[maxPositionals]}'`)
+  }
+  delete parsed.values.help
+  return parsed as Exclude<Parsed<T>, 'help'>
+}
+
+/** A TCP port flag: an integer from 0 (any free port) to 65535; `undefined` when the flag is absent. */
+export function portFlag(command: string, flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const port = Number(value)
+  if (!/^\d+$/.test(value) || port > 65_535) {
+    throw new UsageError(`${command}: --${flag} must be an integer from 0 to 65535, got '${value}'`)
+  }
+  return port
+}
