@@ -71,7 +71,8 @@ describe.skipIf(!redisInstalled)('a Sentinel failover', () => {
   })
 
   for (const kind of CLIENTS) {
-    it(
+    // The pass on ioredis 6 (PORTAL_OAUTH_TEST_IOREDIS=6) leaves node-redis to the main pass.
+    it.skipIf(kind.name === 'node-redis' && process.env.PORTAL_OAUTH_TEST_IOREDIS === '6')(
       `${ROUNDS} failovers in a row (${kind.name}), the tokens expiring during each refresh and right after each failover: no call fails, one refresh request per expiry, the master holds the newest pair each time`,
       async () => {
         const store = async (): Promise<TokenStore> => {
