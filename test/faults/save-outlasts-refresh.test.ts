@@ -103,3 +103,20 @@ describe("the store's save outlasts the refresh timeout after the OAuth server a
     )
   }, 60_000)
 })
+
+describe('setAuthOptions() while the store takes the refreshed pair', () => {
+  it('the pair it brings stays the one in use: the refreshed pair, replaced, is not told to the machine again nor given to the callback', async () => {
+    const { emulator, store, portal, persisted, clock } = await rig({ refreshTimeout: 3_000 })
+    store.saveDelayMs = 2_000
+    clock.advance(3_601_000)
+    const call = portal.actions.v2.call.make({ method: 'profile' })
+    await expect.poll(() => emulator.log.refreshRequests().length).toBe(1)
+    const replaced = emulator.issueAuthParams()
+    portal.setAuthOptions(replaced)
+    expect((await call).isSuccess).toBe(true)
+    expect(portal.auth.getParams().refreshToken).toBe(replaced.refreshToken)
+    expect(portal.auth.getAuthData()).toMatchObject({ refresh_token: replaced.refreshToken })
+    expect(persisted).toEqual([])
+    expect(emulator.log.restRequests().at(-1)?.token).toBe(replaced.accessToken)
+  })
+})
