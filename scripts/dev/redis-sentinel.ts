@@ -23,9 +23,14 @@ export interface SentinelUnderTest {
   masterPort(): Promise<number>
   /**
    * Makes the replica the master (`SENTINEL FAILOVER`, no agreement needed) and resolves once the sentinels report it
-   * and it answers as a master.
+   * and it answers as a master. The old master becomes its replica a moment later (see {@link whole}).
    */
   failover(): Promise<void>
+  /**
+   * Resolves once the group is whole again: the old master is the new one's replica, in sync (the state a next
+   * failover needs; a sentinel that has not seen it yet is asked again by {@link failover}).
+   */
+  whole(): Promise<void>
   /** Stops every server and sentinel and removes their files. */
   stop(): Promise<void>
 }
@@ -77,9 +82,12 @@ export async function startRedisSentinel(): Promise<SentinelUnderTest> {
     // Without the delay Redis 7 waits 5 s before it starts the replica's sync.
     const master = await startServer(dir, ['--dbfilename', 'master.rdb', '--repl-diskless-sync-delay', '0'])
     children.push(master.child)
+    // The replica too: it is the master after every other failover.
     const replica = await startServer(dir, [
       '--dbfilename',
       'replica.rdb',
+      '--repl-diskless-sync-delay',
+      '0',
       '--replicaof',
       HOST,
       String(master.port),
@@ -109,8 +117,14 @@ export async function startRedisSentinel(): Promise<SentinelUnderTest> {
       masterPort,
       async failover() {
         const before = await masterPort()
-        const answer = await cli(first.port, ['SENTINEL', 'FAILOVER', SENTINEL_MASTER_NAME])
-        if (answer !== 'OK') throw new Error(`SENTINEL FAILOVER answered ${answer}`)
+        // A sentinel that has not yet refreshed what it knows of the replica answers NOGOODSLAVE: it is asked again.
+        let answer = ''
+        await until('SENTINEL FAILOVER accepted', async () => {
+          answer = await cli(first.port, ['SENTINEL', 'FAILOVER', SENTINEL_MASTER_NAME])
+          if (answer !== 'OK' && !/NOGOODSLAVE|INPROG/.test(answer))
+            throw new Error(`SENTINEL FAILOVER answered ${answer}`)
+          return answer === 'OK'
+        })
         let after = before
         await until('the failover', async () => {
           after = await masterPort()
@@ -124,6 +138,18 @@ export async function startRedisSentinel(): Promise<SentinelUnderTest> {
             ),
           )
           return answers.every((answer) => answer.includes(String(after)))
+        })
+      },
+      async whole() {
+        const current = await masterPort()
+        const other = current === master.port ? replica.port : master.port
+        // The sentinels turn the old master into a replica once they read its INFO again (every 10 s); told at once.
+        const role = await cli(other, ['ROLE'])
+        if (!role.startsWith('slave') || !role.includes(String(current)))
+          await cli(other, ['REPLICAOF', HOST, String(current)])
+        await until('a replica in sync with the master', async () => {
+          const info = await cli(current, ['INFO', 'replication'])
+          return /^slave\d+:.*state=online/m.test(info)
         })
       },
       stop: () => stopAll(children, dir),

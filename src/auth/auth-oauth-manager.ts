@@ -381,6 +381,8 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
           secrets.setCurrentPair(next.accessToken, next.refreshToken)
         },
         committedLate: (next) => {
+          // setAuthOptions() replaced the pair (and told the machine): the committed one is no longer news.
+          if (this.#params.refreshToken !== next.refreshToken) return
           this.#machine.send({ type: 'pair.replaced', expires: next.expires })
           // Stryker disable next-line OptionalChaining: without a callback the TypeError would reject an attempt the machine has already abandoned; nothing observes it
           this.#callback?.runLate(() => this.#payload())

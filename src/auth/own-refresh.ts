@@ -24,8 +24,9 @@ export interface OwnRefreshHost {
   /** Makes `next` the pair held, the moment it arrives. */
   commit(next: PortalOAuthParams): void
   /**
-   * The machine gave up on the attempt before its answer came: the committed pair is the newest there is, so it
-   * replaces the one the machine knows and is persisted.
+   * The machine gave up on the attempt after `next` was committed (before its answer came, or while a shared store
+   * took it): unless another pair replaced it meanwhile, it is the newest there is, so it replaces the one the machine
+   * knows and is persisted.
    */
   committedLate(next: PortalOAuthParams): void
 }
@@ -93,7 +94,10 @@ export class OwnRefresh {
     }
     this.#deps.logger.info('token pair refreshed', { generation: generation + 1, expires: next.expires })
     traceRefreshEnd(trace, generation + 1, next.expires)
+    // The machine may give the attempt up after the commit too (a shared store's save comes next): it hears of the
+    // pair then. A signal is only aborted while its attempt runs.
     if (signal.aborted) this.#host.committedLate(next)
+    else signal.addEventListener('abort', () => this.#host.committedLate(next), { once: true })
     return { expires: next.expires }
   }
 

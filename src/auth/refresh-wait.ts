@@ -53,7 +53,7 @@ export async function awaitRefresh(
     const fault = shared?.fault
     throw new AjaxError({
       code: SdkErrorCode.RequestTimeout,
-      message: `token refresh: no new access token within ${waitMs} ms (the refresh goes on for other callers)${fault ? `; ${fault.message}` : ''}`,
+      message: `token refresh: no new access token within ${Math.round(waitMs ?? 0)} ms, what the call had left of its timeout (the refresh goes on for other callers)${fault ? `; ${fault.message}` : ''}`,
       request: { method: 'oauth/token' },
       cause: error,
     })

@@ -167,6 +167,9 @@ export class SharedPair {
     // The store's calls end before the machine's timeout does: a store that does not answer is told as such.
     const until = performance.now() + this.#deps.attemptMs * STORE_SHARE
     let owner: string | null = null
+    // Once the attempt made a new pair the one held, nothing it still asks the store is waited for: the machine hears
+    // of the pair at once (see the end of this method).
+    let changed = false
     try {
       for (;;) {
         owner = await this.#lockOnceReachable(memberId, signal)
@@ -183,6 +186,7 @@ export class SharedPair {
       }
       const lockedAt = performance.now()
       const adopted = await this.#adoptNewer(previous, generation, signal, until)
+      changed = adopted !== null
       if (adopted) return adopted
       // An instance that refreshed this pair before learned that it is dead: the same refusal, nothing sent.
       const dead = await this.#deadReason(previous, signal, until)
@@ -199,16 +203,21 @@ export class SharedPair {
         await this.#recordDeath(previous, failure.error, until)
         throw failure
       }
-      // The new pair reaches the store before the lock is released, so the next holder never spends the old one.
-      // Not saved: the lock is kept (a failover can lose the save and still take the release) while the pair is saved
-      // again in the background; it is given back once the store has the pair, or ends at its TTL.
-      if (!(await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal, until))) {
-        this.#unsavedPair().keep(owner, lockedAt + this.#deps.lockTtlMs)
+      changed = true
+      // The new pair reaches the store before the lock is released, so the next holder never spends the old one. The
+      // attempt waits for the save while its share of the refresh timeout lasts, no longer: the pair is in use, and a
+      // slow store must not turn it into a timed-out attempt and a second refresh. Not saved by then: the lock is kept
+      // (a failover can lose the save and still take the release) while the pair is saved again in the background
+      // (the save still in flight first); it is given back once the store has the pair, or ends at its TTL.
+      const unsaved = await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal, until)
+      if (unsaved) {
+        this.#unsavedPair().keep(owner, lockedAt + this.#deps.lockTtlMs, unsaved.inFlight)
         owner = null
       }
       return output
     } finally {
-      if (owner) await this.#unlock(memberId, owner, until)
+      if (owner && changed) void this.#unlock(memberId, owner, performance.now() + this.#deps.lockTtlMs)
+      else if (owner) await this.#unlock(memberId, owner, until)
     }
   }
 
@@ -237,7 +246,8 @@ export class SharedPair {
 
   /**
    * Saves the new pair while the lock is held, asking again while the store fails, for at most half the lock's TTL
-   * and never past the attempt (`signal`, `until`); resolves whether it was saved. When it was not, the caller keeps
+   * and never past the attempt's share of the refresh timeout (`until`) or the attempt (`signal`). Resolves `null`
+   * once saved; otherwise with the save still waiting for an answer, if any. When it was not saved, the caller keeps
    * the lock so that nobody refreshes from the old pair meanwhile, and the pair is saved again in the background
    * ({@link UnsavedPair}) and at later calls (see {@link putBackIfOlder}).
    */
@@ -246,24 +256,37 @@ export class SharedPair {
     lockedAt: number,
     signal: AbortSignal,
     until: number,
-  ): Promise<boolean> {
+  ): Promise<{ inFlight: Promise<unknown> | null } | null> {
     const { store, lockTtlMs, secrets } = this.#deps
     const last = Math.min(lockedAt + lockTtlMs / 2, until)
     for (let failures = 0; ; failures += 1) {
+      const pending = callStore(() => store.save(pair))
+      // Settled: a failure is told by the wait below; an answer that comes after it is the background saver's.
+      let answered = false
+      pending.then(
+        () => {
+          answered = true
+        },
+        () => {
+          answered = true
+        },
+      )
+      const left = until - performance.now()
+      if (left <= 0 || signal.aborted) return { inFlight: pending }
       try {
-        const pending = callStore(() => store.save(pair))
-        await answerWithin('saving the new pair', pending, { ms: this.#waitUntil(until), signal, secrets })
-        return true
+        await answerWithin('saving the new pair', pending, { ms: left, signal, secrets })
+        return null
       } catch (error) {
-        if (signal.aborted) return false
+        const inFlight = answered ? null : pending
+        if (signal.aborted) return { inFlight }
         if (failures === 0)
           this.failed('saving the new pair (asking again; the lock is kept meanwhile)', error)
-        if (performance.now() + LOCK_RETRY_MS >= last) return false
+        if (inFlight || performance.now() + LOCK_RETRY_MS >= last) return { inFlight }
         const waited = await abortableSleep(LOCK_RETRY_MS, signal).then(
           () => true,
           () => false,
         )
-        if (!waited) return false
+        if (!waited) return { inFlight: null }
       }
     }
   }

@@ -42,19 +42,23 @@ export class UnsavedPair {
   #saving: Promise<void> | null = null
   /** Ends the background saver's pause: a later refresh kept another lock for its pair. */
   #wake: AbortController | null = null
+  /** A save of `held` started under the lock, not answered yet: the background saver's first. */
+  #inFlight: { held: PortalOAuthParams; answer: Promise<unknown> } | null = null
 
   constructor(deps: UnsavedPairDeps) {
     this.#deps = deps
   }
 
   /**
-   * The save under the lock failed: saves the pair held in the background, then gives back the lock of `owner`,
-   * which lasts until `lockedUntil` (`performance.now()` time).
+   * The save under the lock failed or did not answer in time: saves the pair held in the background, then gives back
+   * the lock of `owner`, which lasts until `lockedUntil` (`performance.now()` time). `inFlight`, the save still
+   * waiting for its answer, is waited for first, while the lock lasts: a slow store's answer counts.
    */
-  keep(owner: string | null, lockedUntil: number): void {
+  keep(owner: string | null, lockedUntil: number, inFlight: Promise<unknown> | null = null): void {
     this.#owner = owner
     this.#lockedUntil = lockedUntil
     this.#pending = true
+    if (inFlight) this.#inFlight = { held: this.#deps.pair(), answer: inFlight }
     this.#wake?.abort()
     this.#saving ??= this.#saveInBackground().finally(() => {
       this.#saving = null
@@ -69,6 +73,15 @@ export class UnsavedPair {
   async #saveInBackground(): Promise<void> {
     let pause = FIRST_PAUSE_MS
     for (let started = performance.now(); this.#pending && !this.#deps.closed(); ) {
+      const inFlight = this.#inFlight
+      if (inFlight) {
+        this.#inFlight = null
+        // Its answer is waited for while the lock lasts (the refresh timeout at least): the store may be slow, not lost.
+        const ms = Math.max(this.#deps.waitMs, this.#lockedUntil - performance.now())
+        if (await this.#saveOnce(ms, inFlight)) return
+        started = performance.now()
+        continue
+      }
       let wait: number
       if (performance.now() < this.#lockedUntil) {
         wait = Math.max(0, started + LOCKED_PAUSE_MS - performance.now())
@@ -88,16 +101,19 @@ export class UnsavedPair {
     }
   }
 
-  /** One save of the pair held; once the store has it, the lock kept for it is given back. Resolves whether it did. */
-  async #saveOnce(ms: number): Promise<boolean> {
+  /**
+   * One save of the pair held (or the answer of `started`, a save already under way); once the store has it, the lock
+   * kept for it is given back. Resolves whether it did.
+   */
+  async #saveOnce(
+    ms: number,
+    started?: { held: PortalOAuthParams; answer: Promise<unknown> },
+  ): Promise<boolean> {
     const { store, logger, secrets } = this.#deps
-    const held = this.#deps.pair()
+    const held = started?.held ?? this.#deps.pair()
     try {
-      await answerWithin(
-        'saving the new pair',
-        callStore(() => store.save(held)),
-        { ms, secrets },
-      )
+      const answer = started?.answer ?? callStore(() => store.save(held))
+      await answerWithin('saving the new pair', answer, { ms, secrets })
     } catch {
       return false
     }

@@ -159,9 +159,13 @@ export class RestTransport implements TypeHttp {
     })
   }
 
-  /** How long the call may wait for a token: its own timeout bounds the wait for a refresh too. */
+  /**
+   * How long the call may still wait for a token: its timeout is its deadline, so a wait for a refresh (and the first
+   * look at a shared store before it) gets what is left of it since the call was made, also after a rejected token.
+   */
   #waitMs(context: CallContext): number {
-    return context.options.timeout ?? this.#instance.http.timeout
+    const timeout = context.options.timeout ?? this.#instance.http.timeout
+    return Math.max(0, timeout - (performance.now() - context.started))
   }
 
   /** Sends the call to `context.auth`'s root; the body, with its token, is written by {@link #attempt} as it leaves. */

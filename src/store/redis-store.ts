@@ -1,3 +1,5 @@
+import { createDefaultLogger } from '../logger/logger.js'
+import { asConsoleShaped, isSupportedLogger, type SupportedLogger } from '../logger/structured-logger.js'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
 import { DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
@@ -14,6 +16,7 @@ import {
   UNLOCK,
 } from './redis-scripts.js'
 import { lockOwner, parseDeadMark, parsePair, tokenDigest } from './redis-values.js'
+import { ReplicaAcks } from './replica-acks.js'
 import type { DeadPairReason, SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
 
 /** Options of `new RedisStore(client, options)`. */
@@ -36,12 +39,19 @@ export interface RedisStoreOptions {
    */
   pairTtl?: number
   /**
-   * Replicas that must hold the refresh lock and a saved pair before the store answers (`WAIT`, at most half of
-   * `commandTimeout`); fewer count as a failure of the store. Replication is asynchronous: without it, a failover
-   * (Sentinel) can promote a replica that never got the lock, and two instances refresh from one pair. Set it to 1 (or
-   * more) with replicas; one server or a Cluster without replicas keeps 0, the default.
+   * Replicas that should hold the refresh lock and a saved pair before the store answers (`WAIT`, at most half of
+   * `commandTimeout`). Replication is asynchronous: without it, a failover (Sentinel) can promote a replica that never
+   * got the lock, and two instances refresh from one pair. Set it to 1 (or more) with replicas; one server or a
+   * Cluster without replicas keeps 0, the default. When fewer acknowledge in time (the master has lost its replica,
+   * as after a failover until the old master is back), the store goes on without them, warns once through `logger`,
+   * and waits for them 100 ms at most per write until they acknowledge again.
    */
   replicas?: number
+  /**
+   * Where the store tells what it decided on its own (replicas that fell short of `replicas`): console-shaped, or
+   * pino/bunyan-shaped. Default: warnings to the console.
+   */
+  logger?: SupportedLogger
 }
 
 const DEFAULTS = { bucketMargin: DEFAULT_BUCKET_MARGIN_MS, pollInterval: 500, commandTimeout: 5_000 }
@@ -71,8 +81,8 @@ export class RedisStore implements TokenStore {
   readonly #commandTimeout: number
   /** The pair's lifetime as Redis takes it, ms. */
   readonly #pairTtl: string
-  /** Replicas that acknowledge the lock and a saved pair (`WAIT`). */
-  readonly #replicas: number
+  /** The replicas' acknowledgement of the lock and a saved pair (`WAIT`). */
+  readonly #replicas: ReplicaAcks
   readonly #changes: RedisChangeFeed
 
   constructor(client: RedisClient, options: RedisStoreOptions = {}) {
@@ -94,10 +104,14 @@ export class RedisStore implements TokenStore {
             unit: 'ms',
           }),
     )
-    this.#replicas =
+    const replicas =
       options.replicas === undefined
         ? 0
         : requireIntegerIn('RedisStore: options.replicas', options.replicas, 0, 16)
+    if (options.logger !== undefined && !isSupportedLogger(options.logger))
+      throw invalidArgument('RedisStore: options.logger', 'must have debug, info, warn and error functions')
+    const logger = options.logger ? asConsoleShaped(options.logger) : createDefaultLogger()
+    this.#replicas = new ReplicaAcks(replicas, this.#commandTimeout, logger)
     this.#announce = connection.sharded ? 'SPUBLISH' : 'PUBLISH'
     this.#changes = new RedisChangeFeed(connection, msOption('pollInterval', options.pollInterval, 1))
   }
@@ -176,22 +190,9 @@ export class RedisStore implements TokenStore {
     return parseDeadMark(raw, tokenDigest(refreshToken))
   }
 
-  /**
-   * With `replicas`, waits (`WAIT`) until that many replicas hold this connection's writes, at most half the command
-   * timeout; rejects when fewer did. A failover then promotes a replica that knows the lock and the saved pair.
-   */
-  async #replicated(what: string, key: string): Promise<void> {
-    if (this.#replicas === 0) return
-    // The server's wait ends well before the store's own timeout, so that its answer (how many) is read.
-    const timeout = String(Math.max(1, Math.floor(this.#commandTimeout / 2)))
-    const acknowledged = await this.#run(
-      what,
-      this.#connection.send(key, ['WAIT', String(this.#replicas), timeout]),
-    )
-    if (typeof acknowledged !== 'number' || acknowledged < this.#replicas)
-      throw new StoreError(
-        `RedisStore ${what}: ${String(acknowledged)} of ${this.#replicas} replica(s) acknowledged the write in time`,
-      )
+  /** With `replicas`, waits (`WAIT`) until that many replicas hold this connection's writes; see {@link ReplicaAcks}. */
+  #replicated(what: string, key: string): Promise<void> {
+    return this.#replicas.after(what, (args) => this.#run(what, this.#connection.send(key, args)))
   }
 
   /**

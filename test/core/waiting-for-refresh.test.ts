@@ -28,7 +28,10 @@ describe('calls waiting for a refresh the OAuth server holds', () => {
     expect(await waiting).toMatchObject({
       name: 'AjaxError',
       code: 'REQUEST_TIMEOUT',
-      message: 'token refresh: no new access token within 200 ms (the refresh goes on for other callers)',
+      // The token was rejected after the call's request went out: the wait got what was left of the 200 ms.
+      message: expect.stringMatching(
+        /^token refresh: no new access token within 1?\d{1,2} ms, what the call had left of its timeout \(the refresh goes on for other callers\)$/,
+      ),
       request: { method: 'oauth/token' },
     })
     expect(rig.portal.tokenState).toBe('refreshing')
