@@ -1,4 +1,4 @@
-import type { KyInstance, Options as KyOptions } from 'ky'
+import type { Hooks as KyHooks, KyInstance, Options as KyOptions } from 'ky'
 import { loadedMethodTable, loadMethodTable, type MethodTable } from '../catalogue/method-table.js'
 import { raceAbort } from '../core/abortable-sleep.js'
 import { type CallTrace, traceCallOutcome, traceCallStart, traceCallTarget } from '../diagnostics/channels.js'
@@ -10,7 +10,8 @@ import { MAX_RETRY_DELAY_MS } from '../validation/rules.js'
 import { USER_AGENT } from '../version.js'
 import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
 import { abortError, callFields, invalidBodyError, slotTimeoutError, transportError } from './call-errors.js'
-import { isKyHttpError, loadKy } from './ky-module.js'
+import type { FetchLike, NormalizedHttpOptions } from './http-options.js'
+import { isKyHttpError, type KyModule, loadKy } from './ky-module.js'
 import { portalErrorsToSdkErrors, readPayload, readPortalError, TOKEN_REJECTION_CODES } from './payload.js'
 import { shareBodylessRequest } from './retry-clone.js'
 import { classifyFailure, failureCode, isReadMethod, mayRetryFailure, retryJitter } from './retry-policy.js'
@@ -55,6 +56,8 @@ export interface TypeHttp {
 
 /** Per-call state shared with ky's hooks through `context`. */
 interface CallContext {
+  /** The transport the call runs on: the ky instance's hooks, shared by many transports, act through it. */
+  transport: RestTransport
   options: ReturnType<typeof validateCallOptions>
   query: AjaxQuery
   attempts: number
@@ -129,6 +132,7 @@ export class RestTransport implements TypeHttp {
     const query: AjaxQuery = { apiVersion: this.apiVersion, method: options.method, params: options.params }
     if (options.requestId !== undefined) query.requestId = options.requestId
     const context: CallContext = {
+      transport: this,
       options,
       query,
       attempts: 0,
@@ -390,34 +394,38 @@ export class RestTransport implements TypeHttp {
 
   async #loadClient(): Promise<KyInstance> {
     const fetch = this.#instance.fetch()
-    const [{ default: ky }] = await Promise.all([loadKy(), adapterReady(fetch)])
+    const [ky] = await Promise.all([loadKy(), adapterReady(fetch)])
     this.#rawBody = readsRawBody(fetch)
-    const headers = instanceHeaders(this.#instance.http.headers)
-    this.#headers = headers
-    this.#ky = ky.create({
-      fetch,
-      // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
-      throwHttpErrors: (status) => status === 429 || status === 503,
-      timeout: this.#instance.http.timeout,
-      ...(this.#rawBody ? {} : { headers }),
-      hooks: {
-        // ky 2 runs beforeRequest once and beforeRetry before every repeat: each attempt takes its own slot.
-        beforeRequest: [
-          ({ request, options }) => {
-            const context = callContextOf(options)
-            const { headers, requestId } = context.options
-            if (headers) for (const name of Object.keys(headers)) request.headers.set(name, headers[name]!)
-            if (requestId !== undefined) request.headers.set('x-request-id', requestId)
-            // CPU: no clone per attempt for a request whose body is beside it (see retry-clone.ts).
-            // Stryker disable next-line CallExpression: ky then clones the request, which sends the same (CPU only)
-            shareBodylessRequest(request)
-            return this.#attempt(context, request)
-          },
-        ],
-        beforeRetry: [({ request, options }) => this.#attempt(callContextOf(options), request)],
+    const shared = sharedKy(ky, fetch, this.#rawBody, this.#instance.http)
+    this.#headers = shared.headers
+    this.#ky = shared.ky
+    return shared.ky
+  }
+
+  /**
+   * The hooks of every ky instance: an attempt leaves through the transport of its call (`context.transport`), so
+   * that one ky instance serves every transport with the same adapter and settings (a fleet's thousands of portals).
+   */
+  static readonly hooks: KyHooks = {
+    // ky 2 runs beforeRequest once and beforeRetry before every repeat: each attempt takes its own slot.
+    beforeRequest: [
+      ({ request, options }) => {
+        const context = callContextOf(options)
+        const { headers, requestId } = context.options
+        if (headers) for (const name of Object.keys(headers)) request.headers.set(name, headers[name]!)
+        if (requestId !== undefined) request.headers.set('x-request-id', requestId)
+        // CPU: no clone per attempt for a request whose body is beside it (see retry-clone.ts).
+        // Stryker disable next-line CallExpression: ky then clones the request, which sends the same (CPU only)
+        shareBodylessRequest(request)
+        return context.transport.#attempt(context, request)
       },
-    })
-    return this.#ky
+    ],
+    beforeRetry: [
+      ({ request, options }) => {
+        const context = callContextOf(options)
+        return context.transport.#attempt(context, request)
+      },
+    ],
   }
 
   /**
@@ -491,6 +499,50 @@ function instanceHeaders(extra: Readonly<Record<string, string>>): Record<string
   }
   for (const name of Object.keys(extra)) headers[name.toLowerCase()] = extra[name]!
   return headers
+}
+
+/** A ky instance and the headers its transports send, shared by every transport with the same adapter and settings. */
+interface SharedKy {
+  ky: KyInstance
+  /** The instance's headers (see `RestTransport.#headers`). */
+  headers: Readonly<Record<string, string>>
+}
+
+/** The ky instances made so far, by adapter, then by settings (`timeout`, headers, raw body). */
+const kyInstances = new WeakMap<FetchLike, Map<string, SharedKy>>()
+
+/**
+ * The ky instance of an adapter and settings, made once: a client holds no ky instance of its own, so that a held
+ * portal costs no more after its calls than before them.
+ */
+function sharedKy(
+  { default: ky }: KyModule,
+  fetch: FetchLike,
+  rawBody: boolean,
+  http: Pick<NormalizedHttpOptions, 'timeout' | 'headers'>,
+): SharedKy {
+  const headers = instanceHeaders(http.headers)
+  const key = `${rawBody}\n${http.timeout}\n${JSON.stringify(headers)}`
+  let byKey = kyInstances.get(fetch)
+  if (!byKey) {
+    byKey = new Map()
+    kyInstances.set(fetch, byKey)
+  }
+  const found = byKey.get(key)
+  if (found) return found
+  const made: SharedKy = {
+    headers,
+    ky: ky.create({
+      fetch,
+      // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
+      throwHttpErrors: (status) => status === 429 || status === 503,
+      timeout: http.timeout,
+      ...(rawBody ? {} : { headers }),
+      hooks: RestTransport.hooks,
+    }),
+  }
+  byKey.set(key, made)
+  return made
 }
 
 /** The authorisation of a call not prepared yet. */
