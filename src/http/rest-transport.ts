@@ -146,6 +146,8 @@ export class RestTransport implements TypeHttp {
     }
     const checked = this.#checkScope(options.method, extras.methods)
     const { trace } = context
+    // Until #callAuthorised ends (a heavy method may wait its turn first): a fleet does not release the instance.
+    this.#instance.callsInFlight += 1
     const run = () => this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
     const result = trace
       ? traceCallOutcome(run, trace, () => context.attempts, this.#instance.secrets)
@@ -179,21 +181,25 @@ export class RestTransport implements TypeHttp {
   }
 
   async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
-    const { signal } = context.options
-    const prepared = this.#prepare(context)
-    context.auth = isThenable(prepared) ? await prepared : prepared
-    let answer = await this.#send(context)
-    for (let resend = 0; resend < MAX_TOKEN_RESENDS; resend += 1) {
-      // Only a 401 can be a token rejection; other answers are read once, by #toResult.
-      const rejection = answer.status === 401 ? readPortalError(answer.body) : null
-      if (!rejection || !TOKEN_REJECTION_CODES.has(rejection.code)) break
-      // context.auth is the token the rejected attempt carried when it left.
-      const waited = this.#auth.rejected(context.auth, rejection.code, signal, this.#waitMs(context))
-      if (!(await this.#cancellable(context, waited))) break
-      context.auth = await this.#prepare(context)
-      answer = await this.#send(context)
+    try {
+      const { signal } = context.options
+      const prepared = this.#prepare(context)
+      context.auth = isThenable(prepared) ? await prepared : prepared
+      let answer = await this.#send(context)
+      for (let resend = 0; resend < MAX_TOKEN_RESENDS; resend += 1) {
+        // Only a 401 can be a token rejection; other answers are read once, by #toResult.
+        const rejection = answer.status === 401 ? readPortalError(answer.body) : null
+        if (!rejection || !TOKEN_REJECTION_CODES.has(rejection.code)) break
+        // context.auth is the token the rejected attempt carried when it left.
+        const waited = this.#auth.rejected(context.auth, rejection.code, signal, this.#waitMs(context))
+        if (!(await this.#cancellable(context, waited))) break
+        context.auth = await this.#prepare(context)
+        answer = await this.#send(context)
+      }
+      return this.#toResult<T>(context, answer)
+    } finally {
+      this.#instance.callsInFlight -= 1
     }
-    return this.#toResult<T>(context, answer)
   }
 
   /** The authorisation of the next attempt; a promise only when the auth side has to wait (see `prepare`). */
