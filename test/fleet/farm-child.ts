@@ -17,9 +17,10 @@ export type FarmChildMessage =
       pairs: EmulatorAuthParams[]
     }
   | { type: 'log'; rest: number; tokens: number }
+  | { type: 'expired' }
 
-/** What the child is told: count (and forget) the requests so far, or close. */
-export type FarmParentMessage = { type: 'log' } | { type: 'exit' }
+/** What the child is told: count (and forget) the requests so far, expire every access token, or close. */
+export type FarmParentMessage = { type: 'log' } | { type: 'expire' } | { type: 'exit' }
 
 /** A farm of `count` portals in a child process. */
 export interface FarmChild {
@@ -29,6 +30,8 @@ export interface FarmChild {
   readonly pairs: readonly EmulatorAuthParams[]
   /** REST requests answered 200 and token requests since the last look. */
   log(): Promise<{ rest: number; tokens: number }>
+  /** Expires every portal's access tokens: their next calls are answered `expired_token`. */
+  expire(): Promise<void>
   close(): Promise<void>
 }
 
@@ -56,6 +59,11 @@ export async function startFarmChild(count: number): Promise<FarmChild> {
       const message = await answer
       if (message.type !== 'log') throw new Error(`farm-process said ${message.type}, not log`)
       return { rest: message.rest, tokens: message.tokens }
+    },
+    async expire() {
+      const answer = next()
+      child.send({ type: 'expire' } satisfies FarmParentMessage)
+      if ((await answer).type !== 'expired') throw new Error('farm-process did not expire the tokens')
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,7 +1,7 @@
 /**
  * A child process serving an emulator farm (`startPortalEmulators`), so that the portals' state stays out of the
  * heap a test measures. Started by farm-child.ts with the portal count in `argv[2]`; sends every portal's pair once
- * listening, then its request log counts on demand, and closes on `exit`.
+ * listening, then its request log counts on demand, expires every access token on `expire`, and closes on `exit`.
  */
 import { startPortalEmulators } from '../../src/testing/index.js'
 import type { FarmChildMessage, FarmParentMessage } from './farm-child.js'
@@ -14,7 +14,10 @@ function send(message: FarmChildMessage): void {
 }
 
 process.on('message', async (message: FarmParentMessage) => {
-  if (message.type === 'log') {
+  if (message.type === 'expire') {
+    for (const emulator of farm.emulators) emulator.expireAccessTokens()
+    send({ type: 'expired' })
+  } else if (message.type === 'log') {
     let rest = 0
     let tokens = 0
     for (const emulator of farm.emulators) {
