@@ -1,7 +1,7 @@
 /**
  * `npm run load:fleet`: an application installed on many portals, run by several processes sharing one Redis.
  *
- * A throwaway `redis-server` and one loopback emulator per portal are started here; the portals are installed
+ * A throwaway `redis-server` and an emulator farm (every portal behind two loopback listeners) are started here; the portals are installed
  * through their `ONAPPINSTALL` events by a `PortalFleet` on a `RedisStore`. Each worker process (a `PortalFleet`
  * over one `RedisStore` on one ioredis client) calls every installed portal once (the warm-up, not measured), then
  * calls each portal once per interval for the duration. The expiring share of the portals is installed just
@@ -186,6 +186,7 @@ async function fleetRun(
       callsPerInterval: options.portals,
       intervalMs: options.intervalMs,
       durationMs: options.durationS * 1000,
+      dist: options.dist,
     }
     workers.push(...startWorkers(options.processes, input, progress))
     const memoryBefore = (await answers(workers, 'ready')).map((ready) => ready.memory)
@@ -255,6 +256,7 @@ async function fleetRun(
       cpuPerCallMs: calls.cpuUs / 1000 / total,
       rssPerPortal: perPortal(memoryBefore, memoryAfter, 'rss'),
       heapPerPortal: perPortal(memoryBefore, memoryAfter, 'heapUsed'),
+      rssPerProcess: Math.max(...memoryAfter.map((answer) => answer.memory.rss)),
       portalsHeld: Math.min(...memoryAfter.map((answer) => answer.held)),
       idleCpuMsPerS: idleCpu(memoryAfter),
       p50Ms: latencyPercentile(latencies, 0.5),
@@ -297,6 +299,7 @@ async function baselineRun(
     callsPerInterval: options.portals,
     intervalMs: options.intervalMs,
     durationMs: options.durationS * 1000,
+    dist: options.dist,
     restrictionParams: UNPACED,
   }
   const workers = startWorkers(1, input, progress)
@@ -354,7 +357,7 @@ async function main(): Promise<number> {
     baselineIdleCpuMsPerS: baseline.idleCpuMsPerS,
   })
   console.log(
-    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring\n`,
+    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring; workers on ${options.dist ? 'the built package (dist/)' : 'the sources (tsx)'}\n`,
   )
   console.log(formatTable(report.rows))
   if (!report.checksHeld) return 1

@@ -16,6 +16,8 @@ export interface LoadOptions {
   quick: boolean
   /** `LOAD_STRICT=1`: a missed bar exits 1 as well. */
   strict: boolean
+  /** `LOAD_DIST=1`: the workers run the built package (dist/), as users run it, not the sources through tsx. */
+  dist: boolean
 }
 
 /** One numeric option: its environment variable, its flag, its bounds and defaults. */
@@ -84,6 +86,7 @@ const NUMERIC: readonly NumericOption[] = [
 const SWITCHES = [
   { key: 'quick', env: 'LOAD_QUICK', flag: '--quick' },
   { key: 'strict', env: 'LOAD_STRICT', flag: '--strict' },
+  { key: 'dist', env: 'LOAD_DIST', flag: '--dist' },
 ] as const
 
 /** A bad option: the message names the environment variable and the flag. */
@@ -94,6 +97,7 @@ export class LoadOptionError extends Error {
 /** The options' help text, printed with `--help`. */
 export const LOAD_USAGE = [
   'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --quick --strict]',
+  '(npm run load:fleet builds the package and passes --dist)',
   ...NUMERIC.map(
     (option) =>
       `  ${option.flag.padEnd(12)} ${option.env.padEnd(17)} default ${option.fallback}` +
@@ -101,6 +105,7 @@ export const LOAD_USAGE = [
   ),
   '  --quick      LOAD_QUICK=1      50 portals for 10 s unless given',
   '  --strict     LOAD_STRICT=1     exit 1 when a bar is missed',
+  '  --dist       LOAD_DIST=1       workers run the built package (dist/), not the sources through tsx',
 ].join('\n')
 
 function parseFlags(argv: readonly string[]): Map<string, string> {

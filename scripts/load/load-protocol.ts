@@ -22,6 +22,8 @@ export interface LoadWorkerInput {
   callsPerInterval: number
   intervalMs: number
   durationMs: number
+  /** Whether the worker runs the built package (dist/) rather than the sources. */
+  dist: boolean
   /** Restriction params of the fleet's clients; the defaults when absent. */
   restrictionParams?: RestrictionParamsInput
 }
