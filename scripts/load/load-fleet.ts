@@ -10,7 +10,10 @@
  * progress line to stderr every few seconds and the table to stdout; exits 1 when a call failed or an expired
  * portal was not refreshed exactly once, and on a missed bar only with `LOAD_STRICT=1`. Options: load-options.ts.
  */
-import { cpus } from 'node:os'
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.types.js'
@@ -20,7 +23,7 @@ import { type ForkedWorker, forkWorker } from '../dev/forked-worker.js'
 import { type RedisUnderTest, redisInstalled, startRedisServer } from '../dev/redis-server.js'
 import { runMain } from '../dev/run-main.js'
 import { latencyPercentile, mergeLatencies } from './latency-histogram.js'
-import { LOAD_USAGE, LoadOptionError, type LoadOptions, loadOptions } from './load-options.js'
+import { LOAD_USAGE, LoadOptionError, type LoadOptions, loadOptions, refreshLeadS } from './load-options.js'
 import type {
   FromLoadWorker,
   LoadWorkerInput,
@@ -68,15 +71,34 @@ async function answers<T extends FromLoadWorker['type']>(
   return all as Array<Extract<FromLoadWorker, { type: T }>>
 }
 
+/** Where the workers' inputs are written, removed when the run ends. */
+let inputDir: string | undefined
+
+/**
+ * The path of a file holding `input` as JSON: the member ids of 10 000 portals are more than one argument of a
+ * process may hold (128 KB on Linux).
+ */
+function inputFile(input: LoadWorkerInput): string {
+  if (!inputDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'load-fleet-'))
+    inputDir = dir
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  }
+  const file = join(inputDir, `input-${randomUUID()}.json`)
+  writeFileSync(file, JSON.stringify(input))
+  return file
+}
+
 /** Starts workers that report progress into `progress` (calls so far per worker). */
 function startWorkers(
   count: number,
   input: LoadWorkerInput,
   progress: Array<{ ok: number; failed: number }>,
 ): Worker[] {
+  const file = inputFile(input)
   return Array.from({ length: count }, (_, index) => {
     progress[index] = { ok: 0, failed: 0 }
-    return forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, input, {
+    return forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, file, {
       execArgv: ['--expose-gc'],
       notice: (message) => {
         if (message.type !== 'progress') return false
@@ -200,7 +222,7 @@ async function fleetRun(
       log(`warm-up: ${warmUpFailed} calls failed (${JSON.stringify(warmed.map((answer) => answer.failed))})`)
 
     // The expiring pairs enter the eager-refresh window `lead` s from now, once every process calls them.
-    const leadS = Math.max(1, Math.min(5, Math.floor(options.durationS / 3)))
+    const leadS = refreshLeadS(options.durationS)
     await farm.install(web, expiring, DEFAULT_ACCESS_TOKEN_SETTINGS.eagerRefreshMs / 1000 + leadS)
     farm.resetCounts()
     log(`warmed up; ${expiring.length} portals fall due ${leadS} s into the calls`)

@@ -152,6 +152,24 @@ function numeric(option: NumericOption, raw: string, source: string): number {
   return value
 }
 
+/** How far into the calls the expiring pairs fall due, s: 5, or a third of a shorter run (1 at least). */
+export function refreshLeadS(durationS: number): number {
+  return Math.max(1, Math.min(5, Math.floor(durationS / 3)))
+}
+
+/**
+ * An expiring portal is refreshed by its first call after its pair fell due: a run must last the lead and one
+ * interval more, or some portals are never called again and the refresh check fails for want of calls.
+ */
+function requireTimeToRefresh(options: LoadOptions): void {
+  if (options.expiring === 0) return
+  const neededS = refreshLeadS(options.durationS) + Math.ceil(options.intervalMs / 1000)
+  if (options.durationS < neededS)
+    throw new LoadOptionError(
+      `--duration ${options.durationS} is too short for --interval ${options.intervalMs}: the expiring pairs fall due ${refreshLeadS(options.durationS)} s into the calls and each portal is called once per interval, so every one is called after that only in a run of ${neededS} s or more (or give --expiring 0)`,
+    )
+}
+
 /** Reads the options from `env` and `argv` (flags win over the environment); throws {@link LoadOptionError}. */
 export function loadOptions(env: NodeJS.ProcessEnv, argv: readonly string[]): LoadOptions {
   const flags = parseFlags(argv)
@@ -172,5 +190,7 @@ export function loadOptions(env: NodeJS.ProcessEnv, argv: readonly string[]): Lo
       return [option.key, switches.quick ? (option.quick ?? option.fallback) : option.fallback]
     }),
   ) as Record<NumericOption['key'], number>
-  return { ...values, ...switches } as LoadOptions
+  const options = { ...values, ...switches } as LoadOptions
+  requireTimeToRefresh(options)
+  return options
 }

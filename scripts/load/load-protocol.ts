@@ -7,7 +7,7 @@ export type LoadWorkerStore =
   | { kind: 'redis'; host: string; port: number }
   | { kind: 'memory'; pairs: PortalOAuthParams[] }
 
-/** What the load test hands a worker process (as JSON in `argv[2]`). */
+/** What the load test hands a worker process (as JSON in a file named in `argv[2]`). */
 export interface LoadWorkerInput {
   store: LoadWorkerStore
   secret: PortalOAuthSecret

@@ -1,9 +1,10 @@
 /**
- * One application process of `npm run load:fleet` (run with `node --expose-gc --import tsx`): a `PortalFleet` over
+ * One application process of `npm run load:fleet` (run with `node --expose-gc --import tsx`, its input in a file): a `PortalFleet` over
  * one `RedisStore` on one ioredis client (or a `MemoryStore`, for the single-portal baseline). Driven over IPC (see
  * load-protocol.ts): a warm-up round of one call per portal, then the calls phase, each call taking the portal's
  * client with `fleet.get(memberId)`, v2 and v3 calls alternating.
  */
+import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
 import type { PortalFleet as Fleet, TokenStore } from '../../src/index.js'
 import { runSchedule } from './call-schedule.js'
@@ -39,7 +40,10 @@ process.on('unhandledRejection', (reason) => {
   process.exit(1)
 })
 
-const input = JSON.parse(process.argv[2] ?? '{}') as LoadWorkerInput
+/** The input, read from the file whose path comes as JSON in `argv[2]` (see load-fleet.ts, `inputFile`). */
+const input = JSON.parse(
+  readFileSync(JSON.parse(process.argv[2] ?? '""') as string, 'utf8'),
+) as LoadWorkerInput
 
 /**
  * The package as users run it (dist/, built by `npm run load:fleet`), or the sources: run through tsx, which keeps

@@ -132,4 +132,10 @@ it('a bad option exits 2 with a message naming it, before starting anything', as
   const env = await runLoad({ LOAD_PROCESSES: 'four' })
   expect(env.code).toBe(2)
   expect(env.stderr).toContain("load:fleet: LOAD_PROCESSES must be an integer from 1 to 64, got 'four'")
+  // Too short for every expiring portal to be called once its pair fell due: refused, nothing started.
+  const short = await runLoad({}, ['--interval', '20000', '--duration', '20'])
+  expect(short.code).toBe(2)
+  expect(short.stdout).toBe('')
+  expect(short.stderr).toContain('load:fleet: --duration 20 is too short for --interval 20000')
+  expect(short.stderr).toContain('in a run of 25 s or more (or give --expiring 0)')
 })
