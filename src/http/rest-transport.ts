@@ -402,7 +402,7 @@ export class RestTransport implements TypeHttp {
     const fetch = this.#instance.fetch()
     const [ky] = await Promise.all([loadKy(), adapterReady(fetch)])
     this.#rawBody = readsRawBody(fetch)
-    const shared = sharedKy(ky, fetch, this.#rawBody, this.#instance.http)
+    const shared = sharedKy(ky, fetch, this.#rawBody, this.#instance.http, RestTransport.#hooks)
     this.#headers = shared.headers
     this.#ky = shared.ky
     return shared.ky
@@ -412,7 +412,7 @@ export class RestTransport implements TypeHttp {
    * The hooks of every ky instance: an attempt leaves through the transport of its call (`context.transport`), so
    * that one ky instance serves every transport with the same adapter and settings (a fleet's thousands of portals).
    */
-  static readonly hooks: KyHooks = {
+  static readonly #hooks: KyHooks = {
     // ky 2 runs beforeRequest once and beforeRetry before every repeat: each attempt takes its own slot.
     beforeRequest: [
       ({ request, options }) => {
@@ -526,6 +526,7 @@ function sharedKy(
   fetch: FetchLike,
   rawBody: boolean,
   http: Pick<NormalizedHttpOptions, 'timeout' | 'headers'>,
+  hooks: KyHooks,
 ): SharedKy {
   const headers = instanceHeaders(http.headers)
   const key = `${rawBody}\n${http.timeout}\n${JSON.stringify(headers)}`
@@ -544,7 +545,7 @@ function sharedKy(
       throwHttpErrors: (status) => status === 429 || status === 503,
       timeout: http.timeout,
       ...(rawBody ? {} : { headers }),
-      hooks: RestTransport.hooks,
+      hooks,
     }),
   }
   byKey.set(key, made)
