@@ -144,7 +144,7 @@ function idleCpu(answers: ReadonlyArray<{ idleCpuUs: number; idleMs: number }>):
 function perPortal(
   before: WorkerMemory[],
   after: Array<{ memory: WorkerMemory; held: number }>,
-  key: keyof WorkerMemory,
+  key: 'rss' | 'heapUsed',
 ): number {
   const each = after.map(
     (worker, index) => (worker.memory[key] - before[index]![key]) / Math.max(1, worker.held),
@@ -278,7 +278,10 @@ async function fleetRun(
       cpuPerCallMs: calls.cpuUs / 1000 / total,
       rssPerPortal: perPortal(memoryBefore, memoryAfter, 'rss'),
       heapPerPortal: perPortal(memoryBefore, memoryAfter, 'heapUsed'),
-      rssPerProcess: Math.max(...memoryAfter.map((answer) => answer.memory.rss)),
+      largestWorker: memoryAfter.reduce(
+        (largest, answer) => (answer.memory.rss > largest.rss ? answer.memory : largest),
+        memoryAfter[0]!.memory,
+      ),
       portalsHeld: Math.min(...memoryAfter.map((answer) => answer.held)),
       idleCpuMsPerS: idleCpu(memoryAfter),
       p50Ms: latencyPercentile(latencies, 0.5),

@@ -32,6 +32,8 @@ export interface LoadWorkerInput {
 export interface WorkerMemory {
   rss: number
   heapUsed: number
+  /** What V8 holds for its heap, used or not. */
+  heapTotal: number
 }
 
 /** How the measured calls of one worker went. */

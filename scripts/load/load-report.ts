@@ -1,6 +1,7 @@
 /** The table `npm run load:fleet` prints, its two bars, and the checks that fail a run whatever the bars say. */
 import { bytes, fixed } from '../../bench/lib/stats.js'
 import type { LoadOptions } from './load-options.js'
+import type { WorkerMemory } from './load-protocol.js'
 
 /** Client CPU per call of the fleet at most this many times that of one portal on a `MemoryStore`. */
 export const MAX_CPU_RATIO = 1.2
@@ -41,8 +42,8 @@ export interface LoadResult {
   /** Worker memory per held portal, bytes (after the run minus before any portal was held, after GC). */
   rssPerPortal: number
   heapPerPortal: number
-  /** The largest worker's RSS after the run, bytes. */
-  rssPerProcess: number
+  /** The memory of the worker with the largest RSS after the run, bytes. */
+  largestWorker: WorkerMemory
   portalsHeld: number
   /** CPU of a worker idling after the calls (sockets closed), holding its portals, and of the baseline's, ms per s. */
   idleCpuMsPerS: number
@@ -95,7 +96,8 @@ export function loadReport(result: LoadResult): LoadReport {
   const cpuMet = Number(fixed(ratio, 2)) <= MAX_CPU_RATIO
   const redisMet = Number(fixed(result.redisSentPerCall, 2)) <= MAX_REDIS_COMMANDS_PER_CALL
   const heapMet = Number(fixed(result.heapPerPortal / 1024, 1)) <= MAX_HEAP_PER_PORTAL / 1024
-  const rssMet = Number(fixed(result.rssPerProcess / 2 ** 20, 1)) <= MAX_RSS_PER_PROCESS / 2 ** 20
+  const { largestWorker } = result
+  const rssMet = Number(fixed(largestWorker.rss / 2 ** 20, 1)) <= MAX_RSS_PER_PROCESS / 2 ** 20
   const p99Met = Number(fixed(result.p99Ms, 1)) <= MAX_P99_MS
   const perExpired =
     result.expiringPortals === 0 ? Number.NaN : result.refreshesOfExpiring / result.expiringPortals
@@ -166,7 +168,8 @@ export function loadReport(result: LoadResult): LoadReport {
     },
     {
       figure: 'worker RSS per process, the largest',
-      measured: bytes(result.rssPerProcess),
+      // What V8 holds beside it tells a heap grown during the calls from memory held outside it.
+      measured: `${bytes(largestWorker.rss)} (V8 heap ${bytes(largestWorker.heapTotal)}, ${bytes(largestWorker.heapUsed)} in use)`,
       bar: `<= ${bytes(MAX_RSS_PER_PROCESS)}`,
       verdict: rssMet ? 'MET' : missed,
     },

@@ -69,8 +69,8 @@ function send(message: FromLoadWorker): void {
 function memory(): WorkerMemory {
   collect!()
   collect!()
-  const { rss, heapUsed } = process.memoryUsage()
-  return { rss, heapUsed }
+  const { rss, heapUsed, heapTotal } = process.memoryUsage()
+  return { rss, heapUsed, heapTotal }
 }
 
 async function openStore(): Promise<{ store: TokenStore; close: () => Promise<void> }> {
