@@ -127,6 +127,19 @@ export abstract class AbstractPortal implements TypePortal {
 
   abstract getTargetOriginWithPath(): Map<ApiVersion, string>
 
+  /**
+   * @internal Whether a call of the instance, or a refresh of its pair, is in flight: a `PortalFleet` never releases
+   * a busy client, whatever its idle time.
+   */
+  get busy(): boolean {
+    return this.context.callsInFlight > 0 || this.authBusy()
+  }
+
+  /** Whether the subclass's authorisation has work in flight (a refresh); see {@link busy}. */
+  protected authBusy(): boolean {
+    return false
+  }
+
   async destroy(): Promise<void> {
     if (!this.context.markDestroyed()) return
     // A refresh in flight finishes (and is persisted) before the pool it uses closes.

@@ -60,6 +60,8 @@ export class PortalContext {
   readonly http: NormalizedHttpOptions
   /** Passed to every actor of the instance. */
   readonly inspect: InspectOption | undefined
+  /** Calls made and not settled yet, counted by the transports (see `AbstractPortal.busy`). */
+  callsInFlight = 0
   #pool: PooledFetch | null = null
   #destroyed = false
   #clientSideWarning = true

@@ -170,6 +170,10 @@ export class PortalOAuth extends AbstractPortal {
     )
   }
 
+  protected override authBusy(): boolean {
+    return this.#auth.tokenState === 'refreshing'
+  }
+
   protected destroyAuth(): Promise<void> {
     return this.#auth.destroy()
   }

@@ -1,7 +1,7 @@
 /**
  * `npm run load:fleet`: an application installed on many portals, run by several processes sharing one Redis.
  *
- * A throwaway `redis-server` and one loopback emulator per portal are started here; the portals are installed
+ * A throwaway `redis-server` and an emulator farm (every portal behind two loopback listeners) are started here; the portals are installed
  * through their `ONAPPINSTALL` events by a `PortalFleet` on a `RedisStore`. Each worker process (a `PortalFleet`
  * over one `RedisStore` on one ioredis client) calls every installed portal once (the warm-up, not measured), then
  * calls each portal once per interval for the duration. The expiring share of the portals is installed just
@@ -10,7 +10,10 @@
  * progress line to stderr every few seconds and the table to stdout; exits 1 when a call failed or an expired
  * portal was not refreshed exactly once, and on a missed bar only with `LOAD_STRICT=1`. Options: load-options.ts.
  */
-import { cpus } from 'node:os'
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.types.js'
@@ -20,7 +23,7 @@ import { type ForkedWorker, forkWorker } from '../dev/forked-worker.js'
 import { type RedisUnderTest, redisInstalled, startRedisServer } from '../dev/redis-server.js'
 import { runMain } from '../dev/run-main.js'
 import { latencyPercentile, mergeLatencies } from './latency-histogram.js'
-import { LOAD_USAGE, LoadOptionError, type LoadOptions, loadOptions } from './load-options.js'
+import { LOAD_USAGE, LoadOptionError, type LoadOptions, loadOptions, refreshLeadS } from './load-options.js'
 import type {
   FromLoadWorker,
   LoadWorkerInput,
@@ -68,15 +71,34 @@ async function answers<T extends FromLoadWorker['type']>(
   return all as Array<Extract<FromLoadWorker, { type: T }>>
 }
 
+/** Where the workers' inputs are written, removed when the run ends. */
+let inputDir: string | undefined
+
+/**
+ * The path of a file holding `input` as JSON: the member ids of 10 000 portals are more than one argument of a
+ * process may hold (128 KB on Linux).
+ */
+function inputFile(input: LoadWorkerInput): string {
+  if (!inputDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'load-fleet-'))
+    inputDir = dir
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  }
+  const file = join(inputDir, `input-${randomUUID()}.json`)
+  writeFileSync(file, JSON.stringify(input))
+  return file
+}
+
 /** Starts workers that report progress into `progress` (calls so far per worker). */
 function startWorkers(
   count: number,
   input: LoadWorkerInput,
   progress: Array<{ ok: number; failed: number }>,
 ): Worker[] {
+  const file = inputFile(input)
   return Array.from({ length: count }, (_, index) => {
     progress[index] = { ok: 0, failed: 0 }
-    return forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, input, {
+    return forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, file, {
       execArgv: ['--expose-gc'],
       notice: (message) => {
         if (message.type !== 'progress') return false
@@ -122,7 +144,7 @@ function idleCpu(answers: ReadonlyArray<{ idleCpuUs: number; idleMs: number }>):
 function perPortal(
   before: WorkerMemory[],
   after: Array<{ memory: WorkerMemory; held: number }>,
-  key: keyof WorkerMemory,
+  key: 'rss' | 'heapUsed',
 ): number {
   const each = after.map(
     (worker, index) => (worker.memory[key] - before[index]![key]) / Math.max(1, worker.held),
@@ -186,6 +208,7 @@ async function fleetRun(
       callsPerInterval: options.portals,
       intervalMs: options.intervalMs,
       durationMs: options.durationS * 1000,
+      dist: options.dist,
     }
     workers.push(...startWorkers(options.processes, input, progress))
     const memoryBefore = (await answers(workers, 'ready')).map((ready) => ready.memory)
@@ -199,7 +222,7 @@ async function fleetRun(
       log(`warm-up: ${warmUpFailed} calls failed (${JSON.stringify(warmed.map((answer) => answer.failed))})`)
 
     // The expiring pairs enter the eager-refresh window `lead` s from now, once every process calls them.
-    const leadS = Math.max(1, Math.min(5, Math.floor(options.durationS / 3)))
+    const leadS = refreshLeadS(options.durationS)
     await farm.install(web, expiring, DEFAULT_ACCESS_TOKEN_SETTINGS.eagerRefreshMs / 1000 + leadS)
     farm.resetCounts()
     log(`warmed up; ${expiring.length} portals fall due ${leadS} s into the calls`)
@@ -255,6 +278,10 @@ async function fleetRun(
       cpuPerCallMs: calls.cpuUs / 1000 / total,
       rssPerPortal: perPortal(memoryBefore, memoryAfter, 'rss'),
       heapPerPortal: perPortal(memoryBefore, memoryAfter, 'heapUsed'),
+      largestWorker: memoryAfter.reduce(
+        (largest, answer) => (answer.memory.rss > largest.rss ? answer.memory : largest),
+        memoryAfter[0]!.memory,
+      ),
       portalsHeld: Math.min(...memoryAfter.map((answer) => answer.held)),
       idleCpuMsPerS: idleCpu(memoryAfter),
       p50Ms: latencyPercentile(latencies, 0.5),
@@ -297,6 +324,7 @@ async function baselineRun(
     callsPerInterval: options.portals,
     intervalMs: options.intervalMs,
     durationMs: options.durationS * 1000,
+    dist: options.dist,
     restrictionParams: UNPACED,
   }
   const workers = startWorkers(1, input, progress)
@@ -354,7 +382,7 @@ async function main(): Promise<number> {
     baselineIdleCpuMsPerS: baseline.idleCpuMsPerS,
   })
   console.log(
-    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring\n`,
+    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring; workers on ${options.dist ? 'the built package (dist/)' : 'the sources (tsx)'}\n`,
   )
   console.log(formatTable(report.rows))
   if (!report.checksHeld) return 1

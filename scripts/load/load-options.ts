@@ -16,6 +16,8 @@ export interface LoadOptions {
   quick: boolean
   /** `LOAD_STRICT=1`: a missed bar exits 1 as well. */
   strict: boolean
+  /** `LOAD_DIST=1`: the workers run the built package (dist/), as users run it, not the sources through tsx. */
+  dist: boolean
 }
 
 /** One numeric option: its environment variable, its flag, its bounds and defaults. */
@@ -84,6 +86,7 @@ const NUMERIC: readonly NumericOption[] = [
 const SWITCHES = [
   { key: 'quick', env: 'LOAD_QUICK', flag: '--quick' },
   { key: 'strict', env: 'LOAD_STRICT', flag: '--strict' },
+  { key: 'dist', env: 'LOAD_DIST', flag: '--dist' },
 ] as const
 
 /** A bad option: the message names the environment variable and the flag. */
@@ -94,6 +97,7 @@ export class LoadOptionError extends Error {
 /** The options' help text, printed with `--help`. */
 export const LOAD_USAGE = [
   'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --quick --strict]',
+  '(npm run load:fleet builds the package and passes --dist)',
   ...NUMERIC.map(
     (option) =>
       `  ${option.flag.padEnd(12)} ${option.env.padEnd(17)} default ${option.fallback}` +
@@ -101,6 +105,7 @@ export const LOAD_USAGE = [
   ),
   '  --quick      LOAD_QUICK=1      50 portals for 10 s unless given',
   '  --strict     LOAD_STRICT=1     exit 1 when a bar is missed',
+  '  --dist       LOAD_DIST=1       workers run the built package (dist/), not the sources through tsx',
 ].join('\n')
 
 function parseFlags(argv: readonly string[]): Map<string, string> {
@@ -147,6 +152,24 @@ function numeric(option: NumericOption, raw: string, source: string): number {
   return value
 }
 
+/** How far into the calls the expiring pairs fall due, s: 5, or a third of a shorter run (1 at least). */
+export function refreshLeadS(durationS: number): number {
+  return Math.max(1, Math.min(5, Math.floor(durationS / 3)))
+}
+
+/**
+ * An expiring portal is refreshed by its first call after its pair fell due: a run must last the lead and one
+ * interval more, or some portals are never called again and the refresh check fails for want of calls.
+ */
+function requireTimeToRefresh(options: LoadOptions): void {
+  if (options.expiring === 0) return
+  const neededS = refreshLeadS(options.durationS) + Math.ceil(options.intervalMs / 1000)
+  if (options.durationS < neededS)
+    throw new LoadOptionError(
+      `--duration ${options.durationS} is too short for --interval ${options.intervalMs}: the expiring pairs fall due ${refreshLeadS(options.durationS)} s into the calls and each portal is called once per interval, so every one is called after that only in a run of ${neededS} s or more (or give --expiring 0)`,
+    )
+}
+
 /** Reads the options from `env` and `argv` (flags win over the environment); throws {@link LoadOptionError}. */
 export function loadOptions(env: NodeJS.ProcessEnv, argv: readonly string[]): LoadOptions {
   const flags = parseFlags(argv)
@@ -167,5 +190,7 @@ export function loadOptions(env: NodeJS.ProcessEnv, argv: readonly string[]): Lo
       return [option.key, switches.quick ? (option.quick ?? option.fallback) : option.fallback]
     }),
   ) as Record<NumericOption['key'], number>
-  return { ...values, ...switches } as LoadOptions
+  const options = { ...values, ...switches } as LoadOptions
+  requireTimeToRefresh(options)
+  return options
 }

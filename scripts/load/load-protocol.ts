@@ -7,7 +7,7 @@ export type LoadWorkerStore =
   | { kind: 'redis'; host: string; port: number }
   | { kind: 'memory'; pairs: PortalOAuthParams[] }
 
-/** What the load test hands a worker process (as JSON in `argv[2]`). */
+/** What the load test hands a worker process (as JSON in a file named in `argv[2]`). */
 export interface LoadWorkerInput {
   store: LoadWorkerStore
   secret: PortalOAuthSecret
@@ -22,6 +22,8 @@ export interface LoadWorkerInput {
   callsPerInterval: number
   intervalMs: number
   durationMs: number
+  /** Whether the worker runs the built package (dist/) rather than the sources. */
+  dist: boolean
   /** Restriction params of the fleet's clients; the defaults when absent. */
   restrictionParams?: RestrictionParamsInput
 }
@@ -30,6 +32,8 @@ export interface LoadWorkerInput {
 export interface WorkerMemory {
   rss: number
   heapUsed: number
+  /** What V8 holds for its heap, used or not. */
+  heapTotal: number
 }
 
 /** How the measured calls of one worker went. */

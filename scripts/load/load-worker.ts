@@ -1,12 +1,12 @@
 /**
- * One application process of `npm run load:fleet` (run with `node --expose-gc --import tsx`): a `PortalFleet` over
+ * One application process of `npm run load:fleet` (run with `node --expose-gc --import tsx`, its input in a file): a `PortalFleet` over
  * one `RedisStore` on one ioredis client (or a `MemoryStore`, for the single-portal baseline). Driven over IPC (see
  * load-protocol.ts): a warm-up round of one call per portal, then the calls phase, each call taking the portal's
  * client with `fleet.get(memberId)`, v2 and v3 calls alternating.
  */
+import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
-import { createNullLogger, MemoryStore, PortalFleet, type TokenStore } from '../../src/index.js'
-import { RedisStore } from '../../src/redis.js'
+import type { PortalFleet as Fleet, TokenStore } from '../../src/index.js'
 import { runSchedule } from './call-schedule.js'
 import { emptyLatencies, recordLatency } from './latency-histogram.js'
 import type { FromLoadWorker, LoadWorkerInput, ToLoadWorker, WorkerMemory } from './load-protocol.js'
@@ -40,7 +40,25 @@ process.on('unhandledRejection', (reason) => {
   process.exit(1)
 })
 
-const input = JSON.parse(process.argv[2] ?? '{}') as LoadWorkerInput
+/** The input, read from the file whose path comes as JSON in `argv[2]` (see load-fleet.ts, `inputFile`). */
+const input = JSON.parse(
+  readFileSync(JSON.parse(process.argv[2] ?? '""') as string, 'utf8'),
+) as LoadWorkerInput
+
+/**
+ * The package as users run it (dist/, built by `npm run load:fleet`), or the sources: run through tsx, which keeps
+ * every function's name by defining it on the function, each closure holds a few hundred bytes more than built.
+ */
+const [{ createNullLogger, MemoryStore, PortalFleet }, { RedisStore }] = input.dist
+  ? await Promise.all([
+      import(new URL('../../dist/src/index.js', import.meta.url).href) as Promise<
+        typeof import('../../src/index.js')
+      >,
+      import(new URL('../../dist/src/redis.js', import.meta.url).href) as Promise<
+        typeof import('../../src/redis.js')
+      >,
+    ])
+  : await Promise.all([import('../../src/index.js'), import('../../src/redis.js')])
 const collect = (globalThis as { gc?: () => void }).gc
 if (!collect) throw new Error('load-worker: run with node --expose-gc')
 
@@ -51,8 +69,8 @@ function send(message: FromLoadWorker): void {
 function memory(): WorkerMemory {
   collect!()
   collect!()
-  const { rss, heapUsed } = process.memoryUsage()
-  return { rss, heapUsed }
+  const { rss, heapUsed, heapTotal } = process.memoryUsage()
+  return { rss, heapUsed, heapTotal }
 }
 
 async function openStore(): Promise<{ store: TokenStore; close: () => Promise<void> }> {
@@ -72,11 +90,11 @@ async function openStore(): Promise<{ store: TokenStore; close: () => Promise<vo
   }
 }
 
-/** The portals called so far: the fleet holds each (its idle timeout is far longer than a run). */
+/** The portals called so far: the fleet holds each (its idle timeout is far longer than a run); see {@link preWarm}. */
 const touched = new Set<string>()
 
 /** One call on the portal: its client from the fleet, then a v2 or a v3 call; the error code when it failed. */
-async function callOnce(fleet: PortalFleet, memberId: string, index: number): Promise<string | null> {
+async function callOnce(fleet: Fleet, memberId: string, index: number): Promise<string | null> {
   touched.add(memberId)
   try {
     const portal = await fleet.get(memberId)
@@ -95,7 +113,7 @@ function countFailure(failed: Record<string, number>, code: string): void {
   failed[code] = (failed[code] ?? 0) + 1
 }
 
-async function warmUp(fleet: PortalFleet): Promise<FromLoadWorker> {
+async function warmUp(fleet: Fleet): Promise<FromLoadWorker> {
   let ok = 0
   const failed: Record<string, number> = {}
   let next = 0
@@ -112,7 +130,7 @@ async function warmUp(fleet: PortalFleet): Promise<FromLoadWorker> {
   return { type: 'warmed', ok, failed }
 }
 
-async function callsPhase(fleet: PortalFleet): Promise<FromLoadWorker> {
+async function callsPhase(fleet: Fleet): Promise<FromLoadWorker> {
   let ok = 0
   let failedCount = 0
   const failed: Record<string, number> = {}
@@ -172,13 +190,33 @@ async function idleThenMemory(): Promise<FromLoadWorker> {
   return { type: 'memory', memory: memory(), held: touched.size, idleCpuUs: used.user + used.system, idleMs }
 }
 
+/** Portals called by a throwaway fleet before the memory is first read (see {@link preWarm}). */
+const PRE_WARM_PORTALS = 20
+
 const { store, close } = await openStore()
-const fleet = new PortalFleet({
-  oAuthSecret: input.secret,
-  store,
-  logger: createNullLogger(),
-  ...(input.restrictionParams ? { restrictionParams: input.restrictionParams } : {}),
-})
+const makeFleet = (): Fleet =>
+  new PortalFleet({
+    oAuthSecret: input.secret,
+    store,
+    logger: createNullLogger(),
+    ...(input.restrictionParams ? { restrictionParams: input.restrictionParams } : {}),
+  })
+
+/**
+ * A few calls through a fleet that is then destroyed: what a process pays once whatever the portals (modules loaded
+ * on the first call, the method catalogue, compiled code) is in the memory read before, not counted per portal.
+ */
+async function preWarm(): Promise<void> {
+  const throwaway = makeFleet()
+  for (const [index, memberId] of input.warmUpIds.slice(0, PRE_WARM_PORTALS).entries()) {
+    await callOnce(throwaway, memberId, index)
+    await callOnce(throwaway, memberId, index + 1)
+  }
+  await throwaway.destroy()
+}
+
+await preWarm()
+const fleet = makeFleet()
 
 process.on('message', async (message: ToLoadWorker) => {
   if (message.type === 'warm-up') send(await warmUp(fleet))

@@ -1,12 +1,13 @@
 /**
- * The emulated portals of `npm run load:fleet`: one loopback emulator per portal (an emulator is one portal, with
- * its own member id, token chain and bucket), all of one application, and what their request logs told.
+ * The emulated portals of `npm run load:fleet`: an emulator farm (each portal with its own member id, token chain and
+ * bucket, all served by two listeners), all of one application, and what their request logs told.
  */
 import type { PortalFleet, PortalOAuthSecret } from '../../src/index.js'
 import {
   type PortalEmulator,
-  type PortalEmulatorOptions,
-  startPortalEmulator,
+  type PortalEmulatorFarm,
+  type PortalEmulatorFarmOptions,
+  startPortalEmulators,
 } from '../../src/testing/index.js'
 
 /** Installs and log reads that run at once. */
@@ -29,25 +30,23 @@ async function inBatches<T>(items: readonly T[], task: (item: T) => Promise<void
 export class PortalFarm {
   readonly emulators: readonly PortalEmulator[]
   readonly secret: PortalOAuthSecret
+  readonly #farm: PortalEmulatorFarm
   #counts: FarmCounts = { refreshes: new Map(), rejected: new Map() }
 
-  private constructor(emulators: PortalEmulator[], secret: PortalOAuthSecret) {
-    this.emulators = emulators
+  private constructor(farm: PortalEmulatorFarm, secret: PortalOAuthSecret) {
+    this.#farm = farm
+    this.emulators = farm.emulators
     this.secret = secret
   }
 
-  /** Starts `count` emulators on loopback ports. */
-  static async start(count: number, options: PortalEmulatorOptions = {}): Promise<PortalFarm> {
+  /**
+   * Starts `count` portals behind two loopback listeners (one for their REST APIs, one for their OAuth server): ten
+   * thousand portals take two ports and the workers' pooled connections, not a listener each.
+   */
+  static async start(count: number, options: PortalEmulatorFarmOptions = {}): Promise<PortalFarm> {
     const clientSecret = 'load-fleet-client-secret-0000000000000000'
-    const emulators: PortalEmulator[] = []
-    try {
-      for (let index = 0; index < count; index += 1)
-        emulators.push(await startPortalEmulator({ ...options, clientSecret }))
-    } catch (error) {
-      await Promise.all(emulators.map((emulator) => emulator.close()))
-      throw error
-    }
-    return new PortalFarm(emulators, { clientId: emulators[0]?.clientId ?? '', clientSecret })
+    const farm = await startPortalEmulators(count, { ...options, clientSecret })
+    return new PortalFarm(farm, { clientId: farm.emulators[0]?.clientId ?? '', clientSecret })
   }
 
   /** Every portal's member id, in the order of {@link emulators}. */
@@ -96,8 +95,8 @@ export class PortalFarm {
     this.#counts = { refreshes: new Map(), rejected: new Map() }
   }
 
-  /** Closes every emulator. */
-  async close(): Promise<void> {
-    await Promise.all(this.emulators.map((emulator) => emulator.close()))
+  /** Closes every portal and both listeners. */
+  close(): Promise<void> {
+    return this.#farm.close()
   }
 }

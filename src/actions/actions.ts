@@ -95,67 +95,104 @@ export interface PortalActions {
   readonly v3: V3Actions
 }
 
-/** Builds the actions of an instance over its transports, looked up at each call. */
+/** The v2 entry points, each built on its first use: a client that only calls holds two small objects. */
+class LazyV2Actions implements V2Actions {
+  readonly #http: () => TypeHttp
+  #call: V2CallAction | undefined
+  #callList: V2Actions['callList'] | undefined
+  #fetchList: V2Actions['fetchList'] | undefined
+  #batch: V2Actions['batch'] | undefined
+  #batchByChunk: V2Actions['batchByChunk'] | undefined
+
+  constructor(http: () => TypeHttp) {
+    this.#http = http
+  }
+
+  get call(): V2CallAction {
+    // The deprecated overloads are types only: the one `make` serves them all.
+    this.#call ??= new CallAction(this.#http) as V2CallAction
+    return this.#call
+  }
+
+  get callList(): V2Actions['callList'] {
+    this.#callList ??= new CallListAction(this.#http, planV2Keyset, 'callList')
+    return this.#callList
+  }
+
+  get fetchList(): V2Actions['fetchList'] {
+    this.#fetchList ??= new FetchListAction(this.#http, planV2Keyset, 'fetchList')
+    return this.#fetchList
+  }
+
+  get batch(): V2Actions['batch'] {
+    this.#batch ??= new BatchAction(new V2BatchRunner(this.#http), 'batch')
+    return this.#batch
+  }
+
+  get batchByChunk(): V2Actions['batchByChunk'] {
+    this.#batchByChunk ??= new BatchByChunkAction(new V2BatchRunner(this.#http), 'batchByChunk')
+    return this.#batchByChunk
+  }
+}
+
+/** The v3 entry points, each built on its first use (see {@link LazyV2Actions}). */
+class LazyV3Actions implements V3Actions {
+  readonly #http: () => TypeHttp
+  #call: V3CallAction | undefined
+  #callList: V3Actions['callList'] | undefined
+  #fetchList: V3Actions['fetchList'] | undefined
+  #callTail: V3Actions['callTail'] | undefined
+  #fetchTail: V3Actions['fetchTail'] | undefined
+  #batch: V3Actions['batch'] | undefined
+  #batchByChunk: V3Actions['batchByChunk'] | undefined
+
+  constructor(http: () => TypeHttp) {
+    this.#http = http
+  }
+
+  get call(): V3CallAction {
+    this.#call ??= new CallAction(this.#http) as V3CallAction
+    return this.#call
+  }
+
+  get callList(): V3Actions['callList'] {
+    this.#callList ??= new CallListAction(this.#http, planV3Keyset, 'callList')
+    return this.#callList
+  }
+
+  get fetchList(): V3Actions['fetchList'] {
+    this.#fetchList ??= new FetchListAction(this.#http, planV3Keyset, 'fetchList')
+    return this.#fetchList
+  }
+
+  get callTail(): V3Actions['callTail'] {
+    this.#callTail ??= new CallListAction(this.#http, planV3Tail, 'callTail')
+    return this.#callTail
+  }
+
+  get fetchTail(): V3Actions['fetchTail'] {
+    this.#fetchTail ??= new FetchListAction(this.#http, planV3Tail, 'fetchTail')
+    return this.#fetchTail
+  }
+
+  get batch(): V3Actions['batch'] {
+    this.#batch ??= new BatchAction(new V3BatchRunner(this.#http), 'batch')
+    return this.#batch
+  }
+
+  get batchByChunk(): V3Actions['batchByChunk'] {
+    this.#batchByChunk ??= new BatchByChunkAction(new V3BatchRunner(this.#http), 'batchByChunk')
+    return this.#batchByChunk
+  }
+}
+
+/**
+ * Builds the actions of an instance over its transports, looked up at each call. Each entry point is made on its
+ * first use: a held portal that only calls (a fleet's thousands) holds no list, tail or batch objects.
+ */
 export function createActions(transports: TransportSource): PortalActions {
-  const v2 = (): TypeHttp => transports.get('v2')
-  const v3 = (): TypeHttp => transports.get('v3')
   return {
-    v2: {
-      // The deprecated overloads are types only: the one `make` serves them all.
-      call: new CallAction(v2) as V2CallAction,
-      callList: new CallListAction<
-        CatalogueListOptions<V2MethodParams>,
-        UncheckedListOptions,
-        ListOptions,
-        V2MethodResults
-      >(v2, planV2Keyset, 'callList'),
-      fetchList: new FetchListAction<
-        CatalogueListOptions<V2MethodParams>,
-        UncheckedListOptions,
-        ListOptions,
-        V2MethodResults
-      >(v2, planV2Keyset, 'fetchList'),
-      batch: new BatchAction<V2MethodParams, V2BatchRef, V2MethodResults>(new V2BatchRunner(v2), 'batch'),
-      batchByChunk: new BatchByChunkAction<V2MethodParams, V2BatchRef, V2MethodResults>(
-        new V2BatchRunner(v2),
-        'batchByChunk',
-      ),
-    },
-    v3: {
-      call: new CallAction(v3) as V3CallAction,
-      callList: new CallListAction<
-        CatalogueListOptions<V3MethodParams>,
-        UncheckedListOptions,
-        ListOptions,
-        V3MethodResults,
-        'items'
-      >(v3, planV3Keyset, 'callList'),
-      fetchList: new FetchListAction<
-        CatalogueListOptions<V3MethodParams>,
-        UncheckedListOptions,
-        ListOptions,
-        V3MethodResults,
-        'items'
-      >(v3, planV3Keyset, 'fetchList'),
-      callTail: new CallListAction<
-        CatalogueTailOptions<V3MethodParams>,
-        UncheckedTailOptions,
-        TailOptions,
-        V3MethodResults,
-        'items'
-      >(v3, planV3Tail, 'callTail'),
-      fetchTail: new FetchListAction<
-        CatalogueTailOptions<V3MethodParams>,
-        UncheckedTailOptions,
-        TailOptions,
-        V3MethodResults,
-        'items'
-      >(v3, planV3Tail, 'fetchTail'),
-      batch: new BatchAction<V3MethodParams, V3BatchRef, V3MethodResults>(new V3BatchRunner(v3), 'batch'),
-      batchByChunk: new BatchByChunkAction<V3MethodParams, V3BatchRef, V3MethodResults>(
-        new V3BatchRunner(v3),
-        'batchByChunk',
-      ),
-    },
+    v2: new LazyV2Actions(() => transports.get('v2')),
+    v3: new LazyV3Actions(() => transports.get('v3')),
   }
 }

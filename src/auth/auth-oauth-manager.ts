@@ -159,7 +159,7 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
 
   /** The running access-token actor, for subscribing to its snapshots. */
   get tokenActor(): TokenActor {
-    return this.#machine.actor()
+    return this.#machine.keptActor()
   }
 
   /** The admin-flag actor (created on first use). */

@@ -67,7 +67,9 @@ const PURE_EVENTS: ReadonlySet<AccessTokenEvent['type']> = new Set(['clock.tick'
  * The access-token machine of one instance, the only owner of its token state (expiry, generation, the refresh in
  * flight and how the last one ended). An idle instance holds a snapshot computed with XState's pure transitions, no
  * actor: ticks of the clock and replaced pairs move it there. The first event that may start something creates the
- * actor from that snapshot, and it stays.
+ * actor from that snapshot; once the refresh is over the actor is stopped and its snapshot kept as the idle one (an
+ * actor and its provided machine weigh some 30 KB, held by every portal of a fleet an hour after its first refresh),
+ * unless someone outside holds it (`auth.tokenActor`, an inspector).
  */
 export class TokenMachine {
   /** The machine's input until its initial snapshot is first read (computed then: an unused instance holds none). */
@@ -76,6 +78,10 @@ export class TokenMachine {
   #actor: Actor<ProvidedTokenMachine> | null = null
   readonly #provide: () => ProvidedTokenMachine
   readonly #inspect: InspectOption | undefined
+  /** Whether the actor is kept once started: it was handed out, or an inspector watches it. */
+  #kept: boolean
+  /** The look, a task later, at whether the actor may go (see {@link #release}). */
+  #releasing: NodeJS.Timeout | null = null
 
   /** `provide` builds the machine with the client's actors, when the actor is first needed. */
   constructor(
@@ -87,6 +93,7 @@ export class TokenMachine {
     this.#input = { expires, settings }
     this.#provide = provide
     this.#inspect = inspect
+    this.#kept = inspect !== undefined
     // An inspector sees the machine from the start.
     if (inspect) this.actor()
   }
@@ -110,7 +117,7 @@ export class TokenMachine {
     return topState(this.snapshot())
   }
 
-  /** Whether an actor runs (something was started once). */
+  /** Whether an actor runs (something was started, and has not ended yet). */
   get started(): boolean {
     return this.#actor !== null
   }
@@ -122,6 +129,12 @@ export class TokenMachine {
       return
     }
     this.actor().send(event)
+  }
+
+  /** The running actor for a reader outside (`auth.tokenActor`): kept from now on, so that subscribing to it works. */
+  keptActor(): Actor<ProvidedTokenMachine> {
+    this.#kept = true
+    return this.actor()
   }
 
   /** The running actor, created from the idle snapshot on first use. */
@@ -137,12 +150,50 @@ export class TokenMachine {
     })
     this.#actor = actor
     this.#idle = null
+    actor.subscribe((next) => {
+      if (topState(next) !== 'refreshing') this.#releaseSoon()
+    })
     actor.start()
     return actor
   }
 
   /** Stops the actor, if any; its last snapshot stays readable. */
   stop(): void {
+    if (this.#releasing) clearTimeout(this.#releasing)
+    this.#releasing = null
     this.#actor?.stop()
+  }
+
+  /**
+   * Looks a task later (every waiter of this snapshot has heard of it by then) whether the actor may go back to an
+   * idle snapshot: see {@link #release}.
+   */
+  #releaseSoon(): void {
+    if (this.#kept || this.#releasing) return
+    this.#releasing = setTimeout(() => {
+      this.#releasing = null
+      this.#release()
+    }, 0)
+    this.#releasing.unref?.()
+  }
+
+  /**
+   * Stops an actor at rest (`valid` or `expired`: nothing invoked, no delay running, its last refresh a success) that
+   * nobody outside holds, keeping its state as the idle snapshot of the bare machine, which holds neither it nor its
+   * provided parts.
+   */
+  #release(): void {
+    const actor = this.#actor
+    if (!actor || this.#kept) return
+    const snapshot = actor.getSnapshot()
+    const { context } = snapshot
+    const state = topState(snapshot)
+    if (snapshot.status !== 'active' || state === 'refreshing' || state === 'dead' || context.closing) return
+    // A failure kept in the context holds what was thrown (anything at all): restoring an actor from it would walk
+    // it. A success clears both; until then the actor stays.
+    if (context.lastFailure !== null || context.callbackFailure !== null) return
+    this.#idle = accessTokenMachine.resolveState({ value: snapshot.value, context: snapshot.context })
+    this.#actor = null
+    actor.stop()
   }
 }

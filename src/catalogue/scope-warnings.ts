@@ -22,8 +22,40 @@ const GRANTED_ALSO_BY: ReadonlyMap<string, readonly string[]> = new Map([
   ['socialnetwork', ['sonet_group']],
 ])
 
-/** How many methods, per version, the memo of checked methods holds before it starts over. */
+/** How many methods, per version, the memo of methods that pass a scope holds before it starts over. */
 const MAX_CHECKED_METHODS = 4096
+
+/** How many scope strings the process keeps the facts of before it starts over (a fleet's portals share a few). */
+const MAX_SCOPES = 256
+
+/** What a pair's scope string lets through, the same for every instance whose pair has it. */
+interface ScopeFacts {
+  /** Lower-case scopes of the pair; `null` when there is nothing to check against. */
+  granted: ReadonlySet<string> | null
+  /** Methods, per version, that need no warning under this scope: each call would find the same (CPU per call). */
+  passed: Record<ApiVersion, Set<string>>
+}
+
+/** The facts of each scope string seen, shared by the instances of the process: a held client keeps none of its own. */
+const scopeFacts = new Map<string, ScopeFacts>()
+
+function factsOf(pairScope: string): ScopeFacts {
+  let facts = scopeFacts.get(pairScope)
+  if (facts) return facts
+  // Scope strings an application makes up would grow the map without end.
+  if (scopeFacts.size >= MAX_SCOPES) scopeFacts.clear()
+  // Comma-separated; event pages of the documentation say space-separated.
+  const scopes = pairScope
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter((scope) => scope !== '')
+  facts = {
+    granted: scopes.length === 0 || scopes.includes(WHOLE_APPLICATION) ? null : new Set(scopes),
+    passed: { v2: new Set(), v3: new Set() },
+  }
+  scopeFacts.set(pairScope, facts)
+  return facts
+}
 
 /**
  * The scope check of one client instance: a call to a documented method whose scopes the pair's `scope` does not
@@ -33,14 +65,11 @@ const MAX_CHECKED_METHODS = 4096
  */
 export class ScopeWarnings {
   readonly #className: string
-  /** The pair's scope string the granted set was read from. */
+  /** The pair's scope string {@link #facts} were read from. */
   #pairScope = ''
-  /** Lower-case scopes of the pair; `null` when there is nothing to check against. */
-  #granted: ReadonlySet<string> | null = null
-  /** Scope lists (as the catalogue writes them) already warned about. */
-  readonly #warned = new Set<string>()
-  /** Methods, per version, checked against the pair's scope already: each call would find the same (CPU per call). */
-  #checked: Record<ApiVersion, Set<string>> | null = null
+  #facts: ScopeFacts | null = null
+  /** Scope lists (as the catalogue writes them) already warned about; made with the first warning. */
+  #warned: Set<string> | null = null
 
   constructor(className: string) {
     this.#className = className
@@ -55,31 +84,36 @@ export class ScopeWarnings {
     pairScope: string,
     logger: LoggerInterface,
   ): void {
-    if (pairScope !== this.#pairScope) this.#readPairScope(pairScope)
-    const granted = this.#granted
-    if (!granted) return
-    this.#checkOne(table, apiVersion, method, granted, pairScope, logger)
-    for (const command of commands ?? [])
-      this.#checkOne(table, apiVersion, command, granted, pairScope, logger)
+    if (pairScope !== this.#pairScope || !this.#facts) {
+      this.#pairScope = pairScope
+      this.#facts = factsOf(pairScope)
+      this.#warned = null
+    }
+    const facts = this.#facts
+    if (!facts.granted) return
+    this.#checkOne(table, apiVersion, method, facts, pairScope, logger)
+    for (const command of commands ?? []) this.#checkOne(table, apiVersion, command, facts, pairScope, logger)
   }
 
   #checkOne(
     table: MethodTable,
     apiVersion: ApiVersion,
     method: string,
-    granted: ReadonlySet<string>,
+    scope: ScopeFacts,
     pairScope: string,
     logger: LoggerInterface,
   ): void {
-    // Made with the first call (an idle instance holds none).
-    this.#checked ??= { v2: new Set(), v3: new Set() }
-    const checked = this.#checked[apiVersion]
-    if (checked.has(method)) return
-    // Method names an application makes up at run time would grow the memo without end.
-    if (checked.size >= MAX_CHECKED_METHODS) checked.clear()
-    checked.add(method)
+    const passed = scope.passed[apiVersion]
+    if (passed.has(method)) return
     const facts = table.lookup(apiVersion, method)
-    if (!facts || this.#warned.has(facts.scopeList) || isGranted(facts, granted)) return
+    if (!facts || isGranted(facts, scope.granted!)) {
+      // Method names an application makes up at run time would grow the memo without end.
+      if (passed.size >= MAX_CHECKED_METHODS) passed.clear()
+      passed.add(method)
+      return
+    }
+    if (this.#warned?.has(facts.scopeList)) return
+    this.#warned ??= new Set()
     this.#warned.add(facts.scopeList)
     const needs =
       facts.scopes.length === 1 ? `scope ${facts.scopeList}` : `one of the scopes ${facts.scopeList}`
@@ -87,18 +121,6 @@ export class ScopeWarnings {
       `${this.#className}: ${apiVersion} ${method} needs ${needs} (method catalogue), which the pair's scope "${pairScope}" does not list; the call is sent and the portal decides (said once per scope)`,
       { apiVersion, method, scope: facts.scopeList, pairScope },
     )
-  }
-
-  #readPairScope(pairScope: string): void {
-    this.#pairScope = pairScope
-    this.#warned.clear()
-    this.#checked = null
-    // Comma-separated; event pages of the documentation say space-separated.
-    const scopes = pairScope
-      .toLowerCase()
-      .split(/[\s,]+/)
-      .filter((scope) => scope !== '')
-    this.#granted = scopes.length === 0 || scopes.includes(WHOLE_APPLICATION) ? null : new Set(scopes)
   }
 }
 

@@ -114,7 +114,13 @@ export function normalizeFleetOptions(input: unknown): FleetSettings {
             unit: 'ms',
           }),
     callbackRefreshAuth: options.callbackRefreshAuth as CallbackRefreshAuth | undefined,
-    oauthServers: options.oauthServers as readonly (string | URL)[] | undefined,
+    // Copied as strings and frozen, so that it never changes and every client's trusted list is one object (see
+    // TrustedOAuthServers.from).
+    oauthServers: Array.isArray(options.oauthServers)
+      ? (Object.freeze(
+          options.oauthServers.map((entry: unknown) => (entry instanceof URL ? entry.href : entry)),
+        ) as readonly string[])
+      : (options.oauthServers as readonly (string | URL)[] | undefined),
     trust: TrustedOAuthServers.from(options.oauthServers, 'PortalFleet: options.oauthServers'),
   }
 }

@@ -11,8 +11,9 @@ interface Held {
 const MAX_SWEEP_MS = 60_000
 
 /**
- * The portals' clients a fleet holds, each released (and destroyed) after `idleMs` without use. One timer for all
- * of them, running only while one is held and never keeping the process alive.
+ * The portals' clients a fleet holds, each released (and destroyed) after `idleMs` without a `get()` once no call or
+ * refresh of it is in flight. One timer for all of them, running only while one is held and never keeping the
+ * process alive.
  */
 export class HeldPortals {
   readonly #held = new Map<string, Held>()
@@ -73,7 +74,8 @@ export class HeldPortals {
   #sweep(): void {
     const before = Date.now() - this.#idleMs
     for (const [memberId, held] of this.#held) {
-      if (held.usedAt <= before) void this.release(memberId)
+      // A client with a call or a refresh in flight stays until a later look finds it idle.
+      if (held.usedAt <= before && !held.portal.busy) void this.release(memberId)
     }
   }
 

@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
-import { type FetchLike, givenHttpOptions } from '../http/http-options.js'
+import { type FetchLike, givenHttpOptions, type TypeHttpOptions } from '../http/http-options.js'
 import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
 import { PortalOAuth } from '../portal-oauth.js'
 import { onRemovedFromStore } from '../store/removal-listeners.js'
@@ -66,7 +66,7 @@ export class PortalFleet {
   readonly #held: HeldPortals
   /** The events of one portal run one after another, in arrival order. */
   readonly #queues = new Map<string, Promise<unknown>>()
-  /** The default adapter's pool for the fleet's own requests (the proof of a reinstall), created on first use. */
+  /** The default adapter's pool for the fleet's own requests and its clients' (see #clientHttpOptions), made on first use. */
   #pool: PooledFetch | null = null
   #destroyed = false
 
@@ -177,12 +177,24 @@ export class PortalFleet {
     const portal = new PortalOAuth(params, settings.secret, {
       store: settings.store,
       restrictionParams: settings.restrictionParams,
-      httpOptions: givenHttpOptions(settings.httpOptions),
+      httpOptions: this.#clientHttpOptions(),
       oauthServers: settings.oauthServers,
       ...(settings.givenLogger === undefined ? {} : { logger: settings.givenLogger }),
     })
     if (settings.callbackRefreshAuth) portal.setCallbackRefreshAuth(settings.callbackRefreshAuth)
     return portal
+  }
+
+  /**
+   * The HTTP settings of a portal's client: the fleet's, with the fleet's pool as the adapter unless one was given.
+   * One pool (and one ky instance) for every portal: a held client keeps no pool of its own between its calls.
+   */
+  #clientHttpOptions(): TypeHttpOptions {
+    const given = givenHttpOptions(this.#settings.httpOptions)
+    if (given.adapter) return given
+    // The pool was made with the fleet's proxy; a client given an adapter takes no proxy of its own.
+    const { proxy: _proxy, ...rest } = given
+    return { ...rest, adapter: this.#fetch() }
   }
 
   /** Puts a trusted pair in the store and in the held client. */

@@ -29,6 +29,11 @@ export interface TypeHttp {
 
 /** Per-call state of a transport, shared with ky's hooks through `context`. */
 export interface CallContext {
+  /**
+   * What the call's transport does as each attempt leaves: ky's instance, and its hooks, are shared by every
+   * transport with the same adapter and settings (a fleet's thousands of portals), so they act through the call.
+   */
+  attempt: AttemptHook
   options: ReturnType<typeof validateCallOptions>
   query: AjaxQuery
   attempts: number
@@ -45,6 +50,12 @@ export interface CallContext {
   /** The body of the attempt, written when it leaves; read by an adapter that takes it beside the `Request`. */
   body: RawBody
 }
+
+/** What an attempt does as it leaves (take a slot, write the token): the `Request` to send, or none to keep it. */
+export type AttemptHook = (
+  context: CallContext,
+  request: Request,
+) => Request | undefined | Promise<Request | undefined>
 
 /** The portal's answer to one attempt: its status and its body as JSON. */
 export interface Answer {

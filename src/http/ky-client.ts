@@ -1,16 +1,11 @@
-import type { KyInstance } from 'ky'
+import type { Hooks as KyHooks, KyInstance } from 'ky'
 import { USER_AGENT } from '../version.js'
-import { type CallContext, callContextOf } from './call-context.js'
-import { loadKy } from './ky-module.js'
+import { callContextOf } from './call-context.js'
+import type { FetchLike } from './http-options.js'
+import { type KyModule, loadKy } from './ky-module.js'
 import { shareBodylessRequest } from './retry-clone.js'
 import type { TransportContext } from './transport-context.js'
 import { adapterReady, RAW_BODY_OPTION, readsRawBody } from './undici-fetch.js'
-
-/** What an attempt does as it leaves (take a slot, write the token): the `Request` to send, or none to keep it. */
-export type AttemptHook = (
-  context: CallContext,
-  request: Request,
-) => Request | undefined | Promise<Request | undefined>
 
 /** A transport's ky instance and how its requests carry their body and headers. */
 export interface KyClient {
@@ -36,37 +31,75 @@ function instanceHeaders(extra: Readonly<Record<string, string>>): Record<string
 }
 
 /**
- * Makes a transport's ky instance once ky (and the adapter, if it loads lazily) has loaded: the instance's adapter,
- * timeout and headers, ky's errors for 429 and 503 only, and `attempt` run as every attempt leaves.
+ * The hooks of every ky instance: an attempt leaves through its call's transport (`CallContext.attempt`).
+ * ky 2 runs beforeRequest once and beforeRetry before every repeat: each attempt takes its own slot.
  */
-export async function loadKyClient(instance: TransportContext, attempt: AttemptHook): Promise<KyClient> {
-  const fetch = instance.fetch()
-  const [{ default: ky }] = await Promise.all([loadKy(), adapterReady(fetch)])
-  const rawBody = readsRawBody(fetch)
-  const headers = instanceHeaders(instance.http.headers)
-  const client = ky.create({
-    fetch,
-    // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
-    throwHttpErrors: (status) => status === 429 || status === 503,
-    timeout: instance.http.timeout,
-    ...(rawBody ? {} : { headers }),
-    hooks: {
-      // ky 2 runs beforeRequest once and beforeRetry before every repeat: each attempt takes its own slot.
-      beforeRequest: [
-        ({ request, options }) => {
-          const context = callContextOf(options)
-          const { headers: callHeaders, requestId } = context.options
-          if (callHeaders)
-            for (const name of Object.keys(callHeaders)) request.headers.set(name, callHeaders[name]!)
-          if (requestId !== undefined) request.headers.set('x-request-id', requestId)
-          // CPU: no clone per attempt for a request whose body is beside it (see retry-clone.ts).
-          // Stryker disable next-line CallExpression: ky then clones the request, which sends the same (CPU only)
-          shareBodylessRequest(request)
-          return attempt(context, request)
-        },
-      ],
-      beforeRetry: [({ request, options }) => attempt(callContextOf(options), request)],
+const HOOKS: KyHooks = {
+  beforeRequest: [
+    ({ request, options }) => {
+      const context = callContextOf(options)
+      const { headers: callHeaders, requestId } = context.options
+      if (callHeaders)
+        for (const name of Object.keys(callHeaders)) request.headers.set(name, callHeaders[name]!)
+      if (requestId !== undefined) request.headers.set('x-request-id', requestId)
+      // CPU: no clone per attempt for a request whose body is beside it (see retry-clone.ts).
+      // Stryker disable next-line CallExpression: ky then clones the request, which sends the same (CPU only)
+      shareBodylessRequest(request)
+      return context.attempt(context, request)
     },
-  })
-  return { ky: client, rawBody, headers }
+  ],
+  beforeRetry: [
+    ({ request, options }) => {
+      const context = callContextOf(options)
+      return context.attempt(context, request)
+    },
+  ],
+}
+
+/** The clients made so far, by adapter, then by settings (raw body, timeout, headers). */
+const clients = new WeakMap<FetchLike, Map<string, KyClient>>()
+
+/**
+ * The ky client of an adapter and settings, made once: a transport holds no ky instance of its own, so that a held
+ * portal costs no more after its calls than before them.
+ */
+function sharedClient(
+  { default: ky }: KyModule,
+  fetch: FetchLike,
+  rawBody: boolean,
+  instance: TransportContext,
+): KyClient {
+  const headers = instanceHeaders(instance.http.headers)
+  const key = `${rawBody}\n${instance.http.timeout}\n${JSON.stringify(headers)}`
+  let byKey = clients.get(fetch)
+  if (!byKey) {
+    byKey = new Map()
+    clients.set(fetch, byKey)
+  }
+  const found = byKey.get(key)
+  if (found) return found
+  const client: KyClient = {
+    ky: ky.create({
+      fetch,
+      // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
+      throwHttpErrors: (status) => status === 429 || status === 503,
+      timeout: instance.http.timeout,
+      ...(rawBody ? {} : { headers }),
+      hooks: HOOKS,
+    }),
+    rawBody,
+    headers,
+  }
+  byKey.set(key, client)
+  return client
+}
+
+/**
+ * A transport's ky client once ky (and the adapter, if it loads lazily) has loaded: the instance's adapter, timeout
+ * and headers, ky's errors for 429 and 503 only, and each call's `attempt` run as every attempt leaves.
+ */
+export async function loadKyClient(instance: TransportContext): Promise<KyClient> {
+  const fetch = instance.fetch()
+  const [ky] = await Promise.all([loadKy(), adapterReady(fetch)])
+  return sharedClient(ky, fetch, readsRawBody(fetch), instance)
 }

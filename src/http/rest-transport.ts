@@ -11,6 +11,7 @@ import type { AuthStrategy, RequestAuth } from './auth-strategy.js'
 import { answerToResult, readAnswerBody } from './call-answer.js'
 import {
   type Answer,
+  type AttemptHook,
   type CallContext,
   type CallExtras,
   isThenable,
@@ -50,6 +51,8 @@ export class RestTransport implements TypeHttp {
   /** The ky instance being made: ky and the adapter loaded on the first request (see ky-client.ts). */
   #making: Promise<KyClient> | null = null
   #clientSideWarning = true
+  /** {@link #attempt} as each call carries it to the shared ky hooks (one function per transport, not per call). */
+  readonly #attemptHook: AttemptHook = (context, request) => this.#attempt(context, request)
 
   constructor(apiVersion: ApiVersion, instance: TransportContext, auth: AuthStrategy) {
     this.apiVersion = apiVersion
@@ -80,6 +83,7 @@ export class RestTransport implements TypeHttp {
     const query: AjaxQuery = { apiVersion: this.apiVersion, method: options.method, params: options.params }
     if (options.requestId !== undefined) query.requestId = options.requestId
     const context: CallContext = {
+      attempt: this.#attemptHook,
       options,
       query,
       attempts: 0,
@@ -93,6 +97,8 @@ export class RestTransport implements TypeHttp {
     }
     const checked = this.#checkScope(options.method, extras.methods)
     const { trace } = context
+    // Until #callAuthorised ends (a heavy method may wait its turn first): a fleet does not release the instance.
+    this.#instance.callsInFlight += 1
     const run = () => this.#instance.restrictions.run(options.method, () => this.#callAuthorised<T>(context))
     const result = trace
       ? traceCallOutcome(run, trace, () => context.attempts, this.#instance.secrets)
@@ -126,21 +132,25 @@ export class RestTransport implements TypeHttp {
   }
 
   async #callAuthorised<T>(context: CallContext): Promise<AjaxResult<T>> {
-    const { signal } = context.options
-    const prepared = this.#prepare(context)
-    context.auth = isThenable(prepared) ? await prepared : prepared
-    let answer = await this.#send(context)
-    for (let resend = 0; resend < MAX_TOKEN_RESENDS; resend += 1) {
-      // Only a 401 can be a token rejection; other answers are read once, by answerToResult.
-      const rejection = answer.status === 401 ? readPortalError(answer.body) : null
-      if (!rejection || !TOKEN_REJECTION_CODES.has(rejection.code)) break
-      // context.auth is the token the rejected attempt carried when it left.
-      const waited = this.#auth.rejected(context.auth, rejection.code, signal, this.#waitMs(context))
-      if (!(await this.#cancellable(context, waited))) break
-      context.auth = await this.#prepare(context)
-      answer = await this.#send(context)
+    try {
+      const { signal } = context.options
+      const prepared = this.#prepare(context)
+      context.auth = isThenable(prepared) ? await prepared : prepared
+      let answer = await this.#send(context)
+      for (let resend = 0; resend < MAX_TOKEN_RESENDS; resend += 1) {
+        // Only a 401 can be a token rejection; other answers are read once, by answerToResult.
+        const rejection = answer.status === 401 ? readPortalError(answer.body) : null
+        if (!rejection || !TOKEN_REJECTION_CODES.has(rejection.code)) break
+        // context.auth is the token the rejected attempt carried when it left.
+        const waited = this.#auth.rejected(context.auth, rejection.code, signal, this.#waitMs(context))
+        if (!(await this.#cancellable(context, waited))) break
+        context.auth = await this.#prepare(context)
+        answer = await this.#send(context)
+      }
+      return answerToResult<T>(this.#instance, this.apiVersion, context, answer)
+    } finally {
+      this.#instance.callsInFlight -= 1
     }
-    return answerToResult<T>(this.#instance, this.apiVersion, context, answer)
   }
 
   /** The authorisation of the next attempt; a promise only when the auth side has to wait (see `prepare`). */
@@ -217,12 +227,10 @@ export class RestTransport implements TypeHttp {
 
   /** The ky instance, made once ky (and the adapter, if it loads lazily) has loaded. */
   #makeClient(): Promise<KyClient> {
-    this.#making ??= loadKyClient(this.#instance, (context, request) => this.#attempt(context, request)).then(
-      (client) => {
-        this.#client = client
-        return client
-      },
-    )
+    this.#making ??= loadKyClient(this.#instance).then((client) => {
+      this.#client = client
+      return client
+    })
     return this.#making
   }
 

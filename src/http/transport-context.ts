@@ -16,6 +16,8 @@ export interface TransportContext {
   readonly restrictions: RestrictionManager
   /** HTTP settings with defaults. */
   readonly http: NormalizedHttpOptions
+  /** Calls of the instance made and not settled yet; the transports count them. */
+  callsInFlight: number
   /** Throws a clear error once the instance is destroyed. */
   assertAlive(): void
   /** Emits the client-side runtime warning once per instance, unless silenced. */

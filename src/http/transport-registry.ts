@@ -13,7 +13,9 @@ export interface TransportSource {
 export class TransportRegistry implements TransportSource {
   readonly #context: TransportContext
   readonly #auth: AuthStrategy
-  readonly #byVersion = new Map<ApiVersion, TypeHttp>()
+  // Two fields rather than a Map: a fleet holds thousands of instances, and a Map of two entries weighs 400 bytes.
+  #v2: TypeHttp | null = null
+  #v3: TypeHttp | null = null
 
   constructor(context: TransportContext, auth: AuthStrategy) {
     this.#context = context
@@ -21,22 +23,24 @@ export class TransportRegistry implements TransportSource {
   }
 
   get(version: ApiVersion): TypeHttp {
-    let transport = this.#byVersion.get(version)
-    if (!transport) {
-      transport = new RestTransport(version, this.#context, this.#auth)
-      this.#byVersion.set(version, transport)
+    if (version === 'v2') {
+      this.#v2 ??= new RestTransport(version, this.#context, this.#auth)
+      return this.#v2
     }
-    return transport
+    this.#v3 ??= new RestTransport(version, this.#context, this.#auth)
+    return this.#v3
   }
 
   /** Puts `client` in place of the transport of `version`. */
   set(version: ApiVersion, client: TypeHttp): void {
-    this.#byVersion.set(version, client)
+    if (version === 'v2') this.#v2 = client
+    else this.#v3 = client
   }
 
   /** Silences the client-side warning for the instance and every transport it has. */
   offClientSideWarning(): void {
     this.#context.offClientSideWarning()
-    for (const transport of this.#byVersion.values()) transport.offClientSideWarning()
+    this.#v2?.offClientSideWarning()
+    this.#v3?.offClientSideWarning()
   }
 }

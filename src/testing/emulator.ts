@@ -27,7 +27,8 @@ import type {
   RequestLog,
 } from './types.js'
 
-function listen(server: Server, port: number): Promise<AddressInfo> {
+/** Listens on `port` of 127.0.0.1 (0: a random free one). */
+export function listen(server: Server, port = 0): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, '127.0.0.1', () => {
@@ -37,7 +38,8 @@ function listen(server: Server, port: number): Promise<AddressInfo> {
   })
 }
 
-function shutdown(server: Server): Promise<void> {
+/** Stops listening and closes every connection. */
+export function shutdown(server: Server): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) {
       server.closeAllConnections()
@@ -62,16 +64,20 @@ function count(value: number, name: string): number {
   return value
 }
 
-class LoopbackPortalEmulator implements PortalEmulator {
+/** One emulated portal: its state, behind its own servers or behind the shared ones of an emulator farm. */
+export class LoopbackPortalEmulator implements PortalEmulator {
   readonly #state: EmulatorState
   readonly #servers: Server[]
+  /** Run once by `close()`: a farm stops routing to the portal. */
+  readonly #onClose: (() => void) | undefined
   /** Ends the trust in this emulator's OAuth server that its start gave to clients of this process. */
   readonly #untrust: () => void
   #closed: Promise<void> | undefined
 
-  constructor(state: EmulatorState, servers: Server[]) {
+  constructor(state: EmulatorState, servers: Server[], onClose?: () => void) {
     this.#state = state
     this.#servers = servers
+    this.#onClose = onClose
     this.#untrust = trustWhileRunning(state.endpoints.oauthOrigin)
   }
 
@@ -232,6 +238,7 @@ class LoopbackPortalEmulator implements PortalEmulator {
   close(): Promise<void> {
     if (!this.#closed) {
       this.#untrust()
+      this.#onClose?.()
       this.#state.closing.abort()
       this.#closed = Promise.all(this.#servers.map(shutdown)).then(() => undefined)
     }

@@ -1,4 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http'
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import { parsePhpQuery } from './php-query.js'
 import type { EmulatorState } from './state.js'
 import { Stopwatch } from './time.js'
@@ -119,6 +125,9 @@ export function jsonReply(status: number, body: unknown, errorCode?: string): Re
   return errorCode === undefined ? { status, body } : { status, body, errorCode }
 }
 
+/** What an emulator's server does with each request (see {@link createEmulatorServer}). */
+export type EmulatorListener = (req: IncomingMessage, res: ServerResponse) => void
+
 /**
  * An HTTP server that logs every request, applies the forced faults (drop, delay, latency), runs the route's handler
  * and writes its JSON answer.
@@ -128,7 +137,16 @@ export function createEmulatorServer(
   server: EmulatorServerName,
   router: Router,
 ): Server {
-  const httpServer = createServer((req, res) => {
+  return createServer(emulatorListener(state, server, router))
+}
+
+/** The request handling of {@link createEmulatorServer}, for a server that serves many emulated portals. */
+export function emulatorListener(
+  state: EmulatorState,
+  server: EmulatorServerName,
+  router: Router,
+): EmulatorListener {
+  return (req, res) => {
     const httpMethod = req.method ?? 'GET'
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     const route = router(url, httpMethod)
@@ -216,6 +234,5 @@ export function createEmulatorServer(
       // the client went away while the body was read; nothing to answer
       if (!res.headersSent) req.socket.destroy()
     })
-  })
-  return httpServer
+  }
 }

@@ -5,6 +5,11 @@
  * @module
  */
 export { startPortalEmulator } from './emulator.js'
+export {
+  type PortalEmulatorFarm,
+  type PortalEmulatorFarmOptions,
+  startPortalEmulators,
+} from './emulator-farm.js'
 export { EmulatorRestError, type EmulatorValidationItem } from './errors.js'
 export type { EmulatorInstallEventName, EmulatorInstallEventOptions } from './install-events.js'
 export { type EmulatorListNav, EmulatorListPage } from './list-page.js'

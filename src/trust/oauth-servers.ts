@@ -83,6 +83,12 @@ function environmentOrigins(): string[] {
     .filter((origin): origin is string => origin !== undefined)
 }
 
+/** The key of the default list in {@link made}. */
+const DEFAULT_KEY: object = {}
+
+/** The lists made from the defaults or from a frozen array, by option name (messages name it). */
+const made = new WeakMap<object, Map<string, TrustedOAuthServers>>()
+
 /**
  * Where an instance may send what only the application and the OAuth server may know: the client secret, refresh
  * tokens, authorization codes, and the access tokens of events to prove. Every request that carries one asks
@@ -103,6 +109,25 @@ export class TrustedOAuthServers {
    * trusted; an empty list trusts only the environment's. `undefined` gives the defaults.
    */
   static from(input: unknown, option: string): TrustedOAuthServers {
+    // The same list (the defaults, or a frozen array that cannot change) gives the same object: a fleet's thousands
+    // of clients hold one.
+    const key =
+      input === undefined ? DEFAULT_KEY : Array.isArray(input) && Object.isFrozen(input) ? input : null
+    if (key === null) return TrustedOAuthServers.#read(input, option)
+    let byOption = made.get(key)
+    if (!byOption) {
+      byOption = new Map()
+      made.set(key, byOption)
+    }
+    let trust = byOption.get(option)
+    if (!trust) {
+      trust = TrustedOAuthServers.#read(input, option)
+      byOption.set(option, trust)
+    }
+    return trust
+  }
+
+  static #read(input: unknown, option: string): TrustedOAuthServers {
     if (input === undefined) return new TrustedOAuthServers(new Set(DEFAULT_OAUTH_SERVERS), label(option))
     if (!Array.isArray(input))
       throw invalidArgument(
