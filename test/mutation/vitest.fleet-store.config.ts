@@ -4,7 +4,7 @@ import base from '../../vitest.config.js'
 
 // The suite of `npm run mutation:fleet-store` (stryker.fleet-store.config.mjs): the tests that drive src/fleet and
 // src/store in-process. The fleet's and the stores' tests, the store contract, the RedisStore tests, the commands per
-// call and the store on a Sentinel group, the Redis ones against throwaway servers, clusters and sentinels they
+// call, the store on a Sentinel group, the store's inventory and replicas that fall short, the Redis ones against throwaway servers, clusters and sentinels they
 // start from this process (about 55 s in all). Left
 // out: the Redis tests that run the store in child processes (test/redis/multi-process.test.ts, the outage test's
 // workers) or the fleet load script's (test/scripts/load-fleet.test.ts), where Stryker cannot switch mutants, and the
@@ -24,6 +24,8 @@ export default defineConfig({
       'test/redis/redis-store.test.ts',
       'test/redis/commands-per-call.test.ts',
       'test/redis/sentinel-store.test.ts',
+      'test/redis/redis-inventory.test.ts',
+      'test/redis/replicas-missing.test.ts',
     ],
   },
 })
