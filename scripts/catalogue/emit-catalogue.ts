@@ -72,7 +72,7 @@ function deprecatedBlock(methods: readonly DocMethod[], version: 'v2' | 'v3'): s
   const signatures = [...byNote].flatMap(([note, names]) => [
     `  /** Sends a deprecated method (${names.length === 1 ? names[0] : `${names.length} methods`}). @deprecated ${note} */`,
     `  <T = DocumentedResult, M extends ${names.join(' | ')} = ${names.join(' | ')}>(`,
-    `    options: CatalogueCallOptions<${prefix}MethodParams, M>,`,
+    `    options: DeprecatedCallOptions<${prefix}MethodParams, M>,`,
     `  ): Promise<AjaxResult<CallResult<T, ${prefix}MethodResults, M>>>`,
   ])
   const names = deprecated.map((method) => `'${method.name}'`)
@@ -99,7 +99,7 @@ export function emitTypes(methods: readonly DocMethod[], source: DocsSource): st
   return [
     header(source, 'The parameters of every documented REST method, by API version and method name.'),
     "import type { AjaxResult } from '../results/ajax-result.js'",
-    "import type { CallResult, CatalogueCallOptions, DocumentedResult } from './call-types.js'",
+    "import type { CallResult, DeprecatedCallOptions, DocumentedResult } from './call-types.js'",
     "import type { Flag, Id, NoParams, Obj } from './doc-types.js'",
     "import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'",
     '',

@@ -17,9 +17,10 @@ import { V3BatchRunner } from './batch/v3-batch-runner.js'
 import { CallAction } from './call.js'
 import { CallListAction, FetchListAction } from './list/list-actions.js'
 import type {
-  CatalogueListOptions,
-  CatalogueTailOptions,
+  ListExtras,
   ListOptions,
+  TailExtras,
+  TailMethods,
   TailOptions,
   UncheckedListOptions,
   UncheckedTailOptions,
@@ -43,9 +44,9 @@ export interface VersionActions<
   /** One REST call: `call.make({ method, params, requestId })`. */
   readonly call: Call
   /** Every row of a list method in one `Result`, by the id keyset: `callList.make({ method, params })`. */
-  readonly callList: CallListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions, Res, Key>
+  readonly callList: CallListAction<C, ListExtras, UncheckedListOptions, ListOptions, Res, Key>
   /** A list method page by page, as an async generator: `for await (const rows of fetchList.make(...))`. */
-  readonly fetchList: FetchListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions, Res, Key>
+  readonly fetchList: FetchListAction<C, ListExtras, UncheckedListOptions, ListOptions, Res, Key>
   /** Up to 50 commands in one request: `batch.make({ calls, options })`. */
   readonly batch: BatchAction<C, R, Res>
   /** Any number of commands in chunks of 50, merged in input order: `batchByChunk.make({ calls, options })`. */
@@ -71,7 +72,8 @@ export interface V3Actions
   extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction, V3MethodResults, 'items'> {
   /** Every row of a `*.tail` method in one `Result`: `callTail.make({ method, cursor })`. */
   readonly callTail: CallListAction<
-    CatalogueTailOptions<V3MethodParams>,
+    TailMethods<V3MethodParams>,
+    TailExtras,
     UncheckedTailOptions,
     TailOptions,
     V3MethodResults,
@@ -79,7 +81,8 @@ export interface V3Actions
   >
   /** A `*.tail` method page by page, as an async generator: `for await (const rows of fetchTail.make(...))`. */
   readonly fetchTail: FetchListAction<
-    CatalogueTailOptions<V3MethodParams>,
+    TailMethods<V3MethodParams>,
+    TailExtras,
     UncheckedTailOptions,
     TailOptions,
     V3MethodResults,
@@ -101,16 +104,19 @@ export function createActions(transports: TransportSource): PortalActions {
   const v3 = (): TypeHttp => transports.get('v3')
   return {
     v2: {
-      // The deprecated overloads are types only: the one `make` serves them all.
-      call: new CallAction(v2) as V2CallAction,
+      // The deprecated overloads are types only: the one `make` serves them all. (Through `unknown`: comparing the
+      // two types would spread the options over every method.)
+      call: new CallAction(v2) as unknown as V2CallAction,
       callList: new CallListAction<
-        CatalogueListOptions<V2MethodParams>,
+        V2MethodParams,
+        ListExtras,
         UncheckedListOptions,
         ListOptions,
         V2MethodResults
       >(v2, planV2Keyset, 'callList'),
       fetchList: new FetchListAction<
-        CatalogueListOptions<V2MethodParams>,
+        V2MethodParams,
+        ListExtras,
         UncheckedListOptions,
         ListOptions,
         V2MethodResults
@@ -122,30 +128,34 @@ export function createActions(transports: TransportSource): PortalActions {
       ),
     },
     v3: {
-      call: new CallAction(v3) as V3CallAction,
+      call: new CallAction(v3) as unknown as V3CallAction,
       callList: new CallListAction<
-        CatalogueListOptions<V3MethodParams>,
+        V3MethodParams,
+        ListExtras,
         UncheckedListOptions,
         ListOptions,
         V3MethodResults,
         'items'
       >(v3, planV3Keyset, 'callList'),
       fetchList: new FetchListAction<
-        CatalogueListOptions<V3MethodParams>,
+        V3MethodParams,
+        ListExtras,
         UncheckedListOptions,
         ListOptions,
         V3MethodResults,
         'items'
       >(v3, planV3Keyset, 'fetchList'),
       callTail: new CallListAction<
-        CatalogueTailOptions<V3MethodParams>,
+        TailMethods<V3MethodParams>,
+        TailExtras,
         UncheckedTailOptions,
         TailOptions,
         V3MethodResults,
         'items'
       >(v3, planV3Tail, 'callTail'),
       fetchTail: new FetchListAction<
-        CatalogueTailOptions<V3MethodParams>,
+        TailMethods<V3MethodParams>,
+        TailExtras,
         UncheckedTailOptions,
         TailOptions,
         V3MethodResults,

@@ -29,7 +29,7 @@
  */
 
 import type { AjaxResult } from '../results/ajax-result.js'
-import type { CallResult, CatalogueCallOptions, DocumentedResult } from './call-types.js'
+import type { CallResult, DeprecatedCallOptions, DocumentedResult } from './call-types.js'
 import type { Flag, Id, NoParams, Obj } from './doc-types.js'
 import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'
 
@@ -3158,435 +3158,435 @@ export type V2DeprecatedMethod = 'catalog.document.confirm' | 'catalog.document.
 export interface V2DeprecatedCalls {
   /** Sends a deprecated method ('catalog.document.confirm'). @deprecated Use catalog.document.conduct. */
   <T = DocumentedResult, M extends 'catalog.document.confirm' = 'catalog.document.confirm'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('catalog.document.element.fields'). @deprecated Use catalog.document.element.getFields. */
   <T = DocumentedResult, M extends 'catalog.document.element.fields' = 'catalog.document.element.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('catalog.document.fields'). @deprecated Use catalog.document.getFields. */
   <T = DocumentedResult, M extends 'catalog.document.fields' = 'catalog.document.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('catalog.document.unconfirm'). @deprecated Use catalog.document.cancel. */
   <T = DocumentedResult, M extends 'catalog.document.unconfirm' = 'catalog.document.unconfirm'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.activity.add'). @deprecated Use crm.activity.todo.add. */
   <T = DocumentedResult, M extends 'crm.activity.add' = 'crm.activity.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.activity.update'). @deprecated Use crm.activity.todo.update. */
   <T = DocumentedResult, M extends 'crm.activity.update' = 'crm.activity.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.catalog.fields'). @deprecated Use catalog.catalog.getFields. */
   <T = DocumentedResult, M extends 'crm.catalog.fields' = 'crm.catalog.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.catalog.get'). @deprecated Use catalog.catalog.get. */
   <T = DocumentedResult, M extends 'crm.catalog.get' = 'crm.catalog.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.catalog.list'). @deprecated Use catalog.catalog.list. */
   <T = DocumentedResult, M extends 'crm.catalog.list' = 'crm.catalog.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.add. */
   <T = DocumentedResult, M extends 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add' = 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.delete. */
   <T = DocumentedResult, M extends 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete' = 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   <T = DocumentedResult, M extends 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll' = 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.get. */
   <T = DocumentedResult, M extends 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get' = 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.reset. */
   <T = DocumentedResult, M extends 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset' = 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.set. */
   <T = DocumentedResult, M extends 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set' = 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.fields. */
   <T = DocumentedResult, M extends 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields' = 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.get. */
   <T = DocumentedResult, M extends 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get' = 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.list. */
   <T = DocumentedResult, M extends 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list' = 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.update. */
   <T = DocumentedResult, M extends 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update' = 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (6 methods). @deprecated Use crm.item.productrow.*. */
   <T = DocumentedResult, M extends 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' = 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.add'). @deprecated Use crm.category.add. */
   <T = DocumentedResult, M extends 'crm.dealcategory.add' = 'crm.dealcategory.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.category.*. */
   <T = DocumentedResult, M extends 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' = 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.delete'). @deprecated Use crm.category.delete. */
   <T = DocumentedResult, M extends 'crm.dealcategory.delete' = 'crm.dealcategory.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.fields'). @deprecated Use crm.category.fields. */
   <T = DocumentedResult, M extends 'crm.dealcategory.fields' = 'crm.dealcategory.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.get'). @deprecated Use crm.category.get. */
   <T = DocumentedResult, M extends 'crm.dealcategory.get' = 'crm.dealcategory.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.list'). @deprecated Use crm.category.list. */
   <T = DocumentedResult, M extends 'crm.dealcategory.list' = 'crm.dealcategory.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.update'). @deprecated Use crm.category.update. */
   <T = DocumentedResult, M extends 'crm.dealcategory.update' = 'crm.dealcategory.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (6 methods). @deprecated Use crm.activity.todo.*. */
   <T = DocumentedResult, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (60 methods). @deprecated No longer developed; the documentation names no replacement. */
   <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.add'). @deprecated Use catalog.measure.add. */
   <T = DocumentedResult, M extends 'crm.measure.add' = 'crm.measure.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.delete'). @deprecated Use catalog.measure.delete. */
   <T = DocumentedResult, M extends 'crm.measure.delete' = 'crm.measure.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.fields'). @deprecated Use catalog.measure.getFields. */
   <T = DocumentedResult, M extends 'crm.measure.fields' = 'crm.measure.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.get'). @deprecated Use catalog.measure.get. */
   <T = DocumentedResult, M extends 'crm.measure.get' = 'crm.measure.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.list'). @deprecated Use catalog.measure.list. */
   <T = DocumentedResult, M extends 'crm.measure.list' = 'crm.measure.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.update'). @deprecated Use catalog.measure.update. */
   <T = DocumentedResult, M extends 'crm.measure.update' = 'crm.measure.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.add'). @deprecated Use catalog.product.add. */
   <T = DocumentedResult, M extends 'crm.product.add' = 'crm.product.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.delete'). @deprecated Use catalog.product.delete. */
   <T = DocumentedResult, M extends 'crm.product.delete' = 'crm.product.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.fields'). @deprecated Use catalog.product.getFieldsByFilter. */
   <T = DocumentedResult, M extends 'crm.product.fields' = 'crm.product.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.get'). @deprecated Use catalog.product.get. */
   <T = DocumentedResult, M extends 'crm.product.get' = 'crm.product.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.list'). @deprecated Use catalog.product.list. */
   <T = DocumentedResult, M extends 'crm.product.list' = 'crm.product.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.add'). @deprecated Use catalog.productProperty.add. */
   <T = DocumentedResult, M extends 'crm.product.property.add' = 'crm.product.property.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.delete'). @deprecated Use catalog.productProperty.delete. */
   <T = DocumentedResult, M extends 'crm.product.property.delete' = 'crm.product.property.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.enumeration.fields'). @deprecated Use catalog.productPropertyEnum.*. */
   <T = DocumentedResult, M extends 'crm.product.property.enumeration.fields' = 'crm.product.property.enumeration.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.fields'). @deprecated Use catalog.productProperty.getFields. */
   <T = DocumentedResult, M extends 'crm.product.property.fields' = 'crm.product.property.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.get'). @deprecated Use catalog.productProperty.get. */
   <T = DocumentedResult, M extends 'crm.product.property.get' = 'crm.product.property.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.list'). @deprecated Use catalog.productProperty.list. */
   <T = DocumentedResult, M extends 'crm.product.property.list' = 'crm.product.property.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use catalog.productPropertyFeature.*. */
   <T = DocumentedResult, M extends 'crm.product.property.settings.fields' | 'crm.product.property.types' = 'crm.product.property.settings.fields' | 'crm.product.property.types'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.update'). @deprecated Use catalog.productProperty.update. */
   <T = DocumentedResult, M extends 'crm.product.property.update' = 'crm.product.property.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.update'). @deprecated Use catalog.product.update. */
   <T = DocumentedResult, M extends 'crm.product.update' = 'crm.product.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productrow.fields'). @deprecated Use crm.item.productrow.fields. */
   <T = DocumentedResult, M extends 'crm.productrow.fields' = 'crm.productrow.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productrow.list'). @deprecated Use crm.item.productrow.list. */
   <T = DocumentedResult, M extends 'crm.productrow.list' = 'crm.productrow.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.add'). @deprecated Use catalog.section.add. */
   <T = DocumentedResult, M extends 'crm.productsection.add' = 'crm.productsection.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.delete'). @deprecated Use catalog.section.delete. */
   <T = DocumentedResult, M extends 'crm.productsection.delete' = 'crm.productsection.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.fields'). @deprecated Use catalog.section.getFields. */
   <T = DocumentedResult, M extends 'crm.productsection.fields' = 'crm.productsection.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.get'). @deprecated Use catalog.section.get. */
   <T = DocumentedResult, M extends 'crm.productsection.get' = 'crm.productsection.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.list'). @deprecated Use catalog.section.list. */
   <T = DocumentedResult, M extends 'crm.productsection.list' = 'crm.productsection.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.update'). @deprecated Use catalog.section.update. */
   <T = DocumentedResult, M extends 'crm.productsection.update' = 'crm.productsection.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.add'). @deprecated Use catalog.vat.add. */
   <T = DocumentedResult, M extends 'crm.vat.add' = 'crm.vat.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.delete'). @deprecated Use catalog.vat.delete. */
   <T = DocumentedResult, M extends 'crm.vat.delete' = 'crm.vat.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.fields'). @deprecated Use catalog.vat.getFields. */
   <T = DocumentedResult, M extends 'crm.vat.fields' = 'crm.vat.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.get'). @deprecated Use catalog.vat.get. */
   <T = DocumentedResult, M extends 'crm.vat.get' = 'crm.vat.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.list'). @deprecated Use catalog.vat.list. */
   <T = DocumentedResult, M extends 'crm.vat.list' = 'crm.vat.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.update'). @deprecated Use catalog.vat.update. */
   <T = DocumentedResult, M extends 'crm.vat.update' = 'crm.vat.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.bot.list'). @deprecated Use imbot.v2.Bot.list. */
   <T = DocumentedResult, M extends 'imbot.bot.list' = 'imbot.bot.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.add'). @deprecated Use imbot.v2.Chat.add. */
   <T = DocumentedResult, M extends 'imbot.chat.add' = 'imbot.chat.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use imbot.v2.Chat.get. */
   <T = DocumentedResult, M extends 'imbot.chat.get' | 'imbot.dialog.get' = 'imbot.chat.get' | 'imbot.dialog.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.leave'). @deprecated Use imbot.v2.Chat.leave. */
   <T = DocumentedResult, M extends 'imbot.chat.leave' = 'imbot.chat.leave'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.sendTyping'). @deprecated Use imbot.v2.Chat.InputAction.notify. */
   <T = DocumentedResult, M extends 'imbot.chat.sendTyping' = 'imbot.chat.sendTyping'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.setManager'). @deprecated Use imbot.v2.Chat.Manager.add. */
   <T = DocumentedResult, M extends 'imbot.chat.setManager' = 'imbot.chat.setManager'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.setOwner'). @deprecated Use imbot.v2.Chat.setOwner. */
   <T = DocumentedResult, M extends 'imbot.chat.setOwner' = 'imbot.chat.setOwner'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (3 methods). @deprecated Use imbot.v2.Chat.update. */
   <T = DocumentedResult, M extends 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' = 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.user.add'). @deprecated Use imbot.v2.Chat.User.add. */
   <T = DocumentedResult, M extends 'imbot.chat.user.add' = 'imbot.chat.user.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.user.delete'). @deprecated Use imbot.v2.Chat.User.delete. */
   <T = DocumentedResult, M extends 'imbot.chat.user.delete' = 'imbot.chat.user.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.user.list'). @deprecated Use imbot.v2.Chat.User.list. */
   <T = DocumentedResult, M extends 'imbot.chat.user.list' = 'imbot.chat.user.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.command.answer'). @deprecated Use imbot.v2.Command.answer. */
   <T = DocumentedResult, M extends 'imbot.command.answer' = 'imbot.command.answer'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.command.register'). @deprecated Use imbot.v2.Command.register. */
   <T = DocumentedResult, M extends 'imbot.command.register' = 'imbot.command.register'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.command.unregister'). @deprecated Use imbot.v2.Command.unregister. */
   <T = DocumentedResult, M extends 'imbot.command.unregister' = 'imbot.command.unregister'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.command.update'). @deprecated Use imbot.v2.Command.update. */
   <T = DocumentedResult, M extends 'imbot.command.update' = 'imbot.command.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.message.add'). @deprecated Use imbot.v2.Chat.Message.send. */
   <T = DocumentedResult, M extends 'imbot.message.add' = 'imbot.message.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.message.delete'). @deprecated Use imbot.v2.Chat.Message.delete. */
   <T = DocumentedResult, M extends 'imbot.message.delete' = 'imbot.message.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.message.like'). @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
   <T = DocumentedResult, M extends 'imbot.message.like' = 'imbot.message.like'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.message.update'). @deprecated Use imbot.v2.Chat.Message.update. */
   <T = DocumentedResult, M extends 'imbot.message.update' = 'imbot.message.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.register'). @deprecated Use imbot.v2.Bot.register. */
   <T = DocumentedResult, M extends 'imbot.register' = 'imbot.register'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.unregister'). @deprecated Use imbot.v2.Bot.unregister. */
   <T = DocumentedResult, M extends 'imbot.unregister' = 'imbot.unregister'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.update'). @deprecated Use imbot.v2.Bot.update. */
   <T = DocumentedResult, M extends 'imbot.update' = 'imbot.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('methods'). @deprecated Use method.get. */
   <T = DocumentedResult, M extends 'methods' = 'methods'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.chat.message.send. */
   <T = DocumentedResult, M extends 'task.comment.add' | 'task.commentitem.add' = 'task.comment.add' | 'task.commentitem.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.commentitem.delete'). @deprecated Use im.message.delete. */
   <T = DocumentedResult, M extends 'task.commentitem.delete' = 'task.commentitem.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use im.dialog.messages.get. */
   <T = DocumentedResult, M extends 'task.commentitem.get' | 'task.commentitem.getlist' = 'task.commentitem.get' | 'task.commentitem.getlist'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.commentitem.update'). @deprecated Use im.message.update. */
   <T = DocumentedResult, M extends 'task.commentitem.update' = 'task.commentitem.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.add'). @deprecated Use tasks.task.add. */
   <T = DocumentedResult, M extends 'task.item.add' = 'task.item.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.addfile'). @deprecated Use tasks.task.files.attach. */
   <T = DocumentedResult, M extends 'task.item.addfile' = 'task.item.addfile'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.addtofavorite'). @deprecated Use tasks.task.favorite.add. */
   <T = DocumentedResult, M extends 'task.item.addtofavorite' = 'task.item.addtofavorite'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.approve'). @deprecated Use tasks.task.approve. */
   <T = DocumentedResult, M extends 'task.item.approve' = 'task.item.approve'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.complete'). @deprecated Use tasks.task.complete. */
   <T = DocumentedResult, M extends 'task.item.complete' = 'task.item.complete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.defer'). @deprecated Use tasks.task.defer. */
   <T = DocumentedResult, M extends 'task.item.defer' = 'task.item.defer'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.delegate'). @deprecated Use tasks.task.delegate. */
   <T = DocumentedResult, M extends 'task.item.delegate' = 'task.item.delegate'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.delete'). @deprecated Use tasks.task.delete. */
   <T = DocumentedResult, M extends 'task.item.delete' = 'task.item.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.update. */
   <T = DocumentedResult, M extends 'task.item.deletefile' | 'task.item.update' = 'task.item.deletefile' | 'task.item.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.deletefromfavorite'). @deprecated Use tasks.task.favorite.remove. */
   <T = DocumentedResult, M extends 'task.item.deletefromfavorite' = 'task.item.deletefromfavorite'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.disapprove'). @deprecated Use tasks.task.disapprove. */
   <T = DocumentedResult, M extends 'task.item.disapprove' = 'task.item.disapprove'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getAccess. */
   <T = DocumentedResult, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use tasks.task.get. */
   <T = DocumentedResult, M extends 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' = 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.getmanifest'). @deprecated Use tasks.task.getFields. */
   <T = DocumentedResult, M extends 'task.item.getmanifest' = 'task.item.getmanifest'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.list. */
   <T = DocumentedResult, M extends 'task.item.list' | 'task.items.getlist' = 'task.item.list' | 'task.items.getlist'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.renew'). @deprecated Use tasks.task.renew. */
   <T = DocumentedResult, M extends 'task.item.renew' = 'task.item.renew'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.startexecution'). @deprecated Use tasks.task.start. */
   <T = DocumentedResult, M extends 'task.item.startexecution' = 'task.item.startexecution'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.logitem.list'). @deprecated Use tasks.task.history.list. */
   <T = DocumentedResult, M extends 'task.logitem.list' = 'task.logitem.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
 }
 
