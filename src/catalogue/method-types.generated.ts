@@ -30,7 +30,7 @@
 
 import type { AjaxResult } from '../results/ajax-result.js'
 import type { CallResult, DeprecatedCallOptions, DocumentedResult } from './call-types.js'
-import type { Flag, Id, NoParams, Obj } from './doc-types.js'
+import type { Flag, Id, NoParams, NumericId, Obj } from './doc-types.js'
 import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'
 
 /** Parameters of every documented REST v2 method, by method name. */
@@ -38,7 +38,7 @@ export interface V2MethodParams {
   /** Get Access Permission Names. Scope: basic. */
   'access.name': { ACCESS: readonly unknown[] }
   /** Get the List of Services. Scope: ai_admin. */
-  'ai.engine.list': { filter?: ReadonlyArray<{ ID?: number; APP_CODE?: string; NAME?: string; CODE?: string; CATEGORY?: string; COMPLETIONS_URL?: string; DATE_CREATE?: string; [k: string]: unknown }>; limit?: number }
+  'ai.engine.list': { filter?: ReadonlyArray<{ ID?: NumericId; APP_CODE?: string; NAME?: string; CODE?: string; CATEGORY?: string; COMPLETIONS_URL?: string; DATE_CREATE?: string; [k: string]: unknown }>; limit?: number }
   /** Register the Service. Scope: ai_admin. */
   'ai.engine.register': { name: string; code: string; category: string; completions_url: string; settings?: { code_alias?: string; model_context_type?: string; model_context_limit?: number; [k: string]: unknown } }
   /** Remove the Service. Scope: ai_admin. */
@@ -54,43 +54,43 @@ export interface V2MethodParams {
   /** Create Connector. Scope: biconnector. */
   'biconnector.connector.add': { fields: { title: string; logo: string; description?: string; urlCheck: string; urlTableList: string; urlTableDescription: string; urlData: string; settings: readonly unknown[]; sort?: number; [k: string]: unknown } }
   /** Delete Connector. Scope: biconnector. */
-  'biconnector.connector.delete': { id: number }
+  'biconnector.connector.delete': { id: NumericId }
   /** Get Connector Fields. Scope: biconnector. */
   'biconnector.connector.fields': NoParams
   /** Get Connector by ID. Scope: biconnector. */
-  'biconnector.connector.get': { id: number }
+  'biconnector.connector.get': { id: NumericId }
   /** Get a List of Connectors. Scope: biconnector. */
   'biconnector.connector.list': { select?: readonly string[]; filter?: Obj; order?: Obj; page?: number }
   /** Update the. Scope: biconnector. */
-  'biconnector.connector.update': { id: number; fields: { title?: string; logo?: string; description?: string; urlCheck?: string; urlTableList?: string; urlTableDescription?: string; urlData?: string; settings?: readonly unknown[]; sort?: number; [k: string]: unknown } }
+  'biconnector.connector.update': { id: NumericId; fields: { title?: string; logo?: string; description?: string; urlCheck?: string; urlTableList?: string; urlTableDescription?: string; urlData?: string; settings?: readonly unknown[]; sort?: number; [k: string]: unknown } }
   /** Create Dataset. Scope: biconnector. */
-  'biconnector.dataset.add': { fields: { name: string; externalName: string; externalCode: string; sourceId: number; description?: string; fields: readonly unknown[]; [k: string]: unknown } }
+  'biconnector.dataset.add': { fields: { name: string; externalName: string; externalCode: string; sourceId: NumericId; description?: string; fields: readonly unknown[]; [k: string]: unknown } }
   /** Delete dataset. Scope: biconnector. */
-  'biconnector.dataset.delete': { id: number }
+  'biconnector.dataset.delete': { id: NumericId }
   /** Get Dataset Fields. Scope: biconnector. */
   'biconnector.dataset.fields': NoParams
   /** Update Dataset Fields. Scope: biconnector. */
-  'biconnector.dataset.fields.update': { id: number; add?: Obj; update?: Obj; delete?: readonly number[] }
+  'biconnector.dataset.fields.update': { id: NumericId; add?: Obj; update?: Obj; delete?: readonly number[] }
   /** Get dataset by id. Scope: biconnector. */
-  'biconnector.dataset.get': { id: number }
+  'biconnector.dataset.get': { id: NumericId }
   /** Get a List of Datasets. Scope: biconnector. */
   'biconnector.dataset.list': { select?: readonly string[]; filter?: Obj; order?: Obj; page?: number }
   /** Update Dataset. Scope: biconnector. */
-  'biconnector.dataset.update': { id: number; fields: { description?: string; [k: string]: unknown } }
+  'biconnector.dataset.update': { id: NumericId; fields: { description?: string; [k: string]: unknown } }
   /** Create Source. Scope: biconnector. */
-  'biconnector.source.add': { fields: { title: string; description?: string; active?: Flag; connectorId: number; settings: Obj; [k: string]: unknown } }
+  'biconnector.source.add': { fields: { title: string; description?: string; active?: Flag; connectorId: NumericId; settings: Obj; [k: string]: unknown } }
   /** Delete source. Scope: biconnector. */
-  'biconnector.source.delete': { id: number }
+  'biconnector.source.delete': { id: NumericId }
   /** Get Source Fields. Scope: biconnector. */
   'biconnector.source.fields': NoParams
   /** Get Source by ID. Scope: biconnector. */
-  'biconnector.source.get': { id: number }
+  'biconnector.source.get': { id: NumericId }
   /** Get a List of Sources. Scope: biconnector. */
   'biconnector.source.list': { select?: readonly string[]; filter?: Obj; order?: Obj; page?: number }
   /** Change source. Scope: biconnector. */
-  'biconnector.source.update': { id: number; fields: { title?: string; description?: string; active?: Flag; settings?: Obj; [k: string]: unknown } }
+  'biconnector.source.update': { id: NumericId; fields: { title?: string; description?: string; active?: Flag; settings?: Obj; [k: string]: unknown } }
   /** Add a New Action. Scope: bizproc. */
-  'bizproc.activity.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
+  'bizproc.activity.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: NumericId; USE_SUBSCRIPTION?: Flag; NAME: string | Obj; DESCRIPTION?: string | Obj; PROPERTIES?: { Name?: string | Obj; Description?: string | Obj; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string | Obj; Description?: string | Obj; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
   /** Delete Action. Scope: bizproc. */
   'bizproc.activity.delete': { CODE: string }
   /** Get a List of Application Actions. Scope: bizproc. */
@@ -98,35 +98,35 @@ export interface V2MethodParams {
   /** Write Information to the Business Process Log. Scope: bizproc. */
   'bizproc.activity.log': { EVENT_TOKEN: string; LOG_MESSAGE: string }
   /** Update Action. Scope: bizproc. */
-  'bizproc.activity.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME?: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
+  'bizproc.activity.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: NumericId; USE_SUBSCRIPTION?: Flag; NAME?: string | Obj; DESCRIPTION?: string | Obj; PROPERTIES?: { Name?: string | Obj; Description?: string | Obj; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string | Obj; Description?: string | Obj; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
   /** Return Parameters to Action or Automation Rule. Scope: bizproc. */
   'bizproc.event.send': { EVENT_TOKEN: string; RETURN_VALUES?: Obj; LOG_MESSAGE?: string }
   /** Register a New Automation Rule. Scope: bizproc. */
-  'bizproc.robot.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
+  'bizproc.robot.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: NumericId; USE_SUBSCRIPTION?: Flag; NAME: string | Obj; DESCRIPTION?: string | Obj; PROPERTIES?: { Name?: string | Obj; Description?: string | Obj; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string | Obj; Description?: string | Obj; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
   /** Delete Registered Robot. Scope: bizproc. */
   'bizproc.robot.delete': { CODE: string }
   /** Get a list of registered application robots. Scope: bizproc. */
   'bizproc.robot.list': NoParams
   /** Update Fields of the Automation Rule. Scope: bizproc. */
-  'bizproc.robot.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME?: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
+  'bizproc.robot.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: NumericId; USE_SUBSCRIPTION?: Flag; NAME?: string | Obj; DESCRIPTION?: string | Obj; PROPERTIES?: { Name?: string | Obj; Description?: string | Obj; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string | Obj; Description?: string | Obj; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
   /** Complete a business process task. Scope: bizproc. */
-  'bizproc.task.complete': { TASK_ID: number; STATUS: number; COMMENT?: string; FIELDS?: Obj }
+  'bizproc.task.complete': { TASK_ID: NumericId; STATUS: number | string; COMMENT?: string; FIELDS?: Obj }
   /** Delegate a workflow task. Scope: bizproc. */
-  'bizproc.task.delegate': { TASK_IDS: readonly unknown[]; FROM_USER_ID: number; TO_USER_ID: number }
+  'bizproc.task.delegate': { TASK_IDS: readonly unknown[]; FROM_USER_ID: NumericId; TO_USER_ID: NumericId }
   /** Get a List of Workflow Tasks. Scope: bizproc. */
-  'bizproc.task.list': { SELECT?: ReadonlyArray<{ ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }>; FILTER?: { ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; ORDER?: { ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; START?: number }
+  'bizproc.task.list': { SELECT?: ReadonlyArray<{ ID?: NumericId; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: NumericId; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: NumericId; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string | Obj; Description?: string | Obj; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }>; FILTER?: { ID?: NumericId; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: NumericId; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: NumericId; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string | Obj; Description?: string | Obj; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; ORDER?: { ID?: NumericId; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: NumericId; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: NumericId; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string | Obj; Description?: string | Obj; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; START?: number }
   /** Get a list of running workflows. Scope: bizproc. */
   'bizproc.workflow.instances': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj; start?: number }
   /** Delete Running Process. Scope: bizproc. */
-  'bizproc.workflow.kill': { ID: number }
+  'bizproc.workflow.kill': { ID: NumericId }
   /** Start Business Process. Scope: bizproc. */
-  'bizproc.workflow.start': { TEMPLATE_ID: number; DOCUMENT_ID: readonly unknown[]; PARAMETERS?: Obj }
+  'bizproc.workflow.start': { TEMPLATE_ID: NumericId; DOCUMENT_ID: readonly unknown[]; PARAMETERS?: Obj }
   /** Add Business Process Template. Scope: bizproc. */
   'bizproc.workflow.template.add': { DOCUMENT_TYPE: readonly unknown[]; NAME: string; DESCRIPTION?: string; TEMPLATE_DATA: unknown; AUTO_EXECUTE?: number }
   /** Delete Business Process Template. Scope: bizproc. */
-  'bizproc.workflow.template.delete': { ID: number }
+  'bizproc.workflow.template.delete': { ID: NumericId }
   /** Get the list of templates. Scope: bizproc. */
-  'bizproc.workflow.template.list': { SELECT?: ReadonlyArray<{ ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }>; FILTER?: { ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }; ORDER?: { ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }; start?: number }
+  'bizproc.workflow.template.list': { SELECT?: ReadonlyArray<{ ID?: NumericId; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: NumericId; SYSTEM_CODE?: string; [k: string]: unknown }>; FILTER?: { ID?: NumericId; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: NumericId; SYSTEM_CODE?: string; [k: string]: unknown }; ORDER?: { ID?: NumericId; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: NumericId; SYSTEM_CODE?: string; [k: string]: unknown }; start?: number }
   /** Update Business Process Template. Scope: bizproc. */
   'bizproc.workflow.template.update': { ID: string; FIELDS: { NAME?: string; DESCRIPTION?: string; TEMPLATE_DATA?: unknown; AUTO_EXECUTE?: number; [k: string]: unknown } }
   /** Stop Active Workflow. Scope: bizproc. */
@@ -134,97 +134,97 @@ export interface V2MethodParams {
   /** Add Booking. Scope: booking. */
   'booking.v1.booking.add': { fields: { resourceIds: readonly unknown[]; name?: string; description?: string; datePeriod: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Get the list of booking clients. Scope: booking. */
-  'booking.v1.booking.client.list': { bookingId: number }
+  'booking.v1.booking.client.list': { bookingId: NumericId }
   /** Add Clients to Booking. Scope: booking. */
-  'booking.v1.booking.client.set': { bookingId: number; clients: ReadonlyArray<{ id: number; type: Obj; [k: string]: unknown }> }
+  'booking.v1.booking.client.set': { bookingId: NumericId; clients: ReadonlyArray<{ id: NumericId; type: Obj; [k: string]: unknown }> }
   /** Remove clients from booking. Scope: booking. */
-  'booking.v1.booking.client.unset': { bookingId: number }
+  'booking.v1.booking.client.unset': { bookingId: NumericId }
   /** Create a Booking from the Waitlist. Scope: booking. */
-  'booking.v1.booking.createfromwaitlist': { waitListId: number; fields?: { resourceIds: readonly unknown[]; name?: string; description?: string; datePeriod: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'booking.v1.booking.createfromwaitlist': { waitListId: NumericId; fields?: { resourceIds: readonly unknown[]; name?: string; description?: string; datePeriod: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete Booking. Scope: booking. */
-  'booking.v1.booking.delete': { id: number }
+  'booking.v1.booking.delete': { id: NumericId }
   /** Get Booking Connections. Scope: booking. */
-  'booking.v1.booking.externalData.list': { bookingId: number }
+  'booking.v1.booking.externalData.list': { bookingId: NumericId }
   /** Set Connections for Booking. Scope: booking. */
-  'booking.v1.booking.externalData.set': { bookingId: number; externalData: ReadonlyArray<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
+  'booking.v1.booking.externalData.set': { bookingId: NumericId; externalData: ReadonlyArray<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
   /** Remove connections for booking. Scope: booking. */
-  'booking.v1.booking.externalData.unset': { bookingId: number }
+  'booking.v1.booking.externalData.unset': { bookingId: NumericId }
   /** Get Information About Booking. Scope: booking. */
-  'booking.v1.booking.get': { id: number }
+  'booking.v1.booking.get': { id: NumericId }
   /** Get the list of bookings. Scope: booking. */
   'booking.v1.booking.list': { within?: Obj; client?: Obj }
   /** Update Booking. Scope: booking. */
-  'booking.v1.booking.update': { id: number; fields: { resourceIds?: readonly unknown[]; name?: string; description?: string; datePeriod?: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'booking.v1.booking.update': { id: NumericId; fields: { resourceIds?: readonly unknown[]; name?: string; description?: string; datePeriod?: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Get a list of client types. Scope: booking. */
   'booking.v1.clienttype.list': NoParams
   /** Add a New Resource. Scope: booking. */
-  'booking.v1.resource.add': { fields: { name: string; description?: string; typeId: number; isMain?: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
+  'booking.v1.resource.add': { fields: { name: string; description?: string; typeId: NumericId; isMain?: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
   /** Delete Resource. Scope: booking. */
-  'booking.v1.resource.delete': { id: number }
+  'booking.v1.resource.delete': { id: NumericId }
   /** Get resource. Scope: booking. */
-  'booking.v1.resource.get': { id: number }
+  'booking.v1.resource.get': { id: NumericId }
   /** Get the list of resources. Scope: booking. */
-  'booking.v1.resource.list': { searchQuery?: string; isMain?: string; typeId?: number; name?: string; description?: string }
+  'booking.v1.resource.list': { searchQuery?: string; isMain?: string; typeId?: NumericId; name?: string; description?: string }
   /** Get Slot Settings for Resource. Scope: booking. */
-  'booking.v1.resource.slots.list': { resourceId: number }
+  'booking.v1.resource.slots.list': { resourceId: NumericId }
   /** Set Slots for Resource. Scope: booking. */
-  'booking.v1.resource.slots.set': { resourceId: number; slots: ReadonlyArray<{ from: number; to: number; timezone: string; weekDays: readonly unknown[]; slotSize: number; [k: string]: unknown }> }
+  'booking.v1.resource.slots.set': { resourceId: NumericId; slots: ReadonlyArray<{ from: number; to: number; timezone: string; weekDays: readonly unknown[]; slotSize: number; [k: string]: unknown }> }
   /** Remove slots for resource. Scope: booking. */
-  'booking.v1.resource.slots.unset': { resourceId: number }
+  'booking.v1.resource.slots.unset': { resourceId: NumericId }
   /** Update resource. Scope: booking. */
-  'booking.v1.resource.update': { id: number; fields: { name?: string; description?: string; typeId?: number; isMain?: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
+  'booking.v1.resource.update': { id: NumericId; fields: { name?: string; description?: string; typeId?: NumericId; isMain?: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
   /** Add a New Resource Type. Scope: booking. */
   'booking.v1.resourceType.add': { fields: { name: string; code: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
   /** Delete Resource Type. Scope: booking. */
-  'booking.v1.resourceType.delete': { id: number }
+  'booking.v1.resourceType.delete': { id: NumericId }
   /** Get Resource Type. Scope: booking. */
-  'booking.v1.resourceType.get': { id: number }
+  'booking.v1.resourceType.get': { id: NumericId }
   /** Get a list of resource types. Scope: booking. */
   'booking.v1.resourceType.list': { searchQuery?: string; moduleId?: string; name?: string; code?: string }
   /** Update Resource Type. Scope: booking. */
-  'booking.v1.resourceType.update': { id: number; fields: { name?: string; code?: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
+  'booking.v1.resourceType.update': { id: NumericId; fields: { name?: string; code?: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
   /** Add to waitlist. Scope: booking. */
   'booking.v1.waitlist.add': { fields: { note: string; [k: string]: unknown } }
   /** Get the list of clients for the waitlist. Scope: booking. */
-  'booking.v1.waitlist.client.list': { waitListId: number }
+  'booking.v1.waitlist.client.list': { waitListId: NumericId }
   /** Add Clients to the Waitlist Record in. Scope: booking. */
-  'booking.v1.waitlist.client.set': { waitListId: number; clients: ReadonlyArray<{ id: number; type: Obj; [k: string]: unknown }> }
+  'booking.v1.waitlist.client.set': { waitListId: NumericId; clients: ReadonlyArray<{ id: NumericId; type: Obj; [k: string]: unknown }> }
   /** Remove clients from the waitlist entry. Scope: booking. */
-  'booking.v1.waitlist.client.unset': { waitListId: number }
+  'booking.v1.waitlist.client.unset': { waitListId: NumericId }
   /** Create a waitlist entry from booking using. Scope: booking. */
-  'booking.v1.waitlist.createfrombooking': { bookingId: number }
+  'booking.v1.waitlist.createfrombooking': { bookingId: NumericId }
   /** Delete Entry from the Waitlist. Scope: booking. */
-  'booking.v1.waitlist.delete': { id: number }
+  'booking.v1.waitlist.delete': { id: NumericId }
   /** Get External Data Links for Waitlist Entry. Scope: booking. */
-  'booking.v1.waitlist.externalData.list': { waitListId: number }
+  'booking.v1.waitlist.externalData.list': { waitListId: NumericId }
   /** Set Connections for Recording in the Waitlist. Scope: booking. */
-  'booking.v1.waitlist.externalData.set': { waitListId: number; externalData: ReadonlyArray<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
+  'booking.v1.waitlist.externalData.set': { waitListId: NumericId; externalData: ReadonlyArray<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
   /** Remove connections for the waitlist record. Scope: booking. */
-  'booking.v1.waitlist.externalData.unset': { waitListId: number }
+  'booking.v1.waitlist.externalData.unset': { waitListId: NumericId }
   /** Get a Record from the Waitlist. Scope: booking. */
-  'booking.v1.waitlist.get': { id: number }
+  'booking.v1.waitlist.get': { id: NumericId }
   /** Get a list of records from the waitlist. Scope: booking. */
   'booking.v1.waitlist.list': { filter?: Obj }
   /** Update a record in the waitlist. Scope: booking. */
-  'booking.v1.waitlist.update': { id: number; fields: { note: string; [k: string]: unknown } }
+  'booking.v1.waitlist.update': { id: NumericId; fields: { note: string; [k: string]: unknown } }
   /** Get User Availability from. Scope: calendar. */
   'calendar.accessibility.get': { users: readonly unknown[]; from: string; to: string }
   /** Add Event. Scope: calendar. */
-  'calendar.event.add': { type: string; ownerId: number; from: string; to: string; from_ts?: number; to_ts?: number; section: number; auto_detect_section?: string; name: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: readonly unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: ReadonlyArray<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: readonly unknown[]; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: readonly unknown[] }
+  'calendar.event.add': { type: string; ownerId: NumericId; from: string; to: string; from_ts?: number; to_ts?: number; section: number; auto_detect_section?: string; name: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: readonly unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: ReadonlyArray<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: readonly unknown[]; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: readonly unknown[] }
   /** Delete Event. Scope: calendar. */
-  'calendar.event.delete': { id: number }
+  'calendar.event.delete': { id: NumericId }
   /** Get a List of Calendar Events. Scope: calendar. */
-  'calendar.event.get': { type: string; ownerId: number; from?: string; to?: string; section?: readonly unknown[] }
+  'calendar.event.get': { type: string; ownerId: NumericId; from?: string; to?: string; section?: readonly unknown[] }
   /** Get a List of Upcoming Events. Scope: calendar. */
-  'calendar.event.get.nearest': { type?: string; ownerId?: number; days?: number; forCurrentUser?: Flag; maxEventsCount?: number; detailUrl?: string }
+  'calendar.event.get.nearest': { type?: string; ownerId?: NumericId; days?: number; forCurrentUser?: Flag; maxEventsCount?: number; detailUrl?: string }
   /** Get Event by ID. Scope: calendar. */
-  'calendar.event.getbyid': { id: number }
+  'calendar.event.getbyid': { id: NumericId }
   /** Update Event. Scope: calendar. */
-  'calendar.event.update': { id: number; type: string; ownerId: number; from?: string; to?: string; from_ts?: number; to_ts?: number; section?: number; name?: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; recurrence_mode?: string; current_date_from?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: readonly unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: ReadonlyArray<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: readonly unknown[]; host?: number; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: readonly unknown[] }
+  'calendar.event.update': { id: NumericId; type: string; ownerId: NumericId; from?: string; to?: string; from_ts?: number; to_ts?: number; section?: number; name?: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; recurrence_mode?: string; current_date_from?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: readonly unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: ReadonlyArray<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: readonly unknown[]; host?: number; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: readonly unknown[] }
   /** Get the participation status of the current user in the event. Scope: calendar. */
-  'calendar.meeting.status.get': { eventId: number }
+  'calendar.meeting.status.get': { eventId: NumericId }
   /** Set Participation Status in Event for Current User. Scope: calendar. */
-  'calendar.meeting.status.set': { eventId: number; status: string }
+  'calendar.meeting.status.set': { eventId: NumericId; status: string }
   /** Add a new resource. Scope: calendar. */
   'calendar.resource.add': { name: string }
   /** Get Resource Bookings by Filter. Scope: calendar. */
@@ -234,15 +234,15 @@ export interface V2MethodParams {
   /** Get a list of all resources. Scope: calendar. */
   'calendar.resource.list': NoParams
   /** Update resource. Scope: calendar. */
-  'calendar.resource.update': { resourceId: number; name: string }
+  'calendar.resource.update': { resourceId: NumericId; name: string }
   /** Add Calendar. Scope: calendar. */
-  'calendar.section.add': { type: string; ownerId: number; name: string; description?: string; color?: string; text_color?: string; export?: { ALLOW?: Flag; SET?: string; [k: string]: unknown } }
+  'calendar.section.add': { type: string; ownerId: NumericId; name: string; description?: string; color?: string; text_color?: string; export?: { ALLOW?: Flag; SET?: string; [k: string]: unknown } }
   /** Delete Calendar. Scope: calendar. */
-  'calendar.section.delete': { type: string; ownerId: number; id: number }
+  'calendar.section.delete': { type: string; ownerId: NumericId; id: NumericId }
   /** Get Calendar List. Scope: calendar. */
-  'calendar.section.get': { type: string; ownerId: number }
+  'calendar.section.get': { type: string; ownerId: NumericId }
   /** Update Calendar. Scope: calendar. */
-  'calendar.section.update': { type: string; ownerId: number; id: string; name?: string; description?: string; color?: string; text_color?: string; export?: { ALLOW?: Flag; SET?: string; [k: string]: unknown } }
+  'calendar.section.update': { type: string; ownerId: NumericId; id: string; name?: string; description?: string; color?: string; text_color?: string; export?: { ALLOW?: Flag; SET?: string; [k: string]: unknown } }
   /** Get main calendar settings. Scope: calendar. */
   'calendar.settings.get': NoParams
   /** Get User Calendar Settings. Scope: calendar. */
@@ -268,7 +268,7 @@ export interface V2MethodParams {
   /** Conduct Multiple Warehouse Accounting Documents. Scope: catalog. */
   'catalog.document.conductList': { documentIds: readonly Id[] }
   /** Conduct Warehouse Accounting Document. Scope: catalog. @deprecated Use catalog.document.conduct. */
-  'catalog.document.confirm': { id: number }
+  'catalog.document.confirm': { id: NumericId }
   /** Delete Inventory Document. Scope: catalog. */
   'catalog.document.delete': { id: Id }
   /** Delete Multiple Inventory Documents. Scope: catalog. */
@@ -294,11 +294,11 @@ export interface V2MethodParams {
   /** Check the status of inventory management. Scope: catalog. */
   'catalog.document.mode.status': NoParams
   /** Cancel Document Processing. Scope: catalog. @deprecated Use catalog.document.cancel. */
-  'catalog.document.unconfirm': { id: number }
+  'catalog.document.unconfirm': { id: NumericId }
   /** Update Warehouse Accounting Document. Scope: catalog. */
   'catalog.document.update': { id: Id; fields: { responsibleId?: Id; dateModify?: string; dateDocument?: string; total?: number; commentary?: string; title?: string; docNumber?: string; modifiedBy?: Id; [k: string]: unknown } }
   /** Add Vendor to Inventory Document. Scope: catalog. */
-  'catalog.documentcontractor.add': { fields: { documentId: Id; entityTypeId: number; entityId: number; [k: string]: unknown } }
+  'catalog.documentcontractor.add': { fields: { documentId: Id; entityTypeId: NumericId; entityId: NumericId; [k: string]: unknown } }
   /** Remove Vendor Binding from Document. Scope: catalog. */
   'catalog.documentcontractor.delete': { id: Id }
   /** Get Description of Fields for Binding Vendor to Inventory Document. Scope: catalog. */
@@ -354,7 +354,7 @@ export interface V2MethodParams {
   /** Update Price Type. Scope: catalog. */
   'catalog.priceType.update': { id: Id; fields: { name: string; base?: string; sort?: number; xmlId?: string; [k: string]: unknown } }
   /** Add Price Type Binding to Customer Group. Scope: catalog. */
-  'catalog.priceTypeGroup.add': { fields: { catalogGroupId: Id; groupId: number; access: 'Y' | 'N'; [k: string]: unknown } }
+  'catalog.priceTypeGroup.add': { fields: { catalogGroupId: Id; groupId: NumericId; access: 'Y' | 'N'; [k: string]: unknown } }
   /** Remove Price Type Binding from Customer Group. Scope: catalog. */
   'catalog.priceTypeGroup.delete': { id: Id }
   /** Get Price Type Group Binding Fields. Scope: catalog. */
@@ -456,19 +456,19 @@ export interface V2MethodParams {
   /** Add Value to List Property. Scope: catalog. */
   'catalog.productPropertyEnum.add': { fields: { propertyId: Id; value: string; xmlId: string; def?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Delete the Value of the List Property. Scope: catalog. */
-  'catalog.productPropertyEnum.delete': { id: number }
+  'catalog.productPropertyEnum.delete': { id: NumericId }
   /** Get the Value of the List Property. Scope: catalog. */
-  'catalog.productPropertyEnum.get': { id: number }
+  'catalog.productPropertyEnum.get': { id: NumericId }
   /** Get Fields of List Property Values. Scope: catalog. */
   'catalog.productPropertyEnum.getFields': NoParams
   /** Get a List of Values for List Properties. Scope: catalog. */
   'catalog.productPropertyEnum.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update the Value of the List Property. Scope: catalog. */
-  'catalog.productPropertyEnum.update': { id: number; fields: { propertyId: Id; value: string; xmlId: string; def?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'catalog.productPropertyEnum.update': { id: NumericId; fields: { propertyId: Id; value: string; xmlId: string; def?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Add Product Property or Variation Parameter. Scope: catalog. */
   'catalog.productPropertyFeature.add': { fields: { propertyId: Id; moduleId: string; featureId: string; isEnabled: 'Y' | 'N'; [k: string]: unknown } }
   /** Get Product Property Feature Parameter or Variations. Scope: catalog. */
-  'catalog.productPropertyFeature.get': { id: number }
+  'catalog.productPropertyFeature.get': { id: NumericId }
   /** Get Available Product Property Features or Variations. Scope: catalog. */
   'catalog.productPropertyFeature.getAvailableFeaturesByProperty': { propertyId: Id }
   /** Get Fields of Product Property Features or Variations. Scope: catalog. */
@@ -476,7 +476,7 @@ export interface V2MethodParams {
   /** Get a List of Product Property Feature Parameters or Variations. Scope: catalog. */
   'catalog.productPropertyFeature.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Product Property or Variation Parameter. Scope: catalog. */
-  'catalog.productPropertyFeature.update': { id: number; fields: { propertyId: Id; moduleId: string; featureId: string; isEnabled: 'Y' | 'N'; [k: string]: unknown } }
+  'catalog.productPropertyFeature.update': { id: NumericId; fields: { propertyId: Id; moduleId: string; featureId: string; isEnabled: 'Y' | 'N'; [k: string]: unknown } }
   /** Get Section Settings of Property. Scope: catalog. */
   'catalog.productPropertySection.get': { propertyId: Id }
   /** Get a List of Section Settings for. Scope: catalog. */
@@ -548,9 +548,9 @@ export interface V2MethodParams {
   /** Update VAT Rate. Scope: catalog. */
   'catalog.vat.update': { id: Id; fields: { name: string; active?: string; rate: number; sort?: number; [k: string]: unknown } }
   /** Add System Activity. Scope: crm. @deprecated Use crm.activity.todo.add. */
-  'crm.activity.add': { fields: ReadonlyArray<{ OWNER_ID: number; OWNER_TYPE_ID: number; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: number; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
+  'crm.activity.add': { fields: ReadonlyArray<{ OWNER_ID: NumericId; OWNER_TYPE_ID: NumericId; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: NumericId; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
   /** Add Badge. Scope: crm. */
-  'crm.activity.badge.add': { code: string; title: string; value: string; type: string }
+  'crm.activity.badge.add': { code: string; title: string | readonly unknown[]; value: string | readonly unknown[]; type: string }
   /** Delete Badge by Code. Scope: crm. */
   'crm.activity.badge.delete': { code: string }
   /** Get Badge Information by Code. Scope: crm. */
@@ -558,57 +558,57 @@ export interface V2MethodParams {
   /** Get the list of badges. Scope: crm. */
   'crm.activity.badge.list': NoParams
   /** Add a deal binding to a CRM object. Scope: crm. */
-  'crm.activity.binding.add': { activityId: number; entityTypeId: number; entityId: number }
+  'crm.activity.binding.add': { activityId: NumericId; entityTypeId: NumericId; entityId: NumericId }
   /** Delete the deal's connection with the CRM object. Scope: crm. */
-  'crm.activity.binding.delete': { activityId: number; entityTypeId: number; entityId: number }
+  'crm.activity.binding.delete': { activityId: NumericId; entityTypeId: NumericId; entityId: NumericId }
   /** Get a List of All Deal Links. Scope: crm. */
-  'crm.activity.binding.list': { activityId: number }
+  'crm.activity.binding.list': { activityId: NumericId }
   /** Update Activity Link to CRM Item. Scope: crm. */
-  'crm.activity.binding.move': { activityId: number; sourceEntityTypeId: number; sourceEntityId: number; targetEntityTypeId: number; targetEntityId: number }
+  'crm.activity.binding.move': { activityId: NumericId; sourceEntityTypeId: NumericId; sourceEntityId: NumericId; targetEntityTypeId: NumericId; targetEntityId: NumericId }
   /** Get Call Transcription. Scope: crm. */
-  'crm.activity.call.getTranscript': { activityId: number }
+  'crm.activity.call.getTranscript': { activityId: NumericId }
   /** Get Communication Description. Scope: crm. */
   'crm.activity.communication.fields': NoParams
   /** Add Configurable Activity. Scope: crm. */
-  'crm.activity.configurable.add': { ownerTypeId: number; ownerId: number; fields: ReadonlyArray<{ typeId?: string; completed?: Flag; deadline?: string; pingOffsets?: readonly unknown[]; isIncomingChannel?: Flag; responsibleId?: number; badgeCode?: string; originatorId?: string; originId?: string; [k: string]: unknown }>; layout: Obj }
+  'crm.activity.configurable.add': { ownerTypeId: NumericId; ownerId: NumericId; fields: ReadonlyArray<{ typeId?: string; completed?: Flag; deadline?: string; pingOffsets?: readonly unknown[]; isIncomingChannel?: Flag; responsibleId?: NumericId; badgeCode?: string; originatorId?: string; originId?: string; [k: string]: unknown }>; layout: Obj }
   /** Get Configurable Activity by ID. Scope: crm. */
-  'crm.activity.configurable.get': { id: number }
+  'crm.activity.configurable.get': { id: NumericId }
   /** Update Configurable Activity. Scope: crm. */
-  'crm.activity.configurable.update': { id: number; fields: readonly unknown[]; layout: Obj }
+  'crm.activity.configurable.update': { id: NumericId; fields: readonly unknown[]; layout: Obj }
   /** Delete activity. Scope: crm. */
-  'crm.activity.delete': { id: number }
+  'crm.activity.delete': { id: NumericId }
   /** Get a list of fields for. Scope: crm. */
   'crm.activity.fields': NoParams
   /** Get information about the activity by ID. Scope: crm. */
-  'crm.activity.get': { id: number }
+  'crm.activity.get': { id: NumericId }
   /** Delete a set of additional content blocks in the CRM activity. Scope: crm. */
-  'crm.activity.layout.blocks.delete': { entityTypeId: number; entityId: number; activityId: number }
+  'crm.activity.layout.blocks.delete': { entityTypeId: NumericId; entityId: NumericId; activityId: NumericId }
   /** Get a Set of Additional Content Blocks in the activity. Scope: crm. */
-  'crm.activity.layout.blocks.get': { entityTypeId: number; entityId: number; activityId: number }
+  'crm.activity.layout.blocks.get': { entityTypeId: NumericId; entityId: NumericId; activityId: NumericId }
   /** Set a set of additional content blocks in the activity. Scope: crm. */
-  'crm.activity.layout.blocks.set': { entityTypeId: number; entityId: number; activityId: number; layout: Obj }
+  'crm.activity.layout.blocks.set': { entityTypeId: NumericId; entityId: NumericId; activityId: NumericId; layout: Obj }
   /** Get List of Activities. Scope: crm. */
   'crm.activity.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Add Universal Activity. Scope: crm. */
-  'crm.activity.todo.add': { ownerTypeId: number; ownerId: number; deadline: string; title?: string; description?: string; responsibleId?: number; parentActivityId?: number; pingOffsets?: readonly unknown[]; colorId?: string }
+  'crm.activity.todo.add': { ownerTypeId: NumericId; ownerId: NumericId; deadline: string; title?: string; description?: string; responsibleId?: NumericId; parentActivityId?: NumericId; pingOffsets?: readonly unknown[]; colorId?: string }
   /** Update Universal Activity. Scope: crm. */
-  'crm.activity.todo.update': { id: number; ownerTypeId: number; ownerId: number; deadline: string; title?: string; description?: string; responsibleId?: number; parentActivityId?: number; pingOffsets?: readonly unknown[]; colorId?: string }
+  'crm.activity.todo.update': { id: NumericId; ownerTypeId: NumericId; ownerId: NumericId; deadline: string; title?: string; description?: string; responsibleId?: NumericId; parentActivityId?: NumericId; pingOffsets?: readonly unknown[]; colorId?: string }
   /** Update the color of the universal deal. Scope: crm. */
-  'crm.activity.todo.updateColor': { id: number; ownerTypeId: number; ownerId: number; colorId: string }
+  'crm.activity.todo.updateColor': { id: NumericId; ownerTypeId: NumericId; ownerId: NumericId; colorId: string }
   /** Update Deadline for Universal Activity. Scope: crm. */
-  'crm.activity.todo.updateDeadline': { id: number; ownerTypeId: number; ownerId: number; value: string }
+  'crm.activity.todo.updateDeadline': { id: NumericId; ownerTypeId: NumericId; ownerId: NumericId; value: string }
   /** Update the description of the universal activity. Scope: crm. */
-  'crm.activity.todo.updateDescription': { id: number; ownerTypeId: number; ownerId: number; value: string }
+  'crm.activity.todo.updateDescription': { id: NumericId; ownerTypeId: NumericId; ownerId: NumericId; value: string }
   /** Update the responsible user for the universal activity. Scope: crm. */
-  'crm.activity.todo.updateResponsibleUser': { id: number; ownerTypeId: number; ownerId: number; responsibleId: number }
+  'crm.activity.todo.updateResponsibleUser': { id: NumericId; ownerTypeId: NumericId; ownerId: NumericId; responsibleId: NumericId }
   /** Add Custom Activity Type. Scope: crm. */
-  'crm.activity.type.add': NoParams
+  'crm.activity.type.add': { fields: { TYPE_ID: string; NAME?: string; ICON_FILE?: unknown; IS_CONFIGURABLE_TYPE?: string; [k: string]: unknown } }
   /** Delete Custom Activity Type. Scope: crm. */
   'crm.activity.type.delete': { TYPE_ID: string }
   /** Get a List of Custom Activity Types. Scope: crm. */
   'crm.activity.type.list': NoParams
   /** Update System CRM Activity. Scope: crm. @deprecated Use crm.activity.todo.update. */
-  'crm.activity.update': { id: number; fields: ReadonlyArray<{ OWNER_ID: number; OWNER_TYPE_ID: number; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: number; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
+  'crm.activity.update': { id: NumericId; fields: ReadonlyArray<{ OWNER_ID: NumericId; OWNER_TYPE_ID: NumericId; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: NumericId; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
   /** Add Address. Scope: crm. */
   'crm.address.add': { fields: Obj }
   /** Delete address. Scope: crm. */
@@ -616,75 +616,77 @@ export interface V2MethodParams {
   /** Get Description of Address Fields. Scope: crm. */
   'crm.address.fields': NoParams
   /** Get a List of Addresses by Filter. Scope: crm. */
-  'crm.address.list': { select?: ReadonlyArray<{ TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }>; filter?: { TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }; order?: { TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }; start?: number }
+  'crm.address.list': { select?: ReadonlyArray<{ TYPE_ID?: NumericId; ENTITY_TYPE_ID?: NumericId; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: NumericId; ANCHOR_TYPE_ID?: NumericId; ANCHOR_ID?: NumericId; [k: string]: unknown }>; filter?: { TYPE_ID?: NumericId; ENTITY_TYPE_ID?: NumericId; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: NumericId; ANCHOR_TYPE_ID?: NumericId; ANCHOR_ID?: NumericId; [k: string]: unknown }; order?: { TYPE_ID?: NumericId; ENTITY_TYPE_ID?: NumericId; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: NumericId; ANCHOR_TYPE_ID?: NumericId; ANCHOR_ID?: NumericId; [k: string]: unknown }; start?: number }
   /** Update Address for. Scope: crm. */
   'crm.address.update': { fields: Obj }
   /** Create Digital Workspace. Scope: crm. */
   'crm.automatedsolution.add': { fields: Obj }
   /** Delete Digital Workplace. Scope: crm. */
-  'crm.automatedsolution.delete': { id: number }
+  'crm.automatedsolution.delete': { id: NumericId }
   /** Get fields of the digital workplace. Scope: crm. */
   'crm.automatedsolution.fields': NoParams
   /** Get data about the digital workplace by id. Scope: crm. */
-  'crm.automatedsolution.get': { id: number }
+  'crm.automatedsolution.get': { id: NumericId }
   /** Get a list of digital workspaces. Scope: crm. */
   'crm.automatedsolution.list': { order?: Obj; filter?: Obj; start?: number }
   /** Update Digital Workplace. Scope: crm. */
-  'crm.automatedsolution.update': { id: number; fields: Obj }
+  'crm.automatedsolution.update': { id: NumericId; fields: Obj }
   /** Activate the. Scope: crm. */
   'crm.automation.trigger': { target: string; code?: string }
   /** Add Trigger. Scope: crm. */
   'crm.automation.trigger.add': { CODE: string; NAME: string }
+  /** Delete Trigger. Scope: crm. */
+  'crm.automation.trigger.delete': { CODE: string }
   /** Execute the Trigger. Scope: crm. */
-  'crm.automation.trigger.execute': { CODE: string; OWNER_TYPE_ID: number; OWNER_ID: number }
+  'crm.automation.trigger.execute': { CODE: string; OWNER_TYPE_ID: NumericId; OWNER_ID: NumericId }
   /** Get the list of triggers. Scope: crm. */
   'crm.automation.trigger.list': NoParams
   /** Create a New Call List. Scope: crm. */
-  'crm.calllist.add': { ENTITY_TYPE: string; ENTITIES: readonly number[]; WEBFORM_ID?: number }
+  'crm.calllist.add': { ENTITY_TYPE: string; ENTITIES: readonly number[]; WEBFORM_ID?: NumericId }
   /** Get Information About the Call List. Scope: crm. */
-  'crm.calllist.get': { ID: number }
+  'crm.calllist.get': { ID: NumericId }
   /** Get the list of call participants. Scope: crm. */
-  'crm.calllist.items.get': { LIST_ID: number; FILTER?: Obj }
+  'crm.calllist.items.get': { LIST_ID: NumericId; FILTER?: Obj }
   /** Get the list of call lists. Scope: crm. */
   'crm.calllist.list': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
   /** Get the list of call statuses. Scope: crm. */
   'crm.calllist.statuslist': NoParams
   /** Update Call List Composition. Scope: crm. */
-  'crm.calllist.update': { LIST_ID: number; ENTITY_TYPE: string; ENTITIES: readonly unknown[]; WEBFORM_ID?: number }
+  'crm.calllist.update': { LIST_ID: NumericId; ENTITY_TYPE: string; ENTITIES: readonly unknown[]; WEBFORM_ID?: NumericId }
   /** Get Product Catalog Fields. Scope: crm. @deprecated Use catalog.catalog.getFields. */
   'crm.catalog.fields': NoParams
   /** Get Product Catalog by ID. Scope: crm. @deprecated Use catalog.catalog.get. */
-  'crm.catalog.get': { id: number }
+  'crm.catalog.get': { id: NumericId }
   /** Get a List of Product Catalogs. Scope: crm. @deprecated Use catalog.catalog.list. */
   'crm.catalog.list': Obj
   /** Add a New Sales Funnel. Scope: crm. */
-  'crm.category.add': { entityTypeId: number; fields: Obj }
+  'crm.category.add': { entityTypeId: NumericId; fields: Obj }
   /** Delete Sales Funnel. Scope: crm. */
-  'crm.category.delete': { entityTypeId: number; id: number }
+  'crm.category.delete': { entityTypeId: NumericId; id: NumericId }
   /** Get Fields of the Sales Funnel. Scope: crm. */
-  'crm.category.fields': { entityTypeId: number }
+  'crm.category.fields': { entityTypeId: NumericId }
   /** Get the funnel by Id. Scope: crm. */
-  'crm.category.get': { entityTypeId: number; id: number }
+  'crm.category.get': { entityTypeId: NumericId; id: NumericId }
   /** Get the list of Sales Funnels. Scope: crm. */
-  'crm.category.list': { entityTypeId: number }
+  'crm.category.list': { entityTypeId: NumericId }
   /** Update Sales Funnel. Scope: crm. */
-  'crm.category.update': { entityTypeId: number; id: number; fields: Obj }
+  'crm.category.update': { entityTypeId: NumericId; id: NumericId; fields: Obj }
   /** Create a New Company. Scope: crm. @deprecated Use crm.item.add. */
   'crm.company.add': { fields: Obj; params?: Obj }
   /** Add Contact to the Specified Company. Scope: crm. */
-  'crm.company.contact.add': { id: number; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
+  'crm.company.contact.add': { id: NumericId; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
   /** Delete Contact from Specified Company. Scope: crm. */
-  'crm.company.contact.delete': { id: number; fields: Obj; "fields.CONTACT_ID": Id }
+  'crm.company.contact.delete': { id: NumericId; fields: Obj; "fields.CONTACT_ID": Id }
   /** Get Fields for Company-Contact Connection. Scope: crm. */
   'crm.company.contact.fields': NoParams
   /** Clear the Set of Contacts Associated with the Specified Company. Scope: crm. */
-  'crm.company.contact.items.delete': { id: number }
+  'crm.company.contact.items.delete': { id: NumericId }
   /** Retrieve a Set of Contacts Associated with a Specified Company. Scope: crm. */
-  'crm.company.contact.items.get': { id: number }
+  'crm.company.contact.items.get': { id: NumericId }
   /** Set a Set of Contacts Associated with the Specified Company. Scope: crm. */
-  'crm.company.contact.items.set': { id: number; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
+  'crm.company.contact.items.set': { id: NumericId; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
   /** Delete Company. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.company.delete': { id: number }
+  'crm.company.delete': { id: NumericId }
   /** Set Common Company Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   'crm.company.details.configuration.forceCommonScopeForAll': NoParams
   /** Get Parameters For. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
@@ -696,37 +698,37 @@ export interface V2MethodParams {
   /** Get Company Fields Description. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.company.fields': NoParams
   /** Get Company Information. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.company.get': { id: number }
+  'crm.company.get': { id: NumericId }
   /** Get a List of Companies by Filter. Scope: crm. @deprecated Use crm.item.list. */
   'crm.company.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Existing Company. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.company.update': { id: number; fields: Obj; params?: Obj }
+  'crm.company.update': { id: NumericId; fields: Obj; params?: Obj }
   /** Create a Custom Field for Companies. Scope: crm. */
   'crm.company.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field for Companies. Scope: crm. */
-  'crm.company.userfield.delete': { id: number }
+  'crm.company.userfield.delete': { id: NumericId }
   /** Get Company Custom Field by ID. Scope: crm. */
-  'crm.company.userfield.get': { id: number }
+  'crm.company.userfield.get': { id: NumericId }
   /** Get a List of Custom Fields for Companies. Scope: crm. */
-  'crm.company.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.company.userfield.list': { filter?: { ID?: NumericId; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Update Company User Field. Scope: crm. */
-  'crm.company.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.company.userfield.update': { id: NumericId; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Create a New Contact. Scope: crm. @deprecated Use crm.item.add. */
   'crm.contact.add': { fields?: { HONORIFIC?: Id; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; BIRTHDATE?: string; TYPE_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; POST?: string; COMMENTS?: string; OPENED?: Flag; EXPORT?: Flag; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; COMPANY_IDS?: readonly Id[]; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; TRACE?: string; PHONE?: readonly Id[]; EMAIL?: readonly Id[]; WEB?: readonly Id[]; IM?: readonly Id[]; LINK?: readonly Id[]; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; IMPORT?: Flag; [k: string]: unknown } }
   /** Add a Company to the Specified Contact. Scope: crm. */
-  'crm.contact.company.add': { id: number; fields: { COMPANY_ID: Id; IS_PRIMARY?: Flag; SORT?: number; [k: string]: unknown } }
+  'crm.contact.company.add': { id: NumericId; fields: { COMPANY_ID: Id; IS_PRIMARY?: Flag; SORT?: number; [k: string]: unknown } }
   /** Remove a Company from the Specified Contact. Scope: crm. */
-  'crm.contact.company.delete': { id: number; fields: Obj; "fields.COMPANY_ID": number }
+  'crm.contact.company.delete': { id: NumericId; fields: Obj; "fields.COMPANY_ID": NumericId }
   /** Get Fields for Contact-Company. Scope: crm. */
   'crm.contact.company.fields': NoParams
   /** Clear the Set of Companies Associated with the Specified Contact. Scope: crm. */
-  'crm.contact.company.items.delete': { id: number }
+  'crm.contact.company.items.delete': { id: NumericId }
   /** Get a Set of Companies Associated with the Specified Contact. Scope: crm. */
-  'crm.contact.company.items.get': { id: number }
+  'crm.contact.company.items.get': { id: NumericId }
   /** Set the Set of Companies Associated with the Specified Contact. Scope: crm. */
-  'crm.contact.company.items.set': { id: number; items: ReadonlyArray<{ COMPANY_ID: Id; IS_PRIMARY?: Flag; SORT?: number; [k: string]: unknown }> }
+  'crm.contact.company.items.set': { id: NumericId; items: ReadonlyArray<{ COMPANY_ID: Id; IS_PRIMARY?: Flag; SORT?: number; [k: string]: unknown }> }
   /** Delete Contact. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.contact.delete': { id: number }
+  'crm.contact.delete': { id: NumericId }
   /** Set a Common Contact Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   'crm.contact.details.configuration.forceCommonScopeForAll': NoParams
   /** Get Card Parameters. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
@@ -738,21 +740,21 @@ export interface V2MethodParams {
   /** Get Contact Fields. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.contact.fields': NoParams
   /** Get Contact by Id. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.contact.get': { id: number }
+  'crm.contact.get': { id: NumericId }
   /** Get a List of Contacts. Scope: crm. @deprecated Use crm.item.list. */
   'crm.contact.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
   /** Update Contact. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.contact.update': { id: number; fields: { HONORIFIC?: Id; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; BIRTHDATE?: string; TYPE_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; POST?: string; COMMENTS?: string; OPENED?: Flag; EXPORT?: Flag; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; COMPANY_IDS?: readonly Id[]; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; PHONE?: readonly Id[]; EMAIL?: readonly Id[]; WEB?: readonly Id[]; IM?: readonly Id[]; LINK?: readonly Id[]; [k: string]: unknown } }
+  'crm.contact.update': { id: NumericId; fields: { HONORIFIC?: Id; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; BIRTHDATE?: string; TYPE_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; POST?: string; COMMENTS?: string; OPENED?: Flag; EXPORT?: Flag; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; COMPANY_IDS?: readonly Id[]; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; PHONE?: readonly Id[]; EMAIL?: readonly Id[]; WEB?: readonly Id[]; IM?: readonly Id[]; LINK?: readonly Id[]; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
   /** Create a Custom Field for Contacts. Scope: crm. */
   'crm.contact.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Contact Field. Scope: crm. */
-  'crm.contact.userfield.delete': { id: number }
+  'crm.contact.userfield.delete': { id: NumericId }
   /** Get Custom Contact Field by Id. Scope: crm. */
-  'crm.contact.userfield.get': { id: number }
+  'crm.contact.userfield.get': { id: NumericId }
   /** Get a List of Custom Fields for Contacts. Scope: crm. */
-  'crm.contact.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.contact.userfield.list': { filter?: { ID?: NumericId; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Edit an Existing Contact Custom Field. Scope: crm. */
-  'crm.contact.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ ID?: string; DEL?: Flag; VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.contact.userfield.update': { id: NumericId; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ ID?: string; DEL?: Flag; VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Add Currency. Scope: crm. */
   'crm.currency.add': { fields: Obj }
   /** Get the Symbolic Identifier of the Base Currency. Scope: crm. */
@@ -780,63 +782,63 @@ export interface V2MethodParams {
   /** Create a New Deal. Scope: crm. @deprecated Use crm.item.add. */
   'crm.deal.add': { fields?: { TITLE?: string; TYPE_ID?: Id; CATEGORY_ID?: Id; STAGE_ID?: Id; IS_RECURRING?: 'Y' | 'N'; IS_RETURN_CUSTOMER?: 'Y' | 'N'; IS_REPEATED_APPROACH?: 'Y' | 'N'; PROBABILITY?: number; CURRENCY_ID?: Id; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: 'Y' | 'N'; TAX_VALUE?: number; COMPANY_ID?: Id; CONTACT_ID?: Id; CONTACT_IDS?: readonly Id[]; BEGINDATE?: string; CLOSEDATE?: string; OPENED?: 'Y' | 'N'; CLOSED?: 'Y' | 'N'; COMMENTS?: string; ASSIGNED_BY_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; TRACE?: string; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
   /** Add Contact to Deal. Scope: crm. */
-  'crm.deal.contact.add': { id: number; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
+  'crm.deal.contact.add': { id: NumericId; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
   /** Remove Contact from Specified Deal. Scope: crm. */
-  'crm.deal.contact.delete': { id: number; fields: { CONTACT_ID: Id; [k: string]: unknown } }
+  'crm.deal.contact.delete': { id: NumericId; fields: { CONTACT_ID: Id; [k: string]: unknown } }
   /** Get Fields for Deal-Contact Connection. Scope: crm. */
   'crm.deal.contact.fields': NoParams
   /** Remove the set of contacts associated with the specified deal. Scope: crm. */
-  'crm.deal.contact.items.delete': { id: number }
+  'crm.deal.contact.items.delete': { id: NumericId }
   /** Retrieve a Set of Contacts Associated with a Specified Deal. Scope: crm. */
-  'crm.deal.contact.items.get': { id: number }
+  'crm.deal.contact.items.get': { id: NumericId }
   /** Set a set of contacts associated with the specified deal. Scope: crm. */
-  'crm.deal.contact.items.set': { id: number; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
+  'crm.deal.contact.items.set': { id: NumericId; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
   /** Delete Deal. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.deal.delete': { id: number }
+  'crm.deal.delete': { id: NumericId }
   /** Set a Common Detail Form for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
-  'crm.deal.details.configuration.forceCommonScopeForAll': { extras?: { dealCategoryId?: number; [k: string]: unknown } }
+  'crm.deal.details.configuration.forceCommonScopeForAll': { extras?: { dealCategoryId?: NumericId; [k: string]: unknown } }
   /** Get Parameters of the Deal Card. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
-  'crm.deal.details.configuration.get': { scope?: string; userId?: Id; extras?: { dealCategoryId?: number; [k: string]: unknown } }
+  'crm.deal.details.configuration.get': { scope?: string; userId?: Id; extras?: { dealCategoryId?: NumericId; [k: string]: unknown } }
   /** Reset Deal Card Settings. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
-  'crm.deal.details.configuration.reset': { scope?: string; userId?: Id; extras?: { dealCategoryId?: number; [k: string]: unknown } }
+  'crm.deal.details.configuration.reset': { scope?: string; userId?: Id; extras?: { dealCategoryId?: NumericId; [k: string]: unknown } }
   /** Set Parameters for the Deal Card. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
-  'crm.deal.details.configuration.set': { scope?: string; userId?: Id; data: ReadonlyArray<{ name: string; title: string; type: string; elements?: ReadonlyArray<{ name: string; optionFlags?: number; options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>; extras?: { dealCategoryId?: number; [k: string]: unknown } }
+  'crm.deal.details.configuration.set': { scope?: string; userId?: Id; data: ReadonlyArray<{ name: string; title: string; type: string; elements?: ReadonlyArray<{ name: string; optionFlags?: number; options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>; extras?: { dealCategoryId?: NumericId; [k: string]: unknown } }
   /** Get Fields of the Deal. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.deal.fields': NoParams
   /** Get Deal by Id. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.deal.get': { id: number }
+  'crm.deal.get': { id: NumericId }
   /** Get a List of Deals. Scope: crm. @deprecated Use crm.item.list. */
   'crm.deal.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
   /** Get Deal Products. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.deal.productrows.get': { id: number }
+  'crm.deal.productrows.get': { id: NumericId }
   /** Set Products in Deal. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.deal.productrows.set': { id: number; rows?: ReadonlyArray<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
+  'crm.deal.productrows.set': { id: NumericId; rows?: ReadonlyArray<{ PRODUCT_ID?: NumericId; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: NumericId; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
   /** Create a Template for Recurring Deal. Scope: crm. */
-  'crm.deal.recurring.add': { fields: { DEAL_ID?: number; ACTIVE?: 'Y' | 'N'; CATEGORY_ID?: string; IS_LIMIT?: string; LIMIT_REPEAT?: number; LIMIT_DATE?: string; START_DATE?: string; PARAMS?: { MODE?: string; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
+  'crm.deal.recurring.add': { fields: { DEAL_ID?: NumericId; ACTIVE?: 'Y' | 'N'; CATEGORY_ID?: string; IS_LIMIT?: string; LIMIT_REPEAT?: number; LIMIT_DATE?: string; START_DATE?: string; PARAMS?: { MODE?: string; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete the Recurring Deal Template Setting. Scope: crm. */
-  'crm.deal.recurring.delete': { id: number }
+  'crm.deal.recurring.delete': { id: NumericId }
   /** Create a New Deal from the Template. Scope: crm. */
-  'crm.deal.recurring.expose': { id: number }
+  'crm.deal.recurring.expose': { id: NumericId }
   /** Get the List of Fields for the Recurring Deal Template. Scope: crm. */
   'crm.deal.recurring.fields': NoParams
   /** Get Recurring Deal Template Settings by ID. Scope: crm. */
-  'crm.deal.recurring.get': { id: number }
+  'crm.deal.recurring.get': { id: NumericId }
   /** Get a List of Recurring Deal Template Settings. Scope: crm. */
   'crm.deal.recurring.list': { order?: Obj; filter?: Obj; start?: number }
   /** Update the Recurring Deal Template Settings. Scope: crm. */
-  'crm.deal.recurring.update': { id: number; fields?: { ACTIVE?: 'Y' | 'N'; CATEGORY_ID?: string; IS_LIMIT?: string; LIMIT_REPEAT?: number; LIMIT_DATE?: string; START_DATE?: string; PARAMS?: { MODE?: string; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
+  'crm.deal.recurring.update': { id: NumericId; fields?: { ACTIVE?: 'Y' | 'N'; CATEGORY_ID?: string; IS_LIMIT?: string; LIMIT_REPEAT?: number; LIMIT_DATE?: string; START_DATE?: string; PARAMS?: { MODE?: string; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Update Deal. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.deal.update': { id: number; fields?: { TITLE?: string; TYPE_ID?: Id; STAGE_ID?: Id; IS_RECURRING?: 'Y' | 'N'; IS_RETURN_CUSTOMER?: 'Y' | 'N'; IS_REPEATED_APPROACH?: 'Y' | 'N'; PROBABILITY?: number; CURRENCY_ID?: Id; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: 'Y' | 'N'; TAX_VALUE?: number; COMPANY_ID?: Id; CONTACT_ID?: Id; CONTACT_IDS?: readonly Id[]; BEGINDATE?: string; CLOSEDATE?: string; OPENED?: 'Y' | 'N'; CLOSED?: 'Y' | 'N'; COMMENTS?: string; ASSIGNED_BY_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
+  'crm.deal.update': { id: NumericId; fields?: { TITLE?: string; TYPE_ID?: Id; STAGE_ID?: Id; IS_RECURRING?: 'Y' | 'N'; IS_RETURN_CUSTOMER?: 'Y' | 'N'; IS_REPEATED_APPROACH?: 'Y' | 'N'; PROBABILITY?: number; CURRENCY_ID?: Id; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: 'Y' | 'N'; TAX_VALUE?: number; COMPANY_ID?: Id; CONTACT_ID?: Id; CONTACT_IDS?: readonly Id[]; BEGINDATE?: string; CLOSEDATE?: string; OPENED?: 'Y' | 'N'; CLOSED?: 'Y' | 'N'; COMMENTS?: string; ASSIGNED_BY_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
   /** Create a Custom Field for Deals. Scope: crm. */
   'crm.deal.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field. Scope: crm. */
-  'crm.deal.userfield.delete': { id: number }
+  'crm.deal.userfield.delete': { id: NumericId }
   /** Get Custom Deal Field by ID. Scope: crm. */
-  'crm.deal.userfield.get': { id: number }
+  'crm.deal.userfield.get': { id: NumericId }
   /** Get a list of custom fields for deals. Scope: crm. */
-  'crm.deal.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.deal.userfield.list': { filter?: { ID?: NumericId; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Update Existing Custom Field for Deals. Scope: crm. */
-  'crm.deal.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.deal.userfield.update': { id: NumericId; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Create a New Deal Direction. Scope: crm. @deprecated Use crm.category.add. */
   'crm.dealcategory.add': { fields?: readonly unknown[] }
   /** Get Default Deal Category Settings. Scope: crm. @deprecated Use crm.category.*. */
@@ -844,69 +846,69 @@ export interface V2MethodParams {
   /** Set Default Deal Category Settings. Scope: crm. @deprecated Use crm.category.*. */
   'crm.dealcategory.default.set': { name?: string }
   /** Delete Deal Direction. Scope: crm. @deprecated Use crm.category.delete. */
-  'crm.dealcategory.delete': { id?: number }
+  'crm.dealcategory.delete': { id?: NumericId }
   /** Get Descriptions of Fields for Deal Categories. Scope: crm. @deprecated Use crm.category.fields. */
   'crm.dealcategory.fields': NoParams
   /** Get Deal Direction. Scope: crm. @deprecated Use crm.category.get. */
-  'crm.dealcategory.get': { id?: number }
+  'crm.dealcategory.get': { id?: NumericId }
   /** Filter Deal Categories. Scope: crm. @deprecated Use crm.category.list. */
   'crm.dealcategory.list': Obj
   /** Get a List of Deal Stages for the Endpoint. Scope: crm. @deprecated Use crm.category.*. */
-  'crm.dealcategory.stage.list': { id?: number }
+  'crm.dealcategory.stage.list': { id?: NumericId }
   /** Get the Identifier of the Directory Where Deal Stages are Stored. Scope: crm. @deprecated Use crm.category.*. */
-  'crm.dealcategory.status': { id?: number }
+  'crm.dealcategory.status': { id?: NumericId }
   /** Update Deal Direction. Scope: crm. @deprecated Use crm.category.update. */
-  'crm.dealcategory.update': { id?: number; fields?: readonly unknown[] }
+  'crm.dealcategory.update': { id?: NumericId; fields?: readonly unknown[] }
   /** Create a New Document. Scope: crm. */
-  'crm.documentgenerator.document.add': { templateId: number; entityTypeId: number; entityId: number; values?: Obj; stampsEnabled?: number; fields?: Obj }
+  'crm.documentgenerator.document.add': { templateId: NumericId; entityTypeId: NumericId; entityId: NumericId; values?: Obj; stampsEnabled?: number; fields?: Obj }
   /** Delete Document. Scope: crm. */
-  'crm.documentgenerator.document.delete': { id: number }
+  'crm.documentgenerator.document.delete': { id: NumericId }
   /** Enable or Disable Public Link for Document. Scope: crm. */
-  'crm.documentgenerator.document.enablepublicurl': { id: number; status?: number }
+  'crm.documentgenerator.document.enablepublicurl': { id: NumericId; status?: number }
   /** Get Document. Scope: crm. */
-  'crm.documentgenerator.document.get': { id: number }
+  'crm.documentgenerator.document.get': { id: NumericId }
   /** Get Document Fields. Scope: crm. */
-  'crm.documentgenerator.document.getfields': { id: number; values?: Obj }
+  'crm.documentgenerator.document.getfields': { id: NumericId; values?: Obj }
   /** Get a List of Documents. Scope: crm. */
-  'crm.documentgenerator.document.list': { select?: ReadonlyArray<{ id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }>; filter?: { id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; order?: { id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; start?: number }
+  'crm.documentgenerator.document.list': { select?: ReadonlyArray<{ id?: string; title?: string; number?: string; templateId?: NumericId; entityTypeId?: NumericId; entityId?: NumericId; fileId?: NumericId; imageId?: NumericId; pdfId?: NumericId; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }>; filter?: { id?: string; title?: string; number?: string; templateId?: NumericId; entityTypeId?: NumericId; entityId?: NumericId; fileId?: NumericId; imageId?: NumericId; pdfId?: NumericId; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; order?: { id?: string; title?: string; number?: string; templateId?: NumericId; entityTypeId?: NumericId; entityId?: NumericId; fileId?: NumericId; imageId?: NumericId; pdfId?: NumericId; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; start?: number }
   /** Update Document. Scope: crm. */
-  'crm.documentgenerator.document.update': { id: number; values?: Obj; stampsEnabled?: number }
+  'crm.documentgenerator.document.update': { id: NumericId; values?: Obj; stampsEnabled?: number }
   /** Upload Document. Scope: crm. */
-  'crm.documentgenerator.document.upload': { fields: { entityTypeId: number; entityId: number; fileContent: string; region: string; title: string; number: string; pdfContent?: string; imageContent?: string; [k: string]: unknown } }
+  'crm.documentgenerator.document.upload': { fields: { entityTypeId: NumericId; entityId: NumericId; fileContent: string; region: string; title: string; number: string; pdfContent?: string; imageContent?: string; [k: string]: unknown } }
   /** Add a New Numerator. Scope: crm. */
   'crm.documentgenerator.numerator.add': { fields: { name: string; template: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete. Scope: crm. */
-  'crm.documentgenerator.numerator.delete': { id: number }
+  'crm.documentgenerator.numerator.delete': { id: NumericId }
   /** Get Information About the Numerator. Scope: crm. */
-  'crm.documentgenerator.numerator.get': { id: number }
+  'crm.documentgenerator.numerator.get': { id: NumericId }
   /** Get the List of Numerators. Scope: crm. */
   'crm.documentgenerator.numerator.list': { start?: number }
   /** Update The. Scope: crm. */
-  'crm.documentgenerator.numerator.update': { id: number; fields: { name?: string; template?: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'crm.documentgenerator.numerator.update': { id: NumericId; fields: { name?: string; template?: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Add a New Template. Scope: crm. */
-  'crm.documentgenerator.template.add': { fields: { name: string; file: unknown; numeratorId: number; region: string; entityTypeId: readonly unknown[]; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'crm.documentgenerator.template.add': { fields: { name: string; file: unknown; numeratorId: NumericId; region: string; entityTypeId: readonly unknown[]; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Delete Document Template. Scope: crm. */
-  'crm.documentgenerator.template.delete': { id: number }
+  'crm.documentgenerator.template.delete': { id: NumericId }
   /** Get Information About Document Template by Id. Scope: crm. */
-  'crm.documentgenerator.template.get': { id: number }
+  'crm.documentgenerator.template.get': { id: NumericId }
   /** Get Document Template Fields. Scope: crm. */
-  'crm.documentgenerator.template.getfields': { id: number; entityTypeId: number; entityId?: number; values?: Obj }
+  'crm.documentgenerator.template.getfields': { id: NumericId; entityTypeId: NumericId; entityId?: NumericId; values?: Obj }
   /** Get a List of Document Templates. Scope: crm. */
-  'crm.documentgenerator.template.list': { select?: ReadonlyArray<{ id?: string; name?: string; region?: string; download?: string; users?: readonly unknown[]; entityTypeId?: readonly unknown[]; downloadMachine?: string; code?: string; active?: 'Y' | 'N'; moduleId?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; isDeleted?: 'Y' | 'N'; sort?: number; createTime?: string; updateTime?: string; [k: string]: unknown }>; filter?: Obj; order?: Obj; start?: number }
+  'crm.documentgenerator.template.list': { select?: ReadonlyArray<{ id?: string; name?: string; region?: string; download?: string; users?: readonly unknown[]; entityTypeId?: readonly unknown[]; downloadMachine?: string; code?: string; active?: 'Y' | 'N'; moduleId?: string; numeratorId?: NumericId; withStamps?: 'Y' | 'N'; isDeleted?: 'Y' | 'N'; sort?: number; createTime?: string; updateTime?: string; [k: string]: unknown }>; filter?: Obj; order?: Obj; start?: number }
   /** Update Existing Document Template. Scope: crm. */
-  'crm.documentgenerator.template.update': { id: number; fields: { name?: string; file?: unknown; numeratorId?: number; region?: string; entityTypeId?: readonly unknown[]; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'crm.documentgenerator.template.update': { id: NumericId; fields: { name?: string; file?: unknown; numeratorId?: NumericId; region?: string; entityTypeId?: readonly unknown[]; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Get Leads, Contacts, and Companies with Matching Data. Scope: crm. */
   'crm.duplicate.findbycomm': { type: string; values: readonly string[]; entity_type?: string }
   /** Get a List of Fields for Duplicate Search. Scope: crm. */
-  'crm.duplicate.volatileType.fields': { entityTypeId?: number }
+  'crm.duplicate.volatileType.fields': { entityTypeId?: NumericId }
   /** Get a List of Custom Fields Used in Duplicate Search. Scope: crm. */
   'crm.duplicate.volatileType.list': NoParams
   /** Add Field to Duplicate Search. Scope: crm. */
-  'crm.duplicate.volatileType.register': { entityTypeId: number; fieldCode: string }
+  'crm.duplicate.volatileType.register': { entityTypeId: NumericId; fieldCode: string }
   /** Remove Field from Duplicate Search. Scope: crm. */
-  'crm.duplicate.volatileType.unregister': { id: number }
+  'crm.duplicate.volatileType.unregister': { id: NumericId }
   /** Merge Duplicates. Scope: crm. */
-  'crm.entity.mergeBatch': { params: { entityTypeId: number; entityIds: readonly number[]; [k: string]: unknown } }
+  'crm.entity.mergeBatch': { params: { entityTypeId: NumericId; entityIds: readonly number[]; [k: string]: unknown } }
   /** Get Activity Direction Enumeration Elements. Scope: crm. @deprecated Use crm.activity.todo.*. */
   'crm.enum.activitydirection': NoParams
   /** Get Enumeration Items for "Activity Notification Type". Scope: crm. @deprecated Use crm.activity.todo.*. */
@@ -932,105 +934,105 @@ export interface V2MethodParams {
   /** Add Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.add': { fields?: readonly unknown[] }
   /** Delete invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.delete': { id?: number }
+  'crm.invoice.delete': { id?: NumericId }
   /** Get Invoice Fields and Associated Products. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.fields': NoParams
   /** Get Invoice by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.get': { id?: number }
+  'crm.invoice.get': { id?: NumericId }
   /** Get Link to Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.getexternallink': { id?: number }
+  'crm.invoice.getexternallink': { id?: NumericId }
   /** Get a List of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.list': { filter?: unknown; order?: unknown }
   /** Add Configuration for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.add': { fields?: readonly unknown[] }
   /** Delete the Recurring Invoice Setting. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.recurring.delete': { id?: number }
+  'crm.invoice.recurring.delete': { id?: NumericId }
   /** Create a New Invoice from the Template. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.recurring.expose': { id?: number }
+  'crm.invoice.recurring.expose': { id?: NumericId }
   /** Get Full Template of Recurring Invoice Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.fields': NoParams
   /** Get Recurring Invoice Settings by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.recurring.get': { id?: number }
+  'crm.invoice.recurring.get': { id?: NumericId }
   /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.list': Obj
   /** Change Settings for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.recurring.update': { id?: number; fields?: readonly unknown[] }
+  'crm.invoice.recurring.update': { id?: NumericId; fields?: readonly unknown[] }
   /** Create a New Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.add': { fields: readonly unknown[] }
   /** Delete Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.status.delete': { id: number }
+  'crm.invoice.status.delete': { id: NumericId }
   /** Get Invoice Status Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.status.fields': { ENTITY_ID?: string; ID?: number; NAME: string; NAME_INIT?: string; SORT: number; STATUS_ID?: string; SYSTEM?: string }
+  'crm.invoice.status.fields': { ENTITY_ID?: string; ID?: NumericId; NAME: string; NAME_INIT?: string; SORT: number; STATUS_ID?: string; SYSTEM?: string }
   /** Get Invoice Status by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.status.get': { id: number }
+  'crm.invoice.status.get': { id: NumericId }
   /** Get a List of Invoice Statuses. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.list': Obj
   /** Update Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.status.update': { id: number; fields: readonly unknown[] }
+  'crm.invoice.status.update': { id: NumericId; fields: readonly unknown[] }
   /** Update Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.update': { id?: number; fields?: readonly unknown[] }
+  'crm.invoice.update': { id?: NumericId; fields?: readonly unknown[] }
   /** Create a Custom Field for Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.add': { fields?: unknown; LIST?: unknown }
   /** Delete Custom Field of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.userfield.delete': { id?: number }
+  'crm.invoice.userfield.delete': { id?: NumericId }
   /** Get User Field by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.userfield.get': { id?: number }
+  'crm.invoice.userfield.get': { id?: NumericId }
   /** Get a List of Custom Fields by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.list': { order?: unknown; filter?: unknown }
   /** Update Custom Field. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.update': { id?: unknown; fields?: unknown; LIST?: unknown }
   /** Create a New CRM Item. Scope: crm. */
-  'crm.item.add': { entityTypeId: number; fields: Obj; useOriginalUfNames?: Flag }
+  'crm.item.add': { entityTypeId: NumericId; fields: Obj; useOriginalUfNames?: Flag }
   /** Importing a Batch of CRM Records. Scope: crm. */
-  'crm.item.batchImport': { entityTypeId: number; data: readonly unknown[]; useOriginalUfNames?: Flag }
+  'crm.item.batchImport': { entityTypeId: NumericId; data: readonly unknown[]; useOriginalUfNames?: Flag }
   /** Delete CRM Item. Scope: crm. */
-  'crm.item.delete': { entityTypeId: number; id: number }
+  'crm.item.delete': { entityTypeId: NumericId; id: NumericId }
   /** Get Delivery Information by ID. Scope: crm. */
   'crm.item.delivery.get': { id: Id }
   /** Get the List of Deliveries for a CRM object. Scope: crm. */
-  'crm.item.delivery.list': { entityId: number; entityTypeId: number; filter?: Obj; order?: Obj }
+  'crm.item.delivery.list': { entityId: NumericId; entityTypeId: NumericId; filter?: Obj; order?: Obj }
   /** Set a Common Detail Form for All Users. Scope: crm. */
-  'crm.item.details.configuration.forceCommonScopeForAll': { entityTypeId: number; extras?: Obj }
+  'crm.item.details.configuration.forceCommonScopeForAll': { entityTypeId: NumericId; extras?: Obj }
   /** Get Parameters of CRM Item Detail Configuration. Scope: crm. */
-  'crm.item.details.configuration.get': { entityTypeId: number; userId?: Id; scope?: string; extras?: Obj }
+  'crm.item.details.configuration.get': { entityTypeId: NumericId; userId?: Id; scope?: string; extras?: Obj }
   /** Reset Item Card Parameters. Scope: crm. */
-  'crm.item.details.configuration.reset': { entityTypeId: number; userId?: Id; scope?: string; extras?: Obj }
+  'crm.item.details.configuration.reset': { entityTypeId: NumericId; userId?: Id; scope?: string; extras?: Obj }
   /** Set Parameters For. Scope: crm. */
-  'crm.item.details.configuration.set': { entityTypeId: number; data: readonly Id[]; userId?: Id; scope?: string; extras?: Obj }
+  'crm.item.details.configuration.set': { entityTypeId: NumericId; data: readonly Id[]; userId?: Id; scope?: string; extras?: Obj }
   /** Retrieve Fields of CRM Item. Scope: crm. */
-  'crm.item.fields': { entityTypeId: number; useOriginalUfNames?: Flag }
+  'crm.item.fields': { entityTypeId: NumericId; useOriginalUfNames?: Flag }
   /** Get Element by Id. Scope: crm. */
-  'crm.item.get': { entityTypeId: number; id: number; useOriginalUfNames?: Flag }
+  'crm.item.get': { entityTypeId: NumericId; id: NumericId; useOriginalUfNames?: Flag }
   /** Import One Record. Scope: crm. */
-  'crm.item.import': { entityTypeId: number; fields: Obj; useOriginalUfNames?: Flag }
+  'crm.item.import': { entityTypeId: NumericId; fields: Obj; useOriginalUfNames?: Flag }
   /** Get a List of Items. Scope: crm. */
-  'crm.item.list': { entityTypeId: number; select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number; useOriginalUfNames?: Flag }
+  'crm.item.list': { entityTypeId: NumericId; select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number; useOriginalUfNames?: Flag }
   /** Add Payment. Scope: crm. */
-  'crm.item.payment.add': { entityId: number; entityTypeId: number }
+  'crm.item.payment.add': { entityId: NumericId; entityTypeId: NumericId }
   /** Delete Payment. Scope: crm. */
   'crm.item.payment.delete': { id: Id }
   /** Add Delivery Item to Payment. Scope: crm. */
   'crm.item.payment.delivery.add': { paymentId: Id; deliveryId: Id }
   /** Remove Delivery Item from Payment. Scope: crm. */
-  'crm.item.payment.delivery.delete': { id: number }
+  'crm.item.payment.delivery.delete': { id: NumericId }
   /** Get Delivery Item List by Specific Payment. Scope: crm. */
   'crm.item.payment.delivery.list': { paymentId: Id; filter: Obj; order?: Obj }
   /** Reassign Delivery Position to Another Document. Scope: crm. */
-  'crm.item.payment.delivery.setDelivery': { id: number; deliveryId: Id }
+  'crm.item.payment.delivery.setDelivery': { id: NumericId; deliveryId: Id }
   /** Get Payment Information. Scope: crm. */
   'crm.item.payment.get': { id: Id }
   /** Get the List of Payments. Scope: crm. */
-  'crm.item.payment.list': { entityId: number; entityTypeId: number; filter?: Obj; order?: Obj }
+  'crm.item.payment.list': { entityId: NumericId; entityTypeId: NumericId; filter?: Obj; order?: Obj }
   /** Change Payment Status to "Paid". Scope: crm. */
   'crm.item.payment.pay': { id: Id }
   /** Adding a Product Item to Payment. Scope: crm. */
-  'crm.item.payment.product.add': { paymentId: Id; rowId: number; quantity: number }
+  'crm.item.payment.product.add': { paymentId: Id; rowId: NumericId; quantity: number }
   /** Remove Product Item from Payment. Scope: crm. */
-  'crm.item.payment.product.delete': { id: number }
+  'crm.item.payment.product.delete': { id: NumericId }
   /** Get a List of Payment Product Items. Scope: crm. */
   'crm.item.payment.product.list': { paymentId: Id; filter: Obj; order?: Obj }
   /** Change Product Quantity. Scope: crm. */
-  'crm.item.payment.product.setQuantity': { id: number; quantity: number }
+  'crm.item.payment.product.setQuantity': { id: NumericId; quantity: number }
   /** Change Payment Status to "Unpaid". Scope: crm. */
   'crm.item.payment.unpay': { id: Id }
   /** Update Payment Fields. Scope: crm. */
@@ -1044,31 +1046,31 @@ export interface V2MethodParams {
   /** Get Information About a Product Item by Id. Scope: crm. */
   'crm.item.productrow.get': { id: Id }
   /** Get Unpaid Product Rows of CRM Object. Scope: crm. */
-  'crm.item.productrow.getAvailableForPayment': { ownerId: number; ownerType: string }
+  'crm.item.productrow.getAvailableForPayment': { ownerId: NumericId; ownerType: string }
   /** Get Product Rows of the CRM Object. Scope: crm. */
   'crm.item.productrow.list': { filter: Obj; order?: Obj; start?: number }
   /** Save Product Row of CRM Object. Scope: crm. */
-  'crm.item.productrow.set': { ownerId: number; ownerType: string; productRows: readonly Obj[] }
+  'crm.item.productrow.set': { ownerId: NumericId; ownerType: string; productRows: readonly Obj[] }
   /** Update the Product Row of a CRM Object. Scope: crm. */
   'crm.item.productrow.update': { id: Id; fields: Obj }
   /** Update Item. Scope: crm. */
-  'crm.item.update': { entityTypeId: number; id: number; fields: Obj; useOriginalUfNames?: Flag }
+  'crm.item.update': { entityTypeId: NumericId; id: NumericId; fields: Obj; useOriginalUfNames?: Flag }
   /** Create a New Lead. Scope: crm. @deprecated Use crm.item.add. */
   'crm.lead.add': { fields?: { ADDRESS?: string; ADDRESS_2?: string; ADDRESS_CITY?: string; ADDRESS_COUNTRY?: string; ADDRESS_COUNTRY_CODE?: string; ADDRESS_POSTAL_CODE?: string; ADDRESS_PROVINCE?: string; ADDRESS_REGION?: string; ASSIGNED_BY_ID?: Id; BIRTHDATE?: string; COMMENTS?: string; COMPANY_ID?: Id; COMPANY_TITLE?: string; CONTACT_ID?: Id; CONTACT_IDS?: Id; CURRENCY_ID?: Id; EMAIL?: Id; HONORIFIC?: Id; IM?: Id; LINK?: Id; LAST_NAME?: string; NAME?: string; SECOND_NAME?: string; OPENED?: 'Y' | 'N'; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: string; ORIGINATOR_ID?: string; ORIGIN_ID?: string; PHONE?: Id; POST?: string; SOURCE_DESCRIPTION?: string; SOURCE_ID?: Id; STATUS_DESCRIPTION?: string; STATUS_ID?: Id; TITLE?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_MEDIUM?: string; UTM_SOURCE?: string; UTM_TERM?: string; WEB?: Id; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
   /** Add Contact Binding to Lead. Scope: crm. */
-  'crm.lead.contact.add': { id: number; fields: Obj }
+  'crm.lead.contact.add': { id: NumericId; fields: Obj }
   /** Remove contact binding from lead. Scope: crm. */
-  'crm.lead.contact.delete': { id: number; fields: Obj }
+  'crm.lead.contact.delete': { id: NumericId; fields: Obj }
   /** Get Lead-Contact Fields. Scope: crm. */
   'crm.lead.contact.fields': NoParams
   /** Delete Contact List from Lead. Scope: crm. */
-  'crm.lead.contact.items.delete': { id: number }
+  'crm.lead.contact.items.delete': { id: NumericId }
   /** Get a List of Related Contacts. Scope: crm. */
-  'crm.lead.contact.items.get': { id: number }
+  'crm.lead.contact.items.get': { id: NumericId }
   /** Attach a list of contacts to a lead. Scope: crm. */
-  'crm.lead.contact.items.set': { id: number; items: Obj }
+  'crm.lead.contact.items.set': { id: NumericId; items: Obj }
   /** Delete Lead. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.lead.delete': { id: number }
+  'crm.lead.delete': { id: NumericId }
   /** Set Common Lead Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   'crm.lead.details.configuration.forceCommonScopeForAll': { extras?: { leadCustomerType?: number; [k: string]: unknown } }
   /** Get Parameters of. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
@@ -1080,25 +1082,25 @@ export interface V2MethodParams {
   /** Get CRM Lead Fields. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.lead.fields': NoParams
   /** Get Lead by Id. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.lead.get': { id: number }
+  'crm.lead.get': { id: NumericId }
   /** Get a List of Leads. Scope: crm. @deprecated Use crm.item.list. */
   'crm.lead.list': { select?: readonly unknown[]; filter?: Obj; order?: Id; start?: number }
   /** Get Lead Product Rows. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.lead.productrows.get': { id: number }
+  'crm.lead.productrows.get': { id: NumericId }
   /** Set Products in Lead. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.lead.productrows.set': { id: number; rows?: ReadonlyArray<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
+  'crm.lead.productrows.set': { id: NumericId; rows?: ReadonlyArray<{ PRODUCT_ID?: NumericId; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: NumericId; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
   /** Update Lead. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.lead.update': { id: number; fields?: { ADDRESS?: string; ADDRESS_2?: string; ADDRESS_CITY?: string; ADDRESS_COUNTRY?: string; ADDRESS_COUNTRY_CODE?: string; ADDRESS_POSTAL_CODE?: string; ADDRESS_PROVINCE?: string; ADDRESS_REGION?: string; ASSIGNED_BY_ID?: Id; BIRTHDATE?: string; COMMENTS?: string; COMPANY_ID?: Id; COMPANY_TITLE?: string; CONTACT_ID?: Id; CONTACT_IDS?: Id; CURRENCY_ID?: Id; EMAIL?: Id; HONORIFIC?: Id; IM?: Id; LINK?: Id; LAST_NAME?: string; NAME?: string; SECOND_NAME?: string; OPENED?: string; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: string; ORIGINATOR_ID?: string; ORIGIN_ID?: string; PHONE?: Id; POST?: string; SOURCE_DESCRIPTION?: string; SOURCE_ID?: Id; STATUS_DESCRIPTION?: string; STATUS_ID?: Id; TITLE?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_MEDIUM?: string; UTM_SOURCE?: string; UTM_TERM?: string; WEB?: Id; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: 'Y' | 'N'; [k: string]: unknown } }
+  'crm.lead.update': { id: NumericId; fields?: { ADDRESS?: string; ADDRESS_2?: string; ADDRESS_CITY?: string; ADDRESS_COUNTRY?: string; ADDRESS_COUNTRY_CODE?: string; ADDRESS_POSTAL_CODE?: string; ADDRESS_PROVINCE?: string; ADDRESS_REGION?: string; ASSIGNED_BY_ID?: Id; BIRTHDATE?: string; COMMENTS?: string; COMPANY_ID?: Id; COMPANY_TITLE?: string; CONTACT_ID?: Id; CONTACT_IDS?: Id; CURRENCY_ID?: Id; EMAIL?: Id; HONORIFIC?: Id; IM?: Id; LINK?: Id; LAST_NAME?: string; NAME?: string; SECOND_NAME?: string; OPENED?: string; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: string; ORIGINATOR_ID?: string; ORIGIN_ID?: string; PHONE?: Id; POST?: string; SOURCE_DESCRIPTION?: string; SOURCE_ID?: Id; STATUS_DESCRIPTION?: string; STATUS_ID?: Id; TITLE?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_MEDIUM?: string; UTM_SOURCE?: string; UTM_TERM?: string; WEB?: Id; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: 'Y' | 'N'; [k: string]: unknown } }
   /** Create a Custom Field for Leads. Scope: crm. */
   'crm.lead.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field for Leads. Scope: crm. */
-  'crm.lead.userfield.delete': { id: number }
+  'crm.lead.userfield.delete': { id: NumericId }
   /** Get Custom Lead Field by ID. Scope: crm. */
-  'crm.lead.userfield.get': { id: number }
+  'crm.lead.userfield.get': { id: NumericId }
   /** Get a List of Custom Fields for Leads. Scope: crm. */
-  'crm.lead.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.lead.userfield.list': { filter?: { ID?: NumericId; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Update Existing Custom Field for Leads. Scope: crm. */
-  'crm.lead.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.lead.userfield.update': { id: NumericId; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Add Measurement Unit. Scope: crm. @deprecated Use catalog.measure.add. */
   'crm.measure.add': { fields: readonly unknown[] }
   /** Delete Measurement Unit. Scope: crm. @deprecated Use catalog.measure.delete. */
@@ -1132,23 +1134,23 @@ export interface V2MethodParams {
   /** Add Product. Scope: crm. @deprecated Use catalog.product.add. */
   'crm.product.add': { fields?: readonly unknown[] }
   /** Delete Product. Scope: crm. @deprecated Use catalog.product.delete. */
-  'crm.product.delete': { id?: number }
+  'crm.product.delete': { id?: NumericId }
   /** Get Product Fields. Scope: crm. @deprecated Use catalog.product.getFieldsByFilter. */
   'crm.product.fields': NoParams
   /** Get Product by ID. Scope: crm. @deprecated Use catalog.product.get. */
-  'crm.product.get': { id?: number }
+  'crm.product.get': { id?: NumericId }
   /** Get Product List by Filter. Scope: crm. @deprecated Use catalog.product.list. */
   'crm.product.list': Obj
   /** Add Product Property. Scope: crm. @deprecated Use catalog.productProperty.add. */
   'crm.product.property.add': { fields?: readonly unknown[] }
   /** Delete Product Property. Scope: crm. @deprecated Use catalog.productProperty.delete. */
-  'crm.product.property.delete': { id?: number }
+  'crm.product.property.delete': { id?: NumericId }
   /** Get Fields of List-Type Property. Scope: crm. @deprecated Use catalog.productPropertyEnum.*. */
   'crm.product.property.enumeration.fields': NoParams
   /** Retrieve Product Property Fields. Scope: crm. @deprecated Use catalog.productProperty.getFields. */
   'crm.product.property.fields': NoParams
   /** Get Product Property by ID. Scope: crm. @deprecated Use catalog.productProperty.get. */
-  'crm.product.property.get': { id?: number }
+  'crm.product.property.get': { id?: NumericId }
   /** Get a List of Product Properties. Scope: crm. @deprecated Use catalog.productProperty.list. */
   'crm.product.property.list': { order?: unknown; filter?: unknown }
   /** Retrieve Additional Settings Fields for Custom Type. Scope: crm. @deprecated Use catalog.productPropertyFeature.*. */
@@ -1156,9 +1158,9 @@ export interface V2MethodParams {
   /** Get a List of Product Property Types. Scope: crm. @deprecated Use catalog.productPropertyFeature.*. */
   'crm.product.property.types': NoParams
   /** Update Product Property. Scope: crm. @deprecated Use catalog.productProperty.update. */
-  'crm.product.property.update': { id?: number; fields?: readonly unknown[] }
+  'crm.product.property.update': { id?: NumericId; fields?: readonly unknown[] }
   /** Update Product. Scope: crm. @deprecated Use catalog.product.update. */
-  'crm.product.update': { id?: number; fields?: readonly unknown[] }
+  'crm.product.update': { id?: NumericId; fields?: readonly unknown[] }
   /** Get Descriptions of Fields for Product Rows. Scope: crm. @deprecated Use crm.item.productrow.fields. */
   'crm.productrow.fields': NoParams
   /** Get a List of Order Properties. Scope: crm. @deprecated Use crm.item.productrow.list. */
@@ -1166,83 +1168,83 @@ export interface V2MethodParams {
   /** Add a New Product Section. Scope: crm. @deprecated Use catalog.section.add. */
   'crm.productsection.add': { fields: readonly unknown[] }
   /** Delete Product Section. Scope: crm. @deprecated Use catalog.section.delete. */
-  'crm.productsection.delete': { id: number }
+  'crm.productsection.delete': { id: NumericId }
   /** Get Fields of the Product Section. Scope: crm. @deprecated Use catalog.section.getFields. */
   'crm.productsection.fields': NoParams
   /** Get Product Section by ID. Scope: crm. @deprecated Use catalog.section.get. */
-  'crm.productsection.get': { id: number }
+  'crm.productsection.get': { id: NumericId }
   /** Get a List of Sections from. Scope: crm. @deprecated Use catalog.section.list. */
   'crm.productsection.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj }
   /** Update Product Section. Scope: crm. @deprecated Use catalog.section.update. */
-  'crm.productsection.update': { id: number; fields?: readonly unknown[] }
+  'crm.productsection.update': { id: NumericId; fields?: readonly unknown[] }
   /** Add Estimate. Scope: crm. @deprecated Use crm.item.add. */
-  'crm.quote.add': { fields: { TITLE: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: readonly Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: number; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { IMPORT?: Flag; [k: string]: unknown } }
+  'crm.quote.add': { fields: { TITLE: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: readonly Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: NumericId; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { IMPORT?: Flag; [k: string]: unknown } }
   /** Add a Contact to an Estimate. Scope: crm. */
-  'crm.quote.contact.add': { id: number; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
+  'crm.quote.contact.add': { id: NumericId; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
   /** Remove a Contact from a Specified Estimate. Scope: crm. */
-  'crm.quote.contact.delete': { id: number; fields: { CONTACT_ID: Id; [k: string]: unknown } }
+  'crm.quote.contact.delete': { id: NumericId; fields: { CONTACT_ID: Id; [k: string]: unknown } }
   /** Get Fields for the Estimate-Contact Link. Scope: crm. */
   'crm.quote.contact.fields': NoParams
   /** Remove a Set of Contacts Associated with a Specified Estimate. Scope: crm. */
-  'crm.quote.contact.items.delete': { id: number }
+  'crm.quote.contact.items.delete': { id: NumericId }
   /** Retrieve a Set of Contacts Associated with a Specified Estimate. Scope: crm. */
-  'crm.quote.contact.items.get': { id: number }
+  'crm.quote.contact.items.get': { id: NumericId }
   /** Set the Contacts Associated with a Specified Estimate. Scope: crm. */
-  'crm.quote.contact.items.set': { id: number; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
+  'crm.quote.contact.items.set': { id: NumericId; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
   /** Delete Estimate. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.quote.delete': { id: number }
+  'crm.quote.delete': { id: NumericId }
   /** Get Fields of the Estimate. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.quote.fields': NoParams
   /** Get Estimate by ID. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.quote.get': { id: number }
+  'crm.quote.get': { id: NumericId }
   /** Get a List of Estimates by Filter. Scope: crm. @deprecated Use crm.item.list. */
   'crm.quote.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
   /** Retrieve Product Rows of the Estimate. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.quote.productrows.get': { id: number }
+  'crm.quote.productrows.get': { id: NumericId }
   /** Set Product Rows for the Quote. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.quote.productrows.set': { id: number; rows?: ReadonlyArray<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string; PRICE?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
+  'crm.quote.productrows.set': { id: NumericId; rows?: ReadonlyArray<{ PRODUCT_ID?: NumericId; PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string; PRICE?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: NumericId; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
   /** Update Estimate. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.quote.update': { id: number; fields?: { TITLE?: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: readonly Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: number; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
+  'crm.quote.update': { id: NumericId; fields?: { TITLE?: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: readonly Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: NumericId; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
   /** Create a Custom Field for Estimates. Scope: crm. */
   'crm.quote.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field for Quotes. Scope: crm. */
-  'crm.quote.userfield.delete': { id: number }
+  'crm.quote.userfield.delete': { id: NumericId }
   /** Get Custom Field of Estimates by ID. Scope: crm. */
-  'crm.quote.userfield.get': { id: number }
+  'crm.quote.userfield.get': { id: NumericId }
   /** Get a List of Custom Fields For. Scope: crm. */
-  'crm.quote.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.quote.userfield.list': { filter?: { ID?: NumericId; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
   /** Update Existing Custom Field for Quotes. Scope: crm. */
-  'crm.quote.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.quote.userfield.update': { id: NumericId; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Add Requisite. Scope: crm. */
   'crm.requisite.add': { fields: Obj }
   /** Create a New Bank Detail. Scope: crm. */
   'crm.requisite.bankdetail.add': { fields: Obj }
   /** Delete Bank Detail. Scope: crm. */
-  'crm.requisite.bankdetail.delete': { id: number }
+  'crm.requisite.bankdetail.delete': { id: NumericId }
   /** Get Description of Bank Details Fields. Scope: crm. */
   'crm.requisite.bankdetail.fields': NoParams
   /** Get Bank Details by Id. Scope: crm. */
-  'crm.requisite.bankdetail.get': { id: number }
+  'crm.requisite.bankdetail.get': { id: NumericId }
   /** Get a List of Bank Details by Filter. Scope: crm. */
-  'crm.requisite.bankdetail.list': { select?: ReadonlyArray<{ ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }>; filter?: { ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; order?: { ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; start?: number }
+  'crm.requisite.bankdetail.list': { select?: ReadonlyArray<{ ID?: NumericId; ENTITY_ID?: NumericId; COUNTRY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }>; filter?: { ID?: NumericId; ENTITY_ID?: NumericId; COUNTRY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; order?: { ID?: NumericId; ENTITY_ID?: NumericId; COUNTRY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; start?: number }
   /** Update Bank Details. Scope: crm. */
-  'crm.requisite.bankdetail.update': { id: number; fields: Obj }
+  'crm.requisite.bankdetail.update': { id: NumericId; fields: Obj }
   /** Delete Requisite and Related Objects. Scope: crm. */
-  'crm.requisite.delete': { id: number }
+  'crm.requisite.delete': { id: NumericId }
   /** Get CRM Requisite Fields. Scope: crm. */
   'crm.requisite.fields': NoParams
   /** Get Requisite by ID. Scope: crm. */
-  'crm.requisite.get': { id: number }
+  'crm.requisite.get': { id: NumericId }
   /** Get Description of CRM Requisite Link Fields. Scope: crm. */
   'crm.requisite.link.fields': NoParams
   /** Get the Link of the Requisite with the Object. Scope: crm. */
-  'crm.requisite.link.get': { entityTypeId: number; entityId: number }
+  'crm.requisite.link.get': { entityTypeId: NumericId; entityId: NumericId }
   /** Get a List of Links for Requisites. Scope: crm. */
-  'crm.requisite.link.list': { select?: ReadonlyArray<{ ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }>; filter?: { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }; order?: { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }; start?: number }
+  'crm.requisite.link.list': { select?: ReadonlyArray<{ ENTITY_TYPE_ID?: NumericId; ENTITY_ID?: NumericId; REQUISITE_ID?: NumericId; BANK_DETAIL_ID?: NumericId; MC_REQUISITE_ID?: NumericId; MC_BANK_DETAIL_ID?: NumericId; [k: string]: unknown }>; filter?: { ENTITY_TYPE_ID?: NumericId; ENTITY_ID?: NumericId; REQUISITE_ID?: NumericId; BANK_DETAIL_ID?: NumericId; MC_REQUISITE_ID?: NumericId; MC_BANK_DETAIL_ID?: NumericId; [k: string]: unknown }; order?: { ENTITY_TYPE_ID?: NumericId; ENTITY_ID?: NumericId; REQUISITE_ID?: NumericId; BANK_DETAIL_ID?: NumericId; MC_REQUISITE_ID?: NumericId; MC_BANK_DETAIL_ID?: NumericId; [k: string]: unknown }; start?: number }
   /** Register Requisite Link with Object. Scope: crm. */
   'crm.requisite.link.register': { fields: Obj }
   /** Unlink Requisite from Object. Scope: crm. */
-  'crm.requisite.link.unregister': { entityTypeId: number; entityId: number }
+  'crm.requisite.link.unregister': { entityTypeId: NumericId; entityId: NumericId }
   /** Get a List of Requisites by Filter. Scope: crm. */
   'crm.requisite.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
   /** Create a Template. Scope: crm. */
@@ -1250,49 +1252,49 @@ export interface V2MethodParams {
   /** Get a List of Countries for the Template. Scope: crm. */
   'crm.requisite.preset.countries': NoParams
   /** Delete Company Details Template. Scope: crm. */
-  'crm.requisite.preset.delete': { id: number }
+  'crm.requisite.preset.delete': { id: NumericId }
   /** Add a Custom Field to the CRM Requisite Template. Scope: crm. */
   'crm.requisite.preset.field.add': { preset: Obj; fields: Obj }
   /** Get Fields Available for Addition to the Requisite Template. Scope: crm. */
   'crm.requisite.preset.field.availabletoadd': { preset: Obj }
   /** Delete Custom Field from CRM Requisite Template. Scope: crm. */
-  'crm.requisite.preset.field.delete': { id: number; preset: Obj }
+  'crm.requisite.preset.field.delete': { id: NumericId; preset: Obj }
   /** Get Description of Custom Fields for the Requisite Template. Scope: crm. */
   'crm.requisite.preset.field.fields': NoParams
   /** Get Custom Field of Requisite Template by ID. Scope: crm. */
-  'crm.requisite.preset.field.get': { id: number; preset: Obj }
+  'crm.requisite.preset.field.get': { id: NumericId; preset: Obj }
   /** Get a List of All Customizable Fields for a Specified CRM Requisites Template. Scope: crm. */
   'crm.requisite.preset.field.list': { preset: Obj }
   /** Update Custom Field of a Given Requisite Template. Scope: crm. */
-  'crm.requisite.preset.field.update': { id: number; preset: Obj; fields: Obj }
+  'crm.requisite.preset.field.update': { id: NumericId; preset: Obj; fields: Obj }
   /** Get Description of the Fields of the Requisite Template. Scope: crm. */
   'crm.requisite.preset.fields': NoParams
   /** Get Requisite Template Fields by ID. Scope: crm. */
-  'crm.requisite.preset.get': { id: number }
+  'crm.requisite.preset.get': { id: NumericId }
   /** Get a List of Requisites Templates by Filter. Scope: crm. */
-  'crm.requisite.preset.list': { select?: ReadonlyArray<{ ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }>; filter?: { ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; order?: { ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; start?: number }
+  'crm.requisite.preset.list': { select?: ReadonlyArray<{ ID?: NumericId; ENTITY_TYPE_ID?: NumericId; COUNTRY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }>; filter?: { ID?: NumericId; ENTITY_TYPE_ID?: NumericId; COUNTRY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; order?: { ID?: NumericId; ENTITY_TYPE_ID?: NumericId; COUNTRY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; start?: number }
   /** Update Requisite Template. Scope: crm. */
-  'crm.requisite.preset.update': { id: number; fields: readonly unknown[] }
+  'crm.requisite.preset.update': { id: NumericId; fields: readonly unknown[] }
   /** Update Requisite. Scope: crm. */
-  'crm.requisite.update': { id: number; fields: Obj }
+  'crm.requisite.update': { id: NumericId; fields: Obj }
   /** Create a New Custom Field For. Scope: crm. */
   'crm.requisite.userfield.add': { fields: Obj }
   /** Delete User Field of Requisite. Scope: crm. */
-  'crm.requisite.userfield.delete': { id: number }
+  'crm.requisite.userfield.delete': { id: NumericId }
   /** Get User Field by ID. Scope: crm. */
-  'crm.requisite.userfield.get': { id: number }
+  'crm.requisite.userfield.get': { id: NumericId }
   /** Get a List of Custom Fields of the Requisite by Filter. Scope: crm. */
-  'crm.requisite.userfield.list': { order?: Obj; filter?: { ID?: number; ENTITY_ID?: string; FIELD_NAME: string; USER_TYPE_ID: string; XML_ID?: string; SORT?: number; MULTIPLE?: 'Y' | 'N'; MANDATORY?: 'Y' | 'N'; SHOW_FILTER?: string; SHOW_IN_LIST?: 'Y' | 'N'; EDIT_IN_LIST?: 'Y' | 'N'; IS_SEARCHABLE?: 'Y' | 'N'; EDIT_FORM_LABEL?: string; LIST_COLUMN_LABEL?: string; LIST_FILTER_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; LIST?: Id; SETTINGS?: Obj; [k: string]: unknown } }
+  'crm.requisite.userfield.list': { order?: Obj; filter?: { ID?: NumericId; ENTITY_ID?: string; FIELD_NAME: string; USER_TYPE_ID: string; XML_ID?: string; SORT?: number; MULTIPLE?: 'Y' | 'N'; MANDATORY?: 'Y' | 'N'; SHOW_FILTER?: string; SHOW_IN_LIST?: 'Y' | 'N'; EDIT_IN_LIST?: 'Y' | 'N'; IS_SEARCHABLE?: 'Y' | 'N'; EDIT_FORM_LABEL?: string; LIST_COLUMN_LABEL?: string; LIST_FILTER_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; LIST?: Id; SETTINGS?: Obj; [k: string]: unknown } }
   /** Update Custom Field of CRM Requisite. Scope: crm. */
-  'crm.requisite.userfield.update': { id: number; fields: Obj }
+  'crm.requisite.userfield.update': { id: NumericId; fields: Obj }
   /** Determine the Current CRM Operating Mode. Scope: crm. */
   'crm.settings.mode.get': NoParams
   /** Get Stage History with. Scope: crm. */
-  'crm.stagehistory.list': { entityTypeId?: number; order?: Obj; filter?: Obj; select?: Obj; start?: number }
+  'crm.stagehistory.list': { entityTypeId?: NumericId; order?: Obj; filter?: Obj; select?: Obj; start?: number }
   /** Create CRM Status Element. Scope: crm. */
   'crm.status.add': { fields: { ENTITY_ID: string; STATUS_ID: string; NAME: string; SORT?: number; COLOR?: string; SEMANTICS?: string; [k: string]: unknown } }
   /** Delete CRM Status Element. Scope: crm. */
-  'crm.status.delete': { id: number; params?: string }
+  'crm.status.delete': { id: NumericId; params?: string }
   /** Get directory items by type. Scope: crm. */
   'crm.status.entity.items': { entityId: string }
   /** Get CRM Status Entity Types. Scope: crm. */
@@ -1300,11 +1302,11 @@ export interface V2MethodParams {
   /** Get Description of CRM Status Fields. Scope: crm. */
   'crm.status.fields': NoParams
   /** Get a Directory Item by ID. Scope: crm. */
-  'crm.status.get': { id: number }
+  'crm.status.get': { id: NumericId }
   /** Get a List of Directory Items by Filter. Scope: crm. */
   'crm.status.list': { order?: Obj; filter?: Obj }
   /** Update CRM Status Element. Scope: crm. */
-  'crm.status.update': { id: number; fields: { NAME?: string; SORT?: number; COLOR?: string; [k: string]: unknown } }
+  'crm.status.update': { id: NumericId; fields: { NAME?: string; SORT?: number; COLOR?: string; [k: string]: unknown } }
   /** Link a Timeline Record to a CRM Item. Scope: crm. */
   'crm.timeline.bindings.bind': { fields: Obj }
   /** Retrieve CRM Item Link Fields and Timeline Records. Scope: crm. */
@@ -1314,17 +1316,17 @@ export interface V2MethodParams {
   /** Delete the Link Between a Timeline Record and a CRM Item. Scope: crm. */
   'crm.timeline.bindings.unbind': { fields: Obj }
   /** Add Comment. Scope: crm. */
-  'crm.timeline.comment.add': { fields: { ENTITY_ID: number; ENTITY_TYPE: string; COMMENT: string; FILES?: unknown; [k: string]: unknown } }
+  'crm.timeline.comment.add': { fields: { ENTITY_ID: NumericId; ENTITY_TYPE: string; COMMENT: string; FILES?: unknown; [k: string]: unknown } }
   /** Delete Comment. Scope: crm. */
-  'crm.timeline.comment.delete': { id: number; ownerTypeId?: number; ownerId?: number }
+  'crm.timeline.comment.delete': { id: NumericId; ownerTypeId?: NumericId; ownerId?: NumericId }
   /** Get Fields Of. Scope: crm. */
   'crm.timeline.comment.fields': NoParams
   /** Get Information About the Comment. Scope: crm. */
-  'crm.timeline.comment.get': { id: number }
+  'crm.timeline.comment.get': { id: NumericId }
   /** Get a List of Comments From. Scope: crm. */
   'crm.timeline.comment.list': { select?: readonly unknown[]; filter: Obj; order?: Obj; start?: number }
   /** Update Comment. Scope: crm. */
-  'crm.timeline.comment.update': { id: number; fields: Obj; ownerTypeId?: number; ownerId?: number }
+  'crm.timeline.comment.update': { id: NumericId; fields: Obj; ownerTypeId?: NumericId; ownerId?: NumericId }
   /** Add Icon To. Scope: crm. */
   'crm.timeline.icon.add': { code: string; fileContent: string }
   /** Delete Icon. Scope: crm. */
@@ -1334,23 +1336,23 @@ export interface V2MethodParams {
   /** Get a List of Available Icons. Scope: crm. */
   'crm.timeline.icon.list': NoParams
   /** Pin a Timeline Entry. Scope: crm. */
-  'crm.timeline.item.pin': { id: number; ownerTypeId: number; ownerId: number }
+  'crm.timeline.item.pin': { id: NumericId; ownerTypeId: NumericId; ownerId: NumericId }
   /** Unpin a Timeline Entry. Scope: crm. */
-  'crm.timeline.item.unpin': { id: number; ownerTypeId: number; ownerId: number }
+  'crm.timeline.item.unpin': { id: NumericId; ownerTypeId: NumericId; ownerId: NumericId }
   /** Delete a Set of Additional Content Blocks for the Timeline Record. Scope: crm. */
-  'crm.timeline.layout.blocks.delete': { entityTypeId: number; entityId: number; timelineId: number }
+  'crm.timeline.layout.blocks.delete': { entityTypeId: NumericId; entityId: NumericId; timelineId: NumericId }
   /** Retrieve a Set of Additional Content Blocks for the Timeline Record. Scope: crm. */
-  'crm.timeline.layout.blocks.get': { entityTypeId: number; entityId: number; timelineId: number }
+  'crm.timeline.layout.blocks.get': { entityTypeId: NumericId; entityId: NumericId; timelineId: NumericId }
   /** Set a Set of Additional Content Blocks in the CRM Timeline Record. Scope: crm. */
-  'crm.timeline.layout.blocks.set': { entityTypeId: number; entityId: number; timelineId: number; layout: Obj }
+  'crm.timeline.layout.blocks.set': { entityTypeId: NumericId; entityId: NumericId; timelineId: NumericId; layout: Obj }
   /** Add Log Entry. Scope: crm. */
   'crm.timeline.logmessage.add': { fields: Obj }
   /** Delete Log Entry. Scope: crm. */
-  'crm.timeline.logmessage.delete': { id: number }
+  'crm.timeline.logmessage.delete': { id: NumericId }
   /** Get Information About the Log Entry. Scope: crm. */
-  'crm.timeline.logmessage.get': { id: number }
+  'crm.timeline.logmessage.get': { id: NumericId }
   /** Get a List of Timeline Log Entries. Scope: crm. */
-  'crm.timeline.logmessage.list': { entityTypeId: number; entityId: number; order?: Obj; start?: number }
+  'crm.timeline.logmessage.list': { entityTypeId: NumericId; entityId: NumericId; order?: Obj; start?: number }
   /** Add Logo. Scope: crm. */
   'crm.timeline.logo.add': { code: string; fileContent: string }
   /** Delete Logo. Scope: crm. */
@@ -1360,29 +1362,29 @@ export interface V2MethodParams {
   /** Get a List of Available Logos. Scope: crm. */
   'crm.timeline.logo.list': NoParams
   /** Delete Note. Scope: crm. */
-  'crm.timeline.note.delete': { ownerTypeId: number; ownerId: number; itemType: number; itemId: number }
+  'crm.timeline.note.delete': { ownerTypeId: NumericId; ownerId: NumericId; itemType: number; itemId: NumericId }
   /** Get Note Information. Scope: crm. */
-  'crm.timeline.note.get': { ownerTypeId: number; ownerId: number; itemType: number; itemId: number }
+  'crm.timeline.note.get': { ownerTypeId: NumericId; ownerId: NumericId; itemType: number; itemId: NumericId }
   /** Save a Note. Scope: crm. */
-  'crm.timeline.note.save': { ownerTypeId: number; ownerId: number; itemType: number; itemId: number; text: string }
+  'crm.timeline.note.save': { ownerTypeId: NumericId; ownerId: NumericId; itemType: number; itemId: NumericId; text: string }
   /** Create a Sales Intelligence Trace. Scope: crm. */
-  'crm.tracking.trace.add': { TRACE: string; ENTITIES?: ReadonlyArray<{ TYPE: string; ID: number; [k: string]: unknown }> }
+  'crm.tracking.trace.add': { TRACE: string; ENTITIES?: ReadonlyArray<{ TYPE: string; ID: NumericId; [k: string]: unknown }> }
   /** Delete Sales Intelligence Trace. Scope: crm. */
-  'crm.tracking.trace.delete': { id: number }
+  'crm.tracking.trace.delete': { id: NumericId }
   /** Create a new custom type. Scope: crm. */
   'crm.type.add': { fields: Obj }
   /** Delete user type. Scope: crm. */
-  'crm.type.delete': { id: number }
+  'crm.type.delete': { id: NumericId }
   /** Get Custom Type Fields. Scope: crm. */
   'crm.type.fields': NoParams
   /** Get the user type by id. Scope: crm. */
-  'crm.type.get': { id: number }
+  'crm.type.get': { id: NumericId }
   /** Get the user type by entityTypeId. Scope: crm. */
-  'crm.type.getByEntityTypeId': { entityTypeId: number }
+  'crm.type.getByEntityTypeId': { entityTypeId: NumericId }
   /** Get a list of custom types. Scope: crm. */
   'crm.type.list': { order?: Obj; filter?: Obj; start?: number }
   /** Update User Type. Scope: crm. */
-  'crm.type.update': { id: number; fields?: Obj }
+  'crm.type.update': { id: NumericId; fields?: Obj }
   /** Get Field Descriptions for Custom Field Type "Enumeration" (List). Scope: crm. */
   'crm.userfield.enumeration.fields': NoParams
   /** Get Description for Custom Fields. Scope: crm. */
@@ -1394,89 +1396,87 @@ export interface V2MethodParams {
   /** Create VAT Rate. Scope: crm. @deprecated Use catalog.vat.add. */
   'crm.vat.add': { fields: { ACTIVE?: string; C_SORT?: number; NAME: string; RATE: number; [k: string]: unknown } }
   /** Delete VAT Rate. Scope: crm. @deprecated Use catalog.vat.delete. */
-  'crm.vat.delete': { id: number }
+  'crm.vat.delete': { id: NumericId }
   /** Get VAT Rate Fields. Scope: crm. @deprecated Use catalog.vat.getFields. */
   'crm.vat.fields': NoParams
   /** Get VAT Rate by ID. Scope: crm. @deprecated Use catalog.vat.get. */
-  'crm.vat.get': { id: number }
+  'crm.vat.get': { id: NumericId }
   /** Get a List of VAT Rates by Filter. Scope: crm. @deprecated Use catalog.vat.list. */
   'crm.vat.list': { order?: Obj; filter?: Obj; select?: readonly unknown[] }
   /** Update Existing VAT Rate. Scope: crm. @deprecated Use catalog.vat.update. */
-  'crm.vat.update': { id: number; fields: { ACTIVE?: string; C_SORT?: number; NAME: string; RATE: number; [k: string]: unknown } }
-  /** Delete Trigger. Scope: crm. */
-  'ctrigger.delete': { CODE: string }
+  'crm.vat.update': { id: NumericId; fields: { ACTIVE?: string; C_SORT?: number; NAME: string; RATE: number; [k: string]: unknown } }
   /** Create Department. Scope: department. */
   'department.add': { NAME: string; SORT?: number; PARENT: number; [k: string]: unknown }
   /** Delete. Scope: department. */
-  'department.department.delete': { ID: number }
+  'department.delete': { ID: NumericId }
   /** Get a list of department field names. Scope: department. */
   'department.fields': NoParams
   /** Get the list of departments. Scope: department. */
-  'department.get': { sort?: string; order?: string; ID?: number; NAME?: string; SORT?: number; PARENT?: number; START?: number; [k: string]: unknown }
+  'department.get': { sort?: string; order?: string; ID?: NumericId; NAME?: string; SORT?: number; PARENT?: number; START?: number; [k: string]: unknown }
   /** Update Department. Scope: department. */
-  'department.update': { ID: number; NAME?: string; SORT?: number; PARENT?: number; [k: string]: unknown }
+  'department.update': { ID: NumericId; NAME?: string; SORT?: number; PARENT?: number; [k: string]: unknown }
   /** Get Information About Attached File. Scope: disk. */
-  'disk.attachedObject.get': { id: number }
+  'disk.attachedObject.get': { id: NumericId }
   /** Copy File to Specified Folder. Scope: disk. */
-  'disk.file.copyTo': { id: number; targetFolderId: number }
+  'disk.file.copyTo': { id: NumericId; targetFolderId: NumericId }
   /** Permanently Delete File. Scope: disk. */
-  'disk.file.delete': { id: number }
+  'disk.file.delete': { id: NumericId }
   /** Get File Parameters. Scope: disk. */
-  'disk.file.get': { id: number }
+  'disk.file.get': { id: NumericId }
   /** Get Public Link for File. Scope: disk. */
-  'disk.file.getExternalLink': { id: number }
+  'disk.file.getExternalLink': { id: NumericId }
   /** Get Description of File Fields for. Scope: disk. */
   'disk.file.getFields': NoParams
   /** List of File Versions for. Scope: disk. */
-  'disk.file.getVersions': { id: number; filter?: readonly unknown[]; start?: number }
+  'disk.file.getVersions': { id: NumericId; filter?: readonly unknown[]; start?: number }
   /** Move File to Trash. Scope: disk. */
-  'disk.file.markDeleted': { id: number }
+  'disk.file.markDeleted': { id: NumericId }
   /** Move File to Specified Folder. Scope: disk. */
-  'disk.file.moveTo': { id: number; targetFolderId: number }
+  'disk.file.moveTo': { id: NumericId; targetFolderId: NumericId }
   /** Rename File. Scope: disk. */
-  'disk.file.rename': { id: number; newName: string }
+  'disk.file.rename': { id: NumericId; newName: string }
   /** Restore File from Trash. Scope: disk. */
-  'disk.file.restore': { id: number }
+  'disk.file.restore': { id: NumericId }
   /** Restore a File from a Specific Version. Scope: disk. */
-  'disk.file.restoreFromVersion': { id: number; versionId: number }
+  'disk.file.restoreFromVersion': { id: NumericId; versionId: NumericId }
   /** Search Files and Folders. Scope: disk. */
-  'disk.file.search': { QUERY: string; TYPE?: unknown; FILTER?: { STORAGE_ID?: number; FOLDER_ID?: number; [k: string]: unknown }; start?: number }
+  'disk.file.search': { QUERY: string; TYPE?: unknown; FILTER?: { STORAGE_ID?: NumericId; FOLDER_ID?: NumericId; [k: string]: unknown }; start?: number }
   /** Upload a New Version of a File. Scope: disk. */
-  'disk.file.uploadVersion': { id: number; fileContent: readonly unknown[] }
+  'disk.file.uploadVersion': { id: NumericId; fileContent: readonly unknown[] }
   /** Create a Subfolder. Scope: disk. */
-  'disk.folder.addSubFolder': { id: number; data: readonly unknown[] }
+  'disk.folder.addSubFolder': { id: NumericId; data: readonly unknown[] }
   /** Copy a folder and all its contents to the specified folder. Scope: disk. */
-  'disk.folder.copyTo': { id: number; targetFolderId: number }
+  'disk.folder.copyTo': { id: NumericId; targetFolderId: NumericId }
   /** Permanently Delete a Folder and All Its Contents. Scope: disk. */
-  'disk.folder.deleteTree': { id: number }
+  'disk.folder.deleteTree': { id: NumericId }
   /** Get Folder Parameters. Scope: disk. */
-  'disk.folder.get': { id: number }
+  'disk.folder.get': { id: NumericId }
   /** Get a list of files and folders in the folder. Scope: disk. */
-  'disk.folder.getChildren': { id: number; filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
+  'disk.folder.getChildren': { id: NumericId; filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
   /** Get Public Link for Folder. Scope: disk. */
-  'disk.folder.getExternalLink': { id: number }
+  'disk.folder.getExternalLink': { id: NumericId }
   /** Get Folder Field Descriptions. Scope: disk. */
   'disk.folder.getFields': NoParams
   /** Move Folder to Trash. Scope: disk. */
-  'disk.folder.markDeleted': { id: number }
+  'disk.folder.markDeleted': { id: NumericId }
   /** Move a Folder and All Its Contents to the Specified Folder. Scope: disk. */
-  'disk.folder.moveTo': { id: number; targetFolderId: number }
+  'disk.folder.moveTo': { id: NumericId; targetFolderId: NumericId }
   /** Rename Folder. Scope: disk. */
-  'disk.folder.rename': { id: number; newName: string }
+  'disk.folder.rename': { id: NumericId; newName: string }
   /** Restore Folder from Trash. Scope: disk. */
-  'disk.folder.restore': { id: number }
+  'disk.folder.restore': { id: NumericId }
   /** Assign Access Permissions to Folder. Scope: disk. */
-  'disk.folder.shareToUser': { id: number; userId: number; taskName: string }
+  'disk.folder.shareToUser': { id: NumericId; userId: NumericId; taskName: string }
   /** Upload a New File to the Specified Folder. Scope: disk. */
-  'disk.folder.uploadFile': { id: number; data: readonly unknown[]; fileContent?: readonly unknown[]; rights?: readonly unknown[]; generateUniqueName?: Flag }
+  'disk.folder.uploadFile': { id: NumericId; data: readonly unknown[]; fileContent?: readonly unknown[]; rights?: readonly unknown[]; generateUniqueName?: Flag }
   /** Get a List of Available Access Levels. Scope: disk. */
   'disk.rights.getTasks': NoParams
   /** Create a Folder in the Root of the Storage. Scope: disk. */
-  'disk.storage.addFolder': { id: number; data: readonly unknown[]; rights?: readonly unknown[] }
+  'disk.storage.addFolder': { id: NumericId; data: readonly unknown[]; rights?: readonly unknown[] }
   /** Get Storage Description. Scope: disk. */
-  'disk.storage.get': { id: number }
+  'disk.storage.get': { id: NumericId }
   /** Get a list of files and folders in the root of the storage. Scope: disk. */
-  'disk.storage.getChildren': { id: number; filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
+  'disk.storage.getChildren': { id: NumericId; filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
   /** Get Description of Storage Fields. Scope: disk. */
   'disk.storage.getFields': NoParams
   /** Get Application Storage Description. Scope: disk. */
@@ -1486,69 +1486,69 @@ export interface V2MethodParams {
   /** Get Storage Types. Scope: disk. */
   'disk.storage.getTypes': NoParams
   /** Rename Application Storage. Scope: disk. */
-  'disk.storage.rename': { id: number; newName: string }
+  'disk.storage.rename': { id: NumericId; newName: string }
   /** Upload a New File to the Root of the Storage. Scope: disk. */
-  'disk.storage.uploadFile': { id: number; data: readonly unknown[]; fileContent: readonly unknown[]; rights?: readonly unknown[]; generateUniqueName?: Flag }
+  'disk.storage.uploadFile': { id: NumericId; data: readonly unknown[]; fileContent: readonly unknown[]; rights?: readonly unknown[]; generateUniqueName?: Flag }
   /** Get File Version. Scope: disk. */
-  'disk.version.get': { id: number }
+  'disk.version.get': { id: NumericId }
   /** Create a New Document Based on a Template. Scope: documentgenerator. */
-  'documentgenerator.document.add': { templateId: number; providerClassName?: string; value: string; values?: Obj; stampsEnabled?: number; fields?: { TYPE?: string; FORMAT?: Obj; PROVIDER?: string; TITLE?: string; [k: string]: unknown } }
+  'documentgenerator.document.add': { templateId: NumericId; providerClassName?: string; value: string; values?: Obj; stampsEnabled?: number; fields?: { TYPE?: string; FORMAT?: Obj; PROVIDER?: string; TITLE?: string; [k: string]: unknown } }
   /** Delete document. Scope: documentgenerator. */
-  'documentgenerator.document.delete': { id: number }
+  'documentgenerator.document.delete': { id: NumericId }
   /** Enable or disable public link for document. Scope: documentgenerator. */
-  'documentgenerator.document.enablepublicurl': { id: number; status?: number }
+  'documentgenerator.document.enablepublicurl': { id: NumericId; status?: number }
   /** Get Document by ID. Scope: documentgenerator. */
-  'documentgenerator.document.get': { id: number }
+  'documentgenerator.document.get': { id: NumericId }
   /** Get the list of fields for the document. Scope: documentgenerator. */
-  'documentgenerator.document.getfields': { id: number; values?: Obj }
+  'documentgenerator.document.getfields': { id: NumericId; values?: Obj }
   /** Get the List of Documents. Scope: documentgenerator. */
-  'documentgenerator.document.list': { select?: ReadonlyArray<{ id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }>; order?: { id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; filter?: { id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; start?: number }
+  'documentgenerator.document.list': { select?: ReadonlyArray<{ id?: NumericId; title?: string; number?: string; templateId?: NumericId; provider?: string; value?: string; fileId?: NumericId; imageId?: NumericId; pdfId?: NumericId; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }>; order?: { id?: NumericId; title?: string; number?: string; templateId?: NumericId; provider?: string; value?: string; fileId?: NumericId; imageId?: NumericId; pdfId?: NumericId; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; filter?: { id?: NumericId; title?: string; number?: string; templateId?: NumericId; provider?: string; value?: string; fileId?: NumericId; imageId?: NumericId; pdfId?: NumericId; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; start?: number }
   /** Update Existing Document. Scope: documentgenerator. */
-  'documentgenerator.document.update': { id: number; values?: Obj; stampsEnabled?: number; fields?: { TYPE?: string; FORMAT?: Obj; PROVIDER?: string; TITLE?: string; [k: string]: unknown } }
+  'documentgenerator.document.update': { id: NumericId; values?: Obj; stampsEnabled?: number; fields?: { TYPE?: string; FORMAT?: Obj; PROVIDER?: string; TITLE?: string; [k: string]: unknown } }
   /** Add Document Generator Numerator. Scope: documentgenerator. */
   'documentgenerator.numerator.add': { fields: { name: string; template: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete the. Scope: documentgenerator. */
-  'documentgenerator.numerator.delete': { id: number }
+  'documentgenerator.numerator.delete': { id: NumericId }
   /** Get Numerator by ID. Scope: documentgenerator. */
-  'documentgenerator.numerator.get': { id: number }
+  'documentgenerator.numerator.get': { id: NumericId }
   /** Get the List of Numerators. Scope: documentgenerator. */
   'documentgenerator.numerator.list': { start?: number }
   /** Update the. Scope: documentgenerator. */
-  'documentgenerator.numerator.update': { id: number; fields: { name?: string; template?: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'documentgenerator.numerator.update': { id: NumericId; fields: { name?: string; template?: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Add Region. Scope: documentgenerator. */
   'documentgenerator.region.add': { fields: { title: string; languageId?: string; formatDate?: string; formatDatetime?: string; formatName?: string; phrases?: Obj; [k: string]: unknown } }
   /** Delete Region. Scope: documentgenerator. */
-  'documentgenerator.region.delete': { id: number }
+  'documentgenerator.region.delete': { id: NumericId }
   /** Get Region by ID. Scope: documentgenerator. */
   'documentgenerator.region.get': { id: string }
   /** Get the List of Regions. Scope: documentgenerator. */
   'documentgenerator.region.list': NoParams
   /** Update Region. Scope: documentgenerator. */
-  'documentgenerator.region.update': { id: number; fields: { title?: string; languageId?: string; formatDate?: string; formatDatetime?: string; formatName?: string; phrases?: Obj; [k: string]: unknown } }
+  'documentgenerator.region.update': { id: NumericId; fields: { title?: string; languageId?: string; formatDate?: string; formatDatetime?: string; formatName?: string; phrases?: Obj; [k: string]: unknown } }
   /** Add Role. Scope: documentgenerator. */
   'documentgenerator.role.add': { fields: { name: string; code?: string; permissions?: { SETTINGS?: { MODIFY?: string; [k: string]: unknown }; TEMPLATES?: { MODIFY?: string; [k: string]: unknown }; DOCUMENTS?: { MODIFY?: string; VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete Role. Scope: documentgenerator. */
-  'documentgenerator.role.delete': { id: number }
+  'documentgenerator.role.delete': { id: NumericId }
   /** Bind Users to Roles. Scope: documentgenerator. */
-  'documentgenerator.role.fillaccesses': { accesses?: ReadonlyArray<{ roleId: number; accessCode: string; [k: string]: unknown }> }
+  'documentgenerator.role.fillaccesses': { accesses?: ReadonlyArray<{ roleId: NumericId; accessCode: string; [k: string]: unknown }> }
   /** Get Role by ID. Scope: documentgenerator. */
-  'documentgenerator.role.get': { id: number }
+  'documentgenerator.role.get': { id: NumericId }
   /** Get a List of Roles. Scope: documentgenerator. */
   'documentgenerator.role.list': { start?: number }
   /** Change Role. Scope: documentgenerator. */
-  'documentgenerator.role.update': { id: number; fields: { name?: string; code?: string; permissions?: { SETTINGS?: { MODIFY?: string; [k: string]: unknown }; TEMPLATES?: { MODIFY?: string; [k: string]: unknown }; DOCUMENTS?: { MODIFY?: string; VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'documentgenerator.role.update': { id: NumericId; fields: { name?: string; code?: string; permissions?: { SETTINGS?: { MODIFY?: string; [k: string]: unknown }; TEMPLATES?: { MODIFY?: string; [k: string]: unknown }; DOCUMENTS?: { MODIFY?: string; VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Upload Template. Scope: documentgenerator. */
-  'documentgenerator.template.add': { fields: { name: string; fileId: number; file: unknown; numeratorId: number; region: string; code?: string; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'documentgenerator.template.add': { fields: { name: string; fileId: NumericId; file: unknown; numeratorId: NumericId; region: string; code?: string; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Delete Template. Scope: documentgenerator. */
-  'documentgenerator.template.delete': { id: number }
+  'documentgenerator.template.delete': { id: NumericId }
   /** Get Template by ID. Scope: documentgenerator. */
-  'documentgenerator.template.get': { id: number }
+  'documentgenerator.template.get': { id: NumericId }
   /** Get the List of Fields for. Scope: documentgenerator. */
-  'documentgenerator.template.getfields': { id: number }
+  'documentgenerator.template.getfields': { id: NumericId }
   /** Get a List of Templates. Scope: documentgenerator. */
-  'documentgenerator.template.list': { select?: ReadonlyArray<{ id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }>; order?: { id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }; filter?: { id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }; start?: number }
+  'documentgenerator.template.list': { select?: ReadonlyArray<{ id?: NumericId; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: NumericId; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }>; order?: { id?: NumericId; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: NumericId; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }; filter?: { id?: NumericId; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: NumericId; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }; start?: number }
   /** Update Template. Scope: documentgenerator. */
-  'documentgenerator.template.update': { id: number; fields: { name?: string; file?: unknown; numeratorId?: number; region?: string; code?: string; users?: readonly unknown[]; providers?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'documentgenerator.template.update': { id: NumericId; fields: { name?: string; file?: unknown; numeratorId?: NumericId; region?: string; code?: string; users?: readonly unknown[]; providers?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
   /** Create a Data Storage. Scope: entity. */
   'entity.add': { ENTITY: string; NAME: string; ACCESS?: Obj }
   /** Delete a Storage. Scope: entity. */
@@ -1558,9 +1558,9 @@ export interface V2MethodParams {
   /** Add a Storage Item. Scope: entity. */
   'entity.item.add': { ENTITY: string; NAME?: string; PROPERTY_VALUES?: Obj; SECTION?: number; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; PREVIEW_PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
   /** Delete a Storage Item. Scope: entity. */
-  'entity.item.delete': { ENTITY: string; ID: number }
+  'entity.item.delete': { ENTITY: string; ID: NumericId }
   /** Get a List of Storage Items. Scope: entity. */
-  'entity.item.get': { ENTITY: string; SORT?: { ID?: number; TIMESTAMP_X?: string; MODIFIED_BY?: number; DATE_CREATE?: string; CREATED_BY?: number; ACTIVE?: string; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; SORT?: number; NAME?: string; PREVIEW_PICTURE?: string; PREVIEW_TEXT?: string; DETAIL_PICTURE?: string; DETAIL_TEXT?: string; CODE?: string; ENTITY?: string; SECTION?: number; PROPERTY_VALUES?: Obj; [k: string]: unknown }; FILTER?: { ID?: number; TIMESTAMP_X?: string; MODIFIED_BY?: number; DATE_CREATE?: string; CREATED_BY?: number; ACTIVE?: string; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; SORT?: number; NAME?: string; PREVIEW_PICTURE?: string; PREVIEW_TEXT?: string; DETAIL_PICTURE?: string; DETAIL_TEXT?: string; CODE?: string; ENTITY?: string; SECTION?: number; PROPERTY_VALUES?: Obj; [k: string]: unknown }; start?: number }
+  'entity.item.get': { ENTITY: string; SORT?: { ID?: NumericId; TIMESTAMP_X?: string; MODIFIED_BY?: number; DATE_CREATE?: string; CREATED_BY?: number; ACTIVE?: string; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; SORT?: number; NAME?: string; PREVIEW_PICTURE?: string; PREVIEW_TEXT?: string; DETAIL_PICTURE?: string; DETAIL_TEXT?: string; CODE?: string; ENTITY?: string; SECTION?: number; PROPERTY_VALUES?: Obj; [k: string]: unknown }; FILTER?: { ID?: NumericId; TIMESTAMP_X?: string; MODIFIED_BY?: number; DATE_CREATE?: string; CREATED_BY?: number; ACTIVE?: string; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; SORT?: number; NAME?: string; PREVIEW_PICTURE?: string; PREVIEW_TEXT?: string; DETAIL_PICTURE?: string; DETAIL_TEXT?: string; CODE?: string; ENTITY?: string; SECTION?: number; PROPERTY_VALUES?: Obj; [k: string]: unknown }; start?: number }
   /** Add a Storage Item Property. Scope: entity. */
   'entity.item.property.add': { ENTITY: string; PROPERTY: string; NAME?: string; TYPE?: string; SORT?: number }
   /** Delete a Storage Item Property. Scope: entity. */
@@ -1570,63 +1570,81 @@ export interface V2MethodParams {
   /** Update a Storage Item Property. Scope: entity. */
   'entity.item.property.update': { ENTITY: string; PROPERTY: string; PROPERTY_NEW?: string; NAME?: string; TYPE?: string; SORT?: number }
   /** Update a Storage Item. Scope: entity. */
-  'entity.item.update': { ENTITY: string; ID: number; NAME?: string; PROPERTY_VALUES?: Obj; SECTION?: number; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; PREVIEW_PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
+  'entity.item.update': { ENTITY: string; ID: NumericId; NAME?: string; PROPERTY_VALUES?: Obj; SECTION?: number; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; PREVIEW_PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
   /** Get or Modify Access Permissions. Scope: entity. */
   'entity.rights': { ENTITY: string; ACCESS?: Obj }
   /** Add a Storage Section. Scope: entity. */
   'entity.section.add': { ENTITY: string; NAME: string; SECTION?: number; ACTIVE?: string; SORT?: number; CODE?: string; DESCRIPTION?: string; PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
   /** Delete a Storage Section. Scope: entity. */
-  'entity.section.delete': { ENTITY: string; ID: number }
+  'entity.section.delete': { ENTITY: string; ID: NumericId }
   /** Get a List of Storage Sections. Scope: entity. */
-  'entity.section.get': { ENTITY: string; SORT?: { ID?: number; CODE?: string; TIMESTAMP_X?: string; DATE_CREATE?: string; CREATED_BY?: number; MODIFIED_BY?: number; ACTIVE?: string; SORT?: number; NAME?: string; PICTURE?: string; DETAIL_PICTURE?: string; DESCRIPTION?: string; LEFT_MARGIN?: number; RIGHT_MARGIN?: number; DEPTH_LEVEL?: number; ENTITY?: string; SECTION?: number; [k: string]: unknown }; FILTER?: { ID?: number; CODE?: string; TIMESTAMP_X?: string; DATE_CREATE?: string; CREATED_BY?: number; MODIFIED_BY?: number; ACTIVE?: string; SORT?: number; NAME?: string; PICTURE?: string; DETAIL_PICTURE?: string; DESCRIPTION?: string; LEFT_MARGIN?: number; RIGHT_MARGIN?: number; DEPTH_LEVEL?: number; ENTITY?: string; SECTION?: number; [k: string]: unknown }; start?: number }
+  'entity.section.get': { ENTITY: string; SORT?: { ID?: NumericId; CODE?: string; TIMESTAMP_X?: string; DATE_CREATE?: string; CREATED_BY?: number; MODIFIED_BY?: number; ACTIVE?: string; SORT?: number; NAME?: string; PICTURE?: string; DETAIL_PICTURE?: string; DESCRIPTION?: string; LEFT_MARGIN?: number; RIGHT_MARGIN?: number; DEPTH_LEVEL?: number; ENTITY?: string; SECTION?: number; [k: string]: unknown }; FILTER?: { ID?: NumericId; CODE?: string; TIMESTAMP_X?: string; DATE_CREATE?: string; CREATED_BY?: number; MODIFIED_BY?: number; ACTIVE?: string; SORT?: number; NAME?: string; PICTURE?: string; DETAIL_PICTURE?: string; DESCRIPTION?: string; LEFT_MARGIN?: number; RIGHT_MARGIN?: number; DEPTH_LEVEL?: number; ENTITY?: string; SECTION?: number; [k: string]: unknown }; start?: number }
   /** Update a Storage Section. Scope: entity. */
-  'entity.section.update': { ENTITY: string; ID: number; NAME?: string; SECTION?: number; ACTIVE?: string; SORT?: number; CODE?: string; DESCRIPTION?: string; PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
+  'entity.section.update': { ENTITY: string; ID: NumericId; NAME?: string; SECTION?: number; ACTIVE?: string; SORT?: number; CODE?: string; DESCRIPTION?: string; PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
   /** Update Storage Parameters. Scope: entity. */
   'entity.update': { ENTITY: string; NAME?: string; ENTITY_NEW?: string; ACCESS?: Obj }
+  /** Register a New Event Handler. */
+  'event.bind': { event: string; handler: string; auth_type?: number; event_type?: string; auth_connector?: string; options?: Obj }
+  /** Retrieve a List of Registered Event Handlers. */
+  'event.get': NoParams
+  /** Clear Offline Event Queue. */
+  'event.offline.clear': { process_id: string; id?: readonly unknown[]; message_id?: readonly unknown[] }
+  /** Register Offline Event Queue Processing Errors. */
+  'event.offline.error': { process_id: string; message_id?: readonly unknown[] }
+  /** Retrieve a List of Offline Events With Cleanup. */
+  'event.offline.get': { filter?: readonly unknown[]; order?: readonly unknown[]; limit?: number }
+  /** Get a List of Offline Events. */
+  'event.offline.list': { filter?: readonly unknown[]; order?: readonly unknown[]; start?: number; auth_connector?: string }
+  /** Sends the ONAPPTEST event to the handlers registered for it. */
+  'event.test': Obj
+  /** Unregister Event Handler. */
+  'event.unbind': { event: string; handler: string; auth_type?: number; event_type?: string }
+  /** Get a List of Available Events. */
+  'events': { SCOPE?: string; FULL?: Flag }
   /** Get information about feature availability in Bitrix24. Scope: basic. */
   'feature.get': { CODE: string }
   /** Add HCM Link Company. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.add': { fields: { company: string; crmCompanyId: number; title: string; data?: Obj; fields: ReadonlyArray<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
+  'humanresources.hcmlink.company.add': { fields: { company: string; crmCompanyId: NumericId; title: string; data?: Obj; fields: ReadonlyArray<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Delete HCM Link Company. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.delete': { id: number }
+  'humanresources.hcmlink.company.delete': { id: NumericId }
   /** Get HCM Link Company List. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.list': { limit?: number; offset?: number; userId?: number }
+  'humanresources.hcmlink.company.list': { limit?: number; offset?: number; userId?: NumericId }
   /** Update HCM Link Company. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.update': { id: number; fields: { company: string; crmCompanyId: number; title: string; data?: Obj; fields: ReadonlyArray<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
+  'humanresources.hcmlink.company.update': { id: NumericId; fields: { company: string; crmCompanyId: NumericId; title: string; data?: Obj; fields: ReadonlyArray<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Get Current User HCM Link Company List. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.company.user.list': { limit?: number; offset?: number }
   /** Get Mapped HCM Link Employee List. Scope: humanresources.hcmlink. */
   'humanresources.hcmlink.employee.list': { company: string; limit?: number; offset?: number; updatedAt?: string }
   /** Transfer HCM Link Employee List. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.employee.set': { company: string; data: ReadonlyArray<{ employee: string; person: string; userId?: number; data: { firstName?: string; lastName?: string; patronymicName?: string; [k: string]: unknown }; [k: string]: unknown }>; job?: { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'humanresources.hcmlink.employee.set': { company: string; data: ReadonlyArray<{ employee: string; person: string; userId?: NumericId; data: { firstName?: string; lastName?: string; patronymicName?: string; [k: string]: unknown }; [k: string]: unknown }>; job?: { id: NumericId; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Transfer HCM Link Field Values. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.field.value.set': { company: string; data: ReadonlyArray<{ field: string; employee: string; value: string; [k: string]: unknown }>; job?: { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'humanresources.hcmlink.field.value.set': { company: string; data: ReadonlyArray<{ field: string; employee: string; value: string; [k: string]: unknown }>; job?: { id: NumericId; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Get HCM Link Job Status. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.job.status.get': { id: number }
+  'humanresources.hcmlink.job.status.get': { id: NumericId }
   /** Update HCM Link Job. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.job.update': { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown } }
+  'humanresources.hcmlink.job.update': { id: NumericId; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown } }
   /** Create Chat. Scope: im. */
   'im.chat.add': { USERS?: readonly unknown[]; TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; COPILOT_MAIN_ROLE?: string }
   /** Get Chat ID. Scope: im. */
   'im.chat.get': { ENTITY_TYPE: string; ENTITY_ID: string }
   /** Leave Chat. Scope: im. */
-  'im.chat.leave': { CHAT_ID: number }
+  'im.chat.leave': { CHAT_ID: NumericId }
   /** Disable Notifications from Chat. Scope: im. */
-  'im.chat.mute': { CHAT_ID?: number; DIALOG_ID?: string; MUTE?: string }
+  'im.chat.mute': { CHAT_ID?: NumericId; DIALOG_ID?: string; MUTE?: string }
   /** Change Chat Owner. Scope: im. */
-  'im.chat.setOwner': { CHAT_ID: number; DIALOG_ID?: string; USER_ID: number }
+  'im.chat.setOwner': { CHAT_ID: NumericId; DIALOG_ID?: string; USER_ID: NumericId }
   /** Update Chat Avatar. Scope: im. */
-  'im.chat.updateAvatar': { CHAT_ID: number; DIALOG_ID?: string; AVATAR: string }
+  'im.chat.updateAvatar': { CHAT_ID: NumericId; DIALOG_ID?: string; AVATAR: string }
   /** Change Chat Color. Scope: im. */
-  'im.chat.updateColor': { CHAT_ID: number; DIALOG_ID?: string; COLOR: string }
+  'im.chat.updateColor': { CHAT_ID: NumericId; DIALOG_ID?: string; COLOR: string }
   /** Update Chat Title. Scope: im. */
-  'im.chat.updateTitle': { CHAT_ID: number; DIALOG_ID?: string; TITLE: string }
+  'im.chat.updateTitle': { CHAT_ID: NumericId; DIALOG_ID?: string; TITLE: string }
   /** Invite Participants to Chat. Scope: im. */
-  'im.chat.user.add': { CHAT_ID: number; USERS: readonly unknown[]; HIDE_HISTORY?: string }
+  'im.chat.user.add': { CHAT_ID: NumericId; USERS: readonly unknown[]; HIDE_HISTORY?: string }
   /** Exclude Participants from Chat. Scope: im. */
-  'im.chat.user.delete': { CHAT_ID: number; USER_ID: number }
+  'im.chat.user.delete': { CHAT_ID: NumericId; USER_ID: NumericId }
   /** Get Chat Participant IDs. Scope: im. */
-  'im.chat.user.list': { CHAT_ID: number }
+  'im.chat.user.list': { CHAT_ID: NumericId }
   /** Get Counters. Scope: im. */
   'im.counters.get': NoParams
   /** Get the List of Colleagues for the Current User. Scope: im. */
@@ -1640,55 +1658,55 @@ export interface V2MethodParams {
   /** Get Chat Data. Scope: im. */
   'im.dialog.get': { DIALOG_ID: string }
   /** Retrieve a List of Recent Messages. Scope: im. */
-  'im.dialog.messages.get': { DIALOG_ID: string; LAST_ID?: number; FIRST_ID?: number; LIMIT?: number }
+  'im.dialog.messages.get': { DIALOG_ID: string; LAST_ID?: NumericId; FIRST_ID?: NumericId; LIMIT?: number }
   /** Find Message in Chat. Scope: im. */
-  'im.dialog.messages.search': { CHAT_ID: number; SEARCH_MESSAGE?: string; DATE_FROM?: string; DATE_TO?: string; DATE?: string; ORDER?: Obj; LIMIT?: number; LAST_ID?: number }
+  'im.dialog.messages.search': { CHAT_ID: NumericId; SEARCH_MESSAGE?: string; DATE_FROM?: string; DATE_TO?: string; DATE?: string; ORDER?: Obj; LIMIT?: number; LAST_ID?: NumericId }
   /** Set the "read" flag for messages. Scope: im. */
-  'im.dialog.read': { DIALOG_ID: string; MESSAGE_ID?: number }
+  'im.dialog.read': { DIALOG_ID: string; MESSAGE_ID?: NumericId }
   /** Set the "read" flag for all chats. Scope: im. */
   'im.dialog.read.all': NoParams
   /** Set the "unread" flag for messages. Scope: im. */
-  'im.dialog.unread': { DIALOG_ID: string; MESSAGE_ID: number }
+  'im.dialog.unread': { DIALOG_ID: string; MESSAGE_ID: NumericId }
   /** Get the List of Participants. Scope: im. */
-  'im.dialog.users.list': { DIALOG_ID: string; SKIP_EXTERNAL?: string; SKIP_EXTERNAL_EXCEPT_TYPES?: string; LIMIT?: number; LAST_ID?: number; OFFSET?: number }
+  'im.dialog.users.list': { DIALOG_ID: string; SKIP_EXTERNAL?: string; SKIP_EXTERNAL_EXCEPT_TYPES?: string; LIMIT?: number; LAST_ID?: NumericId; OFFSET?: number }
   /** Send "User is typing" indicator. Scope: im. */
   'im.dialog.writing': { DIALOG_ID: string }
-  /** Add File to Chat. Scope: im. */
-  'im.disk.file.commit': { CHAT_ID: number; DIALOG_ID: string; FILE_ID: number; UPLOAD_ID: number; MESSAGE?: string; SILENT_MODE?: string; AS_FILE?: string }
+  /** Add File to Chat. Scope: im. @deprecated Use im.v2.File.upload. */
+  'im.disk.file.commit': { CHAT_ID: NumericId; DIALOG_ID: string; FILE_ID: NumericId; UPLOAD_ID: NumericId; MESSAGE?: string; SILENT_MODE?: string; AS_FILE?: string }
   /** Delete File from Chat Folder. Scope: im. */
-  'im.disk.file.delete': { CHAT_ID: number; FILE_ID: number }
+  'im.disk.file.delete': { CHAT_ID: NumericId; FILE_ID: NumericId }
   /** Save File to Your Drive. Scope: im. */
-  'im.disk.file.save': { FILE_ID: number }
-  /** Get Chat File Storage Folder. Scope: im. */
-  'im.disk.folder.get': { CHAT_ID: number; DIALOG_ID: string }
+  'im.disk.file.save': { FILE_ID: NumericId }
+  /** Get Chat File Storage Folder. Scope: im. @deprecated Use im.v2.File.upload. */
+  'im.disk.folder.get': { CHAT_ID: NumericId; DIALOG_ID: string }
   /** Send Message. Scope: im. */
-  'im.message.add': { DIALOG_ID: string; MESSAGE: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; REPLY_ID?: number }
+  'im.message.add': { DIALOG_ID: string; MESSAGE: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; REPLY_ID?: NumericId }
   /** Execute the chat-bot command. Scope: im. */
-  'im.message.command': { MESSAGE_ID: number; BOT_ID: number; COMMAND: string; COMMAND_PARAMS?: string }
+  'im.message.command': { MESSAGE_ID: NumericId; BOT_ID: NumericId; COMMAND: string; COMMAND_PARAMS?: string }
   /** Delete Message. Scope: im. */
-  'im.message.delete': { MESSAGE_ID: number }
+  'im.message.delete': { MESSAGE_ID: NumericId }
   /** Change Status to "Like". Scope: im. */
-  'im.message.like': { MESSAGE_ID: number; ACTION?: string }
+  'im.message.like': { MESSAGE_ID: NumericId; ACTION?: string }
   /** Create an Object Based on the Message. Scope: im. */
-  'im.message.share': { MESSAGE_ID: number; DIALOG_ID: string; TYPE: string }
+  'im.message.share': { MESSAGE_ID: NumericId; DIALOG_ID: string; TYPE: string }
   /** Update Message. Scope: im. */
-  'im.message.update': { MESSAGE_ID: number; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; URL_PREVIEW?: string; IS_EDITED?: string }
+  'im.message.update': { MESSAGE_ID: NumericId; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; URL_PREVIEW?: string; IS_EDITED?: string }
   /** Send Notification. Scope: im. */
-  'im.notify': { USER_ID: number; TYPE?: string; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
+  'im.notify': { USER_ID: NumericId; TYPE?: string; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
   /** Responding to Notifications with Quick Response. Scope: im. */
-  'im.notify.answer': { NOTIFY_ID: number; ANSWER_TEXT: string }
+  'im.notify.answer': { NOTIFY_ID: NumericId; ANSWER_TEXT: string }
   /** Interacting with Notification Buttons. Scope: im. */
-  'im.notify.confirm': { NOTIFY_ID: number; NOTIFY_VALUE: string }
+  'im.notify.confirm': { NOTIFY_ID: NumericId; NOTIFY_VALUE: string }
   /** Delete Notification. Scope: im. */
-  'im.notify.delete': { ID?: number; TAG?: string; SUB_TAG?: string; CLIENT_ID?: string }
+  'im.notify.delete': { ID?: NumericId; TAG?: string; SUB_TAG?: string; CLIENT_ID?: string }
   /** Get Notifications. Scope: im. */
-  'im.notify.get': { LAST_ID?: number; LAST_TYPE?: number; LIMIT?: number; CONVERT_TEXT?: string }
+  'im.notify.get': { LAST_ID?: NumericId; LAST_TYPE?: number; LIMIT?: number; CONVERT_TEXT?: string }
   /** Searching Notification History. Scope: im. */
-  'im.notify.history.search': { SEARCH_TEXT?: string; SEARCH_TYPE?: string; SEARCH_TYPES?: readonly unknown[]; SEARCH_DATE?: string; SEARCH_DATE_FROM?: string; SEARCH_DATE_TO?: string; SEARCH_AUTHORS?: readonly unknown[]; LAST_ID?: number; LIMIT?: number; CONVERT_TEXT?: string; GROUP_TAG?: string }
+  'im.notify.history.search': { SEARCH_TEXT?: string; SEARCH_TYPE?: string; SEARCH_TYPES?: readonly unknown[]; SEARCH_DATE?: string; SEARCH_DATE_FROM?: string; SEARCH_DATE_TO?: string; SEARCH_AUTHORS?: readonly unknown[]; LAST_ID?: NumericId; LIMIT?: number; CONVERT_TEXT?: string; GROUP_TAG?: string }
   /** Send Personal Notification. Scope: im. */
-  'im.notify.personal.add': { USER_ID: number; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
+  'im.notify.personal.add': { USER_ID: NumericId; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
   /** Read or Mark Notification as Unread. Scope: im. */
-  'im.notify.read': { ID?: number; ACTION?: string; ONLY_CURRENT?: string }
+  'im.notify.read': { ID?: NumericId; ACTION?: string; ONLY_CURRENT?: string }
   /** Read All Notifications. Scope: im. */
   'im.notify.read.all': NoParams
   /** Read the list of notifications. Scope: im. */
@@ -1696,15 +1714,15 @@ export interface V2MethodParams {
   /** Get Notification Type Schema. Scope: im. */
   'im.notify.schema.get': NoParams
   /** Send System Notification. Scope: im. */
-  'im.notify.system.add': { USER_ID: number; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
-  /** Pin a Chat at the Top of the List. Scope: im. */
-  'im.recent': { DIALOG_ID: string; PIN?: string }
+  'im.notify.system.add': { USER_ID: NumericId; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
   /** Get a Shortened List of Recent Chats. Scope: im. */
   'im.recent.get': { SKIP_OPENLINES?: string; SKIP_CHAT?: string; SKIP_DIALOG?: string; LAST_UPDATE?: string; ONLY_OPENLINES?: string; LAST_SYNC_DATE?: string }
   /** Remove Chat from the Recent List. Scope: im. */
   'im.recent.hide': { DIALOG_ID: string }
   /** Get the List of Chats. Scope: im. */
   'im.recent.list': { SKIP_OPENLINES?: string; SKIP_DIALOG?: string; SKIP_CHAT?: string; LAST_MESSAGE_DATE?: string; UNREAD_ONLY?: string; PARSE_TEXT?: string; GET_ORIGINAL_TEXT?: string; SKIP_UNDISTRIBUTED_OPENLINES?: string; ONLY_COPILOT?: string; ONLY_CHANNEL?: string; CAN_MANAGE_MESSAGES?: string; OFFSET?: number; LIMIT?: number }
+  /** Pin a Chat at the Top of the List. Scope: im. */
+  'im.recent.pin': { DIALOG_ID: string; PIN?: string }
   /** Set or Remove the "Read" Flag for the Chat. Scope: im. */
   'im.recent.unread': { DIALOG_ID: string; ACTION?: string }
   /** Get API Revisions. Scope: im. */
@@ -1713,16 +1731,16 @@ export interface V2MethodParams {
   'im.search.chat.list': { FIND?: string; FIND_LINES?: string; OFFSET?: number; LIMIT?: number }
   /** Find Departments. Scope: im. */
   'im.search.department.list': { FIND: string; USER_DATA?: string; OFFSET?: number; LIMIT?: number }
-  /** Add Entry to Search History. Scope: im. */
+  /** Add Entry to Search History. Scope: im. @deprecated No longer developed; the documentation names no replacement. */
   'im.search.last.add': { DIALOG_ID: string }
-  /** Delete Record from Search History. Scope: im. */
+  /** Delete Record from Search History. Scope: im. @deprecated No longer developed; the documentation names no replacement. */
   'im.search.last.delete': { DIALOG_ID: string }
-  /** Get Search History. Scope: im. */
+  /** Get Search History. Scope: im. @deprecated No longer developed; the documentation names no replacement. */
   'im.search.last.get': { SKIP_OPENLINES?: string; SKIP_CHAT?: string; SKIP_DIALOG?: string }
   /** Find Users. Scope: im. */
   'im.search.user.list': { FIND: string; BUSINESS?: string; OFFSET?: number; LIMIT?: number }
   /** Get User Data. Scope: im. */
-  'im.user.get': { ID?: number; AVATAR_HR?: string }
+  'im.user.get': { ID?: NumericId; AVATAR_HR?: string }
   /** Get User Data with. Scope: im. */
   'im.user.list.get': { ID: readonly unknown[]; AVATAR_HR?: string; RESULT_TYPE?: string }
   /** Get User Status. Scope: im. */
@@ -1740,131 +1758,131 @@ export interface V2MethodParams {
   /** Unsubscribing from Events. Scope: im. */
   'im.v2.Event.unsubscribe': NoParams
   /** Get a Link to Download a File. Scope: im. */
-  'im.v2.File.download': { dialogId: string; fileId: number }
+  'im.v2.File.download': { dialogId: string; fileId: NumericId }
   /** Upload File to Chat. Scope: im. */
   'im.v2.File.upload': { dialogId: string; fields: { name: string; content: string; message?: string; [k: string]: unknown } }
-  /** Register a Chat Application. Scope: imbot. */
+  /** Register a Chat Application. Scope: imbot. @deprecated No longer developed; the documentation names no replacement. */
   'imbot.app.register': { BOT_ID?: unknown; CODE?: unknown; JS_METHOD?: unknown; JS_PARAM?: unknown; ICON_FILE?: unknown; CONTEXT?: unknown; EXTRANET_SUPPORT?: unknown; LIVECHAT_SUPPORT?: unknown; IFRAME_POPUP?: unknown; LANG?: unknown; [k: string]: unknown }
-  /** Unregister Chat Application. Scope: imbot. */
+  /** Unregister Chat Application. Scope: imbot. @deprecated No longer developed; the documentation names no replacement. */
   'imbot.app.unregister': { APP_ID?: unknown }
-  /** Update Application Data in Chat. Scope: imbot. */
+  /** Update Application Data in Chat. Scope: imbot. @deprecated No longer developed; the documentation names no replacement. */
   'imbot.app.update': { APP_ID: unknown; IFRAME?: unknown; IFRAME_WIDTH?: unknown; IFRAME_HEIGHT?: unknown; JS_METHOD?: unknown; JS_PARAM?: unknown; HASH?: unknown; ICON_FILE?: unknown; CONTEXT?: unknown; EXTRANET_SUPPORT?: unknown; LIVECHAT_SUPPORT?: unknown; IFRAME_POPUP?: unknown; LANG?: unknown; [k: string]: unknown }
   /** Get the List of Chat Bots. Scope: imbot. @deprecated Use imbot.v2.Bot.list. */
   'imbot.bot.list': NoParams
   /** Create a chat on behalf of the chat bot. Scope: imbot. @deprecated Use imbot.v2.Chat.add. */
-  'imbot.chat.add': { TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; USERS?: readonly unknown[]; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.add': { TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; USERS?: readonly unknown[]; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Get Chat ID. Scope: imbot. @deprecated Use imbot.v2.Chat.get. */
   'imbot.chat.get': { ENTITY_TYPE: string; ENTITY_ID: string }
   /** Chat Bot Exit from Specified Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.leave. */
-  'imbot.chat.leave': { CHAT_ID: number; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.leave': { CHAT_ID: NumericId; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Send Typing Indicator. Scope: imbot. @deprecated Use imbot.v2.Chat.InputAction.notify. */
-  'imbot.chat.sendTyping': { BOT_ID?: number; DIALOG_ID: string; CLIENT_ID?: string }
+  'imbot.chat.sendTyping': { BOT_ID?: NumericId; DIALOG_ID: string; CLIENT_ID?: string }
   /** Assign or Revoke Chat Administrator Rights. Scope: imbot. @deprecated Use imbot.v2.Chat.Manager.add. */
-  'imbot.chat.setManager': { CHAT_ID: number; USER_ID: number; IS_MANAGER?: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.setManager': { CHAT_ID: NumericId; USER_ID: NumericId; IS_MANAGER?: string; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Change Chat Owner via. Scope: imbot. @deprecated Use imbot.v2.Chat.setOwner. */
-  'imbot.chat.setOwner': { CHAT_ID: number; USER_ID: number; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.setOwner': { CHAT_ID: NumericId; USER_ID: NumericId; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Change Chat Avatar. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
-  'imbot.chat.updateAvatar': { CHAT_ID: number; AVATAR: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.updateAvatar': { CHAT_ID: NumericId; AVATAR: string; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Change Chat Color. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
-  'imbot.chat.updateColor': { CHAT_ID: number; COLOR: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.updateColor': { CHAT_ID: NumericId; COLOR: string; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Change Chat Title. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
-  'imbot.chat.updateTitle': { CHAT_ID: number; TITLE: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.updateTitle': { CHAT_ID: NumericId; TITLE: string; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Add Participants to Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.User.add. */
-  'imbot.chat.user.add': { CHAT_ID: number; USERS: readonly unknown[]; HIDE_HISTORY?: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.user.add': { CHAT_ID: NumericId; USERS: readonly unknown[]; HIDE_HISTORY?: string; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Exclude Participants from Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.User.delete. */
-  'imbot.chat.user.delete': { CHAT_ID: number; USER_ID: number; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.user.delete': { CHAT_ID: NumericId; USER_ID: NumericId; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Get the List of Chat Participants. Scope: imbot. @deprecated Use imbot.v2.Chat.User.list. */
-  'imbot.chat.user.list': { CHAT_ID: number; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.user.list': { CHAT_ID: NumericId; BOT_ID?: NumericId; CLIENT_ID?: string }
   /** Send a response to the command. Scope: imbot. @deprecated Use imbot.v2.Command.answer. */
-  'imbot.command.answer': { COMMAND_ID: number; COMMAND: string; MESSAGE_ID: number; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; CLIENT_ID?: string }
+  'imbot.command.answer': { COMMAND_ID: NumericId; COMMAND: string; MESSAGE_ID: NumericId; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; CLIENT_ID?: string }
   /** Add the Command. Scope: imbot. @deprecated Use imbot.v2.Command.register. */
-  'imbot.command.register': { BOT_ID: number; COMMAND: string; EVENT_COMMAND_ADD: string; LANG: ReadonlyArray<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; COMMON?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; CLIENT_ID?: string }
+  'imbot.command.register': { BOT_ID: NumericId; COMMAND: string; EVENT_COMMAND_ADD: string; LANG: ReadonlyArray<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; COMMON?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; CLIENT_ID?: string }
   /** Remove the Command. Scope: imbot. @deprecated Use imbot.v2.Command.unregister. */
-  'imbot.command.unregister': { COMMAND_ID: number; CLIENT_ID?: string }
+  'imbot.command.unregister': { COMMAND_ID: NumericId; CLIENT_ID?: string }
   /** Update the. Scope: imbot. @deprecated Use imbot.v2.Command.update. */
-  'imbot.command.update': { COMMAND_ID: number; FIELDS: { COMMAND?: string; EVENT_COMMAND_ADD?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; LANG?: ReadonlyArray<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; [k: string]: unknown }; CLIENT_ID?: string }
+  'imbot.command.update': { COMMAND_ID: NumericId; FIELDS: { COMMAND?: string; EVENT_COMMAND_ADD?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; LANG?: ReadonlyArray<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; [k: string]: unknown }; CLIENT_ID?: string }
   /** Get Data About Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.get. */
   'imbot.dialog.get': { DIALOG_ID: string }
   /** Send Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.send. */
-  'imbot.message.add': { BOT_ID?: number; DIALOG_ID?: string; FROM_USER_ID?: number; TO_USER_ID?: number; MESSAGE: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; SKIP_CONNECTOR?: string; CLIENT_ID?: string }
+  'imbot.message.add': { BOT_ID?: NumericId; DIALOG_ID?: string; FROM_USER_ID?: NumericId; TO_USER_ID?: NumericId; MESSAGE: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; SKIP_CONNECTOR?: string; CLIENT_ID?: string }
   /** Delete Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.delete. */
-  'imbot.message.delete': { BOT_ID?: number; MESSAGE_ID: number; COMPLETE?: string; CLIENT_ID?: string }
+  'imbot.message.delete': { BOT_ID?: NumericId; MESSAGE_ID: NumericId; COMPLETE?: string; CLIENT_ID?: string }
   /** Set "Like" for the message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
-  'imbot.message.like': { BOT_ID?: number; MESSAGE_ID: number; ACTION?: string; CLIENT_ID?: string }
+  'imbot.message.like': { BOT_ID?: NumericId; MESSAGE_ID: NumericId; ACTION?: string; CLIENT_ID?: string }
   /** Update Sent Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.update. */
-  'imbot.message.update': { BOT_ID?: number; MESSAGE_ID: number; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; URL_PREVIEW?: string; SKIP_CONNECTOR?: string; CLIENT_ID?: string }
+  'imbot.message.update': { BOT_ID?: NumericId; MESSAGE_ID: NumericId; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; URL_PREVIEW?: string; SKIP_CONNECTOR?: string; CLIENT_ID?: string }
   /** Create a Chat-Bot. Scope: imbot. @deprecated Use imbot.v2.Bot.register. */
   'imbot.register': { CODE: string; TYPE?: string; OPENLINE?: string; EVENT_HANDLER?: string; EVENT_MESSAGE_ADD: string; EVENT_MESSAGE_UPDATE?: string; EVENT_MESSAGE_DELETE?: string; EVENT_WELCOME_MESSAGE: string; EVENT_BOT_DELETE: string; CLIENT_ID?: string; PROPERTIES: { NAME: string; LAST_NAME: string; COLOR?: string; EMAIL?: string; PERSONAL_BIRTHDAY?: string; WORK_POSITION?: string; PERSONAL_WWW?: string; PERSONAL_GENDER?: string; PERSONAL_PHOTO?: unknown; [k: string]: unknown } }
   /** Unregister Chat Bot. Scope: imbot. @deprecated Use imbot.v2.Bot.unregister. */
-  'imbot.unregister': { BOT_ID: number; CLIENT_ID?: string }
+  'imbot.unregister': { BOT_ID: NumericId; CLIENT_ID?: string }
   /** Update Chat-Bot. Scope: imbot. @deprecated Use imbot.v2.Bot.update. */
-  'imbot.update': { BOT_ID: number; FIELDS: { CODE?: string; EVENT_HANDLER?: string; EVENT_MESSAGE_ADD?: string; EVENT_MESSAGE_UPDATE?: string; EVENT_MESSAGE_DELETE?: string; EVENT_WELCOME_MESSAGE?: string; EVENT_BOT_DELETE?: string; PROPERTIES?: { NAME?: string; LAST_NAME?: string; COLOR?: string; EMAIL?: string; PERSONAL_BIRTHDAY?: string; WORK_POSITION?: string; PERSONAL_WWW?: string; PERSONAL_GENDER?: string; PERSONAL_PHOTO?: unknown; [k: string]: unknown }; [k: string]: unknown }; CLIENT_ID?: string }
+  'imbot.update': { BOT_ID: NumericId; FIELDS: { CODE?: string; EVENT_HANDLER?: string; EVENT_MESSAGE_ADD?: string; EVENT_MESSAGE_UPDATE?: string; EVENT_MESSAGE_DELETE?: string; EVENT_WELCOME_MESSAGE?: string; EVENT_BOT_DELETE?: string; PROPERTIES?: { NAME?: string; LAST_NAME?: string; COLOR?: string; EMAIL?: string; PERSONAL_BIRTHDAY?: string; WORK_POSITION?: string; PERSONAL_WWW?: string; PERSONAL_GENDER?: string; PERSONAL_PHOTO?: unknown; [k: string]: unknown }; [k: string]: unknown }; CLIENT_ID?: string }
   /** Get Information About the Bot. Scope: imbot. */
-  'imbot.v2.Bot.get': { botId?: number; code?: string; botToken?: string }
+  'imbot.v2.Bot.get': { botId?: NumericId; code?: string; botToken?: string }
   /** List of Bots in the Application. Scope: imbot. */
   'imbot.v2.Bot.list': { botToken?: string; filter?: Obj; limit?: number; offset?: number }
   /** Register the Automation rule. Scope: imbot. */
   'imbot.v2.Bot.register': { fields: { code: string; botToken?: string; properties: { name: string; lastName?: string; workPosition?: string; color?: string; gender?: string; avatar?: unknown; [k: string]: unknown }; type?: string; eventMode?: string; webhookUrl?: string; isHidden?: Flag; isReactionsEnabled?: Flag; isSupportOpenline?: Flag; backgroundId?: string; [k: string]: unknown } }
   /** Delete the bot. Scope: imbot. */
-  'imbot.v2.Bot.unregister': { botId: number; botToken?: string }
+  'imbot.v2.Bot.unregister': { botId: NumericId; botToken?: string }
   /** Update the. Scope: imbot. */
-  'imbot.v2.Bot.update': { botId: number; botToken?: string; fields: { properties?: { name?: string; lastName?: string; workPosition?: string; color?: string; gender?: string; avatar?: unknown; [k: string]: unknown }; isHidden?: Flag; isReactionsEnabled?: Flag; isSupportOpenline?: Flag; backgroundId?: string; eventMode?: string; webhookUrl?: string; botToken?: string; [k: string]: unknown } }
+  'imbot.v2.Bot.update': { botId: NumericId; botToken?: string; fields: { properties?: { name?: string; lastName?: string; workPosition?: string; color?: string; gender?: string; avatar?: unknown; [k: string]: unknown }; isHidden?: Flag; isReactionsEnabled?: Flag; isSupportOpenline?: Flag; backgroundId?: string; eventMode?: string; webhookUrl?: string; botToken?: string; [k: string]: unknown } }
   /** Send the bot action indicator. Scope: imbot. */
-  'imbot.v2.Chat.InputAction.notify': { botId: number; botToken?: string; dialogId: string; statusMessageCode?: string; duration?: number }
+  'imbot.v2.Chat.InputAction.notify': { botId: NumericId; botToken?: string; dialogId: string; statusMessageCode?: string; duration?: number }
   /** Add Chat Managers. Scope: imbot. */
-  'imbot.v2.Chat.Manager.add': { botId: number; botToken?: string; dialogId: string; userIds: readonly number[] }
+  'imbot.v2.Chat.Manager.add': { botId: NumericId; botToken?: string; dialogId: string; userIds: readonly number[] }
   /** Remove Chat Managers. Scope: imbot. */
-  'imbot.v2.Chat.Manager.delete': { botId: number; botToken?: string; dialogId: string; userIds: readonly number[] }
+  'imbot.v2.Chat.Manager.delete': { botId: NumericId; botToken?: string; dialogId: string; userIds: readonly number[] }
   /** Add Reaction to Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.Reaction.add': { botId: number; botToken?: string; messageId: number; reaction: string }
+  'imbot.v2.Chat.Message.Reaction.add': { botId: NumericId; botToken?: string; messageId: NumericId; reaction: string }
   /** Remove Reaction from Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.Reaction.delete': { botId: number; botToken?: string; messageId: number; reaction: string }
+  'imbot.v2.Chat.Message.Reaction.delete': { botId: NumericId; botToken?: string; messageId: NumericId; reaction: string }
   /** Delete Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.delete': { botId: number; botToken?: string; messageId: number; complete?: Flag }
+  'imbot.v2.Chat.Message.delete': { botId: NumericId; botToken?: string; messageId: NumericId; complete?: Flag }
   /** Get Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.get': { botId: number; botToken?: string; messageId: number }
+  'imbot.v2.Chat.Message.get': { botId: NumericId; botToken?: string; messageId: NumericId }
   /** Get Message Context with. Scope: imbot. */
-  'imbot.v2.Chat.Message.getContext': { botId: number; botToken?: string; messageId: number; range?: number }
+  'imbot.v2.Chat.Message.getContext': { botId: NumericId; botToken?: string; messageId: NumericId; range?: number }
   /** Mark Messages as Read. Scope: imbot. */
-  'imbot.v2.Chat.Message.read': { botId: number; botToken?: string; dialogId: string; messageId?: number }
+  'imbot.v2.Chat.Message.read': { botId: NumericId; botToken?: string; dialogId: string; messageId?: NumericId }
   /** Send Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.send': { botId: number; botToken?: string; dialogId: string; fields?: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; system?: Flag; urlPreview?: Flag; replyId?: number; templateId?: string; forwardIds?: Obj; [k: string]: unknown } }
+  'imbot.v2.Chat.Message.send': { botId: NumericId; botToken?: string; dialogId: string; fields?: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; system?: Flag; urlPreview?: Flag; replyId?: NumericId; templateId?: string; forwardIds?: Obj; [k: string]: unknown } }
   /** Update Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.update': { botId: number; botToken?: string; messageId: number; fields: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; urlPreview?: string; [k: string]: unknown } }
+  'imbot.v2.Chat.Message.update': { botId: NumericId; botToken?: string; messageId: NumericId; fields: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; urlPreview?: string; [k: string]: unknown } }
   /** Managing the Text Input Field. Scope: imbot. */
-  'imbot.v2.Chat.TextField.enabled': { botId: number; botToken?: string; dialogId: string; enabled?: Flag }
+  'imbot.v2.Chat.TextField.enabled': { botId: NumericId; botToken?: string; dialogId: string; enabled?: Flag }
   /** Add Participants to Chat. Scope: imbot. */
-  'imbot.v2.Chat.User.add': { botId: number; botToken?: string; dialogId: string; userIds: readonly number[] }
+  'imbot.v2.Chat.User.add': { botId: NumericId; botToken?: string; dialogId: string; userIds: readonly number[] }
   /** Remove a Participant from the Chat. Scope: imbot. */
-  'imbot.v2.Chat.User.delete': { botId: number; botToken?: string; dialogId: string; userId: number }
+  'imbot.v2.Chat.User.delete': { botId: NumericId; botToken?: string; dialogId: string; userId: NumericId }
   /** List of Chat Participants. Scope: imbot. */
-  'imbot.v2.Chat.User.list': { botId: number; botToken?: string; dialogId: string; order?: Obj; limit?: number }
+  'imbot.v2.Chat.User.list': { botId: NumericId; botToken?: string; dialogId: string; order?: Obj; limit?: number }
   /** Create a Group Chat. Scope: imbot. */
-  'imbot.v2.Chat.add': { botId: number; botToken?: string; fields?: { title?: string; description?: string; color?: string; avatar?: unknown; userIds?: readonly number[]; ownerId?: number; message?: string; [k: string]: unknown } }
+  'imbot.v2.Chat.add': { botId: NumericId; botToken?: string; fields?: { title?: string; description?: string; color?: string; avatar?: unknown; userIds?: readonly number[]; ownerId?: NumericId; message?: string; [k: string]: unknown } }
   /** Get Information About the Chat. Scope: imbot. */
-  'imbot.v2.Chat.get': { botId: number; botToken?: string; dialogId: string }
+  'imbot.v2.Chat.get': { botId: NumericId; botToken?: string; dialogId: string }
   /** Leave Chat. Scope: imbot. */
-  'imbot.v2.Chat.leave': { botId: number; botToken?: string; dialogId: string }
+  'imbot.v2.Chat.leave': { botId: NumericId; botToken?: string; dialogId: string }
   /** Assign Chat Owner. Scope: imbot. */
-  'imbot.v2.Chat.setOwner': { botId: number; botToken?: string; dialogId: string; userId: number }
+  'imbot.v2.Chat.setOwner': { botId: NumericId; botToken?: string; dialogId: string; userId: NumericId }
   /** Update Chat Properties. Scope: imbot. */
-  'imbot.v2.Chat.update': { botId: number; botToken?: string; dialogId: string; fields: { title?: string; description?: string; color?: string; avatar?: unknown; [k: string]: unknown } }
+  'imbot.v2.Chat.update': { botId: NumericId; botToken?: string; dialogId: string; fields: { title?: string; description?: string; color?: string; avatar?: unknown; [k: string]: unknown } }
   /** Responding to the Command. Scope: imbot. */
-  'imbot.v2.Command.answer': { botId: number; botToken?: string; commandId: number; messageId: number; dialogId: string; fields?: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; system?: Flag; urlPreview?: Flag; [k: string]: unknown } }
+  'imbot.v2.Command.answer': { botId: NumericId; botToken?: string; commandId: NumericId; messageId: NumericId; dialogId: string; fields?: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; system?: Flag; urlPreview?: Flag; [k: string]: unknown } }
   /** Get a List of Commands. Scope: imbot. */
-  'imbot.v2.Command.list': { botId: number; botToken?: string }
+  'imbot.v2.Command.list': { botId: NumericId; botToken?: string }
   /** Register the Team. Scope: imbot. */
-  'imbot.v2.Command.register': { botId: number; botToken?: string; fields: { command: string; title?: Obj; params?: Obj; common?: Flag; hidden?: Flag; extranetSupport?: Flag; [k: string]: unknown } }
+  'imbot.v2.Command.register': { botId: NumericId; botToken?: string; fields: { command: string; title?: Obj; params?: Obj; common?: Flag; hidden?: Flag; extranetSupport?: Flag; [k: string]: unknown } }
   /** Remove the Command. Scope: imbot. */
-  'imbot.v2.Command.unregister': { botId: number; botToken?: string; commandId: number }
+  'imbot.v2.Command.unregister': { botId: NumericId; botToken?: string; commandId: NumericId }
   /** Update the Team. Scope: imbot. */
-  'imbot.v2.Command.update': { botId: number; botToken?: string; commandId: number; fields: { command?: string; title?: Obj; params?: Obj; common?: Flag; hidden?: Flag; extranetSupport?: Flag; [k: string]: unknown } }
+  'imbot.v2.Command.update': { botId: NumericId; botToken?: string; commandId: NumericId; fields: { command?: string; title?: Obj; params?: Obj; common?: Flag; hidden?: Flag; extranetSupport?: Flag; [k: string]: unknown } }
   /** Get Events from. Scope: imbot. */
-  'imbot.v2.Event.get': { botId: number; botToken?: string; offset?: number; limit?: number; withUserEvents?: Flag }
+  'imbot.v2.Event.get': { botId: NumericId; botToken?: string; offset?: number; limit?: number; withUserEvents?: Flag }
   /** Get a Link to Download the File. Scope: imbot. */
-  'imbot.v2.File.download': { botId: number; botToken?: string; fileId: number }
+  'imbot.v2.File.download': { botId: NumericId; botToken?: string; fileId: NumericId }
   /** Upload File to Chat. Scope: imbot. */
-  'imbot.v2.File.upload': { botId: number; botToken?: string; dialogId: string; fields: { name: string; content: string; message?: string; [k: string]: unknown } }
+  'imbot.v2.File.upload': { botId: NumericId; botToken?: string; dialogId: string; fields: { name: string; content: string; message?: string; [k: string]: unknown } }
   /** Get API revisions. Scope: imbot. */
   'imbot.v2.Revision.get': NoParams
   /** Activate Connector. Scope: imopenlines. */
@@ -1880,195 +1898,197 @@ export interface V2MethodParams {
   /** Register the Connector. Scope: imopenlines. */
   'imconnector.register': { ID: string; NAME: string; ICON: { DATA_IMAGE: string; COLOR?: string; SIZE?: string; POSITION?: string; [k: string]: unknown }; PLACEMENT_HANDLER: string; ICON_DISABLED?: { DATA_IMAGE?: string; COLOR?: string; SIZE?: string; POSITION?: string; [k: string]: unknown }; DEL_EXTERNAL_MESSAGES?: Flag; EDIT_INTERNAL_MESSAGES?: Flag; DEL_INTERNAL_MESSAGES?: Flag; NEWSLETTER?: Flag; NEED_SYSTEM_MESSAGES?: Flag; NEED_SIGNATURE?: Flag; CHAT_GROUP?: Flag }
   /** Send Messages to Bitrix24. Scope: imopenlines. */
-  'imconnector.send.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: readonly unknown[]; disable_crm?: string; user_id?: number; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.send.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: readonly unknown[]; disable_crm?: string; user_id?: NumericId; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Update Status "Delivered". Scope: imopenlines. */
-  'imconnector.send.status.delivery': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ im?: { chat_id?: number; message_id?: number; [k: string]: unknown }; message?: { id?: readonly unknown[]; date?: number; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.send.status.delivery': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ im?: { chat_id?: NumericId; message_id?: NumericId; [k: string]: unknown }; message?: { id?: readonly unknown[]; date?: number; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Update Status to "Read". Scope: imopenlines. */
-  'imconnector.send.status.reading': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ im?: { chat_id?: number; message_id?: number; [k: string]: unknown }; message?: { id?: readonly unknown[]; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.send.status.reading': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ im?: { chat_id?: NumericId; message_id?: NumericId; [k: string]: unknown }; message?: { id?: readonly unknown[]; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Get the Status of the Connector. Scope: imopenlines. */
   'imconnector.status': { CONNECTOR: string; LINE?: number }
   /** Unregister the Connector. Scope: imopenlines. */
   'imconnector.unregister': { ID: string }
   /** Update Sent Messages with. Scope: imopenlines. */
-  'imconnector.update.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: readonly unknown[]; disable_crm?: string; user_id?: number; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.update.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: readonly unknown[]; disable_crm?: string; user_id?: NumericId; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Finish Dialog. Scope: imopenlines, imbot. */
-  'imopenlines.bot.session.finish': { CHAT_ID: number; CLIENT_ID?: string }
+  'imopenlines.bot.session.finish': { CHAT_ID: NumericId; CLIENT_ID?: string }
   /** Send an Automatic Message in the Dialog. Scope: imopenlines, imbot. */
-  'imopenlines.bot.session.message.send': { CHAT_ID: number; NAME?: string; MESSAGE?: string }
+  'imopenlines.bot.session.message.send': { CHAT_ID: NumericId; NAME?: string; MESSAGE?: string }
   /** Switch Dialog to Free Operator. Scope: imopenlines, imbot. */
-  'imopenlines.bot.session.operator': { CHAT_ID: number }
+  'imopenlines.bot.session.operator': { CHAT_ID: NumericId }
   /** Transfer a Dialogue to an Operator or Queue using. Scope: imopenlines, imbot. */
-  'imopenlines.bot.session.transfer': { CHAT_ID: number; USER_ID?: number; QUEUE_ID?: number; TRANSFER_ID?: string; LEAVE?: Flag; CLIENT_ID?: string }
+  'imopenlines.bot.session.transfer': { CHAT_ID: NumericId; USER_ID?: NumericId; QUEUE_ID?: NumericId; TRANSFER_ID?: string; LEAVE?: Flag; CLIENT_ID?: string }
   /** Add Open Channel. Scope: imopenlines. */
-  'imopenlines.config.add': { PARAMS?: { LINE_NAME?: string; ACTIVE?: 'Y' | 'N'; QUEUE?: readonly unknown[]; QUEUE_TYPE?: string; QUEUE_TIME?: number; NO_ANSWER_TIME?: number; WELCOME_MESSAGE?: 'Y' | 'N'; WELCOME_MESSAGE_TEXT?: string; WORKTIME_ENABLE?: 'Y' | 'N'; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; CRM?: 'Y' | 'N'; CRM_CREATE?: string; VOTE_MESSAGE?: 'Y' | 'N'; LANGUAGE_ID?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: 'Y' | 'N'; CRM_CHAT_TRACKER?: 'Y' | 'N'; CRM_FORWARD?: 'Y' | 'N'; CRM_TRANSFER_CHANGE?: 'Y' | 'N'; CRM_SOURCE?: string; MAX_CHAT?: number; TYPE_MAX_CHAT?: string; CATEGORY_ENABLE?: 'Y' | 'N'; CATEGORY_ID?: number; SESSION_PRIORITY?: number; WELCOME_BOT_ENABLE?: 'Y' | 'N'; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: number; WELCOME_BOT_TIME?: number; WELCOME_BOT_LEFT?: string; CHECK_AVAILABLE?: 'Y' | 'N'; WATCH_TYPING?: 'Y' | 'N'; SEND_WELCOME_EACH_SESSION?: 'Y' | 'N'; OPERATOR_DATA?: string; DEFAULT_OPERATOR_DATA?: Obj; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: number; NO_ANSWER_BOT_ID?: number; NO_ANSWER_TEXT?: string; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_HOLIDAYS?: string; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: number; WORKTIME_DAYOFF_BOT_ID?: number; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: number; CLOSE_BOT_ID?: number; CLOSE_TEXT?: string; VOTE_TIME_LIMIT?: number; VOTE_CLOSING_DELAY?: 'Y' | 'N'; VOTE_BEFORE_FINISH?: 'Y' | 'N'; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AUTO_CLOSE_RULE?: string; FULL_CLOSE_TIME?: number; AUTO_CLOSE_TIME?: number; AUTO_CLOSE_FORM_ID?: number; AUTO_CLOSE_BOT_ID?: number; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: number; TEMPORARY?: 'Y' | 'N'; QUICK_ANSWERS_IBLOCK_ID?: number; KPI_FIRST_ANSWER_TIME?: number; KPI_FIRST_ANSWER_ALERT?: 'Y' | 'N'; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: number; KPI_FURTHER_ANSWER_ALERT?: 'Y' | 'N'; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: 'Y' | 'N'; USE_WELCOME_FORM?: 'Y' | 'N'; WELCOME_FORM_ID?: number; WELCOME_FORM_DELAY?: 'Y' | 'N'; CONFIRM_CLOSE?: 'Y' | 'N'; IGNORE_WELCOME_FORM_RESPONSIBLE?: 'Y' | 'N'; [k: string]: unknown } }
+  'imopenlines.config.add': { PARAMS?: { LINE_NAME?: string; ACTIVE?: 'Y' | 'N'; QUEUE?: readonly unknown[]; QUEUE_TYPE?: string; QUEUE_TIME?: number; NO_ANSWER_TIME?: number; WELCOME_MESSAGE?: 'Y' | 'N'; WELCOME_MESSAGE_TEXT?: string; WORKTIME_ENABLE?: 'Y' | 'N'; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; CRM?: 'Y' | 'N'; CRM_CREATE?: string; VOTE_MESSAGE?: 'Y' | 'N'; LANGUAGE_ID?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: 'Y' | 'N'; CRM_CHAT_TRACKER?: 'Y' | 'N'; CRM_FORWARD?: 'Y' | 'N'; CRM_TRANSFER_CHANGE?: 'Y' | 'N'; CRM_SOURCE?: string; MAX_CHAT?: number; TYPE_MAX_CHAT?: string; CATEGORY_ENABLE?: 'Y' | 'N'; CATEGORY_ID?: NumericId; SESSION_PRIORITY?: number; WELCOME_BOT_ENABLE?: 'Y' | 'N'; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: NumericId; WELCOME_BOT_TIME?: number; WELCOME_BOT_LEFT?: string; CHECK_AVAILABLE?: 'Y' | 'N'; WATCH_TYPING?: 'Y' | 'N'; SEND_WELCOME_EACH_SESSION?: 'Y' | 'N'; OPERATOR_DATA?: string; DEFAULT_OPERATOR_DATA?: Obj; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: NumericId; NO_ANSWER_BOT_ID?: NumericId; NO_ANSWER_TEXT?: string; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_HOLIDAYS?: string; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: NumericId; WORKTIME_DAYOFF_BOT_ID?: NumericId; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: NumericId; CLOSE_BOT_ID?: NumericId; CLOSE_TEXT?: string; VOTE_TIME_LIMIT?: number; VOTE_CLOSING_DELAY?: 'Y' | 'N'; VOTE_BEFORE_FINISH?: 'Y' | 'N'; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AUTO_CLOSE_RULE?: string; FULL_CLOSE_TIME?: number; AUTO_CLOSE_TIME?: number; AUTO_CLOSE_FORM_ID?: NumericId; AUTO_CLOSE_BOT_ID?: NumericId; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: number; TEMPORARY?: 'Y' | 'N'; QUICK_ANSWERS_IBLOCK_ID?: NumericId; KPI_FIRST_ANSWER_TIME?: number; KPI_FIRST_ANSWER_ALERT?: 'Y' | 'N'; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: number; KPI_FURTHER_ANSWER_ALERT?: 'Y' | 'N'; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: 'Y' | 'N'; USE_WELCOME_FORM?: 'Y' | 'N'; WELCOME_FORM_ID?: NumericId; WELCOME_FORM_DELAY?: 'Y' | 'N'; CONFIRM_CLOSE?: 'Y' | 'N'; IGNORE_WELCOME_FORM_RESPONSIBLE?: 'Y' | 'N'; [k: string]: unknown } }
   /** Delete Open Channel. Scope: imopenlines. */
-  'imopenlines.config.delete': { CONFIG_ID: number }
+  'imopenlines.config.delete': { CONFIG_ID: NumericId }
   /** Get Open Line by ID. Scope: imopenlines. */
-  'imopenlines.config.get': { CONFIG_ID: number; WITH_QUEUE?: 'Y' | 'N'; SHOW_OFFLINE?: 'Y' | 'N' }
+  'imopenlines.config.get': { CONFIG_ID: NumericId; WITH_QUEUE?: 'Y' | 'N'; SHOW_OFFLINE?: 'Y' | 'N' }
   /** Get the List of Open Channels. Scope: imopenlines. */
   'imopenlines.config.list.get': { PARAMS?: { select?: ReadonlyArray<{ ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: readonly unknown[]; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: readonly unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: ReadonlyArray<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: readonly unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }>; order?: { ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: readonly unknown[]; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: readonly unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: ReadonlyArray<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: readonly unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }; filter?: { ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: readonly unknown[]; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: readonly unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: ReadonlyArray<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: readonly unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }; limit?: number; offset?: number; [k: string]: unknown }; OPTIONS?: { QUEUE?: 'Y' | 'N'; CONFIG_QUEUE?: 'Y' | 'N'; CHECK_PERMISSION?: string; [k: string]: unknown } }
   /** Get Link to Public Page of Open Channels. Scope: imopenlines. */
   'imopenlines.config.path.get': NoParams
   /** Update Open Channel. Scope: imopenlines. */
-  'imopenlines.config.update': { CONFIG_ID: number; PARAMS?: Obj }
+  'imopenlines.config.update': { CONFIG_ID: NumericId; PARAMS?: Obj }
   /** Get Chats for CRM Object. Scope: imopenlines. */
   'imopenlines.crm.chat.get': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; ACTIVE_ONLY?: 'Y' | 'N' }
   /** Get the Identifier of the Last Chat. Scope: imopenlines. */
   'imopenlines.crm.chat.getLastId': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number }
   /** Add User to Existing Chat. Scope: imopenlines. */
-  'imopenlines.crm.chat.user.add': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; USER_ID: number; CHAT_ID?: number }
+  'imopenlines.crm.chat.user.add': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; USER_ID: NumericId; CHAT_ID?: NumericId }
   /** Remove User from Chat. Scope: imopenlines. */
-  'imopenlines.crm.chat.user.delete': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; USER_ID: number; CHAT_ID?: number }
+  'imopenlines.crm.chat.user.delete': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; USER_ID: NumericId; CHAT_ID?: NumericId }
   /** Create a Lead Based on the Dialogue. Scope: imopenlines. */
-  'imopenlines.crm.lead.create': { CHAT_ID: number }
+  'imopenlines.crm.lead.create': { CHAT_ID: NumericId }
   /** Send a Message to Open Channel. Scope: imopenlines. */
-  'imopenlines.crm.message.add': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; USER_ID: number; CHAT_ID: number; MESSAGE: string }
+  'imopenlines.crm.message.add': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; USER_ID: NumericId; CHAT_ID: NumericId; MESSAGE: string }
   /** Get Information About the Operator's Dialog. Scope: imopenlines. */
-  'imopenlines.dialog.get': { CHAT_ID?: number; DIALOG_ID?: string; SESSION_ID?: number; USER_CODE?: string }
+  'imopenlines.dialog.get': { CHAT_ID?: NumericId; DIALOG_ID?: string; SESSION_ID?: NumericId; USER_CODE?: string }
   /** Save Message as Quick Answer. Scope: imopenlines. */
-  'imopenlines.message.quick.save': { CHAT_ID: number; MESSAGE_ID: number }
+  'imopenlines.message.quick.save': { CHAT_ID: NumericId; MESSAGE_ID: NumericId }
   /** Start a New Dialogue Based on the Message. Scope: imopenlines. */
-  'imopenlines.message.session.start': { CHAT_ID: number; MESSAGE_ID: number }
+  'imopenlines.message.session.start': { CHAT_ID: NumericId; MESSAGE_ID: NumericId }
   /** Connect an External Open Channel to the Account. Scope: imopenlines. */
   'imopenlines.network.join': { CODE: string }
   /** Send a message to a user on behalf of the Open Channel. Scope: imopenlines. */
-  'imopenlines.network.message.add': { CODE: string; USER_ID: number; MESSAGE: string; ATTACH?: Obj; KEYBOARD?: Obj; URL_PREVIEW?: 'Y' | 'N' }
+  'imopenlines.network.message.add': { CODE: string; USER_ID: NumericId; MESSAGE: string; ATTACH?: Obj; KEYBOARD?: Obj; URL_PREVIEW?: 'Y' | 'N' }
   /** Finish Another Operator's Dialog. Scope: imopenlines. */
-  'imopenlines.operator.another.finish': { CHAT_ID: number }
+  'imopenlines.operator.another.finish': { CHAT_ID: NumericId }
   /** Take the dialog for yourself. Scope: imopenlines. */
-  'imopenlines.operator.answer': { CHAT_ID: number }
+  'imopenlines.operator.answer': { CHAT_ID: NumericId }
   /** Finish Your Dialogue. Scope: imopenlines. */
-  'imopenlines.operator.finish': { CHAT_ID: number }
+  'imopenlines.operator.finish': { CHAT_ID: NumericId }
   /** Skip Dialog. Scope: imopenlines. */
-  'imopenlines.operator.skip': { CHAT_ID: number }
+  'imopenlines.operator.skip': { CHAT_ID: NumericId }
   /** Mark a conversation as "spam". Scope: imopenlines. */
-  'imopenlines.operator.spam': { CHAT_ID: number }
+  'imopenlines.operator.spam': { CHAT_ID: NumericId }
   /** Transfer a dialog to another operator or to another line. Scope: imopenlines. */
-  'imopenlines.operator.transfer': { CHAT_ID: number; TRANSFER_ID?: string; USER_ID?: number; QUEUE_ID?: number }
+  'imopenlines.operator.transfer': { CHAT_ID: NumericId; TRANSFER_ID?: string; USER_ID?: NumericId; QUEUE_ID?: NumericId }
   /** Get Information About API Revisions. Scope: imopenlines. */
   'imopenlines.revision.get': NoParams
   /** Rate Employee Performance in the Dialog. Scope: imopenlines. */
-  'imopenlines.session.head.vote': { SESSION_ID: number; RATING?: number; COMMENT?: string }
+  'imopenlines.session.head.vote': { SESSION_ID: NumericId; RATING?: number; COMMENT?: string }
   /** Get Message History of the Dialogue. Scope: imopenlines. */
-  'imopenlines.session.history.get': { SESSION_ID?: number; CHAT_ID?: number }
+  'imopenlines.session.history.get': { SESSION_ID?: NumericId; CHAT_ID?: NumericId }
   /** Take Over the Dialogue from the Current Operator. Scope: imopenlines. */
-  'imopenlines.session.intercept': { CHAT_ID: number }
+  'imopenlines.session.intercept': { CHAT_ID: NumericId }
   /** Join the Dialogue. Scope: imopenlines. */
-  'imopenlines.session.join': { CHAT_ID: number }
+  'imopenlines.session.join': { CHAT_ID: NumericId }
   /** Pin or Unpin a Dialog. Scope: imopenlines. */
-  'imopenlines.session.mode.pin': { CHAT_ID: number; ACTIVATE?: string }
+  'imopenlines.session.mode.pin': { CHAT_ID: NumericId; ACTIVATE?: string }
   /** Pin All Available Dialogs to the Operator. Scope: imopenlines. */
   'imopenlines.session.mode.pinAll': NoParams
   /** Switch the dialog to silent mode. Scope: imopenlines. @deprecated No longer developed; the documentation names no replacement. */
-  'imopenlines.session.mode.silent': { CHAT_ID: number; ACTIVATE?: string }
+  'imopenlines.session.mode.silent': { CHAT_ID: NumericId; ACTIVATE?: string }
   /** Unpin All Operator Dialogs. Scope: imopenlines. */
   'imopenlines.session.mode.unpinAll': NoParams
   /** Get Chat by User Code. Scope: imopenlines. */
   'imopenlines.session.open': { USER_CODE: string }
   /** Start a New Dialogue. Scope: imopenlines. */
-  'imopenlines.session.start': { CHAT_ID: number }
+  'imopenlines.session.start': { CHAT_ID: NumericId }
   /** Add Card to Block. Scope: landing. */
-  'landing.block.addcard': { scope?: string; lid: number; block: number; selector: string; content: string; preventHistory?: Flag }
+  'landing.block.addcard': { scope?: string; lid: NumericId; block: number; selector: string; content: string; preventHistory?: Flag }
   /** Change the Anchor of the Block. Scope: landing. */
-  'landing.block.changeAnchor': { scope?: string; lid: number; block: number; data: string; preventHistory?: Flag }
+  'landing.block.changeAnchor': { scope?: string; lid: NumericId; block: number; data: string; preventHistory?: Flag }
   /** Change HTML Tag of a Block Element. Scope: landing. */
-  'landing.block.changeNodeName': { scope?: string; lid: number; block: number; data: Obj; preventHistory?: Flag }
+  'landing.block.changeNodeName': { scope?: string; lid: NumericId; block: number; data: Obj; preventHistory?: Flag }
   /** Clone Card of Block. Scope: landing. */
-  'landing.block.clonecard': { scope?: string; lid: number; block: number; selector: string; preventHistory?: Flag }
+  'landing.block.clonecard': { scope?: string; lid: NumericId; block: number; selector: string; preventHistory?: Flag }
   /** Get Block Content from Repository. Scope: landing. */
   'landing.block.getContentFromRepository': { code: string }
   /** Get Block by ID. Scope: landing. */
   'landing.block.getbyid': { scope?: string; block: number; params?: { edit_mode?: Flag; deleted?: Flag; get_content?: Flag; [k: string]: unknown } }
   /** Get Content of Block. Scope: landing. */
-  'landing.block.getcontent': { scope?: string; lid: number; block: number; editMode?: Flag; params?: { wrapper_show?: Flag; force_unactive?: Flag; [k: string]: unknown } }
+  'landing.block.getcontent': { scope?: string; lid: NumericId; block: number; editMode?: Flag; params?: { wrapper_show?: Flag; force_unactive?: Flag; [k: string]: unknown } }
   /** Get the List of Page Blocks. Scope: landing. */
-  'landing.block.getlist': { scope?: string; lid: number; params?: { edit_mode?: Flag; deleted?: Flag; get_content?: Flag; [k: string]: unknown } }
+  'landing.block.getlist': { scope?: string; lid: NumericId; params?: { edit_mode?: Flag; deleted?: Flag; get_content?: Flag; [k: string]: unknown } }
   /** Get the Manifest of the Method. Scope: landing. */
-  'landing.block.getmanifest': { scope?: string; lid: number; block: number; params?: { edit_mode?: Flag; [k: string]: unknown } }
+  'landing.block.getmanifest': { scope?: string; lid: NumericId; block: number; params?: { edit_mode?: Flag; [k: string]: unknown } }
   /** Get the Manifest File of the Block. Scope: landing. */
   'landing.block.getmanifestfile': { code: string }
   /** Get a List of Blocks from the Repository. Scope: landing. */
   'landing.block.getrepository': { section?: string; scope?: string }
   /** Remove Card from Block. Scope: landing. */
-  'landing.block.removecard': { scope?: string; lid: number; block: number; selector: string; preventHistory?: Flag }
+  'landing.block.removecard': { scope?: string; lid: NumericId; block: number; selector: string; preventHistory?: Flag }
   /** Update Cards in. Scope: landing. */
-  'landing.block.updateCards': { scope?: string; lid: number; block: number; data: Obj }
+  'landing.block.updateCards': { scope?: string; lid: NumericId; block: number; data: Obj }
   /** Update Styles for. Scope: landing. */
-  'landing.block.updateStyles': { scope?: string; lid: number; block: number; data: { classList?: readonly unknown[]; affect?: readonly unknown[]; style?: Obj; [k: string]: unknown }; preventHistory?: Flag }
+  'landing.block.updateStyles': { scope?: string; lid: NumericId; block: number; data: { classList?: readonly unknown[]; affect?: readonly unknown[]; style?: Obj; [k: string]: unknown }; preventHistory?: Flag }
   /** Change Attributes of Block Elements. Scope: landing. */
-  'landing.block.updateattrs': { scope?: string; lid: number; block: number; data: Obj }
+  'landing.block.updateattrs': { scope?: string; lid: NumericId; block: number; data: Obj }
   /** Update Content of the Block. Scope: landing. */
-  'landing.block.updatecontent': { scope?: string; lid: number; block: number; content: string; designed?: Flag; preventHistory?: Flag }
+  'landing.block.updatecontent': { scope?: string; lid: NumericId; block: number; content: string; designed?: Flag; preventHistory?: Flag }
   /** Update Nodes of the Block. Scope: landing. */
-  'landing.block.updatenodes': { scope?: string; lid: number; block: number; data: Obj; additional?: { appendMenu?: Flag; [k: string]: unknown }; preventHistory?: Flag }
+  'landing.block.updatenodes': { scope?: string; lid: NumericId; block: number; data: Obj; additional?: { appendMenu?: Flag; [k: string]: unknown }; preventHistory?: Flag }
   /** Upload and Attach an Image to the Block. Scope: landing. */
   'landing.block.uploadfile': { scope?: string; block: number; picture: string; ext?: string; params?: { width?: number; height?: number; resize_type?: number; [k: string]: unknown }; temp?: Flag }
   /** Get a List of Registered Templates. Scope: landing. */
-  'landing.demos.getList': { params?: { select?: ReadonlyArray<{ ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; filter?: { ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; order?: { ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; group?: ReadonlyArray<{ ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; limit?: number; offset?: number; [k: string]: unknown } }
+  'landing.demos.getList': { params?: { select?: ReadonlyArray<{ ID?: NumericId; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: NumericId; MODIFIED_BY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; filter?: { ID?: NumericId; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: NumericId; MODIFIED_BY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; order?: { ID?: NumericId; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: NumericId; MODIFIED_BY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; group?: ReadonlyArray<{ ID?: NumericId; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: NumericId; MODIFIED_BY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; limit?: number; offset?: number; [k: string]: unknown } }
   /** Get a List of Templates for Creating Pages. Scope: landing. */
-  'landing.demos.getPageList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: readonly string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: readonly string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: readonly string[]; description?: string; active?: Flag; publication?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; section?: readonly string[]; parent?: string; disable_import?: string; is_webform_page?: string; fields?: Obj; items?: readonly unknown[]; layout?: readonly unknown[]; folders?: readonly unknown[]; syspages?: readonly unknown[]; master_pages?: readonly unknown[]; version?: number; old_id?: number; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
+  'landing.demos.getPageList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: readonly string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: readonly string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: readonly string[]; description?: string; active?: Flag; publication?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; section?: readonly string[]; parent?: string; disable_import?: string; is_webform_page?: string; fields?: Obj; items?: readonly unknown[]; layout?: readonly unknown[]; folders?: readonly unknown[]; syspages?: readonly unknown[]; master_pages?: readonly unknown[]; version?: number; old_id?: NumericId; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
   /** Get a List of Templates for Creating Websites. Scope: landing. */
-  'landing.demos.getSiteList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: readonly string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: readonly string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: readonly string[]; description?: string; active?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; fields?: Obj; items?: readonly unknown[]; layout?: readonly unknown[]; folders?: readonly unknown[]; syspages?: readonly unknown[]; master_pages?: readonly unknown[]; version?: number; old_id?: number; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
+  'landing.demos.getSiteList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: readonly string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: readonly string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: readonly string[]; description?: string; active?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; fields?: Obj; items?: readonly unknown[]; layout?: readonly unknown[]; folders?: readonly unknown[]; syspages?: readonly unknown[]; master_pages?: readonly unknown[]; version?: number; old_id?: NumericId; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
   /** Register a Template in the Site Creation Wizard. Scope: landing. */
-  'landing.demos.register': { data: { charset?: string; code: string; site_code?: string; name?: string; description?: string; type?: string; tpl_type?: string; fields?: Obj; folders?: readonly unknown[]; items?: { old_id?: string; code: string; name?: string; description?: string; type?: string; tpl_type?: string; version?: number; fields?: Obj; layout?: readonly unknown[]; items?: { code?: string; access?: string; anchor?: string; old_id?: number; cards?: Obj; nodes?: Obj; style?: Obj; attrs?: Obj; [k: string]: unknown }; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; [k: string]: unknown }; layout?: readonly unknown[]; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; syspages?: readonly unknown[]; version?: number; [k: string]: unknown }; params?: { site_template_id?: string; lang?: Obj; lang_original?: string; [k: string]: unknown } }
+  'landing.demos.register': { data: { charset?: string; code: string; site_code?: string; name?: string; description?: string; type?: string; tpl_type?: string; fields?: Obj; folders?: readonly unknown[]; items?: { old_id?: string; code: string; name?: string; description?: string; type?: string; tpl_type?: string; version?: number; fields?: Obj; layout?: readonly unknown[]; items?: { code?: string; access?: string; anchor?: string; old_id?: NumericId; cards?: Obj; nodes?: Obj; style?: Obj; attrs?: Obj; [k: string]: unknown }; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; [k: string]: unknown }; layout?: readonly unknown[]; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; syspages?: readonly unknown[]; version?: number; [k: string]: unknown }; params?: { site_template_id?: string; lang?: Obj; lang_original?: string; [k: string]: unknown } }
   /** Delete Registered Template. Scope: landing. */
   'landing.demos.unregister': { code: string }
   /** Add Page or Folder. Scope: landing. */
-  'landing.landing.add': { scope?: string; fields: { TITLE: string; SITE_ID: number; CODE?: string; DESCRIPTION?: string; XML_ID?: string; SITEMAP?: string; FOLDER?: string; FOLDER_ID?: number; TPL_ID?: number; ADDITIONAL_FIELDS?: Obj; BLOCK_ID?: number; MENU_CODE?: string; [k: string]: unknown } }
+  'landing.landing.add': { scope?: string; fields: { TITLE: string; SITE_ID: NumericId; CODE?: string; DESCRIPTION?: string; XML_ID?: string; SITEMAP?: string; FOLDER?: string; FOLDER_ID?: NumericId; TPL_ID?: NumericId; ADDITIONAL_FIELDS?: Obj; BLOCK_ID?: NumericId; MENU_CODE?: string; [k: string]: unknown } }
   /** Add Page by Template. Scope: landing. */
-  'landing.landing.addByTemplate': { scope?: string; siteId: number; code: string; fields?: { TITLE?: string; DESCRIPTION?: string; ID?: number; FOLDER_ID?: number; SITE_TYPE?: string; PREPARE_BLOCKS?: Flag; PREPARE_BLOCKS_DATA?: { ACTION?: string; PARAMS?: Obj; [k: string]: unknown }; ADD_IN_MENU?: string; BLOCK_ID?: number; MENU_CODE?: string; [k: string]: unknown } }
+  'landing.landing.addByTemplate': { scope?: string; siteId: NumericId; code: string; fields?: { TITLE?: string; DESCRIPTION?: string; ID?: NumericId; FOLDER_ID?: NumericId; SITE_TYPE?: string; PREPARE_BLOCKS?: Flag; PREPARE_BLOCKS_DATA?: { ACTION?: string; PARAMS?: Obj; [k: string]: unknown }; ADD_IN_MENU?: string; BLOCK_ID?: NumericId; MENU_CODE?: string; [k: string]: unknown } }
   /** Add Block to Page. Scope: landing. */
-  'landing.landing.addblock': { scope?: string; lid: number; fields: { CODE: string; AFTER_ID?: number; ACTIVE?: string; CONTENT?: string; RETURN_CONTENT?: string; [k: string]: unknown }; preventHistory?: Flag }
+  'landing.landing.addblock': { scope?: string; lid: NumericId; fields: { CODE: string; AFTER_ID?: NumericId; ACTIVE?: string; CONTENT?: string; RETURN_CONTENT?: string; [k: string]: unknown }; preventHistory?: Flag }
   /** Copy Page. Scope: landing. */
-  'landing.landing.copy': { scope?: string; lid: number; toSiteId?: number; toFolderId?: number; skipSystem?: Flag }
+  'landing.landing.copy': { scope?: string; lid: NumericId; toSiteId?: NumericId; toFolderId?: NumericId; skipSystem?: Flag }
   /** Copy Block to Page. Scope: landing. */
-  'landing.landing.copyblock': { scope?: string; lid: number; block: number; params?: { AFTER_ID?: number; RETURN_CONTENT?: string; [k: string]: unknown } }
+  'landing.landing.copyblock': { scope?: string; lid: NumericId; block: number; params?: { AFTER_ID?: NumericId; RETURN_CONTENT?: string; [k: string]: unknown } }
   /** Delete Page. Scope: landing. */
-  'landing.landing.delete': { scope?: string; lid: number }
+  'landing.landing.delete': { scope?: string; lid: NumericId }
   /** Delete Block from Page. Scope: landing. */
-  'landing.landing.deleteblock': { scope?: string; lid: number; block: number }
+  'landing.landing.deleteblock': { scope?: string; lid: NumericId; block: number }
   /** Move Block Down. Scope: landing. */
-  'landing.landing.downblock': { scope?: string; lid: number; block: number; preventHistory?: Flag }
+  'landing.landing.downblock': { scope?: string; lid: NumericId; block: number; preventHistory?: Flag }
   /** Save to the list of blocks. Scope: landing. */
-  'landing.landing.favoriteBlock': { scope?: string; lid: number; block: number; meta?: { name?: string; section?: readonly unknown[]; preview?: number; tpl_code?: string; [k: string]: unknown } }
+  'landing.landing.favoriteBlock': { scope?: string; lid: NumericId; block: number; meta?: { name?: string; section?: readonly unknown[]; preview?: number; tpl_code?: string; [k: string]: unknown } }
   /** Get a List of Pages. Scope: landing. */
   'landing.landing.getList': { scope?: string; params?: { select?: readonly string[]; filter?: Obj; order?: Obj; group?: readonly unknown[]; limit?: number; offset?: number; get_preview?: Flag; get_urls?: Flag; check_area?: Flag; [k: string]: unknown } }
   /** Get Additional Fields of the Page. Scope: landing. */
-  'landing.landing.getadditionalfields': { scope?: string; lid: number }
+  'landing.landing.getadditionalfields': { scope?: string; lid: NumericId }
   /** Get the URL of the Preview for. Scope: landing. */
-  'landing.landing.getpreview': { scope?: string; lid: number }
+  'landing.landing.getpreview': { scope?: string; lid: NumericId }
   /** Get Public URL of the Page. Scope: landing. */
-  'landing.landing.getpublicurl': { scope?: string; lid: number }
+  'landing.landing.getpublicurl': { scope?: string; lid: NumericId }
   /** Hide Block on Page. Scope: landing. */
-  'landing.landing.hideblock': { scope?: string; lid: number; block: number }
+  'landing.landing.hideblock': { scope?: string; lid: NumericId; block: number }
   /** Mark Page as Deleted. Scope: landing. */
-  'landing.landing.markDelete': { scope?: string; lid: number; mark?: Flag }
+  'landing.landing.markDelete': { scope?: string; lid: NumericId; mark?: Flag }
   /** Restore Page from Recycle Bin. Scope: landing. */
-  'landing.landing.markUnDelete': { lid: number }
+  'landing.landing.markUnDelete': { lid: NumericId }
   /** Mark a Block as Deleted. Scope: landing. */
-  'landing.landing.markdeletedblock': { scope?: string; lid: number; block: number; mark?: Flag; preventHistory?: Flag }
+  'landing.landing.markdeletedblock': { scope?: string; lid: NumericId; block: number; mark?: Flag; preventHistory?: Flag }
   /** Remove the deletion mark from the block. Scope: landing. */
-  'landing.landing.markundeletedblock': { scope?: string; lid: number; block: number; preventHistory?: Flag }
+  'landing.landing.markundeletedblock': { scope?: string; lid: NumericId; block: number; preventHistory?: Flag }
   /** Move Page. Scope: landing. */
-  'landing.landing.move': { scope?: string; lid: number; toSiteId?: number; toFolderId?: number }
+  'landing.landing.move': { scope?: string; lid: NumericId; toSiteId?: NumericId; toFolderId?: NumericId }
   /** Move Block to Page. Scope: landing. */
-  'landing.landing.moveblock': { scope?: string; lid: number; block: number; params?: { AFTER_ID?: number; RETURN_CONTENT?: string; [k: string]: unknown } }
+  'landing.landing.moveblock': { scope?: string; lid: NumericId; block: number; params?: { AFTER_ID?: NumericId; RETURN_CONTENT?: string; [k: string]: unknown } }
   /** Publish the page. Scope: landing. */
-  'landing.landing.publication': { scope?: string; lid: number }
+  'landing.landing.publication': { scope?: string; lid: NumericId }
   /** Remove Blocks and Clear Image File Bindings on Page. Scope: landing. */
-  'landing.landing.removeEntities': { scope?: string; lid: number; data: { blocks?: readonly number[]; images?: ReadonlyArray<{ block: number; image: number; [k: string]: unknown }>; [k: string]: unknown } }
+  'landing.landing.removeEntities': { scope?: string; lid: NumericId; data: { blocks?: readonly number[]; images?: ReadonlyArray<{ block: number; image: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Get Page ID by Public URL. Scope: landing. */
-  'landing.landing.resolveIdByPublicUrl': { scope?: string; landingUrl: string; siteId: number }
+  'landing.landing.resolveIdByPublicUrl': { scope?: string; landingUrl: string; siteId: NumericId }
   /** Show Block on Page. Scope: landing. */
-  'landing.landing.showblock': { scope?: string; lid: number; block: number }
+  'landing.landing.showblock': { scope?: string; lid: NumericId; block: number }
   /** Remove from the saved list of blocks. Scope: landing. */
-  'landing.landing.unFavoriteBlock': { blockId: number }
+  'landing.landing.unFavoriteBlock': { blockId: NumericId }
   /** Unpublishing a Page. Scope: landing. */
-  'landing.landing.unpublic': { scope?: string; lid: number }
+  'landing.landing.unpublic': { scope?: string; lid: NumericId }
   /** Move Block Up. Scope: landing. */
-  'landing.landing.upblock': { scope?: string; lid: number; block: number; preventHistory?: Flag }
+  'landing.landing.upblock': { scope?: string; lid: NumericId; block: number; preventHistory?: Flag }
   /** Update Page. Scope: landing. */
-  'landing.landing.update': { lid: number; fields: { TITLE?: string; CODE?: string; DESCRIPTION?: string; XML_ID?: string; SITE_ID?: number; SITEMAP?: string; FOLDER?: string; FOLDER_ID?: number; TPL_ID?: number; DELETED?: string; DATE_PUBLIC?: string; ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
+  'landing.landing.update': { lid: NumericId; fields: { TITLE?: string; CODE?: string; DESCRIPTION?: string; XML_ID?: string; SITE_ID?: NumericId; SITEMAP?: string; FOLDER?: string; FOLDER_ID?: NumericId; TPL_ID?: NumericId; DELETED?: string; DATE_PUBLIC?: string; ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
+  /** Registers an embedding location (internal method). Scope: landing. */
+  'landing.repo.bind': Obj
   /** Check Content for Dangerous Substrings. Scope: landing. */
   'landing.repo.checkContent': { content: string; splitter?: string }
   /** Get a List of Custom Blocks. Scope: landing. */
@@ -2092,245 +2112,245 @@ export interface V2MethodParams {
   /** Get the List of Roles. Scope: landing. */
   'landing.role.getList': { scope?: string }
   /** Get Role Rights with. Scope: landing. */
-  'landing.role.getRights': { scope?: string; id: number }
+  'landing.role.getRights': { scope?: string; id: NumericId }
   /** Check if the role model of permissions is enabled. Scope: landing. */
   'landing.role.isEnabled': NoParams
   /** Set Access Codes for Role. Scope: landing. */
-  'landing.role.setAccessCodes': { scope?: string; id: number; codes?: readonly string[] }
+  'landing.role.setAccessCodes': { scope?: string; id: NumericId; codes?: readonly string[] }
   /** Set Role Permissions for the Site List. Scope: landing. */
-  'landing.role.setRights': { scope?: string; id: number; rights: Obj; additional?: readonly string[] }
+  'landing.role.setRights': { scope?: string; id: NumericId; rights: Obj; additional?: readonly string[] }
   /** Add site. Scope: landing. */
-  'landing.site.add': { scope?: string; fields: { TITLE: string; CODE: string; TYPE?: string; DOMAIN_ID?: number; DESCRIPTION?: string; XML_ID?: string; ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
+  'landing.site.add': { scope?: string; fields: { TITLE: string; CODE: string; TYPE?: string; DOMAIN_ID?: NumericId; DESCRIPTION?: string; XML_ID?: string; ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
   /** Add Folder to Site. Scope: landing. */
-  'landing.site.addFolder': { scope?: string; siteId: number; fields: { TITLE: string; CODE?: string; PARENT_ID?: number; ACTIVE?: string; [k: string]: unknown } }
+  'landing.site.addFolder': { scope?: string; siteId: NumericId; fields: { TITLE: string; CODE?: string; PARENT_ID?: NumericId; ACTIVE?: string; [k: string]: unknown } }
   /** Bind to Social Network Group. Scope: landing. */
-  'landing.site.bindingToGroup': { id: number; groupId: number }
+  'landing.site.bindingToGroup': { id: NumericId; groupId: NumericId }
   /** Bind Knowledge Base to Menu. Scope: landing. */
-  'landing.site.bindingToMenu': { id: number; menuCode: string }
+  'landing.site.bindingToMenu': { id: NumericId; menuCode: string }
   /** Delete Site. Scope: landing. */
-  'landing.site.delete': { scope?: string; id: number }
+  'landing.site.delete': { scope?: string; id: NumericId }
   /** Exporting the site. Scope: landing. */
-  'landing.site.fullExport': { id: number; params?: { edit_mode?: string; scope?: string; hooks_disable?: readonly string[]; code?: string; name?: string; description?: string; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; [k: string]: unknown } }
+  'landing.site.fullExport': { id: NumericId; params?: { edit_mode?: string; scope?: string; hooks_disable?: readonly string[]; code?: string; name?: string; description?: string; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; [k: string]: unknown } }
   /** Get Site Folders. Scope: landing. */
-  'landing.site.getFolders': { scope?: string; siteId: number; filter?: { ID?: number; PARENT_ID?: number; INDEX_ID?: number; ACTIVE?: string; DELETED?: string; TITLE?: string; CODE?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown } }
+  'landing.site.getFolders': { scope?: string; siteId: NumericId; filter?: { ID?: NumericId; PARENT_ID?: NumericId; INDEX_ID?: NumericId; ACTIVE?: string; DELETED?: string; TITLE?: string; CODE?: string; CREATED_BY_ID?: NumericId; MODIFIED_BY_ID?: NumericId; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown } }
   /** Get Group Bindings -. Scope: landing. */
-  'landing.site.getGroupBindings': { groupId?: number }
+  'landing.site.getGroupBindings': { groupId?: NumericId }
   /** Get the List of Sites. Scope: landing. */
   'landing.site.getList': { scope?: string; params?: { select?: readonly string[]; filter?: Obj; order?: Obj; group?: readonly unknown[]; limit?: number; offset?: number; [k: string]: unknown } }
   /** Get Menu Bindings with. Scope: landing. */
   'landing.site.getMenuBindings': { menuCode?: string }
   /** Get URL Preview of the Site. Scope: landing. */
-  'landing.site.getPreview': { scope?: string; id: number }
+  'landing.site.getPreview': { scope?: string; id: NumericId }
   /** Get Public URL of the Site. Scope: landing. */
-  'landing.site.getPublicUrl': { scope?: string; id: number }
+  'landing.site.getPublicUrl': { scope?: string; id: NumericId }
   /** Get Access Permissions for. Scope: landing. */
-  'landing.site.getRights': { id: number }
+  'landing.site.getRights': { id: NumericId }
   /** Get Additional Fields of the Site. Scope: landing. */
-  'landing.site.getadditionalfields': { scope?: string; id: number }
+  'landing.site.getadditionalfields': { scope?: string; id: NumericId }
   /** Mark the site as deleted. Scope: landing. */
-  'landing.site.markDelete': { scope?: string; id: number; mark?: Flag }
+  'landing.site.markDelete': { scope?: string; id: NumericId; mark?: Flag }
   /** Mark a Folder as Deleted. Scope: landing. */
-  'landing.site.markFolderDelete': { scope?: string; id: number; mark?: Flag }
+  'landing.site.markFolderDelete': { scope?: string; id: NumericId; mark?: Flag }
   /** Restore Folder from Recycle Bin. Scope: landing. */
-  'landing.site.markFolderUnDelete': { scope?: string; id: number }
+  'landing.site.markFolderUnDelete': { scope?: string; id: NumericId }
   /** Restore Site from Recycle Bin. Scope: landing. */
-  'landing.site.markUnDelete': { scope?: string; id: number }
+  'landing.site.markUnDelete': { scope?: string; id: NumericId }
   /** Publish the site. Scope: landing. */
-  'landing.site.publication': { scope?: string; id: number }
+  'landing.site.publication': { scope?: string; id: NumericId }
   /** Publish the Website Folder. Scope: landing. */
-  'landing.site.publicationFolder': { scope?: string; folderId: number; mark?: Flag }
+  'landing.site.publicationFolder': { scope?: string; folderId: NumericId; mark?: Flag }
   /** Set Access Permissions for. Scope: landing. */
-  'landing.site.setRights': { id: number; rights?: { [k: string]: unknown } }
+  'landing.site.setRights': { id: NumericId; rights?: { [k: string]: unknown } }
   /** Unpublishing a Website Folder. Scope: landing. */
-  'landing.site.unPublicFolder': { scope?: string; folderId: number }
+  'landing.site.unPublicFolder': { scope?: string; folderId: NumericId }
   /** Unbind Knowledge Base from Social Network Group. Scope: landing. */
-  'landing.site.unbindingFromGroup': { id: number; groupId: number }
+  'landing.site.unbindingFromGroup': { id: NumericId; groupId: NumericId }
   /** Unbind Knowledge Base from Menu. Scope: landing. */
-  'landing.site.unbindingFromMenu': { id: number; menuCode: string }
+  'landing.site.unbindingFromMenu': { id: NumericId; menuCode: string }
   /** Unpublishing a Site. Scope: landing. */
-  'landing.site.unpublic': { scope?: string; id: number }
+  'landing.site.unpublic': { scope?: string; id: NumericId }
   /** Update Site. Scope: landing. */
-  'landing.site.update': { scope?: string; id: number; fields: { TITLE?: string; CODE?: string; TYPE?: string; DOMAIN_ID?: number; DESCRIPTION?: string; XML_ID?: string; LANDING_ID_INDEX?: number; LANDING_ID_404?: number; LANDING_ID_503?: number; [k: string]: unknown } }
+  'landing.site.update': { scope?: string; id: NumericId; fields: { TITLE?: string; CODE?: string; TYPE?: string; DOMAIN_ID?: NumericId; DESCRIPTION?: string; XML_ID?: string; LANDING_ID_INDEX?: number; LANDING_ID_404?: number; LANDING_ID_503?: number; [k: string]: unknown } }
   /** Change Folder in. Scope: landing. */
-  'landing.site.updateFolder': { scope?: string; siteId: number; folderId: number; fields: { TITLE?: string; CODE?: string; PARENT_ID?: number; INDEX_ID?: number; ACTIVE?: string; [k: string]: unknown } }
+  'landing.site.updateFolder': { scope?: string; siteId: NumericId; folderId: NumericId; fields: { TITLE?: string; CODE?: string; PARENT_ID?: NumericId; INDEX_ID?: NumericId; ACTIVE?: string; [k: string]: unknown } }
   /** Delete All Page Bindings as Special. Scope: landing. */
-  'landing.syspage.deleteForLanding': { scope?: string; id: number }
+  'landing.syspage.deleteForLanding': { scope?: string; id: NumericId }
   /** Delete All Bindings of Special Pages for Site. Scope: landing. */
-  'landing.syspage.deleteForSite': { id: number }
+  'landing.syspage.deleteForSite': { id: NumericId }
   /** Get a List of Special Pages from. Scope: landing. */
-  'landing.syspage.get': { id: number; active?: Flag }
+  'landing.syspage.get': { id: NumericId; active?: Flag }
   /** Get the URL of the special page using. Scope: landing. */
-  'landing.syspage.getSpecialPage': { siteId: number; type: string; additional?: Obj }
+  'landing.syspage.getSpecialPage': { siteId: NumericId; type: string; additional?: Obj }
   /** Set a Special Page for the Site. Scope: landing. */
-  'landing.syspage.set': { id: number; type: string; lid?: number }
+  'landing.syspage.set': { id: NumericId; type: string; lid?: NumericId }
   /** Get a List of Included Areas for the Page. Scope: landing. */
-  'landing.template.getLandingRef': { id: number }
+  'landing.template.getLandingRef': { id: NumericId }
   /** Get a List of Included Areas for the Site. Scope: landing. */
-  'landing.template.getSiteRef': { id: number }
+  'landing.template.getSiteRef': { id: NumericId }
   /** Get a List of View Templates. Scope: landing. */
   'landing.template.getlist': { params?: { select?: readonly string[]; filter?: Obj; order?: Obj; group?: readonly unknown[]; limit?: number; offset?: number; [k: string]: unknown } }
   /** Set Included Areas for Page. Scope: landing. */
-  'landing.template.setLandingRef': { id: number; data?: { [k: string]: unknown } }
+  'landing.template.setLandingRef': { id: NumericId; data?: { [k: string]: unknown } }
   /** Set Included Areas for the Site. Scope: landing. */
-  'landing.template.setSiteRef': { id: number; data?: { [k: string]: unknown } }
+  'landing.template.setSiteRef': { id: NumericId; data?: { [k: string]: unknown } }
   /** Create a universal list. Scope: lists. */
-  'lists.add': { IBLOCK_TYPE_ID: string; IBLOCK_CODE: string; SOCNET_GROUP_ID?: number; FIELDS: ReadonlyArray<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: readonly unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: readonly unknown[]; RIGHTS?: readonly unknown[] }
+  'lists.add': { IBLOCK_TYPE_ID: string; IBLOCK_CODE: string; SOCNET_GROUP_ID?: NumericId; FIELDS: ReadonlyArray<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: readonly unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: readonly unknown[]; RIGHTS?: readonly unknown[] }
   /** Delete universal list. Scope: lists. */
-  'lists.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string }
+  'lists.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Create a list element. Scope: lists. */
-  'lists.element.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; [k: string]: unknown }>; IBLOCK_SECTION_ID?: number; LIST_ELEMENT_URL?: string }
+  'lists.element.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; ELEMENT_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; [k: string]: unknown }>; IBLOCK_SECTION_ID?: NumericId; LIST_ELEMENT_URL?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Delete List Element. Scope: lists. */
-  'lists.element.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string }
+  'lists.element.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; ELEMENT_ID?: NumericId; ELEMENT_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ ELEMENT_ID: NumericId } | { ELEMENT_CODE: string })
   /** Get Element Parameters or List of Elements. Scope: lists. */
-  'lists.element.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID?: number; ELEMENT_CODE?: string; SELECT?: readonly unknown[]; FILTER?: Obj; ELEMENT_ORDER?: Obj; start?: number }
+  'lists.element.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; ELEMENT_ID?: NumericId; ELEMENT_CODE?: string; SELECT?: readonly unknown[]; FILTER?: Obj; ELEMENT_ORDER?: Obj; start?: number } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Get File Path. Scope: lists. */
-  'lists.element.get.file.url': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string; FIELD_ID: number }
+  'lists.element.get.file.url': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; ELEMENT_ID?: NumericId; ELEMENT_CODE?: string; FIELD_ID: NumericId } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ ELEMENT_ID: NumericId } | { ELEMENT_CODE: string })
   /** Update List Element. Scope: lists. */
-  'lists.element.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; [k: string]: unknown }> }
+  'lists.element.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; ELEMENT_ID?: NumericId; ELEMENT_CODE?: string; FIELDS: ReadonlyArray<{ NAME: string; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ ELEMENT_ID: NumericId } | { ELEMENT_CODE: string })
   /** Create a Field for Universal List. Scope: lists. */
-  'lists.field.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: readonly unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: readonly unknown[]; CODE?: string; SETTINGS?: readonly unknown[]; USER_TYPE_SETTINGS?: readonly unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: number; [k: string]: unknown }> }
+  'lists.field.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; FIELDS: ReadonlyArray<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: readonly unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: readonly unknown[]; CODE?: string; SETTINGS?: readonly unknown[]; USER_TYPE_SETTINGS?: readonly unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: NumericId; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Delete Field from Universal List. Scope: lists. */
-  'lists.field.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELD_ID: string }
+  'lists.field.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; FIELD_ID: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Get Field Parameters or List of Fields. Scope: lists. */
-  'lists.field.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELD_ID?: string }
+  'lists.field.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; FIELD_ID?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Get Available Field Types for Universal List. Scope: lists. */
-  'lists.field.type.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELD_ID?: number }
+  'lists.field.type.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; FIELD_ID?: NumericId } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Update the Universal List Field. Scope: lists. */
-  'lists.field.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: readonly unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: readonly unknown[]; CODE?: string; SETTINGS?: readonly unknown[]; USER_TYPE_SETTINGS?: readonly unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: number; [k: string]: unknown }>; FIELD_ID: string }
+  'lists.field.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; FIELDS: ReadonlyArray<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: readonly unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: readonly unknown[]; CODE?: string; SETTINGS?: readonly unknown[]; USER_TYPE_SETTINGS?: readonly unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: NumericId; [k: string]: unknown }>; FIELD_ID: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Retrieve Data from Universal List or Array of Lists. Scope: lists. */
-  'lists.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: number; IBLOCK_CODE?: string; SOCNET_GROUP_ID?: number; IBLOCK_ORDER?: Obj; start?: number }
+  'lists.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; SOCNET_GROUP_ID?: NumericId; IBLOCK_ORDER?: Obj; start?: number }
   /** Get the information block type ID. Scope: lists. */
-  'lists.get.iblock.type.id': { IBLOCK_ID: number; IBLOCK_CODE: string }
+  'lists.get.iblock.type.id': { IBLOCK_ID?: NumericId; IBLOCK_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Create a section of the universal list. Scope: lists. */
-  'lists.section.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; IBLOCK_SECTION_ID?: number; SECTION_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: readonly unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: readonly unknown[]; SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> }
+  'lists.section.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; IBLOCK_SECTION_ID?: NumericId; SECTION_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: readonly unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: readonly unknown[]; SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Delete the section of the universal list. Scope: lists. */
-  'lists.section.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SECTION_ID: number; SECTION_CODE: string }
+  'lists.section.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; SECTION_ID?: NumericId; SECTION_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ SECTION_ID: NumericId } | { SECTION_CODE: string })
   /** Get section parameters or list of sections using. Scope: lists. */
-  'lists.section.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FILTER?: Obj; SELECT?: readonly unknown[] }
+  'lists.section.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; FILTER?: Obj; SELECT?: readonly unknown[] } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Update the section of the universal list. Scope: lists. */
-  'lists.section.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SECTION_ID: number; SECTION_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: readonly unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: readonly unknown[]; SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> }
+  'lists.section.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; SECTION_ID?: NumericId; SECTION_CODE?: string; FIELDS: ReadonlyArray<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: readonly unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: readonly unknown[]; SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ SECTION_ID: NumericId } | { SECTION_CODE: string })
   /** Update Universal List. Scope: lists. */
-  'lists.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SOCNET_GROUP_ID?: number; FIELDS: ReadonlyArray<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: readonly unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: readonly unknown[]; RIGHTS?: readonly unknown[] }
+  'lists.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: NumericId; IBLOCK_CODE?: string; SOCNET_GROUP_ID?: NumericId; FIELDS: ReadonlyArray<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: readonly unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: readonly unknown[]; RIGHTS?: readonly unknown[] } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Add a comment to the message. Scope: log. */
-  'log.blogcomment.add': { POST_ID: number; TEXT: string; FILES?: readonly unknown[]; USER_ID?: number }
+  'log.blogcomment.add': { POST_ID: NumericId; TEXT: string; FILES?: readonly unknown[]; USER_ID?: NumericId }
   /** Delete Comment from a Post. Scope: log. */
-  'log.blogcomment.delete': { COMMENT_ID: number; USER_ID?: number }
+  'log.blogcomment.delete': { COMMENT_ID: NumericId; USER_ID?: NumericId }
   /** Get User Comments. Scope: log. */
-  'log.blogcomment.user.get': { USER_ID?: number; FIRST_ID?: number; LAST_ID?: number; LIMIT?: number }
+  'log.blogcomment.user.get': { USER_ID?: NumericId; FIRST_ID?: NumericId; LAST_ID?: NumericId; LIMIT?: number }
   /** Add a Message to the News Feed. Scope: log. */
-  'log.blogpost.add': { POST_MESSAGE: string; POST_TITLE?: string; DEST?: readonly unknown[]; SPERM?: readonly unknown[]; FILES?: readonly unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: number; TAGS?: string; BACKGROUND_CODE?: string; PARSE_PREVIEW?: string; [k: string]: unknown }
+  'log.blogpost.add': { POST_MESSAGE: string; POST_TITLE?: string; DEST?: readonly unknown[]; SPERM?: readonly unknown[]; FILES?: readonly unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: NumericId; TAGS?: string; BACKGROUND_CODE?: string; PARSE_PREVIEW?: string; [k: string]: unknown }
   /** Delete News Feed Message. Scope: log. */
-  'log.blogpost.delete': { POST_ID: number }
+  'log.blogpost.delete': { POST_ID: NumericId }
   /** Access Available User Messages from the News Feed. Scope: log. */
-  'log.blogpost.get': { POST_ID?: number; LOG_RIGHTS?: readonly unknown[]; LOG_DATE_FROM?: string; LOG_DATE_TO?: string; FIRST_ID?: number; LAST_ID?: number; LIMIT?: number; start?: number }
+  'log.blogpost.get': { POST_ID?: NumericId; LOG_RIGHTS?: readonly unknown[]; LOG_DATE_FROM?: string; LOG_DATE_TO?: string; FIRST_ID?: NumericId; LAST_ID?: NumericId; LIMIT?: number; start?: number }
   /** View Users Who Read an Important Message. Scope: log. */
-  'log.blogpost.getusers.important': { POST_ID: number }
+  'log.blogpost.getusers.important': { POST_ID: NumericId }
   /** Add Recipients to News Feed Message. Scope: log. */
-  'log.blogpost.share': { POST_ID: number; DEST: readonly unknown[] }
+  'log.blogpost.share': { POST_ID: NumericId; DEST: readonly unknown[]; USER_ID?: NumericId }
   /** Update News Feed Message. Scope: log. */
-  'log.blogpost.update': { POST_ID: number; POST_MESSAGE?: string; POST_TITLE?: string; DEST?: readonly unknown[]; SPERM?: readonly unknown[]; FILES?: readonly unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: number; [k: string]: unknown }
+  'log.blogpost.update': { POST_ID: NumericId; POST_MESSAGE?: string; POST_TITLE?: string; DEST?: readonly unknown[]; SPERM?: readonly unknown[]; FILES?: readonly unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: NumericId; [k: string]: unknown }
   /** Create Mail Service. Scope: mailservice. */
   'mailservice.add': { NAME: string; ACTIVE?: string; SERVER?: string; PORT?: number; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SORT?: number }
   /** Delete Mail Service. Scope: mailservice. */
-  'mailservice.delete': { ID: number }
+  'mailservice.delete': { ID: NumericId }
   /** Get Mail Service Fields. Scope: mailservice. */
   'mailservice.fields': NoParams
   /** Get the method. Scope: mailservice. */
-  'mailservice.get': { ID: number }
+  'mailservice.get': { ID: NumericId }
   /** Get the list of mail services. Scope: mailservice. */
   'mailservice.list': NoParams
   /** Update Mail Service. Scope: mailservice. */
-  'mailservice.update': { ID: number; ACTIVE?: string; NAME?: string; SERVER?: string; PORT?: number; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SORT?: number }
+  'mailservice.update': { ID: NumericId; ACTIVE?: string; NAME?: string; SERVER?: string; PORT?: number; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SORT?: number }
   /** Update Message Delivery Status. Scope: messageservice. */
   'messageservice.message.status.update': { CODE: string; MESSAGE_ID: string; STATUS: string }
   /** Register an SMS Provider or Message Provider. Scope: messageservice. */
-  'messageservice.sender.add': { CODE: string; TYPE: string; HANDLER: string; NAME: string; DESCRIPTION?: string }
+  'messageservice.sender.add': { CODE: string; TYPE: string; HANDLER: string; NAME: string | Obj; DESCRIPTION?: string | Obj }
   /** Delete SMS Provider or Message Provider. Scope: messageservice. */
   'messageservice.sender.delete': { CODE: string }
   /** Get a List of SMS Providers or Message Providers. Scope: messageservice. */
   'messageservice.sender.list': NoParams
   /** Update Message Provider. Scope: messageservice. */
-  'messageservice.sender.update': { CODE: string; HANDLER?: string; NAME?: string; DESCRIPTION?: string }
+  'messageservice.sender.update': { CODE: string; HANDLER?: string; NAME?: string | Obj; DESCRIPTION?: string | Obj }
   /** Get a list of available methods. Scope: basic. */
   'method.get': { name?: string }
   /** Get a List of Available Methods. Scope: basic. @deprecated Use method.get. */
   'methods': { full?: Flag; scope?: string }
   /** Register a Widget Handler. Scope: placement. */
-  'placement.bind': { PLACEMENT: string; HANDLER: string; TITLE?: string; DESCRIPTION?: string; GROUP_NAME?: string; LANG_ALL?: Obj; OPTIONS?: Obj; USER_ID?: number }
+  'placement.bind': { PLACEMENT: string; HANDLER: string; TITLE?: string; DESCRIPTION?: string; GROUP_NAME?: string; LANG_ALL?: Obj; OPTIONS?: Obj; USER_ID?: NumericId }
   /** Get Handlers Registered by the Application. Scope: placement. */
   'placement.get': NoParams
   /** Get Placements Available to the Application. Scope: placement. */
   'placement.list': { SCOPE?: string; FULL?: Flag }
   /** Delete a Widget Handler. Scope: placement. */
-  'placement.unbind': { PLACEMENT: string; HANDLER?: string; USER_ID?: number }
+  'placement.unbind': { PLACEMENT: string; HANDLER?: string; USER_ID?: NumericId }
   /** Get Basic Information About the Current User Profile. Scope: basic. */
   'profile': NoParams
   /** Get Connection Configuration for RT Servers. Scope: pull. */
   'pull.application.config.get': { CACHE?: string; REOPEN?: string }
   /** Send Events to the RT Channel of the. Scope: pull. */
-  'pull.application.event.add': { COMMAND: string; PARAMS?: Obj; MODULE_ID?: string; USER_ID?: number }
+  'pull.application.event.add': { COMMAND: string; PARAMS?: Obj; MODULE_ID?: string; USER_ID?: NumericId }
   /** Send Push Notification to Mobile Device via. Scope: pull. */
-  'pull.application.push.add': { USER_ID: number; TEXT: string; AVATAR?: string }
+  'pull.application.push.add': { USER_ID: NumericId; TEXT: string; AVATAR?: string }
   /** Create a New Comment in the Timeline. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.comment.add': { typeId?: number; itemId?: number; fields?: { description?: string; files?: readonly unknown[]; [k: string]: unknown } }
+  'rpa.comment.add': { typeId?: NumericId; itemId?: NumericId; fields?: { description?: string; files?: readonly unknown[]; [k: string]: unknown } }
   /** Delete Comment. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.comment.delete': { id: number }
+  'rpa.comment.delete': { id: NumericId }
   /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.comment.update': { id?: number; fields?: { description?: number; files?: number; [k: string]: unknown } }
+  'rpa.comment.update': { id?: NumericId; fields?: { description?: number; files?: number; [k: string]: unknown } }
   /** Get the Complete Set of Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.fields.getSettings': { typeId: number; stageId?: number }
+  'rpa.fields.getSettings': { typeId: NumericId; stageId?: NumericId }
   /** Set Full Visibility Settings for. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.fields.setSettings': { typeId: number; stageId?: number; fields: Obj }
+  'rpa.fields.setSettings': { typeId: NumericId; stageId?: NumericId; fields: Obj }
   /** Change Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.fields.setVisibilitySettings': { typeId: number; visibility: string; stageId?: number; fields: readonly unknown[] }
+  'rpa.fields.setVisibilitySettings': { typeId: NumericId; visibility: string; stageId?: NumericId; fields: readonly unknown[] }
   /** Add Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.add': { typeId: number; fields?: readonly unknown[] }
+  'rpa.item.add': { typeId: NumericId; fields?: readonly unknown[] }
   /** Delete Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.delete': { typeId: number; id: number }
+  'rpa.item.delete': { typeId: NumericId; id: NumericId }
   /** Get Information About the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.get': { typeId?: number; id?: number }
+  'rpa.item.get': { typeId?: NumericId; id?: NumericId }
   /** Get Data on Current Tasks of the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.getTasks': { typeId?: number; id?: number }
+  'rpa.item.getTasks': { typeId?: NumericId; id?: NumericId }
   /** Retrieve an Array of Process Elements. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.list': { typeId?: number; order?: Obj; filter?: Obj; start?: number }
+  'rpa.item.list': { typeId?: NumericId; order?: Obj; filter?: Obj; start?: number }
   /** Update Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.update': { typeId?: number; id?: number; fields: { stageId?: number; [k: string]: unknown } }
+  'rpa.item.update': { typeId?: NumericId; id?: NumericId; fields: { stageId?: NumericId; [k: string]: unknown } }
   /** Create a New Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.add': { fields: { name: unknown; typeId: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown } }
   /** Delete Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.stage.delete': { id: number }
+  'rpa.stage.delete': { id: NumericId }
   /** Get Information About Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.get': Obj
   /** Get the List of Stages for the Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.stage.listForType': { typeId: number; start?: number }
+  'rpa.stage.listForType': { typeId: NumericId; start?: number }
   /** Update Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.stage.update': { id?: number; fields?: ReadonlyArray<{ name?: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown }> }
+  'rpa.stage.update': { id?: NumericId; fields?: ReadonlyArray<{ name?: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown }> }
   /** Add User to Existing Task. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.task.addUser': { typeId?: number; stageId?: number; userValue?: string }
+  'rpa.task.addUser': { typeId?: NumericId; stageId?: NumericId; userValue?: string }
   /** Remove Automation Rule from Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.task.delete': { typeId?: number; stageId?: number; robotName?: string }
+  'rpa.task.delete': { typeId?: NumericId; stageId?: NumericId; robotName?: string }
   /** Execute the Command. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.do': Obj
   /** Add a New Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.add': { typeId?: number; itemId?: number; fields?: { title?: string; description?: string; [k: string]: unknown } }
+  'rpa.timeline.add': { typeId?: NumericId; itemId?: NumericId; fields?: { title?: string; description?: string; [k: string]: unknown } }
   /** Delete Timeline Record. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.delete': { id: number }
+  'rpa.timeline.delete': { id: NumericId }
   /** Get the Timeline Records List for the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.listForItem': { typeId?: number; itemId?: number; start?: number }
+  'rpa.timeline.listForItem': { typeId?: NumericId; itemId?: NumericId; start?: number }
   /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.update': { id?: number; fields?: { title?: string; description?: string; [k: string]: unknown } }
+  'rpa.timeline.update': { id?: NumericId; fields?: { title?: string; description?: string; [k: string]: unknown } }
   /** Update the Attachment Flag of. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.updateIsFixed': { id?: number; isFixed?: string }
+  'rpa.timeline.updateIsFixed': { id?: NumericId; isFixed?: string }
   /** Create Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.add': { fields: ReadonlyArray<{ title: string; image?: string; settings?: readonly unknown[]; permissions?: readonly unknown[]; [k: string]: unknown }> }
   /** Delete Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.type.delete': { id: number }
+  'rpa.type.delete': { id: NumericId }
   /** Get Process Information by ID. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.type.get': { id: number }
+  'rpa.type.get': { id: NumericId }
   /** Retrieve a List of Processes with Their Fields. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.list': { select?: readonly unknown[]; order?: Obj; filter?: Obj; start?: number }
   /** Update the process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.type.update': { id?: number; fields?: readonly unknown[] }
+  'rpa.type.update': { id?: NumericId; fields?: readonly unknown[] }
   /** Add Item (Position) to the Cart of an Existing Order. Scope: sale. */
   'sale.basketitem.add': { fields: Obj }
   /** Add a position with a product or service from the catalog module to the cart of an existing order. Scope: sale. */
@@ -2483,14 +2503,14 @@ export interface V2MethodParams {
   'sale.paysystem.handler.update': { ID: Id; FIELDS: Obj }
   /** Get a List of Payment Systems. Scope: pay_system. */
   'sale.paysystem.list': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
-  /** Pay Invoice Through a Specific Payment System. Scope: pay_system. */
-  'sale.paysystem.pay.invoice': { INVOICE_ID: number; PAY_SYSTEM_ID?: Id; BX_REST_HANDLER?: string }
+  /** Pay Invoice Through a Specific Payment System. Scope: pay_system. @deprecated No longer developed; the documentation names no replacement. */
+  'sale.paysystem.pay.invoice': { INVOICE_ID: NumericId; PAY_SYSTEM_ID?: Id; BX_REST_HANDLER?: string }
   /** Pay for an Order via a Specific Payment System. Scope: pay_system. */
   'sale.paysystem.pay.payment': { PAYMENT_ID: Id; PAY_SYSTEM_ID: Id }
   /** Get Payment System Settings. Scope: pay_system. */
   'sale.paysystem.settings.get': { ID: Id; PERSON_TYPE_ID: Id }
-  /** Get Payment System Settings for a Specific Invoice. Scope: pay_system. */
-  'sale.paysystem.settings.invoice.get': { INVOICE_ID: number; PAY_SYSTEM_ID?: Id; BX_REST_HANDLER?: Id }
+  /** Get Payment System Settings for a Specific Invoice. Scope: pay_system. @deprecated No longer developed; the documentation names no replacement. */
+  'sale.paysystem.settings.invoice.get': { INVOICE_ID: NumericId; PAY_SYSTEM_ID?: Id; BX_REST_HANDLER?: Id }
   /** Get Payment System Settings for a Specific Payment. Scope: pay_system. */
   'sale.paysystem.settings.payment.get': { PAYMENT_ID: Id; PAY_SYSTEM_ID: Id }
   /** Update Payment System Settings. Scope: pay_system. */
@@ -2646,101 +2666,101 @@ export interface V2MethodParams {
   /** Get Current Server Time. Scope: basic. */
   'server.time': NoParams
   /** Get the List of Providers for. Scope: sign.b2e, crm. */
-  'sign.b2e.company.provider.list': { companyUuid: string; companyCrmId: number; language?: string; limit?: number; offset?: number }
+  'sign.b2e.company.provider.list': { companyUuid: string; companyCrmId: NumericId; language?: string; limit?: number; offset?: number }
   /** Get Document. Scope: sign.b2e, crm. */
   'sign.b2e.document.get': { uid?: string; language?: string }
   /** Send Document for Signing. Scope: sign.b2e, crm. */
-  'sign.b2e.document.send': { fields: { company: { uuid: string; crmId: number; [k: string]: unknown }; members: ReadonlyArray<{ employeeCode: string; employeeId: number; userId: number; role: string; [k: string]: unknown }>; responsible: { employeeCode: string; employeeId: number; userId: number; role?: string; [k: string]: unknown }; companyProviderUid: string; files: ReadonlyArray<{ fileName: string; fileType: string; fileContent: string; [k: string]: unknown }>; regionDocumentType: string; externalSettings: { externalId: string; externalDateCreate: string; [k: string]: unknown }; language?: string; [k: string]: unknown }; language?: string }
+  'sign.b2e.document.send': { fields: { company: { uuid: string; crmId: NumericId; [k: string]: unknown }; members: ReadonlyArray<{ employeeCode: string; employeeId: NumericId; userId: NumericId; role: string; [k: string]: unknown }>; responsible: { employeeCode: string; employeeId: NumericId; userId: NumericId; role?: string; [k: string]: unknown }; companyProviderUid: string; files: ReadonlyArray<{ fileName: string; fileType: string; fileContent: string; [k: string]: unknown }>; regionDocumentType: string; externalSettings: { externalId: string; externalDateCreate: string; [k: string]: unknown }; language?: string; [k: string]: unknown }; language?: string }
   /** Retrieve Signed HCM Link Document. Scope: sign.b2e. */
-  'sign.b2e.hcmlink.document.get': { id: number }
+  'sign.b2e.hcmlink.document.get': { id: NumericId }
   /** Get a list of signed documents in the company's safe. Scope: sign.b2e. */
   'sign.b2e.mysafe.tail': { limit?: number; offset?: number }
   /** Get a list of signed documents for the user. Scope: sign.b2e. */
   'sign.b2e.personal.tail': { limit?: number; offset?: number }
   /** Retrieve Data on Workgroup. Scope: socialnetwork. */
-  'socialnetwork.api.workgroup.get': { params: { groupId: number; select?: ReadonlyArray<{ ACTIONS?: string; AVATAR?: string; AVATAR_DATA?: string; AVATAR_TYPES?: string; COUNTERS?: string; DATE_CREATE?: string; DEPARTMENTS?: string; EFFICIENCY?: string; FEATURES?: string; GROUP_MEMBERS_LIST?: string; LIST_OF_MEMBERS?: string; LIST_OF_MEMBERS_AWAITING_INVITE?: string; OWNER_DATA?: string; PIN?: string; PRIVACY_TYPE?: string; SUBJECT_DATA?: string; TAGS?: string; USER_DATA?: string; [k: string]: unknown }>; mode?: string; [k: string]: unknown } }
+  'socialnetwork.api.workgroup.get': { params: { groupId: NumericId; select?: ReadonlyArray<{ ACTIONS?: string; AVATAR?: string; AVATAR_DATA?: string; AVATAR_TYPES?: string; COUNTERS?: string; DATE_CREATE?: string; DEPARTMENTS?: string; EFFICIENCY?: string; FEATURES?: string; GROUP_MEMBERS_LIST?: string; LIST_OF_MEMBERS?: string; LIST_OF_MEMBERS_AWAITING_INVITE?: string; OWNER_DATA?: string; PIN?: string; PRIVACY_TYPE?: string; SUBJECT_DATA?: string; TAGS?: string; USER_DATA?: string; [k: string]: unknown }>; mode?: string; [k: string]: unknown } }
   /** Get a List of Workgroups. Scope: socialnetwork. */
-  'socialnetwork.api.workgroup.list': { filter?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: number; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; select?: ReadonlyArray<{ ID?: number; ACTIVE?: string; SUBJECT_ID?: number; NAME?: string; DESCRIPTION?: string; KEYWORDS?: string; CLOSED?: string; VISIBLE?: string; OPENED?: string; PROJECT?: string; LANDING?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IMAGE_ID?: number; AVATAR_TYPE?: string; OWNER_ID?: number; NUMBER_OF_MEMBERS?: number; NUMBER_OF_MODERATORS?: number; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_OWNER_ID?: number; SCRUM_MASTER_ID?: number; SCRUM_SPRINT_DURATION?: number; SCRUM_TASK_RESPONSIBLE?: string; TYPE?: string; AVATAR?: string; [k: string]: unknown }>; order?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: number; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; params?: { IS_ADMIN?: string; siteId?: string; mode?: string; features?: readonly unknown[]; mandatoryFeatures?: readonly unknown[]; shouldSelectDialogId?: string; [k: string]: unknown }; start?: number }
+  'socialnetwork.api.workgroup.list': { filter?: { ID?: NumericId; NAME?: string; OWNER_ID?: NumericId; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: NumericId; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; select?: ReadonlyArray<{ ID?: NumericId; ACTIVE?: string; SUBJECT_ID?: NumericId; NAME?: string; DESCRIPTION?: string; KEYWORDS?: string; CLOSED?: string; VISIBLE?: string; OPENED?: string; PROJECT?: string; LANDING?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IMAGE_ID?: NumericId; AVATAR_TYPE?: string; OWNER_ID?: NumericId; NUMBER_OF_MEMBERS?: number; NUMBER_OF_MODERATORS?: number; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_OWNER_ID?: NumericId; SCRUM_MASTER_ID?: NumericId; SCRUM_SPRINT_DURATION?: number; SCRUM_TASK_RESPONSIBLE?: string; TYPE?: string; AVATAR?: string; [k: string]: unknown }>; order?: { ID?: NumericId; NAME?: string; OWNER_ID?: NumericId; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: NumericId; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; params?: { IS_ADMIN?: string; siteId?: string; mode?: string; features?: readonly unknown[]; mandatoryFeatures?: readonly unknown[]; shouldSelectDialogId?: string; [k: string]: unknown }; start?: number }
   /** Create a group or project. Scope: sonet. */
-  'sonet_group.create': { NAME: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_MASTER_ID?: number; OWNER_ID?: number; IMAGE?: unknown; IMAGE_FILE_ID?: number; SITE_ID?: readonly unknown[]; SUBJECT_ID?: number }
+  'sonet_group.create': { NAME: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_MASTER_ID?: NumericId; OWNER_ID?: NumericId; IMAGE?: unknown; IMAGE_FILE_ID?: NumericId; SITE_ID?: readonly unknown[]; SUBJECT_ID?: NumericId }
   /** Delete group or project. Scope: sonet. */
-  'sonet_group.delete': { GROUP_ID: number }
+  'sonet_group.delete': { GROUP_ID: NumericId }
   /** Check the access permissions of the current user. Scope: sonet. */
-  'sonet_group.feature.access': { GROUP_ID: number; FEATURE: string; OPERATION: string }
+  'sonet_group.feature.access': { GROUP_ID: NumericId; FEATURE: string; OPERATION: string }
   /** Get a list of groups and projects. Scope: sonet. */
-  'sonet_group.get': { ORDER?: Obj; FILTER?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IS_EXTRANET?: string; [k: string]: unknown }; GROUP_ID?: number; IS_ADMIN?: string; start?: number }
+  'sonet_group.get': { ORDER?: Obj; FILTER?: { ID?: NumericId; NAME?: string; OWNER_ID?: NumericId; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IS_EXTRANET?: string; [k: string]: unknown }; GROUP_ID?: NumericId; IS_ADMIN?: string; start?: number }
   /** Change the owner of a group or project. Scope: sonet. */
-  'sonet_group.setowner': { GROUP_ID: number; USER_ID: number }
+  'sonet_group.setowner': { GROUP_ID: NumericId; USER_ID: NumericId }
   /** Change group or project. Scope: sonet. */
-  'sonet_group.update': { GROUP_ID: number; NAME?: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; OWNER_ID?: number; IMAGE?: unknown; IMAGE_FILE_ID?: number; SITE_ID?: readonly unknown[] }
+  'sonet_group.update': { GROUP_ID: NumericId; NAME?: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; OWNER_ID?: NumericId; IMAGE?: unknown; IMAGE_FILE_ID?: NumericId; SITE_ID?: readonly unknown[] }
   /** Add Users to Group. Scope: sonet. */
-  'sonet_group.user.add': { GROUP_ID: number; USER_ID: unknown }
+  'sonet_group.user.add': { GROUP_ID: NumericId; USER_ID: unknown }
   /** Remove users from group. Scope: sonet. */
-  'sonet_group.user.delete': { GROUP_ID: number; USER_ID: unknown }
+  'sonet_group.user.delete': { GROUP_ID: NumericId; USER_ID: unknown }
   /** Get the list of group participants. Scope: sonet. */
-  'sonet_group.user.get': { ID: number }
+  'sonet_group.user.get': { ID: NumericId }
   /** Get the list of groups for the current user. Scope: sonet. */
   'sonet_group.user.groups': NoParams
   /** Invite users to group. Scope: sonet. */
-  'sonet_group.user.invite': { GROUP_ID: number; USER_ID: unknown; MESSAGE?: string }
+  'sonet_group.user.invite': { GROUP_ID: NumericId; USER_ID: unknown; MESSAGE?: string }
   /** Send a request to join the group. Scope: sonet. */
-  'sonet_group.user.request': { GROUP_ID: number; MESSAGE?: string }
+  'sonet_group.user.request': { GROUP_ID: NumericId; MESSAGE?: string }
   /** Change Role of Group Participants. Scope: sonet. */
-  'sonet_group.user.update': { GROUP_ID: number; USER_ID: unknown; ROLE: string }
+  'sonet_group.user.update': { GROUP_ID: NumericId; USER_ID: unknown; ROLE: string }
   /** Add Checklist Item with. Scope: task. */
-  'task.checklistitem.add': { TASKID: number; FIELDS: { TITLE: string; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; PARENT_ID?: number; [k: string]: unknown } }
+  'task.checklistitem.add': { TASKID: NumericId; FIELDS: { TITLE: string; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; PARENT_ID?: NumericId; [k: string]: unknown } }
   /** Mark a checklist item as completed. Scope: task. */
-  'task.checklistitem.complete': { TASKID: number; ITEMID: number }
+  'task.checklistitem.complete': { TASKID: NumericId; ITEMID: NumericId }
   /** Delete Checklist Item in. Scope: task. */
-  'task.checklistitem.delete': { TASKID: number; ITEMID: number }
+  'task.checklistitem.delete': { TASKID: NumericId; ITEMID: NumericId }
   /** Get Checklist Item. Scope: task. */
-  'task.checklistitem.get': { TASKID: number; ITEMID: number }
+  'task.checklistitem.get': { TASKID: NumericId; ITEMID: NumericId }
   /** Get the List of Checklist Items. Scope: task. */
-  'task.checklistitem.getlist': { TASKID: number; ORDER?: Obj }
+  'task.checklistitem.getlist': { TASKID: NumericId; ORDER?: Obj }
   /** Get the List of Methods and Their Description. Scope: task. */
   'task.checklistitem.getmanifest': NoParams
   /** Check Action Permission for. Scope: task. */
-  'task.checklistitem.isactionallowed': { TASKID: number; ITEMID: number; ACTIONID: number }
+  'task.checklistitem.isactionallowed': { TASKID: NumericId; ITEMID: NumericId; ACTIONID: NumericId }
   /** Move Checklist Item with. Scope: task. */
-  'task.checklistitem.moveafteritem': { TASKID: number; ITEMID: number; AFTERITEMID: number }
+  'task.checklistitem.moveafteritem': { TASKID: NumericId; ITEMID: NumericId; AFTERITEMID: NumericId }
   /** Mark a checklist item as incomplete. Scope: task. */
-  'task.checklistitem.renew': { TASKID: number; ITEMID: number }
+  'task.checklistitem.renew': { TASKID: NumericId; ITEMID: NumericId }
   /** Update Checklist Item with. Scope: task. */
-  'task.checklistitem.update': { TASKID: number; ITEMID: number; FIELDS: { TITLE?: string; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; PARENT_ID?: number; [k: string]: unknown } }
+  'task.checklistitem.update': { TASKID: NumericId; ITEMID: NumericId; FIELDS: { TITLE?: string; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; PARENT_ID?: NumericId; [k: string]: unknown } }
   /** Add Comment to Task. Scope: task. @deprecated Use tasks.task.chat.message.send. */
   'task.comment.add': { TASKID?: unknown; COMMENTTEXT?: unknown }
   /** Add Comment. Scope: task. @deprecated Use tasks.task.chat.message.send. */
-  'task.commentitem.add': { TASKID: number; FIELDS: { POST_MESSAGE: string; AUTHOR_ID?: number; POST_DATE?: string; [k: string]: unknown } }
+  'task.commentitem.add': { TASKID: NumericId; FIELDS: { POST_MESSAGE: string; AUTHOR_ID?: NumericId; POST_DATE?: string; [k: string]: unknown } }
   /** Delete Comment. Scope: task. @deprecated Use im.message.delete. */
-  'task.commentitem.delete': { TASKID: number; ITEMID: number }
+  'task.commentitem.delete': { TASKID: NumericId; ITEMID: NumericId }
   /** Get Comment by ID. Scope: task. @deprecated Use im.dialog.messages.get. */
-  'task.commentitem.get': { TASKID: number; ITEMID: number }
+  'task.commentitem.get': { TASKID: NumericId; ITEMID: NumericId }
   /** Get the List of Comments. Scope: task. @deprecated Use im.dialog.messages.get. */
-  'task.commentitem.getlist': { TASKID: number; ORDER?: Obj; FILTER?: Obj }
+  'task.commentitem.getlist': { TASKID: NumericId; ORDER?: Obj; FILTER?: Obj }
   /** Get a List of Methods and Their Descriptions for. Scope: task. */
   'task.commentitem.getmanifest': NoParams
   /** Check if the action is allowed for the comment. Scope: task. */
-  'task.commentitem.isactionallowed': { TASKID: number; ITEMID: number; ACTIONID: number }
+  'task.commentitem.isactionallowed': { TASKID: NumericId; ITEMID: NumericId; ACTIONID: NumericId }
   /** Update Comment. Scope: task. @deprecated Use im.message.update. */
-  'task.commentitem.update': { TASKID: number; ITEMID: number; FIELDS: { POST_MESSAGE: string; [k: string]: unknown } }
+  'task.commentitem.update': { TASKID: NumericId; ITEMID: NumericId; FIELDS: { POST_MESSAGE: string; [k: string]: unknown } }
   /** Create a Link Between Tasks. Scope: task. */
   'task.dependence.add': { taskIdFrom: number; taskIdTo: number; linkType: number }
   /** Remove Dependency Between Tasks. Scope: task. */
   'task.dependence.delete': { taskIdFrom: number; taskIdTo: number }
   /** Add Elapsed Time Record. Scope: task. */
-  'task.elapseditem.add': { TASKID: number; ARFIELDS: Obj }
+  'task.elapseditem.add': { TASKID: NumericId; ARFIELDS: Obj }
   /** Delete Time Entry. Scope: task. */
-  'task.elapseditem.delete': { TASKID: number; ITEMID: number }
+  'task.elapseditem.delete': { TASKID: NumericId; ITEMID: NumericId }
   /** Get Time Entry by ID. Scope: task. */
-  'task.elapseditem.get': { TASKID: number; ITEMID: number }
+  'task.elapseditem.get': { TASKID: NumericId; ITEMID: NumericId }
   /** Get a List of Time Tracking Records. Scope: task. */
-  'task.elapseditem.getlist': { TASKID?: number; ORDER?: Obj; FILTER?: Obj; SELECT?: readonly unknown[]; PARAMS?: Obj }
+  'task.elapseditem.getlist': { TASKID?: NumericId; ORDER?: Obj; FILTER?: Obj; SELECT?: readonly unknown[]; PARAMS?: Obj }
   /** Get a List of Methods and Their Descriptions. Scope: task. */
   'task.elapseditem.getmanifest': NoParams
   /** Check Action Permission for. Scope: task. */
   'task.elapseditem.isActionAllowed': Obj
   /** Update Time Entry. Scope: task. */
-  'task.elapseditem.update': { TASKID: number; ITEMID: number; ARFIELDS: Obj }
+  'task.elapseditem.update': { TASKID: NumericId; ITEMID: NumericId; ARFIELDS: Obj }
   /** Add Task. Scope: task. @deprecated Use tasks.task.add. */
   'task.item.add': { TASKDATA?: readonly unknown[] }
   /** Upload a File to the Task. Scope: task. @deprecated Use tasks.task.files.attach. */
@@ -2763,9 +2783,9 @@ export interface V2MethodParams {
   'task.item.deletefromfavorite': { auth?: unknown; TASK_ID?: unknown; PARAMS?: unknown }
   /** Translate a pending control task to "not executed" status. Scope: task. @deprecated Use tasks.task.disapprove. */
   'task.item.disapprove': { TASKID?: unknown }
-  /** Get a List of Actions for the Task. Scope: task. @deprecated Use tasks.task.getAccess. */
+  /** Get a List of Actions for the Task. Scope: task. @deprecated Use tasks.task.getaccess. */
   'task.item.getallowedactions': { TASKID?: unknown }
-  /** Get a List of Action Names and Their Validity. Scope: task. @deprecated Use tasks.task.getAccess. */
+  /** Get a List of Action Names and Their Validity. Scope: task. @deprecated Use tasks.task.getaccess. */
   'task.item.getallowedtaskactionsasstrings': { TASKID?: unknown }
   /** Get Task Data. Scope: task. @deprecated Use tasks.task.get. */
   'task.item.getdata': { TASKID?: unknown }
@@ -2777,7 +2797,7 @@ export interface V2MethodParams {
   'task.item.getfiles': { TASKID?: unknown }
   /** Get a List of Methods task.item.* with Their Descriptions. Scope: task. @deprecated Use tasks.task.getFields. */
   'task.item.getmanifest': Obj
-  /** Check if the action is permitted. Scope: task. @deprecated Use tasks.task.getAccess. */
+  /** Check if the action is permitted. Scope: task. @deprecated Use tasks.task.getaccess. */
   'task.item.isactionallowed': { TASKID?: unknown; ACTIONID?: unknown }
   /** Get the List of Tasks. Scope: task. @deprecated Use tasks.task.list. */
   'task.item.list': { ORDER?: Obj; FILTER?: Obj; PARAMS?: readonly unknown[]; SELECT?: readonly unknown[] }
@@ -2790,9 +2810,9 @@ export interface V2MethodParams {
   /** Add Custom Field. Scope: task. */
   'task.item.userfield.add': { PARAMS: { USER_TYPE_ID: string; FIELD_NAME: string; XML_ID?: string; EDIT_FORM_LABEL?: { de?: string; en?: string; [k: string]: unknown }; LABEL?: string; SORT?: number; MULTIPLE?: string; MANDATORY?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete User Field. Scope: task. */
-  'task.item.userfield.delete': { ID: number }
+  'task.item.userfield.delete': { ID: NumericId }
   /** Get Custom Task Field by ID. Scope: task. */
-  'task.item.userfield.get': { ID: number }
+  'task.item.userfield.get': { ID: NumericId }
   /** Get User Field Fields with. Scope: task. */
   'task.item.userfield.getfields': NoParams
   /** Get a List of Custom Fields. Scope: task. */
@@ -2800,7 +2820,7 @@ export interface V2MethodParams {
   /** Get a List of Available Data Types for. Scope: task. */
   'task.item.userfield.gettypes': NoParams
   /** Update User Field. Scope: task. */
-  'task.item.userfield.update': { ID: number; DATA: { XML_ID?: string; EDIT_FORM_LABEL?: { ru?: string; en?: string; [k: string]: unknown }; LABEL?: string; SORT?: number; MULTIPLE?: string; MANDATORY?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
+  'task.item.userfield.update': { ID: NumericId; DATA: { XML_ID?: string; EDIT_FORM_LABEL?: { ru?: string; en?: string; [k: string]: unknown }; LABEL?: string; SORT?: number; MULTIPLE?: string; MANDATORY?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Get the List of Tasks. Scope: task. @deprecated Use tasks.task.list. */
   'task.items.getlist': { ORDER?: Obj; FILTER?: Obj; TASKDATA?: readonly unknown[]; NAV_PARAMS?: readonly unknown[] }
   /** View Task Change History. Scope: task. @deprecated Use tasks.task.history.list. */
@@ -2810,189 +2830,189 @@ export interface V2MethodParams {
   /** Add a Kanban or "My Plan" Stage. Scope: task. */
   'task.stages.add': { fields: Obj; isAdmin?: Flag }
   /** Check the Ability to Move Task. Scope: task. */
-  'task.stages.canmovetask': { entityId: number; entityType: string }
+  'task.stages.canmovetask': { entityId: NumericId; entityType: string }
   /** Delete a Kanban or "My Plan" Stage. Scope: task. */
-  'task.stages.delete': { id: number; isAdmin?: Flag }
+  'task.stages.delete': { id: NumericId; isAdmin?: Flag }
   /** Get the List of Kanban Stages or "My Plan". Scope: task. */
-  'task.stages.get': { entityId: number; isAdmin?: Flag }
+  'task.stages.get': { entityId: NumericId; isAdmin?: Flag }
   /** Move Task from One Stage to Another. Scope: task. */
-  'task.stages.movetask': { id: number; stageId: number; before?: number; after?: number }
+  'task.stages.movetask': { id: NumericId; stageId: NumericId; before?: number; after?: number }
   /** Update Kanban Stage or "My Plan". Scope: task. */
-  'task.stages.update': { id: number; fields: readonly unknown[]; isAdmin?: Flag }
+  'task.stages.update': { id: NumericId; fields: readonly unknown[]; isAdmin?: Flag }
   /** Add backlog in Scrum. Scope: task. */
   'tasks.api.scrum.backlog.add': { fields: Obj }
   /** Delete backlog. Scope: task. */
-  'tasks.api.scrum.backlog.delete': { id: number }
+  'tasks.api.scrum.backlog.delete': { id: NumericId }
   /** Get Backlog Fields by Scrum ID. Scope: task. */
-  'tasks.api.scrum.backlog.get': { id: number }
+  'tasks.api.scrum.backlog.get': { id: NumericId }
   /** Get a list of available backlog fields. Scope: task. */
   'tasks.api.scrum.backlog.getFields': NoParams
   /** Update backlog. Scope: task. */
-  'tasks.api.scrum.backlog.update': { id: number; fields: Obj }
+  'tasks.api.scrum.backlog.update': { id: NumericId; fields: Obj }
   /** Add Epic in Scrum. Scope: task. */
   'tasks.api.scrum.epic.add': { fields: Obj }
   /** Delete Epic. Scope: task. */
-  'tasks.api.scrum.epic.delete': { id: number }
+  'tasks.api.scrum.epic.delete': { id: NumericId }
   /** Get Epic Fields by Its Identifier. Scope: task. */
-  'tasks.api.scrum.epic.get': { id: number }
+  'tasks.api.scrum.epic.get': { id: NumericId }
   /** Get a list of available fields for epic. Scope: task. */
   'tasks.api.scrum.epic.getFields': NoParams
   /** Get a List of Epics. Scope: task. */
   'tasks.api.scrum.epic.list': { order?: readonly unknown[]; filter?: readonly unknown[]; select?: readonly unknown[]; start?: number }
   /** Update Epic in Scrum. Scope: task. */
-  'tasks.api.scrum.epic.update': { id: number; fields: readonly unknown[] }
+  'tasks.api.scrum.epic.update': { id: NumericId; fields: readonly unknown[] }
   /** Create a Scrum Kanban Stage. Scope: task. */
   'tasks.api.scrum.kanban.addStage': { fields: Obj }
   /** Add Task to Scrum Kanban. Scope: task. */
-  'tasks.api.scrum.kanban.addTask': { sprintId: number; taskId: number; stageId: number }
+  'tasks.api.scrum.kanban.addTask': { sprintId: NumericId; taskId: NumericId; stageId: NumericId }
   /** Delete Stage. Scope: task. */
-  'tasks.api.scrum.kanban.deleteStage': { stageId: number }
+  'tasks.api.scrum.kanban.deleteStage': { stageId: NumericId }
   /** Delete Task from Scrum Kanban. Scope: task. */
-  'tasks.api.scrum.kanban.deleteTask': { sprintId: number; taskId: number }
+  'tasks.api.scrum.kanban.deleteTask': { sprintId: NumericId; taskId: NumericId }
   /** Get a list of available fields for the kanban stage. Scope: task. */
   'tasks.api.scrum.kanban.getFields': NoParams
   /** Get Kanban Stages by Sprint ID. Scope: task. */
-  'tasks.api.scrum.kanban.getStages': { sprintId: number }
+  'tasks.api.scrum.kanban.getStages': { sprintId: NumericId }
   /** Update Scrum Kanban Stage. Scope: task. */
-  'tasks.api.scrum.kanban.updateStage': { stageId: number; fields: Obj }
+  'tasks.api.scrum.kanban.updateStage': { stageId: NumericId; fields: Obj }
   /** Add Sprint in Scrum. Scope: task. */
   'tasks.api.scrum.sprint.add': { fields: Obj }
   /** Complete the Active Sprint of the Selected Scrum. Scope: task. */
-  'tasks.api.scrum.sprint.complete': { id: number }
+  'tasks.api.scrum.sprint.complete': { id: NumericId }
   /** Delete Sprint. Scope: task. */
-  'tasks.api.scrum.sprint.delete': { id: number }
+  'tasks.api.scrum.sprint.delete': { id: NumericId }
   /** Get Sprint Fields by Its Identifier. Scope: task. */
-  'tasks.api.scrum.sprint.get': { sprintId: number }
+  'tasks.api.scrum.sprint.get': { sprintId: NumericId }
   /** Get a List of Available Fields for the Sprint. Scope: task. */
   'tasks.api.scrum.sprint.getFields': NoParams
   /** Get a List of Sprints. Scope: task. */
-  'tasks.api.scrum.sprint.list': { order?: { ID?: number; GROUP_ID?: number; ENTITY_TYPE?: string; NAME?: string; SORT?: number; CREATED_BY?: number; MODIFIED_BY?: number; DATE_START?: string; DATE_END?: string; STATUS?: string; INFO?: Obj; [k: string]: unknown }; filter?: { ID?: number; GROUP_ID?: number; ENTITY_TYPE?: string; NAME?: string; SORT?: number; CREATED_BY?: number; MODIFIED_BY?: number; DATE_START?: string; DATE_END?: string; STATUS?: string; INFO?: Obj; [k: string]: unknown }; select?: Obj; start?: number }
+  'tasks.api.scrum.sprint.list': { order?: { ID?: NumericId; GROUP_ID?: NumericId; ENTITY_TYPE?: string; NAME?: string; SORT?: number; CREATED_BY?: number; MODIFIED_BY?: number; DATE_START?: string; DATE_END?: string; STATUS?: string; INFO?: Obj; [k: string]: unknown }; filter?: { ID?: NumericId; GROUP_ID?: NumericId; ENTITY_TYPE?: string; NAME?: string; SORT?: number; CREATED_BY?: number; MODIFIED_BY?: number; DATE_START?: string; DATE_END?: string; STATUS?: string; INFO?: Obj; [k: string]: unknown }; select?: Obj; start?: number }
   /** Start Sprint. Scope: task. */
-  'tasks.api.scrum.sprint.start': { id: number }
+  'tasks.api.scrum.sprint.start': { id: NumericId }
   /** Update Sprint. Scope: task. */
-  'tasks.api.scrum.sprint.update': { id: number; fields: Obj }
+  'tasks.api.scrum.sprint.update': { id: NumericId; fields: Obj }
   /** Get Scrum Task Fields by ID. Scope: task. */
-  'tasks.api.scrum.task.get': { id: number }
+  'tasks.api.scrum.task.get': { id: NumericId }
   /** Get Scrum Task Fields. Scope: task. */
   'tasks.api.scrum.task.getFields': NoParams
   /** Create or Update a Scrum Task. Scope: task. */
-  'tasks.api.scrum.task.update': { id: number; fields: Obj }
+  'tasks.api.scrum.task.update': { id: NumericId; fields: Obj }
   /** Activate/Deactivate the Flow. Scope: task. */
-  'tasks.flow.Flow.activate': { flowId: number }
+  'tasks.flow.Flow.activate': { flowId: NumericId }
   /** Create a New Flow. Scope: task. */
   'tasks.flow.Flow.create': { flowData: Obj }
   /** Delete Flow. Scope: task. */
-  'tasks.flow.Flow.delete': { flowData: Obj; "flowData.id": number }
+  'tasks.flow.Flow.delete': { flowData: Obj; "flowData.id": NumericId }
   /** Get. Scope: task. */
-  'tasks.flow.Flow.get': { flowId: number }
+  'tasks.flow.Flow.get': { flowId: NumericId }
   /** Check the Existence of. Scope: task. */
-  'tasks.flow.Flow.isExists': { flowData: Obj; name: string; id?: number }
+  'tasks.flow.Flow.isExists': { flowData: Obj; name: string; id?: NumericId }
   /** Pin or Unpin the Flow. Scope: task. */
-  'tasks.flow.Flow.pin': { flowId: number }
+  'tasks.flow.Flow.pin': { flowId: NumericId }
   /** Update the Flow. Scope: task. */
   'tasks.flow.Flow.update': { flowData: Obj }
   /** Add Task. Scope: task. */
   'tasks.task.add': { fields: Obj }
   /** Approve Task. Scope: task. */
-  'tasks.task.approve': { taskId: number }
+  'tasks.task.approve': { taskId: NumericId }
   /** Move Task to Completed Status. Scope: task. */
-  'tasks.task.complete': { taskId: number }
+  'tasks.task.complete': { taskId: NumericId }
   /** Get User Counters. Scope: task. */
-  'tasks.task.counters.get': { userId?: number; groupId?: number; type?: string }
+  'tasks.task.counters.get': { userId?: NumericId; groupId?: NumericId; type?: string }
   /** Defer a Task to the Status "Deferred". Scope: task. */
-  'tasks.task.defer': { taskId: number }
+  'tasks.task.defer': { taskId: NumericId }
   /** Delegate Task. Scope: task. */
-  'tasks.task.delegate': { taskId: number; userId: number }
+  'tasks.task.delegate': { taskId: NumericId; userId: NumericId }
   /** Delete Task. Scope: task. */
-  'tasks.task.delete': { taskId: number }
+  'tasks.task.delete': { taskId: NumericId }
   /** Disapprove Task. Scope: task. */
-  'tasks.task.disapprove': { taskId: number }
+  'tasks.task.disapprove': { taskId: NumericId }
   /** Add Task to Favorites. Scope: task. */
-  'tasks.task.favorite.add': { taskId: number }
+  'tasks.task.favorite.add': { taskId: NumericId }
   /** Remove Task from Favorites. Scope: task. */
-  'tasks.task.favorite.remove': { taskId: number }
+  'tasks.task.favorite.remove': { taskId: NumericId }
   /** Attach Files to a Task. Scope: task. */
-  'tasks.task.files.attach': { taskId: number; fileId: number }
+  'tasks.task.files.attach': { taskId: NumericId; fileId: NumericId }
   /** Get Task by ID. Scope: task. */
-  'tasks.task.get': { taskId?: number; select?: readonly unknown[] }
+  'tasks.task.get': { taskId?: NumericId; select?: readonly unknown[] }
   /** Get the List of Fields. Scope: task. */
   'tasks.task.getFields': NoParams
   /** Check Access to Task. Scope: task. */
-  'tasks.task.getaccess': { taskId: number; users?: readonly unknown[] }
+  'tasks.task.getaccess': { taskId: NumericId; users?: readonly unknown[] }
   /** Get Task History. Scope: task. */
-  'tasks.task.history.list': { taskId: number; filter?: { id?: number; createdDate?: string; field?: string; value?: Obj; user?: { id?: number; name?: string; lastName?: string; secondName?: string; login?: string; [k: string]: unknown }; [k: string]: unknown }; order?: Obj }
+  'tasks.task.history.list': { taskId: NumericId; filter?: { id?: NumericId; createdDate?: string; field?: string; value?: Obj; user?: { id?: NumericId; name?: string; lastName?: string; secondName?: string; login?: string; [k: string]: unknown }; [k: string]: unknown }; order?: Obj }
   /** Get Task List. Scope: task. */
   'tasks.task.list': { order?: Obj; filter?: Obj; select?: readonly unknown[]; params?: Obj; start?: number }
   /** Enable "Mute" Mode. Scope: task. */
-  'tasks.task.mute': { id: number }
+  'tasks.task.mute': { id: NumericId }
   /** Translate the task to the Waiting for Execution status. Scope: task. */
-  'tasks.task.pause': { taskId: number }
+  'tasks.task.pause': { taskId: NumericId }
   /** Pin a Task. Scope: task. */
-  'tasks.task.pin': { id: number }
+  'tasks.task.pin': { id: NumericId }
   /** Renew a Task After Completion. Scope: task. */
-  'tasks.task.renew': { taskId: number }
+  'tasks.task.renew': { taskId: NumericId }
   /** Add Comment to Result. Scope: task. */
-  'tasks.task.result.addFromComment': { commentId: number }
+  'tasks.task.result.addFromComment': { commentId: NumericId }
   /** Remove Comment from Result. Scope: task. */
-  'tasks.task.result.deleteFromComment': { commentId: number }
+  'tasks.task.result.deleteFromComment': { commentId: NumericId }
   /** Get the List of Task Results. Scope: task. */
-  'tasks.task.result.list': { taskId: number }
+  'tasks.task.result.list': { taskId: NumericId }
   /** Move Task to In Progress Status. Scope: task. */
-  'tasks.task.start': { taskId: number }
+  'tasks.task.start': { taskId: NumericId }
   /** Enable Task Watching with. Scope: task. */
-  'tasks.task.startwatch': { taskId: number }
+  'tasks.task.startwatch': { taskId: NumericId }
   /** Disable Task Monitoring. Scope: task. */
-  'tasks.task.stopwatch': { taskId: number }
+  'tasks.task.stopwatch': { taskId: NumericId }
   /** Disable "Mute" Mode. Scope: task. */
-  'tasks.task.unmute': { id: number }
+  'tasks.task.unmute': { id: NumericId }
   /** Unpin a task. Scope: task. */
-  'tasks.task.unpin': { id: number }
+  'tasks.task.unpin': { id: NumericId }
   /** Update Task. Scope: task. */
-  'tasks.task.update': { taskId: number; fields: Obj }
+  'tasks.task.update': { taskId: NumericId; fields: Obj }
   /** Add Task Template. Scope: task. */
   'tasks.template.add': { fields: Obj }
   /** Add Checklist Item to Task Template. Scope: task. */
-  'tasks.template.checklist.add': { templateId: number; fields: { TITLE: string; PARENT_ID: number; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; [k: string]: unknown } }
+  'tasks.template.checklist.add': { templateId: NumericId; fields: { TITLE: string; PARENT_ID: NumericId; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; [k: string]: unknown } }
   /** Add Attachment to Checklist Item Using. Scope: task. */
-  'tasks.template.checklist.addAttachmentByContent': { templateId: number; checkListItemId: number; attachmentParameters: { NAME?: string; CONTENT?: string; [k: string]: unknown } }
+  'tasks.template.checklist.addAttachmentByContent': { templateId: NumericId; checkListItemId: NumericId; attachmentParameters: { NAME?: string; CONTENT?: string; [k: string]: unknown } }
   /** Add Attachments from Drive to Checklist Item. Scope: task. */
-  'tasks.template.checklist.addAttachmentsFromDisk': { templateId: number; checkListItemId: number; filesIds: readonly unknown[] }
+  'tasks.template.checklist.addAttachmentsFromDisk': { templateId: NumericId; checkListItemId: NumericId; filesIds: readonly unknown[] }
   /** Complete Checklist Item of Task Template. Scope: task. */
-  'tasks.template.checklist.complete': { templateId: number; checkListItemId: number }
+  'tasks.template.checklist.complete': { templateId: NumericId; checkListItemId: NumericId }
   /** Delete Checklist Item from Task Template. Scope: task. */
-  'tasks.template.checklist.delete': { templateId: number; checkListItemId: number }
+  'tasks.template.checklist.delete': { templateId: NumericId; checkListItemId: NumericId }
   /** Get Checklist Item from Task Template. Scope: task. */
-  'tasks.template.checklist.get': { templateId: number; checkListItemId: number }
+  'tasks.template.checklist.get': { templateId: NumericId; checkListItemId: NumericId }
   /** Get the List of Checklist Items for Task Template. Scope: task. */
-  'tasks.template.checklist.list': { templateId: number; filter?: Obj; select?: readonly unknown[]; order?: Obj }
+  'tasks.template.checklist.list': { templateId: NumericId; filter?: Obj; select?: readonly unknown[]; order?: Obj }
   /** Move Checklist Item After Another. Scope: task. */
-  'tasks.template.checklist.moveAfter': { templateId: number; checkListItemId: number; afterItemId: number }
+  'tasks.template.checklist.moveAfter': { templateId: NumericId; checkListItemId: NumericId; afterItemId: NumericId }
   /** Move Checklist Item Before Another. Scope: task. */
-  'tasks.template.checklist.moveBefore': { templateId: number; checkListItemId: number; beforeItemId: number }
+  'tasks.template.checklist.moveBefore': { templateId: NumericId; checkListItemId: NumericId; beforeItemId: NumericId }
   /** Remove Attachments from Checklist Item. Scope: task. */
-  'tasks.template.checklist.removeAttachments': { templateId: number; checkListItemId: number; attachmentsIds: readonly unknown[] }
+  'tasks.template.checklist.removeAttachments': { templateId: NumericId; checkListItemId: NumericId; attachmentsIds: readonly unknown[] }
   /** Renew Checklist Item of Task Template. Scope: task. */
-  'tasks.template.checklist.renew': { templateId: number; checkListItemId: number }
+  'tasks.template.checklist.renew': { templateId: NumericId; checkListItemId: NumericId }
   /** Update Checklist Item of Task Template. Scope: task. */
-  'tasks.template.checklist.update': { templateId: number; checkListItemId: number; fields: { TITLE?: string; PARENT_ID?: number; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; [k: string]: unknown } }
+  'tasks.template.checklist.update': { templateId: NumericId; checkListItemId: NumericId; fields: { TITLE?: string; PARENT_ID?: NumericId; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; [k: string]: unknown } }
   /** Delete Task Template. Scope: task. */
-  'tasks.template.delete': { templateId: number }
+  'tasks.template.delete': { templateId: NumericId }
   /** Get the List of Task Template Fields. Scope: task. */
   'tasks.template.fields': NoParams
   /** Get Task Template by ID. Scope: task. */
-  'tasks.template.get': { templateId: number; params?: { select?: readonly unknown[]; [k: string]: unknown } }
+  'tasks.template.get': { templateId: NumericId; params?: { select?: readonly unknown[]; [k: string]: unknown } }
   /** Update Task Template. Scope: task. */
-  'tasks.template.update': { templateId: number; fields: Obj }
+  'tasks.template.update': { templateId: NumericId; fields: Obj }
   /** Add Transcription to Call with. Scope: telephony. */
   'telephony.call.attachTranscription': { CALL_ID: string; MESSAGES: ReadonlyArray<{ SIDE: string; START_TIME: number; STOP_TIME: number; MESSAGE: string; [k: string]: unknown }>; COST?: number; COST_CURRENCY?: string }
   /** Attach a Record to a Completed Call. Scope: telephony. */
   'telephony.externalCall.attachRecord': { CALL_ID: string; RECORD_URL?: string; FILENAME?: string; FILE_CONTENT?: string }
   /** Finish Call and Log It in Telephony Statistics. Scope: telephony. */
-  'telephony.externalCall.finish': { CALL_ID: string; USER_ID: number; USER_PHONE_INNER: string; DURATION?: number; COST?: number; COST_CURRENCY?: string; STATUS_CODE?: string; FAILED_REASON?: string; RECORD_URL?: string; VOTE?: number; ADD_TO_CHAT?: number }
+  'telephony.externalCall.finish': { CALL_ID: string; USER_ID?: NumericId; USER_PHONE_INNER?: string; DURATION?: number; COST?: number; COST_CURRENCY?: string; STATUS_CODE?: string; FAILED_REASON?: string; RECORD_URL?: string; VOTE?: number; ADD_TO_CHAT?: number } & ({ USER_ID: NumericId } | { USER_PHONE_INNER: string })
   /** Hide Call Card for User. Scope: telephony. */
   'telephony.externalCall.hide': { CALL_ID: string; USER_ID?: unknown }
   /** Register an External Call in Bitrix24. Scope: telephony. */
-  'telephony.externalCall.register': { USER_ID: number; USER_PHONE_INNER: string; PHONE_NUMBER: string; TYPE: number; CALL_START_DATE?: string; CRM_CREATE?: number; CRM_SOURCE?: string; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; SHOW?: number; ADD_TO_CHAT?: number; CALL_LIST_ID?: number; LINE_NUMBER?: string; EXTERNAL_CALL_ID?: string }
+  'telephony.externalCall.register': { USER_ID?: NumericId; USER_PHONE_INNER?: string; PHONE_NUMBER: string; TYPE: number; CALL_START_DATE?: string; CRM_CREATE?: number; CRM_SOURCE?: string; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: NumericId; SHOW?: number; ADD_TO_CHAT?: number; CALL_LIST_ID?: NumericId; LINE_NUMBER?: string; EXTERNAL_CALL_ID?: string } & ({ USER_ID: NumericId } | { USER_PHONE_INNER: string })
   /** Find a Client in CRM by Phone Number. Scope: telephony. */
   'telephony.externalCall.searchCrmEntities': { PHONE_NUMBER: string }
   /** Show Call Card to User. Scope: telephony. */
@@ -3006,7 +3026,7 @@ export interface V2MethodParams {
   /** Update External Line. Scope: telephony. */
   'telephony.externalLine.update': { NUMBER: string; NAME?: string; CRM_AUTO_CREATE?: string }
   /** Close Current Day. Scope: timeman. */
-  'timeman.close': { USER_ID?: number; TIME?: string; REPORT?: string; LAT?: number; LON?: number }
+  'timeman.close': { USER_ID?: NumericId; TIME?: string; REPORT?: string; LAT?: number; LON?: number }
   /** Check IP Address. Scope: timeman. */
   'timeman.networkrange.check': { IP?: string }
   /** Get Network Address Ranges. Scope: timeman. */
@@ -3014,23 +3034,23 @@ export interface V2MethodParams {
   /** Set Network Address Ranges. Scope: timeman. */
   'timeman.networkrange.set': { RANGES: string }
   /** Start a New Workday. Scope: timeman. */
-  'timeman.open': { USER_ID?: number; TIME?: string; REPORT?: string; LAT?: number; LON?: number }
+  'timeman.open': { USER_ID?: NumericId; TIME?: string; REPORT?: string; LAT?: number; LON?: number }
   /** Pause the current workday. Scope: timeman. */
-  'timeman.pause': { USER_ID?: number }
+  'timeman.pause': { USER_ID?: NumericId }
   /** Get Work Schedule. Scope: timeman. */
-  'timeman.schedule.get': { id?: number }
+  'timeman.schedule.get': { id?: NumericId }
   /** Get User Work Time Settings. Scope: timeman. */
-  'timeman.settings': { USER_ID?: number }
+  'timeman.settings': { USER_ID?: NumericId }
   /** Get information about the current workday. Scope: timeman. */
-  'timeman.status': { USER_ID?: number }
+  'timeman.status': { USER_ID?: NumericId }
   /** Add Absence Report. Scope: timeman. */
-  'timeman.timecontrol.report.add': { REPORT_ID: unknown; USER_ID?: number; TEXT: string; TYPE?: string; CALENDAR?: string }
+  'timeman.timecontrol.report.add': { REPORT_ID: NumericId; USER_ID?: NumericId; TEXT: string; TYPE?: string; CALENDAR?: string }
   /** Get Report on Identified Absences. Scope: timeman. */
-  'timeman.timecontrol.reports.get': { USER_ID: number; MONTH: number; YEAR: number; IDLE_MINUTES?: number; WORKDAY_HOURS?: number }
+  'timeman.timecontrol.reports.get': { USER_ID: NumericId; MONTH: number; YEAR: number; IDLE_MINUTES?: number; WORKDAY_HOURS?: number }
   /** Get Report Settings. Scope: timeman. */
   'timeman.timecontrol.reports.settings.get': NoParams
   /** Get the list of users for the. Scope: timeman. */
-  'timeman.timecontrol.reports.users.get': { DEPARTMENT_ID?: number }
+  'timeman.timecontrol.reports.users.get': { DEPARTMENT_ID?: NumericId }
   /** Get Time Control Settings. Scope: timeman. */
   'timeman.timecontrol.settings.get': NoParams
   /** Set Time Control Settings. Scope: timeman. */
@@ -3054,35 +3074,35 @@ export interface V2MethodParams {
   /** Get a list of users with personal data search. Scope: user, user_brief, user_basic. */
   'user.search': { FILTER?: Obj; sort?: string; order?: string; ADMIN_MODE?: Flag; select?: readonly unknown[]; start?: number }
   /** Update user data. Scope: user. */
-  'user.update': { ID: number; ACTIVE?: Flag; EMAIL?: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: readonly unknown[]; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: readonly unknown[]; WORK_NOTES?: string; [k: string]: unknown }
+  'user.update': { ID: NumericId; ACTIVE?: Flag; EMAIL?: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: readonly unknown[]; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: readonly unknown[]; WORK_NOTES?: string; [k: string]: unknown }
   /** Add custom field. Scope: user.userfield. */
   'user.userfield.add': { fields: Obj }
   /** Delete custom field. Scope: user.userfield. */
-  'user.userfield.delete': { id: number }
+  'user.userfield.delete': { id: NumericId }
   /** Get File from User Field. Scope: user.userfield. */
   'user.userfield.file.get': Obj
   /** Get a list of custom fields. Scope: user.userfield. */
   'user.userfield.list': { order?: string; filter?: readonly unknown[] }
   /** Update custom field. Scope: user.userfield. */
-  'user.userfield.update': { id: number; fields?: Obj }
+  'user.userfield.update': { id: NumericId; fields?: Obj }
   /** Get the list of agreements. Scope: userconsent. */
   'userconsent.agreement.list': NoParams
   /** Get the text of the agreement. Scope: userconsent. */
-  'userconsent.agreement.text': { id: number; replace?: { COMPANY_NAME?: string; COMPANY_ADDRESS?: string; PURPOSES?: string; THIRD_PARTIES?: string; EMAIL?: string; [k: string]: unknown } }
+  'userconsent.agreement.text': { id: NumericId; replace?: { COMPANY_NAME?: string; COMPANY_ADDRESS?: string; PURPOSES?: string; THIRD_PARTIES?: string; EMAIL?: string; [k: string]: unknown } }
   /** Save the User Consent. Scope: userconsent. */
-  'userconsent.consent.add': { AGREEMENT_ID: number; IP: string; USER_ID?: number; URL?: string; ORIGIN_ID?: string; ORIGINATOR_ID?: string }
+  'userconsent.consent.add': { AGREEMENT_ID: NumericId; IP: string; USER_ID?: NumericId; URL?: string; ORIGIN_ID?: string; ORIGINATOR_ID?: string }
   /** Add Custom Field. Scope: userfieldconfig, crm. */
   'userfieldconfig.add': { moduleId: string; field: { entityId: string; fieldName: string; userTypeId: string; xmlId?: string; sort?: number; multiple?: Flag; mandatory?: Flag; showFilter?: Flag; editInList?: Flag; isSearchable?: Flag; settings?: { DEFAULT_VALUE?: string; ROWS?: number; SIZE?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [k: string]: unknown }; editFormLabel?: string; helpMessage?: string; enum?: ReadonlyArray<{ value: string; def?: Flag; sort?: number; xmlId?: string; [k: string]: unknown }>; [k: string]: unknown } }
   /** Delete User Field. Scope: userfieldconfig, crm. */
-  'userfieldconfig.delete': { moduleId: string; id: number }
+  'userfieldconfig.delete': { moduleId: string; id: NumericId }
   /** Get User Field Settings. Scope: userfieldconfig, crm. */
-  'userfieldconfig.get': { moduleId: string; id: number }
+  'userfieldconfig.get': { moduleId: string; id: NumericId }
   /** Get Available User Field Types. Scope: userfieldconfig, crm. */
   'userfieldconfig.getTypes': { moduleId: string }
   /** Get a List of User Field Settings. Scope: userfieldconfig, crm. */
-  'userfieldconfig.list': { moduleId: string; select?: { language?: string; id?: string; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: string; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: string; languageId?: string; [k: string]: unknown }; order?: Obj; filter?: { id?: number; fieldName?: string; userTypeId?: string; xmlId?: string; sort?: number; multiple?: Flag; mandatory?: Flag; showFilter?: string; showInList?: Flag; editInList?: Flag; isSearchable?: Flag; [k: string]: unknown }; start?: number }
+  'userfieldconfig.list': { moduleId: string; select?: { language?: string; id?: string; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: string; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: string; languageId?: string; [k: string]: unknown }; order?: Obj; filter?: { id?: NumericId; fieldName?: string; userTypeId?: string; xmlId?: string; sort?: number; multiple?: Flag; mandatory?: Flag; showFilter?: string; showInList?: Flag; editInList?: Flag; isSearchable?: Flag; [k: string]: unknown }; start?: number }
   /** Update User Field. Scope: userfieldconfig, crm. */
-  'userfieldconfig.update': { moduleId: string; id: number; field?: { xmlId?: string; sort?: number; mandatory?: Flag; showFilter?: Flag; isSearchable?: Flag; editFormLabel?: Obj; helpMessage?: Obj; settings?: { DEFAULT_VALUE?: string; ROWS?: number; SIZE?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [k: string]: unknown }; enum?: ReadonlyArray<{ id?: number; value?: string; def?: Flag; sort?: number; xmlId?: string; del?: Flag; [k: string]: unknown }>; userTypeId?: string; [k: string]: unknown } }
+  'userfieldconfig.update': { moduleId: string; id: NumericId; field?: { xmlId?: string; sort?: number; mandatory?: Flag; showFilter?: Flag; isSearchable?: Flag; editFormLabel?: Obj; helpMessage?: Obj; settings?: { DEFAULT_VALUE?: string; ROWS?: number; SIZE?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [k: string]: unknown }; enum?: ReadonlyArray<{ id?: NumericId; value?: string; def?: Flag; sort?: number; xmlId?: string; del?: Flag; [k: string]: unknown }>; userTypeId?: string; [k: string]: unknown } }
   /** Register a New User Field Type. Scope: placement. */
   'userfieldtype.add': { USER_TYPE_ID: string; HANDLER: string; TITLE?: string; DESCRIPTION?: string; OPTIONS?: readonly unknown[] }
   /** Delete Registered User Field Type. Scope: placement. */
@@ -3092,25 +3112,25 @@ export interface V2MethodParams {
   /** Change settings for user field type. Scope: placement. */
   'userfieldtype.update': { USER_TYPE_ID: string; HANDLER: string; TITLE: string; DESCRIPTION?: string; OPTIONS?: readonly unknown[] }
   /** Download the voting report. Scope: vote. */
-  'vote.AttachedVote.download': { attachId: number }
+  'vote.AttachedVote.download': { attachId: NumericId }
   /** Get Data of Attached Vote. Scope: vote. */
-  'vote.AttachedVote.get': { attachId: number }
+  'vote.AttachedVote.get': { attachId: NumericId }
   /** Get the list of users who voted for the answer. Scope: vote. */
-  'vote.AttachedVote.getAnswerVoted': { attachId: number; answerId: number; pageNavigation?: Obj; userForMobileFormat?: Flag }
+  'vote.AttachedVote.getAnswerVoted': { attachId: NumericId; answerId: NumericId; pageNavigation?: Obj; userForMobileFormat?: Flag }
   /** Get Multiple Votes. Scope: vote. */
-  'vote.AttachedVote.getMany': { moduleId: string; entityType: string; entityId: number }
+  'vote.AttachedVote.getMany': { moduleId: string; entityType: string; entityId: NumericId }
   /** Get Voting Data with Voter Information. Scope: vote. */
-  'vote.AttachedVote.getWithVoted': { attachId: number; pageSize?: number; userForMobileFormat?: Flag }
+  'vote.AttachedVote.getWithVoted': { attachId: NumericId; pageSize?: number; userForMobileFormat?: Flag }
   /** Recall Your Vote. Scope: vote. */
-  'vote.AttachedVote.recall': { attachId: number }
+  'vote.AttachedVote.recall': { attachId: NumericId }
   /** Resume Voting. Scope: vote. */
-  'vote.AttachedVote.resume': { attachId: number }
+  'vote.AttachedVote.resume': { attachId: NumericId }
   /** Stop voting. Scope: vote. */
-  'vote.AttachedVote.stop': { attachId: number }
+  'vote.AttachedVote.stop': { attachId: NumericId }
   /** Vote in the attached voting. Scope: vote. */
-  'vote.AttachedVote.vote': { attachId: number; ballot: Obj }
+  'vote.AttachedVote.vote': { attachId: NumericId; ballot: Obj }
   /** Create and Send a Vote in Chat. Scope: vote. */
-  'vote.Integration.Im.send': { chatId: number; IM_MESSAGE_VOTE_DATA: { QUESTIONS: ReadonlyArray<{ QUESTION?: string; FIELD_TYPE?: number; ANSWERS?: readonly unknown[]; [k: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; [k: string]: unknown }; templateId?: string }
+  'vote.Integration.Im.send': { chatId: NumericId; IM_MESSAGE_VOTE_DATA: { QUESTIONS: ReadonlyArray<{ QUESTION?: string; FIELD_TYPE?: number; ANSWERS?: readonly unknown[]; [k: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; [k: string]: unknown }; templateId?: string }
   /** Start a Callback with. Scope: telephony. */
   'voximplant.callback.start': { FROM_LINE: string; TO_NUMBER: string; TEXT_TO_PRONOUNCE: string; VOICE?: string }
   /** Make an Auto-Call with MP3 Playback using. Scope: telephony, call. */
@@ -3124,35 +3144,35 @@ export interface V2MethodParams {
   /** Set Outgoing Line. Scope: telephony. */
   'voximplant.line.outgoing.set': { LINE_ID: string }
   /** Set Outgoing SIP Line. Scope: telephony. */
-  'voximplant.line.outgoing.sip.set': { CONFIG_ID: number }
+  'voximplant.line.outgoing.sip.set': { CONFIG_ID: NumericId }
   /** Create SIP Line. Scope: telephony. */
   'voximplant.sip.add': { SERVER: string; LOGIN: string; PASSWORD?: string; TYPE?: string; TITLE?: string }
   /** Get the Status of the SIP Connector. Scope: telephony. */
   'voximplant.sip.connector.status': NoParams
   /** Delete SIP Line. Scope: telephony. */
-  'voximplant.sip.delete': { CONFIG_ID: number }
+  'voximplant.sip.delete': { CONFIG_ID: NumericId }
   /** Get SIP Lines of the Application. Scope: telephony. */
-  'voximplant.sip.get': { FILTER?: { ID?: number; TYPE?: string; TITLE?: string; CONFIG_ID?: number; REG_ID?: number; APP_ID?: string; SERVER?: string; LOGIN?: string; PASSWORD?: string; INCOMING_SERVER?: string; INCOMING_LOGIN?: string; INCOMING_PASSWORD?: string; AUTH_USER?: string; OUTBOUND_PROXY?: string; DETECT_LINE_NUMBER?: string; LINE_DETECT_HEADER_ORDER?: string; REGISTRATION_STATUS_CODE?: number; REGISTRATION_ERROR_MESSAGE?: string; [k: string]: unknown }; SORT?: string; ORDER?: string; start?: number }
+  'voximplant.sip.get': { FILTER?: { ID?: NumericId; TYPE?: string; TITLE?: string; CONFIG_ID?: NumericId; REG_ID?: NumericId; APP_ID?: string; SERVER?: string; LOGIN?: string; PASSWORD?: string; INCOMING_SERVER?: string; INCOMING_LOGIN?: string; INCOMING_PASSWORD?: string; AUTH_USER?: string; OUTBOUND_PROXY?: string; DETECT_LINE_NUMBER?: string; LINE_DETECT_HEADER_ORDER?: string; REGISTRATION_STATUS_CODE?: number; REGISTRATION_ERROR_MESSAGE?: string; [k: string]: unknown }; SORT?: string; ORDER?: string; start?: number }
   /** Get SIP Registration Status. Scope: telephony. */
-  'voximplant.sip.status': { REG_ID: number }
+  'voximplant.sip.status': { REG_ID: NumericId }
   /** Update SIP Line. Scope: telephony. */
-  'voximplant.sip.update': { CONFIG_ID: number; TITLE?: string; SERVER?: string; LOGIN?: string; PASSWORD?: string }
+  'voximplant.sip.update': { CONFIG_ID: NumericId; TITLE?: string; SERVER?: string; LOGIN?: string; PASSWORD?: string }
   /** Get Call History List. Scope: telephony. */
-  'voximplant.statistic.get': { FILTER?: { ID?: number; CALL_ID?: string; EXTERNAL_CALL_ID?: string; CALL_CATEGORY?: string; PORTAL_USER_ID?: number; PORTAL_NUMBER?: string; PHONE_NUMBER?: string; CALL_TYPE?: number; CALL_DURATION?: number; CALL_START_DATE?: string; CALL_LOG?: string; CALL_RECORD_URL?: string; CALL_VOTE?: number; COST?: number; COST_CURRENCY?: string; CALL_FAILED_CODE?: string; CALL_FAILED_REASON?: string; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; CRM_ACTIVITY_ID?: number; REST_APP_ID?: number; REST_APP_NAME?: string; TRANSCRIPT_ID?: number; TRANSCRIPT_PENDING?: string; SESSION_ID?: number; REDIAL_ATTEMPT?: number; COMMENT?: string; RECORD_DURATION?: number; [k: string]: unknown }; SORT?: string; ORDER?: string; start?: number }
+  'voximplant.statistic.get': { FILTER?: { ID?: NumericId; CALL_ID?: string; EXTERNAL_CALL_ID?: string; CALL_CATEGORY?: string; PORTAL_USER_ID?: NumericId; PORTAL_NUMBER?: string; PHONE_NUMBER?: string; CALL_TYPE?: number; CALL_DURATION?: number; CALL_START_DATE?: string; CALL_LOG?: string; CALL_RECORD_URL?: string; CALL_VOTE?: number; COST?: number; COST_CURRENCY?: string; CALL_FAILED_CODE?: string; CALL_FAILED_REASON?: string; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: NumericId; CRM_ACTIVITY_ID?: NumericId; REST_APP_ID?: NumericId; REST_APP_NAME?: string; TRANSCRIPT_ID?: NumericId; TRANSCRIPT_PENDING?: string; SESSION_ID?: NumericId; REDIAL_ATTEMPT?: number; COMMENT?: string; RECORD_DURATION?: number; [k: string]: unknown }; SORT?: string; ORDER?: string; start?: number }
   /** Get a List of Available Voices for Text-to-Speech. Scope: telephony. */
   'voximplant.tts.voices.get': NoParams
   /** Get Links for Navigation in the Telephony Pages. Scope: telephony. */
   'voximplant.url.get': NoParams
   /** Activate User SIP Device. Scope: telephony. */
-  'voximplant.user.activatePhone': { USER_ID: number }
+  'voximplant.user.activatePhone': { USER_ID: NumericId }
   /** Deactivate the employee's SIP phone presence with. Scope: telephony. */
-  'voximplant.user.deactivatePhone': { USER_ID: number }
+  'voximplant.user.deactivatePhone': { USER_ID: NumericId }
   /** Get User Settings. Scope: telephony. */
   'voximplant.user.get': { USER_ID: unknown }
 }
 
 /** The deprecated REST v2 methods. */
-export type V2DeprecatedMethod = 'catalog.document.confirm' | 'catalog.document.element.fields' | 'catalog.document.fields' | 'catalog.document.unconfirm' | 'crm.activity.add' | 'crm.activity.update' | 'crm.catalog.fields' | 'crm.catalog.get' | 'crm.catalog.list' | 'crm.company.add' | 'crm.company.delete' | 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.company.details.configuration.get' | 'crm.company.details.configuration.reset' | 'crm.company.details.configuration.set' | 'crm.company.fields' | 'crm.company.get' | 'crm.company.list' | 'crm.company.update' | 'crm.contact.add' | 'crm.contact.delete' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.get' | 'crm.contact.details.configuration.reset' | 'crm.contact.details.configuration.set' | 'crm.contact.fields' | 'crm.contact.get' | 'crm.contact.list' | 'crm.contact.update' | 'crm.deal.add' | 'crm.deal.delete' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.get' | 'crm.deal.details.configuration.reset' | 'crm.deal.details.configuration.set' | 'crm.deal.fields' | 'crm.deal.get' | 'crm.deal.list' | 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.deal.update' | 'crm.dealcategory.add' | 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.delete' | 'crm.dealcategory.fields' | 'crm.dealcategory.get' | 'crm.dealcategory.list' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' | 'crm.dealcategory.update' | 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' | 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.lead.add' | 'crm.lead.delete' | 'crm.lead.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.get' | 'crm.lead.details.configuration.reset' | 'crm.lead.details.configuration.set' | 'crm.lead.fields' | 'crm.lead.get' | 'crm.lead.list' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.lead.update' | 'crm.measure.add' | 'crm.measure.delete' | 'crm.measure.fields' | 'crm.measure.get' | 'crm.measure.list' | 'crm.measure.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'crm.product.add' | 'crm.product.delete' | 'crm.product.fields' | 'crm.product.get' | 'crm.product.list' | 'crm.product.property.add' | 'crm.product.property.delete' | 'crm.product.property.enumeration.fields' | 'crm.product.property.fields' | 'crm.product.property.get' | 'crm.product.property.list' | 'crm.product.property.settings.fields' | 'crm.product.property.types' | 'crm.product.property.update' | 'crm.product.update' | 'crm.productrow.fields' | 'crm.productrow.list' | 'crm.productsection.add' | 'crm.productsection.delete' | 'crm.productsection.fields' | 'crm.productsection.get' | 'crm.productsection.list' | 'crm.productsection.update' | 'crm.quote.add' | 'crm.quote.delete' | 'crm.quote.fields' | 'crm.quote.get' | 'crm.quote.list' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' | 'crm.quote.update' | 'crm.vat.add' | 'crm.vat.delete' | 'crm.vat.fields' | 'crm.vat.get' | 'crm.vat.list' | 'crm.vat.update' | 'imbot.bot.list' | 'imbot.chat.add' | 'imbot.chat.get' | 'imbot.chat.leave' | 'imbot.chat.sendTyping' | 'imbot.chat.setManager' | 'imbot.chat.setOwner' | 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' | 'imbot.chat.user.add' | 'imbot.chat.user.delete' | 'imbot.chat.user.list' | 'imbot.command.answer' | 'imbot.command.register' | 'imbot.command.unregister' | 'imbot.command.update' | 'imbot.dialog.get' | 'imbot.message.add' | 'imbot.message.delete' | 'imbot.message.like' | 'imbot.message.update' | 'imbot.register' | 'imbot.unregister' | 'imbot.update' | 'imopenlines.session.mode.silent' | 'methods' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'task.comment.add' | 'task.commentitem.add' | 'task.commentitem.delete' | 'task.commentitem.get' | 'task.commentitem.getlist' | 'task.commentitem.update' | 'task.item.add' | 'task.item.addfile' | 'task.item.addtofavorite' | 'task.item.approve' | 'task.item.complete' | 'task.item.defer' | 'task.item.delegate' | 'task.item.delete' | 'task.item.deletefile' | 'task.item.deletefromfavorite' | 'task.item.disapprove' | 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' | 'task.item.getmanifest' | 'task.item.isactionallowed' | 'task.item.list' | 'task.item.renew' | 'task.item.startexecution' | 'task.item.update' | 'task.items.getlist' | 'task.logitem.list'
+export type V2DeprecatedMethod = 'catalog.document.confirm' | 'catalog.document.element.fields' | 'catalog.document.fields' | 'catalog.document.unconfirm' | 'crm.activity.add' | 'crm.activity.update' | 'crm.catalog.fields' | 'crm.catalog.get' | 'crm.catalog.list' | 'crm.company.add' | 'crm.company.delete' | 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.company.details.configuration.get' | 'crm.company.details.configuration.reset' | 'crm.company.details.configuration.set' | 'crm.company.fields' | 'crm.company.get' | 'crm.company.list' | 'crm.company.update' | 'crm.contact.add' | 'crm.contact.delete' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.get' | 'crm.contact.details.configuration.reset' | 'crm.contact.details.configuration.set' | 'crm.contact.fields' | 'crm.contact.get' | 'crm.contact.list' | 'crm.contact.update' | 'crm.deal.add' | 'crm.deal.delete' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.get' | 'crm.deal.details.configuration.reset' | 'crm.deal.details.configuration.set' | 'crm.deal.fields' | 'crm.deal.get' | 'crm.deal.list' | 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.deal.update' | 'crm.dealcategory.add' | 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.delete' | 'crm.dealcategory.fields' | 'crm.dealcategory.get' | 'crm.dealcategory.list' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' | 'crm.dealcategory.update' | 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' | 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.lead.add' | 'crm.lead.delete' | 'crm.lead.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.get' | 'crm.lead.details.configuration.reset' | 'crm.lead.details.configuration.set' | 'crm.lead.fields' | 'crm.lead.get' | 'crm.lead.list' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.lead.update' | 'crm.measure.add' | 'crm.measure.delete' | 'crm.measure.fields' | 'crm.measure.get' | 'crm.measure.list' | 'crm.measure.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'crm.product.add' | 'crm.product.delete' | 'crm.product.fields' | 'crm.product.get' | 'crm.product.list' | 'crm.product.property.add' | 'crm.product.property.delete' | 'crm.product.property.enumeration.fields' | 'crm.product.property.fields' | 'crm.product.property.get' | 'crm.product.property.list' | 'crm.product.property.settings.fields' | 'crm.product.property.types' | 'crm.product.property.update' | 'crm.product.update' | 'crm.productrow.fields' | 'crm.productrow.list' | 'crm.productsection.add' | 'crm.productsection.delete' | 'crm.productsection.fields' | 'crm.productsection.get' | 'crm.productsection.list' | 'crm.productsection.update' | 'crm.quote.add' | 'crm.quote.delete' | 'crm.quote.fields' | 'crm.quote.get' | 'crm.quote.list' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' | 'crm.quote.update' | 'crm.vat.add' | 'crm.vat.delete' | 'crm.vat.fields' | 'crm.vat.get' | 'crm.vat.list' | 'crm.vat.update' | 'im.disk.file.commit' | 'im.disk.folder.get' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imbot.bot.list' | 'imbot.chat.add' | 'imbot.chat.get' | 'imbot.chat.leave' | 'imbot.chat.sendTyping' | 'imbot.chat.setManager' | 'imbot.chat.setOwner' | 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' | 'imbot.chat.user.add' | 'imbot.chat.user.delete' | 'imbot.chat.user.list' | 'imbot.command.answer' | 'imbot.command.register' | 'imbot.command.unregister' | 'imbot.command.update' | 'imbot.dialog.get' | 'imbot.message.add' | 'imbot.message.delete' | 'imbot.message.like' | 'imbot.message.update' | 'imbot.register' | 'imbot.unregister' | 'imbot.update' | 'imopenlines.session.mode.silent' | 'methods' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' | 'task.comment.add' | 'task.commentitem.add' | 'task.commentitem.delete' | 'task.commentitem.get' | 'task.commentitem.getlist' | 'task.commentitem.update' | 'task.item.add' | 'task.item.addfile' | 'task.item.addtofavorite' | 'task.item.approve' | 'task.item.complete' | 'task.item.defer' | 'task.item.delegate' | 'task.item.delete' | 'task.item.deletefile' | 'task.item.deletefromfavorite' | 'task.item.disapprove' | 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' | 'task.item.getmanifest' | 'task.item.isactionallowed' | 'task.item.list' | 'task.item.renew' | 'task.item.startexecution' | 'task.item.update' | 'task.items.getlist' | 'task.logitem.list'
 
 /** `call.make` of the deprecated REST v2 methods: a call shows as deprecated, naming the replacement. */
 export interface V2DeprecatedCalls {
@@ -3268,8 +3288,8 @@ export interface V2DeprecatedCalls {
   <T = DocumentedResult, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (60 methods). @deprecated No longer developed; the documentation names no replacement. */
-  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update'>(
+  /** Sends a deprecated method (68 methods). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.add'). @deprecated Use catalog.measure.add. */
@@ -3406,6 +3426,10 @@ export interface V2DeprecatedCalls {
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.update'). @deprecated Use catalog.vat.update. */
   <T = DocumentedResult, M extends 'crm.vat.update' = 'crm.vat.update'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use im.v2.File.upload. */
+  <T = DocumentedResult, M extends 'im.disk.file.commit' | 'im.disk.folder.get' = 'im.disk.file.commit' | 'im.disk.folder.get'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.bot.list'). @deprecated Use imbot.v2.Bot.list. */
@@ -3560,7 +3584,7 @@ export interface V2DeprecatedCalls {
   <T = DocumentedResult, M extends 'task.item.disapprove' = 'task.item.disapprove'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getAccess. */
+  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getaccess. */
   <T = DocumentedResult, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
@@ -3597,9 +3621,9 @@ export interface V3MethodParams {
   /** Get Follow-up Fields List. Scope: call. */
   'call.followup.field.list': { select?: readonly unknown[] }
   /** Get Call Follow-up. Scope: call. */
-  'call.followup.get': { callId: number; select?: readonly unknown[]; mentionFormat?: string }
+  'call.followup.get': { callId: NumericId; select?: readonly unknown[]; mentionFormat?: string }
   /** Get a List of Follow-up Calls. Scope: call. */
-  'call.followup.list': { filter: { startDate: { from: string; to: string; [k: string]: unknown }; participantId?: number; [k: string]: unknown }; select?: readonly unknown[]; order?: { startDate?: string; [k: string]: unknown }; pagination?: { limit?: number; afterCursor?: { startDate: string; id: number; [k: string]: unknown }; [k: string]: unknown }; mentionFormat?: string }
+  'call.followup.list': { filter: { startDate: { from: string; to: string; [k: string]: unknown }; participantId?: NumericId; [k: string]: unknown }; select?: readonly unknown[]; order?: { startDate?: string; [k: string]: unknown }; pagination?: { limit?: number; afterCursor?: { startDate: string; id: NumericId; [k: string]: unknown }; [k: string]: unknown }; mentionFormat?: string }
   /** Get the number of employees. Scope: humanresources. */
   'humanresources.employee.count': NoParams
   /** Get Employee Field. Scope: humanresources. */
@@ -3608,86 +3632,86 @@ export interface V3MethodParams {
   'humanresources.employee.field.list': { select?: readonly unknown[] }
   /** Get Employees in Multiple Departments. Scope: humanresources. */
   'humanresources.employee.multidepartment': NoParams
+  /** Find Employess. Scope: humanresources. */
+  'humanresources.employee.search': { name: string; nodeId?: NumericId; select?: readonly unknown[] }
   /** Get Subordinates of Employee. Scope: humanresources. */
-  'humanresources.employee.subordinates': { id: number }
+  'humanresources.employee.subordinates': { id: NumericId }
   /** Create Department. Scope: humanresources. */
-  'humanresources.node.add': { type: string; name: string; parentId: number; description?: string; colorName?: string; userIds?: { MEMBER_HEAD?: readonly unknown[]; MEMBER_DEPUTY_HEAD?: readonly unknown[]; MEMBER_EMPLOYEE?: readonly unknown[]; MEMBER_TEAM_HEAD?: readonly unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[]; MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown }; moveUsersToNode?: Flag; createChat?: Flag; bindingChatIds?: readonly unknown[]; createChannel?: Flag; bindingChannelIds?: readonly unknown[]; createCollab?: Flag; bindingCollabIds?: readonly unknown[]; settings?: { BUSINESS_PROC_AUTHORITY?: readonly unknown[]; REPORTS_AUTHORITY?: readonly unknown[]; [k: string]: unknown } }
+  'humanresources.node.add': { type: string; name: string; parentId: NumericId; description?: string; colorName?: string; userIds?: { MEMBER_HEAD?: readonly unknown[]; MEMBER_DEPUTY_HEAD?: readonly unknown[]; MEMBER_EMPLOYEE?: readonly unknown[]; MEMBER_TEAM_HEAD?: readonly unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[]; MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown }; moveUsersToNode?: Flag; createChat?: Flag; bindingChatIds?: readonly unknown[]; createChannel?: Flag; bindingChannelIds?: readonly unknown[]; createCollab?: Flag; bindingCollabIds?: readonly unknown[]; settings?: { BUSINESS_PROC_AUTHORITY?: readonly unknown[]; REPORTS_AUTHORITY?: readonly unknown[]; [k: string]: unknown } }
   /** Get Child Departments. Scope: humanresources. */
-  'humanresources.node.children': { id: number; select?: readonly unknown[] }
+  'humanresources.node.children': { id: NumericId; select?: readonly unknown[] }
   /** Edit Communications of the. Scope: humanresources. */
-  'humanresources.node.communication.edit': { nodeId: number; communicationType: string; createDefault?: Flag; ids?: readonly unknown[]; removeIds?: readonly unknown[]; withChildren?: Flag }
+  'humanresources.node.communication.edit': { nodeId: NumericId; communicationType: string; createDefault?: Flag; ids?: readonly unknown[]; removeIds?: readonly unknown[]; withChildren?: Flag }
   /** Get Communications of the. Scope: humanresources. */
-  'humanresources.node.communication.list': { id: number }
+  'humanresources.node.communication.list': { id: NumericId }
   /** Get the Number of Departments. Scope: humanresources. */
   'humanresources.node.count': NoParams
   /** Update Department. Scope: humanresources. */
-  'humanresources.node.edit': { id: number; name?: string; description?: string; colorName?: string }
+  'humanresources.node.edit': { id: NumericId; name?: string; description?: string; colorName?: string }
   /** Get the Field. Scope: humanresources. */
   'humanresources.node.field.get': { name: string; select?: readonly unknown[] }
   /** Get a List of Fields from the. Scope: humanresources. */
   'humanresources.node.field.list': { select?: readonly unknown[] }
   /** Get. Scope: humanresources. */
-  'humanresources.node.get': { id: number; select?: readonly unknown[] }
+  'humanresources.node.get': { id: NumericId; select?: readonly unknown[] }
   /** Get a List of Departments. Scope: humanresources. */
   'humanresources.node.list': { type: string; select?: readonly unknown[]; pagination?: Obj }
   /** Add Participants to. Scope: humanresources. */
-  'humanresources.node.member.add': { nodeId: number; userIds: readonly unknown[]; role: string }
+  'humanresources.node.member.add': { nodeId: NumericId; userIds: readonly unknown[]; role: string }
   /** Get a Department or Team Member Field. Scope: humanresources. */
   'humanresources.node.member.field.get': { name: string; select?: readonly unknown[] }
   /** Retrieve a List of Department Member Fields. Scope: humanresources. */
   'humanresources.node.member.field.list': { select?: readonly unknown[] }
   /** Move Participants to the Department. Scope: humanresources. */
-  'humanresources.node.member.move': { nodeId: number; userIds: readonly unknown[]; role?: string }
+  'humanresources.node.member.move': { nodeId: NumericId; userIds: readonly unknown[]; role?: string }
   /** Remove Participants from the Department. Scope: humanresources. */
-  'humanresources.node.member.remove': { nodeId: number; userIds: readonly unknown[] }
+  'humanresources.node.member.remove': { nodeId: NumericId; userIds: readonly unknown[] }
   /** Update the Composition of Participants in. Scope: humanresources. */
-  'humanresources.node.member.set': { nodeId: number; userIds: { MEMBER_HEAD?: readonly unknown[]; MEMBER_DEPUTY_HEAD?: readonly unknown[]; MEMBER_EMPLOYEE?: readonly unknown[]; MEMBER_TEAM_HEAD?: readonly unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[]; MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown } }
+  'humanresources.node.member.set': { nodeId: NumericId; userIds: { MEMBER_HEAD?: readonly unknown[]; MEMBER_DEPUTY_HEAD?: readonly unknown[]; MEMBER_EMPLOYEE?: readonly unknown[]; MEMBER_TEAM_HEAD?: readonly unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[]; MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown } }
   /** Move Department. Scope: humanresources. */
-  'humanresources.node.move': { id: number; parentId: number }
+  'humanresources.node.move': { id: NumericId; parentId: NumericId }
   /** Find Departments. Scope: humanresources. */
-  'humanresources.node.search': { type: string; name: string; parentId?: number; pagination?: Obj }
-  /** Find Employess. Scope: humanresources. */
-  'humanresourses.employee.search': { name: string; nodeId?: number; select?: readonly unknown[] }
+  'humanresources.node.search': { type: string; name: string; parentId?: NumericId; pagination?: Obj }
   /** Get mailbox field. Scope: mail. */
   'mail.mailbox.field.get': { name: string; select?: readonly unknown[] }
   /** Get a list of mailbox fields. Scope: mail. */
   'mail.mailbox.field.list': { select?: readonly unknown[] }
   /** Get mailbox. Scope: mail. */
-  'mail.mailbox.get': { id: number; select?: readonly unknown[] }
+  'mail.mailbox.get': { id: NumericId; select?: readonly unknown[] }
   /** Get a list of mailboxes. Scope: mail. */
   'mail.mailbox.list': { name?: string; email?: string; pagination?: Obj }
   /** Get senders. Scope: mail. */
   'mail.mailbox.senders': { pagination?: Obj }
   /** Create a calendar event from an e-mail. Scope: mail. */
-  'mail.message.createcalendarevent': { messageId: number; dateFrom: string; dateTo: string; name?: string; description?: string }
+  'mail.message.createcalendarevent': { messageId: NumericId; dateFrom: string; dateTo: string; name?: string; description?: string }
   /** Create a chat from e-mail. Scope: mail. */
-  'mail.message.createchat': { messageId: number }
+  'mail.message.createchat': { messageId: NumericId }
   /** Create a CRM activity from an e-mail. Scope: mail. */
-  'mail.message.createcrmactivity': { messageId: number }
+  'mail.message.createcrmactivity': { messageId: NumericId }
   /** Create a News Feed message from e-mail. Scope: mail. */
-  'mail.message.createfeedpost': { messageId: number; title?: string }
+  'mail.message.createfeedpost': { messageId: NumericId; title?: string }
   /** Create a task from an e-mail. Scope: mail. */
-  'mail.message.createtask': { messageId: number; title?: string; responsibleId?: number; description?: string }
+  'mail.message.createtask': { messageId: NumericId; title?: string; responsibleId?: NumericId; description?: string }
   /** Get e-mail field. Scope: mail. */
   'mail.message.field.get': { name: string; select?: readonly unknown[] }
   /** Get a list of email fields. Scope: mail. */
   'mail.message.field.list': { select?: readonly unknown[] }
   /** Forward e-mail. Scope: mail. */
-  'mail.message.forward': { forwardMessageId: number; from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
+  'mail.message.forward': { forwardMessageId: NumericId; from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
   /** Get e-mail. Scope: mail. */
-  'mail.message.get': { id: number; select?: readonly unknown[] }
+  'mail.message.get': { id: NumericId; select?: readonly unknown[] }
   /** Get a list of e-mails. Scope: mail. */
-  'mail.message.list': { mailboxId?: number; searchQuery?: string; dateFrom?: string; dateTo?: string; isSeen?: Flag; hasAttachments?: Flag; folder?: string; pagination?: Obj }
+  'mail.message.list': { mailboxId?: NumericId; searchQuery?: string; dateFrom?: string; dateTo?: string; isSeen?: Flag; hasAttachments?: Flag; folder?: string; pagination?: Obj }
   /** Move emails to folder. Scope: mail. */
   'mail.message.movetofolder': { messageIds: readonly unknown[]; action: string; folder?: string }
   /** Remove the link between an e-mail and a CRM deal. Scope: mail. */
-  'mail.message.removecrmactivity': { messageId: number }
+  'mail.message.removecrmactivity': { messageId: NumericId }
   /** Reply to e-mail. Scope: mail. */
-  'mail.message.reply': { replyToMessageId: number; from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
+  'mail.message.reply': { replyToMessageId: NumericId; from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
   /** Send an e-mail. Scope: mail. */
   'mail.message.send': { from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
   /** Get e-mail thread. Scope: mail. */
-  'mail.message.thread': { id: number; limit?: number }
+  'mail.message.thread': { id: NumericId; limit?: number }
   /** Get recipient field. Scope: mail. */
   'mail.recipient.field.get': { name: string; select?: readonly unknown[] }
   /** Get a list of recipient fields. Scope: mail. */
@@ -3701,7 +3725,7 @@ export interface V3MethodParams {
   /** Get the List of Event Log Fields. Scope: main. */
   'main.eventlog.field.list': { select?: readonly unknown[] }
   /** Get Event Log Entry. Scope: main. */
-  'main.eventlog.get': { id: number; select?: readonly unknown[] }
+  'main.eventlog.get': { id: NumericId; select?: readonly unknown[] }
   /** Get the list of event log entries. Scope: main. */
   'main.eventlog.list': { select?: readonly unknown[]; filter?: readonly unknown[]; order?: Obj; pagination?: Obj }
   /** Get New Log Entries. Scope: main. */
@@ -3709,31 +3733,31 @@ export interface V3MethodParams {
   /** Create a Knowledge Base. Scope: note. */
   'note.collection.add': { fields: { name: string; position?: number; [k: string]: unknown } }
   /** Archive Knowledge Base. Scope: note. */
-  'note.collection.archive': { id: number }
+  'note.collection.archive': { id: NumericId }
   /** Move Knowledge Base to Shopping Cart. Scope: note. */
-  'note.collection.delete': { id: number }
+  'note.collection.delete': { id: NumericId }
   /** Get Knowledge Base Field. Scope: note. */
   'note.collection.field.get': { name: string; select?: readonly unknown[] }
   /** Get a List of Knowledge Base Fields. Scope: note. */
   'note.collection.field.list': { select?: readonly unknown[] }
   /** Get Knowledge Base. Scope: note. */
-  'note.collection.get': { id: number }
+  'note.collection.get': { id: NumericId }
   /** Get a List of Knowledge Bases. Scope: note. */
-  'note.collection.list': { pagination?: { limit?: number; afterCursor?: { position: number; id: number; [k: string]: unknown }; [k: string]: unknown } }
+  'note.collection.list': { pagination?: { limit?: number; afterCursor?: { position: number; id: NumericId; [k: string]: unknown }; [k: string]: unknown } }
   /** Rename Knowledge Base. Scope: note. */
-  'note.collection.update': { id: number; fields: { name: string; [k: string]: unknown } }
+  'note.collection.update': { id: NumericId; fields: { name: string; [k: string]: unknown } }
   /** Create Document. Scope: note. */
-  'note.document.add': { fields: { collectionId: number; title: string; parentId?: number; markdown?: string; [k: string]: unknown } }
+  'note.document.add': { fields: { collectionId: NumericId; title: string; parentId?: NumericId; markdown?: string; [k: string]: unknown } }
   /** Archive a Document. Scope: note. */
-  'note.document.archive': { id: number }
+  'note.document.archive': { id: NumericId }
   /** Move a Document to the Shopping Cart. Scope: note. */
-  'note.document.delete': { id: number }
+  'note.document.delete': { id: NumericId }
   /** Get Document Field. Scope: note. */
   'note.document.field.get': { name: string; select?: readonly unknown[] }
   /** Get a List of Document Fields. Scope: note. */
   'note.document.field.list': { select?: readonly unknown[] }
   /** Get Document. Scope: note. */
-  'note.document.get': { id: number }
+  'note.document.get': { id: NumericId }
   /** Get Document Search Field. Scope: note. */
   'note.document.search.field.get': { name: string; select?: readonly unknown[] }
   /** Get a List of Document Search Fields. Scope: note. */
@@ -3745,59 +3769,63 @@ export interface V3MethodParams {
   /** Get a List of Document Tree Fields. Scope: note. */
   'note.document.tree.field.list': { select?: readonly unknown[] }
   /** Get Document Tree. Scope: note. */
-  'note.document.tree.list': { collectionId: number }
+  'note.document.tree.list': { collectionId: NumericId }
   /** Update Document. Scope: note. */
-  'note.document.update': { id: number; fields: { title?: string; markdown?: string; [k: string]: unknown }; overwrite?: Flag }
+  'note.document.update': { id: NumericId; fields: { title?: string; markdown?: string; [k: string]: unknown }; overwrite?: Flag }
   /** Upload a File to Document. Scope: note. */
-  'note.file.add': { documentId: number; fileName: string; fileContent: string }
+  'note.file.add': { documentId: NumericId; fileName: string; fileContent: string }
   /** Get Document File Field. Scope: note. */
   'note.file.field.get': { name: string; select?: readonly unknown[] }
   /** Get a List of Document File Fields. Scope: note. */
   'note.file.field.list': { select?: readonly unknown[] }
   /** Get Document File Data. Scope: note. */
-  'note.file.get': { id: number; documentId: number }
+  'note.file.get': { id: NumericId; documentId: NumericId }
+  /** The OpenAPI description of the REST 3.0 methods. */
+  'rest.documentation.openapi': NoParams
+  /** The scope of every REST method, by module. */
+  'rest.scope.list': NoParams
   /** Get Task Access Field Permissions. Scope: tasks. */
   'tasks.task.access.field.get': { name: string; select?: readonly unknown[] }
   /** Get the List of Access Permission Fields for. Scope: tasks. */
   'tasks.task.access.field.list': { select?: readonly unknown[] }
   /** Check Access Permissions v 3.0. Scope: tasks. */
-  'tasks.task.access.get': { id: number }
+  'tasks.task.access.get': { id: NumericId }
   /** Add Task v 3.0. Scope: tasks. */
-  'tasks.task.add': { fields: { title: string; creatorId: number; responsibleId: number; [k: string]: unknown } }
+  'tasks.task.add': { fields: { title: string; creatorId: NumericId; responsibleId: NumericId; [k: string]: unknown } }
   /** Get Chat Message Field of Task. Scope: tasks. */
   'tasks.task.chat.message.field.get': { name: string; select?: readonly unknown[] }
   /** Get the List of Chat Message Fields for. Scope: tasks. */
   'tasks.task.chat.message.field.list': { select?: readonly unknown[] }
   /** Send a Message in Task Chat. Scope: tasks. */
-  'tasks.task.chat.message.send': { fields: { taskId: number; text: string; [k: string]: unknown } }
+  'tasks.task.chat.message.send': { fields: { taskId: NumericId; text: string; [k: string]: unknown } }
   /** Delete Task v 3.0. Scope: tasks. */
-  'tasks.task.delete': { id: number }
+  'tasks.task.delete': { id: NumericId }
   /** Get Task Field. Scope: tasks. */
   'tasks.task.field.get': { name: string; select?: readonly unknown[] }
   /** Get the List of Task Fields v 3.0. Scope: tasks. */
   'tasks.task.field.list': { select?: readonly unknown[] }
   /** Attach Files to a Task v 3.0. Scope: tasks. */
-  'tasks.task.file.attach': { taskId: number; fileIds: readonly number[] }
+  'tasks.task.file.attach': { taskId: NumericId; fileIds: readonly number[] }
   /** Get Task File Field Description. Scope: tasks. */
   'tasks.task.file.field.get': { name: string; select?: readonly unknown[] }
   /** Get the List of Task File Fields. Scope: tasks. */
   'tasks.task.file.field.list': { select?: readonly unknown[] }
   /** Get Task by ID v 3.0. Scope: tasks. */
-  'tasks.task.get': { id: number; select?: readonly unknown[] }
+  'tasks.task.get': { id: NumericId; select?: readonly unknown[] }
   /** Get Task List v 3.0. Scope: tasks. */
   'tasks.task.list': { select?: readonly unknown[]; filter?: readonly unknown[]; order?: Obj; pagination?: Obj }
   /** Add Result to Task. Scope: tasks. */
-  'tasks.task.result.add': { fields: { taskId: number; text: string; [k: string]: unknown } }
+  'tasks.task.result.add': { fields: { taskId: NumericId; text: string; [k: string]: unknown } }
   /** Add Result from Task Chat Message. Scope: tasks. */
-  'tasks.task.result.addfromchatmessage': { fields: { messageId: number; [k: string]: unknown } }
+  'tasks.task.result.addfromchatmessage': { fields: { messageId: NumericId; [k: string]: unknown } }
   /** Delete Task Result. Scope: tasks. */
-  'tasks.task.result.delete': { id: number }
+  'tasks.task.result.delete': { id: NumericId }
   /** Get Task Result List v 3.0. Scope: tasks. */
   'tasks.task.result.list': { order?: Obj; filter: readonly unknown[]; select?: readonly unknown[]; pagination?: Obj }
   /** Update Task Result. Scope: tasks. */
-  'tasks.task.result.update': { id: number; fields: { text: string; [k: string]: unknown } }
+  'tasks.task.result.update': { id: NumericId; fields: { text: string; [k: string]: unknown } }
   /** Update Task v 3.0. Scope: tasks. */
-  'tasks.task.update': { id: number; fields: Obj }
+  'tasks.task.update': { id: NumericId; fields: Obj }
   /** Get the Record Field of Working Time. Scope: timeman. */
   'timeman.record.field.get': { name: string; select?: readonly unknown[] }
   /** Get a List of Time Tracking Record Fields. Scope: timeman. */
