@@ -188,7 +188,14 @@ describe.each(['5.9', '7'])('completions on TypeScript %s', (version) => {
     expect(names(at('v3list'))).toEqual(expect.arrayContaining(['filter', 'select', 'order']))
   })
 
-  it("a batch command completes its method's required parameters", () => {
-    expect(names(at('batch'))).toContain('entityTypeId')
+  it("a batch command completes its method's parameters", () => {
+    expect(names(at('batch'))).toEqual([
+      'entityTypeId',
+      'filter',
+      'order',
+      'select',
+      'start',
+      'useOriginalUfNames',
+    ])
   })
 })
