@@ -159,12 +159,21 @@ export type CommandFor<P, R, M, Given> = {
 export type CheckedCommand<C, R, E> = E extends readonly [infer M, ...infer Rest]
   ? M extends keyof C & string
     ? readonly [method: M, ...ParamsSlot<C[M], R, Rest>]
-    : readonly [method: keyof C & string, params?: Record<string, unknown>]
+    : readonly [method: NotDocumented<M>, params?: Record<string, unknown>]
   : E extends { readonly method: infer M }
     ? M extends keyof C & string
       ? CommandFor<C[M], R, M, E>
-      : { method: keyof C & string; params?: Record<string, unknown>; as?: string }
+      : { method: NotDocumented<M>; params?: Record<string, unknown>; as?: string }
     : readonly [method: keyof C & string, params?: Record<string, unknown>]
+
+/**
+ * What a command's `method` must be when the catalogue lacks the name `M`: a type no string is, whose error names
+ * `M` in one line (a union of every documented name would make the command's type `never`, and the error say so).
+ */
+export interface NotDocumented<M> {
+  /** The misspelt or unknown method name. */
+  readonly 'is no documented method (batch.make({ ..., unchecked: true }) sends it as written)': M
+}
 
 /**
  * The commands `L` of a batch (a list or an object of named commands), each checked by {@link CheckedCommand}. One

@@ -27,6 +27,8 @@ void v2.callList.make({ method: 'crm.item.list', params: { /*list*/ } })
 void v3.fetchList.make({ method: 'tasks.task.list', params: { /*v3list*/ } })
 void v3.call.make({ method: 'tasks.task.add', params: { /*v3call*/ } })
 void v2.batch.make({ calls: [['crm.item.list', { /*batch*/ }]] })
+void v2.batch.make({ calls: [['crm.item.lst', { entityTypeId: 2 }]] }) // misspelt command
+void v2.call.make({ method: 'crm.item.lst', params: { entityTypeId: 2 } }) // misspelt call
 `
 
 /** One completion entry, as both compilers report it. */
@@ -84,6 +86,15 @@ function completions59(): Completions {
     result[name] = (info?.entries ?? [])
       .filter((entry) => entry.kind === 'property' || entry.kind === 'string')
       .map((entry) => ({ name: entry.name, sortText: entry.sortText }))
+  }
+  // The errors of the lines marked "misspelt", as an editor shows them (the message chain, one line per level).
+  const text = CONSUMER
+  for (const diagnostic of service.getSemanticDiagnostics(file)) {
+    const line = text.slice(0, diagnostic.start).split('\n').length - 1
+    const label = /\/\/ (misspelt \w+)$/.exec(text.split('\n')[line] ?? '')?.[1]
+    if (label === undefined) continue
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')
+    result[label] = message.split('\n').map((name) => ({ name, sortText: '' }))
   }
   service.dispose()
   return result
@@ -146,6 +157,21 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const names = (entries: Entry[] | undefined): string[] => (entries ?? []).map((entry) => entry.name).sort()
+
+describe('errors on TypeScript 5.9', () => {
+  const lines = (label: string): string[] => (results['5.9']?.[label] ?? []).map((entry) => entry.name.trim())
+
+  it('a misspelt batch command fails in a few lines naming it, as a misspelt call does', () => {
+    expect(lines('misspelt command')).toEqual([
+      'No overload matches this call.',
+      'The last overload gave the following error.',
+      `Type '"crm.item.lst"' is not assignable to type '"crm.item.lst" & NotDocumented<"crm.item.lst">'.`,
+      `Type 'string' is not assignable to type 'NotDocumented<"crm.item.lst">'.`,
+    ])
+    expect(lines('misspelt call').join('\n')).toMatch(/"crm\.item\.lst".*Did you mean '"crm\.item\.list"'\?/)
+    expect(lines('misspelt call').length).toBeLessThanOrEqual(3)
+  })
+})
 
 describe.each(['5.9', '7'])('completions on TypeScript %s', (version) => {
   const at = (marker: string): Entry[] => results[version]?.[marker] ?? []

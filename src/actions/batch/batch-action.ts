@@ -160,6 +160,10 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Re
   make<T = unknown>(
     options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R> | CatalogueBatchCallRecord<C, R>>,
   ): Promise<Result<BatchData<T>>>
+  /** Checked as the first form; last, so that a batch that does not compile reports its error (one line). */
+  make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
+    options: CheckedBatchMakeOptions<L & CheckedCommands<C, R, L>> & { options?: O },
+  ): Promise<Result<BatchDataOf<L, O, Res>>>
   async make(options: unknown): Promise<Result<BatchData>> {
     const request = readBatchRequest(options, this.runner.apiVersion, this.#action)
     const { commands } = request.batch
