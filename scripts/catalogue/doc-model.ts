@@ -8,6 +8,8 @@ export interface DocParam {
   readonly docType: string
   /** Marked with a trailing `*` (or `^*^`). */
   readonly required: boolean
+  /** The first sentence of its description, as plain text (for the doc comment an editor shows). */
+  readonly summary?: string
   /** Values the description lists for a `char` flag (`Y`, `N`), when it lists only those. */
   readonly flagValues?: readonly string[]
   /** The description says the level takes other keys too (`user.get`: any `user.add` field filters). */

@@ -267,5 +267,26 @@ function readRow(nameCell: string, description: string): DocParam | null {
   const param: DocParam = isFlag
     ? { name, docType, required, flagValues: flags.sort().reverse() }
     : { name, docType, required }
-  return /you can (also )?specify any parameters/i.test(description) ? { ...param, otherKeys: true } : param
+  const summary = summaryOf(description)
+  const described = summary === '' ? param : { ...param, summary }
+  return /you can (also )?specify any parameters/i.test(description)
+    ? { ...described, otherKeys: true }
+    : described
+}
+
+/** Longest summary kept: a doc comment an editor shows beside a completion, not the page. */
+const MAX_SUMMARY = 100
+
+/** The first sentence of a description cell, without Markdown, cut at {@link MAX_SUMMARY} characters. */
+function summaryOf(description: string): string {
+  const text = description
+    .replace(/\{%[\s\S]*?%\}/g, ' ')
+    .replace(/#\|[\s\S]*?\|#/g, ' ')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[`*]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+  const sentence = /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text
+  const short = sentence.length > MAX_SUMMARY ? `${sentence.slice(0, MAX_SUMMARY - 1).trimEnd()}…` : sentence
+  return short.replace(/\*\//g, '*\u2215')
 }

@@ -89,8 +89,10 @@ export function objectType(params: readonly DocParam[], open: boolean): string {
     if (seen.has(param.name)) continue
     seen.add(param.name)
     const key = isIdentifier(param.name) ? param.name : JSON.stringify(param.name)
-    members.push(`${key}${param.required ? '' : '?'}: ${tsType(param)}`)
+    // On a line of its own: a doc comment after `{` or `;` on the same line attaches to nothing.
+    const doc = param.summary === undefined ? '' : `\n    /** ${param.summary} */\n    `
+    members.push(`${doc}${key}${param.required ? '' : '?'}: ${tsType(param)}`)
   }
   if (open || family) members.push('[k: string]: unknown')
-  return `{ ${members.join('; ')} }`
+  return `{ ${members.join('; ')} }`.replace(/ +\n/g, '\n')
 }

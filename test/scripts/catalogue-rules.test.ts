@@ -72,7 +72,7 @@ describe('the generator reads the docs rules', () => {
       ['|| **fields***', '[`object`](../data-types.md) | Field values'],
     )
     expect(parse('api-reference/crm/type-add.md', text).params).toEqual([
-      { name: 'fields', docType: 'object', required: true },
+      { name: 'fields', docType: 'object', required: true, summary: 'Field values' },
     ])
   })
 

@@ -87,6 +87,18 @@ function completions59(): Completions {
       .filter((entry) => entry.kind === 'property' || entry.kind === 'string')
       .map((entry) => ({ name: entry.name, sortText: entry.sortText }))
   }
+  // The doc comment an editor shows beside the first parameter completed at `params: { | }`.
+  const callOffset = markers().get('call') ?? 0
+  const details = service.getCompletionEntryDetails(
+    file,
+    callOffset,
+    'entityTypeId',
+    {},
+    undefined,
+    {},
+    undefined,
+  )
+  result.doc = [{ name: ts.displayPartsToString(details?.documentation), sortText: '' }]
   // The errors of the lines marked "misspelt", as an editor shows them (the message chain, one line per level).
   const text = CONSUMER
   for (const diagnostic of service.getSemanticDiagnostics(file)) {
@@ -170,6 +182,10 @@ describe('errors on TypeScript 5.9', () => {
     ])
     expect(lines('misspelt call').join('\n')).toMatch(/"crm\.item\.lst".*Did you mean '"crm\.item\.list"'\?/)
     expect(lines('misspelt call').length).toBeLessThanOrEqual(3)
+  })
+
+  it("a completed parameter shows the docs' description", () => {
+    expect(lines('doc')).toEqual(['System or user type identifier whose items need to be retrieved.'])
   })
 })
 
