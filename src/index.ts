@@ -83,7 +83,7 @@ export type {
   V3BatchRef,
   WithRefs,
 } from './catalogue/command-types.js'
-export type { Flag, Id, NoParams, Obj } from './catalogue/doc-types.js'
+export type { Flag, Id, NoParams, NumericId, Obj } from './catalogue/doc-types.js'
 export type { V2Method, V3Method } from './catalogue/method-names.js'
 export type {
   V2DeprecatedCalls,

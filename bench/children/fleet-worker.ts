@@ -45,7 +45,11 @@ process.on('message', async (message: ToFleetWorker) => {
   const results = await Promise.all(
     Array.from({ length: message.calls }, (_, index) =>
       index % 2 === 0
-        ? portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.get', params: { id: 1 } })
+        ? portal.actions.v2.call.make({
+            unchecked: true,
+            method: 'crm.item.get',
+            params: { entityTypeId: 2, id: 1 },
+          })
         : portal.actions.v3.call.make({ method: 'tasks.task.get', params: { id: 1 } }),
     ),
   )

@@ -33,7 +33,7 @@ async function storeVariant(
       const result = await portal.actions.v2.call.make({
         unchecked: true,
         method: 'crm.item.get',
-        params: { id: 1 },
+        params: { entityTypeId: 2, id: 1 },
       })
       if (!result.isSuccess) throw new Error(`${name}: ${result.getErrorMessages().join('; ')}`)
     },

@@ -21,7 +21,11 @@ export async function pacingFigure(rig: BenchRig): Promise<FigureResult> {
   const settled = await Promise.allSettled(
     Array.from({ length: CALLS }, (_, index) =>
       index % 2 === 0
-        ? paced.actions.v2.call.make({ unchecked: true, method: 'crm.item.get', params: { id: 1 } })
+        ? paced.actions.v2.call.make({
+            unchecked: true,
+            method: 'crm.item.get',
+            params: { entityTypeId: 2, id: 1 },
+          })
         : paced.actions.v3.call.make({ method: 'tasks.task.get', params: { id: 1 } }),
     ),
   )

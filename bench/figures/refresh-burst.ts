@@ -16,7 +16,11 @@ async function burst(rig: BenchRig, portal: PortalOAuth): Promise<BurstOutcome> 
   const settled = await Promise.allSettled(
     Array.from({ length: BURST }, (_, index) =>
       index % 2 === 0
-        ? portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.get', params: { id: 1 } })
+        ? portal.actions.v2.call.make({
+            unchecked: true,
+            method: 'crm.item.get',
+            params: { entityTypeId: 2, id: 1 },
+          })
         : portal.actions.v3.call.make({ method: 'tasks.task.get', params: { id: 1 } }),
     ),
   )

@@ -16,7 +16,7 @@ import { VENDOR_PACKAGE, VENDOR_VERSION, type VendorSdk } from './vendor.js'
 
 /** The call every variant makes: small parameters, small answer, so the client's own cost is not hidden. */
 export const METHOD = 'crm.item.get'
-export const PARAMS = { id: 1 }
+export const PARAMS = { entityTypeId: 2, id: 1 }
 /** Calls at once in the concurrent mode, and the pool size of the variants that keep their own. */
 export const CONCURRENCY = 32
 

@@ -8,6 +8,8 @@ export interface DocParam {
   readonly docType: string
   /** Marked with a trailing `*` (or `^*^`). */
   readonly required: boolean
+  /** The first sentence of its description, as plain text (for the doc comment an editor shows). */
+  readonly summary?: string
   /** Values the description lists for a `char` flag (`Y`, `N`), when it lists only those. */
   readonly flagValues?: readonly string[]
   /** The description says the level takes other keys too (`user.get`: any `user.add` field filters). */
@@ -30,6 +32,11 @@ export interface DocMethod {
   readonly writes: boolean
   /** Parameters; an empty list for a page that says the method takes none; null when the page has no table. */
   readonly params: readonly DocParam[] | null
+  /**
+   * Groups of parameters of which at least one must be given ("At least one of the parameters must be specified:
+   * `IBLOCK_ID` or `IBLOCK_CODE`"); the parameters of a group are not required one by one.
+   */
+  readonly oneOf?: readonly (readonly string[])[]
   /**
    * What the method returns: the shape of `result` in the page's example answer, else the documented type of the
    * `result` row of its Returned Data table; undefined when the page shows neither.

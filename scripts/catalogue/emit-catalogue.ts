@@ -1,6 +1,6 @@
 import type { DocMethod } from './doc-model.js'
 import { shapeType } from './result-shape.js'
-import { isPattern, objectType } from './ts-types.js'
+import { isPattern, objectType, tsType } from './ts-types.js'
 
 /** The docs snapshot a catalogue was generated from. */
 export interface DocsSource {
@@ -39,11 +39,19 @@ function methodDoc(method: DocMethod): string {
   return `  /** ${title}.${scope}${deprecated} */`
 }
 
-/** The parameters type of one method: `NoParams`, `Obj` when undocumented, else its fields. */
+/**
+ * The parameters type of one method: `NoParams`, `Obj` when undocumented, else its fields, and for each group of
+ * which at least one must be given, a union of objects each requiring one of them.
+ */
 function paramsType(method: DocMethod): string {
   if (method.params === null) return 'Obj'
   if (method.params.length === 0) return 'NoParams'
-  return objectType(method.params, false)
+  const fields = objectType(method.params, false)
+  const groups = (method.oneOf ?? []).map(
+    (group) =>
+      `(${group.map((name) => `{ ${name}: ${tsType(method.params?.find((param) => param.name === name) ?? { name, docType: '', required: true })} }`).join(' | ')})`,
+  )
+  return [fields, ...groups].join(' & ')
 }
 
 /** The `@deprecated` note of a method: its replacement, or that the docs name none. */
@@ -72,7 +80,7 @@ function deprecatedBlock(methods: readonly DocMethod[], version: 'v2' | 'v3'): s
   const signatures = [...byNote].flatMap(([note, names]) => [
     `  /** Sends a deprecated method (${names.length === 1 ? names[0] : `${names.length} methods`}). @deprecated ${note} */`,
     `  <T = DocumentedResult, M extends ${names.join(' | ')} = ${names.join(' | ')}>(`,
-    `    options: CatalogueCallOptions<${prefix}MethodParams, M>,`,
+    `    options: DeprecatedCallOptions<${prefix}MethodParams, M>,`,
     `  ): Promise<AjaxResult<CallResult<T, ${prefix}MethodResults, M>>>`,
   ])
   const names = deprecated.map((method) => `'${method.name}'`)
@@ -99,8 +107,8 @@ export function emitTypes(methods: readonly DocMethod[], source: DocsSource): st
   return [
     header(source, 'The parameters of every documented REST method, by API version and method name.'),
     "import type { AjaxResult } from '../results/ajax-result.js'",
-    "import type { CallResult, CatalogueCallOptions, DocumentedResult } from './call-types.js'",
-    "import type { Flag, Id, NoParams, Obj } from './doc-types.js'",
+    "import type { CallResult, DeprecatedCallOptions, DocumentedResult } from './call-types.js'",
+    "import type { Flag, Id, NoParams, NumericId, Obj } from './doc-types.js'",
     "import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'",
     '',
     block('v2', 'V2MethodParams', 'Parameters of every documented REST v2 method, by method name.'),
@@ -115,9 +123,20 @@ export function emitTypes(methods: readonly DocMethod[], source: DocsSource): st
  * relative to `api-reference/`, the replacement is `-` for a deprecated method the docs name none for.
  */
 function packed(method: DocMethod): string {
-  const required = (method.params ?? [])
-    .filter((param) => param.required && !isPattern(param.name))
-    .map((param) => param.name)
+  // A group of which one must be given is written `A/B`; a required field of a required object `fields.title`.
+  const top = (method.params ?? []).filter((param) => param.required && !isPattern(param.name))
+  const nested = top.flatMap((param) =>
+    /^object$/i.test(param.docType)
+      ? (param.nested ?? [])
+          .filter((field) => field.required && !isPattern(field.name))
+          .map((field) => `${param.name}.${field.name}`)
+      : [],
+  )
+  const required = [
+    ...top.map((param) => param.name),
+    ...nested,
+    ...(method.oneOf ?? []).map((group) => group.join('/')),
+  ]
   const page = method.page.replace(/^api-reference\//, '')
   const replacement = method.deprecatedBy === undefined ? '' : method.deprecatedBy || '-'
   return [

@@ -1,23 +1,36 @@
 /**
- * `npm run catalogue -- <docs checkout>`: reads the REST documentation (github.com/bitrix24/b24restdocs) and writes
+ * `npm run catalogue -- <docs checkout> [--commit <sha>]`: reads the REST documentation
+ * (github.com/bitrix24/b24restdocs) and writes
  * src/catalogue/methods.generated.ts, src/catalogue/method-types.generated.ts and
  * src/catalogue/result-types.generated.ts, then prints what it could not read and the coverage figures.
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
 import { emitResults, emitTable, emitTypes, resultType } from './emit-catalogue.js'
 import { readDocs } from './read-docs.js'
 
-const root = process.argv[2]
-if (root === undefined) {
-  console.error('usage: npm run catalogue -- <path to a checkout of github.com/bitrix24/b24restdocs>')
+const USAGE =
+  'usage: npm run catalogue -- <checkout or extract of github.com/bitrix24/b24restdocs> [--commit <40-hex commit>]'
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { commit: { type: 'string' } } })
+const root = positionals[0]
+if (root === undefined || positionals.length > 1) {
+  console.error(USAGE)
   process.exit(2)
 }
 const started = performance.now()
 const docs = resolve(root)
+const commit = values.commit ?? docsCommit(docs)
+if (commit === undefined || !/^[0-9a-f]{40}$/.test(commit)) {
+  // The commit is in the header of every generated file: without it they would differ from a checkout's.
+  console.error(
+    `${docs}: cannot tell the docs commit (no git checkout, no .commit file, no b24restdocs-<commit> folder name)${values.commit === undefined ? '' : `, and --commit ${values.commit} is no 40-hex commit`}; give it with --commit. Nothing written.\n${USAGE}`,
+  )
+  process.exit(2)
+}
 const reading = readDocs(docs)
-const source = { commit: docsCommit(docs), license: readFileSync(join(docs, 'LICENSE'), 'utf8') }
+const source = { commit, license: readFileSync(join(docs, 'LICENSE'), 'utf8') }
 const out = resolve(import.meta.dirname, '../../src/catalogue')
 writeFileSync(join(out, 'methods.generated.ts'), emitTable(reading.methods, source))
 writeFileSync(join(out, 'method-types.generated.ts'), emitTypes(reading.methods, source))
@@ -43,15 +56,22 @@ console.log(
   ].join('\n'),
 )
 
-/** The checkout's commit (a `git archive` extract has none: then its `.commit` file, else `unknown`). */
-function docsCommit(dir: string): string {
+/**
+ * The docs commit of `dir`: a git checkout's HEAD, else its `.commit` file, else the commit in the folder's name (a
+ * GitHub tarball extracts to `b24restdocs-<commit>`); undefined when none says.
+ */
+function docsCommit(dir: string): string | undefined {
   try {
-    return execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8', stdio: 'pipe' }).trim()
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: 'pipe' }).trim()
+    // Only a checkout of its own: an extract inside another repository would give that one's commit.
+    if (resolve(git('rev-parse', '--show-toplevel')) !== realpathSync(dir)) throw new Error('not a checkout')
+    return git('rev-parse', 'HEAD')
   } catch {
     try {
       return readFileSync(join(dir, '.commit'), 'utf8').trim()
     } catch {
-      return 'unknown'
+      return /-([0-9a-f]{40})$/.exec(basename(dir))?.[1]
     }
   }
 }

@@ -1,5 +1,6 @@
 import { writesData } from './access.js'
 import type { DocMethod, DocParam, ParseProblem } from './doc-model.js'
+import { correctedName } from './errata.js'
 import { isDottedName, methodOfPage } from './method-name.js'
 import { addValue, exampleResult, type Shape } from './result-shape.js'
 import { blankCode, readTables, type YfmTable } from './yfm-tables.js'
@@ -23,9 +24,12 @@ const MAX_DEPTH = 4
 export function parsePage(page: string, text: string): PageResult {
   const none: PageResult = { method: null, problems: [], rows: 0, untypedRows: 0 }
   const h1 = /^# (.+)$/m.exec(text)?.[1]?.trim()
+  // A method page says who may call the method and, on most pages, its scope (the `event.*` pages say none).
   const scopeLine = /^> Scope:(.*)$/m.exec(text)?.[1]
-  if (h1 === undefined || scopeLine === undefined) return none
-  const name = methodOfPage(h1, text, page)
+  const whoLine = /^> Who can execute the method/m.test(text)
+  if (h1 === undefined || (scopeLine === undefined && !whoLine)) return none
+  const titled = methodOfPage(h1, text, page)
+  const name = titled === null ? null : correctedName(page, titled)
   if (name === null) {
     // Event pages and the JS SDK's BX24.* pages have parameter tables too, but document no REST method.
     const notMethod = /\/events\//.test(page) || /\bBX24\./.test(h1)
@@ -35,23 +39,61 @@ export function parsePage(page: string, text: string): PageResult {
   const body = blankCode(text)
   const problems: ParseProblem[] = []
   const counter: RowCounter = { rows: 0, untyped: 0 }
-  const params = readParams(page, body, problems, counter)
+  const read = readParams(page, body, problems, counter)
+  const oneOf = read === null ? [] : eitherOrGroups(body, read)
+  const params = oneOf.length === 0 || read === null ? read : withoutGroupRequirement(read, oneOf)
   return {
     method: {
       name,
       version: isRestV3(page, text) ? 'v3' : 'v2',
-      scopes: [...scopeLine.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '').filter(isScopeWord),
-      deprecatedBy: deprecation(text),
+      scopes: [...(scopeLine ?? '').matchAll(/`([^`]+)`/g)]
+        .map((match) => match[1] ?? '')
+        .filter(isScopeWord),
+      deprecatedBy: deprecation(text) ?? (/\/outdated\//.test(page) ? '' : undefined),
       writes: writesData(name),
       params,
+      ...(oneOf.length > 0 ? { oneOf } : {}),
       ...readResult(text, body),
       page: page.replace(/\.md$/, ''),
-      title: h1.replace(name, '').replace(/[`:]/g, '').replace(/\s+/g, ' ').trim(),
+      title: h1
+        .replace(titled ?? name, '')
+        .replace(/[`:]/g, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
     },
     problems,
     rows: counter.rows,
     untypedRows: counter.untyped,
   }
+}
+
+/**
+ * The groups of top-level parameters the page says at least one of must be given ("At least one of the parameters
+ * must be specified: `IBLOCK_ID` or `IBLOCK_CODE`") and its table marks required, each named once; groups naming
+ * anything else (fields of an object, access codes) are left out.
+ */
+function eitherOrGroups(body: string, params: readonly DocParam[]): string[][] {
+  const names = new Set(params.map((param) => param.name))
+  const required = new Set(params.filter((param) => param.required).map((param) => param.name))
+  const groups = new Map<string, string[]>()
+  for (const match of body.matchAll(
+    /at least one of (?:the )?(?:following )?(?:parameters|fields)[^.\n]*?((?:`?\w+`?(?:,\s*|,?\s+or\s+))+`?\w+`?)/gi,
+  )) {
+    const group = [...(match[1] ?? '').matchAll(/`?(\w+)`?/g)]
+      .map((word) => word[1] ?? '')
+      .filter((word) => word !== 'or')
+    // Only where the table marks them required: "To retrieve element data, at least one of ..." of two optional
+    // parameters is no requirement of the call.
+    const stated = group.length > 1 && group.every((name) => names.has(name))
+    if (stated && group.some((name) => required.has(name))) groups.set(group.join(','), group)
+  }
+  return [...groups.values()]
+}
+
+/** The parameters with those of the groups no longer required one by one (the group is: see DocMethod.oneOf). */
+function withoutGroupRequirement(params: readonly DocParam[], groups: readonly string[][]): DocParam[] {
+  const grouped = new Set(groups.flat())
+  return params.map((param) => (grouped.has(param.name) ? { ...param, required: false } : param))
 }
 
 /** A v3 page: a `*-rest-v3.md` twin of a v2 page, or a page whose note says the method belongs to REST 3.0. */
@@ -70,9 +112,14 @@ function isScopeWord(word: string): boolean {
   return /^[a-z][a-z0-9_.]*$/.test(word)
 }
 
-/** The replacement a DEPRECATED note names ('' when it names none), or undefined without such a note. */
+/**
+ * The replacement a deprecation note ("DEPRECATED", "Deprecated method") names ('' when it names none), or undefined
+ * without such a note. (A page filed under `outdated/` is deprecated without a note too: see parsePage.)
+ */
 function deprecation(text: string): string | undefined {
-  const note = /\{% note [a-z]+ "DEPRECATED" %\}([\s\S]*?)\{% endnote %\}/i.exec(text)?.[1]
+  const note = /\{% note [a-z]+ "(?:DEPRECATED|Deprecated method)" %\}([\s\S]*?)\{% endnote %\}/i.exec(
+    text,
+  )?.[1]
   if (note === undefined) return undefined
   for (const link of note.matchAll(/\[`?([^\]`]+)`?\]\(/g)) {
     const target = (link[1] ?? '').trim()
@@ -207,12 +254,39 @@ function readRow(nameCell: string, description: string): DocParam | null {
   }
   const afterName = nameCell.slice(bold[0].length)
   // A row without a type (older pages) still names the parameter; its type stays unknown.
-  const docType = (/\[`([^`]+)`\]/.exec(afterName)?.[1] ?? /`([^`]+)`/.exec(afterName)?.[1] ?? '').trim()
+  // A union is written as one link of several types: [`string` \| `object`](...).
+  const union = /\[(`[^`]+`(?:\s*\\?\|\s*`[^`]+`)+)\]/.exec(afterName)?.[1]
+  const docType = (
+    union === undefined
+      ? (/\[`([^`]+)`\]/.exec(afterName)?.[1] ?? /`([^`]+)`/.exec(afterName)?.[1] ?? '')
+      : [...union.matchAll(/`([^`]+)`/g)].map((match) => match[1]).join(' | ')
+  ).trim()
   if (name === '' || /\s{2,}|^[A-Z][a-z]+ [a-z]/.test(name)) return null
   const flags = [...new Set([...description.matchAll(/`([A-Z])`/g)].map((match) => match[1] ?? ''))]
   const isFlag = docType === 'char' && flags.length > 0 && flags.every((flag) => flag === 'Y' || flag === 'N')
   const param: DocParam = isFlag
     ? { name, docType, required, flagValues: flags.sort().reverse() }
     : { name, docType, required }
-  return /you can (also )?specify any parameters/i.test(description) ? { ...param, otherKeys: true } : param
+  const summary = summaryOf(description)
+  const described = summary === '' ? param : { ...param, summary }
+  return /you can (also )?specify any parameters/i.test(description)
+    ? { ...described, otherKeys: true }
+    : described
+}
+
+/** Longest summary kept: a doc comment an editor shows beside a completion, not the page. */
+const MAX_SUMMARY = 100
+
+/** The first sentence of a description cell, without Markdown, cut at {@link MAX_SUMMARY} characters. */
+function summaryOf(description: string): string {
+  const text = description
+    .replace(/\{%[\s\S]*?%\}/g, ' ')
+    .replace(/#\|[\s\S]*?\|#/g, ' ')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[`*]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+  const sentence = /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text
+  const short = sentence.length > MAX_SUMMARY ? `${sentence.slice(0, MAX_SUMMARY - 1).trimEnd()}…` : sentence
+  return short.replace(/\*\//g, '*\u2215')
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import type { DocMethod, ParseProblem } from './doc-model.js'
+import { NAME_ERRATA, PROSE_METHODS } from './errata.js'
 import { parsePage } from './parse-page.js'
 
 /** Folders of the docs repository that hold REST method pages (the SDK pages document JS functions). */
@@ -41,8 +42,40 @@ export function readDocs(root: string): DocsReading {
     if (byKey.has(key)) duplicates.push(page)
     else byKey.set(key, result.method)
   }
-  const methods = [...byKey.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  for (const method of PROSE_METHODS) {
+    const key = `${method.version} ${method.name}`
+    if (!byKey.has(key)) byKey.set(key, method)
+  }
+  for (const erratum of NAME_ERRATA) {
+    if (
+      ![...byKey.values()].some(
+        (method) => `${method.page}.md` === erratum.page && method.name === erratum.name,
+      )
+    )
+      problems.push({
+        page: erratum.page,
+        reason: `erratum ${erratum.wrong} -> ${erratum.name} no longer applies`,
+      })
+  }
+  const methods = [...byKey.values()]
+    .map((method) => withCatalogueSpelling(method, byKey))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return { methods, problems, pages: files.length, rows, untypedRows, duplicates }
+}
+
+/**
+ * The method with its replacement spelt as the catalogue spells it: the docs name `tasks.task.getAccess` where the
+ * method's own page is `tasks.task.getaccess` (the portal ignores case), and a replacement must be callable.
+ */
+function withCatalogueSpelling(method: DocMethod, byKey: ReadonlyMap<string, DocMethod>): DocMethod {
+  const replacement = method.deprecatedBy
+  if (replacement === undefined || replacement === '') return method
+  const wanted = replacement.toLowerCase()
+  const same = (other: DocMethod) => other.name.toLowerCase() === wanted
+  const found =
+    [...byKey.values()].find((other) => other.version === method.version && same(other)) ??
+    [...byKey.values()].find(same)
+  return found === undefined || found.name === replacement ? method : { ...method, deprecatedBy: found.name }
 }
 
 /** Markdown files under `dir`, recursively (none when it does not exist). */

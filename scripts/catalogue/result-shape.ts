@@ -5,7 +5,7 @@
 
 /** What the values seen at one place of the answer were. */
 export interface Shape {
-  /** JSON primitive kinds seen: `string`, `number`, `boolean`, `null`. */
+  /** JSON primitive kinds seen: `string`, `number`, `boolean`, `null`, and `numeric` (an id's digits-only string). */
   readonly primitives: Set<string>
   /** The merged items, when an array was seen. */
   items?: Shape
@@ -39,12 +39,20 @@ function isPlainObject(value: unknown): boolean {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
-/** Adds one JSON value seen at this place. */
-export function addValue(shape: Shape, value: unknown): Shape {
+/** A key that holds an id (`ID`, `id`, `OWNER_ID`, `entityTypeId`): its digits-only strings are numeric ids. */
+function isIdKey(key: string): boolean {
+  return /^id$|Id$|(^|_)ID$/.test(key)
+}
+
+/**
+ * Adds one JSON value seen at this place. `idKey`: the place is an id's (a digits-only string there is a numeric
+ * string, `${number}`, which a parameter taking that id accepts as it is).
+ */
+export function addValue(shape: Shape, value: unknown, idKey = false): Shape {
   if (value === null) shape.primitives.add('null')
   else if (Array.isArray(value)) {
     shape.items ??= emptyShape()
-    for (const item of value) addValue(shape.items, item)
+    for (const item of value) addValue(shape.items, item, idKey)
   } else if (typeof value === 'object') {
     const entries = Object.entries(value)
     if (isKeyedMap(entries)) {
@@ -56,11 +64,12 @@ export function addValue(shape: Shape, value: unknown): Shape {
       for (const [key, item] of entries) {
         const field = shape.fields.get(key) ?? { shape: emptyShape(), seen: 0 }
         field.seen++
-        addValue(field.shape, item)
+        addValue(field.shape, item, isIdKey(key))
         shape.fields.set(key, field)
       }
     }
-  } else shape.primitives.add(typeof value)
+  } else if (typeof value === 'string' && idKey && /^\d+$/.test(value)) shape.primitives.add('numeric')
+  else shape.primitives.add(typeof value)
   return shape
 }
 
@@ -83,6 +92,9 @@ export function shapeType(shape: Shape, depth = 0): string {
   const parts: string[] = []
   for (const primitive of ['string', 'number', 'boolean'])
     if (shape.primitives.has(primitive)) parts.push(primitive)
+  // An id the example shows as "410": a numeric string (a string seen too makes it any string).
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the TypeScript type it writes
+  if (shape.primitives.has('numeric') && !shape.primitives.has('string')) parts.push('`${number}`')
   if (shape.items) {
     const item = shapeType(shape.items, depth + 1)
     parts.push(/^\w+$/.test(item) ? `${item}[]` : `Array<${item}>`)

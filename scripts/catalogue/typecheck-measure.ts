@@ -4,18 +4,27 @@
  * (`dist/`) and against a copy of it whose catalogue is `{ [method: string]: Record<string, unknown> }` (no results,
  * nothing deprecated), which is what `method: string` was. Used by `npm run catalogue:budget` and `npm run bench`.
  */
-import { execFileSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { CONSUMER_COMPILER_OPTIONS } from '../dev/consumer-compiler-options.js'
 
 const root = resolve(import.meta.dirname, '../..')
 const work = join(root, '.tmp', 'catalogue-budget')
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+/** The compilers measured: TypeScript 7 (the project's) and 5.9 (the `typescript5` devDependency), by label. */
+export const COMPILERS: Readonly<Record<string, string>> = {
+  '7': join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+  '5.9': join(root, 'node_modules', 'typescript5', 'bin', 'tsc'),
+}
 
-/** Median `tsc -p` wall times of one entry point's consumer, seconds. */
+/**
+ * Median `tsc -p` times of one entry point's consumer, seconds: CPU time (user and system, all threads), which
+ * other work on a loaded machine disturbs much less than wall time.
+ */
 export interface TypecheckBudget {
-  /** `call`, `list` or `batch`. */
+  /** The TypeScript version, a key of {@link COMPILERS}. */
+  compiler: string
+  /** `call`, `call300`, `list` or `batch`. */
   entryPoint: string
   /** Against the package whose catalogue names no method. */
   stringSeconds: number
@@ -23,35 +32,50 @@ export interface TypecheckBudget {
   catalogueSeconds: number
 }
 
-/** The consumer files: one per entry point, each naming 20 methods with their required parameters. */
-const CONSUMERS: Record<string, string> = {
-  call: `
+/** The 20 `call.make` calls of the `call` consumer (8 of them deprecated methods), as their options objects. */
+const CALLS = [
+  `{ method: 'crm.deal.get', params: { id: 1 } }`,
+  `{ method: 'crm.deal.add', params: { fields: { TITLE: 'Deal', OPENED: 'Y' } } }`,
+  `{ method: 'crm.deal.update', params: { id: 1, fields: { TITLE: 'Renamed' } } }`,
+  `{ method: 'crm.contact.add', params: { fields: { NAME: 'Ann' } } }`,
+  `{ method: 'crm.item.get', params: { entityTypeId: 2, id: 1 } }`,
+  `{ method: 'crm.item.add', params: { entityTypeId: 2, fields: { title: 'Item' } } }`,
+  `{ method: 'crm.item.list', params: { entityTypeId: 2, select: ['id'] } }`,
+  `{ method: 'crm.lead.list', params: { filter: { STATUS_ID: 'NEW' } } }`,
+  `{ method: 'crm.company.list', params: { select: ['ID'] } }`,
+  `{ method: 'crm.contact.list', params: { select: ['ID', 'NAME'] } }`,
+  `{ method: 'crm.deal.list', params: { filter: { '>ID': 5 } } }`,
+  `{ method: 'user.get', params: { ID: 1 } }`,
+  `{ method: 'user.current' }`,
+  `{ method: 'im.message.add', params: { DIALOG_ID: 'chat1', MESSAGE: 'Hello' } }`,
+  `{ method: 'catalog.product.list', params: { select: ['id'], filter: { iblockId: 1 } } }`,
+  `{ method: 'sale.order.list', params: { select: ['id'] } }`,
+  `{ method: 'crm.activity.list', params: { filter: { OWNER_ID: 1 } } }`,
+  `{ method: 'crm.status.list', params: { filter: { ENTITY_ID: 'STATUS' } } }`,
+  `{ method: 'calendar.event.get', params: { type: 'user', ownerId: 1 } }`,
+  `{ method: 'crm.timeline.comment.add', params: { fields: { ENTITY_ID: 1, ENTITY_TYPE: 'deal', COMMENT: 'Hi' } } }`,
+]
+
+/** A consumer of `call.make`: the 20 calls of {@link CALLS}, `times` times (300 calls for 15). */
+function callConsumer(times: number): string {
+  const calls = Array.from({ length: times }, () => CALLS.map((options) => `    v2.make(${options}),`)).flat()
+  return `
 const v2 = portal.actions.v2.call
 export async function calls(): Promise<unknown[]> {
   return Promise.all([
-    v2.make({ method: 'crm.deal.get', params: { id: 1 } }),
-    v2.make({ method: 'crm.deal.add', params: { fields: { TITLE: 'Deal', OPENED: 'Y' } } }),
-    v2.make({ method: 'crm.deal.update', params: { id: 1, fields: { TITLE: 'Renamed' } } }),
-    v2.make({ method: 'crm.contact.add', params: { fields: { NAME: 'Ann' } } }),
-    v2.make({ method: 'crm.item.get', params: { entityTypeId: 2, id: 1 } }),
-    v2.make({ method: 'crm.item.add', params: { entityTypeId: 2, fields: { title: 'Item' } } }),
-    v2.make({ method: 'crm.item.list', params: { entityTypeId: 2, select: ['id'] } }),
-    v2.make({ method: 'crm.lead.list', params: { filter: { STATUS_ID: 'NEW' } } }),
-    v2.make({ method: 'crm.company.list', params: { select: ['ID'] } }),
-    v2.make({ method: 'crm.contact.list', params: { select: ['ID', 'NAME'] } }),
-    v2.make({ method: 'crm.deal.list', params: { filter: { '>ID': 5 } } }),
-    v2.make({ method: 'user.get', params: { ID: 1 } }),
-    v2.make({ method: 'user.current' }),
-    v2.make({ method: 'im.message.add', params: { DIALOG_ID: 'chat1', MESSAGE: 'Hello' } }),
-    v2.make({ method: 'catalog.product.list', params: { select: ['id'], filter: { iblockId: 1 } } }),
-    v2.make({ method: 'sale.order.list', params: { select: ['id'] } }),
-    v2.make({ method: 'crm.activity.list', params: { filter: { OWNER_ID: 1 } } }),
-    v2.make({ method: 'crm.status.list', params: { filter: { ENTITY_ID: 'STATUS' } } }),
-    v2.make({ method: 'calendar.event.get', params: { type: 'user', ownerId: 1 } }),
-    v2.make({ method: 'crm.timeline.comment.add', params: { fields: { ENTITY_ID: 1, ENTITY_TYPE: 'deal', COMMENT: 'Hi' } } }),
+${calls.join('\n')}
   ])
 }
-`,
+`
+}
+
+/**
+ * The consumer files: one per entry point, each naming 20 methods with their required parameters, and `call300`:
+ * 300 `call.make` calls.
+ */
+const CONSUMERS: Record<string, string> = {
+  call: callConsumer(1),
+  call300: callConsumer(15),
   list: `
 const v2 = portal.actions.v2
 export async function lists(): Promise<void> {
@@ -157,11 +181,18 @@ function prepare(): void {
   }
 }
 
-/** Wall time of one `tsc -p`, in seconds; throws when the consumer does not compile. */
-function timeTsc(dir: string): number {
-  const started = performance.now()
-  execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { stdio: 'pipe' })
-  return (performance.now() - started) / 1000
+/** GNU time, which reports a command's CPU time (its threads and child processes included). */
+const TIME = '/usr/bin/time'
+
+/** CPU time (user + system) of one `tsc -p`, in seconds; throws when the consumer does not compile. */
+function timeTsc(tsc: string, dir: string): number {
+  const run = spawnSync(TIME, ['-f', 'cpu %U %S', process.execPath, tsc, '-p', join(dir, 'tsconfig.json')], {
+    encoding: 'utf8',
+  })
+  if (run.error) throw new Error(`${TIME} is needed to measure CPU time: ${run.error.message}`)
+  if (run.status !== 0) throw new Error(`tsc failed in ${dir}:\n${run.stdout}${run.stderr}`)
+  const [, user, system] = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(run.stderr) ?? []
+  return Number(user) + Number(system)
 }
 
 function median(values: number[]): number {
@@ -169,23 +200,42 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
-/** Medians of `runs` alternating runs per entry point, after one run of each that is not kept (disk caches). */
-export function measureTypecheckBudget(runs: number): TypecheckBudget[] {
+/** What to measure: compilers (keys of {@link COMPILERS}) and entry points (keys of the consumers); all by default. */
+export interface BudgetSelection {
+  /** TypeScript versions. */
+  compilers?: readonly string[]
+  /** Consumers: `call`, `call300`, `list`, `batch`. */
+  entryPoints?: readonly string[]
+}
+
+/**
+ * Medians of `runs` alternating runs per compiler and entry point, after one run of each that is not kept (disk
+ * caches).
+ */
+export function measureTypecheckBudget(runs: number, selection: BudgetSelection = {}): TypecheckBudget[] {
   prepare()
+  const compilers = selection.compilers ?? Object.keys(COMPILERS)
+  const entryPoints = selection.entryPoints ?? Object.keys(CONSUMERS)
   try {
-    return Object.keys(CONSUMERS).map((entryPoint) => {
-      const times: Record<string, number[]> = { string: [], catalogue: [] }
-      for (let i = 0; i <= runs; i++) {
-        for (const variant of ['string', 'catalogue']) {
-          const seconds = timeTsc(join(work, `${variant}-${entryPoint}`))
-          if (i > 0) times[variant]?.push(seconds)
+    return compilers.flatMap((compiler) => {
+      const tsc = COMPILERS[compiler]
+      if (tsc === undefined)
+        throw new Error(`unknown compiler ${compiler}: one of ${Object.keys(COMPILERS).join(', ')}`)
+      return entryPoints.map((entryPoint) => {
+        const times: Record<string, number[]> = { string: [], catalogue: [] }
+        for (let i = 0; i <= runs; i++) {
+          for (const variant of ['string', 'catalogue']) {
+            const seconds = timeTsc(tsc, join(work, `${variant}-${entryPoint}`))
+            if (i > 0) times[variant]?.push(seconds)
+          }
         }
-      }
-      return {
-        entryPoint,
-        stringSeconds: median(times.string ?? []),
-        catalogueSeconds: median(times.catalogue ?? []),
-      }
+        return {
+          compiler,
+          entryPoint,
+          stringSeconds: median(times.string ?? []),
+          catalogueSeconds: median(times.catalogue ?? []),
+        }
+      })
     })
   } finally {
     rmSync(work, { recursive: true, force: true })

@@ -71,13 +71,16 @@ function parseTable(body: string, start: number): YfmTable {
         row = null
       }
       i++
-    } else if (body[i] === '|' && row !== null) {
+    } else if (body[i] === '|' && row !== null && body[i - 1] !== '\\') {
+      // (`\|` is a `|` inside a cell: a union of types, [`string` \| `object`].)
       row.push(cell.trim())
       cell = ''
     } else if (row !== null) {
       cell += body[i]
     }
   }
+  // A last row the page left unclosed (`... | description\n|#`, crm.activity.type.add) still counts.
+  if (row !== null && (row.length > 0 || cell.trim() !== '')) rows.push([...row, cell.trim()])
   const hasHeader = rows.length > 0 && /^\*\*(Name|Parameter|Field)/i.test(rows[0]?.[0] ?? '')
   return { start, rows: hasHeader ? rows.slice(1) : rows, hasHeader }
 }

@@ -17,9 +17,10 @@ import { V3BatchRunner } from './batch/v3-batch-runner.js'
 import { CallAction } from './call.js'
 import { CallListAction, FetchListAction } from './list/list-actions.js'
 import type {
-  CatalogueListOptions,
-  CatalogueTailOptions,
+  ListExtras,
   ListOptions,
+  TailExtras,
+  TailMethods,
   TailOptions,
   UncheckedListOptions,
   UncheckedTailOptions,
@@ -43,9 +44,9 @@ export interface VersionActions<
   /** One REST call: `call.make({ method, params, requestId })`. */
   readonly call: Call
   /** Every row of a list method in one `Result`, by the id keyset: `callList.make({ method, params })`. */
-  readonly callList: CallListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions, Res, Key>
+  readonly callList: CallListAction<C, ListExtras, UncheckedListOptions, ListOptions, Res, Key>
   /** A list method page by page, as an async generator: `for await (const rows of fetchList.make(...))`. */
-  readonly fetchList: FetchListAction<CatalogueListOptions<C>, UncheckedListOptions, ListOptions, Res, Key>
+  readonly fetchList: FetchListAction<C, ListExtras, UncheckedListOptions, ListOptions, Res, Key>
   /** Up to 50 commands in one request: `batch.make({ calls, options })`. */
   readonly batch: BatchAction<C, R, Res>
   /** Any number of commands in chunks of 50, merged in input order: `batchByChunk.make({ calls, options })`. */
@@ -71,7 +72,8 @@ export interface V3Actions
   extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction, V3MethodResults, 'items'> {
   /** Every row of a `*.tail` method in one `Result`: `callTail.make({ method, cursor })`. */
   readonly callTail: CallListAction<
-    CatalogueTailOptions<V3MethodParams>,
+    TailMethods<V3MethodParams>,
+    TailExtras,
     UncheckedTailOptions,
     TailOptions,
     V3MethodResults,
@@ -79,7 +81,8 @@ export interface V3Actions
   >
   /** A `*.tail` method page by page, as an async generator: `for await (const rows of fetchTail.make(...))`. */
   readonly fetchTail: FetchListAction<
-    CatalogueTailOptions<V3MethodParams>,
+    TailMethods<V3MethodParams>,
+    TailExtras,
     UncheckedTailOptions,
     TailOptions,
     V3MethodResults,
@@ -109,28 +112,47 @@ class LazyV2Actions implements V2Actions {
   }
 
   get call(): V2CallAction {
-    // The deprecated overloads are types only: the one `make` serves them all.
-    this.#call ??= new CallAction(this.#http) as V2CallAction
+    // The deprecated overloads are types only: the one `make` serves them all. (Through `unknown`: comparing the
+    // two types would spread the options over every method.)
+    this.#call ??= new CallAction(this.#http) as unknown as V2CallAction
     return this.#call
   }
 
   get callList(): V2Actions['callList'] {
-    this.#callList ??= new CallListAction(this.#http, planV2Keyset, 'callList')
+    this.#callList ??= new CallListAction<
+      V2MethodParams,
+      ListExtras,
+      UncheckedListOptions,
+      ListOptions,
+      V2MethodResults
+    >(this.#http, planV2Keyset, 'callList')
     return this.#callList
   }
 
   get fetchList(): V2Actions['fetchList'] {
-    this.#fetchList ??= new FetchListAction(this.#http, planV2Keyset, 'fetchList')
+    this.#fetchList ??= new FetchListAction<
+      V2MethodParams,
+      ListExtras,
+      UncheckedListOptions,
+      ListOptions,
+      V2MethodResults
+    >(this.#http, planV2Keyset, 'fetchList')
     return this.#fetchList
   }
 
   get batch(): V2Actions['batch'] {
-    this.#batch ??= new BatchAction(new V2BatchRunner(this.#http), 'batch')
+    this.#batch ??= new BatchAction<V2MethodParams, V2BatchRef, V2MethodResults>(
+      new V2BatchRunner(this.#http),
+      'batch',
+    )
     return this.#batch
   }
 
   get batchByChunk(): V2Actions['batchByChunk'] {
-    this.#batchByChunk ??= new BatchByChunkAction(new V2BatchRunner(this.#http), 'batchByChunk')
+    this.#batchByChunk ??= new BatchByChunkAction<V2MethodParams, V2BatchRef, V2MethodResults>(
+      new V2BatchRunner(this.#http),
+      'batchByChunk',
+    )
     return this.#batchByChunk
   }
 }
@@ -151,37 +173,71 @@ class LazyV3Actions implements V3Actions {
   }
 
   get call(): V3CallAction {
-    this.#call ??= new CallAction(this.#http) as V3CallAction
+    this.#call ??= new CallAction(this.#http) as unknown as V3CallAction
     return this.#call
   }
 
   get callList(): V3Actions['callList'] {
-    this.#callList ??= new CallListAction(this.#http, planV3Keyset, 'callList')
+    this.#callList ??= new CallListAction<
+      V3MethodParams,
+      ListExtras,
+      UncheckedListOptions,
+      ListOptions,
+      V3MethodResults,
+      'items'
+    >(this.#http, planV3Keyset, 'callList')
     return this.#callList
   }
 
   get fetchList(): V3Actions['fetchList'] {
-    this.#fetchList ??= new FetchListAction(this.#http, planV3Keyset, 'fetchList')
+    this.#fetchList ??= new FetchListAction<
+      V3MethodParams,
+      ListExtras,
+      UncheckedListOptions,
+      ListOptions,
+      V3MethodResults,
+      'items'
+    >(this.#http, planV3Keyset, 'fetchList')
     return this.#fetchList
   }
 
   get callTail(): V3Actions['callTail'] {
-    this.#callTail ??= new CallListAction(this.#http, planV3Tail, 'callTail')
+    this.#callTail ??= new CallListAction<
+      TailMethods<V3MethodParams>,
+      TailExtras,
+      UncheckedTailOptions,
+      TailOptions,
+      V3MethodResults,
+      'items'
+    >(this.#http, planV3Tail, 'callTail')
     return this.#callTail
   }
 
   get fetchTail(): V3Actions['fetchTail'] {
-    this.#fetchTail ??= new FetchListAction(this.#http, planV3Tail, 'fetchTail')
+    this.#fetchTail ??= new FetchListAction<
+      TailMethods<V3MethodParams>,
+      TailExtras,
+      UncheckedTailOptions,
+      TailOptions,
+      V3MethodResults,
+      'items'
+    >(this.#http, planV3Tail, 'fetchTail')
     return this.#fetchTail
   }
 
   get batch(): V3Actions['batch'] {
-    this.#batch ??= new BatchAction(new V3BatchRunner(this.#http), 'batch')
+    this.#batch ??= new BatchAction<V3MethodParams, V3BatchRef, V3MethodResults>(
+      new V3BatchRunner(this.#http),
+      'batch',
+    )
     return this.#batch
   }
 
   get batchByChunk(): V3Actions['batchByChunk'] {
-    this.#batchByChunk ??= new BatchByChunkAction(new V3BatchRunner(this.#http), 'batchByChunk')
+    this.#batchByChunk ??= new BatchByChunkAction<V3MethodParams, V3BatchRef, V3MethodResults>(
+      new V3BatchRunner(this.#http),
+      'batchByChunk',
+    )
     return this.#batchByChunk
   }
 }

@@ -2,6 +2,7 @@ import type {
   CallResult,
   CatalogueCallOptions,
   DocumentedResult,
+  NoResultType,
   UncheckedCallOptions,
 } from '../catalogue/call-types.js'
 import type { TypeHttp } from '../http/rest-transport.js'
@@ -22,24 +23,23 @@ export class CallAction<C = Record<string, unknown>, X extends string = never, R
   }
 
   /**
-   * Sends a method or parameters the catalogue lacks: `make({ method, params, unchecked: true })`, sent exactly as a
-   * checked call. (Declared first, so that a checked call that fails to compile reports the catalogue's error.)
-   */
-  make<T = unknown>(options: UncheckedCallOptions): Promise<AjaxResult<T>>
-  /**
    * Sends `method` with `params`. Resolves with an {@link AjaxResult}; a REST-level error resolves with
    * `isSuccess: false`. Rejects with an `AjaxError` when a timeout or connection failure survives the retries, and
    * with a `RefreshTokenError` when the automatic refresh fails. The method must be one the catalogue documents,
    * with its required parameters; `unchecked: true` calls any other method. (A deprecated method is matched by its
    * own overload, which names the replacement.) The result is typed as the docs show it (`unknown` where they show
-   * none); `make<T>` types it as `T`.
+   * none); `make<T>` types it as `T`. (Declared first: an editor completes `params` from the signature a call that
+   * does not compile yet comes closest to, the first one.)
    */
-  make<T = DocumentedResult, M extends Exclude<keyof C & string, X> = Exclude<keyof C & string, X>>(
-    options: CatalogueCallOptions<C, M>,
+  make<T = DocumentedResult, M extends string = string>(
+    options: CatalogueCallOptions<C, M, X> & NoResultType<T>,
   ): Promise<AjaxResult<CallResult<T, Res, M>>>
-  make<T = unknown>(
-    options: UncheckedCallOptions | CatalogueCallOptions<C, keyof C & string>,
-  ): Promise<AjaxResult<T>> {
+  /**
+   * Sends a method or parameters the catalogue lacks: `make({ method, params, unchecked: true })`, sent exactly as a
+   * checked call.
+   */
+  make<T = unknown>(options: UncheckedCallOptions): Promise<AjaxResult<T>>
+  make<T = unknown>(options: unknown): Promise<AjaxResult<T>> {
     // Both shapes are CallOptions at run time; `unchecked` is not read.
     return this.#transport().call<T>(options as CallOptions)
   }

@@ -87,6 +87,9 @@ export interface V3BatchRef {
   $ref: string
 }
 
+/** The keys of `P`, each optional and of any value: names an editor completes, which check nothing. */
+export type KeysOf<P> = { [K in keyof P]?: unknown }
+
 /** The keys of `T` that are not optional. */
 export type RequiredKeys<T> = keyof {
   [K in keyof T as Record<never, never> extends Pick<T, K> ? never : K]: true
@@ -123,9 +126,13 @@ export type GivenObject<G, E, R> = { [K in keyof G]: K extends keyof E ? GivenAs
   [K in RequiredKeys<E>]: unknown
 }
 
-/** The `params` slot of a command tuple for parameters `P`, as `Rest` gave it (or not). */
+/**
+ * The `params` slot of a command tuple for parameters `P`, as `Rest` gave it (or not). The given object is checked
+ * key by key ({@link GivenObject}); the names of the method's own parameters are intersected in ({@link KeysOf}) so
+ * that an editor completes them in a command being written.
+ */
 export type ParamsSlot<P, R, Rest> = Rest extends readonly [infer Given, ...unknown[]]
-  ? [params: GivenObject<Given, P, R>]
+  ? [params: GivenObject<Given, P, R> & KeysOf<P>]
   : Record<never, never> extends P
     ? []
     : [params: RefParams<P, R>]
@@ -138,7 +145,7 @@ export type CommandFor<P, R, M, Given> = {
   [K in keyof Given]: K extends 'method'
     ? M
     : K extends 'params'
-      ? GivenObject<Given[K], P, R>
+      ? GivenObject<Given[K], P, R> & KeysOf<P>
       : K extends 'as'
         ? string
         : never
@@ -152,12 +159,21 @@ export type CommandFor<P, R, M, Given> = {
 export type CheckedCommand<C, R, E> = E extends readonly [infer M, ...infer Rest]
   ? M extends keyof C & string
     ? readonly [method: M, ...ParamsSlot<C[M], R, Rest>]
-    : readonly [method: keyof C & string, params?: Record<string, unknown>]
+    : readonly [method: NotDocumented<M>, params?: Record<string, unknown>]
   : E extends { readonly method: infer M }
     ? M extends keyof C & string
       ? CommandFor<C[M], R, M, E>
-      : { method: keyof C & string; params?: Record<string, unknown>; as?: string }
+      : { method: NotDocumented<M>; params?: Record<string, unknown>; as?: string }
     : readonly [method: keyof C & string, params?: Record<string, unknown>]
+
+/**
+ * What a command's `method` must be when the catalogue lacks the name `M`: a type no string is, whose error names
+ * `M` in one line (a union of every documented name would make the command's type `never`, and the error say so).
+ */
+export interface NotDocumented<M> {
+  /** The misspelt or unknown method name. */
+  readonly 'is no documented method (batch.make({ ..., unchecked: true }) sends it as written)': M
+}
 
 /**
  * The commands `L` of a batch (a list or an object of named commands), each checked by {@link CheckedCommand}. One

@@ -44,7 +44,11 @@ class PackedMethodTable implements MethodTable {
     const packed = this.#packed[apiVersion].get(name)
     if (packed === undefined) return undefined
     const { scopeList, writes } = unpackMethod(packed)
-    const facts: MethodFacts = { scopes: scopeList.toLowerCase().split(','), scopeList, writes }
+    const facts: MethodFacts = {
+      scopes: scopeList === '' ? [] : scopeList.toLowerCase().split(','),
+      scopeList,
+      writes,
+    }
     this.#facts[apiVersion].set(name, facts)
     return facts
   }

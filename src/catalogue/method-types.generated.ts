@@ -29,884 +29,4916 @@
  */
 
 import type { AjaxResult } from '../results/ajax-result.js'
-import type { CallResult, CatalogueCallOptions, DocumentedResult } from './call-types.js'
-import type { Flag, Id, NoParams, Obj } from './doc-types.js'
+import type { CallResult, DeprecatedCallOptions, DocumentedResult } from './call-types.js'
+import type { Flag, Id, NoParams, NumericId, Obj } from './doc-types.js'
 import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'
 
 /** Parameters of every documented REST v2 method, by method name. */
 export interface V2MethodParams {
   /** Get Access Permission Names. Scope: basic. */
-  'access.name': { ACCESS: readonly unknown[] }
+  'access.name': {
+    /** List of access codes for which names need to be retrieved. */
+    ACCESS: readonly unknown[] }
   /** Get the List of Services. Scope: ai_admin. */
-  'ai.engine.list': { filter?: ReadonlyArray<{ ID?: number; APP_CODE?: string; NAME?: string; CODE?: string; CATEGORY?: string; COMPLETIONS_URL?: string; DATE_CREATE?: string; [k: string]: unknown }>; limit?: number }
+  'ai.engine.list': {
+    /** An array in the following format: where: - field_n — the name of the field to filter by - value_n —… */
+    filter?: ReadonlyArray<{
+    /** Service identifier */
+    ID?: NumericId;
+    /** Application code to which the service belongs. */
+    APP_CODE?: string;
+    /** Service name */
+    NAME?: string;
+    /** Symbolic code of the service */
+    CODE?: string;
+    /** Service category */
+    CATEGORY?: string;
+    /** Service endpoint URL */
+    COMPLETIONS_URL?: string;
+    /** Date and time of service creation in ISO 8601 format, e.g., 2026-03-20T09:50:00+03:00 */
+    DATE_CREATE?: string; [k: string]: unknown }>;
+    /** Maximum number of elements in the response */
+    limit?: number }
   /** Register the Service. Scope: ai_admin. */
-  'ai.engine.register': { name: string; code: string; category: string; completions_url: string; settings?: { code_alias?: string; model_context_type?: string; model_context_limit?: number; [k: string]: unknown } }
+  'ai.engine.register': {
+    /** The name of the service that will be displayed in the interface */
+    name: string;
+    /** A unique code for the service. */
+    code: string;
+    /** The category of the service. */
+    category: string;
+    /** The URL endpoint of the handler, which must respond with HTTP status 200 during registration verifi… */
+    completions_url: string;
+    /** Additional settings for the service (detailed description) */
+    settings?: {
+    /** The alias of the model. */
+    code_alias?: string;
+    /** The method of calculating context. */
+    model_context_type?: string;
+    /** The context limit. */
+    model_context_limit?: number; [k: string]: unknown } }
   /** Remove the Service. Scope: ai_admin. */
-  'ai.engine.unregister': { code?: string }
+  'ai.engine.unregister': {
+    /** Character code of the service to be removed */
+    code?: string }
   /** Show information about the app. Scope: basic. */
   'app.info': NoParams
   /** Get Application-Linked Data. Scope: basic. */
-  'app.option.get': { option?: string }
+  'app.option.get': {
+    /** One of the keys saved by the app.option.set method. */
+    option?: string }
   /** Bind Data to the Method. Scope: basic. */
-  'app.option.set': { options: readonly unknown[] }
+  'app.option.set': {
+    /** An array where the key is the name of the property to be saved, and the value is the property value. */
+    options: readonly unknown[] }
   /** How to Execute a Batch Request. Scope: basic. */
-  'batch': { cmd: readonly unknown[]; halt?: Flag }
+  'batch': {
+    /** An array of subqueries. */
+    cmd: readonly unknown[];
+    /** Determines whether to interrupt the sequence of requests in case of an error. */
+    halt?: Flag }
   /** Create Connector. Scope: biconnector. */
-  'biconnector.connector.add': { fields: { title: string; logo: string; description?: string; urlCheck: string; urlTableList: string; urlTableDescription: string; urlData: string; settings: readonly unknown[]; sort?: number; [k: string]: unknown } }
+  'biconnector.connector.add': {
+    /** An object containing data to create a new connector. */
+    fields: {
+    /** Connector name */
+    title: string;
+    /** Connector logo. */
+    logo: string;
+    /** Connector description */
+    description?: string;
+    /** Connector endpoint for availability check, (detailed description) */
+    urlCheck: string;
+    /** Connector endpoint for retrieving the list of tables, (detailed description) */
+    urlTableList: string;
+    /** Connector endpoint for retrieving the description of a specific table, (detailed description) */
+    urlTableDescription: string;
+    /** Connector endpoint for retrieving data from the selected table, (detailed description) */
+    urlData: string;
+    /** List of connection parameters, (detailed description) */
+    settings: readonly unknown[];
+    /** Connector sorting parameter. */
+    sort?: number; [k: string]: unknown } }
   /** Delete Connector. Scope: biconnector. */
-  'biconnector.connector.delete': { id: number }
+  'biconnector.connector.delete': {
+    /** Identifier of the connector, can be obtained using the methods biconnector.connector.list and bicon… */
+    id: NumericId }
   /** Get Connector Fields. Scope: biconnector. */
   'biconnector.connector.fields': NoParams
   /** Get Connector by ID. Scope: biconnector. */
-  'biconnector.connector.get': { id: number }
+  'biconnector.connector.get': {
+    /** The identifier of the connector, which can be obtained using the methods biconnector.connector.list… */
+    id: NumericId }
   /** Get a List of Connectors. Scope: biconnector. */
-  'biconnector.connector.list': { select?: readonly string[]; filter?: Obj; order?: Obj; page?: number }
+  'biconnector.connector.list': {
+    /** List of fields that must be filled in the connectors in the selection. */
+    select?: readonly string[];
+    /** Filter for selecting connectors. */
+    filter?: Obj;
+    /** Sorting parameters. */
+    order?: Obj;
+    /** Controls pagination. */
+    page?: number }
   /** Update the. Scope: biconnector. */
-  'biconnector.connector.update': { id: number; fields: { title?: string; logo?: string; description?: string; urlCheck?: string; urlTableList?: string; urlTableDescription?: string; urlData?: string; settings?: readonly unknown[]; sort?: number; [k: string]: unknown } }
+  'biconnector.connector.update': {
+    /** Connector identifier, can be obtained using the methods biconnector.connector.list and biconnector.… */
+    id: NumericId;
+    /** An object containing the updated data. */
+    fields: {
+    /** New connector name */
+    title?: string;
+    /** New connector logo. */
+    logo?: string;
+    /** New connector description */
+    description?: string;
+    /** New endpoint for checking the connector's availability, (detailed description) */
+    urlCheck?: string;
+    /** New endpoint for obtaining the list of tables, (detailed description) */
+    urlTableList?: string;
+    /** New endpoint for obtaining the description of a specific table, (detailed description) */
+    urlTableDescription?: string;
+    /** New endpoint for obtaining data from the selected table, (detailed description) */
+    urlData?: string;
+    /** New list of connection parameters, (detailed description) */
+    settings?: readonly unknown[];
+    /** New sorting parameter for the connector */
+    sort?: number; [k: string]: unknown } }
   /** Create Dataset. Scope: biconnector. */
-  'biconnector.dataset.add': { fields: { name: string; externalName: string; externalCode: string; sourceId: number; description?: string; fields: readonly unknown[]; [k: string]: unknown } }
+  'biconnector.dataset.add': {
+    /** An object containing data to create a new dataset. */
+    fields: {
+    /** The name of the dataset. */
+    name: string;
+    /** The name of the dataset in the external source, in the application */
+    externalName: string;
+    /** A unique code for the dataset in the external source, used when retrieving data */
+    externalCode: string;
+    /** The identifier of the source, which can be obtained using the methods biconnector.source.list or bi… */
+    sourceId: NumericId;
+    /** Description of the dataset */
+    description?: string;
+    /** A list of dataset fields, (Detailed description) */
+    fields: readonly unknown[]; [k: string]: unknown } }
   /** Delete dataset. Scope: biconnector. */
-  'biconnector.dataset.delete': { id: number }
+  'biconnector.dataset.delete': {
+    /** Identifier of the dataset, can be obtained using the methods biconnector.dataset.list or biconnecto… */
+    id: NumericId }
   /** Get Dataset Fields. Scope: biconnector. */
   'biconnector.dataset.fields': NoParams
   /** Update Dataset Fields. Scope: biconnector. */
-  'biconnector.dataset.fields.update': { id: number; add?: Obj; update?: Obj; delete?: readonly number[] }
+  'biconnector.dataset.fields.update': {
+    /** Identifier of the dataset, can be obtained using the methods biconnector.dataset.list or biconnecto… */
+    id: NumericId;
+    /** Object containing an array of fields to be added with the following structure: - type — field type… */
+    add?: Obj;
+    /** Object containing an array of fields to be updated with the following structure: - id — Identifier… */
+    update?: Obj;
+    /** Object containing an array of field identifiers for deletion. */
+    delete?: readonly number[] }
   /** Get dataset by id. Scope: biconnector. */
-  'biconnector.dataset.get': { id: number }
+  'biconnector.dataset.get': {
+    /** Identifier of the dataset, which can be obtained using the methods biconnector.dataset.list and bic… */
+    id: NumericId }
   /** Get a List of Datasets. Scope: biconnector. */
-  'biconnector.dataset.list': { select?: readonly string[]; filter?: Obj; order?: Obj; page?: number }
+  'biconnector.dataset.list': {
+    /** A list of fields that must be populated in the datasets in the selection. */
+    select?: readonly string[];
+    /** Filter for selecting datasets. */
+    filter?: Obj;
+    /** Sorting parameters. */
+    order?: Obj;
+    /** Controls pagination. */
+    page?: number }
   /** Update Dataset. Scope: biconnector. */
-  'biconnector.dataset.update': { id: number; fields: { description?: string; [k: string]: unknown } }
+  'biconnector.dataset.update': {
+    /** Identifier of the dataset, can be obtained using the methods biconnector.dataset.list and biconnect… */
+    id: NumericId;
+    /** An object containing the updated data. */
+    fields: {
+    /** Description of the dataset */
+    description?: string; [k: string]: unknown } }
   /** Create Source. Scope: biconnector. */
-  'biconnector.source.add': { fields: { title: string; description?: string; active?: Flag; connectorId: number; settings: Obj; [k: string]: unknown } }
+  'biconnector.source.add': {
+    /** An object containing data to create a new source. */
+    fields: {
+    /** Source name */
+    title: string;
+    /** Source description */
+    description?: string;
+    /** Source activity. */
+    active?: Flag;
+    /** Connector identifier, can be obtained using the methods biconnector.connector.list or biconnector.c… */
+    connectorId: NumericId;
+    /** A list of parameters for authorization, passed as an object where the key is the code of the parame… */
+    settings: Obj; [k: string]: unknown } }
   /** Delete source. Scope: biconnector. */
-  'biconnector.source.delete': { id: number }
+  'biconnector.source.delete': {
+    /** Identifier of the connection, can be obtained using the methods biconnector.source.list or biconnec… */
+    id: NumericId }
   /** Get Source Fields. Scope: biconnector. */
   'biconnector.source.fields': NoParams
   /** Get Source by ID. Scope: biconnector. */
-  'biconnector.source.get': { id: number }
+  'biconnector.source.get': {
+    /** Identifier of the source, which can be obtained using the methods biconnector.source.list and bicon… */
+    id: NumericId }
   /** Get a List of Sources. Scope: biconnector. */
-  'biconnector.source.list': { select?: readonly string[]; filter?: Obj; order?: Obj; page?: number }
+  'biconnector.source.list': {
+    /** List of fields that must be filled in the sources in the selection. */
+    select?: readonly string[];
+    /** Filter for selecting sources. */
+    filter?: Obj;
+    /** Sorting parameters. */
+    order?: Obj;
+    /** Controls pagination. */
+    page?: number }
   /** Change source. Scope: biconnector. */
-  'biconnector.source.update': { id: number; fields: { title?: string; description?: string; active?: Flag; settings?: Obj; [k: string]: unknown } }
+  'biconnector.source.update': {
+    /** Identifier of the source, can be obtained using the methods biconnector.source.list and biconnector… */
+    id: NumericId;
+    /** Object containing the updated data. */
+    fields: {
+    /** New name of the source */
+    title?: string;
+    /** New description of the source */
+    description?: string;
+    /** Activity status of the source */
+    active?: Flag;
+    /** List of parameters for authorization, passed as an object where the key is the code of the paramete… */
+    settings?: Obj; [k: string]: unknown } }
   /** Add a New Action. Scope: bizproc. */
-  'bizproc.activity.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
+  'bizproc.activity.add': {
+    /** Internal identifier of the action. */
+    CODE: string;
+    /** URL to which the action will send data via the Bitrix24 queue server. */
+    HANDLER: string;
+    /** Identifier of the user whose token will be passed to the application */
+    AUTH_USER_ID?: NumericId;
+    /** Should the action wait for a response from the application? */
+    USE_SUBSCRIPTION?: Flag;
+    /** Name of the action. */
+    NAME: string | Obj;
+    /** Description of the action. */
+    DESCRIPTION?: string | Obj;
+    /** Object with action parameters. */
+    PROPERTIES?: {
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Type of the parameter. */
+    Type?: string;
+    /** Array of values for the parameter of type list 'TYPE': select' like: */
+    Options?: readonly unknown[];
+    /** Parameter requirement. */
+    Required?: Flag;
+    /** Parameter multiplicity. */
+    Multiple?: Flag;
+    /** Default value of the parameter */
+    Default?: unknown; [k: string]: unknown };
+    /** Object with additional results of the action. */
+    RETURN_PROPERTIES?: {
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Type of the parameter. */
+    Type?: string;
+    /** Array of values for the parameter of type list 'TYPE': select' like: */
+    Options?: readonly unknown[];
+    /** Parameter requirement. */
+    Required?: Flag;
+    /** Parameter multiplicity. */
+    Multiple?: Flag;
+    /** Default value of the parameter */
+    Default?: unknown; [k: string]: unknown };
+    /** Document type that will determine the data types for the PROPERTIES and RETURN_PROPERTIES parameter… */
+    DOCUMENT_TYPE?: readonly unknown[];
+    /** Object with rules for restricting the action by document type and edition. */
+    FILTER?: Obj;
+    /** Allows opening additional settings for the action in the application slider. */
+    USE_PLACEMENT?: Flag;
+    /** URL of the placement handler on the application side. */
+    PLACEMENT_HANDLER?: string }
   /** Delete Action. Scope: bizproc. */
-  'bizproc.activity.delete': { CODE: string }
+  'bizproc.activity.delete': {
+    /** Symbolic identifier of the application action */
+    CODE: string }
   /** Get a List of Application Actions. Scope: bizproc. */
   'bizproc.activity.list': NoParams
   /** Write Information to the Business Process Log. Scope: bizproc. */
-  'bizproc.activity.log': { EVENT_TOKEN: string; LOG_MESSAGE: string }
+  'bizproc.activity.log': {
+    /** A unique key required to send an event to the business process. */
+    EVENT_TOKEN: string;
+    /** Message to be logged */
+    LOG_MESSAGE: string }
   /** Update Action. Scope: bizproc. */
-  'bizproc.activity.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME?: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
+  'bizproc.activity.update': {
+    /** Internal identifier of the action */
+    CODE: string;
+    /** Object with fields of the business process action */
+    FIELDS: {
+    /** URL to which the action will send data via the Bitrix24 queue server. */
+    HANDLER?: string;
+    /** Identifier of the user whose token will be passed to the application */
+    AUTH_USER_ID?: NumericId;
+    /** Should the action wait for a response from the application. */
+    USE_SUBSCRIPTION?: Flag;
+    /** Name of the action. */
+    NAME?: string | Obj;
+    /** Description of the action. */
+    DESCRIPTION?: string | Obj;
+    /** Object with parameters of the action. */
+    PROPERTIES?: {
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Type of the parameter. */
+    Type?: string;
+    /** Array of values for the parameter of type list 'TYPE': select' like: */
+    Options?: readonly unknown[];
+    /** Parameter requirement. */
+    Required?: Flag;
+    /** Parameter multiplicity. */
+    Multiple?: Flag;
+    /** Default value of the parameter */
+    Default?: unknown; [k: string]: unknown };
+    /** Object with additional results of the action. */
+    RETURN_PROPERTIES?: {
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Type of the parameter. */
+    Type?: string;
+    /** Array of values for the parameter of type list 'TYPE': select' like: */
+    Options?: readonly unknown[];
+    /** Parameter requirement. */
+    Required?: Flag;
+    /** Parameter multiplicity. */
+    Multiple?: Flag;
+    /** Default value of the parameter */
+    Default?: unknown; [k: string]: unknown };
+    /** Document type that will determine the data types for the PROPERTIES and RETURN_PROPERTIES parameter… */
+    DOCUMENT_TYPE?: readonly unknown[];
+    /** Object with rules for limiting the action by document type and edition. */
+    FILTER?: Obj;
+    /** Allows opening additional settings for the action in the application slider. */
+    USE_PLACEMENT?: Flag;
+    /** URL of the placement handler on the application side */
+    PLACEMENT_HANDLER?: string; [k: string]: unknown } }
   /** Return Parameters to Action or Automation Rule. Scope: bizproc. */
-  'bizproc.event.send': { EVENT_TOKEN: string; RETURN_VALUES?: Obj; LOG_MESSAGE?: string }
+  'bizproc.event.send': {
+    /** A special token that is sent to the application handler when the action or Automation rule is execu… */
+    EVENT_TOKEN: string;
+    /** An array of returned values from the action or Automation rule. */
+    RETURN_VALUES?: Obj;
+    /** Text for the business process log. */
+    LOG_MESSAGE?: string }
   /** Register a New Automation Rule. Scope: bizproc. */
-  'bizproc.robot.add': { CODE: string; HANDLER: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string }
+  'bizproc.robot.add': {
+    /** Internal identifier of the Automation rule. */
+    CODE: string;
+    /** URL to which the Automation rule will send data via the Bitrix24 queue server. */
+    HANDLER: string;
+    /** Identifier of the user whose token will be passed to the application */
+    AUTH_USER_ID?: NumericId;
+    /** Should the Automation rule wait for a response from the application? */
+    USE_SUBSCRIPTION?: Flag;
+    /** Name of the Automation rule. */
+    NAME: string | Obj;
+    /** Description of the Automation rule. */
+    DESCRIPTION?: string | Obj;
+    /** Object with parameters of the Automation rule. */
+    PROPERTIES?: {
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Type of the parameter. */
+    Type?: string;
+    /** Array of values for the parameter of type list 'TYPE': select' like: */
+    Options?: readonly unknown[];
+    /** Parameter requirement. */
+    Required?: Flag;
+    /** Parameter multiplicity. */
+    Multiple?: Flag;
+    /** Default value of the parameter. */
+    Default?: unknown; [k: string]: unknown };
+    /** Object with additional results of the Automation rule. */
+    RETURN_PROPERTIES?: {
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Type of the parameter. */
+    Type?: string;
+    /** Array of values for the parameter of type list 'TYPE': select' like: */
+    Options?: readonly unknown[];
+    /** Parameter requirement. */
+    Required?: Flag;
+    /** Parameter multiplicity. */
+    Multiple?: Flag;
+    /** Default value of the parameter. */
+    Default?: unknown; [k: string]: unknown };
+    /** Document type that will determine the data types for the PROPERTIES and RETURN_PROPERTIES parameter… */
+    DOCUMENT_TYPE?: readonly unknown[];
+    /** Object with rules to limit the Automation rule by document type and edition. */
+    FILTER?: Obj;
+    /** Allows opening additional settings for the Automation rule in the application slider. */
+    USE_PLACEMENT?: Flag;
+    /** URL of the placement handler on the application side. */
+    PLACEMENT_HANDLER?: string }
   /** Delete Registered Robot. Scope: bizproc. */
-  'bizproc.robot.delete': { CODE: string }
+  'bizproc.robot.delete': {
+    /** Symbolic identifier of the application robot */
+    CODE: string }
   /** Get a list of registered application robots. Scope: bizproc. */
   'bizproc.robot.list': NoParams
   /** Update Fields of the Automation Rule. Scope: bizproc. */
-  'bizproc.robot.update': { CODE: string; FIELDS: { HANDLER?: string; AUTH_USER_ID?: number; USE_SUBSCRIPTION?: Flag; NAME?: string; DESCRIPTION?: string; PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; RETURN_PROPERTIES?: { Name?: string; Description?: string; Type?: string; Options?: readonly unknown[]; Required?: Flag; Multiple?: Flag; Default?: unknown; [k: string]: unknown }; DOCUMENT_TYPE?: readonly unknown[]; FILTER?: Obj; USE_PLACEMENT?: Flag; PLACEMENT_HANDLER?: string; [k: string]: unknown } }
+  'bizproc.robot.update': {
+    /** Internal identifier of the Automation Rule */
+    CODE: string;
+    /** Object with fields of the Automation Rule */
+    FIELDS: {
+    /** URL to which the Automation Rule will send data via the Bitrix24 queue server. */
+    HANDLER?: string;
+    /** Identifier of the user whose token will be passed to the application */
+    AUTH_USER_ID?: NumericId;
+    /** Should the Automation Rule wait for a response from the application? */
+    USE_SUBSCRIPTION?: Flag;
+    /** Name of the Automation Rule. */
+    NAME?: string | Obj;
+    /** Description of the Automation Rule. */
+    DESCRIPTION?: string | Obj;
+    /** Object with parameters of the Automation Rule. */
+    PROPERTIES?: {
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Type of the parameter. */
+    Type?: string;
+    /** Array of values for the parameter of type list 'TYPE': select' like: */
+    Options?: readonly unknown[];
+    /** Requirement of the parameter. */
+    Required?: Flag;
+    /** Multiplicity of the parameter. */
+    Multiple?: Flag;
+    /** Default value of the parameter */
+    Default?: unknown; [k: string]: unknown };
+    /** Object with additional results of the Automation Rule. */
+    RETURN_PROPERTIES?: {
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Type of the parameter. */
+    Type?: string;
+    /** Array of values for the parameter of type list 'TYPE': select' like: */
+    Options?: readonly unknown[];
+    /** Requirement of the parameter. */
+    Required?: Flag;
+    /** Multiplicity of the parameter. */
+    Multiple?: Flag;
+    /** Default value of the parameter */
+    Default?: unknown; [k: string]: unknown };
+    /** Document type that will determine the data types for the PROPERTIES and RETURN_PROPERTIES parameter… */
+    DOCUMENT_TYPE?: readonly unknown[];
+    /** Object with rules for restricting the Automation Rule by document type and edition. */
+    FILTER?: Obj;
+    /** Allows opening additional settings for the Automation Rule in the application slider. */
+    USE_PLACEMENT?: Flag;
+    /** URL of the placement handler on the application side */
+    PLACEMENT_HANDLER?: string; [k: string]: unknown } }
   /** Complete a business process task. Scope: bizproc. */
-  'bizproc.task.complete': { TASK_ID: number; STATUS: number; COMMENT?: string; FIELDS?: Obj }
+  'bizproc.task.complete': {
+    /** Task identifier. */
+    TASK_ID: NumericId;
+    /** Target status of the task. */
+    STATUS: number | string;
+    /** User comment. */
+    COMMENT?: string;
+    /** An object describing fields for completing tasks with a request for additional information in the f… */
+    FIELDS?: Obj }
   /** Delegate a workflow task. Scope: bizproc. */
-  'bizproc.task.delegate': { TASK_IDS: readonly unknown[]; FROM_USER_ID: number; TO_USER_ID: number }
+  'bizproc.task.delegate': {
+    /** List of task identifiers. */
+    TASK_IDS: readonly unknown[];
+    /** Identifier of the user from whom the tasks will be delegated. */
+    FROM_USER_ID: NumericId;
+    /** Identifier of the user to whom the tasks will be delegated. */
+    TO_USER_ID: NumericId }
   /** Get a List of Workflow Tasks. Scope: bizproc. */
-  'bizproc.task.list': { SELECT?: ReadonlyArray<{ ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }>; FILTER?: { ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; ORDER?: { ID?: number; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: Id; OVERDUE_DATE?: string; WORKFLOW_TEMPLATE_ID?: number; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: number; USER_ID?: Id; USER_STATUS?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_ID?: number; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: Flag; StatusOkLabel?: string; StatusYesLabel?: string; StatusNoLabel?: string; Fields?: ReadonlyArray<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: Flag; Required?: Flag; Options?: Obj; Settings?: Obj; Default?: unknown; [k: string]: unknown }>; [k: string]: unknown }; DOCUMENT_URL?: string; [k: string]: unknown }; START?: number }
+  'bizproc.task.list': {
+    /** An array containing a list of fields to select. */
+    SELECT?: ReadonlyArray<{
+    /** Task identifier */
+    ID?: NumericId;
+    /** Workflow identifier */
+    WORKFLOW_ID?: string;
+    /** Document name */
+    DOCUMENT_NAME?: string;
+    /** Task description */
+    DESCRIPTION?: string;
+    /** Task name */
+    NAME?: string;
+    /** Modification date */
+    MODIFIED?: string;
+    /** Workflow start date */
+    WORKFLOW_STARTED?: string;
+    /** Who started the workflow */
+    WORKFLOW_STARTED_BY?: Id;
+    /** Deadline */
+    OVERDUE_DATE?: string;
+    /** Workflow template identifier */
+    WORKFLOW_TEMPLATE_ID?: NumericId;
+    /** Workflow template name */
+    WORKFLOW_TEMPLATE_NAME?: string;
+    /** Workflow status */
+    WORKFLOW_STATE?: string;
+    /** Task status. */
+    STATUS?: number;
+    /** User identifier */
+    USER_ID?: Id;
+    /** User response. */
+    USER_STATUS?: number;
+    /** Module identifier by document */
+    MODULE_ID?: string;
+    /** Symbolic identifier of the object by document */
+    ENTITY?: string;
+    /** Document identifier */
+    DOCUMENT_ID?: NumericId;
+    /** Task type identifier. */
+    ACTIVITY?: string;
+    /** Action identifier in the template */
+    ACTIVITY_NAME?: string;
+    /** An object describing the task parameters */
+    PARAMETERS?: {
+    /** Name of the Comment field */
+    CommentLabel?: string;
+    /** Comment requirement. */
+    CommentRequired?: string;
+    /** Show comment. */
+    ShowComment?: Flag;
+    /** Text for the Acknowledged button */
+    StatusOkLabel?: string;
+    /** Text for the Approve button */
+    StatusYesLabel?: string;
+    /** Text for the Reject button */
+    StatusNoLabel?: string;
+    /** An array of objects. */
+    Fields?: ReadonlyArray<{
+    /** Symbolic identifier of the task parameter */
+    Id?: string;
+    /** Parameter type. */
+    Type?: string;
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Parameter multiplicity. */
+    Multiple?: Flag;
+    /** Parameter requirement. */
+    Required?: Flag;
+    /** Field settings. */
+    Options?: Obj;
+    /** Additional field settings */
+    Settings?: Obj;
+    /** Default value of the parameter */
+    Default?: unknown; [k: string]: unknown }>; [k: string]: unknown };
+    /** Link to the document */
+    DOCUMENT_URL?: string; [k: string]: unknown }>;
+    /** An object for filtering the list of tasks in the format {"field_1": "value_1", ... */
+    FILTER?: {
+    /** Task identifier */
+    ID?: NumericId;
+    /** Workflow identifier */
+    WORKFLOW_ID?: string;
+    /** Document name */
+    DOCUMENT_NAME?: string;
+    /** Task description */
+    DESCRIPTION?: string;
+    /** Task name */
+    NAME?: string;
+    /** Modification date */
+    MODIFIED?: string;
+    /** Workflow start date */
+    WORKFLOW_STARTED?: string;
+    /** Who started the workflow */
+    WORKFLOW_STARTED_BY?: Id;
+    /** Deadline */
+    OVERDUE_DATE?: string;
+    /** Workflow template identifier */
+    WORKFLOW_TEMPLATE_ID?: NumericId;
+    /** Workflow template name */
+    WORKFLOW_TEMPLATE_NAME?: string;
+    /** Workflow status */
+    WORKFLOW_STATE?: string;
+    /** Task status. */
+    STATUS?: number;
+    /** User identifier */
+    USER_ID?: Id;
+    /** User response. */
+    USER_STATUS?: number;
+    /** Module identifier by document */
+    MODULE_ID?: string;
+    /** Symbolic identifier of the object by document */
+    ENTITY?: string;
+    /** Document identifier */
+    DOCUMENT_ID?: NumericId;
+    /** Task type identifier. */
+    ACTIVITY?: string;
+    /** Action identifier in the template */
+    ACTIVITY_NAME?: string;
+    /** An object describing the task parameters */
+    PARAMETERS?: {
+    /** Name of the Comment field */
+    CommentLabel?: string;
+    /** Comment requirement. */
+    CommentRequired?: string;
+    /** Show comment. */
+    ShowComment?: Flag;
+    /** Text for the Acknowledged button */
+    StatusOkLabel?: string;
+    /** Text for the Approve button */
+    StatusYesLabel?: string;
+    /** Text for the Reject button */
+    StatusNoLabel?: string;
+    /** An array of objects. */
+    Fields?: ReadonlyArray<{
+    /** Symbolic identifier of the task parameter */
+    Id?: string;
+    /** Parameter type. */
+    Type?: string;
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Parameter multiplicity. */
+    Multiple?: Flag;
+    /** Parameter requirement. */
+    Required?: Flag;
+    /** Field settings. */
+    Options?: Obj;
+    /** Additional field settings */
+    Settings?: Obj;
+    /** Default value of the parameter */
+    Default?: unknown; [k: string]: unknown }>; [k: string]: unknown };
+    /** Link to the document */
+    DOCUMENT_URL?: string; [k: string]: unknown };
+    /** An object for sorting the list of tasks in the format {"field_1": "value_1", ... */
+    ORDER?: {
+    /** Task identifier */
+    ID?: NumericId;
+    /** Workflow identifier */
+    WORKFLOW_ID?: string;
+    /** Document name */
+    DOCUMENT_NAME?: string;
+    /** Task description */
+    DESCRIPTION?: string;
+    /** Task name */
+    NAME?: string;
+    /** Modification date */
+    MODIFIED?: string;
+    /** Workflow start date */
+    WORKFLOW_STARTED?: string;
+    /** Who started the workflow */
+    WORKFLOW_STARTED_BY?: Id;
+    /** Deadline */
+    OVERDUE_DATE?: string;
+    /** Workflow template identifier */
+    WORKFLOW_TEMPLATE_ID?: NumericId;
+    /** Workflow template name */
+    WORKFLOW_TEMPLATE_NAME?: string;
+    /** Workflow status */
+    WORKFLOW_STATE?: string;
+    /** Task status. */
+    STATUS?: number;
+    /** User identifier */
+    USER_ID?: Id;
+    /** User response. */
+    USER_STATUS?: number;
+    /** Module identifier by document */
+    MODULE_ID?: string;
+    /** Symbolic identifier of the object by document */
+    ENTITY?: string;
+    /** Document identifier */
+    DOCUMENT_ID?: NumericId;
+    /** Task type identifier. */
+    ACTIVITY?: string;
+    /** Action identifier in the template */
+    ACTIVITY_NAME?: string;
+    /** An object describing the task parameters */
+    PARAMETERS?: {
+    /** Name of the Comment field */
+    CommentLabel?: string;
+    /** Comment requirement. */
+    CommentRequired?: string;
+    /** Show comment. */
+    ShowComment?: Flag;
+    /** Text for the Acknowledged button */
+    StatusOkLabel?: string;
+    /** Text for the Approve button */
+    StatusYesLabel?: string;
+    /** Text for the Reject button */
+    StatusNoLabel?: string;
+    /** An array of objects. */
+    Fields?: ReadonlyArray<{
+    /** Symbolic identifier of the task parameter */
+    Id?: string;
+    /** Parameter type. */
+    Type?: string;
+    /** Name of the parameter */
+    Name?: string | Obj;
+    /** Description of the parameter */
+    Description?: string | Obj;
+    /** Parameter multiplicity. */
+    Multiple?: Flag;
+    /** Parameter requirement. */
+    Required?: Flag;
+    /** Field settings. */
+    Options?: Obj;
+    /** Additional field settings */
+    Settings?: Obj;
+    /** Default value of the parameter */
+    Default?: unknown; [k: string]: unknown }>; [k: string]: unknown };
+    /** Link to the document */
+    DOCUMENT_URL?: string; [k: string]: unknown };
+    /** This parameter is used for managing pagination. */
+    START?: number }
   /** Get a list of running workflows. Scope: bizproc. */
-  'bizproc.workflow.instances': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj; start?: number }
+  'bizproc.workflow.instances': {
+    /** An array containing the list of fields to select. */
+    SELECT?: readonly unknown[];
+    /** An object for filtering the list of running workflows in the format {"field_1": "value_1", ... */
+    FILTER?: Obj;
+    /** An object for sorting the list of running workflows in the format {"field_1": "value_1", ... */
+    ORDER?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Delete Running Process. Scope: bizproc. */
-  'bizproc.workflow.kill': { ID: number }
+  'bizproc.workflow.kill': {
+    /** Identifier of the workflow */
+    ID: NumericId }
   /** Start Business Process. Scope: bizproc. */
-  'bizproc.workflow.start': { TEMPLATE_ID: number; DOCUMENT_ID: readonly unknown[]; PARAMETERS?: Obj }
+  'bizproc.workflow.start': {
+    /** Identifier of the business process template */
+    TEMPLATE_ID: NumericId;
+    /** Identifier of the document to start the business process in the format [module, object, ELEMENT_ID]. */
+    DOCUMENT_ID: readonly unknown[];
+    /** Values for the parameters of the business process template. */
+    PARAMETERS?: Obj }
   /** Add Business Process Template. Scope: bizproc. */
-  'bizproc.workflow.template.add': { DOCUMENT_TYPE: readonly unknown[]; NAME: string; DESCRIPTION?: string; TEMPLATE_DATA: unknown; AUTO_EXECUTE?: number }
+  'bizproc.workflow.template.add': {
+    /** Document type. */
+    DOCUMENT_TYPE: readonly unknown[];
+    /** Template name */
+    NAME: string;
+    /** Template description */
+    DESCRIPTION?: string;
+    /** Content of the business process template file in .bpt format. */
+    TEMPLATE_DATA: unknown;
+    /** Auto-execution settings for the template. */
+    AUTO_EXECUTE?: number }
   /** Delete Business Process Template. Scope: bizproc. */
-  'bizproc.workflow.template.delete': { ID: number }
+  'bizproc.workflow.template.delete': {
+    /** Identifier of the business process template */
+    ID: NumericId }
   /** Get the list of templates. Scope: bizproc. */
-  'bizproc.workflow.template.list': { SELECT?: ReadonlyArray<{ ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }>; FILTER?: { ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }; ORDER?: { ID?: number; MODULE_ID?: string; ENTITY?: string; DOCUMENT_TYPE?: string; AUTO_EXECUTE?: number; NAME?: string; TEMPLATE?: readonly unknown[]; PARAMETERS?: readonly unknown[]; VARIABLES?: readonly unknown[]; CONSTANTS?: readonly unknown[]; MODIFIED?: string; IS_MODIFIED?: Flag; USER_ID?: number; SYSTEM_CODE?: string; [k: string]: unknown }; start?: number }
+  'bizproc.workflow.template.list': {
+    /** The array contains a list of fields to select. */
+    SELECT?: ReadonlyArray<{
+    /** Identifier of the business process template */
+    ID?: NumericId;
+    /** Identifier of the module by document. */
+    MODULE_ID?: string;
+    /** Identifier of the object by document. */
+    ENTITY?: string;
+    /** Document type. */
+    DOCUMENT_TYPE?: string;
+    /** Auto-execute flag. */
+    AUTO_EXECUTE?: number;
+    /** Template name */
+    NAME?: string;
+    /** Array with the description of the template's action structure */
+    TEMPLATE?: readonly unknown[];
+    /** Template parameters */
+    PARAMETERS?: readonly unknown[];
+    /** Template variables */
+    VARIABLES?: readonly unknown[];
+    /** Template constants */
+    CONSTANTS?: readonly unknown[];
+    /** Date of last modification */
+    MODIFIED?: string;
+    /** Whether the template has been modified. */
+    IS_MODIFIED?: Flag;
+    /** Identifier of the user who created or modified the template */
+    USER_ID?: NumericId;
+    /** System code of the template. */
+    SYSTEM_CODE?: string; [k: string]: unknown }>;
+    /** An object for filtering the list of business process templates in the format {"field_1": "value_1",… */
+    FILTER?: {
+    /** Identifier of the business process template */
+    ID?: NumericId;
+    /** Identifier of the module by document. */
+    MODULE_ID?: string;
+    /** Identifier of the object by document. */
+    ENTITY?: string;
+    /** Document type. */
+    DOCUMENT_TYPE?: string;
+    /** Auto-execute flag. */
+    AUTO_EXECUTE?: number;
+    /** Template name */
+    NAME?: string;
+    /** Array with the description of the template's action structure */
+    TEMPLATE?: readonly unknown[];
+    /** Template parameters */
+    PARAMETERS?: readonly unknown[];
+    /** Template variables */
+    VARIABLES?: readonly unknown[];
+    /** Template constants */
+    CONSTANTS?: readonly unknown[];
+    /** Date of last modification */
+    MODIFIED?: string;
+    /** Whether the template has been modified. */
+    IS_MODIFIED?: Flag;
+    /** Identifier of the user who created or modified the template */
+    USER_ID?: NumericId;
+    /** System code of the template. */
+    SYSTEM_CODE?: string; [k: string]: unknown };
+    /** An object for sorting the list of launched business processes in the format {"field_1": "value_1",… */
+    ORDER?: {
+    /** Identifier of the business process template */
+    ID?: NumericId;
+    /** Identifier of the module by document. */
+    MODULE_ID?: string;
+    /** Identifier of the object by document. */
+    ENTITY?: string;
+    /** Document type. */
+    DOCUMENT_TYPE?: string;
+    /** Auto-execute flag. */
+    AUTO_EXECUTE?: number;
+    /** Template name */
+    NAME?: string;
+    /** Array with the description of the template's action structure */
+    TEMPLATE?: readonly unknown[];
+    /** Template parameters */
+    PARAMETERS?: readonly unknown[];
+    /** Template variables */
+    VARIABLES?: readonly unknown[];
+    /** Template constants */
+    CONSTANTS?: readonly unknown[];
+    /** Date of last modification */
+    MODIFIED?: string;
+    /** Whether the template has been modified. */
+    IS_MODIFIED?: Flag;
+    /** Identifier of the user who created or modified the template */
+    USER_ID?: NumericId;
+    /** System code of the template. */
+    SYSTEM_CODE?: string; [k: string]: unknown };
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Update Business Process Template. Scope: bizproc. */
-  'bizproc.workflow.template.update': { ID: string; FIELDS: { NAME?: string; DESCRIPTION?: string; TEMPLATE_DATA?: unknown; AUTO_EXECUTE?: number; [k: string]: unknown } }
+  'bizproc.workflow.template.update': {
+    /** Identifier of the template to be updated */
+    ID: string;
+    /** Object with fields of the business process template. */
+    FIELDS: {
+    /** Name of the template */
+    NAME?: string;
+    /** Description of the template */
+    DESCRIPTION?: string;
+    /** Content of the file with the business process template in .bpt format. */
+    TEMPLATE_DATA?: unknown;
+    /** Auto-execution settings for the template. */
+    AUTO_EXECUTE?: number; [k: string]: unknown } }
   /** Stop Active Workflow. Scope: bizproc. */
-  'bizproc.workflow.terminate': { ID: string; STATUS?: string }
+  'bizproc.workflow.terminate': {
+    /** Identifier of the workflow to be stopped. */
+    ID: string;
+    /** Set the status text. */
+    STATUS?: string }
   /** Add Booking. Scope: booking. */
-  'booking.v1.booking.add': { fields: { resourceIds: readonly unknown[]; name?: string; description?: string; datePeriod: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'booking.v1.booking.add': {
+    /** An object containing field values for creating a booking (detailed description) */
+    fields: {
+    /** An array of resource IDs for the booking. */
+    resourceIds: readonly unknown[];
+    /** The name of the booking. */
+    name?: string;
+    /** The description of the booking. */
+    description?: string;
+    /** An object containing the booking time (detailed description) */
+    datePeriod: {
+    /** The start time of the booking in the format {"timestamp": "1723446900", "timezone": "Europe/Berlin"} */
+    from: Obj;
+    /** The end time of the booking in the format {"timestamp": "1723447800", "timezone": "Europe/Berlin"} */
+    to: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Get the list of booking clients. Scope: booking. */
-  'booking.v1.booking.client.list': { bookingId: number }
+  'booking.v1.booking.client.list': {
+    /** Booking identifier. */
+    bookingId: NumericId }
   /** Add Clients to Booking. Scope: booking. */
-  'booking.v1.booking.client.set': { bookingId: number; clients: ReadonlyArray<{ id: number; type: Obj; [k: string]: unknown }> }
+  'booking.v1.booking.client.set': {
+    /** Booking identifier. */
+    bookingId: NumericId;
+    /** An array of objects containing information about clients (detailed description) */
+    clients: ReadonlyArray<{
+    /** Client identifier, can be obtained using the method crm.item.list for contacts and companies */
+    id: NumericId;
+    /** Client type in the format {"module": "crm", "code": "CONTACT"}. */
+    type: Obj; [k: string]: unknown }> }
   /** Remove clients from booking. Scope: booking. */
-  'booking.v1.booking.client.unset': { bookingId: number }
+  'booking.v1.booking.client.unset': {
+    /** Booking identifier. */
+    bookingId: NumericId }
   /** Create a Booking from the Waitlist. Scope: booking. */
-  'booking.v1.booking.createfromwaitlist': { waitListId: number; fields?: { resourceIds: readonly unknown[]; name?: string; description?: string; datePeriod: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'booking.v1.booking.createfromwaitlist': {
+    /** Identifier of the entry in the waitlist. */
+    waitListId: NumericId;
+    /** Object containing field values for creating a booking (detailed description) */
+    fields?: {
+    /** Array of resource identifiers for the booking. */
+    resourceIds: readonly unknown[];
+    /** Name of the booking. */
+    name?: string;
+    /** Description of the booking. */
+    description?: string;
+    /** Object containing the booking time (detailed description) */
+    datePeriod: {
+    /** Start time of the booking in the format {"timestamp": "1723446900", "timezone": "Europe/Berlin"} */
+    from: Obj;
+    /** End time of the booking in the format {"timestamp": "1723447800", "timezone": "Europe/Berlin"} */
+    to: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete Booking. Scope: booking. */
-  'booking.v1.booking.delete': { id: number }
+  'booking.v1.booking.delete': {
+    /** Booking identifier */
+    id: NumericId }
   /** Get Booking Connections. Scope: booking. */
-  'booking.v1.booking.externalData.list': { bookingId: number }
+  'booking.v1.booking.externalData.list': {
+    /** Booking identifier. */
+    bookingId: NumericId }
   /** Set Connections for Booking. Scope: booking. */
-  'booking.v1.booking.externalData.set': { bookingId: number; externalData: ReadonlyArray<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
+  'booking.v1.booking.externalData.set': {
+    /** Booking identifier. */
+    bookingId: NumericId;
+    /** Array of objects containing items for binding (detailed description) */
+    externalData: ReadonlyArray<{
+    /** Module identifier, for example crm */
+    moduleId: string;
+    /** Object type ID, for example DEAL */
+    entityTypeId: string;
+    /** Item ID, for example 1 */
+    value: string; [k: string]: unknown }> }
   /** Remove connections for booking. Scope: booking. */
-  'booking.v1.booking.externalData.unset': { bookingId: number }
+  'booking.v1.booking.externalData.unset': {
+    /** Booking identifier. */
+    bookingId: NumericId }
   /** Get Information About Booking. Scope: booking. */
-  'booking.v1.booking.get': { id: number }
+  'booking.v1.booking.get': {
+    /** Booking identifier */
+    id: NumericId }
   /** Get the list of bookings. Scope: booking. */
-  'booking.v1.booking.list': { within?: Obj; client?: Obj }
+  'booking.v1.booking.list': {
+    /** Object for filtering by booking time in the format {"dateFrom": "0", "dateTo": "1739262600"}, where… */
+    within?: Obj;
+    /** Object for filtering by client, accepts an array of entities objects with fields - code — client ty… */
+    client?: Obj }
   /** Update Booking. Scope: booking. */
-  'booking.v1.booking.update': { id: number; fields: { resourceIds?: readonly unknown[]; name?: string; description?: string; datePeriod?: { from: Obj; to: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'booking.v1.booking.update': {
+    /** Booking identifier */
+    id: NumericId;
+    /** Object containing field values for updating the booking (detailed description) */
+    fields: {
+    /** Array of resource identifiers. */
+    resourceIds?: readonly unknown[];
+    /** Booking name */
+    name?: string;
+    /** Booking description */
+    description?: string;
+    /** Object containing the booking time (detailed description) */
+    datePeriod?: {
+    /** Start time of the booking in the format {"timestamp": "1723446900", "timezone": "Europe/Berlin"} */
+    from: Obj;
+    /** End time of the booking in the format {"timestamp": "1723447800", "timezone": "Europe/Berlin"} */
+    to: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Get a list of client types. Scope: booking. */
   'booking.v1.clienttype.list': NoParams
   /** Add a New Resource. Scope: booking. */
-  'booking.v1.resource.add': { fields: { name: string; description?: string; typeId: number; isMain?: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
+  'booking.v1.resource.add': {
+    /** An object containing field values for creating a resource (detailed description) */
+    fields: {
+    /** The name of the resource */
+    name: string;
+    /** The description of the resource. */
+    description?: string;
+    /** The identifier of the resource type. */
+    typeId: NumericId;
+    /** How to display the resource. */
+    isMain?: string;
+    /** Message to the client about the booking. */
+    isInfoNotificationOn?: string;
+    /** The type of the booking notification message template. */
+    templateTypeInfo?: string;
+    /** Automatic confirmation of the booking. */
+    isConfirmationNotificationOn?: string;
+    /** The type of the confirmation message template. */
+    templateTypeConfirmation?: string;
+    /** Reminder about the booking. */
+    isReminderNotificationOn?: string;
+    /** The type of the reminder message template. */
+    templateTypeReminder?: string;
+    /** Feedback request. */
+    isFeedbackNotificationOn?: string;
+    /** The type of the feedback request message template. */
+    templateTypeFeedback?: string;
+    /** Reminder when the client is late. */
+    isDelayedNotificationOn?: string;
+    /** The type of the delay message template. */
+    templateTypeDelayed?: string;
+    /** The delay after which the client receives a booking message. */
+    infoDelay?: number;
+    /** The time before the booking when the client receives a reminder. */
+    reminderDelay?: number;
+    /** The time after which to send the client a message about being late. */
+    delayedDelay?: number;
+    /** The time after which to enable the counter in the calendar. */
+    delayedCounterDelay?: number;
+    /** The time before the booking when the client receives the first confirmation message. */
+    confirmationDelay?: number;
+    /** The number of messages sent to the client for booking confirmation, excluding the first. */
+    confirmationRepetitions?: number;
+    /** The interval between confirmation messages. */
+    confirmationRepetitionsInterval?: number;
+    /** The time before the booking after which the counter for unconfirmed bookings lights up. */
+    confirmationCounterDelay?: number; [k: string]: unknown } }
   /** Delete Resource. Scope: booking. */
-  'booking.v1.resource.delete': { id: number }
+  'booking.v1.resource.delete': {
+    /** Resource identifier. */
+    id: NumericId }
   /** Get resource. Scope: booking. */
-  'booking.v1.resource.get': { id: number }
+  'booking.v1.resource.get': {
+    /** Resource identifier. */
+    id: NumericId }
   /** Get the list of resources. Scope: booking. */
-  'booking.v1.resource.list': { searchQuery?: string; isMain?: string; typeId?: number; name?: string; description?: string }
+  'booking.v1.resource.list': {
+    /** Search query. */
+    searchQuery?: string;
+    /** Filter by resource display setting. */
+    isMain?: string;
+    /** Identifier of the resource type. */
+    typeId?: NumericId;
+    /** Name of the resource */
+    name?: string;
+    /** Description of the resource */
+    description?: string }
   /** Get Slot Settings for Resource. Scope: booking. */
-  'booking.v1.resource.slots.list': { resourceId: number }
+  'booking.v1.resource.slots.list': {
+    /** Resource identifier. */
+    resourceId: NumericId }
   /** Set Slots for Resource. Scope: booking. */
-  'booking.v1.resource.slots.set': { resourceId: number; slots: ReadonlyArray<{ from: number; to: number; timezone: string; weekDays: readonly unknown[]; slotSize: number; [k: string]: unknown }> }
+  'booking.v1.resource.slots.set': {
+    /** Resource identifier. */
+    resourceId: NumericId;
+    /** An array of objects containing field values for setting time slots (detailed description) */
+    slots: ReadonlyArray<{
+    /** The time from which slot booking is available during the day. */
+    from: number;
+    /** The end time of the slot in minutes. */
+    to: number;
+    /** The time zone relative to which the slot time is set */
+    timezone: string;
+    /** An array of available weekdays for the slot. */
+    weekDays: readonly unknown[];
+    /** Duration of the slot in minutes */
+    slotSize: number; [k: string]: unknown }> }
   /** Remove slots for resource. Scope: booking. */
-  'booking.v1.resource.slots.unset': { resourceId: number }
+  'booking.v1.resource.slots.unset': {
+    /** Resource identifier. */
+    resourceId: NumericId }
   /** Update resource. Scope: booking. */
-  'booking.v1.resource.update': { id: number; fields: { name?: string; description?: string; typeId?: number; isMain?: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
+  'booking.v1.resource.update': {
+    /** Resource identifier. */
+    id: NumericId;
+    /** An object containing field values to update the resource (detailed description) */
+    fields: {
+    /** Resource name */
+    name?: string;
+    /** Resource description */
+    description?: string;
+    /** Resource type identifier. */
+    typeId?: NumericId;
+    /** How to display the resource. */
+    isMain?: string;
+    /** Message to the client about the booking. */
+    isInfoNotificationOn?: string;
+    /** Type of the booking message template. */
+    templateTypeInfo?: string;
+    /** Automatic booking confirmation. */
+    isConfirmationNotificationOn?: string;
+    /** Type of the confirmation message template. */
+    templateTypeConfirmation?: string;
+    /** Reminder about the booking. */
+    isReminderNotificationOn?: string;
+    /** Type of the reminder message template. */
+    templateTypeReminder?: string;
+    /** Request for feedback. */
+    isFeedbackNotificationOn?: string;
+    /** Type of the feedback request message template. */
+    templateTypeFeedback?: string;
+    /** Reminder when the client is late. */
+    isDelayedNotificationOn?: string;
+    /** Type of the delay message template. */
+    templateTypeDelayed?: string;
+    /** Delay after which the client receives a booking message. */
+    infoDelay?: number;
+    /** Time before the booking when the client receives a reminder. */
+    reminderDelay?: number;
+    /** Time after which to send a delay message to the client. */
+    delayedDelay?: number;
+    /** Time after which to enable the counter in the calendar. */
+    delayedCounterDelay?: number;
+    /** Time before the booking when the client receives the first confirmation message. */
+    confirmationDelay?: number;
+    /** Number of messages sent to the client for booking confirmation, excluding the first */
+    confirmationRepetitions?: number;
+    /** Interval between booking confirmation messages. */
+    confirmationRepetitionsInterval?: number;
+    /** Time before the booking after which the counter for unconfirmed bookings lights up. */
+    confirmationCounterDelay?: number; [k: string]: unknown } }
   /** Add a New Resource Type. Scope: booking. */
-  'booking.v1.resourceType.add': { fields: { name: string; code: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
+  'booking.v1.resourceType.add': {
+    /** An object containing field values for creating a resource type (detailed description) */
+    fields: {
+    /** The name of the resource type */
+    name: string;
+    /** A unique code for the resource type */
+    code: string;
+    /** Message to the client about the booking. */
+    isInfoNotificationOn?: string;
+    /** The type of message template for the booking. */
+    templateTypeInfo?: string;
+    /** Automatic confirmation of the booking. */
+    isConfirmationNotificationOn?: string;
+    /** The type of message template for booking confirmation. */
+    templateTypeConfirmation?: string;
+    /** Reminder about the booking. */
+    isReminderNotificationOn?: string;
+    /** The type of message template for reminders. */
+    templateTypeReminder?: string;
+    /** Request for feedback. */
+    isFeedbackNotificationOn?: string;
+    /** The type of message template for feedback requests. */
+    templateTypeFeedback?: string;
+    /** Reminder when the client is late. */
+    isDelayedNotificationOn?: string;
+    /** The type of message template for delays. */
+    templateTypeDelayed?: string;
+    /** Delay after which the client receives a booking message. */
+    infoDelay?: number;
+    /** Time before the booking when the client receives a reminder. */
+    reminderDelay?: number;
+    /** Time after which to send a message about the delay to the client. */
+    delayedDelay?: number;
+    /** Time after which to enable the counter in the calendar. */
+    delayedCounterDelay?: number;
+    /** Time before the booking when the client receives the first confirmation message. */
+    confirmationDelay?: number;
+    /** The number of messages sent to the client for booking confirmation, excluding the first. */
+    confirmationRepetitions?: number;
+    /** Interval between confirmation messages. */
+    confirmationRepetitionsInterval?: number;
+    /** Time before the booking after which the counter for unconfirmed bookings lights up. */
+    confirmationCounterDelay?: number; [k: string]: unknown } }
   /** Delete Resource Type. Scope: booking. */
-  'booking.v1.resourceType.delete': { id: number }
+  'booking.v1.resourceType.delete': {
+    /** Identifier of the resource type. */
+    id: NumericId }
   /** Get Resource Type. Scope: booking. */
-  'booking.v1.resourceType.get': { id: number }
+  'booking.v1.resourceType.get': {
+    /** Identifier of the resource type. */
+    id: NumericId }
   /** Get a list of resource types. Scope: booking. */
-  'booking.v1.resourceType.list': { searchQuery?: string; moduleId?: string; name?: string; code?: string }
+  'booking.v1.resourceType.list': {
+    /** Search query. */
+    searchQuery?: string;
+    /** Resource type module */
+    moduleId?: string;
+    /** Resource type name */
+    name?: string;
+    /** Resource type code */
+    code?: string }
   /** Update Resource Type. Scope: booking. */
-  'booking.v1.resourceType.update': { id: number; fields: { name?: string; code?: string; isInfoNotificationOn?: string; templateTypeInfo?: string; isConfirmationNotificationOn?: string; templateTypeConfirmation?: string; isReminderNotificationOn?: string; templateTypeReminder?: string; isFeedbackNotificationOn?: string; templateTypeFeedback?: string; isDelayedNotificationOn?: string; templateTypeDelayed?: string; infoDelay?: number; reminderDelay?: number; delayedDelay?: number; delayedCounterDelay?: number; confirmationDelay?: number; confirmationRepetitions?: number; confirmationRepetitionsInterval?: number; confirmationCounterDelay?: number; [k: string]: unknown } }
+  'booking.v1.resourceType.update': {
+    /** Identifier of the resource type. */
+    id: NumericId;
+    /** An object containing field values to update the resource type (detailed description) */
+    fields: {
+    /** Name of the resource type */
+    name?: string;
+    /** Code of the resource type */
+    code?: string;
+    /** Message to the client about the booking. */
+    isInfoNotificationOn?: string;
+    /** Type of the booking message template. */
+    templateTypeInfo?: string;
+    /** Automatic booking confirmation. */
+    isConfirmationNotificationOn?: string;
+    /** Type of the confirmation message template. */
+    templateTypeConfirmation?: string;
+    /** Reminder about the booking. */
+    isReminderNotificationOn?: string;
+    /** Type of the reminder message template. */
+    templateTypeReminder?: string;
+    /** Request for feedback. */
+    isFeedbackNotificationOn?: string;
+    /** Type of the feedback request message template. */
+    templateTypeFeedback?: string;
+    /** Reminder when the client is late. */
+    isDelayedNotificationOn?: string;
+    /** Type of the delay message template. */
+    templateTypeDelayed?: string;
+    /** Delay after which the client receives a booking message. */
+    infoDelay?: number;
+    /** Time before the booking when the client receives a reminder. */
+    reminderDelay?: number;
+    /** Time after which to send a delay message to the client. */
+    delayedDelay?: number;
+    /** Time after which to enable the counter in the calendar. */
+    delayedCounterDelay?: number;
+    /** Time before the booking when the client receives the first confirmation message. */
+    confirmationDelay?: number;
+    /** Number of messages sent to the client for booking confirmation, excluding the first one */
+    confirmationRepetitions?: number;
+    /** Interval between booking confirmation messages. */
+    confirmationRepetitionsInterval?: number;
+    /** Time before the booking after which the counter for unconfirmed bookings lights up. */
+    confirmationCounterDelay?: number; [k: string]: unknown } }
   /** Add to waitlist. Scope: booking. */
-  'booking.v1.waitlist.add': { fields: { note: string; [k: string]: unknown } }
+  'booking.v1.waitlist.add': {
+    /** An object containing field values for creating an entry in the waitlist (detailed description) */
+    fields: {
+    /** Note for the waitlist entry. */
+    note: string; [k: string]: unknown } }
   /** Get the list of clients for the waitlist. Scope: booking. */
-  'booking.v1.waitlist.client.list': { waitListId: number }
+  'booking.v1.waitlist.client.list': {
+    /** Identifier of the entry in the waitlist. */
+    waitListId: NumericId }
   /** Add Clients to the Waitlist Record in. Scope: booking. */
-  'booking.v1.waitlist.client.set': { waitListId: number; clients: ReadonlyArray<{ id: number; type: Obj; [k: string]: unknown }> }
+  'booking.v1.waitlist.client.set': {
+    /** Identifier of the waitlist record. */
+    waitListId: NumericId;
+    /** Array of objects containing information about clients (detailed description) */
+    clients: ReadonlyArray<{
+    /** Client identifier, can be obtained using the method crm.item.list for contacts and companies */
+    id: NumericId;
+    /** Client type in the format {"module": "crm", "code": "CONTACT"}. */
+    type: Obj; [k: string]: unknown }> }
   /** Remove clients from the waitlist entry. Scope: booking. */
-  'booking.v1.waitlist.client.unset': { waitListId: number }
+  'booking.v1.waitlist.client.unset': {
+    /** Identifier of the waitlist entry. */
+    waitListId: NumericId }
   /** Create a waitlist entry from booking using. Scope: booking. */
-  'booking.v1.waitlist.createfrombooking': { bookingId: number }
+  'booking.v1.waitlist.createfrombooking': {
+    /** The identifier of the booking from which the waitlist entry is created. */
+    bookingId: NumericId }
   /** Delete Entry from the Waitlist. Scope: booking. */
-  'booking.v1.waitlist.delete': { id: number }
+  'booking.v1.waitlist.delete': {
+    /** Identifier of the entry in the waitlist */
+    id: NumericId }
   /** Get External Data Links for Waitlist Entry. Scope: booking. */
-  'booking.v1.waitlist.externalData.list': { waitListId: number }
+  'booking.v1.waitlist.externalData.list': {
+    /** Identifier of the waitlist entry. */
+    waitListId: NumericId }
   /** Set Connections for Recording in the Waitlist. Scope: booking. */
-  'booking.v1.waitlist.externalData.set': { waitListId: number; externalData: ReadonlyArray<{ moduleId: string; entityTypeId: string; value: string; [k: string]: unknown }> }
+  'booking.v1.waitlist.externalData.set': {
+    /** Identifier of the waitlist entry. */
+    waitListId: NumericId;
+    /** Array of objects containing objects for binding (detailed description) */
+    externalData: ReadonlyArray<{
+    /** Module identifier, for example crm */
+    moduleId: string;
+    /** Object type ID, for example DEAL */
+    entityTypeId: string;
+    /** Element ID, for example 1 */
+    value: string; [k: string]: unknown }> }
   /** Remove connections for the waitlist record. Scope: booking. */
-  'booking.v1.waitlist.externalData.unset': { waitListId: number }
+  'booking.v1.waitlist.externalData.unset': {
+    /** Identifier of the waitlist record. */
+    waitListId: NumericId }
   /** Get a Record from the Waitlist. Scope: booking. */
-  'booking.v1.waitlist.get': { id: number }
+  'booking.v1.waitlist.get': {
+    /** Identifier of the waitlist record. */
+    id: NumericId }
   /** Get a list of records from the waitlist. Scope: booking. */
-  'booking.v1.waitlist.list': { filter?: Obj }
+  'booking.v1.waitlist.list': {
+    /** An object for filtering waitlist records. */
+    filter?: Obj }
   /** Update a record in the waitlist. Scope: booking. */
-  'booking.v1.waitlist.update': { id: number; fields: { note: string; [k: string]: unknown } }
+  'booking.v1.waitlist.update': {
+    /** Identifier of the waitlist record */
+    id: NumericId;
+    /** Object containing field values to update the waitlist record (detailed description) */
+    fields: {
+    /** Note for the waitlist record */
+    note: string; [k: string]: unknown } }
   /** Get User Availability from. Scope: calendar. */
-  'calendar.accessibility.get': { users: readonly unknown[]; from: string; to: string }
+  'calendar.accessibility.get': {
+    /** Array of user IDs */
+    users: readonly unknown[];
+    /** Start date of the period for determining availability in the format YYYY-MM-DD. */
+    from: string;
+    /** End date of the period for determining availability in the format YYYY-MM-DD. */
+    to: string }
   /** Add Event. Scope: calendar. */
-  'calendar.event.add': { type: string; ownerId: number; from: string; to: string; from_ts?: number; to_ts?: number; section: number; auto_detect_section?: string; name: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: readonly unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: ReadonlyArray<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: readonly unknown[]; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: readonly unknown[] }
+  'calendar.event.add': {
+    /** Calendar type: - user — user calendar - group — group calendar - company_calendar — company calendar */
+    type: string;
+    /** Identifier of the calendar owner. */
+    ownerId: NumericId;
+    /** Start date and time of the event. */
+    from: string;
+    /** End date of the event. */
+    to: string;
+    /** Date and time in timestamp format. */
+    from_ts?: number;
+    /** Date and time in timestamp format. */
+    to_ts?: number;
+    /** Calendar identifier. */
+    section: number;
+    /** Auto-detection mode for the section. */
+    auto_detect_section?: string;
+    /** Event name */
+    name: string;
+    /** Pass the date value without time in the from and to parameters. */
+    skip_time?: string;
+    /** Timezone of the event start date and time. */
+    timezone_from?: string;
+    /** Timezone of the event end date and time. */
+    timezone_to?: string;
+    /** Event description */
+    description?: string;
+    /** Background color of the event. */
+    color?: string;
+    /** Text color of the event. */
+    text_color?: string;
+    /** Availability during the event time: - busy — busy - absent — absent - quest — tentative - free — fr… */
+    accessibility?: string;
+    /** Event importance: - high — high - normal — medium - low — low */
+    importance?: string;
+    /** Mark indicating that the event is private. */
+    private_event?: string;
+    /** Recurrence of the event in the form of an object according to the iCalendar standard. */
+    rrule?: {
+    /** Recurrence frequency - DAILY — daily - WEEKLY — weekly - MONTHLY — monthly - YEARLY — yearly */
+    FREQ?: string;
+    /** Number of recurrences */
+    COUNT?: number;
+    /** Interval between recurrences */
+    INTERVAL?: number;
+    /** Days of the week - SU — Sunday - MO — Monday - TU — Tuesday - WE — Wednesday - TH — Thursday - FR —… */
+    BYDAY?: readonly unknown[];
+    /** End date of recurrences */
+    UNTIL?: string; [k: string]: unknown };
+    /** Indicator of a meeting with event participants. */
+    is_meeting?: string;
+    /** Venue */
+    location?: string;
+    /** Array of objects describing reminders for the event. */
+    remind?: ReadonlyArray<{
+    /** Time type of reminder - min — minutes - hour – hours - day — days */
+    type?: string;
+    /** Numerical value of the time interval */
+    count?: number; [k: string]: unknown }>;
+    /** List of identifiers of event participants. */
+    attendees?: readonly unknown[];
+    /** Object with meeting parameters. */
+    meeting?: {
+    /** Flag for notification of confirmation or refusal by participants */
+    notify?: Flag;
+    /** Flag for requesting re-confirmation of participation when editing the event */
+    reinvite?: Flag;
+    /** Flag for allowing participants to invite others to the event */
+    allow_invite?: Flag;
+    /** Flag for hiding the list of participants */
+    hide_guests?: Flag; [k: string]: unknown };
+    /** Array of CRM object identifiers to link to the event. */
+    crm_fields?: readonly unknown[] }
   /** Delete Event. Scope: calendar. */
-  'calendar.event.delete': { id: number }
+  'calendar.event.delete': {
+    /** Identifier of the event. */
+    id: NumericId }
   /** Get a List of Calendar Events. Scope: calendar. */
-  'calendar.event.get': { type: string; ownerId: number; from?: string; to?: string; section?: readonly unknown[] }
+  'calendar.event.get': {
+    /** Calendar type: - user — user calendar - group — group calendar - company_calendar — company calendar */
+    type: string;
+    /** Identifier of the calendar owner. */
+    ownerId: NumericId;
+    /** Start date for the selection. */
+    from?: string;
+    /** End date for the selection. */
+    to?: string;
+    /** Array of calendar identifiers */
+    section?: readonly unknown[] }
   /** Get a List of Upcoming Events. Scope: calendar. */
-  'calendar.event.get.nearest': { type?: string; ownerId?: number; days?: number; forCurrentUser?: Flag; maxEventsCount?: number; detailUrl?: string }
+  'calendar.event.get.nearest': {
+    /** Calendar type: - user — user calendar - group — group calendar - company_calendar — company calendar */
+    type?: string;
+    /** Identifier of the calendar owner. */
+    ownerId?: NumericId;
+    /** Number of days to retrieve. */
+    days?: number;
+    /** Output the list of events for the current user. */
+    forCurrentUser?: Flag;
+    /** Maximum number of events to display */
+    maxEventsCount?: number;
+    /** URL link to the calendar */
+    detailUrl?: string }
   /** Get Event by ID. Scope: calendar. */
-  'calendar.event.getbyid': { id: number }
+  'calendar.event.getbyid': {
+    /** Identifier of the event. */
+    id: NumericId }
   /** Update Event. Scope: calendar. */
-  'calendar.event.update': { id: number; type: string; ownerId: number; from?: string; to?: string; from_ts?: number; to_ts?: number; section?: number; name?: string; skip_time?: string; timezone_from?: string; timezone_to?: string; description?: string; color?: string; text_color?: string; accessibility?: string; importance?: string; private_event?: string; recurrence_mode?: string; current_date_from?: string; rrule?: { FREQ?: string; COUNT?: number; INTERVAL?: number; BYDAY?: readonly unknown[]; UNTIL?: string; [k: string]: unknown }; is_meeting?: string; location?: string; remind?: ReadonlyArray<{ type?: string; count?: number; [k: string]: unknown }>; attendees?: readonly unknown[]; host?: number; meeting?: { notify?: Flag; reinvite?: Flag; allow_invite?: Flag; hide_guests?: Flag; [k: string]: unknown }; crm_fields?: readonly unknown[] }
+  'calendar.event.update': {
+    /** Event identifier. */
+    id: NumericId;
+    /** Calendar type: - user — user calendar - group — group calendar - company_calendar — company calendar */
+    type: string;
+    /** Calendar owner identifier. */
+    ownerId: NumericId;
+    /** Start date and time of the event. */
+    from?: string;
+    /** End date of the event. */
+    to?: string;
+    /** Date and time in timestamp format. */
+    from_ts?: number;
+    /** Date and time in timestamp format. */
+    to_ts?: number;
+    /** Calendar identifier. */
+    section?: number;
+    /** Event name. */
+    name?: string;
+    /** Pass the date value without time in the from and to parameters. */
+    skip_time?: string;
+    /** Timezone of the start date and time of the event. */
+    timezone_from?: string;
+    /** Timezone of the end date and time of the event. */
+    timezone_to?: string;
+    /** Event description. */
+    description?: string;
+    /** Background color of the event. */
+    color?: string;
+    /** Text color of the event. */
+    text_color?: string;
+    /** Availability during the event time: - busy — busy - absent — absent - quest — tentative - free — fr… */
+    accessibility?: string;
+    /** Event importance: - high — high - normal — medium - low — low */
+    importance?: string;
+    /** Mark indicating that the event is private. */
+    private_event?: string;
+    /** Parameter for partial editing of a recurring event. */
+    recurrence_mode?: string;
+    /** Date of the current event for partial editing of a recurring event. */
+    current_date_from?: string;
+    /** Recurrence of the event in the form of an object according to the iCalendar standard. */
+    rrule?: {
+    /** Recurrence frequency - DAILY — daily - WEEKLY — weekly - MONTHLY — monthly - YEARLY — yearly */
+    FREQ?: string;
+    /** Number of recurrences. */
+    COUNT?: number;
+    /** Interval between recurrences. */
+    INTERVAL?: number;
+    /** Days of the week - SU — Sunday - MO — Monday - TU — Tuesday - WE — Wednesday - TH — Thursday - FR —… */
+    BYDAY?: readonly unknown[];
+    /** End date of recurrences. */
+    UNTIL?: string; [k: string]: unknown };
+    /** Indicator of a meeting with event participants. */
+    is_meeting?: string;
+    /** Location. */
+    location?: string;
+    /** Array of objects describing reminders for the event. */
+    remind?: ReadonlyArray<{
+    /** Time type of reminder - min — minutes - hour – hours - day — days. */
+    type?: string;
+    /** Numerical value of the time interval. */
+    count?: number; [k: string]: unknown }>;
+    /** List of participant identifiers for the event. */
+    attendees?: readonly unknown[];
+    /** Event organizer identifier. */
+    host?: number;
+    /** Object with meeting parameters. */
+    meeting?: {
+    /** Flag for notification of confirmation or refusal from participants. */
+    notify?: Flag;
+    /** Flag for requesting re-confirmation of participation when editing the event. */
+    reinvite?: Flag;
+    /** Flag allowing participants to invite others to the event. */
+    allow_invite?: Flag;
+    /** Flag for hiding the list of participants. */
+    hide_guests?: Flag; [k: string]: unknown };
+    /** Array of CRM object identifiers to link to the event. */
+    crm_fields?: readonly unknown[] }
   /** Get the participation status of the current user in the event. Scope: calendar. */
-  'calendar.meeting.status.get': { eventId: number }
+  'calendar.meeting.status.get': {
+    /** Event identifier. */
+    eventId: NumericId }
   /** Set Participation Status in Event for Current User. Scope: calendar. */
-  'calendar.meeting.status.set': { eventId: number; status: string }
+  'calendar.meeting.status.set': {
+    /** Event identifier. */
+    eventId: NumericId;
+    /** Participation status in the event. */
+    status: string }
   /** Add a new resource. Scope: calendar. */
-  'calendar.resource.add': { name: string }
+  'calendar.resource.add': {
+    /** Resource name */
+    name: string }
   /** Get Resource Bookings by Filter. Scope: calendar. */
-  'calendar.resource.booking.list': { filter: Obj }
+  'calendar.resource.booking.list': {
+    /** Filter fields */
+    filter: Obj }
   /** Delete Resource. Scope: calendar. */
-  'calendar.resource.delete': { resourceId: unknown }
+  'calendar.resource.delete': {
+    /** Resource identifier. */
+    resourceId: unknown }
   /** Get a list of all resources. Scope: calendar. */
   'calendar.resource.list': NoParams
   /** Update resource. Scope: calendar. */
-  'calendar.resource.update': { resourceId: number; name: string }
+  'calendar.resource.update': {
+    /** Resource identifier. */
+    resourceId: NumericId;
+    /** New name of the resource */
+    name: string }
   /** Add Calendar. Scope: calendar. */
-  'calendar.section.add': { type: string; ownerId: number; name: string; description?: string; color?: string; text_color?: string; export?: { ALLOW?: Flag; SET?: string; [k: string]: unknown } }
+  'calendar.section.add': {
+    /** Calendar type. */
+    type: string;
+    /** Identifier of the calendar owner. */
+    ownerId: NumericId;
+    /** Calendar name */
+    name: string;
+    /** Calendar description */
+    description?: string;
+    /** Calendar color */
+    color?: string;
+    /** Text color in the calendar */
+    text_color?: string;
+    /** Object export parameters for the calendar */
+    export?: {
+    /** Allow calendar export. */
+    ALLOW?: Flag;
+    /** Period for export. */
+    SET?: string; [k: string]: unknown } }
   /** Delete Calendar. Scope: calendar. */
-  'calendar.section.delete': { type: string; ownerId: number; id: number }
+  'calendar.section.delete': {
+    /** Calendar type: - user — user calendar - group — group calendar */
+    type: string;
+    /** Identifier of the calendar owner */
+    ownerId: NumericId;
+    /** Identifier of the calendar */
+    id: NumericId }
   /** Get Calendar List. Scope: calendar. */
-  'calendar.section.get': { type: string; ownerId: number }
+  'calendar.section.get': {
+    /** Calendar type: - user — user calendar - group — group calendar - company_calendar — company calenda… */
+    type: string;
+    /** Identifier of the calendar owner. */
+    ownerId: NumericId }
   /** Update Calendar. Scope: calendar. */
-  'calendar.section.update': { type: string; ownerId: number; id: string; name?: string; description?: string; color?: string; text_color?: string; export?: { ALLOW?: Flag; SET?: string; [k: string]: unknown } }
+  'calendar.section.update': {
+    /** Calendar type. */
+    type: string;
+    /** Identifier of the calendar owner */
+    ownerId: NumericId;
+    /** Identifier of the calendar */
+    id: string;
+    /** Calendar name */
+    name?: string;
+    /** Calendar description */
+    description?: string;
+    /** Calendar color */
+    color?: string;
+    /** Text color in the calendar */
+    text_color?: string;
+    /** Object export parameters for the calendar */
+    export?: {
+    /** Allow calendar export */
+    ALLOW?: Flag;
+    /** Period for which to perform the export. */
+    SET?: string; [k: string]: unknown } }
   /** Get main calendar settings. Scope: calendar. */
   'calendar.settings.get': NoParams
   /** Get User Calendar Settings. Scope: calendar. */
   'calendar.user.settings.get': NoParams
   /** Set User Calendar Settings. Scope: calendar. */
-  'calendar.user.settings.set': { settings: Obj }
+  'calendar.user.settings.set': {
+    /** An object with values for user calendar settings */
+    settings: Obj }
   /** Get Values of All Fields in the Trade Catalog. Scope: catalog. */
-  'catalog.catalog.get': { id: Id }
+  'catalog.catalog.get': {
+    /** Identifier of the trade catalog */
+    id: Id }
   /** Get Available Fields of the Trade Catalog. Scope: catalog. */
   'catalog.catalog.getFields': NoParams
   /** Check if the trade catalog is a variation catalog. Scope: catalog. */
-  'catalog.catalog.isOffers': { id: Id }
+  'catalog.catalog.isOffers': {
+    /** Identifier of the trade catalog */
+    id: Id }
   /** Get a list of trade catalogs. Scope: catalog. */
-  'catalog.catalog.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.catalog.list': {
+    /** An array with the list of fields to select (see the fields of the catalog_catalog object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected records in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected trade catalogs in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Create Inventory Document. Scope: catalog. */
-  'catalog.document.add': { fields: { docType: string; currency: Id; responsibleId: Id; siteId?: string; dateDocument?: string; title?: string; commentary?: string; total?: number; docNumber?: string; createdBy?: Id; [k: string]: unknown } }
+  'catalog.document.add': {
+    /** Document fields (detailed description) */
+    fields: {
+    /** Document type. */
+    docType: string;
+    /** Document currency in ISO 4217 format, for example USD. */
+    currency: Id;
+    /** Identifier of the responsible person */
+    responsibleId: Id;
+    /** Site code to which the document relates. */
+    siteId?: string;
+    /** Document date in ISO 8601 format */
+    dateDocument?: string;
+    /** Document title */
+    title?: string;
+    /** Document commentary */
+    commentary?: string;
+    /** Total amount for the document items. */
+    total?: number;
+    /** Internal document number. */
+    docNumber?: string;
+    /** Identifier of the user who created the document. */
+    createdBy?: Id; [k: string]: unknown } }
   /** Cancel Document of Inventory Accounting. Scope: catalog. */
-  'catalog.document.cancel': { id: Id }
+  'catalog.document.cancel': {
+    /** Identifier of the document, which can be obtained using the catalog.document.list method */
+    id: Id }
   /** Canceling Multiple Documents. Scope: catalog. */
-  'catalog.document.cancelList': { documentIds: readonly Id[] }
+  'catalog.document.cancelList': {
+    /** A list of document identifiers, which can be obtained using the catalog.document.list method */
+    documentIds: readonly Id[] }
   /** Conduct Warehouse Accounting Document. Scope: catalog. */
-  'catalog.document.conduct': { id: Id }
+  'catalog.document.conduct': {
+    /** Document identifier, can be obtained using the catalog.document.list method */
+    id: Id }
   /** Conduct Multiple Warehouse Accounting Documents. Scope: catalog. */
-  'catalog.document.conductList': { documentIds: readonly Id[] }
+  'catalog.document.conductList': {
+    /** List of document identifiers, which can be obtained using the catalog.document.list method */
+    documentIds: readonly Id[] }
   /** Conduct Warehouse Accounting Document. Scope: catalog. @deprecated Use catalog.document.conduct. */
-  'catalog.document.confirm': { id: number }
+  'catalog.document.confirm': {
+    /** Document identifier */
+    id: NumericId }
   /** Delete Inventory Document. Scope: catalog. */
-  'catalog.document.delete': { id: Id }
+  'catalog.document.delete': {
+    /** Identifier of the document, which can be obtained using the catalog.document.list method */
+    id: Id }
   /** Delete Multiple Inventory Documents. Scope: catalog. */
-  'catalog.document.deleteList': { documentIds: readonly Id[] }
+  'catalog.document.deleteList': {
+    /** List of document identifiers, which can be obtained using the catalog.document.list method */
+    documentIds: readonly Id[] }
   /** Add Product to Inventory Document. Scope: catalog. */
-  'catalog.document.element.add': { fields: { docId: Id; elementId: Id; storeFrom?: Id; storeTo?: Id; amount?: number; purchasingPrice?: number; [k: string]: unknown } }
+  'catalog.document.element.add': {
+    /** Fields of the added product (detailed description) */
+    fields: {
+    /** Identifier of the inventory document, can be obtained using the catalog.document.list method. */
+    docId: Id;
+    /** Identifier of the catalog product. */
+    elementId: Id;
+    /** Identifier of the source warehouse, can be obtained using the catalog.store.list method. */
+    storeFrom?: Id;
+    /** Identifier of the receiving warehouse, can be obtained using the catalog.store.list method. */
+    storeTo?: Id;
+    /** Quantity of the product. */
+    amount?: number;
+    /** Purchase price in the document's currency */
+    purchasingPrice?: number; [k: string]: unknown } }
   /** Delete Item from Inventory Document. Scope: catalog. */
-  'catalog.document.element.delete': { id: Id }
+  'catalog.document.element.delete': {
+    /** Identifier of the item record in the document, can be obtained using the catalog.document.element.l… */
+    id: Id }
   /** Get a List of Product Fields for the Warehouse Accounting Document. Scope: catalog. @deprecated Use catalog.document.element.getFields. */
   'catalog.document.element.fields': NoParams
   /** Get the list of product fields for the inventory document. Scope: catalog. */
   'catalog.document.element.getFields': NoParams
   /** Get a list of products in inventory documents. Scope: catalog. */
-  'catalog.document.element.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.document.element.list': {
+    /** An array of fields from catalog_document_element that need to be selected */
+    select?: readonly unknown[];
+    /** An object for filtering selected product records in the format {"field_1": "value_1", ..., "field_N… */
+    filter?: Obj;
+    /** An object for sorting selected product records in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Update Product in Inventory Document. Scope: catalog. */
-  'catalog.document.element.update': { id: Id; fields: Obj }
+  'catalog.document.element.update': {
+    /** Identifier of the document product, can be obtained using the catalog.document.element.list method */
+    id: Id;
+    /** Fields to be modified (detailed description below) */
+    fields: Obj }
   /** Get a List of Document Fields. Scope: catalog. @deprecated Use catalog.document.getFields. */
   'catalog.document.fields': NoParams
   /** Get Description of Fields for Inventory Document. Scope: catalog. */
   'catalog.document.getFields': NoParams
   /** Get a List of Warehouse Accounting Documents. Scope: catalog. */
-  'catalog.document.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.document.list': {
+    /** An array of fields from catalog_document that need to be selected. */
+    select?: readonly unknown[];
+    /** An object for filtering the selected documents in the format {"field_1": "value_1", ..., "field_N":… */
+    filter?: Obj;
+    /** An object for sorting the selected documents in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Check the status of inventory management. Scope: catalog. */
   'catalog.document.mode.status': NoParams
   /** Cancel Document Processing. Scope: catalog. @deprecated Use catalog.document.cancel. */
-  'catalog.document.unconfirm': { id: number }
+  'catalog.document.unconfirm': {
+    /** Document identifier */
+    id: NumericId }
   /** Update Warehouse Accounting Document. Scope: catalog. */
-  'catalog.document.update': { id: Id; fields: { responsibleId?: Id; dateModify?: string; dateDocument?: string; total?: number; commentary?: string; title?: string; docNumber?: string; modifiedBy?: Id; [k: string]: unknown } }
+  'catalog.document.update': {
+    /** Document identifier, can be obtained using the catalog.document.list method */
+    id: Id;
+    /** Document fields (detailed description) */
+    fields: {
+    /** Identifier of the responsible person */
+    responsibleId?: Id;
+    /** You can provide your own modification date. */
+    dateModify?: string;
+    /** Document date */
+    dateDocument?: string;
+    /** Total amount for the document items. */
+    total?: number;
+    /** Commentary for the document */
+    commentary?: string;
+    /** Document title */
+    title?: string;
+    /** Internal document number */
+    docNumber?: string;
+    /** Identifier of the user who modified the document. */
+    modifiedBy?: Id; [k: string]: unknown } }
   /** Add Vendor to Inventory Document. Scope: catalog. */
-  'catalog.documentcontractor.add': { fields: { documentId: Id; entityTypeId: number; entityId: number; [k: string]: unknown } }
+  'catalog.documentcontractor.add': {
+    /** Binding fields (detailed description) */
+    fields: {
+    /** Identifier of the inventory document of type "Incoming" A. */
+    documentId: Id;
+    /** Type of CRM object: 3 — contact 4 — company */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object, contact, or company from the "Vendor" category. */
+    entityId: NumericId; [k: string]: unknown } }
   /** Remove Vendor Binding from Document. Scope: catalog. */
-  'catalog.documentcontractor.delete': { id: Id }
+  'catalog.documentcontractor.delete': {
+    /** Identifier for the vendor binding to the document. */
+    id: Id }
   /** Get Description of Fields for Binding Vendor to Inventory Document. Scope: catalog. */
   'catalog.documentcontractor.getFields': NoParams
   /** Get a List of Vendor Bindings to Documents. Scope: catalog. */
-  'catalog.documentcontractor.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.documentcontractor.list': {
+    /** An array containing the list of fields from catalog_documentcontractor that need to be selected. */
+    select?: readonly unknown[];
+    /** An object for filtering the selected bindings in the format {"field_1": "value_1", ..., "field_N":… */
+    filter?: Obj;
+    /** An object for sorting the selected documents in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Get a List of Rounding Types. Scope: catalog. */
   'catalog.enum.getRoundTypes': NoParams
   /** Get Store Document Types. Scope: catalog. */
   'catalog.enum.getStoreDocumentTypes': NoParams
   /** Get Margin Field Values by ID. Scope: catalog. */
-  'catalog.extra.get': { id: Id }
+  'catalog.extra.get': {
+    /** Margin ID */
+    id: Id }
   /** Get Fields for. Scope: catalog. */
   'catalog.extra.getFields': NoParams
   /** Get the list of markups. Scope: catalog. */
-  'catalog.extra.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.extra.list': {
+    /** An array of fields to select (see fields of the catalog_extra object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected markups in the format {"field_1": "value_1", ..., "field_N": "… */
+    filter?: Obj;
+    /** An object for sorting the selected markups in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Add Measurement Unit. Scope: catalog. */
-  'catalog.measure.add': { fields: Obj }
+  'catalog.measure.add': {
+    /** Field values for creating a new measurement unit */
+    fields: Obj }
   /** Delete Measurement Unit. Scope: catalog. */
-  'catalog.measure.delete': { id: Id }
+  'catalog.measure.delete': {
+    /** Identifier of the measurement unit */
+    id: Id }
   /** Get Information About a Unit of Measurement by ID. Scope: catalog. */
-  'catalog.measure.get': { id: Id }
+  'catalog.measure.get': {
+    /** Identifier of the unit of measurement */
+    id: Id }
   /** Get Available Fields of Measurement. Scope: catalog. */
   'catalog.measure.getFields': NoParams
   /** Get the list of measurement units. Scope: catalog. */
-  'catalog.measure.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.measure.list': {
+    /** An array with the list of fields to select (see the fields of the catalog_measure object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected records in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected fields of measurement units in the format {"field_1": "order_1",… */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Measurement Unit. Scope: catalog. */
-  'catalog.measure.update': { Id: Id; fields: Obj }
+  'catalog.measure.update': {
+    /** Identifier of the measurement unit */
+    Id: Id;
+    /** Field values for updating the measurement unit */
+    fields: Obj }
   /** Add Product Price. Scope: catalog. */
-  'catalog.price.add': { fields: { productId: Id; catalogGroupId: Id; price: number; currency: string; [k: string]: unknown } }
+  'catalog.price.add': {
+    /** Field values for creating a new product price (detailed description) */
+    fields: {
+    /** Product identifier, can be obtained using the methods catalog.product.list, catalog.product.offer.l… */
+    productId: Id;
+    /** Price type identifier, can be obtained using the method catalog.priceType.list */
+    catalogGroupId: Id;
+    /** Value of the price */
+    price: number;
+    /** Currency identifier, can be obtained using the method crm.currency.list */
+    currency: string; [k: string]: unknown } }
   /** Delete Product Price. Scope: catalog. */
-  'catalog.price.delete': { id: Id }
+  'catalog.price.delete': {
+    /** Identifier of the product price, can be obtained using the catalog.price.list method */
+    id: Id }
   /** Get Product Price by ID. Scope: catalog. */
-  'catalog.price.get': { id: Id }
+  'catalog.price.get': {
+    /** Identifier of the product price, can be obtained using the catalog.price.list method */
+    id: Id }
   /** Get Price Fields. Scope: catalog. */
   'catalog.price.getFields': NoParams
   /** Retrieve a List of Prices by Filter. Scope: catalog. */
-  'catalog.price.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.price.list': {
+    /** An array of fields from catalog_price that need to be selected. */
+    select?: readonly unknown[];
+    /** An object for filtering selected product prices in {"field_1": "value_1", ..., "field_N": "value_N"… */
+    filter?: Obj;
+    /** An object for sorting the selected product prices in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Update Product Price Collection. Scope: catalog. */
-  'catalog.price.modify': { fields: { product: { id: Id; prices: ReadonlyArray<{ id?: Id; catalogGroupId: Id; price: number; currency: string; [k: string]: unknown }>; [k: string]: unknown }; [k: string]: unknown } }
+  'catalog.price.modify': {
+    /** Object containing data for modifying prices (detailed description) */
+    fields: {
+    /** Product data and its prices (detailed description) */
+    product: {
+    /** Product identifier, can be obtained using the methods catalog.product.list, catalog.product.offer.l… */
+    id: Id;
+    /** Array of product prices (detailed description) */
+    prices: ReadonlyArray<{
+    /** Price identifier. */
+    id?: Id;
+    /** Identifier of the price type, can be obtained using the method catalog.priceType.list */
+    catalogGroupId: Id;
+    /** Price value */
+    price: number;
+    /** Currency identifier, can be obtained using the method crm.currency.list */
+    currency: string; [k: string]: unknown }>; [k: string]: unknown }; [k: string]: unknown } }
   /** Update Product Price. Scope: catalog. */
-  'catalog.price.update': { id: Id; fields: { price: number; currency: string; [k: string]: unknown } }
+  'catalog.price.update': {
+    /** Identifier of the product price */
+    id: Id;
+    /** Field values for updating the product price (detailed description) */
+    fields: {
+    /** Price value */
+    price: number;
+    /** Currency identifier, can be obtained using the method crm.currency.list */
+    currency: string; [k: string]: unknown } }
   /** Create Price Type. Scope: catalog. */
-  'catalog.priceType.add': { fields: { name: string; base?: string; sort?: number; xmlId?: string; [k: string]: unknown } }
+  'catalog.priceType.add': {
+    /** Field values for creating a new price type (detailed description) */
+    fields: {
+    /** Code of the price type. */
+    name: string;
+    /** Indicates whether the price type is base. */
+    base?: string;
+    /** Sorting. */
+    sort?: number;
+    /** External code. */
+    xmlId?: string; [k: string]: unknown } }
   /** Delete Price Type. Scope: catalog. */
-  'catalog.priceType.delete': { id: Id }
+  'catalog.priceType.delete': {
+    /** Identifier of the price type. */
+    id: Id }
   /** Get Price Type Field Values. Scope: catalog. */
-  'catalog.priceType.get': { id: Id }
+  'catalog.priceType.get': {
+    /** Identifier of the price type */
+    id: Id }
   /** Get Price Type Fields. Scope: catalog. */
   'catalog.priceType.getFields': NoParams
   /** Get a list of price types by filter. Scope: catalog. */
-  'catalog.priceType.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.priceType.list': {
+    /** An array of fields to select (see fields of the catalog_price_type object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected price types in the format {"field_1": "value_1", ..., "field_N… */
+    filter?: Obj;
+    /** An object for sorting the selected price types in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Price Type. Scope: catalog. */
-  'catalog.priceType.update': { id: Id; fields: { name: string; base?: string; sort?: number; xmlId?: string; [k: string]: unknown } }
+  'catalog.priceType.update': {
+    /** Identifier of the price type */
+    id: Id;
+    /** Field values to update the price type (detailed description) */
+    fields: {
+    /** Code of the price type */
+    name: string;
+    /** Indicates if the price type is base. */
+    base?: string;
+    /** Sorting */
+    sort?: number;
+    /** External code. */
+    xmlId?: string; [k: string]: unknown } }
   /** Add Price Type Binding to Customer Group. Scope: catalog. */
-  'catalog.priceTypeGroup.add': { fields: { catalogGroupId: Id; groupId: number; access: 'Y' | 'N'; [k: string]: unknown } }
+  'catalog.priceTypeGroup.add': {
+    /** Field values for creating a price type binding to a customer group (detailed description) */
+    fields: {
+    /** Identifier of the price type. */
+    catalogGroupId: Id;
+    /** Identifier of the customer group */
+    groupId: NumericId;
+    /** Type of access to the price. */
+    access: 'Y' | 'N'; [k: string]: unknown } }
   /** Remove Price Type Binding from Customer Group. Scope: catalog. */
-  'catalog.priceTypeGroup.delete': { id: Id }
+  'catalog.priceTypeGroup.delete': {
+    /** Identifier of the price type binding to the customer group. */
+    id: Id }
   /** Get Price Type Group Binding Fields. Scope: catalog. */
   'catalog.priceTypeGroup.getFields': NoParams
   /** Get a List of Price Type Bindings to Customer Groups. Scope: catalog. */
-  'catalog.priceTypeGroup.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.priceTypeGroup.list': {
+    /** An array of fields from catalog_price_type_group that need to be selected. */
+    select?: readonly unknown[];
+    /** An object for filtering the selected bindings in the format {"field_1": "value_1", ..., "field_N":… */
+    filter?: Obj;
+    /** An object for sorting the selected bindings in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Add Translation for Price Type Name. Scope: catalog. */
-  'catalog.priceTypeLang.add': { fields: Obj }
+  'catalog.priceTypeLang.add': {
+    /** Field values for creating a new translation of the price type name */
+    fields: Obj }
   /** Delete Translation of Price Type Name. Scope: catalog. */
-  'catalog.priceTypeLang.delete': { id: Id }
+  'catalog.priceTypeLang.delete': {
+    /** Identifier of the price type name translation */
+    id: Id }
   /** Get the values of the fields for the price type name translation. Scope: catalog. */
-  'catalog.priceTypeLang.get': { id: Id }
+  'catalog.priceTypeLang.get': {
+    /** Identifier of the price type name translation */
+    id: Id }
   /** Get Fields for Price Type Translation. Scope: catalog. */
   'catalog.priceTypeLang.getFields': NoParams
   /** Get Available Languages for Translation. Scope: catalog. */
   'catalog.priceTypeLang.getLanguages': NoParams
   /** Get a list of translations for price type names by the filter. Scope: catalog. */
-  'catalog.priceTypeLang.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.priceTypeLang.list': {
+    /** An array with the list of fields to select (see the fields of the object catalog_price_type_lang). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected price type name translations in the format {"field_1": "value_… */
+    filter?: Obj;
+    /** An object for sorting the selected price type name translations in the format {"field_1": "order_1"… */
+    order?: Obj;
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Update the translation of the price type name. Scope: catalog. */
-  'catalog.priceTypeLang.update': { Id: Id; fields: Obj }
+  'catalog.priceTypeLang.update': {
+    /** Identifier of the price type name translation */
+    Id: Id;
+    /** Field values for updating the price type name translation */
+    fields: Obj }
   /** Add Product. Scope: catalog. */
-  'catalog.product.add': { fields: Obj }
+  'catalog.product.add': {
+    /** Field values (a detailed description is provided below) for adding a new product as a structure: */
+    fields: Obj }
   /** Delete Product. Scope: catalog. */
-  'catalog.product.delete': { id: Id }
+  'catalog.product.delete': {
+    /** Product identifier. */
+    id: Id }
   /** Download Product Files. Scope: catalog. */
-  'catalog.product.download': { fields: Obj }
+  'catalog.product.download': {
+    /** Field values for downloading product files */
+    fields: Obj }
   /** Get Product by ID. Scope: catalog. */
-  'catalog.product.get': { id: Id }
+  'catalog.product.get': {
+    /** Identifier of the product. */
+    id: Id }
   /** Get Product Fields by Filter. Scope: catalog. */
-  'catalog.product.getFieldsByFilter': { filter: Obj }
+  'catalog.product.getFieldsByFilter': {
+    /** Filter to retrieve all product fields */
+    filter: Obj }
   /** Get a List of Products by Filter. Scope: catalog. */
-  'catalog.product.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: string }
+  'catalog.product.list': {
+    /** An array containing a list of fields that need to be selected (see the catalog_product object field… */
+    select?: readonly unknown[];
+    /** An object for filtering selected products in {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** Object for sorting selected products in {"field_1": "order_1", ... */
+    order?: Obj;
+    /** The parameter is used to control pagination. */
+    start?: string }
   /** Add Product Variation. Scope: catalog. */
-  'catalog.product.offer.add': { fields: Obj }
+  'catalog.product.offer.add': {
+    /** Field values for adding the product variation */
+    fields: Obj }
   /** Delete Product Variation. Scope: catalog. */
-  'catalog.product.offer.delete': { id: Id }
+  'catalog.product.offer.delete': {
+    /** Identifier of the product variation. */
+    id: Id }
   /** Download Product Variation Files. Scope: catalog. */
-  'catalog.product.offer.download': { fields: Obj }
+  'catalog.product.offer.download': {
+    /** Field values for downloading product variation files */
+    fields: Obj }
   /** Get Product Variation Field Values. Scope: catalog. */
-  'catalog.product.offer.get': { id: Id }
+  'catalog.product.offer.get': {
+    /** Identifier of the product variation. */
+    id: Id }
   /** Get Product Variation Fields by Filter. Scope: catalog. */
-  'catalog.product.offer.getFieldsByFilter': { filter: Obj }
+  'catalog.product.offer.getFieldsByFilter': {
+    /** Filter to retrieve all fields of the product variation */
+    filter: Obj }
   /** Get a list of product variations. Scope: catalog. */
-  'catalog.product.offer.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.product.offer.list': {
+    /** An array containing a list of fields that must be selected (see the fields of the catalog_product_o… */
+    select?: readonly unknown[];
+    /** An object for filtering selected product variations in {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting selected product variations in {"field_1": "order_1", ... */
+    order?: Obj;
+    /** The parameter is used to control pagination. */
+    start?: number }
   /** Update Product Variation Fields. Scope: catalog. */
-  'catalog.product.offer.update': { id: Id; fields: Obj }
+  'catalog.product.offer.update': {
+    /** Identifier of the product variation. */
+    id: Id;
+    /** Values of the fields to update the product variation */
+    fields: Obj }
   /** Add Service. Scope: catalog. */
-  'catalog.product.service.add': { fields: Obj }
+  'catalog.product.service.add': {
+    /** Field values for adding the service */
+    fields: Obj }
   /** Delete Service. Scope: catalog. */
-  'catalog.product.service.delete': { id: Id }
+  'catalog.product.service.delete': {
+    /** Identifier of the service. */
+    id: Id }
   /** Download Files for Service. Scope: catalog. */
-  'catalog.product.service.download': { fields: Obj }
+  'catalog.product.service.download': {
+    /** Field values for downloading service files */
+    fields: Obj }
   /** Get Service Field Values. Scope: catalog. */
-  'catalog.product.service.get': { id: Id }
+  'catalog.product.service.get': {
+    /** Identifier of the service. */
+    id: Id }
   /** Get Service Fields by Filter. Scope: catalog. */
-  'catalog.product.service.getFieldsByFilter': { filter: Obj }
+  'catalog.product.service.getFieldsByFilter': {
+    /** Filter to retrieve all service fields */
+    filter: Obj }
   /** Get a list of services. Scope: catalog. */
-  'catalog.product.service.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.product.service.list': {
+    /** An array containing a list of fields that must be selected (see the fields of the catalog_product_s… */
+    select?: readonly unknown[];
+    /** An object for filtering selected services in {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting selected services in {"field_1": "order_1", ... */
+    order?: Obj;
+    /** The parameter is used to control pagination. */
+    start?: number }
   /** Update Service Fields. Scope: catalog. */
-  'catalog.product.service.update': { id: Id; fields: Obj }
+  'catalog.product.service.update': {
+    /** Identifier of the service. */
+    id: Id;
+    /** Field values for updating the service */
+    fields: Obj }
   /** Add Parent Product. Scope: catalog. */
-  'catalog.product.sku.add': { fields: Obj }
+  'catalog.product.sku.add': {
+    /** Field values for adding the parent product */
+    fields: Obj }
   /** Delete Head Product. Scope: catalog. */
-  'catalog.product.sku.delete': { id: Id }
+  'catalog.product.sku.delete': {
+    /** Identifier of the head product. */
+    id: Id }
   /** Download Main Product Files. Scope: catalog. */
-  'catalog.product.sku.download': { fields: Obj }
+  'catalog.product.sku.download': {
+    /** Field values for downloading main product files */
+    fields: Obj }
   /** Get the values of the parent product fields. Scope: catalog. */
-  'catalog.product.sku.get': { id: Id }
+  'catalog.product.sku.get': {
+    /** Identifier of the parent product. */
+    id: Id }
   /** Get Parent Product Fields by Filter. Scope: catalog. */
-  'catalog.product.sku.getFieldsByFilter': { filter: Obj }
+  'catalog.product.sku.getFieldsByFilter': {
+    /** Filter to retrieve all fields of the parent product */
+    filter: Obj }
   /** Get the list of parent products. Scope: catalog. */
-  'catalog.product.sku.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.product.sku.list': {
+    /** An array of fields to be selected (see the fields of the catalog_product_sku object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected parent products in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected parent products in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update the main product fields. Scope: catalog. */
-  'catalog.product.sku.update': { id: Id; fields: Obj }
+  'catalog.product.sku.update': {
+    /** Identifier of the main product. */
+    id: Id;
+    /** Values of the fields to update the main product */
+    fields: Obj }
   /** Update Product. Scope: catalog. */
-  'catalog.product.update': { id: Id; fields: Obj }
+  'catalog.product.update': {
+    /** Product identifier. */
+    id: Id;
+    /** Field values (detailed description provided below) for updating the product in the form of a struct… */
+    fields: Obj }
   /** Add Image to Product. Scope: catalog. */
-  'catalog.productImage.add': { fields: { productId: Id; type?: string; [k: string]: unknown }; fileContent: readonly unknown[] }
+  'catalog.productImage.add': {
+    /** Field values for adding an image (detailed description) */
+    fields: {
+    /** Identifier of the product, parent product, variation, or service. */
+    productId: Id;
+    /** Image type: - DETAIL_PICTURE — detailed image, field available in the old product card - PREVIEW_PI… */
+    type?: string; [k: string]: unknown };
+    /** An array of two elements: - the first — the file name - the second – the file in base64 encoding */
+    fileContent: readonly unknown[] }
   /** Delete Image from Product. Scope: catalog. */
-  'catalog.productImage.delete': { productId: Id; id: Id }
+  'catalog.productImage.delete': {
+    /** Identifier of the product, parent product, variation, or service. */
+    productId: Id;
+    /** Identifier of the image */
+    id: Id }
   /** Get Information About Product Image. Scope: catalog. */
-  'catalog.productImage.get': { productId: Id; id: Id }
+  'catalog.productImage.get': {
+    /** Identifier of the product, main product, variation, or service. */
+    productId: Id;
+    /** Identifier of the image */
+    id: Id }
   /** Get Product Image Fields. Scope: catalog. */
   'catalog.productImage.getFields': NoParams
   /** Get the list of product images. Scope: catalog. */
-  'catalog.productImage.list': { productId: Id; select?: readonly unknown[] }
+  'catalog.productImage.list': {
+    /** Identifier of the product, parent product, variation, or service. */
+    productId: Id;
+    /** An array with a list of fields to select (see fields of the object catalog_product_image) */
+    select?: readonly unknown[] }
   /** Add Product Property or Variation. Scope: catalog. */
-  'catalog.productProperty.add': { fields: { iblockId: Id; name: string; propertyType: string; active?: 'Y' | 'N'; sort?: number; code?: string; defaultValue?: string; userType?: string; rowCount?: number; colCount?: number; listType?: string; multiple?: 'Y' | 'N'; xmlId?: string; fileType?: string; multipleCnt?: number; linkIblockId?: Id; withDescription?: 'Y' | 'N'; searchable?: 'Y' | 'N'; filtrable?: 'Y' | 'N'; isRequired?: 'Y' | 'N'; hint?: string; userTypeSettings?: Obj; [k: string]: unknown } }
+  'catalog.productProperty.add': {
+    /** Set of fields for the new property (detailed description) */
+    fields: {
+    /** Identifier of the trade catalog. */
+    iblockId: Id;
+    /** Name of the property */
+    name: string;
+    /** Basic type of the property. */
+    propertyType: string;
+    /** Activity status. */
+    active?: 'Y' | 'N';
+    /** Sorting index */
+    sort?: number;
+    /** Symbolic code of the property. */
+    code?: string;
+    /** Default value of the property */
+    defaultValue?: string;
+    /** Custom property type. */
+    userType?: string;
+    /** Number of rows in the input field */
+    rowCount?: number;
+    /** Number of columns in the input field */
+    colCount?: number;
+    /** Appearance of the list. */
+    listType?: string;
+    /** Indicator of multiple values. */
+    multiple?: 'Y' | 'N';
+    /** External identifier of the property */
+    xmlId?: string;
+    /** List of file extensions for property type F */
+    fileType?: string;
+    /** Number of fields for entering multiple values */
+    multipleCnt?: number;
+    /** Identifier of the linked information block. */
+    linkIblockId?: Id;
+    /** Indicator of storing the description of the value. */
+    withDescription?: 'Y' | 'N';
+    /** Indicator of participation in search. */
+    searchable?: 'Y' | 'N';
+    /** Indicator of participation in filtering. */
+    filtrable?: 'Y' | 'N';
+    /** Indicator of required value. */
+    isRequired?: 'Y' | 'N';
+    /** Hint for the field */
+    hint?: string;
+    /** Settings for the custom type. */
+    userTypeSettings?: Obj; [k: string]: unknown } }
   /** Delete product property or variation. Scope: catalog. */
-  'catalog.productProperty.delete': { id: Id }
+  'catalog.productProperty.delete': {
+    /** Identifier of the property. */
+    id: Id }
   /** Get Values of Product or Variation Property Fields. Scope: catalog. */
-  'catalog.productProperty.get': { id: Id }
+  'catalog.productProperty.get': {
+    /** Identifier of the property. */
+    id: Id }
   /** Get Product or Variation Property Fields. Scope: catalog. */
   'catalog.productProperty.getFields': NoParams
   /** Get a list of product properties or variations. Scope: catalog. */
-  'catalog.productProperty.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.productProperty.list': {
+    /** An array containing the list of fields to select (see fields of the object catalog_product_property… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected properties in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected properties in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** The parameter is used to control pagination. */
+    start?: number }
   /** Update Product or Variation Property. Scope: catalog. */
-  'catalog.productProperty.update': { id: Id; fields: { iblockId: Id; name?: string; propertyType?: string; active?: 'Y' | 'N'; sort?: number; code?: string; defaultValue?: string; userType?: string; rowCount?: number; colCount?: number; listType?: string; multiple?: 'Y' | 'N'; xmlId?: string; fileType?: string; multipleCnt?: number; linkIblockId?: Id; withDescription?: 'Y' | 'N'; searchable?: 'Y' | 'N'; filtrable?: 'Y' | 'N'; isRequired?: 'Y' | 'N'; hint?: string; userTypeSettings?: Obj; [k: string]: unknown } }
+  'catalog.productProperty.update': {
+    /** Property identifier. */
+    id: Id;
+    /** Set of fields to update the property (detailed description) */
+    fields: {
+    /** Identifier of the trade catalog. */
+    iblockId: Id;
+    /** Property name */
+    name?: string;
+    /** Base type of the property. */
+    propertyType?: string;
+    /** Activity status. */
+    active?: 'Y' | 'N';
+    /** Sort index */
+    sort?: number;
+    /** Symbolic code of the property. */
+    code?: string;
+    /** Default property value */
+    defaultValue?: string;
+    /** User-defined property type. */
+    userType?: string;
+    /** Number of input field rows */
+    rowCount?: number;
+    /** Number of input field columns */
+    colCount?: number;
+    /** Appearance of the list. */
+    listType?: string;
+    /** Multiple value indicator. */
+    multiple?: 'Y' | 'N';
+    /** External identifier of the property */
+    xmlId?: string;
+    /** List of file extensions for property type F */
+    fileType?: string;
+    /** Number of fields for inputting multiple values */
+    multipleCnt?: number;
+    /** Identifier of the related information block. */
+    linkIblockId?: Id;
+    /** Indicator of storing the value description. */
+    withDescription?: 'Y' | 'N';
+    /** Indicator of participation in search. */
+    searchable?: 'Y' | 'N';
+    /** Indicator of participation in filtering. */
+    filtrable?: 'Y' | 'N';
+    /** Indicator of required value. */
+    isRequired?: 'Y' | 'N';
+    /** Field hint */
+    hint?: string;
+    /** Settings for the user-defined type. */
+    userTypeSettings?: Obj; [k: string]: unknown } }
   /** Add Value to List Property. Scope: catalog. */
-  'catalog.productPropertyEnum.add': { fields: { propertyId: Id; value: string; xmlId: string; def?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'catalog.productPropertyEnum.add': {
+    /** Set of fields for the new list value (detailed description) */
+    fields: {
+    /** Identifier of the product property or variation. */
+    propertyId: Id;
+    /** Value of the list element */
+    value: string;
+    /** External identifier of the list value. */
+    xmlId: string;
+    /** Indicator of the default value. */
+    def?: 'Y' | 'N';
+    /** Sorting index */
+    sort?: number; [k: string]: unknown } }
   /** Delete the Value of the List Property. Scope: catalog. */
-  'catalog.productPropertyEnum.delete': { id: number }
+  'catalog.productPropertyEnum.delete': {
+    /** Identifier of the list property value. */
+    id: NumericId }
   /** Get the Value of the List Property. Scope: catalog. */
-  'catalog.productPropertyEnum.get': { id: number }
+  'catalog.productPropertyEnum.get': {
+    /** Identifier of the list property value. */
+    id: NumericId }
   /** Get Fields of List Property Values. Scope: catalog. */
   'catalog.productPropertyEnum.getFields': NoParams
   /** Get a List of Values for List Properties. Scope: catalog. */
-  'catalog.productPropertyEnum.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.productPropertyEnum.list': {
+    /** An array containing the list of fields to be selected (see fields of the object catalog_product_pro… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected values in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected values in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Update the Value of the List Property. Scope: catalog. */
-  'catalog.productPropertyEnum.update': { id: number; fields: { propertyId: Id; value: string; xmlId: string; def?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'catalog.productPropertyEnum.update': {
+    /** Identifier of the list property value. */
+    id: NumericId;
+    /** Set of fields for the updated list value (detailed description) */
+    fields: {
+    /** Identifier of the product or variation property. */
+    propertyId: Id;
+    /** Value of the list item. */
+    value: string;
+    /** External identifier of the list value. */
+    xmlId: string;
+    /** Indicator of the default value. */
+    def?: 'Y' | 'N';
+    /** Sort index. */
+    sort?: number; [k: string]: unknown } }
   /** Add Product Property or Variation Parameter. Scope: catalog. */
-  'catalog.productPropertyFeature.add': { fields: { propertyId: Id; moduleId: string; featureId: string; isEnabled: 'Y' | 'N'; [k: string]: unknown } }
+  'catalog.productPropertyFeature.add': {
+    /** Set of fields for the new property parameter (detailed description) */
+    fields: {
+    /** Identifier of the product or variation property. */
+    propertyId: Id;
+    /** Identifier of the module to which the property parameter belongs. */
+    moduleId: string;
+    /** Code of the property parameter. */
+    featureId: string;
+    /** Indicator of the parameter's activity. */
+    isEnabled: 'Y' | 'N'; [k: string]: unknown } }
   /** Get Product Property Feature Parameter or Variations. Scope: catalog. */
-  'catalog.productPropertyFeature.get': { id: number }
+  'catalog.productPropertyFeature.get': {
+    /** Identifier of the property parameter. */
+    id: NumericId }
   /** Get Available Product Property Features or Variations. Scope: catalog. */
-  'catalog.productPropertyFeature.getAvailableFeaturesByProperty': { propertyId: Id }
+  'catalog.productPropertyFeature.getAvailableFeaturesByProperty': {
+    /** Identifier of the product property or variation. */
+    propertyId: Id }
   /** Get Fields of Product Property Features or Variations. Scope: catalog. */
   'catalog.productPropertyFeature.getFields': NoParams
   /** Get a List of Product Property Feature Parameters or Variations. Scope: catalog. */
-  'catalog.productPropertyFeature.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.productPropertyFeature.list': {
+    /** An array containing the list of fields to select (see the fields of the object catalog_product_prop… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected parameters in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected parameters in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Product Property or Variation Parameter. Scope: catalog. */
-  'catalog.productPropertyFeature.update': { id: number; fields: { propertyId: Id; moduleId: string; featureId: string; isEnabled: 'Y' | 'N'; [k: string]: unknown } }
+  'catalog.productPropertyFeature.update': {
+    /** Identifier of the property parameter. */
+    id: NumericId;
+    /** Set of fields for the updated property parameter (detailed description) */
+    fields: {
+    /** Identifier of the product or variation property. */
+    propertyId: Id;
+    /** Identifier of the module to which the property parameter belongs. */
+    moduleId: string;
+    /** Code of the property parameter. */
+    featureId: string;
+    /** Indicator of the parameter's activity. */
+    isEnabled: 'Y' | 'N'; [k: string]: unknown } }
   /** Get Section Settings of Property. Scope: catalog. */
-  'catalog.productPropertySection.get': { propertyId: Id }
+  'catalog.productPropertySection.get': {
+    /** The identifier of the product property or variation. */
+    propertyId: Id }
   /** Get a List of Section Settings for. Scope: catalog. */
-  'catalog.productPropertySection.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.productPropertySection.list': {
+    /** An array containing the list of fields to be selected. */
+    select?: readonly unknown[];
+    /** An object for filtering the selected settings in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected settings in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** The parameter is used to control pagination. */
+    start?: number }
   /** Set Section Settings for Property. Scope: catalog. */
-  'catalog.productPropertySection.set': { propertyId: Id; fields: { smartFilter?: 'Y' | 'N'; displayType?: string; displayExpanded?: 'Y' | 'N'; filterHint?: string; [k: string]: unknown } }
+  'catalog.productPropertySection.set': {
+    /** Identifier of the product property or variation. */
+    propertyId: Id;
+    /** Fields for the section settings of the property (detailed description) */
+    fields: {
+    /** Whether to show the property in the smart filter. */
+    smartFilter?: 'Y' | 'N';
+    /** Type of the property in the smart filter. */
+    displayType?: string;
+    /** Whether to show the property expanded in the filter. */
+    displayExpanded?: 'Y' | 'N';
+    /** Hint in the smart filter for visitors */
+    filterHint?: string; [k: string]: unknown } }
   /** Get Unit of Measure Ratio Field Values. Scope: catalog. */
-  'catalog.ratio.get': { id: Id }
+  'catalog.ratio.get': {
+    /** Identifier of the unit of measure ratio. */
+    id: Id }
   /** Get Measurement Unit Ratio Fields. Scope: catalog. */
   'catalog.ratio.getFields': NoParams
   /** Get the list of measurement unit ratios. Scope: catalog. */
-  'catalog.ratio.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.ratio.list': {
+    /** An array with the list of fields to select (see the fields of the catalog_ratio object) */
+    select?: readonly unknown[];
+    /** An object for filtering the selected measurement unit ratios in the format {"field_1": "value_1", .… */
+    filter?: Obj;
+    /** An object for sorting the selected fields of measurement unit ratios in the format {"field_1": "ord… */
+    order?: Obj;
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Create a Price Rounding Rule. Scope: catalog. */
-  'catalog.roundingRule.add': { fields: { catalogGroupId: Id; price: number; roundType: number; roundPrecision: number; [k: string]: unknown } }
+  'catalog.roundingRule.add': {
+    /** Field values for creating a new price rounding rule (detailed description) */
+    fields: {
+    /** Price type */
+    catalogGroupId: Id;
+    /** Minimum price for rounding */
+    price: number;
+    /** Rounding type. */
+    roundType: number;
+    /** Rounding precision */
+    roundPrecision: number; [k: string]: unknown } }
   /** Delete Price Rounding Rule. Scope: catalog. */
-  'catalog.roundingRule.delete': { id: Id }
+  'catalog.roundingRule.delete': {
+    /** Identifier of the price rounding rule */
+    id: Id }
   /** Get Values of the Price Rounding Rule Fields. Scope: catalog. */
-  'catalog.roundingRule.get': { id: Id }
+  'catalog.roundingRule.get': {
+    /** Identifier of the price rounding rule */
+    id: Id }
   /** Get Fields of the Price Rounding Rule. Scope: catalog. */
   'catalog.roundingRule.getFields': NoParams
   /** Get a list of price rounding rules by filter. Scope: catalog. */
-  'catalog.roundingRule.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.roundingRule.list': {
+    /** An array with a list of fields to select (see fields of the object catalog_rounding_rule). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected price rounding rules in the format {"field_1": "value_1", ...,… */
+    filter?: Obj;
+    /** An object for sorting the selected price rounding rules in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Price Rounding Rule. Scope: catalog. */
-  'catalog.roundingRule.update': { Id: Id; fields: { catalogGroupId: Id; price: number; roundType: number; roundPrecision: number; [k: string]: unknown } }
+  'catalog.roundingRule.update': {
+    /** Identifier of the price rounding rule */
+    Id: Id;
+    /** Field values for updating the price rounding rule (detailed description) */
+    fields: {
+    /** Price type */
+    catalogGroupId: Id;
+    /** Minimum price for rounding */
+    price: number;
+    /** Rounding type. */
+    roundType: number;
+    /** Rounding precision */
+    roundPrecision: number; [k: string]: unknown } }
   /** Add a Section to the Catalog. Scope: catalog. */
-  'catalog.section.add': { fields: Obj }
+  'catalog.section.add': {
+    /** Field values for creating a new catalog section */
+    fields: Obj }
   /** Delete Catalog Section. Scope: catalog. */
-  'catalog.section.delete': { id: Id }
+  'catalog.section.delete': {
+    /** Identifier of the catalog section */
+    id: Id }
   /** Get Field Values of the Trade Catalog Section. Scope: catalog. */
-  'catalog.section.get': { id: Id }
+  'catalog.section.get': {
+    /** Identifier of the catalog section */
+    id: Id }
   /** Get Fields of the Catalog Section. Scope: catalog. */
   'catalog.section.getFields': NoParams
   /** Get a List of Sections in the Trade Catalog. Scope: catalog. */
-  'catalog.section.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.section.list': {
+    /** An array containing the list of fields to select (see the fields of the catalog_section object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected catalog sections in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected catalog sections in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Update the catalog section. Scope: catalog. */
-  'catalog.section.update': { id: Id; fields: Obj }
+  'catalog.section.update': {
+    /** Identifier of the catalog section */
+    id: Id;
+    /** Field values for updating the catalog section */
+    fields: Obj }
   /** Add Inventory. Scope: catalog. */
-  'catalog.store.add': { fields: { address: string; title?: string; active?: string; description?: string; gpsN?: number; gpsS?: number; imageId?: Obj; dateModify?: string; dateCreate?: string; userId?: Id; modifiedBy?: Id; phone?: string; schedule?: string; xmlId?: string; sort?: number; email?: string; issuingCenter?: string; code?: string; [k: string]: unknown } }
+  'catalog.store.add': {
+    /** Field values for adding the inventory (detailed description) */
+    fields: {
+    /** Inventory address */
+    address: string;
+    /** Inventory name */
+    title?: string;
+    /** Activity status. */
+    active?: string;
+    /** Description */
+    description?: string;
+    /** GPS latitude */
+    gpsN?: number;
+    /** GPS longitude */
+    gpsS?: number;
+    /** Image. */
+    imageId?: Obj;
+    /** Date of modification */
+    dateModify?: string;
+    /** Date of creation */
+    dateCreate?: string;
+    /** Created by */
+    userId?: Id;
+    /** Modified by */
+    modifiedBy?: Id;
+    /** Phone number */
+    phone?: string;
+    /** Working hours */
+    schedule?: string;
+    /** External code. */
+    xmlId?: string;
+    /** Sorting. */
+    sort?: number;
+    /** E-mail */
+    email?: string;
+    /** Is it a pickup point? */
+    issuingCenter?: string;
+    /** Symbolic code */
+    code?: string; [k: string]: unknown } }
   /** Delete warehouse. Scope: catalog. */
-  'catalog.store.delete': { id: Id }
+  'catalog.store.delete': {
+    /** Identifier of the warehouse. */
+    id: Id }
   /** Get Store Field Values. Scope: catalog. */
-  'catalog.store.get': { id: Id }
+  'catalog.store.get': {
+    /** Store identifier. */
+    id: Id }
   /** Get Available Store Fields. Scope: catalog. */
   'catalog.store.getFields': NoParams
   /** Get a list of inventories by filter. Scope: catalog. */
-  'catalog.store.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.store.list': {
+    /** An array of fields to select (see fields of the catalog_store object) */
+    select?: readonly unknown[];
+    /** An object for filtering selected inventories in the format {"field_1": "value_1", ..., "field_N": "… */
+    filter?: Obj;
+    /** An object for sorting selected inventories in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Update Warehouse. Scope: catalog. */
-  'catalog.store.update': { id: Id; fields: { address?: string; title?: string; active?: string; description?: string; gpsN?: number; gpsS?: number; imageId?: Obj; dateModify?: string; dateCreate?: string; userId?: Id; modifiedBy?: Id; phone?: string; schedule?: string; xmlId?: string; sort?: number; email?: string; issuingCenter?: string; code?: string; [k: string]: unknown } }
+  'catalog.store.update': {
+    /** Identifier of the warehouse. */
+    id: Id;
+    /** Field values for updating the warehouse (detailed description) */
+    fields: {
+    /** Address of the warehouse */
+    address?: string;
+    /** Name of the warehouse */
+    title?: string;
+    /** Activity status. */
+    active?: string;
+    /** Description */
+    description?: string;
+    /** GPS latitude */
+    gpsN?: number;
+    /** GPS longitude */
+    gpsS?: number;
+    /** Image. */
+    imageId?: Obj;
+    /** Date of modification */
+    dateModify?: string;
+    /** Date of creation */
+    dateCreate?: string;
+    /** Created by */
+    userId?: Id;
+    /** Modified by */
+    modifiedBy?: Id;
+    /** Phone number */
+    phone?: string;
+    /** Working hours */
+    schedule?: string;
+    /** External code. */
+    xmlId?: string;
+    /** Sorting */
+    sort?: number;
+    /** E-mail */
+    email?: string;
+    /** Is it a pickup point? */
+    issuingCenter?: string;
+    /** Symbolic code */
+    code?: string; [k: string]: unknown } }
   /** Get Product Inventory by ID. Scope: catalog. */
-  'catalog.storeproduct.get': { id: Id }
+  'catalog.storeproduct.get': {
+    /** Record ID of the inventory, can be obtained using the catalog.storeproduct.list method */
+    id: Id }
   /** Get Inventory Balances Fields. Scope: catalog. */
   'catalog.storeproduct.getFields': NoParams
   /** Get a list of inventory balances by filter. Scope: catalog. */
-  'catalog.storeproduct.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.storeproduct.list': {
+    /** An array with a list of fields from catalog_storeproduct that need to be selected. */
+    select?: readonly unknown[];
+    /** An object for filtering the selected product inventory balances in the format {"field_1": "value_1"… */
+    filter?: Obj;
+    /** An object for sorting the selected inventory balances in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Get a List of Custom Field Values for Inventory Accounting Documents. Scope: catalog. */
-  'catalog.userfield.document.list': { select: readonly unknown[]; filter: Obj; order?: Obj; start?: number }
+  'catalog.userfield.document.list': {
+    /** An array containing the list of fields to select (see the fields of the catalog_userfield_document… */
+    select: readonly unknown[];
+    /** An object for filtering the selected records in the format {"field_1": "value_1", ... */
+    filter: Obj;
+    /** A sorting object in the format {"field_1": "order_1", ..., "field_N": "order_N"}. */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update User Field Values for Inventory Accounting Documents. Scope: catalog. */
-  'catalog.userfield.document.update': { documentId: Id; fields: { documentType: string; fieldN?: unknown; [k: string]: unknown } }
+  'catalog.userfield.document.update': {
+    /** Identifier of the inventory accounting document. */
+    documentId: Id;
+    /** Fields to be updated (detailed description) */
+    fields: {
+    /** Type of the inventory accounting document. */
+    documentType: string;
+    /** Value of the user field, where N is the identifier of the user field, for example field287. */
+    fieldN?: unknown; [k: string]: unknown } }
   /** Add VAT Rate. Scope: catalog. */
-  'catalog.vat.add': { fields: { name: string; active?: string; rate: number; sort?: number; [k: string]: unknown } }
+  'catalog.vat.add': {
+    /** Field values for creating a new VAT rate (detailed description) */
+    fields: {
+    /** Name of the VAT rate */
+    name: string;
+    /** Indicator of the VAT rate's activity. */
+    active?: string;
+    /** Value of the VAT rate */
+    rate: number;
+    /** Sorting. */
+    sort?: number; [k: string]: unknown } }
   /** Delete VAT Rate. Scope: catalog. */
-  'catalog.vat.delete': { id: Id }
+  'catalog.vat.delete': {
+    /** Identifier of the VAT rate */
+    id: Id }
   /** Get VAT Rate Field Values. Scope: catalog. */
-  'catalog.vat.get': { id: Id }
+  'catalog.vat.get': {
+    /** Identifier of the VAT rate */
+    id: Id }
   /** Get VAT Rate Fields. Scope: catalog. */
   'catalog.vat.getFields': NoParams
   /** Get a List of VAT Rates by Filter. Scope: catalog. */
-  'catalog.vat.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'catalog.vat.list': {
+    /** An array of fields to select (see fields of the catalog_vat object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected VAT rates in the format {"field_1": "value_1", ..., "field_N":… */
+    filter?: Obj;
+    /** An object for sorting the selected VAT rates in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Update VAT Rate. Scope: catalog. */
-  'catalog.vat.update': { id: Id; fields: { name: string; active?: string; rate: number; sort?: number; [k: string]: unknown } }
+  'catalog.vat.update': {
+    /** Identifier of the VAT rate */
+    id: Id;
+    /** Field values for updating the VAT rate (detailed description) */
+    fields: {
+    /** Name of the VAT rate */
+    name: string;
+    /** Indicator of the VAT rate's activity. */
+    active?: string;
+    /** Value of the VAT rate */
+    rate: number;
+    /** Sorting */
+    sort?: number; [k: string]: unknown } }
   /** Add System Activity. Scope: crm. @deprecated Use crm.activity.todo.add. */
-  'crm.activity.add': { fields: ReadonlyArray<{ OWNER_ID: number; OWNER_TYPE_ID: number; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: number; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
+  'crm.activity.add': {
+    /** An array of values for the activity fields in the following structure: There is an additional field… */
+    fields: ReadonlyArray<{
+    /** Identifier of the CRM entity */
+    OWNER_ID: NumericId;
+    /** Identifier of the CRM object type */
+    OWNER_TYPE_ID: NumericId;
+    /** Type of the activity. */
+    TYPE_ID: Id;
+    /** Identifier of the entity associated with the activity */
+    ASSOCIATED_ENTITY_ID?: NumericId;
+    /** Description of communication */
+    COMMUNICATIONS: Id;
+    /** Date and time of the activity's deadline. */
+    DEADLINE?: string;
+    /** Text description of the activity */
+    DESCRIPTION?: string;
+    /** Description type */
+    DESCRIPTION_TYPE?: Id;
+    /** Direction of the activity: incoming/outgoing. */
+    DIRECTION?: Id;
+    /** Activity completion time */
+    END_TIME?: string;
+    /** Files added to the activity */
+    FILES?: unknown;
+    /** Location */
+    LOCATION?: string;
+    /** Type of notification */
+    NOTIFY_TYPE?: Id;
+    /** Identifier of the data source, used only for linking to an external source */
+    ORIGINATOR_ID?: string;
+    /** Identifier of the entity in the data source, used only for linking to an external source */
+    ORIGIN_ID?: string;
+    /** Original version, used to protect data from accidental overwriting by an external system. */
+    ORIGIN_VERSION?: string;
+    /** Priority */
+    PRIORITY?: Id;
+    /** Additional provider data */
+    PROVIDER_DATA?: string;
+    /** Identifier of the provider group */
+    PROVIDER_GROUP_ID?: string;
+    /** Identifier of the provider */
+    PROVIDER_ID?: string;
+    /** Identifier of the provider type, status from the directory */
+    PROVIDER_TYPE_ID?: string;
+    /** Additional provider parameters */
+    PROVIDER_PARAMS?: Obj;
+    /** Identifier of the user responsible for the activity */
+    RESPONSIBLE_ID: Id;
+    /** Additional settings */
+    SETTINGS?: Obj;
+    /** Time when the activity starts */
+    START_TIME?: string;
+    /** Status of the activity */
+    STATUS?: Id;
+    /** Additional description of the activity */
+    SUBJECT?: string;
+    /** Added files. */
+    WEBDAV_ELEMENTS?: unknown;
+    /** Flag indicating whether the activity was created from an incoming channel (Y/N) */
+    IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
   /** Add Badge. Scope: crm. */
-  'crm.activity.badge.add': { code: string; title: string; value: string; type: string }
+  'crm.activity.badge.add': {
+    /** Badge code, for example missedCall */
+    code: string;
+    /** Badge title. */
+    title: string | readonly unknown[];
+    /** Badge value. */
+    value: string | readonly unknown[];
+    /** Badge type */
+    type: string }
   /** Delete Badge by Code. Scope: crm. */
-  'crm.activity.badge.delete': { code: string }
+  'crm.activity.badge.delete': {
+    /** Badge code, for example missedCall */
+    code: string }
   /** Get Badge Information by Code. Scope: crm. */
-  'crm.activity.badge.get': { code: string }
+  'crm.activity.badge.get': {
+    /** Badge code, for example missedCall */
+    code: string }
   /** Get the list of badges. Scope: crm. */
   'crm.activity.badge.list': NoParams
   /** Add a deal binding to a CRM object. Scope: crm. */
-  'crm.activity.binding.add': { activityId: number; entityTypeId: number; entityId: number }
+  'crm.activity.binding.add': {
+    /** Integer identifier of the deal in the timeline, for example 999 */
+    activityId: NumericId;
+    /** Integer identifier of the CRM object type to which the deal should be bound, for example 2 for a de… */
+    entityTypeId: NumericId;
+    /** Integer identifier of the CRM object to which the deal should be bound, for example 1 */
+    entityId: NumericId }
   /** Delete the deal's connection with the CRM object. Scope: crm. */
-  'crm.activity.binding.delete': { activityId: number; entityTypeId: number; entityId: number }
+  'crm.activity.binding.delete': {
+    /** Integer identifier of the deal in the timeline, for example 999 */
+    activityId: NumericId;
+    /** Integer identifier of the CRM object type to which the deal connection is being removed, for exampl… */
+    entityTypeId: NumericId;
+    /** Integer identifier of the CRM object to which the deal connection is being removed, for example 1 */
+    entityId: NumericId }
   /** Get a List of All Deal Links. Scope: crm. */
-  'crm.activity.binding.list': { activityId: number }
+  'crm.activity.binding.list': {
+    /** Integer identifier of the activity in the timeline, for example 999 */
+    activityId: NumericId }
   /** Update Activity Link to CRM Item. Scope: crm. */
-  'crm.activity.binding.move': { activityId: number; sourceEntityTypeId: number; sourceEntityId: number; targetEntityTypeId: number; targetEntityId: number }
+  'crm.activity.binding.move': {
+    /** Identifier of the activity in the timeline, for example 999 */
+    activityId: NumericId;
+    /** Identifier of the CRM object type to which the deal is linked, for example, 2 for a deal */
+    sourceEntityTypeId: NumericId;
+    /** The identifier of the CRM entity to which the deal is linked, for example, 1 */
+    sourceEntityId: NumericId;
+    /** Identifier of the CRM object type to which the deal should be linked, for example, 2 for a deal */
+    targetEntityTypeId: NumericId;
+    /** The identifier of the CRM entity to which the deal should be linked, for example, 100 */
+    targetEntityId: NumericId }
   /** Get Call Transcription. Scope: crm. */
-  'crm.activity.call.getTranscript': { activityId: number }
+  'crm.activity.call.getTranscript': {
+    /** Call type activity identifier, for example 12345. */
+    activityId: NumericId }
   /** Get Communication Description. Scope: crm. */
   'crm.activity.communication.fields': NoParams
   /** Add Configurable Activity. Scope: crm. */
-  'crm.activity.configurable.add': { ownerTypeId: number; ownerId: number; fields: ReadonlyArray<{ typeId?: string; completed?: Flag; deadline?: string; pingOffsets?: readonly unknown[]; isIncomingChannel?: Flag; responsibleId?: number; badgeCode?: string; originatorId?: string; originId?: string; [k: string]: unknown }>; layout: Obj }
+  'crm.activity.configurable.add': {
+    /** Integer CRM object type identifier where the activity is being created, e.g., 2 for a deal */
+    ownerTypeId: NumericId;
+    /** Integer identifier of the CRM element in which the activity is created, for example 1 */
+    ownerId: NumericId;
+    /** Associative array of values for the activity fields in the following structure: */
+    fields: ReadonlyArray<{
+    /** Configurable activity type. */
+    typeId?: string;
+    /** Flag indicating whether the activity is closed. */
+    completed?: Flag;
+    /** Deadline for the activity */
+    deadline?: string;
+    /** Array of offsets in minutes relative to the deadline, determining when to create ping records for t… */
+    pingOffsets?: readonly unknown[];
+    /** Flag indicating whether the activity was created from an incoming channel. */
+    isIncomingChannel?: Flag;
+    /** Responsible person for the activity */
+    responsibleId?: NumericId;
+    /** Code of the badge on the kanban corresponding to the activity */
+    badgeCode?: string;
+    /** Identifier of the data source */
+    originatorId?: string;
+    /** Identifier of the element in the data source */
+    originId?: string; [k: string]: unknown }>;
+    /** Special structure associative array describing the appearance of the activity in the timeline */
+    layout: Obj }
   /** Get Configurable Activity by ID. Scope: crm. */
-  'crm.activity.configurable.get': { id: number }
+  'crm.activity.configurable.get': {
+    /** Integer identifier of the activity, for example 999 */
+    id: NumericId }
   /** Update Configurable Activity. Scope: crm. */
-  'crm.activity.configurable.update': { id: number; fields: readonly unknown[]; layout: Obj }
+  'crm.activity.configurable.update': {
+    /** Integer identifier of the activity, for example 999 */
+    id: NumericId;
+    /** Associative array of values for activity fields in the following structure: */
+    fields: readonly unknown[];
+    /** A special structure associative array describing the appearance of the activity in the timeline */
+    layout: Obj }
   /** Delete activity. Scope: crm. */
-  'crm.activity.delete': { id: number }
+  'crm.activity.delete': {
+    /** Identifier of the activity in the timeline, for example 999 */
+    id: NumericId }
   /** Get a list of fields for. Scope: crm. */
   'crm.activity.fields': NoParams
   /** Get information about the activity by ID. Scope: crm. */
-  'crm.activity.get': { id: number }
+  'crm.activity.get': {
+    /** The ID of the activity in the timeline, for example 999 */
+    id: NumericId }
   /** Delete a set of additional content blocks in the CRM activity. Scope: crm. */
-  'crm.activity.layout.blocks.delete': { entityTypeId: number; entityId: number; activityId: number }
+  'crm.activity.layout.blocks.delete': {
+    /** Identifier of the CRM object type to which the activity is linked */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object to which the activity is linked */
+    entityId: NumericId;
+    /** Identifier of the activity */
+    activityId: NumericId }
   /** Get a Set of Additional Content Blocks in the activity. Scope: crm. */
-  'crm.activity.layout.blocks.get': { entityTypeId: number; entityId: number; activityId: number }
+  'crm.activity.layout.blocks.get': {
+    /** Identifier of the CRM object type to which the activity is linked */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object to which the activity is linked */
+    entityId: NumericId;
+    /** Identifier of the activity */
+    activityId: NumericId }
   /** Set a set of additional content blocks in the activity. Scope: crm. */
-  'crm.activity.layout.blocks.set': { entityTypeId: number; entityId: number; activityId: number; layout: Obj }
+  'crm.activity.layout.blocks.set': {
+    /** Identifier of the CRM object type to which the activity is linked */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object to which the activity is linked */
+    entityId: NumericId;
+    /** Identifier of the activity */
+    activityId: NumericId;
+    /** Object describing the set of additional content blocks */
+    layout: Obj }
   /** Get List of Activities. Scope: crm. */
-  'crm.activity.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.activity.list': {
+    /** An array of fields of the activity crm.activity.fields that need to be selected. */
+    select?: readonly unknown[];
+    /** An object for filtering the selected items in key-value format. */
+    filter?: Obj;
+    /** A set of key-value pairs for sorting the output results. */
+    order?: Obj;
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Add Universal Activity. Scope: crm. */
-  'crm.activity.todo.add': { ownerTypeId: number; ownerId: number; deadline: string; title?: string; description?: string; responsibleId?: number; parentActivityId?: number; pingOffsets?: readonly unknown[]; colorId?: string }
+  'crm.activity.todo.add': {
+    /** Identifier of the CRM object type to which the activity is linked, for example 2 for a deal */
+    ownerTypeId: NumericId;
+    /** Identifier of the CRM object to which the activity is linked, for example, 1 */
+    ownerId: NumericId;
+    /** Deadline for the activity, for example 2025-02-03T15:00:00 */
+    deadline: string;
+    /** Title of the activity, default is an empty string */
+    title?: string;
+    /** Description of the activity, default is an empty string */
+    description?: string;
+    /** Identifier of the user responsible for the activity, for example 1 */
+    responsibleId?: NumericId;
+    /** Identifier of the activity in the timeline with which the created activity can be linked, for examp… */
+    parentActivityId?: NumericId;
+    /** An array containing integer values in minutes that allow you to set reminder times for the activity. */
+    pingOffsets?: readonly unknown[];
+    /** Identifier of the activity color in the timeline, for example 1. */
+    colorId?: string }
   /** Update Universal Activity. Scope: crm. */
-  'crm.activity.todo.update': { id: number; ownerTypeId: number; ownerId: number; deadline: string; title?: string; description?: string; responsibleId?: number; parentActivityId?: number; pingOffsets?: readonly unknown[]; colorId?: string }
+  'crm.activity.todo.update': {
+    /** Identifier of the deal being updated, for example 999 */
+    id: NumericId;
+    /** Identifier of the CRM object type to which the deal is linked, for example, 2 for a deal */
+    ownerTypeId: NumericId;
+    /** The identifier of the CRM entity to which the deal is linked, for example, 1 */
+    ownerId: NumericId;
+    /** Deadline for the activity, for example 2025-02-03T15:00:00 */
+    deadline: string;
+    /** Title of the deal */
+    title?: string;
+    /** Description of the deal */
+    description?: string;
+    /** Identifier of the user responsible for the activity, for example 1 */
+    responsibleId?: NumericId;
+    /** Identifier of the deal in the timeline that can be linked to the updated deal, for example 888 */
+    parentActivityId?: NumericId;
+    /** An array containing integer values in minutes that allow you to set reminder times for the deal. */
+    pingOffsets?: readonly unknown[];
+    /** Activity color identifier in the timeline, for example 1. */
+    colorId?: string }
   /** Update the color of the universal deal. Scope: crm. */
-  'crm.activity.todo.updateColor': { id: number; ownerTypeId: number; ownerId: number; colorId: string }
+  'crm.activity.todo.updateColor': {
+    /** Identifier of the deal being updated, for example 999 */
+    id: NumericId;
+    /** Identifier of the CRM object type to which the deal is linked, for example 2 for a deal */
+    ownerTypeId: NumericId;
+    /** Identifier of the CRM object to which the deal is linked, for example, 1 */
+    ownerId: NumericId;
+    /** Identifier of the deal's color in the timeline, for example 1. */
+    colorId: string }
   /** Update Deadline for Universal Activity. Scope: crm. */
-  'crm.activity.todo.updateDeadline': { id: number; ownerTypeId: number; ownerId: number; value: string }
+  'crm.activity.todo.updateDeadline': {
+    /** Identifier of the activity being updated, for example 999 */
+    id: NumericId;
+    /** Identifier of the CRM object type to which the activity is linked, for example 2 for a deal */
+    ownerTypeId: NumericId;
+    /** Identifier of the CRM object to which the activity is linked, for example, 1 */
+    ownerId: NumericId;
+    /** New deadline for the activity */
+    value: string }
   /** Update the description of the universal activity. Scope: crm. */
-  'crm.activity.todo.updateDescription': { id: number; ownerTypeId: number; ownerId: number; value: string }
+  'crm.activity.todo.updateDescription': {
+    /** Identifier of the activity being updated, for example 999 */
+    id: NumericId;
+    /** Identifier of the CRM object type to which the activity is linked, for example 2 for a deal */
+    ownerTypeId: NumericId;
+    /** Identifier of the CRM object to which the activity is linked, for example 1 */
+    ownerId: NumericId;
+    /** New description of the activity */
+    value: string }
   /** Update the responsible user for the universal activity. Scope: crm. */
-  'crm.activity.todo.updateResponsibleUser': { id: number; ownerTypeId: number; ownerId: number; responsibleId: number }
+  'crm.activity.todo.updateResponsibleUser': {
+    /** Identifier of the activity being updated, for example 999 */
+    id: NumericId;
+    /** Identifier of the CRM object type to which the activity is linked, for example 2 for a deal */
+    ownerTypeId: NumericId;
+    /** Identifier of the CRM object to which the activity is linked, for example 1 */
+    ownerId: NumericId;
+    /** Identifier of the user who will become responsible for the activity, for example 1 */
+    responsibleId: NumericId }
   /** Add Custom Activity Type. Scope: crm. */
-  'crm.activity.type.add': NoParams
+  'crm.activity.type.add': {
+    /** Field values for adding a new custom activity type in the form of a structure: A detailed descripti… */
+    fields: {
+    /** String value of the deal type, for example 1C. */
+    TYPE_ID: string;
+    /** Name of the deal type, for example Case 1c for a deal. */
+    NAME?: string;
+    /** Icon file for the activity type, described according to rules */
+    ICON_FILE?: unknown;
+    /** Default value is N. */
+    IS_CONFIGURABLE_TYPE?: string; [k: string]: unknown } }
   /** Delete Custom Activity Type. Scope: crm. */
-  'crm.activity.type.delete': { TYPE_ID: string }
+  'crm.activity.type.delete': {
+    /** String value of the case type, for example 1C */
+    TYPE_ID: string }
   /** Get a List of Custom Activity Types. Scope: crm. */
   'crm.activity.type.list': NoParams
   /** Update System CRM Activity. Scope: crm. @deprecated Use crm.activity.todo.update. */
-  'crm.activity.update': { id: number; fields: ReadonlyArray<{ OWNER_ID: number; OWNER_TYPE_ID: number; TYPE_ID: Id; ASSOCIATED_ENTITY_ID?: number; COMMUNICATIONS: Id; DEADLINE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: Id; DIRECTION?: Id; END_TIME?: string; FILES?: unknown; LOCATION?: string; NOTIFY_TYPE?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; ORIGIN_VERSION?: string; PRIORITY?: Id; PROVIDER_DATA?: string; PROVIDER_GROUP_ID?: string; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_PARAMS?: Obj; RESPONSIBLE_ID: Id; SETTINGS?: Obj; START_TIME?: string; STATUS?: Id; SUBJECT?: string; WEBDAV_ELEMENTS?: unknown; IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
+  'crm.activity.update': {
+    /** Integer identifier of the activity in the timeline, for example 999 */
+    id: NumericId;
+    /** Array of values for activity fields in the following structure: */
+    fields: ReadonlyArray<{
+    /** Identifier of the CRM object */
+    OWNER_ID: NumericId;
+    /** Identifier of the CRM object type */
+    OWNER_TYPE_ID: NumericId;
+    /** Type of the activity */
+    TYPE_ID: Id;
+    /** Identifier of the entity associated with the activity */
+    ASSOCIATED_ENTITY_ID?: NumericId;
+    /** Description of the communication */
+    COMMUNICATIONS: Id;
+    /** Date and time of the activity deadline. */
+    DEADLINE?: string;
+    /** Text description of the activity */
+    DESCRIPTION?: string;
+    /** Type of description */
+    DESCRIPTION_TYPE?: Id;
+    /** Direction of the activity: incoming/outgoing. */
+    DIRECTION?: Id;
+    /** End time of the activity */
+    END_TIME?: string;
+    /** Files added to the activity */
+    FILES?: unknown;
+    /** Location */
+    LOCATION?: string;
+    /** Type of notification */
+    NOTIFY_TYPE?: Id;
+    /** Identifier of the data source, used only for linking to an external source */
+    ORIGINATOR_ID?: string;
+    /** Identifier of the entity in the data source, used only for linking to an external source */
+    ORIGIN_ID?: string;
+    /** Original version, used to protect data from accidental overwriting by an external system. */
+    ORIGIN_VERSION?: string;
+    /** Priority */
+    PRIORITY?: Id;
+    /** Additional provider data */
+    PROVIDER_DATA?: string;
+    /** Identifier of the provider group */
+    PROVIDER_GROUP_ID?: string;
+    /** Identifier of the provider */
+    PROVIDER_ID?: string;
+    /** Identifier of the provider type, status from the directory */
+    PROVIDER_TYPE_ID?: string;
+    /** Additional provider parameters */
+    PROVIDER_PARAMS?: Obj;
+    /** Identifier of the user responsible for the activity */
+    RESPONSIBLE_ID: Id;
+    /** Additional settings */
+    SETTINGS?: Obj;
+    /** Start time of the activity */
+    START_TIME?: string;
+    /** Status of the activity */
+    STATUS?: Id;
+    /** Additional description of the activity */
+    SUBJECT?: string;
+    /** Added files. */
+    WEBDAV_ELEMENTS?: unknown;
+    /** Flag indicating whether the activity was created from an incoming channel (Y/N) */
+    IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
   /** Add Address. Scope: crm. */
-  'crm.address.add': { fields: Obj }
+  'crm.address.add': {
+    /** A set of fields — an object of the form {"field": "value"[, ...]} for adding the address */
+    fields: Obj }
   /** Delete address. Scope: crm. */
-  'crm.address.delete': { fields: Obj }
+  'crm.address.delete': {
+    /** A set of fields — an object of the form {"field": "value"[, ...]} for deleting the address */
+    fields: Obj }
   /** Get Description of Address Fields. Scope: crm. */
   'crm.address.fields': NoParams
   /** Get a List of Addresses by Filter. Scope: crm. */
-  'crm.address.list': { select?: ReadonlyArray<{ TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }>; filter?: { TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }; order?: { TYPE_ID?: number; ENTITY_TYPE_ID?: number; ENTITY_ID?: string; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: string; LOC_ADDR_ID?: number; ANCHOR_TYPE_ID?: number; ANCHOR_ID?: number; [k: string]: unknown }; start?: number }
+  'crm.address.list': {
+    /** An array of fields to select (see address fields). */
+    select?: ReadonlyArray<{
+    /** Identifier of the address type. */
+    TYPE_ID?: NumericId;
+    /** Identifier of the parent object's type. */
+    ENTITY_TYPE_ID?: NumericId;
+    /** Identifier of the parent object */
+    ENTITY_ID?: string;
+    /** Street, house, building, structure */
+    ADDRESS_1?: string;
+    /** Apartment / office */
+    ADDRESS_2?: string;
+    /** City */
+    CITY?: string;
+    /** Postal code */
+    POSTAL_CODE?: string;
+    /** Region */
+    REGION?: string;
+    /** Province */
+    PROVINCE?: string;
+    /** Country */
+    COUNTRY?: string;
+    /** Country code. */
+    COUNTRY_CODE?: string;
+    /** Identifier of the location address. */
+    LOC_ADDR_ID?: NumericId;
+    /** Identifier of the main parent object's type. */
+    ANCHOR_TYPE_ID?: NumericId;
+    /** This field is for internal use. */
+    ANCHOR_ID?: NumericId; [k: string]: unknown }>;
+    /** An object for filtering selected addresses in the format {"field_1": "value_1", ... */
+    filter?: {
+    /** Identifier of the address type. */
+    TYPE_ID?: NumericId;
+    /** Identifier of the parent object's type. */
+    ENTITY_TYPE_ID?: NumericId;
+    /** Identifier of the parent object */
+    ENTITY_ID?: string;
+    /** Street, house, building, structure */
+    ADDRESS_1?: string;
+    /** Apartment / office */
+    ADDRESS_2?: string;
+    /** City */
+    CITY?: string;
+    /** Postal code */
+    POSTAL_CODE?: string;
+    /** Region */
+    REGION?: string;
+    /** Province */
+    PROVINCE?: string;
+    /** Country */
+    COUNTRY?: string;
+    /** Country code. */
+    COUNTRY_CODE?: string;
+    /** Identifier of the location address. */
+    LOC_ADDR_ID?: NumericId;
+    /** Identifier of the main parent object's type. */
+    ANCHOR_TYPE_ID?: NumericId;
+    /** This field is for internal use. */
+    ANCHOR_ID?: NumericId; [k: string]: unknown };
+    /** An object for sorting selected addresses in the format {"field_1": "order_1", ... */
+    order?: {
+    /** Identifier of the address type. */
+    TYPE_ID?: NumericId;
+    /** Identifier of the parent object's type. */
+    ENTITY_TYPE_ID?: NumericId;
+    /** Identifier of the parent object */
+    ENTITY_ID?: string;
+    /** Street, house, building, structure */
+    ADDRESS_1?: string;
+    /** Apartment / office */
+    ADDRESS_2?: string;
+    /** City */
+    CITY?: string;
+    /** Postal code */
+    POSTAL_CODE?: string;
+    /** Region */
+    REGION?: string;
+    /** Province */
+    PROVINCE?: string;
+    /** Country */
+    COUNTRY?: string;
+    /** Country code. */
+    COUNTRY_CODE?: string;
+    /** Identifier of the location address. */
+    LOC_ADDR_ID?: NumericId;
+    /** Identifier of the main parent object's type. */
+    ANCHOR_TYPE_ID?: NumericId;
+    /** This field is for internal use. */
+    ANCHOR_ID?: NumericId; [k: string]: unknown };
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Address for. Scope: crm. */
-  'crm.address.update': { fields: Obj }
+  'crm.address.update': {
+    /** A set of fields — an object of the form {"field": "value"[, ...]} to update the address. */
+    fields: Obj }
   /** Create Digital Workspace. Scope: crm. */
-  'crm.automatedsolution.add': { fields: Obj }
+  'crm.automatedsolution.add': {
+    /** Field values (detailed description provided below) for creating a digital workspace in the form of… */
+    fields: Obj }
   /** Delete Digital Workplace. Scope: crm. */
-  'crm.automatedsolution.delete': { id: number }
+  'crm.automatedsolution.delete': {
+    /** Identifier of the digital workplace. */
+    id: NumericId }
   /** Get fields of the digital workplace. Scope: crm. */
   'crm.automatedsolution.fields': NoParams
   /** Get data about the digital workplace by id. Scope: crm. */
-  'crm.automatedsolution.get': { id: number }
+  'crm.automatedsolution.get': {
+    /** Identifier of the digital workplace */
+    id: NumericId }
   /** Get a list of digital workspaces. Scope: crm. */
-  'crm.automatedsolution.list': { order?: Obj; filter?: Obj; start?: number }
+  'crm.automatedsolution.list': {
+    /** List for sorting in the format {"field_1": "value_1", ... */
+    order?: Obj;
+    /** Object for filtering selected digital workspaces in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** This parameter is used for pagination control. */
+    start?: number }
   /** Update Digital Workplace. Scope: crm. */
-  'crm.automatedsolution.update': { id: number; fields: Obj }
+  'crm.automatedsolution.update': {
+    /** Identifier of the digital workplace. */
+    id: NumericId;
+    /** Field values (detailed description provided below) for creating a digital workplace in the followin… */
+    fields: Obj }
   /** Activate the. Scope: crm. */
-  'crm.automation.trigger': { target: string; code?: string }
+  'crm.automation.trigger': {
+    /** Target object for automation, specified in the form of TYPENAME_ID (for example, LEAD_25) */
+    target: string;
+    /** Unique symbolic code of the trigger configured in Automation for a specific status/stage of the doc… */
+    code?: string }
   /** Add Trigger. Scope: crm. */
-  'crm.automation.trigger.add': { CODE: string; NAME: string }
+  'crm.automation.trigger.add': {
+    /** Internal unique (within the application) identifier of the trigger. */
+    CODE: string;
+    /** Name of the trigger */
+    NAME: string }
+  /** Delete Trigger. Scope: crm. */
+  'crm.automation.trigger.delete': {
+    /** Internal unique (within the application) identifier of the trigger. */
+    CODE: string }
   /** Execute the Trigger. Scope: crm. */
-  'crm.automation.trigger.execute': { CODE: string; OWNER_TYPE_ID: number; OWNER_ID: number }
+  'crm.automation.trigger.execute': {
+    /** Internal unique (within the application) identifier of the trigger. */
+    CODE: string;
+    /** Type of the CRM object according to the crm.enum.ownertype reference (For example, 1 — lead) Trigge… */
+    OWNER_TYPE_ID: NumericId;
+    /** Identifier of the entity */
+    OWNER_ID: NumericId }
   /** Get the list of triggers. Scope: crm. */
   'crm.automation.trigger.list': NoParams
   /** Create a New Call List. Scope: crm. */
-  'crm.calllist.add': { ENTITY_TYPE: string; ENTITIES: readonly number[]; WEBFORM_ID?: number }
+  'crm.calllist.add': {
+    /** Type of the object: - CONTACT — contact, - COMPANY — company */
+    ENTITY_TYPE: string;
+    /** Array of numeric identifiers of contacts or companies, which can be obtained using the crm.item.lis… */
+    ENTITIES: readonly number[];
+    /** ID of the CRM form that will be displayed in the call list form. */
+    WEBFORM_ID?: NumericId }
   /** Get Information About the Call List. Scope: crm. */
-  'crm.calllist.get': { ID: number }
+  'crm.calllist.get': {
+    /** Identifier of the call list */
+    ID: NumericId }
   /** Get the list of call participants. Scope: crm. */
-  'crm.calllist.items.get': { LIST_ID: number; FILTER?: Obj }
+  'crm.calllist.items.get': {
+    /** Identifier of the call list, which can be obtained using the methods crm.calllist.add and crm.calll… */
+    LIST_ID: NumericId;
+    /** Filter by the call status of the item: { STATUS: "status_code" }. */
+    FILTER?: Obj }
   /** Get the list of call lists. Scope: crm. */
-  'crm.calllist.list': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
+  'crm.calllist.list': {
+    /** Array of fields to retrieve. */
+    SELECT?: readonly unknown[];
+    /** Object format: - field_n — name of the field by which the call list will be filtered - value_n — fi… */
+    FILTER?: Obj;
+    /** Object format: - field_n — name of the field by which the call list will be sorted - value_n — valu… */
+    ORDER?: Obj }
   /** Get the list of call statuses. Scope: crm. */
   'crm.calllist.statuslist': NoParams
   /** Update Call List Composition. Scope: crm. */
-  'crm.calllist.update': { LIST_ID: number; ENTITY_TYPE: string; ENTITIES: readonly unknown[]; WEBFORM_ID?: number }
+  'crm.calllist.update': {
+    /** Identifier of the call list */
+    LIST_ID: NumericId;
+    /** Type of entity: - CONTACT — contact, - COMPANY — company */
+    ENTITY_TYPE: string;
+    /** Array of IDs of contacts or companies, which can be obtained using the crm.item.list method */
+    ENTITIES: readonly unknown[];
+    /** ID of the CRM form that will be displayed in the call form. */
+    WEBFORM_ID?: NumericId }
   /** Get Product Catalog Fields. Scope: crm. @deprecated Use catalog.catalog.getFields. */
   'crm.catalog.fields': NoParams
   /** Get Product Catalog by ID. Scope: crm. @deprecated Use catalog.catalog.get. */
-  'crm.catalog.get': { id: number }
+  'crm.catalog.get': {
+    /** Identifier of the product catalog */
+    id: NumericId }
   /** Get a List of Product Catalogs. Scope: crm. @deprecated Use catalog.catalog.list. */
   'crm.catalog.list': Obj
   /** Add a New Sales Funnel. Scope: crm. */
-  'crm.category.add': { entityTypeId: number; fields: Obj }
+  'crm.category.add': {
+    /** Identifier of the system or user-defined type of the CRM object for which the new funnel will be cr… */
+    entityTypeId: NumericId;
+    /** Field values (detailed description provided below) for adding a new funnel in the form of a structu… */
+    fields: Obj }
   /** Delete Sales Funnel. Scope: crm. */
-  'crm.category.delete': { entityTypeId: number; id: number }
+  'crm.category.delete': {
+    /** Identifier of the system or user-defined type of the CRM object from which the funnel will be delet… */
+    entityTypeId: NumericId;
+    /** Identifier of the funnel to be deleted. */
+    id: NumericId }
   /** Get Fields of the Sales Funnel. Scope: crm. */
-  'crm.category.fields': { entityTypeId: number }
+  'crm.category.fields': {
+    /** Identifier of the system or user-defined type of CRM objects for which to retrieve information abou… */
+    entityTypeId: NumericId }
   /** Get the funnel by Id. Scope: crm. */
-  'crm.category.get': { entityTypeId: number; id: number }
+  'crm.category.get': {
+    /** Identifier of the system or user-defined type of the CRM object for which we want to get the funnel */
+    entityTypeId: NumericId;
+    /** Funnel identifier. */
+    id: NumericId }
   /** Get the list of Sales Funnels. Scope: crm. */
-  'crm.category.list': { entityTypeId: number }
+  'crm.category.list': {
+    /** Identifier of the system or user-defined type of CRM entities for which to retrieve the list of fun… */
+    entityTypeId: NumericId }
   /** Update Sales Funnel. Scope: crm. */
-  'crm.category.update': { entityTypeId: number; id: number; fields: Obj }
+  'crm.category.update': {
+    /** Identifier of the system or user-defined type of CRM entities for which the funnel will be updated */
+    entityTypeId: NumericId;
+    /** Identifier of the funnel. */
+    id: NumericId;
+    /** Field values (detailed description provided below) for updating the funnel fields in the form of a… */
+    fields: Obj }
   /** Create a New Company. Scope: crm. @deprecated Use crm.item.add. */
-  'crm.company.add': { fields: Obj; params?: Obj }
+  'crm.company.add': {
+    /** Object format: where: - field_n — field name - value_n — field value The list of available fields i… */
+    fields: Obj;
+    /** An object containing a set of additional parameters: - REGISTER_SONET_EVENT — register the company… */
+    params?: Obj }
   /** Add Contact to the Specified Company. Scope: crm. */
-  'crm.company.contact.add': { id: number; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
+  'crm.company.contact.add': {
+    /** Identifier of the company. */
+    id: NumericId;
+    /** Object in the following format: where: - field_n — field name - value_n — field value The list of a… */
+    fields: {
+    /** Identifier of the contact to be linked to the company. */
+    CONTACT_ID: Id;
+    /** Indicates whether the link is primary. */
+    IS_PRIMARY?: 'Y' | 'N';
+    /** Sort index. */
+    SORT?: number; [k: string]: unknown } }
   /** Delete Contact from Specified Company. Scope: crm. */
-  'crm.company.contact.delete': { id: number; fields: Obj; "fields.CONTACT_ID": Id }
+  'crm.company.contact.delete': {
+    /** Identifier of the company. */
+    id: NumericId;
+    /** An object containing information about which contact needs to be removed from the bindings. */
+    fields: Obj;
+    /** Identifier of the contact to be removed from the bindings */
+    "fields.CONTACT_ID": Id }
   /** Get Fields for Company-Contact Connection. Scope: crm. */
   'crm.company.contact.fields': NoParams
   /** Clear the Set of Contacts Associated with the Specified Company. Scope: crm. */
-  'crm.company.contact.items.delete': { id: number }
+  'crm.company.contact.items.delete': {
+    /** Identifier of the company. */
+    id: NumericId }
   /** Retrieve a Set of Contacts Associated with a Specified Company. Scope: crm. */
-  'crm.company.contact.items.get': { id: number }
+  'crm.company.contact.items.get': {
+    /** Identifier of the company. */
+    id: NumericId }
   /** Set a Set of Contacts Associated with the Specified Company. Scope: crm. */
-  'crm.company.contact.items.set': { id: number; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
+  'crm.company.contact.items.set': {
+    /** Identifier of the company. */
+    id: NumericId;
+    /** A set of objects that describe the associated contacts for the company. */
+    items: ReadonlyArray<{
+    /** Identifier of the contact to be linked to the company. */
+    CONTACT_ID: Id;
+    /** Indicates whether the binding is primary. */
+    IS_PRIMARY?: 'Y' | 'N';
+    /** Sort index. */
+    SORT?: number; [k: string]: unknown }> }
   /** Delete Company. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.company.delete': { id: number }
+  'crm.company.delete': {
+    /** Company identifier */
+    id: NumericId }
   /** Set Common Company Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   'crm.company.details.configuration.forceCommonScopeForAll': NoParams
   /** Get Parameters For. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
-  'crm.company.details.configuration.get': { scope?: string; userId?: Id }
+  'crm.company.details.configuration.get': {
+    /** The scope of the settings. */
+    scope?: string;
+    /** User identifier, which can be obtained using the user.get method. */
+    userId?: Id }
   /** Reset Company Card Settings. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
-  'crm.company.details.configuration.reset': { scope?: string; userId?: Id }
+  'crm.company.details.configuration.reset': {
+    /** The scope of the settings. */
+    scope?: string;
+    /** The user identifier, which can be obtained using the user.get method. */
+    userId?: Id }
   /** Set Parameters for. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
-  'crm.company.details.configuration.set': { scope?: string; userId?: Id; data: readonly Id[] }
+  'crm.company.details.configuration.set': {
+    /** The scope of the settings. */
+    scope?: string;
+    /** The user identifier, which can be obtained using the user.get method. */
+    userId?: Id;
+    /** The list of section describes the configuration of field sections in the company card. */
+    data: readonly Id[] }
   /** Get Company Fields Description. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.company.fields': NoParams
   /** Get Company Information. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.company.get': { id: number }
+  'crm.company.get': {
+    /** Company identifier */
+    id: NumericId }
   /** Get a List of Companies by Filter. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.company.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.company.list': {
+    /** List of fields to limit the selection. */
+    select?: readonly string[];
+    /** Object format: where: - field_n — the name of the field by which the selection of elements will be… */
+    filter?: Obj;
+    /** Object format: where: - field_n — the name of the field by which the selection of companies will be… */
+    order?: Obj;
+    /** Parameter for managing pagination. */
+    start?: number }
   /** Update Existing Company. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.company.update': { id: number; fields: Obj; params?: Obj }
+  'crm.company.update': {
+    /** Company identifier */
+    id: NumericId;
+    /** Object format: where: - field_n — field name - value_n — new field value The list of available fiel… */
+    fields: Obj;
+    /** Object containing a set of additional parameters: - REGISTER_SONET_EVENT — send notification to the… */
+    params?: Obj }
   /** Create a Custom Field for Companies. Scope: crm. */
-  'crm.company.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.company.userfield.add': {
+    /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
+    fields: {
+    /** Data type of the custom field. */
+    USER_TYPE_ID: string;
+    /** Field code. */
+    FIELD_NAME: string;
+    /** Default name of the custom field. */
+    LABEL?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message */
+    ERROR_MESSAGE?: string;
+    /** Help */
+    HELP_MESSAGE?: string;
+    /** Is the field multiple. */
+    MULTIPLE?: Flag;
+    /** Is the field mandatory. */
+    MANDATORY?: Flag;
+    /** Show the field in the filter. */
+    SHOW_FILTER?: Flag;
+    /** Additional field parameters. */
+    SETTINGS?: {
+    /** Default value. */
+    DEFAULT_VALUE?: string;
+    /** Number of lines in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the custom field of type enumeration, described below By default [] */
+    LIST?: ReadonlyArray<{
+    /** Value of the list item. */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list item the default value. */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Show the custom field in the list. */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing. */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values included in the search. */
+    IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field for Companies. Scope: crm. */
-  'crm.company.userfield.delete': { id: number }
+  'crm.company.userfield.delete': {
+    /** Identifier of the custom field associated with the company. */
+    id: NumericId }
   /** Get Company Custom Field by ID. Scope: crm. */
-  'crm.company.userfield.get': { id: number }
+  'crm.company.userfield.get': {
+    /** Identifier of the custom field associated with the company. */
+    id: NumericId }
   /** Get a List of Custom Fields for Companies. Scope: crm. */
-  'crm.company.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.company.userfield.list': {
+    /** Object format: - field_n — the name of the field by which the selection of custom fields will be fi… */
+    filter?: {
+    /** Identifier of the custom field */
+    ID?: NumericId;
+    /** Code of the custom field */
+    FIELD_NAME?: string;
+    /** Type of the custom field. */
+    USER_TYPE_ID?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Sorting index */
+    SORT?: number;
+    /** Is the custom field multiple. */
+    MULTIPLE?: Flag;
+    /** Is the custom field mandatory. */
+    MANDATORY?: Flag;
+    /** Show in the list filter. */
+    SHOW_FILTER?: string;
+    /** Whether to show in the list. */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing? */
+    EDIT_IN_LIST?: Flag;
+    /** Whether the field values participate in search. */
+    IS_SEARCHABLE?: Flag;
+    /** Language identifier. */
+    LANG?: string; [k: string]: unknown };
+    /** Object format: - field_n — the name of the field by which the selection of elements will be sorted… */
+    order?: Obj }
   /** Update Company User Field. Scope: crm. */
-  'crm.company.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.company.userfield.update': {
+    /** Identifier of the user field. */
+    id: NumericId;
+    /** Object format: - field_n — field name - value_n — new field value The list of available fields is d… */
+    fields: {
+    /** Is the field mandatory? */
+    MANDATORY?: Flag;
+    /** Should the field be shown in the filter? */
+    SHOW_FILTER?: Flag;
+    /** External code */
+    XML_ID?: string;
+    /** Additional field parameters. */
+    SETTINGS?: {
+    /** Default value */
+    DEFAULT_VALUE?: string;
+    /** Number of lines in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the user field of type enumeration, description below */
+    LIST?: ReadonlyArray<{
+    /** Value of the list element. */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list element the default value? */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Should the user field be shown in the list? */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing? */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values searchable? */
+    IS_SEARCHABLE?: Flag;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message */
+    ERROR_MESSAGE?: string;
+    /** Help */
+    HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Create a New Contact. Scope: crm. @deprecated Use crm.item.add. */
-  'crm.contact.add': { fields?: { HONORIFIC?: Id; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; BIRTHDATE?: string; TYPE_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; POST?: string; COMMENTS?: string; OPENED?: Flag; EXPORT?: Flag; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; COMPANY_IDS?: readonly Id[]; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; TRACE?: string; PHONE?: readonly Id[]; EMAIL?: readonly Id[]; WEB?: readonly Id[]; IM?: readonly Id[]; LINK?: readonly Id[]; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; IMPORT?: Flag; [k: string]: unknown } }
+  'crm.contact.add': {
+    /** An object in the following format: where: - field_n — field name - value_n — field value The list o… */
+    fields?: {
+    /** Salutation. */
+    HONORIFIC?: Id;
+    /** First name */
+    NAME?: string;
+    /** Middle name */
+    SECOND_NAME?: string;
+    /** Last name */
+    LAST_NAME?: string;
+    /** Photograph */
+    PHOTO?: unknown;
+    /** Date of birth */
+    BIRTHDATE?: string;
+    /** Contact type. */
+    TYPE_ID?: Id;
+    /** Source. */
+    SOURCE_ID?: Id;
+    /** Additional information about the source */
+    SOURCE_DESCRIPTION?: string;
+    /** Position */
+    POST?: string;
+    /** Comment. */
+    COMMENTS?: string;
+    /** Is it available to everyone? */
+    OPENED?: Flag;
+    /** Is the contact included in the export? */
+    EXPORT?: Flag;
+    /** Identifier of the user responsible for the item. */
+    ASSIGNED_BY_ID?: Id;
+    /** Identifier of the main company for the contact. */
+    COMPANY_ID?: Id;
+    /** Array of identifiers of companies associated with the contact. */
+    COMPANY_IDS?: readonly Id[];
+    /** Advertising system (Google Ads, Microsoft Advertising, etc.) */
+    UTM_SOURCE?: string;
+    /** Traffic type. */
+    UTM_MEDIUM?: string;
+    /** Advertising campaign designation */
+    UTM_CAMPAIGN?: string;
+    /** Campaign content. */
+    UTM_CONTENT?: string;
+    /** Campaign search condition. */
+    UTM_TERM?: string;
+    /** Information for Sales Intelligence */
+    TRACE?: string;
+    /** Phone */
+    PHONE?: readonly Id[];
+    /** E-mail */
+    EMAIL?: readonly Id[];
+    /** Website */
+    WEB?: readonly Id[];
+    /** Messenger */
+    IM?: readonly Id[];
+    /** Links. */
+    LINK?: readonly Id[]; [k: string]: unknown };
+    /** An object containing a set of additional parameters. */
+    params?: {
+    /** Should the event of adding a contact be registered in the live feed? */
+    REGISTER_SONET_EVENT?: Flag;
+    /** Is import mode enabled? */
+    IMPORT?: Flag; [k: string]: unknown } }
   /** Add a Company to the Specified Contact. Scope: crm. */
-  'crm.contact.company.add': { id: number; fields: { COMPANY_ID: Id; IS_PRIMARY?: Flag; SORT?: number; [k: string]: unknown } }
+  'crm.contact.company.add': {
+    /** Identifier of the contact. */
+    id: NumericId;
+    /** Object format: where: - field_n — field name - value_n — field value The list of available fields i… */
+    fields: {
+    /** Identifier of the company that will be linked to the contact. */
+    COMPANY_ID: Id;
+    /** Indicates whether the link is primary. */
+    IS_PRIMARY?: Flag;
+    /** Sort index. */
+    SORT?: number; [k: string]: unknown } }
   /** Remove a Company from the Specified Contact. Scope: crm. */
-  'crm.contact.company.delete': { id: number; fields: Obj; "fields.COMPANY_ID": number }
+  'crm.contact.company.delete': {
+    /** Identifier of the contact. */
+    id: NumericId;
+    /** An object containing information about which company needs to be removed from the bindings. */
+    fields: Obj;
+    /** Identifier of the company that needs to be removed from the bindings */
+    "fields.COMPANY_ID": NumericId }
   /** Get Fields for Contact-Company. Scope: crm. */
   'crm.contact.company.fields': NoParams
   /** Clear the Set of Companies Associated with the Specified Contact. Scope: crm. */
-  'crm.contact.company.items.delete': { id: number }
+  'crm.contact.company.items.delete': {
+    /** Identifier of the contact. */
+    id: NumericId }
   /** Get a Set of Companies Associated with the Specified Contact. Scope: crm. */
-  'crm.contact.company.items.get': { id: number }
+  'crm.contact.company.items.get': {
+    /** Identifier of the contact. */
+    id: NumericId }
   /** Set the Set of Companies Associated with the Specified Contact. Scope: crm. */
-  'crm.contact.company.items.set': { id: number; items: ReadonlyArray<{ COMPANY_ID: Id; IS_PRIMARY?: Flag; SORT?: number; [k: string]: unknown }> }
+  'crm.contact.company.items.set': {
+    /** Identifier of the contact. */
+    id: NumericId;
+    /** A set of objects that describe the associated companies for the contact. */
+    items: ReadonlyArray<{
+    /** Identifier of the company that will be linked to the contact. */
+    COMPANY_ID: Id;
+    /** Indicates whether the binding is primary. */
+    IS_PRIMARY?: Flag;
+    /** Sort index. */
+    SORT?: number; [k: string]: unknown }> }
   /** Delete Contact. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.contact.delete': { id: number }
+  'crm.contact.delete': {
+    /** The identifier of the contact. */
+    id: NumericId }
   /** Set a Common Contact Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   'crm.contact.details.configuration.forceCommonScopeForAll': NoParams
   /** Get Card Parameters. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
-  'crm.contact.details.configuration.get': { scope?: string; userId?: Id }
+  'crm.contact.details.configuration.get': {
+    /** The scope of the settings. */
+    scope?: string;
+    /** User identifier. */
+    userId?: Id }
   /** Reset Card Parameters. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
-  'crm.contact.details.configuration.reset': { scope?: string; userId?: Id }
+  'crm.contact.details.configuration.reset': {
+    /** The scope of the settings. */
+    scope?: string;
+    /** User identifier. */
+    userId?: Id }
   /** Set Parameters for the Individual Card. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
-  'crm.contact.details.configuration.set': { scope?: string; userId?: Id; data: readonly Id[] }
+  'crm.contact.details.configuration.set': {
+    /** The scope of the settings. */
+    scope?: string;
+    /** User identifier. */
+    userId?: Id;
+    /** The list of section describes the configuration of field sections in the item card. */
+    data: readonly Id[] }
   /** Get Contact Fields. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.contact.fields': NoParams
   /** Get Contact by Id. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.contact.get': { id: number }
+  'crm.contact.get': {
+    /** Identifier of the contact. */
+    id: NumericId }
   /** Get a List of Contacts. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.contact.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.contact.list': {
+    /** A list of fields that should be populated for the contacts in the selection. */
+    select?: readonly string[];
+    /** An object in the format: where: - field_n — the name of the field by which the selection of element… */
+    filter?: Obj;
+    /** An object in the format: where: - field_n — the name of the field by which the selection of contact… */
+    order?: Obj;
+    /** A parameter for managing pagination. */
+    start?: number }
   /** Update Contact. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.contact.update': { id: number; fields: { HONORIFIC?: Id; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; BIRTHDATE?: string; TYPE_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; POST?: string; COMMENTS?: string; OPENED?: Flag; EXPORT?: Flag; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; COMPANY_IDS?: readonly Id[]; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; PHONE?: readonly Id[]; EMAIL?: readonly Id[]; WEB?: readonly Id[]; IM?: readonly Id[]; LINK?: readonly Id[]; [k: string]: unknown } }
+  'crm.contact.update': {
+    /** The identifier of the contact to be changed. */
+    id: NumericId;
+    /** An object in the following format: where: - field_n — field name - value_n — new field value The li… */
+    fields: {
+    /** Salutation. */
+    HONORIFIC?: Id;
+    /** First name */
+    NAME?: string;
+    /** Middle name */
+    SECOND_NAME?: string;
+    /** Last name */
+    LAST_NAME?: string;
+    /** Photograph */
+    PHOTO?: unknown;
+    /** Date of birth */
+    BIRTHDATE?: string;
+    /** Contact type. */
+    TYPE_ID?: Id;
+    /** Source The list of available source types can be obtained using crm.status.list with the filter { E… */
+    SOURCE_ID?: Id;
+    /** Additional information about the source */
+    SOURCE_DESCRIPTION?: string;
+    /** Position */
+    POST?: string;
+    /** Comment. */
+    COMMENTS?: string;
+    /** Is it available to everyone? */
+    OPENED?: Flag;
+    /** Is the contact participating in the export? */
+    EXPORT?: Flag;
+    /** Identifier of the user responsible for the item */
+    ASSIGNED_BY_ID?: Id;
+    /** Identifier of the main company for the contact. */
+    COMPANY_ID?: Id;
+    /** Array of identifiers of companies to which the contact is linked. */
+    COMPANY_IDS?: readonly Id[];
+    /** Advertising system (Google Ads, Microsoft Advertising, etc.) */
+    UTM_SOURCE?: string;
+    /** Traffic type. */
+    UTM_MEDIUM?: string;
+    /** Advertising campaign designation */
+    UTM_CAMPAIGN?: string;
+    /** Content of the campaign. */
+    UTM_CONTENT?: string;
+    /** Search condition of the campaign. */
+    UTM_TERM?: string;
+    /** Phone */
+    PHONE?: readonly Id[];
+    /** E-mail */
+    EMAIL?: readonly Id[];
+    /** Website */
+    WEB?: readonly Id[];
+    /** Messenger */
+    IM?: readonly Id[];
+    /** Links. */
+    LINK?: readonly Id[]; [k: string]: unknown };
+    /** An object containing a set of additional parameters. */
+    params?: {
+    /** Should the update event of the contact be registered in the activity stream? */
+    REGISTER_SONET_EVENT?: Flag;
+    /** Should the update of the contact be registered in the history? */
+    REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
   /** Create a Custom Field for Contacts. Scope: crm. */
-  'crm.contact.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.contact.userfield.add': {
+    /** An object in the following format: where: - field_n — field name - value_n — field value The list o… */
+    fields: {
+    /** Data type of the custom field. */
+    USER_TYPE_ID: string;
+    /** Field code. */
+    FIELD_NAME: string;
+    /** Default name of the custom field. */
+    LABEL?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message. */
+    ERROR_MESSAGE?: string;
+    /** Help. */
+    HELP_MESSAGE?: string;
+    /** Is the field multiple. */
+    MULTIPLE?: Flag;
+    /** Is the field mandatory. */
+    MANDATORY?: Flag;
+    /** Show the field in the filter. */
+    SHOW_FILTER?: Flag;
+    /** Additional field parameters. */
+    SETTINGS?: {
+    /** Default value. */
+    DEFAULT_VALUE?: string;
+    /** Number of rows in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the custom field of type enumeration. */
+    LIST?: ReadonlyArray<{
+    /** Value of the list element. */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list element the default value. */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Show the custom field in the list. */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing. */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values included in the search. */
+    IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Contact Field. Scope: crm. */
-  'crm.contact.userfield.delete': { id: number }
+  'crm.contact.userfield.delete': {
+    /** Identifier of the custom field associated with the contact. */
+    id: NumericId }
   /** Get Custom Contact Field by Id. Scope: crm. */
-  'crm.contact.userfield.get': { id: number }
+  'crm.contact.userfield.get': {
+    /** Identifier of the custom field associated with the contact. */
+    id: NumericId }
   /** Get a List of Custom Fields for Contacts. Scope: crm. */
-  'crm.contact.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.contact.userfield.list': {
+    /** Object format: where: - field_n — the name of the field by which the selection of custom fields wil… */
+    filter?: {
+    /** Identifier of the custom field */
+    ID?: NumericId;
+    /** Code of the custom field */
+    FIELD_NAME?: string;
+    /** Type of the custom field. */
+    USER_TYPE_ID?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Sorting index */
+    SORT?: number;
+    /** Is the custom field multiple (Y — yes / N — no) */
+    MULTIPLE?: Flag;
+    /** Is the custom field mandatory (Y — yes / N — no) */
+    MANDATORY?: Flag;
+    /** Show in the list filter. */
+    SHOW_FILTER?: string;
+    /** Show in the list (Y — yes / N — no). */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing (Y — yes / N — no) */
+    EDIT_IN_LIST?: Flag;
+    /** Are field values included in the search (Y — yes / N — no) This parameter does not affect anything… */
+    IS_SEARCHABLE?: Flag;
+    /** Language identifier. */
+    LANG?: string; [k: string]: unknown };
+    /** Object format: where: - field_n — the name of the field by which the selection of elements will be… */
+    order?: Obj }
   /** Edit an Existing Contact Custom Field. Scope: crm. */
-  'crm.contact.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ ID?: string; DEL?: Flag; VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.contact.userfield.update': {
+    /** Identifier of the custom field. */
+    id: NumericId;
+    /** Object format: where: - field_n — field name - value_n — new field value The list of available fiel… */
+    fields: {
+    /** Is the field mandatory? */
+    MANDATORY?: Flag;
+    /** Should the field be shown in the filter? */
+    SHOW_FILTER?: Flag;
+    /** External code */
+    XML_ID?: string;
+    /** Additional field parameters. */
+    SETTINGS?: {
+    /** Default value */
+    DEFAULT_VALUE?: string;
+    /** Number of rows in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the custom field of type enumeration. */
+    LIST?: ReadonlyArray<{
+    /** Identifier of the list item. */
+    ID?: string;
+    /** Flag necessary for deleting a list item. */
+    DEL?: Flag;
+    /** Value of the list element */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list item the default value? */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Should the user field be shown in the list? */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing? */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values searchable? */
+    IS_SEARCHABLE?: Flag;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message. */
+    ERROR_MESSAGE?: string;
+    /** Help message. */
+    HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Add Currency. Scope: crm. */
-  'crm.currency.add': { fields: Obj }
+  'crm.currency.add': {
+    /** Field values (detailed description provided below) for adding a new currency in the form of a struc… */
+    fields: Obj }
   /** Get the Symbolic Identifier of the Base Currency. Scope: crm. */
   'crm.currency.base.get': NoParams
   /** Set Currency as Base. Scope: crm. */
-  'crm.currency.base.set': { id?: string }
+  'crm.currency.base.set': {
+    /** Identifier of the currency that will become the base. */
+    id?: string }
   /** Delete Currency. Scope: crm. */
-  'crm.currency.delete': { id: string }
+  'crm.currency.delete': {
+    /** Currency identifier. */
+    id: string }
   /** Get Currency Fields. Scope: crm. */
   'crm.currency.fields': NoParams
   /** Get Currency by ID. Scope: crm. */
-  'crm.currency.get': { id?: Id }
+  'crm.currency.get': {
+    /** Symbolic identifier of the currency. */
+    id?: Id }
   /** Get the List of Currencies. Scope: crm. */
-  'crm.currency.list': { order?: Obj }
+  'crm.currency.list': {
+    /** An object for sorting records in the format {"field_1": "order_1", ... */
+    order?: Obj }
   /** Delete Currency Localizations. Scope: crm. */
-  'crm.currency.localizations.delete': { id: string; lids: readonly unknown[] }
+  'crm.currency.localizations.delete': {
+    /** Currency identifier. */
+    id: string;
+    /** Array of language identifiers for which localizations need to be deleted */
+    lids: readonly unknown[] }
   /** Get Currency Localization Fields. Scope: crm. */
   'crm.currency.localizations.fields': NoParams
   /** Get Currency Localizations. Scope: crm. */
-  'crm.currency.localizations.get': { id?: string }
+  'crm.currency.localizations.get': {
+    /** Currency identifier. */
+    id?: string }
   /** Set Localizations for Currency. Scope: crm. */
-  'crm.currency.localizations.set': { id: string; localizations: Obj }
+  'crm.currency.localizations.set': {
+    /** Currency identifier. */
+    id: string;
+    /** Currency localization parameters. */
+    localizations: Obj }
   /** Update Currency. Scope: crm. */
-  'crm.currency.update': { ID?: string; fields?: Obj }
+  'crm.currency.update': {
+    /** Currency identifier. */
+    ID?: string;
+    /** Field values (detailed description provided below) for updating the currency in the following struc… */
+    fields?: Obj }
   /** Create a New Deal. Scope: crm. @deprecated Use crm.item.add. */
-  'crm.deal.add': { fields?: { TITLE?: string; TYPE_ID?: Id; CATEGORY_ID?: Id; STAGE_ID?: Id; IS_RECURRING?: 'Y' | 'N'; IS_RETURN_CUSTOMER?: 'Y' | 'N'; IS_REPEATED_APPROACH?: 'Y' | 'N'; PROBABILITY?: number; CURRENCY_ID?: Id; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: 'Y' | 'N'; TAX_VALUE?: number; COMPANY_ID?: Id; CONTACT_ID?: Id; CONTACT_IDS?: readonly Id[]; BEGINDATE?: string; CLOSEDATE?: string; OPENED?: 'Y' | 'N'; CLOSED?: 'Y' | 'N'; COMMENTS?: string; ASSIGNED_BY_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; TRACE?: string; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
+  'crm.deal.add': {
+    /** Object format: where: - field_n — field name - value_n — field value The list of available fields i… */
+    fields?: {
+    /** Deal title. */
+    TITLE?: string;
+    /** String identifier of the deal type. */
+    TYPE_ID?: Id;
+    /** Funnel identifier. */
+    CATEGORY_ID?: Id;
+    /** Deal stage. */
+    STAGE_ID?: Id;
+    /** Indicates whether the deal is a template for a recurring deal. */
+    IS_RECURRING?: 'Y' | 'N';
+    /** Indicates whether the deal is a repeat. */
+    IS_RETURN_CUSTOMER?: 'Y' | 'N';
+    /** Indicates whether the deal is a repeated approach. */
+    IS_REPEATED_APPROACH?: 'Y' | 'N';
+    /** Probability, % */
+    PROBABILITY?: number;
+    /** Currency. */
+    CURRENCY_ID?: Id;
+    /** Amount. */
+    OPPORTUNITY?: number;
+    /** Indicates whether manual calculation of the amount is enabled. */
+    IS_MANUAL_OPPORTUNITY?: 'Y' | 'N';
+    /** Tax amount. */
+    TAX_VALUE?: number;
+    /** Identifier of the company associated with the deal. */
+    COMPANY_ID?: Id;
+    /** Contact. */
+    CONTACT_ID?: Id;
+    /** List of contacts associated with the deal. */
+    CONTACT_IDS?: readonly Id[];
+    /** Start date. */
+    BEGINDATE?: string;
+    /** Close date. */
+    CLOSEDATE?: string;
+    /** Is the deal available to everyone? */
+    OPENED?: 'Y' | 'N';
+    /** Is the deal closed? */
+    CLOSED?: 'Y' | 'N';
+    /** Comment. */
+    COMMENTS?: string;
+    /** Responsible person. */
+    ASSIGNED_BY_ID?: Id;
+    /** String identifier of the source type. */
+    SOURCE_ID?: Id;
+    /** Additional information about the source */
+    SOURCE_DESCRIPTION?: string;
+    /** Additional information */
+    ADDITIONAL_INFO?: string;
+    /** Client's location. */
+    LOCATION_ID?: Id;
+    /** Identifier of the data source. */
+    ORIGINATOR_ID?: string;
+    /** Identifier of the element in the data source. */
+    ORIGIN_ID?: string;
+    /** Advertising system (Google-Adwords and others) */
+    UTM_SOURCE?: string;
+    /** Traffic type. */
+    UTM_MEDIUM?: string;
+    /** Advertising campaign designation */
+    UTM_CAMPAIGN?: string;
+    /** Campaign content. */
+    UTM_CONTENT?: string;
+    /** Campaign search term. */
+    UTM_TERM?: string;
+    /** Information for Sales Intelligence — read more in the article {#T} */
+    TRACE?: string; [k: string]: unknown };
+    /** Object containing an additional set of parameters (detailed description) */
+    params?: {
+    /** Should the event of adding a deal be registered in the activity stream? */
+    REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
   /** Add Contact to Deal. Scope: crm. */
-  'crm.deal.contact.add': { id: number; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
+  'crm.deal.contact.add': {
+    /** Identifier of the deal. */
+    id: NumericId;
+    /** Object in the format: where: - field_n — field name - value_n — field value The list of available f… */
+    fields: {
+    /** Identifier of the contact to be linked to the deal. */
+    CONTACT_ID: Id;
+    /** Indicates whether the link is primary. */
+    IS_PRIMARY?: 'Y' | 'N';
+    /** Sort index */
+    SORT?: number; [k: string]: unknown } }
   /** Remove Contact from Specified Deal. Scope: crm. */
-  'crm.deal.contact.delete': { id: number; fields: { CONTACT_ID: Id; [k: string]: unknown } }
+  'crm.deal.contact.delete': {
+    /** Identifier of the deal. */
+    id: NumericId;
+    /** An object containing information about which contact needs to be removed from the bindings (detaile… */
+    fields: {
+    /** Identifier of the contact to be removed from the bindings. */
+    CONTACT_ID: Id; [k: string]: unknown } }
   /** Get Fields for Deal-Contact Connection. Scope: crm. */
   'crm.deal.contact.fields': NoParams
   /** Remove the set of contacts associated with the specified deal. Scope: crm. */
-  'crm.deal.contact.items.delete': { id: number }
+  'crm.deal.contact.items.delete': {
+    /** Identifier of the deal Can be obtained using the methods crm.deal.list or crm.deal.add */
+    id: NumericId }
   /** Retrieve a Set of Contacts Associated with a Specified Deal. Scope: crm. */
-  'crm.deal.contact.items.get': { id: number }
+  'crm.deal.contact.items.get': {
+    /** Identifier of the deal This can be obtained using the methods crm.deal.list or crm.deal.add */
+    id: NumericId }
   /** Set a set of contacts associated with the specified deal. Scope: crm. */
-  'crm.deal.contact.items.set': { id: number; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
+  'crm.deal.contact.items.set': {
+    /** Identifier of the deal Can be obtained using the methods crm.deal.list or crm.deal.add */
+    id: NumericId;
+    /** A set of objects describing the linked contacts to the deal (detailed description) */
+    items: ReadonlyArray<{
+    /** Identifier of the contact to be linked to the deal The identifier can be obtained using the methods… */
+    CONTACT_ID: Id;
+    /** Indicates whether the binding is primary. */
+    IS_PRIMARY?: 'Y' | 'N';
+    /** Sorting index By default (i + 1) 10, where i is the index of the element in the items array, starti… */
+    SORT?: number; [k: string]: unknown }> }
   /** Delete Deal. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.deal.delete': { id: number }
+  'crm.deal.delete': {
+    /** The identifier of the deal. */
+    id: NumericId }
   /** Set a Common Detail Form for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
-  'crm.deal.details.configuration.forceCommonScopeForAll': { extras?: { dealCategoryId?: number; [k: string]: unknown } }
+  'crm.deal.details.configuration.forceCommonScopeForAll': {
+    /** Additional parameters (detailed description) */
+    extras?: {
+    /** Identifier of the Sales Funnel. */
+    dealCategoryId?: NumericId; [k: string]: unknown } }
   /** Get Parameters of the Deal Card. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
-  'crm.deal.details.configuration.get': { scope?: string; userId?: Id; extras?: { dealCategoryId?: number; [k: string]: unknown } }
+  'crm.deal.details.configuration.get': {
+    /** The scope of the settings. */
+    scope?: string;
+    /** User identifier. */
+    userId?: Id;
+    /** Additional parameters (detailed description) */
+    extras?: {
+    /** Identifier of the deal funnel. */
+    dealCategoryId?: NumericId; [k: string]: unknown } }
   /** Reset Deal Card Settings. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
-  'crm.deal.details.configuration.reset': { scope?: string; userId?: Id; extras?: { dealCategoryId?: number; [k: string]: unknown } }
+  'crm.deal.details.configuration.reset': {
+    /** The scope of the settings. */
+    scope?: string;
+    /** User identifier. */
+    userId?: Id;
+    /** Additional parameters (detailed description) */
+    extras?: {
+    /** Identifier of the Sales Funnel. */
+    dealCategoryId?: NumericId; [k: string]: unknown } }
   /** Set Parameters for the Deal Card. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
-  'crm.deal.details.configuration.set': { scope?: string; userId?: Id; data: ReadonlyArray<{ name: string; title: string; type: string; elements?: ReadonlyArray<{ name: string; optionFlags?: number; options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>; extras?: { dealCategoryId?: number; [k: string]: unknown } }
+  'crm.deal.details.configuration.set': {
+    /** The scope of the settings. */
+    scope?: string;
+    /** User identifier. */
+    userId?: Id;
+    /** A list of section describing the configuration of the deal card sections. */
+    data: ReadonlyArray<{
+    /** Unique name of the section */
+    name: string;
+    /** Title of the section */
+    title: string;
+    /** Type of the section Currently, only the value section is available */
+    type: string;
+    /** List of fields displayed in the card with additional settings */
+    elements?: ReadonlyArray<{
+    /** Field identifier. */
+    name: string;
+    /** Whether to always show the field: - 1 — yes - 0 — no Default is 0 */
+    optionFlags?: number;
+    /** Additional options for the field. */
+    options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>;
+    /** Additional parameters (detailed description) */
+    extras?: {
+    /** Identifier of the deal funnel. */
+    dealCategoryId?: NumericId; [k: string]: unknown } }
   /** Get Fields of the Deal. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.deal.fields': NoParams
   /** Get Deal by Id. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.deal.get': { id: number }
+  'crm.deal.get': {
+    /** The identifier of the deal. */
+    id: NumericId }
   /** Get a List of Deals. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.deal.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.deal.list': {
+    /** A list of fields that should be populated for deals in the selection. */
+    select?: readonly string[];
+    /** Object format: where: - field_n — the name of the field by which the selection of elements will be… */
+    filter?: Obj;
+    /** Object format: where: - field_n — the name of the field by which the selection of deals will be sor… */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Get Deal Products. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.deal.productrows.get': { id: number }
+  'crm.deal.productrows.get': {
+    /** The identifier of the deal. */
+    id: NumericId }
   /** Set Products in Deal. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.deal.productrows.set': { id: number; rows?: ReadonlyArray<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
+  'crm.deal.productrows.set': {
+    /** Identifier of the deal. */
+    id: NumericId;
+    /** Product rows An array of objects in the following format: where - field_n — name of the product row… */
+    rows?: ReadonlyArray<{
+    /** Identifier of the product in the catalog. */
+    PRODUCT_ID?: NumericId;
+    /** Name of the product row. */
+    PRODUCT_NAME?: string;
+    /** Final cost of the product per unit Default - 0.0 */
+    PRICE?: number;
+    /** Cost per unit considering discounts, excluding taxes */
+    PRICE_EXCLUSIVE?: number;
+    /** Cost per unit excluding discounts and taxes */
+    PRICE_NETTO?: number;
+    /** Cost per unit excluding discounts but including taxes */
+    PRICE_BRUTTO?: number;
+    /** Quantity of product units Default - 1.0 */
+    QUANTITY?: number;
+    /** Type of discount Possible types: - 1 - Absolute - 2 - Percentage Default - 2 */
+    DISCOUNT_TYPE_ID?: NumericId;
+    /** Discount value in percentage (if percentage discount type is used) Default - 0.0 */
+    DISCOUNT_RATE?: number;
+    /** Absolute discount value (if absolute discount type is used) Default - 0.0 */
+    DISCOUNT_SUM?: number;
+    /** Tax rate in percentage */
+    TAX_RATE?: number;
+    /** Indicator of whether tax is included in the price Possible values: - Y – tax included - N – tax not… */
+    TAX_INCLUDED?: 'Y' | 'N';
+    /** Unit of measure code If PRODUCT_ID is provided, the default value will be taken from the product, o… */
+    MEASURE_CODE?: Id;
+    /** Text representation of the unit of measure (e.g., pcs, kg, m, l, etc.) If PRODUCT_ID is provided, t… */
+    MEASURE_NAME?: string;
+    /** Sorting Default - 0 */
+    SORT?: number; [k: string]: unknown }> }
   /** Create a Template for Recurring Deal. Scope: crm. */
-  'crm.deal.recurring.add': { fields: { DEAL_ID?: number; ACTIVE?: 'Y' | 'N'; CATEGORY_ID?: string; IS_LIMIT?: string; LIMIT_REPEAT?: number; LIMIT_DATE?: string; START_DATE?: string; PARAMS?: { MODE?: string; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
+  'crm.deal.recurring.add': {
+    /** Object format: where: - field_n — name of the setting field - value_n — value of the setting field… */
+    fields: {
+    /** Identifier of the deal based on which the recurring deal template is created. */
+    DEAL_ID?: NumericId;
+    /** Activity flag of the setting. */
+    ACTIVE?: 'Y' | 'N';
+    /** ID of the funnel for new deals created from the template. */
+    CATEGORY_ID?: string;
+    /** Limit on creating new deals: N — no limits D — limit by date (LIMIT_DATE) T — limit by quantity (LI… */
+    IS_LIMIT?: string;
+    /** Maximum number of deals that can be created from the template. */
+    LIMIT_REPEAT?: number;
+    /** End date for generating deals from the template in the format YYYY-MM-DD. */
+    LIMIT_DATE?: string;
+    /** Start date for calculating the next run in the format YYYY-MM-DD */
+    START_DATE?: string;
+    /** Frequency parameters (detailed description) */
+    PARAMS?: {
+    /** Repetition mode: single — single multiple — multiple */
+    MODE?: string;
+    /** Type of period for MODE = multiple: day, week, month, year */
+    MULTIPLE_TYPE?: string;
+    /** Repetition interval for MODE = multiple */
+    MULTIPLE_INTERVAL?: number;
+    /** Offset type for MODE = single: day, week, month, year */
+    SINGLE_BEFORE_START_DATE_TYPE?: string;
+    /** Offset value for MODE = single */
+    SINGLE_BEFORE_START_DATE_VALUE?: number;
+    /** Offset type for the start date of the created deal: day, week, month, year */
+    OFFSET_BEGINDATE_TYPE?: string;
+    /** Offset value for the start date of the created deal */
+    OFFSET_BEGINDATE_VALUE?: number;
+    /** Offset type for the end date of the created deal: day, week, month, year */
+    OFFSET_CLOSEDATE_TYPE?: string;
+    /** Offset value for the end date of the created deal */
+    OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete the Recurring Deal Template Setting. Scope: crm. */
-  'crm.deal.recurring.delete': { id: number }
+  'crm.deal.recurring.delete': {
+    /** Identifier of the recurring deal template setting. */
+    id: NumericId }
   /** Create a New Deal from the Template. Scope: crm. */
-  'crm.deal.recurring.expose': { id: number }
+  'crm.deal.recurring.expose': {
+    /** Identifier of the recurring deal template setting */
+    id: NumericId }
   /** Get the List of Fields for the Recurring Deal Template. Scope: crm. */
   'crm.deal.recurring.fields': NoParams
   /** Get Recurring Deal Template Settings by ID. Scope: crm. */
-  'crm.deal.recurring.get': { id: number }
+  'crm.deal.recurring.get': {
+    /** Identifier of the recurring deal template settings. */
+    id: NumericId }
   /** Get a List of Recurring Deal Template Settings. Scope: crm. */
-  'crm.deal.recurring.list': { order?: Obj; filter?: Obj; start?: number }
+  'crm.deal.recurring.list': {
+    /** Object format: where: - field_n — the name of the field to sort by - value_n — sort direction: ASC… */
+    order?: Obj;
+    /** Filter object format: where: - field_n — the name of the field to filter the selection of elements… */
+    filter?: Obj;
+    /** Pagination parameter. */
+    start?: number }
   /** Update the Recurring Deal Template Settings. Scope: crm. */
-  'crm.deal.recurring.update': { id: number; fields?: { ACTIVE?: 'Y' | 'N'; CATEGORY_ID?: string; IS_LIMIT?: string; LIMIT_REPEAT?: number; LIMIT_DATE?: string; START_DATE?: string; PARAMS?: { MODE?: string; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
+  'crm.deal.recurring.update': {
+    /** The identifier of the recurring deal template setting. */
+    id: NumericId;
+    /** An object in the following format: where: - field_n — the name of the setting field - value_n — the… */
+    fields?: {
+    /** The active flag for the setting. */
+    ACTIVE?: 'Y' | 'N';
+    /** The ID of the funnel for new deals created from the template. */
+    CATEGORY_ID?: string;
+    /** Limit on creating new deals: - N — no limits - D — date limit (LIMIT_DATE) - T — quantity limit (LI… */
+    IS_LIMIT?: string;
+    /** The maximum number of deals that can be created from the template. */
+    LIMIT_REPEAT?: number;
+    /** The end date for generating deals from the template in the format YYYY-MM-DD. */
+    LIMIT_DATE?: string;
+    /** The start date for calculating the next run in the format YYYY-MM-DD */
+    START_DATE?: string;
+    /** Recurrence parameters (detailed description) */
+    PARAMS?: {
+    /** The recurrence mode: - single — single - multiple — multiple */
+    MODE?: string;
+    /** The period type for MODE = multiple: - day - week - month - year */
+    MULTIPLE_TYPE?: string;
+    /** The recurrence interval for MODE = multiple */
+    MULTIPLE_INTERVAL?: number;
+    /** The offset type for MODE = single: - day - week - month - year */
+    SINGLE_BEFORE_START_DATE_TYPE?: string;
+    /** The offset value for MODE = single */
+    SINGLE_BEFORE_START_DATE_VALUE?: number;
+    /** The offset type for the start date of the created deal: - day - week - month - year */
+    OFFSET_BEGINDATE_TYPE?: string;
+    /** The offset value for the start date of the created deal */
+    OFFSET_BEGINDATE_VALUE?: number;
+    /** The offset type for the completion date of the created deal: - day - week - month - year */
+    OFFSET_CLOSEDATE_TYPE?: string;
+    /** The offset value for the completion date of the created deal */
+    OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Update Deal. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.deal.update': { id: number; fields?: { TITLE?: string; TYPE_ID?: Id; STAGE_ID?: Id; IS_RECURRING?: 'Y' | 'N'; IS_RETURN_CUSTOMER?: 'Y' | 'N'; IS_REPEATED_APPROACH?: 'Y' | 'N'; PROBABILITY?: number; CURRENCY_ID?: Id; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: 'Y' | 'N'; TAX_VALUE?: number; COMPANY_ID?: Id; CONTACT_ID?: Id; CONTACT_IDS?: readonly Id[]; BEGINDATE?: string; CLOSEDATE?: string; OPENED?: 'Y' | 'N'; CLOSED?: 'Y' | 'N'; COMMENTS?: string; ASSIGNED_BY_ID?: Id; SOURCE_ID?: Id; SOURCE_DESCRIPTION?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: Id; ORIGINATOR_ID?: string; ORIGIN_ID?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
+  'crm.deal.update': {
+    /** The identifier of the deal. */
+    id: NumericId;
+    /** An object in the following format: where: - field_n — the name of the field - value_n — the new val… */
+    fields?: {
+    /** The title of the deal */
+    TITLE?: string;
+    /** The string identifier of the deal type. */
+    TYPE_ID?: Id;
+    /** The stage of the deal. */
+    STAGE_ID?: Id;
+    /** Indicates whether the deal is a template for a recurring deal. */
+    IS_RECURRING?: 'Y' | 'N';
+    /** Indicates whether the deal is a repeat. */
+    IS_RETURN_CUSTOMER?: 'Y' | 'N';
+    /** Indicates whether the deal is a repeated approach. */
+    IS_REPEATED_APPROACH?: 'Y' | 'N';
+    /** Probability, % */
+    PROBABILITY?: number;
+    /** Currency. */
+    CURRENCY_ID?: Id;
+    /** Amount */
+    OPPORTUNITY?: number;
+    /** Indicates whether manual calculation of the amount is enabled. */
+    IS_MANUAL_OPPORTUNITY?: 'Y' | 'N';
+    /** Tax amount */
+    TAX_VALUE?: number;
+    /** The identifier of the company associated with the deal. */
+    COMPANY_ID?: Id;
+    /** Contact. */
+    CONTACT_ID?: Id;
+    /** A list of contacts associated with the deal. */
+    CONTACT_IDS?: readonly Id[];
+    /** Start date */
+    BEGINDATE?: string;
+    /** End date */
+    CLOSEDATE?: string;
+    /** Is the deal available to everyone? */
+    OPENED?: 'Y' | 'N';
+    /** Is the deal closed? */
+    CLOSED?: 'Y' | 'N';
+    /** Comment. */
+    COMMENTS?: string;
+    /** Responsible person */
+    ASSIGNED_BY_ID?: Id;
+    /** The string identifier of the source type. */
+    SOURCE_ID?: Id;
+    /** Additional information about the source */
+    SOURCE_DESCRIPTION?: string;
+    /** Additional information */
+    ADDITIONAL_INFO?: string;
+    /** Client's location. */
+    LOCATION_ID?: Id;
+    /** Identifier of the data source. */
+    ORIGINATOR_ID?: string;
+    /** Identifier of the element in the data source. */
+    ORIGIN_ID?: string;
+    /** Advertising system (Google-Adwords and others) */
+    UTM_SOURCE?: string;
+    /** Type of traffic. */
+    UTM_MEDIUM?: string;
+    /** Advertising campaign designation */
+    UTM_CAMPAIGN?: string;
+    /** Content of the campaign. */
+    UTM_CONTENT?: string;
+    /** Search term of the campaign. */
+    UTM_TERM?: string; [k: string]: unknown };
+    /** A set of additional parameters (detailed description) */
+    params?: {
+    /** Should the event of the deal change be registered in the live feed? */
+    REGISTER_SONET_EVENT?: Flag;
+    /** Should a record be created in the history? */
+    REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
   /** Create a Custom Field for Deals. Scope: crm. */
-  'crm.deal.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.deal.userfield.add': {
+    /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
+    fields: {
+    /** Data type of the custom field. */
+    USER_TYPE_ID: string;
+    /** Field code. */
+    FIELD_NAME: string;
+    /** Default name of the custom field. */
+    LABEL?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message */
+    ERROR_MESSAGE?: string;
+    /** Help */
+    HELP_MESSAGE?: string;
+    /** Is the field multiple. */
+    MULTIPLE?: Flag;
+    /** Is the field mandatory. */
+    MANDATORY?: Flag;
+    /** Show the field in the filter. */
+    SHOW_FILTER?: Flag;
+    /** Additional field parameters. */
+    SETTINGS?: {
+    /** Default value. */
+    DEFAULT_VALUE?: string;
+    /** Number of rows in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the custom field of type enumeration, described below By default [] */
+    LIST?: ReadonlyArray<{
+    /** Value of the list element. */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list item a default value? */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Show the custom field in the list. */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing. */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values included in the search. */
+    IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field. Scope: crm. */
-  'crm.deal.userfield.delete': { id: number }
+  'crm.deal.userfield.delete': {
+    /** Identifier of the custom field associated with the deal. */
+    id: NumericId }
   /** Get Custom Deal Field by ID. Scope: crm. */
-  'crm.deal.userfield.get': { id: number }
+  'crm.deal.userfield.get': {
+    /** Identifier of the custom field associated with the deal. */
+    id: NumericId }
   /** Get a list of custom fields for deals. Scope: crm. */
-  'crm.deal.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.deal.userfield.list': {
+    /** Object format: - field_n — the name of the field by which the selection of custom fields will be fi… */
+    filter?: {
+    /** Identifier of the custom field */
+    ID?: NumericId;
+    /** Code of the custom field */
+    FIELD_NAME?: string;
+    /** Type of the custom field. */
+    USER_TYPE_ID?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Sort index */
+    SORT?: number;
+    /** Whether the custom field is multiple. */
+    MULTIPLE?: Flag;
+    /** Whether the custom field is mandatory. */
+    MANDATORY?: Flag;
+    /** Whether to show in the list filter. */
+    SHOW_FILTER?: string;
+    /** Whether to show in the list. */
+    SHOW_IN_LIST?: Flag;
+    /** Whether to allow user editing. */
+    EDIT_IN_LIST?: Flag;
+    /** Whether the field values are searchable. */
+    IS_SEARCHABLE?: Flag;
+    /** Language identifier. */
+    LANG?: string; [k: string]: unknown };
+    /** Object format: - field_n — the name of the field by which the selection of elements will be sorted… */
+    order?: Obj }
   /** Update Existing Custom Field for Deals. Scope: crm. */
-  'crm.deal.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.deal.userfield.update': {
+    /** Identifier of the custom field. */
+    id: NumericId;
+    /** Object format: - field_n — field name - value_n — new field value The list of available fields is d… */
+    fields: {
+    /** Is the field mandatory? */
+    MANDATORY?: Flag;
+    /** Should the field be shown in the filter? */
+    SHOW_FILTER?: Flag;
+    /** External code */
+    XML_ID?: string;
+    /** Additional field parameters. */
+    SETTINGS?: {
+    /** Default value */
+    DEFAULT_VALUE?: string;
+    /** Number of rows in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the user field of type enumeration, description below */
+    LIST?: ReadonlyArray<{
+    /** Value of the list element. */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list element the default value? */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Should the user field be shown in the list? */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing? */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values searchable? */
+    IS_SEARCHABLE?: Flag;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message */
+    ERROR_MESSAGE?: string;
+    /** Help */
+    HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Create a New Deal Direction. Scope: crm. @deprecated Use crm.category.add. */
-  'crm.dealcategory.add': { fields?: readonly unknown[] }
+  'crm.dealcategory.add': {
+    /** Field values for creating a deal direction. */
+    fields?: readonly unknown[] }
   /** Get Default Deal Category Settings. Scope: crm. @deprecated Use crm.category.*. */
   'crm.dealcategory.default.get': NoParams
   /** Set Default Deal Category Settings. Scope: crm. @deprecated Use crm.category.*. */
-  'crm.dealcategory.default.set': { name?: string }
+  'crm.dealcategory.default.set': {
+    /** Name of the default category */
+    name?: string }
   /** Delete Deal Direction. Scope: crm. @deprecated Use crm.category.delete. */
-  'crm.dealcategory.delete': { id?: number }
+  'crm.dealcategory.delete': {
+    /** Identifier of the direction */
+    id?: NumericId }
   /** Get Descriptions of Fields for Deal Categories. Scope: crm. @deprecated Use crm.category.fields. */
   'crm.dealcategory.fields': NoParams
   /** Get Deal Direction. Scope: crm. @deprecated Use crm.category.get. */
-  'crm.dealcategory.get': { id?: number }
+  'crm.dealcategory.get': {
+    /** Identifier of the direction */
+    id?: NumericId }
   /** Filter Deal Categories. Scope: crm. @deprecated Use crm.category.list. */
   'crm.dealcategory.list': Obj
   /** Get a List of Deal Stages for the Endpoint. Scope: crm. @deprecated Use crm.category.*. */
-  'crm.dealcategory.stage.list': { id?: number }
+  'crm.dealcategory.stage.list': {
+    /** Identifier of the direction. */
+    id?: NumericId }
   /** Get the Identifier of the Directory Where Deal Stages are Stored. Scope: crm. @deprecated Use crm.category.*. */
-  'crm.dealcategory.status': { id?: number }
+  'crm.dealcategory.status': {
+    /** Direction identifier */
+    id?: NumericId }
   /** Update Deal Direction. Scope: crm. @deprecated Use crm.category.update. */
-  'crm.dealcategory.update': { id?: number; fields?: readonly unknown[] }
+  'crm.dealcategory.update': {
+    /** Identifier of the direction */
+    id?: NumericId;
+    /** Field values for updating the deal direction. */
+    fields?: readonly unknown[] }
   /** Create a New Document. Scope: crm. */
-  'crm.documentgenerator.document.add': { templateId: number; entityTypeId: number; entityId: number; values?: Obj; stampsEnabled?: number; fields?: Obj }
+  'crm.documentgenerator.document.add': {
+    /** Identifier of the document template */
+    templateId: NumericId;
+    /** Identifier of the CRM object type for which the document is created. */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object based on which the document is created */
+    entityId: NumericId;
+    /** Object with the values of the document fields. */
+    values?: Obj;
+    /** Include stamp and signature: - 1 — include - 0 — do not include Default is 0 */
+    stampsEnabled?: number;
+    /** Additional descriptions of document fields for generation. */
+    fields?: Obj }
   /** Delete Document. Scope: crm. */
-  'crm.documentgenerator.document.delete': { id: number }
+  'crm.documentgenerator.document.delete': {
+    /** Document identifier */
+    id: NumericId }
   /** Enable or Disable Public Link for Document. Scope: crm. */
-  'crm.documentgenerator.document.enablepublicurl': { id: number; status?: number }
+  'crm.documentgenerator.document.enablepublicurl': {
+    /** Document identifier */
+    id: NumericId;
+    /** Public link mode: - 1 — enable - 0 — disable Default: 1 */
+    status?: number }
   /** Get Document. Scope: crm. */
-  'crm.documentgenerator.document.get': { id: number }
+  'crm.documentgenerator.document.get': {
+    /** Document identifier */
+    id: NumericId }
   /** Get Document Fields. Scope: crm. */
-  'crm.documentgenerator.document.getfields': { id: number; values?: Obj }
+  'crm.documentgenerator.document.getfields': {
+    /** Document identifier */
+    id: NumericId;
+    /** Object format: where: - field_n — document field code - value_n — field value values are temporary… */
+    values?: Obj }
   /** Get a List of Documents. Scope: crm. */
-  'crm.documentgenerator.document.list': { select?: ReadonlyArray<{ id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }>; filter?: { id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; order?: { id?: string; title?: string; number?: string; templateId?: number; entityTypeId?: number; entityId?: number; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; createdBy?: number; updatedBy?: number; values?: Obj; downloadUrl?: string; imageUrl?: string; pdfUrl?: string; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; stampsEnabled?: Flag; [k: string]: unknown }; start?: number }
+  'crm.documentgenerator.document.list': {
+    /** A list of fields that should be populated in the documents returned. */
+    select?: ReadonlyArray<{
+    /** Document identifier */
+    id?: string;
+    /** Document name */
+    title?: string;
+    /** Document number */
+    number?: string;
+    /** Identifier of the document template */
+    templateId?: NumericId;
+    /** Identifier of the CRM object type */
+    entityTypeId?: NumericId;
+    /** Identifier of the CRM object */
+    entityId?: NumericId;
+    /** Document DOCX file identifier */
+    fileId?: NumericId;
+    /** Document image identifier */
+    imageId?: NumericId;
+    /** Document PDF file identifier */
+    pdfId?: NumericId;
+    /** Date of document creation */
+    createTime?: string;
+    /** Document update date */
+    updateTime?: string;
+    /** Identifier of the user who created the document */
+    createdBy?: number;
+    /** Identifier of the user who updated the document */
+    updatedBy?: number;
+    /** Field values of the document */
+    values?: Obj;
+    /** Link to download the document */
+    downloadUrl?: string;
+    /** Link to the document image */
+    imageUrl?: string;
+    /** Link to the PDF document */
+    pdfUrl?: string;
+    /** Link to download the document for machine access */
+    downloadUrlMachine?: string;
+    /** Link to the PDF document for machine access */
+    pdfUrlMachine?: string;
+    /** Link to the document image for machine access */
+    imageUrlMachine?: string;
+    /** Stamp and signature inclusion flag */
+    stampsEnabled?: Flag; [k: string]: unknown }>;
+    /** An object in the following format: where: - field_n — the name of the field for filtering - value_n… */
+    filter?: {
+    /** Document identifier */
+    id?: string;
+    /** Document name */
+    title?: string;
+    /** Document number */
+    number?: string;
+    /** Identifier of the document template */
+    templateId?: NumericId;
+    /** Identifier of the CRM object type */
+    entityTypeId?: NumericId;
+    /** Identifier of the CRM object */
+    entityId?: NumericId;
+    /** Document DOCX file identifier */
+    fileId?: NumericId;
+    /** Document image identifier */
+    imageId?: NumericId;
+    /** Document PDF file identifier */
+    pdfId?: NumericId;
+    /** Date of document creation */
+    createTime?: string;
+    /** Document update date */
+    updateTime?: string;
+    /** Identifier of the user who created the document */
+    createdBy?: number;
+    /** Identifier of the user who updated the document */
+    updatedBy?: number;
+    /** Field values of the document */
+    values?: Obj;
+    /** Link to download the document */
+    downloadUrl?: string;
+    /** Link to the document image */
+    imageUrl?: string;
+    /** Link to the PDF document */
+    pdfUrl?: string;
+    /** Link to download the document for machine access */
+    downloadUrlMachine?: string;
+    /** Link to the PDF document for machine access */
+    pdfUrlMachine?: string;
+    /** Link to the document image for machine access */
+    imageUrlMachine?: string;
+    /** Stamp and signature inclusion flag */
+    stampsEnabled?: Flag; [k: string]: unknown };
+    /** An object in the following format: where: - field_n — the name of the sorting field - value_n — the… */
+    order?: {
+    /** Document identifier */
+    id?: string;
+    /** Document name */
+    title?: string;
+    /** Document number */
+    number?: string;
+    /** Identifier of the document template */
+    templateId?: NumericId;
+    /** Identifier of the CRM object type */
+    entityTypeId?: NumericId;
+    /** Identifier of the CRM object */
+    entityId?: NumericId;
+    /** Document DOCX file identifier */
+    fileId?: NumericId;
+    /** Document image identifier */
+    imageId?: NumericId;
+    /** Document PDF file identifier */
+    pdfId?: NumericId;
+    /** Date of document creation */
+    createTime?: string;
+    /** Document update date */
+    updateTime?: string;
+    /** Identifier of the user who created the document */
+    createdBy?: number;
+    /** Identifier of the user who updated the document */
+    updatedBy?: number;
+    /** Field values of the document */
+    values?: Obj;
+    /** Link to download the document */
+    downloadUrl?: string;
+    /** Link to the document image */
+    imageUrl?: string;
+    /** Link to the PDF document */
+    pdfUrl?: string;
+    /** Link to download the document for machine access */
+    downloadUrlMachine?: string;
+    /** Link to the PDF document for machine access */
+    pdfUrlMachine?: string;
+    /** Link to the document image for machine access */
+    imageUrlMachine?: string;
+    /** Stamp and signature inclusion flag */
+    stampsEnabled?: Flag; [k: string]: unknown };
+    /** Pagination parameter. */
+    start?: number }
   /** Update Document. Scope: crm. */
-  'crm.documentgenerator.document.update': { id: number; values?: Obj; stampsEnabled?: number }
+  'crm.documentgenerator.document.update': {
+    /** Document identifier */
+    id: NumericId;
+    /** An object containing the field values of the document. */
+    values?: Obj;
+    /** Include stamp and signature: - 1 — include - 0 — do not include Default is 1 */
+    stampsEnabled?: number }
   /** Upload Document. Scope: crm. */
-  'crm.documentgenerator.document.upload': { fields: { entityTypeId: number; entityId: number; fileContent: string; region: string; title: string; number: string; pdfContent?: string; imageContent?: string; [k: string]: unknown } }
+  'crm.documentgenerator.document.upload': {
+    /** Object with document upload parameters (more details) */
+    fields: {
+    /** Identifier of the CRM object type. */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object to which the document is attached */
+    entityId: NumericId;
+    /** Content of the DOCX file in base64 format. */
+    fileContent: string;
+    /** Template region code, for example, ru */
+    region: string;
+    /** Document name */
+    title: string;
+    /** Document number */
+    number: string;
+    /** Content of the PDF file in base64 format. */
+    pdfContent?: string;
+    /** Content of the image in base64 format. */
+    imageContent?: string; [k: string]: unknown } }
   /** Add a New Numerator. Scope: crm. */
-  'crm.documentgenerator.numerator.add': { fields: { name: string; template: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'crm.documentgenerator.numerator.add': {
+    /** An object with numerator parameters in the following format: where: - field_n — field name - value_… */
+    fields: {
+    /** The name of the numerator */
+    name: string;
+    /** The number template, for example {NUMBER} */
+    template: string;
+    /** Generator settings. */
+    settings?: {
+    /** Settings for sequential numbering. */
+    Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: {
+    /** The initial value of the counter. */
+    start?: number;
+    /** The increment step of the counter. */
+    step?: number;
+    /** The minimum length of the number. */
+    length?: number;
+    /** The left padding character when length > 0. */
+    padString?: string;
+    /** The reset period for the counter: - '' — no reset - day — daily - month — monthly - year — yearly */
+    periodicBy?: string;
+    /** The timezone identifier for periodic reset, for example Europe/Berlin */
+    timezone?: string;
+    /** Indicator of direct numbering. */
+    isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete. Scope: crm. */
-  'crm.documentgenerator.numerator.delete': { id: number }
+  'crm.documentgenerator.numerator.delete': {
+    /** The identifier of the numerator */
+    id: NumericId }
   /** Get Information About the Numerator. Scope: crm. */
-  'crm.documentgenerator.numerator.get': { id: number }
+  'crm.documentgenerator.numerator.get': {
+    /** The identifier of the numerator */
+    id: NumericId }
   /** Get the List of Numerators. Scope: crm. */
-  'crm.documentgenerator.numerator.list': { start?: number }
+  'crm.documentgenerator.numerator.list': {
+    /** Offset for pagination. */
+    start?: number }
   /** Update The. Scope: crm. */
-  'crm.documentgenerator.numerator.update': { id: number; fields: { name?: string; template?: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'crm.documentgenerator.numerator.update': {
+    /** The identifier of the numerator */
+    id: NumericId;
+    /** Object with fields to update in the format: where: - field_n — field name - value_n — field value T… */
+    fields: {
+    /** The name of the numerator */
+    name?: string;
+    /** The number template, for example {NUMBER} */
+    template?: string;
+    /** Generator settings. */
+    settings?: {
+    /** Settings for sequential numbering. */
+    Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: {
+    /** The initial value of the counter. */
+    start?: number;
+    /** The increment step of the counter. */
+    step?: number;
+    /** The minimum length of the number. */
+    length?: number;
+    /** The left padding character when length > 0. */
+    padString?: string;
+    /** The reset period for the counter: - '' — no reset - day — daily - month — monthly - year — yearly */
+    periodicBy?: string;
+    /** Timezone identifier for periodic reset, for example Europe/Berlin */
+    timezone?: string;
+    /** Indicator of direct numbering. */
+    isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Add a New Template. Scope: crm. */
-  'crm.documentgenerator.template.add': { fields: { name: string; file: unknown; numeratorId: number; region: string; entityTypeId: readonly unknown[]; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'crm.documentgenerator.template.add': {
+    /** Object with template parameters (more details) */
+    fields: {
+    /** Template name */
+    name: string;
+    /** Template file in the format ["file_name.docx", "base64_content"]. */
+    file: unknown;
+    /** Identifier of the numerator. */
+    numeratorId: NumericId;
+    /** Template region, for example ru */
+    region: string;
+    /** Array of CRM object identifiers for which the template is available. */
+    entityTypeId: readonly unknown[];
+    /** Array of access permission codes, for example ["UA"] Supported access codes: - UA — all users - U<i… */
+    users?: readonly unknown[];
+    /** Template activity: Y or N. */
+    active?: 'Y' | 'N';
+    /** Include stamp and signature: Y or N. */
+    withStamps?: 'Y' | 'N';
+    /** Sorting index */
+    sort?: number; [k: string]: unknown } }
   /** Delete Document Template. Scope: crm. */
-  'crm.documentgenerator.template.delete': { id: number }
+  'crm.documentgenerator.template.delete': {
+    /** Identifier of the template */
+    id: NumericId }
   /** Get Information About Document Template by Id. Scope: crm. */
-  'crm.documentgenerator.template.get': { id: number }
+  'crm.documentgenerator.template.get': {
+    /** Identifier of the template */
+    id: NumericId }
   /** Get Document Template Fields. Scope: crm. */
-  'crm.documentgenerator.template.getfields': { id: number; entityTypeId: number; entityId?: number; values?: Obj }
+  'crm.documentgenerator.template.getfields': {
+    /** Identifier of the template */
+    id: NumericId;
+    /** Identifier of the CRM object type. */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object whose data will be used to compute field values */
+    entityId?: NumericId;
+    /** Object format: where: - field_n — field name - value_n — field value values are temporary substitut… */
+    values?: Obj }
   /** Get a List of Document Templates. Scope: crm. */
-  'crm.documentgenerator.template.list': { select?: ReadonlyArray<{ id?: string; name?: string; region?: string; download?: string; users?: readonly unknown[]; entityTypeId?: readonly unknown[]; downloadMachine?: string; code?: string; active?: 'Y' | 'N'; moduleId?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; isDeleted?: 'Y' | 'N'; sort?: number; createTime?: string; updateTime?: string; [k: string]: unknown }>; filter?: Obj; order?: Obj; start?: number }
+  'crm.documentgenerator.template.list': {
+    /** A list of fields to return for the templates. */
+    select?: ReadonlyArray<{
+    /** Identifier of the template */
+    id?: string;
+    /** Template name */
+    name?: string;
+    /** Template region */
+    region?: string;
+    /** The link to download the template */
+    download?: string;
+    /** An array of user or access group codes */
+    users?: readonly unknown[];
+    /** An array of bindings to object types */
+    entityTypeId?: readonly unknown[];
+    /** The link for machine downloading of the template */
+    downloadMachine?: string;
+    /** The symbolic code of the template. */
+    code?: string;
+    /** The activity status (Y/N) */
+    active?: 'Y' | 'N';
+    /** The identifier of the template owner module */
+    moduleId?: string;
+    /** The identifier of the numerator */
+    numeratorId?: NumericId;
+    /** The indication of stamp usage (Y/N) */
+    withStamps?: 'Y' | 'N';
+    /** The indication of deletion (Y/N) */
+    isDeleted?: 'Y' | 'N';
+    /** Sorting index */
+    sort?: number;
+    /** The creation time of the template */
+    createTime?: string;
+    /** The last update time of the template */
+    updateTime?: string; [k: string]: unknown }>;
+    /** An object in the format: where: - field_n — the name of the field for filtering - value_n — the fil… */
+    filter?: Obj;
+    /** An object in the format: where: - field_n — the name of the sorting field - value_n — the sorting d… */
+    order?: Obj;
+    /** Pagination parameter. */
+    start?: number }
   /** Update Existing Document Template. Scope: crm. */
-  'crm.documentgenerator.template.update': { id: number; fields: { name?: string; file?: unknown; numeratorId?: number; region?: string; entityTypeId?: readonly unknown[]; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'crm.documentgenerator.template.update': {
+    /** Identifier of the template */
+    id: NumericId;
+    /** Object with template fields to update (more details) */
+    fields: {
+    /** Template name */
+    name?: string;
+    /** Template file in the format ["file_name.docx", "base64_content"]. */
+    file?: unknown;
+    /** Identifier of the numerator. */
+    numeratorId?: NumericId;
+    /** Template region, for example ru */
+    region?: string;
+    /** Array of CRM object identifiers for which the template is available. */
+    entityTypeId?: readonly unknown[];
+    /** Array of access permission codes, for example ["UA"]. */
+    users?: readonly unknown[];
+    /** Template activity: Y or N */
+    active?: 'Y' | 'N';
+    /** Include stamp and signature: Y or N */
+    withStamps?: 'Y' | 'N';
+    /** Sorting index */
+    sort?: number; [k: string]: unknown } }
   /** Get Leads, Contacts, and Companies with Matching Data. Scope: crm. */
-  'crm.duplicate.findbycomm': { type: string; values: readonly string[]; entity_type?: string }
+  'crm.duplicate.findbycomm': {
+    /** Type of communication. */
+    type: string;
+    /** Array of emails or phone numbers. */
+    values: readonly string[];
+    /** Type of object. */
+    entity_type?: string }
   /** Get a List of Fields for Duplicate Search. Scope: crm. */
-  'crm.duplicate.volatileType.fields': { entityTypeId?: number }
+  'crm.duplicate.volatileType.fields': {
+    /** Identifier for the object type. */
+    entityTypeId?: NumericId }
   /** Get a List of Custom Fields Used in Duplicate Search. Scope: crm. */
   'crm.duplicate.volatileType.list': NoParams
   /** Add Field to Duplicate Search. Scope: crm. */
-  'crm.duplicate.volatileType.register': { entityTypeId: number; fieldCode: string }
+  'crm.duplicate.volatileType.register': {
+    /** Identifier for the object type. */
+    entityTypeId: NumericId;
+    /** The code of the field to be added to the duplicate search. */
+    fieldCode: string }
   /** Remove Field from Duplicate Search. Scope: crm. */
-  'crm.duplicate.volatileType.unregister': { id: number }
+  'crm.duplicate.volatileType.unregister': {
+    /** Identifier of the field record to be removed. */
+    id: NumericId }
   /** Merge Duplicates. Scope: crm. */
-  'crm.entity.mergeBatch': { params: { entityTypeId: number; entityIds: readonly number[]; [k: string]: unknown } }
+  'crm.entity.mergeBatch': {
+    /** Object containing the entities to merge (detailed description) */
+    params: {
+    /** Identifier of the CRM object type. */
+    entityTypeId: NumericId;
+    /** Array of identifiers of the entities to be merged. */
+    entityIds: readonly number[]; [k: string]: unknown } }
   /** Get Activity Direction Enumeration Elements. Scope: crm. @deprecated Use crm.activity.todo.*. */
   'crm.enum.activitydirection': NoParams
   /** Get Enumeration Items for "Activity Notification Type". Scope: crm. @deprecated Use crm.activity.todo.*. */
@@ -930,2115 +4962,11347 @@ export interface V2MethodParams {
   /** Get Description of CRM Operation Modes. Scope: crm. */
   'crm.enum.settings.mode': NoParams
   /** Add Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.add': { fields?: readonly unknown[] }
+  'crm.invoice.add': {
+    /** Field values for creating the invoice. */
+    fields?: readonly unknown[] }
   /** Delete invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.delete': { id?: number }
+  'crm.invoice.delete': {
+    /** Invoice identifier */
+    id?: NumericId }
   /** Get Invoice Fields and Associated Products. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.fields': NoParams
   /** Get Invoice by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.get': { id?: number }
+  'crm.invoice.get': {
+    /** Invoice ID */
+    id?: NumericId }
   /** Get Link to Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.getexternallink': { id?: number }
+  'crm.invoice.getexternallink': {
+    /** Invoice identifier */
+    id?: NumericId }
   /** Get a List of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.list': { filter?: unknown; order?: unknown }
+  'crm.invoice.list': {
+    /** Record filter. */
+    filter?: unknown;
+    /** Record sorting. */
+    order?: unknown }
   /** Add Configuration for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.recurring.add': { fields?: readonly unknown[] }
+  'crm.invoice.recurring.add': {
+    /** Field values for creating the recurring invoice configuration. */
+    fields?: readonly unknown[] }
   /** Delete the Recurring Invoice Setting. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.recurring.delete': { id?: number }
+  'crm.invoice.recurring.delete': {
+    /** Identifier of the setting */
+    id?: NumericId }
   /** Create a New Invoice from the Template. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.recurring.expose': { id?: number }
+  'crm.invoice.recurring.expose': {
+    /** Identifier of the recurring invoice template */
+    id?: NumericId }
   /** Get Full Template of Recurring Invoice Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.fields': NoParams
   /** Get Recurring Invoice Settings by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.recurring.get': { id?: number }
+  'crm.invoice.recurring.get': {
+    /** Identifier of the recurring invoice template settings */
+    id?: NumericId }
   /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.list': Obj
   /** Change Settings for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.recurring.update': { id?: number; fields?: readonly unknown[] }
+  'crm.invoice.recurring.update': {
+    /** Identifier of the recurring invoice template setting */
+    id?: NumericId;
+    /** Field values for updating the setting. */
+    fields?: readonly unknown[] }
   /** Create a New Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.status.add': { fields: readonly unknown[] }
+  'crm.invoice.status.add': {
+    /** A set of fields — an array in the form array("field"=>"value"[, ...]), containing the values of the… */
+    fields: readonly unknown[] }
   /** Delete Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.status.delete': { id: number }
+  'crm.invoice.status.delete': {
+    /** Identifier of the invoice status */
+    id: NumericId }
   /** Get Invoice Status Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.status.fields': { ENTITY_ID?: string; ID?: number; NAME: string; NAME_INIT?: string; SORT: number; STATUS_ID?: string; SYSTEM?: string }
+  'crm.invoice.status.fields': {
+    /** Identifier of the entity associated with the invoice. */
+    ENTITY_ID?: string;
+    /** Identifier of the invoice. */
+    ID?: NumericId;
+    /** Name of the section */
+    NAME: string;
+    /** Read-only */
+    NAME_INIT?: string;
+    /** Sorting */
+    SORT: number;
+    /** Status. */
+    STATUS_ID?: string;
+    /** Whether it is system or not. */
+    SYSTEM?: string }
   /** Get Invoice Status by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.status.get': { id: number }
+  'crm.invoice.status.get': {
+    /** The identifier of the invoice status */
+    id: NumericId }
   /** Get a List of Invoice Statuses. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.list': Obj
   /** Update Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.status.update': { id: number; fields: readonly unknown[] }
+  'crm.invoice.status.update': {
+    /** Identifier of the invoice status */
+    id: NumericId;
+    /** Set of fields — an array in the form array("field_to_update"=>"value"[, ...]), where "field_to_upda… */
+    fields: readonly unknown[] }
   /** Update Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.update': { id?: number; fields?: readonly unknown[] }
+  'crm.invoice.update': {
+    /** Invoice identifier */
+    id?: NumericId;
+    /** Field values for updating the invoice. */
+    fields?: readonly unknown[] }
   /** Create a Custom Field for Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.userfield.add': { fields?: unknown; LIST?: unknown }
+  'crm.invoice.userfield.add': {
+    /** A set of fields - an array of the form array("field"=>"value"[, ...]), containing the description o… */
+    fields?: unknown;
+    /** Contains a set of list values for custom fields of type List. */
+    LIST?: unknown }
   /** Delete Custom Field of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.userfield.delete': { id?: number }
+  'crm.invoice.userfield.delete': {
+    /** Identifier of the custom field */
+    id?: NumericId }
   /** Get User Field by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.userfield.get': { id?: number }
+  'crm.invoice.userfield.get': {
+    /** Identifier of the user field */
+    id?: NumericId }
   /** Get a List of Custom Fields by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.userfield.list': { order?: unknown; filter?: unknown }
+  'crm.invoice.userfield.list': {
+    /** Sorting fields */
+    order?: unknown;
+    /** Filtering fields */
+    filter?: unknown }
   /** Update Custom Field. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.invoice.userfield.update': { id?: unknown; fields?: unknown; LIST?: unknown }
+  'crm.invoice.userfield.update': {
+    /** Identifier of the custom field */
+    id?: unknown;
+    /** Set of fields - an array in the form array("updatable field"=>"value"[, ...]), where "updatable fie… */
+    fields?: unknown;
+    /** Contains a set of list values for custom fields of type List. */
+    LIST?: unknown }
   /** Create a New CRM Item. Scope: crm. */
-  'crm.item.add': { entityTypeId: number; fields: Obj; useOriginalUfNames?: Flag }
+  'crm.item.add': {
+    /** System or custom type identifier of the item we want to create. */
+    entityTypeId: NumericId;
+    /** Format object. */
+    fields: Obj;
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag }
   /** Importing a Batch of CRM Records. Scope: crm. */
-  'crm.item.batchImport': { entityTypeId: number; data: readonly unknown[]; useOriginalUfNames?: Flag }
+  'crm.item.batchImport': {
+    /** Identifier of the system or custom type for which the entity needs to be created. */
+    entityTypeId: NumericId;
+    /** An array of field values for the entities. */
+    data: readonly unknown[];
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag }
   /** Delete CRM Item. Scope: crm. */
-  'crm.item.delete': { entityTypeId: number; id: number }
+  'crm.item.delete': {
+    /** The identifier of the system or custom type whose element we want to delete. */
+    entityTypeId: NumericId;
+    /** The identifier of the item to be deleted. */
+    id: NumericId }
   /** Get Delivery Information by ID. Scope: crm. */
-  'crm.item.delivery.get': { id: Id }
+  'crm.item.delivery.get': {
+    /** Delivery identifier */
+    id: Id }
   /** Get the List of Deliveries for a CRM object. Scope: crm. */
-  'crm.item.delivery.list': { entityId: number; entityTypeId: number; filter?: Obj; order?: Obj }
+  'crm.item.delivery.list': {
+    /** Identifier of the CRM object */
+    entityId: NumericId;
+    /** Identifier of the CRM object type */
+    entityTypeId: NumericId;
+    /** Additional filter for cases when you need to get not all deliveries of the CRM object, but based on… */
+    filter?: Obj;
+    /** The format of the order parameter corresponds to what is described in the sale.shipment.list method */
+    order?: Obj }
   /** Set a Common Detail Form for All Users. Scope: crm. */
-  'crm.item.details.configuration.forceCommonScopeForAll': { entityTypeId: number; extras?: Obj }
+  'crm.item.details.configuration.forceCommonScopeForAll': {
+    /** Identifier of the system or custom type of CRM entities */
+    entityTypeId: NumericId;
+    /** Additional parameters. */
+    extras?: Obj }
   /** Get Parameters of CRM Item Detail Configuration. Scope: crm. */
-  'crm.item.details.configuration.get': { entityTypeId: number; userId?: Id; scope?: string; extras?: Obj }
+  'crm.item.details.configuration.get': {
+    /** Identifier of the system or custom type of CRM entities */
+    entityTypeId: NumericId;
+    /** Identifier of the user whose configuration you want to retrieve. */
+    userId?: Id;
+    /** Scope of the settings. */
+    scope?: string;
+    /** Additional parameters. */
+    extras?: Obj }
   /** Reset Item Card Parameters. Scope: crm. */
-  'crm.item.details.configuration.reset': { entityTypeId: number; userId?: Id; scope?: string; extras?: Obj }
+  'crm.item.details.configuration.reset': {
+    /** Identifier of the system or custom type of CRM entities */
+    entityTypeId: NumericId;
+    /** Identifier of the user whose configuration you want to reset. */
+    userId?: Id;
+    /** Scope of the settings. */
+    scope?: string;
+    /** Additional parameters. */
+    extras?: Obj }
   /** Set Parameters For. Scope: crm. */
-  'crm.item.details.configuration.set': { entityTypeId: number; data: readonly Id[]; userId?: Id; scope?: string; extras?: Obj }
+  'crm.item.details.configuration.set': {
+    /** Identifier of the system or custom type of CRM entities */
+    entityTypeId: NumericId;
+    /** List of section describing the configuration of field sections in the item card. */
+    data: readonly Id[];
+    /** Identifier of the user for whom you want to set the configuration. */
+    userId?: Id;
+    /** Scope of the settings. */
+    scope?: string;
+    /** Additional parameters. */
+    extras?: Obj }
   /** Retrieve Fields of CRM Item. Scope: crm. */
-  'crm.item.fields': { entityTypeId: number; useOriginalUfNames?: Flag }
+  'crm.item.fields': {
+    /** Identifier of the system or custom type whose fields we want to retrieve. */
+    entityTypeId: NumericId;
+    /** This parameter controls the format of custom field names in the response. */
+    useOriginalUfNames?: Flag }
   /** Get Element by Id. Scope: crm. */
-  'crm.item.get': { entityTypeId: number; id: number; useOriginalUfNames?: Flag }
+  'crm.item.get': {
+    /** Identifier of the system or custom type whose element we want to retrieve. */
+    entityTypeId: NumericId;
+    /** Identifier of the element whose information we want to retrieve. */
+    id: NumericId;
+    /** This parameter controls the format of custom field names in the response. */
+    useOriginalUfNames?: Flag }
   /** Import One Record. Scope: crm. */
-  'crm.item.import': { entityTypeId: number; fields: Obj; useOriginalUfNames?: Flag }
+  'crm.item.import': {
+    /** Identifier of the system or custom type for which the entity needs to be created. */
+    entityTypeId: NumericId;
+    /** An object in the following format: - field_n — the name of the field - value_n — the value of the f… */
+    fields: Obj;
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag }
   /** Get a List of Items. Scope: crm. */
-  'crm.item.list': { entityTypeId: number; select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number; useOriginalUfNames?: Flag }
+  'crm.item.list': {
+    /** System or user type identifier whose items need to be retrieved. */
+    entityTypeId: NumericId;
+    /** List of fields that must be populated for the items in the selection. */
+    select?: readonly unknown[];
+    /** Format object: where - field_n — the field name by which the items selection will be filtered - val… */
+    filter?: Obj;
+    /** Format object: where - field_n — the name of the field by which the items selection will be sorted… */
+    order?: Obj;
+    /** This parameter is used to control pagination. */
+    start?: number;
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag }
   /** Add Payment. Scope: crm. */
-  'crm.item.payment.add': { entityId: number; entityTypeId: number }
+  'crm.item.payment.add': {
+    /** Identifier of the CRM object. */
+    entityId: NumericId;
+    /** Identifier of the CRM object type. */
+    entityTypeId: NumericId }
   /** Delete Payment. Scope: crm. */
-  'crm.item.payment.delete': { id: Id }
+  'crm.item.payment.delete': {
+    /** Payment identifier */
+    id: Id }
   /** Add Delivery Item to Payment. Scope: crm. */
-  'crm.item.payment.delivery.add': { paymentId: Id; deliveryId: Id }
+  'crm.item.payment.delivery.add': {
+    /** Identifier of the payment. */
+    paymentId: Id;
+    /** Identifier of the delivery. */
+    deliveryId: Id }
   /** Remove Delivery Item from Payment. Scope: crm. */
-  'crm.item.payment.delivery.delete': { id: number }
+  'crm.item.payment.delivery.delete': {
+    /** Identifier of the delivery item in the payment. */
+    id: NumericId }
   /** Get Delivery Item List by Specific Payment. Scope: crm. */
-  'crm.item.payment.delivery.list': { paymentId: Id; filter: Obj; order?: Obj }
+  'crm.item.payment.delivery.list': {
+    /** Identifier of the payment. */
+    paymentId: Id;
+    /** Object for filtering selected delivery items in the format {"field_1": "value_1", ... */
+    filter: Obj;
+    /** Object for sorting selected delivery items for payment in the format {"field_1": "order_1", ... */
+    order?: Obj }
   /** Reassign Delivery Position to Another Document. Scope: crm. */
-  'crm.item.payment.delivery.setDelivery': { id: number; deliveryId: Id }
+  'crm.item.payment.delivery.setDelivery': {
+    /** Identifier of the delivery item in the payment. */
+    id: NumericId;
+    /** Identifier of the delivery. */
+    deliveryId: Id }
   /** Get Payment Information. Scope: crm. */
-  'crm.item.payment.get': { id: Id }
+  'crm.item.payment.get': {
+    /** Payment identifier */
+    id: Id }
   /** Get the List of Payments. Scope: crm. */
-  'crm.item.payment.list': { entityId: number; entityTypeId: number; filter?: Obj; order?: Obj }
+  'crm.item.payment.list': {
+    /** Identifier of the CRM object */
+    entityId: NumericId;
+    /** Identifier of the CRM object type */
+    entityTypeId: NumericId;
+    /** Additional filter for cases when you need to get not all payments of the entity, but based on a mor… */
+    filter?: Obj;
+    /** The format description is provided in the order parameter of the sale.payment.list method */
+    order?: Obj }
   /** Change Payment Status to "Paid". Scope: crm. */
-  'crm.item.payment.pay': { id: Id }
+  'crm.item.payment.pay': {
+    /** Payment identifier */
+    id: Id }
   /** Adding a Product Item to Payment. Scope: crm. */
-  'crm.item.payment.product.add': { paymentId: Id; rowId: number; quantity: number }
+  'crm.item.payment.product.add': {
+    /** Identifier of the payment. */
+    paymentId: Id;
+    /** Product item identifier in the CRM object. */
+    rowId: NumericId;
+    /** Product quantity */
+    quantity: number }
   /** Remove Product Item from Payment. Scope: crm. */
-  'crm.item.payment.product.delete': { id: number }
+  'crm.item.payment.product.delete': {
+    /** Identifier of the product item in the payment. */
+    id: NumericId }
   /** Get a List of Payment Product Items. Scope: crm. */
-  'crm.item.payment.product.list': { paymentId: Id; filter: Obj; order?: Obj }
+  'crm.item.payment.product.list': {
+    /** Identifier of the payment. */
+    paymentId: Id;
+    /** Object for filtering selected payment product items in the format {"field_1": "value_1", ... */
+    filter: Obj;
+    /** Object for sorting selected payment product items in the format {"field_1": "order_1", ... */
+    order?: Obj }
   /** Change Product Quantity. Scope: crm. */
-  'crm.item.payment.product.setQuantity': { id: number; quantity: number }
+  'crm.item.payment.product.setQuantity': {
+    /** Identifier of the product item in the payment */
+    id: NumericId;
+    /** Quantity of the product */
+    quantity: number }
   /** Change Payment Status to "Unpaid". Scope: crm. */
-  'crm.item.payment.unpay': { id: Id }
+  'crm.item.payment.unpay': {
+    /** Payment identifier */
+    id: Id }
   /** Update Payment Fields. Scope: crm. */
-  'crm.item.payment.update': { id: Id; fields: Obj }
+  'crm.item.payment.update': {
+    /** Payment identifier */
+    id: Id;
+    /** Field values for updating the payment */
+    fields: Obj }
   /** Add Product Row to CRM Object. Scope: crm. */
-  'crm.item.productrow.add': { fields: Obj }
+  'crm.item.productrow.add': {
+    /** Object containing field values for adding the product row to the CRM object */
+    fields: Obj }
   /** Delete Product Row from CRM Object. Scope: crm. */
-  'crm.item.productrow.delete': { id: Id }
+  'crm.item.productrow.delete': {
+    /** Identifier of the product row. */
+    id: Id }
   /** Get the List of Fields for Product Rows. Scope: crm. */
   'crm.item.productrow.fields': NoParams
   /** Get Information About a Product Item by Id. Scope: crm. */
-  'crm.item.productrow.get': { id: Id }
+  'crm.item.productrow.get': {
+    /** Identifier of the product row. */
+    id: Id }
   /** Get Unpaid Product Rows of CRM Object. Scope: crm. */
-  'crm.item.productrow.getAvailableForPayment': { ownerId: number; ownerType: string }
+  'crm.item.productrow.getAvailableForPayment': {
+    /** Identifier of the CRM object. */
+    ownerId: NumericId;
+    /** Identifier of the CRM object type. */
+    ownerType: string }
   /** Get Product Rows of the CRM Object. Scope: crm. */
-  'crm.item.productrow.list': { filter: Obj; order?: Obj; start?: number }
+  'crm.item.productrow.list': {
+    /** Object for filtering selected records in the format {"field_1": "value_1", ... */
+    filter: Obj;
+    /** Object for sorting selected elements of the shipment table in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for pagination control. */
+    start?: number }
   /** Save Product Row of CRM Object. Scope: crm. */
-  'crm.item.productrow.set': { ownerId: number; ownerType: string; productRows: readonly Obj[] }
+  'crm.item.productrow.set': {
+    /** Identifier of the CRM object. */
+    ownerId: NumericId;
+    /** Identifier of the CRM object type. */
+    ownerType: string;
+    /** Array of objects containing information about the product rows to be saved in the object */
+    productRows: readonly Obj[] }
   /** Update the Product Row of a CRM Object. Scope: crm. */
-  'crm.item.productrow.update': { id: Id; fields: Obj }
+  'crm.item.productrow.update': {
+    /** Identifier of the product row. */
+    id: Id;
+    /** Object containing field values for updating the product row of the CRM object */
+    fields: Obj }
   /** Update Item. Scope: crm. */
-  'crm.item.update': { entityTypeId: number; id: number; fields: Obj; useOriginalUfNames?: Flag }
+  'crm.item.update': {
+    /** Identifier of the system or custom type whose item we want to modify. */
+    entityTypeId: NumericId;
+    /** Identifier of the item we want to modify. */
+    id: NumericId;
+    /** Object in the format where - field_n — field name - value_n — new field value Each CRM entity type… */
+    fields: Obj;
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag }
   /** Create a New Lead. Scope: crm. @deprecated Use crm.item.add. */
-  'crm.lead.add': { fields?: { ADDRESS?: string; ADDRESS_2?: string; ADDRESS_CITY?: string; ADDRESS_COUNTRY?: string; ADDRESS_COUNTRY_CODE?: string; ADDRESS_POSTAL_CODE?: string; ADDRESS_PROVINCE?: string; ADDRESS_REGION?: string; ASSIGNED_BY_ID?: Id; BIRTHDATE?: string; COMMENTS?: string; COMPANY_ID?: Id; COMPANY_TITLE?: string; CONTACT_ID?: Id; CONTACT_IDS?: Id; CURRENCY_ID?: Id; EMAIL?: Id; HONORIFIC?: Id; IM?: Id; LINK?: Id; LAST_NAME?: string; NAME?: string; SECOND_NAME?: string; OPENED?: 'Y' | 'N'; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: string; ORIGINATOR_ID?: string; ORIGIN_ID?: string; PHONE?: Id; POST?: string; SOURCE_DESCRIPTION?: string; SOURCE_ID?: Id; STATUS_DESCRIPTION?: string; STATUS_ID?: Id; TITLE?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_MEDIUM?: string; UTM_SOURCE?: string; UTM_TERM?: string; WEB?: Id; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
+  'crm.lead.add': {
+    /** Object format: where: - field_n — field name - value_n — field value The list of available fields i… */
+    fields?: {
+    /** Address */
+    ADDRESS?: string;
+    /** Second line of the address. */
+    ADDRESS_2?: string;
+    /** City */
+    ADDRESS_CITY?: string;
+    /** Country */
+    ADDRESS_COUNTRY?: string;
+    /** Country code */
+    ADDRESS_COUNTRY_CODE?: string;
+    /** Postal code */
+    ADDRESS_POSTAL_CODE?: string;
+    /** Province */
+    ADDRESS_PROVINCE?: string;
+    /** Region */
+    ADDRESS_REGION?: string;
+    /** Responsible person */
+    ASSIGNED_BY_ID?: Id;
+    /** Birthdate */
+    BIRTHDATE?: string;
+    /** Comments */
+    COMMENTS?: string;
+    /** Link the lead to a company */
+    COMPANY_ID?: Id;
+    /** Company name as specified in the corresponding lead field. */
+    COMPANY_TITLE?: string;
+    /** Link the lead to a contact */
+    CONTACT_ID?: Id;
+    /** List of contacts linked to the lead. */
+    CONTACT_IDS?: Id;
+    /** Currency identifier */
+    CURRENCY_ID?: Id;
+    /** Email address. */
+    EMAIL?: Id;
+    /** Salutation */
+    HONORIFIC?: Id;
+    /** Messenger. */
+    IM?: Id;
+    /** User ID linked through Open Channels. */
+    LINK?: Id;
+    /** Last name */
+    LAST_NAME?: string;
+    /** First name */
+    NAME?: string;
+    /** Middle name */
+    SECOND_NAME?: string;
+    /** Indicator of lead availability for everyone. */
+    OPENED?: 'Y' | 'N';
+    /** Amount */
+    OPPORTUNITY?: number;
+    /** Indicator of manual calculation mode for the amount. */
+    IS_MANUAL_OPPORTUNITY?: string;
+    /** Identifier of the data source. */
+    ORIGINATOR_ID?: string;
+    /** Identifier of the item in the data source. */
+    ORIGIN_ID?: string;
+    /** Phone. */
+    PHONE?: Id;
+    /** Position */
+    POST?: string;
+    /** Description of the source */
+    SOURCE_DESCRIPTION?: string;
+    /** Identifier of the source. */
+    SOURCE_ID?: Id;
+    /** Additional information about the stage */
+    STATUS_DESCRIPTION?: string;
+    /** Identifier of the lead stage. */
+    STATUS_ID?: Id;
+    /** Lead title */
+    TITLE?: string;
+    /** Advertising campaign designation */
+    UTM_CAMPAIGN?: string;
+    /** Content of the campaign. */
+    UTM_CONTENT?: string;
+    /** Type of traffic. */
+    UTM_MEDIUM?: string;
+    /** Advertising system. */
+    UTM_SOURCE?: string;
+    /** Search condition of the campaign. */
+    UTM_TERM?: string;
+    /** Website. */
+    WEB?: Id; [k: string]: unknown };
+    /** Optional array of options ("optionName"=>"value"[, ...]). */
+    params?: {
+    /** Flag Y/N - register the lead addition event. */
+    REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
   /** Add Contact Binding to Lead. Scope: crm. */
-  'crm.lead.contact.add': { id: number; fields: Obj }
+  'crm.lead.contact.add': {
+    /** The identifier of the lead to which the contact should be added. */
+    id: NumericId;
+    /** Field values (detailed description provided below) for adding a contact to the lead in the form of… */
+    fields: Obj }
   /** Remove contact binding from lead. Scope: crm. */
-  'crm.lead.contact.delete': { id: number; fields: Obj }
+  'crm.lead.contact.delete': {
+    /** Identifier of the lead from which to remove the contact binding. */
+    id: NumericId;
+    /** Field values (detailed description provided below) for adding a contact to the lead in the form of… */
+    fields: Obj }
   /** Get Lead-Contact Fields. Scope: crm. */
   'crm.lead.contact.fields': NoParams
   /** Delete Contact List from Lead. Scope: crm. */
-  'crm.lead.contact.items.delete': { id: number }
+  'crm.lead.contact.items.delete': {
+    /** Lead identifier. */
+    id: NumericId }
   /** Get a List of Related Contacts. Scope: crm. */
-  'crm.lead.contact.items.get': { id: number }
+  'crm.lead.contact.items.get': {
+    /** The identifier of the lead. */
+    id: NumericId }
   /** Attach a list of contacts to a lead. Scope: crm. */
-  'crm.lead.contact.items.set': { id: number; items: Obj }
+  'crm.lead.contact.items.set': {
+    /** Identifier of the lead. */
+    id: NumericId;
+    /** A set of contacts represented as an array of objects with the following fields: - CONTACT_ID^^ — id… */
+    items: Obj }
   /** Delete Lead. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.lead.delete': { id: number }
+  'crm.lead.delete': {
+    /** Lead identifier. */
+    id: NumericId }
   /** Set Common Lead Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
-  'crm.lead.details.configuration.forceCommonScopeForAll': { extras?: { leadCustomerType?: number; [k: string]: unknown } }
+  'crm.lead.details.configuration.forceCommonScopeForAll': {
+    /** Additional parameters for selecting the lead type. */
+    extras?: {
+    /** Lead type. */
+    leadCustomerType?: number; [k: string]: unknown } }
   /** Get Parameters of. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
-  'crm.lead.details.configuration.get': { userId?: Id; scope?: string; extras?: { "lead.customer.type"?: number; [k: string]: unknown } }
+  'crm.lead.details.configuration.get': {
+    /** The identifier of the user for whom to retrieve personal configuration. */
+    userId?: Id;
+    /** The scope of the settings. */
+    scope?: string;
+    /** Additional parameters. */
+    extras?: {
+    /** Type of lead. */
+    "lead.customer.type"?: number; [k: string]: unknown } }
   /** Resetting the Parameters of. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
-  'crm.lead.details.configuration.reset': { userId?: Id; scope?: string; extras?: { "lead.customer.type"?: number; [k: string]: unknown } }
+  'crm.lead.details.configuration.reset': {
+    /** The identifier of the user for whom the personal configuration needs to be reset. */
+    userId?: Id;
+    /** The scope of the settings. */
+    scope?: string;
+    /** Additional parameters for selecting the type of lead. */
+    extras?: {
+    /** The type of lead. */
+    "lead.customer.type"?: number; [k: string]: unknown } }
   /** Set Parameters for. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
-  'crm.lead.details.configuration.set': { data: ReadonlyArray<{ name: string; title: string; type: string; elements?: ReadonlyArray<{ name: string; optionFlags?: number; options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>; userId?: Id; scope?: string; extras?: { leadCustomerType?: number; [k: string]: unknown } }
+  'crm.lead.details.configuration.set': {
+    /** A list of sections in the card. */
+    data: ReadonlyArray<{
+    /** Unique name of the section. */
+    name: string;
+    /** Title of the section. */
+    title: string;
+    /** Type of the section. */
+    type: string;
+    /** A list of fields displayed in the section. */
+    elements?: ReadonlyArray<{
+    /** Identifier of the lead field. */
+    name: string;
+    /** Whether to always show the field: - 1 - yes - 0 - no The default value is 0. */
+    optionFlags?: number;
+    /** Additional options for the field. */
+    options?: Obj; [k: string]: unknown }>; [k: string]: unknown }>;
+    /** The identifier of the user for whom to save the personal configuration. */
+    userId?: Id;
+    /** The scope of the settings. */
+    scope?: string;
+    /** Additional parameters for selecting the lead type. */
+    extras?: {
+    /** Type of lead. */
+    leadCustomerType?: number; [k: string]: unknown } }
   /** Get CRM Lead Fields. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.lead.fields': NoParams
   /** Get Lead by Id. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.lead.get': { id: number }
+  'crm.lead.get': {
+    /** The identifier of the lead. */
+    id: NumericId }
   /** Get a List of Leads. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.lead.list': { select?: readonly unknown[]; filter?: Obj; order?: Id; start?: number }
+  'crm.lead.list': {
+    /** An array containing the list of fields to select (see lead fields crm-lead-fields). */
+    select?: readonly unknown[];
+    /** An object for filtering selected leads in the format {"field_1": "value_1", ... */
+    filter?: Obj; order?: Id;
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Get Lead Product Rows. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.lead.productrows.get': { id: number }
+  'crm.lead.productrows.get': {
+    /** Identifier of the lead. */
+    id: NumericId }
   /** Set Products in Lead. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.lead.productrows.set': { id: number; rows?: ReadonlyArray<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
+  'crm.lead.productrows.set': {
+    /** Lead identifier. */
+    id: NumericId;
+    /** Product rows An array of objects in the following format: where - field_n — name of the product row… */
+    rows?: ReadonlyArray<{
+    /** Identifier of the product in the catalog. */
+    PRODUCT_ID?: NumericId;
+    /** Name of the product row. */
+    PRODUCT_NAME?: string;
+    /** Final cost of the product per unit Default - 0.0 */
+    PRICE?: number;
+    /** Cost per unit considering discounts, excluding taxes */
+    PRICE_EXCLUSIVE?: number;
+    /** Cost per unit excluding discounts and taxes */
+    PRICE_NETTO?: number;
+    /** Cost per unit excluding discounts but including taxes */
+    PRICE_BRUTTO?: number;
+    /** Quantity of the product Default - 1.0 */
+    QUANTITY?: number;
+    /** Discount type Possible types: - 1 - Absolute - 2 - Percentage Default - 2 */
+    DISCOUNT_TYPE_ID?: NumericId;
+    /** Discount value in percentage (if percentage discount type is used) Default - 0.0 */
+    DISCOUNT_RATE?: number;
+    /** Absolute discount value (if absolute discount type is used) Default - 0.0 */
+    DISCOUNT_SUM?: number;
+    /** Tax rate in percentage */
+    TAX_RATE?: number;
+    /** Indicator of whether tax is included in the price Possible values: - Y – tax included - N – tax not… */
+    TAX_INCLUDED?: 'Y' | 'N';
+    /** Unit of measure code If PRODUCT_ID is provided, the default value will be taken from the product, o… */
+    MEASURE_CODE?: Id;
+    /** Text representation of the unit of measure (e.g., pcs, kg, m, l, etc.) If PRODUCT_ID is provided, t… */
+    MEASURE_NAME?: string;
+    /** Sorting Default - 0 */
+    SORT?: number; [k: string]: unknown }> }
   /** Update Lead. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.lead.update': { id: number; fields?: { ADDRESS?: string; ADDRESS_2?: string; ADDRESS_CITY?: string; ADDRESS_COUNTRY?: string; ADDRESS_COUNTRY_CODE?: string; ADDRESS_POSTAL_CODE?: string; ADDRESS_PROVINCE?: string; ADDRESS_REGION?: string; ASSIGNED_BY_ID?: Id; BIRTHDATE?: string; COMMENTS?: string; COMPANY_ID?: Id; COMPANY_TITLE?: string; CONTACT_ID?: Id; CONTACT_IDS?: Id; CURRENCY_ID?: Id; EMAIL?: Id; HONORIFIC?: Id; IM?: Id; LINK?: Id; LAST_NAME?: string; NAME?: string; SECOND_NAME?: string; OPENED?: string; OPPORTUNITY?: number; IS_MANUAL_OPPORTUNITY?: string; ORIGINATOR_ID?: string; ORIGIN_ID?: string; PHONE?: Id; POST?: string; SOURCE_DESCRIPTION?: string; SOURCE_ID?: Id; STATUS_DESCRIPTION?: string; STATUS_ID?: Id; TITLE?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_MEDIUM?: string; UTM_SOURCE?: string; UTM_TERM?: string; WEB?: Id; [k: string]: unknown }; params?: { REGISTER_SONET_EVENT?: 'Y' | 'N'; [k: string]: unknown } }
+  'crm.lead.update': {
+    /** The identifier of the lead. */
+    id: NumericId;
+    /** An object in the following format: where: - field_n — the name of the field - value_n — the new val… */
+    fields?: {
+    /** The lead's address */
+    ADDRESS?: string;
+    /** Second line of the address. */
+    ADDRESS_2?: string;
+    /** City */
+    ADDRESS_CITY?: string;
+    /** Country */
+    ADDRESS_COUNTRY?: string;
+    /** Country code */
+    ADDRESS_COUNTRY_CODE?: string;
+    /** Postal code */
+    ADDRESS_POSTAL_CODE?: string;
+    /** Region */
+    ADDRESS_PROVINCE?: string;
+    /** District */
+    ADDRESS_REGION?: string;
+    /** Responsible person */
+    ASSIGNED_BY_ID?: Id;
+    /** Date of birth */
+    BIRTHDATE?: string;
+    /** Comments */
+    COMMENTS?: string;
+    /** Link the lead to a company */
+    COMPANY_ID?: Id;
+    /** The name of the company specified in the corresponding field of the lead. */
+    COMPANY_TITLE?: string;
+    /** Link the lead to a contact */
+    CONTACT_ID?: Id;
+    /** A list of contacts linked to the lead. */
+    CONTACT_IDS?: Id;
+    /** Currency identifier */
+    CURRENCY_ID?: Id;
+    /** Email address. */
+    EMAIL?: Id;
+    /** Salutation */
+    HONORIFIC?: Id;
+    /** Messenger. */
+    IM?: Id;
+    /** User ID linked through Open Channels. */
+    LINK?: Id;
+    /** Last name */
+    LAST_NAME?: string;
+    /** First name */
+    NAME?: string;
+    /** Middle name */
+    SECOND_NAME?: string;
+    /** Indicates whether the lead is available to everyone. */
+    OPENED?: string;
+    /** Amount */
+    OPPORTUNITY?: number;
+    /** Indicates manual mode for calculating the amount. */
+    IS_MANUAL_OPPORTUNITY?: string;
+    /** Identifier of the data source. */
+    ORIGINATOR_ID?: string;
+    /** Identifier of the item in the data source. */
+    ORIGIN_ID?: string;
+    /** Phone number. */
+    PHONE?: Id;
+    /** Position */
+    POST?: string;
+    /** Description of the source */
+    SOURCE_DESCRIPTION?: string;
+    /** Identifier of the source. */
+    SOURCE_ID?: Id;
+    /** Additional information about the stage */
+    STATUS_DESCRIPTION?: string;
+    /** Identifier of the lead stage. */
+    STATUS_ID?: Id;
+    /** Title of the lead */
+    TITLE?: string;
+    /** Identifier of the advertising campaign */
+    UTM_CAMPAIGN?: string;
+    /** Content of the campaign. */
+    UTM_CONTENT?: string;
+    /** Type of traffic. */
+    UTM_MEDIUM?: string;
+    /** Advertising system. */
+    UTM_SOURCE?: string;
+    /** Search condition of the campaign. */
+    UTM_TERM?: string;
+    /** Website. */
+    WEB?: Id; [k: string]: unknown };
+    /** An optional set of options. */
+    params?: {
+    /** Register an event for adding the lead in the activity stream. */
+    REGISTER_SONET_EVENT?: 'Y' | 'N'; [k: string]: unknown } }
   /** Create a Custom Field for Leads. Scope: crm. */
-  'crm.lead.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.lead.userfield.add': {
+    /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
+    fields: {
+    /** Data type of the custom field. */
+    USER_TYPE_ID: string;
+    /** Field code. */
+    FIELD_NAME: string;
+    /** Default name of the custom field. */
+    LABEL?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message */
+    ERROR_MESSAGE?: string;
+    /** Help */
+    HELP_MESSAGE?: string;
+    /** Is the field multiple. */
+    MULTIPLE?: Flag;
+    /** Is the field mandatory. */
+    MANDATORY?: Flag;
+    /** Show the field in the filter. */
+    SHOW_FILTER?: Flag;
+    /** Additional field parameters. */
+    SETTINGS?: {
+    /** Default value. */
+    DEFAULT_VALUE?: string;
+    /** Number of lines in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the custom field of type enumeration, described below By default [] */
+    LIST?: ReadonlyArray<{
+    /** Value of the list item. */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list item the default value. */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Show the custom field in the list. */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing. */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values included in the search. */
+    IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field for Leads. Scope: crm. */
-  'crm.lead.userfield.delete': { id: number }
+  'crm.lead.userfield.delete': {
+    /** Identifier of the custom field associated with the lead. */
+    id: NumericId }
   /** Get Custom Lead Field by ID. Scope: crm. */
-  'crm.lead.userfield.get': { id: number }
+  'crm.lead.userfield.get': {
+    /** Identifier of the custom field associated with the lead. */
+    id: NumericId }
   /** Get a List of Custom Fields for Leads. Scope: crm. */
-  'crm.lead.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.lead.userfield.list': {
+    /** Object format: - field_n — the name of the field by which the selection of custom fields will be fi… */
+    filter?: {
+    /** Identifier of the custom field */
+    ID?: NumericId;
+    /** Code of the custom field */
+    FIELD_NAME?: string;
+    /** Type of the custom field. */
+    USER_TYPE_ID?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Sort index */
+    SORT?: number;
+    /** Indicates whether the custom field is multiple. */
+    MULTIPLE?: Flag;
+    /** Indicates whether the custom field is mandatory. */
+    MANDATORY?: Flag;
+    /** Whether to show in the list filter. */
+    SHOW_FILTER?: string;
+    /** Whether to show in the list. */
+    SHOW_IN_LIST?: Flag;
+    /** Whether to allow user editing. */
+    EDIT_IN_LIST?: Flag;
+    /** Whether the field values participate in search. */
+    IS_SEARCHABLE?: Flag;
+    /** Language identifier. */
+    LANG?: string; [k: string]: unknown };
+    /** Object format: - field_n — the name of the field by which the selection of elements will be sorted… */
+    order?: Obj }
   /** Update Existing Custom Field for Leads. Scope: crm. */
-  'crm.lead.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.lead.userfield.update': {
+    /** Identifier of the custom field. */
+    id: NumericId;
+    /** Object in the format: - field_n — name of the field - value_n — new value of the field The list of… */
+    fields: {
+    /** Is the field mandatory? */
+    MANDATORY?: Flag;
+    /** Should the field be shown in the filter? */
+    SHOW_FILTER?: Flag;
+    /** External code */
+    XML_ID?: string;
+    /** Additional parameters for the field. */
+    SETTINGS?: {
+    /** Default value */
+    DEFAULT_VALUE?: string;
+    /** Number of rows in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the custom field of type enumeration, described below */
+    LIST?: ReadonlyArray<{
+    /** Value of the list element. */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list element the default value? */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Should the custom field be shown in the list? */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing? */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values searchable? */
+    IS_SEARCHABLE?: Flag;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message */
+    ERROR_MESSAGE?: string;
+    /** Help */
+    HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Add Measurement Unit. Scope: crm. @deprecated Use catalog.measure.add. */
-  'crm.measure.add': { fields: readonly unknown[] }
+  'crm.measure.add': {
+    /** A set of fields — an array in the form array("field"=>"value"[, ...]), containing the values of the… */
+    fields: readonly unknown[] }
   /** Delete Measurement Unit. Scope: crm. @deprecated Use catalog.measure.delete. */
-  'crm.measure.delete': { id: unknown }
+  'crm.measure.delete': {
+    /** Identifier of the measurement unit */
+    id: unknown }
   /** Get Available Fields of. Scope: crm. @deprecated Use catalog.measure.getFields. */
   'crm.measure.fields': NoParams
   /** Get Field Values of Measurement Unit. Scope: crm. @deprecated Use catalog.measure.get. */
-  'crm.measure.get': { id: unknown }
+  'crm.measure.get': {
+    /** Identifier of the measurement unit */
+    id: unknown }
   /** Get the List of Measurement Units. Scope: crm. @deprecated Use catalog.measure.list. */
   'crm.measure.list': Obj
   /** Update Measurement Unit. Scope: crm. @deprecated Use catalog.measure.update. */
-  'crm.measure.update': { id: unknown; fields?: readonly unknown[] }
+  'crm.measure.update': {
+    /** Identifier of the measurement unit */
+    id: unknown;
+    /** Set of fields — an array in the format array("field_to_update"=>"value"[, ...]), where the field to… */
+    fields?: readonly unknown[] }
   /** Get Description of Multiple Fields. Scope: crm. */
   'crm.multifield.fields': NoParams
   /** Add Order Binding to CRM Object. Scope: crm. */
-  'crm.orderentity.add': { fields: Obj }
+  'crm.orderentity.add': {
+    /** Field values for creating the binding */
+    fields: Obj }
   /** Remove Order Binding to CRM Object. Scope: crm. */
-  'crm.orderentity.deleteByFilter': { fields: Obj }
+  'crm.orderentity.deleteByFilter': {
+    /** Field values for removing the binding */
+    fields: Obj }
   /** Get Order Binding Fields. Scope: crm. */
   'crm.orderentity.getFields': NoParams
   /** Get a list of order bindings to CRM entities. Scope: crm. */
-  'crm.orderentity.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.orderentity.list': {
+    /** An array of fields to select (see fields of the crm_orderentity object). */
+    select?: readonly unknown[];
+    /** An object for filtering selected records in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting records in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for pagination control. */
+    start?: number }
   /** Get Fields for Payment Methods. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.paysystem.fields': NoParams
   /** Get a List of Payment Methods. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.paysystem.list': { order?: unknown; filter?: unknown }
+  'crm.paysystem.list': {
+    /** Sorting fields */
+    order?: unknown;
+    /** Filter fields */
+    filter?: unknown }
   /** Get Fields for CRM Payer Types. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.persontype.fields': NoParams
   /** Get a List of CRM Payer Types. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
-  'crm.persontype.list': { order?: unknown; filter?: unknown }
+  'crm.persontype.list': {
+    /** Sorting fields */
+    order?: unknown;
+    /** Filter fields */
+    filter?: unknown }
   /** Add Product. Scope: crm. @deprecated Use catalog.product.add. */
-  'crm.product.add': { fields?: readonly unknown[] }
+  'crm.product.add': {
+    /** Field values for creating the product. */
+    fields?: readonly unknown[] }
   /** Delete Product. Scope: crm. @deprecated Use catalog.product.delete. */
-  'crm.product.delete': { id?: number }
+  'crm.product.delete': {
+    /** Product identifier */
+    id?: NumericId }
   /** Get Product Fields. Scope: crm. @deprecated Use catalog.product.getFieldsByFilter. */
   'crm.product.fields': NoParams
   /** Get Product by ID. Scope: crm. @deprecated Use catalog.product.get. */
-  'crm.product.get': { id?: number }
+  'crm.product.get': {
+    /** Product ID */
+    id?: NumericId }
   /** Get Product List by Filter. Scope: crm. @deprecated Use catalog.product.list. */
   'crm.product.list': Obj
   /** Add Product Property. Scope: crm. @deprecated Use catalog.productProperty.add. */
-  'crm.product.property.add': { fields?: readonly unknown[] }
+  'crm.product.property.add': {
+    /** Field values for creating the product property. */
+    fields?: readonly unknown[] }
   /** Delete Product Property. Scope: crm. @deprecated Use catalog.productProperty.delete. */
-  'crm.product.property.delete': { id?: number }
+  'crm.product.property.delete': {
+    /** Product identifier */
+    id?: NumericId }
   /** Get Fields of List-Type Property. Scope: crm. @deprecated Use catalog.productPropertyEnum.*. */
   'crm.product.property.enumeration.fields': NoParams
   /** Retrieve Product Property Fields. Scope: crm. @deprecated Use catalog.productProperty.getFields. */
   'crm.product.property.fields': NoParams
   /** Get Product Property by ID. Scope: crm. @deprecated Use catalog.productProperty.get. */
-  'crm.product.property.get': { id?: number }
+  'crm.product.property.get': {
+    /** Identifier of the product property */
+    id?: NumericId }
   /** Get a List of Product Properties. Scope: crm. @deprecated Use catalog.productProperty.list. */
-  'crm.product.property.list': { order?: unknown; filter?: unknown }
+  'crm.product.property.list': {
+    /** Sorting */
+    order?: unknown;
+    /** Filter fields */
+    filter?: unknown }
   /** Retrieve Additional Settings Fields for Custom Type. Scope: crm. @deprecated Use catalog.productPropertyFeature.*. */
-  'crm.product.property.settings.fields': { propertyType?: unknown; userType?: unknown }
+  'crm.product.property.settings.fields': {
+    /** Property type */
+    propertyType?: unknown;
+    /** Custom property type */
+    userType?: unknown }
   /** Get a List of Product Property Types. Scope: crm. @deprecated Use catalog.productPropertyFeature.*. */
   'crm.product.property.types': NoParams
   /** Update Product Property. Scope: crm. @deprecated Use catalog.productProperty.update. */
-  'crm.product.property.update': { id?: number; fields?: readonly unknown[] }
+  'crm.product.property.update': {
+    /** Identifier of the product property */
+    id?: NumericId;
+    /** Field values for updating the product property. */
+    fields?: readonly unknown[] }
   /** Update Product. Scope: crm. @deprecated Use catalog.product.update. */
-  'crm.product.update': { id?: number; fields?: readonly unknown[] }
+  'crm.product.update': {
+    /** Product identifier */
+    id?: NumericId;
+    /** Set of fields - an array of the form array("field_to_update"=>"value"[, ...]), where "field_to_upda… */
+    fields?: readonly unknown[] }
   /** Get Descriptions of Fields for Product Rows. Scope: crm. @deprecated Use crm.item.productrow.fields. */
   'crm.productrow.fields': NoParams
   /** Get a List of Order Properties. Scope: crm. @deprecated Use crm.item.productrow.list. */
   'crm.productrow.list': Obj
   /** Add a New Product Section. Scope: crm. @deprecated Use catalog.section.add. */
-  'crm.productsection.add': { fields: readonly unknown[] }
+  'crm.productsection.add': {
+    /** A set of fields — an array in the format array("field"=>"value"[, ...]), containing the values of t… */
+    fields: readonly unknown[] }
   /** Delete Product Section. Scope: crm. @deprecated Use catalog.section.delete. */
-  'crm.productsection.delete': { id: number }
+  'crm.productsection.delete': {
+    /** Identifier of the product section */
+    id: NumericId }
   /** Get Fields of the Product Section. Scope: crm. @deprecated Use catalog.section.getFields. */
   'crm.productsection.fields': NoParams
   /** Get Product Section by ID. Scope: crm. @deprecated Use catalog.section.get. */
-  'crm.productsection.get': { id: number }
+  'crm.productsection.get': {
+    /** Product section ID */
+    id: NumericId }
   /** Get a List of Sections from. Scope: crm. @deprecated Use catalog.section.list. */
-  'crm.productsection.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj }
+  'crm.productsection.list': {
+    /** An array containing the list of fields to be selected */
+    select?: readonly unknown[];
+    /** An object for filtering the selected items */
+    filter?: Obj;
+    /** An object for sorting the selected items */
+    order?: Obj }
   /** Update Product Section. Scope: crm. @deprecated Use catalog.section.update. */
-  'crm.productsection.update': { id: number; fields?: readonly unknown[] }
+  'crm.productsection.update': {
+    /** Identifier of the product section */
+    id: NumericId;
+    /** Set of fields — an array in the form array("field_to_update"=>"value"[, ...]), where "field_to_upda… */
+    fields?: readonly unknown[] }
   /** Add Estimate. Scope: crm. @deprecated Use crm.item.add. */
-  'crm.quote.add': { fields: { TITLE: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: readonly Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: number; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { IMPORT?: Flag; [k: string]: unknown } }
+  'crm.quote.add': {
+    /** An object containing the fields of the estimate in the following format: where: - field_n — field n… */
+    fields: {
+    /** Subject of the estimate Length restriction — up to 255 characters. */
+    TITLE: string;
+    /** Stage of the estimate Provide the value explicitly in each request. */
+    STATUS_ID?: Id;
+    /** Currency of the estimate amount */
+    CURRENCY_ID?: Id;
+    /** Amount of the estimate Provide a numeric value along with CURRENCY_ID */
+    OPPORTUNITY?: number;
+    /** Identifier of the responsible person */
+    ASSIGNED_BY_ID?: Id;
+    /** Identifier of the client company */
+    COMPANY_ID?: Id;
+    /** Array of identifiers for client contacts */
+    CONTACT_IDS?: readonly Id[];
+    /** Identifier of "your company" for seller requisites */
+    MYCOMPANY_ID?: Id;
+    /** Is the estimate available to everyone? */
+    OPENED?: 'Y' | 'N';
+    /** Identifier of the payer type */
+    PERSON_TYPE_ID?: NumericId;
+    /** Date of issue */
+    BEGINDATE?: string;
+    /** Expiration date of the estimate */
+    CLOSEDATE?: string;
+    /** Client name, up to 255 characters */
+    CLIENT_TITLE?: string;
+    /** Client address, up to 255 characters */
+    CLIENT_ADDR?: string;
+    /** Client email, up to 255 characters */
+    CLIENT_EMAIL?: string;
+    /** Client phone, up to 255 characters */
+    CLIENT_PHONE?: string;
+    /** Comment */
+    COMMENTS?: string; [k: string]: unknown };
+    /** An object of additional parameters (detailed description) */
+    params?: {
+    /** Import mode. */
+    IMPORT?: Flag; [k: string]: unknown } }
   /** Add a Contact to an Estimate. Scope: crm. */
-  'crm.quote.contact.add': { id: number; fields: { CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown } }
+  'crm.quote.contact.add': {
+    /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
+    id: NumericId;
+    /** Object with information about which contact to link to the estimate (detailed description) */
+    fields: {
+    /** Identifier of the contact to be linked to the estimate This can be obtained using the methods crm.c… */
+    CONTACT_ID: Id;
+    /** Indicates whether the link is primary. */
+    IS_PRIMARY?: 'Y' | 'N';
+    /** Sort index By default — the highest SORT among the contacts already linked plus 10. */
+    SORT?: number; [k: string]: unknown } }
   /** Remove a Contact from a Specified Estimate. Scope: crm. */
-  'crm.quote.contact.delete': { id: number; fields: { CONTACT_ID: Id; [k: string]: unknown } }
+  'crm.quote.contact.delete': {
+    /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
+    id: NumericId;
+    /** Object with information about which contact to remove from the links (detailed description) */
+    fields: {
+    /** Identifier of the contact to be removed from the links The identifier of a linked contact can be ob… */
+    CONTACT_ID: Id; [k: string]: unknown } }
   /** Get Fields for the Estimate-Contact Link. Scope: crm. */
   'crm.quote.contact.fields': NoParams
   /** Remove a Set of Contacts Associated with a Specified Estimate. Scope: crm. */
-  'crm.quote.contact.items.delete': { id: number }
+  'crm.quote.contact.items.delete': {
+    /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
+    id: NumericId }
   /** Retrieve a Set of Contacts Associated with a Specified Estimate. Scope: crm. */
-  'crm.quote.contact.items.get': { id: number }
+  'crm.quote.contact.items.get': {
+    /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
+    id: NumericId }
   /** Set the Contacts Associated with a Specified Estimate. Scope: crm. */
-  'crm.quote.contact.items.set': { id: number; items: ReadonlyArray<{ CONTACT_ID: Id; IS_PRIMARY?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }> }
+  'crm.quote.contact.items.set': {
+    /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
+    id: NumericId;
+    /** Set of objects that describe the contacts linked to the estimate (detailed description) If you pass… */
+    items: ReadonlyArray<{
+    /** Identifier of the contact to be linked to the estimate This can be obtained using the methods crm.c… */
+    CONTACT_ID: Id;
+    /** Indicates whether the link is primary. */
+    IS_PRIMARY?: 'Y' | 'N';
+    /** Sort index By default (i + 1) 10, where i is the index of the element in the items array, starting… */
+    SORT?: number; [k: string]: unknown }> }
   /** Delete Estimate. Scope: crm. @deprecated Use crm.item.delete. */
-  'crm.quote.delete': { id: number }
+  'crm.quote.delete': {
+    /** Identifier of the estimate. */
+    id: NumericId }
   /** Get Fields of the Estimate. Scope: crm. @deprecated Use crm.item.fields. */
   'crm.quote.fields': NoParams
   /** Get Estimate by ID. Scope: crm. @deprecated Use crm.item.get. */
-  'crm.quote.get': { id: number }
+  'crm.quote.get': {
+    /** The ID of the estimate. */
+    id: NumericId }
   /** Get a List of Estimates by Filter. Scope: crm. @deprecated Use crm.item.list. */
-  'crm.quote.list': { select?: readonly string[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.quote.list': {
+    /** A list of fields to return in the response. */
+    select?: readonly string[];
+    /** An object in the format: where: - field_n — the name of the field to filter the selection, - value_… */
+    filter?: Obj;
+    /** An object in the format: where: - field_n — the sorting field, - value: - ASC — ascending, - DESC —… */
+    order?: Obj;
+    /** Pagination parameter. */
+    start?: number }
   /** Retrieve Product Rows of the Estimate. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.quote.productrows.get': { id: number }
+  'crm.quote.productrows.get': {
+    /** Identifier of the estimate. */
+    id: NumericId }
   /** Set Product Rows for the Quote. Scope: crm. @deprecated Use crm.item.productrow.*. */
-  'crm.quote.productrows.set': { id: number; rows?: ReadonlyArray<{ PRODUCT_ID?: number; PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string; PRICE?: number; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: 'Y' | 'N'; MEASURE_CODE?: Id; MEASURE_NAME?: string; SORT?: number; [k: string]: unknown }> }
+  'crm.quote.productrows.set': {
+    /** Identifier of the estimate. */
+    id: NumericId;
+    /** Array of product rows. */
+    rows?: ReadonlyArray<{
+    /** Identifier of the product in the catalog. */
+    PRODUCT_ID?: NumericId;
+    /** Name of the product row */
+    PRODUCT_NAME?: string;
+    /** Description of the product row */
+    PRODUCT_DESCRIPTION?: string;
+    /** Final cost of the product per unit */
+    PRICE?: number;
+    /** Number of product units */
+    QUANTITY?: number;
+    /** Type of discount: - 1 — absolute - 2 — percentage */
+    DISCOUNT_TYPE_ID?: NumericId;
+    /** Discount value in percentage */
+    DISCOUNT_RATE?: number;
+    /** Absolute discount value */
+    DISCOUNT_SUM?: number;
+    /** Tax rate in percentage */
+    TAX_RATE?: number;
+    /** Is tax included in the price: - Y — yes - N — no */
+    TAX_INCLUDED?: 'Y' | 'N';
+    /** Unit of measure code */
+    MEASURE_CODE?: Id;
+    /** Text representation of the unit of measure */
+    MEASURE_NAME?: string;
+    /** Sorting */
+    SORT?: number; [k: string]: unknown }> }
   /** Update Estimate. Scope: crm. @deprecated Use crm.item.update. */
-  'crm.quote.update': { id: number; fields?: { TITLE?: string; STATUS_ID?: Id; CURRENCY_ID?: Id; OPPORTUNITY?: number; ASSIGNED_BY_ID?: Id; COMPANY_ID?: Id; CONTACT_IDS?: readonly Id[]; MYCOMPANY_ID?: Id; OPENED?: 'Y' | 'N'; PERSON_TYPE_ID?: number; BEGINDATE?: string; CLOSEDATE?: string; CLIENT_TITLE?: string; CLIENT_ADDR?: string; CLIENT_EMAIL?: string; CLIENT_PHONE?: string; COMMENTS?: string; [k: string]: unknown }; params?: { REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
+  'crm.quote.update': {
+    /** Identifier of the estimate. */
+    id: NumericId;
+    /** Object format: where: - field_n — field name - value_n — new field value Only include the fields th… */
+    fields?: {
+    /** Subject of the estimate. */
+    TITLE?: string;
+    /** Stage of the estimate. */
+    STATUS_ID?: Id;
+    /** Currency of the estimate amount */
+    CURRENCY_ID?: Id;
+    /** Amount of the estimate */
+    OPPORTUNITY?: number;
+    /** Identifier of the responsible person */
+    ASSIGNED_BY_ID?: Id;
+    /** Identifier of the client company */
+    COMPANY_ID?: Id;
+    /** Array of identifiers for client contacts. */
+    CONTACT_IDS?: readonly Id[];
+    /** Identifier of "your company" for vendor details */
+    MYCOMPANY_ID?: Id;
+    /** Is the estimate available to everyone? */
+    OPENED?: 'Y' | 'N';
+    /** Identifier of the client type */
+    PERSON_TYPE_ID?: NumericId;
+    /** Date of issuance */
+    BEGINDATE?: string;
+    /** Expiration date of the estimate */
+    CLOSEDATE?: string;
+    /** Client name, up to 255 characters */
+    CLIENT_TITLE?: string;
+    /** Client address, up to 255 characters */
+    CLIENT_ADDR?: string;
+    /** Client email, up to 255 characters */
+    CLIENT_EMAIL?: string;
+    /** Client phone, up to 255 characters */
+    CLIENT_PHONE?: string;
+    /** Comment */
+    COMMENTS?: string; [k: string]: unknown };
+    /** Object of additional parameters (detailed description) */
+    params?: {
+    /** Should a record be created in the change history? */
+    REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
   /** Create a Custom Field for Estimates. Scope: crm. */
-  'crm.quote.userfield.add': { fields: { USER_TYPE_ID: string; FIELD_NAME: string; LABEL?: string; XML_ID?: string; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: Flag; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; [k: string]: unknown } }
+  'crm.quote.userfield.add': {
+    /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
+    fields: {
+    /** Data type of the custom field. */
+    USER_TYPE_ID: string;
+    /** Field code. */
+    FIELD_NAME: string;
+    /** Default name of the custom field. */
+    LABEL?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message */
+    ERROR_MESSAGE?: string;
+    /** Help */
+    HELP_MESSAGE?: string;
+    /** Is the field multiple. */
+    MULTIPLE?: Flag;
+    /** Is the field mandatory. */
+    MANDATORY?: Flag;
+    /** Show the field in the filter. */
+    SHOW_FILTER?: Flag;
+    /** Additional field parameters. */
+    SETTINGS?: {
+    /** Default value. */
+    DEFAULT_VALUE?: string;
+    /** Number of lines in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the custom field of type enumeration, described below By default [] */
+    LIST?: ReadonlyArray<{
+    /** Value of the list item. */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list item the default value. */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Show the custom field in the list. */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing. */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values included in the search. */
+    IS_SEARCHABLE?: Flag; [k: string]: unknown } }
   /** Delete Custom Field for Quotes. Scope: crm. */
-  'crm.quote.userfield.delete': { id: number }
+  'crm.quote.userfield.delete': {
+    /** Identifier of the custom field associated with the quote. */
+    id: NumericId }
   /** Get Custom Field of Estimates by ID. Scope: crm. */
-  'crm.quote.userfield.get': { id: number }
+  'crm.quote.userfield.get': {
+    /** Identifier of the custom field associated with the quote. */
+    id: NumericId }
   /** Get a List of Custom Fields For. Scope: crm. */
-  'crm.quote.userfield.list': { filter?: { ID?: number; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: number; MULTIPLE?: Flag; MANDATORY?: Flag; SHOW_FILTER?: string; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LANG?: string; [k: string]: unknown }; order?: Obj }
+  'crm.quote.userfield.list': {
+    /** Object format: - field_n — the name of the field by which the selection of custom fields will be fi… */
+    filter?: {
+    /** Identifier of the custom field */
+    ID?: NumericId;
+    /** Code of the custom field */
+    FIELD_NAME?: string;
+    /** Type of the custom field. */
+    USER_TYPE_ID?: string;
+    /** External code */
+    XML_ID?: string;
+    /** Sorting index */
+    SORT?: number;
+    /** Is the custom field multiple. */
+    MULTIPLE?: Flag;
+    /** Is the custom field mandatory. */
+    MANDATORY?: Flag;
+    /** Show in the list filter. */
+    SHOW_FILTER?: string;
+    /** Whether to show in the list. */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing? */
+    EDIT_IN_LIST?: Flag;
+    /** Whether the field values participate in search. */
+    IS_SEARCHABLE?: Flag;
+    /** Language identifier. */
+    LANG?: string; [k: string]: unknown };
+    /** Object format: - field_n — the name of the field by which the selection of elements will be sorted… */
+    order?: Obj }
   /** Update Existing Custom Field for Quotes. Scope: crm. */
-  'crm.quote.userfield.update': { id: number; fields: { MANDATORY?: Flag; SHOW_FILTER?: Flag; XML_ID?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; LIST?: ReadonlyArray<{ VALUE?: string; SORT?: number; DEF?: Flag; XML_ID?: string; [k: string]: unknown }>; SORT?: number; SHOW_IN_LIST?: Flag; EDIT_IN_LIST?: Flag; IS_SEARCHABLE?: Flag; LIST_FILTER_LABEL?: string; LIST_COLUMN_LABEL?: string; EDIT_FORM_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; [k: string]: unknown } }
+  'crm.quote.userfield.update': {
+    /** Identifier of the custom field. */
+    id: NumericId;
+    /** Object format: - field_n — field name - value_n — new field value The list of available fields is d… */
+    fields: {
+    /** Is the field mandatory? */
+    MANDATORY?: Flag;
+    /** Should the field be shown in the filter? */
+    SHOW_FILTER?: Flag;
+    /** External code */
+    XML_ID?: string;
+    /** Additional field parameters. */
+    SETTINGS?: {
+    /** Default value */
+    DEFAULT_VALUE?: string;
+    /** Number of lines in the input field. */
+    ROWS?: number; [k: string]: unknown };
+    /** List of possible values for the user field of type enumeration, description below */
+    LIST?: ReadonlyArray<{
+    /** Value of the list element. */
+    VALUE?: string;
+    /** Sort index. */
+    SORT?: number;
+    /** Is the list element the default value? */
+    DEF?: Flag;
+    /** External code of the value. */
+    XML_ID?: string; [k: string]: unknown }>;
+    /** Sort index. */
+    SORT?: number;
+    /** Should the user field be shown in the list? */
+    SHOW_IN_LIST?: Flag;
+    /** Allow user editing? */
+    EDIT_IN_LIST?: Flag;
+    /** Are the field values searchable? */
+    IS_SEARCHABLE?: Flag;
+    /** Filter label in the list. */
+    LIST_FILTER_LABEL?: string;
+    /** Header in the list. */
+    LIST_COLUMN_LABEL?: string;
+    /** Label in the edit form. */
+    EDIT_FORM_LABEL?: string;
+    /** Error message */
+    ERROR_MESSAGE?: string;
+    /** Help */
+    HELP_MESSAGE?: string; [k: string]: unknown } }
   /** Add Requisite. Scope: crm. */
-  'crm.requisite.add': { fields: Obj }
+  'crm.requisite.add': {
+    /** Set of fields — an object of the form {"field": "value"[, ...]} for adding the requisite */
+    fields: Obj }
   /** Create a New Bank Detail. Scope: crm. */
-  'crm.requisite.bankdetail.add': { fields: Obj }
+  'crm.requisite.bankdetail.add': {
+    /** A set of fields — an object of the form {"field": "value"[, ...]} for adding a bank detail */
+    fields: Obj }
   /** Delete Bank Detail. Scope: crm. */
-  'crm.requisite.bankdetail.delete': { id: number }
+  'crm.requisite.bankdetail.delete': {
+    /** Identifier of the bank detail. */
+    id: NumericId }
   /** Get Description of Bank Details Fields. Scope: crm. */
   'crm.requisite.bankdetail.fields': NoParams
   /** Get Bank Details by Id. Scope: crm. */
-  'crm.requisite.bankdetail.get': { id: number }
+  'crm.requisite.bankdetail.get': {
+    /** Identifier of the bank details. */
+    id: NumericId }
   /** Get a List of Bank Details by Filter. Scope: crm. */
-  'crm.requisite.bankdetail.list': { select?: ReadonlyArray<{ ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }>; filter?: { ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; order?: { ID?: number; ENTITY_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; CODE?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; RQ_BANK_NAME?: string; RQ_BANK_ADDR?: string; RQ_BANK_CODE?: string; RQ_BANK_ROUTE_NUM?: string; RQ_BIK?: string; RQ_CODEB?: string; RQ_CODEG?: string; RQ_RIB?: string; RQ_MFO?: string; RQ_ACC_NAME?: string; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: string; RQ_AGENCY_NAME?: string; RQ_IIK?: string; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: string; RQ_SWIFT?: string; RQ_BIC?: string; COMMENTS?: string; ORIGINATOR_ID?: string; [k: string]: unknown }; start?: number }
+  'crm.requisite.bankdetail.list': {
+    /** The array contains a list of fields to select (see bank detail fields). */
+    select?: ReadonlyArray<{
+    /** Identifier of the bank details. */
+    ID?: NumericId;
+    /** Identifier of the parent object. */
+    ENTITY_ID?: NumericId;
+    /** Identifier of the country corresponding to the set of bank details fields (see method crm.requisite… */
+    COUNTRY_ID?: NumericId;
+    /** Create date */
+    DATE_CREATE?: string;
+    /** Modification date */
+    DATE_MODIFY?: string;
+    /** Identifier of the user who created the requisite */
+    CREATED_BY_ID?: Id;
+    /** Identifier of the user who modified the requisite */
+    MODIFY_BY_ID?: Id;
+    /** Name of the bank details */
+    NAME?: string;
+    /** Symbolic code of the requisite */
+    CODE?: string;
+    /** External key. */
+    XML_ID?: string;
+    /** Activity indicator. */
+    ACTIVE?: 'Y' | 'N';
+    /** Sorting */
+    SORT?: number;
+    /** Name of the bank */
+    RQ_BANK_NAME?: string;
+    /** Address of the bank */
+    RQ_BANK_ADDR?: string;
+    /** Bank Code (for country BR) */
+    RQ_BANK_CODE?: string;
+    /** Bank Routing Number */
+    RQ_BANK_ROUTE_NUM?: string;
+    /** BIK */
+    RQ_BIK?: string;
+    /** Bank Code (for country FR) */
+    RQ_CODEB?: string;
+    /** Branch Code (for country FR) */
+    RQ_CODEG?: string;
+    /** RIB Key (for country FR) */
+    RQ_RIB?: string;
+    /** MFO */
+    RQ_MFO?: string;
+    /** Bank Account Holder Name */
+    RQ_ACC_NAME?: string;
+    /** Bank Account Number */
+    RQ_ACC_NUM?: string;
+    /** Account Type (for country BR) */
+    RQ_ACC_TYPE?: string;
+    /** Agency (for country BR) */
+    RQ_AGENCY_NAME?: string;
+    /** IIK */
+    RQ_IIK?: string;
+    /** Currency of the account */
+    RQ_ACC_CURRENCY?: string;
+    /** Correspondent account */
+    RQ_COR_ACC_NUM?: string;
+    /** IBAN */
+    RQ_IBAN?: string;
+    /** SWIFT */
+    RQ_SWIFT?: string;
+    /** BIC */
+    RQ_BIC?: string;
+    /** Comment */
+    COMMENTS?: string;
+    /** Identifier of the external information base. */
+    ORIGINATOR_ID?: string; [k: string]: unknown }>;
+    /** An object for filtering the selected bank details in the format {"field_1": "value_1", ... */
+    filter?: {
+    /** Identifier of the bank details. */
+    ID?: NumericId;
+    /** Identifier of the parent object. */
+    ENTITY_ID?: NumericId;
+    /** Identifier of the country corresponding to the set of bank details fields (see method crm.requisite… */
+    COUNTRY_ID?: NumericId;
+    /** Create date */
+    DATE_CREATE?: string;
+    /** Modification date */
+    DATE_MODIFY?: string;
+    /** Identifier of the user who created the requisite */
+    CREATED_BY_ID?: Id;
+    /** Identifier of the user who modified the requisite */
+    MODIFY_BY_ID?: Id;
+    /** Name of the bank details */
+    NAME?: string;
+    /** Symbolic code of the requisite */
+    CODE?: string;
+    /** External key. */
+    XML_ID?: string;
+    /** Activity indicator. */
+    ACTIVE?: 'Y' | 'N';
+    /** Sorting */
+    SORT?: number;
+    /** Name of the bank */
+    RQ_BANK_NAME?: string;
+    /** Address of the bank */
+    RQ_BANK_ADDR?: string;
+    /** Bank Code (for country BR) */
+    RQ_BANK_CODE?: string;
+    /** Bank Routing Number */
+    RQ_BANK_ROUTE_NUM?: string;
+    /** BIK */
+    RQ_BIK?: string;
+    /** Bank Code (for country FR) */
+    RQ_CODEB?: string;
+    /** Branch Code (for country FR) */
+    RQ_CODEG?: string;
+    /** RIB Key (for country FR) */
+    RQ_RIB?: string;
+    /** MFO */
+    RQ_MFO?: string;
+    /** Bank Account Holder Name */
+    RQ_ACC_NAME?: string;
+    /** Bank Account Number */
+    RQ_ACC_NUM?: string;
+    /** Account Type (for country BR) */
+    RQ_ACC_TYPE?: string;
+    /** Agency (for country BR) */
+    RQ_AGENCY_NAME?: string;
+    /** IIK */
+    RQ_IIK?: string;
+    /** Currency of the account */
+    RQ_ACC_CURRENCY?: string;
+    /** Correspondent account */
+    RQ_COR_ACC_NUM?: string;
+    /** IBAN */
+    RQ_IBAN?: string;
+    /** SWIFT */
+    RQ_SWIFT?: string;
+    /** BIC */
+    RQ_BIC?: string;
+    /** Comment */
+    COMMENTS?: string;
+    /** Identifier of the external information base. */
+    ORIGINATOR_ID?: string; [k: string]: unknown };
+    /** An object for sorting the selected bank details in the format {"field_1": "order_1", ... */
+    order?: {
+    /** Identifier of the bank details. */
+    ID?: NumericId;
+    /** Identifier of the parent object. */
+    ENTITY_ID?: NumericId;
+    /** Identifier of the country corresponding to the set of bank details fields (see method crm.requisite… */
+    COUNTRY_ID?: NumericId;
+    /** Create date */
+    DATE_CREATE?: string;
+    /** Modification date */
+    DATE_MODIFY?: string;
+    /** Identifier of the user who created the requisite */
+    CREATED_BY_ID?: Id;
+    /** Identifier of the user who modified the requisite */
+    MODIFY_BY_ID?: Id;
+    /** Name of the bank details */
+    NAME?: string;
+    /** Symbolic code of the requisite */
+    CODE?: string;
+    /** External key. */
+    XML_ID?: string;
+    /** Activity indicator. */
+    ACTIVE?: 'Y' | 'N';
+    /** Sorting */
+    SORT?: number;
+    /** Name of the bank */
+    RQ_BANK_NAME?: string;
+    /** Address of the bank */
+    RQ_BANK_ADDR?: string;
+    /** Bank Code (for country BR) */
+    RQ_BANK_CODE?: string;
+    /** Bank Routing Number */
+    RQ_BANK_ROUTE_NUM?: string;
+    /** BIK */
+    RQ_BIK?: string;
+    /** Bank Code (for country FR) */
+    RQ_CODEB?: string;
+    /** Branch Code (for country FR) */
+    RQ_CODEG?: string;
+    /** RIB Key (for country FR) */
+    RQ_RIB?: string;
+    /** MFO */
+    RQ_MFO?: string;
+    /** Bank Account Holder Name */
+    RQ_ACC_NAME?: string;
+    /** Bank Account Number */
+    RQ_ACC_NUM?: string;
+    /** Account Type (for country BR) */
+    RQ_ACC_TYPE?: string;
+    /** Agency (for country BR) */
+    RQ_AGENCY_NAME?: string;
+    /** IIK */
+    RQ_IIK?: string;
+    /** Currency of the account */
+    RQ_ACC_CURRENCY?: string;
+    /** Correspondent account */
+    RQ_COR_ACC_NUM?: string;
+    /** IBAN */
+    RQ_IBAN?: string;
+    /** SWIFT */
+    RQ_SWIFT?: string;
+    /** BIC */
+    RQ_BIC?: string;
+    /** Comment */
+    COMMENTS?: string;
+    /** Identifier of the external information base. */
+    ORIGINATOR_ID?: string; [k: string]: unknown };
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Bank Details. Scope: crm. */
-  'crm.requisite.bankdetail.update': { id: number; fields: Obj }
+  'crm.requisite.bankdetail.update': {
+    /** Identifier of the bank details. */
+    id: NumericId;
+    /** Set of bank detail fields — an object of the form {"field": "value"[, ...]}, the values of which ne… */
+    fields: Obj }
   /** Delete Requisite and Related Objects. Scope: crm. */
-  'crm.requisite.delete': { id: number }
+  'crm.requisite.delete': {
+    /** Identifier of the requisite. */
+    id: NumericId }
   /** Get CRM Requisite Fields. Scope: crm. */
   'crm.requisite.fields': NoParams
   /** Get Requisite by ID. Scope: crm. */
-  'crm.requisite.get': { id: number }
+  'crm.requisite.get': {
+    /** Identifier of the requisite. */
+    id: NumericId }
   /** Get Description of CRM Requisite Link Fields. Scope: crm. */
   'crm.requisite.link.fields': NoParams
   /** Get the Link of the Requisite with the Object. Scope: crm. */
-  'crm.requisite.link.get': { entityTypeId: number; entityId: number }
+  'crm.requisite.link.get': {
+    /** Identifier of the object type to which the link belongs. */
+    entityTypeId: NumericId;
+    /** Identifier of the object to which the link belongs. */
+    entityId: NumericId }
   /** Get a List of Links for Requisites. Scope: crm. */
-  'crm.requisite.link.list': { select?: ReadonlyArray<{ ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }>; filter?: { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }; order?: { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: number; BANK_DETAIL_ID?: number; MC_REQUISITE_ID?: number; MC_BANK_DETAIL_ID?: number; [k: string]: unknown }; start?: number }
+  'crm.requisite.link.list': {
+    /** An array of fields to select (see requisite link fields). */
+    select?: ReadonlyArray<{
+    /** Identifier of the object type to which the link belongs. */
+    ENTITY_TYPE_ID?: NumericId;
+    /** Identifier of the object to which the link belongs. */
+    ENTITY_ID?: NumericId;
+    /** Identifier of the client's requisite selected for the object. */
+    REQUISITE_ID?: NumericId;
+    /** Identifier of the client's bank requisite selected for the object. */
+    BANK_DETAIL_ID?: NumericId;
+    /** Identifier of my company's requisite selected for the object. */
+    MC_REQUISITE_ID?: NumericId;
+    /** Identifier of my company's bank requisite selected for the object. */
+    MC_BANK_DETAIL_ID?: NumericId; [k: string]: unknown }>;
+    /** An object for filtering the selected requisite links in the format {"field_1": "value_1", ... */
+    filter?: {
+    /** Identifier of the object type to which the link belongs. */
+    ENTITY_TYPE_ID?: NumericId;
+    /** Identifier of the object to which the link belongs. */
+    ENTITY_ID?: NumericId;
+    /** Identifier of the client's requisite selected for the object. */
+    REQUISITE_ID?: NumericId;
+    /** Identifier of the client's bank requisite selected for the object. */
+    BANK_DETAIL_ID?: NumericId;
+    /** Identifier of my company's requisite selected for the object. */
+    MC_REQUISITE_ID?: NumericId;
+    /** Identifier of my company's bank requisite selected for the object. */
+    MC_BANK_DETAIL_ID?: NumericId; [k: string]: unknown };
+    /** An object for sorting the selected requisite links in the format {"field_1": "order_1", ... */
+    order?: {
+    /** Identifier of the object type to which the link belongs. */
+    ENTITY_TYPE_ID?: NumericId;
+    /** Identifier of the object to which the link belongs. */
+    ENTITY_ID?: NumericId;
+    /** Identifier of the client's requisite selected for the object. */
+    REQUISITE_ID?: NumericId;
+    /** Identifier of the client's bank requisite selected for the object. */
+    BANK_DETAIL_ID?: NumericId;
+    /** Identifier of my company's requisite selected for the object. */
+    MC_REQUISITE_ID?: NumericId;
+    /** Identifier of my company's bank requisite selected for the object. */
+    MC_BANK_DETAIL_ID?: NumericId; [k: string]: unknown };
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Register Requisite Link with Object. Scope: crm. */
-  'crm.requisite.link.register': { fields: Obj }
+  'crm.requisite.link.register': {
+    /** A set of fields for the requisite link — an object of the form {"field": "value"[, ...]} */
+    fields: Obj }
   /** Unlink Requisite from Object. Scope: crm. */
-  'crm.requisite.link.unregister': { entityTypeId: number; entityId: number }
+  'crm.requisite.link.unregister': {
+    /** Identifier of the object type to which the link belongs. */
+    entityTypeId: NumericId;
+    /** Identifier of the object to which the link belongs. */
+    entityId: NumericId }
   /** Get a List of Requisites by Filter. Scope: crm. */
-  'crm.requisite.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'crm.requisite.list': {
+    /** An array containing the list of fields to be selected (see requisite fields). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected requisites in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting selected attributes in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** A parameter used to control pagination. */
+    start?: number }
   /** Create a Template. Scope: crm. */
-  'crm.requisite.preset.add': { fields: Obj }
+  'crm.requisite.preset.add': {
+    /** A set of fields — an object of the form {"field": "value"[, ...]} for adding the template */
+    fields: Obj }
   /** Get a List of Countries for the Template. Scope: crm. */
   'crm.requisite.preset.countries': NoParams
   /** Delete Company Details Template. Scope: crm. */
-  'crm.requisite.preset.delete': { id: number }
+  'crm.requisite.preset.delete': {
+    /** Identifier of the requisite template. */
+    id: NumericId }
   /** Add a Custom Field to the CRM Requisite Template. Scope: crm. */
-  'crm.requisite.preset.field.add': { preset: Obj; fields: Obj }
+  'crm.requisite.preset.field.add': {
+    /** An object containing the identifier of the template to which the custom field is added (e.g., {"ID"… */
+    preset: Obj;
+    /** A set of fields — an object of the form {"field": "value"[, ...]} for adding the custom field to th… */
+    fields: Obj }
   /** Get Fields Available for Addition to the Requisite Template. Scope: crm. */
-  'crm.requisite.preset.field.availabletoadd': { preset: Obj }
+  'crm.requisite.preset.field.availabletoadd': {
+    /** An object containing the identifier of the template for which to retrieve the list of available cus… */
+    preset: Obj }
   /** Delete Custom Field from CRM Requisite Template. Scope: crm. */
-  'crm.requisite.preset.field.delete': { id: number; preset: Obj }
+  'crm.requisite.preset.field.delete': {
+    /** Identifier of the custom field to be deleted. */
+    id: NumericId;
+    /** An object containing the identifier of the template from which the custom field is being deleted (f… */
+    preset: Obj }
   /** Get Description of Custom Fields for the Requisite Template. Scope: crm. */
   'crm.requisite.preset.field.fields': NoParams
   /** Get Custom Field of Requisite Template by ID. Scope: crm. */
-  'crm.requisite.preset.field.get': { id: number; preset: Obj }
+  'crm.requisite.preset.field.get': {
+    /** Identifier of the custom field. */
+    id: NumericId;
+    /** An object containing the identifier of the template from which the information about the custom fie… */
+    preset: Obj }
   /** Get a List of All Customizable Fields for a Specified CRM Requisites Template. Scope: crm. */
-  'crm.requisite.preset.field.list': { preset: Obj }
+  'crm.requisite.preset.field.list': {
+    /** An object containing the identifier value of the template from which the list of customizable field… */
+    preset: Obj }
   /** Update Custom Field of a Given Requisite Template. Scope: crm. */
-  'crm.requisite.preset.field.update': { id: number; preset: Obj; fields: Obj }
+  'crm.requisite.preset.field.update': {
+    /** Identifier of the custom field to be updated. */
+    id: NumericId;
+    /** An object containing the identifier of the template to which the custom field is added (e.g., {"ID"… */
+    preset: Obj;
+    /** An object with fields and their values that need to be updated. */
+    fields: Obj }
   /** Get Description of the Fields of the Requisite Template. Scope: crm. */
   'crm.requisite.preset.fields': NoParams
   /** Get Requisite Template Fields by ID. Scope: crm. */
-  'crm.requisite.preset.get': { id: number }
+  'crm.requisite.preset.get': {
+    /** Identifier of the requisite template. */
+    id: NumericId }
   /** Get a List of Requisites Templates by Filter. Scope: crm. */
-  'crm.requisite.preset.list': { select?: ReadonlyArray<{ ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }>; filter?: { ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; order?: { ID?: number; ENTITY_TYPE_ID?: number; COUNTRY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: Id; MODIFY_BY_ID?: Id; NAME?: string; XML_ID?: string; ACTIVE?: 'Y' | 'N'; SORT?: number; [k: string]: unknown }; start?: number }
+  'crm.requisite.preset.list': {
+    /** An array of fields to select (see template fields). */
+    select?: ReadonlyArray<{
+    /** Identifier of the template. */
+    ID?: NumericId;
+    /** Identifier of the parent object type. */
+    ENTITY_TYPE_ID?: NumericId;
+    /** Identifier of the country corresponding to the set of fields in the requisites template (for availa… */
+    COUNTRY_ID?: NumericId;
+    /** Create date */
+    DATE_CREATE?: string;
+    /** Modification date. */
+    DATE_MODIFY?: string;
+    /** Identifier of the user who created the template */
+    CREATED_BY_ID?: Id;
+    /** Identifier of the user who modified the template */
+    MODIFY_BY_ID?: Id;
+    /** Name of the template */
+    NAME?: string;
+    /** External key. */
+    XML_ID?: string;
+    /** Activity status. */
+    ACTIVE?: 'Y' | 'N';
+    /** Sorting */
+    SORT?: number; [k: string]: unknown }>;
+    /** An object for filtering selected templates in the format {"field_1": "value_1", ... */
+    filter?: {
+    /** Identifier of the template. */
+    ID?: NumericId;
+    /** Identifier of the parent object type. */
+    ENTITY_TYPE_ID?: NumericId;
+    /** Identifier of the country corresponding to the set of fields in the requisites template (for availa… */
+    COUNTRY_ID?: NumericId;
+    /** Create date */
+    DATE_CREATE?: string;
+    /** Modification date. */
+    DATE_MODIFY?: string;
+    /** Identifier of the user who created the template */
+    CREATED_BY_ID?: Id;
+    /** Identifier of the user who modified the template */
+    MODIFY_BY_ID?: Id;
+    /** Name of the template */
+    NAME?: string;
+    /** External key. */
+    XML_ID?: string;
+    /** Activity status. */
+    ACTIVE?: 'Y' | 'N';
+    /** Sorting */
+    SORT?: number; [k: string]: unknown };
+    /** An object for sorting selected templates in the format {"field_1": "order_1", ... */
+    order?: {
+    /** Identifier of the template. */
+    ID?: NumericId;
+    /** Identifier of the parent object type. */
+    ENTITY_TYPE_ID?: NumericId;
+    /** Identifier of the country corresponding to the set of fields in the requisites template (for availa… */
+    COUNTRY_ID?: NumericId;
+    /** Create date */
+    DATE_CREATE?: string;
+    /** Modification date. */
+    DATE_MODIFY?: string;
+    /** Identifier of the user who created the template */
+    CREATED_BY_ID?: Id;
+    /** Identifier of the user who modified the template */
+    MODIFY_BY_ID?: Id;
+    /** Name of the template */
+    NAME?: string;
+    /** External key. */
+    XML_ID?: string;
+    /** Activity status. */
+    ACTIVE?: 'Y' | 'N';
+    /** Sorting */
+    SORT?: number; [k: string]: unknown };
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Requisite Template. Scope: crm. */
-  'crm.requisite.preset.update': { id: number; fields: readonly unknown[] }
+  'crm.requisite.preset.update': {
+    /** Identifier of the requisite template to be updated. */
+    id: NumericId;
+    /** Set of template fields — an object of the form {"field": "value"[, ...]}, the values of which need… */
+    fields: readonly unknown[] }
   /** Update Requisite. Scope: crm. */
-  'crm.requisite.update': { id: number; fields: Obj }
+  'crm.requisite.update': {
+    /** Identifier of the requisite, can be obtained using the method crm.requisite.list */
+    id: NumericId;
+    /** Set of requisite fields — an object of the form "field": "value"[, ...]}, the values of which need… */
+    fields: Obj }
   /** Create a New Custom Field For. Scope: crm. */
-  'crm.requisite.userfield.add': { fields: Obj }
+  'crm.requisite.userfield.add': {
+    /** A set of fields — an object of the form {"field": "value"[, ...]} for adding a custom requisite fie… */
+    fields: Obj }
   /** Delete User Field of Requisite. Scope: crm. */
-  'crm.requisite.userfield.delete': { id: number }
+  'crm.requisite.userfield.delete': {
+    /** Identifier of the user field. */
+    id: NumericId }
   /** Get User Field by ID. Scope: crm. */
-  'crm.requisite.userfield.get': { id: number }
+  'crm.requisite.userfield.get': {
+    /** Identifier of the user field. */
+    id: NumericId }
   /** Get a List of Custom Fields of the Requisite by Filter. Scope: crm. */
-  'crm.requisite.userfield.list': { order?: Obj; filter?: { ID?: number; ENTITY_ID?: string; FIELD_NAME: string; USER_TYPE_ID: string; XML_ID?: string; SORT?: number; MULTIPLE?: 'Y' | 'N'; MANDATORY?: 'Y' | 'N'; SHOW_FILTER?: string; SHOW_IN_LIST?: 'Y' | 'N'; EDIT_IN_LIST?: 'Y' | 'N'; IS_SEARCHABLE?: 'Y' | 'N'; EDIT_FORM_LABEL?: string; LIST_COLUMN_LABEL?: string; LIST_FILTER_LABEL?: string; ERROR_MESSAGE?: string; HELP_MESSAGE?: string; LIST?: Id; SETTINGS?: Obj; [k: string]: unknown } }
+  'crm.requisite.userfield.list': {
+    /** Object for sorting the selected custom fields in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** Object for filtering the selected requisites in the format {"field_1": "value_1", ... */
+    filter?: {
+    /** Identifier of the custom field */
+    ID?: NumericId;
+    /** The identifier of the entity to which the custom field belongs. */
+    ENTITY_ID?: string;
+    /** Symbolic code. */
+    FIELD_NAME: string;
+    /** Data type (string, boolean, double, or datetime) */
+    USER_TYPE_ID: string;
+    /** External key. */
+    XML_ID?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Indicator of multiplicity. */
+    MULTIPLE?: 'Y' | 'N';
+    /** Indicator of mandatory status. */
+    MANDATORY?: 'Y' | 'N';
+    /** Show in the list filter. */
+    SHOW_FILTER?: string;
+    /** Whether to show in the list. */
+    SHOW_IN_LIST?: 'Y' | 'N';
+    /** Allow user editing? */
+    EDIT_IN_LIST?: 'Y' | 'N';
+    /** Whether the field values participate in search. */
+    IS_SEARCHABLE?: 'Y' | 'N';
+    /** Label in the edit form */
+    EDIT_FORM_LABEL?: string;
+    /** Header in the list */
+    LIST_COLUMN_LABEL?: string;
+    /** Filter label in the list */
+    LIST_FILTER_LABEL?: string;
+    /** Error message */
+    ERROR_MESSAGE?: string;
+    /** Help */
+    HELP_MESSAGE?: string;
+    /** List elements. */
+    LIST?: Id;
+    /** Additional settings (dependent on type). */
+    SETTINGS?: Obj; [k: string]: unknown } }
   /** Update Custom Field of CRM Requisite. Scope: crm. */
-  'crm.requisite.userfield.update': { id: number; fields: Obj }
+  'crm.requisite.userfield.update': {
+    /** Identifier of the user field. */
+    id: NumericId;
+    /** Set of fields — an object of the form {"field": "value"[, ...]}, the values of which need to be cha… */
+    fields: Obj }
   /** Determine the Current CRM Operating Mode. Scope: crm. */
   'crm.settings.mode.get': NoParams
   /** Get Stage History with. Scope: crm. */
-  'crm.stagehistory.list': { entityTypeId?: number; order?: Obj; filter?: Obj; select?: Obj; start?: number }
+  'crm.stagehistory.list': {
+    /** Identifier of the object type. */
+    entityTypeId?: NumericId;
+    /** Sorting list, where the key is the field and the value is ASC or DESC */
+    order?: Obj;
+    /** Filtering list. */
+    filter?: Obj;
+    /** List of fields to retrieve */
+    select?: Obj;
+    /** Offset for pagination. */
+    start?: number }
   /** Create CRM Status Element. Scope: crm. */
-  'crm.status.add': { fields: { ENTITY_ID: string; STATUS_ID: string; NAME: string; SORT?: number; COLOR?: string; SEMANTICS?: string; [k: string]: unknown } }
+  'crm.status.add': {
+    /** Object with fields of the new directory element. */
+    fields: {
+    /** Type of directory, for example DEAL_STAGE, SOURCE. */
+    ENTITY_ID: string;
+    /** Status value code. */
+    STATUS_ID: string;
+    /** Name */
+    NAME: string;
+    /** Sorting. */
+    SORT?: number;
+    /** Hex color code, for example #39A8EF. */
+    COLOR?: string;
+    /** Group of stages: - "S" — "Success", - "F" — "Failure", - "" — "In Progress". */
+    SEMANTICS?: string; [k: string]: unknown } }
   /** Delete CRM Status Element. Scope: crm. */
-  'crm.status.delete': { id: number; params?: string }
+  'crm.status.delete': {
+    /** Identifier of the status element to be deleted. */
+    id: NumericId;
+    /** Available flags: - FORCED — flag for forcibly deleting system elements. */
+    params?: string }
   /** Get directory items by type. Scope: crm. */
-  'crm.status.entity.items': { entityId: string }
+  'crm.status.entity.items': {
+    /** Type of directory, for example DEAL_STAGE, SOURCE. */
+    entityId: string }
   /** Get CRM Status Entity Types. Scope: crm. */
   'crm.status.entity.types': NoParams
   /** Get Description of CRM Status Fields. Scope: crm. */
   'crm.status.fields': NoParams
   /** Get a Directory Item by ID. Scope: crm. */
-  'crm.status.get': { id: number }
+  'crm.status.get': {
+    /** Identifier of the directory item. */
+    id: NumericId }
   /** Get a List of Directory Items by Filter. Scope: crm. */
-  'crm.status.list': { order?: Obj; filter?: Obj }
+  'crm.status.list': {
+    /** Object format: - field_n — the name of the field by which the directory items will be sorted - valu… */
+    order?: Obj;
+    /** Object format: - field_n — the name of the field by which the selection of items will be filtered -… */
+    filter?: Obj }
   /** Update CRM Status Element. Scope: crm. */
-  'crm.status.update': { id: number; fields: { NAME?: string; SORT?: number; COLOR?: string; [k: string]: unknown } }
+  'crm.status.update': {
+    /** Identifier of the status element to be updated. */
+    id: NumericId;
+    /** Array of fields to update. */
+    fields: {
+    /** Name */
+    NAME?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Hex color code, for example #39A8EF */
+    COLOR?: string; [k: string]: unknown } }
   /** Link a Timeline Record to a CRM Item. Scope: crm. */
-  'crm.timeline.bindings.bind': { fields: Obj }
+  'crm.timeline.bindings.bind': {
+    /** Field values (detailed description provided below) for adding a binding of a timeline record to a C… */
+    fields: Obj }
   /** Retrieve CRM Item Link Fields and Timeline Records. Scope: crm. */
   'crm.timeline.bindings.fields': NoParams
   /** Retrieve a List of Timeline Record Links. Scope: crm. */
-  'crm.timeline.bindings.list': { filter: Obj }
+  'crm.timeline.bindings.list': {
+    /** Object for filtering selected records. */
+    filter: Obj }
   /** Delete the Link Between a Timeline Record and a CRM Item. Scope: crm. */
-  'crm.timeline.bindings.unbind': { fields: Obj }
+  'crm.timeline.bindings.unbind': {
+    /** Field values (detailed description provided below) for unbinding the timeline record from the CRM e… */
+    fields: Obj }
   /** Add Comment. Scope: crm. */
-  'crm.timeline.comment.add': { fields: { ENTITY_ID: number; ENTITY_TYPE: string; COMMENT: string; FILES?: unknown; [k: string]: unknown } }
+  'crm.timeline.comment.add': {
+    /** Field values (detailed description provided below) for adding a new activity of type "Comment" in t… */
+    fields: {
+    /** ID of the element to which the comment is attached. */
+    ENTITY_ID: NumericId;
+    /** Identifier of the system or user-defined type of the CRM object to which the comment is attached. */
+    ENTITY_TYPE: string;
+    /** The text of the comment */
+    COMMENT: string;
+    /** List of files. */
+    FILES?: unknown; [k: string]: unknown } }
   /** Delete Comment. Scope: crm. */
-  'crm.timeline.comment.delete': { id: number; ownerTypeId?: number; ownerId?: number }
+  'crm.timeline.comment.delete': {
+    /** Integer identifier of the "Comment" type deal (e.g., 1). */
+    id: NumericId;
+    /** Integer identifier of the CRM object type to which the comment is linked (e.g., 2 for a deal) */
+    ownerTypeId?: NumericId;
+    /** Integer identifier of the CRM object to which the comment is linked (e.g., 1). */
+    ownerId?: NumericId }
   /** Get Fields Of. Scope: crm. */
   'crm.timeline.comment.fields': NoParams
   /** Get Information About the Comment. Scope: crm. */
-  'crm.timeline.comment.get': { id: number }
+  'crm.timeline.comment.get': {
+    /** Integer identifier of the "Comment" type deal (e.g., 1). */
+    id: NumericId }
   /** Get a List of Comments From. Scope: crm. */
-  'crm.timeline.comment.list': { select?: readonly unknown[]; filter: Obj; order?: Obj; start?: number }
+  'crm.timeline.comment.list': {
+    /** An array of fields to be selected. */
+    select?: readonly unknown[];
+    /** An object for filtering the selected comments in the format {"field_1": "value_1", ... */
+    filter: Obj;
+    /** An object for sorting the selected comments in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Update Comment. Scope: crm. */
-  'crm.timeline.comment.update': { id: number; fields: Obj; ownerTypeId?: number; ownerId?: number }
+  'crm.timeline.comment.update': {
+    /** Integer identifier of the "Comment" type deal (e.g., 1). */
+    id: NumericId;
+    /** Field values (detailed description provided below) for updating the "Comment" type deal in the foll… */
+    fields: Obj;
+    /** Integer identifier of the CRM object type to which the comment is linked (e.g., 2 for a deal) */
+    ownerTypeId?: NumericId;
+    /** Integer identifier of the CRM object to which the comment is attached (e.g., 1). */
+    ownerId?: NumericId }
   /** Add Icon To. Scope: crm. */
-  'crm.timeline.icon.add': { code: string; fileContent: string }
+  'crm.timeline.icon.add': {
+    /** Icon code (for example, info) */
+    code: string;
+    /** Encoded base64 content of the icon file. */
+    fileContent: string }
   /** Delete Icon. Scope: crm. */
-  'crm.timeline.icon.delete': { code: string }
+  'crm.timeline.icon.delete': {
+    /** Icon code (for example, info). */
+    code: string }
   /** Get Information About The. Scope: crm. */
-  'crm.timeline.icon.get': { code: string }
+  'crm.timeline.icon.get': {
+    /** Icon code (for example, info). */
+    code: string }
   /** Get a List of Available Icons. Scope: crm. */
   'crm.timeline.icon.list': NoParams
   /** Pin a Timeline Entry. Scope: crm. */
-  'crm.timeline.item.pin': { id: number; ownerTypeId: number; ownerId: number }
+  'crm.timeline.item.pin': {
+    /** Identifier of the timeline item, for example 999. */
+    id: NumericId;
+    /** Identifier of the CRM object type to which the item is linked, for example 2 for a deal */
+    ownerTypeId: NumericId;
+    /** Identifier of the CRM element to which the item is linked, for example 10 */
+    ownerId: NumericId }
   /** Unpin a Timeline Entry. Scope: crm. */
-  'crm.timeline.item.unpin': { id: number; ownerTypeId: number; ownerId: number }
+  'crm.timeline.item.unpin': {
+    /** Identifier of the timeline item, for example 999. */
+    id: NumericId;
+    /** Identifier of the CRM object type to which the item is linked, for example 2 for a deal */
+    ownerTypeId: NumericId;
+    /** Identifier of the CRM element to which the item is linked, for example 10 */
+    ownerId: NumericId }
   /** Delete a Set of Additional Content Blocks for the Timeline Record. Scope: crm. */
-  'crm.timeline.layout.blocks.delete': { entityTypeId: number; entityId: number; timelineId: number }
+  'crm.timeline.layout.blocks.delete': {
+    /** Identifier of the CRM object type to which the timeline record is linked */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object to which the timeline record is linked */
+    entityId: NumericId;
+    /** Identifier of the timeline record */
+    timelineId: NumericId }
   /** Retrieve a Set of Additional Content Blocks for the Timeline Record. Scope: crm. */
-  'crm.timeline.layout.blocks.get': { entityTypeId: number; entityId: number; timelineId: number }
+  'crm.timeline.layout.blocks.get': {
+    /** Identifier of the CRM object type associated with the timeline record */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object associated with the timeline record */
+    entityId: NumericId;
+    /** Identifier of the timeline record */
+    timelineId: NumericId }
   /** Set a Set of Additional Content Blocks in the CRM Timeline Record. Scope: crm. */
-  'crm.timeline.layout.blocks.set': { entityTypeId: number; entityId: number; timelineId: number; layout: Obj }
+  'crm.timeline.layout.blocks.set': {
+    /** Identifier of the CRM object to which the timeline record is linked */
+    entityTypeId: NumericId;
+    /** Identifier of the CRM object to which the timeline record is linked */
+    entityId: NumericId;
+    /** Identifier of the timeline record */
+    timelineId: NumericId;
+    /** Object describing the set of additional content blocks */
+    layout: Obj }
   /** Add Log Entry. Scope: crm. */
-  'crm.timeline.logmessage.add': { fields: Obj }
+  'crm.timeline.logmessage.add': {
+    /** Field values (detailed description provided below) for adding a new log entry in the form of a stru… */
+    fields: Obj }
   /** Delete Log Entry. Scope: crm. */
-  'crm.timeline.logmessage.delete': { id: number }
+  'crm.timeline.logmessage.delete': {
+    /** Integer identifier of the timeline entry (for example, 1). */
+    id: NumericId }
   /** Get Information About the Log Entry. Scope: crm. */
-  'crm.timeline.logmessage.get': { id: number }
+  'crm.timeline.logmessage.get': {
+    /** Integer identifier of the timeline entry (for example, 1). */
+    id: NumericId }
   /** Get a List of Timeline Log Entries. Scope: crm. */
-  'crm.timeline.logmessage.list': { entityTypeId: number; entityId: number; order?: Obj; start?: number }
+  'crm.timeline.logmessage.list': {
+    /** Identifier of the entity type for which to retrieve the list of log entries (e.g., 1 — lead) */
+    entityTypeId: NumericId;
+    /** Identifier of the entity item for which to retrieve the list of log entries (e.g., 1) */
+    entityId: NumericId;
+    /** List for sorting, where the key is the field and the value is asc or desc. */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Add Logo. Scope: crm. */
-  'crm.timeline.logo.add': { code: string; fileContent: string }
+  'crm.timeline.logo.add': {
+    /** Logo code (e.g., info) */
+    code: string;
+    /** Encoded base64 content of the logo file. */
+    fileContent: string }
   /** Delete Logo. Scope: crm. */
-  'crm.timeline.logo.delete': { code: string }
+  'crm.timeline.logo.delete': {
+    /** Logo code (for example, info). */
+    code: string }
   /** Get Information About the Logo. Scope: crm. */
-  'crm.timeline.logo.get': { code: string }
+  'crm.timeline.logo.get': {
+    /** Logo code (for example, info). */
+    code: string }
   /** Get a List of Available Logos. Scope: crm. */
   'crm.timeline.logo.list': NoParams
   /** Delete Note. Scope: crm. */
-  'crm.timeline.note.delete': { ownerTypeId: number; ownerId: number; itemType: number; itemId: number }
+  'crm.timeline.note.delete': {
+    /** Identifier of the element type to which the record belongs */
+    ownerTypeId: NumericId;
+    /** Identifier of the element to which the record belongs */
+    ownerId: NumericId;
+    /** Type of the record to which the note should be applied: - 1 — history record - 2 — deal */
+    itemType: number;
+    /** Identifier of the record to which the note should be applied. */
+    itemId: NumericId }
   /** Get Note Information. Scope: crm. */
-  'crm.timeline.note.get': { ownerTypeId: number; ownerId: number; itemType: number; itemId: number }
+  'crm.timeline.note.get': {
+    /** Identifier of the element type to which the record belongs */
+    ownerTypeId: NumericId;
+    /** Identifier of the element to which the record belongs */
+    ownerId: NumericId;
+    /** Type of the record to which the note should be applied: - 1 — history record - 2 — deal */
+    itemType: number;
+    /** Identifier of the record to which the note should be applied. */
+    itemId: NumericId }
   /** Save a Note. Scope: crm. */
-  'crm.timeline.note.save': { ownerTypeId: number; ownerId: number; itemType: number; itemId: number; text: string }
+  'crm.timeline.note.save': {
+    /** Identifier of the element type to which the record belongs */
+    ownerTypeId: NumericId;
+    /** Identifier of the element to which the record belongs */
+    ownerId: NumericId;
+    /** Type of the record to which the note should be applied: - 1 — history record - 2 — deal */
+    itemType: number;
+    /** Identifier of the record to which the note should be applied. */
+    itemId: NumericId;
+    /** Note text */
+    text: string }
   /** Create a Sales Intelligence Trace. Scope: crm. */
-  'crm.tracking.trace.add': { TRACE: string; ENTITIES?: ReadonlyArray<{ TYPE: string; ID: number; [k: string]: unknown }> }
+  'crm.tracking.trace.add': {
+    /** JSON string containing trace data. */
+    TRACE: string;
+    /** Array of objects to be linked with the trace (detailed description) If ENTITIES is not passed, the… */
+    ENTITIES?: ReadonlyArray<{
+    /** CRM object type. */
+    TYPE: string;
+    /** CRM object identifier. */
+    ID: NumericId; [k: string]: unknown }> }
   /** Delete Sales Intelligence Trace. Scope: crm. */
-  'crm.tracking.trace.delete': { id: number }
+  'crm.tracking.trace.delete': {
+    /** Identifier of the Sales Intelligence trace. */
+    id: NumericId }
   /** Create a new custom type. Scope: crm. */
-  'crm.type.add': { fields: Obj }
+  'crm.type.add': {
+    /** Field values (detailed description provided below) for adding a new SPA */
+    fields: Obj }
   /** Delete user type. Scope: crm. */
-  'crm.type.delete': { id: number }
+  'crm.type.delete': {
+    /** Identifier of the smart process. */
+    id: NumericId }
   /** Get Custom Type Fields. Scope: crm. */
   'crm.type.fields': NoParams
   /** Get the user type by id. Scope: crm. */
-  'crm.type.get': { id: number }
+  'crm.type.get': {
+    /** Identifier of the SPA. */
+    id: NumericId }
   /** Get the user type by entityTypeId. Scope: crm. */
-  'crm.type.getByEntityTypeId': { entityTypeId: number }
+  'crm.type.getByEntityTypeId': {
+    /** Identifier of the smart process type. */
+    entityTypeId: NumericId }
   /** Get a list of custom types. Scope: crm. */
-  'crm.type.list': { order?: Obj; filter?: Obj; start?: number }
+  'crm.type.list': {
+    /** Object format: { field_1: value_1, field_2: value_2, ..., field_n: value_n }, where field_n: the na… */
+    order?: Obj;
+    /** Object format: { field_1: value_1, field_2: value_2, ..., field_n: value_n }, where field_n: the na… */
+    filter?: Obj;
+    /** This parameter is used for pagination control. */
+    start?: number }
   /** Update User Type. Scope: crm. */
-  'crm.type.update': { id: number; fields?: Obj }
+  'crm.type.update': {
+    /** Identifier of the SPA. */
+    id: NumericId;
+    /** Field values (detailed description provided below) for updating the SPA */
+    fields?: Obj }
   /** Get Field Descriptions for Custom Field Type "Enumeration" (List). Scope: crm. */
   'crm.userfield.enumeration.fields': NoParams
   /** Get Description for Custom Fields. Scope: crm. */
   'crm.userfield.fields': NoParams
   /** Get Field Settings Description for Custom Field Type. Scope: crm. */
-  'crm.userfield.settings.fields': { type: string }
+  'crm.userfield.settings.fields': {
+    /** The type of the custom field. */
+    type: string }
   /** Get a list of custom field types. Scope: crm. */
   'crm.userfield.types': NoParams
   /** Create VAT Rate. Scope: crm. @deprecated Use catalog.vat.add. */
-  'crm.vat.add': { fields: { ACTIVE?: string; C_SORT?: number; NAME: string; RATE: number; [k: string]: unknown } }
+  'crm.vat.add': {
+    /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
+    fields: {
+    /** Activity of the rate: - Y — active, - N — inactive. */
+    ACTIVE?: string;
+    /** Sorting. */
+    C_SORT?: number;
+    /** Name of the rate */
+    NAME: string;
+    /** Value of the VAT rate, % */
+    RATE: number; [k: string]: unknown } }
   /** Delete VAT Rate. Scope: crm. @deprecated Use catalog.vat.delete. */
-  'crm.vat.delete': { id: number }
+  'crm.vat.delete': {
+    /** The identifier of the VAT rate to be deleted. */
+    id: NumericId }
   /** Get VAT Rate Fields. Scope: crm. @deprecated Use catalog.vat.getFields. */
   'crm.vat.fields': NoParams
   /** Get VAT Rate by ID. Scope: crm. @deprecated Use catalog.vat.get. */
-  'crm.vat.get': { id: number }
+  'crm.vat.get': {
+    /** Identifier of the VAT rate. */
+    id: NumericId }
   /** Get a List of VAT Rates by Filter. Scope: crm. @deprecated Use catalog.vat.list. */
-  'crm.vat.list': { order?: Obj; filter?: Obj; select?: readonly unknown[] }
+  'crm.vat.list': {
+    /** Object format: - field_n — the name of the field by which the VAT rates will be sorted - value_n —… */
+    order?: Obj;
+    /** Object format: - field_n — the name of the field by which the elements will be filtered - value_n —… */
+    filter?: Obj;
+    /** An array of fields to return. */
+    select?: readonly unknown[] }
   /** Update Existing VAT Rate. Scope: crm. @deprecated Use catalog.vat.update. */
-  'crm.vat.update': { id: number; fields: { ACTIVE?: string; C_SORT?: number; NAME: string; RATE: number; [k: string]: unknown } }
-  /** Delete Trigger. Scope: crm. */
-  'ctrigger.delete': { CODE: string }
+  'crm.vat.update': {
+    /** Identifier of the VAT rate to be updated. */
+    id: NumericId;
+    /** Array of fields to update. */
+    fields: {
+    /** Activity status of the rate: - Y — active, - N — inactive. */
+    ACTIVE?: string;
+    /** Sorting */
+    C_SORT?: number;
+    /** Name of the rate */
+    NAME: string;
+    /** Value of the VAT rate, % */
+    RATE: number; [k: string]: unknown } }
   /** Create Department. Scope: department. */
-  'department.add': { NAME: string; SORT?: number; PARENT: number; [k: string]: unknown }
+  'department.add': {
+    /** Department name */
+    NAME: string;
+    /** Department sorting field */
+    SORT?: number;
+    /** Identifier of the parent department */
+    PARENT: number; [k: string]: unknown }
   /** Delete. Scope: department. */
-  'department.department.delete': { ID: number }
+  'department.delete': {
+    /** Identifier of the department */
+    ID: NumericId }
   /** Get a list of department field names. Scope: department. */
   'department.fields': NoParams
   /** Get the list of departments. Scope: department. */
-  'department.get': { sort?: string; order?: string; ID?: number; NAME?: string; SORT?: number; PARENT?: number; START?: number; [k: string]: unknown }
+  'department.get': {
+    /** The name of the field to sort by. */
+    sort?: string;
+    /** Sorting direction: - ASC — ascending - DESC — descending */
+    order?: string;
+    /** Filter by department identifier */
+    ID?: NumericId;
+    /** Filter by department name. */
+    NAME?: string;
+    /** Filter by sorting field */
+    SORT?: number;
+    /** Filter by parent department identifier */
+    PARENT?: number;
+    /** This parameter is used for pagination control. */
+    START?: number; [k: string]: unknown }
   /** Update Department. Scope: department. */
-  'department.update': { ID: number; NAME?: string; SORT?: number; PARENT?: number; [k: string]: unknown }
+  'department.update': {
+    /** Identifier of the department */
+    ID: NumericId;
+    /** Name of the department */
+    NAME?: string;
+    /** Sorting field of the department */
+    SORT?: number;
+    /** Identifier of the parent department */
+    PARENT?: number; [k: string]: unknown }
   /** Get Information About Attached File. Scope: disk. */
-  'disk.attachedObject.get': { id: number }
+  'disk.attachedObject.get': {
+    /** Identifier of the file attachment record, which is the link connecting the disk file with other obj… */
+    id: NumericId }
   /** Copy File to Specified Folder. Scope: disk. */
-  'disk.file.copyTo': { id: number; targetFolderId: number }
+  'disk.file.copyTo': {
+    /** Identifier of the file */
+    id: NumericId;
+    /** Identifier of the folder to which the file is copied */
+    targetFolderId: NumericId }
   /** Permanently Delete File. Scope: disk. */
-  'disk.file.delete': { id: number }
+  'disk.file.delete': {
+    /** Identifier of the file. */
+    id: NumericId }
   /** Get File Parameters. Scope: disk. */
-  'disk.file.get': { id: number }
+  'disk.file.get': {
+    /** Identifier of the file. */
+    id: NumericId }
   /** Get Public Link for File. Scope: disk. */
-  'disk.file.getExternalLink': { id: number }
+  'disk.file.getExternalLink': {
+    /** Identifier of the file. */
+    id: NumericId }
   /** Get Description of File Fields for. Scope: disk. */
   'disk.file.getFields': NoParams
   /** List of File Versions for. Scope: disk. */
-  'disk.file.getVersions': { id: number; filter?: readonly unknown[]; start?: number }
+  'disk.file.getVersions': {
+    /** Identifier of the file. */
+    id: NumericId;
+    /** An array in the following format: where: - field_n — the name of the field to filter by - value_n —… */
+    filter?: readonly unknown[];
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Move File to Trash. Scope: disk. */
-  'disk.file.markDeleted': { id: number }
+  'disk.file.markDeleted': {
+    /** File identifier. */
+    id: NumericId }
   /** Move File to Specified Folder. Scope: disk. */
-  'disk.file.moveTo': { id: number; targetFolderId: number }
+  'disk.file.moveTo': {
+    /** Identifier of the file */
+    id: NumericId;
+    /** Identifier of the folder to which the file should be moved */
+    targetFolderId: NumericId }
   /** Rename File. Scope: disk. */
-  'disk.file.rename': { id: number; newName: string }
+  'disk.file.rename': {
+    /** File identifier. */
+    id: NumericId;
+    /** New file name. */
+    newName: string }
   /** Restore File from Trash. Scope: disk. */
-  'disk.file.restore': { id: number }
+  'disk.file.restore': {
+    /** Identifier of the file located in the trash. */
+    id: NumericId }
   /** Restore a File from a Specific Version. Scope: disk. */
-  'disk.file.restoreFromVersion': { id: number; versionId: number }
+  'disk.file.restoreFromVersion': {
+    /** Identifier of the file. */
+    id: NumericId;
+    /** Identifier of the file version. */
+    versionId: NumericId }
   /** Search Files and Folders. Scope: disk. */
-  'disk.file.search': { QUERY: string; TYPE?: unknown; FILTER?: { STORAGE_ID?: number; FOLDER_ID?: number; [k: string]: unknown }; start?: number }
+  'disk.file.search': {
+    /** Text of the search query. */
+    QUERY: string;
+    /** Type of objects in the result: - file — files only - folder — folders only - all — files and folder… */
+    TYPE?: unknown;
+    /** Search scope (detailed description). */
+    FILTER?: {
+    /** Optional key. */
+    STORAGE_ID?: NumericId;
+    /** Optional key. */
+    FOLDER_ID?: NumericId; [k: string]: unknown };
+    /** Offset for pagination. */
+    start?: number }
   /** Upload a New Version of a File. Scope: disk. */
-  'disk.file.uploadVersion': { id: number; fileContent: readonly unknown[] }
+  'disk.file.uploadVersion': {
+    /** File identifier. */
+    id: NumericId;
+    /** An array containing the file name and a string in Base64 */
+    fileContent: readonly unknown[] }
   /** Create a Subfolder. Scope: disk. */
-  'disk.folder.addSubFolder': { id: number; data: readonly unknown[] }
+  'disk.folder.addSubFolder': {
+    /** Identifier of the parent folder. */
+    id: NumericId;
+    /** An array with the field NAME, where NAME is the name of the subfolder */
+    data: readonly unknown[] }
   /** Copy a folder and all its contents to the specified folder. Scope: disk. */
-  'disk.folder.copyTo': { id: number; targetFolderId: number }
+  'disk.folder.copyTo': {
+    /** Identifier of the source folder to be copied. */
+    id: NumericId;
+    /** Identifier of the target folder where the folder is copied */
+    targetFolderId: NumericId }
   /** Permanently Delete a Folder and All Its Contents. Scope: disk. */
-  'disk.folder.deleteTree': { id: number }
+  'disk.folder.deleteTree': {
+    /** Identifier of the folder. */
+    id: NumericId }
   /** Get Folder Parameters. Scope: disk. */
-  'disk.folder.get': { id: number }
+  'disk.folder.get': {
+    /** Identifier of the folder. */
+    id: NumericId }
   /** Get a list of files and folders in the folder. Scope: disk. */
-  'disk.folder.getChildren': { id: number; filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
+  'disk.folder.getChildren': {
+    /** Identifier of the folder. */
+    id: NumericId;
+    /** Array format: where: - field_n — the name of the field by which filtering will be performed - value… */
+    filter?: readonly unknown[];
+    /** Array format: where: - field_n — the name of the field by which sorting will be performed - value_n… */
+    order?: readonly unknown[];
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Get Public Link for Folder. Scope: disk. */
-  'disk.folder.getExternalLink': { id: number }
+  'disk.folder.getExternalLink': {
+    /** Identifier of the folder. */
+    id: NumericId }
   /** Get Folder Field Descriptions. Scope: disk. */
   'disk.folder.getFields': NoParams
   /** Move Folder to Trash. Scope: disk. */
-  'disk.folder.markDeleted': { id: number }
+  'disk.folder.markDeleted': {
+    /** Identifier of the folder. */
+    id: NumericId }
   /** Move a Folder and All Its Contents to the Specified Folder. Scope: disk. */
-  'disk.folder.moveTo': { id: number; targetFolderId: number }
+  'disk.folder.moveTo': {
+    /** Identifier of the source folder to be moved */
+    id: NumericId;
+    /** Identifier of the target folder to which the folder is moved. */
+    targetFolderId: NumericId }
   /** Rename Folder. Scope: disk. */
-  'disk.folder.rename': { id: number; newName: string }
+  'disk.folder.rename': {
+    /** Identifier of the folder. */
+    id: NumericId;
+    /** New name of the folder */
+    newName: string }
   /** Restore Folder from Trash. Scope: disk. */
-  'disk.folder.restore': { id: number }
+  'disk.folder.restore': {
+    /** Identifier of the folder located in the trash. */
+    id: NumericId }
   /** Assign Access Permissions to Folder. Scope: disk. */
-  'disk.folder.shareToUser': { id: number; userId: number; taskName: string }
+  'disk.folder.shareToUser': {
+    /** Identifier of the folder. */
+    id: NumericId;
+    /** Identifier of the user to whom access is granted. */
+    userId: NumericId;
+    /** Level of access granted to the user. */
+    taskName: string }
   /** Upload a New File to the Specified Folder. Scope: disk. */
-  'disk.folder.uploadFile': { id: number; data: readonly unknown[]; fileContent?: readonly unknown[]; rights?: readonly unknown[]; generateUniqueName?: Flag }
+  'disk.folder.uploadFile': {
+    /** Identifier of the folder where the file needs to be uploaded. */
+    id: NumericId;
+    /** An array with the field NAME, where NAME is the name of the file. */
+    data: readonly unknown[];
+    /** An array containing the file name and a string with Base64. */
+    fileContent?: readonly unknown[];
+    /** An array of access permissions for the uploaded file in the format {"TASK_ID": 42, "ACCESS_CODE": "… */
+    rights?: readonly unknown[];
+    /** Generate a unique file name if a file with that name already exists. */
+    generateUniqueName?: Flag }
   /** Get a List of Available Access Levels. Scope: disk. */
   'disk.rights.getTasks': NoParams
   /** Create a Folder in the Root of the Storage. Scope: disk. */
-  'disk.storage.addFolder': { id: number; data: readonly unknown[]; rights?: readonly unknown[] }
+  'disk.storage.addFolder': {
+    /** Identifier of the storage. */
+    id: NumericId;
+    /** Array with the field NAME, where NAME is the name of the new folder */
+    data: readonly unknown[];
+    /** Array of access permissions for the folder in the format {"TASK_ID": 42, "ACCESS_CODE": "U35"}, whe… */
+    rights?: readonly unknown[] }
   /** Get Storage Description. Scope: disk. */
-  'disk.storage.get': { id: number }
+  'disk.storage.get': {
+    /** Storage identifier. */
+    id: NumericId }
   /** Get a list of files and folders in the root of the storage. Scope: disk. */
-  'disk.storage.getChildren': { id: number; filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
+  'disk.storage.getChildren': {
+    /** Identifier of the storage. */
+    id: NumericId;
+    /** Array format: where: - field_n — the name of the field to filter by - value_n — the filter value Yo… */
+    filter?: readonly unknown[];
+    /** Array format: where: - field_n — the name of the field to sort by - value_n — a string value equal… */
+    order?: readonly unknown[];
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Get Description of Storage Fields. Scope: disk. */
   'disk.storage.getFields': NoParams
   /** Get Application Storage Description. Scope: disk. */
   'disk.storage.getForApp': NoParams
   /** Get a List of Available Storages. Scope: disk. */
-  'disk.storage.getList': { filter?: readonly unknown[]; order?: readonly unknown[]; start?: number }
+  'disk.storage.getList': {
+    /** Array format: where: - field_n — the name of the field to filter by - value_n — the filter value Yo… */
+    filter?: readonly unknown[];
+    /** Array format: where: - field_n — the name of the field to sort by - value_n — a string value equal… */
+    order?: readonly unknown[];
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Get Storage Types. Scope: disk. */
   'disk.storage.getTypes': NoParams
   /** Rename Application Storage. Scope: disk. */
-  'disk.storage.rename': { id: number; newName: string }
+  'disk.storage.rename': {
+    /** Identifier of the application storage. */
+    id: NumericId;
+    /** New name for the storage */
+    newName: string }
   /** Upload a New File to the Root of the Storage. Scope: disk. */
-  'disk.storage.uploadFile': { id: number; data: readonly unknown[]; fileContent: readonly unknown[]; rights?: readonly unknown[]; generateUniqueName?: Flag }
+  'disk.storage.uploadFile': {
+    /** Identifier of the storage where the file needs to be uploaded. */
+    id: NumericId;
+    /** An array with the field NAME, where NAME is the name of the file */
+    data: readonly unknown[];
+    /** An array containing the file name and a string with Base64 */
+    fileContent: readonly unknown[];
+    /** An array of access permissions for the uploaded file in the format {"TASK_ID": 42, "ACCESS_CODE": "… */
+    rights?: readonly unknown[];
+    /** Generate a unique file name if a file with that name already exists. */
+    generateUniqueName?: Flag }
   /** Get File Version. Scope: disk. */
-  'disk.version.get': { id: number }
+  'disk.version.get': {
+    /** Identifier of the file version. */
+    id: NumericId }
   /** Create a New Document Based on a Template. Scope: documentgenerator. */
-  'documentgenerator.document.add': { templateId: number; providerClassName?: string; value: string; values?: Obj; stampsEnabled?: number; fields?: { TYPE?: string; FORMAT?: Obj; PROVIDER?: string; TITLE?: string; [k: string]: unknown } }
+  'documentgenerator.document.add': {
+    /** Template identifier. */
+    templateId: NumericId;
+    /** Data provider class. */
+    providerClassName?: string;
+    /** External identifier of the object for which the document is being generated. */
+    value: string;
+    /** Field values of the document in the format {"FieldCode":"Value"} */
+    values?: Obj;
+    /** Seal and signature mode: - 1 — enable - 0 — disable Defaults to the value from the template */
+    stampsEnabled?: number;
+    /** Description of how to interpret and format values from values (detailed description). */
+    fields?: {
+    /** Field type. */
+    TYPE?: string;
+    /** Formatting parameters for the field type. */
+    FORMAT?: Obj;
+    /** Provider class */
+    PROVIDER?: string;
+    /** Field title */
+    TITLE?: string; [k: string]: unknown } }
   /** Delete document. Scope: documentgenerator. */
-  'documentgenerator.document.delete': { id: number }
+  'documentgenerator.document.delete': {
+    /** Document identifier. */
+    id: NumericId }
   /** Enable or disable public link for document. Scope: documentgenerator. */
-  'documentgenerator.document.enablepublicurl': { id: number; status?: number }
+  'documentgenerator.document.enablepublicurl': {
+    /** Document identifier. */
+    id: NumericId;
+    /** Status of the public link: - 1 - enable - 0 - disable Default is 1 */
+    status?: number }
   /** Get Document by ID. Scope: documentgenerator. */
-  'documentgenerator.document.get': { id: number }
+  'documentgenerator.document.get': {
+    /** Document ID. */
+    id: NumericId }
   /** Get the list of fields for the document. Scope: documentgenerator. */
-  'documentgenerator.document.getfields': { id: number; values?: Obj }
+  'documentgenerator.document.getfields': {
+    /** Document identifier. */
+    id: NumericId;
+    /** Optional parameter. */
+    values?: Obj }
   /** Get the List of Documents. Scope: documentgenerator. */
-  'documentgenerator.document.list': { select?: ReadonlyArray<{ id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }>; order?: { id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; filter?: { id?: number; title?: string; number?: string; templateId?: number; provider?: string; value?: string; fileId?: number; imageId?: number; pdfId?: number; createTime?: string; updateTime?: string; values?: Obj; createdBy?: number; updatedBy?: number; [k: string]: unknown }; start?: number }
+  'documentgenerator.document.list': {
+    /** An array containing the list of fields to return. */
+    select?: ReadonlyArray<{
+    /** Document identifier */
+    id?: NumericId;
+    /** Document title */
+    title?: string;
+    /** Document number */
+    number?: string;
+    /** Template identifier */
+    templateId?: NumericId;
+    /** Provider class */
+    provider?: string;
+    /** External identifier of the object */
+    value?: string;
+    /** Identifier of the document's DOCX file */
+    fileId?: NumericId;
+    /** Identifier of the document's image file */
+    imageId?: NumericId;
+    /** Identifier of the document's PDF file */
+    pdfId?: NumericId;
+    /** Document creation time */
+    createTime?: string;
+    /** Document update time */
+    updateTime?: string;
+    /** Document field values */
+    values?: Obj;
+    /** Identifier of the user who created the document */
+    createdBy?: number;
+    /** Identifier of the user who updated the document */
+    updatedBy?: number; [k: string]: unknown }>;
+    /** An object for sorting documents in the format {"field_1":"value_1", ... */
+    order?: {
+    /** Document identifier */
+    id?: NumericId;
+    /** Document title */
+    title?: string;
+    /** Document number */
+    number?: string;
+    /** Template identifier */
+    templateId?: NumericId;
+    /** Provider class */
+    provider?: string;
+    /** External identifier of the object */
+    value?: string;
+    /** Identifier of the document's DOCX file */
+    fileId?: NumericId;
+    /** Identifier of the document's image file */
+    imageId?: NumericId;
+    /** Identifier of the document's PDF file */
+    pdfId?: NumericId;
+    /** Document creation time */
+    createTime?: string;
+    /** Document update time */
+    updateTime?: string;
+    /** Document field values */
+    values?: Obj;
+    /** Identifier of the user who created the document */
+    createdBy?: number;
+    /** Identifier of the user who updated the document */
+    updatedBy?: number; [k: string]: unknown };
+    /** An object for filtering documents in the format {"field_1":"value_1", ... */
+    filter?: {
+    /** Document identifier */
+    id?: NumericId;
+    /** Document title */
+    title?: string;
+    /** Document number */
+    number?: string;
+    /** Template identifier */
+    templateId?: NumericId;
+    /** Provider class */
+    provider?: string;
+    /** External identifier of the object */
+    value?: string;
+    /** Identifier of the document's DOCX file */
+    fileId?: NumericId;
+    /** Identifier of the document's image file */
+    imageId?: NumericId;
+    /** Identifier of the document's PDF file */
+    pdfId?: NumericId;
+    /** Document creation time */
+    createTime?: string;
+    /** Document update time */
+    updateTime?: string;
+    /** Document field values */
+    values?: Obj;
+    /** Identifier of the user who created the document */
+    createdBy?: number;
+    /** Identifier of the user who updated the document */
+    updatedBy?: number; [k: string]: unknown };
+    /** This parameter is used for pagination control. */
+    start?: number }
   /** Update Existing Document. Scope: documentgenerator. */
-  'documentgenerator.document.update': { id: number; values?: Obj; stampsEnabled?: number; fields?: { TYPE?: string; FORMAT?: Obj; PROVIDER?: string; TITLE?: string; [k: string]: unknown } }
+  'documentgenerator.document.update': {
+    /** Document identifier. */
+    id: NumericId;
+    /** Field values of the document in the format {"FieldCode":"Value"} */
+    values?: Obj;
+    /** Stamp and signature mode: - 1 — enable - 0 — disable Default is 1 */
+    stampsEnabled?: number;
+    /** Description of how to interpret and format values from values (detailed description). */
+    fields?: {
+    /** Field type. */
+    TYPE?: string;
+    /** Formatting parameters for the field type. */
+    FORMAT?: Obj;
+    /** Provider class */
+    PROVIDER?: string;
+    /** Field title */
+    TITLE?: string; [k: string]: unknown } }
   /** Add Document Generator Numerator. Scope: documentgenerator. */
-  'documentgenerator.numerator.add': { fields: { name: string; template: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'documentgenerator.numerator.add': {
+    /** Set of numerator parameters (detailed description) */
+    fields: {
+    /** Name of the numerator */
+    name: string;
+    /** Number template with the placeholder {NUMBER}. */
+    template: string;
+    /** Settings for the numerator generators (detailed description) */
+    settings?: {
+    /** Settings for sequential numbering (detailed description) */
+    Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: {
+    /** Initial counter value. */
+    start?: number;
+    /** Counter increment step. */
+    step?: number;
+    /** Minimum length of the number. */
+    length?: number;
+    /** Padding character on the left when length > 0. */
+    padString?: string;
+    /** Counter reset period: - '' — no reset - day — daily - month — monthly - year — yearly */
+    periodicBy?: string;
+    /** Timezone identifier for periodic reset, e.g., Europe/Berlin */
+    timezone?: string;
+    /** Direct numbering flag. */
+    isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete the. Scope: documentgenerator. */
-  'documentgenerator.numerator.delete': { id: number }
+  'documentgenerator.numerator.delete': {
+    /** Identifier of the numerator. */
+    id: NumericId }
   /** Get Numerator by ID. Scope: documentgenerator. */
-  'documentgenerator.numerator.get': { id: number }
+  'documentgenerator.numerator.get': {
+    /** The identifier of the numerator. */
+    id: NumericId }
   /** Get the List of Numerators. Scope: documentgenerator. */
-  'documentgenerator.numerator.list': { start?: number }
+  'documentgenerator.numerator.list': {
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Update the. Scope: documentgenerator. */
-  'documentgenerator.numerator.update': { id: number; fields: { name?: string; template?: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'documentgenerator.numerator.update': {
+    /** Identifier of the numerator. */
+    id: NumericId;
+    /** Set of fields to update (detailed description) */
+    fields: {
+    /** New name of the numerator */
+    name?: string;
+    /** New number template with the placeholder {NUMBER}. */
+    template?: string;
+    /** Updated generator settings (detailed description) */
+    settings?: {
+    /** Settings for sequential numbering (detailed description) */
+    Bitrix_Main_Numerator_Generator_SequentNumberGenerator?: {
+    /** Initial counter value. */
+    start?: number;
+    /** Counter increment step. */
+    step?: number;
+    /** Minimum length of the number. */
+    length?: number;
+    /** Padding character on the left when length > 0. */
+    padString?: string;
+    /** Counter reset period: - '' — no reset - day — daily - month — monthly - year — yearly */
+    periodicBy?: string;
+    /** Timezone identifier for periodic reset, e.g., Europe/Berlin */
+    timezone?: string;
+    /** Direct numbering flag. */
+    isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Add Region. Scope: documentgenerator. */
-  'documentgenerator.region.add': { fields: { title: string; languageId?: string; formatDate?: string; formatDatetime?: string; formatName?: string; phrases?: Obj; [k: string]: unknown } }
+  'documentgenerator.region.add': {
+    /** Region parameters (detailed description) */
+    fields: {
+    /** Region name */
+    title: string;
+    /** Language identifier for the region, e.g., de */
+    languageId?: string;
+    /** Date format */
+    formatDate?: string;
+    /** Date and time format */
+    formatDatetime?: string;
+    /** Full name template, e.g., #LAST_NAME# #NAME# #SECOND_NAME#. */
+    formatName?: string;
+    /** Set of localized phrases for the region in the format code: text. */
+    phrases?: Obj; [k: string]: unknown } }
   /** Delete Region. Scope: documentgenerator. */
-  'documentgenerator.region.delete': { id: number }
+  'documentgenerator.region.delete': {
+    /** Identifier of the custom region. */
+    id: NumericId }
   /** Get Region by ID. Scope: documentgenerator. */
-  'documentgenerator.region.get': { id: string }
+  'documentgenerator.region.get': {
+    /** Identifier of the custom region or code of a pre-installed region, for example, de. */
+    id: string }
   /** Get the List of Regions. Scope: documentgenerator. */
   'documentgenerator.region.list': NoParams
   /** Update Region. Scope: documentgenerator. */
-  'documentgenerator.region.update': { id: number; fields: { title?: string; languageId?: string; formatDate?: string; formatDatetime?: string; formatName?: string; phrases?: Obj; [k: string]: unknown } }
+  'documentgenerator.region.update': {
+    /** Identifier of the user-defined region. */
+    id: NumericId;
+    /** Parameters for updating (detailed description) */
+    fields: {
+    /** New name of the region */
+    title?: string;
+    /** Identifier of the region's language, for example de */
+    languageId?: string;
+    /** Date format */
+    formatDate?: string;
+    /** Date and time format */
+    formatDatetime?: string;
+    /** Full name template, for example #LAST_NAME# #NAME# #SECOND_NAME#. */
+    formatName?: string;
+    /** Set of region phrases in the format code: text. */
+    phrases?: Obj; [k: string]: unknown } }
   /** Add Role. Scope: documentgenerator. */
-  'documentgenerator.role.add': { fields: { name: string; code?: string; permissions?: { SETTINGS?: { MODIFY?: string; [k: string]: unknown }; TEMPLATES?: { MODIFY?: string; [k: string]: unknown }; DOCUMENTS?: { MODIFY?: string; VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'documentgenerator.role.add': {
+    /** Role fields (detailed description) */
+    fields: {
+    /** Role name */
+    name: string;
+    /** Symbolic role code */
+    code?: string;
+    /** Role permissions (detailed description). */
+    permissions?: {
+    /** Permissions for settings (detailed description) */
+    SETTINGS?: {
+    /** Access level to settings. */
+    MODIFY?: string; [k: string]: unknown };
+    /** Permissions for templates (detailed description) */
+    TEMPLATES?: {
+    /** Access level to templates. */
+    MODIFY?: string; [k: string]: unknown };
+    /** Permissions for documents (detailed description) */
+    DOCUMENTS?: {
+    /** Access level for modifying documents. */
+    MODIFY?: string;
+    /** Access level for viewing documents. */
+    VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete Role. Scope: documentgenerator. */
-  'documentgenerator.role.delete': { id: number }
+  'documentgenerator.role.delete': {
+    /** Role identifier. */
+    id: NumericId }
   /** Bind Users to Roles. Scope: documentgenerator. */
-  'documentgenerator.role.fillaccesses': { accesses?: ReadonlyArray<{ roleId: number; accessCode: string; [k: string]: unknown }> }
+  'documentgenerator.role.fillaccesses': {
+    /** An array of role bindings to access codes (detailed description) */
+    accesses?: ReadonlyArray<{
+    /** Role identifier. */
+    roleId: NumericId;
+    /** Access code for a user, group, or department. */
+    accessCode: string; [k: string]: unknown }> }
   /** Get Role by ID. Scope: documentgenerator. */
-  'documentgenerator.role.get': { id: number }
+  'documentgenerator.role.get': {
+    /** Role identifier. */
+    id: NumericId }
   /** Get a List of Roles. Scope: documentgenerator. */
-  'documentgenerator.role.list': { start?: number }
+  'documentgenerator.role.list': {
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Change Role. Scope: documentgenerator. */
-  'documentgenerator.role.update': { id: number; fields: { name?: string; code?: string; permissions?: { SETTINGS?: { MODIFY?: string; [k: string]: unknown }; TEMPLATES?: { MODIFY?: string; [k: string]: unknown }; DOCUMENTS?: { MODIFY?: string; VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'documentgenerator.role.update': {
+    /** Role identifier. */
+    id: NumericId;
+    /** Set of fields to update (detailed description) */
+    fields: {
+    /** New role name */
+    name?: string;
+    /** New symbolic code for the role */
+    code?: string;
+    /** New set of role permissions (detailed description). */
+    permissions?: {
+    /** Permissions for settings (detailed description) */
+    SETTINGS?: {
+    /** Access level to settings. */
+    MODIFY?: string; [k: string]: unknown };
+    /** Permissions for templates (detailed description) */
+    TEMPLATES?: {
+    /** Access level to templates. */
+    MODIFY?: string; [k: string]: unknown };
+    /** Permissions for documents (detailed description) */
+    DOCUMENTS?: {
+    /** Access level to modify documents. */
+    MODIFY?: string;
+    /** Access level to view documents. */
+    VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Upload Template. Scope: documentgenerator. */
-  'documentgenerator.template.add': { fields: { name: string; fileId: number; file: unknown; numeratorId: number; region: string; code?: string; users?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'documentgenerator.template.add': {
+    /** Set of template fields (detailed description) */
+    fields: {
+    /** Template name */
+    name: string;
+    /** Identifier of the previously uploaded template file from Drive. */
+    fileId: NumericId;
+    /** Template file, if it needs to be uploaded. */
+    file: unknown;
+    /** Identifier of the numerator. */
+    numeratorId: NumericId;
+    /** Template region, for example, de */
+    region: string;
+    /** Symbolic code of the template */
+    code?: string;
+    /** Users who will have access to the template. */
+    users?: readonly unknown[];
+    /** Template activity. */
+    active?: 'Y' | 'N';
+    /** Include stamps and signatures. */
+    withStamps?: 'Y' | 'N';
+    /** Sort index */
+    sort?: number; [k: string]: unknown } }
   /** Delete Template. Scope: documentgenerator. */
-  'documentgenerator.template.delete': { id: number }
+  'documentgenerator.template.delete': {
+    /** Identifier of the template. */
+    id: NumericId }
   /** Get Template by ID. Scope: documentgenerator. */
-  'documentgenerator.template.get': { id: number }
+  'documentgenerator.template.get': {
+    /** Template ID. */
+    id: NumericId }
   /** Get the List of Fields for. Scope: documentgenerator. */
-  'documentgenerator.template.getfields': { id: number }
+  'documentgenerator.template.getfields': {
+    /** Identifier of the template. */
+    id: NumericId }
   /** Get a List of Templates. Scope: documentgenerator. */
-  'documentgenerator.template.list': { select?: ReadonlyArray<{ id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }>; order?: { id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }; filter?: { id?: number; active?: 'Y' | 'N'; name?: string; code?: string; region?: string; sort?: number; createTime?: string; updateTime?: string; numeratorId?: number; withStamps?: 'Y' | 'N'; users?: readonly unknown[]; providers?: readonly unknown[]; [k: string]: unknown }; start?: number }
+  'documentgenerator.template.list': {
+    /** An array of fields to return. */
+    select?: ReadonlyArray<{
+    /** Template identifier */
+    id?: NumericId;
+    /** Template activity. */
+    active?: 'Y' | 'N';
+    /** Template name */
+    name?: string;
+    /** Template symbolic code */
+    code?: string;
+    /** Template region */
+    region?: string;
+    /** Sort index */
+    sort?: number;
+    /** Creation date and time */
+    createTime?: string;
+    /** Update date and time */
+    updateTime?: string;
+    /** Identifier of the numerator */
+    numeratorId?: NumericId;
+    /** Use of stamps and signatures. */
+    withStamps?: 'Y' | 'N';
+    /** Access codes for the template. */
+    users?: readonly unknown[];
+    /** Data providers for the template. */
+    providers?: readonly unknown[]; [k: string]: unknown }>;
+    /** An object for sorting templates in the format {"field_1":"value_1", ... */
+    order?: {
+    /** Template identifier */
+    id?: NumericId;
+    /** Template activity. */
+    active?: 'Y' | 'N';
+    /** Template name */
+    name?: string;
+    /** Template symbolic code */
+    code?: string;
+    /** Template region */
+    region?: string;
+    /** Sort index */
+    sort?: number;
+    /** Creation date and time */
+    createTime?: string;
+    /** Update date and time */
+    updateTime?: string;
+    /** Identifier of the numerator */
+    numeratorId?: NumericId;
+    /** Use of stamps and signatures. */
+    withStamps?: 'Y' | 'N';
+    /** Access codes for the template. */
+    users?: readonly unknown[];
+    /** Data providers for the template. */
+    providers?: readonly unknown[]; [k: string]: unknown };
+    /** An object for filtering templates in the format {"field_1":"value_1", ... */
+    filter?: {
+    /** Template identifier */
+    id?: NumericId;
+    /** Template activity. */
+    active?: 'Y' | 'N';
+    /** Template name */
+    name?: string;
+    /** Template symbolic code */
+    code?: string;
+    /** Template region */
+    region?: string;
+    /** Sort index */
+    sort?: number;
+    /** Creation date and time */
+    createTime?: string;
+    /** Update date and time */
+    updateTime?: string;
+    /** Identifier of the numerator */
+    numeratorId?: NumericId;
+    /** Use of stamps and signatures. */
+    withStamps?: 'Y' | 'N';
+    /** Access codes for the template. */
+    users?: readonly unknown[];
+    /** Data providers for the template. */
+    providers?: readonly unknown[]; [k: string]: unknown };
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Template. Scope: documentgenerator. */
-  'documentgenerator.template.update': { id: number; fields: { name?: string; file?: unknown; numeratorId?: number; region?: string; code?: string; users?: readonly unknown[]; providers?: readonly unknown[]; active?: 'Y' | 'N'; withStamps?: 'Y' | 'N'; sort?: number; [k: string]: unknown } }
+  'documentgenerator.template.update': {
+    /** Template identifier. */
+    id: NumericId;
+    /** Template fields to update (detailed description) */
+    fields: {
+    /** Template name */
+    name?: string;
+    /** New template file. */
+    file?: unknown;
+    /** Identifier of the numerator */
+    numeratorId?: NumericId;
+    /** Template region, for example de */
+    region?: string;
+    /** Symbolic code of the template */
+    code?: string;
+    /** Users who will have access to the template. */
+    users?: readonly unknown[];
+    /** List of data providers */
+    providers?: readonly unknown[];
+    /** Activity status. */
+    active?: 'Y' | 'N';
+    /** Include stamps and signatures. */
+    withStamps?: 'Y' | 'N';
+    /** Sort index */
+    sort?: number; [k: string]: unknown } }
   /** Create a Data Storage. Scope: entity. */
-  'entity.add': { ENTITY: string; NAME: string; ACCESS?: Obj }
+  'entity.add': {
+    /** Character identifier for the storage. */
+    ENTITY: string;
+    /** Name of the storage */
+    NAME: string;
+    /** Access permissions in the format {"access_code":"permission_level"}. */
+    ACCESS?: Obj }
   /** Delete a Storage. Scope: entity. */
-  'entity.delete': { ENTITY: string }
+  'entity.delete': {
+    /** Identifier of the application's data store. */
+    ENTITY: string }
   /** Get Storage Parameters or List of Storages. Scope: entity. */
-  'entity.get': { ENTITY?: string }
+  'entity.get': {
+    /** Identifier of the application's data storage. */
+    ENTITY?: string }
   /** Add a Storage Item. Scope: entity. */
-  'entity.item.add': { ENTITY: string; NAME?: string; PROPERTY_VALUES?: Obj; SECTION?: number; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; PREVIEW_PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
+  'entity.item.add': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Name of the storage item. */
+    NAME?: string;
+    /** Property values of the item in the format {"PROPERTY_CODE": value}. */
+    PROPERTY_VALUES?: Obj;
+    /** Identifier of the storage section. */
+    SECTION?: number;
+    /** Start date of the item's activity. */
+    DATE_ACTIVE_FROM?: string;
+    /** End date of the item's activity. */
+    DATE_ACTIVE_TO?: string;
+    /** Preview image of the item. */
+    PREVIEW_PICTURE?: unknown;
+    /** Detailed image of the item. */
+    DETAIL_PICTURE?: unknown; [k: string]: unknown }
   /** Delete a Storage Item. Scope: entity. */
-  'entity.item.delete': { ENTITY: string; ID: number }
+  'entity.item.delete': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Identifier of the storage item to be deleted. */
+    ID: NumericId }
   /** Get a List of Storage Items. Scope: entity. */
-  'entity.item.get': { ENTITY: string; SORT?: { ID?: number; TIMESTAMP_X?: string; MODIFIED_BY?: number; DATE_CREATE?: string; CREATED_BY?: number; ACTIVE?: string; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; SORT?: number; NAME?: string; PREVIEW_PICTURE?: string; PREVIEW_TEXT?: string; DETAIL_PICTURE?: string; DETAIL_TEXT?: string; CODE?: string; ENTITY?: string; SECTION?: number; PROPERTY_VALUES?: Obj; [k: string]: unknown }; FILTER?: { ID?: number; TIMESTAMP_X?: string; MODIFIED_BY?: number; DATE_CREATE?: string; CREATED_BY?: number; ACTIVE?: string; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; SORT?: number; NAME?: string; PREVIEW_PICTURE?: string; PREVIEW_TEXT?: string; DETAIL_PICTURE?: string; DETAIL_TEXT?: string; CODE?: string; ENTITY?: string; SECTION?: number; PROPERTY_VALUES?: Obj; [k: string]: unknown }; start?: number }
+  'entity.item.get': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Object format: where: - field_n — sorting field - value_n — sorting direction: ASC or DESC Refer to… */
+    SORT?: {
+    /** Identifier of the item */
+    ID?: NumericId;
+    /** Date and time of the last modification */
+    TIMESTAMP_X?: string;
+    /** Identifier of the user who modified the item */
+    MODIFIED_BY?: number;
+    /** Date and time of creation */
+    DATE_CREATE?: string;
+    /** Identifier of the user who created the item */
+    CREATED_BY?: number;
+    /** Active flag (Y or N) */
+    ACTIVE?: string;
+    /** Start date of activity or empty string */
+    DATE_ACTIVE_FROM?: string;
+    /** End date of activity or empty string */
+    DATE_ACTIVE_TO?: string;
+    /** Sorting index */
+    SORT?: number;
+    /** Name of the item */
+    NAME?: string;
+    /** URL of the preview image */
+    PREVIEW_PICTURE?: string;
+    /** Preview text */
+    PREVIEW_TEXT?: string;
+    /** URL of the detailed image */
+    DETAIL_PICTURE?: string;
+    /** Detailed text */
+    DETAIL_TEXT?: string;
+    /** Symbolic code of the item */
+    CODE?: string;
+    /** Identifier of the storage */
+    ENTITY?: string;
+    /** Identifier of the section */
+    SECTION?: number;
+    /** Object of property values in the format {"PROPERTY_CODE": value}. */
+    PROPERTY_VALUES?: Obj; [k: string]: unknown };
+    /** Object format: where: - field_n — filtering field - value_n — filter value Refer to the Item Type s… */
+    FILTER?: {
+    /** Identifier of the item */
+    ID?: NumericId;
+    /** Date and time of the last modification */
+    TIMESTAMP_X?: string;
+    /** Identifier of the user who modified the item */
+    MODIFIED_BY?: number;
+    /** Date and time of creation */
+    DATE_CREATE?: string;
+    /** Identifier of the user who created the item */
+    CREATED_BY?: number;
+    /** Active flag (Y or N) */
+    ACTIVE?: string;
+    /** Start date of activity or empty string */
+    DATE_ACTIVE_FROM?: string;
+    /** End date of activity or empty string */
+    DATE_ACTIVE_TO?: string;
+    /** Sorting index */
+    SORT?: number;
+    /** Name of the item */
+    NAME?: string;
+    /** URL of the preview image */
+    PREVIEW_PICTURE?: string;
+    /** Preview text */
+    PREVIEW_TEXT?: string;
+    /** URL of the detailed image */
+    DETAIL_PICTURE?: string;
+    /** Detailed text */
+    DETAIL_TEXT?: string;
+    /** Symbolic code of the item */
+    CODE?: string;
+    /** Identifier of the storage */
+    ENTITY?: string;
+    /** Identifier of the section */
+    SECTION?: number;
+    /** Object of property values in the format {"PROPERTY_CODE": value}. */
+    PROPERTY_VALUES?: Obj; [k: string]: unknown };
+    /** Pagination parameter. */
+    start?: number }
   /** Add a Storage Item Property. Scope: entity. */
-  'entity.item.property.add': { ENTITY: string; PROPERTY: string; NAME?: string; TYPE?: string; SORT?: number }
+  'entity.item.property.add': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Code of the new property. */
+    PROPERTY: string;
+    /** Name of the property */
+    NAME?: string;
+    /** Type of the property: - S — string - N — number - F — file */
+    TYPE?: string;
+    /** Sorting index of the property */
+    SORT?: number }
   /** Delete a Storage Item Property. Scope: entity. */
-  'entity.item.property.delete': { ENTITY: string; PROPERTY: string }
+  'entity.item.property.delete': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Code of the property to be deleted. */
+    PROPERTY: string }
   /** Get Storage Item Properties. Scope: entity. */
-  'entity.item.property.get': { ENTITY: string; PROPERTY?: string }
+  'entity.item.property.get': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Property code. */
+    PROPERTY?: string }
   /** Update a Storage Item Property. Scope: entity. */
-  'entity.item.property.update': { ENTITY: string; PROPERTY: string; PROPERTY_NEW?: string; NAME?: string; TYPE?: string; SORT?: number }
+  'entity.item.property.update': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Code of the existing property to be modified. */
+    PROPERTY: string;
+    /** New property code. */
+    PROPERTY_NEW?: string;
+    /** New property name. */
+    NAME?: string;
+    /** New property type: - S — string - N — number The property type cannot be changed to F (file) — the… */
+    TYPE?: string;
+    /** Property sort index. */
+    SORT?: number }
   /** Update a Storage Item. Scope: entity. */
-  'entity.item.update': { ENTITY: string; ID: number; NAME?: string; PROPERTY_VALUES?: Obj; SECTION?: number; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; PREVIEW_PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
+  'entity.item.update': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Identifier of the storage item You can obtain the storage item identifier using the entity.item.get… */
+    ID: NumericId;
+    /** New name of the storage item */
+    NAME?: string;
+    /** Property values of the item in the format {"PROPERTY_CODE": value}. */
+    PROPERTY_VALUES?: Obj;
+    /** Identifier of the storage section */
+    SECTION?: number;
+    /** Start date of the item's activity */
+    DATE_ACTIVE_FROM?: string;
+    /** End date of the item's activity */
+    DATE_ACTIVE_TO?: string;
+    /** Preview image of the item. */
+    PREVIEW_PICTURE?: unknown;
+    /** Detailed image of the item. */
+    DETAIL_PICTURE?: unknown; [k: string]: unknown }
   /** Get or Modify Access Permissions. Scope: entity. */
-  'entity.rights': { ENTITY: string; ACCESS?: Obj }
+  'entity.rights': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** A new set of permissions in the format {"access_code":"access_level"}. */
+    ACCESS?: Obj }
   /** Add a Storage Section. Scope: entity. */
-  'entity.section.add': { ENTITY: string; NAME: string; SECTION?: number; ACTIVE?: string; SORT?: number; CODE?: string; DESCRIPTION?: string; PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
+  'entity.section.add': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Name of the section. */
+    NAME: string;
+    /** Identifier of the parent section. */
+    SECTION?: number;
+    /** Section activity flag: - Y — section is active - N — section is inactive */
+    ACTIVE?: string;
+    /** Section sorting index. */
+    SORT?: number;
+    /** Symbolic code of the section. */
+    CODE?: string;
+    /** Description of the section. */
+    DESCRIPTION?: string;
+    /** Section image. */
+    PICTURE?: unknown;
+    /** Detailed image of the section. */
+    DETAIL_PICTURE?: unknown; [k: string]: unknown }
   /** Delete a Storage Section. Scope: entity. */
-  'entity.section.delete': { ENTITY: string; ID: number }
+  'entity.section.delete': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Identifier of the section to be deleted. */
+    ID: NumericId }
   /** Get a List of Storage Sections. Scope: entity. */
-  'entity.section.get': { ENTITY: string; SORT?: { ID?: number; CODE?: string; TIMESTAMP_X?: string; DATE_CREATE?: string; CREATED_BY?: number; MODIFIED_BY?: number; ACTIVE?: string; SORT?: number; NAME?: string; PICTURE?: string; DETAIL_PICTURE?: string; DESCRIPTION?: string; LEFT_MARGIN?: number; RIGHT_MARGIN?: number; DEPTH_LEVEL?: number; ENTITY?: string; SECTION?: number; [k: string]: unknown }; FILTER?: { ID?: number; CODE?: string; TIMESTAMP_X?: string; DATE_CREATE?: string; CREATED_BY?: number; MODIFIED_BY?: number; ACTIVE?: string; SORT?: number; NAME?: string; PICTURE?: string; DETAIL_PICTURE?: string; DESCRIPTION?: string; LEFT_MARGIN?: number; RIGHT_MARGIN?: number; DEPTH_LEVEL?: number; ENTITY?: string; SECTION?: number; [k: string]: unknown }; start?: number }
+  'entity.section.get': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Object format: where: - field_n — sorting field - value_n — sorting direction: ASC or DESC Refer to… */
+    SORT?: {
+    /** Identifier of the section */
+    ID?: NumericId;
+    /** Symbolic code of the section */
+    CODE?: string;
+    /** Date and time of the last modification */
+    TIMESTAMP_X?: string;
+    /** Date and time of creation */
+    DATE_CREATE?: string;
+    /** Identifier of the user who created the section */
+    CREATED_BY?: number;
+    /** Identifier of the user who modified the section */
+    MODIFIED_BY?: number;
+    /** Active flag (Y or N) */
+    ACTIVE?: string;
+    /** Sorting index */
+    SORT?: number;
+    /** Name of the section */
+    NAME?: string;
+    /** URL of the section picture or null */
+    PICTURE?: string;
+    /** URL of the detailed section picture or null */
+    DETAIL_PICTURE?: string;
+    /** Description of the section */
+    DESCRIPTION?: string;
+    /** Left boundary of the section in the tree */
+    LEFT_MARGIN?: number;
+    /** Right boundary of the section in the tree */
+    RIGHT_MARGIN?: number;
+    /** Depth level of the section */
+    DEPTH_LEVEL?: number;
+    /** Identifier of the storage */
+    ENTITY?: string;
+    /** Identifier of the parent section or null */
+    SECTION?: number; [k: string]: unknown };
+    /** Object format: where: - field_n — filtering field - value_n — filter value Refer to the Section Typ… */
+    FILTER?: {
+    /** Identifier of the section */
+    ID?: NumericId;
+    /** Symbolic code of the section */
+    CODE?: string;
+    /** Date and time of the last modification */
+    TIMESTAMP_X?: string;
+    /** Date and time of creation */
+    DATE_CREATE?: string;
+    /** Identifier of the user who created the section */
+    CREATED_BY?: number;
+    /** Identifier of the user who modified the section */
+    MODIFIED_BY?: number;
+    /** Active flag (Y or N) */
+    ACTIVE?: string;
+    /** Sorting index */
+    SORT?: number;
+    /** Name of the section */
+    NAME?: string;
+    /** URL of the section picture or null */
+    PICTURE?: string;
+    /** URL of the detailed section picture or null */
+    DETAIL_PICTURE?: string;
+    /** Description of the section */
+    DESCRIPTION?: string;
+    /** Left boundary of the section in the tree */
+    LEFT_MARGIN?: number;
+    /** Right boundary of the section in the tree */
+    RIGHT_MARGIN?: number;
+    /** Depth level of the section */
+    DEPTH_LEVEL?: number;
+    /** Identifier of the storage */
+    ENTITY?: string;
+    /** Identifier of the parent section or null */
+    SECTION?: number; [k: string]: unknown };
+    /** Pagination parameter. */
+    start?: number }
   /** Update a Storage Section. Scope: entity. */
-  'entity.section.update': { ENTITY: string; ID: number; NAME?: string; SECTION?: number; ACTIVE?: string; SORT?: number; CODE?: string; DESCRIPTION?: string; PICTURE?: unknown; DETAIL_PICTURE?: unknown; [k: string]: unknown }
+  'entity.section.update': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** Identifier of the section to be updated. */
+    ID: NumericId;
+    /** Name of the section. */
+    NAME?: string;
+    /** Identifier of the parent section. */
+    SECTION?: number;
+    /** Active flag for the section: - Y — section is active - N — section is inactive. */
+    ACTIVE?: string;
+    /** Sorting index of the section. */
+    SORT?: number;
+    /** Symbolic code of the section. */
+    CODE?: string;
+    /** Description of the section. */
+    DESCRIPTION?: string;
+    /** Image of the section. */
+    PICTURE?: unknown;
+    /** Detailed image of the section. */
+    DETAIL_PICTURE?: unknown; [k: string]: unknown }
   /** Update Storage Parameters. Scope: entity. */
-  'entity.update': { ENTITY: string; NAME?: string; ENTITY_NEW?: string; ACCESS?: Obj }
+  'entity.update': {
+    /** Identifier of the application's data storage. */
+    ENTITY: string;
+    /** New name for the storage. */
+    NAME?: string;
+    /** New identifier for the storage. */
+    ENTITY_NEW?: string;
+    /** New set of access permissions in the format {"access_code":"permission_level"}. */
+    ACCESS?: Obj }
+  /** Register a New Event Handler. */
+  'event.bind': {
+    /** Event name */
+    event: string;
+    /** Link to the event handler */
+    handler: string;
+    /** Identifier of the user under whom the event handler is authorized. */
+    auth_type?: number;
+    /** Values: . */
+    event_type?: string;
+    /** Source key. */
+    auth_connector?: string;
+    /** Additional settings for the registered event. */
+    options?: Obj }
+  /** Retrieve a List of Registered Event Handlers. */
+  'event.get': NoParams
+  /** Clear Offline Event Queue. */
+  'event.offline.clear': {
+    /** Identifier of the reserved event package. */
+    process_id: string;
+    /** Array of identifiers of records to be cleared. */
+    id?: readonly unknown[];
+    /** Array of values of the MESSAGE_ID field of records to be cleared. */
+    message_id?: readonly unknown[] }
+  /** Register Offline Event Queue Processing Errors. */
+  'event.offline.error': {
+    /** Identifier of the process that is handling the records */
+    process_id: string;
+    /** Array of values for the MESSAGE_ID field of the records to be marked as erroneous */
+    message_id?: readonly unknown[] }
+  /** Retrieve a List of Offline Events With Cleanup. */
+  'event.offline.get': {
+    /** Record filter. */
+    filter?: readonly unknown[];
+    /** Record sorting. */
+    order?: readonly unknown[];
+    /** Number of records to select. */
+    limit?: number }
+  /** Get a List of Offline Events. */
+  'event.offline.list': {
+    /** Record filter. */
+    filter?: readonly unknown[];
+    /** Record sorting. */
+    order?: readonly unknown[];
+    /** This parameter is used to control pagination. */
+    start?: number;
+    /** Source key. */
+    auth_connector?: string }
+  /** Sends the ONAPPTEST event to the handlers registered for it. */
+  'event.test': Obj
+  /** Unregister Event Handler. */
+  'event.unbind': {
+    /** Event name */
+    event: string;
+    /** Link to the event handler */
+    handler: string;
+    /** User identifier under which the event handler is authorized. */
+    auth_type?: number;
+    /** Values: . */
+    event_type?: string }
+  /** Get a List of Available Events. */
+  'events': {
+    /** The method will return events belonging to the specified permission */
+    SCOPE?: string;
+    /** The method will return the complete list of events. */
+    FULL?: Flag }
   /** Get information about feature availability in Bitrix24. Scope: basic. */
-  'feature.get': { CODE: string }
+  'feature.get': {
+    /** Available keys: - rest_offline_extended — availability of offline events - rest_auth_connector — av… */
+    CODE: string }
   /** Add HCM Link Company. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.add': { fields: { company: string; crmCompanyId: number; title: string; data?: Obj; fields: ReadonlyArray<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
+  'humanresources.hcmlink.company.add': {
+    /** Company data from the HR system (detailed description) */
+    fields: {
+    /** Company code in the HR system */
+    company: string;
+    /** CRM company ID. */
+    crmCompanyId: NumericId;
+    /** Company name */
+    title: string;
+    /** Additional company data */
+    data?: Obj;
+    /** List of HR system fields (detailed description) */
+    fields: ReadonlyArray<{
+    /** Field code in the HR system */
+    field: string;
+    /** Field name */
+    title: string;
+    /** Field type. */
+    type?: string;
+    /** Type of object the field belongs to. */
+    entityType?: string;
+    /** Field value storage time in seconds. */
+    ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Delete HCM Link Company. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.delete': { id: number }
+  'humanresources.hcmlink.company.delete': {
+    /** HCM Link company ID. */
+    id: NumericId }
   /** Get HCM Link Company List. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.list': { limit?: number; offset?: number; userId?: number }
+  'humanresources.hcmlink.company.list': {
+    /** Number of records per page. */
+    limit?: number;
+    /** Offset for page navigation. */
+    offset?: number;
+    /** Bitrix24 user ID. */
+    userId?: NumericId }
   /** Update HCM Link Company. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.update': { id: number; fields: { company: string; crmCompanyId: number; title: string; data?: Obj; fields: ReadonlyArray<{ field: string; title: string; type?: string; entityType?: string; ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
+  'humanresources.hcmlink.company.update': {
+    /** HCM Link company ID. */
+    id: NumericId;
+    /** New company data from the HR system (detailed description) */
+    fields: {
+    /** Company code in the HR system */
+    company: string;
+    /** CRM company ID. */
+    crmCompanyId: NumericId;
+    /** Company name */
+    title: string;
+    /** Additional company data */
+    data?: Obj;
+    /** New list of HR system fields (detailed description) */
+    fields: ReadonlyArray<{
+    /** Field code in the HR system */
+    field: string;
+    /** Field name */
+    title: string;
+    /** Field type. */
+    type?: string;
+    /** Object type to which the field belongs. */
+    entityType?: string;
+    /** Field value retention time in seconds. */
+    ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Get Current User HCM Link Company List. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.company.user.list': { limit?: number; offset?: number }
+  'humanresources.hcmlink.company.user.list': {
+    /** Number of records per page. */
+    limit?: number;
+    /** Offset for page navigation. */
+    offset?: number }
   /** Get Mapped HCM Link Employee List. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.employee.list': { company: string; limit?: number; offset?: number; updatedAt?: string }
+  'humanresources.hcmlink.employee.list': {
+    /** Company code in the HR system. */
+    company: string;
+    /** Number of records per page. */
+    limit?: number;
+    /** Offset for page navigation. */
+    offset?: number;
+    /** Modification date in ISO 8601 format. */
+    updatedAt?: string }
   /** Transfer HCM Link Employee List. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.employee.set': { company: string; data: ReadonlyArray<{ employee: string; person: string; userId?: number; data: { firstName?: string; lastName?: string; patronymicName?: string; [k: string]: unknown }; [k: string]: unknown }>; job?: { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'humanresources.hcmlink.employee.set': {
+    /** Company code in the HR system. */
+    company: string;
+    /** List of employees from the HR system (detailed description) */
+    data: ReadonlyArray<{
+    /** Employee code in the HR system */
+    employee: string;
+    /** Individual code in the HR system */
+    person: string;
+    /** Bitrix24 user ID. */
+    userId?: NumericId;
+    /** Employee data (detailed description). */
+    data: {
+    /** First name */
+    firstName?: string;
+    /** Last name */
+    lastName?: string;
+    /** Middle name */
+    patronymicName?: string; [k: string]: unknown }; [k: string]: unknown }>;
+    /** Data for updating the synchronization job (detailed description). */
+    job?: {
+    /** Synchronization job ID. */
+    id: NumericId;
+    /** New synchronization job data (detailed description) */
+    fields: {
+    /** New job status. */
+    status: string;
+    /** Total number of items in the job */
+    total?: number;
+    /** Number of processed items */
+    sent?: number;
+    /** Additional job data */
+    data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Transfer HCM Link Field Values. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.field.value.set': { company: string; data: ReadonlyArray<{ field: string; employee: string; value: string; [k: string]: unknown }>; job?: { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
+  'humanresources.hcmlink.field.value.set': {
+    /** Company code in the HR system or CRM company ID. */
+    company: string;
+    /** List of field values (detailed description) */
+    data: ReadonlyArray<{
+    /** Field code in the HR system. */
+    field: string;
+    /** Employee code in the HR system. */
+    employee: string;
+    /** Field value */
+    value: string; [k: string]: unknown }>;
+    /** Data for updating the synchronization job (detailed description). */
+    job?: {
+    /** Synchronization task identifier. */
+    id: NumericId;
+    /** New synchronization task data (detailed description) */
+    fields: {
+    /** New task status. */
+    status: string;
+    /** Total number of items in the task */
+    total?: number;
+    /** Number of processed items */
+    sent?: number;
+    /** Additional task data */
+    data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
   /** Get HCM Link Job Status. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.job.status.get': { id: number }
+  'humanresources.hcmlink.job.status.get': {
+    /** Synchronization job ID. */
+    id: NumericId }
   /** Update HCM Link Job. Scope: humanresources.hcmlink. */
-  'humanresources.hcmlink.job.update': { id: number; fields: { status: string; total?: number; sent?: number; data?: Obj; [k: string]: unknown } }
+  'humanresources.hcmlink.job.update': {
+    /** Synchronization job ID. */
+    id: NumericId;
+    /** Job data (detailed description) */
+    fields: {
+    /** New job status. */
+    status: string;
+    /** Total number of items in the job */
+    total?: number;
+    /** Number of processed items */
+    sent?: number;
+    /** Additional job data */
+    data?: Obj; [k: string]: unknown } }
   /** Create Chat. Scope: im. */
-  'im.chat.add': { USERS?: readonly unknown[]; TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; COPILOT_MAIN_ROLE?: string }
+  'im.chat.add': {
+    /** An array of user IDs to be added to the chat. */
+    USERS?: readonly unknown[];
+    /** Type of chat: - OPEN — open chat - CHAT — closed chat By default, a closed chat CHAT is created */
+    TYPE?: string;
+    /** Title of the chat. */
+    TITLE?: string;
+    /** Description of the chat */
+    DESCRIPTION?: string;
+    /** Color of the chat. */
+    COLOR?: string;
+    /** The first message in the chat */
+    MESSAGE?: string;
+    /** Avatar of the chat in base64 string format. */
+    AVATAR?: string;
+    /** Type of object to link the chat with external context. */
+    ENTITY_TYPE?: string;
+    /** Identifier of the object within ENTITY_TYPE. */
+    ENTITY_ID?: string;
+    /** Code of the main role for BitrixGPT. */
+    COPILOT_MAIN_ROLE?: string }
   /** Get Chat ID. Scope: im. */
-  'im.chat.get': { ENTITY_TYPE: string; ENTITY_ID: string }
+  'im.chat.get': {
+    /** The type of object for linking the chat to an external context. */
+    ENTITY_TYPE: string;
+    /** Identifier of the object within ENTITY_TYPE. */
+    ENTITY_ID: string }
   /** Leave Chat. Scope: im. */
-  'im.chat.leave': { CHAT_ID: number }
+  'im.chat.leave': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId }
   /** Disable Notifications from Chat. Scope: im. */
-  'im.chat.mute': { CHAT_ID?: number; DIALOG_ID?: string; MUTE?: string }
+  'im.chat.mute': {
+    /** The identifier of the chat. */
+    CHAT_ID?: NumericId;
+    /** The chat identifier in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — user id… */
+    DIALOG_ID?: string;
+    /** Notification control: - Y — disable notifications - N — enable notifications Default is Y */
+    MUTE?: string }
   /** Change Chat Owner. Scope: im. */
-  'im.chat.setOwner': { CHAT_ID: number; DIALOG_ID?: string; USER_ID: number }
+  'im.chat.setOwner': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Identifier of the dialog in the format chatXXX, where XXX is the chat identifier. */
+    DIALOG_ID?: string;
+    /** Identifier of the new chat owner. */
+    USER_ID: NumericId }
   /** Update Chat Avatar. Scope: im. */
-  'im.chat.updateAvatar': { CHAT_ID: number; DIALOG_ID?: string; AVATAR: string }
+  'im.chat.updateAvatar': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Identifier of the dialog in the format chatXXX, where XXX is the chat identifier. */
+    DIALOG_ID?: string;
+    /** Image in Base64 format. */
+    AVATAR: string }
   /** Change Chat Color. Scope: im. */
-  'im.chat.updateColor': { CHAT_ID: number; DIALOG_ID?: string; COLOR: string }
+  'im.chat.updateColor': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Identifier of the dialog in the format chatXXX, where XXX is the chat identifier. */
+    DIALOG_ID?: string;
+    /** Chat color. */
+    COLOR: string }
   /** Update Chat Title. Scope: im. */
-  'im.chat.updateTitle': { CHAT_ID: number; DIALOG_ID?: string; TITLE: string }
+  'im.chat.updateTitle': {
+    /** Chat identifier. */
+    CHAT_ID: NumericId;
+    /** Identifier of the dialog in the format chatXXX, where XXX is the chat identifier. */
+    DIALOG_ID?: string;
+    /** Chat title. */
+    TITLE: string }
   /** Invite Participants to Chat. Scope: im. */
-  'im.chat.user.add': { CHAT_ID: number; USERS: readonly unknown[]; HIDE_HISTORY?: string }
+  'im.chat.user.add': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Array of user identifiers to be added to the chat. */
+    USERS: readonly unknown[];
+    /** Hide chat history for added users: - Y — hide - N — do not hide Default: Y */
+    HIDE_HISTORY?: string }
   /** Exclude Participants from Chat. Scope: im. */
-  'im.chat.user.delete': { CHAT_ID: number; USER_ID: number }
+  'im.chat.user.delete': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Identifier of the user to be excluded from the chat. */
+    USER_ID: NumericId }
   /** Get Chat Participant IDs. Scope: im. */
-  'im.chat.user.list': { CHAT_ID: number }
+  'im.chat.user.list': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId }
   /** Get Counters. Scope: im. */
   'im.counters.get': NoParams
   /** Get the List of Colleagues for the Current User. Scope: im. */
-  'im.department.colleagues.list': { USER_DATA?: string; OFFSET?: number; LIMIT?: number }
+  'im.department.colleagues.list': {
+    /** Return detailed user data. */
+    USER_DATA?: string;
+    /** Offset for user selection. */
+    OFFSET?: number;
+    /** Number of items in the selection. */
+    LIMIT?: number }
   /** Get a List of Employees from Departments. Scope: im. */
-  'im.department.employees.get': { ID: readonly unknown[]; USER_DATA?: string }
+  'im.department.employees.get': {
+    /** An array of department IDs. */
+    ID: readonly unknown[];
+    /** Return detailed user data. */
+    USER_DATA?: string }
   /** Get Information About the Department. Scope: im. */
-  'im.department.get': { ID: readonly unknown[]; USER_DATA?: string }
+  'im.department.get': {
+    /** An array of department identifiers. */
+    ID: readonly unknown[];
+    /** Return data about the department head. */
+    USER_DATA?: string }
   /** Get a List of Department Managers. Scope: im. */
-  'im.department.managers.get': { ID: readonly unknown[]; USER_DATA?: string }
+  'im.department.managers.get': {
+    /** An array of department identifiers. */
+    ID: readonly unknown[];
+    /** Return detailed user data. */
+    USER_DATA?: string }
   /** Get Chat Data. Scope: im. */
-  'im.dialog.get': { DIALOG_ID: string }
+  'im.dialog.get': {
+    /** Chat identifier in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — personal ch… */
+    DIALOG_ID: string }
   /** Retrieve a List of Recent Messages. Scope: im. */
-  'im.dialog.messages.get': { DIALOG_ID: string; LAST_ID?: number; FIRST_ID?: number; LIMIT?: number }
+  'im.dialog.messages.get': {
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — user… */
+    DIALOG_ID: string;
+    /** Message identifier relative to which older messages should be loaded. */
+    LAST_ID?: NumericId;
+    /** Message identifier relative to which newer messages should be loaded. */
+    FIRST_ID?: NumericId;
+    /** Limit on the number of messages in the response. */
+    LIMIT?: number }
   /** Find Message in Chat. Scope: im. */
-  'im.dialog.messages.search': { CHAT_ID: number; SEARCH_MESSAGE?: string; DATE_FROM?: string; DATE_TO?: string; DATE?: string; ORDER?: Obj; LIMIT?: number; LAST_ID?: number }
+  'im.dialog.messages.search': {
+    /** Identifier of the chat in which the search is performed */
+    CHAT_ID: NumericId;
+    /** Search string for the message text. */
+    SEARCH_MESSAGE?: string;
+    /** Start of the search period in ISO 8601 format (RFC3339) */
+    DATE_FROM?: string;
+    /** End of the search period in ISO 8601 format (RFC3339) */
+    DATE_TO?: string;
+    /** Search for messages on a specific date in ISO 8601 format (RFC3339). */
+    DATE?: string;
+    /** Sorting parameters. */
+    ORDER?: Obj;
+    /** Number of messages returned. */
+    LIMIT?: number;
+    /** Identifier of the last message from the previous selection for pagination */
+    LAST_ID?: NumericId }
   /** Set the "read" flag for messages. Scope: im. */
-  'im.dialog.read': { DIALOG_ID: string; MESSAGE_ID?: number }
+  'im.dialog.read': {
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
+    DIALOG_ID: string;
+    /** Identifier of the last read message. */
+    MESSAGE_ID?: NumericId }
   /** Set the "read" flag for all chats. Scope: im. */
   'im.dialog.read.all': NoParams
   /** Set the "unread" flag for messages. Scope: im. */
-  'im.dialog.unread': { DIALOG_ID: string; MESSAGE_ID: number }
+  'im.dialog.unread': {
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — user… */
+    DIALOG_ID: string;
+    /** Identifier of the first unread message */
+    MESSAGE_ID: NumericId }
   /** Get the List of Participants. Scope: im. */
-  'im.dialog.users.list': { DIALOG_ID: string; SKIP_EXTERNAL?: string; SKIP_EXTERNAL_EXCEPT_TYPES?: string; LIMIT?: number; LAST_ID?: number; OFFSET?: number }
+  'im.dialog.users.list': {
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
+    DIALOG_ID: string;
+    /** Exclude system users: - Y — exclude - N — do not exclude Default: N */
+    SKIP_EXTERNAL?: string;
+    /** A list of types of system users to keep in the selection, separated by commas. */
+    SKIP_EXTERNAL_EXCEPT_TYPES?: string;
+    /** Number of items per page. */
+    LIMIT?: number;
+    /** Identifier of the last user from the selection LIMIT. */
+    LAST_ID?: NumericId;
+    /** Offset for pagination. */
+    OFFSET?: number }
   /** Send "User is typing" indicator. Scope: im. */
-  'im.dialog.writing': { DIALOG_ID: string }
-  /** Add File to Chat. Scope: im. */
-  'im.disk.file.commit': { CHAT_ID: number; DIALOG_ID: string; FILE_ID: number; UPLOAD_ID: number; MESSAGE?: string; SILENT_MODE?: string; AS_FILE?: string }
+  'im.dialog.writing': {
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — user… */
+    DIALOG_ID: string }
+  /** Add File to Chat. Scope: im. @deprecated Use im.v2.File.upload. */
+  'im.disk.file.commit': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Identifier of the dialog in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — us… */
+    DIALOG_ID: string;
+    /** Identifier of the file on Drive. */
+    FILE_ID: NumericId;
+    /** Identifier of the file on Drive. */
+    UPLOAD_ID: NumericId;
+    /** Text message with the file */
+    MESSAGE?: string;
+    /** Parameter for Open Channels chat Possible values: - Y — send notification to the client - N — do no… */
+    SILENT_MODE?: string;
+    /** Send as a file. */
+    AS_FILE?: string }
   /** Delete File from Chat Folder. Scope: im. */
-  'im.disk.file.delete': { CHAT_ID: number; FILE_ID: number }
+  'im.disk.file.delete': {
+    /** Identifier of the chat */
+    CHAT_ID: NumericId;
+    /** Identifier of the file */
+    FILE_ID: NumericId }
   /** Save File to Your Drive. Scope: im. */
-  'im.disk.file.save': { FILE_ID: number }
-  /** Get Chat File Storage Folder. Scope: im. */
-  'im.disk.folder.get': { CHAT_ID: number; DIALOG_ID: string }
+  'im.disk.file.save': {
+    /** File identifier */
+    FILE_ID: NumericId }
+  /** Get Chat File Storage Folder. Scope: im. @deprecated Use im.v2.File.upload. */
+  'im.disk.folder.get': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Identifier of the dialog in the format chatXXX, where XXX is the identifier. */
+    DIALOG_ID: string }
   /** Send Message. Scope: im. */
-  'im.message.add': { DIALOG_ID: string; MESSAGE: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; REPLY_ID?: number }
+  'im.message.add': {
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
+    DIALOG_ID: string;
+    /** The text of the message. */
+    MESSAGE: string;
+    /** Attachment with content blocks: images, links, files. */
+    ATTACH?: Obj;
+    /** Buttons under the message that the user can interact with. */
+    KEYBOARD?: Obj;
+    /** Additional items in the chat's context menu. */
+    MENU?: Obj;
+    /** Indicator of a system message. */
+    SYSTEM?: string;
+    /** Conversion of links into rich links. */
+    URL_PREVIEW?: string;
+    /** Identifier of the message to which the reply is sent. */
+    REPLY_ID?: NumericId }
   /** Execute the chat-bot command. Scope: im. */
-  'im.message.command': { MESSAGE_ID: number; BOT_ID: number; COMMAND: string; COMMAND_PARAMS?: string }
+  'im.message.command': {
+    /** The identifier of the message in the context of which the command is executed. */
+    MESSAGE_ID: NumericId;
+    /** The identifier of the bot. */
+    BOT_ID: NumericId;
+    /** The bot command. */
+    COMMAND: string;
+    /** Command parameter */
+    COMMAND_PARAMS?: string }
   /** Delete Message. Scope: im. */
-  'im.message.delete': { MESSAGE_ID: number }
+  'im.message.delete': {
+    /** Identifier of the message. */
+    MESSAGE_ID: NumericId }
   /** Change Status to "Like". Scope: im. */
-  'im.message.like': { MESSAGE_ID: number; ACTION?: string }
+  'im.message.like': {
+    /** Identifier of the message. */
+    MESSAGE_ID: NumericId;
+    /** Action for reacting to the message. */
+    ACTION?: string }
   /** Create an Object Based on the Message. Scope: im. */
-  'im.message.share': { MESSAGE_ID: number; DIALOG_ID: string; TYPE: string }
+  'im.message.share': {
+    /** Identifier of the message. */
+    MESSAGE_ID: NumericId;
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
+    DIALOG_ID: string;
+    /** Type of the object being created. */
+    TYPE: string }
   /** Update Message. Scope: im. */
-  'im.message.update': { MESSAGE_ID: number; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; URL_PREVIEW?: string; IS_EDITED?: string }
+  'im.message.update': {
+    /** Identifier of the message. */
+    MESSAGE_ID: NumericId;
+    /** New text of the message. */
+    MESSAGE?: string;
+    /** Attachment with content blocks: images, links, files. */
+    ATTACH?: Obj;
+    /** Buttons below the message that the user can interact with. */
+    KEYBOARD?: Obj;
+    /** Additional items in the chat's context menu. */
+    MENU?: Obj;
+    /** Conversion of links into rich links. */
+    URL_PREVIEW?: string;
+    /** Flag for marking "edited": - Y — mark - N — do not mark Default is Y The parameter is applied when… */
+    IS_EDITED?: string }
   /** Send Notification. Scope: im. */
-  'im.notify': { USER_ID: number; TYPE?: string; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
+  'im.notify': {
+    /** The identifier of the user receiving the notification. */
+    USER_ID: NumericId;
+    /** The type of notification. */
+    TYPE?: string;
+    /** The text of the notification. */
+    MESSAGE: string;
+    /** The text of the notification for external channels, such as email. */
+    MESSAGE_OUT?: string;
+    /** A unique tag for the notification within the application. */
+    TAG?: string;
+    /** An additional notification tag without uniqueness checks. */
+    SUB_TAG?: string;
+    /** An attachment for the notification in object format or JSON string. */
+    ATTACH?: Obj;
+    /** The application identifier. */
+    CLIENT_ID?: string }
   /** Responding to Notifications with Quick Response. Scope: im. */
-  'im.notify.answer': { NOTIFY_ID: number; ANSWER_TEXT: string }
+  'im.notify.answer': {
+    /** The identifier of the notification that supports a quick response. */
+    NOTIFY_ID: NumericId;
+    /** The text of the quick response. */
+    ANSWER_TEXT: string }
   /** Interacting with Notification Buttons. Scope: im. */
-  'im.notify.confirm': { NOTIFY_ID: number; NOTIFY_VALUE: string }
+  'im.notify.confirm': {
+    /** Identifier of the notification with buttons. */
+    NOTIFY_ID: NumericId;
+    /** Value of the selected button. */
+    NOTIFY_VALUE: string }
   /** Delete Notification. Scope: im. */
-  'im.notify.delete': { ID?: number; TAG?: string; SUB_TAG?: string; CLIENT_ID?: string }
+  'im.notify.delete': {
+    /** Identifier of the notification to be deleted. */
+    ID?: NumericId;
+    /** Unique tag of the notification within the application. */
+    TAG?: string;
+    /** Additional tag of the notification. */
+    SUB_TAG?: string;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Get Notifications. Scope: im. */
-  'im.notify.get': { LAST_ID?: number; LAST_TYPE?: number; LIMIT?: number; CONVERT_TEXT?: string }
+  'im.notify.get': {
+    /** Identifier of the last notification from the previous page to load the next one. */
+    LAST_ID?: NumericId;
+    /** Technical pagination cursor. */
+    LAST_TYPE?: number;
+    /** Number of notifications per page. */
+    LIMIT?: number;
+    /** Convert notification text. */
+    CONVERT_TEXT?: string }
   /** Searching Notification History. Scope: im. */
-  'im.notify.history.search': { SEARCH_TEXT?: string; SEARCH_TYPE?: string; SEARCH_TYPES?: readonly unknown[]; SEARCH_DATE?: string; SEARCH_DATE_FROM?: string; SEARCH_DATE_TO?: string; SEARCH_AUTHORS?: readonly unknown[]; LAST_ID?: number; LIMIT?: number; CONVERT_TEXT?: string; GROUP_TAG?: string }
+  'im.notify.history.search': {
+    /** Search text. */
+    SEARCH_TEXT?: string;
+    /** Filter by notification type in the format MODULE or . */
+    SEARCH_TYPE?: string;
+    /** Array of filters by notification types in the format MODULE or */
+    SEARCH_TYPES?: readonly unknown[];
+    /** Date filter in ISO 8601 format (RFC3339) */
+    SEARCH_DATE?: string;
+    /** Start of the date range in ISO 8601 format (RFC3339). */
+    SEARCH_DATE_FROM?: string;
+    /** End of the date range in ISO 8601 format (RFC3339). */
+    SEARCH_DATE_TO?: string;
+    /** Array of notification author identifiers for filtering */
+    SEARCH_AUTHORS?: readonly unknown[];
+    /** Identifier of the last notification from the previous page to load the next one. */
+    LAST_ID?: NumericId;
+    /** Number of notifications per page. */
+    LIMIT?: number;
+    /** Convert notification text. */
+    CONVERT_TEXT?: string;
+    /** Group tag for notifications for additional filtering */
+    GROUP_TAG?: string }
   /** Send Personal Notification. Scope: im. */
-  'im.notify.personal.add': { USER_ID: number; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
+  'im.notify.personal.add': {
+    /** Identifier of the user receiving the notification. */
+    USER_ID: NumericId;
+    /** The text of the notification. */
+    MESSAGE: string;
+    /** The text of the notification for external channels, such as email. */
+    MESSAGE_OUT?: string;
+    /** A unique tag for the notification within the application. */
+    TAG?: string;
+    /** An additional tag for the notification without uniqueness checks. */
+    SUB_TAG?: string;
+    /** Attachment for the notification in object format or JSON string. */
+    ATTACH?: Obj;
+    /** The application identifier. */
+    CLIENT_ID?: string }
   /** Read or Mark Notification as Unread. Scope: im. */
-  'im.notify.read': { ID?: number; ACTION?: string; ONLY_CURRENT?: string }
+  'im.notify.read': {
+    /** The identifier of the notification. */
+    ID?: NumericId;
+    /** Action on the notifications: - Y — mark as read - N — mark as unread Default value is Y */
+    ACTION?: string;
+    /** The value Y changes only the notification with the specified ID. */
+    ONLY_CURRENT?: string }
   /** Read All Notifications. Scope: im. */
   'im.notify.read.all': NoParams
   /** Read the list of notifications. Scope: im. */
-  'im.notify.read.list': { IDS: readonly unknown[]; ACTION?: string }
+  'im.notify.read.list': {
+    /** An array of notification identifiers. */
+    IDS: readonly unknown[];
+    /** Action on the notifications: - Y — mark as read - N — mark as unread The default value is Y. */
+    ACTION?: string }
   /** Get Notification Type Schema. Scope: im. */
   'im.notify.schema.get': NoParams
   /** Send System Notification. Scope: im. */
-  'im.notify.system.add': { USER_ID: number; MESSAGE: string; MESSAGE_OUT?: string; TAG?: string; SUB_TAG?: string; ATTACH?: Obj; CLIENT_ID?: string }
-  /** Pin a Chat at the Top of the List. Scope: im. */
-  'im.recent': { DIALOG_ID: string; PIN?: string }
+  'im.notify.system.add': {
+    /** Identifier of the user receiving the notification. */
+    USER_ID: NumericId;
+    /** The text of the notification. */
+    MESSAGE: string;
+    /** The text of the notification for external channels, such as email. */
+    MESSAGE_OUT?: string;
+    /** A unique tag for the notification within the application. */
+    TAG?: string;
+    /** An additional notification tag without uniqueness checks. */
+    SUB_TAG?: string;
+    /** An attachment for the notification in object format or JSON string. */
+    ATTACH?: Obj;
+    /** The application identifier. */
+    CLIENT_ID?: string }
   /** Get a Shortened List of Recent Chats. Scope: im. */
-  'im.recent.get': { SKIP_OPENLINES?: string; SKIP_CHAT?: string; SKIP_DIALOG?: string; LAST_UPDATE?: string; ONLY_OPENLINES?: string; LAST_SYNC_DATE?: string }
+  'im.recent.get': {
+    /** Skip chats from Open Channels. */
+    SKIP_OPENLINES?: string;
+    /** Skip group chats. */
+    SKIP_CHAT?: string;
+    /** Skip one-on-one dialogs. */
+    SKIP_DIALOG?: string;
+    /** Retrieve data from the specified date in ATOM (ISO-8601) format */
+    LAST_UPDATE?: string;
+    /** Select only chats from Open Channels. */
+    ONLY_OPENLINES?: string;
+    /** Date of the previous retrieval in ATOM (ISO-8601) format to load changes that occurred in the list… */
+    LAST_SYNC_DATE?: string }
   /** Remove Chat from the Recent List. Scope: im. */
-  'im.recent.hide': { DIALOG_ID: string }
+  'im.recent.hide': {
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
+    DIALOG_ID: string }
   /** Get the List of Chats. Scope: im. */
-  'im.recent.list': { SKIP_OPENLINES?: string; SKIP_DIALOG?: string; SKIP_CHAT?: string; LAST_MESSAGE_DATE?: string; UNREAD_ONLY?: string; PARSE_TEXT?: string; GET_ORIGINAL_TEXT?: string; SKIP_UNDISTRIBUTED_OPENLINES?: string; ONLY_COPILOT?: string; ONLY_CHANNEL?: string; CAN_MANAGE_MESSAGES?: string; OFFSET?: number; LIMIT?: number }
+  'im.recent.list': {
+    /** Skip open channel chats. */
+    SKIP_OPENLINES?: string;
+    /** Skip one-on-one dialogs. */
+    SKIP_DIALOG?: string;
+    /** Skip group chats. */
+    SKIP_CHAT?: string;
+    /** Date of the last item from the previous selection in ATOM (ISO-8601) format */
+    LAST_MESSAGE_DATE?: string;
+    /** Return only dialogs with unread messages. */
+    UNREAD_ONLY?: string;
+    /** Parse the text of the last message. */
+    PARSE_TEXT?: string;
+    /** Return the original text of the message without transformations. */
+    GET_ORIGINAL_TEXT?: string;
+    /** Skip undistributed open channel chats. */
+    SKIP_UNDISTRIBUTED_OPENLINES?: string;
+    /** Return only BitrixGPT chats. */
+    ONLY_COPILOT?: string;
+    /** Return only channels. */
+    ONLY_CHANNEL?: string;
+    /** Return only chats with message management rights. */
+    CAN_MANAGE_MESSAGES?: string;
+    /** Offset for pagination. */
+    OFFSET?: number;
+    /** Number of items per page. */
+    LIMIT?: number }
+  /** Pin a Chat at the Top of the List. Scope: im. */
+  'im.recent.pin': {
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — pers… */
+    DIALOG_ID: string;
+    /** Pin or unpin the conversation: - Y — pin the conversation at the top of the list - N — unpin the co… */
+    PIN?: string }
   /** Set or Remove the "Read" Flag for the Chat. Scope: im. */
-  'im.recent.unread': { DIALOG_ID: string; ACTION?: string }
+  'im.recent.unread': {
+    /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
+    DIALOG_ID: string;
+    /** Action for the "read" flag: - Y — set the flag - N — remove the flag and mark the dialog as read De… */
+    ACTION?: string }
   /** Get API Revisions. Scope: im. */
   'im.revision.get': NoParams
   /** Find Chats. Scope: im. */
-  'im.search.chat.list': { FIND?: string; FIND_LINES?: string; OFFSET?: number; LIMIT?: number }
+  'im.search.chat.list': {
+    /** Search phrase for querying indexed chat data. */
+    FIND?: string;
+    /** Search phrase for finding chats among Open Channels. */
+    FIND_LINES?: string;
+    /** Offset for the chat sample. */
+    OFFSET?: number;
+    /** Number of items in the sample. */
+    LIMIT?: number }
   /** Find Departments. Scope: im. */
-  'im.search.department.list': { FIND: string; USER_DATA?: string; OFFSET?: number; LIMIT?: number }
-  /** Add Entry to Search History. Scope: im. */
-  'im.search.last.add': { DIALOG_ID: string }
-  /** Delete Record from Search History. Scope: im. */
-  'im.search.last.delete': { DIALOG_ID: string }
-  /** Get Search History. Scope: im. */
-  'im.search.last.get': { SKIP_OPENLINES?: string; SKIP_CHAT?: string; SKIP_DIALOG?: string }
+  'im.search.department.list': {
+    /** Search phrase for finding the beginning of words in the full name of the department (field full_nam… */
+    FIND: string;
+    /** Return the manager's data in the field manager_user_data. */
+    USER_DATA?: string;
+    /** Offset for the department selection. */
+    OFFSET?: number;
+    /** Number of items in the selection. */
+    LIMIT?: number }
+  /** Add Entry to Search History. Scope: im. @deprecated No longer developed; the documentation names no replacement. */
+  'im.search.last.add': {
+    /** Identifier for the message object: user or chat. */
+    DIALOG_ID: string }
+  /** Delete Record from Search History. Scope: im. @deprecated No longer developed; the documentation names no replacement. */
+  'im.search.last.delete': {
+    /** Identifier for the message object: user or chat. */
+    DIALOG_ID: string }
+  /** Get Search History. Scope: im. @deprecated No longer developed; the documentation names no replacement. */
+  'im.search.last.get': {
+    /** Skip Open Channels chats. */
+    SKIP_OPENLINES?: string;
+    /** Skip group chats. */
+    SKIP_CHAT?: string;
+    /** Skip personal dialogs. */
+    SKIP_DIALOG?: string }
   /** Find Users. Scope: im. */
-  'im.search.user.list': { FIND: string; BUSINESS?: string; OFFSET?: number; LIMIT?: number }
+  'im.search.user.list': {
+    /** Search phrase. */
+    FIND: string;
+    /** Search only among business users. */
+    BUSINESS?: string;
+    /** Offset for the user selection. */
+    OFFSET?: number;
+    /** Number of items in the selection. */
+    LIMIT?: number }
   /** Get User Data. Scope: im. */
-  'im.user.get': { ID?: number; AVATAR_HR?: string }
+  'im.user.get': {
+    /** User identifier. */
+    ID?: NumericId;
+    /** Parameter to request the avatar_hr field with the high-resolution avatar URL. */
+    AVATAR_HR?: string }
   /** Get User Data with. Scope: im. */
-  'im.user.list.get': { ID: readonly unknown[]; AVATAR_HR?: string; RESULT_TYPE?: string }
+  'im.user.list.get': {
+    /** An array of user identifiers or a JSON string containing an array. */
+    ID: readonly unknown[];
+    /** Parameter to request the avatar_hr field with the high-resolution avatar URL. */
+    AVATAR_HR?: string;
+    /** Format of the result. */
+    RESULT_TYPE?: string }
   /** Get User Status. Scope: im. */
   'im.user.status.get': NoParams
   /** Disable Automatic Status "Away". Scope: im. */
   'im.user.status.idle.end': NoParams
   /** Enable Automatic Status "Away". Scope: im. */
-  'im.user.status.idle.start': { AGO?: number }
+  'im.user.status.idle.start': {
+    /** How many minutes ago to set the "Away" status. */
+    AGO?: number }
   /** Set User Status. Scope: im. */
-  'im.user.status.set': { STATUS: string }
+  'im.user.status.set': {
+    /** The new status of the user. */
+    STATUS: string }
   /** Retrieve User Events. Scope: im. */
-  'im.v2.Event.get': { offset?: number; limit?: number }
+  'im.v2.Event.get': {
+    /** Confirms processed events and returns events starting from this value. */
+    offset?: number;
+    /** Maximum number of events returned (1–1000). */
+    limit?: number }
   /** Subscribe to Events. Scope: im. */
   'im.v2.Event.subscribe': NoParams
   /** Unsubscribing from Events. Scope: im. */
   'im.v2.Event.unsubscribe': NoParams
   /** Get a Link to Download a File. Scope: im. */
-  'im.v2.File.download': { dialogId: string; fileId: number }
+  'im.v2.File.download': {
+    /** ID of the dialog. */
+    dialogId: string;
+    /** ID of the file on Drive. */
+    fileId: NumericId }
   /** Upload File to Chat. Scope: im. */
-  'im.v2.File.upload': { dialogId: string; fields: { name: string; content: string; message?: string; [k: string]: unknown } }
-  /** Register a Chat Application. Scope: imbot. */
-  'imbot.app.register': { BOT_ID?: unknown; CODE?: unknown; JS_METHOD?: unknown; JS_PARAM?: unknown; ICON_FILE?: unknown; CONTEXT?: unknown; EXTRANET_SUPPORT?: unknown; LIVECHAT_SUPPORT?: unknown; IFRAME_POPUP?: unknown; LANG?: unknown; [k: string]: unknown }
-  /** Unregister Chat Application. Scope: imbot. */
-  'imbot.app.unregister': { APP_ID?: unknown }
-  /** Update Application Data in Chat. Scope: imbot. */
-  'imbot.app.update': { APP_ID: unknown; IFRAME?: unknown; IFRAME_WIDTH?: unknown; IFRAME_HEIGHT?: unknown; JS_METHOD?: unknown; JS_PARAM?: unknown; HASH?: unknown; ICON_FILE?: unknown; CONTEXT?: unknown; EXTRANET_SUPPORT?: unknown; LIVECHAT_SUPPORT?: unknown; IFRAME_POPUP?: unknown; LANG?: unknown; [k: string]: unknown }
+  'im.v2.File.upload': {
+    /** ID of the dialog. */
+    dialogId: string;
+    /** Object with file and message parameters (detailed description) */
+    fields: {
+    /** File name with extension */
+    name: string;
+    /** File content in Base64 encoding. */
+    content: string;
+    /** Text of the message sent along with the file */
+    message?: string; [k: string]: unknown } }
+  /** Register a Chat Application. Scope: imbot. @deprecated No longer developed; the documentation names no replacement. */
+  'imbot.app.register': {
+    /** 62 | Identifier of the bot that owns the chat application */
+    BOT_ID?: unknown;
+    /** 'echo' | Code of the chat application */
+    CODE?: unknown;
+    /** 'SEND' | Options for JS_METHOD: - PUT — inserts a command to the chat bot in the textarea, JS_PARAM… */
+    JS_METHOD?: unknown;
+    /** '/help' | */
+    JS_PARAM?: unknown;
+    /** '/ base64 image /' | Icon in base64. */
+    ICON_FILE?: unknown;
+    /** 'BOT' | Context of the application. */
+    CONTEXT?: unknown;
+    /** 'N' | Is the command available to extranet users, default is N */
+    EXTRANET_SUPPORT?: unknown;
+    /** 'N' | Online chat support */
+    LIVECHAT_SUPPORT?: unknown;
+    /** 'N' | The iframe will open with the ability to move within the messenger, switching between dialogs… */
+    IFRAME_POPUP?: unknown;
+    /** Array(...) | Array of translations, it is advisable to specify at least for DE and EN */
+    LANG?: unknown; [k: string]: unknown }
+  /** Unregister Chat Application. Scope: imbot. @deprecated No longer developed; the documentation names no replacement. */
+  'imbot.app.unregister': {
+    /** 13 | Identifier of the application to be removed */
+    APP_ID?: unknown }
+  /** Update Application Data in Chat. Scope: imbot. @deprecated No longer developed; the documentation names no replacement. */
+  'imbot.app.update': {
+    /** 13 | Chat identifier */
+    APP_ID: unknown;
+    /** 'https://marta.bitrix.com/iframe/echo.php' | URL of the frame */
+    IFRAME?: unknown;
+    /** '350' | Desired width of the frame. */
+    IFRAME_WIDTH?: unknown;
+    /** '150' | Desired height of the frame. */
+    IFRAME_HEIGHT?: unknown;
+    /** 'SEND' | */
+    JS_METHOD?: unknown;
+    /** '/help' | */
+    JS_PARAM?: unknown;
+    /** 'register' | Token for accessing your frame, 32 characters */
+    HASH?: unknown;
+    /** '/ base64 image /' | Icon of your application - base64 */
+    ICON_FILE?: unknown;
+    /** 'BOT' | Application context */
+    CONTEXT?: unknown;
+    /** 'N' | Is the command available to extranet users, default N */
+    EXTRANET_SUPPORT?: unknown;
+    /** 'N' | Online chat support */
+    LIVECHAT_SUPPORT?: unknown;
+    /** 'N' | iframe will open with the ability to move within the messenger, switching between dialogs wil… */
+    IFRAME_POPUP?: unknown;
+    /** Array(...) | Array of translations, it is advisable to specify at least for DE and EN */
+    LANG?: unknown; [k: string]: unknown }
   /** Get the List of Chat Bots. Scope: imbot. @deprecated Use imbot.v2.Bot.list. */
   'imbot.bot.list': NoParams
   /** Create a chat on behalf of the chat bot. Scope: imbot. @deprecated Use imbot.v2.Chat.add. */
-  'imbot.chat.add': { TYPE?: string; TITLE?: string; DESCRIPTION?: string; COLOR?: string; MESSAGE?: string; USERS?: readonly unknown[]; AVATAR?: string; ENTITY_TYPE?: string; ENTITY_ID?: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.add': {
+    /** Type of chat. */
+    TYPE?: string;
+    /** Title of the chat */
+    TITLE?: string;
+    /** Description of the chat */
+    DESCRIPTION?: string;
+    /** Color of the chat for the mobile application. */
+    COLOR?: string;
+    /** Welcome message in the chat */
+    MESSAGE?: string;
+    /** Array of chat participants */
+    USERS?: readonly unknown[];
+    /** Avatar of the chat in Base64 format. */
+    AVATAR?: string;
+    /** Type of the object to bind the chat to an external context */
+    ENTITY_TYPE?: string;
+    /** Identifier of the object within ENTITY_TYPE. */
+    ENTITY_ID?: string;
+    /** Identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Get Chat ID. Scope: imbot. @deprecated Use imbot.v2.Chat.get. */
-  'imbot.chat.get': { ENTITY_TYPE: string; ENTITY_ID: string }
+  'imbot.chat.get': {
+    /** Type of the external object. */
+    ENTITY_TYPE: string;
+    /** Identifier of the external object. */
+    ENTITY_ID: string }
   /** Chat Bot Exit from Specified Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.leave. */
-  'imbot.chat.leave': { CHAT_ID: number; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.leave': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Send Typing Indicator. Scope: imbot. @deprecated Use imbot.v2.Chat.InputAction.notify. */
-  'imbot.chat.sendTyping': { BOT_ID?: number; DIALOG_ID: string; CLIENT_ID?: string }
+  'imbot.chat.sendTyping': {
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** The identifier of the object that will receive the message: user or chat. */
+    DIALOG_ID: string;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Assign or Revoke Chat Administrator Rights. Scope: imbot. @deprecated Use imbot.v2.Chat.Manager.add. */
-  'imbot.chat.setManager': { CHAT_ID: number; USER_ID: number; IS_MANAGER?: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.setManager': {
+    /** The identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** The identifier of the user for whom the administrator status is being changed. */
+    USER_ID: NumericId;
+    /** Administrator status. */
+    IS_MANAGER?: string;
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Change Chat Owner via. Scope: imbot. @deprecated Use imbot.v2.Chat.setOwner. */
-  'imbot.chat.setOwner': { CHAT_ID: number; USER_ID: number; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.setOwner': {
+    /** The identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** The identifier of the new chat owner. */
+    USER_ID: NumericId;
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** A technical parameter for scenarios without clientId in authorization. */
+    CLIENT_ID?: string }
   /** Change Chat Avatar. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
-  'imbot.chat.updateAvatar': { CHAT_ID: number; AVATAR: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.updateAvatar': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Image in Base64 format. */
+    AVATAR: string;
+    /** Identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Change Chat Color. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
-  'imbot.chat.updateColor': { CHAT_ID: number; COLOR: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.updateColor': {
+    /** The identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** The chat color for the mobile application. */
+    COLOR: string;
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Change Chat Title. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
-  'imbot.chat.updateTitle': { CHAT_ID: number; TITLE: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.updateTitle': {
+    /** The identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** The new title of the chat. */
+    TITLE: string;
+    /** The identifier of the chatbot. */
+    BOT_ID?: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Add Participants to Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.User.add. */
-  'imbot.chat.user.add': { CHAT_ID: number; USERS: readonly unknown[]; HIDE_HISTORY?: string; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.user.add': {
+    /** Identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** Array of user identifiers to be added. */
+    USERS: readonly unknown[];
+    /** Hide chat history for added users: - Y — hide - N — do not hide Default is Y */
+    HIDE_HISTORY?: string;
+    /** Identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Exclude Participants from Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.User.delete. */
-  'imbot.chat.user.delete': { CHAT_ID: number; USER_ID: number; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.user.delete': {
+    /** The identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** The identifier of the user to be removed from the chat. */
+    USER_ID: NumericId;
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Get the List of Chat Participants. Scope: imbot. @deprecated Use imbot.v2.Chat.User.list. */
-  'imbot.chat.user.list': { CHAT_ID: number; BOT_ID?: number; CLIENT_ID?: string }
+  'imbot.chat.user.list': {
+    /** The identifier of the chat. */
+    CHAT_ID: NumericId;
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Send a response to the command. Scope: imbot. @deprecated Use imbot.v2.Command.answer. */
-  'imbot.command.answer': { COMMAND_ID: number; COMMAND: string; MESSAGE_ID: number; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; CLIENT_ID?: string }
+  'imbot.command.answer': {
+    /** Command identifier. */
+    COMMAND_ID: NumericId;
+    /** Command text. */
+    COMMAND: string;
+    /** Identifier of the message to which the response is sent. */
+    MESSAGE_ID: NumericId;
+    /** Response text */
+    MESSAGE?: string;
+    /** Object with an attachment to the message. */
+    ATTACH?: Obj;
+    /** Message keyboard. */
+    KEYBOARD?: Obj;
+    /** Context menu of the message. */
+    MENU?: Obj;
+    /** Message type: - Y - system message - N - regular message Default is N */
+    SYSTEM?: string;
+    /** Link transformation into rich links: - Y - enabled - N - disabled Default is Y. */
+    URL_PREVIEW?: string;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Add the Command. Scope: imbot. @deprecated Use imbot.v2.Command.register. */
-  'imbot.command.register': { BOT_ID: number; COMMAND: string; EVENT_COMMAND_ADD: string; LANG: ReadonlyArray<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; COMMON?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; CLIENT_ID?: string }
+  'imbot.command.register': {
+    /** The identifier of the chat bot. */
+    BOT_ID: NumericId;
+    /** The text of the command that the user types in the chat. */
+    COMMAND: string;
+    /** The URL of the event handler ONIMCOMMANDADD that is triggered when the command is used */
+    EVENT_COMMAND_ADD: string;
+    /** An array of localizations for the command. */
+    LANG: ReadonlyArray<{
+    /** Language identifier, for example de or en */
+    LANGUAGE_ID: string;
+    /** The name of the command in the selected language */
+    TITLE: string;
+    /** Parameter hints for the command in the selected language */
+    PARAMS?: string; [k: string]: unknown }>;
+    /** Command availability: - Y - the command is available in any chats - N - the command is only availab… */
+    COMMON?: string;
+    /** Command visibility: - Y - hidden command - N - visible command Default is N */
+    HIDDEN?: string;
+    /** Command availability for extranet users: - Y - available - N - not available Default is N */
+    EXTRANET_SUPPORT?: string;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Remove the Command. Scope: imbot. @deprecated Use imbot.v2.Command.unregister. */
-  'imbot.command.unregister': { COMMAND_ID: number; CLIENT_ID?: string }
+  'imbot.command.unregister': {
+    /** Identifier of the command to be removed */
+    COMMAND_ID: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Update the. Scope: imbot. @deprecated Use imbot.v2.Command.update. */
-  'imbot.command.update': { COMMAND_ID: number; FIELDS: { COMMAND?: string; EVENT_COMMAND_ADD?: string; HIDDEN?: string; EXTRANET_SUPPORT?: string; LANG?: ReadonlyArray<{ LANGUAGE_ID: string; TITLE: string; PARAMS?: string; [k: string]: unknown }>; [k: string]: unknown }; CLIENT_ID?: string }
+  'imbot.command.update': {
+    /** Identifier of the command to be updated */
+    COMMAND_ID: NumericId;
+    /** Object containing fields to update. */
+    FIELDS: {
+    /** Command text */
+    COMMAND?: string;
+    /** URL of the event handler ONIMCOMMANDADD */
+    EVENT_COMMAND_ADD?: string;
+    /** Command visibility: - Y - hidden - N - visible */
+    HIDDEN?: string;
+    /** Availability for extranet users: - Y - available - N - not available */
+    EXTRANET_SUPPORT?: string;
+    /** Array of command localizations. */
+    LANG?: ReadonlyArray<{
+    /** Language identifier, e.g., de or en */
+    LANGUAGE_ID: string;
+    /** Command title in the selected language */
+    TITLE: string;
+    /** Parameter hint for the command in the selected language */
+    PARAMS?: string; [k: string]: unknown }>; [k: string]: unknown };
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Get Data About Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.get. */
-  'imbot.dialog.get': { DIALOG_ID: string }
+  'imbot.dialog.get': {
+    /** Identifier of the object. */
+    DIALOG_ID: string }
   /** Send Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.send. */
-  'imbot.message.add': { BOT_ID?: number; DIALOG_ID?: string; FROM_USER_ID?: number; TO_USER_ID?: number; MESSAGE: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; SYSTEM?: string; URL_PREVIEW?: string; SKIP_CONNECTOR?: string; CLIENT_ID?: string }
+  'imbot.message.add': {
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** The identifier of the object that will receive the message: user or chat. */
+    DIALOG_ID?: string;
+    /** The identifier of the sender for sending in a private dialog. */
+    FROM_USER_ID?: NumericId;
+    /** The identifier of the recipient for sending in a private dialog. */
+    TO_USER_ID?: NumericId;
+    /** The text of the message. */
+    MESSAGE: string;
+    /** An attachment containing content blocks: images, links, files. */
+    ATTACH?: Obj;
+    /** Buttons under the message that the user can interact with. */
+    KEYBOARD?: Obj;
+    /** Additional items in the chat's context menu. */
+    MENU?: Obj;
+    /** Indicator of a system message. */
+    SYSTEM?: string;
+    /** Controls the display of links: when enabled, the link is shown as a "rich link" with a card. */
+    URL_PREVIEW?: string;
+    /** Skip sending the message to external connectors of open channels. */
+    SKIP_CONNECTOR?: string;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Delete Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.delete. */
-  'imbot.message.delete': { BOT_ID?: number; MESSAGE_ID: number; COMPLETE?: string; CLIENT_ID?: string }
+  'imbot.message.delete': {
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** The identifier of the message to be deleted. */
+    MESSAGE_ID: NumericId;
+    /** Deletion mode. */
+    COMPLETE?: string;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Set "Like" for the message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
-  'imbot.message.like': { BOT_ID?: number; MESSAGE_ID: number; ACTION?: string; CLIENT_ID?: string }
+  'imbot.message.like': {
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** The identifier of the message in personal dialogs or group chats where the chat bot is present. */
+    MESSAGE_ID: NumericId;
+    /** The action for the message reaction. */
+    ACTION?: string;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Update Sent Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.update. */
-  'imbot.message.update': { BOT_ID?: number; MESSAGE_ID: number; MESSAGE?: string; ATTACH?: Obj; KEYBOARD?: Obj; MENU?: Obj; URL_PREVIEW?: string; SKIP_CONNECTOR?: string; CLIENT_ID?: string }
+  'imbot.message.update': {
+    /** The identifier of the chat bot. */
+    BOT_ID?: NumericId;
+    /** The identifier of the message to be modified. */
+    MESSAGE_ID: NumericId;
+    /** The new text of the message. */
+    MESSAGE?: string;
+    /** An attachment with content blocks: images, links, files. */
+    ATTACH?: Obj;
+    /** Buttons under the message that the user can interact with. */
+    KEYBOARD?: Obj;
+    /** Additional items in the chat's context menu. */
+    MENU?: Obj;
+    /** Controls the display of links: when enabled, the link is shown as a "rich link" with a card. */
+    URL_PREVIEW?: string;
+    /** Skips sending the message to external connectors of open channels when updating MESSAGE. */
+    SKIP_CONNECTOR?: string;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Create a Chat-Bot. Scope: imbot. @deprecated Use imbot.v2.Bot.register. */
-  'imbot.register': { CODE: string; TYPE?: string; OPENLINE?: string; EVENT_HANDLER?: string; EVENT_MESSAGE_ADD: string; EVENT_MESSAGE_UPDATE?: string; EVENT_MESSAGE_DELETE?: string; EVENT_WELCOME_MESSAGE: string; EVENT_BOT_DELETE: string; CLIENT_ID?: string; PROPERTIES: { NAME: string; LAST_NAME: string; COLOR?: string; EMAIL?: string; PERSONAL_BIRTHDAY?: string; WORK_POSITION?: string; PERSONAL_WWW?: string; PERSONAL_GENDER?: string; PERSONAL_PHOTO?: unknown; [k: string]: unknown } }
+  'imbot.register': {
+    /** The string code of the bot, unique within Bitrix24 */
+    CODE: string;
+    /** The type of the bot. */
+    TYPE?: string;
+    /** Operation mode with Open Channels. */
+    OPENLINE?: string;
+    /** General URL for the event handler. */
+    EVENT_HANDLER?: string;
+    /** URL for the event handler ONIMBOTMESSAGEADD */
+    EVENT_MESSAGE_ADD: string;
+    /** URL for the event handler ONIMBOTMESSAGEUPDATE. */
+    EVENT_MESSAGE_UPDATE?: string;
+    /** URL for the event handler ONIMBOTMESSAGEDELETE. */
+    EVENT_MESSAGE_DELETE?: string;
+    /** URL for the event handler ONIMBOTJOINCHAT */
+    EVENT_WELCOME_MESSAGE: string;
+    /** URL for the event handler ONIMBOTDELETE */
+    EVENT_BOT_DELETE: string;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string;
+    /** Properties of the chat-bot profile. */
+    PROPERTIES: {
+    /** The name of the chat-bot. */
+    NAME: string;
+    /** The last name of the chat-bot. */
+    LAST_NAME: string;
+    /** The color of the chat-bot for the mobile interface: RED, GREEN, MINT, LIGHT_BLUE, DARK_BLUE, PURPLE… */
+    COLOR?: string;
+    /** Email for contacting the chat-bot. */
+    EMAIL?: string;
+    /** Birthday in the format YYYY-MM-DD */
+    PERSONAL_BIRTHDAY?: string;
+    /** Position or description of the chat-bot */
+    WORK_POSITION?: string;
+    /** Website link */
+    PERSONAL_WWW?: string;
+    /** Gender, allowed values: M or F */
+    PERSONAL_GENDER?: string;
+    /** Avatar of the chat-bot in Base64 The image size must not exceed the limit of 5000x5000 */
+    PERSONAL_PHOTO?: unknown; [k: string]: unknown } }
   /** Unregister Chat Bot. Scope: imbot. @deprecated Use imbot.v2.Bot.unregister. */
-  'imbot.unregister': { BOT_ID: number; CLIENT_ID?: string }
+  'imbot.unregister': {
+    /** The identifier of the chat bot. */
+    BOT_ID: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Update Chat-Bot. Scope: imbot. @deprecated Use imbot.v2.Bot.update. */
-  'imbot.update': { BOT_ID: number; FIELDS: { CODE?: string; EVENT_HANDLER?: string; EVENT_MESSAGE_ADD?: string; EVENT_MESSAGE_UPDATE?: string; EVENT_MESSAGE_DELETE?: string; EVENT_WELCOME_MESSAGE?: string; EVENT_BOT_DELETE?: string; PROPERTIES?: { NAME?: string; LAST_NAME?: string; COLOR?: string; EMAIL?: string; PERSONAL_BIRTHDAY?: string; WORK_POSITION?: string; PERSONAL_WWW?: string; PERSONAL_GENDER?: string; PERSONAL_PHOTO?: unknown; [k: string]: unknown }; [k: string]: unknown }; CLIENT_ID?: string }
+  'imbot.update': {
+    /** The identifier of the chat-bot. */
+    BOT_ID: NumericId;
+    /** Data for updating the chat-bot. */
+    FIELDS: {
+    /** New string code for the bot, unique within Bitrix24 */
+    CODE?: string;
+    /** General URL for the event handler. */
+    EVENT_HANDLER?: string;
+    /** URL for the event handler ONIMBOTMESSAGEADD */
+    EVENT_MESSAGE_ADD?: string;
+    /** URL for the event handler ONIMBOTMESSAGEUPDATE */
+    EVENT_MESSAGE_UPDATE?: string;
+    /** URL for the event handler ONIMBOTMESSAGEDELETE */
+    EVENT_MESSAGE_DELETE?: string;
+    /** URL for the event handler ONIMBOTJOINCHAT */
+    EVENT_WELCOME_MESSAGE?: string;
+    /** URL for the event handler ONIMBOTDELETE */
+    EVENT_BOT_DELETE?: string;
+    /** Properties of the chat-bot profile. */
+    PROPERTIES?: {
+    /** The name of the chat-bot. */
+    NAME?: string;
+    /** The last name of the chat-bot. */
+    LAST_NAME?: string;
+    /** The color of the chat-bot for the mobile interface: RED, GREEN, MINT, LIGHT_BLUE, DARK_BLUE, PURPLE… */
+    COLOR?: string;
+    /** Email for contacting the chat-bot. */
+    EMAIL?: string;
+    /** Birthday in the format YYYY-MM-DD */
+    PERSONAL_BIRTHDAY?: string;
+    /** Position or description of the chat-bot */
+    WORK_POSITION?: string;
+    /** Link to the website */
+    PERSONAL_WWW?: string;
+    /** Gender, acceptable values: M or F */
+    PERSONAL_GENDER?: string;
+    /** Avatar of the chat-bot in Base64 The image size must not exceed the limit of 5000x5000 */
+    PERSONAL_PHOTO?: unknown; [k: string]: unknown }; [k: string]: unknown };
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Get Information About the Bot. Scope: imbot. */
-  'imbot.v2.Bot.get': { botId?: number; code?: string; botToken?: string }
+  'imbot.v2.Bot.get': {
+    /** Bot ID. */
+    botId?: NumericId;
+    /** Bot code. */
+    code?: string;
+    /** Unique bot authorization token. */
+    botToken?: string }
   /** List of Bots in the Application. Scope: imbot. */
-  'imbot.v2.Bot.list': { botToken?: string; filter?: Obj; limit?: number; offset?: number }
+  'imbot.v2.Bot.list': {
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Filter for results. */
+    filter?: Obj;
+    /** Number of bots per page. */
+    limit?: number;
+    /** Offset for pagination. */
+    offset?: number }
   /** Register the Automation rule. Scope: imbot. */
-  'imbot.v2.Bot.register': { fields: { code: string; botToken?: string; properties: { name: string; lastName?: string; workPosition?: string; color?: string; gender?: string; avatar?: unknown; [k: string]: unknown }; type?: string; eventMode?: string; webhookUrl?: string; isHidden?: Flag; isReactionsEnabled?: Flag; isSupportOpenline?: Flag; backgroundId?: string; [k: string]: unknown } }
+  'imbot.v2.Bot.register': {
+    /** Object with bot parameters. */
+    fields: {
+    /** Unique code of the bot within the application */
+    code: string;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Properties of the bot's profile. */
+    properties: {
+    /** Name of the bot. */
+    name: string;
+    /** Last name of the bot */
+    lastName?: string;
+    /** Position of the bot (displayed in the profile) */
+    workPosition?: string;
+    /** Avatar color, available colors. */
+    color?: string;
+    /** Gender. */
+    gender?: string;
+    /** Avatar. */
+    avatar?: unknown; [k: string]: unknown };
+    /** Type of the bot. */
+    type?: string;
+    /** Event delivery mode. */
+    eventMode?: string;
+    /** URL of the bot's event handler. */
+    webhookUrl?: string;
+    /** Hidden bot. */
+    isHidden?: Flag;
+    /** Enable support for reactions. */
+    isReactionsEnabled?: Flag;
+    /** Enable support for Open Channels. */
+    isSupportOpenline?: Flag;
+    /** Background of the bot's chat. */
+    backgroundId?: string; [k: string]: unknown } }
   /** Delete the bot. Scope: imbot. */
-  'imbot.v2.Bot.unregister': { botId: number; botToken?: string }
+  'imbot.v2.Bot.unregister': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string }
   /** Update the. Scope: imbot. */
-  'imbot.v2.Bot.update': { botId: number; botToken?: string; fields: { properties?: { name?: string; lastName?: string; workPosition?: string; color?: string; gender?: string; avatar?: unknown; [k: string]: unknown }; isHidden?: Flag; isReactionsEnabled?: Flag; isSupportOpenline?: Flag; backgroundId?: string; eventMode?: string; webhookUrl?: string; botToken?: string; [k: string]: unknown } }
+  'imbot.v2.Bot.update': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Fields to be updated. */
+    fields: {
+    /** Properties of the bot's profile. */
+    properties?: {
+    /** Bot's name */
+    name?: string;
+    /** Bot's last name */
+    lastName?: string;
+    /** Bot's position (displayed in the profile) */
+    workPosition?: string;
+    /** Avatar color, available colors. */
+    color?: string;
+    /** Gender. */
+    gender?: string;
+    /** Avatar. */
+    avatar?: unknown; [k: string]: unknown };
+    /** Hidden bot. */
+    isHidden?: Flag;
+    /** Support for reactions. */
+    isReactionsEnabled?: Flag;
+    /** Support for Open Channels. */
+    isSupportOpenline?: Flag;
+    /** Background of the bot's chat. */
+    backgroundId?: string;
+    /** Event delivery mode: fetch or webhook */
+    eventMode?: string;
+    /** URL of the event handler (applies when eventMode = webhook) */
+    webhookUrl?: string;
+    /** New botToken for token rotation. */
+    botToken?: string; [k: string]: unknown } }
   /** Send the bot action indicator. Scope: imbot. */
-  'imbot.v2.Chat.InputAction.notify': { botId: number; botToken?: string; dialogId: string; statusMessageCode?: string; duration?: number }
+  'imbot.v2.Chat.InputAction.notify': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** Status code of the action. */
+    statusMessageCode?: string;
+    /** Duration of the indicator display in seconds (1–600). */
+    duration?: number }
   /** Add Chat Managers. Scope: imbot. */
-  'imbot.v2.Chat.Manager.add': { botId: number; botToken?: string; dialogId: string; userIds: readonly number[] }
+  'imbot.v2.Chat.Manager.add': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** Array of user IDs to assign as managers */
+    userIds: readonly number[] }
   /** Remove Chat Managers. Scope: imbot. */
-  'imbot.v2.Chat.Manager.delete': { botId: number; botToken?: string; dialogId: string; userIds: readonly number[] }
+  'imbot.v2.Chat.Manager.delete': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** Array of user IDs to remove the manager role */
+    userIds: readonly number[] }
   /** Add Reaction to Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.Reaction.add': { botId: number; botToken?: string; messageId: number; reaction: string }
+  'imbot.v2.Chat.Message.Reaction.add': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Message ID */
+    messageId: NumericId;
+    /** Reaction code. */
+    reaction: string }
   /** Remove Reaction from Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.Reaction.delete': { botId: number; botToken?: string; messageId: number; reaction: string }
+  'imbot.v2.Chat.Message.Reaction.delete': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Message ID */
+    messageId: NumericId;
+    /** Reaction code to remove. */
+    reaction: string }
   /** Delete Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.delete': { botId: number; botToken?: string; messageId: number; complete?: Flag }
+  'imbot.v2.Chat.Message.delete': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** ID of the message to be deleted */
+    messageId: NumericId;
+    /** Complete deletion from the database. */
+    complete?: Flag }
   /** Get Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.get': { botId: number; botToken?: string; messageId: number }
+  'imbot.v2.Chat.Message.get': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Message ID */
+    messageId: NumericId }
   /** Get Message Context with. Scope: imbot. */
-  'imbot.v2.Chat.Message.getContext': { botId: number; botToken?: string; messageId: number; range?: number }
+  'imbot.v2.Chat.Message.getContext': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** ID of the central message */
+    messageId: NumericId;
+    /** Number of messages on each side of the central one (1–50). */
+    range?: number }
   /** Mark Messages as Read. Scope: imbot. */
-  'imbot.v2.Chat.Message.read': { botId: number; botToken?: string; dialogId: string; messageId?: number }
+  'imbot.v2.Chat.Message.read': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** Read all messages up to and including this one. */
+    messageId?: NumericId }
   /** Send Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.send': { botId: number; botToken?: string; dialogId: string; fields?: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; system?: Flag; urlPreview?: Flag; replyId?: number; templateId?: string; forwardIds?: Obj; [k: string]: unknown } }
+  'imbot.v2.Chat.Message.send': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** Message content. */
+    fields?: {
+    /** Message text. */
+    message?: string;
+    /** Attachments. */
+    attach?: readonly unknown[];
+    /** Keyboard with buttons. */
+    keyboard?: readonly unknown[];
+    /** System message. */
+    system?: Flag;
+    /** Show link previews. */
+    urlPreview?: Flag;
+    /** ID of the message the bot is replying to */
+    replyId?: NumericId;
+    /** UUID of the message template */
+    templateId?: string;
+    /** Messages to forward. */
+    forwardIds?: Obj; [k: string]: unknown } }
   /** Update Message. Scope: imbot. */
-  'imbot.v2.Chat.Message.update': { botId: number; botToken?: string; messageId: number; fields: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; urlPreview?: string; [k: string]: unknown } }
+  'imbot.v2.Chat.Message.update': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** ID of the message to be updated */
+    messageId: NumericId;
+    /** Fields of the message to be updated. */
+    fields: {
+    /** New text of the message. */
+    message?: string;
+    /** New attachments. */
+    attach?: readonly unknown[];
+    /** New keyboard. */
+    keyboard?: readonly unknown[];
+    /** Show link previews. */
+    urlPreview?: string; [k: string]: unknown } }
   /** Managing the Text Input Field. Scope: imbot. */
-  'imbot.v2.Chat.TextField.enabled': { botId: number; botToken?: string; dialogId: string; enabled?: Flag }
+  'imbot.v2.Chat.TextField.enabled': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialogue ID. */
+    dialogId: string;
+    /** Control the input field: true — enable, false — disable. */
+    enabled?: Flag }
   /** Add Participants to Chat. Scope: imbot. */
-  'imbot.v2.Chat.User.add': { botId: number; botToken?: string; dialogId: string; userIds: readonly number[] }
+  'imbot.v2.Chat.User.add': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** Array of user IDs to add */
+    userIds: readonly number[] }
   /** Remove a Participant from the Chat. Scope: imbot. */
-  'imbot.v2.Chat.User.delete': { botId: number; botToken?: string; dialogId: string; userId: number }
+  'imbot.v2.Chat.User.delete': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** User ID to be removed */
+    userId: NumericId }
   /** List of Chat Participants. Scope: imbot. */
-  'imbot.v2.Chat.User.list': { botId: number; botToken?: string; dialogId: string; order?: Obj; limit?: number }
+  'imbot.v2.Chat.User.list': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** Sorting. */
+    order?: Obj;
+    /** Number of records (1–200). */
+    limit?: number }
   /** Create a Group Chat. Scope: imbot. */
-  'imbot.v2.Chat.add': { botId: number; botToken?: string; fields?: { title?: string; description?: string; color?: string; avatar?: unknown; userIds?: readonly number[]; ownerId?: number; message?: string; [k: string]: unknown } }
+  'imbot.v2.Chat.add': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Properties of the chat being created. */
+    fields?: {
+    /** Chat title */
+    title?: string;
+    /** Chat description */
+    description?: string;
+    /** Chat color — available colors. */
+    color?: string;
+    /** Chat avatar in Base64 format */
+    avatar?: unknown;
+    /** Array of participant IDs */
+    userIds?: readonly number[];
+    /** ID of the chat owner. */
+    ownerId?: NumericId;
+    /** First message in the chat */
+    message?: string; [k: string]: unknown } }
   /** Get Information About the Chat. Scope: imbot. */
-  'imbot.v2.Chat.get': { botId: number; botToken?: string; dialogId: string }
+  'imbot.v2.Chat.get': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string }
   /** Leave Chat. Scope: imbot. */
-  'imbot.v2.Chat.leave': { botId: number; botToken?: string; dialogId: string }
+  'imbot.v2.Chat.leave': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string }
   /** Assign Chat Owner. Scope: imbot. */
-  'imbot.v2.Chat.setOwner': { botId: number; botToken?: string; dialogId: string; userId: number }
+  'imbot.v2.Chat.setOwner': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** ID of the new chat owner */
+    userId: NumericId }
   /** Update Chat Properties. Scope: imbot. */
-  'imbot.v2.Chat.update': { botId: number; botToken?: string; dialogId: string; fields: { title?: string; description?: string; color?: string; avatar?: unknown; [k: string]: unknown } }
+  'imbot.v2.Chat.update': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** Properties of the chat to be updated. */
+    fields: {
+    /** New chat title */
+    title?: string;
+    /** New chat description */
+    description?: string;
+    /** Chat color — available colors */
+    color?: string;
+    /** New chat avatar in Base64 format */
+    avatar?: unknown; [k: string]: unknown } }
   /** Responding to the Command. Scope: imbot. */
-  'imbot.v2.Command.answer': { botId: number; botToken?: string; commandId: number; messageId: number; dialogId: string; fields?: { message?: string; attach?: readonly unknown[]; keyboard?: readonly unknown[]; system?: Flag; urlPreview?: Flag; [k: string]: unknown } }
+  'imbot.v2.Command.answer': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Command ID */
+    commandId: NumericId;
+    /** Message ID with the command */
+    messageId: NumericId;
+    /** Dialog ID. */
+    dialogId: string;
+    /** Fields of the response message. */
+    fields?: {
+    /** Response text. */
+    message?: string;
+    /** Attachments. */
+    attach?: readonly unknown[];
+    /** Keyboard. */
+    keyboard?: readonly unknown[];
+    /** System message. */
+    system?: Flag;
+    /** Show link previews. */
+    urlPreview?: Flag; [k: string]: unknown } }
   /** Get a List of Commands. Scope: imbot. */
-  'imbot.v2.Command.list': { botId: number; botToken?: string }
+  'imbot.v2.Command.list': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string }
   /** Register the Team. Scope: imbot. */
-  'imbot.v2.Command.register': { botId: number; botToken?: string; fields: { command: string; title?: Obj; params?: Obj; common?: Flag; hidden?: Flag; extranetSupport?: Flag; [k: string]: unknown } }
+  'imbot.v2.Command.register': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Object with command parameters (detailed description) */
+    fields: {
+    /** Command without the / symbol. */
+    command: string;
+    /** Title of the command in different languages. */
+    title?: Obj;
+    /** Description of command parameters in different languages. */
+    params?: Obj;
+    /** Common command. */
+    common?: Flag;
+    /** Hidden command. */
+    hidden?: Flag;
+    /** Extranet support. */
+    extranetSupport?: Flag; [k: string]: unknown } }
   /** Remove the Command. Scope: imbot. */
-  'imbot.v2.Command.unregister': { botId: number; botToken?: string; commandId: number }
+  'imbot.v2.Command.unregister': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Command ID */
+    commandId: NumericId }
   /** Update the Team. Scope: imbot. */
-  'imbot.v2.Command.update': { botId: number; botToken?: string; commandId: number; fields: { command?: string; title?: Obj; params?: Obj; common?: Flag; hidden?: Flag; extranetSupport?: Flag; [k: string]: unknown } }
+  'imbot.v2.Command.update': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Command ID */
+    commandId: NumericId;
+    /** Fields of the command to be updated. */
+    fields: {
+    /** New command (without /) */
+    command?: string;
+    /** Command title in different languages: - string value updates the translation - value null removes t… */
+    title?: Obj;
+    /** Description of parameters in different languages. */
+    params?: Obj;
+    /** Common command. */
+    common?: Flag;
+    /** Hidden command. */
+    hidden?: Flag;
+    /** Extranet support. */
+    extranetSupport?: Flag; [k: string]: unknown } }
   /** Get Events from. Scope: imbot. */
-  'imbot.v2.Event.get': { botId: number; botToken?: string; offset?: number; limit?: number; withUserEvents?: Flag }
+  'imbot.v2.Event.get': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Confirms all events with IDs less than the specified value. */
+    offset?: number;
+    /** Maximum number of events returned (1–1000). */
+    limit?: number;
+    /** Include user events (ONIMV2) in the response along with bot events. */
+    withUserEvents?: Flag }
   /** Get a Link to Download the File. Scope: imbot. */
-  'imbot.v2.File.download': { botId: number; botToken?: string; fileId: number }
+  'imbot.v2.File.download': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** File ID on Drive. */
+    fileId: NumericId }
   /** Upload File to Chat. Scope: imbot. */
-  'imbot.v2.File.upload': { botId: number; botToken?: string; dialogId: string; fields: { name: string; content: string; message?: string; [k: string]: unknown } }
+  'imbot.v2.File.upload': {
+    /** Bot ID */
+    botId: NumericId;
+    /** Unique authorization token for the bot. */
+    botToken?: string;
+    /** Dialog ID. */
+    dialogId: string;
+    /** File and message data. */
+    fields: {
+    /** File name with extension */
+    name: string;
+    /** File content in Base64 encoding. */
+    content: string;
+    /** Text of the message sent along with the file */
+    message?: string; [k: string]: unknown } }
   /** Get API revisions. Scope: imbot. */
   'imbot.v2.Revision.get': NoParams
   /** Activate Connector. Scope: imopenlines. */
-  'imconnector.activate': { CONNECTOR: string; LINE: number; ACTIVE: string }
+  'imconnector.activate': {
+    /** The string code of the connector specified in the ID parameter when calling imconnector.register */
+    CONNECTOR: string;
+    /** The identifier of the open line. */
+    LINE: number;
+    /** Activation flag. */
+    ACTIVE: string }
   /** Set a New Chat Name. Scope: imconnector. */
-  'imconnector.chat.name.set': { CONNECTOR: string; LINE: number; CHAT_ID: string; NAME: string; USER_ID?: string }
+  'imconnector.chat.name.set': {
+    /** The string code of the connector specified in the ID parameter when calling imconnector.register */
+    CONNECTOR: string;
+    /** Identifier of the Open Channel The identifier can be obtained using the methods imopenlines.config.… */
+    LINE: number;
+    /** Identifier of the chat in the external system */
+    CHAT_ID: string;
+    /** New name for the chat */
+    NAME: string;
+    /** User identifier. */
+    USER_ID?: string }
   /** Set Connector Settings. Scope: imopenlines. */
-  'imconnector.connector.data.set': { CONNECTOR: string; LINE: number; DATA: { ID?: string; URL?: string; URL_IM?: string; NAME?: string; [k: string]: unknown } }
+  'imconnector.connector.data.set': {
+    /** String code of the connector specified in the ID parameter when calling imconnector.register */
+    CONNECTOR: string;
+    /** Identifier of the open line. */
+    LINE: number;
+    /** Object containing the channel settings in the external system. */
+    DATA: {
+    /** Identifier of the channel in the external system, for example channel-123. */
+    ID?: string;
+    /** Full link to the chat or channel in the external system */
+    URL?: string;
+    /** Full link to the chat in the operator interface format. */
+    URL_IM?: string;
+    /** Name of the channel for display in the interface */
+    NAME?: string; [k: string]: unknown } }
   /** Delete Sent Messages. Scope: imopenlines. */
-  'imconnector.delete.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; [k: string]: unknown }; message?: { id: string; [k: string]: unknown }; chat?: { id: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.delete.messages': {
+    /** String code of the connector specified in the ID parameter when calling imconnector.register */
+    CONNECTOR: string;
+    /** Identifier of the open line. */
+    LINE: number;
+    /** Array of messages to delete. */
+    MESSAGES: ReadonlyArray<{
+    /** User data from the external system. */
+    user?: {
+    /** User ID in the external system. */
+    id: string; [k: string]: unknown };
+    /** Message data from the external system. */
+    message?: {
+    /** Message ID in the external system that needs to be deleted. */
+    id: string; [k: string]: unknown };
+    /** Chat or channel data from the external system. */
+    chat?: {
+    /** Chat or channel ID in the external system. */
+    id: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Get the List of Connectors. Scope: imopenlines. */
   'imconnector.list': NoParams
   /** Register the Connector. Scope: imopenlines. */
-  'imconnector.register': { ID: string; NAME: string; ICON: { DATA_IMAGE: string; COLOR?: string; SIZE?: string; POSITION?: string; [k: string]: unknown }; PLACEMENT_HANDLER: string; ICON_DISABLED?: { DATA_IMAGE?: string; COLOR?: string; SIZE?: string; POSITION?: string; [k: string]: unknown }; DEL_EXTERNAL_MESSAGES?: Flag; EDIT_INTERNAL_MESSAGES?: Flag; DEL_INTERNAL_MESSAGES?: Flag; NEWSLETTER?: Flag; NEED_SYSTEM_MESSAGES?: Flag; NEED_SIGNATURE?: Flag; CHAT_GROUP?: Flag }
+  'imconnector.register': {
+    /** Unique identifier for the connector. */
+    ID: string;
+    /** Name of the connector in the interface */
+    NAME: string;
+    /** Parameters for the main icon. */
+    ICON: {
+    /** SVG icon in Data URI format: a string with the prefix data:image/svg+xml,, followed by the SVG cont… */
+    DATA_IMAGE: string;
+    /** Background color of the icon. */
+    COLOR?: string;
+    /** Background size. */
+    SIZE?: string;
+    /** Background position. */
+    POSITION?: string; [k: string]: unknown };
+    /** URL of the embedding handler for the connector settings. */
+    PLACEMENT_HANDLER: string;
+    /** Parameters for the inactive state icon. */
+    ICON_DISABLED?: {
+    /** SVG icon for the inactive state in Data URI format: a string with the prefix data:image/svg+xml,, f… */
+    DATA_IMAGE?: string;
+    /** Background color of the inactive icon */
+    COLOR?: string;
+    /** Background size of the inactive icon */
+    SIZE?: string;
+    /** Background position of the inactive icon */
+    POSITION?: string; [k: string]: unknown };
+    /** Allows deleting incoming messages. */
+    DEL_EXTERNAL_MESSAGES?: Flag;
+    /** Allows editing operator messages. */
+    EDIT_INTERNAL_MESSAGES?: Flag;
+    /** Allows deleting operator messages. */
+    DEL_INTERNAL_MESSAGES?: Flag;
+    /** Allows using the channel in CRM newsletters. */
+    NEWSLETTER?: Flag;
+    /** Allows sending system messages to the channel. */
+    NEED_SYSTEM_MESSAGES?: Flag;
+    /** Adds the operator's signature to messages. */
+    NEED_SIGNATURE?: Flag;
+    /** Connector chat processing mode indicator: true — grouping by chat.id (group chat), false — by user.… */
+    CHAT_GROUP?: Flag }
   /** Send Messages to Bitrix24. Scope: imopenlines. */
-  'imconnector.send.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: readonly unknown[]; disable_crm?: string; user_id?: number; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.send.messages': {
+    /** The string code of the connector specified in the ID parameter when calling imconnector.register */
+    CONNECTOR: string;
+    /** The ID of the open line. */
+    LINE: number;
+    /** An array of messages. */
+    MESSAGES: ReadonlyArray<{
+    /** User data from the external system. */
+    user?: {
+    /** User ID in the external system. */
+    id: string;
+    /** User's last name */
+    last_name?: string;
+    /** User's first name */
+    name?: string;
+    /** User's avatar. */
+    picture?: Obj;
+    /** Link to the user's profile in the external system */
+    url?: string;
+    /** User's gender. */
+    gender?: string;
+    /** User's email */
+    email?: string;
+    /** User's phone */
+    phone?: string;
+    /** Disables phone validation before saving in CRM. */
+    skip_phone_validate?: string; [k: string]: unknown };
+    /** Message data from the external system. */
+    message?: {
+    /** Message ID in the external system. */
+    id?: string;
+    /** Message time in Unix Timestamp in seconds */
+    date?: number;
+    /** Message text. */
+    text?: string;
+    /** An array of files. */
+    files?: readonly unknown[];
+    /** Disables the CRM tracker for the message. */
+    disable_crm?: string;
+    /** The ID of the manager in Bitrix24. */
+    user_id?: NumericId; [k: string]: unknown };
+    /** Chat data from the external system. */
+    chat?: {
+    /** Chat or channel ID in the external system. */
+    id: string;
+    /** Chat or channel name. */
+    name?: string;
+    /** Link to the chat or channel in the external system. */
+    url?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Update Status "Delivered". Scope: imopenlines. */
-  'imconnector.send.status.delivery': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ im?: { chat_id?: number; message_id?: number; [k: string]: unknown }; message?: { id?: readonly unknown[]; date?: number; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.send.status.delivery': {
+    /** String code of the connector specified in the ID parameter when calling imconnector.register */
+    CONNECTOR: string;
+    /** Identifier of the open line. */
+    LINE: number;
+    /** Array of delivery statuses. */
+    MESSAGES: ReadonlyArray<{
+    /** Internal identifiers of the message in Bitrix24 (detailed description) */
+    im?: {
+    /** Identifier of the open line chat in Bitrix24 for the outgoing message */
+    chat_id?: NumericId;
+    /** Identifier of the message in Bitrix24 for which the delivery status needs to be set */
+    message_id?: NumericId; [k: string]: unknown };
+    /** Message data in the external system (detailed description) */
+    message?: {
+    /** Array of external message identifiers for which the delivery status is being sent. */
+    id?: readonly unknown[];
+    /** Delivery time of the message in Unix Timestamp in seconds */
+    date?: number; [k: string]: unknown };
+    /** Chat data in the external system (detailed description) */
+    chat?: {
+    /** Identifier of the chat or channel in the external system. */
+    id?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Update Status to "Read". Scope: imopenlines. */
-  'imconnector.send.status.reading': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ im?: { chat_id?: number; message_id?: number; [k: string]: unknown }; message?: { id?: readonly unknown[]; [k: string]: unknown }; chat?: { id?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.send.status.reading': {
+    /** String code of the connector specified in the ID parameter when calling imconnector.register */
+    CONNECTOR: string;
+    /** Identifier of the open line. */
+    LINE: number;
+    /** Array of read statuses. */
+    MESSAGES: ReadonlyArray<{
+    /** Internal message identifiers in Bitrix24 (detailed description) */
+    im?: {
+    /** Identifier of the open line chat in Bitrix24 for the outgoing message */
+    chat_id?: NumericId;
+    /** Identifier of the message in Bitrix24 for which the "read" status needs to be set */
+    message_id?: NumericId; [k: string]: unknown };
+    /** Message data in the external system (detailed description) */
+    message?: {
+    /** Array of external message identifiers for which the read status is being sent. */
+    id?: readonly unknown[]; [k: string]: unknown };
+    /** Chat data in the external system (detailed description) */
+    chat?: {
+    /** Identifier of the chat or channel in the external system. */
+    id?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Get the Status of the Connector. Scope: imopenlines. */
-  'imconnector.status': { CONNECTOR: string; LINE?: number }
+  'imconnector.status': {
+    /** The string code of the connector specified in the ID parameter when calling imconnector.register */
+    CONNECTOR: string;
+    /** The identifier of the open line */
+    LINE?: number }
   /** Unregister the Connector. Scope: imopenlines. */
-  'imconnector.unregister': { ID: string }
+  'imconnector.unregister': {
+    /** The identifier of the connector that was provided during registration in imconnector.register */
+    ID: string }
   /** Update Sent Messages with. Scope: imopenlines. */
-  'imconnector.update.messages': { CONNECTOR: string; LINE: number; MESSAGES: ReadonlyArray<{ user?: { id: string; last_name?: string; name?: string; picture?: Obj; url?: string; gender?: string; email?: string; phone?: string; skip_phone_validate?: string; [k: string]: unknown }; message?: { id?: string; date?: number; text?: string; files?: readonly unknown[]; disable_crm?: string; user_id?: number; [k: string]: unknown }; chat?: { id: string; name?: string; url?: string; [k: string]: unknown }; [k: string]: unknown }> }
+  'imconnector.update.messages': {
+    /** String code of the connector specified in the ID parameter when calling imconnector.register */
+    CONNECTOR: string;
+    /** Identifier of the open line. */
+    LINE: number;
+    /** Array of messages to update. */
+    MESSAGES: ReadonlyArray<{
+    /** Data of the user from the external system. */
+    user?: {
+    /** User ID in the external system */
+    id: string;
+    /** User's last name */
+    last_name?: string;
+    /** User's first name */
+    name?: string;
+    /** User's avatar in the object format with a url field, for example {"url":"https://example.com/u42.pn… */
+    picture?: Obj;
+    /** Link to the user's profile in the external system */
+    url?: string;
+    /** User's gender. */
+    gender?: string;
+    /** User's email */
+    email?: string;
+    /** User's phone */
+    phone?: string;
+    /** Disables phone validation before saving in CRM. */
+    skip_phone_validate?: string; [k: string]: unknown };
+    /** Data of the message from the external system. */
+    message?: {
+    /** ID of the message in the external system that needs to be updated */
+    id?: string;
+    /** Message time in Unix Timestamp in seconds */
+    date?: number;
+    /** New text of the message. */
+    text?: string;
+    /** Array of files. */
+    files?: readonly unknown[];
+    /** Disables the CRM tracker for the message. */
+    disable_crm?: string;
+    /** ID of the manager in Bitrix24. */
+    user_id?: NumericId; [k: string]: unknown };
+    /** Data of the chat from the external system. */
+    chat?: {
+    /** ID of the chat or channel in the external system. */
+    id: string;
+    /** Name of the chat or channel. */
+    name?: string;
+    /** Link to the chat or channel in the external system. */
+    url?: string; [k: string]: unknown }; [k: string]: unknown }> }
   /** Finish Dialog. Scope: imopenlines, imbot. */
-  'imopenlines.bot.session.finish': { CHAT_ID: number; CLIENT_ID?: string }
+  'imopenlines.bot.session.finish': {
+    /** Identifier of the chat whose dialog needs to be finished. */
+    CHAT_ID: NumericId;
+    /** This parameter is required only for webhooks. */
+    CLIENT_ID?: string }
   /** Send an Automatic Message in the Dialog. Scope: imopenlines, imbot. */
-  'imopenlines.bot.session.message.send': { CHAT_ID: number; NAME?: string; MESSAGE?: string }
+  'imopenlines.bot.session.message.send': {
+    /** The identifier of the chat to which the method sends the message. */
+    CHAT_ID: NumericId;
+    /** The code for the auto-response type. */
+    NAME?: string;
+    /** The message text for the NAME=DEFAULT mode. */
+    MESSAGE?: string }
   /** Switch Dialog to Free Operator. Scope: imopenlines, imbot. */
-  'imopenlines.bot.session.operator': { CHAT_ID: number }
+  'imopenlines.bot.session.operator': {
+    /** The identifier of the chat to be passed to the free operator. */
+    CHAT_ID: NumericId }
   /** Transfer a Dialogue to an Operator or Queue using. Scope: imopenlines, imbot. */
-  'imopenlines.bot.session.transfer': { CHAT_ID: number; USER_ID?: number; QUEUE_ID?: number; TRANSFER_ID?: string; LEAVE?: Flag; CLIENT_ID?: string }
+  'imopenlines.bot.session.transfer': {
+    /** The identifier of the chat whose dialogue needs to be transferred. */
+    CHAT_ID: NumericId;
+    /** The identifier of the employee to whom the dialogue should be transferred. */
+    USER_ID?: NumericId;
+    /** The identifier of the queue to which the dialogue should be transferred. */
+    QUEUE_ID?: NumericId;
+    /** Universal transfer destination parameter. */
+    TRANSFER_ID?: string;
+    /** Flag indicating the presence of the chat bot in the dialogue after the transfer. */
+    LEAVE?: Flag;
+    /** This parameter is mandatory only for webhooks. */
+    CLIENT_ID?: string }
   /** Add Open Channel. Scope: imopenlines. */
-  'imopenlines.config.add': { PARAMS?: { LINE_NAME?: string; ACTIVE?: 'Y' | 'N'; QUEUE?: readonly unknown[]; QUEUE_TYPE?: string; QUEUE_TIME?: number; NO_ANSWER_TIME?: number; WELCOME_MESSAGE?: 'Y' | 'N'; WELCOME_MESSAGE_TEXT?: string; WORKTIME_ENABLE?: 'Y' | 'N'; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; CRM?: 'Y' | 'N'; CRM_CREATE?: string; VOTE_MESSAGE?: 'Y' | 'N'; LANGUAGE_ID?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: 'Y' | 'N'; CRM_CHAT_TRACKER?: 'Y' | 'N'; CRM_FORWARD?: 'Y' | 'N'; CRM_TRANSFER_CHANGE?: 'Y' | 'N'; CRM_SOURCE?: string; MAX_CHAT?: number; TYPE_MAX_CHAT?: string; CATEGORY_ENABLE?: 'Y' | 'N'; CATEGORY_ID?: number; SESSION_PRIORITY?: number; WELCOME_BOT_ENABLE?: 'Y' | 'N'; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: number; WELCOME_BOT_TIME?: number; WELCOME_BOT_LEFT?: string; CHECK_AVAILABLE?: 'Y' | 'N'; WATCH_TYPING?: 'Y' | 'N'; SEND_WELCOME_EACH_SESSION?: 'Y' | 'N'; OPERATOR_DATA?: string; DEFAULT_OPERATOR_DATA?: Obj; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: number; NO_ANSWER_BOT_ID?: number; NO_ANSWER_TEXT?: string; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_HOLIDAYS?: string; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: number; WORKTIME_DAYOFF_BOT_ID?: number; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: number; CLOSE_BOT_ID?: number; CLOSE_TEXT?: string; VOTE_TIME_LIMIT?: number; VOTE_CLOSING_DELAY?: 'Y' | 'N'; VOTE_BEFORE_FINISH?: 'Y' | 'N'; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AUTO_CLOSE_RULE?: string; FULL_CLOSE_TIME?: number; AUTO_CLOSE_TIME?: number; AUTO_CLOSE_FORM_ID?: number; AUTO_CLOSE_BOT_ID?: number; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: number; TEMPORARY?: 'Y' | 'N'; QUICK_ANSWERS_IBLOCK_ID?: number; KPI_FIRST_ANSWER_TIME?: number; KPI_FIRST_ANSWER_ALERT?: 'Y' | 'N'; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: number; KPI_FURTHER_ANSWER_ALERT?: 'Y' | 'N'; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: 'Y' | 'N'; USE_WELCOME_FORM?: 'Y' | 'N'; WELCOME_FORM_ID?: number; WELCOME_FORM_DELAY?: 'Y' | 'N'; CONFIRM_CLOSE?: 'Y' | 'N'; IGNORE_WELCOME_FORM_RESPONSIBLE?: 'Y' | 'N'; [k: string]: unknown } }
+  'imopenlines.config.add': {
+    /** Object with open channel settings (detailed description) */
+    PARAMS?: {
+    /** Name of the open channel */
+    LINE_NAME?: string;
+    /** Channel activity. */
+    ACTIVE?: 'Y' | 'N';
+    /** Queue of operators. */
+    QUEUE?: readonly unknown[];
+    /** Request distribution mode. */
+    QUEUE_TYPE?: string;
+    /** Time in seconds before the request is passed to the next operator */
+    QUEUE_TIME?: number;
+    /** Time in seconds before the no-answer scenario is triggered */
+    NO_ANSWER_TIME?: number;
+    /** Send a welcome message. */
+    WELCOME_MESSAGE?: 'Y' | 'N';
+    /** Text of the welcome message */
+    WELCOME_MESSAGE_TEXT?: string;
+    /** Consider the channel's working hours. */
+    WORKTIME_ENABLE?: 'Y' | 'N';
+    /** Start of working hours in HH:MM format */
+    WORKTIME_FROM?: string;
+    /** End of working hours in HH:MM format */
+    WORKTIME_TO?: string;
+    /** Time zone, for example Europe/Berlin */
+    WORKTIME_TIMEZONE?: string;
+    /** Search for the client in CRM. */
+    CRM?: 'Y' | 'N';
+    /** What to create in CRM for a new client */
+    CRM_CREATE?: string;
+    /** Request service quality rating. */
+    VOTE_MESSAGE?: 'Y' | 'N';
+    /** Language of the channel, for example de */
+    LANGUAGE_ID?: string;
+    /** Additional mode for creating a CRM object */
+    CRM_CREATE_SECOND?: string;
+    /** Create a third CRM object. */
+    CRM_CREATE_THIRD?: 'Y' | 'N';
+    /** Enable chat tracker for CRM. */
+    CRM_CHAT_TRACKER?: 'Y' | 'N';
+    /** Forward the request to the responsible person in CRM. */
+    CRM_FORWARD?: 'Y' | 'N';
+    /** Change the responsible person in CRM when transferring the dialogue. */
+    CRM_TRANSFER_CHANGE?: 'Y' | 'N';
+    /** Source for the created CRM object */
+    CRM_SOURCE?: string;
+    /** Maximum number of simultaneous dialogues for the operator */
+    MAX_CHAT?: number;
+    /** Type of MAX_CHAT restriction. */
+    TYPE_MAX_CHAT?: string;
+    /** Enable categories. */
+    CATEGORY_ENABLE?: 'Y' | 'N';
+    /** Identifier of the category */
+    CATEGORY_ID?: NumericId;
+    /** Session priority in the queue */
+    SESSION_PRIORITY?: number;
+    /** Enable welcome chatbot. */
+    WELCOME_BOT_ENABLE?: 'Y' | 'N';
+    /** When to connect the bot. */
+    WELCOME_BOT_JOIN?: string;
+    /** Identifier of the chatbot */
+    WELCOME_BOT_ID?: NumericId;
+    /** After how many seconds to transfer the dialogue from the bot to the queue */
+    WELCOME_BOT_TIME?: number;
+    /** When to disconnect the bot. */
+    WELCOME_BOT_LEFT?: string;
+    /** Check the availability of the operator during distribution. */
+    CHECK_AVAILABLE?: 'Y' | 'N';
+    /** Show typing indicator. */
+    WATCH_TYPING?: 'Y' | 'N';
+    /** Send a greeting in each session. */
+    SEND_WELCOME_EACH_SESSION?: 'Y' | 'N';
+    /** Format of operator data. */
+    OPERATOR_DATA?: string;
+    /** Default operator data. */
+    DEFAULT_OPERATOR_DATA?: Obj;
+    /** Scenario if the operator did not respond. */
+    NO_ANSWER_RULE?: string;
+    /** Identifier of the CRM form for the no-answer scenario */
+    NO_ANSWER_FORM_ID?: NumericId;
+    /** Identifier of the chatbot for the no-answer scenario */
+    NO_ANSWER_BOT_ID?: NumericId;
+    /** Text for the no-answer scenario */
+    NO_ANSWER_TEXT?: string;
+    /** Days off. */
+    WORKTIME_DAYOFF?: readonly unknown[];
+    /** Holidays in string format, listed as DD.MM,DD.MM */
+    WORKTIME_HOLIDAYS?: string;
+    /** Scenario during non-working hours. */
+    WORKTIME_DAYOFF_RULE?: string;
+    /** Identifier of the CRM form for non-working hours */
+    WORKTIME_DAYOFF_FORM_ID?: NumericId;
+    /** Identifier of the chatbot for non-working hours */
+    WORKTIME_DAYOFF_BOT_ID?: NumericId;
+    /** Text message during non-working hours */
+    WORKTIME_DAYOFF_TEXT?: string;
+    /** Scenario upon closure. */
+    CLOSE_RULE?: string;
+    /** Identifier of the CRM form upon closure */
+    CLOSE_FORM_ID?: NumericId;
+    /** Identifier of the chatbot upon closure */
+    CLOSE_BOT_ID?: NumericId;
+    /** Text message upon closure */
+    CLOSE_TEXT?: string;
+    /** Time limit for voting */
+    VOTE_TIME_LIMIT?: number;
+    /** Close the session immediately after rating. */
+    VOTE_CLOSING_DELAY?: 'Y' | 'N';
+    /** Request rating before completion. */
+    VOTE_BEFORE_FINISH?: 'Y' | 'N';
+    /** Text for rating request in the widget */
+    VOTE_MESSAGE_1_TEXT?: string;
+    /** Text after positive rating in the widget */
+    VOTE_MESSAGE_1_LIKE?: string;
+    /** Text after negative rating in the widget */
+    VOTE_MESSAGE_1_DISLIKE?: string;
+    /** Text for rating request in external channels */
+    VOTE_MESSAGE_2_TEXT?: string;
+    /** Text after positive rating in external channels */
+    VOTE_MESSAGE_2_LIKE?: string;
+    /** Text after negative rating in external channels */
+    VOTE_MESSAGE_2_DISLIKE?: string;
+    /** Auto-closing scenario. */
+    AUTO_CLOSE_RULE?: string;
+    /** Time for full closure after manual closure */
+    FULL_CLOSE_TIME?: number;
+    /** Time until auto-closure */
+    AUTO_CLOSE_TIME?: number;
+    /** Identifier of the CRM form for auto-closure */
+    AUTO_CLOSE_FORM_ID?: NumericId;
+    /** Identifier of the chatbot for auto-closure */
+    AUTO_CLOSE_BOT_ID?: NumericId;
+    /** Text upon auto-closure */
+    AUTO_CLOSE_TEXT?: string;
+    /** Lifetime of automatically closed session */
+    AUTO_EXPIRE_TIME?: number;
+    /** Create a temporary channel. */
+    TEMPORARY?: 'Y' | 'N';
+    /** Identifier of the quick answers info block */
+    QUICK_ANSWERS_IBLOCK_ID?: NumericId;
+    /** Control of the first response time */
+    KPI_FIRST_ANSWER_TIME?: number;
+    /** Enable notification for the first response. */
+    KPI_FIRST_ANSWER_ALERT?: 'Y' | 'N';
+    /** List of recipients for the first response notification */
+    KPI_FIRST_ANSWER_LIST?: readonly unknown[];
+    /** Text of the first response notification */
+    KPI_FIRST_ANSWER_TEXT?: string;
+    /** Control of subsequent response times */
+    KPI_FURTHER_ANSWER_TIME?: number;
+    /** Enable notification for subsequent responses. */
+    KPI_FURTHER_ANSWER_ALERT?: 'Y' | 'N';
+    /** List of recipients for subsequent response notifications */
+    KPI_FURTHER_ANSWER_LIST?: readonly unknown[];
+    /** Text of the subsequent response notification */
+    KPI_FURTHER_ANSWER_TEXT?: string;
+    /** Monitor operator activity. */
+    KPI_CHECK_OPERATOR_ACTIVITY?: 'Y' | 'N';
+    /** Use welcome CRM form. */
+    USE_WELCOME_FORM?: 'Y' | 'N';
+    /** Identifier of the welcome CRM form */
+    WELCOME_FORM_ID?: NumericId;
+    /** Show the form with a delay. */
+    WELCOME_FORM_DELAY?: 'Y' | 'N';
+    /** Request confirmation for closure. */
+    CONFIRM_CLOSE?: 'Y' | 'N';
+    /** Ignore the responsible person in the welcome form. */
+    IGNORE_WELCOME_FORM_RESPONSIBLE?: 'Y' | 'N'; [k: string]: unknown } }
   /** Delete Open Channel. Scope: imopenlines. */
-  'imopenlines.config.delete': { CONFIG_ID: number }
+  'imopenlines.config.delete': {
+    /** Identifier of the open channel. */
+    CONFIG_ID: NumericId }
   /** Get Open Line by ID. Scope: imopenlines. */
-  'imopenlines.config.get': { CONFIG_ID: number; WITH_QUEUE?: 'Y' | 'N'; SHOW_OFFLINE?: 'Y' | 'N' }
+  'imopenlines.config.get': {
+    /** The ID of the open line. */
+    CONFIG_ID: NumericId;
+    /** Return operator queue data. */
+    WITH_QUEUE?: 'Y' | 'N';
+    /** Return offline operators in the queue. */
+    SHOW_OFFLINE?: 'Y' | 'N' }
   /** Get the List of Open Channels. Scope: imopenlines. */
-  'imopenlines.config.list.get': { PARAMS?: { select?: ReadonlyArray<{ ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: readonly unknown[]; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: readonly unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: ReadonlyArray<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: readonly unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }>; order?: { ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: readonly unknown[]; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: readonly unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: ReadonlyArray<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: readonly unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }; filter?: { ID?: string; LINE_NAME?: string; ACTIVE?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TYPE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: string; CATEGORY_ENABLE?: string; CATEGORY_ID?: string; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: string; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: string; NO_ANSWER_BOT_ID?: string; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: readonly unknown[]; WORKTIME_DAYOFF?: readonly unknown[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: string; WORKTIME_DAYOFF_BOT_ID?: string; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: string; CLOSE_BOT_ID?: string; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: string; AUTO_CLOSE_BOT_ID?: string; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: Obj; DATE_MODIFY?: Obj; MODIFY_USER_ID?: string; TEMPORARY?: string; XML_ID?: string; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: string; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; QUEUE?: readonly unknown[]; QUEUE_USERS_FIELDS?: { USER_NAME?: string; USER_WORK_POSITION?: string; USER_AVATAR?: string; USER_AVATAR_ID?: string; [k: string]: unknown }; CONFIG_QUEUE?: ReadonlyArray<{ ENTITY_ID?: string; ENTITY_TYPE?: string; [k: string]: unknown }>; DEFAULT_OPERATOR_DATA?: readonly unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: readonly unknown[]; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: readonly unknown[]; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: string; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }; limit?: number; offset?: number; [k: string]: unknown }; OPTIONS?: { QUEUE?: 'Y' | 'N'; CONFIG_QUEUE?: 'Y' | 'N'; CHECK_PERMISSION?: string; [k: string]: unknown } }
+  'imopenlines.config.list.get': {
+    /** Selection parameters (detailed description) */
+    PARAMS?: {
+    /** An array containing the list of fields to be selected. */
+    select?: ReadonlyArray<{
+    /** Identifier of the open channel */
+    ID?: string;
+    /** Name of the open channel */
+    LINE_NAME?: string;
+    /** Activity status of the line. */
+    ACTIVE?: string;
+    /** CRM interaction status. */
+    CRM?: string;
+    /** Scenario for creating a CRM element */
+    CRM_CREATE?: string;
+    /** Additional mode for creating a CRM element */
+    CRM_CREATE_SECOND?: string;
+    /** Additional mode for creating a CRM element. */
+    CRM_CREATE_THIRD?: string;
+    /** Status of forwarding to CRM. */
+    CRM_FORWARD?: string;
+    /** Status of sending the dialog to the CRM tracker. */
+    CRM_CHAT_TRACKER?: string;
+    /** Status of changing the responsible person during transfer. */
+    CRM_TRANSFER_CHANGE?: string;
+    /** Mode of working with the source in CRM */
+    CRM_SOURCE?: string;
+    /** Mode of distributing requests */
+    QUEUE_TYPE?: string;
+    /** Time to transfer the request to the next operator */
+    QUEUE_TIME?: string;
+    /** Time until the no-answer scenario is triggered */
+    NO_ANSWER_TIME?: string;
+    /** Check the availability of operators. */
+    CHECK_AVAILABLE?: string;
+    /** Show text being typed by the operator. */
+    WATCH_TYPING?: string;
+    /** Status of using the welcome bot. */
+    WELCOME_BOT_ENABLE?: string;
+    /** Status of the welcome message. */
+    WELCOME_MESSAGE?: string;
+    /** Text of the welcome message */
+    WELCOME_MESSAGE_TEXT?: string;
+    /** Status of the feedback request. */
+    VOTE_MESSAGE?: string;
+    /** Time limit for feedback */
+    VOTE_TIME_LIMIT?: string;
+    /** Request feedback before the dialog ends. */
+    VOTE_BEFORE_FINISH?: string;
+    /** Use a delay for closing after feedback. */
+    VOTE_CLOSING_DELAY?: string;
+    /** Text of the first feedback scenario */
+    VOTE_MESSAGE_1_TEXT?: string;
+    /** Text for positive feedback in the first scenario */
+    VOTE_MESSAGE_1_LIKE?: string;
+    /** Text for negative feedback in the first scenario */
+    VOTE_MESSAGE_1_DISLIKE?: string;
+    /** Text of the second feedback scenario */
+    VOTE_MESSAGE_2_TEXT?: string;
+    /** Text for positive feedback in the second scenario */
+    VOTE_MESSAGE_2_LIKE?: string;
+    /** Text for negative feedback in the second scenario */
+    VOTE_MESSAGE_2_DISLIKE?: string;
+    /** Status of displaying the agreement message. */
+    AGREEMENT_MESSAGE?: string;
+    /** Identifier of the agreement */
+    AGREEMENT_ID?: string;
+    /** Status of using categories. */
+    CATEGORY_ENABLE?: string;
+    /** Identifier of the category */
+    CATEGORY_ID?: string;
+    /** Mode of connecting the welcome bot */
+    WELCOME_BOT_JOIN?: string;
+    /** Identifier of the welcome bot */
+    WELCOME_BOT_ID?: string;
+    /** Time to wait for the welcome bot connection */
+    WELCOME_BOT_TIME?: string;
+    /** Mode of disconnecting the welcome bot */
+    WELCOME_BOT_LEFT?: string;
+    /** Scenario for no response from the operator */
+    NO_ANSWER_RULE?: string;
+    /** Identifier of the no-answer scenario form */
+    NO_ANSWER_FORM_ID?: string;
+    /** Identifier of the no-answer scenario bot */
+    NO_ANSWER_BOT_ID?: string;
+    /** Text message for no response */
+    NO_ANSWER_TEXT?: string;
+    /** Status of considering working hours. */
+    WORKTIME_ENABLE?: string;
+    /** Start of working hours */
+    WORKTIME_FROM?: string;
+    /** End of working hours */
+    WORKTIME_TO?: string;
+    /** Working hours time zone */
+    WORKTIME_TIMEZONE?: string;
+    /** Array of holidays */
+    WORKTIME_HOLIDAYS?: readonly unknown[];
+    /** Array of days off */
+    WORKTIME_DAYOFF?: readonly unknown[];
+    /** Scenario for handling requests during non-working hours */
+    WORKTIME_DAYOFF_RULE?: string;
+    /** Identifier of the non-working hours scenario form */
+    WORKTIME_DAYOFF_FORM_ID?: string;
+    /** Identifier of the non-working hours scenario bot */
+    WORKTIME_DAYOFF_BOT_ID?: string;
+    /** Text message during non-working hours */
+    WORKTIME_DAYOFF_TEXT?: string;
+    /** Scenario for closing the dialog */
+    CLOSE_RULE?: string;
+    /** Identifier of the closing form */
+    CLOSE_FORM_ID?: string;
+    /** Identifier of the closing bot */
+    CLOSE_BOT_ID?: string;
+    /** Text message upon closing */
+    CLOSE_TEXT?: string;
+    /** Time for full session closure */
+    FULL_CLOSE_TIME?: string;
+    /** Auto-closing scenario */
+    AUTO_CLOSE_RULE?: string;
+    /** Identifier of the auto-closing form */
+    AUTO_CLOSE_FORM_ID?: string;
+    /** Identifier of the auto-closing bot */
+    AUTO_CLOSE_BOT_ID?: string;
+    /** Time until auto-closing */
+    AUTO_CLOSE_TIME?: string;
+    /** Text for auto-closing */
+    AUTO_CLOSE_TEXT?: string;
+    /** Time until activity expiration */
+    AUTO_EXPIRE_TIME?: string;
+    /** Date of setting creation in serialized form */
+    DATE_CREATE?: Obj;
+    /** Date of setting modification in serialized form */
+    DATE_MODIFY?: Obj;
+    /** Identifier of the user who modified the settings */
+    MODIFY_USER_ID?: string;
+    /** Status of temporary line. */
+    TEMPORARY?: string;
+    /** External identifier. */
+    XML_ID?: string;
+    /** Language of the line */
+    LANGUAGE_ID?: string;
+    /** Identifier of the quick answers information block */
+    QUICK_ANSWERS_IBLOCK_ID?: string;
+    /** Session priority */
+    SESSION_PRIORITY?: string;
+    /** Mode of limiting active dialogs per operator */
+    TYPE_MAX_CHAT?: string;
+    /** Maximum active dialogs per operator */
+    MAX_CHAT?: string;
+    /** Mode of displaying operator data */
+    OPERATOR_DATA?: string;
+    /** Identifiers of operators in the queue. */
+    QUEUE?: readonly unknown[];
+    /** Additional fields of queue users. */
+    QUEUE_USERS_FIELDS?: {
+    /** User's name. */
+    USER_NAME?: string;
+    /** User's position. */
+    USER_WORK_POSITION?: string;
+    /** Link to avatar. */
+    USER_AVATAR?: string;
+    /** Identifier of the avatar file */
+    USER_AVATAR_ID?: string; [k: string]: unknown };
+    /** Ordered list of line queue objects (detailed description). */
+    CONFIG_QUEUE?: ReadonlyArray<{
+    /** Identifier of the object in the queue */
+    ENTITY_ID?: string;
+    /** Type of the object in the queue */
+    ENTITY_TYPE?: string; [k: string]: unknown }>;
+    /** Set of default operator display fields */
+    DEFAULT_OPERATOR_DATA?: readonly unknown[];
+    /** Standard time for the first response */
+    KPI_FIRST_ANSWER_TIME?: string;
+    /** Status of notification for overdue first response. */
+    KPI_FIRST_ANSWER_ALERT?: string;
+    /** List of recipients for first response notifications. */
+    KPI_FIRST_ANSWER_LIST?: readonly unknown[];
+    /** Text of notification for overdue first response */
+    KPI_FIRST_ANSWER_TEXT?: string;
+    /** Standard time for subsequent responses */
+    KPI_FURTHER_ANSWER_TIME?: string;
+    /** Status of notification for overdue subsequent responses. */
+    KPI_FURTHER_ANSWER_ALERT?: string;
+    /** List of recipients for subsequent response notifications. */
+    KPI_FURTHER_ANSWER_LIST?: readonly unknown[];
+    /** Text of notification for overdue subsequent responses */
+    KPI_FURTHER_ANSWER_TEXT?: string;
+    /** Status of monitoring operator activity. */
+    KPI_CHECK_OPERATOR_ACTIVITY?: string;
+    /** Status of notifications for an empty queue. */
+    SEND_NOTIFICATION_EMPTY_QUEUE?: string;
+    /** Status of using the welcome form. */
+    USE_WELCOME_FORM?: string;
+    /** Identifier of the welcome form */
+    WELCOME_FORM_ID?: string;
+    /** Status of delay in showing the welcome form. */
+    WELCOME_FORM_DELAY?: string;
+    /** Show welcome message in each session. */
+    SEND_WELCOME_EACH_SESSION?: string;
+    /** Require confirmation for closing. */
+    CONFIRM_CLOSE?: string;
+    /** Ignore the responsible person in the welcome form. */
+    IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown }>;
+    /** An object for sorting the list of open channels in the format {"field_1": "value_1", ... */
+    order?: {
+    /** Identifier of the open channel */
+    ID?: string;
+    /** Name of the open channel */
+    LINE_NAME?: string;
+    /** Activity status of the line. */
+    ACTIVE?: string;
+    /** CRM interaction status. */
+    CRM?: string;
+    /** Scenario for creating a CRM element */
+    CRM_CREATE?: string;
+    /** Additional mode for creating a CRM element */
+    CRM_CREATE_SECOND?: string;
+    /** Additional mode for creating a CRM element. */
+    CRM_CREATE_THIRD?: string;
+    /** Status of forwarding to CRM. */
+    CRM_FORWARD?: string;
+    /** Status of sending the dialog to the CRM tracker. */
+    CRM_CHAT_TRACKER?: string;
+    /** Status of changing the responsible person during transfer. */
+    CRM_TRANSFER_CHANGE?: string;
+    /** Mode of working with the source in CRM */
+    CRM_SOURCE?: string;
+    /** Mode of distributing requests */
+    QUEUE_TYPE?: string;
+    /** Time to transfer the request to the next operator */
+    QUEUE_TIME?: string;
+    /** Time until the no-answer scenario is triggered */
+    NO_ANSWER_TIME?: string;
+    /** Check the availability of operators. */
+    CHECK_AVAILABLE?: string;
+    /** Show text being typed by the operator. */
+    WATCH_TYPING?: string;
+    /** Status of using the welcome bot. */
+    WELCOME_BOT_ENABLE?: string;
+    /** Status of the welcome message. */
+    WELCOME_MESSAGE?: string;
+    /** Text of the welcome message */
+    WELCOME_MESSAGE_TEXT?: string;
+    /** Status of the feedback request. */
+    VOTE_MESSAGE?: string;
+    /** Time limit for feedback */
+    VOTE_TIME_LIMIT?: string;
+    /** Request feedback before the dialog ends. */
+    VOTE_BEFORE_FINISH?: string;
+    /** Use a delay for closing after feedback. */
+    VOTE_CLOSING_DELAY?: string;
+    /** Text of the first feedback scenario */
+    VOTE_MESSAGE_1_TEXT?: string;
+    /** Text for positive feedback in the first scenario */
+    VOTE_MESSAGE_1_LIKE?: string;
+    /** Text for negative feedback in the first scenario */
+    VOTE_MESSAGE_1_DISLIKE?: string;
+    /** Text of the second feedback scenario */
+    VOTE_MESSAGE_2_TEXT?: string;
+    /** Text for positive feedback in the second scenario */
+    VOTE_MESSAGE_2_LIKE?: string;
+    /** Text for negative feedback in the second scenario */
+    VOTE_MESSAGE_2_DISLIKE?: string;
+    /** Status of displaying the agreement message. */
+    AGREEMENT_MESSAGE?: string;
+    /** Identifier of the agreement */
+    AGREEMENT_ID?: string;
+    /** Status of using categories. */
+    CATEGORY_ENABLE?: string;
+    /** Identifier of the category */
+    CATEGORY_ID?: string;
+    /** Mode of connecting the welcome bot */
+    WELCOME_BOT_JOIN?: string;
+    /** Identifier of the welcome bot */
+    WELCOME_BOT_ID?: string;
+    /** Time to wait for the welcome bot connection */
+    WELCOME_BOT_TIME?: string;
+    /** Mode of disconnecting the welcome bot */
+    WELCOME_BOT_LEFT?: string;
+    /** Scenario for no response from the operator */
+    NO_ANSWER_RULE?: string;
+    /** Identifier of the no-answer scenario form */
+    NO_ANSWER_FORM_ID?: string;
+    /** Identifier of the no-answer scenario bot */
+    NO_ANSWER_BOT_ID?: string;
+    /** Text message for no response */
+    NO_ANSWER_TEXT?: string;
+    /** Status of considering working hours. */
+    WORKTIME_ENABLE?: string;
+    /** Start of working hours */
+    WORKTIME_FROM?: string;
+    /** End of working hours */
+    WORKTIME_TO?: string;
+    /** Working hours time zone */
+    WORKTIME_TIMEZONE?: string;
+    /** Array of holidays */
+    WORKTIME_HOLIDAYS?: readonly unknown[];
+    /** Array of days off */
+    WORKTIME_DAYOFF?: readonly unknown[];
+    /** Scenario for handling requests during non-working hours */
+    WORKTIME_DAYOFF_RULE?: string;
+    /** Identifier of the non-working hours scenario form */
+    WORKTIME_DAYOFF_FORM_ID?: string;
+    /** Identifier of the non-working hours scenario bot */
+    WORKTIME_DAYOFF_BOT_ID?: string;
+    /** Text message during non-working hours */
+    WORKTIME_DAYOFF_TEXT?: string;
+    /** Scenario for closing the dialog */
+    CLOSE_RULE?: string;
+    /** Identifier of the closing form */
+    CLOSE_FORM_ID?: string;
+    /** Identifier of the closing bot */
+    CLOSE_BOT_ID?: string;
+    /** Text message upon closing */
+    CLOSE_TEXT?: string;
+    /** Time for full session closure */
+    FULL_CLOSE_TIME?: string;
+    /** Auto-closing scenario */
+    AUTO_CLOSE_RULE?: string;
+    /** Identifier of the auto-closing form */
+    AUTO_CLOSE_FORM_ID?: string;
+    /** Identifier of the auto-closing bot */
+    AUTO_CLOSE_BOT_ID?: string;
+    /** Time until auto-closing */
+    AUTO_CLOSE_TIME?: string;
+    /** Text for auto-closing */
+    AUTO_CLOSE_TEXT?: string;
+    /** Time until activity expiration */
+    AUTO_EXPIRE_TIME?: string;
+    /** Date of setting creation in serialized form */
+    DATE_CREATE?: Obj;
+    /** Date of setting modification in serialized form */
+    DATE_MODIFY?: Obj;
+    /** Identifier of the user who modified the settings */
+    MODIFY_USER_ID?: string;
+    /** Status of temporary line. */
+    TEMPORARY?: string;
+    /** External identifier. */
+    XML_ID?: string;
+    /** Language of the line */
+    LANGUAGE_ID?: string;
+    /** Identifier of the quick answers information block */
+    QUICK_ANSWERS_IBLOCK_ID?: string;
+    /** Session priority */
+    SESSION_PRIORITY?: string;
+    /** Mode of limiting active dialogs per operator */
+    TYPE_MAX_CHAT?: string;
+    /** Maximum active dialogs per operator */
+    MAX_CHAT?: string;
+    /** Mode of displaying operator data */
+    OPERATOR_DATA?: string;
+    /** Identifiers of operators in the queue. */
+    QUEUE?: readonly unknown[];
+    /** Additional fields of queue users. */
+    QUEUE_USERS_FIELDS?: {
+    /** User's name. */
+    USER_NAME?: string;
+    /** User's position. */
+    USER_WORK_POSITION?: string;
+    /** Link to avatar. */
+    USER_AVATAR?: string;
+    /** Identifier of the avatar file */
+    USER_AVATAR_ID?: string; [k: string]: unknown };
+    /** Ordered list of line queue objects (detailed description). */
+    CONFIG_QUEUE?: ReadonlyArray<{
+    /** Identifier of the object in the queue */
+    ENTITY_ID?: string;
+    /** Type of the object in the queue */
+    ENTITY_TYPE?: string; [k: string]: unknown }>;
+    /** Set of default operator display fields */
+    DEFAULT_OPERATOR_DATA?: readonly unknown[];
+    /** Standard time for the first response */
+    KPI_FIRST_ANSWER_TIME?: string;
+    /** Status of notification for overdue first response. */
+    KPI_FIRST_ANSWER_ALERT?: string;
+    /** List of recipients for first response notifications. */
+    KPI_FIRST_ANSWER_LIST?: readonly unknown[];
+    /** Text of notification for overdue first response */
+    KPI_FIRST_ANSWER_TEXT?: string;
+    /** Standard time for subsequent responses */
+    KPI_FURTHER_ANSWER_TIME?: string;
+    /** Status of notification for overdue subsequent responses. */
+    KPI_FURTHER_ANSWER_ALERT?: string;
+    /** List of recipients for subsequent response notifications. */
+    KPI_FURTHER_ANSWER_LIST?: readonly unknown[];
+    /** Text of notification for overdue subsequent responses */
+    KPI_FURTHER_ANSWER_TEXT?: string;
+    /** Status of monitoring operator activity. */
+    KPI_CHECK_OPERATOR_ACTIVITY?: string;
+    /** Status of notifications for an empty queue. */
+    SEND_NOTIFICATION_EMPTY_QUEUE?: string;
+    /** Status of using the welcome form. */
+    USE_WELCOME_FORM?: string;
+    /** Identifier of the welcome form */
+    WELCOME_FORM_ID?: string;
+    /** Status of delay in showing the welcome form. */
+    WELCOME_FORM_DELAY?: string;
+    /** Show welcome message in each session. */
+    SEND_WELCOME_EACH_SESSION?: string;
+    /** Require confirmation for closing. */
+    CONFIRM_CLOSE?: string;
+    /** Ignore the responsible person in the welcome form. */
+    IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown };
+    /** An object for filtering the list of open channels in the format {"field_1": "value_1", ... */
+    filter?: {
+    /** Identifier of the open channel */
+    ID?: string;
+    /** Name of the open channel */
+    LINE_NAME?: string;
+    /** Activity status of the line. */
+    ACTIVE?: string;
+    /** CRM interaction status. */
+    CRM?: string;
+    /** Scenario for creating a CRM element */
+    CRM_CREATE?: string;
+    /** Additional mode for creating a CRM element */
+    CRM_CREATE_SECOND?: string;
+    /** Additional mode for creating a CRM element. */
+    CRM_CREATE_THIRD?: string;
+    /** Status of forwarding to CRM. */
+    CRM_FORWARD?: string;
+    /** Status of sending the dialog to the CRM tracker. */
+    CRM_CHAT_TRACKER?: string;
+    /** Status of changing the responsible person during transfer. */
+    CRM_TRANSFER_CHANGE?: string;
+    /** Mode of working with the source in CRM */
+    CRM_SOURCE?: string;
+    /** Mode of distributing requests */
+    QUEUE_TYPE?: string;
+    /** Time to transfer the request to the next operator */
+    QUEUE_TIME?: string;
+    /** Time until the no-answer scenario is triggered */
+    NO_ANSWER_TIME?: string;
+    /** Check the availability of operators. */
+    CHECK_AVAILABLE?: string;
+    /** Show text being typed by the operator. */
+    WATCH_TYPING?: string;
+    /** Status of using the welcome bot. */
+    WELCOME_BOT_ENABLE?: string;
+    /** Status of the welcome message. */
+    WELCOME_MESSAGE?: string;
+    /** Text of the welcome message */
+    WELCOME_MESSAGE_TEXT?: string;
+    /** Status of the feedback request. */
+    VOTE_MESSAGE?: string;
+    /** Time limit for feedback */
+    VOTE_TIME_LIMIT?: string;
+    /** Request feedback before the dialog ends. */
+    VOTE_BEFORE_FINISH?: string;
+    /** Use a delay for closing after feedback. */
+    VOTE_CLOSING_DELAY?: string;
+    /** Text of the first feedback scenario */
+    VOTE_MESSAGE_1_TEXT?: string;
+    /** Text for positive feedback in the first scenario */
+    VOTE_MESSAGE_1_LIKE?: string;
+    /** Text for negative feedback in the first scenario */
+    VOTE_MESSAGE_1_DISLIKE?: string;
+    /** Text of the second feedback scenario */
+    VOTE_MESSAGE_2_TEXT?: string;
+    /** Text for positive feedback in the second scenario */
+    VOTE_MESSAGE_2_LIKE?: string;
+    /** Text for negative feedback in the second scenario */
+    VOTE_MESSAGE_2_DISLIKE?: string;
+    /** Status of displaying the agreement message. */
+    AGREEMENT_MESSAGE?: string;
+    /** Identifier of the agreement */
+    AGREEMENT_ID?: string;
+    /** Status of using categories. */
+    CATEGORY_ENABLE?: string;
+    /** Identifier of the category */
+    CATEGORY_ID?: string;
+    /** Mode of connecting the welcome bot */
+    WELCOME_BOT_JOIN?: string;
+    /** Identifier of the welcome bot */
+    WELCOME_BOT_ID?: string;
+    /** Time to wait for the welcome bot connection */
+    WELCOME_BOT_TIME?: string;
+    /** Mode of disconnecting the welcome bot */
+    WELCOME_BOT_LEFT?: string;
+    /** Scenario for no response from the operator */
+    NO_ANSWER_RULE?: string;
+    /** Identifier of the no-answer scenario form */
+    NO_ANSWER_FORM_ID?: string;
+    /** Identifier of the no-answer scenario bot */
+    NO_ANSWER_BOT_ID?: string;
+    /** Text message for no response */
+    NO_ANSWER_TEXT?: string;
+    /** Status of considering working hours. */
+    WORKTIME_ENABLE?: string;
+    /** Start of working hours */
+    WORKTIME_FROM?: string;
+    /** End of working hours */
+    WORKTIME_TO?: string;
+    /** Working hours time zone */
+    WORKTIME_TIMEZONE?: string;
+    /** Array of holidays */
+    WORKTIME_HOLIDAYS?: readonly unknown[];
+    /** Array of days off */
+    WORKTIME_DAYOFF?: readonly unknown[];
+    /** Scenario for handling requests during non-working hours */
+    WORKTIME_DAYOFF_RULE?: string;
+    /** Identifier of the non-working hours scenario form */
+    WORKTIME_DAYOFF_FORM_ID?: string;
+    /** Identifier of the non-working hours scenario bot */
+    WORKTIME_DAYOFF_BOT_ID?: string;
+    /** Text message during non-working hours */
+    WORKTIME_DAYOFF_TEXT?: string;
+    /** Scenario for closing the dialog */
+    CLOSE_RULE?: string;
+    /** Identifier of the closing form */
+    CLOSE_FORM_ID?: string;
+    /** Identifier of the closing bot */
+    CLOSE_BOT_ID?: string;
+    /** Text message upon closing */
+    CLOSE_TEXT?: string;
+    /** Time for full session closure */
+    FULL_CLOSE_TIME?: string;
+    /** Auto-closing scenario */
+    AUTO_CLOSE_RULE?: string;
+    /** Identifier of the auto-closing form */
+    AUTO_CLOSE_FORM_ID?: string;
+    /** Identifier of the auto-closing bot */
+    AUTO_CLOSE_BOT_ID?: string;
+    /** Time until auto-closing */
+    AUTO_CLOSE_TIME?: string;
+    /** Text for auto-closing */
+    AUTO_CLOSE_TEXT?: string;
+    /** Time until activity expiration */
+    AUTO_EXPIRE_TIME?: string;
+    /** Date of setting creation in serialized form */
+    DATE_CREATE?: Obj;
+    /** Date of setting modification in serialized form */
+    DATE_MODIFY?: Obj;
+    /** Identifier of the user who modified the settings */
+    MODIFY_USER_ID?: string;
+    /** Status of temporary line. */
+    TEMPORARY?: string;
+    /** External identifier. */
+    XML_ID?: string;
+    /** Language of the line */
+    LANGUAGE_ID?: string;
+    /** Identifier of the quick answers information block */
+    QUICK_ANSWERS_IBLOCK_ID?: string;
+    /** Session priority */
+    SESSION_PRIORITY?: string;
+    /** Mode of limiting active dialogs per operator */
+    TYPE_MAX_CHAT?: string;
+    /** Maximum active dialogs per operator */
+    MAX_CHAT?: string;
+    /** Mode of displaying operator data */
+    OPERATOR_DATA?: string;
+    /** Identifiers of operators in the queue. */
+    QUEUE?: readonly unknown[];
+    /** Additional fields of queue users. */
+    QUEUE_USERS_FIELDS?: {
+    /** User's name. */
+    USER_NAME?: string;
+    /** User's position. */
+    USER_WORK_POSITION?: string;
+    /** Link to avatar. */
+    USER_AVATAR?: string;
+    /** Identifier of the avatar file */
+    USER_AVATAR_ID?: string; [k: string]: unknown };
+    /** Ordered list of line queue objects (detailed description). */
+    CONFIG_QUEUE?: ReadonlyArray<{
+    /** Identifier of the object in the queue */
+    ENTITY_ID?: string;
+    /** Type of the object in the queue */
+    ENTITY_TYPE?: string; [k: string]: unknown }>;
+    /** Set of default operator display fields */
+    DEFAULT_OPERATOR_DATA?: readonly unknown[];
+    /** Standard time for the first response */
+    KPI_FIRST_ANSWER_TIME?: string;
+    /** Status of notification for overdue first response. */
+    KPI_FIRST_ANSWER_ALERT?: string;
+    /** List of recipients for first response notifications. */
+    KPI_FIRST_ANSWER_LIST?: readonly unknown[];
+    /** Text of notification for overdue first response */
+    KPI_FIRST_ANSWER_TEXT?: string;
+    /** Standard time for subsequent responses */
+    KPI_FURTHER_ANSWER_TIME?: string;
+    /** Status of notification for overdue subsequent responses. */
+    KPI_FURTHER_ANSWER_ALERT?: string;
+    /** List of recipients for subsequent response notifications. */
+    KPI_FURTHER_ANSWER_LIST?: readonly unknown[];
+    /** Text of notification for overdue subsequent responses */
+    KPI_FURTHER_ANSWER_TEXT?: string;
+    /** Status of monitoring operator activity. */
+    KPI_CHECK_OPERATOR_ACTIVITY?: string;
+    /** Status of notifications for an empty queue. */
+    SEND_NOTIFICATION_EMPTY_QUEUE?: string;
+    /** Status of using the welcome form. */
+    USE_WELCOME_FORM?: string;
+    /** Identifier of the welcome form */
+    WELCOME_FORM_ID?: string;
+    /** Status of delay in showing the welcome form. */
+    WELCOME_FORM_DELAY?: string;
+    /** Show welcome message in each session. */
+    SEND_WELCOME_EACH_SESSION?: string;
+    /** Require confirmation for closing. */
+    CONFIRM_CLOSE?: string;
+    /** Ignore the responsible person in the welcome form. */
+    IGNORE_WELCOME_FORM_RESPONSIBLE?: string; [k: string]: unknown };
+    /** The number of items per page. */
+    limit?: number;
+    /** Offset for pagination. */
+    offset?: number; [k: string]: unknown };
+    /** Additional options (detailed description) */
+    OPTIONS?: {
+    /** Return the operator queue. */
+    QUEUE?: 'Y' | 'N';
+    /** Return the line queue. */
+    CONFIG_QUEUE?: 'Y' | 'N';
+    /** Check access to lines by the specified action from the open channels permission map */
+    CHECK_PERMISSION?: string; [k: string]: unknown } }
   /** Get Link to Public Page of Open Channels. Scope: imopenlines. */
   'imopenlines.config.path.get': NoParams
   /** Update Open Channel. Scope: imopenlines. */
-  'imopenlines.config.update': { CONFIG_ID: number; PARAMS?: Obj }
+  'imopenlines.config.update': {
+    /** Identifier of the open channel. */
+    CONFIG_ID: NumericId;
+    /** Object with settings for the update. */
+    PARAMS?: Obj }
   /** Get Chats for CRM Object. Scope: imopenlines. */
-  'imopenlines.crm.chat.get': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; ACTIVE_ONLY?: 'Y' | 'N' }
+  'imopenlines.crm.chat.get': {
+    /** Type of the CRM object. */
+    CRM_ENTITY_TYPE: string;
+    /** Identifier of the CRM object. */
+    CRM_ENTITY: number;
+    /** Flag to return only active chats. */
+    ACTIVE_ONLY?: 'Y' | 'N' }
   /** Get the Identifier of the Last Chat. Scope: imopenlines. */
-  'imopenlines.crm.chat.getLastId': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number }
+  'imopenlines.crm.chat.getLastId': {
+    /** Type of the CRM object. */
+    CRM_ENTITY_TYPE: string;
+    /** Identifier of the CRM object. */
+    CRM_ENTITY: number }
   /** Add User to Existing Chat. Scope: imopenlines. */
-  'imopenlines.crm.chat.user.add': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; USER_ID: number; CHAT_ID?: number }
+  'imopenlines.crm.chat.user.add': {
+    /** Type of the CRM object. */
+    CRM_ENTITY_TYPE: string;
+    /** Identifier of the CRM object. */
+    CRM_ENTITY: number;
+    /** Identifier of the user or bot to be added to the chat. */
+    USER_ID: NumericId;
+    /** Identifier of the chat. */
+    CHAT_ID?: NumericId }
   /** Remove User from Chat. Scope: imopenlines. */
-  'imopenlines.crm.chat.user.delete': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; USER_ID: number; CHAT_ID?: number }
+  'imopenlines.crm.chat.user.delete': {
+    /** Type of the CRM object. */
+    CRM_ENTITY_TYPE: string;
+    /** Identifier of the CRM object. */
+    CRM_ENTITY: number;
+    /** Identifier of the user or bot to be removed from the chat. */
+    USER_ID: NumericId;
+    /** Identifier of the chat. */
+    CHAT_ID?: NumericId }
   /** Create a Lead Based on the Dialogue. Scope: imopenlines. */
-  'imopenlines.crm.lead.create': { CHAT_ID: number }
+  'imopenlines.crm.lead.create': {
+    /** Identifier of the Open Channels chat. */
+    CHAT_ID: NumericId }
   /** Send a Message to Open Channel. Scope: imopenlines. */
-  'imopenlines.crm.message.add': { CRM_ENTITY_TYPE: string; CRM_ENTITY: number; USER_ID: number; CHAT_ID: number; MESSAGE: string }
+  'imopenlines.crm.message.add': {
+    /** Type of the CRM entity: - lead — lead - deal — deal - company — company - contact — contact */
+    CRM_ENTITY_TYPE: string;
+    /** Identifier of the CRM entity linked to the chat. */
+    CRM_ENTITY: number;
+    /** Message sender identifier — the user or bot that must be a chat participant and have access to the… */
+    USER_ID: NumericId;
+    /** Identifier of the open channel chat linked to the CRM entity. */
+    CHAT_ID: NumericId;
+    /** The text of the message that will be displayed in the chat */
+    MESSAGE: string }
   /** Get Information About the Operator's Dialog. Scope: imopenlines. */
-  'imopenlines.dialog.get': { CHAT_ID?: number; DIALOG_ID?: string; SESSION_ID?: number; USER_CODE?: string }
+  'imopenlines.dialog.get': {
+    /** Identifier of the open line chat. */
+    CHAT_ID?: NumericId;
+    /** Identifier of the dialog in the format chat<ID>, where <ID> is the identifier of the open line chat. */
+    DIALOG_ID?: string;
+    /** Identifier of the session. */
+    SESSION_ID?: NumericId;
+    /** String code of the user for the external system channel. */
+    USER_CODE?: string }
   /** Save Message as Quick Answer. Scope: imopenlines. */
-  'imopenlines.message.quick.save': { CHAT_ID: number; MESSAGE_ID: number }
+  'imopenlines.message.quick.save': {
+    /** Identifier of the open line chat from which the message needs to be saved. */
+    CHAT_ID: NumericId;
+    /** Identifier of the message to be added to quick answers. */
+    MESSAGE_ID: NumericId }
   /** Start a New Dialogue Based on the Message. Scope: imopenlines. */
-  'imopenlines.message.session.start': { CHAT_ID: number; MESSAGE_ID: number }
+  'imopenlines.message.session.start': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId;
+    /** Identifier of the message within the chat. */
+    MESSAGE_ID: NumericId }
   /** Connect an External Open Channel to the Account. Scope: imopenlines. */
-  'imopenlines.network.join': { CODE: string }
+  'imopenlines.network.join': {
+    /** The code of the open channel as a string of 32 characters. */
+    CODE: string }
   /** Send a message to a user on behalf of the Open Channel. Scope: imopenlines. */
-  'imopenlines.network.message.add': { CODE: string; USER_ID: number; MESSAGE: string; ATTACH?: Obj; KEYBOARD?: Obj; URL_PREVIEW?: 'Y' | 'N' }
+  'imopenlines.network.message.add': {
+    /** Code of the open channel, a string of 32 characters, for example ab515f5d85a8b844d484f6ea75a2e494 */
+    CODE: string;
+    /** Identifier of the message recipient, for example 2 */
+    USER_ID: NumericId;
+    /** Text of the message. */
+    MESSAGE: string;
+    /** Attachment. */
+    ATTACH?: Obj;
+    /** Keyboard. */
+    KEYBOARD?: Obj;
+    /** Link preview. */
+    URL_PREVIEW?: 'Y' | 'N' }
   /** Finish Another Operator's Dialog. Scope: imopenlines. */
-  'imopenlines.operator.another.finish': { CHAT_ID: number }
+  'imopenlines.operator.another.finish': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId }
   /** Take the dialog for yourself. Scope: imopenlines. */
-  'imopenlines.operator.answer': { CHAT_ID: number }
+  'imopenlines.operator.answer': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId }
   /** Finish Your Dialogue. Scope: imopenlines. */
-  'imopenlines.operator.finish': { CHAT_ID: number }
+  'imopenlines.operator.finish': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId }
   /** Skip Dialog. Scope: imopenlines. */
-  'imopenlines.operator.skip': { CHAT_ID: number }
+  'imopenlines.operator.skip': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId }
   /** Mark a conversation as "spam". Scope: imopenlines. */
-  'imopenlines.operator.spam': { CHAT_ID: number }
+  'imopenlines.operator.spam': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId }
   /** Transfer a dialog to another operator or to another line. Scope: imopenlines. */
-  'imopenlines.operator.transfer': { CHAT_ID: number; TRANSFER_ID?: string; USER_ID?: number; QUEUE_ID?: number }
+  'imopenlines.operator.transfer': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId;
+    /** Universal parameter for transferring the dialog. */
+    TRANSFER_ID?: string;
+    /** Identifier of the operator to whom the dialog should be transferred. */
+    USER_ID?: NumericId;
+    /** Identifier of the line to which the dialog should be transferred. */
+    QUEUE_ID?: NumericId }
   /** Get Information About API Revisions. Scope: imopenlines. */
   'imopenlines.revision.get': NoParams
   /** Rate Employee Performance in the Dialog. Scope: imopenlines. */
-  'imopenlines.session.head.vote': { SESSION_ID: number; RATING?: number; COMMENT?: string }
+  'imopenlines.session.head.vote': {
+    /** Session identifier. */
+    SESSION_ID: NumericId;
+    /** Manager's rating. */
+    RATING?: number;
+    /** Manager's comment on the rating */
+    COMMENT?: string }
   /** Get Message History of the Dialogue. Scope: imopenlines. */
-  'imopenlines.session.history.get': { SESSION_ID?: number; CHAT_ID?: number }
+  'imopenlines.session.history.get': {
+    /** Identifier of the open line session. */
+    SESSION_ID?: NumericId;
+    /** Numeric identifier of the open line chat without the chat prefix. */
+    CHAT_ID?: NumericId }
   /** Take Over the Dialogue from the Current Operator. Scope: imopenlines. */
-  'imopenlines.session.intercept': { CHAT_ID: number }
+  'imopenlines.session.intercept': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId }
   /** Join the Dialogue. Scope: imopenlines. */
-  'imopenlines.session.join': { CHAT_ID: number }
+  'imopenlines.session.join': {
+    /** Identifier of the Open Channels chat. */
+    CHAT_ID: NumericId }
   /** Pin or Unpin a Dialog. Scope: imopenlines. */
-  'imopenlines.session.mode.pin': { CHAT_ID: number; ACTIVATE?: string }
+  'imopenlines.session.mode.pin': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId;
+    /** Pinning flag: - Y — pin - N — unpin Defaults to Y */
+    ACTIVATE?: string }
   /** Pin All Available Dialogs to the Operator. Scope: imopenlines. */
   'imopenlines.session.mode.pinAll': NoParams
   /** Switch the dialog to silent mode. Scope: imopenlines. @deprecated No longer developed; the documentation names no replacement. */
-  'imopenlines.session.mode.silent': { CHAT_ID: number; ACTIVATE?: string }
+  'imopenlines.session.mode.silent': {
+    /** Identifier of the open line chat. */
+    CHAT_ID: NumericId;
+    /** Activation flag. */
+    ACTIVATE?: string }
   /** Unpin All Operator Dialogs. Scope: imopenlines. */
   'imopenlines.session.mode.unpinAll': NoParams
   /** Get Chat by User Code. Scope: imopenlines. */
-  'imopenlines.session.open': { USER_CODE: string }
+  'imopenlines.session.open': {
+    /** String code of the user for the external system channel. */
+    USER_CODE: string }
   /** Start a New Dialogue. Scope: imopenlines. */
-  'imopenlines.session.start': { CHAT_ID: number }
+  'imopenlines.session.start': {
+    /** The identifier of the open line chat. */
+    CHAT_ID: NumericId }
   /** Add Card to Block. Scope: landing. */
-  'landing.block.addcard': { scope?: string; lid: number; block: number; selector: string; content: string; preventHistory?: Flag }
+  'landing.block.addcard': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the editable version of the page. */
+    block: number;
+    /** Selector of the card from the key cards of the block manifest After the selector, you can specify a… */
+    selector: string;
+    /** HTML of the new card. */
+    content: string;
+    /** Do not add the action to the page change history. */
+    preventHistory?: Flag }
   /** Change the Anchor of the Block. Scope: landing. */
-  'landing.block.changeAnchor': { scope?: string; lid: number; block: number; data: string; preventHistory?: Flag }
+  'landing.block.changeAnchor': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the draft of the page. */
+    block: number;
+    /** New anchor of the block without the # symbol. */
+    data: string;
+    /** Do not add the change to the page history. */
+    preventHistory?: Flag }
   /** Change HTML Tag of a Block Element. Scope: landing. */
-  'landing.block.changeNodeName': { scope?: string; lid: number; block: number; data: Obj; preventHistory?: Flag }
+  'landing.block.changeNodeName': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page The page identifier can be obtained using the method landing.landing.getList */
+    lid: NumericId;
+    /** Identifier of the block in the draft of the page The block identifier can be obtained using the met… */
+    block: number;
+    /** Set of changes for block elements (detailed description) */
+    data: Obj;
+    /** If true is passed, the method will not add the action to the page change history By default, it is… */
+    preventHistory?: Flag }
   /** Clone Card of Block. Scope: landing. */
-  'landing.block.clonecard': { scope?: string; lid: number; block: number; selector: string; preventHistory?: Flag }
+  'landing.block.clonecard': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the draft of the page. */
+    block: number;
+    /** Selector of the card from the cards key of the block manifest. */
+    selector: string;
+    /** Do not add the action to the page change history. */
+    preventHistory?: Flag }
   /** Get Block Content from Repository. Scope: landing. */
-  'landing.block.getContentFromRepository': { code: string }
+  'landing.block.getContentFromRepository': {
+    /** The code of the block whose content needs to be retrieved. */
+    code: string }
   /** Get Block by ID. Scope: landing. */
-  'landing.block.getbyid': { scope?: string; block: number; params?: { edit_mode?: Flag; deleted?: Flag; get_content?: Flag; [k: string]: unknown } }
+  'landing.block.getbyid': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Block identifier. */
+    block: number;
+    /** Additional parameters for reading the block (detailed description) */
+    params?: {
+    /** If set to true, the method reads the draft version of the page instead of the published version. */
+    edit_mode?: Flag;
+    /** If set to true, the method searches for blocks marked as deleted. */
+    deleted?: Flag;
+    /** If set to true, the result additionally returns the fields content, css, and js. */
+    get_content?: Flag; [k: string]: unknown } }
   /** Get Content of Block. Scope: landing. */
-  'landing.block.getcontent': { scope?: string; lid: number; block: number; editMode?: Flag; params?: { wrapper_show?: Flag; force_unactive?: Flag; [k: string]: unknown } }
+  'landing.block.getcontent': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Page identifier. */
+    lid: NumericId;
+    /** Block identifier. */
+    block: number;
+    /** Mode for obtaining the version of the block. */
+    editMode?: Flag;
+    /** Additional parameters (detailed description) */
+    params?: {
+    /** Whether to return the external container of the block <div class="block-wrapper"> in result.content. */
+    wrapper_show?: Flag;
+    /** Generate HTML even for inactive blocks. */
+    force_unactive?: Flag; [k: string]: unknown } }
   /** Get the List of Page Blocks. Scope: landing. */
-  'landing.block.getlist': { scope?: string; lid: number; params?: { edit_mode?: Flag; deleted?: Flag; get_content?: Flag; [k: string]: unknown } }
+  'landing.block.getlist': {
+    /** Internal scope for landings. */
+    scope?: string;
+    /** Identifier of the page or an array of page identifiers. */
+    lid: NumericId;
+    /** Additional parameters for reading the list (detailed description) */
+    params?: {
+    /** If the value is cast to true, the method reads the draft version of the page instead of the publish… */
+    edit_mode?: Flag;
+    /** If the value is cast to true, the method returns only blocks marked as deleted. */
+    deleted?: Flag;
+    /** If true is passed, the method will add the content, css, and js fields to each result element. */
+    get_content?: Flag; [k: string]: unknown } }
   /** Get the Manifest of the Method. Scope: landing. */
-  'landing.block.getmanifest': { scope?: string; lid: number; block: number; params?: { edit_mode?: Flag; [k: string]: unknown } }
+  'landing.block.getmanifest': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Page identifier. */
+    lid: NumericId;
+    /** Block identifier. */
+    block: number;
+    /** Additional parameters for reading the manifest (detailed description) */
+    params?: {
+    /** If the value is cast to true, the method reads the draft of the page instead of the published versi… */
+    edit_mode?: Flag; [k: string]: unknown } }
   /** Get the Manifest File of the Block. Scope: landing. */
-  'landing.block.getmanifestfile': { code: string }
+  'landing.block.getmanifestfile': {
+    /** The code of the block from the file repository. */
+    code: string }
   /** Get a List of Blocks from the Repository. Scope: landing. */
-  'landing.block.getrepository': { section?: string; scope?: string }
+  'landing.block.getrepository': {
+    /** The code of the repository section, for example text. */
+    section?: string;
+    /** An additional top-level parameter of the REST call that affects the type of site for which the repo… */
+    scope?: string }
   /** Remove Card from Block. Scope: landing. */
-  'landing.block.removecard': { scope?: string; lid: number; block: number; selector: string; preventHistory?: Flag }
+  'landing.block.removecard': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the editable version of the page. */
+    block: number;
+    /** Selector of the card from the cards section of the block manifest The method searches for cards usi… */
+    selector: string;
+    /** Do not add the action to the page change history. */
+    preventHistory?: Flag }
   /** Update Cards in. Scope: landing. */
-  'landing.block.updateCards': { scope?: string; lid: number; block: number; data: Obj }
+  'landing.block.updateCards': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the draft of the page. */
+    block: number;
+    /** Set of changes for the block cards (detailed description) */
+    data: Obj }
   /** Update Styles for. Scope: landing. */
-  'landing.block.updateStyles': { scope?: string; lid: number; block: number; data: { classList?: readonly unknown[]; affect?: readonly unknown[]; style?: Obj; [k: string]: unknown }; preventHistory?: Flag }
+  'landing.block.updateStyles': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the version of the page for editing. */
+    block: number;
+    /** Object format: where: - <selector> — CSS selector from the block manifest or #wrapper, - classList… */
+    data: {
+    /** List of CSS classes for the element after the update. */
+    classList?: readonly unknown[];
+    /** List of CSS properties to be removed from the inline styles of all nested elements of the found nod… */
+    affect?: readonly unknown[];
+    /** Set of inline styles for the found element in the format { "css-property": "value" }. */
+    style?: Obj; [k: string]: unknown };
+    /** If true is passed, the method will not add the change to the page history. */
+    preventHistory?: Flag }
   /** Change Attributes of Block Elements. Scope: landing. */
-  'landing.block.updateattrs': { scope?: string; lid: number; block: number; data: Obj }
+  'landing.block.updateattrs': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the version of the page for editing. */
+    block: number;
+    /** Set of attributes to update (detailed description) */
+    data: Obj }
   /** Update Content of the Block. Scope: landing. */
-  'landing.block.updatecontent': { scope?: string; lid: number; block: number; content: string; designed?: Flag; preventHistory?: Flag }
+  'landing.block.updatecontent': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the page draft. */
+    block: number;
+    /** New HTML content of the block. */
+    content: string;
+    /** Marks the block as manually modified. */
+    designed?: Flag;
+    /** Do not add the change to the page history. */
+    preventHistory?: Flag }
   /** Update Nodes of the Block. Scope: landing. */
-  'landing.block.updatenodes': { scope?: string; lid: number; block: number; data: Obj; additional?: { appendMenu?: Flag; [k: string]: unknown }; preventHistory?: Flag }
+  'landing.block.updatenodes': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the version of the page for editing. */
+    block: number;
+    /** Set of changes for the block nodes and component parameters available for editing (detailed descrip… */
+    data: Obj;
+    /** Additional save parameters (detailed description) */
+    additional?: {
+    /** Adds new items to the current menu instead of completely replacing it. */
+    appendMenu?: Flag; [k: string]: unknown };
+    /** If set to true, the method will not add the action to the page change history. */
+    preventHistory?: Flag }
   /** Upload and Attach an Image to the Block. Scope: landing. */
-  'landing.block.uploadfile': { scope?: string; block: number; picture: string; ext?: string; params?: { width?: number; height?: number; resize_type?: number; [k: string]: unknown }; temp?: Flag }
+  'landing.block.uploadfile': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the block to which the image needs to be attached. */
+    block: number;
+    /** Image to upload. */
+    picture: string;
+    /** File extension for uploading via URL, if it cannot be accurately determined from the address. */
+    ext?: string;
+    /** Additional parameters for image processing (detailed description). */
+    params?: {
+    /** Target width of the image in pixels. */
+    width?: number;
+    /** Target height of the image in pixels. */
+    height?: number;
+    /** Resizing mode. */
+    resize_type?: number; [k: string]: unknown };
+    /** If the value is cast to true, the file is marked as temporary. */
+    temp?: Flag }
   /** Get a List of Registered Templates. Scope: landing. */
-  'landing.demos.getList': { params?: { select?: ReadonlyArray<{ ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; filter?: { ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; order?: { ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; group?: ReadonlyArray<{ ID?: number; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; TITLE?: string; DESCRIPTION?: string; TYPE?: string; TPL_TYPE?: string; SHOW_IN_LIST?: string; PREVIEW_URL?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; MANIFEST?: Obj; LANG?: Obj; SITE_TEMPLATE_ID?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; limit?: number; offset?: number; [k: string]: unknown } }
+  'landing.demos.getList': {
+    /** Object format: where: - value_n — value of the corresponding selection parameter For more details o… */
+    params?: {
+    /** Array format: where: - field_n — selection field For a list of available fields for selection, see… */
+    select?: ReadonlyArray<{
+    /** Identifier of the template */
+    ID?: NumericId;
+    /** External code of the template */
+    XML_ID?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** Activity status (Y/N) */
+    ACTIVE?: string;
+    /** Title of the template */
+    TITLE?: string;
+    /** Description of the template */
+    DESCRIPTION?: string;
+    /** Type of the template. */
+    TYPE?: string;
+    /** Type of the wizard. */
+    TPL_TYPE?: string;
+    /** Indicator of display in the list (Y/N) */
+    SHOW_IN_LIST?: string;
+    /** Link to preview */
+    PREVIEW_URL?: string;
+    /** Preview 1x */
+    PREVIEW?: string;
+    /** Preview 2x */
+    PREVIEW2X?: string;
+    /** Preview 3x */
+    PREVIEW3X?: string;
+    /** Manifest of the template. */
+    MANIFEST?: Obj;
+    /** Localization of the template. */
+    LANG?: Obj;
+    /** Identifier of the site template of the main module */
+    SITE_TEMPLATE_ID?: string;
+    /** Identifier of the user who created the template */
+    CREATED_BY_ID?: NumericId;
+    /** Identifier of the user who modified the template */
+    MODIFIED_BY_ID?: NumericId;
+    /** Creation date. */
+    DATE_CREATE?: string;
+    /** Modification date. */
+    DATE_MODIFY?: string; [k: string]: unknown }>;
+    /** Object format: where: - field_n — filtering field - value_n — filter value For a list of available… */
+    filter?: {
+    /** Identifier of the template */
+    ID?: NumericId;
+    /** External code of the template */
+    XML_ID?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** Activity status (Y/N) */
+    ACTIVE?: string;
+    /** Title of the template */
+    TITLE?: string;
+    /** Description of the template */
+    DESCRIPTION?: string;
+    /** Type of the template. */
+    TYPE?: string;
+    /** Type of the wizard. */
+    TPL_TYPE?: string;
+    /** Indicator of display in the list (Y/N) */
+    SHOW_IN_LIST?: string;
+    /** Link to preview */
+    PREVIEW_URL?: string;
+    /** Preview 1x */
+    PREVIEW?: string;
+    /** Preview 2x */
+    PREVIEW2X?: string;
+    /** Preview 3x */
+    PREVIEW3X?: string;
+    /** Manifest of the template. */
+    MANIFEST?: Obj;
+    /** Localization of the template. */
+    LANG?: Obj;
+    /** Identifier of the site template of the main module */
+    SITE_TEMPLATE_ID?: string;
+    /** Identifier of the user who created the template */
+    CREATED_BY_ID?: NumericId;
+    /** Identifier of the user who modified the template */
+    MODIFIED_BY_ID?: NumericId;
+    /** Creation date. */
+    DATE_CREATE?: string;
+    /** Modification date. */
+    DATE_MODIFY?: string; [k: string]: unknown };
+    /** Object format: where: - field_n — sorting field - value_n — sorting direction: ASC or DESC For a li… */
+    order?: {
+    /** Identifier of the template */
+    ID?: NumericId;
+    /** External code of the template */
+    XML_ID?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** Activity status (Y/N) */
+    ACTIVE?: string;
+    /** Title of the template */
+    TITLE?: string;
+    /** Description of the template */
+    DESCRIPTION?: string;
+    /** Type of the template. */
+    TYPE?: string;
+    /** Type of the wizard. */
+    TPL_TYPE?: string;
+    /** Indicator of display in the list (Y/N) */
+    SHOW_IN_LIST?: string;
+    /** Link to preview */
+    PREVIEW_URL?: string;
+    /** Preview 1x */
+    PREVIEW?: string;
+    /** Preview 2x */
+    PREVIEW2X?: string;
+    /** Preview 3x */
+    PREVIEW3X?: string;
+    /** Manifest of the template. */
+    MANIFEST?: Obj;
+    /** Localization of the template. */
+    LANG?: Obj;
+    /** Identifier of the site template of the main module */
+    SITE_TEMPLATE_ID?: string;
+    /** Identifier of the user who created the template */
+    CREATED_BY_ID?: NumericId;
+    /** Identifier of the user who modified the template */
+    MODIFIED_BY_ID?: NumericId;
+    /** Creation date. */
+    DATE_CREATE?: string;
+    /** Modification date. */
+    DATE_MODIFY?: string; [k: string]: unknown };
+    /** Array of fields for grouping the result. */
+    group?: ReadonlyArray<{
+    /** Identifier of the template */
+    ID?: NumericId;
+    /** External code of the template */
+    XML_ID?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** Activity status (Y/N) */
+    ACTIVE?: string;
+    /** Title of the template */
+    TITLE?: string;
+    /** Description of the template */
+    DESCRIPTION?: string;
+    /** Type of the template. */
+    TYPE?: string;
+    /** Type of the wizard. */
+    TPL_TYPE?: string;
+    /** Indicator of display in the list (Y/N) */
+    SHOW_IN_LIST?: string;
+    /** Link to preview */
+    PREVIEW_URL?: string;
+    /** Preview 1x */
+    PREVIEW?: string;
+    /** Preview 2x */
+    PREVIEW2X?: string;
+    /** Preview 3x */
+    PREVIEW3X?: string;
+    /** Manifest of the template. */
+    MANIFEST?: Obj;
+    /** Localization of the template. */
+    LANG?: Obj;
+    /** Identifier of the site template of the main module */
+    SITE_TEMPLATE_ID?: string;
+    /** Identifier of the user who created the template */
+    CREATED_BY_ID?: NumericId;
+    /** Identifier of the user who modified the template */
+    MODIFIED_BY_ID?: NumericId;
+    /** Creation date. */
+    DATE_CREATE?: string;
+    /** Modification date. */
+    DATE_MODIFY?: string; [k: string]: unknown }>;
+    /** Limit on the number of records in the selection */
+    limit?: number;
+    /** Offset of records in the selection */
+    offset?: number; [k: string]: unknown } }
   /** Get a List of Templates for Creating Pages. Scope: landing. */
-  'landing.demos.getPageList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: readonly string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: readonly string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: readonly string[]; description?: string; active?: Flag; publication?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; section?: readonly string[]; parent?: string; disable_import?: string; is_webform_page?: string; fields?: Obj; items?: readonly unknown[]; layout?: readonly unknown[]; folders?: readonly unknown[]; syspages?: readonly unknown[]; master_pages?: readonly unknown[]; version?: number; old_id?: number; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
+  'landing.demos.getPageList': {
+    /** Template type. */
+    type: string;
+    /** Object format: where: - field_n — filter field - value_n — filter value Filtering is applied to the… */
+    filter?: {
+    /** Template identifier */
+    ID?: string;
+    /** External template code */
+    XML_ID?: string;
+    /** Types for which the template is available. */
+    TYPE?: readonly string[];
+    /** Template title */
+    TITLE?: string;
+    /** Active status */
+    ACTIVE?: Flag;
+    /** Publication availability status */
+    PUBLICATION?: Flag;
+    /** Deletion prohibition status */
+    LOCK_DELETE?: Flag;
+    /** Template availability status */
+    AVAILABLE?: Flag;
+    /** Singleton status */
+    SINGLETON?: Flag;
+    /** Template sections */
+    SECTION?: readonly string[];
+    /** Template description */
+    DESCRIPTION?: string;
+    /** Preview 1x */
+    PREVIEW?: string;
+    /** Preview 2x */
+    PREVIEW2X?: string;
+    /** Preview 3x */
+    PREVIEW3X?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** REST template status */
+    REST?: number;
+    /** Template data from file source more details. */
+    DATA?: {
+    /** Template code in export data */
+    code?: string;
+    /** Template name in export data */
+    name?: string;
+    /** Template types. */
+    type?: readonly string[];
+    /** Template description */
+    description?: string;
+    /** Template active status in export data */
+    active?: Flag;
+    /** Template publication status in export data */
+    publication?: Flag;
+    /** Template singleton status in export data */
+    singleton?: Flag;
+    /** Deletion prohibition status in export data */
+    lock_delete?: Flag;
+    /** Preview 1x in export data */
+    preview?: string;
+    /** Preview 2x in export data */
+    preview2x?: string;
+    /** Preview 3x in export data */
+    preview3x?: string;
+    /** Preview link in export data */
+    preview_url?: string;
+    /** Show in list status (Y/N) */
+    show_in_list?: string;
+    /** Template sorting index */
+    sort?: number;
+    /** Template sections in export data */
+    section?: readonly string[];
+    /** Parent template/site code */
+    parent?: string;
+    /** Import prohibition flag in template data (e.g., Y) */
+    disable_import?: string;
+    /** CRM form page flag (e.g., Y) */
+    is_webform_page?: string;
+    /** Template fields more details. */
+    fields?: Obj;
+    /** Template composition more details */
+    items?: readonly unknown[];
+    /** Template layout data more details */
+    layout?: readonly unknown[];
+    /** Template folders more details */
+    folders?: readonly unknown[];
+    /** Template system pages more details */
+    syspages?: readonly unknown[];
+    /** List of template master pages more details */
+    master_pages?: readonly unknown[];
+    /** Data format version */
+    version?: number;
+    /** Original identifier (may come as a number or string depending on the template) */
+    old_id?: NumericId;
+    /** Added by the method with a value of true if the DATA contains the items field */
+    encoded?: Flag;
+    /** Added by the method with a value of UTF-8 if the DATA contains the items field */
+    charset?: string; [k: string]: unknown }; [k: string]: unknown } }
   /** Get a List of Templates for Creating Websites. Scope: landing. */
-  'landing.demos.getSiteList': { type: string; filter?: { ID?: string; XML_ID?: string; TYPE?: readonly string[]; TITLE?: string; ACTIVE?: Flag; PUBLICATION?: Flag; LOCK_DELETE?: Flag; AVAILABLE?: Flag; SINGLETON?: Flag; SECTION?: readonly string[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { code?: string; name?: string; type?: readonly string[]; description?: string; active?: Flag; singleton?: Flag; lock_delete?: Flag; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; sort?: number; fields?: Obj; items?: readonly unknown[]; layout?: readonly unknown[]; folders?: readonly unknown[]; syspages?: readonly unknown[]; master_pages?: readonly unknown[]; version?: number; old_id?: number; encoded?: Flag; charset?: string; [k: string]: unknown }; [k: string]: unknown } }
+  'landing.demos.getSiteList': {
+    /** Template type. */
+    type: string;
+    /** Object format: where: - field_n — filter field - value_n — filter value Filtering is applied to the… */
+    filter?: {
+    /** Template identifier */
+    ID?: string;
+    /** External template code */
+    XML_ID?: string;
+    /** Types for which the template is available. */
+    TYPE?: readonly string[];
+    /** Template title */
+    TITLE?: string;
+    /** Active status */
+    ACTIVE?: Flag;
+    /** Publication availability status */
+    PUBLICATION?: Flag;
+    /** Deletion prohibition status */
+    LOCK_DELETE?: Flag;
+    /** Template availability status */
+    AVAILABLE?: Flag;
+    /** Singleton status */
+    SINGLETON?: Flag;
+    /** Template sections */
+    SECTION?: readonly string[];
+    /** Template description */
+    DESCRIPTION?: string;
+    /** Preview 1x */
+    PREVIEW?: string;
+    /** Preview 2x */
+    PREVIEW2X?: string;
+    /** Preview 3x */
+    PREVIEW3X?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** REST template status */
+    REST?: number;
+    /** Template data from file source more details. */
+    DATA?: {
+    /** Template code in export data */
+    code?: string;
+    /** Template name in export data */
+    name?: string;
+    /** Template types. */
+    type?: readonly string[];
+    /** Template description */
+    description?: string;
+    /** Template active status in export data */
+    active?: Flag;
+    /** Template singleton status in export data */
+    singleton?: Flag;
+    /** Deletion prohibition status in export data */
+    lock_delete?: Flag;
+    /** Preview 1x in export data */
+    preview?: string;
+    /** Preview 2x in export data */
+    preview2x?: string;
+    /** Preview 3x in export data */
+    preview3x?: string;
+    /** Preview link in export data */
+    preview_url?: string;
+    /** Show in list status (Y/N) */
+    show_in_list?: string;
+    /** Template sort index */
+    sort?: number;
+    /** Template fields more details. */
+    fields?: Obj;
+    /** Template composition more details */
+    items?: readonly unknown[];
+    /** Template layout data more details */
+    layout?: readonly unknown[];
+    /** Template folders more details */
+    folders?: readonly unknown[];
+    /** Template system pages more details */
+    syspages?: readonly unknown[];
+    /** List of template master pages more details */
+    master_pages?: readonly unknown[];
+    /** Data format version */
+    version?: number;
+    /** Original identifier */
+    old_id?: NumericId;
+    /** Added by the method with the value true if there is a field items in DATA */
+    encoded?: Flag;
+    /** Added by the method with the value UTF-8 if there is a field items in DATA */
+    charset?: string; [k: string]: unknown }; [k: string]: unknown } }
   /** Register a Template in the Site Creation Wizard. Scope: landing. */
-  'landing.demos.register': { data: { charset?: string; code: string; site_code?: string; name?: string; description?: string; type?: string; tpl_type?: string; fields?: Obj; folders?: readonly unknown[]; items?: { old_id?: string; code: string; name?: string; description?: string; type?: string; tpl_type?: string; version?: number; fields?: Obj; layout?: readonly unknown[]; items?: { code?: string; access?: string; anchor?: string; old_id?: number; cards?: Obj; nodes?: Obj; style?: Obj; attrs?: Obj; [k: string]: unknown }; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; [k: string]: unknown }; layout?: readonly unknown[]; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; syspages?: readonly unknown[]; version?: number; [k: string]: unknown }; params?: { site_template_id?: string; lang?: Obj; lang_original?: string; [k: string]: unknown } }
+  'landing.demos.register': {
+    /** Template data. */
+    data: {
+    /** Encoding of the exported template */
+    charset?: string;
+    /** External code of the template */
+    code: string;
+    /** Site code (path) */
+    site_code?: string;
+    /** Template name */
+    name?: string;
+    /** Template description */
+    description?: string;
+    /** Template type. */
+    type?: string;
+    /** Template usage type in the wizard. */
+    tpl_type?: string;
+    /** Site fields from the export more details */
+    fields?: Obj;
+    /** Folders from the export more details */
+    folders?: readonly unknown[];
+    /** Map of template pages in the format { "page_code": items } more details */
+    items?: {
+    /** Original page identifier */
+    old_id?: string;
+    /** External page code */
+    code: string;
+    /** Page name */
+    name?: string;
+    /** Page description */
+    description?: string;
+    /** Page type. */
+    type?: string;
+    /** Template usage type in the wizard. */
+    tpl_type?: string;
+    /** Version of the page format */
+    version?: number;
+    /** Page fields from the export more details. */
+    fields?: Obj;
+    /** Page layout from the export more details */
+    layout?: readonly unknown[];
+    /** Page blocks more details */
+    items?: {
+    /** Block code */
+    code?: string;
+    /** Access level to the block */
+    access?: string;
+    /** Block anchor */
+    anchor?: string;
+    /** Original block identifier */
+    old_id?: NumericId;
+    /** Block cards */
+    cards?: Obj;
+    /** Block nodes */
+    nodes?: Obj;
+    /** Block styles */
+    style?: Obj;
+    /** Block attributes */
+    attrs?: Obj; [k: string]: unknown };
+    /** Link to preview 1x */
+    preview?: string;
+    /** Link to preview 2x */
+    preview2x?: string;
+    /** Link to preview 3x */
+    preview3x?: string;
+    /** Link to preview */
+    preview_url?: string;
+    /** Indicator for display in the list (Y/N) */
+    show_in_list?: string; [k: string]: unknown };
+    /** Layout data from the export more details */
+    layout?: readonly unknown[];
+    /** Link to preview 1x */
+    preview?: string;
+    /** Link to preview 2x */
+    preview2x?: string;
+    /** Link to preview 3x */
+    preview3x?: string;
+    /** Link to preview */
+    preview_url?: string;
+    /** Indicator for display in the list (Y/N) */
+    show_in_list?: string;
+    /** System pages from the export more details */
+    syspages?: readonly unknown[];
+    /** Version of the export format */
+    version?: number; [k: string]: unknown };
+    /** Additional registration parameters more details */
+    params?: {
+    /** Identifier of the site template of the main module. */
+    site_template_id?: string;
+    /** Localization of the main phrases of the template. */
+    lang?: Obj;
+    /** Code of the original language for the lang array */
+    lang_original?: string; [k: string]: unknown } }
   /** Delete Registered Template. Scope: landing. */
-  'landing.demos.unregister': { code: string }
+  'landing.demos.unregister': {
+    /** External code of the template. */
+    code: string }
   /** Add Page or Folder. Scope: landing. */
-  'landing.landing.add': { scope?: string; fields: { TITLE: string; SITE_ID: number; CODE?: string; DESCRIPTION?: string; XML_ID?: string; SITEMAP?: string; FOLDER?: string; FOLDER_ID?: number; TPL_ID?: number; ADDITIONAL_FIELDS?: Obj; BLOCK_ID?: number; MENU_CODE?: string; [k: string]: unknown } }
+  'landing.landing.add': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Set of fields for the new page or folder (detailed description) */
+    fields: {
+    /** Title of the page */
+    TITLE: string;
+    /** Identifier of the site where the page is created. */
+    SITE_ID: NumericId;
+    /** Symbolic code of the page. */
+    CODE?: string;
+    /** Arbitrary description of the page */
+    DESCRIPTION?: string;
+    /** External identifier of the page */
+    XML_ID?: string;
+    /** Flag to include the page in the sitemap. */
+    SITEMAP?: string;
+    /** Used if a folder needs to be created instead of a page. */
+    FOLDER?: string;
+    /** Identifier of the folder where the page should be created. */
+    FOLDER_ID?: NumericId;
+    /** Identifier of the page view template. */
+    TPL_ID?: NumericId;
+    /** Additional fields of the page. */
+    ADDITIONAL_FIELDS?: Obj;
+    /** Used together with MENU_CODE to add a link to the menu of the block with the specified identifier a… */
+    BLOCK_ID?: NumericId;
+    /** Used together with BLOCK_ID to specify the menu code in the block where the link to the created pag… */
+    MENU_CODE?: string; [k: string]: unknown } }
   /** Add Page by Template. Scope: landing. */
-  'landing.landing.addByTemplate': { scope?: string; siteId: number; code: string; fields?: { TITLE?: string; DESCRIPTION?: string; ID?: number; FOLDER_ID?: number; SITE_TYPE?: string; PREPARE_BLOCKS?: Flag; PREPARE_BLOCKS_DATA?: { ACTION?: string; PARAMS?: Obj; [k: string]: unknown }; ADD_IN_MENU?: string; BLOCK_ID?: number; MENU_CODE?: string; [k: string]: unknown } }
+  'landing.landing.addByTemplate': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the site where the page needs to be created. */
+    siteId: NumericId;
+    /** Template code for the page. */
+    code: string;
+    /** Additional parameters for creating the page (detailed description) */
+    fields?: {
+    /** Overrides the title of the created page and the SEO titles of the template. */
+    TITLE?: string;
+    /** Overrides the SEO descriptions of the template. */
+    DESCRIPTION?: string;
+    /** Identifier of an existing page or folder in the same site. */
+    ID?: NumericId;
+    /** Identifier of the folder where the page needs to be created. */
+    FOLDER_ID?: NumericId;
+    /** Type of templates from which the page is created. */
+    SITE_TYPE?: string;
+    /** Enables preparation of template blocks when creating the page. */
+    PREPARE_BLOCKS?: Flag;
+    /** Additional data for preparing template blocks when creating the page. */
+    PREPARE_BLOCKS_DATA?: {
+    /** What needs to be done with the block. */
+    ACTION?: string;
+    /** Component parameters that need to be substituted into the block when creating the page. */
+    PARAMS?: Obj; [k: string]: unknown };
+    /** Flag for adding the created page to the site menu. */
+    ADD_IN_MENU?: string;
+    /** Together with MENU_CODE, adds a link to the created page in the menu of the block with the specifie… */
+    BLOCK_ID?: NumericId;
+    /** Together with BLOCK_ID, specifies the menu code within the block where the link to the created page… */
+    MENU_CODE?: string; [k: string]: unknown } }
   /** Add Block to Page. Scope: landing. */
-  'landing.landing.addblock': { scope?: string; lid: number; fields: { CODE: string; AFTER_ID?: number; ACTIVE?: string; CONTENT?: string; RETURN_CONTENT?: string; [k: string]: unknown }; preventHistory?: Flag }
+  'landing.landing.addblock': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Page identifier. */
+    lid: NumericId;
+    /** Set of parameters for the new block (detailed description) */
+    fields: {
+    /** Symbolic code of the block from the repository. */
+    CODE: string;
+    /** Identifier of the block after which the new block should be inserted. */
+    AFTER_ID?: NumericId;
+    /** Flag indicating the activity of the new block. */
+    ACTIVE?: string;
+    /** HTML content of the block. */
+    CONTENT?: string;
+    /** If Y is passed, after adding the block, the method will return not only its identifier but also the… */
+    RETURN_CONTENT?: string; [k: string]: unknown };
+    /** If true, the method does not add the action to the page change history. */
+    preventHistory?: Flag }
   /** Copy Page. Scope: landing. */
-  'landing.landing.copy': { scope?: string; lid: number; toSiteId?: number; toFolderId?: number; skipSystem?: Flag }
+  'landing.landing.copy': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the source page. */
+    lid: NumericId;
+    /** Identifier of the target site. */
+    toSiteId?: NumericId;
+    /** Identifier of the target folder. */
+    toFolderId?: NumericId;
+    /** Flag for copying the system attribute of the page. */
+    skipSystem?: Flag }
   /** Copy Block to Page. Scope: landing. */
-  'landing.landing.copyblock': { scope?: string; lid: number; block: number; params?: { AFTER_ID?: number; RETURN_CONTENT?: string; [k: string]: unknown } }
+  'landing.landing.copyblock': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the page to which the block should be copied. */
+    lid: NumericId;
+    /** Identifier of the source block. */
+    block: number;
+    /** Additional copy parameters (detailed description) */
+    params?: {
+    /** Identifier of the block on the page lid, after which the copy should be inserted. */
+    AFTER_ID?: NumericId;
+    /** If you pass Y, the method will return an object with a success indicator and data of the created co… */
+    RETURN_CONTENT?: string; [k: string]: unknown } }
   /** Delete Page. Scope: landing. */
-  'landing.landing.delete': { scope?: string; lid: number }
+  'landing.landing.delete': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Page identifier. */
+    lid: NumericId }
   /** Delete Block from Page. Scope: landing. */
-  'landing.landing.deleteblock': { scope?: string; lid: number; block: number }
+  'landing.landing.deleteblock': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the editable version of the page. */
+    block: number }
   /** Move Block Down. Scope: landing. */
-  'landing.landing.downblock': { scope?: string; lid: number; block: number; preventHistory?: Flag }
+  'landing.landing.downblock': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Page identifier. */
+    lid: NumericId;
+    /** Block identifier in the editable version of the page. */
+    block: number;
+    /** If true, the method does not add the action to the page change history. */
+    preventHistory?: Flag }
   /** Save to the list of blocks. Scope: landing. */
-  'landing.landing.favoriteBlock': { scope?: string; lid: number; block: number; meta?: { name?: string; section?: readonly unknown[]; preview?: number; tpl_code?: string; [k: string]: unknown } }
+  'landing.landing.favoriteBlock': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block. */
+    block: number;
+    /** Parameters of the saved block (detailed description). */
+    meta?: {
+    /** Name of the saved block copy in the block list. */
+    name?: string;
+    /** Section or list of sections where the saved block will be displayed. */
+    section?: readonly unknown[];
+    /** Identifier of the preview image file. */
+    preview?: number;
+    /** Template code of the page to which the saved block should be linked. */
+    tpl_code?: string; [k: string]: unknown } }
   /** Get a List of Pages. Scope: landing. */
-  'landing.landing.getList': { scope?: string; params?: { select?: readonly string[]; filter?: Obj; order?: Obj; group?: readonly unknown[]; limit?: number; offset?: number; get_preview?: Flag; get_urls?: Flag; check_area?: Flag; [k: string]: unknown } }
+  'landing.landing.getList': {
+    /** Internal scope of the landings. */
+    scope?: string;
+    /** Parameters for selecting pages (detailed description) */
+    params?: {
+    /** List of fields to select from Page Object Fields. */
+    select?: readonly string[];
+    /** Filter by fields from Page Object Fields. */
+    filter?: Obj;
+    /** Sorting in the format {"FIELD": "ASC"} or {"FIELD": "DESC"}. */
+    order?: Obj;
+    /** Grouping in ORM format. */
+    group?: readonly unknown[];
+    /** Limit on the number of rows in the selection at the ORM level. */
+    limit?: number;
+    /** Offset for the selection at the ORM level. */
+    offset?: number;
+    /** If the value evaluates to true, each result element includes a PREVIEW field with a link to the pag… */
+    get_preview?: Flag;
+    /** If the value evaluates to true, each result element includes a PUBLIC_URL field with the public add… */
+    get_urls?: Flag;
+    /** If the value evaluates to true, each result element includes an IS_AREA field indicating whether th… */
+    check_area?: Flag; [k: string]: unknown } }
   /** Get Additional Fields of the Page. Scope: landing. */
-  'landing.landing.getadditionalfields': { scope?: string; lid: number }
+  'landing.landing.getadditionalfields': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId }
   /** Get the URL of the Preview for. Scope: landing. */
-  'landing.landing.getpreview': { scope?: string; lid: number }
+  'landing.landing.getpreview': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId }
   /** Get Public URL of the Page. Scope: landing. */
-  'landing.landing.getpublicurl': { scope?: string; lid: number }
+  'landing.landing.getpublicurl': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId }
   /** Hide Block on Page. Scope: landing. */
-  'landing.landing.hideblock': { scope?: string; lid: number; block: number }
+  'landing.landing.hideblock': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block. */
+    block: number }
   /** Mark Page as Deleted. Scope: landing. */
-  'landing.landing.markDelete': { scope?: string; lid: number; mark?: Flag }
+  'landing.landing.markDelete': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Indicator for marking the page as deleted. */
+    mark?: Flag }
   /** Restore Page from Recycle Bin. Scope: landing. */
-  'landing.landing.markUnDelete': { lid: number }
+  'landing.landing.markUnDelete': {
+    /** Page identifier. */
+    lid: NumericId }
   /** Mark a Block as Deleted. Scope: landing. */
-  'landing.landing.markdeletedblock': { scope?: string; lid: number; block: number; mark?: Flag; preventHistory?: Flag }
+  'landing.landing.markdeletedblock': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block. */
+    block: number;
+    /** Indicator for marking the block as deleted. */
+    mark?: Flag;
+    /** If true, the method does not add the action to the page change history. */
+    preventHistory?: Flag }
   /** Remove the deletion mark from the block. Scope: landing. */
-  'landing.landing.markundeletedblock': { scope?: string; lid: number; block: number; preventHistory?: Flag }
+  'landing.landing.markundeletedblock': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block. */
+    block: number;
+    /** If true, the method does not add the action to the page change history. */
+    preventHistory?: Flag }
   /** Move Page. Scope: landing. */
-  'landing.landing.move': { scope?: string; lid: number; toSiteId?: number; toFolderId?: number }
+  'landing.landing.move': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the page to be moved. */
+    lid: NumericId;
+    /** Identifier of the destination site. */
+    toSiteId?: NumericId;
+    /** Identifier of the destination folder in the target site. */
+    toFolderId?: NumericId }
   /** Move Block to Page. Scope: landing. */
-  'landing.landing.moveblock': { scope?: string; lid: number; block: number; params?: { AFTER_ID?: number; RETURN_CONTENT?: string; [k: string]: unknown } }
+  'landing.landing.moveblock': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the page to which the block needs to be moved. */
+    lid: NumericId;
+    /** Identifier of the block. */
+    block: number;
+    /** Additional parameters for the move (detailed description) */
+    params?: {
+    /** Identifier of the block on the page lid, after which the moved block should be placed. */
+    AFTER_ID?: NumericId;
+    /** If set to Y, the method will return an object with a success flag and data of the moved block (deta… */
+    RETURN_CONTENT?: string; [k: string]: unknown } }
   /** Publish the page. Scope: landing. */
-  'landing.landing.publication': { scope?: string; lid: number }
+  'landing.landing.publication': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Page identifier. */
+    lid: NumericId }
   /** Remove Blocks and Clear Image File Bindings on Page. Scope: landing. */
-  'landing.landing.removeEntities': { scope?: string; lid: number; data: { blocks?: readonly number[]; images?: ReadonlyArray<{ block: number; image: number; [k: string]: unknown }>; [k: string]: unknown } }
+  'landing.landing.removeEntities': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Page identifier. */
+    lid: NumericId;
+    /** Set of objects to be deleted (detailed description). */
+    data: {
+    /** Identifiers of the page blocks to be completely removed. */
+    blocks?: readonly number[];
+    /** Pairs of block and image identifiers for deleting file bindings. */
+    images?: ReadonlyArray<{
+    /** Identifier of the block associated with the image file binding */
+    block: number;
+    /** Internal identifier of the image file binding (FILE_ID) associated with the block block. */
+    image: number; [k: string]: unknown }>; [k: string]: unknown } }
   /** Get Page ID by Public URL. Scope: landing. */
-  'landing.landing.resolveIdByPublicUrl': { scope?: string; landingUrl: string; siteId: number }
+  'landing.landing.resolveIdByPublicUrl': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Relative public URL of the page within the site siteId, for example /catalog/sale/. */
+    landingUrl: string;
+    /** The ID of the site within which to find the page. */
+    siteId: NumericId }
   /** Show Block on Page. Scope: landing. */
-  'landing.landing.showblock': { scope?: string; lid: number; block: number }
+  'landing.landing.showblock': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the editable version of the page. */
+    block: number }
   /** Remove from the saved list of blocks. Scope: landing. */
-  'landing.landing.unFavoriteBlock': { blockId: number }
+  'landing.landing.unFavoriteBlock': {
+    /** Identifier of the saved copy of the block. */
+    blockId: NumericId }
   /** Unpublishing a Page. Scope: landing. */
-  'landing.landing.unpublic': { scope?: string; lid: number }
+  'landing.landing.unpublic': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId }
   /** Move Block Up. Scope: landing. */
-  'landing.landing.upblock': { scope?: string; lid: number; block: number; preventHistory?: Flag }
+  'landing.landing.upblock': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the page. */
+    lid: NumericId;
+    /** Identifier of the block in the editable version of the page. */
+    block: number;
+    /** If true, the method does not add the action to the page change history. */
+    preventHistory?: Flag }
   /** Update Page. Scope: landing. */
-  'landing.landing.update': { lid: number; fields: { TITLE?: string; CODE?: string; DESCRIPTION?: string; XML_ID?: string; SITE_ID?: number; SITEMAP?: string; FOLDER?: string; FOLDER_ID?: number; TPL_ID?: number; DELETED?: string; DATE_PUBLIC?: string; ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
+  'landing.landing.update': {
+    /** The identifier of the page to be updated. */
+    lid: NumericId;
+    /** A set of fields for the page to be updated (detailed description) */
+    fields: {
+    /** The title of the page. */
+    TITLE?: string;
+    /** The symbolic code of the page. */
+    CODE?: string;
+    /** A free-form description of the page. */
+    DESCRIPTION?: string;
+    /** The external identifier of the page. */
+    XML_ID?: string;
+    /** The identifier of the site to which the page should be linked. */
+    SITE_ID?: NumericId;
+    /** A flag to include the page in the sitemap. */
+    SITEMAP?: string;
+    /** A folder indicator. */
+    FOLDER?: string;
+    /** The identifier of the folder in which to place the page. */
+    FOLDER_ID?: NumericId;
+    /** The identifier of the page view template. */
+    TPL_ID?: NumericId;
+    /** Manages the state of the page in the trash. */
+    DELETED?: string;
+    /** The date and time of the page publication. */
+    DATE_PUBLIC?: string;
+    /** Additional fields of the page. */
+    ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
+  /** Registers an embedding location (internal method). Scope: landing. */
+  'landing.repo.bind': Obj
   /** Check Content for Dangerous Substrings. Scope: landing. */
-  'landing.repo.checkContent': { content: string; splitter?: string }
+  'landing.repo.checkContent': {
+    /** Content to be checked */
+    content: string;
+    /** A delimiter that marks dangerous fragments in content. */
+    splitter?: string }
   /** Get a List of Custom Blocks. Scope: landing. */
-  'landing.repo.getList': { params?: { select?: ReadonlyArray<{ ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; filter?: { ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; order?: { ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }; group?: ReadonlyArray<{ ID?: string; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: string; PREVIEW?: string; MANIFEST?: Obj; CONTENT?: string; CREATED_BY_ID?: string; MODIFIED_BY_ID?: string; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown }>; limit?: number; offset?: number; [k: string]: unknown } }
+  'landing.repo.getList': {
+    /** Object format: where: - value_n — value of the corresponding selection parameter For more details o… */
+    params?: {
+    /** Array format: where: - field_n — selection field For a list of available fields for selection, see… */
+    select?: ReadonlyArray<{
+    /** Identifier of the block */
+    ID?: string;
+    /** External code of the block */
+    XML_ID?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** Activity status (Y/N) */
+    ACTIVE?: string;
+    /** Name of the block */
+    NAME?: string;
+    /** Description of the block */
+    DESCRIPTION?: string;
+    /** Sections of the block */
+    SECTIONS?: string;
+    /** Identifier of the site template */
+    SITE_TEMPLATE_ID?: string;
+    /** Link to preview */
+    PREVIEW?: string;
+    /** Manifest of the block. */
+    MANIFEST?: Obj;
+    /** HTML of the block */
+    CONTENT?: string;
+    /** Identifier of the author */
+    CREATED_BY_ID?: string;
+    /** Identifier of the user who modified the record */
+    MODIFIED_BY_ID?: string;
+    /** Creation date in the format DD.MM.YYYY HH:MI:SS */
+    DATE_CREATE?: string;
+    /** Modification date in the format DD.MM.YYYY HH:MI:SS */
+    DATE_MODIFY?: string; [k: string]: unknown }>;
+    /** Object format: where: - field_n — filtering field - value_n — filter value For a list of available… */
+    filter?: {
+    /** Identifier of the block */
+    ID?: string;
+    /** External code of the block */
+    XML_ID?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** Activity status (Y/N) */
+    ACTIVE?: string;
+    /** Name of the block */
+    NAME?: string;
+    /** Description of the block */
+    DESCRIPTION?: string;
+    /** Sections of the block */
+    SECTIONS?: string;
+    /** Identifier of the site template */
+    SITE_TEMPLATE_ID?: string;
+    /** Link to preview */
+    PREVIEW?: string;
+    /** Manifest of the block. */
+    MANIFEST?: Obj;
+    /** HTML of the block */
+    CONTENT?: string;
+    /** Identifier of the author */
+    CREATED_BY_ID?: string;
+    /** Identifier of the user who modified the record */
+    MODIFIED_BY_ID?: string;
+    /** Creation date in the format DD.MM.YYYY HH:MI:SS */
+    DATE_CREATE?: string;
+    /** Modification date in the format DD.MM.YYYY HH:MI:SS */
+    DATE_MODIFY?: string; [k: string]: unknown };
+    /** Object format: where: - field_n — sorting field - value_n — sorting direction: ASC or DESC For a li… */
+    order?: {
+    /** Identifier of the block */
+    ID?: string;
+    /** External code of the block */
+    XML_ID?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** Activity status (Y/N) */
+    ACTIVE?: string;
+    /** Name of the block */
+    NAME?: string;
+    /** Description of the block */
+    DESCRIPTION?: string;
+    /** Sections of the block */
+    SECTIONS?: string;
+    /** Identifier of the site template */
+    SITE_TEMPLATE_ID?: string;
+    /** Link to preview */
+    PREVIEW?: string;
+    /** Manifest of the block. */
+    MANIFEST?: Obj;
+    /** HTML of the block */
+    CONTENT?: string;
+    /** Identifier of the author */
+    CREATED_BY_ID?: string;
+    /** Identifier of the user who modified the record */
+    MODIFIED_BY_ID?: string;
+    /** Creation date in the format DD.MM.YYYY HH:MI:SS */
+    DATE_CREATE?: string;
+    /** Modification date in the format DD.MM.YYYY HH:MI:SS */
+    DATE_MODIFY?: string; [k: string]: unknown };
+    /** Array of fields for grouping the result. */
+    group?: ReadonlyArray<{
+    /** Identifier of the block */
+    ID?: string;
+    /** External code of the block */
+    XML_ID?: string;
+    /** Application code */
+    APP_CODE?: string;
+    /** Activity status (Y/N) */
+    ACTIVE?: string;
+    /** Name of the block */
+    NAME?: string;
+    /** Description of the block */
+    DESCRIPTION?: string;
+    /** Sections of the block */
+    SECTIONS?: string;
+    /** Identifier of the site template */
+    SITE_TEMPLATE_ID?: string;
+    /** Link to preview */
+    PREVIEW?: string;
+    /** Manifest of the block. */
+    MANIFEST?: Obj;
+    /** HTML of the block */
+    CONTENT?: string;
+    /** Identifier of the author */
+    CREATED_BY_ID?: string;
+    /** Identifier of the user who modified the record */
+    MODIFIED_BY_ID?: string;
+    /** Creation date in the format DD.MM.YYYY HH:MI:SS */
+    DATE_CREATE?: string;
+    /** Modification date in the format DD.MM.YYYY HH:MI:SS */
+    DATE_MODIFY?: string; [k: string]: unknown }>;
+    /** Limit of records */
+    limit?: number;
+    /** Offset of records */
+    offset?: number; [k: string]: unknown } }
   /** Add a Custom Block to the Repository. Scope: landing. */
-  'landing.repo.register': { code: string; fields: { NAME: string; CONTENT: string; SECTIONS: string; PREVIEW: string; DESCRIPTION?: string; ACTIVE?: string; SITE_TEMPLATE_ID?: string; RESET?: string; [k: string]: unknown }; manifest?: Obj }
+  'landing.repo.register': {
+    /** Unique block code */
+    code: string;
+    /** Block fields more details */
+    fields: {
+    /** Block name */
+    NAME: string;
+    /** HTML content of the block. */
+    CONTENT: string;
+    /** Block categories as a comma-separated string, e.g., cover,about */
+    SECTIONS: string;
+    /** Block preview URL */
+    PREVIEW: string;
+    /** Block description */
+    DESCRIPTION?: string;
+    /** Block activity (Y/N) */
+    ACTIVE?: string;
+    /** Binding of the block to the site template */
+    SITE_TEMPLATE_ID?: string;
+    /** If Y is passed, the method registers updates for blocks added to pages with the code repo_<ID> */
+    RESET?: string; [k: string]: unknown };
+    /** Block manifest. */
+    manifest?: Obj }
   /** Remove Embedding Placement. Scope: landing. */
-  'landing.repo.unbind': { code: string; handler?: string }
+  'landing.repo.unbind': {
+    /** Code of the embedding placement. */
+    code: string;
+    /** Path of the embedding placement handler. */
+    handler?: string }
   /** Delete User Block. Scope: landing. */
-  'landing.repo.unregister': { code: string }
+  'landing.repo.unregister': {
+    /** External code of the block (XML_ID). */
+    code: string }
   /** Enable Debug Mode. Scope: landing. */
-  'landing.repowidget.debug': { enable?: Flag }
+  'landing.repowidget.debug': {
+    /** Debug mode activation flag */
+    enable?: Flag }
   /** Get the list of widgets. Scope: landing. */
-  'landing.repowidget.getlist': { params: Obj }
+  'landing.repowidget.getlist': {
+    /** Array of fields to retrieve the list of widgets */
+    params: Obj }
   /** Add Widget to Start Page the Vibe. Scope: landing. */
-  'landing.repowidget.register': { code: string; fields: Obj }
+  'landing.repowidget.register': {
+    /** Unique code for the widget. */
+    code: string;
+    /** Field values for creating the widget */
+    fields: Obj }
   /** Unregister Widget for Vibe. Scope: landing. */
-  'landing.repowidget.unregister': { code: string }
+  'landing.repowidget.unregister': {
+    /** Unique code of the widget to be removed */
+    code: string }
   /** Enable or Disable Role-Based Access Model. Scope: landing. */
-  'landing.role.enable': { scope?: string; mode: Flag }
+  'landing.role.enable': {
+    /** The section the call is made from. */
+    scope?: string;
+    /** Access model mode. */
+    mode: Flag }
   /** Get the List of Roles. Scope: landing. */
-  'landing.role.getList': { scope?: string }
+  'landing.role.getList': {
+    /** The type of sites for which roles need to be retrieved. */
+    scope?: string }
   /** Get Role Rights with. Scope: landing. */
-  'landing.role.getRights': { scope?: string; id: number }
+  'landing.role.getRights': {
+    /** The section the role belongs to. */
+    scope?: string;
+    /** Role identifier. */
+    id: NumericId }
   /** Check if the role model of permissions is enabled. Scope: landing. */
   'landing.role.isEnabled': NoParams
   /** Set Access Codes for Role. Scope: landing. */
-  'landing.role.setAccessCodes': { scope?: string; id: number; codes?: readonly string[] }
+  'landing.role.setAccessCodes': {
+    /** The section the role belongs to. */
+    scope?: string;
+    /** Role identifier. */
+    id: NumericId;
+    /** The final list of access codes for the role. */
+    codes?: readonly string[] }
   /** Set Role Permissions for the Site List. Scope: landing. */
-  'landing.role.setRights': { scope?: string; id: number; rights: Obj; additional?: readonly string[] }
+  'landing.role.setRights': {
+    /** The section the role belongs to. */
+    scope?: string;
+    /** The identifier of the role for which permissions need to be updated. */
+    id: NumericId;
+    /** An object in the following format: where: - 0 — default permission for sites without separate setti… */
+    rights: Obj;
+    /** Additional capabilities of the role. */
+    additional?: readonly string[] }
   /** Add site. Scope: landing. */
-  'landing.site.add': { scope?: string; fields: { TITLE: string; CODE: string; TYPE?: string; DOMAIN_ID?: number; DESCRIPTION?: string; XML_ID?: string; ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
+  'landing.site.add': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Set of fields for the new site (detailed description) */
+    fields: {
+    /** Title of the site, up to 255 characters */
+    TITLE: string;
+    /** Symbolic code of the site. */
+    CODE: string;
+    /** Type of the site. */
+    TYPE?: string;
+    /** Domain of the site. */
+    DOMAIN_ID?: NumericId;
+    /** Description of the site, up to 255 characters */
+    DESCRIPTION?: string;
+    /** External identifier, up to 255 characters */
+    XML_ID?: string;
+    /** Additional fields of the site, stored separately after creation */
+    ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
   /** Add Folder to Site. Scope: landing. */
-  'landing.site.addFolder': { scope?: string; siteId: number; fields: { TITLE: string; CODE?: string; PARENT_ID?: number; ACTIVE?: string; [k: string]: unknown } }
+  'landing.site.addFolder': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the site where the folder needs to be created. */
+    siteId: NumericId;
+    /** Set of fields for the folder being created (detailed description) */
+    fields: {
+    /** Title of the folder, maximum length 255 characters */
+    TITLE: string;
+    /** Symbolic code of the folder for the URL, maximum length 255 characters. */
+    CODE?: string;
+    /** Identifier of the parent folder. */
+    PARENT_ID?: NumericId;
+    /** Flag indicating the folder's activity Y/N, default is N */
+    ACTIVE?: string; [k: string]: unknown } }
   /** Bind to Social Network Group. Scope: landing. */
-  'landing.site.bindingToGroup': { id: number; groupId: number }
+  'landing.site.bindingToGroup': {
+    /** Identifier of the Knowledge Base site. */
+    id: NumericId;
+    /** Identifier of the Social Network group. */
+    groupId: NumericId }
   /** Bind Knowledge Base to Menu. Scope: landing. */
-  'landing.site.bindingToMenu': { id: number; menuCode: string }
+  'landing.site.bindingToMenu': {
+    /** Identifier of the Knowledge Base site. */
+    id: NumericId;
+    /** Menu code. */
+    menuCode: string }
   /** Delete Site. Scope: landing. */
-  'landing.site.delete': { scope?: string; id: number }
+  'landing.site.delete': {
+    /** Internal scope for landings. */
+    scope?: string;
+    /** Site identifier The site identifier can be obtained using the method landing.site.getList or from t… */
+    id: NumericId }
   /** Exporting the site. Scope: landing. */
-  'landing.site.fullExport': { id: number; params?: { edit_mode?: string; scope?: string; hooks_disable?: readonly string[]; code?: string; name?: string; description?: string; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; [k: string]: unknown } }
+  'landing.site.fullExport': {
+    /** Site identifier. */
+    id: NumericId;
+    /** Additional export parameters (detailed description) */
+    params?: {
+    /** Hook export mode. */
+    edit_mode?: string;
+    /** Internal scope of the landings. */
+    scope?: string;
+    /** Codes of additional fields to be excluded from ADDITIONAL_FIELDS at the site and page level. */
+    hooks_disable?: readonly string[];
+    /** Code of the exported site. */
+    code?: string;
+    /** Name of the site in the export. */
+    name?: string;
+    /** Description of the site in the export. */
+    description?: string;
+    /** URL of the main preview image. */
+    preview?: string;
+    /** URL of the enlarged preview image. */
+    preview2x?: string;
+    /** URL of the retina preview. */
+    preview3x?: string;
+    /** URL of the template preview. */
+    preview_url?: string; [k: string]: unknown } }
   /** Get Site Folders. Scope: landing. */
-  'landing.site.getFolders': { scope?: string; siteId: number; filter?: { ID?: number; PARENT_ID?: number; INDEX_ID?: number; ACTIVE?: string; DELETED?: string; TITLE?: string; CODE?: string; CREATED_BY_ID?: number; MODIFIED_BY_ID?: number; DATE_CREATE?: string; DATE_MODIFY?: string; [k: string]: unknown } }
+  'landing.site.getFolders': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the site for which folders are requested. */
+    siteId: NumericId;
+    /** Filter by folder fields (detailed description) */
+    filter?: {
+    /** Identifier of the folder */
+    ID?: NumericId;
+    /** Identifier of the parent folder. */
+    PARENT_ID?: NumericId;
+    /** Identifier of the folder's index page */
+    INDEX_ID?: NumericId;
+    /** Active flag Y/N */
+    ACTIVE?: string;
+    /** Deletion flag Y/N */
+    DELETED?: string;
+    /** Title of the folder */
+    TITLE?: string;
+    /** Symbolic code of the folder */
+    CODE?: string;
+    /** Identifier of the user who created the folder */
+    CREATED_BY_ID?: NumericId;
+    /** Identifier of the user who modified the folder */
+    MODIFIED_BY_ID?: NumericId;
+    /** Date and time of folder creation */
+    DATE_CREATE?: string;
+    /** Date and time of folder modification */
+    DATE_MODIFY?: string; [k: string]: unknown } }
   /** Get Group Bindings -. Scope: landing. */
-  'landing.site.getGroupBindings': { groupId?: number }
+  'landing.site.getGroupBindings': {
+    /** The identifier of the group for filtering. */
+    groupId?: NumericId }
   /** Get the List of Sites. Scope: landing. */
-  'landing.site.getList': { scope?: string; params?: { select?: readonly string[]; filter?: Obj; order?: Obj; group?: readonly unknown[]; limit?: number; offset?: number; [k: string]: unknown } }
+  'landing.site.getList': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Parameters for selecting sites (detailed description) */
+    params?: {
+    /** List of fields to select from basic site fields. */
+    select?: readonly string[];
+    /** Filter by fields from basic site fields. */
+    filter?: Obj;
+    /** Sorting in the format {"FIELD": "ASC DESC"}. */
+    order?: Obj;
+    /** Grouping in ORM format. */
+    group?: readonly unknown[];
+    /** Limit on the number of rows in the selection at the ORM level. */
+    limit?: number;
+    /** Offset for the selection at the ORM level. */
+    offset?: number; [k: string]: unknown } }
   /** Get Menu Bindings with. Scope: landing. */
-  'landing.site.getMenuBindings': { menuCode?: string }
+  'landing.site.getMenuBindings': {
+    /** Menu code for filtering. */
+    menuCode?: string }
   /** Get URL Preview of the Site. Scope: landing. */
-  'landing.site.getPreview': { scope?: string; id: number }
+  'landing.site.getPreview': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Site identifier. */
+    id: NumericId }
   /** Get Public URL of the Site. Scope: landing. */
-  'landing.site.getPublicUrl': { scope?: string; id: number }
+  'landing.site.getPublicUrl': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the site or an array of site identifiers. */
+    id: NumericId }
   /** Get Access Permissions for. Scope: landing. */
-  'landing.site.getRights': { id: number }
+  'landing.site.getRights': {
+    /** Identifier of the site. */
+    id: NumericId }
   /** Get Additional Fields of the Site. Scope: landing. */
-  'landing.site.getadditionalfields': { scope?: string; id: number }
+  'landing.site.getadditionalfields': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the site. */
+    id: NumericId }
   /** Mark the site as deleted. Scope: landing. */
-  'landing.site.markDelete': { scope?: string; id: number; mark?: Flag }
+  'landing.site.markDelete': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the site. */
+    id: NumericId;
+    /** Indicator for marking the site as deleted. */
+    mark?: Flag }
   /** Mark a Folder as Deleted. Scope: landing. */
-  'landing.site.markFolderDelete': { scope?: string; id: number; mark?: Flag }
+  'landing.site.markFolderDelete': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the folder. */
+    id: NumericId;
+    /** Indicator for marking the folder as deleted. */
+    mark?: Flag }
   /** Restore Folder from Recycle Bin. Scope: landing. */
-  'landing.site.markFolderUnDelete': { scope?: string; id: number }
+  'landing.site.markFolderUnDelete': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the folder. */
+    id: NumericId }
   /** Restore Site from Recycle Bin. Scope: landing. */
-  'landing.site.markUnDelete': { scope?: string; id: number }
+  'landing.site.markUnDelete': {
+    /** Internal scope of landings. */
+    scope?: string;
+    /** Identifier of the site. */
+    id: NumericId }
   /** Publish the site. Scope: landing. */
-  'landing.site.publication': { scope?: string; id: number }
+  'landing.site.publication': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the site. */
+    id: NumericId }
   /** Publish the Website Folder. Scope: landing. */
-  'landing.site.publicationFolder': { scope?: string; folderId: number; mark?: Flag }
+  'landing.site.publicationFolder': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the folder. */
+    folderId: NumericId;
+    /** Publication flag. */
+    mark?: Flag }
   /** Set Access Permissions for. Scope: landing. */
-  'landing.site.setRights': { id: number; rights?: { [k: string]: unknown } }
+  'landing.site.setRights': {
+    /** Site identifier. */
+    id: NumericId;
+    /** Object format: where: - access_code_n — access code - operation_n — operation code The list of acce… */
+    rights?: { [k: string]: unknown } }
   /** Unpublishing a Website Folder. Scope: landing. */
-  'landing.site.unPublicFolder': { scope?: string; folderId: number }
+  'landing.site.unPublicFolder': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** Identifier of the folder. */
+    folderId: NumericId }
   /** Unbind Knowledge Base from Social Network Group. Scope: landing. */
-  'landing.site.unbindingFromGroup': { id: number; groupId: number }
+  'landing.site.unbindingFromGroup': {
+    /** Identifier of the Knowledge Base site. */
+    id: NumericId;
+    /** Identifier of the Social Network group. */
+    groupId: NumericId }
   /** Unbind Knowledge Base from Menu. Scope: landing. */
-  'landing.site.unbindingFromMenu': { id: number; menuCode: string }
+  'landing.site.unbindingFromMenu': {
+    /** Identifier of the Knowledge Base site. */
+    id: NumericId;
+    /** Menu code. */
+    menuCode: string }
   /** Unpublishing a Site. Scope: landing. */
-  'landing.site.unpublic': { scope?: string; id: number }
+  'landing.site.unpublic': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the site. */
+    id: NumericId }
   /** Update Site. Scope: landing. */
-  'landing.site.update': { scope?: string; id: number; fields: { TITLE?: string; CODE?: string; TYPE?: string; DOMAIN_ID?: number; DESCRIPTION?: string; XML_ID?: string; LANDING_ID_INDEX?: number; LANDING_ID_404?: number; LANDING_ID_503?: number; [k: string]: unknown } }
+  'landing.site.update': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the site. */
+    id: NumericId;
+    /** Set of fields to update the site (detailed description) */
+    fields: {
+    /** Title of the site, up to 255 characters */
+    TITLE?: string;
+    /** Symbolic code of the site. */
+    CODE?: string;
+    /** Type of the site. */
+    TYPE?: string;
+    /** Domain of the site. */
+    DOMAIN_ID?: NumericId;
+    /** Description of the site, up to 255 characters */
+    DESCRIPTION?: string;
+    /** External identifier of the site */
+    XML_ID?: string;
+    /** Identifier of the site page that will be the main one */
+    LANDING_ID_INDEX?: number;
+    /** Identifier of the 404 error page */
+    LANDING_ID_404?: number;
+    /** Identifier of the 503 error page */
+    LANDING_ID_503?: number; [k: string]: unknown } }
   /** Change Folder in. Scope: landing. */
-  'landing.site.updateFolder': { scope?: string; siteId: number; folderId: number; fields: { TITLE?: string; CODE?: string; PARENT_ID?: number; INDEX_ID?: number; ACTIVE?: string; [k: string]: unknown } }
+  'landing.site.updateFolder': {
+    /** Internal scope of the landing. */
+    scope?: string;
+    /** Identifier of the site to which the folder belongs. */
+    siteId: NumericId;
+    /** Identifier of the folder to be updated. */
+    folderId: NumericId;
+    /** Set of fields to update the folder (detailed description) */
+    fields: {
+    /** Title of the folder */
+    TITLE?: string;
+    /** Symbolic code of the folder for the URL. */
+    CODE?: string;
+    /** Identifier of the parent folder. */
+    PARENT_ID?: NumericId;
+    /** Identifier of the index page of the folder */
+    INDEX_ID?: NumericId;
+    /** Active flag for the folder Y/N */
+    ACTIVE?: string; [k: string]: unknown } }
   /** Delete All Page Bindings as Special. Scope: landing. */
-  'landing.syspage.deleteForLanding': { scope?: string; id: number }
+  'landing.syspage.deleteForLanding': {
+    /** Internal scope of the landing pages. */
+    scope?: string;
+    /** The identifier of the page for which all special bindings need to be removed. */
+    id: NumericId }
   /** Delete All Bindings of Special Pages for Site. Scope: landing. */
-  'landing.syspage.deleteForSite': { id: number }
+  'landing.syspage.deleteForSite': {
+    /** The identifier of the site for which all bindings of special pages need to be deleted. */
+    id: NumericId }
   /** Get a List of Special Pages from. Scope: landing. */
-  'landing.syspage.get': { id: number; active?: Flag }
+  'landing.syspage.get': {
+    /** Identifier of the site. */
+    id: NumericId;
+    /** Return only pages that are not deleted and are active. */
+    active?: Flag }
   /** Get the URL of the special page using. Scope: landing. */
-  'landing.syspage.getSpecialPage': { siteId: number; type: string; additional?: Obj }
+  'landing.syspage.getSpecialPage': {
+    /** The site identifier. */
+    siteId: NumericId;
+    /** The code of the special page that the method looks for in the site's bindings. */
+    type: string;
+    /** Additional URL parameters (detailed description). */
+    additional?: Obj }
   /** Set a Special Page for the Site. Scope: landing. */
-  'landing.syspage.set': { id: number; type: string; lid?: number }
+  'landing.syspage.set': {
+    /** Site identifier. */
+    id: NumericId;
+    /** Code for the special page. */
+    type: string;
+    /** Identifier of the page to be set as special for the site. */
+    lid?: NumericId }
   /** Get a List of Included Areas for the Page. Scope: landing. */
-  'landing.template.getLandingRef': { id: number }
+  'landing.template.getLandingRef': {
+    /** The identifier of the page. */
+    id: NumericId }
   /** Get a List of Included Areas for the Site. Scope: landing. */
-  'landing.template.getSiteRef': { id: number }
+  'landing.template.getSiteRef': {
+    /** Identifier of the site. */
+    id: NumericId }
   /** Get a List of View Templates. Scope: landing. */
-  'landing.template.getlist': { params?: { select?: readonly string[]; filter?: Obj; order?: Obj; group?: readonly unknown[]; limit?: number; offset?: number; [k: string]: unknown } }
+  'landing.template.getlist': {
+    /** An object containing the selection parameters for view templates in the following format: The list… */
+    params?: {
+    /** A list of fields from the fields of the View Template object. */
+    select?: readonly string[];
+    /** A filter for fields from the fields of the View Template object. */
+    filter?: Obj;
+    /** Sorting in the format {"FIELD": "ASC"} or {"FIELD": "DESC"}. */
+    order?: Obj;
+    /** An array of field names for grouping, such as ["ACTIVE"] or ["ACTIVE", "SORT"]. */
+    group?: readonly unknown[];
+    /** The maximum number of items in the response. */
+    limit?: number;
+    /** The offset from the start of the selection. */
+    offset?: number; [k: string]: unknown } }
   /** Set Included Areas for Page. Scope: landing. */
-  'landing.template.setLandingRef': { id: number; data?: { [k: string]: unknown } }
+  'landing.template.setLandingRef': {
+    /** Identifier of the page. */
+    id: NumericId;
+    /** Set of bindings for the included areas of the page. */
+    data?: { [k: string]: unknown } }
   /** Set Included Areas for the Site. Scope: landing. */
-  'landing.template.setSiteRef': { id: number; data?: { [k: string]: unknown } }
+  'landing.template.setSiteRef': {
+    /** Site identifier. */
+    id: NumericId;
+    /** A set of bindings for the included areas of the site (detailed description). */
+    data?: { [k: string]: unknown } }
   /** Create a universal list. Scope: lists. */
-  'lists.add': { IBLOCK_TYPE_ID: string; IBLOCK_CODE: string; SOCNET_GROUP_ID?: number; FIELDS: ReadonlyArray<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: readonly unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: readonly unknown[]; RIGHTS?: readonly unknown[] }
+  'lists.add': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Symbolic code of the information block */
+    IBLOCK_CODE: string;
+    /** Group identifier. */
+    SOCNET_GROUP_ID?: NumericId;
+    /** Array of list fields. */
+    FIELDS: ReadonlyArray<{
+    /** Name of the list */
+    NAME: string;
+    /** Description of the list */
+    DESCRIPTION?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Picture. */
+    PICTURE?: readonly unknown[];
+    /** Enabling business process support. */
+    BIZPROC?: string; [k: string]: unknown }>;
+    /** Array of labels for list items and sections. */
+    MESSAGES?: readonly unknown[];
+    /** Access permission settings for the list. */
+    RIGHTS?: readonly unknown[] }
   /** Delete universal list. Scope: lists. */
-  'lists.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string }
+  'lists.delete': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Create a list element. Scope: lists. */
-  'lists.element.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; [k: string]: unknown }>; IBLOCK_SECTION_ID?: number; LIST_ELEMENT_URL?: string }
+  'lists.element.add': {
+    /** Identifier of the information block. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Symbolic code of the element */
+    ELEMENT_CODE: string;
+    /** Array of fields. */
+    FIELDS: ReadonlyArray<{
+    /** Name of the element */
+    NAME: string; [k: string]: unknown }>;
+    /** Identifier of the section to which the element is added. */
+    IBLOCK_SECTION_ID?: NumericId;
+    /** Template address to the list elements. */
+    LIST_ELEMENT_URL?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Delete List Element. Scope: lists. */
-  'lists.element.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string }
+  'lists.element.delete': {
+    /** Identifier of the information block. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Identifier of the element. */
+    ELEMENT_ID?: NumericId;
+    /** Symbolic code of the element. */
+    ELEMENT_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ ELEMENT_ID: NumericId } | { ELEMENT_CODE: string })
   /** Get Element Parameters or List of Elements. Scope: lists. */
-  'lists.element.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID?: number; ELEMENT_CODE?: string; SELECT?: readonly unknown[]; FILTER?: Obj; ELEMENT_ORDER?: Obj; start?: number }
+  'lists.element.get': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Identifier of the element. */
+    ELEMENT_ID?: NumericId;
+    /** Symbolic code of the element. */
+    ELEMENT_CODE?: string;
+    /** An array containing a list of fields to select. */
+    SELECT?: readonly unknown[];
+    /** An object for filtering element fields in the format {"field_1": "value_1", ... */
+    FILTER?: Obj;
+    /** An object for sorting element fields in the format {"field_1": "value_1", ... */
+    ELEMENT_ORDER?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Get File Path. Scope: lists. */
-  'lists.element.get.file.url': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string; FIELD_ID: number }
+  'lists.element.get.file.url': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Identifier of the element. */
+    ELEMENT_ID?: NumericId;
+    /** Symbolic code of the element. */
+    ELEMENT_CODE?: string;
+    /** Identifier of the File or File (Drive) property, without the PROPERTY_ prefix */
+    FIELD_ID: NumericId } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ ELEMENT_ID: NumericId } | { ELEMENT_CODE: string })
   /** Update List Element. Scope: lists. */
-  'lists.element.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; ELEMENT_ID: number; ELEMENT_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; [k: string]: unknown }> }
+  'lists.element.update': {
+    /** Identifier of the information block. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Identifier of the element. */
+    ELEMENT_ID?: NumericId;
+    /** Symbolic code of the element. */
+    ELEMENT_CODE?: string;
+    /** Array of fields. */
+    FIELDS: ReadonlyArray<{
+    /** Name of the element */
+    NAME: string; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ ELEMENT_ID: NumericId } | { ELEMENT_CODE: string })
   /** Create a Field for Universal List. Scope: lists. */
-  'lists.field.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: readonly unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: readonly unknown[]; CODE?: string; SETTINGS?: readonly unknown[]; USER_TYPE_SETTINGS?: readonly unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: number; [k: string]: unknown }> }
+  'lists.field.add': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Array of parameters. */
+    FIELDS: ReadonlyArray<{
+    /** Field name */
+    NAME: string;
+    /** Field type. */
+    TYPE: string;
+    /** Field required flag. */
+    IS_REQUIRED?: string;
+    /** Field multiplicity flag. */
+    MULTIPLE?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Default value. */
+    DEFAULT_VALUE?: unknown;
+    /** Values for the List type field. */
+    LIST?: readonly unknown[];
+    /** An alternative way to specify values for the List type field. */
+    LIST_TEXT_VALUES?: string;
+    /** Default value for the List type field. */
+    LIST_DEF?: readonly unknown[];
+    /** Symbolic code of the field. */
+    CODE?: string;
+    /** Display and behavior settings. */
+    SETTINGS?: readonly unknown[];
+    /** Array of settings for custom fields. */
+    USER_TYPE_SETTINGS?: readonly unknown[];
+    /** Height of the field. */
+    ROW_COUNT?: number;
+    /** Width of the field. */
+    COL_COUNT?: number;
+    /** Identifier of the related list. */
+    LINK_IBLOCK_ID?: NumericId; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Delete Field from Universal List. Scope: lists. */
-  'lists.field.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELD_ID: string }
+  'lists.field.delete': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Identifier of the field. */
+    FIELD_ID: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Get Field Parameters or List of Fields. Scope: lists. */
-  'lists.field.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELD_ID?: string }
+  'lists.field.get': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Identifier of the field. */
+    FIELD_ID?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Get Available Field Types for Universal List. Scope: lists. */
-  'lists.field.type.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELD_ID?: number }
+  'lists.field.type.get': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Field identifier. */
+    FIELD_ID?: NumericId } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Update the Universal List Field. Scope: lists. */
-  'lists.field.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; TYPE: string; IS_REQUIRED?: string; MULTIPLE?: string; SORT?: number; DEFAULT_VALUE?: unknown; LIST?: readonly unknown[]; LIST_TEXT_VALUES?: string; LIST_DEF?: readonly unknown[]; CODE?: string; SETTINGS?: readonly unknown[]; USER_TYPE_SETTINGS?: readonly unknown[]; ROW_COUNT?: number; COL_COUNT?: number; LINK_IBLOCK_ID?: number; [k: string]: unknown }>; FIELD_ID: string }
+  'lists.field.update': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Array of parameters. */
+    FIELDS: ReadonlyArray<{
+    /** Field name */
+    NAME: string;
+    /** Field type. */
+    TYPE: string;
+    /** Field required flag. */
+    IS_REQUIRED?: string;
+    /** Field multiplicity flag. */
+    MULTIPLE?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Default value. */
+    DEFAULT_VALUE?: unknown;
+    /** Values for the List type field. */
+    LIST?: readonly unknown[];
+    /** An alternative way to specify values for the List type field. */
+    LIST_TEXT_VALUES?: string;
+    /** Default value for the List type field. */
+    LIST_DEF?: readonly unknown[];
+    /** Symbolic code of the field. */
+    CODE?: string;
+    /** Display and behavior settings. */
+    SETTINGS?: readonly unknown[];
+    /** Array of settings for custom fields. */
+    USER_TYPE_SETTINGS?: readonly unknown[];
+    /** Height of the field. */
+    ROW_COUNT?: number;
+    /** Width of the field. */
+    COL_COUNT?: number;
+    /** Identifier of the related list. */
+    LINK_IBLOCK_ID?: NumericId; [k: string]: unknown }>;
+    /** Identifier of the field. */
+    FIELD_ID: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Retrieve Data from Universal List or Array of Lists. Scope: lists. */
-  'lists.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID?: number; IBLOCK_CODE?: string; SOCNET_GROUP_ID?: number; IBLOCK_ORDER?: Obj; start?: number }
+  'lists.get': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block When requesting without IBLOCK_ID or IBLOCK_CODE, all lists… */
+    IBLOCK_CODE?: string;
+    /** Group identifier. */
+    SOCNET_GROUP_ID?: NumericId;
+    /** Object for sorting list fields in the format {"field_1": "value_1", ... */
+    IBLOCK_ORDER?: Obj;
+    /** Parameter used for pagination control. */
+    start?: number }
   /** Get the information block type ID. Scope: lists. */
-  'lists.get.iblock.type.id': { IBLOCK_ID: number; IBLOCK_CODE: string }
+  'lists.get.iblock.type.id': {
+    /** Information block ID. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Create a section of the universal list. Scope: lists. */
-  'lists.section.add': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; IBLOCK_SECTION_ID?: number; SECTION_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: readonly unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: readonly unknown[]; SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> }
+  'lists.section.add': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Identifier of the parent section. */
+    IBLOCK_SECTION_ID?: NumericId;
+    /** Symbolic code of the section */
+    SECTION_CODE: string;
+    /** Array of fields. */
+    FIELDS: ReadonlyArray<{
+    /** Name of the section */
+    NAME: string;
+    /** External identifier of the section */
+    EXTERNAL_ID?: string;
+    /** External identifier (XML ID) */
+    XML_ID?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Activity status. */
+    ACTIVE?: string;
+    /** Deprecated. */
+    PICTURE?: readonly unknown[];
+    /** Deprecated. */
+    DESCRIPTION?: string;
+    /** Deprecated. */
+    DESCRIPTION_TYPE?: string;
+    /** Deprecated. */
+    DETAIL_PICTURE?: readonly unknown[];
+    /** Deprecated. */
+    SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Delete the section of the universal list. Scope: lists. */
-  'lists.section.delete': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SECTION_ID: number; SECTION_CODE: string }
+  'lists.section.delete': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Identifier of the section. */
+    SECTION_ID?: NumericId;
+    /** Symbolic code of the section. */
+    SECTION_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ SECTION_ID: NumericId } | { SECTION_CODE: string })
   /** Get section parameters or list of sections using. Scope: lists. */
-  'lists.section.get': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; FILTER?: Obj; SELECT?: readonly unknown[] }
+  'lists.section.get': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Object for filtering sections {"field_1": "value_1", ... */
+    FILTER?: Obj;
+    /** Array with fields to select. */
+    SELECT?: readonly unknown[] } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Update the section of the universal list. Scope: lists. */
-  'lists.section.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SECTION_ID: number; SECTION_CODE: string; FIELDS: ReadonlyArray<{ NAME: string; EXTERNAL_ID?: string; XML_ID?: string; SORT?: number; ACTIVE?: string; PICTURE?: readonly unknown[]; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DETAIL_PICTURE?: readonly unknown[]; SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> }
+  'lists.section.update': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Identifier of the section. */
+    SECTION_ID?: NumericId;
+    /** Symbolic code of the section. */
+    SECTION_CODE?: string;
+    /** Array of fields. */
+    FIELDS: ReadonlyArray<{
+    /** Name of the section */
+    NAME: string;
+    /** External identifier of the section */
+    EXTERNAL_ID?: string;
+    /** External identifier (XML ID) */
+    XML_ID?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Activity status. */
+    ACTIVE?: string;
+    /** Deprecated. */
+    PICTURE?: readonly unknown[];
+    /** Deprecated. */
+    DESCRIPTION?: string;
+    /** Deprecated. */
+    DESCRIPTION_TYPE?: string;
+    /** Deprecated. */
+    DETAIL_PICTURE?: readonly unknown[];
+    /** Deprecated. */
+    SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ SECTION_ID: NumericId } | { SECTION_CODE: string })
   /** Update Universal List. Scope: lists. */
-  'lists.update': { IBLOCK_TYPE_ID: string; IBLOCK_ID: number; IBLOCK_CODE: string; SOCNET_GROUP_ID?: number; FIELDS: ReadonlyArray<{ NAME: string; DESCRIPTION?: string; SORT?: number; PICTURE?: readonly unknown[]; BIZPROC?: string; [k: string]: unknown }>; MESSAGES?: readonly unknown[]; RIGHTS?: readonly unknown[] }
+  'lists.update': {
+    /** Identifier of the information block type. */
+    IBLOCK_TYPE_ID: string;
+    /** Identifier of the information block. */
+    IBLOCK_ID?: NumericId;
+    /** Symbolic code of the information block. */
+    IBLOCK_CODE?: string;
+    /** Group identifier. */
+    SOCNET_GROUP_ID?: NumericId;
+    /** Array of list fields. */
+    FIELDS: ReadonlyArray<{
+    /** Name of the list */
+    NAME: string;
+    /** Description of the list */
+    DESCRIPTION?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Picture. */
+    PICTURE?: readonly unknown[];
+    /** Enabling business process support. */
+    BIZPROC?: string; [k: string]: unknown }>;
+    /** Array of labels for list items and sections. */
+    MESSAGES?: readonly unknown[];
+    /** Access permission settings for the list. */
+    RIGHTS?: readonly unknown[] } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
   /** Add a comment to the message. Scope: log. */
-  'log.blogcomment.add': { POST_ID: number; TEXT: string; FILES?: readonly unknown[]; USER_ID?: number }
+  'log.blogcomment.add': {
+    /** Identifier of the News Feed message. */
+    POST_ID: NumericId;
+    /** The text of the comment. */
+    TEXT: string;
+    /** An array of files described according to the file handling rules. */
+    FILES?: readonly unknown[];
+    /** Identifier of the user on behalf of whom the comment is published. */
+    USER_ID?: NumericId }
   /** Delete Comment from a Post. Scope: log. */
-  'log.blogcomment.delete': { COMMENT_ID: number; USER_ID?: number }
+  'log.blogcomment.delete': {
+    /** The identifier of the comment. */
+    COMMENT_ID: NumericId;
+    /** The identifier of the user performing the deletion. */
+    USER_ID?: NumericId }
   /** Get User Comments. Scope: log. */
-  'log.blogcomment.user.get': { USER_ID?: number; FIRST_ID?: number; LAST_ID?: number; LIMIT?: number }
+  'log.blogcomment.user.get': {
+    /** The identifier of the user whose comments need to be retrieved. */
+    USER_ID?: NumericId;
+    /** The method will return comments with identifiers greater than the specified value. */
+    FIRST_ID?: NumericId;
+    /** The method will return comments with identifiers less than the specified value. */
+    LAST_ID?: NumericId;
+    /** The number of records in the response. */
+    LIMIT?: number }
   /** Add a Message to the News Feed. Scope: log. */
-  'log.blogpost.add': { POST_MESSAGE: string; POST_TITLE?: string; DEST?: readonly unknown[]; SPERM?: readonly unknown[]; FILES?: readonly unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: number; TAGS?: string; BACKGROUND_CODE?: string; PARSE_PREVIEW?: string; [k: string]: unknown }
+  'log.blogpost.add': {
+    /** Message text */
+    POST_MESSAGE: string;
+    /** Message title */
+    POST_TITLE?: string;
+    /** List of recipients who will have permission to view the message. */
+    DEST?: readonly unknown[];
+    /** Deprecated equivalent of DEST */
+    SPERM?: readonly unknown[];
+    /** Array of files in the format described in working with files. */
+    FILES?: readonly unknown[];
+    /** Indicator of an important message. */
+    IMPORTANT?: string;
+    /** Date and time in ISO 8601 format until which the message will be considered important */
+    IMPORTANT_DATE_END?: string;
+    /** Site identifier. */
+    SITE_ID?: string;
+    /** Identifier of the user on behalf of whom the message is published. */
+    USER_ID?: NumericId;
+    /** Message tags */
+    TAGS?: string;
+    /** Background code of the message */
+    BACKGROUND_CODE?: string;
+    /** Automatic addition of a link preview from the message text. */
+    PARSE_PREVIEW?: string; [k: string]: unknown }
   /** Delete News Feed Message. Scope: log. */
-  'log.blogpost.delete': { POST_ID: number }
+  'log.blogpost.delete': {
+    /** Identifier of the message. */
+    POST_ID: NumericId }
   /** Access Available User Messages from the News Feed. Scope: log. */
-  'log.blogpost.get': { POST_ID?: number; LOG_RIGHTS?: readonly unknown[]; LOG_DATE_FROM?: string; LOG_DATE_TO?: string; FIRST_ID?: number; LAST_ID?: number; LIMIT?: number; start?: number }
+  'log.blogpost.get': {
+    /** Filter by message ID. */
+    POST_ID?: NumericId;
+    /** Filter by recipients who have the right to view the message. */
+    LOG_RIGHTS?: readonly unknown[];
+    /** Lower boundary of the post publication period in ISO 8601 format. */
+    LOG_DATE_FROM?: string;
+    /** Upper boundary of the post publication period in ISO 8601 format. */
+    LOG_DATE_TO?: string;
+    /** News Feed entry identifier for cursor-based forward navigation. */
+    FIRST_ID?: NumericId;
+    /** News Feed entry identifier for cursor-based backward navigation. */
+    LAST_ID?: NumericId;
+    /** Page size in cursor mode. */
+    LIMIT?: number;
+    /** This parameter is used for pagination control. */
+    start?: number }
   /** View Users Who Read an Important Message. Scope: log. */
-  'log.blogpost.getusers.important': { POST_ID: number }
+  'log.blogpost.getusers.important': {
+    /** The identifier of the important message in the News Feed. */
+    POST_ID: NumericId }
   /** Add Recipients to News Feed Message. Scope: log. */
-  'log.blogpost.share': { POST_ID: number; DEST: readonly unknown[] }
+  'log.blogpost.share': {
+    /** Identifier of the message. */
+    POST_ID: NumericId;
+    /** List of new recipients who will be granted access to view the message. */
+    DEST: readonly unknown[];
+    /** Identifier of the user on behalf of whom the message is edited. */
+    USER_ID?: NumericId }
   /** Update News Feed Message. Scope: log. */
-  'log.blogpost.update': { POST_ID: number; POST_MESSAGE?: string; POST_TITLE?: string; DEST?: readonly unknown[]; SPERM?: readonly unknown[]; FILES?: readonly unknown[]; IMPORTANT?: string; IMPORTANT_DATE_END?: string; SITE_ID?: string; USER_ID?: number; [k: string]: unknown }
+  'log.blogpost.update': {
+    /** Identifier of the message. */
+    POST_ID: NumericId;
+    /** New text of the message. */
+    POST_MESSAGE?: string;
+    /** New title of the message. */
+    POST_TITLE?: string;
+    /** New list of recipients who will have the right to view the message. */
+    DEST?: readonly unknown[];
+    /** Deprecated equivalent of DEST. */
+    SPERM?: readonly unknown[];
+    /** Array of files in the format described in working with files. */
+    FILES?: readonly unknown[];
+    /** Indicator of an important message. */
+    IMPORTANT?: string;
+    /** Date and time in ISO 8601 format until which the message will be considered important. */
+    IMPORTANT_DATE_END?: string;
+    /** Identifier of the site. */
+    SITE_ID?: string;
+    /** Identifier of the user on behalf of whom the message is edited. */
+    USER_ID?: NumericId; [k: string]: unknown }
   /** Create Mail Service. Scope: mailservice. */
-  'mailservice.add': { NAME: string; ACTIVE?: string; SERVER?: string; PORT?: number; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SORT?: number }
+  'mailservice.add': {
+    /** Name of the mail service */
+    NAME: string;
+    /** Service activity status. */
+    ACTIVE?: string;
+    /** IMAP server address. */
+    SERVER?: string;
+    /** IMAP server port */
+    PORT?: number;
+    /** Secure connection status. */
+    ENCRYPTION?: string;
+    /** Web interface address of the mail service */
+    LINK?: string;
+    /** Service logo. */
+    ICON?: unknown;
+    /** Sort index. */
+    SORT?: number }
   /** Delete Mail Service. Scope: mailservice. */
-  'mailservice.delete': { ID: number }
+  'mailservice.delete': {
+    /** Identifier of the mail service. */
+    ID: NumericId }
   /** Get Mail Service Fields. Scope: mailservice. */
   'mailservice.fields': NoParams
   /** Get the method. Scope: mailservice. */
-  'mailservice.get': { ID: number }
+  'mailservice.get': {
+    /** Identifier of the mail service. */
+    ID: NumericId }
   /** Get the list of mail services. Scope: mailservice. */
   'mailservice.list': NoParams
   /** Update Mail Service. Scope: mailservice. */
-  'mailservice.update': { ID: number; ACTIVE?: string; NAME?: string; SERVER?: string; PORT?: number; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SORT?: number }
+  'mailservice.update': {
+    /** Identifier of the mail service. */
+    ID: NumericId;
+    /** Service activity status. */
+    ACTIVE?: string;
+    /** Name of the service */
+    NAME?: string;
+    /** IMAP server address. */
+    SERVER?: string;
+    /** IMAP server port */
+    PORT?: number;
+    /** Secure connection status. */
+    ENCRYPTION?: string;
+    /** Web interface address of the service */
+    LINK?: string;
+    /** Service logo. */
+    ICON?: unknown;
+    /** Sort index */
+    SORT?: number }
   /** Update Message Delivery Status. Scope: messageservice. */
-  'messageservice.message.status.update': { CODE: string; MESSAGE_ID: string; STATUS: string }
+  'messageservice.message.status.update': {
+    /** Provider code. */
+    CODE: string;
+    /** External identifier of the message, received by the application handler when the message was sent. */
+    MESSAGE_ID: string;
+    /** New status of the message. */
+    STATUS: string }
   /** Register an SMS Provider or Message Provider. Scope: messageservice. */
-  'messageservice.sender.add': { CODE: string; TYPE: string; HANDLER: string; NAME: string; DESCRIPTION?: string }
+  'messageservice.sender.add': {
+    /** Provider code. */
+    CODE: string;
+    /** Provider type. */
+    TYPE: string;
+    /** Application handler URL that is called when sending a message. */
+    HANDLER: string;
+    /** Provider name. */
+    NAME: string | Obj;
+    /** Provider description. */
+    DESCRIPTION?: string | Obj }
   /** Delete SMS Provider or Message Provider. Scope: messageservice. */
-  'messageservice.sender.delete': { CODE: string }
+  'messageservice.sender.delete': {
+    /** Provider code. */
+    CODE: string }
   /** Get a List of SMS Providers or Message Providers. Scope: messageservice. */
   'messageservice.sender.list': NoParams
   /** Update Message Provider. Scope: messageservice. */
-  'messageservice.sender.update': { CODE: string; HANDLER?: string; NAME?: string; DESCRIPTION?: string }
+  'messageservice.sender.update': {
+    /** The code of the provider to be updated. */
+    CODE: string;
+    /** New application handler URL. */
+    HANDLER?: string;
+    /** New name of the provider. */
+    NAME?: string | Obj;
+    /** New description of the provider. */
+    DESCRIPTION?: string | Obj }
   /** Get a list of available methods. Scope: basic. */
-  'method.get': { name?: string }
+  'method.get': {
+    /** The name of the method to check in lowercase, for example user.get. */
+    name?: string }
   /** Get a List of Available Methods. Scope: basic. @deprecated Use method.get. */
-  'methods': { full?: Flag; scope?: string }
+  'methods': {
+    /** If the parameter is set to true, the method will return a list of all methods */
+    full?: Flag;
+    /** Displays methods included in the specified permission. */
+    scope?: string }
   /** Register a Widget Handler. Scope: placement. */
-  'placement.bind': { PLACEMENT: string; HANDLER: string; TITLE?: string; DESCRIPTION?: string; GROUP_NAME?: string; LANG_ALL?: Obj; OPTIONS?: Obj; USER_ID?: number }
+  'placement.bind': {
+    /** Code of the placement */
+    PLACEMENT: string;
+    /** URL of the widget handler */
+    HANDLER: string;
+    /** Name of the widget in the interface. */
+    TITLE?: string;
+    /** Description of the widget in the interface. */
+    DESCRIPTION?: string;
+    /** Allows grouping UI elements for multiple handlers of the same widget type. */
+    GROUP_NAME?: string;
+    /** Array of parameters TITLE, DESCRIPTION, and GROUP_NAME for specified languages. */
+    LANG_ALL?: Obj;
+    /** Additional display parameters for the widget. */
+    OPTIONS?: Obj;
+    /** Identifier of the Bitrix24 user for whom the registered widget will be available. */
+    USER_ID?: NumericId }
   /** Get Handlers Registered by the Application. Scope: placement. */
   'placement.get': NoParams
   /** Get Placements Available to the Application. Scope: placement. */
-  'placement.list': { SCOPE?: string; FULL?: Flag }
+  'placement.list': {
+    /** Limits the list to a specific application scope. */
+    SCOPE?: string;
+    /** Flag to retrieve the full list of placements. */
+    FULL?: Flag }
   /** Delete a Widget Handler. Scope: placement. */
-  'placement.unbind': { PLACEMENT: string; HANDLER?: string; USER_ID?: number }
+  'placement.unbind': {
+    /** Code of the placement. */
+    PLACEMENT: string;
+    /** URL of the widget handler. */
+    HANDLER?: string;
+    /** Identifier of the Bitrix24 user for whom the handler was registered. */
+    USER_ID?: NumericId }
   /** Get Basic Information About the Current User Profile. Scope: basic. */
   'profile': NoParams
   /** Get Connection Configuration for RT Servers. Scope: pull. */
-  'pull.application.config.get': { CACHE?: string; REOPEN?: string }
+  'pull.application.config.get': {
+    /** Use cached data: - Y — use cache - N — do not use cache If the parameter is not provided, the cache… */
+    CACHE?: string;
+    /** Refresh channels upon expiration: - Y — refresh - N — do not refresh If the parameter is not provid… */
+    REOPEN?: string }
   /** Send Events to the RT Channel of the. Scope: pull. */
-  'pull.application.event.add': { COMMAND: string; PARAMS?: Obj; MODULE_ID?: string; USER_ID?: number }
+  'pull.application.event.add': {
+    /** The event command. */
+    COMMAND: string;
+    /** Event parameters in the format: where: - field_n - the name of the event parameter - value_n - the… */
+    PARAMS?: Obj;
+    /** The identifier of the event module. */
+    MODULE_ID?: string;
+    /** The user identifier or an array of user identifiers. */
+    USER_ID?: NumericId }
   /** Send Push Notification to Mobile Device via. Scope: pull. */
-  'pull.application.push.add': { USER_ID: number; TEXT: string; AVATAR?: string }
+  'pull.application.push.add': {
+    /** Identifier of the user or an array of user identifiers to whom the push notification is sent. */
+    USER_ID: NumericId;
+    /** Text of the push notification */
+    TEXT: string;
+    /** URL of the image for the push notification */
+    AVATAR?: string }
   /** Create a New Comment in the Timeline. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.comment.add': { typeId?: number; itemId?: number; fields?: { description?: string; files?: readonly unknown[]; [k: string]: unknown } }
+  'rpa.comment.add': {
+    /** Identifier of the process */
+    typeId?: NumericId;
+    /** Identifier of the item */
+    itemId?: NumericId;
+    /** Object describing the fields of the comment */
+    fields?: {
+    /** Description of the entry. */
+    description?: string;
+    /** Array of attached files. */
+    files?: readonly unknown[]; [k: string]: unknown } }
   /** Delete Comment. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.comment.delete': { id: number }
+  'rpa.comment.delete': {
+    /** Record identifier */
+    id: NumericId }
   /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.comment.update': { id?: number; fields?: { description?: number; files?: number; [k: string]: unknown } }
+  'rpa.comment.update': {
+    /** Identifier of the comment */
+    id?: NumericId;
+    /** An object describing the fields of the comment */
+    fields?: {
+    /** Description of the entry. */
+    description?: number;
+    /** An array of attached files. */
+    files?: number; [k: string]: unknown } }
   /** Get the Complete Set of Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.fields.getSettings': { typeId: number; stageId?: number }
+  'rpa.fields.getSettings': {
+    /** Identifier of the process */
+    typeId: NumericId;
+    /** Identifier of the stage. */
+    stageId?: NumericId }
   /** Set Full Visibility Settings for. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.fields.setSettings': { typeId: number; stageId?: number; fields: Obj }
+  'rpa.fields.setSettings': {
+    /** Identifier of the process */
+    typeId: NumericId;
+    /** Identifier of the stage. */
+    stageId?: NumericId;
+    /** Array with field visibility settings. */
+    fields: Obj }
   /** Change Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.fields.setVisibilitySettings': { typeId: number; visibility: string; stageId?: number; fields: readonly unknown[] }
+  'rpa.fields.setVisibilitySettings': {
+    /** Identifier of the process */
+    typeId: NumericId;
+    /** Identifier of the visibility for which the settings are being changed */
+    visibility: string;
+    /** Identifier of the stage. */
+    stageId?: NumericId;
+    /** Array of fields for which the settings need to be changed */
+    fields: readonly unknown[] }
   /** Add Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.add': { typeId: number; fields?: readonly unknown[] }
+  'rpa.item.add': {
+    /** Identifier of the process */
+    typeId: NumericId;
+    /** Values of the custom fields of the element. */
+    fields?: readonly unknown[] }
   /** Delete Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.delete': { typeId: number; id: number }
+  'rpa.item.delete': {
+    /** Process identifier */
+    typeId: NumericId;
+    /** Element identifier */
+    id: NumericId }
   /** Get Information About the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.get': { typeId?: number; id?: number }
+  'rpa.item.get': {
+    /** Identifier of the process */
+    typeId?: NumericId;
+    /** Identifier of the element */
+    id?: NumericId }
   /** Get Data on Current Tasks of the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.getTasks': { typeId?: number; id?: number }
+  'rpa.item.getTasks': {
+    /** Identifier of the process */
+    typeId?: NumericId;
+    /** Identifier of the element */
+    id?: NumericId }
   /** Retrieve an Array of Process Elements. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.list': { typeId?: number; order?: Obj; filter?: Obj; start?: number }
+  'rpa.item.list': {
+    /** Identifier of the process */
+    typeId?: NumericId;
+    /** List for sorting, where the key is the field and the value is ASC or DESC */
+    order?: Obj;
+    /** List for filtering. */
+    filter?: Obj;
+    /** Offset for pagination. */
+    start?: number }
   /** Update Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.item.update': { typeId?: number; id?: number; fields: { stageId?: number; [k: string]: unknown } }
+  'rpa.item.update': {
+    /** Process identifier */
+    typeId?: NumericId;
+    /** Element identifier */
+    id?: NumericId;
+    /** Object containing values for custom fields of the element */
+    fields: {
+    /** Stage identifier */
+    stageId?: NumericId; [k: string]: unknown } }
   /** Create a New Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.stage.add': { fields: { name: unknown; typeId: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown } }
+  'rpa.stage.add': {
+    /** An object with fields of the stage */
+    fields: {
+    /** Name of the stage */
+    name: unknown;
+    /** Identifier of the process */
+    typeId: unknown;
+    /** Symbolic code */
+    code?: unknown;
+    /** Color of the stage in HEX format (6 characters) */
+    color?: unknown;
+    /** Sort identifier */
+    sort?: unknown;
+    /** Semantic code of the stage. */
+    semantic?: unknown; [k: string]: unknown } }
   /** Delete Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.stage.delete': { id: number }
+  'rpa.stage.delete': {
+    /** Identifier of the stage */
+    id: NumericId }
   /** Get Information About Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.get': Obj
   /** Get the List of Stages for the Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.stage.listForType': { typeId: number; start?: number }
+  'rpa.stage.listForType': {
+    /** Identifier of the process */
+    typeId: NumericId;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Update Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.stage.update': { id?: number; fields?: ReadonlyArray<{ name?: unknown; code?: unknown; color?: unknown; sort?: unknown; semantic?: unknown; [k: string]: unknown }> }
+  'rpa.stage.update': {
+    /** Identifier of the stage */
+    id?: NumericId;
+    /** Object with fields of the stage */
+    fields?: ReadonlyArray<{
+    /** Name of the stage */
+    name?: unknown;
+    /** Symbolic code */
+    code?: unknown;
+    /** Color of the stage in HEX format with 6 characters */
+    color?: unknown;
+    /** Sorting identifier */
+    sort?: unknown;
+    /** Semantic code of the stage. */
+    semantic?: unknown; [k: string]: unknown }> }
   /** Add User to Existing Task. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.task.addUser': { typeId?: number; stageId?: number; userValue?: string }
+  'rpa.task.addUser': {
+    /** Process identifier */
+    typeId?: NumericId;
+    /** Stage identifier */
+    stageId?: NumericId;
+    /** String with user in the format First Last [user ID] */
+    userValue?: string }
   /** Remove Automation Rule from Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.task.delete': { typeId?: number; stageId?: number; robotName?: string }
+  'rpa.task.delete': {
+    /** Identifier of the process */
+    typeId?: NumericId;
+    /** Identifier of the stage */
+    stageId?: NumericId;
+    /** Name of the Automation rule */
+    robotName?: string }
   /** Execute the Command. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.do': Obj
   /** Add a New Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.add': { typeId?: number; itemId?: number; fields?: { title?: string; description?: string; [k: string]: unknown } }
+  'rpa.timeline.add': {
+    /** Identifier of the process */
+    typeId?: NumericId;
+    /** Identifier of the item */
+    itemId?: NumericId;
+    /** Object containing the fields of the entry */
+    fields?: {
+    /** Title of the entry */
+    title?: string;
+    /** Description of the entry. */
+    description?: string; [k: string]: unknown } }
   /** Delete Timeline Record. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.delete': { id: number }
+  'rpa.timeline.delete': {
+    /** Identifier of the record */
+    id: NumericId }
   /** Get the Timeline Records List for the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.listForItem': { typeId?: number; itemId?: number; start?: number }
+  'rpa.timeline.listForItem': {
+    /** Identifier of the process */
+    typeId?: NumericId;
+    /** Identifier of the element */
+    itemId?: NumericId;
+    /** This parameter is used for pagination. */
+    start?: number }
   /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.update': { id?: number; fields?: { title?: string; description?: string; [k: string]: unknown } }
+  'rpa.timeline.update': {
+    /** Identifier of the entry */
+    id?: NumericId;
+    /** Object containing the fields of the entry */
+    fields?: {
+    /** Title of the entry */
+    title?: string;
+    /** Description of the entry. */
+    description?: string; [k: string]: unknown } }
   /** Update the Attachment Flag of. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.timeline.updateIsFixed': { id?: number; isFixed?: string }
+  'rpa.timeline.updateIsFixed': {
+    /** Identifier of the record */
+    id?: NumericId;
+    /** Attachment flag of the record. */
+    isFixed?: string }
   /** Create Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.type.add': { fields: ReadonlyArray<{ title: string; image?: string; settings?: readonly unknown[]; permissions?: readonly unknown[]; [k: string]: unknown }> }
+  'rpa.type.add': {
+    /** A list of process fields. */
+    fields: ReadonlyArray<{
+    /** The name of the process */
+    title: string;
+    /** The image of the process from the list */
+    image?: string;
+    /** A list of arbitrary settings for the process */
+    settings?: readonly unknown[];
+    /** A list of objects. */
+    permissions?: readonly unknown[]; [k: string]: unknown }> }
   /** Delete Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.type.delete': { id: number }
+  'rpa.type.delete': {
+    /** Process identifier */
+    id: NumericId }
   /** Get Process Information by ID. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.type.get': { id: number }
+  'rpa.type.get': {
+    /** Process identifier */
+    id: NumericId }
   /** Retrieve a List of Processes with Their Fields. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.type.list': { select?: readonly unknown[]; order?: Obj; filter?: Obj; start?: number }
+  'rpa.type.list': {
+    /** Array of fields to output. */
+    select?: readonly unknown[];
+    /** List for sorting, where the key is the field and the value is ASC or DESC. */
+    order?: Obj;
+    /** List for filtering. */
+    filter?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update the process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
-  'rpa.type.update': { id?: number; fields?: readonly unknown[] }
+  'rpa.type.update': {
+    /** Identifier of the process */
+    id?: NumericId;
+    /** List of process fields. */
+    fields?: readonly unknown[] }
   /** Add Item (Position) to the Cart of an Existing Order. Scope: sale. */
-  'sale.basketitem.add': { fields: Obj }
+  'sale.basketitem.add': {
+    /** Field values for creating an item (position) in the cart of the order */
+    fields: Obj }
   /** Add a position with a product or service from the catalog module to the cart of an existing order. Scope: sale. */
-  'sale.basketitem.addCatalogProduct': { fields: Obj }
+  'sale.basketitem.addCatalogProduct': {
+    /** Field values for creating an item (position) in the order cart */
+    fields: Obj }
   /** Remove item (position) from the cart using. Scope: sale. */
-  'sale.basketitem.delete': { id: Id }
+  'sale.basketitem.delete': {
+    /** Identifier of the cart item (position). */
+    id: Id }
   /** Get Information About a Basket Item (Position). Scope: sale. */
-  'sale.basketitem.get': { id: Id }
+  'sale.basketitem.get': {
+    /** Identifier of the basket item (position). */
+    id: Id }
   /** Get Available Fields of the Basket Item (). Scope: sale. */
   'sale.basketitem.getFields': NoParams
   /** Get Available Fields of a Basket Item (Product from Catalog). Scope: sale. */
   'sale.basketitem.getFieldsCatalogProduct': NoParams
   /** Get a List of Items (Positions) in the Cart. Scope: sale. */
-  'sale.basketitem.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.basketitem.list': {
+    /** An array of fields to be selected (see fields of the sale_basket_item object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected records in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected records in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Change the position of the basket in an existing order. Scope: sale. */
-  'sale.basketitem.update': { id: Id; fields: Obj }
+  'sale.basketitem.update': {
+    /** Identifier of the order item */
+    id: Id;
+    /** Values of the fields to be modified */
+    fields: Obj }
   /** Change the basket item position (catalog product) of an existing order. Scope: sale. */
-  'sale.basketitem.updateCatalogProduct': { id: Id; fields: Obj }
+  'sale.basketitem.updateCatalogProduct': {
+    /** Identifier of the basket item. */
+    id: Id;
+    /** Object with modifiable fields */
+    fields: Obj }
   /** Create a property for a basket item. Scope: sale. */
-  'sale.basketproperties.add': { fields: { basketId: Id; name: string; value: string; code: string; sort?: number; xmlId?: string; [k: string]: unknown } }
+  'sale.basketproperties.add': {
+    /** Field values (detailed description provided below) for creating a property of a basket item (positi… */
+    fields: {
+    /** Identifier of the basket item (position) in the order. */
+    basketId: Id;
+    /** Property name */
+    name: string;
+    /** Property value */
+    value: string;
+    /** Symbolic code of the property */
+    code: string;
+    /** Position in the list of properties. */
+    sort?: number;
+    /** External code of the property. */
+    xmlId?: string; [k: string]: unknown } }
   /** Delete Basket Property. Scope: sale. */
-  'sale.basketproperties.delete': { id: Id }
+  'sale.basketproperties.delete': {
+    /** Identifier of the basket item (position) property. */
+    id: Id }
   /** Get the value of the basket property. Scope: sale. */
-  'sale.basketproperties.get': { id: Id }
+  'sale.basketproperties.get': {
+    /** Identifier of the basket item property */
+    id: Id }
   /** Get Fields of Basket Properties. Scope: sale. */
   'sale.basketproperties.getFields': NoParams
   /** Get a List of Basket Properties. Scope: sale. */
-  'sale.basketproperties.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.basketproperties.list': {
+    /** An array containing the list of fields to be selected (see fields of the object sale_basket_item_pr… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected catalog sections in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected groups of properties in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Change the property of the basket item. Scope: sale. */
-  'sale.basketproperties.update': { id: Id; fields: Obj }
+  'sale.basketproperties.update': {
+    /** Identifier of the order item */
+    id: Id;
+    /** Values of the fields to be modified (detailed description is provided below) for the basket item (p… */
+    fields: Obj }
   /** Add Correspondence to a Natural or Legal Person. Scope: sale. */
-  'sale.businessValuePersonDomain.add': { fields: Obj }
+  'sale.businessValuePersonDomain.add': {
+    /** Field values for creating correspondence to a natural or legal person */
+    fields: Obj }
   /** Delete the correspondence with a natural or legal person. Scope: sale. */
-  'sale.businessValuePersonDomain.deleteByFilter': { fields: Obj }
+  'sale.businessValuePersonDomain.deleteByFilter': {
+    /** Field values for deleting the correspondence with a natural or legal person */
+    fields: Obj }
   /** Get Fields Corresponding to a Natural or Legal Person. Scope: sale. */
   'sale.businessValuePersonDomain.getFields': NoParams
   /** Get a list of matches for a natural or legal person. Scope: sale. */
-  'sale.businessValuePersonDomain.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.businessValuePersonDomain.list': {
+    /** The array contains a list of fields to select. */
+    select?: readonly unknown[];
+    /** An object for filtering the selected matches for a natural or legal person in the format {"field_1"… */
+    filter?: Obj;
+    /** An object for sorting the selected matches for a natural or legal person in the format {"field_1":… */
+    order?: Obj;
+    /** The parameter is used to manage pagination. */
+    start?: number }
   /** Add Cash Register. Scope: cashbox. */
-  'sale.cashbox.add': { NAME: string; REST_CODE: Id; EMAIL: string; OFD?: string; OFD_SETTINGS?: { OFD_MODE?: Obj; SELLER_INFO?: Obj; AUTH?: Obj; [k: string]: unknown }; NUMBER_KKM?: string; ACTIVE?: string; SORT?: number; USE_OFFLINE?: string; SETTINGS?: readonly unknown[] }
+  'sale.cashbox.add': {
+    /** Name of the cash register */
+    NAME: string;
+    /** REST handler code for the cash register. */
+    REST_CODE: Id;
+    /** Email address to which notifications will be sent in case of errors during receipt printing */
+    EMAIL: string;
+    /** OFD handler code. */
+    OFD?: string;
+    /** OFD settings (detailed description provided below). */
+    OFD_SETTINGS?: {
+    /** Settings related to the OFD operation mode. */
+    OFD_MODE?: Obj;
+    /** Settings for the "Seller Information" section. */
+    SELLER_INFO?: Obj;
+    /** Authorization settings. */
+    AUTH?: Obj; [k: string]: unknown };
+    /** External identifier of the cash register. */
+    NUMBER_KKM?: string;
+    /** Activity status of the cash register. */
+    ACTIVE?: string;
+    /** Sorting. */
+    SORT?: number;
+    /** Whether the cash register is used offline. */
+    USE_OFFLINE?: string;
+    /** Cash register settings according to the settings structure passed in the CONFIG key of the SETTINGS… */
+    SETTINGS?: readonly unknown[] }
   /** Save the result of printing the receipt. Scope: cashbox. */
-  'sale.cashbox.check.apply': { UUID: string; PRINT_END_TIME?: string; REG_NUMBER_KKT?: string; FISCAL_DOC_ATTR?: string; FISCAL_DOC_NUMBER?: string; FISCAL_RECEIPT_NUMBER?: string; FN_NUMBER?: string; SHIFT_NUMBER?: string }
+  'sale.cashbox.check.apply': {
+    /** UUID of the receipt */
+    UUID: string;
+    /** Time when the receipt printing ended */
+    PRINT_END_TIME?: string;
+    /** Registration number of the cash register */
+    REG_NUMBER_KKT?: string;
+    /** Fiscal attribute of the document */
+    FISCAL_DOC_ATTR?: string;
+    /** Fiscal document number */
+    FISCAL_DOC_NUMBER?: string;
+    /** Fiscal receipt number */
+    FISCAL_RECEIPT_NUMBER?: string;
+    /** Fiscal storage number */
+    FN_NUMBER?: string;
+    /** Shift number */
+    SHIFT_NUMBER?: string }
   /** Delete cash register. Scope: cashbox. */
-  'sale.cashbox.delete': { ID: Id }
+  'sale.cashbox.delete': {
+    /** Identifier of the cash register to be deleted */
+    ID: Id }
   /** Add Cashbox Handler. Scope: cashbox. */
-  'sale.cashbox.handler.add': { CODE: string; NAME: string; SORT?: number; SUPPORTS_FFD105?: string; SETTINGS: { PRINT_URL: string; CHECK_URL: string; HTTP_VERSION?: string; CONFIG: { LABEL: string; ITEMS: { TYPE: string; LABEL: string; REQUIRED: string; DISABLED?: string; MULTIPLE?: string; MULTILINE?: string; OPTIONS: Obj; TIME?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
+  'sale.cashbox.handler.add': {
+    /** Code of the REST handler. */
+    CODE: string;
+    /** Name of the REST handler */
+    NAME: string;
+    /** Sorting. */
+    SORT?: number;
+    /** Indicates whether the cashbox supports fiscal data format version 1.05. */
+    SUPPORTS_FFD105?: string;
+    /** Handler settings (detailed description provided below) */
+    SETTINGS: {
+    /** Address to which data for printing the receipt is sent */
+    PRINT_URL: string;
+    /** Address for checking the status of the receipt */
+    CHECK_URL: string;
+    /** Version of the HTTP protocol used for requests. */
+    HTTP_VERSION?: string;
+    /** Structure of settings (detailed description provided below), which the user can set and modify on t… */
+    CONFIG: {
+    /** Section header */
+    LABEL: string;
+    /** List of settings in the section (detailed description provided below). */
+    ITEMS: {
+    /** Type of setting. */
+    TYPE: string;
+    /** Name of the setting */
+    LABEL: string;
+    /** Indicates whether the setting is required. */
+    REQUIRED: string;
+    /** Indicates whether editing of the setting is disabled. */
+    DISABLED?: string;
+    /** Indicates whether the setting is multiple. */
+    MULTIPLE?: string;
+    /** Indicates whether the field is multiline. */
+    MULTILINE?: string;
+    /** List of possible values for the property. */
+    OPTIONS: Obj;
+    /** Indicates whether time selection is possible. */
+    TIME?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete Cashbox Handler. Scope: cashbox. */
-  'sale.cashbox.handler.delete': { ID: Id }
+  'sale.cashbox.handler.delete': {
+    /** Identifier of the cashbox handler to be deleted */
+    ID: Id }
   /** Get a list of available cash register handlers. Scope: cashbox. */
   'sale.cashbox.handler.list': NoParams
   /** Update Cash Register Handler. Scope: cashbox. */
-  'sale.cashbox.handler.update': { ID: Id; FIELDS: Obj }
+  'sale.cashbox.handler.update': {
+    /** Identifier of the handler being updated */
+    ID: Id;
+    /** Values of the fields to be updated. */
+    FIELDS: Obj }
   /** Get a list of configured cash registers. Scope: cashbox. */
-  'sale.cashbox.list': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
+  'sale.cashbox.list': {
+    /** An array with the list of fields to select (see fields of the sale_cashbox object) */
+    SELECT?: readonly unknown[];
+    /** An object for filtering selected cash registers in the format {"field_1": "value_1", ... */
+    FILTER?: Obj;
+    /** An object for sorting selected records in the format {"field_1": "order_1", ... */
+    ORDER?: Obj }
   /** Update Existing Cash Register. Scope: cashbox. */
-  'sale.cashbox.update': { ID: Id; FIELDS: { NAME?: string; EMAIL?: string; OFD?: string; OFD_SETTINGS?: { OFD_MODE?: Obj; SELLER_INFO?: Obj; AUTH?: Obj; [k: string]: unknown }; NUMBER_KKM?: string; ACTIVE?: string; SORT?: number; USE_OFFLINE?: string; SETTINGS?: Obj; [k: string]: unknown } }
+  'sale.cashbox.update': {
+    /** Identifier of the cash register being updated */
+    ID: Id;
+    /** Values of the fields to be updated (detailed description provided below) */
+    FIELDS: {
+    /** Name of the cash register */
+    NAME?: string;
+    /** Email address to which notifications will be sent in case of errors during receipt printing */
+    EMAIL?: string;
+    /** OFD handler code. */
+    OFD?: string;
+    /** OFD settings (detailed description provided below) */
+    OFD_SETTINGS?: {
+    /** Settings related to the OFD operation mode. */
+    OFD_MODE?: Obj;
+    /** Settings for the "Seller Information" section. */
+    SELLER_INFO?: Obj;
+    /** Authorization settings. */
+    AUTH?: Obj; [k: string]: unknown };
+    /** External identifier of the cash register */
+    NUMBER_KKM?: string;
+    /** Activity status of the cash register. */
+    ACTIVE?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Whether the cash register is used offline. */
+    USE_OFFLINE?: string;
+    /** Cash register settings according to the structure of settings passed in the CONFIG key of the SETTI… */
+    SETTINGS?: Obj; [k: string]: unknown } }
   /** Add Delivery Service. Scope: sale. */
-  'sale.delivery.add': { REST_CODE: string; NAME: string; CURRENCY: Id; DESCRIPTION?: string; SORT?: number; ACTIVE?: string; CONFIG?: readonly Obj[]; LOGOTYPE?: string }
+  'sale.delivery.add': {
+    /** Symbolic code of the delivery service handler (see the CODE field of the sale_delivery_handler obje… */
+    REST_CODE: string;
+    /** Name of the delivery service */
+    NAME: string;
+    /** Symbolic code of the delivery service currency */
+    CURRENCY: Id;
+    /** Description of the delivery service */
+    DESCRIPTION?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Indicator of the delivery service's activity. */
+    ACTIVE?: string;
+    /** Values of the delivery service settings (detailed description provided below). */
+    CONFIG?: readonly Obj[];
+    /** Logo of the delivery service (base64-encoded string) */
+    LOGOTYPE?: string }
   /** Get Delivery Service Settings. Scope: sale. */
-  'sale.delivery.config.get': { ID: Id }
+  'sale.delivery.config.get': {
+    /** Identifier of the delivery service. */
+    ID: Id }
   /** Update Delivery Service Settings. Scope: sale. */
-  'sale.delivery.config.update': { ID: Id; CONFIG?: readonly Obj[] }
+  'sale.delivery.config.update': {
+    /** Identifier of the delivery service. */
+    ID: Id;
+    /** Values of the delivery service settings (detailed description provided below). */
+    CONFIG?: readonly Obj[] }
   /** Delete Delivery Service. Scope: sale. */
-  'sale.delivery.delete': { ID: Id }
+  'sale.delivery.delete': {
+    /** Identifier of the delivery service */
+    ID: Id }
   /** Add Delivery Service. Scope: delivery. */
-  'sale.delivery.extra.service.add': { DELIVERY_ID: Id; TYPE: string; NAME: string; ACTIVE?: string; CODE?: string; SORT?: number; DESCRIPTION?: string; PRICE?: number; ITEMS: readonly Obj[] }
+  'sale.delivery.extra.service.add': {
+    /** Identifier of the delivery service to which the created service will be linked. */
+    DELIVERY_ID: Id;
+    /** Type of service. */
+    TYPE: string;
+    /** Name of the service */
+    NAME: string;
+    /** Indicator of service activity. */
+    ACTIVE?: string;
+    /** Symbolic code of the service */
+    CODE?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Description of the service */
+    DESCRIPTION?: string;
+    /** Cost of the service in the currency of the delivery service. */
+    PRICE?: number;
+    /** List of available options for selection (detailed description provided below). */
+    ITEMS: readonly Obj[] }
   /** Delete the delivery service. Scope: delivery. */
-  'sale.delivery.extra.service.delete': { ID: Id }
+  'sale.delivery.extra.service.delete': {
+    /** Identifier of the service. */
+    ID: Id }
   /** Get Information About All Services of a Specific Delivery Service. Scope: delivery. */
-  'sale.delivery.extra.service.get': { DELIVERY_ID: Id }
+  'sale.delivery.extra.service.get': {
+    /** Identifier of the delivery service */
+    DELIVERY_ID: Id }
   /** Update Delivery Service. Scope: delivery. */
-  'sale.delivery.extra.service.update': { ID: Id; NAME?: string; ACTIVE?: string; CODE?: string; SORT?: number; DESCRIPTION?: string; PRICE?: number; ITEMS?: readonly Obj[] }
+  'sale.delivery.extra.service.update': {
+    /** Identifier of the service. */
+    ID: Id;
+    /** Name of the service */
+    NAME?: string;
+    /** Indicator of the service's activity. */
+    ACTIVE?: string;
+    /** Symbolic code of the service */
+    CODE?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Description of the service */
+    DESCRIPTION?: string;
+    /** Cost of the service in the delivery service's currency. */
+    PRICE?: number;
+    /** List of available options for selection (detailed description provided below). */
+    ITEMS?: readonly Obj[] }
   /** Get a list of delivery services. Scope: sale. */
-  'sale.delivery.getlist': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
+  'sale.delivery.getlist': {
+    /** An array containing the list of fields to select (see fields of the object sale_delivery_service). */
+    SELECT?: readonly unknown[];
+    /** An object for filtering the selected delivery services in the format {"field_1": "value_1", ... */
+    FILTER?: Obj;
+    /** An object for sorting the selected delivery services in the format {"field_1": "order_1", ... */
+    ORDER?: Obj }
   /** Add Delivery Service Handler. Scope: sale. */
-  'sale.delivery.handler.add': { NAME: string; CODE: string; SORT?: number; DESCRIPTION?: number; SETTINGS: Obj; PROFILES: readonly Obj[] }
+  'sale.delivery.handler.add': {
+    /** Name of the delivery service handler */
+    NAME: string;
+    /** Symbolic code of the delivery service handler */
+    CODE: string;
+    /** Sorting */
+    SORT?: number;
+    /** Description of the delivery service handler */
+    DESCRIPTION?: number;
+    /** Object containing information about the settings of the delivery service handler (detailed descript… */
+    SETTINGS: Obj;
+    /** Array containing a list of delivery profile objects (detailed description provided below). */
+    PROFILES: readonly Obj[] }
   /** Delete Delivery Service Handler. Scope: sale. */
-  'sale.delivery.handler.delete': { ID: Id }
+  'sale.delivery.handler.delete': {
+    /** Identifier of the delivery service handler */
+    ID: Id }
   /** Get a list of delivery service handlers. Scope: sale. */
   'sale.delivery.handler.list': NoParams
   /** Update Delivery Service Handler. Scope: sale. */
-  'sale.delivery.handler.update': { ID: Id; NAME?: string; CODE?: string; SORT?: number; DESCRIPTION?: string; SETTINGS?: { CALCULATE_URL: string; CREATE_DELIVERY_REQUEST_URL?: string; CANCEL_DELIVERY_REQUEST_URL?: string; HAS_CALLBACK_TRACKING_SUPPORT?: string; CONFIG?: { TYPE: string; CODE: string; NAME: string; OPTIONS?: Obj; [k: string]: unknown }; [k: string]: unknown }; PROFILES?: ReadonlyArray<{ NAME: string; CODE: string; DESCRIPTION?: string; [k: string]: unknown }> }
+  'sale.delivery.handler.update': {
+    /** Identifier of the delivery service handler. */
+    ID: Id;
+    /** Name of the delivery service handler */
+    NAME?: string;
+    /** Symbolic code of the delivery service handler */
+    CODE?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Description of the delivery service handler */
+    DESCRIPTION?: string;
+    /** An object containing information about the settings of the delivery service handler (detailed descr… */
+    SETTINGS?: {
+    /** URL for calculating delivery cost. */
+    CALCULATE_URL: string;
+    /** URL for creating a delivery order. */
+    CREATE_DELIVERY_REQUEST_URL?: string;
+    /** URL for canceling a delivery order. */
+    CANCEL_DELIVERY_REQUEST_URL?: string;
+    /** Indicator of whether the delivery service will send notifications about the status of the delivery… */
+    HAS_CALLBACK_TRACKING_SUPPORT?: string;
+    /** An array of objects with available settings for the delivery service created using this handler (de… */
+    CONFIG?: {
+    /** Type of the setting field Possible values: - STRING — string - Y/N — checkbox (yes / no) - NUMBER —… */
+    TYPE: string;
+    /** Symbolic code of the setting */
+    CODE: string;
+    /** Name of the setting */
+    NAME: string;
+    /** List of options for selection. */
+    OPTIONS?: Obj; [k: string]: unknown }; [k: string]: unknown };
+    /** An array containing a list of delivery profile objects (detailed description provided below). */
+    PROFILES?: ReadonlyArray<{
+    /** Name of the delivery service handler profile */
+    NAME: string;
+    /** Symbolic code of the delivery service handler profile */
+    CODE: string;
+    /** Description of the delivery service handler profile */
+    DESCRIPTION?: string; [k: string]: unknown }> }
   /** Delete Delivery Request. Scope: delivery. */
-  'sale.delivery.request.delete': { DELIVERY_ID: Id; REQUEST_ID: string }
+  'sale.delivery.request.delete': {
+    /** Identifier of the delivery service to which the delivery request belongs. */
+    DELIVERY_ID: Id;
+    /** Identifier of the delivery request. */
+    REQUEST_ID: string }
   /** Create Notifications for Delivery Request. Scope: delivery. */
-  'sale.delivery.request.sendmessage': { DELIVERY_ID: Id; REQUEST_ID: string; ADDRESSEE: string; MESSAGE: { SUBJECT: string; BODY: string; STATUS?: { MESSAGE: string; SEMANTIC: string; [k: string]: unknown }; MONEY_VALUES?: Obj; [k: string]: unknown } }
+  'sale.delivery.request.sendmessage': {
+    /** Identifier of the delivery service related to the delivery request. */
+    DELIVERY_ID: Id;
+    /** Identifier of the delivery request. */
+    REQUEST_ID: string;
+    /** Recipient of the message. */
+    ADDRESSEE: string;
+    /** Message (detailed description provided below) */
+    MESSAGE: {
+    /** Subject of the message. */
+    SUBJECT: string;
+    /** Body of the message. */
+    BODY: string;
+    /** Status of the message (detailed description provided below) */
+    STATUS?: {
+    /** Text name of the message status */
+    MESSAGE: string;
+    /** Value of the status semantics. */
+    SEMANTIC: string; [k: string]: unknown };
+    /** Object in the format key => value. */
+    MONEY_VALUES?: Obj; [k: string]: unknown } }
   /** Update Delivery Request. Scope: delivery. */
-  'sale.delivery.request.update': { DELIVERY_ID: Id; REQUEST_ID: string; FINALIZE?: string; STATUS?: { TEXT: string; SEMANTIC: string; [k: string]: unknown }; PROPERTIES?: ReadonlyArray<{ NAME: string; VALUE: string; TAGS?: readonly string[]; [k: string]: unknown }>; OVERWRITE_PROPERTIES?: string }
+  'sale.delivery.request.update': {
+    /** Identifier of the delivery service to which the delivery request belongs. */
+    DELIVERY_ID: Id;
+    /** Identifier of the delivery request. */
+    REQUEST_ID: string;
+    /** Indicator of the need to finalize the delivery request. */
+    FINALIZE?: string;
+    /** Status of the delivery request (detailed description provided below) */
+    STATUS?: {
+    /** Text name of the delivery request status */
+    TEXT: string;
+    /** Semantic value of the status. */
+    SEMANTIC: string; [k: string]: unknown };
+    /** Properties of the delivery request (detailed description provided below) */
+    PROPERTIES?: ReadonlyArray<{
+    /** Name of the property */
+    NAME: string;
+    /** Value of the property */
+    VALUE: string;
+    /** List of tags. */
+    TAGS?: readonly string[]; [k: string]: unknown }>;
+    /** Indicator of the need to completely overwrite the property values of the request during the update. */
+    OVERWRITE_PROPERTIES?: string }
   /** Update Delivery Service. Scope: sale. */
-  'sale.delivery.update': { ID: Id; NAME?: string; CURRENCY?: Id; DESCRIPTION?: string; SORT?: number; ACTIVE?: string; LOGOTYPE?: string }
+  'sale.delivery.update': {
+    /** Identifier of the delivery service. */
+    ID: Id;
+    /** Name of the delivery service */
+    NAME?: string;
+    /** Currency symbol code of the delivery service */
+    CURRENCY?: Id;
+    /** Description of the delivery service */
+    DESCRIPTION?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Indicator of the delivery service's activity. */
+    ACTIVE?: string;
+    /** Logo of the delivery service (base64-encoded string) */
+    LOGOTYPE?: string }
   /** Add Order. Scope: sale. */
-  'sale.order.add': { fields: Obj }
+  'sale.order.add': {
+    /** Field values for creating an order */
+    fields: Obj }
   /** Delete Order and Related Objects. Scope: sale. */
-  'sale.order.delete': { id: Id }
+  'sale.order.delete': {
+    /** Order identifier */
+    id: Id }
   /** Get Order Field Values and Related Objects. Scope: sale. */
-  'sale.order.get': { id: Id }
+  'sale.order.get': {
+    /** Order identifier */
+    id: Id }
   /** Get Order Fields. Scope: sale. */
   'sale.order.getFields': NoParams
   /** Get the list of orders. Scope: sale. */
-  'sale.order.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.order.list': {
+    /** An array containing the list of fields to be selected (see fields of the sale_order object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected orders in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected orders in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Order. Scope: sale. */
-  'sale.order.update': { id: Id; fields: Obj }
+  'sale.order.update': {
+    /** Order identifier */
+    id: Id;
+    /** Field values for updating the order */
+    fields: Obj }
   /** Add Payment. Scope: sale. */
-  'sale.payment.add': { fields: Obj }
+  'sale.payment.add': {
+    /** Field values (detailed description provided below) for creating a payment in the form of a structur… */
+    fields: Obj }
   /** Delete Payment. Scope: sale. */
-  'sale.payment.delete': { id: Id }
+  'sale.payment.delete': {
+    /** Payment identifier */
+    id: Id }
   /** Get Payment by Id. Scope: sale. */
-  'sale.payment.get': { id: Id }
+  'sale.payment.get': {
+    /** Payment identifier */
+    id: Id }
   /** Get Payment Fields. Scope: sale. */
   'sale.payment.getFields': NoParams
   /** Get the list of payments. Scope: sale. */
-  'sale.payment.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.payment.list': {
+    /** An array containing the list of fields to select. */
+    select?: readonly unknown[];
+    /** An object for filtering the selected payments in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected payments in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Payment. Scope: sale. */
-  'sale.payment.update': { id: Id; fields: Obj }
+  'sale.payment.update': {
+    /** Payment identifier */
+    id: Id;
+    /** Field values (detailed description provided below) for creating a payment in the form of a structur… */
+    fields: Obj }
   /** Add Payment Binding to Shipment. Scope: sale. */
-  'sale.paymentItemShipment.add': { fields: Obj }
+  'sale.paymentItemShipment.add': {
+    /** Field values (detailed description provided below) for creating a payment binding to a shipment in… */
+    fields: Obj }
   /** Remove the binding. Scope: sale. */
-  'sale.paymentItemShipment.delete': { id: Id }
+  'sale.paymentItemShipment.delete': {
+    /** Identifier of the payment binding to the shipment */
+    id: Id }
   /** Get Payment Binding by Id. Scope: sale. */
-  'sale.paymentItemShipment.get': { id: Id }
+  'sale.paymentItemShipment.get': {
+    /** Identifier of the payment binding to the shipment */
+    id: Id }
   /** Get Fields for. Scope: sale. */
   'sale.paymentItemShipment.getFields': NoParams
   /** Get a list of bindings. Scope: sale. */
-  'sale.paymentItemShipment.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.paymentItemShipment.list': {
+    /** An array containing the list of fields to be selected (see fields of the sale_payment_item_shipment… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected payment bindings to shipments in the format {"field_1": "value… */
+    filter?: Obj;
+    /** An object for sorting the selected payment bindings to shipments in the format {"field_1": "order_1… */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Change Payment Binding to Shipment. Scope: sale. */
-  'sale.paymentItemShipment.update': { id: Id; fields: Obj }
+  'sale.paymentItemShipment.update': {
+    /** Identifier of the payment binding to the shipment */
+    id: Id;
+    /** Field values (detailed description provided below) for creating the payment binding to the shipment… */
+    fields: Obj }
   /** Add Basket Item Binding to Payment. Scope: sale. */
-  'sale.paymentitembasket.add': { fields: Obj }
+  'sale.paymentitembasket.add': {
+    /** Field values for creating a binding of a basket item to a payment */
+    fields: Obj }
   /** Delete the binding of the cart item to the payment. Scope: sale. */
-  'sale.paymentitembasket.delete': { id: Id }
+  'sale.paymentitembasket.delete': {
+    /** Identifier of the binding of the cart item to the payment */
+    id: Id }
   /** Get Values of All Fields for the Basket Item Binding to Payment. Scope: sale. */
-  'sale.paymentitembasket.get': { id: Id }
+  'sale.paymentitembasket.get': {
+    /** Identifier of the basket item binding to payment */
+    id: Id }
   /** Get Available Fields for Payment Item Basket Bindings. Scope: sale. */
   'sale.paymentitembasket.getfields': NoParams
   /** Get a list of basket item bindings to payments. Scope: sale. */
-  'sale.paymentitembasket.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.paymentitembasket.list': {
+    /** An array with the list of fields to be selected (see fields of the sale_payment_item_basket object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected bindings of basket items to payments in the format {"field_1":… */
+    filter?: Obj;
+    /** An object for sorting the selected bindings of basket items to payments in the format {"field_1": "… */
+    order?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Update the binding of the cart item to the payment. Scope: sale. */
-  'sale.paymentitembasket.update': { id: Id; fields: Obj }
+  'sale.paymentitembasket.update': {
+    /** Identifier of the binding of the cart item to the payment */
+    id: Id;
+    /** Field values for updating the binding of the cart item to the payment */
+    fields: Obj }
   /** Add Payment System. Scope: pay_system. */
-  'sale.paysystem.add': { NAME: string; DESCRIPTION?: string; PERSON_TYPE_ID: Id; BX_REST_HANDLER: Id; ACTIVE?: string; SETTINGS?: Obj; ENTITY_REGISTRY_TYPE?: string; LOGOTYPE?: string; NEW_WINDOW?: string; XML_ID?: string }
+  'sale.paysystem.add': {
+    /** Name of the payment system */
+    NAME: string;
+    /** Description of the payment system */
+    DESCRIPTION?: string;
+    /** Identifier of the payer type */
+    PERSON_TYPE_ID: Id;
+    /** Code of the REST handler specified when adding the handler using the sale.paysystem.handler.add met… */
+    BX_REST_HANDLER: Id;
+    /** Indicator of the payment system's activity. */
+    ACTIVE?: string;
+    /** List of handler settings values in the format {"field_1": "value_1", ... */
+    SETTINGS?: Obj;
+    /** Binding of the payment system: - ORDER — value for store orders, deals, smart processes - CRM_INVOI… */
+    ENTITY_REGISTRY_TYPE?: string;
+    /** Logo of the payment system (image in Base64 format) */
+    LOGOTYPE?: string;
+    /** Flag for the "Open in new window" setting. */
+    NEW_WINDOW?: string;
+    /** External identifier of the payment system. */
+    XML_ID?: string }
   /** Delete Payment System. Scope: pay_system. */
-  'sale.paysystem.delete': { ID: Id }
+  'sale.paysystem.delete': {
+    /** Identifier of the payment system */
+    ID: Id }
   /** Add REST Handler for Payment System. Scope: pay_system. */
-  'sale.paysystem.handler.add': { NAME: string; SORT?: number; CODE: string; SETTINGS: Obj }
+  'sale.paysystem.handler.add': {
+    /** Name of the REST handler */
+    NAME: string;
+    /** Sorting order. */
+    SORT?: number;
+    /** Code of the REST handler. */
+    CODE: string;
+    /** Handler settings (detailed description provided below) */
+    SETTINGS: Obj }
   /** Delete the REST handler for the payment system. Scope: pay_system. */
-  'sale.paysystem.handler.delete': { ID: Id }
+  'sale.paysystem.handler.delete': {
+    /** Identifier of the REST handler */
+    ID: Id }
   /** Get a List of REST Handlers for the Payment System. Scope: pay_system. */
   'sale.paysystem.handler.list': NoParams
   /** Update REST Handler for Payment System. Scope: pay_system. */
-  'sale.paysystem.handler.update': { ID: Id; FIELDS: Obj }
+  'sale.paysystem.handler.update': {
+    /** Identifier of the REST handler */
+    ID: Id;
+    /** Set of values for updating (detailed description provided below) */
+    FIELDS: Obj }
   /** Get a List of Payment Systems. Scope: pay_system. */
-  'sale.paysystem.list': { SELECT?: readonly unknown[]; FILTER?: Obj; ORDER?: Obj }
-  /** Pay Invoice Through a Specific Payment System. Scope: pay_system. */
-  'sale.paysystem.pay.invoice': { INVOICE_ID: number; PAY_SYSTEM_ID?: Id; BX_REST_HANDLER?: string }
+  'sale.paysystem.list': {
+    /** An array containing the list of fields to select (see fields of the sale_paysystem object). */
+    SELECT?: readonly unknown[];
+    /** An object for filtering the selected payment systems in the format {"field_1": "value_1", ... */
+    FILTER?: Obj;
+    /** An object for sorting the selected payment systems in the format {"field_1": "order_1", ... */
+    ORDER?: Obj }
+  /** Pay Invoice Through a Specific Payment System. Scope: pay_system. @deprecated No longer developed; the documentation names no replacement. */
+  'sale.paysystem.pay.invoice': {
+    /** Identifier of the legacy invoice. */
+    INVOICE_ID: NumericId;
+    /** Identifier of the payment system */
+    PAY_SYSTEM_ID?: Id;
+    /** Symbolic identifier of the REST handler for the payment system. */
+    BX_REST_HANDLER?: string }
   /** Pay for an Order via a Specific Payment System. Scope: pay_system. */
-  'sale.paysystem.pay.payment': { PAYMENT_ID: Id; PAY_SYSTEM_ID: Id }
+  'sale.paysystem.pay.payment': {
+    /** Payment identifier */
+    PAYMENT_ID: Id;
+    /** Payment system identifier */
+    PAY_SYSTEM_ID: Id }
   /** Get Payment System Settings. Scope: pay_system. */
-  'sale.paysystem.settings.get': { ID: Id; PERSON_TYPE_ID: Id }
-  /** Get Payment System Settings for a Specific Invoice. Scope: pay_system. */
-  'sale.paysystem.settings.invoice.get': { INVOICE_ID: number; PAY_SYSTEM_ID?: Id; BX_REST_HANDLER?: Id }
+  'sale.paysystem.settings.get': {
+    /** Identifier of the payment system for which settings are to be retrieved */
+    ID: Id;
+    /** Identifier of the payer type for which settings are to be retrieved. */
+    PERSON_TYPE_ID: Id }
+  /** Get Payment System Settings for a Specific Invoice. Scope: pay_system. @deprecated No longer developed; the documentation names no replacement. */
+  'sale.paysystem.settings.invoice.get': {
+    /** Identifier of the legacy invoice. */
+    INVOICE_ID: NumericId;
+    /** Identifier of the payment system */
+    PAY_SYSTEM_ID?: Id;
+    /** Symbolic identifier of the payment system handler */
+    BX_REST_HANDLER?: Id }
   /** Get Payment System Settings for a Specific Payment. Scope: pay_system. */
-  'sale.paysystem.settings.payment.get': { PAYMENT_ID: Id; PAY_SYSTEM_ID: Id }
+  'sale.paysystem.settings.payment.get': {
+    /** Payment identifier */
+    PAYMENT_ID: Id;
+    /** Payment system identifier */
+    PAY_SYSTEM_ID: Id }
   /** Update Payment System Settings. Scope: pay_system. */
-  'sale.paysystem.settings.update': { ID: Id; PERSON_TYPE_ID?: Id; SETTINGS: Obj }
+  'sale.paysystem.settings.update': {
+    /** Identifier of the payment system for which settings need to be retrieved */
+    ID: Id;
+    /** Identifier of the payer type for which settings need to be retrieved */
+    PERSON_TYPE_ID?: Id;
+    /** Settings to be updated. */
+    SETTINGS: Obj }
   /** Update Payment System. Scope: pay_system. */
-  'sale.paysystem.update': { ID: Id; FIELDS?: Obj }
+  'sale.paysystem.update': {
+    /** Identifier of the payment system */
+    ID: Id;
+    /** Object containing new field values (detailed description provided below) */
+    FIELDS?: Obj }
   /** Add payer type. Scope: sale. */
-  'sale.persontype.add': { fields: Obj }
+  'sale.persontype.add': {
+    /** Field values (detailed description provided below) for creating a new payer type in the form of a s… */
+    fields: Obj }
   /** Delete payer type. Scope: sale. */
-  'sale.persontype.delete': { id: Id }
+  'sale.persontype.delete': {
+    /** Identifier of the payer type */
+    id: Id }
   /** Get the payer type by Id. Scope: sale. */
-  'sale.persontype.get': { id: Id }
+  'sale.persontype.get': {
+    /** The payer type number */
+    id: Id }
   /** Get Fields of the Payer Type. Scope: sale. */
   'sale.persontype.getFields': NoParams
   /** Get a list of payer types. Scope: sale. */
-  'sale.persontype.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.persontype.list': {
+    /** An array containing the list of fields to select (see fields of the sale_person_type object) If not… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected payer types in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected payer types in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Change the payer type. Scope: sale. */
-  'sale.persontype.update': { id: Id; fields: Obj }
+  'sale.persontype.update': {
+    /** The ID of the payer type */
+    id: Id;
+    /** Field values (detailed description provided below) for updating the payer type field in the form of… */
+    fields: Obj }
   /** Add Order Property. Scope: sale. */
-  'sale.property.add': { fields: Obj }
+  'sale.property.add': {
+    /** Field values for creating an order property */
+    fields: Obj }
   /** Delete Order Property. Scope: sale. */
-  'sale.property.delete': { id: Id }
+  'sale.property.delete': {
+    /** Identifier of the order property */
+    id: Id }
   /** Get Order Property. Scope: sale. */
-  'sale.property.get': { id: Id }
+  'sale.property.get': {
+    /** Identifier of the order property */
+    id: Id }
   /** Get Fields and Settings of Order Properties for a Specific Property Type. Scope: sale. */
-  'sale.property.getfieldsbytype': { type: string }
+  'sale.property.getfieldsbytype': {
+    /** Order property type Possible values: - STRING - Y/N - NUMBER - ENUM - FILE - DATE - LOCATION - ADDR… */
+    type: string }
   /** Get the list of order properties. Scope: sale. */
-  'sale.property.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.property.list': {
+    /** An array containing the list of fields to select (see the fields of the sale_order_property object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected payment bindings to shipments in the format {"field_1": "value… */
+    filter?: Obj;
+    /** An object for sorting the selected items in the shipment table in the format {"field_1": "order_1",… */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Order Property. Scope: sale. */
-  'sale.property.update': { id: Id; fields: Obj }
+  'sale.property.update': {
+    /** Identifier of the order property */
+    id: Id;
+    /** Field values for creating the order property */
+    fields: Obj }
   /** Add Property Binding. Scope: sale. */
-  'sale.propertyRelation.add': { fields: Obj }
+  'sale.propertyRelation.add': {
+    /** Field values for creating a property binding */
+    fields: Obj }
   /** Remove Property Relation with. Scope: sale. */
-  'sale.propertyRelation.deleteByFilter': { fields: Obj }
+  'sale.propertyRelation.deleteByFilter': {
+    /** Field values for removing the property relation */
+    fields: Obj }
   /** Get Fields of Property Binding. Scope: sale. */
   'sale.propertyRelation.getFields': NoParams
   /** Get a list of property bindings. Scope: sale. */
-  'sale.propertyRelation.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.propertyRelation.list': {
+    /** The array contains a list of fields to select (see fields of the object sale_order_property_relatio… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected property bindings in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected property bindings in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** The parameter is used to control pagination. */
+    start?: number }
   /** Create Property Group. Scope: sale. */
-  'sale.propertygroup.add': { fields: Obj }
+  'sale.propertygroup.add': {
+    /** Field values for creating a property group */
+    fields: Obj }
   /** Delete Property Group. Scope: sale. */
-  'sale.propertygroup.delete': { id: Id }
+  'sale.propertygroup.delete': {
+    /** Identifier of the property group */
+    id: Id }
   /** Get Values of All Fields in a Property Group by ID. Scope: sale. */
-  'sale.propertygroup.get': { id: Id }
+  'sale.propertygroup.get': {
+    /** Identifier of the property group */
+    id: Id }
   /** Get Available Fields of Property Groups. Scope: sale. */
   'sale.propertygroup.getFields': NoParams
   /** Get a list of property groups. Scope: sale. */
-  'sale.propertygroup.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj }
+  'sale.propertygroup.list': {
+    /** An array of fields to select (see fields of the sale_order_property_group object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected property groups in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected property groups in the format {"field_1": "order_1", ... */
+    order?: Obj }
   /** Update Property Group Fields. Scope: sale. */
-  'sale.propertygroup.update': { id: Id; fields: Obj }
+  'sale.propertygroup.update': {
+    /** Identifier of the property group */
+    id: Id;
+    /** Field values for updating the property group */
+    fields: Obj }
   /** Delete Order Property Value. Scope: sale. */
-  'sale.propertyvalue.delete': { id: Id }
+  'sale.propertyvalue.delete': {
+    /** Identifier of the property value */
+    id: Id }
   /** Get Property Value with. Scope: sale. */
-  'sale.propertyvalue.get': { id: Id }
+  'sale.propertyvalue.get': {
+    /** Identifier of the order property value */
+    id: Id }
   /** Get Available Fields of the Property Value. Scope: sale. */
   'sale.propertyvalue.getfields': NoParams
   /** Get a list of property values. Scope: sale. */
-  'sale.propertyvalue.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.propertyvalue.list': {
+    /** An array of fields to be selected (see fields of the sale_order_property_value object). */
+    select?: readonly unknown[];
+    /** An object for filtering selected property values in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting selected property values in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Change the Value of the Property. Scope: sale. */
-  'sale.propertyvalue.modify': { fields: Obj }
+  'sale.propertyvalue.modify': {
+    /** The root element that transmits the request parameters in the form of a structure: */
+    fields: Obj }
   /** Add Property Variant. Scope: sale. */
-  'sale.propertyvariant.add': { fields: Obj }
+  'sale.propertyvariant.add': {
+    /** Field values for creating a property variant */
+    fields: Obj }
   /** Delete Property Variant. Scope: sale. */
-  'sale.propertyvariant.delete': { id: Id }
+  'sale.propertyvariant.delete': {
+    /** Identifier of the property variant */
+    id: Id }
   /** Get Property Variant Value by ID. Scope: sale. */
-  'sale.propertyvariant.get': { id: Id }
+  'sale.propertyvariant.get': {
+    /** Identifier of the property variant */
+    id: Id }
   /** Get Available Fields of Property Variant. Scope: sale. */
   'sale.propertyvariant.getFields': NoParams
   /** Get a list of property variants. Scope: sale. */
-  'sale.propertyvariant.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj }
+  'sale.propertyvariant.list': {
+    /** An array of fields to be selected (see fields of the object sale_order_property_variant). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected property value variants in the format {"field_1": "value_1", .… */
+    filter?: Obj;
+    /** An object for sorting the selected property value variants in the format {"field_1": "order_1", ... */
+    order?: Obj }
   /** Update Property Variant Fields. Scope: sale. */
-  'sale.propertyvariant.update': { id: Id; fields: Obj }
+  'sale.propertyvariant.update': {
+    /** Identifier of the property value variant */
+    id: Id;
+    /** Field values to update the property value variant */
+    fields: Obj }
   /** Add Shipment. Scope: sale. */
-  'sale.shipment.add': { fields: Obj }
+  'sale.shipment.add': {
+    /** Field values for creating a shipment */
+    fields: Obj }
   /** Delete Shipment. Scope: sale. */
-  'sale.shipment.delete': { id: Id }
+  'sale.shipment.delete': {
+    /** Identifier of the shipment */
+    id: Id }
   /** Get Shipment Fields. Scope: sale. */
-  'sale.shipment.get': { id: Id }
+  'sale.shipment.get': {
+    /** Shipment identifier */
+    id: Id }
   /** Get Available Shipment Fields. Scope: sale. */
   'sale.shipment.getFields': NoParams
   /** Get the list of shipments. Scope: sale. */
-  'sale.shipment.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.shipment.list': {
+    /** An array containing the list of fields to select (see fields of the sale_order_shipment object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected payment bindings to shipments in the format {"field_1": "value… */
+    filter?: Obj;
+    /** An object for sorting the selected payment bindings to shipments in the format {"field_1": "order_1… */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Shipment. Scope: sale. */
-  'sale.shipment.update': { id: Id; fields: Obj }
+  'sale.shipment.update': {
+    /** Shipment identifier */
+    id: Id;
+    /** Field values for updating the shipment */
+    fields: Obj }
   /** Add an item to the shipment table part. Scope: sale. */
-  'sale.shipmentitem.add': { fields: Obj }
+  'sale.shipmentitem.add': {
+    /** Field values for creating an item in the shipment table part */
+    fields: Obj }
   /** Delete Shipment Item from Collection. Scope: sale. */
-  'sale.shipmentitem.delete': { id: Id }
+  'sale.shipmentitem.delete': {
+    /** Identifier of the shipment table item */
+    id: Id }
   /** Accessing Fields of the Element. Scope: sale. */
-  'sale.shipmentitem.get': { id: Id }
+  'sale.shipmentitem.get': {
+    /** Identifier of the shipment item table element */
+    id: Id }
   /** Get Fields of Shipment Item from. Scope: sale. */
   'sale.shipmentitem.getfields': NoParams
   /** Get a list of shipment item table elements. Scope: sale. */
-  'sale.shipmentitem.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.shipmentitem.list': {
+    /** An array containing the list of fields to select (see fields of the object sale_order_shipment_item… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected shipment item table elements in the format {"field_1": "value_… */
+    filter?: Obj;
+    /** An object for sorting the selected shipment item table elements in the format {"field_1": "order_1"… */
+    order?: Obj;
+    /** This parameter is used to control pagination. */
+    start?: number }
   /** Update an item in the shipment table part. Scope: sale. */
-  'sale.shipmentitem.update': { id: Id; fields: Obj }
+  'sale.shipmentitem.update': {
+    /** Identifier of the shipment table part item */
+    id: Id;
+    /** Field values for updating the shipment table part item */
+    fields: Obj }
   /** Add Shipment Property. Scope: sale. */
-  'sale.shipmentproperty.add': { fields: Obj }
+  'sale.shipmentproperty.add': {
+    /** Field values for creating a shipment property */
+    fields: Obj }
   /** Delete Shipment Property. Scope: sale. */
-  'sale.shipmentproperty.delete': { id: Id }
+  'sale.shipmentproperty.delete': {
+    /** Identifier of the shipment property */
+    id: Id }
   /** Get Shipment Property. Scope: sale. */
-  'sale.shipmentproperty.get': { id: Id }
+  'sale.shipmentproperty.get': {
+    /** Identifier of the shipment property */
+    id: Id }
   /** Get Fields and Settings of Shipment Property for a Specific Property Type. Scope: sale. */
-  'sale.shipmentproperty.getfieldsbytype': { type: string }
+  'sale.shipmentproperty.getfieldsbytype': {
+    /** Shipment property type Possible values: STRING Y/N NUMBER ENUM FILE DATE LOCATION ADDRESS */
+    type: string }
   /** Get a list of shipment properties. Scope: sale. */
-  'sale.shipmentproperty.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.shipmentproperty.list': {
+    /** An array containing the list of fields to select (see the fields of the sale_shipment_property obje… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected shipment properties in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected shipment properties in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Shipment Property. Scope: sale. */
-  'sale.shipmentproperty.update': { id: Id; fields: Obj }
+  'sale.shipmentproperty.update': {
+    /** Identifier of the shipment property */
+    id: Id;
+    /** Field values for updating the shipment property */
+    fields: Obj }
   /** Delete Shipment Property Value. Scope: sale. */
-  'sale.shipmentpropertyvalue.delete': { id: Id }
+  'sale.shipmentpropertyvalue.delete': {
+    /** Identifier of the shipment property value */
+    id: Id }
   /** Get Shipment Property Value by ID. Scope: sale. */
-  'sale.shipmentpropertyvalue.get': { id: Id }
+  'sale.shipmentpropertyvalue.get': {
+    /** Identifier of the shipment property value */
+    id: Id }
   /** Get Available Fields of Shipment Property Values. Scope: sale. */
   'sale.shipmentpropertyvalue.getfields': NoParams
   /** Get a list of shipment property values. Scope: sale. */
-  'sale.shipmentpropertyvalue.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.shipmentpropertyvalue.list': {
+    /** An array of fields to select (see fields of the sale_shipment_property_value object). */
+    select?: readonly unknown[];
+    /** An object for filtering selected property values in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting selected property values in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update Shipment Property Values. Scope: sale. */
-  'sale.shipmentpropertyvalue.modify': { fields: Obj }
+  'sale.shipmentpropertyvalue.modify': {
+    /** The root element that carries the request parameters */
+    fields: Obj }
   /** Create status. Scope: sale. */
-  'sale.status.add': { fields: Obj }
+  'sale.status.add': {
+    /** Field values for creating the status */
+    fields: Obj }
   /** Delete Status. Scope: sale. */
-  'sale.status.delete': { id: Id }
+  'sale.status.delete': {
+    /** Status identifier */
+    id: Id }
   /** Get Values of All Status Fields by ID. Scope: sale. */
-  'sale.status.get': { id: Id }
+  'sale.status.get': {
+    /** Symbolic identifier of the status */
+    id: Id }
   /** Get Available Fields of. Scope: sale. */
   'sale.status.getFields': NoParams
   /** Get the list of statuses. Scope: sale. */
-  'sale.status.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.status.list': {
+    /** An array of fields to select (see fields of the sale_status object). */
+    select?: readonly unknown[];
+    /** An object for filtering selected property groups in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting selected statuses in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Update status. Scope: sale. */
-  'sale.status.update': { id: Id; fields: Obj }
+  'sale.status.update': {
+    /** Symbolic identifier of the status */
+    id: Id;
+    /** Field values for updating the status */
+    fields: Obj }
   /** Add Localization. Scope: sale. */
-  'sale.statusLang.add': { fields: Obj }
+  'sale.statusLang.add': {
+    /** Field values (detailed description provided below) for adding status localization in the form of a… */
+    fields: Obj }
   /** Delete localization. Scope: sale. */
-  'sale.statusLang.deleteByFilter': { fields: Obj }
+  'sale.statusLang.deleteByFilter': {
+    /** Values of the filter fields (detailed description provided below) for deleting the localization rec… */
+    fields: Obj }
   /** Get Localization Fields for Statuses. Scope: sale. */
   'sale.statusLang.getFields': NoParams
   /** Get the list of languages for localization. Scope: sale. */
   'sale.statusLang.getListLangs': NoParams
   /** Get a list of localizations for. Scope: sale. */
-  'sale.statusLang.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.statusLang.list': {
+    /** An array containing the list of fields to select (see fields of the sale_status_lang object). */
+    select?: readonly unknown[];
+    /** An object for filtering the selected items in the shipment table part in the format {"field_1": "va… */
+    filter?: Obj;
+    /** An object for sorting the selected statuses in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Get Available Order Fields from. Scope: sale. */
   'sale.tradeBinding.getFields': NoParams
   /** Get a list of orders from sources. Scope: sale. */
-  'sale.tradeBinding.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.tradeBinding.list': {
+    /** An array containing the list of fields to select (see fields of the sale_order_trade_binding object… */
+    select?: readonly unknown[];
+    /** An object for filtering the selected orders in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An object for sorting the selected orders in the format {"field_1": "order_1", ... */
+    order?: Obj;
+    /** This parameter is used for managing pagination. */
+    start?: number }
   /** Get Available Fields of Order Sources. Scope: sale. */
   'sale.tradePlatform.getFields': NoParams
   /** Get a List of Order Sources. Scope: sale. */
-  'sale.tradePlatform.list': { select?: readonly unknown[]; filter?: Obj; order?: Obj; start?: number }
+  'sale.tradePlatform.list': {
+    /** An array containing the list of fields to select (see fields of the sale_order_trade_platform objec… */
+    select?: readonly unknown[];
+    /** A list of fields for filtering. */
+    filter?: Obj;
+    /** Sorting parameters. */
+    order?: Obj;
+    /** This parameter is used for pagination control. */
+    start?: number }
   /** Generate a Link for a Specific Payment. Scope: salescenter. */
-  'salescenter.payment.getPublicUrl': { id: Id }
+  'salescenter.payment.getPublicUrl': {
+    /** Payment identifier */
+    id: Id }
   /** Get a List of Available Permissions Scope. Scope: basic. */
-  'scope': { full?: Flag }
+  'scope': {
+    /** If the parameter is set to true, the method will return the complete list of permissions */
+    full?: Flag }
   /** Get Current Server Time. Scope: basic. */
   'server.time': NoParams
   /** Get the List of Providers for. Scope: sign.b2e, crm. */
-  'sign.b2e.company.provider.list': { companyUuid: string; companyCrmId: number; language?: string; limit?: number; offset?: number }
+  'sign.b2e.company.provider.list': {
+    /** UUID of the company in HCM Link. */
+    companyUuid: string;
+    /** Identifier of the company in CRM, connected in the integration as "my company". */
+    companyCrmId: NumericId;
+    /** Language for localizing provider names. */
+    language?: string;
+    /** Number of records per page. */
+    limit?: number;
+    /** Parameter for managing pagination. */
+    offset?: number }
   /** Get Document. Scope: sign.b2e, crm. */
-  'sign.b2e.document.get': { uid?: string; language?: string }
+  'sign.b2e.document.get': {
+    /** Unique identifier of the document */
+    uid?: string;
+    /** Language for localizing statuses in the response. */
+    language?: string }
   /** Send Document for Signing. Scope: sign.b2e, crm. */
-  'sign.b2e.document.send': { fields: { company: { uuid: string; crmId: number; [k: string]: unknown }; members: ReadonlyArray<{ employeeCode: string; employeeId: number; userId: number; role: string; [k: string]: unknown }>; responsible: { employeeCode: string; employeeId: number; userId: number; role?: string; [k: string]: unknown }; companyProviderUid: string; files: ReadonlyArray<{ fileName: string; fileType: string; fileContent: string; [k: string]: unknown }>; regionDocumentType: string; externalSettings: { externalId: string; externalDateCreate: string; [k: string]: unknown }; language?: string; [k: string]: unknown }; language?: string }
+  'sign.b2e.document.send': {
+    /** Parameters for sending the document for signing (detailed description) */
+    fields: {
+    /** The company on behalf of which the document is sent (detailed description) */
+    company: {
+    /** UUID of the company in HCM Link. */
+    uuid: string;
+    /** Identifier of the company in CRM, connected in the integration as "my company" */
+    crmId: NumericId; [k: string]: unknown };
+    /** List of signing participants. */
+    members: ReadonlyArray<{
+    /** Employee code in HCM Link. */
+    employeeCode: string;
+    /** Employee identifier in HCM Link. */
+    employeeId: NumericId;
+    /** User identifier in Bitrix24 */
+    userId: NumericId;
+    /** Role of the participant. */
+    role: string; [k: string]: unknown }>;
+    /** Responsible person for the document (detailed description) */
+    responsible: {
+    /** Employee code in HCM Link. */
+    employeeCode: string;
+    /** Employee identifier in HCM Link. */
+    employeeId: NumericId;
+    /** User identifier in Bitrix24 */
+    userId: NumericId;
+    /** Role of the participant. */
+    role?: string; [k: string]: unknown };
+    /** Identifier of the signing provider. */
+    companyProviderUid: string;
+    /** File of the document being signed (detailed description) */
+    files: ReadonlyArray<{
+    /** File name. */
+    fileName: string;
+    /** MIME type of the file. */
+    fileType: string;
+    /** Content of the file, encoded in Base64 */
+    fileContent: string; [k: string]: unknown }>;
+    /** Document type for the region (detailed description) */
+    regionDocumentType: string;
+    /** External parameters of the document (detailed description) */
+    externalSettings: {
+    /** External identifier. */
+    externalId: string;
+    /** Creation date of the external document in ISO 8601 format */
+    externalDateCreate: string; [k: string]: unknown };
+    /** Language of the document */
+    language?: string; [k: string]: unknown };
+    /** Language for localizing statuses in the response. */
+    language?: string }
   /** Retrieve Signed HCM Link Document. Scope: sign.b2e. */
-  'sign.b2e.hcmlink.document.get': { id: number }
+  'sign.b2e.hcmlink.document.get': {
+    /** Signing participant identifier. */
+    id: NumericId }
   /** Get a list of signed documents in the company's safe. Scope: sign.b2e. */
-  'sign.b2e.mysafe.tail': { limit?: number; offset?: number }
+  'sign.b2e.mysafe.tail': {
+    /** Number of records per page. */
+    limit?: number;
+    /** This parameter is used to manage pagination. */
+    offset?: number }
   /** Get a list of signed documents for the user. Scope: sign.b2e. */
-  'sign.b2e.personal.tail': { limit?: number; offset?: number }
+  'sign.b2e.personal.tail': {
+    /** Number of records per page. */
+    limit?: number;
+    /** This parameter is used for pagination control. */
+    offset?: number }
   /** Retrieve Data on Workgroup. Scope: socialnetwork. */
-  'socialnetwork.api.workgroup.get': { params: { groupId: number; select?: ReadonlyArray<{ ACTIONS?: string; AVATAR?: string; AVATAR_DATA?: string; AVATAR_TYPES?: string; COUNTERS?: string; DATE_CREATE?: string; DEPARTMENTS?: string; EFFICIENCY?: string; FEATURES?: string; GROUP_MEMBERS_LIST?: string; LIST_OF_MEMBERS?: string; LIST_OF_MEMBERS_AWAITING_INVITE?: string; OWNER_DATA?: string; PIN?: string; PRIVACY_TYPE?: string; SUBJECT_DATA?: string; TAGS?: string; USER_DATA?: string; [k: string]: unknown }>; mode?: string; [k: string]: unknown } }
+  'socialnetwork.api.workgroup.get': {
+    /** Request parameters for retrieving the group. */
+    params: {
+    /** Group identifier. */
+    groupId: NumericId;
+    /** List of additional fields to retrieve, returned in result. */
+    select?: ReadonlyArray<{
+    /** Operations available to the current user on the group */
+    ACTIONS?: string;
+    /** URL of the group's compressed user avatar */
+    AVATAR?: string;
+    /** Information about the group's avatar */
+    AVATAR_DATA?: string;
+    /** Types of avatars for groups */
+    AVATAR_TYPES?: string;
+    /** Number of unaccepted requests and invitations to join the group */
+    COUNTERS?: string;
+    /** Date and time of group creation in a more readable format */
+    DATE_CREATE?: string;
+    /** Departments of employees added to the group */
+    DEPARTMENTS?: string;
+    /** Group efficiency */
+    EFFICIENCY?: string;
+    /** Available tools in the group specified in the advanced group settings */
+    FEATURES?: string;
+    /** List of active group members, invited users, and users awaiting confirmation to join the group */
+    GROUP_MEMBERS_LIST?: string;
+    /** List of group members with their information */
+    LIST_OF_MEMBERS?: string;
+    /** Users awaiting confirmation to join the group */
+    LIST_OF_MEMBERS_AWAITING_INVITE?: string;
+    /** Data about the group owner */
+    OWNER_DATA?: string;
+    /** Whether the group is pinned for the current user on the groups and projects page. */
+    PIN?: string;
+    /** Group privacy level. */
+    PRIVACY_TYPE?: string;
+    /** Information about the group's subject specified in the advanced group settings */
+    SUBJECT_DATA?: string;
+    /** Group tags specified in the advanced group settings */
+    TAGS?: string;
+    /** Data about the current user's role in the group */
+    USER_DATA?: string; [k: string]: unknown }>;
+    /** Request mode. */
+    mode?: string; [k: string]: unknown } }
   /** Get a List of Workgroups. Scope: socialnetwork. */
-  'socialnetwork.api.workgroup.list': { filter?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: number; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; select?: ReadonlyArray<{ ID?: number; ACTIVE?: string; SUBJECT_ID?: number; NAME?: string; DESCRIPTION?: string; KEYWORDS?: string; CLOSED?: string; VISIBLE?: string; OPENED?: string; PROJECT?: string; LANDING?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IMAGE_ID?: number; AVATAR_TYPE?: string; OWNER_ID?: number; NUMBER_OF_MEMBERS?: number; NUMBER_OF_MODERATORS?: number; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_OWNER_ID?: number; SCRUM_MASTER_ID?: number; SCRUM_SPRINT_DURATION?: number; SCRUM_TASK_RESPONSIBLE?: string; TYPE?: string; AVATAR?: string; [k: string]: unknown }>; order?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; PROJECT?: string; SUBJECT_ID?: number; SITE_ID?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; [k: string]: unknown }; params?: { IS_ADMIN?: string; siteId?: string; mode?: string; features?: readonly unknown[]; mandatoryFeatures?: readonly unknown[]; shouldSelectDialogId?: string; [k: string]: unknown }; start?: number }
+  'socialnetwork.api.workgroup.list': {
+    /** An object for filtering in the format {"field_1": "value_1", ... */
+    filter?: {
+    /** Group identifier */
+    ID?: NumericId;
+    /** Group name */
+    NAME?: string;
+    /** Owner identifier */
+    OWNER_ID?: NumericId;
+    /** Group activity status: Y or N */
+    ACTIVE?: string;
+    /** Group visibility in the general list: Y or N */
+    VISIBLE?: string;
+    /** Is the group open for free membership: Y or N */
+    OPENED?: string;
+    /** Is the group archived: Y or N */
+    CLOSED?: string;
+    /** Object type: Y — project, N — group */
+    PROJECT?: string;
+    /** Group subject identifier */
+    SUBJECT_ID?: NumericId;
+    /** Group site identifier */
+    SITE_ID?: string;
+    /** Group creation date */
+    DATE_CREATE?: string;
+    /** Group modification date */
+    DATE_UPDATE?: string;
+    /** Last activity date */
+    DATE_ACTIVITY?: string; [k: string]: unknown };
+    /** An array containing the list of fields to select. */
+    select?: ReadonlyArray<{
+    /** Group identifier */
+    ID?: NumericId;
+    /** Group activity status */
+    ACTIVE?: string;
+    /** Group subject identifier */
+    SUBJECT_ID?: NumericId;
+    /** Group name */
+    NAME?: string;
+    /** Group description */
+    DESCRIPTION?: string;
+    /** Group keywords */
+    KEYWORDS?: string;
+    /** Archive group status */
+    CLOSED?: string;
+    /** Group visibility status */
+    VISIBLE?: string;
+    /** Open group status */
+    OPENED?: string;
+    /** Project status */
+    PROJECT?: string;
+    /** Group for publication status */
+    LANDING?: string;
+    /** Creation date */
+    DATE_CREATE?: string;
+    /** Modification date */
+    DATE_UPDATE?: string;
+    /** Last activity date */
+    DATE_ACTIVITY?: string;
+    /** User avatar identifier */
+    IMAGE_ID?: NumericId;
+    /** System avatar type */
+    AVATAR_TYPE?: string;
+    /** Owner identifier */
+    OWNER_ID?: NumericId;
+    /** Number of participants */
+    NUMBER_OF_MEMBERS?: number;
+    /** Number of moderators */
+    NUMBER_OF_MODERATORS?: number;
+    /** Permissions to invite participants */
+    INITIATE_PERMS?: string;
+    /** Project start date */
+    PROJECT_DATE_START?: string;
+    /** Project end date */
+    PROJECT_DATE_FINISH?: string;
+    /** Scrum owner identifier */
+    SCRUM_OWNER_ID?: NumericId;
+    /** Scrum master identifier */
+    SCRUM_MASTER_ID?: NumericId;
+    /** Sprint duration in seconds */
+    SCRUM_SPRINT_DURATION?: number;
+    /** Default executor in scrum */
+    SCRUM_TASK_RESPONSIBLE?: string;
+    /** Group type: group, project, scrum, collab */
+    TYPE?: string;
+    /** Avatar URL */
+    AVATAR?: string; [k: string]: unknown }>;
+    /** A sorting object in the format {"field_1": "order_1", ..., "field_N": "order_N"}. */
+    order?: {
+    /** Group identifier */
+    ID?: NumericId;
+    /** Group name */
+    NAME?: string;
+    /** Owner identifier */
+    OWNER_ID?: NumericId;
+    /** Group activity status: Y or N */
+    ACTIVE?: string;
+    /** Group visibility in the general list: Y or N */
+    VISIBLE?: string;
+    /** Is the group open for free membership: Y or N */
+    OPENED?: string;
+    /** Is the group archived: Y or N */
+    CLOSED?: string;
+    /** Object type: Y — project, N — group */
+    PROJECT?: string;
+    /** Group subject identifier */
+    SUBJECT_ID?: NumericId;
+    /** Group site identifier */
+    SITE_ID?: string;
+    /** Group creation date */
+    DATE_CREATE?: string;
+    /** Group modification date */
+    DATE_UPDATE?: string;
+    /** Last activity date */
+    DATE_ACTIVITY?: string; [k: string]: unknown };
+    /** Additional request parameters */
+    params?: {
+    /** Disable permission check. */
+    IS_ADMIN?: string;
+    /** Identifier of the site to be used in the automatic filter SITE_ID for regular users. */
+    siteId?: string;
+    /** Response mode. */
+    mode?: string;
+    /** List of group tool codes to consider when forming additionalData in mobile mode */
+    features?: readonly unknown[];
+    /** List of tool codes that should always be included in additionalData in mobile mode */
+    mandatoryFeatures?: readonly unknown[];
+    /** Whether to add a field with the chat identifier dialogId to the list item. */
+    shouldSelectDialogId?: string; [k: string]: unknown };
+    /** Pagination parameter. */
+    start?: number }
   /** Create a group or project. Scope: sonet. */
-  'sonet_group.create': { NAME: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; SCRUM_MASTER_ID?: number; OWNER_ID?: number; IMAGE?: unknown; IMAGE_FILE_ID?: number; SITE_ID?: readonly unknown[]; SUBJECT_ID?: number }
+  'sonet_group.create': {
+    /** The name of the group or project */
+    NAME: string;
+    /** The description of the group or project */
+    DESCRIPTION?: string;
+    /** The visibility of the group in the list. */
+    VISIBLE?: string;
+    /** Is the group open for free joining. */
+    OPENED?: string;
+    /** Is the group archived. */
+    CLOSED?: string;
+    /** Keywords separated by commas */
+    KEYWORDS?: string;
+    /** Who can invite participants. */
+    INITIATE_PERMS?: string;
+    /** Create a project instead of a group. */
+    PROJECT?: string;
+    /** The project start date in ISO-8601 format */
+    PROJECT_DATE_START?: string;
+    /** The project end date in ISO-8601 format */
+    PROJECT_DATE_FINISH?: string;
+    /** The identifier of the scrum master if the project is created as scrum. */
+    SCRUM_MASTER_ID?: NumericId;
+    /** The identifier of the owner. */
+    OWNER_ID?: NumericId;
+    /** The group's avatar in Base64 format */
+    IMAGE?: unknown;
+    /** The file ID from Drive for setting the avatar. */
+    IMAGE_FILE_ID?: NumericId;
+    /** A list of site IDs to which the group is linked Default — the current site */
+    SITE_ID?: readonly unknown[];
+    /** The identifier of the group's subject */
+    SUBJECT_ID?: NumericId }
   /** Delete group or project. Scope: sonet. */
-  'sonet_group.delete': { GROUP_ID: number }
+  'sonet_group.delete': {
+    /** Identifier of the group or project to be deleted. */
+    GROUP_ID: NumericId }
   /** Check the access permissions of the current user. Scope: sonet. */
-  'sonet_group.feature.access': { GROUP_ID: number; FEATURE: string; OPERATION: string }
+  'sonet_group.feature.access': {
+    /** Identifier of the group or project. */
+    GROUP_ID: NumericId;
+    /** Symbolic code of the group functionality. */
+    FEATURE: string;
+    /** Symbolic code of the operation within the functionality. */
+    OPERATION: string }
   /** Get a list of groups and projects. Scope: sonet. */
-  'sonet_group.get': { ORDER?: Obj; FILTER?: { ID?: number; NAME?: string; OWNER_ID?: number; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IS_EXTRANET?: string; [k: string]: unknown }; GROUP_ID?: number; IS_ADMIN?: string; start?: number }
+  'sonet_group.get': {
+    /** Sorting direction. */
+    ORDER?: Obj;
+    /** Object for filtering in the format {"field_1": "value_1", ... */
+    FILTER?: {
+    /** Identifier of the group or project */
+    ID?: NumericId;
+    /** Name of the group or project */
+    NAME?: string;
+    /** Identifier of the owner */
+    OWNER_ID?: NumericId;
+    /** Activity status of the group. */
+    ACTIVE?: string;
+    /** Visibility of the group in the list. */
+    VISIBLE?: string;
+    /** Is the group open for free membership. */
+    OPENED?: string;
+    /** Is the group archived. */
+    CLOSED?: string;
+    /** Creation date of the group in ISO-8601 format */
+    DATE_CREATE?: string;
+    /** Modification date of the group in ISO-8601 format */
+    DATE_UPDATE?: string;
+    /** Date of last activity in the group in ISO-8601 format */
+    DATE_ACTIVITY?: string;
+    /** Filter by the type of the group's site. */
+    IS_EXTRANET?: string; [k: string]: unknown };
+    /** Return group or project by identifier. */
+    GROUP_ID?: NumericId;
+    /** Disable permission check. */
+    IS_ADMIN?: string;
+    /** Pagination parameter. */
+    start?: number }
   /** Change the owner of a group or project. Scope: sonet. */
-  'sonet_group.setowner': { GROUP_ID: number; USER_ID: number }
+  'sonet_group.setowner': {
+    /** Identifier of the group or project. */
+    GROUP_ID: NumericId;
+    /** Identifier of the new owner. */
+    USER_ID: NumericId }
   /** Change group or project. Scope: sonet. */
-  'sonet_group.update': { GROUP_ID: number; NAME?: string; DESCRIPTION?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; KEYWORDS?: string; INITIATE_PERMS?: string; PROJECT_DATE_START?: string; PROJECT_DATE_FINISH?: string; OWNER_ID?: number; IMAGE?: unknown; IMAGE_FILE_ID?: number; SITE_ID?: readonly unknown[] }
+  'sonet_group.update': {
+    /** Identifier of the group or project. */
+    GROUP_ID: NumericId;
+    /** New name. */
+    NAME?: string;
+    /** New description. */
+    DESCRIPTION?: string;
+    /** Visibility of the group in the list. */
+    VISIBLE?: string;
+    /** Is the group open for free joining? */
+    OPENED?: string;
+    /** Is the group archived? */
+    CLOSED?: string;
+    /** Keywords separated by commas. */
+    KEYWORDS?: string;
+    /** Who can invite participants. */
+    INITIATE_PERMS?: string;
+    /** Project start date in ISO-8601 format. */
+    PROJECT_DATE_START?: string;
+    /** Project end date in ISO-8601 format. */
+    PROJECT_DATE_FINISH?: string;
+    /** New owner of the group. */
+    OWNER_ID?: NumericId;
+    /** New group avatar in Base64 format. */
+    IMAGE?: unknown;
+    /** File identifier from Drive for setting the avatar. */
+    IMAGE_FILE_ID?: NumericId;
+    /** List of sites to which the group is linked. */
+    SITE_ID?: readonly unknown[] }
   /** Add Users to Group. Scope: sonet. */
-  'sonet_group.user.add': { GROUP_ID: number; USER_ID: unknown }
+  'sonet_group.user.add': {
+    /** Identifier of the workgroup or project. */
+    GROUP_ID: NumericId;
+    /** User identifier. */
+    USER_ID: unknown }
   /** Remove users from group. Scope: sonet. */
-  'sonet_group.user.delete': { GROUP_ID: number; USER_ID: unknown }
+  'sonet_group.user.delete': {
+    /** Identifier of the workgroup or project. */
+    GROUP_ID: NumericId;
+    /** Identifier of the participant. */
+    USER_ID: unknown }
   /** Get the list of group participants. Scope: sonet. */
-  'sonet_group.user.get': { ID: number }
+  'sonet_group.user.get': {
+    /** Identifier of the workgroup or project. */
+    ID: NumericId }
   /** Get the list of groups for the current user. Scope: sonet. */
   'sonet_group.user.groups': NoParams
   /** Invite users to group. Scope: sonet. */
-  'sonet_group.user.invite': { GROUP_ID: number; USER_ID: unknown; MESSAGE?: string }
+  'sonet_group.user.invite': {
+    /** Identifier of the workgroup or project. */
+    GROUP_ID: NumericId;
+    /** User identifier. */
+    USER_ID: unknown;
+    /** Invitation text. */
+    MESSAGE?: string }
   /** Send a request to join the group. Scope: sonet. */
-  'sonet_group.user.request': { GROUP_ID: number; MESSAGE?: string }
+  'sonet_group.user.request': {
+    /** Identifier of the workgroup or project. */
+    GROUP_ID: NumericId;
+    /** Text of the request to join. */
+    MESSAGE?: string }
   /** Change Role of Group Participants. Scope: sonet. */
-  'sonet_group.user.update': { GROUP_ID: number; USER_ID: unknown; ROLE: string }
+  'sonet_group.user.update': {
+    /** Identifier of the workgroup or project. */
+    GROUP_ID: NumericId;
+    /** Identifier of the participant. */
+    USER_ID: unknown;
+    /** Code of the new participant role. */
+    ROLE: string }
   /** Add Checklist Item with. Scope: task. */
-  'task.checklistitem.add': { TASKID: number; FIELDS: { TITLE: string; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; PARENT_ID?: number; [k: string]: unknown } }
+  'task.checklistitem.add': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Object with checklist item fields */
+    FIELDS: {
+    /** Text of the checklist item. */
+    TITLE: string;
+    /** Sort index. */
+    SORT_INDEX?: number;
+    /** Status of the item. */
+    IS_COMPLETE?: Flag;
+    /** Mark indicating that the item is important. */
+    IS_IMPORTANT?: Flag;
+    /** Object describing the participants of the checklist item. */
+    MEMBERS?: Obj;
+    /** Identifier of the parent item. */
+    PARENT_ID?: NumericId; [k: string]: unknown } }
   /** Mark a checklist item as completed. Scope: task. */
-  'task.checklistitem.complete': { TASKID: number; ITEMID: number }
+  'task.checklistitem.complete': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Checklist item identifier. */
+    ITEMID: NumericId }
   /** Delete Checklist Item in. Scope: task. */
-  'task.checklistitem.delete': { TASKID: number; ITEMID: number }
+  'task.checklistitem.delete': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Checklist item identifier. */
+    ITEMID: NumericId }
   /** Get Checklist Item. Scope: task. */
-  'task.checklistitem.get': { TASKID: number; ITEMID: number }
+  'task.checklistitem.get': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Checklist item identifier. */
+    ITEMID: NumericId }
   /** Get the List of Checklist Items. Scope: task. */
-  'task.checklistitem.getlist': { TASKID: number; ORDER?: Obj }
+  'task.checklistitem.getlist': {
+    /** Identifier of the task. */
+    TASKID: NumericId;
+    /** An object for sorting the result in the form {"field": "sort value", ... */
+    ORDER?: Obj }
   /** Get the List of Methods and Their Description. Scope: task. */
   'task.checklistitem.getmanifest': NoParams
   /** Check Action Permission for. Scope: task. */
-  'task.checklistitem.isactionallowed': { TASKID: number; ITEMID: number; ACTIONID: number }
+  'task.checklistitem.isactionallowed': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Checklist item identifier. */
+    ITEMID: NumericId;
+    /** Identifier of the action being checked: - 1 — add item ACTION_ADD - 2 — modify item ACTION_MODIFY -… */
+    ACTIONID: NumericId }
   /** Move Checklist Item with. Scope: task. */
-  'task.checklistitem.moveafteritem': { TASKID: number; ITEMID: number; AFTERITEMID: number }
+  'task.checklistitem.moveafteritem': {
+    /** Identifier of the task. */
+    TASKID: NumericId;
+    /** Identifier of the checklist item being moved. */
+    ITEMID: NumericId;
+    /** Identifier of the checklist item after which the moving item should be placed. */
+    AFTERITEMID: NumericId }
   /** Mark a checklist item as incomplete. Scope: task. */
-  'task.checklistitem.renew': { TASKID: number; ITEMID: number }
+  'task.checklistitem.renew': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Checklist item identifier. */
+    ITEMID: NumericId }
   /** Update Checklist Item with. Scope: task. */
-  'task.checklistitem.update': { TASKID: number; ITEMID: number; FIELDS: { TITLE?: string; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; PARENT_ID?: number; [k: string]: unknown } }
+  'task.checklistitem.update': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Checklist item identifier. */
+    ITEMID: NumericId;
+    /** Object with checklist item fields */
+    FIELDS: {
+    /** Text of the checklist item. */
+    TITLE?: string;
+    /** Sort index. */
+    SORT_INDEX?: number;
+    /** Status of the item. */
+    IS_COMPLETE?: Flag;
+    /** Mark indicating that the item is important. */
+    IS_IMPORTANT?: Flag;
+    /** Object describing the participants of the checklist item. */
+    MEMBERS?: Obj;
+    /** Identifier of the parent item. */
+    PARENT_ID?: NumericId; [k: string]: unknown } }
   /** Add Comment to Task. Scope: task. @deprecated Use tasks.task.chat.message.send. */
-  'task.comment.add': { TASKID?: unknown; COMMENTTEXT?: unknown }
+  'task.comment.add': {
+    /** Task identifier */
+    TASKID?: unknown;
+    /** Comment */
+    COMMENTTEXT?: unknown }
   /** Add Comment. Scope: task. @deprecated Use tasks.task.chat.message.send. */
-  'task.commentitem.add': { TASKID: number; FIELDS: { POST_MESSAGE: string; AUTHOR_ID?: number; POST_DATE?: string; [k: string]: unknown } }
+  'task.commentitem.add': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Object with comment fields */
+    FIELDS: {
+    /** Message text */
+    POST_MESSAGE: string;
+    /** Identifier of the user on whose behalf the comment should be created. */
+    AUTHOR_ID?: NumericId;
+    /** Message date */
+    POST_DATE?: string; [k: string]: unknown } }
   /** Delete Comment. Scope: task. @deprecated Use im.message.delete. */
-  'task.commentitem.delete': { TASKID: number; ITEMID: number }
+  'task.commentitem.delete': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Comment identifier. */
+    ITEMID: NumericId }
   /** Get Comment by ID. Scope: task. @deprecated Use im.dialog.messages.get. */
-  'task.commentitem.get': { TASKID: number; ITEMID: number }
+  'task.commentitem.get': {
+    /** Task ID. */
+    TASKID: NumericId;
+    /** Comment ID. */
+    ITEMID: NumericId }
   /** Get the List of Comments. Scope: task. @deprecated Use im.dialog.messages.get. */
-  'task.commentitem.getlist': { TASKID: number; ORDER?: Obj; FILTER?: Obj }
+  'task.commentitem.getlist': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** An object for sorting the result in the form {"field": "sort value", ... */
+    ORDER?: Obj;
+    /** An object for filtering the result in the form {"field": "filter value", ... */
+    FILTER?: Obj }
   /** Get a List of Methods and Their Descriptions for. Scope: task. */
   'task.commentitem.getmanifest': NoParams
   /** Check if the action is allowed for the comment. Scope: task. */
-  'task.commentitem.isactionallowed': { TASKID: number; ITEMID: number; ACTIONID: number }
+  'task.commentitem.isactionallowed': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Comment identifier. */
+    ITEMID: NumericId;
+    /** Identifier of the action being checked: - 1 — add comment - 2 — update comment - 3 — delete comment */
+    ACTIONID: NumericId }
   /** Update Comment. Scope: task. @deprecated Use im.message.update. */
-  'task.commentitem.update': { TASKID: number; ITEMID: number; FIELDS: { POST_MESSAGE: string; [k: string]: unknown } }
+  'task.commentitem.update': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Comment identifier. */
+    ITEMID: NumericId;
+    /** Object with comment fields */
+    FIELDS: {
+    /** Message text */
+    POST_MESSAGE: string; [k: string]: unknown } }
   /** Create a Link Between Tasks. Scope: task. */
-  'task.dependence.add': { taskIdFrom: number; taskIdTo: number; linkType: number }
+  'task.dependence.add': {
+    /** Identifier of the task from which the dependency is created */
+    taskIdFrom: number;
+    /** Identifier of the task for which the dependency is created */
+    taskIdTo: number;
+    /** Type of dependency: - 0 — start-start link - 1 — start-finish link - 2 — finish-start link - 3 — fi… */
+    linkType: number }
   /** Remove Dependency Between Tasks. Scope: task. */
-  'task.dependence.delete': { taskIdFrom: number; taskIdTo: number }
+  'task.dependence.delete': {
+    /** The identifier of the task from which the dependency is removed. */
+    taskIdFrom: number;
+    /** The identifier of the task for which the dependency is removed */
+    taskIdTo: number }
   /** Add Elapsed Time Record. Scope: task. */
-  'task.elapseditem.add': { TASKID: number; ARFIELDS: Obj }
+  'task.elapseditem.add': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** An object containing records about the user, time, and comments (detailed description provided belo… */
+    ARFIELDS: Obj }
   /** Delete Time Entry. Scope: task. */
-  'task.elapseditem.delete': { TASKID: number; ITEMID: number }
+  'task.elapseditem.delete': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Time entry identifier. */
+    ITEMID: NumericId }
   /** Get Time Entry by ID. Scope: task. */
-  'task.elapseditem.get': { TASKID: number; ITEMID: number }
+  'task.elapseditem.get': {
+    /** Task ID. */
+    TASKID: NumericId;
+    /** Time entry ID. */
+    ITEMID: NumericId }
   /** Get a List of Time Tracking Records. Scope: task. */
-  'task.elapseditem.getlist': { TASKID?: number; ORDER?: Obj; FILTER?: Obj; SELECT?: readonly unknown[]; PARAMS?: Obj }
+  'task.elapseditem.getlist': {
+    /** Task identifier. */
+    TASKID?: NumericId;
+    /** Object for sorting the result (detailed description provided below) */
+    ORDER?: Obj;
+    /** Object for filtering the result (detailed description provided below) */
+    FILTER?: Obj;
+    /** Array of fields of records that will be returned by the method. */
+    SELECT?: readonly unknown[];
+    /** Object for call options. */
+    PARAMS?: Obj }
   /** Get a List of Methods and Their Descriptions. Scope: task. */
   'task.elapseditem.getmanifest': NoParams
   /** Check Action Permission for. Scope: task. */
   'task.elapseditem.isActionAllowed': Obj
   /** Update Time Entry. Scope: task. */
-  'task.elapseditem.update': { TASKID: number; ITEMID: number; ARFIELDS: Obj }
+  'task.elapseditem.update': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Time entry identifier. */
+    ITEMID: NumericId;
+    /** An object containing user records, time, and comments (detailed description provided below) in the… */
+    ARFIELDS: Obj }
   /** Add Task. Scope: task. @deprecated Use tasks.task.add. */
-  'task.item.add': { TASKDATA?: readonly unknown[] }
+  'task.item.add': {
+    /** An array of data fields for the task (TITLE, DESCRIPTION, etc.) */
+    TASKDATA?: readonly unknown[] }
   /** Upload a File to the Task. Scope: task. @deprecated Use tasks.task.files.attach. */
-  'task.item.addfile': { TASK_ID?: unknown; NAME?: string; CONTENT?: unknown }
+  'task.item.addfile': {
+    /** Task identifier */
+    TASK_ID?: unknown;
+    /** File name */
+    NAME?: string;
+    /** File content in base64 format */
+    CONTENT?: unknown }
   /** Add Task to Favorites. Scope: task. @deprecated Use tasks.task.favorite.add. */
-  'task.item.addtofavorite': { auth?: unknown; TASK_ID?: unknown; PARAMS?: unknown }
+  'task.item.addtofavorite': {
+    /** Authorization token */
+    auth?: unknown;
+    /** Task identifier */
+    TASK_ID?: unknown;
+    /** The parameter contains the key AFFECT_CHILDREN. */
+    PARAMS?: unknown }
   /** Move a Pending Control Task to "Completed" Status. Scope: task. @deprecated Use tasks.task.approve. */
-  'task.item.approve': { TASKID?: unknown }
+  'task.item.approve': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Move Task to "Completed" Status. Scope: task. @deprecated Use tasks.task.complete. */
-  'task.item.complete': { TASKID?: unknown }
+  'task.item.complete': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Defer Task to "Deferred" Status. Scope: task. @deprecated Use tasks.task.defer. */
-  'task.item.defer': { TASKID?: unknown }
+  'task.item.defer': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Delegate Task. Scope: task. @deprecated Use tasks.task.delegate. */
-  'task.item.delegate': { TASKID?: unknown; USERID?: unknown }
+  'task.item.delegate': {
+    /** Task identifier */
+    TASKID?: unknown;
+    /** Identifier of the new executor (responsible) */
+    USERID?: unknown }
   /** Delete Task. Scope: task. @deprecated Use tasks.task.delete. */
-  'task.item.delete': { TASKID?: unknown }
+  'task.item.delete': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Remove File Link from Task. Scope: task. @deprecated Use tasks.task.update. */
-  'task.item.deletefile': { auth?: unknown; TASK_ID?: unknown; ATTACHMENT_ID?: unknown }
+  'task.item.deletefile': {
+    /** Authorization token */
+    auth?: unknown;
+    /** Task identifier */
+    TASK_ID?: unknown;
+    /** Identifier of the attached file */
+    ATTACHMENT_ID?: unknown }
   /** Remove Task from Favorites. Scope: task. @deprecated Use tasks.task.favorite.remove. */
-  'task.item.deletefromfavorite': { auth?: unknown; TASK_ID?: unknown; PARAMS?: unknown }
+  'task.item.deletefromfavorite': {
+    /** Authorization token */
+    auth?: unknown;
+    /** Task identifier */
+    TASK_ID?: unknown;
+    /** This parameter contains the key AFFECT_CHILDREN. */
+    PARAMS?: unknown }
   /** Translate a pending control task to "not executed" status. Scope: task. @deprecated Use tasks.task.disapprove. */
-  'task.item.disapprove': { TASKID?: unknown }
-  /** Get a List of Actions for the Task. Scope: task. @deprecated Use tasks.task.getAccess. */
-  'task.item.getallowedactions': { TASKID?: unknown }
-  /** Get a List of Action Names and Their Validity. Scope: task. @deprecated Use tasks.task.getAccess. */
-  'task.item.getallowedtaskactionsasstrings': { TASKID?: unknown }
+  'task.item.disapprove': {
+    /** Task identifier */
+    TASKID?: unknown }
+  /** Get a List of Actions for the Task. Scope: task. @deprecated Use tasks.task.getaccess. */
+  'task.item.getallowedactions': {
+    /** Task identifier */
+    TASKID?: unknown }
+  /** Get a List of Action Names and Their Validity. Scope: task. @deprecated Use tasks.task.getaccess. */
+  'task.item.getallowedtaskactionsasstrings': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Get Task Data. Scope: task. @deprecated Use tasks.task.get. */
-  'task.item.getdata': { TASKID?: unknown }
+  'task.item.getdata': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Get a List of Previous Tasks. Scope: task. @deprecated Use tasks.task.get. */
-  'task.item.getdependson': { TASKID?: unknown }
+  'task.item.getdependson': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Get Task Description. Scope: task. @deprecated Use tasks.task.get. */
-  'task.item.getdescription': { TASKID?: unknown; FORMAT?: unknown }
+  'task.item.getdescription': {
+    /** Task identifier */
+    TASKID?: unknown;
+    /** Acceptable values: - 1 (corresponds to PHP constant CTaskItem::DESCR_FORMAT_RAW) — the description… */
+    FORMAT?: unknown }
   /** Get Links to Files Attached to a Task. Scope: task. @deprecated Use tasks.task.get. */
-  'task.item.getfiles': { TASKID?: unknown }
+  'task.item.getfiles': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Get a List of Methods task.item.* with Their Descriptions. Scope: task. @deprecated Use tasks.task.getFields. */
   'task.item.getmanifest': Obj
-  /** Check if the action is permitted. Scope: task. @deprecated Use tasks.task.getAccess. */
-  'task.item.isactionallowed': { TASKID?: unknown; ACTIONID?: unknown }
+  /** Check if the action is permitted. Scope: task. @deprecated Use tasks.task.getaccess. */
+  'task.item.isactionallowed': {
+    /** Task identifier */
+    TASKID?: unknown;
+    /** Identifier of the action being checked (see the constants of the method task.item.getallowedactions) */
+    ACTIONID?: unknown }
   /** Get the List of Tasks. Scope: task. @deprecated Use tasks.task.list. */
-  'task.item.list': { ORDER?: Obj; FILTER?: Obj; PARAMS?: readonly unknown[]; SELECT?: readonly unknown[] }
+  'task.item.list': {
+    /** An array of the form {'sorting_field': 'sorting_direction' [, ...]} for sorting the result. */
+    ORDER?: Obj;
+    /** An array of the form {'filter_field': 'filter_value' [, ...]}. */
+    FILTER?: Obj;
+    /** An array for call options. */
+    PARAMS?: readonly unknown[];
+    /** An array of record fields that will be returned by the method. */
+    SELECT?: readonly unknown[] }
   /** Change Task Status to "Not Executed". Scope: task. @deprecated Use tasks.task.renew. */
-  'task.item.renew': { TASKID?: unknown }
+  'task.item.renew': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Transitioning a Task to "In Progress" Status. Scope: task. @deprecated Use tasks.task.start. */
-  'task.item.startexecution': { TASKID?: unknown }
+  'task.item.startexecution': {
+    /** Task identifier */
+    TASKID?: unknown }
   /** Update Task. Scope: task. @deprecated Use tasks.task.update. */
-  'task.item.update': { TASKID?: unknown; TASKDATA?: unknown }
+  'task.item.update': {
+    /** Task identifier. */
+    TASKID?: unknown;
+    /** List of fields with new values. */
+    TASKDATA?: unknown }
   /** Add Custom Field. Scope: task. */
-  'task.item.userfield.add': { PARAMS: { USER_TYPE_ID: string; FIELD_NAME: string; XML_ID?: string; EDIT_FORM_LABEL?: { de?: string; en?: string; [k: string]: unknown }; LABEL?: string; SORT?: number; MULTIPLE?: string; MANDATORY?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
+  'task.item.userfield.add': {
+    /** Set of parameters for the created field (detailed description) */
+    PARAMS: {
+    /** Data type of the custom field. */
+    USER_TYPE_ID: string;
+    /** Code of the custom field */
+    FIELD_NAME: string;
+    /** External identifier */
+    XML_ID?: string;
+    /** Label in the edit form (detailed description) */
+    EDIT_FORM_LABEL?: {
+    /** Label in German */
+    de?: string;
+    /** Label in English */
+    en?: string; [k: string]: unknown };
+    /** Name of the custom field */
+    LABEL?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Multiple value. */
+    MULTIPLE?: string;
+    /** Mandatory value. */
+    MANDATORY?: string;
+    /** Additional settings for the field type (detailed description) */
+    SETTINGS?: {
+    /** Default value */
+    DEFAULT_VALUE?: string;
+    /** Number of rows in the input field */
+    ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Delete User Field. Scope: task. */
-  'task.item.userfield.delete': { ID: number }
+  'task.item.userfield.delete': {
+    /** Identifier of the custom field. */
+    ID: NumericId }
   /** Get Custom Task Field by ID. Scope: task. */
-  'task.item.userfield.get': { ID: number }
+  'task.item.userfield.get': {
+    /** Identifier of the custom field. */
+    ID: NumericId }
   /** Get User Field Fields with. Scope: task. */
   'task.item.userfield.getfields': NoParams
   /** Get a List of Custom Fields. Scope: task. */
-  'task.item.userfield.getlist': { ORDER?: Obj; FILTER?: Obj }
+  'task.item.userfield.getlist': {
+    /** Object for sorting the result in the format {"field": "sort value", ... */
+    ORDER?: Obj;
+    /** Object for filtering the result in the format {"field": "filter value", ... */
+    FILTER?: Obj }
   /** Get a List of Available Data Types for. Scope: task. */
   'task.item.userfield.gettypes': NoParams
   /** Update User Field. Scope: task. */
-  'task.item.userfield.update': { ID: number; DATA: { XML_ID?: string; EDIT_FORM_LABEL?: { ru?: string; en?: string; [k: string]: unknown }; LABEL?: string; SORT?: number; MULTIPLE?: string; MANDATORY?: string; SETTINGS?: { DEFAULT_VALUE?: string; ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
+  'task.item.userfield.update': {
+    /** Identifier of the user field. */
+    ID: NumericId;
+    /** Set of parameters to be updated for the field (detailed description) */
+    DATA: {
+    /** External identifier */
+    XML_ID?: string;
+    /** Label in the edit form (detailed description) */
+    EDIT_FORM_LABEL?: {
+    /** Label in Russian */
+    ru?: string;
+    /** Label in English */
+    en?: string; [k: string]: unknown };
+    /** Name of the user field */
+    LABEL?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Multiple value. */
+    MULTIPLE?: string;
+    /** Mandatory value. */
+    MANDATORY?: string;
+    /** Additional settings for the field type (detailed description) */
+    SETTINGS?: {
+    /** Default value */
+    DEFAULT_VALUE?: string;
+    /** Number of rows in the input field */
+    ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
   /** Get the List of Tasks. Scope: task. @deprecated Use tasks.task.list. */
-  'task.items.getlist': { ORDER?: Obj; FILTER?: Obj; TASKDATA?: readonly unknown[]; NAV_PARAMS?: readonly unknown[] }
+  'task.items.getlist': {
+    /** An array in the form {'sorting_field': 'sorting_direction' [, ...]} for sorting the result. */
+    ORDER?: Obj;
+    /** An array in the form {'filter_field': "filter_value" [, ...]}. */
+    FILTER?: Obj;
+    /** An array of returned task fields */
+    TASKDATA?: readonly unknown[];
+    /** Pagination. */
+    NAV_PARAMS?: readonly unknown[] }
   /** View Task Change History. Scope: task. @deprecated Use tasks.task.history.list. */
-  'task.logitem.list': { ID: unknown }
+  'task.logitem.list': {
+    /** Task identifier */
+    ID: unknown }
   /** Get the List of Tasks from the Daily Plan. Scope: task. */
   'task.planner.getlist': NoParams
   /** Add a Kanban or "My Plan" Stage. Scope: task. */
-  'task.stages.add': { fields: Obj; isAdmin?: Flag }
+  'task.stages.add': {
+    /** Field values (detailed description provided below) for adding a new stage */
+    fields: Obj;
+    /** If set to true, permission checks will not occur, provided the requester is an administrator of the… */
+    isAdmin?: Flag }
   /** Check the Ability to Move Task. Scope: task. */
-  'task.stages.canmovetask': { entityId: number; entityType: string }
+  'task.stages.canmovetask': {
+    /** ID of the object */
+    entityId: NumericId;
+    /** Type of the object: - U — user - G — group In the case of U ("My Plan"), the value true will only b… */
+    entityType: string }
   /** Delete a Kanban or "My Plan" Stage. Scope: task. */
-  'task.stages.delete': { id: number; isAdmin?: Flag }
+  'task.stages.delete': {
+    /** Identifier of the stage to be deleted */
+    id: NumericId;
+    /** If set to true, permission checks will be skipped, provided the requester is an administrator of th… */
+    isAdmin?: Flag }
   /** Get the List of Kanban Stages or "My Plan". Scope: task. */
-  'task.stages.get': { entityId: number; isAdmin?: Flag }
+  'task.stages.get': {
+    /** Identifier of the object. */
+    entityId: NumericId;
+    /** If set to true, permission checks will not occur, provided that the requester is an administrator o… */
+    isAdmin?: Flag }
   /** Move Task from One Stage to Another. Scope: task. */
-  'task.stages.movetask': { id: number; stageId: number; before?: number; after?: number }
+  'task.stages.movetask': {
+    /** Task identifier */
+    id: NumericId;
+    /** ID of the stage to which the task should be moved */
+    stageId: NumericId;
+    /** ID of the task before which the task should be placed in the stage */
+    before?: number;
+    /** ID of the task after which the task should be placed in the stage */
+    after?: number }
   /** Update Kanban Stage or "My Plan". Scope: task. */
-  'task.stages.update': { id: number; fields: readonly unknown[]; isAdmin?: Flag }
+  'task.stages.update': {
+    /** Identifier of the stage */
+    id: NumericId;
+    /** Field values (detailed description provided below) for updating the Kanban stage or "My Plan" */
+    fields: readonly unknown[];
+    /** If set to true, permission checks will not occur, provided the requester is an administrator of the… */
+    isAdmin?: Flag }
   /** Add backlog in Scrum. Scope: task. */
-  'tasks.api.scrum.backlog.add': { fields: Obj }
+  'tasks.api.scrum.backlog.add': {
+    /** An object containing records about the group and user (detailed description provided below) in the… */
+    fields: Obj }
   /** Delete backlog. Scope: task. */
-  'tasks.api.scrum.backlog.delete': { id: number }
+  'tasks.api.scrum.backlog.delete': {
+    /** Backlog identifier. */
+    id: NumericId }
   /** Get Backlog Fields by Scrum ID. Scope: task. */
-  'tasks.api.scrum.backlog.get': { id: number }
+  'tasks.api.scrum.backlog.get': {
+    /** Identifier of the group. */
+    id: NumericId }
   /** Get a list of available backlog fields. Scope: task. */
   'tasks.api.scrum.backlog.getFields': NoParams
   /** Update backlog. Scope: task. */
-  'tasks.api.scrum.backlog.update': { id: number; fields: Obj }
+  'tasks.api.scrum.backlog.update': {
+    /** Backlog identifier. */
+    id: NumericId;
+    /** An object containing records about the group and user (detailed description provided below) in the… */
+    fields: Obj }
   /** Add Epic in Scrum. Scope: task. */
-  'tasks.api.scrum.epic.add': { fields: Obj }
+  'tasks.api.scrum.epic.add': {
+    /** Field values (detailed description provided below) for adding a new epic in the form of a structure: */
+    fields: Obj }
   /** Delete Epic. Scope: task. */
-  'tasks.api.scrum.epic.delete': { id: number }
+  'tasks.api.scrum.epic.delete': {
+    /** Identifier of the epic. */
+    id: NumericId }
   /** Get Epic Fields by Its Identifier. Scope: task. */
-  'tasks.api.scrum.epic.get': { id: number }
+  'tasks.api.scrum.epic.get': {
+    /** Epic identifier. */
+    id: NumericId }
   /** Get a list of available fields for epic. Scope: task. */
   'tasks.api.scrum.epic.getFields': NoParams
   /** Get a List of Epics. Scope: task. */
-  'tasks.api.scrum.epic.list': { order?: readonly unknown[]; filter?: readonly unknown[]; select?: readonly unknown[]; start?: number }
+  'tasks.api.scrum.epic.list': {
+    /** An array for sorting the result in the format {'sort_field': 'sort_direction' [, ...]}. */
+    order?: readonly unknown[];
+    /** An array in the format {'filter_field': 'filter_value' [, ...]}. */
+    filter?: readonly unknown[];
+    /** An array of record fields that will be returned by the method. */
+    select?: readonly unknown[];
+    /** The page number of the output. */
+    start?: number }
   /** Update Epic in Scrum. Scope: task. */
-  'tasks.api.scrum.epic.update': { id: number; fields: readonly unknown[] }
+  'tasks.api.scrum.epic.update': {
+    /** Epic identifier. */
+    id: NumericId;
+    /** Field values (detailed description provided below) for adding a new epic in the form of a structure: */
+    fields: readonly unknown[] }
   /** Create a Scrum Kanban Stage. Scope: task. */
-  'tasks.api.scrum.kanban.addStage': { fields: Obj }
+  'tasks.api.scrum.kanban.addStage': {
+    /** Fields corresponding to the available list of fields tasks.api.scrum.kanban.getFields (detailed des… */
+    fields: Obj }
   /** Add Task to Scrum Kanban. Scope: task. */
-  'tasks.api.scrum.kanban.addTask': { sprintId: number; taskId: number; stageId: number }
+  'tasks.api.scrum.kanban.addTask': {
+    /** Identifier of the sprint. */
+    sprintId: NumericId;
+    /** Identifier of the task. */
+    taskId: NumericId;
+    /** Identifier of the stage. */
+    stageId: NumericId }
   /** Delete Stage. Scope: task. */
-  'tasks.api.scrum.kanban.deleteStage': { stageId: number }
+  'tasks.api.scrum.kanban.deleteStage': {
+    /** Identifier of the stage. */
+    stageId: NumericId }
   /** Delete Task from Scrum Kanban. Scope: task. */
-  'tasks.api.scrum.kanban.deleteTask': { sprintId: number; taskId: number }
+  'tasks.api.scrum.kanban.deleteTask': {
+    /** Sprint identifier. */
+    sprintId: NumericId;
+    /** Task identifier. */
+    taskId: NumericId }
   /** Get a list of available fields for the kanban stage. Scope: task. */
   'tasks.api.scrum.kanban.getFields': NoParams
   /** Get Kanban Stages by Sprint ID. Scope: task. */
-  'tasks.api.scrum.kanban.getStages': { sprintId: number }
+  'tasks.api.scrum.kanban.getStages': {
+    /** The identifier of the sprint. */
+    sprintId: NumericId }
   /** Update Scrum Kanban Stage. Scope: task. */
-  'tasks.api.scrum.kanban.updateStage': { stageId: number; fields: Obj }
+  'tasks.api.scrum.kanban.updateStage': {
+    /** Identifier of the stage. */
+    stageId: NumericId;
+    /** Fields corresponding to the available list of fields tasks.api.scrum.kanban.getFields (detailed des… */
+    fields: Obj }
   /** Add Sprint in Scrum. Scope: task. */
-  'tasks.api.scrum.sprint.add': { fields: Obj }
+  'tasks.api.scrum.sprint.add': {
+    /** Object containing sprint data */
+    fields: Obj }
   /** Complete the Active Sprint of the Selected Scrum. Scope: task. */
-  'tasks.api.scrum.sprint.complete': { id: number }
+  'tasks.api.scrum.sprint.complete': {
+    /** Identifier of the group with the active sprint */
+    id: NumericId }
   /** Delete Sprint. Scope: task. */
-  'tasks.api.scrum.sprint.delete': { id: number }
+  'tasks.api.scrum.sprint.delete': {
+    /** Identifier of the sprint */
+    id: NumericId }
   /** Get Sprint Fields by Its Identifier. Scope: task. */
-  'tasks.api.scrum.sprint.get': { sprintId: number }
+  'tasks.api.scrum.sprint.get': {
+    /** The identifier of the sprint. */
+    sprintId: NumericId }
   /** Get a List of Available Fields for the Sprint. Scope: task. */
   'tasks.api.scrum.sprint.getFields': NoParams
   /** Get a List of Sprints. Scope: task. */
-  'tasks.api.scrum.sprint.list': { order?: { ID?: number; GROUP_ID?: number; ENTITY_TYPE?: string; NAME?: string; SORT?: number; CREATED_BY?: number; MODIFIED_BY?: number; DATE_START?: string; DATE_END?: string; STATUS?: string; INFO?: Obj; [k: string]: unknown }; filter?: { ID?: number; GROUP_ID?: number; ENTITY_TYPE?: string; NAME?: string; SORT?: number; CREATED_BY?: number; MODIFIED_BY?: number; DATE_START?: string; DATE_END?: string; STATUS?: string; INFO?: Obj; [k: string]: unknown }; select?: Obj; start?: number }
+  'tasks.api.scrum.sprint.list': {
+    /** Object for sorting the result. */
+    order?: {
+    /** Identifier of the sprint */
+    ID?: NumericId;
+    /** Scrum identifier */
+    GROUP_ID?: NumericId;
+    /** Item type */
+    ENTITY_TYPE?: string;
+    /** Name */
+    NAME?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Created by */
+    CREATED_BY?: number;
+    /** Modified by */
+    MODIFIED_BY?: number;
+    /** Start date */
+    DATE_START?: string;
+    /** End date */
+    DATE_END?: string;
+    /** Status */
+    STATUS?: string;
+    /** Information */
+    INFO?: Obj; [k: string]: unknown };
+    /** An object of type {'filterable_field': 'filter_value' [, ...]}. */
+    filter?: {
+    /** Identifier of the sprint */
+    ID?: NumericId;
+    /** Scrum identifier */
+    GROUP_ID?: NumericId;
+    /** Item type */
+    ENTITY_TYPE?: string;
+    /** Name */
+    NAME?: string;
+    /** Sorting */
+    SORT?: number;
+    /** Created by */
+    CREATED_BY?: number;
+    /** Modified by */
+    MODIFIED_BY?: number;
+    /** Start date */
+    DATE_START?: string;
+    /** End date */
+    DATE_END?: string;
+    /** Status */
+    STATUS?: string;
+    /** Information */
+    INFO?: Obj; [k: string]: unknown };
+    /** An array of record fields that will be returned by the method. */
+    select?: Obj;
+    /** The page number of the output. */
+    start?: number }
   /** Start Sprint. Scope: task. */
-  'tasks.api.scrum.sprint.start': { id: number }
+  'tasks.api.scrum.sprint.start': {
+    /** Identifier of the sprint */
+    id: NumericId }
   /** Update Sprint. Scope: task. */
-  'tasks.api.scrum.sprint.update': { id: number; fields: Obj }
+  'tasks.api.scrum.sprint.update': {
+    /** Identifier of the sprint */
+    id: NumericId;
+    /** Object containing sprint data */
+    fields: Obj }
   /** Get Scrum Task Fields by ID. Scope: task. */
-  'tasks.api.scrum.task.get': { id: number }
+  'tasks.api.scrum.task.get': {
+    /** Task identifier */
+    id: NumericId }
   /** Get Scrum Task Fields. Scope: task. */
   'tasks.api.scrum.task.getFields': NoParams
   /** Create or Update a Scrum Task. Scope: task. */
-  'tasks.api.scrum.task.update': { id: number; fields: Obj }
+  'tasks.api.scrum.task.update': {
+    /** Task identifier */
+    id: NumericId;
+    /** An object containing records about the Scrum task (detailed description provided below) in the foll… */
+    fields: Obj }
   /** Activate/Deactivate the Flow. Scope: task. */
-  'tasks.flow.Flow.activate': { flowId: number }
+  'tasks.flow.Flow.activate': {
+    /** The identifier of the flow to be activated or deactivated. */
+    flowId: NumericId }
   /** Create a New Flow. Scope: task. */
-  'tasks.flow.Flow.create': { flowData: Obj }
+  'tasks.flow.Flow.create': {
+    /** Field values for creating the flow (detailed description below) */
+    flowData: Obj }
   /** Delete Flow. Scope: task. */
-  'tasks.flow.Flow.delete': { flowData: Obj; "flowData.id": number }
+  'tasks.flow.Flow.delete': {
+    /** Object containing data for deleting the flow */
+    flowData: Obj;
+    /** Identifier of the flow to be deleted. */
+    "flowData.id": NumericId }
   /** Get. Scope: task. */
-  'tasks.flow.Flow.get': { flowId: number }
+  'tasks.flow.Flow.get': {
+    /** The identifier of the flow whose data needs to be retrieved. */
+    flowId: NumericId }
   /** Check the Existence of. Scope: task. */
-  'tasks.flow.Flow.isExists': { flowData: Obj; name: string; id?: number }
+  'tasks.flow.Flow.isExists': {
+    /** Object containing data to check for flow existence */
+    flowData: Obj;
+    /** The name of the flow to check */
+    name: string;
+    /** Identifier of the flow to exclude from the check (optional). */
+    id?: NumericId }
   /** Pin or Unpin the Flow. Scope: task. */
-  'tasks.flow.Flow.pin': { flowId: number }
+  'tasks.flow.Flow.pin': {
+    /** The identifier of the flow to be pinned or unpinned. */
+    flowId: NumericId }
   /** Update the Flow. Scope: task. */
-  'tasks.flow.Flow.update': { flowData: Obj }
+  'tasks.flow.Flow.update': {
+    /** Field values to modify the flow (detailed description below) */
+    flowData: Obj }
   /** Add Task. Scope: task. */
-  'tasks.task.add': { fields: Obj }
+  'tasks.task.add': {
+    /** Values of task fields. */
+    fields: Obj }
   /** Approve Task. Scope: task. */
-  'tasks.task.approve': { taskId: number }
+  'tasks.task.approve': {
+    /** The identifier of the task. */
+    taskId: NumericId }
   /** Move Task to Completed Status. Scope: task. */
-  'tasks.task.complete': { taskId: number }
+  'tasks.task.complete': {
+    /** Task identifier. */
+    taskId: NumericId }
   /** Get User Counters. Scope: task. */
-  'tasks.task.counters.get': { userId?: number; groupId?: number; type?: string }
+  'tasks.task.counters.get': {
+    /** The identifier of the user for whom to retrieve counters. */
+    userId?: NumericId;
+    /** The identifier of the group for which to retrieve task counters. */
+    groupId?: NumericId;
+    /** The role for which to retrieve counters. */
+    type?: string }
   /** Defer a Task to the Status "Deferred". Scope: task. */
-  'tasks.task.defer': { taskId: number }
+  'tasks.task.defer': {
+    /** The identifier of the task. */
+    taskId: NumericId }
   /** Delegate Task. Scope: task. */
-  'tasks.task.delegate': { taskId: number; userId: number }
+  'tasks.task.delegate': {
+    /** Task identifier. */
+    taskId: NumericId;
+    /** Identifier of the user to whom the task is delegated. */
+    userId: NumericId }
   /** Delete Task. Scope: task. */
-  'tasks.task.delete': { taskId: number }
+  'tasks.task.delete': {
+    /** The identifier of the task. */
+    taskId: NumericId }
   /** Disapprove Task. Scope: task. */
-  'tasks.task.disapprove': { taskId: number }
+  'tasks.task.disapprove': {
+    /** Task identifier. */
+    taskId: NumericId }
   /** Add Task to Favorites. Scope: task. */
-  'tasks.task.favorite.add': { taskId: number }
+  'tasks.task.favorite.add': {
+    /** Task identifier. */
+    taskId: NumericId }
   /** Remove Task from Favorites. Scope: task. */
-  'tasks.task.favorite.remove': { taskId: number }
+  'tasks.task.favorite.remove': {
+    /** Task identifier. */
+    taskId: NumericId }
   /** Attach Files to a Task. Scope: task. */
-  'tasks.task.files.attach': { taskId: number; fileId: number }
+  'tasks.task.files.attach': {
+    /** The identifier of the task to which the file needs to be attached. */
+    taskId: NumericId;
+    /** The identifier of the file on Drive. */
+    fileId: NumericId }
   /** Get Task by ID. Scope: task. */
-  'tasks.task.get': { taskId?: number; select?: readonly unknown[] }
+  'tasks.task.get': {
+    /** Task ID. */
+    taskId?: NumericId;
+    /** An array of record fields that will be returned by the method. */
+    select?: readonly unknown[] }
   /** Get the List of Fields. Scope: task. */
   'tasks.task.getFields': NoParams
   /** Check Access to Task. Scope: task. */
-  'tasks.task.getaccess': { taskId: number; users?: readonly unknown[] }
+  'tasks.task.getaccess': {
+    /** Task identifier. */
+    taskId: NumericId;
+    /** An array of user identifiers for whom access needs to be checked. */
+    users?: readonly unknown[] }
   /** Get Task History. Scope: task. */
-  'tasks.task.history.list': { taskId: number; filter?: { id?: number; createdDate?: string; field?: string; value?: Obj; user?: { id?: number; name?: string; lastName?: string; secondName?: string; login?: string; [k: string]: unknown }; [k: string]: unknown }; order?: Obj }
+  'tasks.task.history.list': {
+    /** The identifier of the task for which the history needs to be retrieved. */
+    taskId: NumericId;
+    /** Filter by event type in the format {FIELD: 'EVENT'}. */
+    filter?: {
+    /** Identifier of the history event */
+    id?: NumericId;
+    /** Date and time of the event creation in ISO 8601 format */
+    createdDate?: string;
+    /** Type of the history event. */
+    field?: string;
+    /** The object describes what change occurred: - from — value before the change - to — value after the… */
+    value?: Obj;
+    /** An object with user description who performed the action */
+    user?: {
+    /** User identifier */
+    id?: NumericId;
+    /** First name */
+    name?: string;
+    /** Last name */
+    lastName?: string;
+    /** Middle name */
+    secondName?: string;
+    /** Login */
+    login?: string; [k: string]: unknown }; [k: string]: unknown };
+    /** An object for sorting the result in the form {"field": "sort value", ... */
+    order?: Obj }
   /** Get Task List. Scope: task. */
-  'tasks.task.list': { order?: Obj; filter?: Obj; select?: readonly unknown[]; params?: Obj; start?: number }
+  'tasks.task.list': {
+    /** An object for sorting the task list in the format {"field_1": "value_1", ... */
+    order?: Obj;
+    /** An object for filtering the task list in the format {"field_1": "value_1", ... */
+    filter?: Obj;
+    /** An array containing a list of fields to select. */
+    select?: readonly unknown[];
+    /** Additional information that can be retrieved about the task: - WITH_RESULT_INFO — information about… */
+    params?: Obj;
+    /** This parameter is used to manage pagination. */
+    start?: number }
   /** Enable "Mute" Mode. Scope: task. */
-  'tasks.task.mute': { id: number }
+  'tasks.task.mute': {
+    /** Task identifier. */
+    id: NumericId }
   /** Translate the task to the Waiting for Execution status. Scope: task. */
-  'tasks.task.pause': { taskId: number }
+  'tasks.task.pause': {
+    /** Task identifier. */
+    taskId: NumericId }
   /** Pin a Task. Scope: task. */
-  'tasks.task.pin': { id: number }
+  'tasks.task.pin': {
+    /** Task identifier. */
+    id: NumericId }
   /** Renew a Task After Completion. Scope: task. */
-  'tasks.task.renew': { taskId: number }
+  'tasks.task.renew': {
+    /** The identifier of the task. */
+    taskId: NumericId }
   /** Add Comment to Result. Scope: task. */
-  'tasks.task.result.addFromComment': { commentId: number }
+  'tasks.task.result.addFromComment': {
+    /** The identifier of the comment to be pinned as a result. */
+    commentId: NumericId }
   /** Remove Comment from Result. Scope: task. */
-  'tasks.task.result.deleteFromComment': { commentId: number }
+  'tasks.task.result.deleteFromComment': {
+    /** The identifier of the comment for which the result needs to be unpinned. */
+    commentId: NumericId }
   /** Get the List of Task Results. Scope: task. */
-  'tasks.task.result.list': { taskId: number }
+  'tasks.task.result.list': {
+    /** The identifier of the task from which to retrieve results. */
+    taskId: NumericId }
   /** Move Task to In Progress Status. Scope: task. */
-  'tasks.task.start': { taskId: number }
+  'tasks.task.start': {
+    /** Task identifier. */
+    taskId: NumericId }
   /** Enable Task Watching with. Scope: task. */
-  'tasks.task.startwatch': { taskId: number }
+  'tasks.task.startwatch': {
+    /** The identifier of the task. */
+    taskId: NumericId }
   /** Disable Task Monitoring. Scope: task. */
-  'tasks.task.stopwatch': { taskId: number }
+  'tasks.task.stopwatch': {
+    /** Task identifier. */
+    taskId: NumericId }
   /** Disable "Mute" Mode. Scope: task. */
-  'tasks.task.unmute': { id: number }
+  'tasks.task.unmute': {
+    /** Task identifier. */
+    id: NumericId }
   /** Unpin a task. Scope: task. */
-  'tasks.task.unpin': { id: number }
+  'tasks.task.unpin': {
+    /** Task identifier. */
+    id: NumericId }
   /** Update Task. Scope: task. */
-  'tasks.task.update': { taskId: number; fields: Obj }
+  'tasks.task.update': {
+    /** Task identifier. */
+    taskId: NumericId;
+    /** Values of task fields. */
+    fields: Obj }
   /** Add Task Template. Scope: task. */
-  'tasks.template.add': { fields: Obj }
+  'tasks.template.add': {
+    /** Fields of the new task template (detailed description). */
+    fields: Obj }
   /** Add Checklist Item to Task Template. Scope: task. */
-  'tasks.template.checklist.add': { templateId: number; fields: { TITLE: string; PARENT_ID: number; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; [k: string]: unknown } }
+  'tasks.template.checklist.add': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Fields of the created checklist item (detailed description) */
+    fields: {
+    /** Text of the checklist item If PARENT_ID is passed with a value of 0, then TITLE is the name of the… */
+    TITLE: string;
+    /** Identifier of the parent item. */
+    PARENT_ID: NumericId;
+    /** Sort index. */
+    SORT_INDEX?: number;
+    /** Status of the item. */
+    IS_COMPLETE?: Flag;
+    /** Mark indicating that the item is important. */
+    IS_IMPORTANT?: Flag;
+    /** Object describing the participants of the checklist item. */
+    MEMBERS?: Obj; [k: string]: unknown } }
   /** Add Attachment to Checklist Item Using. Scope: task. */
-  'tasks.template.checklist.addAttachmentByContent': { templateId: number; checkListItemId: number; attachmentParameters: { NAME?: string; CONTENT?: string; [k: string]: unknown } }
+  'tasks.template.checklist.addAttachmentByContent': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Identifier of the checklist item. */
+    checkListItemId: NumericId;
+    /** Parameters of the created attachment (detailed description) */
+    attachmentParameters: {
+    /** Name of the created file */
+    NAME?: string;
+    /** Content of the file in base64 format */
+    CONTENT?: string; [k: string]: unknown } }
   /** Add Attachments from Drive to Checklist Item. Scope: task. */
-  'tasks.template.checklist.addAttachmentsFromDisk': { templateId: number; checkListItemId: number; filesIds: readonly unknown[] }
+  'tasks.template.checklist.addAttachmentsFromDisk': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Identifier of the checklist item. */
+    checkListItemId: NumericId;
+    /** An array of file identifiers from Drive. */
+    filesIds: readonly unknown[] }
   /** Complete Checklist Item of Task Template. Scope: task. */
-  'tasks.template.checklist.complete': { templateId: number; checkListItemId: number }
+  'tasks.template.checklist.complete': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Identifier of the checklist item. */
+    checkListItemId: NumericId }
   /** Delete Checklist Item from Task Template. Scope: task. */
-  'tasks.template.checklist.delete': { templateId: number; checkListItemId: number }
+  'tasks.template.checklist.delete': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Identifier of the checklist item. */
+    checkListItemId: NumericId }
   /** Get Checklist Item from Task Template. Scope: task. */
-  'tasks.template.checklist.get': { templateId: number; checkListItemId: number }
+  'tasks.template.checklist.get': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Identifier of the checklist item in the template. */
+    checkListItemId: NumericId }
   /** Get the List of Checklist Items for Task Template. Scope: task. */
-  'tasks.template.checklist.list': { templateId: number; filter?: Obj; select?: readonly unknown[]; order?: Obj }
+  'tasks.template.checklist.list': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Filter for selecting checklist items in the form { "field": "value", ... */
+    filter?: Obj;
+    /** List of fields to select. */
+    select?: readonly unknown[];
+    /** Object for sorting the result in the form { "field": "sort value", ... */
+    order?: Obj }
   /** Move Checklist Item After Another. Scope: task. */
-  'tasks.template.checklist.moveAfter': { templateId: number; checkListItemId: number; afterItemId: number }
+  'tasks.template.checklist.moveAfter': {
+    /** The identifier of the task template. */
+    templateId: NumericId;
+    /** The identifier of the item to be moved. */
+    checkListItemId: NumericId;
+    /** The identifier of the item after which the element should be placed */
+    afterItemId: NumericId }
   /** Move Checklist Item Before Another. Scope: task. */
-  'tasks.template.checklist.moveBefore': { templateId: number; checkListItemId: number; beforeItemId: number }
+  'tasks.template.checklist.moveBefore': {
+    /** The identifier of the task template. */
+    templateId: NumericId;
+    /** The identifier of the item to be moved. */
+    checkListItemId: NumericId;
+    /** The identifier of the item before which the element should be placed. */
+    beforeItemId: NumericId }
   /** Remove Attachments from Checklist Item. Scope: task. */
-  'tasks.template.checklist.removeAttachments': { templateId: number; checkListItemId: number; attachmentsIds: readonly unknown[] }
+  'tasks.template.checklist.removeAttachments': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Identifier of the checklist item. */
+    checkListItemId: NumericId;
+    /** Array of attachment identifiers to be removed */
+    attachmentsIds: readonly unknown[] }
   /** Renew Checklist Item of Task Template. Scope: task. */
-  'tasks.template.checklist.renew': { templateId: number; checkListItemId: number }
+  'tasks.template.checklist.renew': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Identifier of the checklist item. */
+    checkListItemId: NumericId }
   /** Update Checklist Item of Task Template. Scope: task. */
-  'tasks.template.checklist.update': { templateId: number; checkListItemId: number; fields: { TITLE?: string; PARENT_ID?: number; SORT_INDEX?: number; IS_COMPLETE?: Flag; IS_IMPORTANT?: Flag; MEMBERS?: Obj; [k: string]: unknown } }
+  'tasks.template.checklist.update': {
+    /** Identifier of the task template. */
+    templateId: NumericId;
+    /** Identifier of the checklist item. */
+    checkListItemId: NumericId;
+    /** Fields to update the checklist item (detailed description) */
+    fields: {
+    /** Text of the checklist item. */
+    TITLE?: string;
+    /** Identifier of the parent item. */
+    PARENT_ID?: NumericId;
+    /** Sort index. */
+    SORT_INDEX?: number;
+    /** Completion status of the item. */
+    IS_COMPLETE?: Flag;
+    /** Mark indicating that the item is important. */
+    IS_IMPORTANT?: Flag;
+    /** Object describing the participants of the checklist item. */
+    MEMBERS?: Obj; [k: string]: unknown } }
   /** Delete Task Template. Scope: task. */
-  'tasks.template.delete': { templateId: number }
+  'tasks.template.delete': {
+    /** Identifier of the task template. */
+    templateId: NumericId }
   /** Get the List of Task Template Fields. Scope: task. */
   'tasks.template.fields': NoParams
   /** Get Task Template by ID. Scope: task. */
-  'tasks.template.get': { templateId: number; params?: { select?: readonly unknown[]; [k: string]: unknown } }
+  'tasks.template.get': {
+    /** The ID of the task template. */
+    templateId: NumericId;
+    /** Additional selection parameters (detailed description) */
+    params?: {
+    /** An array of fields to return. */
+    select?: readonly unknown[]; [k: string]: unknown } }
   /** Update Task Template. Scope: task. */
-  'tasks.template.update': { templateId: number; fields: Obj }
+  'tasks.template.update': {
+    /** The identifier of the task template. */
+    templateId: NumericId;
+    /** The fields of the template that need to be changed. */
+    fields: Obj }
   /** Add Transcription to Call with. Scope: telephony. */
-  'telephony.call.attachTranscription': { CALL_ID: string; MESSAGES: ReadonlyArray<{ SIDE: string; START_TIME: number; STOP_TIME: number; MESSAGE: string; [k: string]: unknown }>; COST?: number; COST_CURRENCY?: string }
+  'telephony.call.attachTranscription': {
+    /** Identifier of the call from the method telephony.externalCall.register */
+    CALL_ID: string;
+    /** Array of transcription utterances */
+    MESSAGES: ReadonlyArray<{
+    /** Participant of the conversation. */
+    SIDE: string;
+    /** Start time of the utterance in seconds from the beginning of the call. */
+    START_TIME: number;
+    /** End time of the utterance in seconds from the beginning of the call. */
+    STOP_TIME: number;
+    /** Text of the utterance */
+    MESSAGE: string; [k: string]: unknown }>;
+    /** Cost of the transcription. */
+    COST?: number;
+    /** Currency of the transcription cost. */
+    COST_CURRENCY?: string }
   /** Attach a Record to a Completed Call. Scope: telephony. */
-  'telephony.externalCall.attachRecord': { CALL_ID: string; RECORD_URL?: string; FILENAME?: string; FILE_CONTENT?: string }
+  'telephony.externalCall.attachRecord': {
+    /** The identifier of the call from the method telephony.externalCall.register. */
+    CALL_ID: string;
+    /** The URL of the record on an external server. */
+    RECORD_URL?: string;
+    /** The name of the record file. */
+    FILENAME?: string;
+    /** The file in Base64 encoding. */
+    FILE_CONTENT?: string }
   /** Finish Call and Log It in Telephony Statistics. Scope: telephony. */
-  'telephony.externalCall.finish': { CALL_ID: string; USER_ID: number; USER_PHONE_INNER: string; DURATION?: number; COST?: number; COST_CURRENCY?: string; STATUS_CODE?: string; FAILED_REASON?: string; RECORD_URL?: string; VOTE?: number; ADD_TO_CHAT?: number }
+  'telephony.externalCall.finish': {
+    /** The identifier of the call from the method telephony.externalCall.register */
+    CALL_ID: string;
+    /** The identifier of the user who ends the call. */
+    USER_ID?: NumericId;
+    /** The internal number of the user. */
+    USER_PHONE_INNER?: string;
+    /** The duration of the call in seconds. */
+    DURATION?: number;
+    /** The cost of the call. */
+    COST?: number;
+    /** The currency of the call cost. */
+    COST_CURRENCY?: string;
+    /** The result code of the call. */
+    STATUS_CODE?: string;
+    /** Text reason for the failed call. */
+    FAILED_REASON?: string;
+    /** URL of the call recording. */
+    RECORD_URL?: string;
+    /** Rating of the call. */
+    VOTE?: number;
+    /** Add a message about the call to the employee's chat. */
+    ADD_TO_CHAT?: number } & ({ USER_ID: NumericId } | { USER_PHONE_INNER: string })
   /** Hide Call Card for User. Scope: telephony. */
-  'telephony.externalCall.hide': { CALL_ID: string; USER_ID?: unknown }
+  'telephony.externalCall.hide': {
+    /** Identifier of the call from the method telephony.externalCall.register. */
+    CALL_ID: string;
+    /** Identifier of the user or an array of user identifiers. */
+    USER_ID?: unknown }
   /** Register an External Call in Bitrix24. Scope: telephony. */
-  'telephony.externalCall.register': { USER_ID: number; USER_PHONE_INNER: string; PHONE_NUMBER: string; TYPE: number; CALL_START_DATE?: string; CRM_CREATE?: number; CRM_SOURCE?: string; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; SHOW?: number; ADD_TO_CHAT?: number; CALL_LIST_ID?: number; LINE_NUMBER?: string; EXTERNAL_CALL_ID?: string }
+  'telephony.externalCall.register': {
+    /** The identifier of the user for whom the call is registered. */
+    USER_ID?: NumericId;
+    /** The internal number of the user. */
+    USER_PHONE_INNER?: string;
+    /** The client's phone number. */
+    PHONE_NUMBER: string;
+    /** The type of call. */
+    TYPE: number;
+    /** The date and time the call started in ISO-8601 format with timezone indication, for example, 2026-0… */
+    CALL_START_DATE?: string;
+    /** Automatic creation of a CRM object if no suitable object is found by the number. */
+    CRM_CREATE?: number;
+    /** The identifier of the CRM source (the value of the STATUS_ID field). */
+    CRM_SOURCE?: string;
+    /** The type of CRM object to associate with the call. */
+    CRM_ENTITY_TYPE?: string;
+    /** The identifier of the CRM object from CRM_ENTITY_TYPE. */
+    CRM_ENTITY_ID?: NumericId;
+    /** Show the call detail form after registration. */
+    SHOW?: number;
+    /** Add a message about the call to the employee's chat. */
+    ADD_TO_CHAT?: number;
+    /** The identifier of the call list to which the call is linked. */
+    CALL_LIST_ID?: NumericId;
+    /** The number of the external line. */
+    LINE_NUMBER?: string;
+    /** The external identifier of the call on the side of the PBX/integration. */
+    EXTERNAL_CALL_ID?: string } & ({ USER_ID: NumericId } | { USER_PHONE_INNER: string })
   /** Find a Client in CRM by Phone Number. Scope: telephony. */
-  'telephony.externalCall.searchCrmEntities': { PHONE_NUMBER: string }
+  'telephony.externalCall.searchCrmEntities': {
+    /** The client's phone number */
+    PHONE_NUMBER: string }
   /** Show Call Card to User. Scope: telephony. */
-  'telephony.externalCall.show': { CALL_ID: string; USER_ID?: unknown }
+  'telephony.externalCall.show': {
+    /** Identifier of the call from the method telephony.externalCall.register */
+    CALL_ID: string;
+    /** Identifier of the user or an array of user identifiers. */
+    USER_ID?: unknown }
   /** Add External Line. Scope: telephony. */
-  'telephony.externalLine.add': { NUMBER: string; NAME?: string; CRM_AUTO_CREATE?: string }
+  'telephony.externalLine.add': {
+    /** External line number */
+    NUMBER: string;
+    /** Name of the external line */
+    NAME?: string;
+    /** Auto-creation of a CRM object for outgoing calls. */
+    CRM_AUTO_CREATE?: string }
   /** Delete External Line. Scope: telephony. */
-  'telephony.externalLine.delete': { NUMBER: string }
+  'telephony.externalLine.delete': {
+    /** The number of the external line. */
+    NUMBER: string }
   /** Get a List of External Lines with. Scope: telephony. */
   'telephony.externalLine.get': NoParams
   /** Update External Line. Scope: telephony. */
-  'telephony.externalLine.update': { NUMBER: string; NAME?: string; CRM_AUTO_CREATE?: string }
+  'telephony.externalLine.update': {
+    /** The number of the external line. */
+    NUMBER: string;
+    /** The new name of the external line. */
+    NAME?: string;
+    /** Auto-creation of a CRM object for outgoing calls. */
+    CRM_AUTO_CREATE?: string }
   /** Close Current Day. Scope: timeman. */
-  'timeman.close': { USER_ID?: number; TIME?: string; REPORT?: string; LAT?: number; LON?: number }
+  'timeman.close': {
+    /** User identifier. */
+    USER_ID?: NumericId;
+    /** The end time and date of the workday in the ATOM (ISO-8601) format, for example, 2025-02-12T15:52:0… */
+    TIME?: string;
+    /** Reason for changing the workday. */
+    REPORT?: string;
+    /** Geographic latitude of the end of the workday */
+    LAT?: number;
+    /** Geographic longitude of the end of the workday */
+    LON?: number }
   /** Check IP Address. Scope: timeman. */
-  'timeman.networkrange.check': { IP?: string }
+  'timeman.networkrange.check': {
+    /** The IP address to check. */
+    IP?: string }
   /** Get Network Address Ranges. Scope: timeman. */
   'timeman.networkrange.get': NoParams
   /** Set Network Address Ranges. Scope: timeman. */
-  'timeman.networkrange.set': { RANGES: string }
+  'timeman.networkrange.set': {
+    /** Network address ranges in the form of a list of objects. */
+    RANGES: string }
   /** Start a New Workday. Scope: timeman. */
-  'timeman.open': { USER_ID?: number; TIME?: string; REPORT?: string; LAT?: number; LON?: number }
+  'timeman.open': {
+    /** User identifier. */
+    USER_ID?: NumericId;
+    /** The start date and time of the workday in the ATOM (ISO-8601) format, for example, 2025-02-12T15:52… */
+    TIME?: string;
+    /** Reason for changing the workday. */
+    REPORT?: string;
+    /** Geographic latitude of the start of the workday */
+    LAT?: number;
+    /** Geographic longitude of the start of the workday */
+    LON?: number }
   /** Pause the current workday. Scope: timeman. */
-  'timeman.pause': { USER_ID?: number }
+  'timeman.pause': {
+    /** User identifier. */
+    USER_ID?: NumericId }
   /** Get Work Schedule. Scope: timeman. */
-  'timeman.schedule.get': { id?: number }
+  'timeman.schedule.get': {
+    /** Identifier of the schedule. */
+    id?: NumericId }
   /** Get User Work Time Settings. Scope: timeman. */
-  'timeman.settings': { USER_ID?: number }
+  'timeman.settings': {
+    /** User identifier. */
+    USER_ID?: NumericId }
   /** Get information about the current workday. Scope: timeman. */
-  'timeman.status': { USER_ID?: number }
+  'timeman.status': {
+    /** User identifier. */
+    USER_ID?: NumericId }
   /** Add Absence Report. Scope: timeman. */
-  'timeman.timecontrol.report.add': { REPORT_ID: unknown; USER_ID?: number; TEXT: string; TYPE?: string; CALENDAR?: string }
+  'timeman.timecontrol.report.add': {
+    /** Identifier of the absence record. */
+    REPORT_ID: NumericId;
+    /** User identifier. */
+    USER_ID?: NumericId;
+    /** Report text */
+    TEXT: string;
+    /** Report type: - WORK — work-related - PRIVATE — personal Default value is PRIVATE */
+    TYPE?: string;
+    /** Add event to calendar: - Y — yes - N — no Default value is Y */
+    CALENDAR?: string }
   /** Get Report on Identified Absences. Scope: timeman. */
-  'timeman.timecontrol.reports.get': { USER_ID: number; MONTH: number; YEAR: number; IDLE_MINUTES?: number; WORKDAY_HOURS?: number }
+  'timeman.timecontrol.reports.get': {
+    /** User ID for whom the reports are requested. */
+    USER_ID: NumericId;
+    /** Month number */
+    MONTH: number;
+    /** Year */
+    YEAR: number;
+    /** Maximum time of absence at the workplace that is not counted as absence. */
+    IDLE_MINUTES?: number;
+    /** Duration of the workday in hours. */
+    WORKDAY_HOURS?: number }
   /** Get Report Settings. Scope: timeman. */
   'timeman.timecontrol.reports.settings.get': NoParams
   /** Get the list of users for the. Scope: timeman. */
-  'timeman.timecontrol.reports.users.get': { DEPARTMENT_ID?: number }
+  'timeman.timecontrol.reports.users.get': {
+    /** The identifier of the department. */
+    DEPARTMENT_ID?: NumericId }
   /** Get Time Control Settings. Scope: timeman. */
   'timeman.timecontrol.settings.get': NoParams
   /** Set Time Control Settings. Scope: timeman. */
-  'timeman.timecontrol.settings.set': { ACTIVE?: Flag; MINIMUM_IDLE_FOR_REPORT?: number; REGISTER_OFFLINE?: Flag; REGISTER_IDLE?: Flag; REGISTER_DESKTOP?: Flag; REPORT_REQUEST_TYPE?: string; REPORT_REQUEST_USERS?: readonly unknown[]; REPORT_SIMPLE_TYPE?: string; REPORT_SIMPLE_USERS?: readonly unknown[]; REPORT_FULL_TYPE?: string; REPORT_FULL_USERS?: readonly unknown[] }
+  'timeman.timecontrol.settings.set': {
+    /** Activate the time control module. */
+    ACTIVE?: Flag;
+    /** Minimum idle time in minutes after which a report is required */
+    MINIMUM_IDLE_FOR_REPORT?: number;
+    /** Register offline status */
+    REGISTER_OFFLINE?: Flag;
+    /** Register idle status */
+    REGISTER_IDLE?: Flag;
+    /** Register desktop application status */
+    REGISTER_DESKTOP?: Flag;
+    /** Type of report requests. */
+    REPORT_REQUEST_TYPE?: string;
+    /** Array of user IDs for whom report requests are required. */
+    REPORT_REQUEST_USERS?: readonly unknown[];
+    /** Type of simple report. */
+    REPORT_SIMPLE_TYPE?: string;
+    /** Array of user IDs with access to the simple report. */
+    REPORT_SIMPLE_USERS?: readonly unknown[];
+    /** Type of full report. */
+    REPORT_FULL_TYPE?: string;
+    /** Array of user IDs with access to the full report. */
+    REPORT_FULL_USERS?: readonly unknown[] }
   /** Determine the permissions set. Scope: basic. */
-  'user.access': { ACCESS: readonly unknown[] }
+  'user.access': {
+    /** List of access codes to check. */
+    ACCESS: readonly unknown[] }
   /** Invite a user. Scope: user. */
-  'user.add': { EMAIL: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: readonly unknown[]; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: readonly unknown[]; WORK_NOTES?: string; [k: string]: unknown }
+  'user.add': {
+    /** User e-mail */
+    EMAIL: string;
+    /** First name */
+    NAME?: string;
+    /** Last name */
+    LAST_NAME?: string;
+    /** Middle name */
+    SECOND_NAME?: string;
+    /** Gender */
+    PERSONAL_GENDER?: string;
+    /** Profession */
+    PERSONAL_PROFESSION?: string;
+    /** Home page */
+    PERSONAL_WWW?: string;
+    /** Date of birth */
+    PERSONAL_BIRTHDAY?: string;
+    /** Photo, pass an array containing the file name and a Base64 string */
+    PERSONAL_PHOTO?: readonly unknown[];
+    /** ICQ */
+    PERSONAL_ICQ?: string;
+    /** Personal phone */
+    PERSONAL_PHONE?: string;
+    /** Fax */
+    PERSONAL_FAX?: string;
+    /** Personal mobile */
+    PERSONAL_MOBILE?: string;
+    /** Pager */
+    PERSONAL_PAGER?: string;
+    /** Residential street */
+    PERSONAL_STREET?: string;
+    /** City of residence */
+    PERSONAL_CITY?: string;
+    /** Region / province */
+    PERSONAL_STATE?: string;
+    /** Postal code */
+    PERSONAL_ZIP?: string;
+    /** Country */
+    PERSONAL_COUNTRY?: string;
+    /** P.O. */
+    PERSONAL_MAILBOX?: string;
+    /** Additional notes */
+    PERSONAL_NOTES?: string;
+    /** Company phone */
+    WORK_PHONE?: string;
+    /** company */
+    WORK_COMPANY?: string;
+    /** Job title */
+    WORK_POSITION?: string;
+    /** Department */
+    WORK_DEPARTMENT?: string;
+    /** Company website */
+    WORK_WWW?: string;
+    /** WORK_FAX */
+    WORK_FAX?: string;
+    /** WORK_PAGER */
+    WORK_PAGER?: string;
+    /** WORK_STREET */
+    WORK_STREET?: string;
+    /** WORK_MAILBOX */
+    WORK_MAILBOX?: string;
+    /** Work city */
+    WORK_CITY?: string;
+    /** WORK_STATE */
+    WORK_STATE?: string;
+    /** WORK_ZIP */
+    WORK_ZIP?: string;
+    /** WORK_COUNTRY */
+    WORK_COUNTRY?: string;
+    /** WORK_PROFILE */
+    WORK_PROFILE?: string;
+    /** WORK_LOGO */
+    WORK_LOGO?: readonly unknown[];
+    /** WORK_NOTES */
+    WORK_NOTES?: string; [k: string]: unknown }
   /** Determine Access Permissions for Application Settings. Scope: basic. */
   'user.admin': NoParams
   /** Get information about the current user. Scope: user, user_brief, user_basic. */
@@ -3046,764 +16310,1884 @@ export interface V2MethodParams {
   /** Get user fields. Scope: user, user_brief, user_basic. */
   'user.fields': NoParams
   /** Get a list of users by filter. Scope: user, user_brief, user_basic. */
-  'user.get': { sort?: string; order?: string; FILTER?: Obj; ADMIN_MODE?: Flag; select?: readonly unknown[]; IMAGE_RESIZE?: string; start?: number; [k: string]: unknown }
+  'user.get': {
+    /** The field by which the results are sorted. */
+    sort?: string;
+    /** Sorting direction: - ASC — ascending - DESC — descending */
+    order?: string;
+    /** Additionally, you can specify any parameters from user.add to filter by their values. */
+    FILTER?: Obj;
+    /** Key for operation in administrator mode. */
+    ADMIN_MODE?: Flag;
+    /** An array with the names of the fields to return in the response. */
+    select?: readonly unknown[];
+    /** The size of the photo copy in the PERSONAL_PHOTO field: - small — 150 × 150 pixels - medium — 300 ×… */
+    IMAGE_RESIZE?: string;
+    /** The parameter is used to control pagination. */
+    start?: number; [k: string]: unknown }
   /** Get User Data Associated with the Application. Scope: basic. */
-  'user.option.get': { option?: string }
+  'user.option.get': {
+    /** One of the keys saved by the user.option.set method. */
+    option?: string }
   /** Bind Data to User and Application. Scope: basic. */
-  'user.option.set': { options: readonly unknown[] }
+  'user.option.set': {
+    /** An array where the key is the name of the property to be saved, and the value is the property value. */
+    options: readonly unknown[] }
   /** Get a list of users with personal data search. Scope: user, user_brief, user_basic. */
-  'user.search': { FILTER?: Obj; sort?: string; order?: string; ADMIN_MODE?: Flag; select?: readonly unknown[]; start?: number }
+  'user.search': {
+    /** The array can contain fields in any combination: - NAME — first name - LAST_NAME — last name - WORK… */
+    FILTER?: Obj;
+    /** The field by which the results are sorted. */
+    sort?: string;
+    /** Sorting direction: - ASC — ascending - DESC — descending */
+    order?: string;
+    /** Key for operation in administrator mode. */
+    ADMIN_MODE?: Flag;
+    /** An array with the names of the fields to return in the response. */
+    select?: readonly unknown[];
+    /** The parameter is used to manage pagination. */
+    start?: number }
   /** Update user data. Scope: user. */
-  'user.update': { ID: number; ACTIVE?: Flag; EMAIL?: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: readonly unknown[]; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: readonly unknown[]; WORK_NOTES?: string; [k: string]: unknown }
+  'user.update': {
+    /** User identifier */
+    ID: NumericId;
+    /** User activity flag. */
+    ACTIVE?: Flag;
+    /** User E-mail */
+    EMAIL?: string;
+    /** First name */
+    NAME?: string;
+    /** Last name */
+    LAST_NAME?: string;
+    /** Middle name */
+    SECOND_NAME?: string;
+    /** Gender */
+    PERSONAL_GENDER?: string;
+    /** Profession */
+    PERSONAL_PROFESSION?: string;
+    /** Homepage */
+    PERSONAL_WWW?: string;
+    /** Date of birth */
+    PERSONAL_BIRTHDAY?: string;
+    /** Photo, pass an array containing the file name and a Base64 string */
+    PERSONAL_PHOTO?: readonly unknown[];
+    /** ICQ */
+    PERSONAL_ICQ?: string;
+    /** Personal phone */
+    PERSONAL_PHONE?: string;
+    /** Fax */
+    PERSONAL_FAX?: string;
+    /** Personal mobile */
+    PERSONAL_MOBILE?: string;
+    /** Pager */
+    PERSONAL_PAGER?: string;
+    /** Residential street */
+    PERSONAL_STREET?: string;
+    /** Residential city */
+    PERSONAL_CITY?: string;
+    /** Region / territory */
+    PERSONAL_STATE?: string;
+    /** Postal code */
+    PERSONAL_ZIP?: string;
+    /** Country */
+    PERSONAL_COUNTRY?: string;
+    /** P.O. */
+    PERSONAL_MAILBOX?: string;
+    /** Additional notes */
+    PERSONAL_NOTES?: string;
+    /** Company phone */
+    WORK_PHONE?: string;
+    /** Company */
+    WORK_COMPANY?: string;
+    /** Job title */
+    WORK_POSITION?: string;
+    /** Department */
+    WORK_DEPARTMENT?: string;
+    /** Company website */
+    WORK_WWW?: string;
+    /** WORK_FAX */
+    WORK_FAX?: string;
+    /** WORK_PAGER */
+    WORK_PAGER?: string;
+    /** WORK_STREET */
+    WORK_STREET?: string;
+    /** WORK_MAILBOX */
+    WORK_MAILBOX?: string;
+    /** Work city */
+    WORK_CITY?: string;
+    /** WORK_STATE */
+    WORK_STATE?: string;
+    /** WORK_ZIP */
+    WORK_ZIP?: string;
+    /** WORK_COUNTRY */
+    WORK_COUNTRY?: string;
+    /** WORK_PROFILE */
+    WORK_PROFILE?: string;
+    /** WORK_LOGO */
+    WORK_LOGO?: readonly unknown[];
+    /** WORK_NOTES */
+    WORK_NOTES?: string; [k: string]: unknown }
   /** Add custom field. Scope: user.userfield. */
-  'user.userfield.add': { fields: Obj }
+  'user.userfield.add': {
+    /** Field values for adding a new custom field */
+    fields: Obj }
   /** Delete custom field. Scope: user.userfield. */
-  'user.userfield.delete': { id: number }
+  'user.userfield.delete': {
+    /** Custom field identifier. */
+    id: NumericId }
   /** Get File from User Field. Scope: user.userfield. */
   'user.userfield.file.get': Obj
   /** Get a list of custom fields. Scope: user.userfield. */
-  'user.userfield.list': { order?: string; filter?: readonly unknown[] }
+  'user.userfield.list': {
+    /** Sorting of selected custom fields in {"field_1": "order_1", ... */
+    order?: string;
+    /** Filter of selected custom fields in {"field_1": "value_1", ... */
+    filter?: readonly unknown[] }
   /** Update custom field. Scope: user.userfield. */
-  'user.userfield.update': { id: number; fields?: Obj }
+  'user.userfield.update': {
+    /** Custom field identifier. */
+    id: NumericId;
+    /** Field values for updating the custom field */
+    fields?: Obj }
   /** Get the list of agreements. Scope: userconsent. */
   'userconsent.agreement.list': NoParams
   /** Get the text of the agreement. Scope: userconsent. */
-  'userconsent.agreement.text': { id: number; replace?: { COMPANY_NAME?: string; COMPANY_ADDRESS?: string; PURPOSES?: string; THIRD_PARTIES?: string; EMAIL?: string; [k: string]: unknown } }
+  'userconsent.agreement.text': {
+    /** Identifier of the agreement. */
+    id: NumericId;
+    /** Array of replacements for text substitution. */
+    replace?: {
+    /** Company name */
+    COMPANY_NAME?: string;
+    /** Company address */
+    COMPANY_ADDRESS?: string;
+    /** Purpose of data processing */
+    PURPOSES?: string;
+    /** Third parties to whom data is transferred */
+    THIRD_PARTIES?: string;
+    /** Email address */
+    EMAIL?: string; [k: string]: unknown } }
   /** Save the User Consent. Scope: userconsent. */
-  'userconsent.consent.add': { AGREEMENT_ID: number; IP: string; USER_ID?: number; URL?: string; ORIGIN_ID?: string; ORIGINATOR_ID?: string }
+  'userconsent.consent.add': {
+    /** Agreement identifier. */
+    AGREEMENT_ID: NumericId;
+    /** User's IP address */
+    IP: string;
+    /** User identifier. */
+    USER_ID?: NumericId;
+    /** URL of the page where consent was obtained */
+    URL?: string;
+    /** Identifier of the source, for example, my_contact_form */
+    ORIGIN_ID?: string;
+    /** Identifier of the element in the source, for example, e-mail */
+    ORIGINATOR_ID?: string }
   /** Add Custom Field. Scope: userfieldconfig, crm. */
-  'userfieldconfig.add': { moduleId: string; field: { entityId: string; fieldName: string; userTypeId: string; xmlId?: string; sort?: number; multiple?: Flag; mandatory?: Flag; showFilter?: Flag; editInList?: Flag; isSearchable?: Flag; settings?: { DEFAULT_VALUE?: string; ROWS?: number; SIZE?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [k: string]: unknown }; editFormLabel?: string; helpMessage?: string; enum?: ReadonlyArray<{ value: string; def?: Flag; sort?: number; xmlId?: string; [k: string]: unknown }>; [k: string]: unknown } }
+  'userfieldconfig.add': {
+    /** Module identifier where the field is created */
+    moduleId: string;
+    /** Object with custom field settings (detailed description) */
+    field: {
+    /** Identifier of the object for which the field is created. */
+    entityId: string;
+    /** Field code in the format UF_{OBJECT_IDENTIFIER}_{POSTFIX}. */
+    fieldName: string;
+    /** Identifier of the field type. */
+    userTypeId: string;
+    /** External identifier of the field */
+    xmlId?: string;
+    /** Sort index. */
+    sort?: number;
+    /** Whether the field is multiple. */
+    multiple?: Flag;
+    /** Whether the field is mandatory. */
+    mandatory?: Flag;
+    /** Whether to show the field in the filter. */
+    showFilter?: Flag;
+    /** Whether to allow editing the value in the list. */
+    editInList?: Flag;
+    /** Whether the field values participate in the search. */
+    isSearchable?: Flag;
+    /** Additional field settings. */
+    settings?: {
+    /** Default value */
+    DEFAULT_VALUE?: string;
+    /** Number of rows in the input field, must be greater than 0 */
+    ROWS?: number;
+    /** Width of the input field */
+    SIZE?: number;
+    /** Regular expression for validation */
+    REGEXP?: string;
+    /** Minimum string length */
+    MIN_LENGTH?: number;
+    /** Maximum string length */
+    MAX_LENGTH?: number; [k: string]: unknown };
+    /** Label in the edit form. */
+    editFormLabel?: string;
+    /** Help text. */
+    helpMessage?: string;
+    /** Value options for fields of type enumeration */
+    enum?: ReadonlyArray<{
+    /** Value of the list option */
+    value: string;
+    /** Default value flag (Y/N) */
+    def?: Flag;
+    /** Sort index of the option */
+    sort?: number;
+    /** External identifier of the option */
+    xmlId?: string; [k: string]: unknown }>; [k: string]: unknown } }
   /** Delete User Field. Scope: userfieldconfig, crm. */
-  'userfieldconfig.delete': { moduleId: string; id: number }
+  'userfieldconfig.delete': {
+    /** Identifier of the module from which the field is being deleted */
+    moduleId: string;
+    /** Identifier of the user field settings. */
+    id: NumericId }
   /** Get User Field Settings. Scope: userfieldconfig, crm. */
-  'userfieldconfig.get': { moduleId: string; id: number }
+  'userfieldconfig.get': {
+    /** Identifier of the module where the field is located */
+    moduleId: string;
+    /** Identifier of the user field settings. */
+    id: NumericId }
   /** Get Available User Field Types. Scope: userfieldconfig, crm. */
-  'userfieldconfig.getTypes': { moduleId: string }
+  'userfieldconfig.getTypes': {
+    /** Identifier of the module for which to retrieve available field types */
+    moduleId: string }
   /** Get a List of User Field Settings. Scope: userfieldconfig, crm. */
-  'userfieldconfig.list': { moduleId: string; select?: { language?: string; id?: string; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: string; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: string; languageId?: string; [k: string]: unknown }; order?: Obj; filter?: { id?: number; fieldName?: string; userTypeId?: string; xmlId?: string; sort?: number; multiple?: Flag; mandatory?: Flag; showFilter?: string; showInList?: Flag; editInList?: Flag; isSearchable?: Flag; [k: string]: unknown }; start?: number }
+  'userfieldconfig.list': {
+    /** The identifier of the module in which the fields are being searched */
+    moduleId: string;
+    /** Set of fields to return (detailed description) */
+    select?: {
+    /** Language identifier for language fields, for example de or en */
+    language?: string;
+    /** Identifier of the field setting */
+    id?: string;
+    /** Identifier of the object */
+    entityId?: string;
+    /** Code of the field */
+    fieldName?: string;
+    /** Type of the field */
+    userTypeId?: string;
+    /** External identifier */
+    xmlId?: string;
+    /** Sort index */
+    sort?: string;
+    /** Whether the user field is multiple. */
+    multiple?: string;
+    /** Whether the user field is mandatory. */
+    mandatory?: string;
+    /** Whether to show the field in the list filter. */
+    showFilter?: string;
+    /** Whether to show the field in the list. */
+    showInList?: string;
+    /** Whether to allow editing the value in the list. */
+    editInList?: string;
+    /** Whether the field values are searchable. */
+    isSearchable?: string;
+    /** Additional settings for the field */
+    settings?: string;
+    /** Language identifier. */
+    languageId?: string; [k: string]: unknown };
+    /** Object format: - field_n - the name of the field by which the selection will be sorted - value_n -… */
+    order?: Obj;
+    /** Object format: - field_n - the name of the field by which the selection of user fields will be filt… */
+    filter?: {
+    /** Identifier of the user field */
+    id?: NumericId;
+    /** Code of the user field */
+    fieldName?: string;
+    /** Type of the user field */
+    userTypeId?: string;
+    /** External code */
+    xmlId?: string;
+    /** Sort index */
+    sort?: number;
+    /** Whether the user field is multiple. */
+    multiple?: Flag;
+    /** Whether the user field is mandatory. */
+    mandatory?: Flag;
+    /** Whether to show in the list filter. */
+    showFilter?: string;
+    /** Whether to show in the list. */
+    showInList?: Flag;
+    /** Whether to allow user editing. */
+    editInList?: Flag;
+    /** Whether the field values are searchable. */
+    isSearchable?: Flag; [k: string]: unknown };
+    /** Offset for pagination. */
+    start?: number }
   /** Update User Field. Scope: userfieldconfig, crm. */
-  'userfieldconfig.update': { moduleId: string; id: number; field?: { xmlId?: string; sort?: number; mandatory?: Flag; showFilter?: Flag; isSearchable?: Flag; editFormLabel?: Obj; helpMessage?: Obj; settings?: { DEFAULT_VALUE?: string; ROWS?: number; SIZE?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [k: string]: unknown }; enum?: ReadonlyArray<{ id?: number; value?: string; def?: Flag; sort?: number; xmlId?: string; del?: Flag; [k: string]: unknown }>; userTypeId?: string; [k: string]: unknown } }
+  'userfieldconfig.update': {
+    /** Identifier of the module where the field is located */
+    moduleId: string;
+    /** Identifier of the user field settings */
+    id: NumericId;
+    /** Object with new field settings (detailed description) */
+    field?: {
+    /** External identifier of the field */
+    xmlId?: string;
+    /** Sort index */
+    sort?: number;
+    /** Mandatory field flag (Y/N) */
+    mandatory?: Flag;
+    /** Show field in filter flag (Y/N) */
+    showFilter?: Flag;
+    /** Field participation in search flag (Y/N) */
+    isSearchable?: Flag;
+    /** Labels in the edit form by languages */
+    editFormLabel?: Obj;
+    /** Help text by languages */
+    helpMessage?: Obj;
+    /** Additional field settings. */
+    settings?: {
+    /** Default value */
+    DEFAULT_VALUE?: string;
+    /** Number of rows in the input field, must be greater than 0 */
+    ROWS?: number;
+    /** Width of the input field */
+    SIZE?: number;
+    /** Regular expression for validation */
+    REGEXP?: string;
+    /** Minimum string length */
+    MIN_LENGTH?: number;
+    /** Maximum string length */
+    MAX_LENGTH?: number; [k: string]: unknown };
+    /** List of value options for the enumeration field type. */
+    enum?: ReadonlyArray<{
+    /** Identifier of the existing option. */
+    id?: NumericId;
+    /** Value of the option */
+    value?: string;
+    /** Default value flag (Y/N) */
+    def?: Flag;
+    /** Sort index */
+    sort?: number;
+    /** External identifier of the option */
+    xmlId?: string;
+    /** Flag for deleting the existing option (Y/N) */
+    del?: Flag; [k: string]: unknown }>;
+    /** Field type. */
+    userTypeId?: string; [k: string]: unknown } }
   /** Register a New User Field Type. Scope: placement. */
-  'userfieldtype.add': { USER_TYPE_ID: string; HANDLER: string; TITLE?: string; DESCRIPTION?: string; OPTIONS?: readonly unknown[] }
+  'userfieldtype.add': {
+    /** String type code | - a-z0-9 - must be unique - the final code is formed as rest_<APP_ID>_<USER_TYPE… */
+    USER_TYPE_ID: string;
+    /** Custom type handler address | - in the same domain as the main application address - must be unique */
+    HANDLER: string;
+    /** Textual type name. */
+    TITLE?: string;
+    /** Textual type description. */
+    DESCRIPTION?: string;
+    /** Additional settings. */
+    OPTIONS?: readonly unknown[] }
   /** Delete Registered User Field Type. Scope: placement. */
-  'userfieldtype.delete': { USER_TYPE_ID: string }
+  'userfieldtype.delete': {
+    /** String code of the type | - a-z0-9 - must be unique */
+    USER_TYPE_ID: string }
   /** Get a list of registered user field types. Scope: placement. */
   'userfieldtype.list': NoParams
   /** Change settings for user field type. Scope: placement. */
-  'userfieldtype.update': { USER_TYPE_ID: string; HANDLER: string; TITLE: string; DESCRIPTION?: string; OPTIONS?: readonly unknown[] }
+  'userfieldtype.update': {
+    /** String code of the type | - a-z0-9 - must be unique */
+    USER_TYPE_ID: string;
+    /** Address of the user type handler | - in the same domain as the main application address - must be u… */
+    HANDLER: string;
+    /** Text name of the type. */
+    TITLE: string;
+    /** Text description of the type. */
+    DESCRIPTION?: string;
+    /** Additional settings. */
+    OPTIONS?: readonly unknown[] }
   /** Download the voting report. Scope: vote. */
-  'vote.AttachedVote.download': { attachId: number }
+  'vote.AttachedVote.download': {
+    /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
+    attachId: NumericId }
   /** Get Data of Attached Vote. Scope: vote. */
-  'vote.AttachedVote.get': { attachId: number }
+  'vote.AttachedVote.get': {
+    /** ID of the attached vote, can be equal to voteId from the results of vote.Integration.Im.send */
+    attachId: NumericId }
   /** Get the list of users who voted for the answer. Scope: vote. */
-  'vote.AttachedVote.getAnswerVoted': { attachId: number; answerId: number; pageNavigation?: Obj; userForMobileFormat?: Flag }
+  'vote.AttachedVote.getAnswerVoted': {
+    /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
+    attachId: NumericId;
+    /** The ID of the answer, which can be obtained using the methods vote.AttachedVote.get or vote.Attache… */
+    answerId: NumericId;
+    /** Pagination parameters, for example { size: 10, page: 1 } */
+    pageNavigation?: Obj;
+    /** User data format for mobile devices. */
+    userForMobileFormat?: Flag }
   /** Get Multiple Votes. Scope: vote. */
-  'vote.AttachedVote.getMany': { moduleId: string; entityType: string; entityId: number }
+  'vote.AttachedVote.getMany': {
+    /** Module identifier, possible values: - im for chat poll, - blog for feed poll */
+    moduleId: string;
+    /** Object type, possible values: - Bitrix\\Vote\\Attachment\\ImMessageConnector for chat poll, - Bitri… */
+    entityType: string;
+    /** Array of entity identifiers, possible values: - id of the chat message with the poll, can be obtain… */
+    entityId: NumericId }
   /** Get Voting Data with Voter Information. Scope: vote. */
-  'vote.AttachedVote.getWithVoted': { attachId: number; pageSize?: number; userForMobileFormat?: Flag }
+  'vote.AttachedVote.getWithVoted': {
+    /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
+    attachId: NumericId;
+    /** The number of records per page for the list of voters. */
+    pageSize?: number;
+    /** User data format for mobile devices. */
+    userForMobileFormat?: Flag }
   /** Recall Your Vote. Scope: vote. */
-  'vote.AttachedVote.recall': { attachId: number }
+  'vote.AttachedVote.recall': {
+    /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
+    attachId: NumericId }
   /** Resume Voting. Scope: vote. */
-  'vote.AttachedVote.resume': { attachId: number }
+  'vote.AttachedVote.resume': {
+    /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
+    attachId: NumericId }
   /** Stop voting. Scope: vote. */
-  'vote.AttachedVote.stop': { attachId: number }
+  'vote.AttachedVote.stop': {
+    /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
+    attachId: NumericId }
   /** Vote in the attached voting. Scope: vote. */
-  'vote.AttachedVote.vote': { attachId: number; ballot: Obj }
+  'vote.AttachedVote.vote': {
+    /** The ID of the attached voting, which can be obtained using the methods vote.AttachedVote.get or vot… */
+    attachId: NumericId;
+    /** Voting data in the format: Key - question ID, value - array of selected answer IDs. */
+    ballot: Obj }
   /** Create and Send a Vote in Chat. Scope: vote. */
-  'vote.Integration.Im.send': { chatId: number; IM_MESSAGE_VOTE_DATA: { QUESTIONS: ReadonlyArray<{ QUESTION?: string; FIELD_TYPE?: number; ANSWERS?: readonly unknown[]; [k: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; [k: string]: unknown }; templateId?: string }
+  'vote.Integration.Im.send': {
+    /** The identifier of the chat to which the vote is sent. */
+    chatId: NumericId;
+    /** Vote data containing the question and answer options. */
+    IM_MESSAGE_VOTE_DATA: {
+    /** An array of vote questions, the structure is described below. */
+    QUESTIONS: ReadonlyArray<{
+    /** The text of the question */
+    QUESTION?: string;
+    /** The type of field for the answer. */
+    FIELD_TYPE?: number;
+    /** An array of answer options, the structure is described below. */
+    ANSWERS?: readonly unknown[]; [k: string]: unknown }>;
+    /** Anonymity of the vote. */
+    ANONYMITY?: number;
+    /** Allow re-voting. */
+    OPTIONS?: number; [k: string]: unknown };
+    /** A unique identifier for the request, with no format requirements. */
+    templateId?: string }
   /** Start a Callback with. Scope: telephony. */
-  'voximplant.callback.start': { FROM_LINE: string; TO_NUMBER: string; TEXT_TO_PRONOUNCE: string; VOICE?: string }
+  'voximplant.callback.start': {
+    /** Identifier of the outgoing line from which the callback is initiated. */
+    FROM_LINE: string;
+    /** The client's number to call. */
+    TO_NUMBER: string;
+    /** The text that the system will pronounce to the employee before connecting with the client. */
+    TEXT_TO_PRONOUNCE: string;
+    /** Identifier of the voice for speech synthesis. */
+    VOICE?: string }
   /** Make an Auto-Call with MP3 Playback using. Scope: telephony, call. */
-  'voximplant.infocall.startwithsound': { FROM_LINE: string; TO_NUMBER: string; URL: string }
+  'voximplant.infocall.startwithsound': {
+    /** Identifier of the outgoing line from which the call is initiated. */
+    FROM_LINE: string;
+    /** The number to which the call should be made. */
+    TO_NUMBER: string;
+    /** Link to the MP3 file that should be played during the call. */
+    URL: string }
   /** Initiate an Auto-Call with the Voice Automation Rule. Scope: telephony, call. */
-  'voximplant.infocall.startwithtext': { FROM_LINE: string; TO_NUMBER: string; TEXT_TO_PRONOUNCE: string; VOICE?: string }
+  'voximplant.infocall.startwithtext': {
+    /** Identifier of the outgoing line from which the call is initiated. */
+    FROM_LINE: string;
+    /** The number to which the call should be made. */
+    TO_NUMBER: string;
+    /** The text that will be spoken to the recipient. */
+    TEXT_TO_PRONOUNCE: string;
+    /** Identifier of the voice for speech synthesis. */
+    VOICE?: string }
   /** Get a List of Outgoing Lines. Scope: telephony. */
   'voximplant.line.get': NoParams
   /** Get Line for Outgoing Calls. Scope: telephony. */
   'voximplant.line.outgoing.get': NoParams
   /** Set Outgoing Line. Scope: telephony. */
-  'voximplant.line.outgoing.set': { LINE_ID: string }
+  'voximplant.line.outgoing.set': {
+    /** Line identifier. */
+    LINE_ID: string }
   /** Set Outgoing SIP Line. Scope: telephony. */
-  'voximplant.line.outgoing.sip.set': { CONFIG_ID: number }
+  'voximplant.line.outgoing.sip.set': {
+    /** Identifier of the SIP line configuration. */
+    CONFIG_ID: NumericId }
   /** Create SIP Line. Scope: telephony. */
-  'voximplant.sip.add': { SERVER: string; LOGIN: string; PASSWORD?: string; TYPE?: string; TITLE?: string }
+  'voximplant.sip.add': {
+    /** Address of the SIP registration server */
+    SERVER: string;
+    /** Login for connecting to the server */
+    LOGIN: string;
+    /** Password for connecting to the server. */
+    PASSWORD?: string;
+    /** Type of PBX. */
+    TYPE?: string;
+    /** Name of the connection. */
+    TITLE?: string }
   /** Get the Status of the SIP Connector. Scope: telephony. */
   'voximplant.sip.connector.status': NoParams
   /** Delete SIP Line. Scope: telephony. */
-  'voximplant.sip.delete': { CONFIG_ID: number }
+  'voximplant.sip.delete': {
+    /** Identifier of the SIP line configuration. */
+    CONFIG_ID: NumericId }
   /** Get SIP Lines of the Application. Scope: telephony. */
-  'voximplant.sip.get': { FILTER?: { ID?: number; TYPE?: string; TITLE?: string; CONFIG_ID?: number; REG_ID?: number; APP_ID?: string; SERVER?: string; LOGIN?: string; PASSWORD?: string; INCOMING_SERVER?: string; INCOMING_LOGIN?: string; INCOMING_PASSWORD?: string; AUTH_USER?: string; OUTBOUND_PROXY?: string; DETECT_LINE_NUMBER?: string; LINE_DETECT_HEADER_ORDER?: string; REGISTRATION_STATUS_CODE?: number; REGISTRATION_ERROR_MESSAGE?: string; [k: string]: unknown }; SORT?: string; ORDER?: string; start?: number }
+  'voximplant.sip.get': {
+    /** Object for filtering in the format {"field_1": "value_1", ... */
+    FILTER?: {
+    /** Internal identifier of the SIP line record. */
+    ID?: NumericId;
+    /** Type of PBX. */
+    TYPE?: string;
+    /** Connection name. */
+    TITLE?: string;
+    /** Identifier of the SIP line configuration. */
+    CONFIG_ID?: NumericId;
+    /** Identifier of the SIP registration. */
+    REG_ID?: NumericId;
+    /** Application identifier. */
+    APP_ID?: string;
+    /** Address of the SIP registration server. */
+    SERVER?: string;
+    /** Login for connecting to the server. */
+    LOGIN?: string;
+    /** Password for connecting to the server. */
+    PASSWORD?: string;
+    /** Address of the server for incoming calls. */
+    INCOMING_SERVER?: string;
+    /** Login for incoming calls. */
+    INCOMING_LOGIN?: string;
+    /** Password for incoming calls. */
+    INCOMING_PASSWORD?: string;
+    /** Username for authentication. */
+    AUTH_USER?: string;
+    /** Address of the SIP proxy for outgoing connection to the operator or PBX. */
+    OUTBOUND_PROXY?: string;
+    /** Indicator for line number detection. */
+    DETECT_LINE_NUMBER?: string;
+    /** Order of headers for line number detection. */
+    LINE_DETECT_HEADER_ORDER?: string;
+    /** SIP registration status code. */
+    REGISTRATION_STATUS_CODE?: number;
+    /** SIP registration error message. */
+    REGISTRATION_ERROR_MESSAGE?: string; [k: string]: unknown };
+    /** Sorting field. */
+    SORT?: string;
+    /** Sorting direction. */
+    ORDER?: string;
+    /** Pagination parameter. */
+    start?: number }
   /** Get SIP Registration Status. Scope: telephony. */
-  'voximplant.sip.status': { REG_ID: number }
+  'voximplant.sip.status': {
+    /** Identifier of the SIP registration. */
+    REG_ID: NumericId }
   /** Update SIP Line. Scope: telephony. */
-  'voximplant.sip.update': { CONFIG_ID: number; TITLE?: string; SERVER?: string; LOGIN?: string; PASSWORD?: string }
+  'voximplant.sip.update': {
+    /** Identifier of the SIP line configuration. */
+    CONFIG_ID: NumericId;
+    /** New name for the connection. */
+    TITLE?: string;
+    /** New SIP registration server address. */
+    SERVER?: string;
+    /** New login for connecting to the server. */
+    LOGIN?: string;
+    /** New password for connecting to the server. */
+    PASSWORD?: string }
   /** Get Call History List. Scope: telephony. */
-  'voximplant.statistic.get': { FILTER?: { ID?: number; CALL_ID?: string; EXTERNAL_CALL_ID?: string; CALL_CATEGORY?: string; PORTAL_USER_ID?: number; PORTAL_NUMBER?: string; PHONE_NUMBER?: string; CALL_TYPE?: number; CALL_DURATION?: number; CALL_START_DATE?: string; CALL_LOG?: string; CALL_RECORD_URL?: string; CALL_VOTE?: number; COST?: number; COST_CURRENCY?: string; CALL_FAILED_CODE?: string; CALL_FAILED_REASON?: string; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; CRM_ACTIVITY_ID?: number; REST_APP_ID?: number; REST_APP_NAME?: string; TRANSCRIPT_ID?: number; TRANSCRIPT_PENDING?: string; SESSION_ID?: number; REDIAL_ATTEMPT?: number; COMMENT?: string; RECORD_DURATION?: number; [k: string]: unknown }; SORT?: string; ORDER?: string; start?: number }
+  'voximplant.statistic.get': {
+    /** An object for filtering in the format {"field_1": "value_1", ... */
+    FILTER?: {
+    /** Internal identifier of the statistics record */
+    ID?: NumericId;
+    /** Call identifier */
+    CALL_ID?: string;
+    /** Call identifier on the external PBX/integration side */
+    EXTERNAL_CALL_ID?: string;
+    /** Call category */
+    CALL_CATEGORY?: string;
+    /** User identifier. */
+    PORTAL_USER_ID?: NumericId;
+    /** Line number through which the call was made */
+    PORTAL_NUMBER?: string;
+    /** Subscriber number */
+    PHONE_NUMBER?: string;
+    /** Type of call. */
+    CALL_TYPE?: number;
+    /** Duration of the call in seconds */
+    CALL_DURATION?: number;
+    /** Date and time of the call start in ISO-8601 format with timezone indication */
+    CALL_START_DATE?: string;
+    /** Call log URL */
+    CALL_LOG?: string;
+    /** Call recording URL */
+    CALL_RECORD_URL?: string;
+    /** Call rating. */
+    CALL_VOTE?: number;
+    /** Cost of the call */
+    COST?: number;
+    /** Currency of the call cost */
+    COST_CURRENCY?: string;
+    /** Call result code. */
+    CALL_FAILED_CODE?: string;
+    /** Text of the reason/result of the call */
+    CALL_FAILED_REASON?: string;
+    /** Type of CRM object. */
+    CRM_ENTITY_TYPE?: string;
+    /** Identifier of the CRM object from CRM_ENTITY_TYPE */
+    CRM_ENTITY_ID?: NumericId;
+    /** Identifier of the CRM activity for the call */
+    CRM_ACTIVITY_ID?: NumericId;
+    /** Application identifier */
+    REST_APP_ID?: NumericId;
+    /** Application name */
+    REST_APP_NAME?: string;
+    /** Identifier of the call transcript */
+    TRANSCRIPT_ID?: NumericId;
+    /** Indicator of pending transcription. */
+    TRANSCRIPT_PENDING?: string;
+    /** Session identifier on the telephony side */
+    SESSION_ID?: NumericId;
+    /** Number of redial attempts (for callback scenarios) */
+    REDIAL_ATTEMPT?: number;
+    /** Comment on the call */
+    COMMENT?: string;
+    /** Duration of the call recording file */
+    RECORD_DURATION?: number; [k: string]: unknown };
+    /** Sorting field. */
+    SORT?: string;
+    /** Sorting direction. */
+    ORDER?: string;
+    /** Pagination parameter. */
+    start?: number }
   /** Get a List of Available Voices for Text-to-Speech. Scope: telephony. */
   'voximplant.tts.voices.get': NoParams
   /** Get Links for Navigation in the Telephony Pages. Scope: telephony. */
   'voximplant.url.get': NoParams
   /** Activate User SIP Device. Scope: telephony. */
-  'voximplant.user.activatePhone': { USER_ID: number }
+  'voximplant.user.activatePhone': {
+    /** User identifier. */
+    USER_ID: NumericId }
   /** Deactivate the employee's SIP phone presence with. Scope: telephony. */
-  'voximplant.user.deactivatePhone': { USER_ID: number }
+  'voximplant.user.deactivatePhone': {
+    /** User identifier. */
+    USER_ID: NumericId }
   /** Get User Settings. Scope: telephony. */
-  'voximplant.user.get': { USER_ID: unknown }
+  'voximplant.user.get': {
+    /** User ID or an array of user IDs. */
+    USER_ID: unknown }
 }
 
 /** The deprecated REST v2 methods. */
-export type V2DeprecatedMethod = 'catalog.document.confirm' | 'catalog.document.element.fields' | 'catalog.document.fields' | 'catalog.document.unconfirm' | 'crm.activity.add' | 'crm.activity.update' | 'crm.catalog.fields' | 'crm.catalog.get' | 'crm.catalog.list' | 'crm.company.add' | 'crm.company.delete' | 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.company.details.configuration.get' | 'crm.company.details.configuration.reset' | 'crm.company.details.configuration.set' | 'crm.company.fields' | 'crm.company.get' | 'crm.company.list' | 'crm.company.update' | 'crm.contact.add' | 'crm.contact.delete' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.get' | 'crm.contact.details.configuration.reset' | 'crm.contact.details.configuration.set' | 'crm.contact.fields' | 'crm.contact.get' | 'crm.contact.list' | 'crm.contact.update' | 'crm.deal.add' | 'crm.deal.delete' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.get' | 'crm.deal.details.configuration.reset' | 'crm.deal.details.configuration.set' | 'crm.deal.fields' | 'crm.deal.get' | 'crm.deal.list' | 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.deal.update' | 'crm.dealcategory.add' | 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.delete' | 'crm.dealcategory.fields' | 'crm.dealcategory.get' | 'crm.dealcategory.list' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' | 'crm.dealcategory.update' | 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' | 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.lead.add' | 'crm.lead.delete' | 'crm.lead.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.get' | 'crm.lead.details.configuration.reset' | 'crm.lead.details.configuration.set' | 'crm.lead.fields' | 'crm.lead.get' | 'crm.lead.list' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.lead.update' | 'crm.measure.add' | 'crm.measure.delete' | 'crm.measure.fields' | 'crm.measure.get' | 'crm.measure.list' | 'crm.measure.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'crm.product.add' | 'crm.product.delete' | 'crm.product.fields' | 'crm.product.get' | 'crm.product.list' | 'crm.product.property.add' | 'crm.product.property.delete' | 'crm.product.property.enumeration.fields' | 'crm.product.property.fields' | 'crm.product.property.get' | 'crm.product.property.list' | 'crm.product.property.settings.fields' | 'crm.product.property.types' | 'crm.product.property.update' | 'crm.product.update' | 'crm.productrow.fields' | 'crm.productrow.list' | 'crm.productsection.add' | 'crm.productsection.delete' | 'crm.productsection.fields' | 'crm.productsection.get' | 'crm.productsection.list' | 'crm.productsection.update' | 'crm.quote.add' | 'crm.quote.delete' | 'crm.quote.fields' | 'crm.quote.get' | 'crm.quote.list' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' | 'crm.quote.update' | 'crm.vat.add' | 'crm.vat.delete' | 'crm.vat.fields' | 'crm.vat.get' | 'crm.vat.list' | 'crm.vat.update' | 'imbot.bot.list' | 'imbot.chat.add' | 'imbot.chat.get' | 'imbot.chat.leave' | 'imbot.chat.sendTyping' | 'imbot.chat.setManager' | 'imbot.chat.setOwner' | 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' | 'imbot.chat.user.add' | 'imbot.chat.user.delete' | 'imbot.chat.user.list' | 'imbot.command.answer' | 'imbot.command.register' | 'imbot.command.unregister' | 'imbot.command.update' | 'imbot.dialog.get' | 'imbot.message.add' | 'imbot.message.delete' | 'imbot.message.like' | 'imbot.message.update' | 'imbot.register' | 'imbot.unregister' | 'imbot.update' | 'imopenlines.session.mode.silent' | 'methods' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'task.comment.add' | 'task.commentitem.add' | 'task.commentitem.delete' | 'task.commentitem.get' | 'task.commentitem.getlist' | 'task.commentitem.update' | 'task.item.add' | 'task.item.addfile' | 'task.item.addtofavorite' | 'task.item.approve' | 'task.item.complete' | 'task.item.defer' | 'task.item.delegate' | 'task.item.delete' | 'task.item.deletefile' | 'task.item.deletefromfavorite' | 'task.item.disapprove' | 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' | 'task.item.getmanifest' | 'task.item.isactionallowed' | 'task.item.list' | 'task.item.renew' | 'task.item.startexecution' | 'task.item.update' | 'task.items.getlist' | 'task.logitem.list'
+export type V2DeprecatedMethod = 'catalog.document.confirm' | 'catalog.document.element.fields' | 'catalog.document.fields' | 'catalog.document.unconfirm' | 'crm.activity.add' | 'crm.activity.update' | 'crm.catalog.fields' | 'crm.catalog.get' | 'crm.catalog.list' | 'crm.company.add' | 'crm.company.delete' | 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.company.details.configuration.get' | 'crm.company.details.configuration.reset' | 'crm.company.details.configuration.set' | 'crm.company.fields' | 'crm.company.get' | 'crm.company.list' | 'crm.company.update' | 'crm.contact.add' | 'crm.contact.delete' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.get' | 'crm.contact.details.configuration.reset' | 'crm.contact.details.configuration.set' | 'crm.contact.fields' | 'crm.contact.get' | 'crm.contact.list' | 'crm.contact.update' | 'crm.deal.add' | 'crm.deal.delete' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.get' | 'crm.deal.details.configuration.reset' | 'crm.deal.details.configuration.set' | 'crm.deal.fields' | 'crm.deal.get' | 'crm.deal.list' | 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.deal.update' | 'crm.dealcategory.add' | 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.delete' | 'crm.dealcategory.fields' | 'crm.dealcategory.get' | 'crm.dealcategory.list' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' | 'crm.dealcategory.update' | 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' | 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.lead.add' | 'crm.lead.delete' | 'crm.lead.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.get' | 'crm.lead.details.configuration.reset' | 'crm.lead.details.configuration.set' | 'crm.lead.fields' | 'crm.lead.get' | 'crm.lead.list' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.lead.update' | 'crm.measure.add' | 'crm.measure.delete' | 'crm.measure.fields' | 'crm.measure.get' | 'crm.measure.list' | 'crm.measure.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'crm.product.add' | 'crm.product.delete' | 'crm.product.fields' | 'crm.product.get' | 'crm.product.list' | 'crm.product.property.add' | 'crm.product.property.delete' | 'crm.product.property.enumeration.fields' | 'crm.product.property.fields' | 'crm.product.property.get' | 'crm.product.property.list' | 'crm.product.property.settings.fields' | 'crm.product.property.types' | 'crm.product.property.update' | 'crm.product.update' | 'crm.productrow.fields' | 'crm.productrow.list' | 'crm.productsection.add' | 'crm.productsection.delete' | 'crm.productsection.fields' | 'crm.productsection.get' | 'crm.productsection.list' | 'crm.productsection.update' | 'crm.quote.add' | 'crm.quote.delete' | 'crm.quote.fields' | 'crm.quote.get' | 'crm.quote.list' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' | 'crm.quote.update' | 'crm.vat.add' | 'crm.vat.delete' | 'crm.vat.fields' | 'crm.vat.get' | 'crm.vat.list' | 'crm.vat.update' | 'im.disk.file.commit' | 'im.disk.folder.get' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imbot.bot.list' | 'imbot.chat.add' | 'imbot.chat.get' | 'imbot.chat.leave' | 'imbot.chat.sendTyping' | 'imbot.chat.setManager' | 'imbot.chat.setOwner' | 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' | 'imbot.chat.user.add' | 'imbot.chat.user.delete' | 'imbot.chat.user.list' | 'imbot.command.answer' | 'imbot.command.register' | 'imbot.command.unregister' | 'imbot.command.update' | 'imbot.dialog.get' | 'imbot.message.add' | 'imbot.message.delete' | 'imbot.message.like' | 'imbot.message.update' | 'imbot.register' | 'imbot.unregister' | 'imbot.update' | 'imopenlines.session.mode.silent' | 'methods' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' | 'task.comment.add' | 'task.commentitem.add' | 'task.commentitem.delete' | 'task.commentitem.get' | 'task.commentitem.getlist' | 'task.commentitem.update' | 'task.item.add' | 'task.item.addfile' | 'task.item.addtofavorite' | 'task.item.approve' | 'task.item.complete' | 'task.item.defer' | 'task.item.delegate' | 'task.item.delete' | 'task.item.deletefile' | 'task.item.deletefromfavorite' | 'task.item.disapprove' | 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' | 'task.item.getmanifest' | 'task.item.isactionallowed' | 'task.item.list' | 'task.item.renew' | 'task.item.startexecution' | 'task.item.update' | 'task.items.getlist' | 'task.logitem.list'
 
 /** `call.make` of the deprecated REST v2 methods: a call shows as deprecated, naming the replacement. */
 export interface V2DeprecatedCalls {
   /** Sends a deprecated method ('catalog.document.confirm'). @deprecated Use catalog.document.conduct. */
   <T = DocumentedResult, M extends 'catalog.document.confirm' = 'catalog.document.confirm'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('catalog.document.element.fields'). @deprecated Use catalog.document.element.getFields. */
   <T = DocumentedResult, M extends 'catalog.document.element.fields' = 'catalog.document.element.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('catalog.document.fields'). @deprecated Use catalog.document.getFields. */
   <T = DocumentedResult, M extends 'catalog.document.fields' = 'catalog.document.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('catalog.document.unconfirm'). @deprecated Use catalog.document.cancel. */
   <T = DocumentedResult, M extends 'catalog.document.unconfirm' = 'catalog.document.unconfirm'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.activity.add'). @deprecated Use crm.activity.todo.add. */
   <T = DocumentedResult, M extends 'crm.activity.add' = 'crm.activity.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.activity.update'). @deprecated Use crm.activity.todo.update. */
   <T = DocumentedResult, M extends 'crm.activity.update' = 'crm.activity.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.catalog.fields'). @deprecated Use catalog.catalog.getFields. */
   <T = DocumentedResult, M extends 'crm.catalog.fields' = 'crm.catalog.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.catalog.get'). @deprecated Use catalog.catalog.get. */
   <T = DocumentedResult, M extends 'crm.catalog.get' = 'crm.catalog.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.catalog.list'). @deprecated Use catalog.catalog.list. */
   <T = DocumentedResult, M extends 'crm.catalog.list' = 'crm.catalog.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.add. */
   <T = DocumentedResult, M extends 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add' = 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.delete. */
   <T = DocumentedResult, M extends 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete' = 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   <T = DocumentedResult, M extends 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll' = 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.get. */
   <T = DocumentedResult, M extends 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get' = 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.reset. */
   <T = DocumentedResult, M extends 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset' = 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.set. */
   <T = DocumentedResult, M extends 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set' = 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.fields. */
   <T = DocumentedResult, M extends 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields' = 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.get. */
   <T = DocumentedResult, M extends 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get' = 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.list. */
   <T = DocumentedResult, M extends 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list' = 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.update. */
   <T = DocumentedResult, M extends 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update' = 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (6 methods). @deprecated Use crm.item.productrow.*. */
   <T = DocumentedResult, M extends 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' = 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.add'). @deprecated Use crm.category.add. */
   <T = DocumentedResult, M extends 'crm.dealcategory.add' = 'crm.dealcategory.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.category.*. */
   <T = DocumentedResult, M extends 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' = 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.delete'). @deprecated Use crm.category.delete. */
   <T = DocumentedResult, M extends 'crm.dealcategory.delete' = 'crm.dealcategory.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.fields'). @deprecated Use crm.category.fields. */
   <T = DocumentedResult, M extends 'crm.dealcategory.fields' = 'crm.dealcategory.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.get'). @deprecated Use crm.category.get. */
   <T = DocumentedResult, M extends 'crm.dealcategory.get' = 'crm.dealcategory.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.list'). @deprecated Use crm.category.list. */
   <T = DocumentedResult, M extends 'crm.dealcategory.list' = 'crm.dealcategory.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.dealcategory.update'). @deprecated Use crm.category.update. */
   <T = DocumentedResult, M extends 'crm.dealcategory.update' = 'crm.dealcategory.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (6 methods). @deprecated Use crm.activity.todo.*. */
   <T = DocumentedResult, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (60 methods). @deprecated No longer developed; the documentation names no replacement. */
-  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+  /** Sends a deprecated method (68 methods). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.add'). @deprecated Use catalog.measure.add. */
   <T = DocumentedResult, M extends 'crm.measure.add' = 'crm.measure.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.delete'). @deprecated Use catalog.measure.delete. */
   <T = DocumentedResult, M extends 'crm.measure.delete' = 'crm.measure.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.fields'). @deprecated Use catalog.measure.getFields. */
   <T = DocumentedResult, M extends 'crm.measure.fields' = 'crm.measure.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.get'). @deprecated Use catalog.measure.get. */
   <T = DocumentedResult, M extends 'crm.measure.get' = 'crm.measure.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.list'). @deprecated Use catalog.measure.list. */
   <T = DocumentedResult, M extends 'crm.measure.list' = 'crm.measure.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.update'). @deprecated Use catalog.measure.update. */
   <T = DocumentedResult, M extends 'crm.measure.update' = 'crm.measure.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.add'). @deprecated Use catalog.product.add. */
   <T = DocumentedResult, M extends 'crm.product.add' = 'crm.product.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.delete'). @deprecated Use catalog.product.delete. */
   <T = DocumentedResult, M extends 'crm.product.delete' = 'crm.product.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.fields'). @deprecated Use catalog.product.getFieldsByFilter. */
   <T = DocumentedResult, M extends 'crm.product.fields' = 'crm.product.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.get'). @deprecated Use catalog.product.get. */
   <T = DocumentedResult, M extends 'crm.product.get' = 'crm.product.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.list'). @deprecated Use catalog.product.list. */
   <T = DocumentedResult, M extends 'crm.product.list' = 'crm.product.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.add'). @deprecated Use catalog.productProperty.add. */
   <T = DocumentedResult, M extends 'crm.product.property.add' = 'crm.product.property.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.delete'). @deprecated Use catalog.productProperty.delete. */
   <T = DocumentedResult, M extends 'crm.product.property.delete' = 'crm.product.property.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.enumeration.fields'). @deprecated Use catalog.productPropertyEnum.*. */
   <T = DocumentedResult, M extends 'crm.product.property.enumeration.fields' = 'crm.product.property.enumeration.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.fields'). @deprecated Use catalog.productProperty.getFields. */
   <T = DocumentedResult, M extends 'crm.product.property.fields' = 'crm.product.property.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.get'). @deprecated Use catalog.productProperty.get. */
   <T = DocumentedResult, M extends 'crm.product.property.get' = 'crm.product.property.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.list'). @deprecated Use catalog.productProperty.list. */
   <T = DocumentedResult, M extends 'crm.product.property.list' = 'crm.product.property.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use catalog.productPropertyFeature.*. */
   <T = DocumentedResult, M extends 'crm.product.property.settings.fields' | 'crm.product.property.types' = 'crm.product.property.settings.fields' | 'crm.product.property.types'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.update'). @deprecated Use catalog.productProperty.update. */
   <T = DocumentedResult, M extends 'crm.product.property.update' = 'crm.product.property.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.update'). @deprecated Use catalog.product.update. */
   <T = DocumentedResult, M extends 'crm.product.update' = 'crm.product.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productrow.fields'). @deprecated Use crm.item.productrow.fields. */
   <T = DocumentedResult, M extends 'crm.productrow.fields' = 'crm.productrow.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productrow.list'). @deprecated Use crm.item.productrow.list. */
   <T = DocumentedResult, M extends 'crm.productrow.list' = 'crm.productrow.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.add'). @deprecated Use catalog.section.add. */
   <T = DocumentedResult, M extends 'crm.productsection.add' = 'crm.productsection.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.delete'). @deprecated Use catalog.section.delete. */
   <T = DocumentedResult, M extends 'crm.productsection.delete' = 'crm.productsection.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.fields'). @deprecated Use catalog.section.getFields. */
   <T = DocumentedResult, M extends 'crm.productsection.fields' = 'crm.productsection.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.get'). @deprecated Use catalog.section.get. */
   <T = DocumentedResult, M extends 'crm.productsection.get' = 'crm.productsection.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.list'). @deprecated Use catalog.section.list. */
   <T = DocumentedResult, M extends 'crm.productsection.list' = 'crm.productsection.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.productsection.update'). @deprecated Use catalog.section.update. */
   <T = DocumentedResult, M extends 'crm.productsection.update' = 'crm.productsection.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.add'). @deprecated Use catalog.vat.add. */
   <T = DocumentedResult, M extends 'crm.vat.add' = 'crm.vat.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.delete'). @deprecated Use catalog.vat.delete. */
   <T = DocumentedResult, M extends 'crm.vat.delete' = 'crm.vat.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.fields'). @deprecated Use catalog.vat.getFields. */
   <T = DocumentedResult, M extends 'crm.vat.fields' = 'crm.vat.fields'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.get'). @deprecated Use catalog.vat.get. */
   <T = DocumentedResult, M extends 'crm.vat.get' = 'crm.vat.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.list'). @deprecated Use catalog.vat.list. */
   <T = DocumentedResult, M extends 'crm.vat.list' = 'crm.vat.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.vat.update'). @deprecated Use catalog.vat.update. */
   <T = DocumentedResult, M extends 'crm.vat.update' = 'crm.vat.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use im.v2.File.upload. */
+  <T = DocumentedResult, M extends 'im.disk.file.commit' | 'im.disk.folder.get' = 'im.disk.file.commit' | 'im.disk.folder.get'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.bot.list'). @deprecated Use imbot.v2.Bot.list. */
   <T = DocumentedResult, M extends 'imbot.bot.list' = 'imbot.bot.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.add'). @deprecated Use imbot.v2.Chat.add. */
   <T = DocumentedResult, M extends 'imbot.chat.add' = 'imbot.chat.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use imbot.v2.Chat.get. */
   <T = DocumentedResult, M extends 'imbot.chat.get' | 'imbot.dialog.get' = 'imbot.chat.get' | 'imbot.dialog.get'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.leave'). @deprecated Use imbot.v2.Chat.leave. */
   <T = DocumentedResult, M extends 'imbot.chat.leave' = 'imbot.chat.leave'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.sendTyping'). @deprecated Use imbot.v2.Chat.InputAction.notify. */
   <T = DocumentedResult, M extends 'imbot.chat.sendTyping' = 'imbot.chat.sendTyping'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.setManager'). @deprecated Use imbot.v2.Chat.Manager.add. */
   <T = DocumentedResult, M extends 'imbot.chat.setManager' = 'imbot.chat.setManager'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.setOwner'). @deprecated Use imbot.v2.Chat.setOwner. */
   <T = DocumentedResult, M extends 'imbot.chat.setOwner' = 'imbot.chat.setOwner'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (3 methods). @deprecated Use imbot.v2.Chat.update. */
   <T = DocumentedResult, M extends 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' = 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.user.add'). @deprecated Use imbot.v2.Chat.User.add. */
   <T = DocumentedResult, M extends 'imbot.chat.user.add' = 'imbot.chat.user.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.user.delete'). @deprecated Use imbot.v2.Chat.User.delete. */
   <T = DocumentedResult, M extends 'imbot.chat.user.delete' = 'imbot.chat.user.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.user.list'). @deprecated Use imbot.v2.Chat.User.list. */
   <T = DocumentedResult, M extends 'imbot.chat.user.list' = 'imbot.chat.user.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.command.answer'). @deprecated Use imbot.v2.Command.answer. */
   <T = DocumentedResult, M extends 'imbot.command.answer' = 'imbot.command.answer'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.command.register'). @deprecated Use imbot.v2.Command.register. */
   <T = DocumentedResult, M extends 'imbot.command.register' = 'imbot.command.register'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.command.unregister'). @deprecated Use imbot.v2.Command.unregister. */
   <T = DocumentedResult, M extends 'imbot.command.unregister' = 'imbot.command.unregister'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.command.update'). @deprecated Use imbot.v2.Command.update. */
   <T = DocumentedResult, M extends 'imbot.command.update' = 'imbot.command.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.message.add'). @deprecated Use imbot.v2.Chat.Message.send. */
   <T = DocumentedResult, M extends 'imbot.message.add' = 'imbot.message.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.message.delete'). @deprecated Use imbot.v2.Chat.Message.delete. */
   <T = DocumentedResult, M extends 'imbot.message.delete' = 'imbot.message.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.message.like'). @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
   <T = DocumentedResult, M extends 'imbot.message.like' = 'imbot.message.like'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.message.update'). @deprecated Use imbot.v2.Chat.Message.update. */
   <T = DocumentedResult, M extends 'imbot.message.update' = 'imbot.message.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.register'). @deprecated Use imbot.v2.Bot.register. */
   <T = DocumentedResult, M extends 'imbot.register' = 'imbot.register'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.unregister'). @deprecated Use imbot.v2.Bot.unregister. */
   <T = DocumentedResult, M extends 'imbot.unregister' = 'imbot.unregister'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.update'). @deprecated Use imbot.v2.Bot.update. */
   <T = DocumentedResult, M extends 'imbot.update' = 'imbot.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('methods'). @deprecated Use method.get. */
   <T = DocumentedResult, M extends 'methods' = 'methods'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.chat.message.send. */
   <T = DocumentedResult, M extends 'task.comment.add' | 'task.commentitem.add' = 'task.comment.add' | 'task.commentitem.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.commentitem.delete'). @deprecated Use im.message.delete. */
   <T = DocumentedResult, M extends 'task.commentitem.delete' = 'task.commentitem.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use im.dialog.messages.get. */
   <T = DocumentedResult, M extends 'task.commentitem.get' | 'task.commentitem.getlist' = 'task.commentitem.get' | 'task.commentitem.getlist'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.commentitem.update'). @deprecated Use im.message.update. */
   <T = DocumentedResult, M extends 'task.commentitem.update' = 'task.commentitem.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.add'). @deprecated Use tasks.task.add. */
   <T = DocumentedResult, M extends 'task.item.add' = 'task.item.add'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.addfile'). @deprecated Use tasks.task.files.attach. */
   <T = DocumentedResult, M extends 'task.item.addfile' = 'task.item.addfile'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.addtofavorite'). @deprecated Use tasks.task.favorite.add. */
   <T = DocumentedResult, M extends 'task.item.addtofavorite' = 'task.item.addtofavorite'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.approve'). @deprecated Use tasks.task.approve. */
   <T = DocumentedResult, M extends 'task.item.approve' = 'task.item.approve'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.complete'). @deprecated Use tasks.task.complete. */
   <T = DocumentedResult, M extends 'task.item.complete' = 'task.item.complete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.defer'). @deprecated Use tasks.task.defer. */
   <T = DocumentedResult, M extends 'task.item.defer' = 'task.item.defer'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.delegate'). @deprecated Use tasks.task.delegate. */
   <T = DocumentedResult, M extends 'task.item.delegate' = 'task.item.delegate'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.delete'). @deprecated Use tasks.task.delete. */
   <T = DocumentedResult, M extends 'task.item.delete' = 'task.item.delete'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.update. */
   <T = DocumentedResult, M extends 'task.item.deletefile' | 'task.item.update' = 'task.item.deletefile' | 'task.item.update'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.deletefromfavorite'). @deprecated Use tasks.task.favorite.remove. */
   <T = DocumentedResult, M extends 'task.item.deletefromfavorite' = 'task.item.deletefromfavorite'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.disapprove'). @deprecated Use tasks.task.disapprove. */
   <T = DocumentedResult, M extends 'task.item.disapprove' = 'task.item.disapprove'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getAccess. */
+  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getaccess. */
   <T = DocumentedResult, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use tasks.task.get. */
   <T = DocumentedResult, M extends 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' = 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.getmanifest'). @deprecated Use tasks.task.getFields. */
   <T = DocumentedResult, M extends 'task.item.getmanifest' = 'task.item.getmanifest'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.list. */
   <T = DocumentedResult, M extends 'task.item.list' | 'task.items.getlist' = 'task.item.list' | 'task.items.getlist'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.renew'). @deprecated Use tasks.task.renew. */
   <T = DocumentedResult, M extends 'task.item.renew' = 'task.item.renew'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.startexecution'). @deprecated Use tasks.task.start. */
   <T = DocumentedResult, M extends 'task.item.startexecution' = 'task.item.startexecution'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.logitem.list'). @deprecated Use tasks.task.history.list. */
   <T = DocumentedResult, M extends 'task.logitem.list' = 'task.logitem.list'>(
-    options: CatalogueCallOptions<V2MethodParams, M>,
+    options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
 }
 
 /** Parameters of every documented REST v3 method, by method name. */
 export interface V3MethodParams {
   /** Get Follow-up Field Description. Scope: call. */
-  'call.followup.field.get': { name: string; select?: readonly unknown[] }
+  'call.followup.field.get': {
+    /** The name of the Follow-up field for which the description needs to be obtained. */
+    name: string;
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get Follow-up Fields List. Scope: call. */
-  'call.followup.field.list': { select?: readonly unknown[] }
+  'call.followup.field.list': {
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get Call Follow-up. Scope: call. */
-  'call.followup.get': { callId: number; select?: readonly unknown[]; mentionFormat?: string }
+  'call.followup.get': {
+    /** Call identifier. */
+    callId: NumericId;
+    /** A list of fields and nested paths to be returned in the response. */
+    select?: readonly unknown[];
+    /** Format for user mentions in AI text fields. */
+    mentionFormat?: string }
   /** Get a List of Follow-up Calls. Scope: call. */
-  'call.followup.list': { filter: { startDate: { from: string; to: string; [k: string]: unknown }; participantId?: number; [k: string]: unknown }; select?: readonly unknown[]; order?: { startDate?: string; [k: string]: unknown }; pagination?: { limit?: number; afterCursor?: { startDate: string; id: number; [k: string]: unknown }; [k: string]: unknown }; mentionFormat?: string }
+  'call.followup.list': {
+    /** Selection criteria (detailed description) */
+    filter: {
+    /** Call start period (detailed description) */
+    startDate: {
+    /** Period start in ISO 8601 format. */
+    from: string;
+    /** Period end in ISO 8601 format. */
+    to: string; [k: string]: unknown };
+    /** Call participant identifier. */
+    participantId?: NumericId; [k: string]: unknown };
+    /** List of fields and nested paths to be returned in the list items. */
+    select?: readonly unknown[];
+    /** Sorting parameters (detailed description). */
+    order?: {
+    /** Sort direction by call start date. */
+    startDate?: string; [k: string]: unknown };
+    /** Cursor pagination parameters (detailed description) */
+    pagination?: {
+    /** Page size. */
+    limit?: number;
+    /** Next page cursor. */
+    afterCursor?: {
+    /** Start date of the last item of the previous page */
+    startDate: string;
+    /** Identifier of the last item of the previous page */
+    id: NumericId; [k: string]: unknown }; [k: string]: unknown };
+    /** Format of user mentions in text AI fields. */
+    mentionFormat?: string }
   /** Get the number of employees. Scope: humanresources. */
   'humanresources.employee.count': NoParams
   /** Get Employee Field. Scope: humanresources. */
-  'humanresources.employee.field.get': { name: string; select?: readonly unknown[] }
+  'humanresources.employee.field.get': {
+    /** The name of the field whose description is to be retrieved. */
+    name: string;
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get the list of employee fields. Scope: humanresources. */
-  'humanresources.employee.field.list': { select?: readonly unknown[] }
+  'humanresources.employee.field.list': {
+    /** List of field descriptions to return in the response. */
+    select?: readonly unknown[] }
   /** Get Employees in Multiple Departments. Scope: humanresources. */
   'humanresources.employee.multidepartment': NoParams
+  /** Find Employess. Scope: humanresources. */
+  'humanresources.employee.search': {
+    /** Search string for the employee's name */
+    name: string;
+    /** Identifier of the department or team to limit the search. */
+    nodeId?: NumericId;
+    /** List of employee fields to return. */
+    select?: readonly unknown[] }
   /** Get Subordinates of Employee. Scope: humanresources. */
-  'humanresources.employee.subordinates': { id: number }
+  'humanresources.employee.subordinates': {
+    /** Identifier of the user for whom to get subordinates. */
+    id: NumericId }
   /** Create Department. Scope: humanresources. */
-  'humanresources.node.add': { type: string; name: string; parentId: number; description?: string; colorName?: string; userIds?: { MEMBER_HEAD?: readonly unknown[]; MEMBER_DEPUTY_HEAD?: readonly unknown[]; MEMBER_EMPLOYEE?: readonly unknown[]; MEMBER_TEAM_HEAD?: readonly unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[]; MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown }; moveUsersToNode?: Flag; createChat?: Flag; bindingChatIds?: readonly unknown[]; createChannel?: Flag; bindingChannelIds?: readonly unknown[]; createCollab?: Flag; bindingCollabIds?: readonly unknown[]; settings?: { BUSINESS_PROC_AUTHORITY?: readonly unknown[]; REPORTS_AUTHORITY?: readonly unknown[]; [k: string]: unknown } }
+  'humanresources.node.add': {
+    /** The type of the structure element being created. */
+    type: string;
+    /** The name of the department or team */
+    name: string;
+    /** The identifier of the parent department or team. */
+    parentId: NumericId;
+    /** Description of the department or team */
+    description?: string;
+    /** The color of the team. */
+    colorName?: string;
+    /** Users to be added to the department or team. */
+    userIds?: {
+    /** Identifiers of department heads */
+    MEMBER_HEAD?: readonly unknown[];
+    /** Identifiers of deputy heads of the department */
+    MEMBER_DEPUTY_HEAD?: readonly unknown[];
+    /** Identifiers of department employees */
+    MEMBER_EMPLOYEE?: readonly unknown[];
+    /** Identifiers of team leaders */
+    MEMBER_TEAM_HEAD?: readonly unknown[];
+    /** Identifiers of deputy team leaders */
+    MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[];
+    /** Identifiers of team members */
+    MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown };
+    /** Determines whether to transfer users from userIds to the new department. */
+    moveUsersToNode?: Flag;
+    /** Determines whether to create a new chat for the department. */
+    createChat?: Flag;
+    /** An array of identifiers of existing chats to be linked to the department. */
+    bindingChatIds?: readonly unknown[];
+    /** Determines whether to create a new channel for the department. */
+    createChannel?: Flag;
+    /** An array of identifiers of existing channels to be linked to the department. */
+    bindingChannelIds?: readonly unknown[];
+    /** Determines whether to create a new collaboration for the department if collaborations are available… */
+    createCollab?: Flag;
+    /** An array of identifiers of existing collaborations to be linked to the department. */
+    bindingCollabIds?: readonly unknown[];
+    /** Additional settings for the department or team. */
+    settings?: {
+    /** Roles allowed to work with the department or team workflows. */
+    BUSINESS_PROC_AUTHORITY?: readonly unknown[];
+    /** Roles allowed to work with the department or team reports. */
+    REPORTS_AUTHORITY?: readonly unknown[]; [k: string]: unknown } }
   /** Get Child Departments. Scope: humanresources. */
-  'humanresources.node.children': { id: number; select?: readonly unknown[] }
+  'humanresources.node.children': {
+    /** Identifier of the parent department or team. */
+    id: NumericId;
+    /** List of fields of the department or team to return. */
+    select?: readonly unknown[] }
   /** Edit Communications of the. Scope: humanresources. */
-  'humanresources.node.communication.edit': { nodeId: number; communicationType: string; createDefault?: Flag; ids?: readonly unknown[]; removeIds?: readonly unknown[]; withChildren?: Flag }
+  'humanresources.node.communication.edit': {
+    /** Identifier of the department or team. */
+    nodeId: NumericId;
+    /** Type of communication. */
+    communicationType: string;
+    /** Creates a default communication for the department or team. */
+    createDefault?: Flag;
+    /** Identifiers of communications to be bound. */
+    ids?: readonly unknown[];
+    /** Identifiers of communications to be unbound. */
+    removeIds?: readonly unknown[];
+    /** Applies the change to child departments and teams. */
+    withChildren?: Flag }
   /** Get Communications of the. Scope: humanresources. */
-  'humanresources.node.communication.list': { id: number }
+  'humanresources.node.communication.list': {
+    /** Identifier of the department or team. */
+    id: NumericId }
   /** Get the Number of Departments. Scope: humanresources. */
   'humanresources.node.count': NoParams
   /** Update Department. Scope: humanresources. */
-  'humanresources.node.edit': { id: number; name?: string; description?: string; colorName?: string }
+  'humanresources.node.edit': {
+    /** Identifier of the department or team. */
+    id: NumericId;
+    /** New name of the department or team. */
+    name?: string;
+    /** New description of the department or team. */
+    description?: string;
+    /** New color of the team. */
+    colorName?: string }
   /** Get the Field. Scope: humanresources. */
-  'humanresources.node.field.get': { name: string; select?: readonly unknown[] }
+  'humanresources.node.field.get': {
+    /** The name of the field whose description is to be retrieved. */
+    name: string;
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get a List of Fields from the. Scope: humanresources. */
-  'humanresources.node.field.list': { select?: readonly unknown[] }
+  'humanresources.node.field.list': {
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get. Scope: humanresources. */
-  'humanresources.node.get': { id: number; select?: readonly unknown[] }
+  'humanresources.node.get': {
+    /** Identifier of the department or team. */
+    id: NumericId;
+    /** List of department fields to return. */
+    select?: readonly unknown[] }
   /** Get a List of Departments. Scope: humanresources. */
-  'humanresources.node.list': { type: string; select?: readonly unknown[]; pagination?: Obj }
+  'humanresources.node.list': {
+    /** Type of the structure element. */
+    type: string;
+    /** List of fields for the department or team to return. */
+    select?: readonly unknown[];
+    /** Pagination parameters: - page — page number - limit — number of records per page, default is 50, ma… */
+    pagination?: Obj }
   /** Add Participants to. Scope: humanresources. */
-  'humanresources.node.member.add': { nodeId: number; userIds: readonly unknown[]; role: string }
+  'humanresources.node.member.add': {
+    /** Identifier of the department or team. */
+    nodeId: NumericId;
+    /** An array of user identifiers to be added to the department or team. */
+    userIds: readonly unknown[];
+    /** The role to be assigned to all users in userIds. */
+    role: string }
   /** Get a Department or Team Member Field. Scope: humanresources. */
-  'humanresources.node.member.field.get': { name: string; select?: readonly unknown[] }
+  'humanresources.node.member.field.get': {
+    /** The name of the field whose description needs to be obtained. */
+    name: string;
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Retrieve a List of Department Member Fields. Scope: humanresources. */
-  'humanresources.node.member.field.list': { select?: readonly unknown[] }
+  'humanresources.node.member.field.list': {
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Move Participants to the Department. Scope: humanresources. */
-  'humanresources.node.member.move': { nodeId: number; userIds: readonly unknown[]; role?: string }
+  'humanresources.node.member.move': {
+    /** Identifier of the target department or team. */
+    nodeId: NumericId;
+    /** Array of user identifiers to be transferred. */
+    userIds: readonly unknown[];
+    /** Role to be assigned to the transferred participants. */
+    role?: string }
   /** Remove Participants from the Department. Scope: humanresources. */
-  'humanresources.node.member.remove': { nodeId: number; userIds: readonly unknown[] }
+  'humanresources.node.member.remove': {
+    /** Identifier of the department or team. */
+    nodeId: NumericId;
+    /** Array of user identifiers to be removed. */
+    userIds: readonly unknown[] }
   /** Update the Composition of Participants in. Scope: humanresources. */
-  'humanresources.node.member.set': { nodeId: number; userIds: { MEMBER_HEAD?: readonly unknown[]; MEMBER_DEPUTY_HEAD?: readonly unknown[]; MEMBER_EMPLOYEE?: readonly unknown[]; MEMBER_TEAM_HEAD?: readonly unknown[]; MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[]; MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown } }
+  'humanresources.node.member.set': {
+    /** Identifier of the department or team. */
+    nodeId: NumericId;
+    /** An object containing lists of user identifiers in the format {"User_Role": [User_Identifier]}. */
+    userIds: {
+    /** Identifiers of department heads. */
+    MEMBER_HEAD?: readonly unknown[];
+    /** Identifiers of deputy department heads. */
+    MEMBER_DEPUTY_HEAD?: readonly unknown[];
+    /** Identifiers of department employees. */
+    MEMBER_EMPLOYEE?: readonly unknown[];
+    /** Identifiers of team leaders. */
+    MEMBER_TEAM_HEAD?: readonly unknown[];
+    /** Identifiers of deputy team leaders. */
+    MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[];
+    /** Identifiers of team participants. */
+    MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown } }
   /** Move Department. Scope: humanresources. */
-  'humanresources.node.move': { id: number; parentId: number }
+  'humanresources.node.move': {
+    /** Identifier of the department or team to be moved. */
+    id: NumericId;
+    /** Identifier of the new parent department. */
+    parentId: NumericId }
   /** Find Departments. Scope: humanresources. */
-  'humanresources.node.search': { type: string; name: string; parentId?: number; pagination?: Obj }
-  /** Find Employess. Scope: humanresources. */
-  'humanresourses.employee.search': { name: string; nodeId?: number; select?: readonly unknown[] }
+  'humanresources.node.search': {
+    /** Type of the structure element. */
+    type: string;
+    /** Search string for part of the department or team name */
+    name: string;
+    /** Identifier of the parent department to limit the search. */
+    parentId?: NumericId;
+    /** Pagination parameter. */
+    pagination?: Obj }
   /** Get mailbox field. Scope: mail. */
-  'mail.mailbox.field.get': { name: string; select?: readonly unknown[] }
+  'mail.mailbox.field.get': {
+    /** The name of the field whose description needs to be obtained. */
+    name: string;
+    /** A list of description fields that should be returned in the response. */
+    select?: readonly unknown[] }
   /** Get a list of mailbox fields. Scope: mail. */
-  'mail.mailbox.field.list': { select?: readonly unknown[] }
+  'mail.mailbox.field.list': {
+    /** List of description fields that need to be returned in the response. */
+    select?: readonly unknown[] }
   /** Get mailbox. Scope: mail. */
-  'mail.mailbox.get': { id: number; select?: readonly unknown[] }
+  'mail.mailbox.get': {
+    /** Mailbox identifier. */
+    id: NumericId;
+    /** A list of mailbox fields to be returned. */
+    select?: readonly unknown[] }
   /** Get a list of mailboxes. Scope: mail. */
-  'mail.mailbox.list': { name?: string; email?: string; pagination?: Obj }
+  'mail.mailbox.list': {
+    /** Mailbox name fragment for filtering */
+    name?: string;
+    /** Email fragment for filtering */
+    email?: string;
+    /** Pagination parameters: - page — page number - limit — number of records per page, default 25, maxim… */
+    pagination?: Obj }
   /** Get senders. Scope: mail. */
-  'mail.mailbox.senders': { pagination?: Obj }
+  'mail.mailbox.senders': {
+    /** Pagination parameters: - page — page number - limit — number of records per page, default 25, maxim… */
+    pagination?: Obj }
   /** Create a calendar event from an e-mail. Scope: mail. */
-  'mail.message.createcalendarevent': { messageId: number; dateFrom: string; dateTo: string; name?: string; description?: string }
+  'mail.message.createcalendarevent': {
+    /** E-mail identifier. */
+    messageId: NumericId;
+    /** Event start date and time in Y-m-d H:i:s format, for example 2026-04-15 10:00:00 */
+    dateFrom: string;
+    /** Event end date and time in Y-m-d H:i:s format, for example 2026-04-15 11:00:00 */
+    dateTo: string;
+    /** Event name. */
+    name?: string;
+    /** Event description */
+    description?: string }
   /** Create a chat from e-mail. Scope: mail. */
-  'mail.message.createchat': { messageId: number }
+  'mail.message.createchat': {
+    /** E-mail identifier. */
+    messageId: NumericId }
   /** Create a CRM activity from an e-mail. Scope: mail. */
-  'mail.message.createcrmactivity': { messageId: number }
+  'mail.message.createcrmactivity': {
+    /** E-mail identifier. */
+    messageId: NumericId }
   /** Create a News Feed message from e-mail. Scope: mail. */
-  'mail.message.createfeedpost': { messageId: number; title?: string }
+  'mail.message.createfeedpost': {
+    /** E-mail identifier. */
+    messageId: NumericId;
+    /** Message subject. */
+    title?: string }
   /** Create a task from an e-mail. Scope: mail. */
-  'mail.message.createtask': { messageId: number; title?: string; responsibleId?: number; description?: string }
+  'mail.message.createtask': {
+    /** E-mail identifier. */
+    messageId: NumericId;
+    /** Task name. */
+    title?: string;
+    /** Responsible person identifier. */
+    responsibleId?: NumericId;
+    /** Task description */
+    description?: string }
   /** Get e-mail field. Scope: mail. */
-  'mail.message.field.get': { name: string; select?: readonly unknown[] }
+  'mail.message.field.get': {
+    /** Name of the field whose description needs to be obtained. */
+    name: string;
+    /** List of description fields that need to be returned in the response. */
+    select?: readonly unknown[] }
   /** Get a list of email fields. Scope: mail. */
-  'mail.message.field.list': { select?: readonly unknown[] }
+  'mail.message.field.list': {
+    /** List of description fields that need to be returned in the response. */
+    select?: readonly unknown[] }
   /** Forward e-mail. Scope: mail. */
-  'mail.message.forward': { forwardMessageId: number; from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
+  'mail.message.forward': {
+    /** Identifier of the e-mail to be forwarded. */
+    forwardMessageId: NumericId;
+    /** Sender's e-mail. */
+    from: string;
+    /** An array of recipient e-mail addresses */
+    to: readonly unknown[];
+    /** E-mail subject */
+    subject: string;
+    /** E-mail text: plain text or basic HTML */
+    body: string;
+    /** An array of CC recipient e-mail addresses */
+    cc?: readonly unknown[];
+    /** An array of BCC recipient e-mail addresses */
+    bcc?: readonly unknown[] }
   /** Get e-mail. Scope: mail. */
-  'mail.message.get': { id: number; select?: readonly unknown[] }
+  'mail.message.get': {
+    /** E-mail identifier. */
+    id: NumericId;
+    /** List of e-mail fields to be returned. */
+    select?: readonly unknown[] }
   /** Get a list of e-mails. Scope: mail. */
-  'mail.message.list': { mailboxId?: number; searchQuery?: string; dateFrom?: string; dateTo?: string; isSeen?: Flag; hasAttachments?: Flag; folder?: string; pagination?: Obj }
+  'mail.message.list': {
+    /** Mailbox identifier. */
+    mailboxId?: NumericId;
+    /** A string for searching e-mails by content and e-mail metadata */
+    searchQuery?: string;
+    /** The start of the e-mail selection period in ISO 8601 format, for example 2026-01-01T00:00:00+03:00 */
+    dateFrom?: string;
+    /** The end of the e-mail selection period in ISO 8601 format, for example 2026-01-31T23:59:59+03:00 */
+    dateTo?: string;
+    /** Filter by e-mail read status. */
+    isSeen?: Flag;
+    /** Filter by attachment presence. */
+    hasAttachments?: Flag;
+    /** Mail folder name or path */
+    folder?: string;
+    /** Pagination parameters: - page — page number - limit — number of records per page, default 25, maxim… */
+    pagination?: Obj }
   /** Move emails to folder. Scope: mail. */
-  'mail.message.movetofolder': { messageIds: readonly unknown[]; action: string; folder?: string }
+  'mail.message.movetofolder': {
+    /** An array of email IDs. */
+    messageIds: readonly unknown[];
+    /** Action for emails: - move — move to the folder specified in folder - spam — move to spam - delete —… */
+    action: string;
+    /** The name or path of an existing folder in this mailbox. */
+    folder?: string }
   /** Remove the link between an e-mail and a CRM deal. Scope: mail. */
-  'mail.message.removecrmactivity': { messageId: number }
+  'mail.message.removecrmactivity': {
+    /** E-mail identifier. */
+    messageId: NumericId }
   /** Reply to e-mail. Scope: mail. */
-  'mail.message.reply': { replyToMessageId: number; from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
+  'mail.message.reply': {
+    /** The e-mail identifier that needs to be replied to. */
+    replyToMessageId: NumericId;
+    /** Sender's e-mail. */
+    from: string;
+    /** An array of recipient e-mail addresses */
+    to: readonly unknown[];
+    /** E-mail subject */
+    subject: string;
+    /** E-mail text: plain text or basic HTML */
+    body: string;
+    /** An array of CC recipient e-mail addresses */
+    cc?: readonly unknown[];
+    /** An array of BCC recipient e-mail addresses */
+    bcc?: readonly unknown[] }
   /** Send an e-mail. Scope: mail. */
-  'mail.message.send': { from: string; to: readonly unknown[]; subject: string; body: string; cc?: readonly unknown[]; bcc?: readonly unknown[] }
+  'mail.message.send': {
+    /** Sender's e-mail. */
+    from: string;
+    /** Array of recipient e-mail addresses */
+    to: readonly unknown[];
+    /** E-mail subject */
+    subject: string;
+    /** E-mail body: plain text or basic HTML */
+    body: string;
+    /** Array of CC recipient e-mail addresses */
+    cc?: readonly unknown[];
+    /** Array of BCC recipient e-mail addresses */
+    bcc?: readonly unknown[] }
   /** Get e-mail thread. Scope: mail. */
-  'mail.message.thread': { id: number; limit?: number }
+  'mail.message.thread': {
+    /** The identifier of any e-mail from the thread. */
+    id: NumericId;
+    /** Maximum number of e-mails in the response. */
+    limit?: number }
   /** Get recipient field. Scope: mail. */
-  'mail.recipient.field.get': { name: string; select?: readonly unknown[] }
+  'mail.recipient.field.get': {
+    /** Name of the field whose description is to be retrieved. */
+    name: string;
+    /** List of description fields to be returned in the response. */
+    select?: readonly unknown[] }
   /** Get a list of recipient fields. Scope: mail. */
-  'mail.recipient.field.list': { select?: readonly unknown[] }
+  'mail.recipient.field.list': {
+    /** List of description fields that need to be returned in the response. */
+    select?: readonly unknown[] }
   /** Get a list of contacts. Scope: mail. */
-  'mail.recipient.listcontacts': { query?: string; pagination?: Obj }
+  'mail.recipient.listcontacts': {
+    /** Search string by contact name or email. */
+    query?: string;
+    /** Pagination parameters: - page — page number - limit — number of records per page, default is 50, ma… */
+    pagination?: Obj }
   /** Get a list of employees. Scope: mail. */
-  'mail.recipient.listemployees': { query: string; pagination?: Obj }
+  'mail.recipient.listemployees': {
+    /** Search string by employee name or email. */
+    query: string;
+    /** Pagination parameters: - page — page number - limit — number of records per page, default 50, maxim… */
+    pagination?: Obj }
   /** Get Event Log Field. Scope: main. */
-  'main.eventlog.field.get': { name: string; select?: readonly unknown[] }
+  'main.eventlog.field.get': {
+    /** The name of the field whose description is to be retrieved */
+    name: string;
+    /** A list of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get the List of Event Log Fields. Scope: main. */
-  'main.eventlog.field.list': { select?: readonly unknown[] }
+  'main.eventlog.field.list': {
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get Event Log Entry. Scope: main. */
-  'main.eventlog.get': { id: number; select?: readonly unknown[] }
+  'main.eventlog.get': {
+    /** Identifier of the log entry */
+    id: NumericId;
+    /** List of fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get the list of event log entries. Scope: main. */
-  'main.eventlog.list': { select?: readonly unknown[]; filter?: readonly unknown[]; order?: Obj; pagination?: Obj }
+  'main.eventlog.list': {
+    /** List of fields to return in the response. */
+    select?: readonly unknown[];
+    /** Conditions for filtering entries in the format: - ["field", "operator", value] - ["field", value],… */
+    filter?: readonly unknown[];
+    /** Sorting results in the format { "field": "value" }. */
+    order?: Obj;
+    /** Pagination parameters: - page — page number - limit — number of entries per page, default 50 - offs… */
+    pagination?: Obj }
   /** Get New Log Entries. Scope: main. */
-  'main.eventlog.tail': { select?: readonly unknown[]; filter?: readonly unknown[]; cursor?: Obj }
+  'main.eventlog.tail': {
+    /** List of fields to return in the response. */
+    select?: readonly unknown[];
+    /** Conditions for filtering records in the format: - ["field", "operator", value] - ["field", value],… */
+    filter?: readonly unknown[];
+    /** Reference point for retrieving new records: - field — sorting field, default id - order — sorting d… */
+    cursor?: Obj }
   /** Create a Knowledge Base. Scope: note. */
-  'note.collection.add': { fields: { name: string; position?: number; [k: string]: unknown } }
+  'note.collection.add': {
+    /** Object with the fields of the new knowledge base. */
+    fields: {
+    /** Knowledge base name. */
+    name: string;
+    /** Knowledge base position in the general list. */
+    position?: number; [k: string]: unknown } }
   /** Archive Knowledge Base. Scope: note. */
-  'note.collection.archive': { id: number }
+  'note.collection.archive': {
+    /** Knowledge base identifier. */
+    id: NumericId }
   /** Move Knowledge Base to Shopping Cart. Scope: note. */
-  'note.collection.delete': { id: number }
+  'note.collection.delete': {
+    /** Knowledge base identifier. */
+    id: NumericId }
   /** Get Knowledge Base Field. Scope: note. */
-  'note.collection.field.get': { name: string; select?: readonly unknown[] }
+  'note.collection.field.get': {
+    /** The name of the field whose description needs to be retrieved. */
+    name: string;
+    /** A list of description fields to be returned in the response. */
+    select?: readonly unknown[] }
   /** Get a List of Knowledge Base Fields. Scope: note. */
-  'note.collection.field.list': { select?: readonly unknown[] }
+  'note.collection.field.list': {
+    /** List of description fields that must be returned in the response. */
+    select?: readonly unknown[] }
   /** Get Knowledge Base. Scope: note. */
-  'note.collection.get': { id: number }
+  'note.collection.get': {
+    /** Knowledge base identifier. */
+    id: NumericId }
   /** Get a List of Knowledge Bases. Scope: note. */
-  'note.collection.list': { pagination?: { limit?: number; afterCursor?: { position: number; id: number; [k: string]: unknown }; [k: string]: unknown } }
+  'note.collection.list': {
+    /** Pagination object. */
+    pagination?: {
+    /** Page size. */
+    limit?: number;
+    /** Next page cursor. */
+    afterCursor?: {
+    /** The position field value of the last knowledge base from the previous page. */
+    position: number;
+    /** The identifier of the last knowledge base from the previous page. */
+    id: NumericId; [k: string]: unknown }; [k: string]: unknown } }
   /** Rename Knowledge Base. Scope: note. */
-  'note.collection.update': { id: number; fields: { name: string; [k: string]: unknown } }
+  'note.collection.update': {
+    /** Knowledge base identifier. */
+    id: NumericId;
+    /** Object with the fields that need to be changed. */
+    fields: {
+    /** New knowledge base name. */
+    name: string; [k: string]: unknown } }
   /** Create Document. Scope: note. */
-  'note.document.add': { fields: { collectionId: number; title: string; parentId?: number; markdown?: string; [k: string]: unknown } }
+  'note.document.add': {
+    /** Object with the fields of the new document. */
+    fields: {
+    /** Knowledge base identifier. */
+    collectionId: NumericId;
+    /** Document title. */
+    title: string;
+    /** Parent document identifier. */
+    parentId?: NumericId;
+    /** Initial document content in Markdown. */
+    markdown?: string; [k: string]: unknown } }
   /** Archive a Document. Scope: note. */
-  'note.document.archive': { id: number }
+  'note.document.archive': {
+    /** Document identifier. */
+    id: NumericId }
   /** Move a Document to the Shopping Cart. Scope: note. */
-  'note.document.delete': { id: number }
+  'note.document.delete': {
+    /** Document identifier. */
+    id: NumericId }
   /** Get Document Field. Scope: note. */
-  'note.document.field.get': { name: string; select?: readonly unknown[] }
+  'note.document.field.get': {
+    /** The name of the field whose description needs to be retrieved. */
+    name: string;
+    /** A list of description fields that need to be returned in the response. */
+    select?: readonly unknown[] }
   /** Get a List of Document Fields. Scope: note. */
-  'note.document.field.list': { select?: readonly unknown[] }
+  'note.document.field.list': {
+    /** List of description fields that must be returned in the response. */
+    select?: readonly unknown[] }
   /** Get Document. Scope: note. */
-  'note.document.get': { id: number }
+  'note.document.get': {
+    /** Document identifier. */
+    id: NumericId }
   /** Get Document Search Field. Scope: note. */
-  'note.document.search.field.get': { name: string; select?: readonly unknown[] }
+  'note.document.search.field.get': {
+    /** The name of the field whose description needs to be retrieved. */
+    name: string;
+    /** A list of description fields that need to be returned in the response. */
+    select?: readonly unknown[] }
   /** Get a List of Document Search Fields. Scope: note. */
-  'note.document.search.field.list': { select?: readonly unknown[] }
+  'note.document.search.field.list': {
+    /** List of description fields that must be returned in the response. */
+    select?: readonly unknown[] }
   /** Find Documents. Scope: note. */
-  'note.document.search.list': { query: string; pagination?: { limit?: number; [k: string]: unknown } }
+  'note.document.search.list': {
+    /** Search query. */
+    query: string;
+    /** Pagination object. */
+    pagination?: {
+    /** Page size. */
+    limit?: number; [k: string]: unknown } }
   /** Get Document Tree Field. Scope: note. */
-  'note.document.tree.field.get': { name: string; select?: readonly unknown[] }
+  'note.document.tree.field.get': {
+    /** The name of the field whose description needs to be retrieved. */
+    name: string;
+    /** A list of description fields that need to be returned in the response. */
+    select?: readonly unknown[] }
   /** Get a List of Document Tree Fields. Scope: note. */
-  'note.document.tree.field.list': { select?: readonly unknown[] }
+  'note.document.tree.field.list': {
+    /** List of description fields that must be returned in the response. */
+    select?: readonly unknown[] }
   /** Get Document Tree. Scope: note. */
-  'note.document.tree.list': { collectionId: number }
+  'note.document.tree.list': {
+    /** Knowledge base identifier. */
+    collectionId: NumericId }
   /** Update Document. Scope: note. */
-  'note.document.update': { id: number; fields: { title?: string; markdown?: string; [k: string]: unknown }; overwrite?: Flag }
+  'note.document.update': {
+    /** Document identifier. */
+    id: NumericId;
+    /** An object with the fields that need to be changed. */
+    fields: {
+    /** New document title. */
+    title?: string;
+    /** New document content in Markdown. */
+    markdown?: string; [k: string]: unknown };
+    /** Determines whether to force overwrite the document content if it has unsaved changes from a collabo… */
+    overwrite?: Flag }
   /** Upload a File to Document. Scope: note. */
-  'note.file.add': { documentId: number; fileName: string; fileContent: string }
+  'note.file.add': {
+    /** Identifier of the document to which the file should be attached. */
+    documentId: NumericId;
+    /** File name with extension. */
+    fileName: string;
+    /** Binary file content in Base64 encoding. */
+    fileContent: string }
   /** Get Document File Field. Scope: note. */
-  'note.file.field.get': { name: string; select?: readonly unknown[] }
+  'note.file.field.get': {
+    /** The name of the field whose description needs to be retrieved. */
+    name: string;
+    /** A list of description fields to be returned in the response. */
+    select?: readonly unknown[] }
   /** Get a List of Document File Fields. Scope: note. */
-  'note.file.field.list': { select?: readonly unknown[] }
+  'note.file.field.list': {
+    /** List of description fields that must be returned in the response. */
+    select?: readonly unknown[] }
   /** Get Document File Data. Scope: note. */
-  'note.file.get': { id: number; documentId: number }
+  'note.file.get': {
+    /** File identifier. */
+    id: NumericId;
+    /** Document identifier to which the file is attached. */
+    documentId: NumericId }
+  /** The OpenAPI description of the REST 3.0 methods. */
+  'rest.documentation.openapi': NoParams
+  /** The scope of every REST method, by module. */
+  'rest.scope.list': NoParams
   /** Get Task Access Field Permissions. Scope: tasks. */
-  'tasks.task.access.field.get': { name: string; select?: readonly unknown[] }
+  'tasks.task.access.field.get': {
+    /** The name of the field whose description is to be retrieved */
+    name: string;
+    /** A list of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get the List of Access Permission Fields for. Scope: tasks. */
-  'tasks.task.access.field.list': { select?: readonly unknown[] }
+  'tasks.task.access.field.list': {
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Check Access Permissions v 3.0. Scope: tasks. */
-  'tasks.task.access.get': { id: number }
+  'tasks.task.access.get': {
+    /** Task identifier. */
+    id: NumericId }
   /** Add Task v 3.0. Scope: tasks. */
-  'tasks.task.add': { fields: { title: string; creatorId: number; responsibleId: number; [k: string]: unknown } }
+  'tasks.task.add': {
+    /** Task fields. */
+    fields: {
+    /** Task title */
+    title: string;
+    /** Creator's identifier. */
+    creatorId: NumericId;
+    /** Executor's identifier. */
+    responsibleId: NumericId; [k: string]: unknown } }
   /** Get Chat Message Field of Task. Scope: tasks. */
-  'tasks.task.chat.message.field.get': { name: string; select?: readonly unknown[] }
+  'tasks.task.chat.message.field.get': {
+    /** The name of the field whose description is to be retrieved */
+    name: string;
+    /** A list of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get the List of Chat Message Fields for. Scope: tasks. */
-  'tasks.task.chat.message.field.list': { select?: readonly unknown[] }
+  'tasks.task.chat.message.field.list': {
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Send a Message in Task Chat. Scope: tasks. */
-  'tasks.task.chat.message.send': { fields: { taskId: number; text: string; [k: string]: unknown } }
+  'tasks.task.chat.message.send': {
+    /** An object with message parameters */
+    fields: {
+    /** The identifier of the task to which the message should be sent. */
+    taskId: NumericId;
+    /** The message text */
+    text: string; [k: string]: unknown } }
   /** Delete Task v 3.0. Scope: tasks. */
-  'tasks.task.delete': { id: number }
+  'tasks.task.delete': {
+    /** Task identifier. */
+    id: NumericId }
   /** Get Task Field. Scope: tasks. */
-  'tasks.task.field.get': { name: string; select?: readonly unknown[] }
+  'tasks.task.field.get': {
+    /** The name of the field whose description is to be retrieved */
+    name: string;
+    /** A list of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get the List of Task Fields v 3.0. Scope: tasks. */
-  'tasks.task.field.list': { select?: readonly unknown[] }
+  'tasks.task.field.list': {
+    /** List of field descriptions to be returned in the response. */
+    select?: readonly unknown[] }
   /** Attach Files to a Task v 3.0. Scope: tasks. */
-  'tasks.task.file.attach': { taskId: number; fileIds: readonly number[] }
+  'tasks.task.file.attach': {
+    /** The identifier of the task to which files need to be attached. */
+    taskId: NumericId;
+    /** An array of file identifiers from Drive. */
+    fileIds: readonly number[] }
   /** Get Task File Field Description. Scope: tasks. */
-  'tasks.task.file.field.get': { name: string; select?: readonly unknown[] }
+  'tasks.task.file.field.get': {
+    /** The name of the field whose description is to be retrieved */
+    name: string;
+    /** A list of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get the List of Task File Fields. Scope: tasks. */
-  'tasks.task.file.field.list': { select?: readonly unknown[] }
+  'tasks.task.file.field.list': {
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get Task by ID v 3.0. Scope: tasks. */
-  'tasks.task.get': { id: number; select?: readonly unknown[] }
+  'tasks.task.get': {
+    /** Task identifier. */
+    id: NumericId;
+    /** An array of fields that the method will return. */
+    select?: readonly unknown[] }
   /** Get Task List v 3.0. Scope: tasks. */
-  'tasks.task.list': { select?: readonly unknown[]; filter?: readonly unknown[]; order?: Obj; pagination?: Obj }
+  'tasks.task.list': {
+    /** List of fields to be returned in the response. */
+    select?: readonly unknown[];
+    /** Task filtering conditions in the format: - ["field", "operator", value] - ["field", value], default… */
+    filter?: readonly unknown[];
+    /** Sorting of results in the { "field": "value" } format. */
+    order?: Obj;
+    /** Pagination parameters: - page — page number - limit — number of tasks per page, default 50, maximum… */
+    pagination?: Obj }
   /** Add Result to Task. Scope: tasks. */
-  'tasks.task.result.add': { fields: { taskId: number; text: string; [k: string]: unknown } }
+  'tasks.task.result.add': {
+    /** Object with result fields */
+    fields: {
+    /** Task identifier. */
+    taskId: NumericId;
+    /** Result text */
+    text: string; [k: string]: unknown } }
   /** Add Result from Task Chat Message. Scope: tasks. */
-  'tasks.task.result.addfromchatmessage': { fields: { messageId: number; [k: string]: unknown } }
+  'tasks.task.result.addfromchatmessage': {
+    /** Object with message fields */
+    fields: {
+    /** Identifier of the task chat message. */
+    messageId: NumericId; [k: string]: unknown } }
   /** Delete Task Result. Scope: tasks. */
-  'tasks.task.result.delete': { id: number }
+  'tasks.task.result.delete': {
+    /** Identifier of the result */
+    id: NumericId }
   /** Get Task Result List v 3.0. Scope: tasks. */
-  'tasks.task.result.list': { order?: Obj; filter: readonly unknown[]; select?: readonly unknown[]; pagination?: Obj }
+  'tasks.task.result.list': {
+    /** An object for sorting the list of results in the format {"field_1": "value_1", ... */
+    order?: Obj;
+    /** An array of conditions for filtering the list of results. */
+    filter: readonly unknown[];
+    /** An array of fields to select. */
+    select?: readonly unknown[];
+    /** An object for managing pagination. */
+    pagination?: Obj }
   /** Update Task Result. Scope: tasks. */
-  'tasks.task.result.update': { id: number; fields: { text: string; [k: string]: unknown } }
+  'tasks.task.result.update': {
+    /** Identifier of the result */
+    id: NumericId;
+    /** Object with result fields */
+    fields: {
+    /** New text of the result */
+    text: string; [k: string]: unknown } }
   /** Update Task v 3.0. Scope: tasks. */
-  'tasks.task.update': { id: number; fields: Obj }
+  'tasks.task.update': {
+    /** Task identifier. */
+    id: NumericId;
+    /** Values of the task fields to be updated. */
+    fields: Obj }
   /** Get the Record Field of Working Time. Scope: timeman. */
-  'timeman.record.field.get': { name: string; select?: readonly unknown[] }
+  'timeman.record.field.get': {
+    /** The name of the field whose description is to be retrieved. */
+    name: string;
+    /** List of description fields to return in the response. */
+    select?: readonly unknown[] }
   /** Get a List of Time Tracking Record Fields. Scope: timeman. */
-  'timeman.record.field.list': { select?: readonly unknown[] }
+  'timeman.record.field.list': {
+    /** List of field descriptions to return in the response. */
+    select?: readonly unknown[] }
   /** Get a List of Time Records. Scope: timeman. */
-  'timeman.record.list': { filter: readonly unknown[]; select?: readonly unknown[]; order?: Obj; pagination?: Obj }
+  'timeman.record.list': {
+    /** Conditions for filtering records in the format: - ["field", "operator", value] - ["field", value],… */
+    filter: readonly unknown[];
+    /** List of fields to return in the response. */
+    select?: readonly unknown[];
+    /** Sorting results in the format { "field": "value" }. */
+    order?: Obj;
+    /** Pagination parameters: - page — page number - limit — number of records per page, default is 50 - o… */
+    pagination?: Obj }
 }
 
 /** The deprecated REST v3 methods. */

@@ -124,7 +124,9 @@ export class ScopeWarnings {
   }
 }
 
+/** Whether the pair may call the method: a scope of it is granted, or its page names none (`event.bind`). */
 function isGranted(facts: MethodFacts, granted: ReadonlySet<string>): boolean {
+  if (facts.scopes.length === 0) return true
   return facts.scopes.some(
     (scope) =>
       scope === ALWAYS_GRANTED ||

@@ -92,6 +92,18 @@ function requiredValue(params: Row, path: string, version: EmulatorApiVersion): 
   return node
 }
 
+/**
+ * Refuses a call that lacks a required parameter of the catalogue, naming it: the check every handler makes first,
+ * as the portal does. `A/B` is a group of which one must be given ("At least one of IBLOCK_ID or IBLOCK_CODE").
+ */
+export function checkRequired(method: CatalogueMethod, params: Row, version: EmulatorApiVersion): void {
+  for (const required of method.required) {
+    const group = required.split('/')
+    if (group.every((name) => isEmpty(requiredValue(params, name, version))))
+      throw missingParameter(group.join(' or '), version)
+  }
+}
+
 function missingParameter(name: string, version: EmulatorApiVersion): EmulatorRestError {
   // v2: protocol.md 3.2 "plus optional extra keys (e.g. "argument" for ERROR_ARGUMENT)" and 3.3 (ERROR_ARGUMENT,
   // 400); the text is the portal's own for an argument that is null or empty (the vendor docs' error tables).
@@ -146,9 +158,7 @@ export function genericHandler(method: CatalogueMethod, stores: EntityStores): E
   const entity = method.name.slice(0, method.name.lastIndexOf('.'))
   return (params, ctx) => {
     const { version } = ctx
-    for (const name of method.required) {
-      if (isEmpty(requiredValue(params, name, version))) throw missingParameter(name, version)
-    }
+    checkRequired(method, params, version)
     const v3 = version === 'v3'
     const done = v3 ? { result: true } : true
     const idValue = param(params, 'id', version)

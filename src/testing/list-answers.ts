@@ -47,15 +47,19 @@ export function v3Limit(value: unknown, fallback: number, max: number, what: str
   return n
 }
 
-/** The rows of a v3 list: `pagination: { limit (1..1000, default 50), page (0 or 1 first), offset }`, `order: { id }`. */
+/** Whether a pagination value is 0 (a number or a numeric string). */
+function isZero(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== '' && Number(value) === 0
+}
+
+/** The rows of a v3 list: `pagination: { limit (1..1000, default 50), page, offset }` and `order: { id }`. */
 export function v3ListRows(table: FixtureTable<Row>, params: Row, constraint: IdConstraint): Row[] {
   const pagination = record(params.pagination)
   const limit = v3Limit(pagination.limit, 50, 1000, 'limit')
-  // `page: 0` is the first page too: the vendor's own SDK sends it with every keyset page of its v3 lists.
-  const page =
-    pagination.page === 0 || pagination.page === '0'
-      ? 1
-      : v3Limit(pagination.page, 1, Number.MAX_SAFE_INTEGER, 'page')
+  // Page 0 is the first page, as page 1: the vendor's JS SDK sends `page: 0` with its keyset filter on every v3
+  // callList/fetchList page, and the docs of tasks.task.list send readers to those helpers for a whole list (see
+  // docs/catalogue.md, "In the emulator").
+  const page = isZero(pagination.page) ? 1 : v3Limit(pagination.page, 1, Number.MAX_SAFE_INTEGER, 'page')
   const offset = pagination.offset !== undefined ? Math.max(0, toId(pagination.offset)) : (page - 1) * limit
   return table.query(constraint, isV2OrderDesc(params.order), offset, limit).rows
 }

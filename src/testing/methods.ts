@@ -1,5 +1,6 @@
+import { loadCatalogue } from './catalogue.js'
 import { EmulatorRestError } from './errors.js'
-import type { EntityStores } from './generic-methods.js'
+import { checkRequired, type EntityStores } from './generic-methods.js'
 import { v2ListPage, v3Limit, v3ListRows } from './list-answers.js'
 import {
   DEFAULT_LIST_ROWS,
@@ -33,6 +34,23 @@ export class MethodRegistry {
   define(name: string, handler: EmulatorMethodHandler, options?: EmulatorMethodOptions): void {
     const lower = name.toLowerCase()
     this.#methods.set(lower, { name: lower, handler, versions: new Set(options?.versions ?? ['v2', 'v3']) })
+  }
+
+  /**
+   * Register a built-in method: the catalogue's required parameters are checked first, as the generic answer and
+   * the portal do (`crm.item.list` without `entityTypeId` is refused naming it), then `handler` answers.
+   */
+  defineBuiltin(name: string, handler: EmulatorMethodHandler, options?: EmulatorMethodOptions): void {
+    const lower = name.toLowerCase()
+    this.define(
+      name,
+      async (params, ctx) => {
+        const method = (await loadCatalogue())[ctx.version].get(lower)
+        if (method) checkRequired(method, params, ctx.version)
+        return handler(params, ctx)
+      },
+      options,
+    )
   }
 
   /** The defined method answering `name` on `version`, if any. */
@@ -125,7 +143,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     auditTypeId: 'EMULATED_EVENT',
   }))
 
-  registry.define(
+  registry.defineBuiltin(
     'profile',
     (_params, ctx) => {
       const { isAdmin } = deps.settings()
@@ -141,7 +159,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     v2,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'app.info',
     (_params, ctx) => {
       const { status, clientId, scope } = deps.settings()
@@ -163,11 +181,11 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     v2,
   )
 
-  registry.define('server.time', () => phpDate(deps.now()), v2)
+  registry.defineBuiltin('server.time', () => phpDate(deps.now()), v2)
 
-  registry.define('user.current', (_params, ctx) => userRow(ctx.userId), v2)
+  registry.defineBuiltin('user.current', (_params, ctx) => userRow(ctx.userId), v2)
 
-  registry.define(
+  registry.defineBuiltin(
     'user.get',
     (params) => {
       const filter =
@@ -177,34 +195,38 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     v2,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'crm.contact.list',
     (params) => v2ListPage(contacts, params, parseV2Filter(params.filter)),
     v2,
   )
 
   // `*.add` answers the new id as an integer, as the portal does.
-  registry.define(
+  registry.defineBuiltin(
     'crm.contact.add',
     (params) => toId(contacts.add((id) => ({ ...record(params.fields), ID: String(id) })).ID),
     v2,
   )
 
-  registry.define('crm.deal.list', (params) => v2ListPage(deals, params, parseV2Filter(params.filter)), v2)
+  registry.defineBuiltin(
+    'crm.deal.list',
+    (params) => v2ListPage(deals, params, parseV2Filter(params.filter)),
+    v2,
+  )
 
-  registry.define(
+  registry.defineBuiltin(
     'crm.deal.add',
     (params) => toId(deals.add((id) => ({ ...record(params.fields), ID: String(id) })).ID),
     v2,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'crm.item.list',
     (params) => v2ListPage(items, params, parseV2Filter(params.filter), 'items'),
     v2,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'crm.item.add',
     (params) => {
       const fields = record(params.fields)
@@ -214,7 +236,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     v2,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'crm.item.get',
     (params) => {
       const item = items.get(toId(params.id))
@@ -224,7 +246,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     v2,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'crm.item.update',
     (params) => {
       const fields = record(params.fields)
@@ -235,7 +257,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     v2,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'tasks.task.get',
     (params) => {
       const id = requireId(params)
@@ -251,7 +273,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     v3,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'tasks.task.add',
     (params) => {
       const fields = record(params.fields)
@@ -268,7 +290,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     v3,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'tasks.task.list',
     (params) => {
       const constraint = parseV3Filter(params.filter, ['id', 'title'])
@@ -278,7 +300,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     v3,
   )
 
-  registry.define(
+  registry.defineBuiltin(
     'main.eventlog.tail',
     (params) => {
       const cursor = record(params.cursor)

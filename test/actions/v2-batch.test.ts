@@ -303,7 +303,7 @@ describe('v2 batch: retries and auth', () => {
     rig = await startFastRig()
     rig.emulator.dropConnections(1, { method: 'batch', after: 'body' })
     const reads = await rig.portal.actions.v2.batch.make({
-      calls: [['server.time'], ['crm.item.get', { id: 1 }]],
+      calls: [['server.time'], ['crm.item.get', { entityTypeId: 2, id: 1 }]],
       unchecked: true,
     })
     expect(reads.isSuccess).toBe(true)
@@ -312,7 +312,7 @@ describe('v2 batch: retries and auth', () => {
     rig.emulator.log.clear()
     rig.emulator.dropConnections(1, { method: 'batch', after: 'body' })
     const write = rig.portal.actions.v2.batch.make({
-      calls: [['server.time'], ['crm.item.add', { fields: { title: 'once' } }]],
+      calls: [['server.time'], ['crm.item.add', { entityTypeId: 2, fields: { title: 'once' } }]],
       unchecked: true,
     })
     await expect(write).rejects.toBeInstanceOf(AjaxError)
@@ -328,14 +328,14 @@ describe('v2 batch: retries and auth', () => {
         { methods: Object.values(cmd).map((command) => command.split('?')[0]!) },
       )
     rig.emulator.dropConnections(1, { method: 'batch', after: 'body' })
-    expect((await batch({ a: 'server.time', b: 'crm.item.get?id=1' })).isSuccess).toBe(true)
+    expect((await batch({ a: 'server.time', b: 'crm.item.get?entityTypeId=2&id=1' })).isSuccess).toBe(true)
     expect(rig.emulator.log.restRequests()).toHaveLength(2)
 
     rig.emulator.log.clear()
     rig.emulator.dropConnections(1, { method: 'batch', after: 'body' })
-    await expect(batch({ a: 'server.time', b: 'crm.item.add?fields[title]=once' })).rejects.toBeInstanceOf(
-      AjaxError,
-    )
+    await expect(
+      batch({ a: 'server.time', b: 'crm.item.add?entityTypeId=2&fields[title]=once' }),
+    ).rejects.toBeInstanceOf(AjaxError)
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
   })
 
@@ -352,7 +352,10 @@ describe('v2 batch: retries and auth', () => {
 describe('v2 batchByChunk', () => {
   it('120 commands: 3 requests of 50, 50 and 20, results merged in input order', async () => {
     rig = await startFastRig()
-    const calls = Array.from({ length: 120 }, (_, index) => ['crm.item.get', { id: index + 1 }] as const)
+    const calls = Array.from(
+      { length: 120 },
+      (_, index) => ['crm.item.get', { entityTypeId: 2, id: index + 1 }] as const,
+    )
     const result = await rig.portal.actions.v2.batchByChunk.make<{ item: { id: number } }>({
       calls,
       unchecked: true,
@@ -364,7 +367,7 @@ describe('v2 batchByChunk', () => {
     const bodies = batchBodies(rig)
     expect(bodies.map((body) => Object.keys(body.cmd).length)).toEqual([50, 50, 20])
     expect(Object.keys(bodies[1]?.cmd ?? {}).slice(0, 2)).toEqual(['50', '51'])
-    expect(bodies[2]?.cmd['119']).toBe('crm.item.get?id=120')
+    expect(bodies[2]?.cmd['119']).toBe('crm.item.get?entityTypeId=2&id=120')
   })
 
   it('named commands keep their names across chunks', async () => {
@@ -372,7 +375,7 @@ describe('v2 batchByChunk', () => {
     const calls = Object.fromEntries(
       Array.from({ length: 60 }, (_, index) => [
         `item${index + 1}`,
-        ['crm.item.get', { id: index + 1 }] as const,
+        ['crm.item.get', { entityTypeId: 2, id: index + 1 }] as const,
       ]),
     )
     const result = await rig.portal.actions.v2.batchByChunk.make<{ item: { id: number } }>({

@@ -223,6 +223,7 @@ describe('v2 callList: a list that cannot be read to its end fails clearly', () 
     rig = await startFastRig({ lists: { 'crm.item.list': 5 } })
     const result = await rig.portal.actions.v2.callList.make({
       method: 'crm.item.list',
+      params: { entityTypeId: 2 },
       idKey: 'id',
       unchecked: true,
     })

@@ -25,12 +25,14 @@ describe('v3 batch on the wire', () => {
     rig = await startFastRig()
     const result = await rig.portal.actions.v3.batch.make({
       calls: [
-        { method: 'tasks.task.add', params: { fields: { title: 'Batch me' } }, as: 'created' },
+        {
+          method: 'tasks.task.add',
+          params: { fields: { title: 'Batch me', creatorId: 1, responsibleId: 1 } },
+          as: 'created',
+        },
         ['tasks.task.get', { id: { $ref: 'created.item.id' }, select: ['id', 'title'] }],
       ],
       options: { requestId: 'v3-batch' },
-      // The emulator's tasks.task.add takes a title alone; the documented method also wants creatorId, responsibleId.
-      unchecked: true,
     })
     expect(result.isSuccess).toBe(true)
     const [created, got] = (result.getData() ?? []) as Task[]
@@ -42,7 +44,11 @@ describe('v3 batch on the wire', () => {
     expect(entry?.headers.authorization).toBeUndefined()
     expect(entry?.headers['x-request-id']).toBe('v3-batch')
     expect(entry?.body).toEqual({
-      '0': { method: 'tasks.task.add', query: { fields: { title: 'Batch me' } }, as: 'created' },
+      '0': {
+        method: 'tasks.task.add',
+        query: { fields: { title: 'Batch me', creatorId: 1, responsibleId: 1 } },
+        as: 'created',
+      },
       '1': { method: 'tasks.task.get', query: { id: { $ref: 'created.item.id' }, select: ['id', 'title'] } },
       auth: rig.emulator.currentAccessToken,
     })

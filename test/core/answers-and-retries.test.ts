@@ -37,7 +37,7 @@ describe('what is retried', () => {
     const v3 = await rig.portal.actions.v3.call.make({
       unchecked: true,
       method: 'tasks.task.add',
-      params: { fields: { title: 'once' } },
+      params: { fields: { title: 'once', creatorId: 1, responsibleId: 1 } },
       headers: { 'x-trace': 'a', 'idempotency-key': 'task-1' },
     })
     expect(v3.isSuccess).toBe(true)
@@ -47,7 +47,7 @@ describe('what is retried', () => {
     const otherHeader = rig.portal.actions.v3.call.make({
       unchecked: true,
       method: 'tasks.task.add',
-      params: { fields: { title: 'twice?' } },
+      params: { fields: { title: 'twice?', creatorId: 1, responsibleId: 1 } },
       headers: { 'x-trace': 'b' },
     })
     await expect(otherHeader).rejects.toMatchObject({ code: 'NETWORK_ERROR', attempts: 1 })
@@ -56,7 +56,7 @@ describe('what is retried', () => {
     const v2 = rig.portal.actions.v2.call.make({
       unchecked: true,
       method: 'crm.item.add',
-      params: { fields: {} },
+      params: { entityTypeId: 2, fields: { title: 'Item' } },
       headers: { 'Idempotency-Key': 'item-1' },
     })
     await expect(v2).rejects.toMatchObject({ code: 'NETWORK_ERROR', attempts: 1 })
@@ -169,7 +169,11 @@ describe('how a call reads', () => {
     rig = await startRig({ client: { httpOptions: { timeout: 150 } } })
     rig.emulator.delayRequests(1_000, 1, { method: 'crm.item.add' })
     const error = await rig.portal.actions.v2.call
-      .make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
+      .make({
+        unchecked: true,
+        method: 'crm.item.add',
+        params: { entityTypeId: 2, fields: { title: 'Item' } },
+      })
       .catch((thrown: unknown) => thrown)
     expect(error).toBeInstanceOf(AjaxError)
     expect((error as AjaxError).message).toBe('v2 crm.item.add: no answer within 150 ms')

@@ -440,7 +440,7 @@ describe('operating limit', () => {
         await rig.portal.actions.v2.call.make({
           unchecked: true,
           method: 'crm.item.add',
-          params: { fields: { title: `${index}` } },
+          params: { entityTypeId: 2, fields: { title: `${index}` } },
         }),
       )
     }
@@ -466,7 +466,7 @@ describe('operating limit', () => {
       const result = await rig.portal.actions.v2.call.make({
         unchecked: true,
         method: 'crm.item.add',
-        params: { fields: {} },
+        params: { entityTypeId: 2, fields: { title: 'Item' } },
       })
       expect(result.isSuccess).toBe(true)
     }
@@ -486,7 +486,7 @@ describe('operating limit', () => {
         rig.portal.actions.v2.call.make({
           unchecked: true,
           method: 'crm.item.add',
-          params: { fields: { title: `${index}` } },
+          params: { entityTypeId: 2, fields: { title: `${index}` } },
         }),
       ),
     )
@@ -499,7 +499,11 @@ describe('operating limit', () => {
       },
       client: heavyAtOnePercent(600_000),
     })
-    await rig.portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
+    await rig.portal.actions.v2.call.make({
+      unchecked: true,
+      method: 'crm.item.add',
+      params: { entityTypeId: 2, fields: { title: 'Item' } },
+    })
     rig.emulator.log.clear()
     // Each of the next three is held 150 ms by the portal: one at a time, each arrives after the last answer.
     rig.emulator.delayRequests(150, 3, { method: 'crm.item.add' })
@@ -529,7 +533,7 @@ describe('operating limit', () => {
     const first = await rig.portal.actions.v2.call.make({
       unchecked: true,
       method: 'crm.item.add',
-      params: { fields: {} },
+      params: { entityTypeId: 2, fields: { title: 'Item' } },
     })
     expect(first.getTime()?.operating).toBeGreaterThan(0)
     expect(first.getTime()).not.toHaveProperty('operating_reset_at')
@@ -556,7 +560,11 @@ describe('operating limit', () => {
       },
     })
     const add = () =>
-      rig.portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
+      rig.portal.actions.v2.call.make({
+        unchecked: true,
+        method: 'crm.item.add',
+        params: { entityTypeId: 2, fields: { title: 'Item' } },
+      })
     expect((await add()).getTime()?.operating).toBeGreaterThanOrEqual(0.2)
     // 200 ms used is past 0 % of the budget: the next call waits 200 ms x 2, well under maxDelay.
     rig.portal.setRestrictionManagerParams({
@@ -592,7 +600,11 @@ describe('operating limit', () => {
           },
         })
         const add = () =>
-          rig.portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
+          rig.portal.actions.v2.call.make({
+            unchecked: true,
+            method: 'crm.item.add',
+            params: { entityTypeId: 2, fields: { title: 'Item' } },
+          })
         await add()
         waits.length = 0
         // 200 ms used: each next call waits 400 ms, then for its slot.
@@ -626,7 +638,11 @@ describe('operating limit', () => {
       },
     })
     const add = () =>
-      rig.portal.actions.v2.call.make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
+      rig.portal.actions.v2.call.make({
+        unchecked: true,
+        method: 'crm.item.add',
+        params: { entityTypeId: 2, fields: { title: 'Item' } },
+      })
     await add()
     const waiting = expect(add()).rejects.toMatchObject({ code: SdkErrorCode.Destroyed })
     await sleep(50)
@@ -645,13 +661,13 @@ describe('operating limit', () => {
     const first = await rig.portal.actions.v2.call.make({
       unchecked: true,
       method: 'crm.item.add',
-      params: { fields: {} },
+      params: { entityTypeId: 2, fields: { title: 'Item' } },
     })
     expect(first.getTime()?.operating).toBeGreaterThanOrEqual(0.2)
     const blocked = await rig.portal.actions.v2.call.make({
       unchecked: true,
       method: 'crm.item.add',
-      params: { fields: {} },
+      params: { entityTypeId: 2, fields: { title: 'Item' } },
     })
     expect(blocked.isSuccess).toBe(false)
     expect(blocked.getStatus()).toBe(429)

@@ -52,7 +52,7 @@ describe('REST calls on the wire', () => {
     const added = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
       unchecked: true,
       method: '/tasks.task.add',
-      params: { fields: { title: 'Write docs' } },
+      params: { fields: { title: 'Write docs', creatorId: 1, responsibleId: 1 } },
     })
     expect(added.isSuccess).toBe(true)
     const id = added.getData()?.result.item.id
@@ -194,13 +194,13 @@ describe('REST calls on the wire', () => {
     const first = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
       unchecked: true,
       method: 'tasks.task.add',
-      params: { fields: { title: 'Once' } },
+      params: { fields: { title: 'Once', creatorId: 1, responsibleId: 1 } },
       headers: { 'Idempotency-Key': 'create-once-1' },
     })
     const replay = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
       unchecked: true,
       method: 'tasks.task.add',
-      params: { fields: { title: 'Once' } },
+      params: { fields: { title: 'Once', creatorId: 1, responsibleId: 1 } },
       headers: { 'Idempotency-Key': 'create-once-1' },
     })
     expect(replay.getData()?.result.item.id).toBe(first.getData()?.result.item.id)

@@ -137,3 +137,15 @@ describe('what is checked', () => {
     }
   })
 })
+
+describe('a method whose page names no scope', () => {
+  it('event.bind logs nothing, whatever the pair scope', async () => {
+    const { rig, warnings } = await scopedRig('crm')
+    await rig.portal.actions.v2.call.make({
+      method: 'event.bind',
+      params: { event: 'ONCRMDEALADD', handler: 'https://example.com/handler' },
+    })
+    expect(sentMethods(rig)).toEqual(['event.bind'])
+    expect(warnings()).toEqual([])
+  })
+})

@@ -26,7 +26,7 @@ describe('timeouts', () => {
       .make({
         unchecked: true,
         method: 'crm.item.add',
-        params: { fields: { title: 'x' } },
+        params: { entityTypeId: 2, fields: { title: 'x' } },
         timeout: 150,
         requestId: 'add-1',
       })
@@ -47,7 +47,7 @@ describe('timeouts', () => {
     const result = await rig.portal.actions.v2.call.make({
       unchecked: true,
       method: 'crm.item.add',
-      params: { fields: {} },
+      params: { entityTypeId: 2, fields: { title: 'Item' } },
       timeout: 150,
       retryOnNetworkError: true,
     })
@@ -70,7 +70,11 @@ describe('dropped connections', () => {
     rig = await startRig({ client: fastRetries })
     rig.emulator.dropConnections(1, { method: 'crm.item.add', after: 'body' })
     const error = await rig.portal.actions.v2.call
-      .make({ unchecked: true, method: 'crm.item.add', params: { fields: {} } })
+      .make({
+        unchecked: true,
+        method: 'crm.item.add',
+        params: { entityTypeId: 2, fields: { title: 'Item' } },
+      })
       .catch((thrown: unknown) => thrown)
     expect(error).toMatchObject({ name: 'AjaxError', code: 'NETWORK_ERROR', attempts: 1 })
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
@@ -82,7 +86,7 @@ describe('dropped connections', () => {
     const result = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
       unchecked: true,
       method: 'tasks.task.add',
-      params: { fields: { title: 'once' } },
+      params: { fields: { title: 'once', creatorId: 1, responsibleId: 1 } },
       headers: { 'Idempotency-Key': 'task-once' },
       timeout: 150,
     })

@@ -46,7 +46,14 @@ describe('v2 batch', () => {
     const emu = await emulator()
     emu.defineMethod('app.v3.only', () => true, { versions: ['v3'] })
     const { accessToken: token } = emu.issueAuthParams()
-    const cmd = ['server.time', 'no.such', 'crm.item.get?id=999', 'profile', 'batch', 'app.v3.only?id=1']
+    const cmd = [
+      'server.time',
+      'no.such',
+      'crm.item.get?entityTypeId=2&id=999',
+      'profile',
+      'batch',
+      'app.v3.only?id=1',
+    ]
     const free = await v2(emu, 'batch', token, { halt: false, cmd })
     const freeResult = obj(free.body.result)
     expect(Object.keys(obj(freeResult.result))).toEqual(['0', '3'])
@@ -86,7 +93,7 @@ describe('v2 batch', () => {
     expect(obj(results.add).item).toEqual({ id: 121, title: 'John&Martin' })
     // the same through the query string
     const viaQuery = await request(
-      `${emu.clientEndpoint}batch?auth=${token}&cmd[0]=crm.item.get%3Fid%3D121&cmd[1]=profile`,
+      `${emu.clientEndpoint}batch?auth=${token}&cmd[0]=crm.item.get%3FentityTypeId%3D2%26id%3D121&cmd[1]=profile`,
     )
     const list = rows(obj(viaQuery.body.result).result)
     expect(list[0]).toEqual({ item: { id: 121, title: 'John&Martin' } })
@@ -120,7 +127,11 @@ describe('v3 batch', () => {
     const res = await postJson(
       `${emu.clientEndpoint}api/batch`,
       [
-        { method: 'tasks.task.add', query: { fields: { title: 'Parent' } }, as: 'created' },
+        {
+          method: 'tasks.task.add',
+          query: { fields: { title: 'Parent', creatorId: 1, responsibleId: 1 } },
+          as: 'created',
+        },
         { method: 'tasks.task.get', query: { id: { $ref: 'created.item.id' } }, as: 'got' },
         { method: 'tasks.task.list', query: { pagination: { limit: 3 } }, as: 'list' },
         {
@@ -134,7 +145,7 @@ describe('v3 batch', () => {
     expect(Object.keys(res.body)).toEqual(['result', 'time'])
     const results = rows(res.body.result)
     expect(results[0]).toEqual({ item: { id: 121 } })
-    expect(results[1]).toEqual({ item: { id: 121, title: 'Parent' } })
+    expect(results[1]).toEqual({ item: { id: 121, title: 'Parent', creatorId: 1, responsibleId: 1 } })
     expect(rows(obj(results[3]).items).map((row) => row.id)).toEqual([3, 2, 1])
     expect(emu.log.entries[0]).toMatchObject({ kind: 'batch', apiVersion: 'v3', authVia: 'bearer' })
   })

@@ -223,7 +223,11 @@ describe('the emulator knows the catalogue', () => {
     rig = await startFastRig()
     const res = await rig.portal.actions.v3.batch.make({
       calls: [
-        { method: 'tasks.task.add', params: { fields: { title: 'Call Ann' } }, as: 'task' },
+        {
+          method: 'tasks.task.add',
+          params: { fields: { title: 'Call Ann', creatorId: 1, responsibleId: 1 } },
+          as: 'task',
+        },
         {
           method: 'tasks.task.update',
           params: { id: { $ref: 'task.item.id' }, fields: { title: 'Call Bob' } },
@@ -231,13 +235,11 @@ describe('the emulator knows the catalogue', () => {
         { method: 'tasks.task.get', params: { id: { $ref: 'task.item.id' } } },
         { method: 'tasks.task.delete', params: { id: 1 } },
       ],
-      // The documented creatorId and responsibleId are left out: the emulator's built-in tasks.task.add fills them.
-      unchecked: true,
     })
     expect(res.getErrors()).toEqual([])
     const [, updated, got, deleted] = res.getData() ?? []
     expect(updated).toEqual({ result: true })
-    expect(got).toEqual({ item: { title: 'Call Bob', id: 121 } })
+    expect(got).toEqual({ item: { title: 'Call Bob', creatorId: 1, responsibleId: 1, id: 121 } })
     expect(deleted).toEqual({ result: true })
     const gone = await rig.portal.actions.v3.call.make({ method: 'tasks.task.delete', params: { id: 1 } })
     expect(gone.getErrors()[0]).toMatchObject({

@@ -34,8 +34,10 @@ describe('forced faults', () => {
     await failure(refresh(emu, pair.refreshToken))
     // dropped before the body: the refresh token was not consumed
     expect((await refresh(emu, pair.refreshToken)).status).toBe(200)
-    await failure(v2(emu, 'crm.item.get', String(emu.currentAccessToken), { id: 1 }))
-    expect((await v2(emu, 'crm.item.get', String(emu.currentAccessToken), { id: 1 })).status).toBe(200)
+    await failure(v2(emu, 'crm.item.get', String(emu.currentAccessToken), { entityTypeId: 2, id: 1 }))
+    expect(
+      (await v2(emu, 'crm.item.get', String(emu.currentAccessToken), { entityTypeId: 2, id: 1 })).status,
+    ).toBe(200)
     expect(emu.log.entries.filter((entry) => entry.dropped).map((entry) => entry.server)).toEqual([
       'oauth',
       'portal',

@@ -75,10 +75,12 @@ describe('REST v3', () => {
   it('adds tasks and lists them with filter, order and pagination', async () => {
     const emu = await emulator()
     const { accessToken: token } = emu.issueAuthParams()
-    const added = await v3(emu, 'tasks.task.add', token, { fields: { title: 'Write tests' } })
+    const added = await v3(emu, 'tasks.task.add', token, {
+      fields: { title: 'Write tests', creatorId: 1, responsibleId: 1 },
+    })
     expect(added.body.result).toEqual({ item: { id: 121 } })
     expect((await v3(emu, 'tasks.task.get', token, { id: 121 })).body.result).toEqual({
-      item: { id: 121, title: 'Write tests' },
+      item: { id: 121, title: 'Write tests', creatorId: 1, responsibleId: 1 },
     })
     const first = await v3(emu, 'tasks.task.list', token, {})
     expect(Object.keys(obj(first.body.result))).toEqual(['items'])
@@ -130,7 +132,7 @@ describe('REST v3', () => {
     const emu = await emulator()
     const { accessToken: token } = emu.issueAuthParams()
     const url = `${emu.clientEndpoint}api/tasks.task.add`
-    const body = { auth: token, fields: { title: 'Once' } }
+    const body = { auth: token, fields: { title: 'Once', creatorId: 1, responsibleId: 1 } }
     const first = await postJson(url, body, { 'idempotency-key': 'key-1' })
     expect(first.status).toBe(200)
     expect(first.headers.get('idempotency-key')).toBe('key-1')
@@ -139,7 +141,11 @@ describe('REST v3', () => {
     expect(again.text).toBe(first.text)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(again.headers.get('idempotency-key')).toBe('key-1')
-    const other = await postJson(url, { ...body, fields: { title: 'Twice' } }, { 'idempotency-key': 'key-1' })
+    const other = await postJson(
+      url,
+      { ...body, fields: { ...body.fields, title: 'Twice' } },
+      { 'idempotency-key': 'key-1' },
+    )
     expect(other.status).toBe(422)
     expect(obj(other.body.error).code).toBe('BITRIX_REST_V3_EXCEPTION_IDEMPOTENCYKEYREUSEDEXCEPTION')
     expect(other.headers.get('idempotency-key')).toBe('key-1')
@@ -148,7 +154,7 @@ describe('REST v3', () => {
     expect(invalid.status).toBe(400)
     const valid = await postJson(
       url,
-      { auth: token, fields: { title: 'Later' } },
+      { auth: token, fields: { title: 'Later', creatorId: 1, responsibleId: 1 } },
       { 'idempotency-key': 'key-2' },
     )
     expect(valid.status).toBe(200)

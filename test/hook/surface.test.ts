@@ -21,7 +21,7 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
     const v3 = await rig.hook.actions.v3.call.make<{ item: { id: number } }>({
       unchecked: true,
       method: 'tasks.task.add',
-      params: { fields: { title: 'From a webhook' } },
+      params: { fields: { title: 'From a webhook', creatorId: 1, responsibleId: 1 } },
     })
     expect(v3.isSuccess).toBe(true)
     expect(restPaths(rig)).toEqual([
@@ -35,7 +35,9 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
       expect(entry.token).toBeUndefined()
       expect(Object.keys(entry.body as object)).not.toContain('auth')
     }
-    expect(rig.emulator.log.restRequests()[1]?.body).toEqual({ fields: { title: 'From a webhook' } })
+    expect(rig.emulator.log.restRequests()[1]?.body).toEqual({
+      fields: { title: 'From a webhook', creatorId: 1, responsibleId: 1 },
+    })
   })
 
   it('a 401 expired_token through a webhook is the answer: there is no token to renew, nothing is sent again', async () => {
@@ -64,6 +66,7 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
     const pages: number[] = []
     for await (const page of rig.hook.actions.v2.fetchList.make({
       method: 'crm.item.list',
+      params: { entityTypeId: 2 },
       idKey: 'id',
       customKeyForResult: 'items',
       unchecked: true,
@@ -125,7 +128,10 @@ describe('PortalHook: the REST surface through a webhook URL', () => {
       '0': { method: 'tasks.task.get', query: { id: 1 }, as: 'first' },
     })
     rig.emulator.log.clear()
-    const calls = Array.from({ length: 120 }, (_, index) => ['crm.item.get', { id: index + 1 }] as const)
+    const calls = Array.from(
+      { length: 120 },
+      (_, index) => ['crm.item.get', { entityTypeId: 2, id: index + 1 }] as const,
+    )
     const result = await rig.hook.actions.v2.batchByChunk.make<{ item: { id: number } }>({
       calls,
       unchecked: true,

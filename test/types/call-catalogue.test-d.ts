@@ -63,7 +63,7 @@ describe('call.make and the catalogue', () => {
     })
     // @ts-expect-error creatorId and responsibleId are required
     void v3.make({ method: 'tasks.task.add', params: { fields: { title: 't' } } })
-    expectTypeOf<V2MethodParams['crm.deal.get']>().toEqualTypeOf<{ id: number }>()
+    expectTypeOf<V2MethodParams['crm.deal.get']>().toEqualTypeOf<{ id: number | `${number}` }>()
   })
 
   it('still checks the method when the result type is given', () => {

@@ -109,6 +109,16 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Re
     this.#action = action
   }
 
+  /**
+   * Runs the commands; the data's form follows `calls` (an array for a list, an object with the same keys for
+   * named commands) and `returnAjaxResult`. Every command is checked against the catalogue: a documented method
+   * with its required parameters, typed; parameter values may be references to earlier results. Each command's
+   * result is typed as its method's docs show it. `unchecked: true` beside `calls` skips the check for the whole
+   * batch. (Declared first: an editor completes a command from it while the batch does not compile yet.)
+   */
+  make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
+    options: CheckedBatchMakeOptions<L & CheckedCommands<C, R, L>> & { options?: O },
+  ): Promise<Result<BatchDataOf<L, O, Res>>>
   /** Runs commands not checked against the catalogue (`unchecked: true`); each `AjaxResult`, in input order. */
   make<T = unknown>(
     options: UncheckedBatchMakeOptions<BatchCallList> & AjaxResults,
@@ -127,16 +137,6 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Re
   ): Promise<Result<BatchRecordData<T>>>
   /** Runs commands not checked against the catalogue; the data's form follows `calls` and `returnAjaxResult`. */
   make<T = unknown>(options: UncheckedBatchMakeOptions): Promise<Result<BatchData<T>>>
-  /**
-   * Runs the commands; the data's form follows `calls` (an array for a list, an object with the same keys for
-   * named commands) and `returnAjaxResult`. Every command is checked against the catalogue: a documented method
-   * with its required parameters, typed; parameter values may be references to earlier results. Each command's
-   * result is typed as its method's docs show it. `unchecked: true` beside `calls` skips the check for the whole
-   * batch.
-   */
-  make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
-    options: CheckedBatchMakeOptions<L & CheckedCommands<C, R, L>> & { options?: O },
-  ): Promise<Result<BatchDataOf<L, O, Res>>>
   /** With an explicit result type `T` of every command: each command's `AjaxResult`, in input order. */
   make<T = unknown>(
     options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R>> & AjaxResults,
@@ -160,6 +160,10 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Re
   make<T = unknown>(
     options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R> | CatalogueBatchCallRecord<C, R>>,
   ): Promise<Result<BatchData<T>>>
+  /** Checked as the first form; last, so that a batch that does not compile reports its error (one line). */
+  make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
+    options: CheckedBatchMakeOptions<L & CheckedCommands<C, R, L>> & { options?: O },
+  ): Promise<Result<BatchDataOf<L, O, Res>>>
   async make(options: unknown): Promise<Result<BatchData>> {
     const request = readBatchRequest(options, this.runner.apiVersion, this.#action)
     const { commands } = request.batch

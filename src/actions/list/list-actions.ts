@@ -1,9 +1,15 @@
-import type { DocumentedResult } from '../../catalogue/call-types.js'
+import type {
+  CheckedOptions,
+  DocumentedResult,
+  NoResultType,
+  ReportedOptions,
+} from '../../catalogue/call-types.js'
+import type { MethodOptions } from '../../catalogue/command-types.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
 import { Result } from '../../results/result.js'
 import { keysetPages } from './keyset-pages.js'
 import type { KeysetPlan } from './keyset-plan.js'
-import type { ListRow } from './list-options.js'
+import type { ListRow, ListRowOf } from './list-options.js'
 import { ListPageError } from './list-page-error.js'
 
 /** Turns the options of a list action into its paging plan; throws an `SdkError` on bad options. */
@@ -13,13 +19,14 @@ export type KeysetPlanner<O> = (options: O, action: string) => KeysetPlan
  * `callList` / `callTail`: every row of a list in one {@link Result}. A page that fails at REST level, or that
  * cannot be continued, gives a failed `Result` whose data holds the rows read before (never a silently shorter
  * list). Rejects on bad options (`SdkError`) and on transport failures (`AjaxError`), like `call.make`.
- * `O`: the options a caller gives, checked against the catalogue; `U`: the same unchecked (`unchecked: true`);
- * `P`: the options the paging plan reads; `Res`: the documented results, whose lists type the rows; `Key`: where
- * the rows are in a result when the options do not say (`customKeyForResult`).
+ * `C`: the catalogue of the methods it takes (method name to parameters); `B`: its options besides `method` and
+ * `params`; `U`: the options unchecked (`unchecked: true`); `P`: the options the paging plan reads; `Res`: the
+ * documented results, whose lists type the rows; `Key`: where the rows are in a result when the options do not say
+ * (`customKeyForResult`).
  */
-export class CallListAction<O, U = never, P = O, Res = Record<never, never>, Key = never> {
+export class CallListAction<C, B, U = never, P = B, Res = Record<never, never>, Key = never> {
   /** The same pages, read here to the end. */
-  readonly #pages: FetchListAction<O, U, P, Res, Key>
+  readonly #pages: FetchListAction<C, B, U, P, Res, Key>
 
   /** @internal Built by the client's actions. */
   constructor(transport: () => TypeHttp, planner: KeysetPlanner<P>, action: string) {
@@ -27,18 +34,29 @@ export class CallListAction<O, U = never, P = O, Res = Record<never, never>, Key
   }
 
   /**
+   * Reads the whole list of a documented method; resolves with all rows in id order, typed as the method's docs
+   * show them. (Declared first: an editor completes `params` from it while a call does not compile yet.)
+   */
+  make<T = DocumentedResult, M extends string = string, const K extends string = never>(
+    options: CheckedOptions<C, M, ListBase<B, K>> & NoResultType<T>,
+  ): Promise<Result<Array<ListRowOf<T, Res, M, K, Key>>>>
+  /**
    * Reads a list method the catalogue lacks, or with parameters it lacks (`unchecked: true`); sent exactly as a
-   * checked list. (Declared first, so that a checked call that fails to compile reports the catalogue's error.)
+   * checked list.
    */
   make<T = unknown>(options: U): Promise<Result<T[]>>
   /**
-   * Reads the whole list of a documented method; resolves with all rows in id order, typed as the method's docs
-   * show them (`make<T>` types them as `T`).
+   * Reads the whole list of a documented method with the row type given (`make<Row>(...)`): checked against the
+   * union of every documented method's options, as the method name is not inferred when a type argument is given.
    */
-  make<T = DocumentedResult, const L extends O = O>(
+  make<T = DocumentedResult, const L extends MethodOptions<C, B> = MethodOptions<C, B>>(
     options: L,
   ): Promise<Result<Array<ListRow<T, Res, L, Key>>>>
-  async make<T = unknown>(options: O | U): Promise<Result<T[]>> {
+  /** Checked as the first form; last, so that a call that does not compile reports its error. */
+  make<T = DocumentedResult, M extends string = never, const K extends string = never>(
+    options: ReportedOptions<C, M, ListBase<B, K>>,
+  ): Promise<Result<Array<ListRowOf<T, Res, M, K, Key>>>>
+  async make<T = unknown>(options: unknown): Promise<Result<T[]>> {
     // Either shape pages the same; the unchecked overload keeps the row type `T`.
     const pages = this.#pages.make<T>(options as U)
     const rows: T[] = []
@@ -61,9 +79,9 @@ export class CallListAction<O, U = never, P = O, Res = Record<never, never>, Key
  * `fetchList` / `fetchTail`: a list page by page, as an async generator, so that a list of any size is processed
  * in constant memory. The next page is asked for only when the loop wants it; `break` stops the requests.
  * Bad options throw at `make()`; a failed page throws a `ListPageError` after the pages before were yielded.
- * `O`, `U`, `P`, `Res` and `Key` as in {@link CallListAction}.
+ * `C`, `B`, `U`, `P`, `Res` and `Key` as in {@link CallListAction}.
  */
-export class FetchListAction<O, U = never, P = O, Res = Record<never, never>, Key = never> {
+export class FetchListAction<C, B, U = never, P = B, Res = Record<never, never>, Key = never> {
   readonly #transport: () => TypeHttp
   readonly #planner: KeysetPlanner<P>
   readonly #action: string
@@ -75,17 +93,31 @@ export class FetchListAction<O, U = never, P = O, Res = Record<never, never>, Ke
     this.#action = action
   }
 
+  /** Yields each non-empty page of rows of a documented method, in id order, typed as in `CallListAction`. */
+  make<T = DocumentedResult, M extends string = string, const K extends string = never>(
+    options: CheckedOptions<C, M, ListBase<B, K>> & NoResultType<T>,
+  ): AsyncGenerator<Array<ListRowOf<T, Res, M, K, Key>>, void, undefined>
   /**
    * Pages through a list method the catalogue lacks, or with parameters it lacks (`unchecked: true`); sent exactly
    * as a checked list.
    */
   make<T = unknown>(options: U): AsyncGenerator<T[], void, undefined>
-  /** Yields each non-empty page of rows of a documented method, in id order, typed as in `CallListAction`. */
-  make<T = DocumentedResult, const L extends O = O>(
+  /** With the row type given, as in `CallListAction`. */
+  make<T = DocumentedResult, const L extends MethodOptions<C, B> = MethodOptions<C, B>>(
     options: L,
   ): AsyncGenerator<Array<ListRow<T, Res, L, Key>>, void, undefined>
-  make<T = unknown>(options: O | U): AsyncGenerator<T[], void, undefined> {
-    // `O` and `U` are `P` typed against the catalogue (plus `unchecked`, which is not read); the plan validates it.
+  /** Checked as the first form; last, so that a call that does not compile reports its error. */
+  make<T = DocumentedResult, M extends string = never, const K extends string = never>(
+    options: ReportedOptions<C, M, ListBase<B, K>>,
+  ): AsyncGenerator<Array<ListRowOf<T, Res, M, K, Key>>, void, undefined>
+  make<T = unknown>(options: unknown): AsyncGenerator<T[], void, undefined> {
+    // Every form is `P` typed against the catalogue (plus `unchecked`, which is not read); the plan validates it.
     return keysetPages<T>(this.#transport, this.#planner(options as unknown as P, this.#action))
   }
+}
+
+/** The options `B` of a list besides `method` and `params`, with `customKeyForResult` read as the literal `K`. */
+export type ListBase<B, K extends string> = Omit<B, 'customKeyForResult'> & {
+  /** Key of the rows in `result` for methods that wrap them (`crm.item.list` answers `{ items: [...] }`). */
+  customKeyForResult?: K
 }

@@ -73,7 +73,13 @@ export interface UncheckedTailOptions extends TailOptions {
  * Options of `callList.make` / `fetchList.make` checked against the catalogue `C`: a documented method with its
  * required parameters, typed.
  */
-export type CatalogueListOptions<C> = MethodOptions<C, Omit<ListOptions, 'method' | 'params'>>
+export type CatalogueListOptions<C> = MethodOptions<C, ListExtras>
+
+/** The options of a list besides `method` and `params`. */
+export type ListExtras = Omit<ListOptions, 'method' | 'params'>
+
+/** The options of a `*.tail` list besides `method` and `params`. */
+export type TailExtras = Omit<TailOptions, 'method' | 'params'>
 
 /** The documented `*.tail` methods of the catalogue `C`. */
 export type TailMethods<C> = Pick<C, Extract<keyof C, `${string}.tail`>>
@@ -82,7 +88,7 @@ export type TailMethods<C> = Pick<C, Extract<keyof C, `${string}.tail`>>
  * Options of `callTail.make` / `fetchTail.make` checked against the catalogue `C`: a documented `*.tail` method
  * with its parameters typed.
  */
-export type CatalogueTailOptions<C> = MethodOptions<TailMethods<C>, Omit<TailOptions, 'method' | 'params'>>
+export type CatalogueTailOptions<C> = MethodOptions<TailMethods<C>, TailExtras>
 
 /**
  * The rows of a list whose documented result is `R`: the items of `R`, or with `Key` (`customKeyForResult`) the
@@ -95,6 +101,14 @@ export type RowsOf<R, Key> = [Key] extends [never]
   : R extends { readonly [P in Key & string]: readonly (infer X)[] }
     ? X
     : unknown
+
+/**
+ * The row type of a list of the method `M`: `T` when the caller gave one, else the rows of the method's documented
+ * result in `Res`, under `K` (`customKeyForResult`) or, without it, the version's default key `DefaultKey`.
+ */
+export type ListRowOf<T, Res, M, K, DefaultKey> = [T] extends [DocumentedResult]
+  ? RowsOf<ResultOf<Res, M>, [K] extends [never] ? DefaultKey : K>
+  : T
 
 /**
  * The row type of a list call with options `O`: `T` when the caller gave one, else the rows of the documented

@@ -1,0 +1,243 @@
+/**
+ * What an editor completes while a call is being written (so it does not compile yet): the method's parameters at
+ * `params: { | }`, required ones first, and every method name at `method: '|'`, deprecated ones included. Asked of
+ * TypeScript 5.9's language service (the `typescript5` devDependency) and of TypeScript 7's API, on a consumer file
+ * written under .tmp/ that imports the sources.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { API } from 'typescript/unstable/sync'
+import ts from 'typescript5'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { V2_METHODS } from '../../src/catalogue/methods.generated.js'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const dir = join(root, '.tmp', 'completions-test')
+const file = join(dir, 'consumer.ts')
+
+/** The consumer: `/*name*\/` marks where completions are asked (the marker itself is a comment or string). */
+const CONSUMER = `import type { PortalOAuth } from '../../src/index.js'
+declare const portal: PortalOAuth
+const { v2, v3 } = portal.actions
+void v2.call.make({ method: 'crm.item.list', params: { /*call*/ } })
+void v2.call.make({ method: '/*method*/' })
+void v2.call.make({ method: 'crm.deal.get', params: { /*deprecated*/ } })
+void v2.callList.make({ method: 'crm.item.list', params: { /*list*/ } })
+void v3.fetchList.make({ method: 'tasks.task.list', params: { /*v3list*/ } })
+void v3.call.make({ method: 'tasks.task.add', params: { /*v3call*/ } })
+void v2.batch.make({ calls: [['crm.item.list', { /*batch*/ }]] })
+void v2.batch.make({ calls: [['crm.item.lst', { entityTypeId: 2 }]] }) // misspelt command
+void v2.call.make({ method: 'crm.item.lst', params: { entityTypeId: 2 } }) // misspelt call
+`
+
+/** One completion entry, as both compilers report it. */
+interface Entry {
+  name: string
+  sortText: string
+}
+
+/** Completions at each marker, by marker name. */
+type Completions = Record<string, Entry[]>
+
+const COMPILER_OPTIONS = {
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  skipLibCheck: true,
+  noEmit: true,
+  types: [],
+}
+
+/** Marker name to its offset in {@link CONSUMER}. */
+function markers(): Map<string, number> {
+  return new Map([...CONSUMER.matchAll(/\/\*(\w+)\*\//g)].map((match) => [match[1] ?? '', match.index]))
+}
+
+/** TypeScript 5.9's language service over the consumer. */
+function completions59(): Completions {
+  const options: ts.CompilerOptions = {
+    ...COMPILER_OPTIONS,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+  }
+  const host: ts.LanguageServiceHost = {
+    getScriptFileNames: () => [file],
+    getScriptVersion: () => '1',
+    getScriptSnapshot: (name) => {
+      const text = ts.sys.readFile(name)
+      return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text)
+    },
+    getCurrentDirectory: () => dir,
+    getCompilationSettings: () => options,
+    getDefaultLibFileName: (settings) => ts.getDefaultLibFilePath(settings),
+    fileExists: ts.sys.fileExists,
+    readFile: ts.sys.readFile,
+    readDirectory: ts.sys.readDirectory,
+    directoryExists: ts.sys.directoryExists,
+    getDirectories: ts.sys.getDirectories,
+  }
+  const service = ts.createLanguageService(host)
+  const result: Completions = {}
+  for (const [name, offset] of markers()) {
+    const info = service.getCompletionsAtPosition(file, offset, {})
+    result[name] = (info?.entries ?? [])
+      .filter((entry) => entry.kind === 'property' || entry.kind === 'string')
+      .map((entry) => ({ name: entry.name, sortText: entry.sortText }))
+  }
+  // The doc comment an editor shows beside the first parameter completed at `params: { | }`.
+  const callOffset = markers().get('call') ?? 0
+  const details = service.getCompletionEntryDetails(
+    file,
+    callOffset,
+    'entityTypeId',
+    {},
+    undefined,
+    {},
+    undefined,
+  )
+  result.doc = [{ name: ts.displayPartsToString(details?.documentation), sortText: '' }]
+  // The errors of the lines marked "misspelt", as an editor shows them (the message chain, one line per level).
+  const text = CONSUMER
+  for (const diagnostic of service.getSemanticDiagnostics(file)) {
+    const line = text.slice(0, diagnostic.start).split('\n').length - 1
+    const label = /\/\/ (misspelt \w+)$/.exec(text.split('\n')[line] ?? '')?.[1]
+    if (label === undefined) continue
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')
+    result[label] = message.split('\n').map((name) => ({ name, sortText: '' }))
+  }
+  service.dispose()
+  return result
+}
+
+/** TypeScript 7's API over the same consumer (its project: the tsconfig.json written beside it). */
+function completions7(): Completions {
+  const api = new API({ cwd: dir })
+  try {
+    const project = api
+      .updateSnapshot({ openProjects: [join(dir, 'tsconfig.json')] })
+      .getDefaultProjectForFile(file)
+    if (project === undefined) throw new Error('no project holds the consumer')
+    const result: Completions = {}
+    for (const [name, offset] of markers()) {
+      // Where the checker cannot type the position, the API answers only with an error (it would list globals).
+      const info = completionsOrNone(() => project.checker.getCompletionsAtPosition(file, offset))
+      // Members and string literals (globals and keywords come too where the checker cannot type the position).
+      // An optional member's label ends in `?`.
+      result[name] = (info?.entries ?? [])
+        .filter((entry) => entry.kind !== undefined && KINDS_7.has(entry.kind))
+        .map((entry) => ({ name: entry.name.replace(/\?$/, ''), sortText: entry.sortText ?? '' }))
+    }
+    return result
+  } finally {
+    api.close()
+  }
+}
+
+/** LSP completion kinds of members (Field, Property) and string literals (Constant), as TypeScript 7 reports them. */
+const KINDS_7 = new Set([5, 10, 21])
+
+/** The completions `ask` gives, or none when it throws (TypeScript 7's "completion list needs auto imports"). */
+function completionsOrNone<T>(ask: () => T): T | undefined {
+  try {
+    return ask()
+  } catch (error) {
+    if (error instanceof Error && /auto imports/.test(error.message)) return undefined
+    throw error
+  }
+}
+
+const results: Record<string, Completions> = {}
+
+beforeAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(file, CONSUMER)
+  const compilerOptions = {
+    ...COMPILER_OPTIONS,
+    module: 'nodenext',
+    target: 'es2022',
+    lib: ['es2023', 'dom'],
+  }
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }))
+  results['5.9'] = completions59()
+  results['7'] = completions7()
+}, 120_000)
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const names = (entries: Entry[] | undefined): string[] => (entries ?? []).map((entry) => entry.name).sort()
+
+describe('errors on TypeScript 5.9', () => {
+  const lines = (label: string): string[] => (results['5.9']?.[label] ?? []).map((entry) => entry.name.trim())
+
+  it('a misspelt batch command fails in a few lines naming it, as a misspelt call does', () => {
+    expect(lines('misspelt command')).toEqual([
+      'No overload matches this call.',
+      'The last overload gave the following error.',
+      `Type '"crm.item.lst"' is not assignable to type '"crm.item.lst" & NotDocumented<"crm.item.lst">'.`,
+      `Type 'string' is not assignable to type 'NotDocumented<"crm.item.lst">'.`,
+    ])
+    expect(lines('misspelt call').join('\n')).toMatch(/"crm\.item\.lst".*Did you mean '"crm\.item\.list"'\?/)
+    expect(lines('misspelt call').length).toBeLessThanOrEqual(3)
+  })
+
+  it("a completed parameter shows the docs' description", () => {
+    expect(lines('doc')).toEqual(['System or user type identifier whose items need to be retrieved.'])
+  })
+})
+
+describe.each(['5.9', '7'])('completions on TypeScript %s', (version) => {
+  const at = (marker: string): Entry[] => results[version]?.[marker] ?? []
+
+  it("params: { | } lists the method's parameters, the required ones first", () => {
+    const entries = at('call')
+    expect(names(entries)).toEqual([
+      'entityTypeId',
+      'filter',
+      'order',
+      'select',
+      'start',
+      'useOriginalUfNames',
+    ])
+    const required = entries.find((entry) => entry.name === 'entityTypeId')
+    const optional = entries.filter((entry) => entry.name !== 'entityTypeId')
+    for (const entry of optional) expect(entry.sortText > (required?.sortText ?? '')).toBe(true)
+  })
+
+  it("method: '|' lists every documented method, the deprecated ones included", () => {
+    const listed = names(at('method'))
+    expect(listed).toEqual(Object.keys(V2_METHODS).sort())
+    expect(listed).toContain('crm.deal.get')
+  })
+
+  it('a deprecated method and v3 methods complete their parameters too', () => {
+    expect(names(at('deprecated'))).toEqual(['id'])
+    expect(names(at('v3call'))).toEqual(['fields'])
+  })
+
+  it('callList and fetchList complete the parameters of the method they list', () => {
+    expect(names(at('list'))).toEqual([
+      'entityTypeId',
+      'filter',
+      'order',
+      'select',
+      'start',
+      'useOriginalUfNames',
+    ])
+    expect(names(at('v3list'))).toEqual(expect.arrayContaining(['filter', 'select', 'order']))
+  })
+
+  it("a batch command completes its method's parameters", () => {
+    expect(names(at('batch'))).toEqual([
+      'entityTypeId',
+      'filter',
+      'order',
+      'select',
+      'start',
+      'useOriginalUfNames',
+    ])
+  })
+})
