@@ -61,10 +61,12 @@ export function authField(body: string, name: string): string | null {
   return new URLSearchParams(body).get(`auth[${name}]`)
 }
 
-/** Resolves once `portal` was destroyed (its calls reject with `JSSDK_CLIENT_DESTROYED`); live calls just succeed. */
+/** Resolves once `portal` was destroyed (its calls reject with `JSSDK_CLIENT_DESTROYED`). */
 export async function destroyed(portal: PortalOAuth): Promise<void> {
   for (;;) {
-    const outcome = await portal.actions.v2.call.make({ method: 'server.time' }).then(
+    // A call refused before it starts (an empty method name): JSSDK_CLIENT_DESTROYED once destroyed, otherwise
+    // JSSDK_INVALID_ARGUMENT, and the client is never busy with it, which would keep the idle sweep from releasing it.
+    const outcome = await portal.actions.v2.call.make({ unchecked: true, method: '', params: {} }).then(
       () => null,
       (error: unknown) => error,
     )
