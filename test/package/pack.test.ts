@@ -247,11 +247,11 @@ describe('the packed package', () => {
     }
   }, 60_000)
 
-  it('the portal-oauth binary runs from the installed package: --help, the emulator, a call on its pair', async () => {
+  it('the portal-oauth binary runs from the installed package: --help, the emulator, a call and types on its pair', async () => {
     const bin = join(app, 'node_modules', '.bin', 'portal-oauth')
     const help = await run(bin, ['--help'], { cwd: app })
     expect(help.stdout).toMatch(/^Usage: portal-oauth <command>/)
-    for (const command of ['emulator', 'call', 'fleet', 'completion'])
+    for (const command of ['emulator', 'call', 'fleet', 'types', 'completion'])
       expect((await run(bin, [command, '--help'], { cwd: app })).stdout).toMatch(
         new RegExp(`^Usage: portal-oauth ${command}`),
       )
@@ -275,6 +275,19 @@ describe('the packed package', () => {
         },
       })
       expect(JSON.parse(called.stdout)).toMatchObject({ ID: '1', ADMIN: true })
+      const typed = await run(bin, ['types', '--pair', 'pair.json', '--out', 'portal-types.ts'], {
+        cwd: app,
+        env: {
+          ...process.env,
+          PORTAL_OAUTH_CLIENT_ID: info.clientId,
+          PORTAL_OAUTH_CLIENT_SECRET: info.clientSecret,
+          PORTAL_OAUTH_TRUSTED_SERVERS: info.oauthServer,
+        },
+      })
+      expect(typed.stderr).not.toContain('Error')
+      const module = await readFile(join(app, 'portal-types.ts'), 'utf8')
+      expect(module).toContain('export function withPortalTypes')
+      expect(module).toMatch(/UF_CRM_\w+/)
     } finally {
       emulator.kill('SIGTERM')
     }
