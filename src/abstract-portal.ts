@@ -135,7 +135,7 @@ export abstract class AbstractPortal implements TypePortal {
     return this.context.callsInFlight > 0 || this.authBusy()
   }
 
-  /** Whether the subclass's authorisation has work in flight (a refresh); see {@link busy}. */
+  /** Whether the subclass's authorisation has work in flight (a refresh); see `busy`. */
   protected authBusy(): boolean {
     return false
   }

@@ -40,14 +40,17 @@ export type {
   UncheckedBatchMakeOptions,
 } from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
-export { CallListAction, FetchListAction } from './actions/list/list-actions.js'
+export { CallListAction, FetchListAction, type ListBase } from './actions/list/list-actions.js'
 export type {
   CatalogueListOptions,
   CatalogueTailOptions,
+  ListExtras,
   ListOptions,
   ListRow,
+  ListRowOf,
   RowsOf,
   TailCursor,
+  TailExtras,
   TailMethods,
   TailOptions,
   UncheckedListOptions,
@@ -61,10 +64,19 @@ export type {
   CallResult,
   CatalogueCallOptions,
   CheckedCallSignature,
+  CheckedOptions,
+  DeprecatedCallOptions,
   DeprecatedCallOverloads,
+  DistributedCallOptions,
   DocumentedResult,
+  MethodCheck,
+  MethodIn,
+  NoResultType,
+  ParamsIn,
   ParamsOf,
+  ReportedOptions,
   ResultOf,
+  ResultTypedCallSignature,
   UncheckedCallOptions,
 } from './catalogue/call-types.js'
 export type {
@@ -73,9 +85,11 @@ export type {
   CommandFor,
   GivenAs,
   GivenObject,
+  KeysOf,
   MethodCommand,
   MethodOptions,
   MethodTuple,
+  NotDocumented,
   ParamsSlot,
   RefParams,
   RequiredKeys,
