@@ -6,7 +6,7 @@ import { type Command, flagNames, printHelp } from './command.js'
 import { CREDENTIALS_HELP } from './credentials.js'
 import { CommandFailure, ExitCode, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
-import { openPortal, PORTAL_FLAGS_HELP } from './portal-source.js'
+import { openPortal, PORTAL_FLAG_OPTIONS, PORTAL_FLAGS_HELP, portalFlags } from './portal-source.js'
 import { ListProgress } from './progress.js'
 import { EXIT_CODES_HELP } from './run.js'
 
@@ -32,18 +32,13 @@ The pair's OAuth server must be trusted: the vendor's by default, others through
 ${EXIT_CODES_HELP}`
 
 const FLAGS = {
-  pair: { type: 'string' },
-  store: { type: 'string' },
-  member: { type: 'string' },
-  prefix: { type: 'string' },
+  ...PORTAL_FLAG_OPTIONS,
   api: { type: 'string' },
   all: { type: 'boolean' },
   'id-key': { type: 'string' },
   'result-key': { type: 'string' },
   full: { type: 'boolean' },
   'request-id': { type: 'string' },
-  'client-id': { type: 'string' },
-  'client-secret-file': { type: 'string' },
 } as const
 
 async function readParams(text: string | undefined): Promise<Record<string, unknown>> {
@@ -152,18 +147,7 @@ async function run(args: string[], io: CliIo): Promise<ExitCode> {
     requestId: values['request-id'],
     signal: io.signal,
   }
-  const { portal, close } = await openPortal(
-    'call',
-    {
-      pair: values.pair,
-      store: values.store,
-      member: values.member,
-      prefix: values.prefix,
-      clientId: values['client-id'],
-      clientSecretFile: values['client-secret-file'],
-    },
-    io,
-  )
+  const { portal, close } = await openPortal('call', portalFlags(values), io)
   try {
     if (values.all === true)
       await callAll(portal, plan, { idKey: values['id-key'], resultKey: values['result-key'] }, io)

@@ -17,6 +17,35 @@ export interface PortalFlags {
   clientSecretFile?: string | undefined
 }
 
+/** The `parseArgs` options of {@link PortalFlags}, for a command that opens a portal. */
+export const PORTAL_FLAG_OPTIONS = {
+  pair: { type: 'string' },
+  store: { type: 'string' },
+  member: { type: 'string' },
+  prefix: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret-file': { type: 'string' },
+} as const
+
+/** {@link PortalFlags} from the values `parseArgs` read with {@link PORTAL_FLAG_OPTIONS}. */
+export function portalFlags(values: {
+  pair?: string | undefined
+  store?: string | undefined
+  member?: string | undefined
+  prefix?: string | undefined
+  'client-id'?: string | undefined
+  'client-secret-file'?: string | undefined
+}): PortalFlags {
+  return {
+    pair: values.pair,
+    store: values.store,
+    member: values.member,
+    prefix: values.prefix,
+    clientId: values['client-id'],
+    clientSecretFile: values['client-secret-file'],
+  }
+}
+
 /** The help lines of {@link PortalFlags}. */
 export const PORTAL_FLAGS_HELP = `  --pair FILE              the token pair (a PortalOAuthParams as JSON); a refreshed pair is written back
   --store URL              or: a RedisStore at redis://[user:password@]host:port[/db] ...

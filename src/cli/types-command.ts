@@ -6,7 +6,7 @@ import { CREDENTIALS_HELP } from './credentials.js'
 import { CommandFailure, ExitCode, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
 import { type OpenApiMethod, openApiMethods } from './openapi-types.js'
-import { openPortal, PORTAL_FLAGS_HELP } from './portal-source.js'
+import { openPortal, PORTAL_FLAG_OPTIONS, PORTAL_FLAGS_HELP, portalFlags } from './portal-source.js'
 import { type EntityFields, type FieldDescription, portalTypesModule, userFields } from './portal-types.js'
 import { EXIT_CODES_HELP } from './run.js'
 
@@ -28,14 +28,9 @@ ${CREDENTIALS_HELP}
 ${EXIT_CODES_HELP}`
 
 const FLAGS = {
-  pair: { type: 'string' },
-  store: { type: 'string' },
-  member: { type: 'string' },
-  prefix: { type: 'string' },
+  ...PORTAL_FLAG_OPTIONS,
   out: { type: 'string' },
   'entity-type': { type: 'string', multiple: true },
-  'client-id': { type: 'string' },
-  'client-secret-file': { type: 'string' },
 } as const
 
 /** The CRM entities whose fields are read: name, v2 fields method, entity type id. */
@@ -141,18 +136,7 @@ async function run(args: string[], io: CliIo): Promise<ExitCode> {
       throw new UsageError(`types: --entity-type must be an entity type id, got '${value}'`)
     return Number(value)
   })
-  const { portal, close } = await openPortal(
-    'types',
-    {
-      pair: values.pair,
-      store: values.store,
-      member: values.member,
-      prefix: values.prefix,
-      clientId: values['client-id'],
-      clientSecretFile: values['client-secret-file'],
-    },
-    io,
-  )
+  const { portal, close } = await openPortal('types', portalFlags(values), io)
   let entities: EntityFields[]
   let v3Methods: OpenApiMethod[]
   let origin: string
