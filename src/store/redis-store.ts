@@ -40,7 +40,7 @@ export interface RedisStoreOptions {
   pairTtl?: number
   /**
    * Replicas that should hold the refresh lock and a saved pair before the store answers (`WAIT`, at most half of
-   * `commandTimeout`). Replication is asynchronous: without it, a failover (Sentinel) can promote a replica that never
+   * `commandTimeout`, and 150 ms less than it). Replication is asynchronous: without it, a failover (Sentinel) can promote a replica that never
    * got the lock, and two instances refresh from one pair. Set it to 1 (or more) with replicas; one server or a
    * Cluster without replicas keeps 0, the default. When fewer acknowledge in time (the master has lost its replica,
    * as after a failover until the old master is back), the store goes on without them, warns once through `logger`,

@@ -6,6 +6,21 @@ import type { LoggerInterface } from '../logger/logger.js'
  */
 export const SHORT_WAIT_MS = 100
 
+/**
+ * How late a `WAIT` may answer after its timeout, ms: a server at the default `hz 10` checks the timeouts of blocked
+ * clients ten times a second, so a `WAIT` of 50 ms can answer after 150 ms.
+ */
+export const WAIT_LATENESS_MS = 100
+
+/**
+ * The longest `WAIT` that still answers within `commandTimeoutMs`: half of it, and no more than leaves room for the
+ * server's lateness ({@link WAIT_LATENESS_MS}) and the round trip; 1 ms at least (`WAIT` with 0 never times out).
+ */
+export function fullWaitMs(commandTimeoutMs: number): number {
+  const roomForLateness = commandTimeoutMs - WAIT_LATENESS_MS - 50
+  return Math.max(1, Math.min(Math.floor(commandTimeoutMs / 2), roomForLateness))
+}
+
 /** Sends a command to the master of the portal's keys; the answer or a rejection, within the command timeout. */
 export type MasterCommand = (args: string[]) => Promise<unknown>
 
@@ -19,7 +34,7 @@ export type MasterCommand = (args: string[]) => Promise<unknown>
  */
 export class ReplicaAcks {
   readonly #replicas: number
-  /** The first `WAIT` of a healthy group: half the command timeout, so that its answer (how many) is read. */
+  /** The first `WAIT` of a healthy group: {@link fullWaitMs}, so that its answer (how many) is read. */
   readonly #fullWaitMs: number
   readonly #logger: LoggerInterface
   /** Fewer replicas than asked acknowledged the last write: warned, and waited for briefly. */
@@ -27,7 +42,7 @@ export class ReplicaAcks {
 
   constructor(replicas: number, commandTimeoutMs: number, logger: LoggerInterface) {
     this.#replicas = replicas
-    this.#fullWaitMs = Math.max(1, Math.floor(commandTimeoutMs / 2))
+    this.#fullWaitMs = fullWaitMs(commandTimeoutMs)
     this.#logger = logger
   }
 

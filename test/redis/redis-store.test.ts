@@ -81,11 +81,17 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
     expect(await opened.redis!.cli(['GET', 'portal-oauth:{replicas-none}:lock'])).toBe(owner)
     expect(await store.save(held)).toEqual(held)
     expect(await store.unlock(held.memberId, owner!)).toBe(true)
-    expect(await store.lock(held.memberId, 60_000)).toEqual(expect.any(String))
+    // Each WAIT leaves room, within the 200 ms command timeout, for the server answering it up to 100 ms late.
+    for (let round = 0; round < 8; round += 1) {
+      const again = await store.lock(held.memberId, 60_000)
+      expect(again).toEqual(expect.any(String))
+      expect(await store.save(held)).toEqual(held)
+      expect(await store.unlock(held.memberId, again!)).toBe(true)
+    }
     const warnings = logger.lines.filter((line) => line.level === 'warn')
     expect(warnings).toHaveLength(1)
     expect(warnings[0]?.message).toMatch(
-      /^RedisStore lock: 0 of 1 replica\(s\) acknowledged the write within 100 ms \(options\.replicas\); the master has 0 replica\(s\) connected\. Going on without them/,
+      /^RedisStore lock: 0 of 1 replica\(s\) acknowledged the write within 50 ms \(options\.replicas\); the master has 0 replica\(s\) connected\. Going on without them/,
     )
     expect(() => opened.store({ replicas: 17 })).toThrow(/options\.replicas/)
     expect(() => opened.store({ logger: { warn() {} } as never })).toThrow(/options\.logger/)
