@@ -157,7 +157,9 @@ function sumCalls(reports: readonly WorkerCalls[]): {
   failed: number
   skipped: number
   cpuUs: number
-  commands: number
+  steadyCalls: number
+  steadyCommands: number
+  expiringCommands: number
 } {
   return reports.reduce(
     (sum, report) => ({
@@ -165,9 +167,11 @@ function sumCalls(reports: readonly WorkerCalls[]): {
       failed: sum.failed + Object.values(report.failed).reduce((all, calls) => all + calls, 0),
       skipped: sum.skipped + report.skipped,
       cpuUs: sum.cpuUs + report.cpuUs,
-      commands: sum.commands + report.redisCommands,
+      steadyCalls: sum.steadyCalls + report.steadyCalls,
+      steadyCommands: sum.steadyCommands + report.redisCommands.steady,
+      expiringCommands: sum.expiringCommands + report.redisCommands.expiring,
     }),
-    { ok: 0, failed: 0, skipped: 0, cpuUs: 0, commands: 0 },
+    { ok: 0, failed: 0, skipped: 0, cpuUs: 0, steadyCalls: 0, steadyCommands: 0, expiringCommands: 0 },
   )
 }
 
@@ -205,6 +209,7 @@ async function fleetRun(
       secret: farm.secret,
       memberIds: farm.memberIds,
       warmUpIds: steady.map((emulator) => emulator.memberId),
+      expiringIds: expiring.map((emulator) => emulator.memberId),
       callsPerInterval: options.portals,
       intervalMs: options.intervalMs,
       durationMs: options.durationS * 1000,
@@ -286,7 +291,9 @@ async function fleetRun(
       idleCpuMsPerS: idleCpu(memoryAfter),
       p50Ms: latencyPercentile(latencies, 0.5),
       p99Ms: latencyPercentile(latencies, 0.99),
-      redisSentPerCall: calls.commands / total,
+      redisSentPerCall: (calls.steadyCommands + calls.expiringCommands) / total,
+      redisSentPerSteadyCall: calls.steadyCommands / Math.max(1, calls.steadyCalls),
+      redisSentPerExpiringPortal: calls.expiringCommands / Math.max(1, expiring.length),
       redisRunPerCall: ran.reduce((sum, [, count]) => sum + count, 0) / total,
       redisRunByName: ran.map(([name, count]) => [name, count / total]),
       redisCpuPerCallMs: redisCpuMs / total,
@@ -321,6 +328,7 @@ async function baselineRun(
     secret: farm.secret,
     memberIds: [emulator!.memberId],
     warmUpIds: new Array<string>(warmUpCalls).fill(emulator!.memberId),
+    expiringIds: [],
     callsPerInterval: options.portals,
     intervalMs: options.intervalMs,
     durationMs: options.durationS * 1000,

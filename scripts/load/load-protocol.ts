@@ -15,6 +15,8 @@ export interface LoadWorkerInput {
   memberIds: string[]
   /** The portals of the warm-up round: one call each, not measured. */
   warmUpIds: string[]
+  /** The portals whose pair falls due during the calls: their Redis commands are counted apart. */
+  expiringIds: string[]
   /**
    * Turns per interval, each a call on the next portal (`memberIds.length`: one call per portal); a turn whose
    * previous call still runs is skipped.
@@ -48,8 +50,10 @@ export interface WorkerCalls {
   elapsedMs: number
   /** Turns skipped because the previous call of the same turn (the same portal, in a fleet) was still running. */
   skipped: number
-  /** Commands the process sent to Redis over the calls phase. */
-  redisCommands: number
+  /** Commands the process sent to Redis over the calls phase: naming a steady portal (or none), an expiring one. */
+  redisCommands: { steady: number; expiring: number }
+  /** The calls of `ok` and `failed` made on a steady portal (one whose pair stays valid). */
+  steadyCalls: number
 }
 
 /** Orders to a worker: warm up, run the calls phase, idle and measure (CPU while idle, then memory), exit. */
