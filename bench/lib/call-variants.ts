@@ -127,18 +127,42 @@ export function kyVersion(name: 'ky' | 'ky1'): string {
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
 }
 
-/** The vendor's `B24OAuth` making the same call on a fresh pair of the same emulator, limiter as unpaced as ours. */
-export async function vendorVariant(rig: BenchRig, sdk: VendorSdk): Promise<CpuVariant> {
-  const pair = await rig.pair()
-  const secret = { clientId: rig.emulator.clientId, clientSecret: rig.emulator.clientSecret }
-  const client = new sdk.B24OAuth(pair, secret, { restrictionParams: UNPACED })
-  client.setLogger(sdk.LoggerFactory.createNullLogger())
-  client.offClientSideWarning()
-  const name = `${VENDOR_PACKAGE} ${VENDOR_VERSION} call.make`
+/**
+ * The call of the comparison with the vendor's SDK: `profile` (no parameters), each side's limiter unpaced and its
+ * adaptive limits off, so that what is compared is the call and not the pacing either side adds.
+ */
+export const VENDOR_METHOD = 'profile'
+/** The restriction params of both sides of that comparison. */
+export const UNPACED_NOT_ADAPTIVE = {
+  ...UNPACED,
+  adaptiveConfig: { enabled: false, thresholdPercent: 80, coefficient: 0.01, maxDelay: 7_000 },
+}
+
+/** `call.make` of `profile` through `portal` (built with {@link UNPACED_NOT_ADAPTIVE}): ours in that comparison. */
+export function clientProfileVariant(portal: PortalOAuth): CpuVariant {
+  const name = `call.make ${VENDOR_METHOD}, adaptive limits off`
   return {
     name,
     call: async () => {
-      const result = await client.actions.v2.call.make({ method: METHOD, params: PARAMS })
+      const result = await portal.actions.v2.call.make({ method: VENDOR_METHOD })
+      if (!result.isSuccess) throw new Error(`${name}: ${result.getErrorMessages().join('; ')}`)
+    },
+    close: () => portal.destroy(),
+  }
+}
+
+/** The vendor's `B24OAuth` making the same `profile` call on a fresh pair of the same emulator (see above). */
+export async function vendorVariant(rig: BenchRig, sdk: VendorSdk): Promise<CpuVariant> {
+  const pair = await rig.pair()
+  const secret = { clientId: rig.emulator.clientId, clientSecret: rig.emulator.clientSecret }
+  const client = new sdk.B24OAuth(pair, secret, { restrictionParams: UNPACED_NOT_ADAPTIVE })
+  client.setLogger(sdk.LoggerFactory.createNullLogger())
+  client.offClientSideWarning()
+  const name = `${VENDOR_PACKAGE} ${VENDOR_VERSION} call.make ${VENDOR_METHOD}, adaptive limits off`
+  return {
+    name,
+    call: async () => {
+      const result = await client.actions.v2.call.make({ method: VENDOR_METHOD, params: {} })
       if (!result.isSuccess) throw new Error(`${name}: ${result.getErrorMessages().join('; ')}`)
     },
     close: async () => client.destroy(),

@@ -183,7 +183,12 @@ function addCodes(into: Record<string, number>, from: Record<string, number>): v
 async function fleetRun(
   options: LoadOptions,
   redis: RedisUnderTest,
-): Promise<Omit<LoadResult, 'baselineCpuPerCallMs' | 'baselineCalls' | 'baselineIdleCpuMsPerS' | 'options'>> {
+): Promise<
+  Omit<
+    LoadResult,
+    'baselineCpuPerCallMs' | 'baselineCalls' | 'baselineIdleCpuMsPerS' | 'baselineRss' | 'options'
+  >
+> {
   const [node] = redis.nodes
   const client = new Redis(node!.port, node!.host)
   const farm = await PortalFarm.start(options.portals)
@@ -319,7 +324,7 @@ async function fleetRun(
 async function baselineRun(
   options: LoadOptions,
   warmUpCalls: number,
-): Promise<{ cpuPerCallMs: number; calls: number; idleCpuMsPerS: number }> {
+): Promise<{ cpuPerCallMs: number; calls: number; idleCpuMsPerS: number; rss: number }> {
   const farm = await PortalFarm.start(1, { rateLimit: false })
   const [emulator] = farm.emulators
   const progress: Array<{ ok: number; failed: number }> = []
@@ -346,7 +351,12 @@ async function baselineRun(
       throw new Error(`baseline: ${calls.failed} calls failed (${JSON.stringify(report!.failed)})`)
     workers[0]!.send({ type: 'memory' })
     const idle = await answers(workers, 'memory')
-    return { cpuPerCallMs: calls.cpuUs / 1000 / calls.ok, calls: calls.ok, idleCpuMsPerS: idleCpu(idle) }
+    return {
+      cpuPerCallMs: calls.cpuUs / 1000 / calls.ok,
+      calls: calls.ok,
+      idleCpuMsPerS: idleCpu(idle),
+      rss: idle[0]!.memory.rss,
+    }
   } finally {
     await Promise.all(workers.map((worker) => worker.stop({ type: 'exit' })))
     await farm.close()
@@ -388,6 +398,7 @@ async function main(): Promise<number> {
     baselineCpuPerCallMs: baseline.cpuPerCallMs,
     baselineCalls: baseline.calls,
     baselineIdleCpuMsPerS: baseline.idleCpuMsPerS,
+    baselineRss: baseline.rss,
   })
   console.log(
     `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring; workers on ${options.dist ? 'the built package (dist/)' : 'the sources (tsx)'}\n`,

@@ -125,7 +125,9 @@ it.skipIf(!redisInstalled)(
     expect(heap).toMatch(/^-?\d+\.\d (KB|MB)$/)
     expect(heapBar).toBe('<= 8.0 KB')
     const [rss, rssBar] = rows.get('worker RSS per process, the largest')!
-    expect(rss).toMatch(/^\d+\.\d MB \(V8 heap \d+\.\d MB, \d+\.\d MB in use\)$/)
+    expect(rss).toMatch(
+      /^\d+\.\d MB \(V8 heap \d+\.\d MB, \d+\.\d MB in use; 1 portal on MemoryStore: \d+\.\d MB\)$/,
+    )
     expect(rssBar).toBe('<= 300.0 MB')
     expect(rows.get('Redis bytes per portal')![0]).toMatch(/^[\d,]+ B \(MEMORY USAGE, 20 portals\)/)
     expect(number(rows.get('Redis bytes per portal')![0].split(' ')[0])).toBeGreaterThan(0)
