@@ -40,6 +40,9 @@ const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
 const PROGRESS_MS = 3000
 /** Portals whose Redis keys are measured with `MEMORY USAGE`. */
 const SAMPLED_PORTALS = 50
+/** The name of the baseline's run in the progress lines. */
+const BASELINE = 'baseline, 1 portal on MemoryStore per process'
+
 /** The baseline's portal paces nothing: one portal takes the calls of a whole fleet process. */
 const UNPACED = { rateLimit: { burstLimit: 1_000_000, drainRate: 1_000_000 } }
 
@@ -318,8 +321,10 @@ async function fleetRun(
 }
 
 /**
- * One process calling one portal on a `MemoryStore` at the rate of one fleet process (`portals` calls per
- * interval), after a warm-up of as many calls as a fleet process makes; its client CPU per call, ms.
+ * As many processes as the fleet's, each calling one portal on its own `MemoryStore` at the rate of one fleet process
+ * (`portals` calls per interval), after a warm-up of as many calls as a fleet process makes; their client CPU per
+ * call, ms. The same number of processes on the same cores: sharing two cores between four processes costs each call
+ * CPU of its own (caches, switches), which a lone baseline process would not pay and the ratio would blame on the fleet.
  */
 async function baselineRun(
   options: LoadOptions,
@@ -340,22 +345,24 @@ async function baselineRun(
     dist: options.dist,
     restrictionParams: UNPACED,
   }
-  const workers = startWorkers(1, input, progress)
+  const workers = startWorkers(options.processes, input, progress)
   try {
     await answers(workers, 'ready')
-    workers[0]!.send({ type: 'warm-up' })
+    for (const worker of workers) worker.send({ type: 'warm-up' })
     await answers(workers, 'warmed')
-    const [report] = await callsPhase('baseline, 1 portal on MemoryStore', workers, progress, options)
-    const calls = sumCalls([report!])
+    const reports = await callsPhase(BASELINE, workers, progress, options)
+    const calls = sumCalls(reports)
     if (calls.failed > 0)
-      throw new Error(`baseline: ${calls.failed} calls failed (${JSON.stringify(report!.failed)})`)
-    workers[0]!.send({ type: 'memory' })
+      throw new Error(
+        `baseline: ${calls.failed} calls failed (${JSON.stringify(reports.map((report) => report.failed))})`,
+      )
+    for (const worker of workers) worker.send({ type: 'memory' })
     const idle = await answers(workers, 'memory')
     return {
       cpuPerCallMs: calls.cpuUs / 1000 / calls.ok,
       calls: calls.ok,
       idleCpuMsPerS: idleCpu(idle),
-      rss: idle[0]!.memory.rss,
+      rss: Math.max(...idle.map((answer) => answer.memory.rss)),
     }
   } finally {
     await Promise.all(workers.map((worker) => worker.stop({ type: 'exit' })))

@@ -148,7 +148,7 @@ export function loadReport(result: LoadResult): LoadReport {
       verdict: '',
     },
     {
-      figure: 'client CPU per call, 1 portal on MemoryStore in 1 process, same calls per second',
+      figure: `client CPU per call, 1 portal on MemoryStore per process, ${options.processes} processes, same calls per second`,
       measured: `${fixed(result.baselineCpuPerCallMs, 3)} ms (${count(result.baselineCalls)} calls)`,
       bar: '',
       verdict: '',
@@ -175,7 +175,7 @@ export function loadReport(result: LoadResult): LoadReport {
       figure: 'worker RSS per process, the largest',
       // What V8 holds beside it tells a heap grown during the calls from memory held outside it; the baseline's
       // process, one portal at the same calls per second, what the runtime keeps whatever the portals.
-      measured: `${bytes(largestWorker.rss)} (V8 heap ${bytes(largestWorker.heapTotal)}, ${bytes(largestWorker.heapUsed)} in use; 1 portal on MemoryStore: ${bytes(result.baselineRss)})`,
+      measured: `${bytes(largestWorker.rss)} (V8 heap ${bytes(largestWorker.heapTotal)}, ${bytes(largestWorker.heapUsed)} in use; 1 portal on MemoryStore per process: ${bytes(result.baselineRss)})`,
       bar: `<= ${bytes(MAX_RSS_PER_PROCESS)}`,
       verdict: rssMet ? 'MET' : missed,
     },

@@ -68,7 +68,7 @@ it.skipIf(!redisInstalled)(
       'refresh requests per expired portal',
       'requests the portals rejected',
       'client CPU per call, 20 portals x 2 processes on RedisStore',
-      'client CPU per call, 1 portal on MemoryStore in 1 process, same calls per second',
+      'client CPU per call, 1 portal on MemoryStore per process, 2 processes, same calls per second',
       'CPU per call, fleet / single portal on MemoryStore',
       'worker RSS per held portal',
       'worker heap per held portal',
@@ -126,7 +126,7 @@ it.skipIf(!redisInstalled)(
     expect(heapBar).toBe('<= 8.0 KB')
     const [rss, rssBar] = rows.get('worker RSS per process, the largest')!
     expect(rss).toMatch(
-      /^\d+\.\d MB \(V8 heap \d+\.\d MB, \d+\.\d MB in use; 1 portal on MemoryStore: \d+\.\d MB\)$/,
+      /^\d+\.\d MB \(V8 heap \d+\.\d MB, \d+\.\d MB in use; 1 portal on MemoryStore per process: \d+\.\d MB\)$/,
     )
     expect(rssBar).toBe('<= 300.0 MB')
     expect(rows.get('Redis bytes per portal')![0]).toMatch(/^[\d,]+ B \(MEMORY USAGE, 20 portals\)/)
