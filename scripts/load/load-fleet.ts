@@ -163,6 +163,7 @@ function sumCalls(reports: readonly WorkerCalls[]): {
   steadyCalls: number
   steadyCommands: number
   expiringCommands: number
+  portallessCommands: number
 } {
   return reports.reduce(
     (sum, report) => ({
@@ -173,8 +174,18 @@ function sumCalls(reports: readonly WorkerCalls[]): {
       steadyCalls: sum.steadyCalls + report.steadyCalls,
       steadyCommands: sum.steadyCommands + report.redisCommands.steady,
       expiringCommands: sum.expiringCommands + report.redisCommands.expiring,
+      portallessCommands: sum.portallessCommands + report.redisCommands.portalless,
     }),
-    { ok: 0, failed: 0, skipped: 0, cpuUs: 0, steadyCalls: 0, steadyCommands: 0, expiringCommands: 0 },
+    {
+      ok: 0,
+      failed: 0,
+      skipped: 0,
+      cpuUs: 0,
+      steadyCalls: 0,
+      steadyCommands: 0,
+      expiringCommands: 0,
+      portallessCommands: 0,
+    },
   )
 }
 
@@ -299,7 +310,8 @@ async function fleetRun(
       idleCpuMsPerS: idleCpu(memoryAfter),
       p50Ms: latencyPercentile(latencies, 0.5),
       p99Ms: latencyPercentile(latencies, 0.99),
-      redisSentPerCall: (calls.steadyCommands + calls.expiringCommands) / total,
+      redisSentPerCall: (calls.steadyCommands + calls.expiringCommands + calls.portallessCommands) / total,
+      redisSentPortalless: calls.portallessCommands,
       redisSentPerSteadyCall: calls.steadyCommands / Math.max(1, calls.steadyCalls),
       redisSentPerExpiringPortal: calls.expiringCommands / Math.max(1, expiring.length),
       redisRunPerCall: ran.reduce((sum, [, count]) => sum + count, 0) / total,

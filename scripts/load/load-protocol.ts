@@ -50,8 +50,8 @@ export interface WorkerCalls {
   elapsedMs: number
   /** Turns skipped because the previous call of the same turn (the same portal, in a fleet) was still running. */
   skipped: number
-  /** Commands the process sent to Redis over the calls phase: naming a steady portal (or none), an expiring one. */
-  redisCommands: { steady: number; expiring: number }
+  /** Commands the process sent to Redis over the calls phase: naming a steady portal, an expiring one, none. */
+  redisCommands: { steady: number; expiring: number; portalless: number }
   /** The calls of `ok` and `failed` made on a steady portal (one whose pair stays valid). */
   steadyCalls: number
 }

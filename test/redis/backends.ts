@@ -1,3 +1,4 @@
+import type { RedisOptions } from 'ioredis'
 import { createClient, createCluster } from 'redis'
 import { MemoryStore, type TokenStore } from '../../src/index.js'
 import { type RedisClient, RedisStore, type RedisStoreOptions } from '../../src/redis.js'
@@ -80,6 +81,7 @@ function redisBackend(
   start: () => Promise<RedisUnderTest>,
   cluster: boolean,
   kind: ClientKind = 'ioredis',
+  ioredisOptions: RedisOptions = {},
 ): Backend {
   return {
     name,
@@ -94,7 +96,9 @@ function redisBackend(
       const stores: TokenStore[] = []
       const client = (): Redis | Cluster => {
         const [first] = redis.nodes
-        const made = cluster ? new Cluster(redis.nodes) : new Redis(first!.port, first!.host)
+        const made = cluster
+          ? new Cluster(redis.nodes, { redisOptions: ioredisOptions })
+          : new Redis(first!.port, first!.host, ioredisOptions)
         // As an application does: a server that is down or restarting is reported through the store's operations.
         made.on('error', () => undefined)
         clients.push(made)
@@ -147,6 +151,15 @@ export const memoryBackend: Backend = {
 
 /** RedisStore on one throwaway server. */
 export const redisServerBackend = redisBackend('RedisStore (one server)', startRedisServer, false)
+
+/** RedisStore on one throwaway server, ioredis pipelining the commands of a tick (docs/redis.md recommends it). */
+export const autoPipeliningBackend = redisBackend(
+  'RedisStore on ioredis with enableAutoPipelining (one server)',
+  startRedisServer,
+  false,
+  'ioredis',
+  { enableAutoPipelining: true },
+)
 
 /** RedisStore on a throwaway three-master cluster. */
 export const redisClusterBackend = redisBackend('RedisStore (cluster)', startRedisCluster, true)

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PortalOAuthParams, SharedBucketSettings, TokenStore } from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import {
+  autoPipeliningBackend,
   type Backend,
   memoryBackend,
   nodeRedisClusterBackend,
@@ -106,6 +107,7 @@ async function runTakers(
 const backends: Backend[] = [
   memoryBackend,
   redisServerBackend,
+  autoPipeliningBackend,
   redisClusterBackend,
   nodeRedisServerBackend,
   nodeRedisClusterBackend,
