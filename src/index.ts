@@ -36,7 +36,6 @@ export type {
   CatalogueBatchCallRecord,
   CheckedBatchMakeOptions,
   CommandData,
-  MethodOf,
   UncheckedBatchMakeOptions,
 } from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
@@ -79,6 +78,7 @@ export type {
   UncheckedCallOptions,
 } from './catalogue/call-types.js'
 export type {
+  CheckedCalls,
   CheckedCommand,
   CheckedCommands,
   CommandFor,
@@ -86,9 +86,10 @@ export type {
   GivenObject,
   KeysOf,
   MethodCommand,
+  MethodOf,
   MethodOptions,
+  MethodsOf,
   MethodTuple,
-  NotDocumented,
   ParamsSlot,
   RefParams,
   RequiredKeys,

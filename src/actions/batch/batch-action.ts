@@ -1,4 +1,4 @@
-import type { CheckedCommands } from '../../catalogue/command-types.js'
+import type { CheckedCalls } from '../../catalogue/command-types.js'
 import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import { Result } from '../../results/result.js'
 import type { ApiVersion } from '../../types/api-version.js'
@@ -114,11 +114,10 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Re
    * named commands) and `returnAjaxResult`. Every command is checked against the catalogue: a documented method
    * with its required parameters, typed; parameter values may be references to earlier results. Each command's
    * result is typed as its method's docs show it. `unchecked: true` beside `calls` skips the check for the whole
-   * batch. (Declared first: an editor completes a command from it while the batch does not compile yet. `L` is
-   * inferred from `calls` alone: `NoInfer` spares TypeScript inferring it back through the check of every command.)
+   * batch. (Declared first: an editor completes a command from it while the batch does not compile yet.)
    */
   make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
-    options: CheckedBatchMakeOptions<L & NoInfer<CheckedCommands<C, R, L>>> & { options?: O },
+    options: CheckedBatchMakeOptions<CheckedCalls<C, R, L>> & { options?: O },
   ): Promise<Result<BatchDataOf<L, O, Res>>>
   /** Runs commands not checked against the catalogue (`unchecked: true`); each `AjaxResult`, in input order. */
   make<T = unknown>(
@@ -163,7 +162,7 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Re
   ): Promise<Result<BatchData<T>>>
   /** Checked as the first form; last, so that a batch that does not compile reports its error (one line). */
   make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
-    options: CheckedBatchMakeOptions<L & NoInfer<CheckedCommands<C, R, L>>> & { options?: O },
+    options: CheckedBatchMakeOptions<CheckedCalls<C, R, L>> & { options?: O },
   ): Promise<Result<BatchDataOf<L, O, Res>>>
   async make(options: unknown): Promise<Result<BatchData>> {
     const request = readBatchRequest(options, this.runner.apiVersion, this.#action)
