@@ -17000,46 +17000,20 @@ export interface V2CallMake {
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a method or parameters the catalogue lacks (`unchecked: true`), exactly as a checked call. */
   <T = unknown>(options: UncheckedCallOptions): Promise<AjaxResult<T>>
-  /** Sends a deprecated method ('catalog.document.confirm'). @deprecated Use catalog.document.conduct. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.confirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.confirm'>>>
-  /** Sends a deprecated method ('catalog.document.element.fields'). @deprecated Use catalog.document.element.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.element.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.element.fields'>>>
-  /** Sends a deprecated method ('catalog.document.fields'). @deprecated Use catalog.document.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.fields'>>>
-  /** Sends a deprecated method ('catalog.document.unconfirm'). @deprecated Use catalog.document.cancel. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.unconfirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.unconfirm'>>>
-  /** Sends a deprecated method ('crm.activity.add'). @deprecated Use crm.activity.todo.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.activity.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.add'>>>
-  /** Sends a deprecated method ('crm.activity.update'). @deprecated Use crm.activity.todo.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.activity.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.update'>>>
-  /** Sends a deprecated method ('crm.catalog.fields'). @deprecated Use catalog.catalog.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.fields'>>>
-  /** Sends a deprecated method ('crm.catalog.get'). @deprecated Use catalog.catalog.get. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.get'>>>
-  /** Sends a deprecated method ('crm.catalog.list'). @deprecated Use catalog.catalog.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.list'>>>
+  /** Sends a deprecated method (6 methods). @deprecated Use crm.item.productrow.*. */
+  <T = DocumentedResult, M extends 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' = 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (6 methods). @deprecated Use crm.activity.todo.*. */
+  <T = DocumentedResult, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.add. */
   <T = DocumentedResult, M extends 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add' = 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.delete. */
   <T = DocumentedResult, M extends 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete' = 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll' = 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.get. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get' = 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.reset. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset' = 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.set. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set' = 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.fields. */
@@ -17058,16 +17032,86 @@ export interface V2CallMake {
   <T = DocumentedResult, M extends 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update' = 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (6 methods). @deprecated Use crm.item.productrow.*. */
-  <T = DocumentedResult, M extends 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' = 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set'>(
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll' = 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.dealcategory.add'). @deprecated Use crm.category.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.add'>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.get. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get' = 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.reset. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset' = 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.set. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set' = 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.category.*. */
   <T = DocumentedResult, M extends 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' = 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use tasks.task.get. */
+  <T = DocumentedResult, M extends 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' = 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (3 methods). @deprecated Use imbot.v2.Chat.update. */
+  <T = DocumentedResult, M extends 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' = 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getaccess. */
+  <T = DocumentedResult, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use catalog.productPropertyFeature.*. */
+  <T = DocumentedResult, M extends 'crm.product.property.settings.fields' | 'crm.product.property.types' = 'crm.product.property.settings.fields' | 'crm.product.property.types'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use im.v2.File.upload. */
+  <T = DocumentedResult, M extends 'im.disk.file.commit' | 'im.disk.folder.get' = 'im.disk.file.commit' | 'im.disk.folder.get'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use imbot.v2.Chat.get. */
+  <T = DocumentedResult, M extends 'imbot.chat.get' | 'imbot.dialog.get' = 'imbot.chat.get' | 'imbot.dialog.get'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.chat.message.send. */
+  <T = DocumentedResult, M extends 'task.comment.add' | 'task.commentitem.add' = 'task.comment.add' | 'task.commentitem.add'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use im.dialog.messages.get. */
+  <T = DocumentedResult, M extends 'task.commentitem.get' | 'task.commentitem.getlist' = 'task.commentitem.get' | 'task.commentitem.getlist'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.update. */
+  <T = DocumentedResult, M extends 'task.item.deletefile' | 'task.item.update' = 'task.item.deletefile' | 'task.item.update'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.list. */
+  <T = DocumentedResult, M extends 'task.item.list' | 'task.items.getlist' = 'task.item.list' | 'task.items.getlist'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('catalog.document.confirm'). @deprecated Use catalog.document.conduct. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.confirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.confirm'>>>
+  /** Sends a deprecated method ('catalog.document.element.fields'). @deprecated Use catalog.document.element.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.element.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.element.fields'>>>
+  /** Sends a deprecated method ('catalog.document.fields'). @deprecated Use catalog.document.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.fields'>>>
+  /** Sends a deprecated method ('catalog.document.unconfirm'). @deprecated Use catalog.document.cancel. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.unconfirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.unconfirm'>>>
+  /** Sends a deprecated method ('crm.activity.add'). @deprecated Use crm.activity.todo.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.activity.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.add'>>>
+  /** Sends a deprecated method ('crm.activity.update'). @deprecated Use crm.activity.todo.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.activity.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.update'>>>
+  /** Sends a deprecated method ('crm.catalog.fields'). @deprecated Use catalog.catalog.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.fields'>>>
+  /** Sends a deprecated method ('crm.catalog.get'). @deprecated Use catalog.catalog.get. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.get'>>>
+  /** Sends a deprecated method ('crm.catalog.list'). @deprecated Use catalog.catalog.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.list'>>>
+  /** Sends a deprecated method ('crm.dealcategory.add'). @deprecated Use crm.category.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.add'>>>
   /** Sends a deprecated method ('crm.dealcategory.delete'). @deprecated Use crm.category.delete. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.delete'>>>
   /** Sends a deprecated method ('crm.dealcategory.fields'). @deprecated Use crm.category.fields. */
@@ -17078,14 +17122,6 @@ export interface V2CallMake {
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.list'>>>
   /** Sends a deprecated method ('crm.dealcategory.update'). @deprecated Use crm.category.update. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.update'>>>
-  /** Sends a deprecated method (6 methods). @deprecated Use crm.activity.todo.*. */
-  <T = DocumentedResult, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (68 methods). @deprecated No longer developed; the documentation names no replacement. */
-  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.measure.add'). @deprecated Use catalog.measure.add. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.add'>>>
   /** Sends a deprecated method ('crm.measure.delete'). @deprecated Use catalog.measure.delete. */
@@ -17120,10 +17156,6 @@ export interface V2CallMake {
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.get'>>>
   /** Sends a deprecated method ('crm.product.property.list'). @deprecated Use catalog.productProperty.list. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.list'>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use catalog.productPropertyFeature.*. */
-  <T = DocumentedResult, M extends 'crm.product.property.settings.fields' | 'crm.product.property.types' = 'crm.product.property.settings.fields' | 'crm.product.property.types'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('crm.product.property.update'). @deprecated Use catalog.productProperty.update. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.update'>>>
   /** Sends a deprecated method ('crm.product.update'). @deprecated Use catalog.product.update. */
@@ -17156,18 +17188,10 @@ export interface V2CallMake {
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.list'>>>
   /** Sends a deprecated method ('crm.vat.update'). @deprecated Use catalog.vat.update. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.update'>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use im.v2.File.upload. */
-  <T = DocumentedResult, M extends 'im.disk.file.commit' | 'im.disk.folder.get' = 'im.disk.file.commit' | 'im.disk.folder.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.bot.list'). @deprecated Use imbot.v2.Bot.list. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.bot.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.bot.list'>>>
   /** Sends a deprecated method ('imbot.chat.add'). @deprecated Use imbot.v2.Chat.add. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.add'>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use imbot.v2.Chat.get. */
-  <T = DocumentedResult, M extends 'imbot.chat.get' | 'imbot.dialog.get' = 'imbot.chat.get' | 'imbot.dialog.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.leave'). @deprecated Use imbot.v2.Chat.leave. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.leave'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.leave'>>>
   /** Sends a deprecated method ('imbot.chat.sendTyping'). @deprecated Use imbot.v2.Chat.InputAction.notify. */
@@ -17176,10 +17200,6 @@ export interface V2CallMake {
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.setManager'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.setManager'>>>
   /** Sends a deprecated method ('imbot.chat.setOwner'). @deprecated Use imbot.v2.Chat.setOwner. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.setOwner'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.setOwner'>>>
-  /** Sends a deprecated method (3 methods). @deprecated Use imbot.v2.Chat.update. */
-  <T = DocumentedResult, M extends 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' = 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('imbot.chat.user.add'). @deprecated Use imbot.v2.Chat.User.add. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.user.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.add'>>>
   /** Sends a deprecated method ('imbot.chat.user.delete'). @deprecated Use imbot.v2.Chat.User.delete. */
@@ -17210,16 +17230,8 @@ export interface V2CallMake {
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.update'>>>
   /** Sends a deprecated method ('methods'). @deprecated Use method.get. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'methods'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'methods'>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.chat.message.send. */
-  <T = DocumentedResult, M extends 'task.comment.add' | 'task.commentitem.add' = 'task.comment.add' | 'task.commentitem.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.commentitem.delete'). @deprecated Use im.message.delete. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.commentitem.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.delete'>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use im.dialog.messages.get. */
-  <T = DocumentedResult, M extends 'task.commentitem.get' | 'task.commentitem.getlist' = 'task.commentitem.get' | 'task.commentitem.getlist'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.commentitem.update'). @deprecated Use im.message.update. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.commentitem.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.update'>>>
   /** Sends a deprecated method ('task.item.add'). @deprecated Use tasks.task.add. */
@@ -17238,34 +17250,22 @@ export interface V2CallMake {
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.delegate'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.delegate'>>>
   /** Sends a deprecated method ('task.item.delete'). @deprecated Use tasks.task.delete. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.delete'>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.update. */
-  <T = DocumentedResult, M extends 'task.item.deletefile' | 'task.item.update' = 'task.item.deletefile' | 'task.item.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.deletefromfavorite'). @deprecated Use tasks.task.favorite.remove. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.deletefromfavorite'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.deletefromfavorite'>>>
   /** Sends a deprecated method ('task.item.disapprove'). @deprecated Use tasks.task.disapprove. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.disapprove'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.disapprove'>>>
-  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getaccess. */
-  <T = DocumentedResult, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use tasks.task.get. */
-  <T = DocumentedResult, M extends 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' = 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.getmanifest'). @deprecated Use tasks.task.getFields. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.getmanifest'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getmanifest'>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.list. */
-  <T = DocumentedResult, M extends 'task.item.list' | 'task.items.getlist' = 'task.item.list' | 'task.items.getlist'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method ('task.item.renew'). @deprecated Use tasks.task.renew. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.renew'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.renew'>>>
   /** Sends a deprecated method ('task.item.startexecution'). @deprecated Use tasks.task.start. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.startexecution'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.startexecution'>>>
   /** Sends a deprecated method ('task.logitem.list'). @deprecated Use tasks.task.history.list. */
   <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.logitem.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.logitem.list'>>>
+  /** Sends a deprecated method (68 methods). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /**
    * Sends a documented method with the result type given (`make<Deal>(...)`): checked against every method's
    * options, as the method name is not inferred when a type argument is given.
