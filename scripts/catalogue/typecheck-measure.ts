@@ -208,6 +208,8 @@ export interface BudgetSelection {
   compilers?: readonly string[]
   /** Consumers: `call`, `call300`, `list`, `batch`. */
   entryPoints?: readonly string[]
+  /** Leaves the consumers and package copies under .tmp/catalogue-budget (to measure them otherwise too). */
+  keep?: boolean
 }
 
 /**
@@ -240,6 +242,6 @@ export function measureTypecheckBudget(runs: number, selection: BudgetSelection 
       })
     })
   } finally {
-    rmSync(work, { recursive: true, force: true })
+    if (selection.keep !== true) rmSync(work, { recursive: true, force: true })
   }
 }
