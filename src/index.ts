@@ -36,7 +36,6 @@ export type {
   CatalogueBatchCallRecord,
   CheckedBatchMakeOptions,
   CommandData,
-  MethodOf,
   UncheckedBatchMakeOptions,
 } from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
@@ -63,23 +62,23 @@ export type { ProfileCall, ProfileCallSource } from './auth/profile-call.js'
 export type {
   CallResult,
   CatalogueCallOptions,
-  CheckedCallSignature,
   CheckedOptions,
   DeprecatedCallOptions,
-  DeprecatedCallOverloads,
   DistributedCallOptions,
   DocumentedResult,
   MethodCheck,
   MethodIn,
+  MethodNameOf,
   NoResultType,
   ParamsIn,
   ParamsOf,
+  ReportedCallOptions,
   ReportedOptions,
   ResultOf,
-  ResultTypedCallSignature,
   UncheckedCallOptions,
 } from './catalogue/call-types.js'
 export type {
+  CheckedCalls,
   CheckedCommand,
   CheckedCommands,
   CommandFor,
@@ -87,9 +86,10 @@ export type {
   GivenObject,
   KeysOf,
   MethodCommand,
+  MethodOf,
   MethodOptions,
+  MethodsOf,
   MethodTuple,
-  NotDocumented,
   ParamsSlot,
   RefParams,
   RequiredKeys,
@@ -100,10 +100,10 @@ export type {
 export type { Flag, Id, NoParams, NumericId, Obj } from './catalogue/doc-types.js'
 export type { V2Method, V3Method } from './catalogue/method-names.js'
 export type {
-  V2DeprecatedCalls,
+  V2CallMake,
   V2DeprecatedMethod,
   V2MethodParams,
-  V3DeprecatedCalls,
+  V3CallMake,
   V3DeprecatedMethod,
   V3MethodParams,
 } from './catalogue/method-types.generated.js'

@@ -54,21 +54,44 @@ function paramsType(method: DocMethod): string {
   return [fields, ...groups].join(' & ')
 }
 
+/** The `@deprecated` note of a method the docs name no replacement for. */
+const NO_REPLACEMENT = 'No longer developed; the documentation names no replacement.'
+
 /** The `@deprecated` note of a method: its replacement, or that the docs name none. */
 function deprecationNote(method: DocMethod): string {
   return method.deprecatedBy === '' || method.deprecatedBy === undefined
-    ? 'No longer developed; the documentation names no replacement.'
+    ? NO_REPLACEMENT
     : `Use ${method.deprecatedBy}.`
 }
 
+/** The imports a file with {@link callMakeBlock}s needs (besides the catalogue interfaces it names). */
+export const CALL_MAKE_IMPORTS = [
+  "import type { AjaxResult } from '../results/ajax-result.js'",
+  'import type {',
+  '  CallResult,',
+  '  CatalogueCallOptions,',
+  '  DeprecatedCallOptions,',
+  '  DistributedCallOptions,',
+  '  DocumentedResult,',
+  '  NoResultType,',
+  '  ReportedCallOptions,',
+  '  UncheckedCallOptions,',
+  "} from './call-types.js'",
+]
+
 /**
- * The deprecated methods of a version: their names, and `call.make` signatures carrying the `@deprecated` note, one
- * per replacement (its methods as the type parameter's constraint), so that an editor strikes a call of such a
- * method through and its hover names the replacement. (A string literal in an options object is no reference to
- * the method's `V2MethodParams` entry, whose note therefore shows nowhere at a call.)
+ * The deprecated methods of a version (`V2DeprecatedMethod`) and every overload of its `call.make` in one interface
+ * (`V2CallMake`): the checked and unchecked forms, one signature per replacement of deprecated methods carrying the
+ * `@deprecated` note (so that an editor strikes a call of such a method through and its hover names the
+ * replacement; a string literal in an options object is no reference to the method's `V2MethodParams` entry, whose
+ * note therefore shows nowhere at a call), the form with a result type, and last the form whose error a call that
+ * does not compile reports. One interface, not an intersection of overload sets, which TypeScript would merge by
+ * comparing every signature with every other. A replacement of one method takes it as it is, not as a type
+ * parameter: nothing to infer for the calls that try the signature and pass on.
  */
-function deprecatedBlock(methods: readonly DocMethod[], version: 'v2' | 'v3'): string {
+export function callMakeBlock(methods: readonly DocMethod[], version: 'v2' | 'v3'): string {
   const prefix = version.toUpperCase()
+  const [params, results] = [`${prefix}MethodParams`, `${prefix}MethodResults`]
   const deprecated = methods.filter(
     (method) => method.version === version && method.deprecatedBy !== undefined,
   )
@@ -77,20 +100,60 @@ function deprecatedBlock(methods: readonly DocMethod[], version: 'v2' | 'v3'): s
     const note = deprecationNote(method)
     byNote.set(note, [...(byNote.get(note) ?? []), `'${method.name}'`])
   }
-  const signatures = [...byNote].flatMap(([note, names]) => [
-    `  /** Sends a deprecated method (${names.length === 1 ? names[0] : `${names.length} methods`}). @deprecated ${note} */`,
-    `  <T = DocumentedResult, M extends ${names.join(' | ')} = ${names.join(' | ')}>(`,
-    `    options: DeprecatedCallOptions<${prefix}MethodParams, M>,`,
-    `  ): Promise<AjaxResult<CallResult<T, ${prefix}MethodResults, M>>>`,
-  ])
+  // The replacements of the most methods first, the methods the docs name no replacement for last: a call of a
+  // deprecated method is checked against every signature before its own, so the likeliest come first (the CRM
+  // entity methods, crm.deal.* and its kin, replaced by crm.item.* in fives; an abandoned method is less called).
+  const groups = [...byNote].sort(
+    ([noteA, namesA], [noteB, namesB]) =>
+      Number(noteA === NO_REPLACEMENT) - Number(noteB === NO_REPLACEMENT) || namesB.length - namesA.length,
+  )
+  const signatures = groups.flatMap(([note, names]) => {
+    const doc = `  /** Sends a deprecated method (${names.length === 1 ? names[0] : `${names.length} methods`}). @deprecated ${note} */`
+    const union = names.join(' | ')
+    return names.length === 1
+      ? [
+          doc,
+          `  <T = DocumentedResult>(options: DeprecatedCallOptions<${params}, ${union}>): Promise<AjaxResult<CallResult<T, ${results}, ${union}>>>`,
+        ]
+      : [
+          doc,
+          `  <T = DocumentedResult, M extends ${union} = ${union}>(`,
+          `    options: DeprecatedCallOptions<${params}, M>,`,
+          `  ): Promise<AjaxResult<CallResult<T, ${results}, M>>>`,
+        ]
+  })
   const names = deprecated.map((method) => `'${method.name}'`)
   return [
     `/** The deprecated REST ${version} methods. */`,
     `export type ${prefix}DeprecatedMethod = ${names.length > 0 ? names.join(' | ') : 'never'}`,
     '',
-    `/** \`call.make\` of the deprecated REST ${version} methods: a call shows as deprecated, naming the replacement. */`,
-    `export interface ${prefix}DeprecatedCalls {`,
+    `/** \`actions.${version}.call.make\`: its overloads, in the order TypeScript tries them. */`,
+    `export interface ${prefix}CallMake {`,
+    '  /**',
+    '   * Sends `method` with `params`. Resolves with an `AjaxResult`; a REST-level error resolves with `isSuccess: false`.',
+    '   * Rejects with an `AjaxError` when a timeout or connection failure survives the retries, and with a',
+    '   * `RefreshTokenError` when the automatic refresh fails. The method must be one the catalogue documents, with its',
+    '   * required parameters; `unchecked: true` calls any other method. The result is typed as the docs show it',
+    '   * (`unknown` where they show none); `make<T>` types it as `T`. (First: an editor completes `params` from the',
+    '   * first signature while a call does not compile yet.)',
+    '   */',
+    `  <T = DocumentedResult, M extends string = string>(`,
+    `    options: CatalogueCallOptions<${params}, M, ${prefix}DeprecatedMethod> & NoResultType<T>,`,
+    `  ): Promise<AjaxResult<CallResult<T, ${results}, M>>>`,
+    '  /** Sends a method or parameters the catalogue lacks (`unchecked: true`), exactly as a checked call. */',
+    '  <T = unknown>(options: UncheckedCallOptions): Promise<AjaxResult<T>>',
     ...signatures,
+    '  /**',
+    "   * Sends a documented method with the result type given (`make<Deal>(...)`): checked against every method's",
+    '   * options, as the method name is not inferred when a type argument is given.',
+    '   */',
+    `  <T, M extends keyof ${params} & string = keyof ${params} & string>(`,
+    `    options: DistributedCallOptions<${params}, M>,`,
+    '  ): Promise<AjaxResult<T>>',
+    '  /** Checked as the first form; last, so that a call that does not compile reports its error ("Did you mean"). */',
+    `  <T = DocumentedResult, M extends string = never>(`,
+    `    options: ReportedCallOptions<${params}, M>,`,
+    `  ): Promise<AjaxResult<CallResult<T, ${results}, M>>>`,
     '}',
     '',
   ].join('\n')
@@ -106,15 +169,14 @@ export function emitTypes(methods: readonly DocMethod[], source: DocsSource): st
   }
   return [
     header(source, 'The parameters of every documented REST method, by API version and method name.'),
-    "import type { AjaxResult } from '../results/ajax-result.js'",
-    "import type { CallResult, DeprecatedCallOptions, DocumentedResult } from './call-types.js'",
+    ...CALL_MAKE_IMPORTS,
     "import type { Flag, Id, NoParams, NumericId, Obj } from './doc-types.js'",
     "import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'",
     '',
     block('v2', 'V2MethodParams', 'Parameters of every documented REST v2 method, by method name.'),
-    deprecatedBlock(methods, 'v2'),
+    callMakeBlock(methods, 'v2'),
     block('v3', 'V3MethodParams', 'Parameters of every documented REST v3 method, by method name.'),
-    deprecatedBlock(methods, 'v3'),
+    callMakeBlock(methods, 'v3'),
   ].join('\n')
 }
 

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { CONSUMER_COMPILER_OPTIONS } from '../dev/consumer-compiler-options.js'
+import { CALL_MAKE_IMPORTS, callMakeBlock } from './emit-catalogue.js'
 
 const root = resolve(import.meta.dirname, '../..')
 const work = join(root, '.tmp', 'catalogue-budget')
@@ -142,14 +143,15 @@ export async function batches(): Promise<void> {
  * A copy of the built package whose catalogue names no method: every name is a `string`, with any parameters, and
  * no documented result or deprecated method.
  */
-const STRING_CATALOGUE = `import type { Obj } from './doc-types.js'
-export interface V2MethodParams { [method: string]: Obj }
-export interface V3MethodParams { [method: string]: Obj }
-export type V2DeprecatedMethod = never
-export type V3DeprecatedMethod = never
-export interface V2DeprecatedCalls {}
-export interface V3DeprecatedCalls {}
-`
+const STRING_CATALOGUE = [
+  ...CALL_MAKE_IMPORTS,
+  "import type { Obj } from './doc-types.js'",
+  "import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'",
+  'export interface V2MethodParams { [method: string]: Obj }',
+  'export interface V3MethodParams { [method: string]: Obj }',
+  callMakeBlock([], 'v2'),
+  callMakeBlock([], 'v3'),
+].join('\n')
 const STRING_RESULTS = `export interface V2MethodResults {}
 export interface V3MethodResults {}
 `
@@ -206,6 +208,8 @@ export interface BudgetSelection {
   compilers?: readonly string[]
   /** Consumers: `call`, `call300`, `list`, `batch`. */
   entryPoints?: readonly string[]
+  /** Leaves the consumers and package copies under .tmp/catalogue-budget (to measure them otherwise too). */
+  keep?: boolean
 }
 
 /**
@@ -238,6 +242,6 @@ export function measureTypecheckBudget(runs: number, selection: BudgetSelection 
       })
     })
   } finally {
-    rmSync(work, { recursive: true, force: true })
+    if (selection.keep !== true) rmSync(work, { recursive: true, force: true })
   }
 }

@@ -1,11 +1,8 @@
-import type { DeprecatedCallOverloads } from '../catalogue/call-types.js'
 import type { V2BatchRef, V3BatchRef } from '../catalogue/command-types.js'
 import type {
-  V2DeprecatedCalls,
-  V2DeprecatedMethod,
+  V2CallMake,
   V2MethodParams,
-  V3DeprecatedCalls,
-  V3DeprecatedMethod,
+  V3CallMake,
   V3MethodParams,
 } from '../catalogue/method-types.generated.js'
 import type { V2MethodResults, V3MethodResults } from '../catalogue/result-types.generated.js'
@@ -57,12 +54,16 @@ export interface VersionActions<
  * `actions.v2.call`: checked against the v2 catalogue, the result typed as the docs show it; a call of a deprecated
  * method shows as deprecated in an editor and names the replacement.
  */
-export type V2CallAction = CallAction<V2MethodParams, V2DeprecatedMethod, V2MethodResults> &
-  DeprecatedCallOverloads<V2MethodParams, V2DeprecatedCalls, V2MethodResults>
+export interface V2CallAction {
+  /** One REST v2 call: `make({ method, params, requestId })` (its overloads: {@link V2CallMake}). */
+  readonly make: V2CallMake
+}
 
 /** `actions.v3.call`, as {@link V2CallAction} for v3. */
-export type V3CallAction = CallAction<V3MethodParams, V3DeprecatedMethod, V3MethodResults> &
-  DeprecatedCallOverloads<V3MethodParams, V3DeprecatedCalls, V3MethodResults>
+export interface V3CallAction {
+  /** One REST v3 call: `make({ method, params, requestId })` (its overloads: {@link V3CallMake}). */
+  readonly make: V3CallMake
+}
 
 /** The REST v2 entry points. */
 export type V2Actions = VersionActions<V2MethodParams, V2BatchRef, V2CallAction, V2MethodResults>

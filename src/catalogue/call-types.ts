@@ -1,35 +1,42 @@
-import type { AjaxResult } from '../results/ajax-result.js'
 import type { CallOptions } from '../types/call.js'
 
 /** `params` of a method: optional when the method has no required parameter, required otherwise. */
 export type ParamsOf<P> = Record<never, never> extends P ? { params?: P } : { params: P }
 
 /**
- * The parameters of `M` in the catalogue `C`; `unknown` for a name `C` lacks (whose `method` is then refused, so
- * that the parameters are not reported as well). The `unknown` branch matters for speed: before `M` is known,
- * TypeScript reads this type as the union of its branches, which `unknown` absorbs, instead of the union of every
- * method's parameters.
+ * The method names of the catalogue `C`, `keyof C & string`. As a conditional type because TypeScript caches a
+ * conditional type's instantiations but recomputes a `keyof` (a union of some 1 600 names) wherever a generic type
+ * that names it is instantiated: once per catalogue instead of once per method checked.
  */
-export type ParamsIn<C, M> = M extends keyof C ? C[M] : unknown
+export type MethodNameOf<C> = [C] extends [unknown] ? keyof C & string : never
+
+/**
+ * The parameters of `M` in the catalogue `C`; `unknown` for a name `C` lacks (whose `method` is then refused, so
+ * that the parameters are not reported as well). The `unknown` branch and `[M]` (no distribution over `M`) matter
+ * for speed: before `M` is known, TypeScript reads this type as its constraint, which is then `unknown` at once,
+ * not the union of every method's parameters absorbed by `unknown`.
+ */
+export type ParamsIn<C, M> = [M] extends [MethodNameOf<C>] ? C[M] : unknown
 
 /**
  * The type `method` must have for a name `M` the caller wrote: `M` itself when `C` documents it and `X` (methods
  * another overload takes, the deprecated ones) does not list it, `never` when `X` does, and every name of `C` when `C`
  * lacks it (so that the error lists the names and suggests the nearest).
  */
-export type MethodIn<C, M, X = never> = M extends keyof C ? ([M] extends [X] ? never : M) : keyof C & string
+export type MethodIn<C, M, X = never> =
+  M extends MethodNameOf<C> ? ([M] extends [X] ? never : M) : MethodNameOf<C>
 
 /**
  * Nothing when `C` documents the method `M` and `X` (methods another overload takes: the deprecated ones) does not
  * list it; else a `method` that `M` is not (`never` for a method of `X`, every name of `C` for a name `C` lacks).
- * A conditional type with an `unknown` branch: before `M` is known, TypeScript reads it as `unknown`, never as the
- * union of every method name.
+ * A conditional type with an `unknown` branch, on `[M]`: before `M` is known, TypeScript reads it as `unknown`,
+ * never as the union of every method name.
  */
-export type MethodCheck<C, M, X = never> = M extends keyof C
+export type MethodCheck<C, M, X = never> = [M] extends [MethodNameOf<C>]
   ? [M] extends [X]
     ? { method: never }
     : unknown
-  : { method: keyof C & string }
+  : { method: MethodNameOf<C> }
 
 /**
  * Options `Base` checked against the catalogue `C` for the method `M` the caller wrote: `method`, its parameters
@@ -72,6 +79,13 @@ export type CatalogueCallOptions<C, M, X = never> = CheckedOptions<
 >
 
 /**
+ * Options of `call.make` for the method `M` checked as {@link CatalogueCallOptions}, a misspelt name failing with
+ * "Did you mean" (see {@link ReportedOptions}): those of the last overload, whose error a call that does not
+ * compile reports.
+ */
+export type ReportedCallOptions<C, M> = ReportedOptions<C, M, Omit<CallOptions, 'method' | 'params'>>
+
+/**
  * Options of `call.make` for the deprecated methods `M` of `C` (the methods of one replacement): the signature that
  * carries their note.
  */
@@ -86,14 +100,15 @@ export type DeprecatedCallOptions<C, M extends keyof C> = Omit<CallOptions, 'met
  * Options of `call.make` for any of the documented methods `M` of `C`, one union member per method: what a call
  * that gives the result type (`make<Deal>(...)`, so `M` is not inferred) is checked against.
  */
-export type DistributedCallOptions<C, M extends keyof C> = M extends keyof C
-  ? Omit<CallOptions, 'method' | 'params'> & {
-      /** A documented method name. */
-      method: M
-      /** Not set: the call is checked against the catalogue. */
-      unchecked?: false
-    } & ParamsOf<C[M]>
-  : never
+export type DistributedCallOptions<C, M extends keyof C> =
+  M extends MethodNameOf<C>
+    ? Omit<CallOptions, 'method' | 'params'> & {
+        /** A documented method name. */
+        method: M
+        /** Not set: the call is checked against the catalogue. */
+        unchecked?: false
+      } & ParamsOf<C[M]>
+    : never
 
 /**
  * The default of the result type argument of `call.make` and of the other checked calls: the documented result
@@ -113,7 +128,7 @@ export interface DocumentedResult {
 export type NoResultType<T> = [T] extends [DocumentedResult] ? unknown : { method: never }
 
 /** The documented `result` of method `M` in the results catalogue `Res`, `unknown` where the docs show none. */
-export type ResultOf<Res, M> = M extends keyof Res ? Res[M] : unknown
+export type ResultOf<Res, M> = M extends MethodNameOf<Res> ? Res[M] : unknown
 
 /** The result type of a call: `T` when the caller gave one, else the documented result of `M`. */
 export type CallResult<T, Res, M> = [T] extends [DocumentedResult] ? ResultOf<Res, M> : T
@@ -126,33 +141,4 @@ export type CallResult<T, Res, M> = [T] extends [DocumentedResult] ? ResultOf<Re
 export interface UncheckedCallOptions extends CallOptions {
   /** Skips the catalogue check for this call. */
   unchecked: true
-}
-
-/**
- * `call.make` checked against every documented method of `C`, deprecated ones included. It comes last among the
- * overloads: a call that fails to compile reports this signature's error (the method names it could have been,
- * the parameters missing).
- */
-export type CheckedCallSignature<C, Res> = <T = DocumentedResult, M extends string = never>(
-  options: ReportedOptions<C, M, Omit<CallOptions, 'method' | 'params'>>,
-) => Promise<AjaxResult<CallResult<T, Res, M>>>
-
-/**
- * `call.make` of a documented method with the result type given (`make<Deal>(...)`): checked against the union of
- * every documented method's options, as the method name is not inferred when a type argument is given. After the
- * deprecated methods' signatures, so that a deprecated method called so still shows as deprecated.
- */
-export type ResultTypedCallSignature<C> = <T, M extends keyof C & string = keyof C & string>(
-  options: DistributedCallOptions<C, M>,
-) => Promise<AjaxResult<T>>
-
-/**
- * The overloads `call.make` gets for the deprecated methods `D` (one signature each, carrying the method's
- * `@deprecated` note and replacement), followed by {@link ResultTypedCallSignature} and
- * {@link CheckedCallSignature}. An editor shows a call of a deprecated method struck through, and its hover names
- * the replacement.
- */
-export interface DeprecatedCallOverloads<C, D, Res> {
-  /** The deprecated methods' signatures, the form with a result type, then every documented method's. */
-  readonly make: D & ResultTypedCallSignature<C> & CheckedCallSignature<C, Res>
 }

@@ -6,6 +6,8 @@
  * size of the catalogue.
  */
 
+import type { MethodNameOf } from './call-types.js'
+
 /**
  * A value of `T`, or at any depth a reference `R` to the result of an earlier command of the same batch
  * (v2 `'$result[name][ID]'`, v3 `{ $ref: 'name.item.id' }`): the portal puts the value in before it runs the command.
@@ -154,26 +156,17 @@ export type CommandFor<P, R, M, Given> = {
 /**
  * What the command `E`, as the caller wrote it, must be for the catalogue `C`: the same tuple or object with its
  * method's parameters (references `R` allowed). A method the catalogue lacks must be one of its names, which it is
- * not, so the command fails to compile naming the method.
+ * not, so the command fails to compile naming the method and the nearest documented one ("Did you mean").
  */
 export type CheckedCommand<C, R, E> = E extends readonly [infer M, ...infer Rest]
-  ? M extends keyof C & string
+  ? M extends MethodNameOf<C>
     ? readonly [method: M, ...ParamsSlot<C[M], R, Rest>]
-    : readonly [method: NotDocumented<M>, params?: Record<string, unknown>]
+    : readonly [method: MethodNameOf<C>, params?: Record<string, unknown>]
   : E extends { readonly method: infer M }
-    ? M extends keyof C & string
+    ? M extends MethodNameOf<C>
       ? CommandFor<C[M], R, M, E>
-      : { method: NotDocumented<M>; params?: Record<string, unknown>; as?: string }
-    : readonly [method: keyof C & string, params?: Record<string, unknown>]
-
-/**
- * What a command's `method` must be when the catalogue lacks the name `M`: a type no string is, whose error names
- * `M` in one line (a union of every documented name would make the command's type `never`, and the error say so).
- */
-export interface NotDocumented<M> {
-  /** The misspelt or unknown method name. */
-  readonly 'is no documented method (batch.make({ ..., unchecked: true }) sends it as written)': M
-}
+      : { method: MethodNameOf<C>; params?: Record<string, unknown>; as?: string }
+    : readonly [method: MethodNameOf<C>, params?: Record<string, unknown>]
 
 /**
  * The commands `L` of a batch (a list or an object of named commands), each checked by {@link CheckedCommand}. One
@@ -181,3 +174,23 @@ export interface NotDocumented<M> {
  * in time linear in its commands.
  */
 export type CheckedCommands<C, R, L> = { [K in keyof L]: CheckedCommand<C, R, L[K]> }
+
+/** The method a command names (tuple or object form). */
+export type MethodOf<E> = E extends readonly [infer M, ...unknown[]]
+  ? M
+  : E extends { readonly method: infer M }
+    ? M
+    : never
+
+/** The methods the commands `L` (a list or an object of named commands) name. */
+export type MethodsOf<L> = MethodOf<L extends readonly unknown[] ? L[number] : L[keyof L]>
+
+/**
+ * What `calls` must be for the commands `L`: `L` itself, each command checked ({@link CheckedCommands}). When a
+ * command names a method the catalogue lacks, the checks alone: `L`'s own method name would meet the documented
+ * names in an intersection, which is `never` (the error would say so), where alone they fail with "Did you mean".
+ * `L` is inferred from `calls` alone: `NoInfer` spares TypeScript inferring it back through every command's check.
+ */
+export type CheckedCalls<C, R, L> = [MethodsOf<L>] extends [MethodNameOf<C>]
+  ? L & NoInfer<CheckedCommands<C, R, L>>
+  : NoInfer<CheckedCommands<C, R, L>>

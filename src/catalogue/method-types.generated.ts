@@ -29,7 +29,16 @@
  */
 
 import type { AjaxResult } from '../results/ajax-result.js'
-import type { CallResult, DeprecatedCallOptions, DocumentedResult } from './call-types.js'
+import type {
+  CallResult,
+  CatalogueCallOptions,
+  DeprecatedCallOptions,
+  DistributedCallOptions,
+  DocumentedResult,
+  NoResultType,
+  ReportedCallOptions,
+  UncheckedCallOptions,
+} from './call-types.js'
 import type { Flag, Id, NoParams, NumericId, Obj } from './doc-types.js'
 import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'
 
@@ -16976,42 +16985,27 @@ export interface V2MethodParams {
 /** The deprecated REST v2 methods. */
 export type V2DeprecatedMethod = 'catalog.document.confirm' | 'catalog.document.element.fields' | 'catalog.document.fields' | 'catalog.document.unconfirm' | 'crm.activity.add' | 'crm.activity.update' | 'crm.catalog.fields' | 'crm.catalog.get' | 'crm.catalog.list' | 'crm.company.add' | 'crm.company.delete' | 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.company.details.configuration.get' | 'crm.company.details.configuration.reset' | 'crm.company.details.configuration.set' | 'crm.company.fields' | 'crm.company.get' | 'crm.company.list' | 'crm.company.update' | 'crm.contact.add' | 'crm.contact.delete' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.get' | 'crm.contact.details.configuration.reset' | 'crm.contact.details.configuration.set' | 'crm.contact.fields' | 'crm.contact.get' | 'crm.contact.list' | 'crm.contact.update' | 'crm.deal.add' | 'crm.deal.delete' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.get' | 'crm.deal.details.configuration.reset' | 'crm.deal.details.configuration.set' | 'crm.deal.fields' | 'crm.deal.get' | 'crm.deal.list' | 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.deal.update' | 'crm.dealcategory.add' | 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.delete' | 'crm.dealcategory.fields' | 'crm.dealcategory.get' | 'crm.dealcategory.list' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' | 'crm.dealcategory.update' | 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' | 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.lead.add' | 'crm.lead.delete' | 'crm.lead.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.get' | 'crm.lead.details.configuration.reset' | 'crm.lead.details.configuration.set' | 'crm.lead.fields' | 'crm.lead.get' | 'crm.lead.list' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.lead.update' | 'crm.measure.add' | 'crm.measure.delete' | 'crm.measure.fields' | 'crm.measure.get' | 'crm.measure.list' | 'crm.measure.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'crm.product.add' | 'crm.product.delete' | 'crm.product.fields' | 'crm.product.get' | 'crm.product.list' | 'crm.product.property.add' | 'crm.product.property.delete' | 'crm.product.property.enumeration.fields' | 'crm.product.property.fields' | 'crm.product.property.get' | 'crm.product.property.list' | 'crm.product.property.settings.fields' | 'crm.product.property.types' | 'crm.product.property.update' | 'crm.product.update' | 'crm.productrow.fields' | 'crm.productrow.list' | 'crm.productsection.add' | 'crm.productsection.delete' | 'crm.productsection.fields' | 'crm.productsection.get' | 'crm.productsection.list' | 'crm.productsection.update' | 'crm.quote.add' | 'crm.quote.delete' | 'crm.quote.fields' | 'crm.quote.get' | 'crm.quote.list' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' | 'crm.quote.update' | 'crm.vat.add' | 'crm.vat.delete' | 'crm.vat.fields' | 'crm.vat.get' | 'crm.vat.list' | 'crm.vat.update' | 'im.disk.file.commit' | 'im.disk.folder.get' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imbot.bot.list' | 'imbot.chat.add' | 'imbot.chat.get' | 'imbot.chat.leave' | 'imbot.chat.sendTyping' | 'imbot.chat.setManager' | 'imbot.chat.setOwner' | 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' | 'imbot.chat.user.add' | 'imbot.chat.user.delete' | 'imbot.chat.user.list' | 'imbot.command.answer' | 'imbot.command.register' | 'imbot.command.unregister' | 'imbot.command.update' | 'imbot.dialog.get' | 'imbot.message.add' | 'imbot.message.delete' | 'imbot.message.like' | 'imbot.message.update' | 'imbot.register' | 'imbot.unregister' | 'imbot.update' | 'imopenlines.session.mode.silent' | 'methods' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' | 'task.comment.add' | 'task.commentitem.add' | 'task.commentitem.delete' | 'task.commentitem.get' | 'task.commentitem.getlist' | 'task.commentitem.update' | 'task.item.add' | 'task.item.addfile' | 'task.item.addtofavorite' | 'task.item.approve' | 'task.item.complete' | 'task.item.defer' | 'task.item.delegate' | 'task.item.delete' | 'task.item.deletefile' | 'task.item.deletefromfavorite' | 'task.item.disapprove' | 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' | 'task.item.getmanifest' | 'task.item.isactionallowed' | 'task.item.list' | 'task.item.renew' | 'task.item.startexecution' | 'task.item.update' | 'task.items.getlist' | 'task.logitem.list'
 
-/** `call.make` of the deprecated REST v2 methods: a call shows as deprecated, naming the replacement. */
-export interface V2DeprecatedCalls {
-  /** Sends a deprecated method ('catalog.document.confirm'). @deprecated Use catalog.document.conduct. */
-  <T = DocumentedResult, M extends 'catalog.document.confirm' = 'catalog.document.confirm'>(
+/** `actions.v2.call.make`: its overloads, in the order TypeScript tries them. */
+export interface V2CallMake {
+  /**
+   * Sends `method` with `params`. Resolves with an `AjaxResult`; a REST-level error resolves with `isSuccess: false`.
+   * Rejects with an `AjaxError` when a timeout or connection failure survives the retries, and with a
+   * `RefreshTokenError` when the automatic refresh fails. The method must be one the catalogue documents, with its
+   * required parameters; `unchecked: true` calls any other method. The result is typed as the docs show it
+   * (`unknown` where they show none); `make<T>` types it as `T`. (First: an editor completes `params` from the
+   * first signature while a call does not compile yet.)
+   */
+  <T = DocumentedResult, M extends string = string>(
+    options: CatalogueCallOptions<V2MethodParams, M, V2DeprecatedMethod> & NoResultType<T>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a method or parameters the catalogue lacks (`unchecked: true`), exactly as a checked call. */
+  <T = unknown>(options: UncheckedCallOptions): Promise<AjaxResult<T>>
+  /** Sends a deprecated method (6 methods). @deprecated Use crm.item.productrow.*. */
+  <T = DocumentedResult, M extends 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' = 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('catalog.document.element.fields'). @deprecated Use catalog.document.element.getFields. */
-  <T = DocumentedResult, M extends 'catalog.document.element.fields' = 'catalog.document.element.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('catalog.document.fields'). @deprecated Use catalog.document.getFields. */
-  <T = DocumentedResult, M extends 'catalog.document.fields' = 'catalog.document.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('catalog.document.unconfirm'). @deprecated Use catalog.document.cancel. */
-  <T = DocumentedResult, M extends 'catalog.document.unconfirm' = 'catalog.document.unconfirm'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.activity.add'). @deprecated Use crm.activity.todo.add. */
-  <T = DocumentedResult, M extends 'crm.activity.add' = 'crm.activity.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.activity.update'). @deprecated Use crm.activity.todo.update. */
-  <T = DocumentedResult, M extends 'crm.activity.update' = 'crm.activity.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.catalog.fields'). @deprecated Use catalog.catalog.getFields. */
-  <T = DocumentedResult, M extends 'crm.catalog.fields' = 'crm.catalog.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.catalog.get'). @deprecated Use catalog.catalog.get. */
-  <T = DocumentedResult, M extends 'crm.catalog.get' = 'crm.catalog.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.catalog.list'). @deprecated Use catalog.catalog.list. */
-  <T = DocumentedResult, M extends 'crm.catalog.list' = 'crm.catalog.list'>(
+  /** Sends a deprecated method (6 methods). @deprecated Use crm.activity.todo.*. */
+  <T = DocumentedResult, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.add. */
@@ -17020,22 +17014,6 @@ export interface V2DeprecatedCalls {
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.delete. */
   <T = DocumentedResult, M extends 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete' = 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll' = 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.get. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get' = 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.reset. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset' = 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.set. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set' = 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (5 methods). @deprecated Use crm.item.fields. */
@@ -17054,365 +17032,250 @@ export interface V2DeprecatedCalls {
   <T = DocumentedResult, M extends 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update' = 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (6 methods). @deprecated Use crm.item.productrow.*. */
-  <T = DocumentedResult, M extends 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' = 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set'>(
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll' = 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.dealcategory.add'). @deprecated Use crm.category.add. */
-  <T = DocumentedResult, M extends 'crm.dealcategory.add' = 'crm.dealcategory.add'>(
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.get. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get' = 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.reset. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset' = 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset'>(
+    options: DeprecatedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.set. */
+  <T = DocumentedResult, M extends 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set' = 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (4 methods). @deprecated Use crm.category.*. */
   <T = DocumentedResult, M extends 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' = 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.dealcategory.delete'). @deprecated Use crm.category.delete. */
-  <T = DocumentedResult, M extends 'crm.dealcategory.delete' = 'crm.dealcategory.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.dealcategory.fields'). @deprecated Use crm.category.fields. */
-  <T = DocumentedResult, M extends 'crm.dealcategory.fields' = 'crm.dealcategory.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.dealcategory.get'). @deprecated Use crm.category.get. */
-  <T = DocumentedResult, M extends 'crm.dealcategory.get' = 'crm.dealcategory.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.dealcategory.list'). @deprecated Use crm.category.list. */
-  <T = DocumentedResult, M extends 'crm.dealcategory.list' = 'crm.dealcategory.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.dealcategory.update'). @deprecated Use crm.category.update. */
-  <T = DocumentedResult, M extends 'crm.dealcategory.update' = 'crm.dealcategory.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (6 methods). @deprecated Use crm.activity.todo.*. */
-  <T = DocumentedResult, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (68 methods). @deprecated No longer developed; the documentation names no replacement. */
-  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.measure.add'). @deprecated Use catalog.measure.add. */
-  <T = DocumentedResult, M extends 'crm.measure.add' = 'crm.measure.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.measure.delete'). @deprecated Use catalog.measure.delete. */
-  <T = DocumentedResult, M extends 'crm.measure.delete' = 'crm.measure.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.measure.fields'). @deprecated Use catalog.measure.getFields. */
-  <T = DocumentedResult, M extends 'crm.measure.fields' = 'crm.measure.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.measure.get'). @deprecated Use catalog.measure.get. */
-  <T = DocumentedResult, M extends 'crm.measure.get' = 'crm.measure.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.measure.list'). @deprecated Use catalog.measure.list. */
-  <T = DocumentedResult, M extends 'crm.measure.list' = 'crm.measure.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.measure.update'). @deprecated Use catalog.measure.update. */
-  <T = DocumentedResult, M extends 'crm.measure.update' = 'crm.measure.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.add'). @deprecated Use catalog.product.add. */
-  <T = DocumentedResult, M extends 'crm.product.add' = 'crm.product.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.delete'). @deprecated Use catalog.product.delete. */
-  <T = DocumentedResult, M extends 'crm.product.delete' = 'crm.product.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.fields'). @deprecated Use catalog.product.getFieldsByFilter. */
-  <T = DocumentedResult, M extends 'crm.product.fields' = 'crm.product.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.get'). @deprecated Use catalog.product.get. */
-  <T = DocumentedResult, M extends 'crm.product.get' = 'crm.product.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.list'). @deprecated Use catalog.product.list. */
-  <T = DocumentedResult, M extends 'crm.product.list' = 'crm.product.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.property.add'). @deprecated Use catalog.productProperty.add. */
-  <T = DocumentedResult, M extends 'crm.product.property.add' = 'crm.product.property.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.property.delete'). @deprecated Use catalog.productProperty.delete. */
-  <T = DocumentedResult, M extends 'crm.product.property.delete' = 'crm.product.property.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.property.enumeration.fields'). @deprecated Use catalog.productPropertyEnum.*. */
-  <T = DocumentedResult, M extends 'crm.product.property.enumeration.fields' = 'crm.product.property.enumeration.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.property.fields'). @deprecated Use catalog.productProperty.getFields. */
-  <T = DocumentedResult, M extends 'crm.product.property.fields' = 'crm.product.property.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.property.get'). @deprecated Use catalog.productProperty.get. */
-  <T = DocumentedResult, M extends 'crm.product.property.get' = 'crm.product.property.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.property.list'). @deprecated Use catalog.productProperty.list. */
-  <T = DocumentedResult, M extends 'crm.product.property.list' = 'crm.product.property.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use catalog.productPropertyFeature.*. */
-  <T = DocumentedResult, M extends 'crm.product.property.settings.fields' | 'crm.product.property.types' = 'crm.product.property.settings.fields' | 'crm.product.property.types'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.property.update'). @deprecated Use catalog.productProperty.update. */
-  <T = DocumentedResult, M extends 'crm.product.property.update' = 'crm.product.property.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.product.update'). @deprecated Use catalog.product.update. */
-  <T = DocumentedResult, M extends 'crm.product.update' = 'crm.product.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.productrow.fields'). @deprecated Use crm.item.productrow.fields. */
-  <T = DocumentedResult, M extends 'crm.productrow.fields' = 'crm.productrow.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.productrow.list'). @deprecated Use crm.item.productrow.list. */
-  <T = DocumentedResult, M extends 'crm.productrow.list' = 'crm.productrow.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.productsection.add'). @deprecated Use catalog.section.add. */
-  <T = DocumentedResult, M extends 'crm.productsection.add' = 'crm.productsection.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.productsection.delete'). @deprecated Use catalog.section.delete. */
-  <T = DocumentedResult, M extends 'crm.productsection.delete' = 'crm.productsection.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.productsection.fields'). @deprecated Use catalog.section.getFields. */
-  <T = DocumentedResult, M extends 'crm.productsection.fields' = 'crm.productsection.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.productsection.get'). @deprecated Use catalog.section.get. */
-  <T = DocumentedResult, M extends 'crm.productsection.get' = 'crm.productsection.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.productsection.list'). @deprecated Use catalog.section.list. */
-  <T = DocumentedResult, M extends 'crm.productsection.list' = 'crm.productsection.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.productsection.update'). @deprecated Use catalog.section.update. */
-  <T = DocumentedResult, M extends 'crm.productsection.update' = 'crm.productsection.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.vat.add'). @deprecated Use catalog.vat.add. */
-  <T = DocumentedResult, M extends 'crm.vat.add' = 'crm.vat.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.vat.delete'). @deprecated Use catalog.vat.delete. */
-  <T = DocumentedResult, M extends 'crm.vat.delete' = 'crm.vat.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.vat.fields'). @deprecated Use catalog.vat.getFields. */
-  <T = DocumentedResult, M extends 'crm.vat.fields' = 'crm.vat.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.vat.get'). @deprecated Use catalog.vat.get. */
-  <T = DocumentedResult, M extends 'crm.vat.get' = 'crm.vat.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.vat.list'). @deprecated Use catalog.vat.list. */
-  <T = DocumentedResult, M extends 'crm.vat.list' = 'crm.vat.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('crm.vat.update'). @deprecated Use catalog.vat.update. */
-  <T = DocumentedResult, M extends 'crm.vat.update' = 'crm.vat.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use im.v2.File.upload. */
-  <T = DocumentedResult, M extends 'im.disk.file.commit' | 'im.disk.folder.get' = 'im.disk.file.commit' | 'im.disk.folder.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.bot.list'). @deprecated Use imbot.v2.Bot.list. */
-  <T = DocumentedResult, M extends 'imbot.bot.list' = 'imbot.bot.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.chat.add'). @deprecated Use imbot.v2.Chat.add. */
-  <T = DocumentedResult, M extends 'imbot.chat.add' = 'imbot.chat.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use imbot.v2.Chat.get. */
-  <T = DocumentedResult, M extends 'imbot.chat.get' | 'imbot.dialog.get' = 'imbot.chat.get' | 'imbot.dialog.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.chat.leave'). @deprecated Use imbot.v2.Chat.leave. */
-  <T = DocumentedResult, M extends 'imbot.chat.leave' = 'imbot.chat.leave'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.chat.sendTyping'). @deprecated Use imbot.v2.Chat.InputAction.notify. */
-  <T = DocumentedResult, M extends 'imbot.chat.sendTyping' = 'imbot.chat.sendTyping'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.chat.setManager'). @deprecated Use imbot.v2.Chat.Manager.add. */
-  <T = DocumentedResult, M extends 'imbot.chat.setManager' = 'imbot.chat.setManager'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.chat.setOwner'). @deprecated Use imbot.v2.Chat.setOwner. */
-  <T = DocumentedResult, M extends 'imbot.chat.setOwner' = 'imbot.chat.setOwner'>(
+  /** Sends a deprecated method (4 methods). @deprecated Use tasks.task.get. */
+  <T = DocumentedResult, M extends 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' = 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (3 methods). @deprecated Use imbot.v2.Chat.update. */
   <T = DocumentedResult, M extends 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' = 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.chat.user.add'). @deprecated Use imbot.v2.Chat.User.add. */
-  <T = DocumentedResult, M extends 'imbot.chat.user.add' = 'imbot.chat.user.add'>(
+  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getaccess. */
+  <T = DocumentedResult, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.chat.user.delete'). @deprecated Use imbot.v2.Chat.User.delete. */
-  <T = DocumentedResult, M extends 'imbot.chat.user.delete' = 'imbot.chat.user.delete'>(
+  /** Sends a deprecated method (2 methods). @deprecated Use catalog.productPropertyFeature.*. */
+  <T = DocumentedResult, M extends 'crm.product.property.settings.fields' | 'crm.product.property.types' = 'crm.product.property.settings.fields' | 'crm.product.property.types'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.chat.user.list'). @deprecated Use imbot.v2.Chat.User.list. */
-  <T = DocumentedResult, M extends 'imbot.chat.user.list' = 'imbot.chat.user.list'>(
+  /** Sends a deprecated method (2 methods). @deprecated Use im.v2.File.upload. */
+  <T = DocumentedResult, M extends 'im.disk.file.commit' | 'im.disk.folder.get' = 'im.disk.file.commit' | 'im.disk.folder.get'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.command.answer'). @deprecated Use imbot.v2.Command.answer. */
-  <T = DocumentedResult, M extends 'imbot.command.answer' = 'imbot.command.answer'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.command.register'). @deprecated Use imbot.v2.Command.register. */
-  <T = DocumentedResult, M extends 'imbot.command.register' = 'imbot.command.register'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.command.unregister'). @deprecated Use imbot.v2.Command.unregister. */
-  <T = DocumentedResult, M extends 'imbot.command.unregister' = 'imbot.command.unregister'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.command.update'). @deprecated Use imbot.v2.Command.update. */
-  <T = DocumentedResult, M extends 'imbot.command.update' = 'imbot.command.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.message.add'). @deprecated Use imbot.v2.Chat.Message.send. */
-  <T = DocumentedResult, M extends 'imbot.message.add' = 'imbot.message.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.message.delete'). @deprecated Use imbot.v2.Chat.Message.delete. */
-  <T = DocumentedResult, M extends 'imbot.message.delete' = 'imbot.message.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.message.like'). @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
-  <T = DocumentedResult, M extends 'imbot.message.like' = 'imbot.message.like'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.message.update'). @deprecated Use imbot.v2.Chat.Message.update. */
-  <T = DocumentedResult, M extends 'imbot.message.update' = 'imbot.message.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.register'). @deprecated Use imbot.v2.Bot.register. */
-  <T = DocumentedResult, M extends 'imbot.register' = 'imbot.register'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.unregister'). @deprecated Use imbot.v2.Bot.unregister. */
-  <T = DocumentedResult, M extends 'imbot.unregister' = 'imbot.unregister'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('imbot.update'). @deprecated Use imbot.v2.Bot.update. */
-  <T = DocumentedResult, M extends 'imbot.update' = 'imbot.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('methods'). @deprecated Use method.get. */
-  <T = DocumentedResult, M extends 'methods' = 'methods'>(
+  /** Sends a deprecated method (2 methods). @deprecated Use imbot.v2.Chat.get. */
+  <T = DocumentedResult, M extends 'imbot.chat.get' | 'imbot.dialog.get' = 'imbot.chat.get' | 'imbot.dialog.get'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.chat.message.send. */
   <T = DocumentedResult, M extends 'task.comment.add' | 'task.commentitem.add' = 'task.comment.add' | 'task.commentitem.add'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.commentitem.delete'). @deprecated Use im.message.delete. */
-  <T = DocumentedResult, M extends 'task.commentitem.delete' = 'task.commentitem.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use im.dialog.messages.get. */
   <T = DocumentedResult, M extends 'task.commentitem.get' | 'task.commentitem.getlist' = 'task.commentitem.get' | 'task.commentitem.getlist'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.commentitem.update'). @deprecated Use im.message.update. */
-  <T = DocumentedResult, M extends 'task.commentitem.update' = 'task.commentitem.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.add'). @deprecated Use tasks.task.add. */
-  <T = DocumentedResult, M extends 'task.item.add' = 'task.item.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.addfile'). @deprecated Use tasks.task.files.attach. */
-  <T = DocumentedResult, M extends 'task.item.addfile' = 'task.item.addfile'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.addtofavorite'). @deprecated Use tasks.task.favorite.add. */
-  <T = DocumentedResult, M extends 'task.item.addtofavorite' = 'task.item.addtofavorite'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.approve'). @deprecated Use tasks.task.approve. */
-  <T = DocumentedResult, M extends 'task.item.approve' = 'task.item.approve'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.complete'). @deprecated Use tasks.task.complete. */
-  <T = DocumentedResult, M extends 'task.item.complete' = 'task.item.complete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.defer'). @deprecated Use tasks.task.defer. */
-  <T = DocumentedResult, M extends 'task.item.defer' = 'task.item.defer'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.delegate'). @deprecated Use tasks.task.delegate. */
-  <T = DocumentedResult, M extends 'task.item.delegate' = 'task.item.delegate'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.delete'). @deprecated Use tasks.task.delete. */
-  <T = DocumentedResult, M extends 'task.item.delete' = 'task.item.delete'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.update. */
   <T = DocumentedResult, M extends 'task.item.deletefile' | 'task.item.update' = 'task.item.deletefile' | 'task.item.update'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.deletefromfavorite'). @deprecated Use tasks.task.favorite.remove. */
-  <T = DocumentedResult, M extends 'task.item.deletefromfavorite' = 'task.item.deletefromfavorite'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.disapprove'). @deprecated Use tasks.task.disapprove. */
-  <T = DocumentedResult, M extends 'task.item.disapprove' = 'task.item.disapprove'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getaccess. */
-  <T = DocumentedResult, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use tasks.task.get. */
-  <T = DocumentedResult, M extends 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' = 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.item.getmanifest'). @deprecated Use tasks.task.getFields. */
-  <T = DocumentedResult, M extends 'task.item.getmanifest' = 'task.item.getmanifest'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.list. */
   <T = DocumentedResult, M extends 'task.item.list' | 'task.items.getlist' = 'task.item.list' | 'task.items.getlist'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('catalog.document.confirm'). @deprecated Use catalog.document.conduct. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.confirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.confirm'>>>
+  /** Sends a deprecated method ('catalog.document.element.fields'). @deprecated Use catalog.document.element.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.element.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.element.fields'>>>
+  /** Sends a deprecated method ('catalog.document.fields'). @deprecated Use catalog.document.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.fields'>>>
+  /** Sends a deprecated method ('catalog.document.unconfirm'). @deprecated Use catalog.document.cancel. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.unconfirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.unconfirm'>>>
+  /** Sends a deprecated method ('crm.activity.add'). @deprecated Use crm.activity.todo.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.activity.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.add'>>>
+  /** Sends a deprecated method ('crm.activity.update'). @deprecated Use crm.activity.todo.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.activity.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.update'>>>
+  /** Sends a deprecated method ('crm.catalog.fields'). @deprecated Use catalog.catalog.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.fields'>>>
+  /** Sends a deprecated method ('crm.catalog.get'). @deprecated Use catalog.catalog.get. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.get'>>>
+  /** Sends a deprecated method ('crm.catalog.list'). @deprecated Use catalog.catalog.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.list'>>>
+  /** Sends a deprecated method ('crm.dealcategory.add'). @deprecated Use crm.category.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.add'>>>
+  /** Sends a deprecated method ('crm.dealcategory.delete'). @deprecated Use crm.category.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.delete'>>>
+  /** Sends a deprecated method ('crm.dealcategory.fields'). @deprecated Use crm.category.fields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.fields'>>>
+  /** Sends a deprecated method ('crm.dealcategory.get'). @deprecated Use crm.category.get. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.get'>>>
+  /** Sends a deprecated method ('crm.dealcategory.list'). @deprecated Use crm.category.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.list'>>>
+  /** Sends a deprecated method ('crm.dealcategory.update'). @deprecated Use crm.category.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.update'>>>
+  /** Sends a deprecated method ('crm.measure.add'). @deprecated Use catalog.measure.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.add'>>>
+  /** Sends a deprecated method ('crm.measure.delete'). @deprecated Use catalog.measure.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.delete'>>>
+  /** Sends a deprecated method ('crm.measure.fields'). @deprecated Use catalog.measure.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.fields'>>>
+  /** Sends a deprecated method ('crm.measure.get'). @deprecated Use catalog.measure.get. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.get'>>>
+  /** Sends a deprecated method ('crm.measure.list'). @deprecated Use catalog.measure.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.list'>>>
+  /** Sends a deprecated method ('crm.measure.update'). @deprecated Use catalog.measure.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.update'>>>
+  /** Sends a deprecated method ('crm.product.add'). @deprecated Use catalog.product.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.add'>>>
+  /** Sends a deprecated method ('crm.product.delete'). @deprecated Use catalog.product.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.delete'>>>
+  /** Sends a deprecated method ('crm.product.fields'). @deprecated Use catalog.product.getFieldsByFilter. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.fields'>>>
+  /** Sends a deprecated method ('crm.product.get'). @deprecated Use catalog.product.get. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.get'>>>
+  /** Sends a deprecated method ('crm.product.list'). @deprecated Use catalog.product.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.list'>>>
+  /** Sends a deprecated method ('crm.product.property.add'). @deprecated Use catalog.productProperty.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.add'>>>
+  /** Sends a deprecated method ('crm.product.property.delete'). @deprecated Use catalog.productProperty.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.delete'>>>
+  /** Sends a deprecated method ('crm.product.property.enumeration.fields'). @deprecated Use catalog.productPropertyEnum.*. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.enumeration.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.enumeration.fields'>>>
+  /** Sends a deprecated method ('crm.product.property.fields'). @deprecated Use catalog.productProperty.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.fields'>>>
+  /** Sends a deprecated method ('crm.product.property.get'). @deprecated Use catalog.productProperty.get. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.get'>>>
+  /** Sends a deprecated method ('crm.product.property.list'). @deprecated Use catalog.productProperty.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.list'>>>
+  /** Sends a deprecated method ('crm.product.property.update'). @deprecated Use catalog.productProperty.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.update'>>>
+  /** Sends a deprecated method ('crm.product.update'). @deprecated Use catalog.product.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.update'>>>
+  /** Sends a deprecated method ('crm.productrow.fields'). @deprecated Use crm.item.productrow.fields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productrow.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productrow.fields'>>>
+  /** Sends a deprecated method ('crm.productrow.list'). @deprecated Use crm.item.productrow.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productrow.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productrow.list'>>>
+  /** Sends a deprecated method ('crm.productsection.add'). @deprecated Use catalog.section.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.add'>>>
+  /** Sends a deprecated method ('crm.productsection.delete'). @deprecated Use catalog.section.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.delete'>>>
+  /** Sends a deprecated method ('crm.productsection.fields'). @deprecated Use catalog.section.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.fields'>>>
+  /** Sends a deprecated method ('crm.productsection.get'). @deprecated Use catalog.section.get. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.get'>>>
+  /** Sends a deprecated method ('crm.productsection.list'). @deprecated Use catalog.section.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.list'>>>
+  /** Sends a deprecated method ('crm.productsection.update'). @deprecated Use catalog.section.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.update'>>>
+  /** Sends a deprecated method ('crm.vat.add'). @deprecated Use catalog.vat.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.add'>>>
+  /** Sends a deprecated method ('crm.vat.delete'). @deprecated Use catalog.vat.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.delete'>>>
+  /** Sends a deprecated method ('crm.vat.fields'). @deprecated Use catalog.vat.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.fields'>>>
+  /** Sends a deprecated method ('crm.vat.get'). @deprecated Use catalog.vat.get. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.get'>>>
+  /** Sends a deprecated method ('crm.vat.list'). @deprecated Use catalog.vat.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.list'>>>
+  /** Sends a deprecated method ('crm.vat.update'). @deprecated Use catalog.vat.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.update'>>>
+  /** Sends a deprecated method ('imbot.bot.list'). @deprecated Use imbot.v2.Bot.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.bot.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.bot.list'>>>
+  /** Sends a deprecated method ('imbot.chat.add'). @deprecated Use imbot.v2.Chat.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.add'>>>
+  /** Sends a deprecated method ('imbot.chat.leave'). @deprecated Use imbot.v2.Chat.leave. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.leave'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.leave'>>>
+  /** Sends a deprecated method ('imbot.chat.sendTyping'). @deprecated Use imbot.v2.Chat.InputAction.notify. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.sendTyping'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.sendTyping'>>>
+  /** Sends a deprecated method ('imbot.chat.setManager'). @deprecated Use imbot.v2.Chat.Manager.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.setManager'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.setManager'>>>
+  /** Sends a deprecated method ('imbot.chat.setOwner'). @deprecated Use imbot.v2.Chat.setOwner. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.setOwner'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.setOwner'>>>
+  /** Sends a deprecated method ('imbot.chat.user.add'). @deprecated Use imbot.v2.Chat.User.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.user.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.add'>>>
+  /** Sends a deprecated method ('imbot.chat.user.delete'). @deprecated Use imbot.v2.Chat.User.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.user.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.delete'>>>
+  /** Sends a deprecated method ('imbot.chat.user.list'). @deprecated Use imbot.v2.Chat.User.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.user.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.list'>>>
+  /** Sends a deprecated method ('imbot.command.answer'). @deprecated Use imbot.v2.Command.answer. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.command.answer'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.answer'>>>
+  /** Sends a deprecated method ('imbot.command.register'). @deprecated Use imbot.v2.Command.register. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.command.register'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.register'>>>
+  /** Sends a deprecated method ('imbot.command.unregister'). @deprecated Use imbot.v2.Command.unregister. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.command.unregister'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.unregister'>>>
+  /** Sends a deprecated method ('imbot.command.update'). @deprecated Use imbot.v2.Command.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.command.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.update'>>>
+  /** Sends a deprecated method ('imbot.message.add'). @deprecated Use imbot.v2.Chat.Message.send. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.message.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.add'>>>
+  /** Sends a deprecated method ('imbot.message.delete'). @deprecated Use imbot.v2.Chat.Message.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.message.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.delete'>>>
+  /** Sends a deprecated method ('imbot.message.like'). @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.message.like'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.like'>>>
+  /** Sends a deprecated method ('imbot.message.update'). @deprecated Use imbot.v2.Chat.Message.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.message.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.update'>>>
+  /** Sends a deprecated method ('imbot.register'). @deprecated Use imbot.v2.Bot.register. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.register'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.register'>>>
+  /** Sends a deprecated method ('imbot.unregister'). @deprecated Use imbot.v2.Bot.unregister. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.unregister'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.unregister'>>>
+  /** Sends a deprecated method ('imbot.update'). @deprecated Use imbot.v2.Bot.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.update'>>>
+  /** Sends a deprecated method ('methods'). @deprecated Use method.get. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'methods'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'methods'>>>
+  /** Sends a deprecated method ('task.commentitem.delete'). @deprecated Use im.message.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.commentitem.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.delete'>>>
+  /** Sends a deprecated method ('task.commentitem.update'). @deprecated Use im.message.update. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.commentitem.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.update'>>>
+  /** Sends a deprecated method ('task.item.add'). @deprecated Use tasks.task.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.add'>>>
+  /** Sends a deprecated method ('task.item.addfile'). @deprecated Use tasks.task.files.attach. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.addfile'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.addfile'>>>
+  /** Sends a deprecated method ('task.item.addtofavorite'). @deprecated Use tasks.task.favorite.add. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.addtofavorite'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.addtofavorite'>>>
+  /** Sends a deprecated method ('task.item.approve'). @deprecated Use tasks.task.approve. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.approve'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.approve'>>>
+  /** Sends a deprecated method ('task.item.complete'). @deprecated Use tasks.task.complete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.complete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.complete'>>>
+  /** Sends a deprecated method ('task.item.defer'). @deprecated Use tasks.task.defer. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.defer'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.defer'>>>
+  /** Sends a deprecated method ('task.item.delegate'). @deprecated Use tasks.task.delegate. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.delegate'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.delegate'>>>
+  /** Sends a deprecated method ('task.item.delete'). @deprecated Use tasks.task.delete. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.delete'>>>
+  /** Sends a deprecated method ('task.item.deletefromfavorite'). @deprecated Use tasks.task.favorite.remove. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.deletefromfavorite'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.deletefromfavorite'>>>
+  /** Sends a deprecated method ('task.item.disapprove'). @deprecated Use tasks.task.disapprove. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.disapprove'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.disapprove'>>>
+  /** Sends a deprecated method ('task.item.getmanifest'). @deprecated Use tasks.task.getFields. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.getmanifest'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getmanifest'>>>
   /** Sends a deprecated method ('task.item.renew'). @deprecated Use tasks.task.renew. */
-  <T = DocumentedResult, M extends 'task.item.renew' = 'task.item.renew'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.renew'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.renew'>>>
   /** Sends a deprecated method ('task.item.startexecution'). @deprecated Use tasks.task.start. */
-  <T = DocumentedResult, M extends 'task.item.startexecution' = 'task.item.startexecution'>(
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.startexecution'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.startexecution'>>>
+  /** Sends a deprecated method ('task.logitem.list'). @deprecated Use tasks.task.history.list. */
+  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.logitem.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.logitem.list'>>>
+  /** Sends a deprecated method (68 methods). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get'>(
     options: DeprecatedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method ('task.logitem.list'). @deprecated Use tasks.task.history.list. */
-  <T = DocumentedResult, M extends 'task.logitem.list' = 'task.logitem.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
+  /**
+   * Sends a documented method with the result type given (`make<Deal>(...)`): checked against every method's
+   * options, as the method name is not inferred when a type argument is given.
+   */
+  <T, M extends keyof V2MethodParams & string = keyof V2MethodParams & string>(
+    options: DistributedCallOptions<V2MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Checked as the first form; last, so that a call that does not compile reports its error ("Did you mean"). */
+  <T = DocumentedResult, M extends string = never>(
+    options: ReportedCallOptions<V2MethodParams, M>,
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
 }
 
@@ -18193,6 +18056,30 @@ export interface V3MethodParams {
 /** The deprecated REST v3 methods. */
 export type V3DeprecatedMethod = never
 
-/** `call.make` of the deprecated REST v3 methods: a call shows as deprecated, naming the replacement. */
-export interface V3DeprecatedCalls {
+/** `actions.v3.call.make`: its overloads, in the order TypeScript tries them. */
+export interface V3CallMake {
+  /**
+   * Sends `method` with `params`. Resolves with an `AjaxResult`; a REST-level error resolves with `isSuccess: false`.
+   * Rejects with an `AjaxError` when a timeout or connection failure survives the retries, and with a
+   * `RefreshTokenError` when the automatic refresh fails. The method must be one the catalogue documents, with its
+   * required parameters; `unchecked: true` calls any other method. The result is typed as the docs show it
+   * (`unknown` where they show none); `make<T>` types it as `T`. (First: an editor completes `params` from the
+   * first signature while a call does not compile yet.)
+   */
+  <T = DocumentedResult, M extends string = string>(
+    options: CatalogueCallOptions<V3MethodParams, M, V3DeprecatedMethod> & NoResultType<T>,
+  ): Promise<AjaxResult<CallResult<T, V3MethodResults, M>>>
+  /** Sends a method or parameters the catalogue lacks (`unchecked: true`), exactly as a checked call. */
+  <T = unknown>(options: UncheckedCallOptions): Promise<AjaxResult<T>>
+  /**
+   * Sends a documented method with the result type given (`make<Deal>(...)`): checked against every method's
+   * options, as the method name is not inferred when a type argument is given.
+   */
+  <T, M extends keyof V3MethodParams & string = keyof V3MethodParams & string>(
+    options: DistributedCallOptions<V3MethodParams, M>,
+  ): Promise<AjaxResult<T>>
+  /** Checked as the first form; last, so that a call that does not compile reports its error ("Did you mean"). */
+  <T = DocumentedResult, M extends string = never>(
+    options: ReportedCallOptions<V3MethodParams, M>,
+  ): Promise<AjaxResult<CallResult<T, V3MethodResults, M>>>
 }

@@ -1,5 +1,4 @@
-import type { CallAction } from '../actions/call.js'
-import type { V2MethodParams } from '../catalogue/method-types.generated.js'
+import type { V2CallAction } from '../actions/actions.js'
 import type { LoggerInterface } from '../logger/logger.js'
 
 /** The cheap authenticated call both tools make. */
@@ -12,7 +11,7 @@ export interface ToolOptions {
 }
 
 /** The probe call, with the caller's request id when given. */
-function probe(call: CallAction<V2MethodParams>, options: ToolOptions) {
+function probe(call: V2CallAction, options: ToolOptions) {
   return call.make({
     method: PROBE_METHOD,
     ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
@@ -21,9 +20,9 @@ function probe(call: CallAction<V2MethodParams>, options: ToolOptions) {
 
 /** `tools.ping`: how long a cheap authenticated call takes. */
 export class PingTool {
-  readonly #call: CallAction<V2MethodParams>
+  readonly #call: V2CallAction
 
-  constructor(call: CallAction<V2MethodParams>) {
+  constructor(call: V2CallAction) {
     this.#call = call
   }
 
@@ -45,10 +44,10 @@ export class PingTool {
 
 /** `tools.healthCheck`: whether the portal answers and accepts this client's credentials. */
 export class HealthCheckTool {
-  readonly #call: CallAction<V2MethodParams>
+  readonly #call: V2CallAction
   readonly #logger: LoggerInterface
 
-  constructor(call: CallAction<V2MethodParams>, logger: LoggerInterface) {
+  constructor(call: V2CallAction, logger: LoggerInterface) {
     this.#call = call
     this.#logger = logger
   }
@@ -80,6 +79,6 @@ export interface PortalTools {
 }
 
 /** Builds the tools of an instance over its v2 `call` action. */
-export function createTools(call: CallAction<V2MethodParams>, logger: LoggerInterface): PortalTools {
+export function createTools(call: V2CallAction, logger: LoggerInterface): PortalTools {
   return { ping: new PingTool(call), healthCheck: new HealthCheckTool(call, logger) }
 }

@@ -1,13 +1,13 @@
 /**
  * What an editor completes while a call is being written (so it does not compile yet): the method's parameters at
- * `params: { | }`, required ones first, and every method name at `method: '|'`, deprecated ones included. Asked of
- * TypeScript 5.9's language service (the `typescript5` devDependency) and of TypeScript 7's API, on a consumer file
- * written under .tmp/ that imports the sources.
+ * `params: { | }`, required ones first, and every method name at `method: '|'`, deprecated ones included; and the
+ * error it shows for a misspelt method. Asked of TypeScript 5.9's language service (the `typescript5`
+ * devDependency) and of TypeScript 7's API, on a consumer file written under .tmp/ that imports the sources.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { API } from 'typescript/unstable/sync'
+import { API, type Diagnostic as Diagnostic7 } from 'typescript/unstable/sync'
 import ts from 'typescript5'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { V2_METHODS } from '../../src/catalogue/methods.generated.js'
@@ -29,6 +29,10 @@ void v3.call.make({ method: 'tasks.task.add', params: { /*v3call*/ } })
 void v2.batch.make({ calls: [['crm.item.list', { /*batch*/ }]] })
 void v2.batch.make({ calls: [['crm.item.lst', { entityTypeId: 2 }]] }) // misspelt command
 void v2.call.make({ method: 'crm.item.lst', params: { entityTypeId: 2 } }) // misspelt call
+void v2.batch.make({ calls: { items: ['crm.item.lst', { entityTypeId: 2 }] } }) // misspelt named
+void v2.batchByChunk.make({ calls: [{ method: 'crm.item.lst', params: { entityTypeId: 2 } }] }) // misspelt object
+void v2.batch.make({ calls: [['user.current'], ['crm.item.lst', { entityTypeId: 2 }]] }) // misspelt second
+void v2.batch.make({ calls: [['my.own.method']] }) // misspelt unknown
 `
 
 /** One completion entry, as both compilers report it. */
@@ -37,7 +41,10 @@ interface Entry {
   sortText: string
 }
 
-/** Completions at each marker, by marker name. */
+/**
+ * Completions at each marker, by marker name; and by the label of each line marked `// misspelt ...`, its error as
+ * an editor shows it (the message chain, one line per level, trimmed) and where it starts on the line.
+ */
 type Completions = Record<string, Entry[]>
 
 const COMPILER_OPTIONS = {
@@ -99,17 +106,26 @@ function completions59(): Completions {
     undefined,
   )
   result.doc = [{ name: ts.displayPartsToString(details?.documentation), sortText: '' }]
-  // The errors of the lines marked "misspelt", as an editor shows them (the message chain, one line per level).
-  const text = CONSUMER
   for (const diagnostic of service.getSemanticDiagnostics(file)) {
-    const line = text.slice(0, diagnostic.start).split('\n').length - 1
-    const label = /\/\/ (misspelt \w+)$/.exec(text.split('\n')[line] ?? '')?.[1]
-    if (label === undefined) continue
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')
-    result[label] = message.split('\n').map((name) => ({ name, sortText: '' }))
+    addError(result, diagnostic.start ?? 0, message.split('\n'))
   }
   service.dispose()
   return result
+}
+
+/** Records the error starting at `offset` of {@link CONSUMER} under its line's label, if the line is marked misspelt. */
+function addError(result: Completions, offset: number, lines: string[]): void {
+  const before = CONSUMER.slice(0, offset).split('\n')
+  const label = /\/\/ (misspelt \w+)$/.exec(CONSUMER.split('\n')[before.length - 1] ?? '')?.[1]
+  if (label === undefined) return
+  result[label] = lines.map((line) => ({ name: line.trim(), sortText: '' }))
+  result[`${label} at`] = [{ name: String(before.at(-1)?.length), sortText: '' }]
+}
+
+/** A TypeScript 7 diagnostic's message chain, one line per level. */
+function chain(diagnostic: Diagnostic7): string[] {
+  return [diagnostic.text, ...(diagnostic.messageChain ?? []).flatMap(chain)]
 }
 
 /** TypeScript 7's API over the same consumer (its project: the tsconfig.json written beside it). */
@@ -129,6 +145,9 @@ function completions7(): Completions {
       result[name] = (info?.entries ?? [])
         .filter((entry) => entry.kind !== undefined && KINDS_7.has(entry.kind))
         .map((entry) => ({ name: entry.name.replace(/\?$/, ''), sortText: entry.sortText ?? '' }))
+    }
+    for (const diagnostic of project.program.getSemanticDiagnostics(file)) {
+      addError(result, diagnostic.pos, chain(diagnostic))
     }
     return result
   } finally {
@@ -170,22 +189,46 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const names = (entries: Entry[] | undefined): string[] => (entries ?? []).map((entry) => entry.name).sort()
 
-describe('errors on TypeScript 5.9', () => {
-  const lines = (label: string): string[] => (results['5.9']?.[label] ?? []).map((entry) => entry.name.trim())
+describe("a completed parameter's doc on TypeScript 5.9", () => {
+  it("shows the docs' description", () => {
+    expect(results['5.9']?.doc?.map((entry) => entry.name)).toEqual([
+      'System or user type identifier whose items need to be retrieved.',
+    ])
+  })
+})
 
-  it('a misspelt batch command fails in a few lines naming it, as a misspelt call does', () => {
-    expect(lines('misspelt command')).toEqual([
+describe.each(['5.9', '7'])('errors on TypeScript %s', (version) => {
+  const lines = (label: string): string[] => (results[version]?.[label] ?? []).map((entry) => entry.name)
+  const column = (label: string): number => Number(results[version]?.[`${label} at`]?.[0]?.name)
+  const didYouMean =
+    /^Type '"crm\.item\.lst"' is not assignable to type '.+'\. Did you mean '"crm\.item\.list"'\?$/
+
+  it('a misspelt method fails in three lines suggesting the nearest name', () => {
+    expect(lines('misspelt call')).toEqual([
       'No overload matches this call.',
       'The last overload gave the following error.',
-      `Type '"crm.item.lst"' is not assignable to type '"crm.item.lst" & NotDocumented<"crm.item.lst">'.`,
-      `Type 'string' is not assignable to type 'NotDocumented<"crm.item.lst">'.`,
+      expect.stringMatching(didYouMean),
     ])
-    expect(lines('misspelt call').join('\n')).toMatch(/"crm\.item\.lst".*Did you mean '"crm\.item\.list"'\?/)
-    expect(lines('misspelt call').length).toBeLessThanOrEqual(3)
   })
 
-  it("a completed parameter shows the docs' description", () => {
-    expect(lines('doc')).toEqual(['System or user type identifier whose items need to be retrieved.'])
+  it.each([
+    ['misspelt command', "'crm.item.lst'"],
+    ['misspelt named', "'crm.item.lst'"],
+    ['misspelt second', "'crm.item.lst'"],
+    // An object command's error is at its method key, as call.make's is.
+    ['misspelt object', 'method:'],
+  ])('a batch fails as call.make does, where the name is written (%s)', (label, where) => {
+    expect(lines(label)).toEqual(lines('misspelt call'))
+    const line = CONSUMER.split('\n').find((text) => text.endsWith(`// ${label}`)) ?? ''
+    expect(column(label)).toBe(line.indexOf(where))
+  })
+
+  it('a batch command of a method no name is near fails naming it, in three lines', () => {
+    expect(lines('misspelt unknown')).toEqual([
+      'No overload matches this call.',
+      'The last overload gave the following error.',
+      expect.stringMatching(/^Type '"my\.own\.method"' is not assignable to type '".+'\.$/),
+    ])
   })
 })
 

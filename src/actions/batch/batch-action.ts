@@ -1,4 +1,4 @@
-import type { CheckedCommands } from '../../catalogue/command-types.js'
+import type { CheckedCalls } from '../../catalogue/command-types.js'
 import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import { Result } from '../../results/result.js'
 import type { ApiVersion } from '../../types/api-version.js'
@@ -117,7 +117,7 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Re
    * batch. (Declared first: an editor completes a command from it while the batch does not compile yet.)
    */
   make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
-    options: CheckedBatchMakeOptions<L & CheckedCommands<C, R, L>> & { options?: O },
+    options: CheckedBatchMakeOptions<CheckedCalls<C, R, L>> & { options?: O },
   ): Promise<Result<BatchDataOf<L, O, Res>>>
   /** Runs commands not checked against the catalogue (`unchecked: true`); each `AjaxResult`, in input order. */
   make<T = unknown>(
@@ -162,7 +162,7 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Re
   ): Promise<Result<BatchData<T>>>
   /** Checked as the first form; last, so that a batch that does not compile reports its error (one line). */
   make<const L extends BatchCalls, const O extends BatchOptions = Record<never, never>>(
-    options: CheckedBatchMakeOptions<L & CheckedCommands<C, R, L>> & { options?: O },
+    options: CheckedBatchMakeOptions<CheckedCalls<C, R, L>> & { options?: O },
   ): Promise<Result<BatchDataOf<L, O, Res>>>
   async make(options: unknown): Promise<Result<BatchData>> {
     const request = readBatchRequest(options, this.runner.apiVersion, this.#action)

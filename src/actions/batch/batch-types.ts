@@ -1,5 +1,5 @@
 import type { ResultOf } from '../../catalogue/call-types.js'
-import type { MethodCommand, MethodTuple } from '../../catalogue/command-types.js'
+import type { MethodCommand, MethodOf, MethodTuple } from '../../catalogue/command-types.js'
 import type { AjaxResult } from '../../results/ajax-result.js'
 
 /** A batch command as a tuple, not checked against the catalogue: `['crm.contact.get', { ID: 1 }]`. */
@@ -117,13 +117,6 @@ export type AjaxMode<O> = O extends { returnAjaxResult: true }
 
 /** The value of one command in the batch's data: its `result`, or its `AjaxResult` with `returnAjaxResult`. */
 export type CommandData<Ajax, T> = Ajax extends true ? AjaxResult<T> : T | undefined
-
-/** The method a command names (tuple or object form). */
-export type MethodOf<E> = E extends readonly [infer M, ...unknown[]]
-  ? M
-  : E extends { readonly method: infer M }
-    ? M
-    : never
 
 /**
  * The data of a batch of commands `L` with options `O`: an array in input order for a list of commands, an
