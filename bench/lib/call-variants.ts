@@ -10,7 +10,7 @@ import type { PortalOAuth } from '../../src/index.js'
 import type { EmulatorAuthParams } from '../../src/testing/index.js'
 import { USER_AGENT } from '../../src/version.js'
 import type { CpuVariant } from './cpu.js'
-import { adapter, retryClone } from './package.js'
+import { adapter, lib, retryClone } from './package.js'
 import { type BenchRig, UNPACED } from './rig.js'
 import { VENDOR_PACKAGE, VENDOR_VERSION, type VendorSdk } from './vendor.js'
 
@@ -135,7 +135,7 @@ export const VENDOR_METHOD = 'profile'
 /** The restriction params of both sides of that comparison. */
 export const UNPACED_NOT_ADAPTIVE = {
   ...UNPACED,
-  adaptiveConfig: { enabled: false, thresholdPercent: 80, coefficient: 0.01, maxDelay: 7_000 },
+  adaptiveConfig: { ...lib.ParamsFactory.getDefault().adaptiveConfig, enabled: false },
 }
 
 /** `call.make` of `profile` through `portal` (built with {@link UNPACED_NOT_ADAPTIVE}): ours in that comparison. */

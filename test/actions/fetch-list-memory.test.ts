@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { EmulatorListPage } from '../../src/testing/index.js'
 import type { Rig } from '../helpers.js'
 import { startFastRig } from './fast-rig.js'
-import { forceGc, settledHeap } from './heap.js'
+import { gcOrSkip, settledHeap } from './heap.js'
 
 let rig: Rig | undefined
 afterEach(async () => {
@@ -86,11 +86,8 @@ describe('v2 fetchList: 10 000 rows in constant memory', () => {
   })
 
   it('holds one page at a time: the heap stays flat while 7 500 rows of 2 KB stream by', async (context) => {
-    const gc = forceGc()
-    if (!gc) {
-      context.skip('no gc() available (run node with --expose-gc); the heap cannot be measured reliably')
-      return
-    }
+    const gc = gcOrSkip(context)
+    if (!gc) return
     rig = await startFastRig()
     defineWideList(rig)
     const streamed = await measure(rig, gc, undefined)

@@ -17,6 +17,16 @@ export function forceGc(): (() => void) | undefined {
   }
 }
 
+/**
+ * {@link forceGc}, or the test skipped, saying why: without a full collection the heap cannot be measured. `undefined`
+ * only once the test is skipped.
+ */
+export function gcOrSkip(context: { skip(note?: string): void }): (() => void) | undefined {
+  const gc = forceGc()
+  if (!gc) context.skip('no gc() available (run node with --expose-gc); the heap cannot be measured reliably')
+  return gc
+}
+
 /** Heap in use after a full collection, bytes. */
 export function settledHeap(gc: () => void): number {
   gc()

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createNullLogger, PortalOAuth } from '../../src/index.js'
 import { type PortalEmulatorProcess, startPortalEmulatorProcess } from '../../src/testing/index.js'
-import { forceGc, settledHeapAfterFinalizers } from '../actions/heap.js'
+import { gcOrSkip, settledHeapAfterFinalizers } from '../actions/heap.js'
 
 // The emulator runs in a child process: it keeps every pair it issued, which would grow the heap being measured.
 
@@ -23,11 +23,8 @@ async function refreshes(client: PortalOAuth, count: number): Promise<void> {
 
 describe('the default refresh in constant memory', () => {
   it('3 000 refreshes over HTTP, one after another, keep well under 150 B each once they are done', async (context) => {
-    const gc = forceGc()
-    if (!gc) {
-      context.skip('no gc() available (run node with --expose-gc); the heap cannot be measured reliably')
-      return
-    }
+    const gc = gcOrSkip(context)
+    if (!gc) return
     emulator = await startPortalEmulatorProcess({ rateLimit: false })
     portal = new PortalOAuth(
       await emulator.issueAuthParams(),

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createNullLogger, MemoryStore, PortalFleet } from '../../src/index.js'
-import { forceGc, settledHeapAfterFinalizers } from '../actions/heap.js'
+import { gcOrSkip, settledHeapAfterFinalizers } from '../actions/heap.js'
 import { type FarmChild, startFarmChild } from './farm-child.js'
 
 // The portals are served by an emulator farm in a child process: their state stays out of the heap measured here.
@@ -88,11 +88,8 @@ async function perPortalSince(gc: () => void, before: number): Promise<number> {
 
 describe('a held portal after its calls', () => {
   it('2 000 held portals, each after a call, hold at most 8 KB of heap each', async (context) => {
-    const gc = forceGc()
-    if (!gc) {
-      context.skip('no gc() available (run node with --expose-gc); the heap cannot be measured reliably')
-      return
-    }
+    const gc = gcOrSkip(context)
+    if (!gc) return
     const { fleet, measured, before, farm } = await warmedUp(gc)
     expect(await callEach(fleet, measured)).toEqual([])
     const perPortal = await perPortalSince(gc, before)
@@ -105,11 +102,8 @@ describe('a held portal after its calls', () => {
   }, 120_000)
 
   it('2 000 held portals, each after a call that refreshed its pair, hold at most 8 KB of heap each', async (context) => {
-    const gc = forceGc()
-    if (!gc) {
-      context.skip('no gc() available (run node with --expose-gc); the heap cannot be measured reliably')
-      return
-    }
+    const gc = gcOrSkip(context)
+    if (!gc) return
     const { fleet, measured, before, farm } = await warmedUp(gc)
     expect(await callEach(fleet, measured)).toEqual([])
     await farm.expire()

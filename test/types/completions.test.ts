@@ -189,6 +189,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const names = (entries: Entry[] | undefined): string[] => (entries ?? []).map((entry) => entry.name).sort()
 
+/** The parameters of `crm.item.list`, sorted: what its call, its list actions and a batch command complete. */
+const CRM_ITEM_LIST_PARAMS = ['entityTypeId', 'filter', 'order', 'select', 'start', 'useOriginalUfNames']
+
 describe("a completed parameter's doc on TypeScript 5.9", () => {
   it("shows the docs' description", () => {
     expect(results['5.9']?.doc?.map((entry) => entry.name)).toEqual([
@@ -237,14 +240,7 @@ describe.each(['5.9', '7'])('completions on TypeScript %s', (version) => {
 
   it("params: { | } lists the method's parameters, the required ones first", () => {
     const entries = at('call')
-    expect(names(entries)).toEqual([
-      'entityTypeId',
-      'filter',
-      'order',
-      'select',
-      'start',
-      'useOriginalUfNames',
-    ])
+    expect(names(entries)).toEqual(CRM_ITEM_LIST_PARAMS)
     const required = entries.find((entry) => entry.name === 'entityTypeId')
     const optional = entries.filter((entry) => entry.name !== 'entityTypeId')
     for (const entry of optional) expect(entry.sortText > (required?.sortText ?? '')).toBe(true)
@@ -262,25 +258,11 @@ describe.each(['5.9', '7'])('completions on TypeScript %s', (version) => {
   })
 
   it('callList and fetchList complete the parameters of the method they list', () => {
-    expect(names(at('list'))).toEqual([
-      'entityTypeId',
-      'filter',
-      'order',
-      'select',
-      'start',
-      'useOriginalUfNames',
-    ])
+    expect(names(at('list'))).toEqual(CRM_ITEM_LIST_PARAMS)
     expect(names(at('v3list'))).toEqual(expect.arrayContaining(['filter', 'select', 'order']))
   })
 
   it("a batch command completes its method's parameters", () => {
-    expect(names(at('batch'))).toEqual([
-      'entityTypeId',
-      'filter',
-      'order',
-      'select',
-      'start',
-      'useOriginalUfNames',
-    ])
+    expect(names(at('batch'))).toEqual(CRM_ITEM_LIST_PARAMS)
   })
 })
