@@ -25,6 +25,28 @@ function backoff(settings: AccessTokenSettings, attempt: number): number {
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2)
 }
 
+/** The state the access-token machine starts in: it has no entry actions and no delays. */
+export const ACCESS_TOKEN_INITIAL_STATE = 'valid'
+
+/** The access-token machine's context when it starts from `input`. */
+export function initialAccessTokenContext(input: AccessTokenInput): AccessTokenContext {
+  return {
+    expires: input.expires,
+    generation: 0,
+    refreshOrigin: 'valid',
+    background: false,
+    backgroundFailed: false,
+    refreshCount: 0,
+    failureCount: 0,
+    attempt: 0,
+    retryDelayMs: 0,
+    lastFailure: null,
+    callbackFailure: null,
+    closing: false,
+    settings: { ...DEFAULT_ACCESS_TOKEN_SETTINGS, ...input.settings },
+  }
+}
+
 /**
  * The access-token machine: `valid`, `expired`, `refreshing` (requesting, waiting to retry, persisting) and `dead`.
  * It does no I/O: the client provides the `refreshTokens` and `persistPair` actors with `provide`. Being in
@@ -112,22 +134,8 @@ export const accessTokenMachine = setup({
   id: 'accessToken',
   description:
     'The access token of one PortalOAuth instance. Tokens stay in the client; the machine knows when the current token expires, which generation it is, the one refresh in flight and how the last one ended. Every state but `dead` is left by itself within bounded time.',
-  context: ({ input }): AccessTokenContext => ({
-    expires: input.expires,
-    generation: 0,
-    refreshOrigin: 'valid',
-    background: false,
-    backgroundFailed: false,
-    refreshCount: 0,
-    failureCount: 0,
-    attempt: 0,
-    retryDelayMs: 0,
-    lastFailure: null,
-    callbackFailure: null,
-    closing: false,
-    settings: { ...DEFAULT_ACCESS_TOKEN_SETTINGS, ...input.settings },
-  }),
-  initial: 'valid',
+  context: ({ input }) => initialAccessTokenContext(input),
+  initial: ACCESS_TOKEN_INITIAL_STATE,
   on: {
     'client.closing': {
       actions: assign({ closing: true }),
