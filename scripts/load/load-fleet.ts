@@ -4,8 +4,9 @@
  * A throwaway `redis-server` and an emulator farm (every portal behind two loopback listeners) are started here; the portals are installed
  * through their `ONAPPINSTALL` events by a `PortalFleet` on a `RedisStore`. Each worker process (a `PortalFleet`
  * over one `RedisStore` on one ioredis client) calls every installed portal once (the warm-up, not measured), then
- * calls each portal once per interval for the duration. The expiring share of the portals is installed just
- * before the calls with a pair that enters the clients' eager-refresh window a few seconds into them. Afterwards
+ * calls each portal once per interval for the duration. The expiring share of the portals is installed after that
+ * warm-up with a pair that enters the clients' eager-refresh window a few seconds into the calls, and called once by
+ * each process before them. Afterwards
  * one process calls one portal on a `MemoryStore` as many times per second, the baseline of the CPU ratio. Prints a
  * progress line to stderr every few seconds and the table to stdout; exits 1 when a call failed or an expired
  * portal was not refreshed exactly once, and on a missed bar only with `LOAD_STRICT=1`. Options: load-options.ts.
@@ -14,6 +15,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.types.js'
@@ -92,6 +94,13 @@ function inputFile(input: LoadWorkerInput): string {
   return file
 }
 
+/**
+ * The workers' Node flags: `gc()` for the memory readings, and semi-spaces of 16 MB, as docs/fleet.md advises for a
+ * process that makes many calls (Node 24 otherwise grows them to 64 MB and keeps the pages: some 100 MB of RSS a
+ * process, whatever its portals). The baseline's processes run with the same.
+ */
+const WORKER_NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=16']
+
 /** Starts workers that report progress into `progress` (calls so far per worker). */
 function startWorkers(
   count: number,
@@ -102,7 +111,7 @@ function startWorkers(
   return Array.from({ length: count }, (_, index) => {
     progress[index] = { ok: 0, failed: 0 }
     return forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, file, {
-      execArgv: ['--expose-gc'],
+      execArgv: WORKER_NODE_FLAGS,
       notice: (message) => {
         if (message.type !== 'progress') return false
         progress[index] = { ok: message.ok, failed: message.failed }
@@ -110,6 +119,21 @@ function startWorkers(
       },
     })
   })
+}
+
+/** One warm-up round of `workers` on their steady or their expiring portals; the calls that failed, logged. */
+async function warmUp(workers: readonly Worker[], portals: 'steady' | 'expiring'): Promise<number> {
+  for (const worker of workers) worker.send({ type: 'warm-up', portals })
+  const warmed = await answers(workers, 'warmed')
+  const failed = warmed.reduce(
+    (sum, answer) => sum + Object.values(answer.failed).reduce((all, calls) => all + calls, 0),
+    0,
+  )
+  if (failed > 0)
+    log(
+      `warm-up (${portals}): ${failed} calls failed (${JSON.stringify(warmed.map((answer) => answer.failed))})`,
+    )
+  return failed
 }
 
 /** Runs the calls phase of `workers`, printing progress; their reports. */
@@ -219,7 +243,7 @@ async function fleetRun(
     const redisEmpty = await readRedis(client)
     await farm.install(web, steady)
     log(
-      `installed ${steady.length} of ${options.portals} portals (the ${expiring.length} expiring ones come just before the calls); starting ${options.processes} worker processes`,
+      `installed ${steady.length} of ${options.portals} portals (the ${expiring.length} expiring ones come after the warm-up); starting ${options.processes} worker processes`,
     )
 
     const progress: Array<{ ok: number; failed: number }> = []
@@ -236,18 +260,28 @@ async function fleetRun(
     }
     workers.push(...startWorkers(options.processes, input, progress))
     const memoryBefore = (await answers(workers, 'ready')).map((ready) => ready.memory)
-    for (const worker of workers) worker.send({ type: 'warm-up' })
-    const warmed = await answers(workers, 'warmed')
-    const warmUpFailed = warmed.reduce(
-      (sum, answer) => sum + Object.values(answer.failed).reduce((all, calls) => all + calls, 0),
-      0,
-    )
-    if (warmUpFailed > 0)
-      log(`warm-up: ${warmUpFailed} calls failed (${JSON.stringify(warmed.map((answer) => answer.failed))})`)
+    const warmUpStarted = performance.now()
+    let warmUpFailed = await warmUp(workers, 'steady')
+    const steadyWarmUpMs = performance.now() - warmUpStarted
 
-    // The expiring pairs enter the eager-refresh window `lead` s from now, once every process calls them.
+    // The expiring pairs enter the eager-refresh window `lead` s into the calls, once every process calls them. Each
+    // process takes them up first, as it took up the others, so that what the calls phase counts of them is their
+    // refresh: their pairs last that warm-up (twice what the first one took per portal, and a second) and the lead.
     const leadS = refreshLeadS(options.durationS)
-    await farm.install(web, expiring, DEFAULT_ACCESS_TOKEN_SETTINGS.eagerRefreshMs / 1000 + leadS)
+    const takeUpMs = Math.ceil((2 * steadyWarmUpMs * expiring.length) / Math.max(1, steady.length)) + 1000
+    const installed = performance.now()
+    await farm.install(
+      web,
+      expiring,
+      DEFAULT_ACCESS_TOKEN_SETTINGS.eagerRefreshMs / 1000 + Math.ceil(takeUpMs / 1000) + leadS,
+    )
+    warmUpFailed += await warmUp(workers, 'expiring')
+    const tookMs = performance.now() - installed
+    if (tookMs > takeUpMs)
+      log(
+        `warm-up (expiring): took ${Math.round(tookMs)} ms of the ${takeUpMs} ms allowed; their pairs fall due sooner`,
+      )
+    await sleep(Math.max(0, Math.ceil(takeUpMs / 1000) * 1000 - tookMs))
     farm.resetCounts()
     log(`warmed up; ${expiring.length} portals fall due ${leadS} s into the calls`)
 
@@ -360,8 +394,7 @@ async function baselineRun(
   const workers = startWorkers(options.processes, input, progress)
   try {
     await answers(workers, 'ready')
-    for (const worker of workers) worker.send({ type: 'warm-up' })
-    await answers(workers, 'warmed')
+    await warmUp(workers, 'steady')
     const reports = await callsPhase(BASELINE, workers, progress, options)
     const calls = sumCalls(reports)
     if (calls.failed > 0)

@@ -15,7 +15,10 @@ export interface LoadWorkerInput {
   memberIds: string[]
   /** The portals of the warm-up round: one call each, not measured. */
   warmUpIds: string[]
-  /** The portals whose pair falls due during the calls: their Redis commands are counted apart. */
+  /**
+   * The portals whose pair falls due during the calls: installed after the first warm-up, called once in their own
+   * before the calls; their Redis commands are counted apart.
+   */
   expiringIds: string[]
   /**
    * Turns per interval, each a call on the next portal (`memberIds.length`: one call per portal); a turn whose
@@ -56,8 +59,15 @@ export interface WorkerCalls {
   steadyCalls: number
 }
 
-/** Orders to a worker: warm up, run the calls phase, idle and measure (CPU while idle, then memory), exit. */
-export type ToLoadWorker = { type: 'warm-up' } | { type: 'go' } | { type: 'memory' } | { type: 'exit' }
+/**
+ * Orders to a worker: warm up (one call on each portal of `warmUpIds`, or of `expiringIds` once they are installed),
+ * run the calls phase, idle and measure (CPU while idle, then memory), exit.
+ */
+export type ToLoadWorker =
+  | { type: 'warm-up'; portals: 'steady' | 'expiring' }
+  | { type: 'go' }
+  | { type: 'memory' }
+  | { type: 'exit' }
 
 /** A worker's answers; `progress` comes every second during the calls phase. */
 export type FromLoadWorker =
