@@ -16,16 +16,17 @@ export interface ForkedWorker<To, From> {
 }
 
 /**
- * Forks `script` with `input` as JSON in `argv[2]` (`execArgv` after `--import tsx`); its stdout and stderr go to
- * this process's. A message for which `notice` returns true (a progress report, say) is not queued for `next()`.
+ * Forks `script` with `input` as JSON in `argv[2]` (`execArgv` after `--import tsx`, `env` over this process's
+ * environment); its stdout and stderr go to this process's. A message for which `notice` returns true (a progress report, say) is not queued for `next()`.
  */
 export function forkWorker<To, From>(
   script: string,
   input: unknown,
-  options: { execArgv?: string[]; notice?: (message: From) => boolean } = {},
+  options: { execArgv?: string[]; env?: Record<string, string>; notice?: (message: From) => boolean } = {},
 ): ForkedWorker<To, From> {
   const child = fork(script, [JSON.stringify(input)], {
     execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   const queue: From[] = []

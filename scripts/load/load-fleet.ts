@@ -95,11 +95,14 @@ function inputFile(input: LoadWorkerInput): string {
 }
 
 /**
- * The workers' Node flags: `gc()` for the memory readings, and semi-spaces of 16 MB, as docs/fleet.md advises for a
- * process that makes many calls (Node 24 otherwise grows them to 64 MB and keeps the pages: some 100 MB of RSS a
- * process, whatever its portals). The baseline's processes run with the same.
+ * The workers' Node flags and environment, the baseline's processes' too: `gc()` for the memory readings, and what
+ * docs/fleet.md advises for a process that makes many calls, each of which takes some 100 MB of RSS off a process
+ * whatever its portals: semi-spaces of 16 MB (Node 24 otherwise grows them to 64 MB and keeps the pages) and two
+ * malloc arenas (glibc otherwise gives each thread that allocates, V8's compiler and collector threads among them,
+ * an arena of its own that keeps what was freed in it).
  */
 const WORKER_NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=16']
+const WORKER_ENV = { MALLOC_ARENA_MAX: '2' }
 
 /** Starts workers that report progress into `progress` (calls so far per worker). */
 function startWorkers(
@@ -112,6 +115,7 @@ function startWorkers(
     progress[index] = { ok: 0, failed: 0 }
     return forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, file, {
       execArgv: WORKER_NODE_FLAGS,
+      env: WORKER_ENV,
       notice: (message) => {
         if (message.type !== 'progress') return false
         progress[index] = { ok: message.ok, failed: message.failed }
