@@ -95,26 +95,31 @@ function inputFile(input: LoadWorkerInput): string {
 }
 
 /**
- * The workers' Node flags and environment, the baseline's processes' too: `gc()` for the memory readings, and what
- * docs/fleet.md advises for a process that makes many calls, each of which takes some 100 MB of RSS off a process
- * whatever its portals: semi-spaces of 16 MB (Node 24 otherwise grows them to 64 MB and keeps the pages) and two
- * malloc arenas (glibc otherwise gives each thread that allocates, V8's compiler and collector threads among them,
- * an arena of its own that keeps what was freed in it).
+ * The environment of the workers and of the baseline's processes: two malloc arenas, as docs/fleet.md advises for a
+ * process that makes many calls (glibc otherwise gives each thread that allocates, V8's compiler and collector threads
+ * among them, an arena of its own that keeps what was freed in it: some 100 MB of RSS at 10 000 portals).
  */
-const WORKER_NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=16']
 const WORKER_ENV = { MALLOC_ARENA_MAX: '2' }
+
+/**
+ * Their Node flags: `gc()` for the memory readings, and the semi-space size docs/fleet.md advises, 16 MB by default
+ * (Node 24 otherwise grows them to 64 MB and keeps the pages: some 100 MB of RSS whatever the portals).
+ */
+function workerNodeFlags(options: LoadOptions): string[] {
+  return ['--expose-gc', `--max-semi-space-size=${options.semiSpaceMb}`]
+}
 
 /** Starts workers that report progress into `progress` (calls so far per worker). */
 function startWorkers(
-  count: number,
+  options: LoadOptions,
   input: LoadWorkerInput,
   progress: Array<{ ok: number; failed: number }>,
 ): Worker[] {
   const file = inputFile(input)
-  return Array.from({ length: count }, (_, index) => {
+  return Array.from({ length: options.processes }, (_, index) => {
     progress[index] = { ok: 0, failed: 0 }
     return forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, file, {
-      execArgv: WORKER_NODE_FLAGS,
+      execArgv: workerNodeFlags(options),
       env: WORKER_ENV,
       notice: (message) => {
         if (message.type !== 'progress') return false
@@ -262,7 +267,7 @@ async function fleetRun(
       durationMs: options.durationS * 1000,
       dist: options.dist,
     }
-    workers.push(...startWorkers(options.processes, input, progress))
+    workers.push(...startWorkers(options, input, progress))
     const memoryBefore = (await answers(workers, 'ready')).map((ready) => ready.memory)
     const warmUpStarted = performance.now()
     let warmUpFailed = await warmUp(workers, 'steady')
@@ -395,7 +400,7 @@ async function baselineRun(
     dist: options.dist,
     restrictionParams: UNPACED,
   }
-  const workers = startWorkers(options.processes, input, progress)
+  const workers = startWorkers(options, input, progress)
   try {
     await answers(workers, 'ready')
     await warmUp(workers, 'steady')
@@ -457,7 +462,7 @@ async function main(): Promise<number> {
     baselineRss: baseline.rss,
   })
   console.log(
-    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring; workers on ${options.dist ? 'the built package (dist/)' : 'the sources (tsx)'}\n`,
+    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring; workers on ${options.dist ? 'the built package (dist/)' : 'the sources (tsx)'}, semi-spaces of ${options.semiSpaceMb} MB, MALLOC_ARENA_MAX=${WORKER_ENV.MALLOC_ARENA_MAX}\n`,
   )
   console.log(formatTable(report.rows))
   if (!report.checksHeld) return 1

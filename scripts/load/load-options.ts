@@ -12,6 +12,8 @@ export interface LoadOptions {
   durationS: number
   /** Share of the portals whose pair falls due during the run, 0 to 1. */
   expiring: number
+  /** The workers' `--max-semi-space-size`, MB. */
+  semiSpaceMb: number
   /** `LOAD_QUICK=1`: fewer portals and a shorter run by default. */
   quick: boolean
   /** `LOAD_STRICT=1`: a missed bar exits 1 as well. */
@@ -22,7 +24,7 @@ export interface LoadOptions {
 
 /** One numeric option: its environment variable, its flag, its bounds and defaults. */
 interface NumericOption {
-  key: 'portals' | 'processes' | 'intervalMs' | 'durationS' | 'expiring'
+  key: 'portals' | 'processes' | 'intervalMs' | 'durationS' | 'expiring' | 'semiSpaceMb'
   env: string
   flag: string
   min: number
@@ -81,6 +83,15 @@ const NUMERIC: readonly NumericOption[] = [
     integer: false,
     fallback: 0.1,
   },
+  {
+    key: 'semiSpaceMb',
+    env: 'LOAD_SEMI_SPACE_MB',
+    flag: '--semi-space',
+    min: 1,
+    max: 256,
+    integer: true,
+    fallback: 16,
+  },
 ]
 
 const SWITCHES = [
@@ -96,7 +107,7 @@ export class LoadOptionError extends Error {
 
 /** The options' help text, printed with `--help`. */
 export const LOAD_USAGE = [
-  'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --quick --strict]',
+  'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --semi-space=MB --quick --strict]',
   '(npm run load:fleet builds the package and passes --dist)',
   ...NUMERIC.map(
     (option) =>
