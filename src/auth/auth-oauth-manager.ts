@@ -25,7 +25,7 @@ import type { ProfileCallSource } from './profile-call.js'
 import { RefreshCallback } from './refresh-callback.js'
 import { awaitRefresh, callbackError, deadError, mustWait } from './refresh-wait.js'
 import { SharedPair } from './shared-pair.js'
-import { provideTokenMachine, TokenMachine, topState } from './token-machine.js'
+import { TokenMachine, topState } from './token-machine.js'
 
 function ignore(): void {}
 
@@ -81,17 +81,16 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
           },
         )
       : null
-    const provide = () =>
-      provideTokenMachine({
-        refresh: (signal) =>
-          this.#shared
-            ? this.#shared.refresh(signal, (attempt) => this.#own().run(attempt))
-            : this.#own().run(signal),
-        persist: async () => this.#callback?.run(() => this.#payload()),
-        logger: deps.logger,
-        settings: deps.settings,
-      })
-    this.#machine = new TokenMachine(params.expires, deps.settings, provide, deps.inspect)
+    const parts = {
+      refresh: (signal: AbortSignal) =>
+        this.#shared
+          ? this.#shared.refresh(signal, (attempt) => this.#own().run(attempt))
+          : this.#own().run(signal),
+      persist: async () => this.#callback?.run(() => this.#payload()),
+      logger: deps.logger,
+      settings: deps.settings,
+    }
+    this.#machine = new TokenMachine(params.expires, deps.settings, parts, deps.inspect)
   }
 
   // ---- AuthActions ------------------------------------------------------------------------------------------

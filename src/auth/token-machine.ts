@@ -37,26 +37,46 @@ export interface TokenMachineParts {
   settings: AccessTokenSettings
 }
 
-/** The access-token machine with `parts` as its refresh and persist actors and timeout log lines. */
-export function provideTokenMachine(parts: TokenMachineParts): ProvidedTokenMachine {
-  const { logger, settings } = parts
-  return accessTokenMachine.provide({
-    actors: {
-      refreshTokens: fromPromise<AccessTokenRefreshOutput>(({ signal }) => parts.refresh(signal)),
-      persistPair: fromPromise<void>(() => parts.persist()),
-    },
-    actions: {
-      reportRefreshTimeout: () =>
-        logger.error(
-          `token refresh: no answer within ${settings.refreshTimeoutMs} ms; the attempt is abandoned`,
-        ),
-      reportCallbackTimeout: () =>
-        logger.error(
-          `refresh callback did not settle within ${settings.callbackTimeoutMs} ms; the new token pair is kept in memory but may not be persisted`,
-        ),
-    },
-  })
+/** The system of XState actors an actor runs in: every actor created by `createActor` has its own. */
+type ActorSystem = Actor<ProvidedTokenMachine>['system']
+
+/** The parts of each running actor, by its actor system. */
+const partsBySystem = new WeakMap<ActorSystem, TokenMachineParts>()
+
+function partsOf(system: ActorSystem): TokenMachineParts {
+  const parts = partsBySystem.get(system)
+  // Stryker disable next-line all: every actor of the shared machine is created by TokenMachine, which sets its parts
+  if (!parts) throw new Error('token machine: an actor runs without its parts')
+  return parts
 }
+
+/**
+ * The access-token machine with the refresh and persist actors and the timeout log lines of whichever client runs it,
+ * found through the actor's system. Built once: `provide()` builds every state node of the machine anew, and an
+ * instance would otherwise do it at each refresh (its actor is let go between refreshes).
+ */
+const sharedTokenMachine: ProvidedTokenMachine = accessTokenMachine.provide({
+  actors: {
+    refreshTokens: fromPromise<AccessTokenRefreshOutput>(({ signal, system }) =>
+      partsOf(system).refresh(signal),
+    ),
+    persistPair: fromPromise<void>(({ system }) => partsOf(system).persist()),
+  },
+  actions: {
+    reportRefreshTimeout: ({ system }) => {
+      const { logger, settings } = partsOf(system)
+      logger.error(
+        `token refresh: no answer within ${settings.refreshTimeoutMs} ms; the attempt is abandoned`,
+      )
+    },
+    reportCallbackTimeout: ({ system }) => {
+      const { logger, settings } = partsOf(system)
+      logger.error(
+        `refresh callback did not settle within ${settings.callbackTimeoutMs} ms; the new token pair is kept in memory but may not be persisted`,
+      )
+    },
+  },
+})
 
 /** Events that never start anything while the machine is idle: computed without an actor. */
 const PURE_EVENTS: ReadonlySet<AccessTokenEvent['type']> = new Set(['clock.tick', 'pair.replaced'])
@@ -74,22 +94,22 @@ export class TokenMachine {
   #input: { expires: number; settings: AccessTokenSettings } | null
   #idle: TokenSnapshot | null = null
   #actor: Actor<ProvidedTokenMachine> | null = null
-  readonly #provide: () => ProvidedTokenMachine
+  readonly #parts: TokenMachineParts
   readonly #inspect: InspectOption | undefined
   /** Whether the actor is kept once started: it was handed out, or an inspector watches it. */
   #kept: boolean
   /** The look, a task later, at whether the actor may go (see {@link #release}). */
   #releasing: NodeJS.Timeout | null = null
 
-  /** `provide` builds the machine with the client's actors, when the actor is first needed. */
+  /** `parts` are what the client's actor runs and logs, once there is one. */
   constructor(
     expires: number,
     settings: AccessTokenSettings,
-    provide: () => ProvidedTokenMachine,
+    parts: TokenMachineParts,
     inspect: InspectOption | undefined,
   ) {
     this.#input = { expires, settings }
-    this.#provide = provide
+    this.#parts = parts
     this.#inspect = inspect
     this.#kept = inspect !== undefined
     // An inspector sees the machine from the start.
@@ -146,11 +166,13 @@ export class TokenMachine {
     const snapshot = this.#idleSnapshot()
     // The input is what the snapshot was made from; restoring the snapshot is what sets the context.
     const input = { expires: snapshot.context.expires, settings: snapshot.context.settings }
-    const actor = createActor(this.#provide(), {
+    const actor = createActor(sharedTokenMachine, {
       snapshot,
       input,
       ...(this.#inspect ? { inspect: this.#inspect } : {}),
     })
+    // Before start(): the first thing the actor runs may be its refresh.
+    partsBySystem.set(actor.system, this.#parts)
     this.#actor = actor
     this.#idle = null
     actor.subscribe((next) => {
