@@ -43,7 +43,11 @@ export function initialAccessTokenContext(input: AccessTokenInput): AccessTokenC
     lastFailure: null,
     callbackFailure: null,
     closing: false,
-    settings: { ...DEFAULT_ACCESS_TOKEN_SETTINGS, ...input.settings },
+    // The defaults are one frozen object, shared by every instance that keeps them (a fleet holds thousands).
+    settings:
+      input.settings === undefined || input.settings === DEFAULT_ACCESS_TOKEN_SETTINGS
+        ? DEFAULT_ACCESS_TOKEN_SETTINGS
+        : { ...DEFAULT_ACCESS_TOKEN_SETTINGS, ...input.settings },
   }
 }
 

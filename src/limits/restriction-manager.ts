@@ -10,6 +10,21 @@ import type { SharedBucket } from './shared-bucket.js'
 /** Where unknown keys are reported: the instance's logger. */
 type UnknownKeysLogger = { warn(message: string, context?: Record<string, unknown>): void }
 
+/** The default settings, frozen to the leaves: shared by every instance given no settings of its own. */
+const SHARED_DEFAULTS: RestrictionParams = deepFreeze(ParamsFactory.getDefault())
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) if (typeof inner === 'object' && inner !== null) deepFreeze(inner)
+  return Object.freeze(value)
+}
+
+/** `{}` (or an object of no keys made by `Object.create(null)`): settings that change nothing. */
+function isEmptyPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const prototype = Object.getPrototypeOf(value)
+  return (prototype === Object.prototype || prototype === null) && Reflect.ownKeys(value).length === 0
+}
+
 /**
  * Everything that keeps one instance under the portal's limits: the leaky bucket (shared by v2 and v3), the
  * per-method operating budget and the retry settings. Parts with timers are created on first use, so an idle
@@ -30,11 +45,13 @@ export class RestrictionManager {
   /** `logger` hears of unknown keys, which are dropped like other option typos. */
   constructor(
     params: RestrictionParamsInput = {},
-    base: RestrictionParams = ParamsFactory.getDefault(),
+    base: RestrictionParams = SHARED_DEFAULTS,
     logger?: UnknownKeysLogger,
   ) {
     this.#logger = logger
-    this.#params = ParamsFactory.merge(base, params)
+    // Settings are replaced, never edited: the instances that keep the defaults share one frozen copy of them.
+    this.#params =
+      base === SHARED_DEFAULTS && isEmptyPlainObject(params) ? base : ParamsFactory.merge(base, params)
     this.#warnUnknown('restrictionParams', params)
   }
 

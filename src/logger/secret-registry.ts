@@ -27,9 +27,12 @@ export class SecretRegistry {
   #current: string[] = []
   /** Tokens of older generations, newest last. */
   readonly #old: string[] = []
-  /** Thrown values read already, by object. */
-  readonly #snapshots = new WeakMap<object, ThrownSnapshot>()
-  readonly #knownSnapshot = (value: object): ThrownSnapshot | undefined => this.#snapshots.get(value)
+  /**
+   * Thrown values read already, by object. Made at the first read: every client of a fleet holds a registry, and most
+   * never read a failure.
+   */
+  #snapshots: WeakMap<object, ThrownSnapshot> | null = null
+  readonly #knownSnapshot = (value: object): ThrownSnapshot | undefined => this.#snapshots?.get(value)
 
   /** Adds a secret that is kept for the instance's life; empty or very short values are ignored. */
   pin(value: string | undefined): void {
@@ -39,7 +42,11 @@ export class SecretRegistry {
   /** Makes a pair current; the previous current pair joins the older generations (the newest 32 tokens are kept). */
   setCurrentPair(accessToken: string, refreshToken: string): void {
     for (const previous of this.#current) this.add(previous)
-    this.#current = [accessToken, refreshToken].filter(isSecretCandidate)
+    // A literal of two when both count (the usual case): `filter` leaves room for 17 in every client.
+    this.#current =
+      isSecretCandidate(accessToken) && isSecretCandidate(refreshToken)
+        ? [accessToken, refreshToken]
+        : [accessToken, refreshToken].filter(isSecretCandidate)
   }
 
   /** Adds a secret of an older generation; empty or very short values are ignored. */
@@ -64,9 +71,10 @@ export class SecretRegistry {
    */
   snapshot(value: unknown): ThrownSnapshot {
     if (!isObject(value)) return readThrown(value, this)
-    const known = this.#snapshots.get(value)
+    const known = this.#snapshots?.get(value)
     if (known) return known
     const read = readThrown(value, this, this.#knownSnapshot)
+    this.#snapshots ??= new WeakMap()
     this.#snapshots.set(value, read)
     return read
   }
