@@ -4,6 +4,7 @@ import {
   type TypeHttpOptions,
 } from '../http/http-options.js'
 import { ParamsFactory, unknownRestrictionKeys } from '../limits/params-factory.js'
+import { sharedParams } from '../limits/restriction-manager.js'
 import type { RestrictionParams, RestrictionParamsInput } from '../limits/restriction-params.js'
 import { createDefaultLogger } from '../logger/logger.js'
 import { RedactingLogger } from '../logger/redacting-logger.js'
@@ -103,7 +104,8 @@ export function normalizeFleetOptions(input: unknown): FleetSettings {
     secret,
     store: validateStore(options.store) ?? new MemoryStore(),
     // Validated and stripped of unknown keys once, so that no portal's client warns of them again.
-    restrictionParams: ParamsFactory.merge(ParamsFactory.getDefault(), restrictionInput),
+    // One frozen object for every client of the fleet, which each keeps without a copy.
+    restrictionParams: sharedParams(ParamsFactory.merge(ParamsFactory.getDefault(), restrictionInput)),
     httpOptions: normalizeHttpOptions(options.httpOptions, logger),
     givenLogger,
     logger,

@@ -10,8 +10,20 @@ import type { SharedBucket } from './shared-bucket.js'
 /** Where unknown keys are reported: the instance's logger. */
 type UnknownKeysLogger = { warn(message: string, context?: Record<string, unknown>): void }
 
-/** The default settings, frozen to the leaves: shared by every instance given no settings of its own. */
-const SHARED_DEFAULTS: RestrictionParams = deepFreeze(ParamsFactory.getDefault())
+/** Complete settings, validated and frozen to the leaves, that instances take as they are (see {@link sharedParams}). */
+const SHARED = new WeakSet<RestrictionParams>()
+
+/**
+ * `params` (complete and validated, by `ParamsFactory.merge`) frozen to the leaves, for every instance given them to
+ * share instead of copying: settings are replaced, never edited. A fleet gives each of its clients the same.
+ */
+export function sharedParams(params: RestrictionParams): RestrictionParams {
+  SHARED.add(deepFreeze(params))
+  return params
+}
+
+/** The default settings, shared by every instance given no settings of its own. */
+const SHARED_DEFAULTS: RestrictionParams = sharedParams(ParamsFactory.getDefault())
 
 function deepFreeze<T extends object>(value: T): T {
   for (const inner of Object.values(value)) if (typeof inner === 'object' && inner !== null) deepFreeze(inner)
@@ -49,9 +61,11 @@ export class RestrictionManager {
     logger?: UnknownKeysLogger,
   ) {
     this.#logger = logger
-    // Settings are replaced, never edited: the instances that keep the defaults share one frozen copy of them.
-    this.#params =
-      base === SHARED_DEFAULTS && isEmptyPlainObject(params) ? base : ParamsFactory.merge(base, params)
+    // Settings are replaced, never edited: instances given shared settings (or none) keep them without a copy.
+    if (base === SHARED_DEFAULTS && SHARED.has(params as RestrictionParams))
+      this.#params = params as RestrictionParams
+    else if (base === SHARED_DEFAULTS && isEmptyPlainObject(params)) this.#params = base
+    else this.#params = ParamsFactory.merge(base, params)
     this.#warnUnknown('restrictionParams', params)
   }
 

@@ -28,6 +28,28 @@ describe('fleet.get(memberId)', () => {
     expect(first.log.restRequests()).toHaveLength(0)
   })
 
+  it("one client's restriction params change that client only; the fleet's, read through another, stay as given", async () => {
+    const first = await rig.portal()
+    const second = await rig.portal()
+    const fleet = rig.fleet(first, { restrictionParams: { rateLimit: { burstLimit: 40 } } })
+    await fleet.handleEvent(first.installEvent('ONAPPINSTALL'))
+    await fleet.handleEvent(second.installEvent('ONAPPINSTALL'))
+    const a = await fleet.get(first.memberId)
+    const b = await fleet.get(second.memberId)
+    a.setRestrictionManagerParams({ rateLimit: { burstLimit: 7 }, maxRetries: 1 })
+    const read = b.getRestrictionManagerParams()
+    // A copy: editing it changes nothing in the client.
+    read.rateLimit.burstLimit = 1
+    expect(a.getRestrictionManagerParams()).toMatchObject({ rateLimit: { burstLimit: 7 }, maxRetries: 1 })
+    expect(b.getRestrictionManagerParams().rateLimit.burstLimit).toBe(40)
+    expect(b.getRestrictionManagerParams().maxRetries).not.toBe(1)
+    // A client built after the change gets the fleet's params too.
+    const third = await rig.portal()
+    await fleet.handleEvent(third.installEvent('ONAPPINSTALL'))
+    expect((await fleet.get(third.memberId)).getRestrictionManagerParams().rateLimit.burstLimit).toBe(40)
+    expect((await b.actions.v3.call.make({ method: 'tasks.task.list' })).isSuccess).toBe(true)
+  })
+
   it('reads the store once: the client it builds from the stored pair makes its first call without reading it again', async () => {
     const portal = await rig.portal()
     const loads: string[] = []
