@@ -54,9 +54,7 @@ it.skipIf(!redisInstalled)(
     })
     expect(run.code, run.stderr).toBe(0)
     expect(run.stderr).toMatch(/^fleet: \d+ of 4 s, \d+ calls ok, 0 failed$/m)
-    expect(run.stderr).toContain(
-      'installed 16 of 20 portals (the 4 expiring ones come after the warm-up)',
-    )
+    expect(run.stderr).toContain('installed 16 of 20 portals (the 4 expiring ones come after the warm-up)')
     expect(run.stdout).toContain(
       'fleet load: 20 portals x 2 processes, a call per portal every 2000 ms for 4 s, 4 portals expiring',
     )
