@@ -4,6 +4,7 @@
  * first, so that compiled code, pools and caches are not counted.
  */
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
+import { collectWithFinalizers } from '../../scripts/dev/collect-garbage.js'
 import type { EmulatorAuthParams } from '../../src/testing/index.js'
 import { requireGc } from '../lib/child.js'
 import { lib } from '../lib/package.js'
@@ -35,11 +36,7 @@ const CODE_SPACES = new Set([
 
 /** Used heap after collections with pauses between them (a `FinalizationRegistry` frees in a later task), bytes. */
 async function settledHeap(): Promise<{ used: number; code: number }> {
-  for (let round = 0; round < 4; round += 1) {
-    collect()
-    await pause(20)
-  }
-  collect()
+  await collectWithFinalizers(collect)
   const code = getHeapSpaceStatistics()
     .filter((space) => CODE_SPACES.has(space.space_name))
     .reduce((sum, space) => sum + space.space_used_size, 0)

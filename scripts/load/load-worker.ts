@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
 import type { PortalFleet as Fleet, TokenStore } from '../../src/index.js'
+import { collectWithFinalizers } from '../dev/collect-garbage.js'
 import { runSchedule } from './call-schedule.js'
 import { emptyLatencies, recordLatency } from './latency-histogram.js'
 import type { FromLoadWorker, LoadWorkerInput, ToLoadWorker, WorkerMemory } from './load-protocol.js'
@@ -85,16 +86,9 @@ function send(message: FromLoadWorker): void {
   process.send?.(message)
 }
 
-/**
- * The process's memory after full collections, each followed by a turn of the event loop: what a collection finds
- * only through a `FinalizationRegistry` (the fetch requests of the calls) goes at the next.
- */
+/** The process's memory after full collections that let the calls' finalizers run. */
 async function memory(): Promise<WorkerMemory> {
-  for (let round = 0; round < 3; round += 1) {
-    collect!()
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  collect!()
+  await collectWithFinalizers(collect!)
   const { rss, heapUsed, heapTotal } = process.memoryUsage()
   return { rss, heapUsed, heapTotal }
 }

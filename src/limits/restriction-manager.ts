@@ -30,13 +30,6 @@ function deepFreeze<T extends object>(value: T): T {
   return Object.freeze(value)
 }
 
-/** `{}` (or an object of no keys made by `Object.create(null)`): settings that change nothing. */
-function isEmptyPlainObject(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false
-  const prototype = Object.getPrototypeOf(value)
-  return (prototype === Object.prototype || prototype === null) && Reflect.ownKeys(value).length === 0
-}
-
 /**
  * Everything that keeps one instance under the portal's limits: the leaky bucket (shared by v2 and v3), the
  * per-method operating budget and the retry settings. Parts with timers are created on first use, so an idle
@@ -56,16 +49,16 @@ export class RestrictionManager {
 
   /** `logger` hears of unknown keys, which are dropped like other option typos. */
   constructor(
-    params: RestrictionParamsInput = {},
+    params: RestrictionParamsInput = SHARED_DEFAULTS,
     base: RestrictionParams = SHARED_DEFAULTS,
     logger?: UnknownKeysLogger,
   ) {
     this.#logger = logger
-    // Settings are replaced, never edited: instances given shared settings (or none) keep them without a copy.
-    if (base === SHARED_DEFAULTS && SHARED.has(params as RestrictionParams))
-      this.#params = params as RestrictionParams
-    else if (base === SHARED_DEFAULTS && isEmptyPlainObject(params)) this.#params = base
-    else this.#params = ParamsFactory.merge(base, params)
+    // Settings are replaced, never edited: instances given shared settings (none: the defaults) keep them as they are.
+    this.#params =
+      base === SHARED_DEFAULTS && SHARED.has(params as RestrictionParams)
+        ? (params as RestrictionParams)
+        : ParamsFactory.merge(base, params)
     this.#warnUnknown('restrictionParams', params)
   }
 

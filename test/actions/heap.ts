@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import { collectWithFinalizers } from '../../scripts/dev/collect-garbage.js'
 
 /**
  * A way to force a full garbage collection: `global.gc` when node runs with `--expose-gc`, otherwise the same
@@ -39,10 +40,6 @@ export function settledHeap(gc: () => void): number {
  * through a `FinalizationRegistry` is freed only once its callbacks ran, in a task after a collection.
  */
 export async function settledHeapAfterFinalizers(gc: () => void): Promise<number> {
-  for (let round = 0; round < 4; round += 1) {
-    gc()
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  gc()
+  await collectWithFinalizers(gc)
   return process.memoryUsage().heapUsed
 }
