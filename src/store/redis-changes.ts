@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { ChangeSubscriptions, RedisConnection } from './redis-connection.js'
 
 /**
@@ -28,8 +27,11 @@ export class RedisChangeFeed {
   /** Resolves on a message on `channel`, after `timeoutMs` or the poll interval, on abort, or on close. */
   async wait(channel: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted || this.#closed) return
-    const controller = new AbortController()
-    const wake = (): void => controller.abort()
+    // A bare promise and timer: an AbortController would make two errors with their stacks at each wake.
+    let wake: () => void = () => undefined
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve
+    })
     let waiters = this.#waiters.get(channel)
     if (!waiters) {
       waiters = new Set()
@@ -39,10 +41,12 @@ export class RedisChangeFeed {
     waiters.add(wake)
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: the finally below removes the listener however the wait ends
     signal?.addEventListener('abort', wake, { once: true })
+    const timer = setTimeout(wake, Math.max(0, Math.min(timeoutMs, this.#pollMs)))
+    timer.unref?.()
     try {
-      const ms = Math.max(0, Math.min(timeoutMs, this.#pollMs))
-      await sleep(ms, undefined, { signal: controller.signal, ref: false }).catch(() => undefined)
+      await woken
     } finally {
+      clearTimeout(timer)
       signal?.removeEventListener('abort', wake)
       waiters.delete(wake)
       if (waiters.size === 0 && this.#waiters.get(channel) === waiters) {

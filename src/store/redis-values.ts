@@ -38,8 +38,12 @@ export function parseDeadMark(raw: unknown, digest: string): DeadPairReason | nu
  * `portal-oauth fleet status`.
  */
 export function lockOwner(): string {
-  return `${randomUUID()}@${hostname()}:${process.pid}`
+  ownerSuffix ??= `@${hostname()}:${process.pid}`
+  return randomUUID() + ownerSuffix
 }
+
+/** `@host:pid` of this process, read once: `hostname()` asks the system at each call. */
+let ownerSuffix: string | undefined
 
 /** Who holds a lock, from its owner token: `host:pid`, or `'unknown'` for an owner without one. */
 export function lockHolder(owner: string): string {
