@@ -14,6 +14,8 @@ export interface LoadOptions {
   expiring: number
   /** The workers' `--max-semi-space-size`, MB. */
   semiSpaceMb: number
+  /** The workers' `--heap-growing-percent`; 0 leaves V8's own growing factor. */
+  heapGrowingPercent: number
   /** `LOAD_QUICK=1`: fewer portals and a shorter run by default. */
   quick: boolean
   /** `LOAD_STRICT=1`: a missed bar exits 1 as well. */
@@ -24,7 +26,14 @@ export interface LoadOptions {
 
 /** One numeric option: its environment variable, its flag, its bounds and defaults. */
 interface NumericOption {
-  key: 'portals' | 'processes' | 'intervalMs' | 'durationS' | 'expiring' | 'semiSpaceMb'
+  key:
+    | 'portals'
+    | 'processes'
+    | 'intervalMs'
+    | 'durationS'
+    | 'expiring'
+    | 'semiSpaceMb'
+    | 'heapGrowingPercent'
   env: string
   flag: string
   min: number
@@ -92,6 +101,15 @@ const NUMERIC: readonly NumericOption[] = [
     integer: true,
     fallback: 16,
   },
+  {
+    key: 'heapGrowingPercent',
+    env: 'LOAD_HEAP_GROWING_PERCENT',
+    flag: '--heap-growing',
+    min: 0,
+    max: 1000,
+    integer: true,
+    fallback: 100,
+  },
 ]
 
 const SWITCHES = [
@@ -107,7 +125,7 @@ export class LoadOptionError extends Error {
 
 /** The options' help text, printed with `--help`. */
 export const LOAD_USAGE = [
-  'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --semi-space=MB --quick --strict]',
+  'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --semi-space=MB --heap-growing=PERCENT --quick --strict]',
   '(npm run load:fleet builds the package and passes --dist)',
   ...NUMERIC.map(
     (option) =>

@@ -69,10 +69,13 @@ export type ToLoadWorker =
   | { type: 'memory' }
   | { type: 'exit' }
 
-/** A worker's answers; `progress` comes every second during the calls phase. */
+/**
+ * A worker's answers; `progress` comes every second during the calls phase, `warmed` after a warm-up round with the
+ * process's user + system CPU over it (`cpuUs`, us).
+ */
 export type FromLoadWorker =
   | { type: 'ready'; memory: WorkerMemory }
-  | { type: 'warmed'; ok: number; failed: Record<string, number> }
+  | { type: 'warmed'; ok: number; failed: Record<string, number>; cpuUs: number }
   | { type: 'progress'; ok: number; failed: number }
   | ({ type: 'done' } & WorkerCalls)
   | { type: 'memory'; memory: WorkerMemory; held: number; idleCpuUs: number; idleMs: number }

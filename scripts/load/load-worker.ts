@@ -139,6 +139,7 @@ async function warmUp(fleet: Fleet, memberIds: readonly string[]): Promise<FromL
   let ok = 0
   const failed: Record<string, number> = {}
   let next = 0
+  const cpu = process.cpuUsage()
   const lane = async (): Promise<void> => {
     while (next < memberIds.length) {
       const index = next
@@ -149,7 +150,8 @@ async function warmUp(fleet: Fleet, memberIds: readonly string[]): Promise<FromL
     }
   }
   await Promise.all(Array.from({ length: WARM_UP_CONCURRENCY }, lane))
-  return { type: 'warmed', ok, failed }
+  const used = process.cpuUsage(cpu)
+  return { type: 'warmed', ok, failed, cpuUs: used.user + used.system }
 }
 
 async function callsPhase(fleet: Fleet): Promise<FromLoadWorker> {
