@@ -36,6 +36,7 @@ import type {
 import { formatTable, type LoadResult, loadReport } from './load-report.js'
 import { PortalFarm } from './portal-farm.js'
 import { bytesPerPortal, commandsBetween, readRedis } from './redis-figures.js'
+import { WORKER_ENV, workerNodeFlags } from './worker-flags.js'
 
 const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
 /** Progress lines on stderr, this often. */
@@ -92,25 +93,6 @@ function inputFile(input: LoadWorkerInput): string {
   const file = join(inputDir, `input-${randomUUID()}.json`)
   writeFileSync(file, JSON.stringify(input))
   return file
-}
-
-/**
- * The environment of the workers and of the baseline's processes: two malloc arenas, as docs/fleet.md advises for a
- * process that makes many calls (glibc otherwise gives each thread that allocates, V8's compiler and collector threads
- * among them, an arena of its own that keeps what was freed in it: some 100 MB of RSS at 10 000 portals).
- */
-const WORKER_ENV = { MALLOC_ARENA_MAX: '2' }
-
-/**
- * Their Node flags: `gc()` for the memory readings, and what docs/fleet.md advises: semi-spaces of 16 MB by default
- * (Node 24 otherwise grows them to 64 MB and keeps the pages: some 100 MB of RSS whatever the portals), and an old
- * generation that grows to at most twice what is live between full collections (V8's own factor lets it grow further,
- * and V8 keeps the pages a full collection freed for reuse: some 70 MB more RSS at 10 000 portals).
- */
-function workerNodeFlags(options: LoadOptions): string[] {
-  const growing =
-    options.heapGrowingPercent > 0 ? [`--heap-growing-percent=${options.heapGrowingPercent}`] : []
-  return ['--expose-gc', `--max-semi-space-size=${options.semiSpaceMb}`, ...growing]
 }
 
 /** Starts workers that report progress into `progress` (calls so far per worker). */

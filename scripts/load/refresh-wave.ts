@@ -2,10 +2,11 @@
  * What one expiry costs each process of a fleet, apart from its calls: `node --import tsx scripts/load/refresh-wave.ts`
  * (after `npm run build`). A farm of `REFRESH_WAVE_PORTALS` portals (1 000 by default), all expiring, is installed on
  * one Redis and called by `REFRESH_WAVE_PROCESSES` worker processes (4) of `npm run load:fleet`, each a `PortalFleet`
- * on the built package, in rounds of one call per portal, 50 at a time per process: the clients' take-up, two rounds on
- * valid pairs, a round once every pair entered the eager-refresh window (each portal refreshed once, by one process,
- * and adopted by the others), and two rounds on valid pairs again. Prints each round's client CPU per portal and
- * process, then the CPU an expiry added: the expired round less the valid round after it.
+ * on the built package, run with the load test's flags (`LOAD_SEMI_SPACE_MB`, `LOAD_HEAP_GROWING_PERCENT`). They call
+ * in rounds of one call per portal, 50 at a time per process: the clients' take-up, two rounds on valid pairs, a round
+ * once every pair entered the eager-refresh window (each portal refreshed once, by one process, and adopted by the
+ * others), and two rounds on valid pairs again. Prints each round's client CPU per portal and process, then the CPU an
+ * expiry added: the expired round less the valid round after it.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,8 +20,10 @@ import { RedisStore } from '../../src/redis.js'
 import { forkWorker } from '../dev/forked-worker.js'
 import { startRedisServer } from '../dev/redis-server.js'
 import { runMain } from '../dev/run-main.js'
+import { loadOptions } from './load-options.js'
 import type { FromLoadWorker, LoadWorkerInput, ToLoadWorker } from './load-protocol.js'
 import { PortalFarm } from './portal-farm.js'
+import { WORKER_ENV, workerNodeFlags } from './worker-flags.js'
 
 const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
 /** How long the pairs stay out of the eager-refresh window after they are installed, s: the take-up fits in it. */
@@ -84,8 +87,8 @@ async function main(): Promise<number> {
     for (let index = 0; index < processes; index += 1)
       workers.push(
         forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, file, {
-          execArgv: ['--expose-gc', '--max-semi-space-size=16', '--heap-growing-percent=100'],
-          env: { MALLOC_ARENA_MAX: '2' },
+          execArgv: workerNodeFlags(loadOptions(process.env, [])),
+          env: WORKER_ENV,
         }),
       )
     await Promise.all(workers.map((worker) => worker.next()))

@@ -87,7 +87,7 @@ let pureScope: ActorScope<TokenSnapshot, AccessTokenEvent> | null = null
 /**
  * The next idle snapshot: what XState's `transition()` computes, through one scope for every instance. `transition()`
  * builds a throwaway actor per call, and that actor computes the machine's initial snapshot from no input (a thrown
- * and caught TypeError): some 200 us at each expiry of each portal a fleet holds. A pure event starts nothing and
+ * and caught TypeError), at each expiry of each portal a fleet holds (scripts/load/refresh-wave.ts). A pure event starts nothing and
  * runs no action of its own, so the scope's actor is never started and its actions are dropped, as they were.
  */
 function pureTransition(snapshot: TokenSnapshot, event: AccessTokenEvent): TokenSnapshot {
