@@ -42,10 +42,12 @@ export class RedisChangeFeed {
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: the finally below removes the listener however the wait ends
     signal?.addEventListener('abort', wake, { once: true })
     const timer = setTimeout(wake, Math.max(0, Math.min(timeoutMs, this.#pollMs)))
+    // Stryker disable next-line OptionalChaining: Node's timers have unref; other runtimes' may not
     timer.unref?.()
     try {
       await woken
     } finally {
+      // Stryker disable next-line CallExpression: a timer left would only wake a wait already over, later
       clearTimeout(timer)
       signal?.removeEventListener('abort', wake)
       waiters.delete(wake)
