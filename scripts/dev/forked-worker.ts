@@ -17,7 +17,8 @@ export interface ForkedWorker<To, From> {
 
 /**
  * Forks `script` with `input` as JSON in `argv[2]` (`execArgv` after `--import tsx`, `env` over this process's
- * environment); its stdout and stderr go to this process's. A message for which `notice` returns true (a progress report, say) is not queued for `next()`.
+ * environment); its stdout and stderr go to this process's. A message for which `notice` returns true (a progress
+ * report, say) is not queued for `next()`.
  */
 export function forkWorker<To, From>(
   script: string,

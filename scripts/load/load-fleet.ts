@@ -11,34 +11,29 @@
  * progress line to stderr every few seconds and the table to stdout; exits 1 when a call failed or an expired
  * portal was not refreshed exactly once, and on a missed bar only with `LOAD_STRICT=1`. Options: load-options.ts.
  */
-import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { cpus } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.types.js'
 import { createNullLogger, PortalFleet } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
-import { type ForkedWorker, forkWorker } from '../dev/forked-worker.js'
 import { type RedisUnderTest, redisInstalled, startRedisServer } from '../dev/redis-server.js'
 import { runMain } from '../dev/run-main.js'
 import { latencyPercentile, mergeLatencies } from './latency-histogram.js'
 import { LOAD_USAGE, LoadOptionError, type LoadOptions, loadOptions, refreshLeadS } from './load-options.js'
-import type {
-  FromLoadWorker,
-  LoadWorkerInput,
-  ToLoadWorker,
-  WorkerCalls,
-  WorkerMemory,
-} from './load-protocol.js'
+import type { LoadWorkerInput, WorkerCalls, WorkerMemory } from './load-protocol.js'
 import { formatTable, type LoadResult, loadReport } from './load-report.js'
+import {
+  answers,
+  failedCalls,
+  type LoadWorker,
+  startWorkers,
+  WORKER_ENV,
+  warmUpRound,
+} from './load-workers.js'
 import { PortalFarm } from './portal-farm.js'
 import { bytesPerPortal, commandsBetween, readRedis } from './redis-figures.js'
-import { WORKER_ENV, workerNodeFlags } from './worker-flags.js'
 
-const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
 /** Progress lines on stderr, this often. */
 const PROGRESS_MS = 3000
 /** Portals whose Redis keys are measured with `MEMORY USAGE`. */
@@ -48,8 +43,6 @@ const BASELINE = 'baseline, 1 portal on MemoryStore per process'
 
 /** The baseline's portal paces nothing: one portal takes the calls of a whole fleet process. */
 const UNPACED = { rateLimit: { burstLimit: 1_000_000, drainRate: 1_000_000 } }
-
-type Worker = ForkedWorker<ToLoadWorker, FromLoadWorker>
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`)
@@ -66,64 +59,10 @@ function spreadIndexes(count: number, share: number): Set<number> {
   return new Set(Array.from({ length: chosen }, (_, index) => Math.floor((index * count) / chosen)))
 }
 
-/** The next answer of every worker, each checked to be of `type`. */
-async function answers<T extends FromLoadWorker['type']>(
-  workers: readonly Worker[],
-  type: T,
-): Promise<Array<Extract<FromLoadWorker, { type: T }>>> {
-  const all = await Promise.all(workers.map((worker) => worker.next()))
-  for (const answer of all)
-    if (answer.type !== type) throw new Error(`a worker answered ${answer.type}, not ${type}`)
-  return all as Array<Extract<FromLoadWorker, { type: T }>>
-}
-
-/** Where the workers' inputs are written, removed when the run ends. */
-let inputDir: string | undefined
-
-/**
- * The path of a file holding `input` as JSON: the member ids of 10 000 portals are more than one argument of a
- * process may hold (128 KB on Linux).
- */
-function inputFile(input: LoadWorkerInput): string {
-  if (!inputDir) {
-    const dir = mkdtempSync(join(tmpdir(), 'load-fleet-'))
-    inputDir = dir
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
-  }
-  const file = join(inputDir, `input-${randomUUID()}.json`)
-  writeFileSync(file, JSON.stringify(input))
-  return file
-}
-
-/** Starts workers that report progress into `progress` (calls so far per worker). */
-function startWorkers(
-  options: LoadOptions,
-  input: LoadWorkerInput,
-  progress: Array<{ ok: number; failed: number }>,
-): Worker[] {
-  const file = inputFile(input)
-  return Array.from({ length: options.processes }, (_, index) => {
-    progress[index] = { ok: 0, failed: 0 }
-    return forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, file, {
-      execArgv: workerNodeFlags(options),
-      env: WORKER_ENV,
-      notice: (message) => {
-        if (message.type !== 'progress') return false
-        progress[index] = { ok: message.ok, failed: message.failed }
-        return true
-      },
-    })
-  })
-}
-
 /** One warm-up round of `workers` on their steady or their expiring portals; the calls that failed, logged. */
-async function warmUp(workers: readonly Worker[], portals: 'steady' | 'expiring'): Promise<number> {
-  for (const worker of workers) worker.send({ type: 'warm-up', portals })
-  const warmed = await answers(workers, 'warmed')
-  const failed = warmed.reduce(
-    (sum, answer) => sum + Object.values(answer.failed).reduce((all, calls) => all + calls, 0),
-    0,
-  )
+async function warmUp(workers: readonly LoadWorker[], portals: 'steady' | 'expiring'): Promise<number> {
+  const warmed = await warmUpRound(workers, portals)
+  const failed = warmed.reduce((sum, answer) => sum + failedCalls(answer), 0)
   if (failed > 0)
     log(
       `warm-up (${portals}): ${failed} calls failed (${JSON.stringify(warmed.map((answer) => answer.failed))})`,
@@ -134,7 +73,7 @@ async function warmUp(workers: readonly Worker[], portals: 'steady' | 'expiring'
 /** Runs the calls phase of `workers`, printing progress; their reports. */
 async function callsPhase(
   label: string,
-  workers: readonly Worker[],
+  workers: readonly LoadWorker[],
   progress: ReadonlyArray<{ ok: number; failed: number }>,
   options: LoadOptions,
   everySecond?: () => void,
@@ -230,7 +169,7 @@ async function fleetRun(
     store: new RedisStore(client),
     logger: createNullLogger(),
   })
-  const workers: Worker[] = []
+  const workers: LoadWorker[] = []
   try {
     const expiringIndexes = spreadIndexes(options.portals, options.expiring)
     const expiring = farm.emulators.filter((_, index) => expiringIndexes.has(index))

@@ -1,51 +1,31 @@
 /**
  * What one expiry costs each process of a fleet, apart from its calls: `node --import tsx scripts/load/refresh-wave.ts`
- * (after `npm run build`). A farm of `REFRESH_WAVE_PORTALS` portals (1 000 by default), all expiring, is installed on
- * one Redis and called by `REFRESH_WAVE_PROCESSES` worker processes (4) of `npm run load:fleet`, each a `PortalFleet`
- * on the built package, run with the load test's flags (`LOAD_SEMI_SPACE_MB`, `LOAD_HEAP_GROWING_PERCENT`). They call
- * in rounds of one call per portal, 50 at a time per process: the clients' take-up, two rounds on valid pairs, a round
- * once every pair entered the eager-refresh window (each portal refreshed once, by one process, and adopted by the
- * others), and two rounds on valid pairs again. Prints each round's client CPU per portal and process, then the CPU an
- * expiry added: the expired round less the valid round after it.
+ * (after `npm run build`). It takes the load test's options (load-options.ts), of which it uses the portals (1 000 by
+ * default), the processes (4) and the workers' flags. The portals, all expiring, are installed on one Redis and
+ * called by worker processes of `npm run load:fleet`, each a `PortalFleet` on the built package, in rounds of one
+ * call per portal, 50 at a time per process: the clients' take-up, two rounds on valid pairs, a round once every pair
+ * entered the eager-refresh window (each portal refreshed once, by one process, and adopted by the others), and two
+ * rounds on valid pairs again. Prints each round's client CPU per portal and process, then the CPU an expiry added:
+ * the expired round less the valid round after it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.types.js'
 import { createNullLogger, PortalFleet } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
-import { forkWorker } from '../dev/forked-worker.js'
 import { startRedisServer } from '../dev/redis-server.js'
 import { runMain } from '../dev/run-main.js'
 import { loadOptions } from './load-options.js'
-import type { FromLoadWorker, LoadWorkerInput, ToLoadWorker } from './load-protocol.js'
+import { answers, failedCalls, type LoadWorker, startWorkers, warmUpRound } from './load-workers.js'
 import { PortalFarm } from './portal-farm.js'
-import { WORKER_ENV, workerNodeFlags } from './worker-flags.js'
 
-const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
 /** How long the pairs stay out of the eager-refresh window after they are installed, s: the take-up fits in it. */
 const VALID_S = 15
 
-function count(name: string, fallback: number): number {
-  const raw = process.env[name]
-  const value = raw === undefined ? fallback : Number(raw)
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer, got '${raw}'`)
-  return value
-}
-
-type Worker = ReturnType<typeof forkWorker<ToLoadWorker, FromLoadWorker>>
-
 /** One round of one call per portal on every worker; the client CPU per portal of each, us. */
-async function round(workers: readonly Worker[], label: string, portals: number): Promise<number[]> {
-  for (const worker of workers) worker.send({ type: 'warm-up', portals: 'expiring' })
-  const answers = await Promise.all(workers.map((worker) => worker.next()))
-  const perPortal = answers.map((answer) => {
-    if (answer.type !== 'warmed') throw new Error(`a worker answered ${answer.type}, not warmed`)
-    const failed = Object.values(answer.failed).reduce((sum, calls) => sum + calls, 0)
+async function round(workers: readonly LoadWorker[], label: string, portals: number): Promise<number[]> {
+  const perPortal = (await warmUpRound(workers, 'expiring')).map((answer) => {
+    const failed = failedCalls(answer)
     if (failed > 0) throw new Error(`${label}: ${failed} calls failed (${JSON.stringify(answer.failed)})`)
     return answer.cpuUs / portals
   })
@@ -57,8 +37,8 @@ const mean = (values: readonly number[]): number =>
   values.reduce((sum, value) => sum + value, 0) / values.length
 
 async function main(): Promise<number> {
-  const portals = count('REFRESH_WAVE_PORTALS', 1000)
-  const processes = count('REFRESH_WAVE_PROCESSES', 4)
+  const options = loadOptions(process.env, process.argv.slice(2))
+  const { portals, processes } = options
   const redis = await startRedisServer()
   const [node] = redis.nodes
   const client = new Redis(node!.port, node!.host)
@@ -68,30 +48,22 @@ async function main(): Promise<number> {
     store: new RedisStore(client),
     logger: createNullLogger(),
   })
-  const dir = mkdtempSync(join(tmpdir(), 'refresh-wave-'))
-  const workers: Worker[] = []
+  const workers: LoadWorker[] = []
   try {
-    const input: LoadWorkerInput = {
-      store: { kind: 'redis', host: node!.host, port: node!.port },
-      secret: farm.secret,
-      memberIds: farm.memberIds,
-      warmUpIds: [],
-      expiringIds: farm.memberIds,
-      callsPerInterval: portals,
-      intervalMs: 1000,
-      durationMs: 1000,
-      dist: true,
-    }
-    const file = join(dir, 'input.json')
-    writeFileSync(file, JSON.stringify(input))
-    for (let index = 0; index < processes; index += 1)
-      workers.push(
-        forkWorker<ToLoadWorker, FromLoadWorker>(WORKER, file, {
-          execArgv: workerNodeFlags(loadOptions(process.env, [])),
-          env: WORKER_ENV,
-        }),
-      )
-    await Promise.all(workers.map((worker) => worker.next()))
+    workers.push(
+      ...startWorkers(options, {
+        store: { kind: 'redis', host: node!.host, port: node!.port },
+        secret: farm.secret,
+        memberIds: farm.memberIds,
+        warmUpIds: [],
+        expiringIds: farm.memberIds,
+        callsPerInterval: portals,
+        intervalMs: 1000,
+        durationMs: 1000,
+        dist: true,
+      }),
+    )
+    await answers(workers, 'ready')
     await farm.install(
       installer,
       farm.emulators,
@@ -122,7 +94,6 @@ async function main(): Promise<number> {
     client.disconnect()
     await farm.close()
     await redis.stop()
-    rmSync(dir, { recursive: true, force: true })
   }
 }
 

@@ -81,6 +81,11 @@ const sharedTokenMachine: ProvidedTokenMachine = accessTokenMachine.provide({
 /** Events that never start anything while the machine is idle: computed without an actor. */
 const PURE_EVENTS: ReadonlySet<AccessTokenEvent['type']> = new Set(['clock.tick', 'pair.replaced'])
 
+/** The input `snapshot` was made from: an actor restored from it needs one, though the snapshot sets the context. */
+function inputOf(snapshot: TokenSnapshot): { expires: number; settings: AccessTokenSettings } {
+  return { expires: snapshot.context.expires, settings: snapshot.context.settings }
+}
+
 /** The scope of the idle machines' pure transitions, made on first use. */
 let pureScope: ActorScope<TokenSnapshot, AccessTokenEvent> | null = null
 
@@ -95,9 +100,8 @@ let pureScope: ActorScope<TokenSnapshot, AccessTokenEvent> | null = null
 function pureTransition(snapshot: TokenSnapshot, event: AccessTokenEvent): TokenSnapshot {
   // Stryker disable next-line ConditionalExpression: see above
   if (!pureScope) {
-    const { expires, settings } = snapshot.context
     // Stryker disable next-line ObjectLiteral: see above
-    const self = createActor(accessTokenMachine, { snapshot, input: { expires, settings } })
+    const self = createActor(accessTokenMachine, { snapshot, input: inputOf(snapshot) })
     // Stryker disable StringLiteral: see above
     pureScope = {
       self,
@@ -199,11 +203,9 @@ export class TokenMachine {
   actor(): Actor<ProvidedTokenMachine> {
     if (this.#actor) return this.#actor
     const snapshot = this.#idleSnapshot()
-    // The input is what the snapshot was made from; restoring the snapshot is what sets the context.
-    const input = { expires: snapshot.context.expires, settings: snapshot.context.settings }
     const actor = createActor(sharedTokenMachine, {
       snapshot,
-      input,
+      input: inputOf(snapshot),
       ...(this.#inspect ? { inspect: this.#inspect } : {}),
     })
     // Before start(): the first thing the actor runs may be its refresh.
