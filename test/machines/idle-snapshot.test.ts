@@ -103,7 +103,12 @@ describe('the idle token machine of a client', () => {
               })
             }
           }
-          expect(observed(portal.auth.tokenActor.getSnapshot())).toEqual(observed(expected))
+          const reached = observed(portal.auth.tokenActor.getSnapshot())
+          expect(reached).toEqual(observed(expected))
+          // The machine knows when the pair expires, never the pair: no token reaches its snapshot.
+          const text = JSON.stringify(reached)
+          expect(text).not.toContain(params.accessToken)
+          expect(text).not.toContain(params.refreshToken)
         } finally {
           void portal.destroy()
         }
