@@ -182,7 +182,7 @@ async function fleetRun(
 
     const progress: Array<{ ok: number; failed: number }> = []
     const input: LoadWorkerInput = {
-      store: { kind: 'redis', host: node!.host, port: node!.port },
+      store: { kind: 'redis', host: node!.host, port: node!.port, slotBatchMs: options.slotBatchMs },
       secret: farm.secret,
       memberIds: farm.memberIds,
       warmUpIds: steady.map((emulator) => emulator.memberId),
@@ -387,7 +387,7 @@ async function main(): Promise<number> {
     baselineRss: baseline.rss,
   })
   console.log(
-    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring; workers on ${options.dist ? 'the built package (dist/)' : 'the sources (tsx)'}, semi-spaces of ${options.semiSpaceMb} MB, heap growing ${options.heapGrowingPercent > 0 ? `${options.heapGrowingPercent} %` : "V8's own"}, MALLOC_ARENA_MAX=${WORKER_ENV.MALLOC_ARENA_MAX}\n`,
+    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring; workers on ${options.dist ? 'the built package (dist/)' : 'the sources (tsx)'}, semi-spaces of ${options.semiSpaceMb} MB, heap growing ${options.heapGrowingPercent > 0 ? `${options.heapGrowingPercent} %` : "V8's own"}, RedisStore slot batches of ${options.slotBatchMs > 0 ? `${options.slotBatchMs} ms` : 'none (slotBatchMs 0)'}, MALLOC_ARENA_MAX=${WORKER_ENV.MALLOC_ARENA_MAX}\n`,
   )
   console.log(formatTable(report.rows))
   if (!report.checksHeld) return 1

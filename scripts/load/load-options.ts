@@ -16,6 +16,8 @@ export interface LoadOptions {
   semiSpaceMb: number
   /** The workers' `--heap-growing-percent`; 0 leaves V8's own growing factor. */
   heapGrowingPercent: number
+  /** The fleet's `RedisStore({ slotBatchMs })`, as docs/fleet.md advises at hundreds of calls per second; 0: none. */
+  slotBatchMs: number
   /** `LOAD_QUICK=1`: fewer portals and a shorter run by default. */
   quick: boolean
   /** `LOAD_STRICT=1`: a missed bar exits 1 as well. */
@@ -34,6 +36,7 @@ interface NumericOption {
     | 'expiring'
     | 'semiSpaceMb'
     | 'heapGrowingPercent'
+    | 'slotBatchMs'
   env: string
   flag: string
   min: number
@@ -110,6 +113,15 @@ const NUMERIC: readonly NumericOption[] = [
     integer: true,
     fallback: 100,
   },
+  {
+    key: 'slotBatchMs',
+    env: 'LOAD_SLOT_BATCH_MS',
+    flag: '--slot-batch',
+    min: 0,
+    max: 1000,
+    integer: true,
+    fallback: 5,
+  },
 ]
 
 const SWITCHES = [
@@ -125,7 +137,7 @@ export class LoadOptionError extends Error {
 
 /** The options' help text, printed with `--help`. */
 export const LOAD_USAGE = [
-  'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --semi-space=MB --heap-growing=PERCENT --quick --strict]',
+  'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --semi-space=MB --heap-growing=PERCENT --slot-batch=MS --quick --strict]',
   '(npm run load:fleet builds the package and passes --dist)',
   ...NUMERIC.map(
     (option) =>

@@ -2,9 +2,12 @@
 import type { PortalOAuthParams, PortalOAuthSecret, RestrictionParamsInput } from '../../src/index.js'
 import type { LatencyCounts } from './latency-histogram.js'
 
-/** The store of a worker: its own ioredis client on the shared server, or a `MemoryStore` seeded with one pair. */
+/**
+ * The store of a worker: its own ioredis client on the shared server (`slotBatchMs`: the store's option), or a
+ * `MemoryStore` seeded with one pair.
+ */
 export type LoadWorkerStore =
-  | { kind: 'redis'; host: string; port: number }
+  | { kind: 'redis'; host: string; port: number; slotBatchMs: number }
   | { kind: 'memory'; pairs: PortalOAuthParams[] }
 
 /** What the load test hands a worker process (as JSON in a file named in `argv[2]`). */

@@ -100,9 +100,10 @@ async function openStore(): Promise<{ store: TokenStore; close: () => Promise<vo
     return { store, close: () => store.close() }
   }
   // Plain ioredis, as docs/redis.md advises when calls are spread over time (here under one in flight on average):
-  // auto-pipelining would cost each lone command more than it saves.
+  // auto-pipelining would cost each lone command more than it saves. The store's own slot batches, when asked for,
+  // send the calls' slot requests together instead.
   const client = new Redis(input.store.port, input.store.host)
-  const store = new RedisStore(client)
+  const store = new RedisStore(client, { slotBatchMs: input.store.slotBatchMs })
   return {
     store,
     close: async () => {

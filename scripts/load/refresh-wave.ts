@@ -52,7 +52,7 @@ async function main(): Promise<number> {
   try {
     workers.push(
       ...startWorkers(options, {
-        store: { kind: 'redis', host: node!.host, port: node!.port },
+        store: { kind: 'redis', host: node!.host, port: node!.port, slotBatchMs: options.slotBatchMs },
         secret: farm.secret,
         memberIds: farm.memberIds,
         warmUpIds: [],

@@ -17,6 +17,7 @@ import {
 } from './redis-scripts.js'
 import { lockOwner, parseDeadMark, parsePair, tokenDigest } from './redis-values.js'
 import { ReplicaAcks } from './replica-acks.js'
+import { SlotBatches } from './slot-batches.js'
 import type { DeadPairReason, SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
 
 /** Options of `new RedisStore(client, options)`. */
@@ -47,6 +48,14 @@ export interface RedisStoreOptions {
    * and waits for them 100 ms at most per write until they acknowledge again.
    */
   replicas?: number
+  /**
+   * Lets slot requests (one per call on a valid token) go to Redis in batches, ms, 0 to 1 000: a request made within
+   * this long of the one before waits at most this long for others, up to 16; one after a quieter spell leaves at
+   * once. The batch's commands and answers travel together, one wake-up of the process and of Redis for several calls:
+   * at hundreds of calls per second per process, `5` took the fleet's CPU per call down by a fifth (docs/fleet.md),
+   * for a few ms more per call. Default 0: every request leaves at once.
+   */
+  slotBatchMs?: number
   /**
    * Where the store tells what it decided on its own (replicas that fell short of `replicas`): console-shaped, or
    * pino/bunyan-shaped. Default: warnings to the console.
@@ -84,6 +93,8 @@ export class RedisStore implements TokenStore {
   /** The replicas' acknowledgement of the lock and a saved pair (`WAIT`). */
   readonly #replicas: ReplicaAcks
   readonly #changes: RedisChangeFeed
+  /** The slot requests' batches; `null` without `slotBatchMs`. */
+  readonly #slotBatches: SlotBatches | null
 
   constructor(client: RedisClient, options: RedisStoreOptions = {}) {
     const connection = redisConnection(client)
@@ -114,6 +125,11 @@ export class RedisStore implements TokenStore {
     this.#replicas = new ReplicaAcks(replicas, this.#commandTimeout, logger)
     this.#announce = connection.sharded ? 'SPUBLISH' : 'PUBLISH'
     this.#changes = new RedisChangeFeed(connection, msOption('pollInterval', options.pollInterval, 1))
+    const slotBatchMs =
+      options.slotBatchMs === undefined
+        ? 0
+        : requireIntegerIn('RedisStore: options.slotBatchMs', options.slotBatchMs, 0, 1_000, { unit: 'ms' })
+    this.#slotBatches = slotBatchMs > 0 ? new SlotBatches(slotBatchMs) : null
   }
 
   async load(memberId: string): Promise<PortalOAuthParams | null> {
@@ -217,6 +233,25 @@ export class RedisStore implements TokenStore {
     want = 1,
     timeoutMs?: number,
   ): Promise<SlotAnswer> {
+    const batches = this.#slotBatches
+    if (!batches) return this.#takeSlotNow(memberId, bucket, want, timeoutMs)
+    // The time a request waited for its batch comes off its timeout.
+    return batches.run((waitedMs) =>
+      this.#takeSlotNow(
+        memberId,
+        bucket,
+        want,
+        timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - waitedMs),
+      ),
+    )
+  }
+
+  #takeSlotNow(
+    memberId: string,
+    bucket: SharedBucketSettings,
+    want: number,
+    timeoutMs: number | undefined,
+  ): Promise<SlotAnswer> {
     const keys = this.#keys(memberId)
     const args = [
       String(bucket.burstLimit),
@@ -239,8 +274,9 @@ export class RedisStore implements TokenStore {
     )
   }
 
-  /** Closes the subscriber connection this store opened and ends every wait; the client stays open. */
+  /** Sends the slot requests still waiting for their batch, closes the subscriber connection this store opened and ends every wait; the client stays open. */
   async close(): Promise<void> {
+    this.#slotBatches?.flush()
     await this.#changes.close()
   }
 

@@ -265,6 +265,14 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
         'RedisStore: options.pairTtl must be an integer from 60000 to 315360000000 ms (87600 hours), got 315360000001',
       ],
       [{ replicas: -1 }, 'RedisStore: options.replicas must be an integer from 0 to 16, got -1'],
+      [
+        { slotBatchMs: 1001 },
+        'RedisStore: options.slotBatchMs must be an integer from 0 to 1000 ms (1 second), got 1001',
+      ],
+      [
+        { slotBatchMs: '5' },
+        'RedisStore: options.slotBatchMs must be an integer from 0 to 1000 ms (1 second), got string',
+      ],
     ]
     for (const [options, message] of refusals) {
       expect(() => new RedisStore(client, options)).toThrow(expect.objectContaining({ message }))
@@ -274,6 +282,8 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
       { pairTtl: 315_360_000_000 },
       { bucketMargin: 0, pollInterval: 1, commandTimeout: 1 },
       { commandTimeout: 600_000, replicas: 16 },
+      { slotBatchMs: 0 },
+      { slotBatchMs: 1000 },
     ]) {
       expect(() => new RedisStore(client, options)).not.toThrow()
     }

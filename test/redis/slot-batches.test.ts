@@ -1,0 +1,189 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PortalFleet, type TokenStore } from '../../src/index.js'
+import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
+import { createMemoryLogger } from '../helpers.js'
+import { type Backend, nodeRedisServerBackend, type Opened, redisServerBackend } from './backends.js'
+import { Redis } from './ioredis-under-test.js'
+
+/** A bucket no request of these tests fills: every request is granted a slot. */
+const ROOMY = { burstLimit: 1_000_000, drainRate: 1_000_000 }
+
+/** A slot request as Redis saw it (`MONITOR`): the portal its bucket key names, when the server ran it (ms). */
+interface SeenSlot {
+  memberId: string
+  atMs: number
+}
+
+/**
+ * Records the slot requests Redis gets (scripts naming the bucket key `…{memberId}:bucket`; not the commands those
+ * scripts run, which MONITOR shows too) until `stop()`. A script sent again as `EVAL` after `NOSCRIPT` counts once.
+ */
+async function watchSlots(opened: Opened): Promise<{ seen: SeenSlot[]; stop: () => void }> {
+  const [node] = opened.redis!.nodes
+  const client = new Redis(node!.port, node!.host)
+  const monitor = await client.monitor()
+  const seen: SeenSlot[] = []
+  monitor.on('monitor', (time: string, args: string[]) => {
+    if (!/^eval(sha)?$/i.test(args[0] ?? '')) return
+    const bucket = args.find((arg) => arg.endsWith(':bucket'))
+    const memberId = bucket?.match(/\{([^}]*)\}/)?.[1]
+    if (memberId !== undefined && !seen.some((slot) => slot.memberId === memberId))
+      seen.push({ memberId, atMs: Number(time) * 1000 })
+  })
+  return {
+    seen,
+    stop: () => {
+      monitor.disconnect()
+      client.disconnect()
+    },
+  }
+}
+
+const backends: Backend[] = [redisServerBackend, nodeRedisServerBackend]
+
+for (const backend of backends) {
+  describe.skipIf(!backend.available)(`RedisStore slotBatchMs (${backend.name})`, () => {
+    let opened: Opened
+    const emulators: PortalEmulator[] = []
+    beforeAll(async () => {
+      opened = await backend.open()
+      for (let index = 0; index < 4; index += 1) emulators.push(await startPortalEmulator())
+    }, 60_000)
+    afterAll(async () => {
+      await Promise.all(emulators.map((emulator) => emulator.close()))
+      await opened?.close()
+    })
+
+    /**
+     * Four calls on four portals of a fleet on a store with `slotBatchMs`: the first after a quiet spell, then three
+     * made 40 ms apart. What each slot request waited from its call to Redis, and the spread of the last three.
+     */
+    async function callsOnAFleet(
+      slotBatchMs: number,
+    ): Promise<{ firstWaitMs: number; laterWaitsMs: number[]; laterSpreadMs: number }> {
+      const [first] = emulators
+      const fleet = new PortalFleet({
+        oAuthSecret: { clientId: first!.clientId, clientSecret: first!.clientSecret },
+        store: opened.store({ slotBatchMs }),
+        logger: createMemoryLogger(),
+      })
+      try {
+        for (const emulator of emulators) await fleet.handleEvent(emulator.installEvent('ONAPPINSTALL'))
+        const clients = await Promise.all(emulators.map((emulator) => fleet.get(emulator.memberId)))
+        // A quiet spell longer than the window (and than a leased slot lasts): the first request leaves at once.
+        await sleep(slotBatchMs + 100)
+        const watch = await watchSlots(opened)
+        const made: number[] = []
+        const call = (index: number) => {
+          made[index] = Date.now()
+          return clients[index]!.actions.v2.call.make({ method: 'profile' })
+        }
+        try {
+          expect((await call(0)).isSuccess).toBe(true)
+          const later: ReturnType<typeof call>[] = []
+          for (let index = 1; index < 4; index += 1) {
+            later.push(call(index))
+            if (index < 3) await sleep(40)
+          }
+          for (const result of await Promise.all(later)) expect(result.isSuccess).toBe(true)
+          // MONITOR reports a command as the server runs it, maybe after its answer came back: wait for the last.
+          await expect.poll(() => watch.seen.length).toBeGreaterThanOrEqual(emulators.length)
+        } finally {
+          watch.stop()
+        }
+        const seenAt = emulators.map(
+          (emulator) => watch.seen.find((slot) => slot.memberId === emulator.memberId)!.atMs,
+        )
+        const laterAt = seenAt.slice(1)
+        return {
+          firstWaitMs: seenAt[0]! - made[0]!,
+          laterWaitsMs: laterAt.map((at, index) => at - made[index + 1]!),
+          laterSpreadMs: Math.max(...laterAt) - Math.min(...laterAt),
+        }
+      } finally {
+        await fleet.destroy()
+      }
+    }
+
+    it('calls close together: the first leaves at once, the next wait for the batch and reach Redis together; without it each leaves at once', async () => {
+      const batched = await callsOnAFleet(400)
+      expect(batched.firstWaitMs).toBeLessThan(200)
+      // The second call came within 400 ms of the first: it waited the window, and the two after it went with it.
+      expect(batched.laterWaitsMs[0]).toBeGreaterThanOrEqual(380)
+      expect(batched.laterSpreadMs).toBeLessThan(40)
+
+      const unbatched = await callsOnAFleet(0)
+      expect(unbatched.firstWaitMs).toBeLessThan(200)
+      for (const wait of unbatched.laterWaitsMs) expect(wait).toBeLessThan(200)
+      expect(unbatched.laterSpreadMs).toBeGreaterThanOrEqual(60)
+    })
+
+    it('a batch of 16 leaves as soon as it is full; the 17th waits for the window', async () => {
+      const store = opened.store({ slotBatchMs: 1000 })
+      try {
+        await store.takeSlot('full-lone', ROOMY)
+        const started = performance.now()
+        const settled = await Promise.all(
+          Array.from({ length: 17 }, (_, index) =>
+            store.takeSlot(`full-${index}`, ROOMY).then((answer) => ({
+              granted: answer.granted,
+              afterMs: performance.now() - started,
+            })),
+          ),
+        )
+        for (const { granted } of settled) expect(granted).toBeGreaterThanOrEqual(1)
+        for (const { afterMs } of settled.slice(0, 16)) expect(afterMs).toBeLessThan(500)
+        expect(settled[16]!.afterMs).toBeGreaterThanOrEqual(990)
+      } finally {
+        await store.close()
+      }
+    })
+
+    it('close() sends the requests still waiting for their batch', async () => {
+      const store = opened.store({ slotBatchMs: 1000 })
+      await store.takeSlot('closing-lone', ROOMY)
+      const started = performance.now()
+      const waiting = store.takeSlot('closing-waiting', ROOMY)
+      await store.close()
+      expect((await waiting).granted).toBeGreaterThanOrEqual(1)
+      expect(performance.now() - started).toBeLessThan(500)
+    })
+
+    it('property: whatever the gaps between requests, each is answered once, and they reach Redis in the order they were made', async () => {
+      const store: TokenStore = opened.store({ slotBatchMs: 30 })
+      let run = 0
+      try {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.integer({ min: 0, max: 60 }), { minLength: 1, maxLength: 12 }),
+            async (gaps) => {
+              run += 1
+              const ids = gaps.map((_, index) => `order-${run}-${index}`)
+              const watch = await watchSlots(opened)
+              try {
+                const answers: Array<Promise<number>> = []
+                for (const [index, gap] of gaps.entries()) {
+                  if (gap > 0) await sleep(gap)
+                  answers.push(store.takeSlot(ids[index]!, ROOMY).then((answer) => answer.granted))
+                }
+                for (const granted of await Promise.all(answers)) expect(granted).toBeGreaterThanOrEqual(1)
+                // As in callsOnAFleet: wait until MONITOR reported the last one.
+                await expect
+                  .poll(() => watch.seen.filter((slot) => ids.includes(slot.memberId)).length)
+                  .toBe(ids.length)
+              } finally {
+                watch.stop()
+              }
+              expect(watch.seen.map((slot) => slot.memberId).filter((id) => ids.includes(id))).toEqual(ids)
+            },
+          ),
+          { numRuns: 15 },
+        )
+      } finally {
+        await store.close()
+      }
+    }, 60_000)
+  })
+}
