@@ -237,12 +237,7 @@ export class RedisStore implements TokenStore {
     if (!batches) return this.#takeSlotNow(memberId, bucket, want, timeoutMs)
     // The time a request waited for its batch comes off its timeout.
     return batches.run((waitedMs) =>
-      this.#takeSlotNow(
-        memberId,
-        bucket,
-        want,
-        timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - waitedMs),
-      ),
+      this.#takeSlotNow(memberId, bucket, want, Math.max(1, (timeoutMs ?? this.#commandTimeout) - waitedMs)),
     )
   }
 
@@ -274,7 +269,10 @@ export class RedisStore implements TokenStore {
     )
   }
 
-  /** Sends the slot requests still waiting for their batch, closes the subscriber connection this store opened and ends every wait; the client stays open. */
+  /**
+   * Sends the slot requests still waiting for their batch, closes the subscriber connection this store opened and
+   * ends every wait; the client stays open.
+   */
   async close(): Promise<void> {
     this.#slotBatches?.flush()
     await this.#changes.close()

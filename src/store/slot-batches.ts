@@ -1,6 +1,6 @@
 /**
- * Most requests in one batch: it then leaves at once. One round trip's cost shared by 10 was measured at a quarter of
- * a lone one's, so a longer batch saves little more and only makes its first request wait.
+ * Most requests in one batch: a full batch leaves at once. The round trip's cost is then shared so widely that waiting
+ * for more would save little, and would only make the first request wait longer.
  */
 export const MAX_SLOT_BATCH = 16
 

@@ -89,7 +89,9 @@ for (const backend of backends) {
           }
           for (const result of await Promise.all(later)) expect(result.isSuccess).toBe(true)
           // MONITOR reports a command as the server runs it, maybe after its answer came back: wait for the last.
-          await expect.poll(() => watch.seen.length).toBeGreaterThanOrEqual(emulators.length)
+          await expect
+            .poll(() => watch.seen.length, { timeout: 5000 })
+            .toBeGreaterThanOrEqual(emulators.length)
         } finally {
           watch.stop()
         }
@@ -171,7 +173,9 @@ for (const backend of backends) {
                 for (const granted of await Promise.all(answers)) expect(granted).toBeGreaterThanOrEqual(1)
                 // As in callsOnAFleet: wait until MONITOR reported the last one.
                 await expect
-                  .poll(() => watch.seen.filter((slot) => ids.includes(slot.memberId)).length)
+                  .poll(() => watch.seen.filter((slot) => ids.includes(slot.memberId)).length, {
+                    timeout: 5000,
+                  })
                   .toBe(ids.length)
               } finally {
                 watch.stop()
