@@ -1,3 +1,5 @@
+import { callStore } from './store-call.js'
+
 /**
  * Most requests in one batch: a full batch leaves at once. The round trip's cost is then shared so widely that waiting
  * for more would save little, and would only make the first request wait longer.
@@ -32,12 +34,9 @@ export class SlotBatches {
     this.#lastAt = now
     if (this.#timer === null && quiet) return send(0)
     return new Promise<T>((resolve, reject) => {
+      // A request that throws as it is sent rejects alone; the rest of its batch still leaves.
       this.#waiting.push(() => {
-        try {
-          send(performance.now() - now).then(resolve, reject)
-        } catch (error) {
-          reject(error)
-        }
+        callStore(() => send(performance.now() - now)).then(resolve, reject)
       })
       if (this.#waiting.length >= MAX_SLOT_BATCH) this.flush()
       // Not unref'd: a call is waiting on it, as it would on the command itself.
