@@ -3,8 +3,8 @@
  *
  * A throwaway `redis-server` and an emulator farm (every portal behind two loopback listeners) are started here; the portals are installed
  * through their `ONAPPINSTALL` events by a `PortalFleet` on a `RedisStore`. Each worker process (a `PortalFleet`
- * over one `RedisStore` on one ioredis client) calls every installed portal once (the warm-up, not measured), then
- * calls each portal once per interval for the duration. The expiring share of the portals is installed after that
+ * over one `RedisStore` on one ioredis client) calls every installed portal once (the warm-up, not measured) and
+ * collects its heap, then calls each portal once per interval for the duration. The expiring share of the portals is installed after that
  * warm-up with a pair that enters the clients' eager-refresh window a few seconds into the calls, and called once by
  * each process before them. Afterwards
  * one process calls one portal on a `MemoryStore` as many times per second, the baseline of the CPU ratio. Prints a
@@ -59,9 +59,12 @@ function spreadIndexes(count: number, share: number): Set<number> {
   return new Set(Array.from({ length: chosen }, (_, index) => Math.floor((index * count) / chosen)))
 }
 
-/** One warm-up round of `workers` on their steady or their expiring portals; the calls that failed, logged. */
+/**
+ * One warm-up round of `workers` on their steady or their expiring portals, each collecting its heap after it; the
+ * calls that failed, logged.
+ */
 async function warmUp(workers: readonly LoadWorker[], portals: 'steady' | 'expiring'): Promise<number> {
-  const warmed = await warmUpRound(workers, portals)
+  const warmed = await warmUpRound(workers, portals, true)
   const failed = warmed.reduce((sum, answer) => sum + failedCalls(answer), 0)
   if (failed > 0)
     log(

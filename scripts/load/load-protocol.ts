@@ -63,11 +63,12 @@ export interface WorkerCalls {
 }
 
 /**
- * Orders to a worker: warm up (one call on each portal of `warmUpIds`, or of `expiringIds` once they are installed),
- * run the calls phase, idle and measure (CPU while idle, then memory), exit.
+ * Orders to a worker: warm up (one call on each portal of `warmUpIds`, or of `expiringIds` once they are installed;
+ * with `collect`, then a full collection of its heap), run the calls phase, idle and measure (CPU while idle, then
+ * memory), exit.
  */
 export type ToLoadWorker =
-  | { type: 'warm-up'; portals: 'steady' | 'expiring' }
+  | { type: 'warm-up'; portals: 'steady' | 'expiring'; collect: boolean }
   | { type: 'go' }
   | { type: 'memory' }
   | { type: 'exit' }

@@ -88,12 +88,16 @@ export function startWorkers(
   })
 }
 
-/** One warm-up round of every worker (one call on each of its steady or expiring portals); their answers. */
+/**
+ * One warm-up round of every worker (one call on each of its steady or expiring portals), each worker collecting its
+ * heap after it when `collect` is set; their answers.
+ */
 export async function warmUpRound(
   workers: readonly LoadWorker[],
   portals: 'steady' | 'expiring',
+  collect = false,
 ): Promise<Array<Extract<FromLoadWorker, { type: 'warmed' }>>> {
-  for (const worker of workers) worker.send({ type: 'warm-up', portals })
+  for (const worker of workers) worker.send({ type: 'warm-up', portals, collect })
   return answers(workers, 'warmed')
 }
 
