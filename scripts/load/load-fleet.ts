@@ -1,15 +1,15 @@
 /**
  * `npm run load:fleet`: an application installed on many portals, run by several processes sharing one Redis.
  *
- * A throwaway `redis-server` and an emulator farm (every portal behind two loopback listeners) are started here; the portals are installed
- * through their `ONAPPINSTALL` events by a `PortalFleet` on a `RedisStore`. Each worker process (a `PortalFleet`
- * over one `RedisStore` on one ioredis client) calls every installed portal once (the warm-up, not measured) and
- * collects its heap, then calls each portal once per interval for the duration. The expiring share of the portals is installed after that
- * warm-up with a pair that enters the clients' eager-refresh window a few seconds into the calls, and called once by
- * each process before them. Afterwards
- * one process calls one portal on a `MemoryStore` as many times per second, the baseline of the CPU ratio. Prints a
- * progress line to stderr every few seconds and the table to stdout; exits 1 when a call failed or an expired
- * portal was not refreshed exactly once, and on a missed bar only with `LOAD_STRICT=1`. Options: load-options.ts.
+ * A throwaway `redis-server` and an emulator farm (every portal behind two loopback listeners) are started here; the
+ * portals are installed through their `ONAPPINSTALL` events by a `PortalFleet` on a `RedisStore`. Each worker process
+ * (a `PortalFleet` over one `RedisStore` on one ioredis client) calls every installed portal once (the warm-up, not
+ * measured) and collects its heap, then calls each portal once per interval for the duration. The expiring share of
+ * the portals is installed after that warm-up with a pair that enters the clients' eager-refresh window a few seconds
+ * into the calls, and called once by each process before them. Afterwards one process calls one portal on a
+ * `MemoryStore` as many times per second, the baseline of the CPU ratio. Prints a progress line to stderr every few
+ * seconds and the table to stdout; exits 1 when a call failed or an expired portal was not refreshed exactly once,
+ * and on a missed bar only with `LOAD_STRICT=1`. Options: load-options.ts.
  */
 import { cpus } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
