@@ -237,7 +237,13 @@ export class RedisStore implements TokenStore {
     if (!batches) return this.#takeSlotNow(memberId, bucket, want, timeoutMs)
     // The time a request waited for its batch comes off its timeout.
     return batches.run((waitedMs) =>
-      this.#takeSlotNow(memberId, bucket, want, Math.max(1, (timeoutMs ?? this.#commandTimeout) - waitedMs)),
+      this.#takeSlotNow(
+        memberId,
+        bucket,
+        want,
+        // Whole ms: the limit is named in the timeout's message.
+        Math.max(1, Math.round((timeoutMs ?? this.#commandTimeout) - waitedMs)),
+      ),
     )
   }
 

@@ -143,6 +143,30 @@ for (const backend of backends) {
       }
     })
 
+    it('on a frozen server a batched request still settles within the command timeout, its batch wait included', async () => {
+      const store = opened.store({ slotBatchMs: 1000, commandTimeout: 2000 })
+      // Connected and the script known before the server freezes; the next request joins a batch.
+      await store.takeSlot('frozen-lone', ROOMY)
+      opened.redis!.pause()
+      const started = performance.now()
+      try {
+        const failure = await store.takeSlot('frozen-batched', ROOMY).then(
+          () => null,
+          (error: unknown) => error as Error,
+        )
+        const settledMs = performance.now() - started
+        const limitMs = Number(/no answer within (\d+) ms/.exec(failure?.message ?? '')?.[1])
+        // About a second in the batch, and what was left of the 2 s for the command: not 1 s + 2 s.
+        expect(limitMs).toBeGreaterThan(0)
+        expect(limitMs).toBeLessThanOrEqual(1001)
+        expect(settledMs).toBeGreaterThanOrEqual(1900)
+        expect(settledMs).toBeLessThan(2700)
+      } finally {
+        opened.redis!.resume()
+        await store.close()
+      }
+    })
+
     it('close() sends the requests still waiting for their batch', async () => {
       const store = opened.store({ slotBatchMs: 1000 })
       await store.takeSlot('closing-lone', ROOMY)
