@@ -63,7 +63,11 @@ export function kyVariant(
   kyModule: KyModule = ky,
   label?: string,
 ): CpuVariant {
-  const pool = adapter.createPooledFetch({ connections: CONCURRENCY, keepAliveTimeout: 4_000 })
+  const pool = adapter.createPooledFetch({
+    connections: CONCURRENCY,
+    keepAliveTimeout: 4_000,
+    maxAnswerBytes: 128 * 1024 * 1024,
+  })
   const headers = { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT }
   // ky 1 and ky 2 take the same options for this request shape; the hook ignores its arguments in both.
   const client = (kyModule as typeof ky).create({

@@ -4,6 +4,8 @@ import { SdkErrorCode } from '../errors/sdk-error.js'
 import type { SecretRedactor } from '../errors/to-error.js'
 import type { FetchLike } from '../http/http-options.js'
 import { loadKy } from '../http/ky-module.js'
+import { NO_REDIRECT } from '../http/no-redirect.js'
+import { type OAuthAnswer, readOAuthAnswer, refusedAnswerError } from '../http/refused-answer.js'
 import { failureCode } from '../http/retry-policy.js'
 import type { HandlerRefreshAuth } from '../types/auth.js'
 
@@ -19,7 +21,7 @@ export interface DefaultRefreshRequest {
   clientSecret: string
   /** Adapter that sends the request. */
   fetch: FetchLike
-  /** Aborted when the token machine abandons the attempt (its refresh timeout passed). */
+  /** Ends the request, its answer's body included (at the lock's TTL, or when the instance is destroyed). */
   signal: AbortSignal
   /** The instance's secrets: a failure of the adapter is read through its snapshot, once and redacted. */
   secrets: SecretRedactor
@@ -32,7 +34,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * The default refresh (contract 3.2): POST `application/x-www-form-urlencoded` to the token URL with `grant_type`,
  * `refresh_token`, `client_id`, `client_secret` in the body and nothing in the query. An `error` member is a failure
- * even on HTTP 200 (`wrong_client`). One attempt: the token machine decides whether to try again.
+ * even on HTTP 200 (`wrong_client`). One attempt: the token machine decides whether to try again. The request follows
+ * no redirect (`JSSDK_REDIRECT_REFUSED`) and its answer is read up to 1 MiB (`JSSDK_ANSWER_TOO_LARGE`), neither of
+ * which is tried again; `signal` ends it, body included.
  */
 export async function requestTokenRefresh(
   request: DefaultRefreshRequest,
@@ -43,20 +47,28 @@ export async function requestTokenRefresh(
     client_id: request.clientId,
     client_secret: request.clientSecret,
   })
-  let response: Response
+  let answer: OAuthAnswer
   try {
     const { default: ky } = await loadKy()
-    response = await ky.post(request.tokenUrl, {
+    const response = await ky.post(request.tokenUrl, {
       body,
       fetch: request.fetch,
       // The token machine bounds the attempt and retries it with a backoff shared by every waiting caller.
       timeout: false,
       signal: request.signal,
+      redirect: NO_REDIRECT,
       throwHttpErrors: false,
       headers: { accept: 'application/json' },
       retry: 0,
     })
+    answer = await readOAuthAnswer(response, request.tokenUrl, request.signal)
   } catch (error) {
+    const refused = refusedAnswerError(error, {
+      where: 'token refresh',
+      who: 'the OAuth server',
+      request: { method: 'oauth/token' },
+    })
+    if (refused) throw refused
     // Never the failure itself: an adapter's error may name the refresh token in a getter read twice.
     const code = failureCode(request.secrets.snapshot(error).data())
     throw new AjaxError({
@@ -66,10 +78,9 @@ export async function requestTokenRefresh(
       cause: Object.assign(new Error(code ?? 'connection failed'), { code }),
     })
   }
-  const text = await response.text()
   let payload: unknown
   try {
-    payload = JSON.parse(text)
+    payload = JSON.parse(answer.text)
   } catch {
     // Not JSON: no OAuth error to read, and no token (the check below says so).
   }
@@ -77,14 +88,14 @@ export async function requestTokenRefresh(
     throw new RefreshTokenError({
       code: payload.error,
       description: typeof payload.error_description === 'string' ? payload.error_description : '',
-      status: response.status,
+      status: answer.status,
     })
   }
-  if (!response.ok || !isRecord(payload)) {
+  if (!answer.ok || !isRecord(payload)) {
     throw new AjaxError({
       code: SdkErrorCode.InvalidResponse,
-      message: `token refresh: the OAuth server answered HTTP ${response.status} without a token or an OAuth error`,
-      status: response.status,
+      message: `token refresh: the OAuth server answered HTTP ${answer.status} without a token or an OAuth error`,
+      status: answer.status,
       request: { method: 'oauth/token' },
     })
   }

@@ -66,6 +66,18 @@ export const SdkErrorCode = {
   RequestAborted: 'REQUEST_ABORTED',
   /** The portal answered with something that is not the JSON the protocol promises. */
   InvalidResponse: 'INVALID_RESPONSE',
+  /**
+   * The OAuth server or the portal answered a request that carries a secret or a token (the client secret, a refresh
+   * token, an authorization code, an access token) with a redirect (HTTP 3xx), or the adapter followed one: such a
+   * request is never sent on. The message names the location's origin, never its path or query.
+   */
+  RedirectRefused: 'JSSDK_REDIRECT_REFUSED',
+  /**
+   * An answer of the OAuth server or the portal passed its size limit (1 MiB for the OAuth server,
+   * `httpOptions.maxAnswerBytes`, 128 MiB by default, for REST calls): reading stopped there and the connection was
+   * closed. Not retried: the same request would get the same answer.
+   */
+  AnswerTooLarge: 'JSSDK_ANSWER_TOO_LARGE',
   /** The refresh callback did not settle within `callbackTimeout`; the new pair is in use but may not be persisted. */
   CallbackTimeout: 'JSSDK_CALLBACK_TIMEOUT',
   /** An install event's `application_token` is missing or does not match the one stored for the portal. */

@@ -1,8 +1,11 @@
 import { tokenUrlFor } from '../auth/endpoints.js'
 import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { OAUTH_ANSWER_LIMIT_BYTES } from '../http/answer-limit.js'
 import { type FetchLike, normalizeProxy } from '../http/http-options.js'
 import { loadKy } from '../http/ky-module.js'
+import { NO_REDIRECT } from '../http/no-redirect.js'
+import { type OAuthAnswer, readOAuthAnswer, refusedAnswerError } from '../http/refused-answer.js'
 import { createPooledFetch } from '../http/undici-fetch.js'
 import { TrustedOAuthServers } from '../trust/oauth-servers.js'
 import type { PortalOAuthParams, PortalOAuthSecret, PortalOAuthSecretInput } from '../types/auth.js'
@@ -40,7 +43,7 @@ export interface AuthorizationCodeExchange {
    * and `NO_PROXY` apply when `NODE_USE_ENV_PROXY=1` is set.
    */
   proxy?: string | URL
-  /** Longest wait for the answer, ms, 1 to 600 000. Default 30 000. */
+  /** Longest wait for the whole answer, its body included, ms, 1 to 600 000. Default 30 000. */
   timeout?: number
   /** Receives the pair: `{ install: (params) => fleet.install(params) }` or the fleet itself. */
   fleet?: {
@@ -136,7 +139,12 @@ export async function exchangeAuthorizationCode(
   const proxy = normalizeProxy(`${WHERE} proxy`, request.proxy, request.adapter)
   if (request.adapter) return exchange(request, secret, serverEndpoint, trust, timeout, request.adapter)
   // One request: its own small pool, closed when the answer is read.
-  const pool = createPooledFetch({ connections: 1, keepAliveTimeout: 1_000, proxy })
+  const pool = createPooledFetch({
+    connections: 1,
+    keepAliveTimeout: 1_000,
+    proxy,
+    maxAnswerBytes: OAUTH_ANSWER_LIMIT_BYTES,
+  })
   try {
     return await exchange(request, secret, serverEndpoint, trust, timeout, pool.fetch)
   } finally {
@@ -153,10 +161,13 @@ async function exchange(
   timeout: number,
   fetch: FetchLike,
 ): Promise<PortalOAuthParams> {
-  let response: Response
+  const tokenUrl = tokenUrlFor(serverEndpoint)
+  // One deadline for the request and its answer's body.
+  const signal = AbortSignal.timeout(timeout)
+  let reply: OAuthAnswer
   try {
     const { default: ky } = await loadKy()
-    response = await ky.post(tokenUrlFor(serverEndpoint), {
+    const response = await ky.post(tokenUrl, {
       body: new URLSearchParams({
         grant_type: 'authorization_code',
         client_id: secret.clientId,
@@ -164,23 +175,31 @@ async function exchange(
         code: request.code,
       }),
       fetch,
-      timeout,
+      timeout: false,
+      signal,
+      redirect: NO_REDIRECT,
       throwHttpErrors: false,
       headers: { accept: 'application/json' },
       retry: 0,
     })
+    reply = await readOAuthAnswer(response, tokenUrl, signal)
   } catch (error) {
-    const timedOut = error instanceof Error && error.name === 'TimeoutError'
+    const refused = refusedAnswerError(error, {
+      where: 'exchangeAuthorizationCode',
+      who: 'the OAuth server',
+      request: { method: 'oauth/token' },
+    })
+    if (refused) throw refused
+    const timedOut = signal.aborted
     throw new AjaxError({
       code: timedOut ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
       message: `exchangeAuthorizationCode: ${timedOut ? 'the OAuth server did not answer in time' : 'connection to the OAuth server failed'}`,
       request: { method: 'oauth/token' },
     })
   }
-  const text = await response.text()
   let answer: unknown
   try {
-    answer = JSON.parse(text)
+    answer = JSON.parse(reply.text)
   } catch {
     answer = undefined
   }
@@ -189,15 +208,15 @@ async function exchange(
     throw new SdkError({
       code: answer.error,
       description,
-      status: response.status,
-      message: `exchangeAuthorizationCode: the OAuth server refused the code: ${answer.error}${description ? ` (${description})` : ''}, HTTP ${response.status}`,
+      status: reply.status,
+      message: `exchangeAuthorizationCode: the OAuth server refused the code: ${answer.error}${description ? ` (${description})` : ''}, HTTP ${reply.status}`,
     })
   }
-  if (!response.ok || !isRecord(answer)) {
+  if (!reply.ok || !isRecord(answer)) {
     throw new AjaxError({
       code: SdkErrorCode.InvalidResponse,
-      message: `exchangeAuthorizationCode: the OAuth server answered HTTP ${response.status} without a pair or an OAuth error`,
-      status: response.status,
+      message: `exchangeAuthorizationCode: the OAuth server answered HTTP ${reply.status} without a pair or an OAuth error`,
+      status: reply.status,
       request: { method: 'oauth/token' },
     })
   }

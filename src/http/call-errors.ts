@@ -4,6 +4,7 @@ import { toError } from '../errors/to-error.js'
 import type { SecretRegistry } from '../logger/secret-registry.js'
 import type { AjaxQuery } from '../results/ajax-result.js'
 import { isKyTimeout } from './ky-module.js'
+import { refusedAnswerError } from './refused-answer.js'
 import { classifyFailure, failureCode } from './retry-policy.js'
 
 /** What an error says about the call it ends: the call as asked, and how many attempts were sent. */
@@ -70,12 +71,21 @@ export interface TransportFailureContext {
 
 /**
  * A failure on the way as the caller gets it: an `SdkError` as it is, a cancellation as {@link abortError}, a
- * timeout as `REQUEST_TIMEOUT`, anything else as `NETWORK_ERROR` saying whether the request left at all.
+ * refused answer (a redirect, an answer past `httpOptions.maxAnswerBytes`) as `JSSDK_REDIRECT_REFUSED` or
+ * `JSSDK_ANSWER_TOO_LARGE`, a timeout as `REQUEST_TIMEOUT`, anything else as `NETWORK_ERROR` saying whether the
+ * request left at all.
  */
 export function transportError(call: CallFacts, error: unknown, context: TransportFailureContext): SdkError {
   // An SdkError may come from an adapter too: as every thrown Error, the same object (only its snapshot is published).
   if (isSdkError(error)) return toError(error, context.secrets) as SdkError
   if (context.signal?.aborted) return abortError(call, context.signal.reason ?? error)
+  const refused = refusedAnswerError(error, {
+    where: where(call.query),
+    who: 'the portal',
+    request: callFields(call.query),
+    attempts: call.attempts,
+  })
+  if (refused) return refused
   // The message and the cause are made of the failure's snapshot (read once, redacted), never of the failure
   // itself, whose message may hold a webhook URL and whose getters may say something else at each read.
   const read = context.secrets.snapshot(error)

@@ -7,6 +7,7 @@ import type { CallContext } from './call-context.js'
 import { callFields } from './call-errors.js'
 import { isKyHttpError } from './ky-module.js'
 import { readPortalError } from './payload.js'
+import { isRefusedAnswer } from './refused-answer.js'
 import { classifyFailure, failureCode, isReadMethod, mayRetryFailure, retryJitter } from './retry-policy.js'
 import type { TransportContext } from './transport-context.js'
 import { answerText } from './undici-fetch.js'
@@ -50,7 +51,8 @@ export class CallRetries {
 
   async #shouldRetry(context: CallContext, error: Error): Promise<boolean> {
     if (isKyHttpError(error)) return this.#shouldRetryAnswer(context, error.response)
-    if (error instanceof SdkError) return false
+    // A redirect or an answer past the size limit would come again: the call fails at once.
+    if (error instanceof SdkError || isRefusedAnswer(error)) return false
     const kind = classifyFailure(error, context.options.signal)
     // Reads are told by the catalogue: a failure that may need the answer waits for it to load (once per process).
     if (kind === 'maybe-sent' && loadedMethodTable() === null) await loadMethodTable()

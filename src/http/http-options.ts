@@ -7,16 +7,33 @@ import {
   requirePlainObject,
   unknownKeys,
 } from '../validation/rules.js'
+import { DEFAULT_REST_ANSWER_LIMIT_BYTES, MAX_REST_ANSWER_LIMIT_BYTES } from './answer-limit.js'
 
 /** A fetch-compatible function: ky's `fetch` option, the transport seam. */
 export type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<Response>
 
 /** Settings of both HTTP transports (`options.httpOptions`). Unknown keys are dropped and their names logged. */
 export interface TypeHttpOptions {
-  /** Fetch-compatible function that sends the requests. Default: a keep-alive `undici.request` pool (the fastest measured). */
+  /**
+   * Fetch-compatible function that sends the requests. Default: a keep-alive `undici.request` pool (the fastest
+   * measured). Whatever the adapter, a request that carries a secret or a token (every one the client sends) goes out
+   * with `redirect: 'manual'` and a redirect answer is refused (`JSSDK_REDIRECT_REFUSED`); an adapter must honour
+   * `redirect` and `signal` of what it is given.
+   */
   adapter?: FetchLike
-  /** Timeout of one request attempt, ms, 1 to 600 000. Default 30 000 (the portal itself stops a request at 60 s). */
+  /**
+   * Timeout of one request attempt, its answer's body included, ms, 1 to 600 000. Default 30 000 (the portal itself
+   * stops a request at 60 s).
+   */
   timeout?: number
+  /**
+   * Largest answer body of a REST call the client reads, bytes, 1 024 to 268 435 456 (256 MiB). Default 134 217 728
+   * (128 MiB), above the largest answers measured (a v2 batch of 50 list pages of 50 deals: 5 MB, 76 MB with 50
+   * custom text fields filled); a larger answer fails with `JSSDK_ANSWER_TOO_LARGE` once that much was read, and its
+   * connection is closed. Raise it for v3 batches of long list pages (50 pages of 1 000 full tasks: 179 MB). The
+   * OAuth server's answers have a fixed limit of 1 MiB.
+   */
+  maxAnswerBytes?: number
   /** Extra headers sent with every REST request: names are HTTP tokens, values have no control characters. */
   headers?: Record<string, string>
   /** Connections per origin in the default adapter's pool. Default 32. */
@@ -44,6 +61,8 @@ export interface NormalizedHttpOptions {
   adapter: FetchLike | undefined
   /** Timeout of one attempt, ms. */
   timeout: number
+  /** Largest REST answer body read, bytes. */
+  maxAnswerBytes: number
   /** Extra headers. */
   headers: Record<string, string>
   /** Pool size per origin. */
@@ -57,6 +76,7 @@ export interface NormalizedHttpOptions {
 const KNOWN_KEYS: ReadonlySet<string> = new Set([
   'adapter',
   'timeout',
+  'maxAnswerBytes',
   'headers',
   'connections',
   'keepAliveTimeout',
@@ -112,6 +132,15 @@ export function normalizeHttpOptions(input: unknown, logger: LoggerInterface): N
   return {
     adapter: options.adapter as FetchLike | undefined,
     timeout: optionalInteger('timeout', options.timeout, MAX_REQUEST_TIMEOUT_MS, 30_000, true),
+    maxAnswerBytes:
+      options.maxAnswerBytes === undefined
+        ? DEFAULT_REST_ANSWER_LIMIT_BYTES
+        : requireIntegerIn(
+            'httpOptions.maxAnswerBytes',
+            options.maxAnswerBytes,
+            1024,
+            MAX_REST_ANSWER_LIMIT_BYTES,
+          ),
     headers: requireHeaders('httpOptions.headers', options.headers ?? {}),
     connections: optionalInteger('connections', options.connections, Number.MAX_SAFE_INTEGER, 32, false),
     keepAliveTimeout: optionalInteger(
@@ -130,6 +159,7 @@ export function givenHttpOptions(http: NormalizedHttpOptions): TypeHttpOptions {
   return {
     ...(http.adapter ? { adapter: http.adapter } : {}),
     timeout: http.timeout,
+    maxAnswerBytes: http.maxAnswerBytes,
     headers: http.headers,
     connections: http.connections,
     keepAliveTimeout: http.keepAliveTimeout,

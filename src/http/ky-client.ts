@@ -1,11 +1,13 @@
 import type { Hooks as KyHooks, KyInstance } from 'ky'
 import { USER_AGENT } from '../version.js'
+import { readAnswerText } from './answer-limit.js'
 import { callContextOf } from './call-context.js'
 import type { FetchLike } from './http-options.js'
 import { type KyModule, loadKy } from './ky-module.js'
+import { NO_REDIRECT, refuseRedirect } from './no-redirect.js'
 import { shareBodylessRequest } from './retry-clone.js'
 import type { TransportContext } from './transport-context.js'
-import { adapterReady, RAW_BODY_OPTION, readsRawBody } from './undici-fetch.js'
+import { adapterReady, RAW_BODY_OPTION, readsRawBody, textResponse } from './undici-fetch.js'
 
 /** A transport's ky instance and how its requests carry their body and headers. */
 export interface KyClient {
@@ -56,7 +58,22 @@ const HOOKS: KyHooks = {
   ],
 }
 
-/** The clients made so far, by adapter, then by settings (raw body, timeout, headers). */
+/**
+ * A user's adapter as REST calls go through it: a redirect it answers (or followed) is refused, and the answer's body
+ * is read here, up to `limit` bytes, before ky sees the answer: ky's per-attempt `timeout` then covers the body, as
+ * it does for the default adapter, and the text is handed over beside a status-only `Response` (see `answerText`).
+ */
+function boundedAdapter(fetch: FetchLike, limit: number): FetchLike {
+  return async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input)
+    const signal = input instanceof Request ? input.signal : (init?.signal ?? undefined)
+    const response = await fetch(input, init)
+    refuseRedirect(response, url)
+    return textResponse(response.status, await readAnswerText(response, limit, signal))
+  }
+}
+
+/** The clients made so far, by adapter, then by settings (raw body, timeout, answer limit, headers). */
 const clients = new WeakMap<FetchLike, Map<string, KyClient>>()
 
 /**
@@ -70,7 +87,8 @@ function sharedClient(
   instance: TransportContext,
 ): KyClient {
   const headers = instanceHeaders(instance.http.headers)
-  const key = `${rawBody}\n${instance.http.timeout}\n${JSON.stringify(headers)}`
+  const { timeout, maxAnswerBytes } = instance.http
+  const key = `${rawBody}\n${timeout}\n${maxAnswerBytes}\n${JSON.stringify(headers)}`
   let byKey = clients.get(fetch)
   if (!byKey) {
     byKey = new Map()
@@ -80,10 +98,13 @@ function sharedClient(
   if (found) return found
   const client: KyClient = {
     ky: ky.create({
-      fetch,
+      // The default adapter reads the answer itself, within its pool's size limit; any other is bounded here.
+      fetch: rawBody ? fetch : boundedAdapter(fetch, maxAnswerBytes),
+      // Every REST call carries the access token: no redirect is followed (no-redirect.ts).
+      redirect: NO_REDIRECT,
       // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
       throwHttpErrors: (status) => status === 429 || status === 503,
-      timeout: instance.http.timeout,
+      timeout,
       ...(rawBody ? {} : { headers }),
       hooks: HOOKS,
     }),
@@ -96,7 +117,8 @@ function sharedClient(
 
 /**
  * A transport's ky client once ky (and the adapter, if it loads lazily) has loaded: the instance's adapter, timeout
- * and headers, ky's errors for 429 and 503 only, and each call's `attempt` run as every attempt leaves.
+ * and headers, ky's errors for 429 and 503 only, and each call's `attempt` run as every attempt leaves. No redirect
+ * is followed and no answer is read past `httpOptions.maxAnswerBytes`, whatever the adapter.
  */
 export async function loadKyClient(instance: TransportContext): Promise<KyClient> {
   const fetch = instance.fetch()

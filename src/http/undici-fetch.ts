@@ -1,5 +1,7 @@
 import type { Dispatcher } from 'undici'
+import { AnswerTooLarge } from './answer-limit.js'
 import type { FetchLike, ProxySetting } from './http-options.js'
+import { isRedirectStatus, locationOrigin, RedirectRefusal } from './no-redirect.js'
 
 /** A fetch-compatible adapter with its own keep-alive pool, closable. */
 export interface PooledFetch {
@@ -55,6 +57,13 @@ const rawBodyAdapters = new WeakSet<FetchLike>()
  */
 const answerTexts = new WeakMap<Response, string>()
 
+/** A status-only `Response` whose body is `text`, handed over beside it (see {@link answerText}). */
+export function textResponse(status: number, text: string): Response {
+  const response = new Response(null, { status })
+  answerTexts.set(response, text)
+  return response
+}
+
 /** The answer text of a response to a {@link RAW_BODY_OPTION} request, `undefined` for any other response. */
 export function answerText(response: Response): string | undefined {
   return answerTexts.get(response)
@@ -99,9 +108,17 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): [s
 
 /** What the default adapter's pool is built from (the instance's normalized `httpOptions`). */
 export interface PoolOptions {
+  /** Connections per origin. */
   connections: number
+  /** How long an idle connection stays open, ms. */
   keepAliveTimeout: number
+  /** Where requests leave through; straight by default. */
   proxy?: ProxySetting
+  /**
+   * Largest answer body read, bytes: undici's `maxResponseSize` of the pool, which closes the connection once an
+   * answer passes it; the request then fails with {@link AnswerTooLarge}.
+   */
+  maxAnswerBytes: number
 }
 
 /** The connections of one adapter: the dispatcher each request leaves through, and what closes them all. */
@@ -132,6 +149,7 @@ function createPool(loaded: Undici, options: PoolOptions): Pool {
     connections: options.connections,
     keepAliveTimeout: options.keepAliveTimeout,
     keepAliveMaxTimeout: options.keepAliveTimeout,
+    maxResponseSize: options.maxAnswerBytes,
   }
   const proxy = options.proxy ?? { kind: 'none' }
   const single = (dispatcher: Dispatcher): Pool => ({
@@ -157,11 +175,60 @@ async function closeDispatcher(agent: Dispatcher): Promise<void> {
   if (typeof agent.close === 'function') await agent.close()
 }
 
+/** undici's error for an answer past the pool's `maxResponseSize`. */
+function passedMaxSize(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
+}
+
+/** The first value of a header as undici gives it. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** An undici answer body: a Node stream of chunks. */
+type UndiciBody = AsyncIterable<Uint8Array> & {
+  destroy(error?: Error): unknown
+  on(event: 'error', listener: (error: Error) => void): unknown
+}
+
+/** Ends a body unread: its request is aborted and its connection closed, and the abort it reports is let go. */
+function discardBody(body: UndiciBody): void {
+  body.on('error', () => {})
+  body.destroy()
+}
+
+/**
+ * An undici answer body as the stream of a `Response`, pulled as its reader reads (nothing is read ahead of it but
+ * one chunk); cancelling it destroys the body, which ends the request and closes its connection. A body past the
+ * pool's `maxResponseSize` errors with {@link AnswerTooLarge}.
+ */
+function bodyStream(body: UndiciBody, limit: number): ReadableStream<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let next: IteratorResult<Uint8Array>
+      try {
+        next = await chunks.next()
+      } catch (error) {
+        throw passedMaxSize(error) ? new AnswerTooLarge(limit) : error
+      }
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    cancel() {
+      discardBody(body)
+    },
+  })
+}
+
 /**
  * A fetch-compatible function over `undici.request` and a keep-alive `Agent`: several times cheaper per call than
  * Node's global `fetch` (see docs/benchmarks.md). Failures are thrown as `TypeError('fetch failed', { cause })` like
  * `fetch`, so that ky and the retry policy treat both adapters alike. undici and the pool are created on the first
- * request.
+ * request. It follows no redirect: a 3xx answer throws a {@link RedirectRefusal} naming the location's origin. An
+ * answer body past `maxAnswerBytes` throws an {@link AnswerTooLarge}; a request whose body is beside it
+ * ({@link RAW_BODY_OPTION}, REST calls) has its answer read here, any other gets it as a stream (the caller bounds
+ * it, see refused-answer.ts).
  */
 export function createPooledFetch(options: PoolOptions): PooledFetch {
   let agent: Pool | undefined
@@ -189,18 +256,34 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
       })
     } catch (error) {
       if (request.signal.aborted) throw request.signal.reason
+      if (passedMaxSize(error)) throw new AnswerTooLarge(options.maxAnswerBytes)
       throw new TypeError('fetch failed', { cause: error })
     }
-    const text = await answer.body.text()
     const status = answer.statusCode
+    if (isRedirectStatus(status)) {
+      discardBody(answer.body)
+      throw new RedirectRefusal(
+        status,
+        locationOrigin(headerValue(answer.headers.location), request.url),
+        false,
+      )
+    }
     if (typeof raw === 'string') {
-      const response = new Response(null, { status })
-      answerTexts.set(response, text)
-      return response
+      let text: string
+      try {
+        text = await answer.body.text()
+      } catch (error) {
+        if (passedMaxSize(error) && !request.signal.aborted) throw new AnswerTooLarge(options.maxAnswerBytes)
+        throw error
+      }
+      return textResponse(status, text)
     }
     const headers = responseHeaders(answer.headers)
-    const noBody = status === 204 || status === 304 || request.method === 'HEAD'
-    return new Response(noBody ? null : text, { status, headers })
+    if (status === 204 || status === 304 || request.method === 'HEAD') {
+      await answer.body.dump()
+      return new Response(null, { status, headers })
+    }
+    return new Response(bodyStream(answer.body, options.maxAnswerBytes), { status, headers })
   }
   rawBodyAdapters.add(fetch)
   return {
