@@ -5,9 +5,10 @@ import { PortalOAuth } from '../portal-oauth.js'
 import { onRemovedFromStore } from '../store/removal-listeners.js'
 import { answerWithin, callStore } from '../store/store-call.js'
 import type { TokenStore } from '../store/token-store.js'
+import { mayChange } from '../trust/installation-rule.js'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { validateAuthParams } from '../validation/auth-params.js'
-import { invalidArgument } from '../validation/rules.js'
+import { invalidArgument, isRemotePlainHttp } from '../validation/rules.js'
 import { sameApplicationToken } from './application-token.js'
 import { type EventTree, parseEventBody } from './event-body.js'
 import { eventPairParams } from './event-params.js'
@@ -36,6 +37,13 @@ const MEMBER_ID = /^[A-Za-z0-9_-]{1,64}$/
 function mismatch(memberId: string, why: string): SdkError {
   return new SdkError({
     code: SdkErrorCode.ApplicationTokenMismatch,
+    message: `handleEvent: portal ${memberId}: ${why}; nothing was changed`,
+  })
+}
+
+function notProved(memberId: string, why: string): SdkError {
+  return new SdkError({
+    code: SdkErrorCode.EventNotProved,
     message: `handleEvent: portal ${memberId}: ${why}; nothing was changed`,
   })
 }
@@ -204,7 +212,8 @@ export class PortalFleet {
   }
 
   /**
-   * The pair of an install or update event, kept when its OAuth server is trusted, confirms its access token, and
+   * The pair of an install or update event, kept when its OAuth server is trusted and confirms its access token, the
+   * portal says the token's user is an administrator (the installation rule, `src/trust/installation-rule.ts`), and
    * the pair is newer than `stored`; resolves to whether the store changed.
    */
   async #takePair(
@@ -215,6 +224,11 @@ export class PortalFleet {
     const settings = this.#settings
     const claimed = eventPairParams(auth, Date.now())
     settings.trust.require('handleEvent: auth[server_endpoint]', claimed.serverEndpoint)
+    if (!settings.plainHttpPortals && isRemotePlainHttp(new URL(claimed.clientEndpoint)))
+      throw invalidArgument(
+        'handleEvent: auth[client_endpoint]',
+        'is plain http:// to another machine, where the access token could be read on the way; set options.plainHttpPortals to take such portals',
+      )
     // The claimed expiry only decides to do nothing: a pair is taken with the expiry its OAuth server confirms.
     if (!newer(claimed, stored)) return this.#ignoreOlder(event, claimed.memberId)
     const { httpOptions } = settings
@@ -226,6 +240,8 @@ export class PortalFleet {
       headers: httpOptions.headers,
     })
     const params = proved.expires === undefined ? claimed : { ...claimed, expires: proved.expires }
+    if (!mayChange(proved.administrator ? 'administrator' : 'user'))
+      throw notProved(params.memberId, "the token's user is not an administrator of the portal")
     if (!newer(params, stored)) return this.#ignoreOlder(event, claimed.memberId)
     await this.#keep(params)
     settings.logger.info(`PortalFleet: portal ${event === 'ONAPPINSTALL' ? 'installed' : 'updated'}`, {
