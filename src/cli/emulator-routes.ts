@@ -63,11 +63,15 @@ async function sendInstallEvent(input: RouteInput): Promise<unknown> {
   const expiresIn = field.count(body, 'expiresIn')
   const applicationToken = field.string(body, 'applicationToken')
   const userId = field.count(body, 'userId')
-  const form = emulator.installEvent(event, {
-    ...(expiresIn !== undefined && { expiresIn }),
-    ...(applicationToken !== undefined && { applicationToken }),
-    ...(userId !== undefined && { userId }),
-  })
+  // An uninstall with the installation's own application token is the portal's: the application is removed first.
+  const form =
+    event === 'ONAPPUNINSTALL' && applicationToken === undefined
+      ? emulator.uninstall()
+      : emulator.installEvent(event, {
+          ...(expiresIn !== undefined && { expiresIn }),
+          ...(applicationToken !== undefined && { applicationToken }),
+          ...(userId !== undefined && { userId }),
+        })
   let answer: Response
   try {
     answer = await fetch(url, {

@@ -15,6 +15,7 @@ import { eventPairParams } from './event-params.js'
 import { type FleetSettings, normalizeFleetOptions, type PortalFleetOptions } from './fleet-options.js'
 import { HeldPortals } from './held-portals.js'
 import { proveEvent } from './prove-event.js'
+import { requireUninstalled } from './prove-uninstall.js'
 
 /** What `handleEvent` resolves to. */
 export interface FleetEventResult {
@@ -92,9 +93,11 @@ export class PortalFleet {
    * Handles an event POSTed by a portal: the raw form-encoded body, a `URLSearchParams`, or an object as a body
    * parser gives it. `ONAPPINSTALL` and `ONAPPUPDATE` store the event's pair only when its `server_endpoint` is one
    * of `oauthServers` and that server confirms the event's access token for the event's `member_id` and
-   * `client_endpoint` (nothing else an unauthenticated sender can forge proves an install), and only when the pair is
-   * newer than the stored one (a replay changes nothing); `ONAPPUPDATE` and `ONAPPUNINSTALL` also need the stored
-   * `application_token`, and any other event is checked the same way and changes nothing. Rejects, changing
+   * `client_endpoint` (nothing else an unauthenticated sender can forge proves an install), the portal says the
+   * token's user is an administrator (any user of the application's page holds a confirmed token), and only when the
+   * pair is newer than the stored one (a replay changes nothing); `ONAPPUPDATE` and `ONAPPUNINSTALL` also need the
+   * stored `application_token`, an `ONAPPUNINSTALL` is taken only once the portal refuses the stored pair, and any
+   * other event is checked against the application token and changes nothing. Rejects, changing
    * nothing, with `JSSDK_INVALID_ARGUMENT` (a malformed or hostile body), `JSSDK_UNTRUSTED_OAUTH_SERVER`,
    * `JSSDK_EVENT_NOT_PROVED`, `NETWORK_ERROR` (the OAuth server could not be asked),
    * `JSSDK_APPLICATION_TOKEN_MISMATCH`, `JSSDK_PORTAL_NOT_INSTALLED` or `JSSDK_TOKEN_STORE_FAILED`.
@@ -119,6 +122,8 @@ export class PortalFleet {
         throw mismatch(memberId, 'the application token differs from the stored one')
       if (installs || event === 'ONAPPUPDATE') return this.#takePair(event, auth, stored)
       if (event !== 'ONAPPUNINSTALL') return false
+      // Its application token is no proof (any user of the application's page reads it): the stored pair must be dead.
+      await requireUninstalled(memberId, await this.get(memberId))
       // The held client goes first: a refresh it has in flight must not write the pair back after the removal.
       await this.#held.release(memberId)
       await this.#storeCall(`removing portal ${memberId}`, (store) => store.remove(memberId))

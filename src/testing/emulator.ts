@@ -162,6 +162,11 @@ export class LoopbackPortalEmulator implements PortalEmulator {
     return installEventBody(this.#state, event, options)
   }
 
+  uninstall(): string {
+    this.#state.tokens.revokeAll()
+    return installEventBody(this.#state, 'ONAPPUNINSTALL')
+  }
+
   createWebhook(options?: EmulatorWebhookOptions): string {
     const { settings, endpoints } = this.#state
     const hook = this.#state.webhooks.create(

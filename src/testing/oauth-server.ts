@@ -72,6 +72,7 @@ const REFRESH_FAILURES = {
   unknown: 'The refresh token is unknown',
   expired: 'The refresh token has expired',
   used: 'The refresh token was already used',
+  revoked: 'The application was uninstalled',
 } as const
 
 /**

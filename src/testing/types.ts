@@ -288,6 +288,13 @@ export interface PortalEmulator {
    * lifecycle event; an install or update carries a new pair, an uninstall no token.
    */
   installEvent(event: EmulatorInstallEventName, options?: EmulatorInstallEventOptions): string
+  /**
+   * Removes the application from the portal, as an administrator does: every token issued so far stops working (REST
+   * → 401 `invalid_token`, refresh → `invalid_grant`), and the `ONAPPUNINSTALL` body the portal then POSTs is
+   * returned. A later install event issues working tokens again. (`installEvent('ONAPPUNINSTALL')` only builds the
+   * body, as anyone who holds the application token can.)
+   */
+  uninstall(): string
   /** A webhook base URL `{origin}/rest/{userId}/{secret}/` that the emulator accepts (no OAuth). */
   createWebhook(options?: EmulatorWebhookOptions): string
   /** The current valid access token of the newest pair (for assertions), undefined if none. */

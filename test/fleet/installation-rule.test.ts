@@ -199,3 +199,50 @@ describe("a refresh answer naming another portal's member_id and client_endpoint
     await expectEachOnItsOwn(rig2, persisted)
   })
 })
+
+describe('an ONAPPUNINSTALL carrying the stored application token', () => {
+  it('while the application is installed is refused, also when the stored pair has expired', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const client = await fleet.get(portal.memberId)
+    // What a user of the application's page can post: the portal's uninstall body, the application being installed.
+    const forged = portal.installEvent('ONAPPUNINSTALL')
+    const refusal = {
+      code: SdkErrorCode.EventNotProved,
+      message: `handleEvent: portal ${portal.memberId}: the portal still answers with the stored pair, so the application is installed; nothing was changed`,
+    }
+    await expect(fleet.handleEvent(forged)).rejects.toMatchObject(refusal)
+    portal.expireAccessTokens()
+    await expect(fleet.handleEvent(forged)).rejects.toMatchObject(refusal)
+    expect(portal.log.refreshRequests()).toHaveLength(1)
+    expect(await fleet.store.load(portal.memberId)).toMatchObject({ accessToken: portal.currentAccessToken })
+    expect(await fleet.get(portal.memberId)).toBe(client)
+    expect((await client.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+  })
+
+  it("when the portal cannot be asked is refused with NETWORK_ERROR; the portal's own uninstall is taken", async () => {
+    const portal = await rig.portal()
+    let cut = false
+    const fleet = rig.fleet(portal, {
+      httpOptions: {
+        adapter: async (input, init) => {
+          if (cut) throw new Error('ECONNRESET')
+          return fetch(input, init)
+        },
+      },
+      restrictionParams: { maxRetries: 0 },
+    })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const genuine = portal.uninstall()
+    cut = true
+    await expect(fleet.handleEvent(genuine)).rejects.toMatchObject({
+      code: SdkErrorCode.NetworkError,
+      message: expect.stringContaining('could not be asked whether the application is still installed'),
+    })
+    expect(await fleet.store.load(portal.memberId)).not.toBeNull()
+    cut = false
+    expect((await fleet.handleEvent(genuine)).changed).toBe(true)
+    expect(await fleet.store.load(portal.memberId)).toBeNull()
+  })
+})
