@@ -372,3 +372,22 @@ describe("portal-oauth emulator: the portal's users from the control API", () =>
     expect(await admin({ userId: 7 })).toBe(true)
   }, 60_000)
 })
+
+describe('portal-oauth emulator: flags named like secrets', () => {
+  it('--access-token-ttl sets the lifetime of its tokens; flags that carry a secret are refused in any spelling', async () => {
+    const emulator = await startCliEmulator(['--access-token-ttl', '60'])
+    try {
+      expect(emulator.info.pair.expiresIn).toBe(60)
+      const pair = (await emulator.control('POST', '/pair')).body as PortalOAuthParams
+      expect(pair.expiresIn).toBe(60)
+    } finally {
+      await emulator.stop()
+    }
+    for (const flag of ['--access-token=abc', '--Access_Token', '-token', '--refresh-id', '--webhook-url']) {
+      const run = await runCli(['emulator', flag, 'x'])
+      expect(run.code, flag).toBe(2)
+      expect(run.stderr).toContain('is refused: a secret on the command line')
+      expect(run.stderr).not.toContain('abc')
+    }
+  }, 60_000)
+})
