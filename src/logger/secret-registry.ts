@@ -1,10 +1,8 @@
-import { REDACTED } from '../errors/secret-rules.js'
+import { MIN_SECRET_LENGTH, PreparedSecrets } from '../errors/redact-secrets.js'
 import { readThrown, type ThrownSnapshot } from '../errors/thrown-snapshot.js'
 
 /** Old tokens stay secrets after a rotation; keep enough of them to cover late log lines. */
 const MAX_OLD_SECRETS = 32
-/** Shorter values are not treated as secrets (they would redact ordinary words). */
-const MIN_SECRET_LENGTH = 6
 
 /** What a WeakMap can hold: objects and functions. */
 function isObject(value: unknown): value is object {
@@ -56,13 +54,12 @@ export class SecretRegistry {
     if (this.#old.length > MAX_OLD_SECRETS) this.#old.shift()
   }
 
-  /** `text` with every known secret replaced by `[redacted]`. */
+  /**
+   * `text` with every known secret replaced by `[redacted]`, in each form `redactSecrets` finds (any letter case,
+   * percent-encoded, JSON-escaped, base64 and base64url at any offset), and every value labelled with a secret's name.
+   */
   redactText(text: string): string {
-    let out = text
-    for (const secret of this.#all()) {
-      if (out.includes(secret)) out = out.split(secret).join(REDACTED)
-    }
-    return out
+    return new PreparedSecrets(this.#all()).redactText(text)
   }
 
   /**
@@ -70,10 +67,11 @@ export class SecretRegistry {
    * lives: the channels, spans and log lines of one failure all come from one read of it.
    */
   snapshot(value: unknown): ThrownSnapshot {
-    if (!isObject(value)) return readThrown(value, this)
+    // The secrets' forms are prepared once for every text of the value.
+    if (!isObject(value)) return readThrown(value, new PreparedSecrets(this.#all()))
     const known = this.#snapshots?.get(value)
     if (known) return known
-    const read = readThrown(value, this, this.#knownSnapshot)
+    const read = readThrown(value, new PreparedSecrets(this.#all()), this.#knownSnapshot)
     this.#snapshots ??= new WeakMap()
     this.#snapshots.set(value, read)
     return read
@@ -85,7 +83,7 @@ export class SecretRegistry {
    * cause and errors.
    */
   loggable(context: Record<string, unknown>): Record<string, unknown> {
-    const logged = readThrown(context, this, this.#knownSnapshot).logged()
+    const logged = readThrown(context, new PreparedSecrets(this.#all()), this.#knownSnapshot).logged()
     return typeof logged === 'object' && logged !== null && !Array.isArray(logged) ? logged : {}
   }
 
