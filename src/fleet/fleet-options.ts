@@ -73,6 +73,11 @@ export interface FleetSettings {
   givenLogger: SupportedLogger | undefined
   /** The fleet's own logger, redacting the client secret. */
   logger: RedactingLogger
+  /**
+   * The fleet's secret registry: the client secret only. Each operation layers the tokens of its event or pair on it
+   * (`secrets.with(...)`) and drops them when it ends, so that a fleet of many portals pins no token.
+   */
+  secrets: SecretRegistry
   idleTimeoutMs: number
   callbackRefreshAuth: CallbackRefreshAuth | undefined
   /** The `oauthServers` option as given, handed to every portal's client. */
@@ -124,6 +129,7 @@ export function normalizeFleetOptions(input: unknown): FleetSettings {
     httpOptions: normalizeHttpOptions(options.httpOptions, logger),
     givenLogger,
     logger,
+    secrets,
     idleTimeoutMs:
       options.idleTimeout === undefined
         ? DEFAULT_IDLE_TIMEOUT_MS

@@ -1,6 +1,8 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import type { SecretRedactor } from '../errors/to-error.js'
 import { type FetchLike, givenHttpOptions, type TypeHttpOptions } from '../http/http-options.js'
 import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
+import type { OperationSecrets } from '../logger/secret-registry.js'
 import { PortalOAuth } from '../portal-oauth.js'
 import { onRemovedFromStore } from '../store/removal-listeners.js'
 import { answerWithin, callStore } from '../store/store-call.js'
@@ -54,6 +56,11 @@ function notInstalled(memberId: string, what: string): SdkError {
     code: SdkErrorCode.PortalNotInstalled,
     message: `${what}: portal ${memberId} is not installed (the store holds no pair for it)`,
   })
+}
+
+/** The secrets of a pair: its tokens and its application token. */
+function pairSecrets(params: PortalOAuthParams): string[] {
+  return [params.accessToken, params.refreshToken, params.applicationToken]
 }
 
 /**
@@ -112,21 +119,26 @@ export class PortalFleet {
     if (applicationToken === undefined || applicationToken === '')
       throw mismatch(memberId, 'the event carries no application token')
     const changed = await this.#serially(memberId, async () => {
-      const stored = await this.#storeCall(`reading the pair of portal ${memberId}`, (store) =>
-        store.load(memberId),
+      // The event's tokens, and those of the pair the store holds, are kept out of what this rejects with.
+      const secrets = this.#settings.secrets.with([auth.access_token, auth.refresh_token, applicationToken])
+      const stored = await this.#storeCall(
+        `reading the pair of portal ${memberId}`,
+        (store) => store.load(memberId),
+        secrets,
       )
+      if (stored) secrets.add(pairSecrets(stored))
       const installs = event === 'ONAPPINSTALL'
       if (!installs && !stored) throw notInstalled(memberId, `handleEvent ${event}`)
       // An install may bring a new application token (a reinstall); everything else must carry the stored one.
       if (!installs && stored && !sameApplicationToken(applicationToken, stored.applicationToken))
         throw mismatch(memberId, 'the application token differs from the stored one')
-      if (installs || event === 'ONAPPUPDATE') return this.#takePair(event, auth, stored)
+      if (installs || event === 'ONAPPUPDATE') return this.#takePair(event, auth, stored, secrets)
       if (event !== 'ONAPPUNINSTALL') return false
       // Its application token is no proof (any user of the application's page reads it): the stored pair must be dead.
       await requireUninstalled(memberId, await this.get(memberId))
       // The held client goes first: a refresh it has in flight must not write the pair back after the removal.
       await this.#held.release(memberId)
-      await this.#storeCall(`removing portal ${memberId}`, (store) => store.remove(memberId))
+      await this.#storeCall(`removing portal ${memberId}`, (store) => store.remove(memberId), secrets)
       this.#settings.logger.info('PortalFleet: portal uninstalled', { memberId })
       return true
     })
@@ -210,9 +222,13 @@ export class PortalFleet {
     return { ...rest, adapter: this.#fetch() }
   }
 
-  /** Puts a trusted pair in the store and in the held client. */
-  async #keep(params: PortalOAuthParams): Promise<void> {
-    await this.#storeCall(`keeping the pair of portal ${params.memberId}`, (store) => store.replace(params))
+  /** Puts a trusted pair in the store and in the held client; its secrets and `secrets` are kept out of a failure. */
+  async #keep(params: PortalOAuthParams, secrets = this.#settings.secrets.with([])): Promise<void> {
+    await this.#storeCall(
+      `keeping the pair of portal ${params.memberId}`,
+      (store) => store.replace(params),
+      secrets.add(pairSecrets(params)),
+    )
     this.#held.peek(params.memberId)?.setAuthOptions(params)
   }
 
@@ -225,6 +241,7 @@ export class PortalFleet {
     event: string,
     auth: Readonly<Record<string, string>>,
     stored: PortalOAuthParams | null,
+    secrets: OperationSecrets,
   ): Promise<boolean> {
     const settings = this.#settings
     const claimed = eventPairParams(auth, Date.now())
@@ -248,7 +265,7 @@ export class PortalFleet {
     if (!mayChange(proved.administrator ? 'administrator' : 'user'))
       throw notProved(params.memberId, "the token's user is not an administrator of the portal")
     if (!newer(params, stored)) return this.#ignoreOlder(event, claimed.memberId)
-    await this.#keep(params)
+    await this.#keep(params, secrets)
     settings.logger.info(`PortalFleet: portal ${event === 'ONAPPINSTALL' ? 'installed' : 'updated'}`, {
       memberId: params.memberId,
     })
@@ -274,14 +291,19 @@ export class PortalFleet {
   /**
    * One call of the store: a synchronous throw, a failure, or no answer within the fleet's `httpOptions.timeout`
    * reject with `JSSDK_TOKEN_STORE_FAILED` naming `what`, so that an event, an install or a `get()` never hangs on the
-   * store, and neither do the portal's later events queued behind it.
+   * store, and neither do the portal's later events queued behind it. Its message and `cause` (a redacted copy of the
+   * store's error, never the error itself) hold none of `secrets`: the operation's, over the fleet's client secret.
    */
-  #storeCall<T>(what: string, call: (store: TokenStore) => Promise<T>): Promise<T> {
+  #storeCall<T>(
+    what: string,
+    call: (store: TokenStore) => Promise<T>,
+    secrets: SecretRedactor = this.#settings.secrets,
+  ): Promise<T> {
     const { store, httpOptions } = this.#settings
     return answerWithin(
       what,
       callStore(() => call(store)),
-      { ms: httpOptions.timeout },
+      { ms: httpOptions.timeout, secrets, copyCause: true },
     )
   }
 
