@@ -208,7 +208,8 @@ export class SharedPair {
       // attempt waits for the save while its share of the refresh timeout lasts, no longer: the pair is in use, and a
       // slow store must not turn it into a timed-out attempt and a second refresh. Not saved by then: the lock is kept
       // (a failover can lose the save and still take the release) while the pair is saved again in the background
-      // (the save still in flight first); it is given back once the store has the pair, or ends at its TTL.
+      // (a new save every 250 ms, the one still in flight counting too); it is given back once the store has the pair,
+      // or ends at its TTL.
       const unsaved = await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal, until)
       if (unsaved) {
         this.#unsavedPair().keep(owner, lockedAt + this.#deps.lockTtlMs, unsaved.inFlight)
