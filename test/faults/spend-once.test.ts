@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { MemoryStore, PortalOAuthOptions, RefreshAuthPayload, TokenStore } from '../../src/index.js'
+import {
+  MemoryStore,
+  type PortalOAuthOptions,
+  type RefreshAuthPayload,
+  type TokenStore,
+} from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createStoreClients } from '../fleet/store-clients.js'
 import { FaultyStore } from './faulty-store.js'
@@ -72,5 +77,54 @@ describe('a refresh token is presented once', () => {
     expect(b.auth.getParams().refreshToken).toBe(refreshed)
     expect(emulator.log.refreshRequests()).toHaveLength(1)
     presentedOnce(emulator)
+  })
+
+  it('destroy() while the OAuth server still holds the request of an attempt that timed out: it waits for the answer, which is saved before the lock is given back; the other instance takes that pair', async () => {
+    const store = new MemoryStore()
+    const { emulator, a, b, persisted } = await twoInstances(store, {
+      refreshTimeout: 200,
+      refreshRetries: 0,
+      lockTtl: 5_000,
+    })
+    emulator.holdRequests(1, { server: 'oauth' })
+    const timedOut = a.auth.refreshAuth().catch((error: unknown) => error)
+    await emulator.waitForHeld(1)
+    expect(await timedOut).toMatchObject({ code: 'REQUEST_TIMEOUT' })
+    let destroyed = false
+    const destroying = a.destroy().then(() => {
+      destroyed = true
+    })
+    // Before, destroy() cut the request off and gave the lock back at once: the server then spent the refresh token
+    // for an answer nobody read, and the other instance presented it again from the store's pair.
+    await sleep(300)
+    expect(destroyed).toBe(false)
+    emulator.releaseHeldRequests()
+    await destroying
+    const refreshed = emulator.currentRefreshToken
+    expect((await store.load(emulator.memberId))?.refreshToken).toBe(refreshed)
+    expect(persisted.map((payload) => payload.b24OAuthParams.refreshToken)).toEqual([refreshed])
+    expect(await lockFree(store, emulator.memberId, 100)).toBeLessThan(100)
+    await b.auth.refreshAuth()
+    expect(b.auth.getParams().refreshToken).toBe(refreshed)
+    expect(emulator.log.refreshRequests()).toHaveLength(1)
+    presentedOnce(emulator)
+  })
+
+  it('destroy() while the OAuth server never answers that request: it waits no longer than the lock lasts', async () => {
+    const store = new MemoryStore()
+    const { emulator, a } = await twoInstances(store, {
+      refreshTimeout: 200,
+      refreshRetries: 0,
+      lockTtl: 1_000,
+    })
+    emulator.holdRequests(1, { server: 'oauth' })
+    const timedOut = a.auth.refreshAuth().catch((error: unknown) => error)
+    await emulator.waitForHeld(1)
+    expect(await timedOut).toMatchObject({ code: 'REQUEST_TIMEOUT' })
+    const started = performance.now()
+    await a.destroy()
+    // The request ends at the lock's TTL, counted from when it was sent (some 200 ms ago).
+    expect(performance.now() - started).toBeLessThan(1_500)
+    await expect.poll(() => emulator.log.tokenRequests()[0]?.clientClosed).toBe(true)
   })
 })
