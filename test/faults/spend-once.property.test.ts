@@ -18,7 +18,7 @@ const property = fc.asyncProperty(spendScenario, async (scenario) => {
 
 describe('a refresh token is presented to the OAuth server once, whatever order the store and the server answer in', () => {
   it(
-    'property: two instances and a fleet on a store whose answers, and the OAuth server whose answers, a scheduler orders',
+    "property: two instances and a fleet on one store; a scheduler orders the store's answers, the OAuth server's and time passing",
     async () => {
       await fc.assert(property, {
         numRuns: RUNS,
