@@ -10,8 +10,9 @@
 const MIB = 1024 * 1024
 
 /**
- * Largest answer of the OAuth server read, bytes: 1 MiB. A token answer is about 600 bytes and an `app.info` answer
- * about 1 KB (spec/protocol.md), so this is a thousand times the largest real one.
+ * Largest answer of the OAuth server read, bytes: 1 MiB; also of the portal's `profile` that proves an event's user
+ * an administrator. A token answer is about 600 bytes and an `app.info` or `profile` answer about 1 KB
+ * (spec/protocol.md), so this is a thousand times the largest real one.
  */
 export const OAUTH_ANSWER_LIMIT_BYTES = MIB
 

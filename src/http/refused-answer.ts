@@ -65,7 +65,7 @@ export function refusedAnswerError(error: unknown, facts: RefusedAnswerFacts): A
   return undefined
 }
 
-/** An answer of the OAuth server, read whole within its bounds. */
+/** An answer of the OAuth server (or the portal's answer to an event's admin proof), read whole within its bounds. */
 export interface OAuthAnswer {
   /** HTTP status. */
   status: number
@@ -76,7 +76,8 @@ export interface OAuthAnswer {
 }
 
 /**
- * The answer of the OAuth server to a request that carried a secret or a token to `requestUrl`: a redirect is
+ * The answer of the OAuth server (or of the portal to an event's `profile`, see prove-admin.ts) to a request that
+ * carried a secret or a token to `requestUrl`: a redirect is
  * refused ({@link RedirectRefusal}), and the body is read up to {@link OAUTH_ANSWER_LIMIT_BYTES}
  * ({@link AnswerTooLarge}) and until `signal` aborts (the request's deadline covers the body). The request itself
  * went out with `redirect: NO_REDIRECT` (no-redirect.ts).
