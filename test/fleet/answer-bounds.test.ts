@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { exchangeAuthorizationCode, type FetchLike, PortalOAuth, SdkErrorCode } from '../../src/index.js'
 import type { PortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
+import { type AttackerServer, startAttackerServer } from './attacker-server.js'
 import { createFleetRig } from './fleet-rig.js'
 import { type HostileServer, startHugeAnswer, startSlowBody } from './hostile-servers.js'
 
@@ -10,7 +11,7 @@ import { type HostileServer, startHugeAnswer, startSlowBody } from './hostile-se
 // closed, so the process never holds more than the limit; and the deadline covers the body, not only the headers.
 
 const rig = createFleetRig()
-const servers: HostileServer[] = []
+const servers: (HostileServer | AttackerServer)[] = []
 afterEach(async () => {
   await rig.close()
   await Promise.all(servers.splice(0).map((server) => server.close()))
@@ -56,6 +57,27 @@ function failure(promise: Promise<unknown>): Promise<unknown> {
     () => null,
     (error: unknown) => error,
   )
+}
+
+/**
+ * An install event of `portal` that a trusted OAuth server (`oauthServers: [confirming.origin]`) confirms for the
+ * portal at `server`'s address, so that the fleet asks `server` whether the token's user is an administrator.
+ */
+async function confirmedAt(
+  portal: PortalEmulator,
+  server: HostileServer,
+): Promise<{ confirming: AttackerServer; event: URLSearchParams }> {
+  const confirming = await startAttackerServer({
+    clientId: portal.clientId,
+    memberId: portal.memberId,
+    clientEndpoint: server.restRoot,
+  })
+  servers.push(confirming)
+  const event = new URLSearchParams(portal.installEvent('ONAPPINSTALL'))
+  event.set('auth[server_endpoint]', confirming.restRoot)
+  event.set('auth[client_endpoint]', server.restRoot)
+  event.set('auth[domain]', new URL(server.origin).host)
+  return { confirming, event }
 }
 
 /** A client of `portal` whose pair names `server` as its OAuth server (trusted) or its portal. */
@@ -130,6 +152,22 @@ describe.each(ADAPTERS)('with %s, a 200 MB answer is cut at the limit', (_, adap
       message: expect.stringContaining("handleEvent: the OAuth server's answer passed the limit of 1 MiB"),
     })
     expect(await fleet.store.load(portal.memberId)).toBeNull()
+    await cutBefore(server, 20 * MIB)
+  })
+
+  it("of the portal to an install event's admin proof (profile): 1 MiB, nothing stored", async () => {
+    const portal = await rig.portal()
+    const server = await huge()
+    const { confirming, event } = await confirmedAt(portal, server)
+    const fleet = rig.fleet(portal, { oauthServers: [confirming.origin], httpOptions: httpOptions(adapter) })
+    const error = await failure(fleet.handleEvent(event))
+    expect(error).toMatchObject({
+      code: SdkErrorCode.AnswerTooLarge,
+      message: expect.stringContaining("handleEvent: the portal's answer passed the limit of 1 MiB"),
+      request: { method: 'profile' },
+    })
+    expect(await fleet.store.load(portal.memberId)).toBeNull()
+    expect(server.served.map((served) => served.path)).toEqual(['/rest/profile'])
     await cutBefore(server, 20 * MIB)
   })
 
@@ -209,6 +247,22 @@ describe.each(ADAPTERS)('with %s, an answer whose body never ends is cut at the 
     const event = new URLSearchParams(portal.installEvent('ONAPPINSTALL'))
     event.set('auth[server_endpoint]', server.restRoot)
     expect(await failure(fleet.handleEvent(event))).toMatchObject({ code: SdkErrorCode.RequestTimeout })
+    expect(await fleet.store.load(portal.memberId)).toBeNull()
+    await cutBefore(server, 1_000)
+  })
+
+  it("of the portal to an install event's admin proof (profile): httpOptions.timeout, nothing stored", async () => {
+    const portal = await rig.portal()
+    const server = await slow()
+    const { confirming, event } = await confirmedAt(portal, server)
+    const fleet = rig.fleet(portal, {
+      oauthServers: [confirming.origin],
+      httpOptions: { ...httpOptions(adapter), timeout: 300 },
+    })
+    expect(await failure(fleet.handleEvent(event))).toMatchObject({
+      code: SdkErrorCode.RequestTimeout,
+      request: { method: 'profile' },
+    })
     expect(await fleet.store.load(portal.memberId)).toBeNull()
     await cutBefore(server, 1_000)
   })

@@ -139,6 +139,42 @@ describe.each(ADAPTERS)(
     )
 
     it.each(STATUSES)(
+      "an install event's admin proof (profile at the portal), answered %i: refused, nothing stored or sent on",
+      async (status) => {
+        const portal = await rig.portal()
+        const { attacker, redirector } = await redirectingTo(portal, status)
+        // A trusted OAuth server confirms the event for the portal at the redirector's address: the token then goes
+        // there (profile, to ask whether its user is an administrator), and the redirector sends it elsewhere.
+        const confirming = await startAttackerServer({
+          clientId: portal.clientId,
+          memberId: portal.memberId,
+          clientEndpoint: redirector.restRoot,
+        })
+        servers.push(confirming)
+        const fleet = rig.fleet(portal, {
+          oauthServers: [confirming.origin],
+          httpOptions: httpOptions(adapter),
+        })
+        const event = new URLSearchParams(portal.installEvent('ONAPPINSTALL'))
+        event.set('auth[server_endpoint]', confirming.restRoot)
+        event.set('auth[client_endpoint]', redirector.restRoot)
+        event.set('auth[domain]', new URL(redirector.origin).host)
+        const accessToken = event.get('auth[access_token]') ?? ''
+        const error = await fleet.handleEvent(event).then(
+          () => null,
+          (failure: unknown) => failure,
+        )
+        expect(error).toEqual(refusedTowards(attacker))
+        expect(error).toMatchObject({ request: { method: 'profile' } })
+        expect((error as Error).message).not.toContain('leak')
+        expect(confirming.received.map((entry) => entry.path)).toEqual(['/rest/app.info/'])
+        expect(redirector.served.map((entry) => entry.path)).toEqual(['/rest/profile'])
+        expect(await fleet.store.load(portal.memberId)).toBeNull()
+        expectNothingSent(attacker, accessToken, portal.clientSecret)
+      },
+    )
+
+    it.each(STATUSES)(
       'a REST call, answered %i: refused with the new origin, the token not sent on',
       async (status) => {
         const portal = await rig.portal()
