@@ -68,7 +68,8 @@ export const NO_AUTH: RequestAuth = { baseUrl: '', generation: 0 }
 
 /** Whether `value` is a promise or another thenable (an `AuthStrategy` may return either, or the value itself). */
 export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown }).then === 'function'
+  // An answer body may be null (an empty 200): no thenable.
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
 }
 
 /** The call a ky hook runs for, passed through ky's `context` option. */

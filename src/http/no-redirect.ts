@@ -3,8 +3,9 @@
  * every REST call): it follows no redirect, whatever the adapter. Fetch follows redirects by default and sends a
  * 307/308's body again, to any host; `redirect: 'manual'` makes it hand the 3xx answer back instead, and the client
  * refuses that answer. `undici.request` (the default adapter) follows nothing. An adapter that follows a redirect
- * whatever it is given is caught after the fact (`redirected`, or an answer from another origin): its answer is
- * refused too, though the request may already have reached the other host (docs/security.md).
+ * whatever it is given is caught after the fact (the answer says `redirected`): its answer is refused too, though
+ * the request may already have reached the other host (docs/security.md). An answer from another URL than the one
+ * asked is not taken for a redirect: an adapter may route requests elsewhere itself (a proxy, a test's rewrite).
  */
 
 /** `redirect` of every request that carries a secret or a token: a redirect comes back as an answer. */
@@ -63,8 +64,8 @@ function discard(response: Response): void {
 
 /**
  * Throws a {@link RedirectRefusal} when `response` to a request sent to `requestUrl` is a redirect (a 3xx, an opaque
- * redirect) or comes from where a redirect led (`redirected`, or a `url` of another origin); its body is let go
- * unread. An answer with an empty `url` (a `Response` an adapter made itself) is taken as the request's own.
+ * redirect) or comes from where a redirect led (`redirected`, its `url` naming the origin); its body is let go
+ * unread.
  */
 export function refuseRedirect(response: Response, requestUrl: string): void {
   if (response.type === 'opaqueredirect') {
@@ -79,9 +80,9 @@ export function refuseRedirect(response: Response, requestUrl: string): void {
       false,
     )
   }
-  const answered = response.url === '' ? null : originOf(response.url)
-  if (response.redirected || (answered !== null && answered !== originOf(requestUrl))) {
+  if (response.redirected) {
     discard(response)
+    const answered = response.url === '' ? null : originOf(response.url)
     throw new RedirectRefusal(response.status, answered ?? 'an unnamed location', true)
   }
 }

@@ -22,8 +22,9 @@ describe('PortalFleet on a failing store', () => {
   it('a store that throws at once, or does not answer within httpOptions.timeout: get() rejects, naming it', async () => {
     const portal = await rig.portal()
     const store = new BrokenLoads()
+    // Installed by a fleet with the default timeout: 200 ms bounds the proof's whole answers too, tight on a busy host.
+    await rig.fleet(portal, { store }).handleEvent(portal.installEvent('ONAPPINSTALL'))
     const fleet = rig.fleet(portal, { store, httpOptions: { timeout: 200 } })
-    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
     store.mode = 'throws'
     await expect(fleet.get(portal.memberId)).rejects.toMatchObject({
       code: SdkErrorCode.TokenStoreFailed,
