@@ -298,7 +298,7 @@ async function operate(fleet: PortalFleet, operation: Operation, secrets: Set<st
     case 'update event':
       return event(portal.installEvent('ONAPPUPDATE'))
     case 'uninstall event':
-      return event(portal.installEvent('ONAPPUNINSTALL'))
+      return event(portal.uninstall())
     case 'other event': {
       // An event of the portal's own (a deal added) carries the same auth fields as an update.
       const fields = new URLSearchParams(portal.installEvent('ONAPPUPDATE'))
