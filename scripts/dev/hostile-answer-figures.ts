@@ -2,8 +2,9 @@
  * What a huge answer of a trusted OAuth server or of the portal costs a client (docs/security.md, "A hostile answer
  * of the portal or the OAuth server"): this process serves a 200 MB answer (300 MB for the refresh with retries),
  * made on the fly, to a client run in a child process per case; prints, per case and adapter, the error the caller
- * got, how long its promise took to settle, how much the child's peak RSS grew over its RSS before the request, and
- * how many bytes the server sent before the client closed the connection. Run:
+ * got, how long its promise took to settle (and that as a ratio of its deadline: `refreshTimeout`, 2 000 ms, for a
+ * refresh, `httpOptions.timeout`, 30 000 ms, for a call), how much the child's peak RSS grew over its RSS before the
+ * request, and how many bytes the server sent before the client closed the connection. Run:
  *
  *   scripts/dev/with-node.sh 24 npx tsx scripts/dev/hostile-answer-figures.ts
  *
@@ -20,6 +21,10 @@ import { fileURLToPath } from 'node:url'
 import { runMain } from './run-main.js'
 
 const MB = 1_000_000
+/** The refresh's deadline the cases give the client. */
+const REFRESH_TIMEOUT_MS = 2_000
+/** A call's deadline: `httpOptions.timeout`'s default. */
+const CALL_TIMEOUT_MS = 30_000
 const MIB = 2 ** 20
 
 /** One measured case: what the client does, with which adapter, against how big an answer. */
@@ -58,7 +63,7 @@ async function child(spec: Case, origin: string): Promise<void> {
     {
       logger: createNullLogger(),
       oauthServers: [origin],
-      refreshTimeout: 2_000,
+      refreshTimeout: REFRESH_TIMEOUT_MS,
       refreshRetries: spec.name === 'refresh-retries' ? 3 : 0,
       httpOptions: spec.adapter === 'fetch' ? { adapter: (input, init) => fetch(input, init) } : {},
     },
@@ -144,6 +149,9 @@ async function runCase(spec: Case): Promise<string> {
       spec.adapter.padEnd(8),
       figures.code.padEnd(24),
       `${(figures.settledMs / 1000).toFixed(2)} s`.padStart(8),
+      `${(figures.settledMs / (spec.name === 'call' ? CALL_TIMEOUT_MS : REFRESH_TIMEOUT_MS)).toFixed(2)}x`.padStart(
+        9,
+      ),
       `${figures.rssGrowthMiB.toFixed(0)} MiB`.padStart(10),
       `${sent.length} request(s), ${(sent.reduce((sum, n) => sum + n, 0) / MB).toFixed(1)} MB sent`,
     ].join('  ')
@@ -302,13 +310,16 @@ function sizes(): number {
 
 async function main(): Promise<number> {
   if (process.argv.includes('--sizes')) return sizes()
-  console.log(`Node ${process.version}; refreshTimeout 2 000 ms`)
+  console.log(
+    `Node ${process.version}; refreshTimeout ${REFRESH_TIMEOUT_MS} ms, httpOptions.timeout ${CALL_TIMEOUT_MS} ms`,
+  )
   console.log(
     [
       'case'.padEnd(26),
       'adapter'.padEnd(8),
       'outcome'.padEnd(24),
       'settled'.padStart(8),
+      'deadline'.padStart(9),
       'RSS growth'.padStart(10),
       'server',
     ].join('  '),
