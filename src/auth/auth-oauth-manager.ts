@@ -345,7 +345,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
   /**
    * Closes the manager. Waiting callers fail with `JSSDK_CLIENT_DESTROYED` at once; a refresh in flight is not
    * aborted: it finishes (bounded by the refresh and callback timeouts), its pair is committed and the callback runs,
-   * a pair a shared store did not take is saved once more (within the refresh timeout), then the actors stop.
+   * a pair a shared store did not take is saved once more (within the refresh timeout), then the actors stop. On a
+   * shared store, a refresh request still at the OAuth server after its attempt timed out is waited for too (within
+   * the lock's TTL): it holds the lock and may spend the refresh token.
    */
   async destroy(): Promise<void> {
     if (this.#closing.signal.aborted) return
@@ -359,6 +361,9 @@ export class AuthOAuthManager implements AuthActions, AuthStrategy {
         await waitFor(actor, (snapshot) => topState(snapshot) !== 'refreshing').catch(ignore)
       }
     }
+    // On a shared store, a refresh request the machine gave up on still holds the lock and may still spend the refresh
+    // token: its answer is waited for (within the lock's TTL), not cut off (see SharedPair.settled).
+    await this.#shared?.settled()
     this.#ownRefresh?.abandon()
     await this.#callback?.settled()
     // A refreshed pair the store did not take yet gets one last save, or another instance would spend the old one.

@@ -1,4 +1,5 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import { allowedChange } from '../trust/installation-rule.js'
 import { isAppStatus, type TypeEnumAppStatus } from '../types/app-status.js'
 import type { HandlerRefreshAuth, PortalOAuthParams } from '../types/auth.js'
 import { requireExpires, requireRestRoot } from '../validation/auth-params.js'
@@ -47,9 +48,11 @@ function validEndpoint(value: unknown): string | undefined {
  * The new parameters after a refresh. A rotated pair is never thrown away: as long as the answer carries
  * `access_token` and `refresh_token`, the pair is applied and whatever else is odd is repaired the way the portal
  * behaves (a missing or odd `expires` comes from `expires_in`, an odd endpoint keeps the previous one, an unknown
- * status letter is kept as given, other odd fields keep their previous values) and listed in `repaired`. A
- * `server_endpoint` that `trusted` refuses keeps the previous one too: an answer never moves the next refresh (and
- * the client secret) to a server outside the trusted list. Throws an `INVALID_RESPONSE` `SdkError` only when there
+ * status letter is kept as given, other odd fields keep their previous values) and listed in `repaired`. What the
+ * answer may change is the installation rule's (`src/trust/installation-rule.ts`): a `member_id` or `client_endpoint`
+ * of another portal keeps the previous ones, and a `server_endpoint` that `trusted` refuses keeps the previous one,
+ * so that an answer never moves the pair onto another portal, nor the next refresh (and the client secret) to a
+ * server outside the trusted list. Throws an `INVALID_RESPONSE` `SdkError` only when there
  * is no pair to apply (never echoing a token).
  */
 export function applyRefreshResult(
@@ -88,13 +91,6 @@ export function applyRefreshResult(
     if (valid === undefined) repaired.push(`${field} (previous kept)`)
     return valid ?? fallback
   }
-  const clientEndpoint = endpoint('client_endpoint', previous.clientEndpoint)
-  let serverEndpoint = endpoint('server_endpoint', previous.serverEndpoint)
-  if (serverEndpoint !== previous.serverEndpoint && !trusted(serverEndpoint)) {
-    repaired.push('server_endpoint (untrusted server, previous kept)')
-    serverEndpoint = previous.serverEndpoint
-  }
-
   const kept = <T>(field: keyof HandlerRefreshAuth, fallback: T): T | string => {
     const value = raw[field]
     if (value === undefined || value === null) return fallback
@@ -105,23 +101,22 @@ export function applyRefreshResult(
   // An unknown status letter is kept as given: the portal may add letters before this client knows them.
   const status = kept('status', previous.status) as TypeEnumAppStatus
   if (raw.status === status && !isAppStatus(status)) repaired.push('status (unknown letter kept)')
-  const scope = kept('scope', previous.scope)
-  const memberId = kept('member_id', previous.memberId)
-  return {
-    params: {
-      ...previous,
-      accessToken: raw.access_token,
-      refreshToken: raw.refresh_token,
-      expires,
-      expiresIn,
-      clientEndpoint,
-      serverEndpoint,
-      scope,
-      status,
-      // The refresh answer's `domain` is the OAuth server's host; the portal's domain follows `client_endpoint`.
-      domain: clientEndpoint === previous.clientEndpoint ? previous.domain : new URL(clientEndpoint).host,
-      memberId,
-    },
-    repaired,
+  const proposed: PortalOAuthParams = {
+    ...previous,
+    accessToken: raw.access_token,
+    refreshToken: raw.refresh_token,
+    expires,
+    expiresIn,
+    clientEndpoint: endpoint('client_endpoint', previous.clientEndpoint),
+    serverEndpoint: endpoint('server_endpoint', previous.serverEndpoint),
+    scope: kept('scope', previous.scope),
+    status,
+    memberId: kept('member_id', previous.memberId),
   }
+  // The answer renews this portal's pair: it never moves it onto another portal, address or untrusted server.
+  const { params, refused } = allowedChange('refresh', previous, proposed, trusted)
+  if (refused.includes('portal'))
+    repaired.push('member_id and client_endpoint (another portal, previous kept)')
+  if (refused.includes('serverEndpoint')) repaired.push('server_endpoint (untrusted server, previous kept)')
+  return { params, repaired }
 }

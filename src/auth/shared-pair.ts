@@ -105,6 +105,8 @@ export class SharedPair {
   #fault: Error | null = null
   /** A refreshed pair the store did not take, saved again in the background; made the first time one is. */
   #unsaved: UnsavedPair | null = null
+  /** The refresh attempts under way, each settled once it has ended (see {@link settled}). */
+  readonly #running = new Set<Promise<void>>()
 
   constructor(holder: PairHolder, deps: SharedPairDeps) {
     this.#holder = holder
@@ -147,8 +149,15 @@ export class SharedPair {
     signal: AbortSignal,
     refreshOwn: (signal: AbortSignal) => Promise<AccessTokenRefreshOutput>,
   ): Promise<AccessTokenRefreshOutput> {
+    const running = this.#refreshUnderLock(signal, refreshOwn)
+    const settled = running.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.#running.add(settled)
+    void settled.finally(() => this.#running.delete(settled))
     try {
-      return await this.#refreshUnderLock(signal, refreshOwn)
+      return await running
     } catch (error) {
       if (isRefreshFailure(error)) throw error
       // Thrown, not returned as a rejected promise: the lock is given back first, and nothing rejects unhandled meanwhile.
@@ -208,7 +217,8 @@ export class SharedPair {
       // attempt waits for the save while its share of the refresh timeout lasts, no longer: the pair is in use, and a
       // slow store must not turn it into a timed-out attempt and a second refresh. Not saved by then: the lock is kept
       // (a failover can lose the save and still take the release) while the pair is saved again in the background
-      // (the save still in flight first); it is given back once the store has the pair, or ends at its TTL.
+      // (a new save every 250 ms, the one still in flight counting too); it is given back once the store has the pair,
+      // or ends at its TTL.
       const unsaved = await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal, until)
       if (unsaved) {
         this.#unsavedPair().keep(owner, lockedAt + this.#deps.lockTtlMs, unsaved.inFlight)
@@ -219,6 +229,17 @@ export class SharedPair {
       if (owner && changed) void this.#unlock(memberId, owner, performance.now() + this.#deps.lockTtlMs)
       else if (owner) await this.#unlock(memberId, owner, until)
     }
+  }
+
+  /**
+   * Resolves once every refresh attempt of this instance has ended, the machine's abandoned ones included. An attempt
+   * the machine gave up on at its refresh timeout goes on while its request is at the OAuth server (bounded by the
+   * lock's TTL), holding the lock: that request may still spend the refresh token, so `destroy()` waits for its
+   * answer, which is committed and saved, instead of cutting it off. Cut off, its answer would be lost and the lock
+   * given back at once, and the next holder would present the same refresh token again from the store's old pair.
+   */
+  async settled(): Promise<void> {
+    await Promise.all(this.#running)
   }
 
   /** `destroy()`, once the refresh in flight has ended: a last save, within `ms`, of a pair the store did not take. */

@@ -40,10 +40,12 @@ export class UnsavedPair {
   #lockedUntil = 0
   #pending = false
   #saving: Promise<void> | null = null
-  /** Ends the background saver's pause: a later refresh kept another lock for its pair. */
+  /** Ends the background saver's pause: a later refresh kept another lock for its pair, or the pair was saved. */
   #wake: AbortController | null = null
-  /** A save of `held` started under the lock, not answered yet: the background saver's first. */
-  #inFlight: { held: PortalOAuthParams; answer: Promise<unknown> } | null = null
+  /** The release of the lock once the pair was saved, while it runs. */
+  #releasing: Promise<unknown> | null = null
+  /** Told when the pair is saved: `close()` waits for it. */
+  #onSaved: (() => void) | null = null
 
   constructor(deps: UnsavedPairDeps) {
     this.#deps = deps
@@ -52,36 +54,42 @@ export class UnsavedPair {
   /**
    * The save under the lock failed or did not answer in time: saves the pair held in the background, then gives back
    * the lock of `owner`, which lasts until `lockedUntil` (`performance.now()` time). `inFlight`, the save still
-   * waiting for its answer, is waited for first, while the lock lasts: a slow store's answer counts.
+   * waiting for its answer, counts as the first save: a slow store's answer counts whenever it comes.
    */
   keep(owner: string | null, lockedUntil: number, inFlight: Promise<unknown> | null = null): void {
     this.#owner = owner
     this.#lockedUntil = lockedUntil
     this.#pending = true
-    if (inFlight) this.#inFlight = { held: this.#deps.pair(), answer: inFlight }
+    if (inFlight) this.#watch(this.#deps.pair(), inFlight)
     this.#wake?.abort()
     this.#saving ??= this.#saveInBackground().finally(() => {
       this.#saving = null
     })
   }
 
-  /** `destroy()`: one last save, within `ms`, of a pair the store has not taken yet. */
+  /** `destroy()`: one last save, within `ms`, of a pair the store has not taken yet (an earlier save's answer counts). */
   async close(ms: number): Promise<void> {
-    if (this.#pending) await this.#saveOnce(ms)
+    if (this.#pending) {
+      const saved = new Promise<void>((resolve) => {
+        this.#onSaved = resolve
+      })
+      const answer = this.#save(this.#deps.pair())
+      const last = answerWithin('saving the new pair', answer, { ms, secrets: this.#deps.secrets })
+      await Promise.race([saved, last]).catch(() => undefined)
+      this.#onSaved = null
+    }
+    await this.#releasing
   }
 
+  /**
+   * Starts a save every 250 ms while the lock lasts, more and more rarely after it, until one of them (or the save
+   * that was under way) is answered. The saves are not waited for one by one: a save that never answers (a command
+   * lost with its connection) must not keep the next one from going out until the lock has ended, when another
+   * instance may take it and refresh from the spent pair the store still holds.
+   */
   async #saveInBackground(): Promise<void> {
     let pause = FIRST_PAUSE_MS
     for (let started = performance.now(); this.#pending && !this.#deps.closed(); ) {
-      const inFlight = this.#inFlight
-      if (inFlight) {
-        this.#inFlight = null
-        // Its answer is waited for while the lock lasts (the refresh timeout at least): the store may be slow, not lost.
-        const ms = Math.max(this.#deps.waitMs, this.#lockedUntil - performance.now())
-        if (await this.#saveOnce(ms, inFlight)) return
-        started = performance.now()
-        continue
-      }
       let wait: number
       if (performance.now() < this.#lockedUntil) {
         wait = Math.max(0, started + LOCKED_PAUSE_MS - performance.now())
@@ -95,39 +103,43 @@ export class UnsavedPair {
         await sleep(wait, undefined, { ref: false, signal: this.#wake.signal }).catch(() => undefined)
         this.#wake = null
       }
-      if (this.#deps.closed()) return
+      if (!this.#pending || this.#deps.closed()) return
       started = performance.now()
-      if (await this.#saveOnce(this.#deps.waitMs)) return
+      void this.#save(this.#deps.pair())
     }
   }
 
-  /**
-   * One save of the pair held (or the answer of `started`, a save already under way); once the store has it, the lock
-   * kept for it is given back. Resolves whether it did.
-   */
-  async #saveOnce(
-    ms: number,
-    started?: { held: PortalOAuthParams; answer: Promise<unknown> },
-  ): Promise<boolean> {
-    const { store, logger, secrets } = this.#deps
-    const held = started?.held ?? this.#deps.pair()
-    try {
-      const answer = started?.answer ?? callStore(() => store.save(held))
-      await answerWithin('saving the new pair', answer, { ms, secrets })
-    } catch {
-      return false
-    }
+  /** Saves `held`; the answer, whenever it comes, is counted by {@link #watch}. */
+  #save(held: PortalOAuthParams): Promise<unknown> {
+    const answer = callStore(() => this.#deps.store.save(held))
+    this.#watch(held, answer)
+    return answer
+  }
+
+  /** Counts the answer of a save of `held`: once the store has the pair held now, the lock kept for it is given back. */
+  #watch(held: PortalOAuthParams, answer: Promise<unknown>): void {
+    answer.then(
+      () => this.#saved(held),
+      () => undefined,
+    )
+  }
+
+  #saved(held: PortalOAuthParams): void {
     // A pair that replaced it meanwhile is the one to save, at the next turn.
-    if (this.#deps.pair().refreshToken !== held.refreshToken) return false
-    if (!this.#pending) return true
+    if (!this.#pending || this.#deps.pair().refreshToken !== held.refreshToken) return
     this.#pending = false
+    this.#wake?.abort()
+    this.#onSaved?.()
     const owner = this.#owner
     this.#owner = null
+    const { store, logger, secrets, waitMs } = this.#deps
     logger.info('token store took the new pair at last; the lock kept for it is given back')
-    if (owner) {
-      const releasing = callStore(() => store.unlock(held.memberId, owner))
-      await answerWithin('unlocking', releasing, { ms, secrets }).catch(() => false)
-    }
-    return true
+    if (!owner) return
+    const releasing = callStore(() => store.unlock(held.memberId, owner))
+    this.#releasing = answerWithin('unlocking', releasing, { ms: waitMs, secrets })
+      .catch(() => false)
+      .finally(() => {
+        this.#releasing = null
+      })
   }
 }

@@ -15,18 +15,39 @@ export type Parsed<T extends ParseArgsOptionsConfig> =
       positionals: string[]
     }
 
-/** Flag names that would carry a secret: refused, since argv shows in `ps` and in shell history. */
-const SECRET_FLAG = /^--?([\w-]*(secret|token|password|passwd)[\w-]*)(=|$)/i
+/**
+ * Flags that would carry a secret, by name: refused, since argv shows in `ps` and in shell history. A list, not a
+ * pattern: `--access-token-ttl` names a lifetime, not a token.
+ */
+const SECRET_FLAGS: ReadonlySet<string> = new Set([
+  'secret',
+  'client-secret',
+  'oauth-secret',
+  'token',
+  'access-token',
+  'refresh-token',
+  'application-token',
+  'app-token',
+  'auth',
+  'auth-id',
+  'refresh-id',
+  'code',
+  'authorization-code',
+  'password',
+  'passwd',
+  'webhook',
+  'webhook-url',
+])
 
 /**
- * Refuses a flag whose name says it carries a secret (`--client-secret`, `--access-token=…`): secrets come from
- * environment variables or files only. Flags naming a file (`--client-secret-file`) are fine.
+ * Refuses a flag that carries a secret (`--client-secret`, `--access-token=…`; any spelling of case, `_` for `-`,
+ * one dash or two): secrets come from environment variables or files only (`--client-secret-file`).
  */
 export function refuseSecretFlags(command: string, args: readonly string[]): void {
   for (const arg of args) {
     if (arg === '--') return
-    const name = SECRET_FLAG.exec(arg)?.[1]
-    if (name === undefined || name.endsWith('-file')) continue
+    const name = /^--?([\w-]+)(=|$)/.exec(arg)?.[1]
+    if (name === undefined || !SECRET_FLAGS.has(name.toLowerCase().replaceAll('_', '-'))) continue
     throw new UsageError(
       `${command}: --${name} is refused: a secret on the command line shows in ps and in shell history. ` +
         'Give it in an environment variable or a file (see --help)',

@@ -62,10 +62,16 @@ async function sendInstallEvent(input: RouteInput): Promise<unknown> {
     throw new ControlError(400, 'url must be an absolute http(s) URL')
   const expiresIn = field.count(body, 'expiresIn')
   const applicationToken = field.string(body, 'applicationToken')
-  const form = emulator.installEvent(event, {
-    ...(expiresIn !== undefined && { expiresIn }),
-    ...(applicationToken !== undefined && { applicationToken }),
-  })
+  const userId = field.count(body, 'userId')
+  // An uninstall with the installation's own application token is the portal's: the application is removed first.
+  const form =
+    event === 'ONAPPUNINSTALL' && applicationToken === undefined
+      ? emulator.uninstall()
+      : emulator.installEvent(event, {
+          ...(expiresIn !== undefined && { expiresIn }),
+          ...(applicationToken !== undefined && { applicationToken }),
+          ...(userId !== undefined && { userId }),
+        })
   let answer: Response
   try {
     answer = await fetch(url, {
@@ -133,7 +139,7 @@ function applySettings({ body, emulator }: RouteInput): unknown {
   const latency = field.count(body, 'latencyMs')
   if (latency !== undefined) emulator.setLatency(latency)
   const admin = field.boolean(body, 'isAdmin')
-  if (admin !== undefined) emulator.setAdmin(admin)
+  if (admin !== undefined) emulator.setAdmin(admin, field.count(body, 'userId'))
   if (body.rateLimit !== undefined) {
     const limit = body.rateLimit === false ? false : field.object(body, 'rateLimit')
     if (limit === undefined)
@@ -205,7 +211,11 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     path: '/pair',
     handle: ({ emulator, body }) => {
       const expiresIn = field.count(body, 'expiresIn')
-      return emulator.issueAuthParams(expiresIn === undefined ? undefined : { expiresIn })
+      const userId = field.count(body, 'userId')
+      return emulator.issueAuthParams({
+        ...(expiresIn !== undefined && { expiresIn }),
+        ...(userId !== undefined && { userId }),
+      })
     },
   },
   {

@@ -84,7 +84,8 @@ export const SdkErrorCode = {
   RefreshLockBusy: 'JSSDK_REFRESH_LOCK_BUSY',
   /**
    * The token store failed, or did not answer in time, where the client cannot go on without it (the refresh lock,
-   * the pair read under it, an event's or `PortalFleet.get()`'s read); `cause` is the store's own error.
+   * the pair read under it, an event's or `PortalFleet.get()`'s read); `cause` is the store's own error (a fleet's:
+   * a redacted copy of it).
    */
   TokenStoreFailed: 'JSSDK_TOKEN_STORE_FAILED',
   /** The store holds no pair for the portal (never installed, or uninstalled). */

@@ -1,3 +1,4 @@
+import { PreparedSecrets } from './redact-secrets.js'
 import { readThrown, type TextRedactor, type ThrownSnapshot } from './thrown-snapshot.js'
 
 /** What the error mapper needs to keep secrets out: the instance's secret registry. */
@@ -6,12 +7,16 @@ export interface SecretRedactor extends TextRedactor {
   snapshot(value: unknown): ThrownSnapshot
 }
 
+/** Knows no secret: finds only what a text labels as one. */
+const LABELS_ONLY = new PreparedSecrets([])
+
 /**
- * A redactor that knows no secret, for places that hold none (a fleet's store calls): values under secret-named keys
- * are still replaced, and a value is still read only once per snapshot.
+ * A redactor that knows no secret, for places that hold none: values under secret-named keys, and values a text
+ * labels with a secret's name (`"refresh_token":"..."`), are still replaced, and a value is still read only once per
+ * snapshot.
  */
 export const NO_SECRETS: SecretRedactor = {
-  redactText: (text) => text,
+  redactText: (text) => LABELS_ONLY.redactText(text),
   snapshot: (value) => readThrown(value, NO_SECRETS),
 }
 

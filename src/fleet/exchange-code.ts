@@ -1,5 +1,6 @@
 import { tokenUrlFor } from '../auth/endpoints.js'
 import { AjaxError } from '../errors/ajax-error.js'
+import { redactSecrets } from '../errors/redact-secrets.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { type FetchLike, normalizeProxy } from '../http/http-options.js'
 import { loadKy } from '../http/ky-module.js'
@@ -68,6 +69,7 @@ function pairFromAnswer(
   applicationToken: string,
   asked: string,
   trust: TrustedOAuthServers,
+  secrets: readonly string[],
 ): PortalOAuthParams {
   const given = answer.server_endpoint
   const serverEndpoint = typeof given === 'string' && trust.has(given) ? given : asked
@@ -97,9 +99,10 @@ function pairFromAnswer(
   } catch (error) {
     throw new SdkError({
       code: SdkErrorCode.InvalidResponse,
-      message: `exchangeAuthorizationCode: the OAuth server's answer is not a usable pair: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      message: `exchangeAuthorizationCode: the OAuth server's answer is not a usable pair: ${redactSecrets(
+        error instanceof Error ? error.message : String(error),
+        secrets,
+      )}`,
     })
   }
 }
@@ -109,7 +112,8 @@ function pairFromAnswer(
  * `client_id`, `client_secret` and `code` as a form body (nothing in the URL) to the OAuth server's token endpoint,
  * and resolves to the pair in constructor shape. With `fleet`, the pair is installed there before this resolves.
  * An OAuth refusal (a used or expired code: `invalid_grant`, `expired_token`) rejects with an `SdkError` whose
- * `code` is the server's.
+ * `code` is the server's. No error names the client secret, the code, the application token or a token of the
+ * answer, in any form `redactSecrets` finds (the server's own text included).
  */
 export async function exchangeAuthorizationCode(
   request: AuthorizationCodeExchange,
@@ -178,6 +182,8 @@ async function exchange(
     })
   }
   const text = await response.text()
+  // What the server says back is kept out of the secrets sent and received: an echo of the code or the client secret.
+  const secrets = [secret.clientSecret, request.code, request.applicationToken]
   let answer: unknown
   try {
     answer = JSON.parse(text)
@@ -185,12 +191,15 @@ async function exchange(
     answer = undefined
   }
   if (isRecord(answer) && typeof answer.error === 'string' && answer.error !== '') {
-    const description = typeof answer.error_description === 'string' ? answer.error_description : ''
+    const description = redactSecrets(
+      typeof answer.error_description === 'string' ? answer.error_description : '',
+      secrets,
+    )
     throw new SdkError({
-      code: answer.error,
+      code: redactSecrets(answer.error, secrets),
       description,
       status: response.status,
-      message: `exchangeAuthorizationCode: the OAuth server refused the code: ${answer.error}${description ? ` (${description})` : ''}, HTTP ${response.status}`,
+      message: `exchangeAuthorizationCode: the OAuth server refused the code: ${redactSecrets(answer.error, secrets)}${description ? ` (${description})` : ''}, HTTP ${response.status}`,
     })
   }
   if (!response.ok || !isRecord(answer)) {
@@ -201,7 +210,9 @@ async function exchange(
       request: { method: 'oauth/token' },
     })
   }
-  const params = pairFromAnswer(answer, request.applicationToken, serverEndpoint, trust)
+  for (const field of ['access_token', 'refresh_token'])
+    if (typeof answer[field] === 'string') secrets.push(answer[field])
+  const params = pairFromAnswer(answer, request.applicationToken, serverEndpoint, trust, secrets)
   if (request.fleet) await request.fleet.install(params)
   return params
 }

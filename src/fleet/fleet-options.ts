@@ -16,7 +16,13 @@ import { validateStore } from '../store/validate-store.js'
 import { TrustedOAuthServers } from '../trust/oauth-servers.js'
 import type { CallbackRefreshAuth, PortalOAuthSecret, PortalOAuthSecretInput } from '../types/auth.js'
 import { validateSecret } from '../validation/auth-params.js'
-import { invalidArgument, requireIntegerIn, requirePlainObject, unknownKeys } from '../validation/rules.js'
+import {
+  invalidArgument,
+  requireBoolean,
+  requireIntegerIn,
+  requirePlainObject,
+  unknownKeys,
+} from '../validation/rules.js'
 
 /** How long a held portal stays without a `get()` before it is released, ms, by default: 5 minutes. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000
@@ -49,6 +55,12 @@ export interface PortalFleetOptions {
    * `PORTAL_OAUTH_TRUSTED_SERVERS` (where `portal-oauth/testing` adds each emulator it runs) are trusted besides.
    */
   oauthServers?: readonly (string | URL)[]
+  /**
+   * Take install and update events of portals whose REST root is plain `http://` on another machine, where their
+   * tokens travel unencrypted. Default false: such an event is refused (`JSSDK_INVALID_ARGUMENT` naming
+   * `auth[client_endpoint]`); loopback portals are always taken.
+   */
+  plainHttpPortals?: boolean
 }
 
 /** {@link PortalFleetOptions} validated, with defaults. */
@@ -61,12 +73,19 @@ export interface FleetSettings {
   givenLogger: SupportedLogger | undefined
   /** The fleet's own logger, redacting the client secret. */
   logger: RedactingLogger
+  /**
+   * The fleet's secret registry: the client secret only. Each operation layers the tokens of its event or pair on it
+   * (`secrets.with(...)`) and drops them when it ends, so that a fleet of many portals pins no token.
+   */
+  secrets: SecretRegistry
   idleTimeoutMs: number
   callbackRefreshAuth: CallbackRefreshAuth | undefined
   /** The `oauthServers` option as given, handed to every portal's client. */
   oauthServers: readonly (string | URL)[] | undefined
   /** The trusted OAuth servers, validated. */
   trust: TrustedOAuthServers
+  /** Whether events of portals over plain http on another machine are taken. */
+  plainHttpPortals: boolean
 }
 
 const KNOWN_KEYS: ReadonlySet<string> = new Set([
@@ -78,6 +97,7 @@ const KNOWN_KEYS: ReadonlySet<string> = new Set([
   'idleTimeout',
   'callbackRefreshAuth',
   'oauthServers',
+  'plainHttpPortals',
 ])
 
 /** Validates the options like `PortalOAuth`'s (unknown keys warned), once for every portal the fleet will hold. */
@@ -109,6 +129,7 @@ export function normalizeFleetOptions(input: unknown): FleetSettings {
     httpOptions: normalizeHttpOptions(options.httpOptions, logger),
     givenLogger,
     logger,
+    secrets,
     idleTimeoutMs:
       options.idleTimeout === undefined
         ? DEFAULT_IDLE_TIMEOUT_MS
@@ -124,5 +145,9 @@ export function normalizeFleetOptions(input: unknown): FleetSettings {
         ) as readonly string[])
       : (options.oauthServers as readonly (string | URL)[] | undefined),
     trust: TrustedOAuthServers.from(options.oauthServers, 'PortalFleet: options.oauthServers'),
+    plainHttpPortals: requireBoolean(
+      'PortalFleet: options.plainHttpPortals',
+      options.plainHttpPortals ?? false,
+    ),
   }
 }

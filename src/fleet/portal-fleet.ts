@@ -1,19 +1,23 @@
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import type { SecretRedactor } from '../errors/to-error.js'
 import { type FetchLike, givenHttpOptions, type TypeHttpOptions } from '../http/http-options.js'
 import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
+import type { OperationSecrets } from '../logger/secret-registry.js'
 import { PortalOAuth } from '../portal-oauth.js'
 import { onRemovedFromStore } from '../store/removal-listeners.js'
 import { answerWithin, callStore } from '../store/store-call.js'
 import type { TokenStore } from '../store/token-store.js'
+import { mayChange } from '../trust/installation-rule.js'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { validateAuthParams } from '../validation/auth-params.js'
-import { invalidArgument } from '../validation/rules.js'
+import { invalidArgument, isRemotePlainHttp } from '../validation/rules.js'
 import { sameApplicationToken } from './application-token.js'
 import { type EventTree, parseEventBody } from './event-body.js'
 import { eventPairParams } from './event-params.js'
 import { type FleetSettings, normalizeFleetOptions, type PortalFleetOptions } from './fleet-options.js'
 import { HeldPortals } from './held-portals.js'
 import { proveEvent } from './prove-event.js'
+import { requireUninstalled } from './prove-uninstall.js'
 
 /** What `handleEvent` resolves to. */
 export interface FleetEventResult {
@@ -40,11 +44,23 @@ function mismatch(memberId: string, why: string): SdkError {
   })
 }
 
+function notProved(memberId: string, why: string): SdkError {
+  return new SdkError({
+    code: SdkErrorCode.EventNotProved,
+    message: `handleEvent: portal ${memberId}: ${why}; nothing was changed`,
+  })
+}
+
 function notInstalled(memberId: string, what: string): SdkError {
   return new SdkError({
     code: SdkErrorCode.PortalNotInstalled,
     message: `${what}: portal ${memberId} is not installed (the store holds no pair for it)`,
   })
+}
+
+/** The secrets of a pair: its tokens and its application token. */
+function pairSecrets(params: PortalOAuthParams): string[] {
+  return [params.accessToken, params.refreshToken, params.applicationToken]
 }
 
 /**
@@ -84,9 +100,11 @@ export class PortalFleet {
    * Handles an event POSTed by a portal: the raw form-encoded body, a `URLSearchParams`, or an object as a body
    * parser gives it. `ONAPPINSTALL` and `ONAPPUPDATE` store the event's pair only when its `server_endpoint` is one
    * of `oauthServers` and that server confirms the event's access token for the event's `member_id` and
-   * `client_endpoint` (nothing else an unauthenticated sender can forge proves an install), and only when the pair is
-   * newer than the stored one (a replay changes nothing); `ONAPPUPDATE` and `ONAPPUNINSTALL` also need the stored
-   * `application_token`, and any other event is checked the same way and changes nothing. Rejects, changing
+   * `client_endpoint` (nothing else an unauthenticated sender can forge proves an install), the portal says the
+   * token's user is an administrator (any user of the application's page holds a confirmed token), and only when the
+   * pair is newer than the stored one (a replay changes nothing); `ONAPPUPDATE` and `ONAPPUNINSTALL` also need the
+   * stored `application_token`, an `ONAPPUNINSTALL` is taken only once the portal refuses the stored pair, and any
+   * other event is checked against the application token and changes nothing. Rejects, changing
    * nothing, with `JSSDK_INVALID_ARGUMENT` (a malformed or hostile body), `JSSDK_UNTRUSTED_OAUTH_SERVER`,
    * `JSSDK_EVENT_NOT_PROVED`, `NETWORK_ERROR` (the OAuth server could not be asked),
    * `JSSDK_APPLICATION_TOKEN_MISMATCH`, `JSSDK_PORTAL_NOT_INSTALLED` or `JSSDK_TOKEN_STORE_FAILED`.
@@ -101,19 +119,26 @@ export class PortalFleet {
     if (applicationToken === undefined || applicationToken === '')
       throw mismatch(memberId, 'the event carries no application token')
     const changed = await this.#serially(memberId, async () => {
-      const stored = await this.#storeCall(`reading the pair of portal ${memberId}`, (store) =>
-        store.load(memberId),
+      // The event's tokens, and those of the pair the store holds, are kept out of what this rejects with.
+      const secrets = this.#settings.secrets.with([auth.access_token, auth.refresh_token, applicationToken])
+      const stored = await this.#storeCall(
+        `reading the pair of portal ${memberId}`,
+        (store) => store.load(memberId),
+        secrets,
       )
+      if (stored) secrets.add(pairSecrets(stored))
       const installs = event === 'ONAPPINSTALL'
       if (!installs && !stored) throw notInstalled(memberId, `handleEvent ${event}`)
       // An install may bring a new application token (a reinstall); everything else must carry the stored one.
       if (!installs && stored && !sameApplicationToken(applicationToken, stored.applicationToken))
         throw mismatch(memberId, 'the application token differs from the stored one')
-      if (installs || event === 'ONAPPUPDATE') return this.#takePair(event, auth, stored)
+      if (installs || event === 'ONAPPUPDATE') return this.#takePair(event, auth, stored, secrets)
       if (event !== 'ONAPPUNINSTALL') return false
+      // Its application token is no proof (any user of the application's page reads it): the stored pair must be dead.
+      await requireUninstalled(memberId, await this.get(memberId))
       // The held client goes first: a refresh it has in flight must not write the pair back after the removal.
       await this.#held.release(memberId)
-      await this.#storeCall(`removing portal ${memberId}`, (store) => store.remove(memberId))
+      await this.#storeCall(`removing portal ${memberId}`, (store) => store.remove(memberId), secrets)
       this.#settings.logger.info('PortalFleet: portal uninstalled', { memberId })
       return true
     })
@@ -197,24 +222,35 @@ export class PortalFleet {
     return { ...rest, adapter: this.#fetch() }
   }
 
-  /** Puts a trusted pair in the store and in the held client. */
-  async #keep(params: PortalOAuthParams): Promise<void> {
-    await this.#storeCall(`keeping the pair of portal ${params.memberId}`, (store) => store.replace(params))
+  /** Puts a trusted pair in the store and in the held client; its secrets and `secrets` are kept out of a failure. */
+  async #keep(params: PortalOAuthParams, secrets = this.#settings.secrets.with([])): Promise<void> {
+    await this.#storeCall(
+      `keeping the pair of portal ${params.memberId}`,
+      (store) => store.replace(params),
+      secrets.add(pairSecrets(params)),
+    )
     this.#held.peek(params.memberId)?.setAuthOptions(params)
   }
 
   /**
-   * The pair of an install or update event, kept when its OAuth server is trusted, confirms its access token, and
+   * The pair of an install or update event, kept when its OAuth server is trusted and confirms its access token, the
+   * portal says the token's user is an administrator (the installation rule, `src/trust/installation-rule.ts`), and
    * the pair is newer than `stored`; resolves to whether the store changed.
    */
   async #takePair(
     event: string,
     auth: Readonly<Record<string, string>>,
     stored: PortalOAuthParams | null,
+    secrets: OperationSecrets,
   ): Promise<boolean> {
     const settings = this.#settings
     const claimed = eventPairParams(auth, Date.now())
     settings.trust.require('handleEvent: auth[server_endpoint]', claimed.serverEndpoint)
+    if (!settings.plainHttpPortals && isRemotePlainHttp(new URL(claimed.clientEndpoint)))
+      throw invalidArgument(
+        'handleEvent: auth[client_endpoint]',
+        'is plain http:// to another machine, where the access token could be read on the way; set options.plainHttpPortals to take such portals',
+      )
     // The claimed expiry only decides to do nothing: a pair is taken with the expiry its OAuth server confirms.
     if (!newer(claimed, stored)) return this.#ignoreOlder(event, claimed.memberId)
     const { httpOptions } = settings
@@ -226,8 +262,10 @@ export class PortalFleet {
       headers: httpOptions.headers,
     })
     const params = proved.expires === undefined ? claimed : { ...claimed, expires: proved.expires }
+    if (!mayChange(proved.administrator ? 'administrator' : 'user'))
+      throw notProved(params.memberId, "the token's user is not an administrator of the portal")
     if (!newer(params, stored)) return this.#ignoreOlder(event, claimed.memberId)
-    await this.#keep(params)
+    await this.#keep(params, secrets)
     settings.logger.info(`PortalFleet: portal ${event === 'ONAPPINSTALL' ? 'installed' : 'updated'}`, {
       memberId: params.memberId,
     })
@@ -253,14 +291,19 @@ export class PortalFleet {
   /**
    * One call of the store: a synchronous throw, a failure, or no answer within the fleet's `httpOptions.timeout`
    * reject with `JSSDK_TOKEN_STORE_FAILED` naming `what`, so that an event, an install or a `get()` never hangs on the
-   * store, and neither do the portal's later events queued behind it.
+   * store, and neither do the portal's later events queued behind it. Its message and `cause` (a redacted copy of the
+   * store's error, never the error itself) hold none of `secrets`: the operation's, over the fleet's client secret.
    */
-  #storeCall<T>(what: string, call: (store: TokenStore) => Promise<T>): Promise<T> {
+  #storeCall<T>(
+    what: string,
+    call: (store: TokenStore) => Promise<T>,
+    secrets: SecretRedactor = this.#settings.secrets,
+  ): Promise<T> {
     const { store, httpOptions } = this.#settings
     return answerWithin(
       what,
       callStore(() => call(store)),
-      { ms: httpOptions.timeout },
+      { ms: httpOptions.timeout, secrets, copyCause: true },
     )
   }
 

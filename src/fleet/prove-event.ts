@@ -2,6 +2,7 @@ import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { FetchLike } from '../http/http-options.js'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { isAdministrator } from './prove-admin.js'
 
 /** What proving an install or update event needs. */
 export interface EventProof {
@@ -17,10 +18,12 @@ export interface EventProof {
   headers: Record<string, string>
 }
 
-/** What the OAuth server confirmed. */
+/** What the OAuth server and the portal confirmed. */
 export interface ProvedEvent {
   /** The access token's expiry as the OAuth server knows it (Unix seconds), when it told. */
   expires: number | undefined
+  /** Whether the portal says the token's user administers it (see {@link isAdministrator}). */
+  administrator: boolean
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -34,19 +37,49 @@ function notProved(memberId: string, why: string): SdkError {
   })
 }
 
-/** Whether the installation the OAuth server describes is the portal the event names. */
-function samePortal(install: Record<string, unknown>, clientEndpoint: string): boolean {
-  const url = new URL(clientEndpoint)
-  if (typeof install.client_endpoint === 'string') return install.client_endpoint === clientEndpoint
-  if (typeof install.domain === 'string') return install.domain === url.host
-  if (typeof install.uri === 'string') {
-    try {
-      return new URL(install.uri).origin === url.origin
-    } catch {
-      return false
-    }
+function parsed(value: string): URL | undefined {
+  try {
+    return new URL(value)
+  } catch {
+    return undefined
   }
-  return false
+}
+
+/**
+ * The portal's REST root as one field of the OAuth server's installation names it: `client_endpoint` itself, the
+ * `/rest/` of `uri`'s origin, or of `domain` over https (over http only when the event's endpoint is plain http,
+ * which the fleet refused before unless it is loopback or taken by option). `undefined` when the field names none.
+ */
+function restRootNamedBy(
+  field: 'client_endpoint' | 'uri' | 'domain',
+  value: string,
+  claimed: URL,
+): string | undefined {
+  if (field === 'client_endpoint') return parsed(value)?.href
+  if (field === 'uri') {
+    const origin = parsed(value)?.origin
+    return origin === undefined || origin === 'null' ? undefined : `${origin}/rest/`
+  }
+  const scheme = claimed.protocol === 'http:' ? 'http' : 'https'
+  return value === '' ? undefined : parsed(`${scheme}://${value}/rest/`)?.href
+}
+
+/**
+ * Whether the installation the OAuth server describes is at the event's `client_endpoint`: scheme, host, port and
+ * REST root compared for every one of `client_endpoint`, `uri` and `domain` the answer gives (at least one).
+ */
+function samePortal(install: Record<string, unknown>, clientEndpoint: string): boolean {
+  const claimed = new URL(clientEndpoint)
+  const fields = (['client_endpoint', 'uri', 'domain'] as const).filter(
+    (field) => install[field] !== undefined && install[field] !== null,
+  )
+  return (
+    fields.length > 0 &&
+    fields.every((field) => {
+      const value = install[field]
+      return typeof value === 'string' && restRootNamedBy(field, value, claimed) === claimed.href
+    })
+  )
 }
 
 /** Why an `app.info` answer does not confirm the event, or `undefined` when it does. */
@@ -64,8 +97,10 @@ function mismatch(result: Record<string, unknown>, proof: EventProof): string | 
  * Asks the event's (trusted) OAuth server whose access token the event carries, as the vendor's SDKs do: `app.info`
  * at `{server_endpoint}app.info/`, the token in the POST body. The event is proved when the answer names this
  * application's `client_id`, the event's `member_id` and its `client_endpoint`; an attacker who can reach the event
- * URL has no such token. Rejects with `JSSDK_EVENT_NOT_PROVED` when it is not, and with a `NETWORK_ERROR`
- * `AjaxError` when the server cannot be reached (nothing was proved either way).
+ * URL has no such token. Then asks the portal whether the token's user administers it (`administrator`): any user of
+ * the portal holds a token the OAuth server confirms. Rejects with `JSSDK_EVENT_NOT_PROVED` when the OAuth server
+ * does not confirm the token, and with a `NETWORK_ERROR` `AjaxError` when a server cannot be reached (nothing was
+ * proved either way).
  */
 export async function proveEvent(proof: EventProof): Promise<ProvedEvent> {
   const { params } = proof
@@ -102,7 +137,16 @@ export async function proveEvent(proof: EventProof): Promise<ProvedEvent> {
   const why = mismatch(payload.result, proof)
   if (why) throw notProved(params.memberId, why)
   const expires = payload.result.expires
+  // The OAuth server confirmed the token's portal: only now does the token go to that portal, to ask about its user.
+  const administrator = await isAdministrator({
+    clientEndpoint: params.clientEndpoint,
+    accessToken: params.accessToken,
+    fetch: proof.fetch,
+    timeoutMs: proof.timeoutMs,
+    headers: proof.headers,
+  })
   return {
     expires: typeof expires === 'number' && Number.isInteger(expires) && expires > 0 ? expires : undefined,
+    administrator,
   }
 }

@@ -1,10 +1,9 @@
-import { REDACTED } from '../errors/secret-rules.js'
+import { MIN_SECRET_LENGTH, PreparedSecrets } from '../errors/redact-secrets.js'
 import { readThrown, type ThrownSnapshot } from '../errors/thrown-snapshot.js'
+import type { SecretRedactor } from '../errors/to-error.js'
 
 /** Old tokens stay secrets after a rotation; keep enough of them to cover late log lines. */
 const MAX_OLD_SECRETS = 32
-/** Shorter values are not treated as secrets (they would redact ordinary words). */
-const MIN_SECRET_LENGTH = 6
 
 /** What a WeakMap can hold: objects and functions. */
 function isObject(value: unknown): value is object {
@@ -56,13 +55,25 @@ export class SecretRegistry {
     if (this.#old.length > MAX_OLD_SECRETS) this.#old.shift()
   }
 
-  /** `text` with every known secret replaced by `[redacted]`. */
+  /**
+   * `text` with every known secret replaced by `[redacted]`, in each form `redactSecrets` finds (any letter case,
+   * percent-encoded, JSON-escaped, base64 and base64url at any offset), and every value labelled with a secret's name.
+   */
   redactText(text: string): string {
-    let out = text
-    for (const secret of this.#all()) {
-      if (out.includes(secret)) out = out.split(secret).join(REDACTED)
-    }
-    return out
+    return new PreparedSecrets(this.#all()).redactText(text)
+  }
+
+  /**
+   * A redactor for one operation: these secrets besides the registry's, forgotten with it (the registry does not
+   * keep them). A fleet redacts the tokens of the event or pair at hand this way without pinning every portal's.
+   */
+  with(values: Iterable<string | undefined>): OperationSecrets {
+    return new OperationSecrets(this, values)
+  }
+
+  /** The secrets known now: pinned, current, older generations. */
+  values(): Iterable<string> {
+    return this.#all()
   }
 
   /**
@@ -70,10 +81,11 @@ export class SecretRegistry {
    * lives: the channels, spans and log lines of one failure all come from one read of it.
    */
   snapshot(value: unknown): ThrownSnapshot {
-    if (!isObject(value)) return readThrown(value, this)
+    // The secrets' forms are prepared once for every text of the value.
+    if (!isObject(value)) return readThrown(value, new PreparedSecrets(this.#all()))
     const known = this.#snapshots?.get(value)
     if (known) return known
-    const read = readThrown(value, this, this.#knownSnapshot)
+    const read = readThrown(value, new PreparedSecrets(this.#all()), this.#knownSnapshot)
     this.#snapshots ??= new WeakMap()
     this.#snapshots.set(value, read)
     return read
@@ -85,7 +97,7 @@ export class SecretRegistry {
    * cause and errors.
    */
   loggable(context: Record<string, unknown>): Record<string, unknown> {
-    const logged = readThrown(context, this, this.#knownSnapshot).logged()
+    const logged = readThrown(context, new PreparedSecrets(this.#all()), this.#knownSnapshot).logged()
     return typeof logged === 'object' && logged !== null && !Array.isArray(logged) ? logged : {}
   }
 
@@ -93,5 +105,52 @@ export class SecretRegistry {
     yield* this.#pinned
     yield* this.#current
     yield* this.#old
+  }
+}
+
+/**
+ * The secrets of one operation (an event, an install, a store read) layered on an instance's registry: what it
+ * redacts is both. Made for the operation and dropped with it, so that a fleet of many portals keeps no token of an
+ * event it handled; a thrown value is read once per operation.
+ */
+export class OperationSecrets implements SecretRedactor {
+  readonly #base: SecretRegistry
+  readonly #own: string[] = []
+  /** Values read in this operation, by object: a store failure's message and its `cause` come from one read. */
+  #snapshots: WeakMap<object, ThrownSnapshot> | null = null
+  readonly #knownSnapshot = (value: object): ThrownSnapshot | undefined => this.#snapshots?.get(value)
+
+  /** `values` layered on `base`; empty or very short values are ignored. */
+  constructor(base: SecretRegistry, values: Iterable<string | undefined>) {
+    this.#base = base
+    this.add(values)
+  }
+
+  /** Adds secrets met during the operation (the pair the store held); empty or very short values are ignored. */
+  add(values: Iterable<string | undefined>): this {
+    for (const value of values)
+      if (isSecretCandidate(value) && !this.#own.includes(value)) this.#own.push(value)
+    return this
+  }
+
+  /** `text` with every secret of the registry and of the operation replaced, as `SecretRegistry.redactText` does. */
+  redactText(text: string): string {
+    return this.#prepared().redactText(text)
+  }
+
+  /** `value` read once into a snapshot redacted of the registry's and the operation's secrets. */
+  snapshot(value: unknown): ThrownSnapshot {
+    if (!isObject(value)) return readThrown(value, this.#prepared())
+    const known = this.#snapshots?.get(value)
+    if (known) return known
+    const read = readThrown(value, this.#prepared(), this.#knownSnapshot)
+    this.#snapshots ??= new WeakMap()
+    this.#snapshots.set(value, read)
+    return read
+  }
+
+  /** The registry's secrets and the operation's, ready for the texts of one read. */
+  #prepared(): PreparedSecrets {
+    return new PreparedSecrets([...this.#base.values(), ...this.#own])
   }
 }

@@ -1,3 +1,4 @@
+import { redactedCopy } from '../errors/redacted-copy.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import { NO_SECRETS, type SecretRedactor, toError } from '../errors/to-error.js'
 
@@ -16,14 +17,21 @@ export function callStore<T>(call: () => PromiseLike<T> | T): Promise<T> {
 /**
  * The error of a store that failed `what` (or did not answer in time) where the client cannot go on without it:
  * `JSSDK_TOKEN_STORE_FAILED`, with the store's own error as its `cause` and that error's message, redacted, in its own.
+ * With `copyCause`, the `cause` is a redacted copy of the store's error instead (see `redactedCopy`): nothing of what
+ * the store threw is handed on.
  */
-export function storeFailed(what: string, cause: unknown, secrets: SecretRedactor = NO_SECRETS): SdkError {
+export function storeFailed(
+  what: string,
+  cause: unknown,
+  secrets: SecretRedactor = NO_SECRETS,
+  copyCause = false,
+): SdkError {
   // The message comes from the failure's snapshot (read once, redacted); the failure itself is kept as the cause.
-  const { message } = secrets.snapshot(cause).summary()
+  const read = secrets.snapshot(cause)
   return new SdkError({
     code: SdkErrorCode.TokenStoreFailed,
-    message: `token store failed ${what}: ${message}`,
-    cause: toError(cause, secrets),
+    message: `token store failed ${what}: ${read.summary().message}`,
+    cause: copyCause ? redactedCopy(read) : toError(cause, secrets),
   })
 }
 
@@ -35,6 +43,8 @@ export interface AnswerWait {
   signal?: AbortSignal
   /** The secrets to keep out of the error. */
   secrets?: SecretRedactor
+  /** The error's `cause` is a redacted copy of the store's error, not the error itself (see {@link storeFailed}). */
+  copyCause?: boolean
 }
 
 /**
@@ -43,7 +53,7 @@ export interface AnswerWait {
  * when it aborts first; an answer that comes later settles by itself, handled.
  */
 export function answerWithin<T>(what: string, pending: Promise<T>, wait: AnswerWait): Promise<T> {
-  const { ms, signal, secrets } = wait
+  const { ms, signal, secrets, copyCause } = wait
   return new Promise<T>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined
     const finish = (settle: () => void): void => {
@@ -54,14 +64,14 @@ export function answerWithin<T>(what: string, pending: Promise<T>, wait: AnswerW
     const onAbort = (): void => finish(() => reject(signal?.reason))
     pending.then(
       (value) => finish(() => resolve(value)),
-      (error: unknown) => finish(() => reject(storeFailed(what, error, secrets))),
+      (error: unknown) => finish(() => reject(storeFailed(what, error, secrets, copyCause))),
     )
     if (signal?.aborted) return onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
     if (Number.isFinite(ms)) {
       const limit = Math.max(0, ms)
       const silent = (): Error => new Error(`no answer within ${Math.round(limit)} ms`)
-      timer = setTimeout(() => finish(() => reject(storeFailed(what, silent(), secrets))), limit)
+      timer = setTimeout(() => finish(() => reject(storeFailed(what, silent(), secrets, copyCause))), limit)
     }
   })
 }

@@ -11,6 +11,7 @@ import type {
   ProcessOp,
 } from './process-protocol.js'
 import type {
+  EmulatorAuthOverrides,
   EmulatorDelayFilter,
   EmulatorDropFilter,
   EmulatorOAuthFailure,
@@ -31,7 +32,7 @@ function send(message: ChildMessage): void {
 function runOp(target: PortalEmulator, op: ProcessOp, args: unknown[]): unknown {
   switch (op) {
     case 'issueAuthParams':
-      return target.issueAuthParams(args[0] as { expiresIn?: number } | undefined)
+      return target.issueAuthParams(args[0] as EmulatorAuthOverrides | undefined)
     case 'createWebhook':
       return target.createWebhook(args[0] as EmulatorWebhookOptions | undefined)
     case 'getLog':
@@ -73,7 +74,7 @@ function runOp(target: PortalEmulator, op: ProcessOp, args: unknown[]): unknown 
     case 'setMethodCost':
       return target.setMethodCost(args[0] as string, args[1] as number)
     case 'setAdmin':
-      return target.setAdmin(args[0] as boolean)
+      return target.setAdmin(args[0] as boolean, args[1] as number | undefined)
     case 'close':
       return target.close()
   }

@@ -11,6 +11,7 @@ import { oauthRouter } from './oauth-server.js'
 import { portalRouter } from './portal-server.js'
 import { createEmulatorState, type EmulatorState } from './state.js'
 import type {
+  EmulatorAuthOverrides,
   EmulatorAuthParams,
   EmulatorDelayFilter,
   EmulatorDropFilter,
@@ -129,9 +130,10 @@ export class LoopbackPortalEmulator implements PortalEmulator {
     return this.#state.log
   }
 
-  issueAuthParams(overrides?: { expiresIn?: number }): EmulatorAuthParams {
+  issueAuthParams(overrides?: EmulatorAuthOverrides): EmulatorAuthParams {
     const { settings, endpoints } = this.#state
-    const pair = this.#state.tokens.issue(settings.userId, overrides?.expiresIn)
+    if (overrides?.userId !== undefined) count(overrides.userId, 'userId')
+    const pair = this.#state.tokens.issue(overrides?.userId ?? settings.userId, overrides?.expiresIn)
     return {
       applicationToken: settings.applicationToken,
       userId: pair.access.userId,
@@ -156,7 +158,13 @@ export class LoopbackPortalEmulator implements PortalEmulator {
     if (!['ONAPPINSTALL', 'ONAPPUPDATE', 'ONAPPUNINSTALL'].includes(event))
       throw new RangeError('event must be ONAPPINSTALL, ONAPPUPDATE or ONAPPUNINSTALL')
     if (options?.expiresIn !== undefined) count(options.expiresIn, 'expiresIn')
+    if (options?.userId !== undefined) count(options.userId, 'userId')
     return installEventBody(this.#state, event, options)
+  }
+
+  uninstall(): string {
+    this.#state.tokens.revokeAll()
+    return installEventBody(this.#state, 'ONAPPUNINSTALL')
   }
 
   createWebhook(options?: EmulatorWebhookOptions): string {
@@ -227,8 +235,11 @@ export class LoopbackPortalEmulator implements PortalEmulator {
     this.#state.settings.methodCost.set(method.toLowerCase(), count(ms, 'ms'))
   }
 
-  setAdmin(isAdmin: boolean): void {
-    this.#state.settings.isAdmin = isAdmin
+  setAdmin(isAdmin: boolean, userId?: number): void {
+    const { settings } = this.#state
+    if (userId === undefined || userId === settings.userId) settings.isAdmin = isAdmin
+    else if (isAdmin) settings.otherAdmins.add(count(userId, 'userId'))
+    else settings.otherAdmins.delete(userId)
   }
 
   defineMethod(name: string, handler: EmulatorMethodHandler, options?: EmulatorMethodOptions): void {

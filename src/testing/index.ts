@@ -21,6 +21,7 @@ export {
 export type {
   EmulatorApiVersion,
   EmulatorAppStatus,
+  EmulatorAuthOverrides,
   EmulatorAuthParams,
   EmulatorAuthVia,
   EmulatorCurrentTokens,

@@ -51,7 +51,7 @@ export function installEventBody(
       ['member_id', settings.memberId],
     )
   } else {
-    const pair = state.tokens.issue(settings.userId, options.expiresIn)
+    const pair = state.tokens.issue(options.userId ?? settings.userId, options.expiresIn)
     auth.push(
       ['access_token', pair.access.token],
       ['expires', String(pair.access.expires)],

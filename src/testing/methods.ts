@@ -68,7 +68,9 @@ export class MethodRegistry {
 /** What the built-in methods read from the emulator. */
 export interface BuiltinDeps {
   now(): number
-  settings(): { isAdmin: boolean; status: EmulatorAppStatus; clientId: string; scope: string }
+  settings(): { status: EmulatorAppStatus; clientId: string; scope: string }
+  /** Whether the user administers the portal (`profile`'s `ADMIN`, `user.admin`). */
+  isAdmin(userId: number): boolean
   lists: Partial<Record<ListName, number>>
   /** Where the built-in tables are shared with the catalogue's generic methods of the same entity. */
   stores: EntityStores
@@ -146,10 +148,9 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
   registry.defineBuiltin(
     'profile',
     (_params, ctx) => {
-      const { isAdmin } = deps.settings()
       return {
         ID: String(ctx.userId),
-        ADMIN: isAdmin,
+        ADMIN: deps.isAdmin(ctx.userId),
         NAME: `User ${ctx.userId}`,
         LAST_NAME: 'Emulated',
         PERSONAL_GENDER: '',
@@ -180,6 +181,8 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     },
     v2,
   )
+
+  registry.defineBuiltin('user.admin', (_params, ctx) => deps.isAdmin(ctx.userId), v2)
 
   registry.defineBuiltin('server.time', () => phpDate(deps.now()), v2)
 

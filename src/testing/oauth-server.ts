@@ -72,6 +72,7 @@ const REFRESH_FAILURES = {
   unknown: 'The refresh token is unknown',
   expired: 'The refresh token has expired',
   used: 'The refresh token was already used',
+  revoked: 'The application was uninstalled',
 } as const
 
 /**
@@ -146,7 +147,8 @@ async function answerToken(state: EmulatorState, params: Record<string, string>)
 /**
  * `/rest/app.info` on the OAuth server: the trusted view of the installation for the presented access token
  * (`auth`, `access_token` or Bearer): the application's `client_id`, and in `install` the portal's `member_id`,
- * `domain`, `client_endpoint` and `uri` (its origin). Applications prove an install event's token with it.
+ * `client_endpoint`, and `domain` and `uri` (its origin) unless it is a farm's portal, which has no origin of its
+ * own. Applications prove an install event's token with it.
  */
 export async function handleOAuthAppInfo(state: EmulatorState, call: IncomingCall): Promise<Reply> {
   const sources = v2Sources(call)
@@ -164,8 +166,11 @@ export async function handleOAuthAppInfo(state: EmulatorState, call: IncomingCal
     install: {
       installed: true,
       version: 1,
-      uri: `${endpoints.portalOrigin}/`,
-      domain: endpoints.portalHost,
+      // A portal of a farm shares its host with the others: its REST root, not its origin, names it.
+      ...(endpoints.clientEndpoint === `${endpoints.portalOrigin}/rest/` && {
+        uri: `${endpoints.portalOrigin}/`,
+        domain: endpoints.portalHost,
+      }),
       client_endpoint: endpoints.clientEndpoint,
       member_id: settings.memberId,
       status: settings.status,

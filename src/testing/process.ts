@@ -11,6 +11,7 @@ import type {
   ProcessOp,
 } from './process-protocol.js'
 import type {
+  EmulatorAuthOverrides,
   EmulatorAuthParams,
   EmulatorCurrentTokens,
   EmulatorDelayFilter,
@@ -49,7 +50,7 @@ export interface PortalEmulatorProcess {
   /** Process id of the child. */
   readonly pid: number | undefined
   /** A fresh token pair (a new renewal chain). */
-  issueAuthParams(overrides?: { expiresIn?: number }): Promise<EmulatorAuthParams>
+  issueAuthParams(overrides?: EmulatorAuthOverrides): Promise<EmulatorAuthParams>
   /** A webhook base URL the emulator accepts. */
   createWebhook(options?: EmulatorWebhookOptions): Promise<string>
   /** A copy of every request log entry so far. */
@@ -87,7 +88,7 @@ export interface PortalEmulatorProcess {
   /** See `PortalEmulator.setMethodCost`. */
   setMethodCost(method: string, ms: number): Promise<void>
   /** See `PortalEmulator.setAdmin`. */
-  setAdmin(isAdmin: boolean): Promise<void>
+  setAdmin(isAdmin: boolean, userId?: number): Promise<void>
   /** Close the emulator and wait for the child process to exit. */
   close(): Promise<void>
 }
@@ -195,7 +196,7 @@ class ChildEmulator implements PortalEmulatorProcess {
     })
   }
 
-  issueAuthParams(overrides?: { expiresIn?: number }): Promise<EmulatorAuthParams> {
+  issueAuthParams(overrides?: EmulatorAuthOverrides): Promise<EmulatorAuthParams> {
     return this.#call('issueAuthParams', overrides)
   }
   createWebhook(options?: EmulatorWebhookOptions): Promise<string> {
@@ -252,8 +253,8 @@ class ChildEmulator implements PortalEmulatorProcess {
   setMethodCost(method: string, ms: number): Promise<void> {
     return this.#call('setMethodCost', method, ms)
   }
-  setAdmin(isAdmin: boolean): Promise<void> {
-    return this.#call('setAdmin', isAdmin)
+  setAdmin(isAdmin: boolean, userId?: number): Promise<void> {
+    return this.#call('setAdmin', isAdmin, userId)
   }
 
   close(): Promise<void> {

@@ -25,7 +25,10 @@ export interface EmulatorSettings {
   readonly applicationToken: string
   readonly status: EmulatorAppStatus
   readonly scope: string
+  /** Whether the installing user (`userId`) is an administrator of the portal. */
   isAdmin: boolean
+  /** Other users who are administrators; every other user is not. */
+  readonly otherAdmins: Set<number>
   latencyMs: number
   /** Simulated cost per call, by lower-cased method name. */
   readonly methodCost: Map<string, number>
@@ -91,6 +94,7 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
     status: options.status ?? 'L',
     scope: options.scope ?? DEFAULT_SCOPE,
     isAdmin: options.isAdmin ?? true,
+    otherAdmins: new Set(),
     latencyMs: options.latencyMs ?? 0,
     methodCost: new Map(
       Object.entries(options.methodCost ?? {}).map(([method, ms]) => [method.toLowerCase(), ms] as const),
@@ -111,6 +115,7 @@ export function createEmulatorState(options: PortalEmulatorOptions = {}): Emulat
   registerBuiltins(methods, {
     now,
     settings: () => settings,
+    isAdmin: (userId) => isPortalAdmin(settings, userId),
     lists: options.lists ?? {},
     stores,
   })
@@ -140,4 +145,9 @@ function closingController(): AbortController {
   const controller = new AbortController()
   setMaxListeners(0, controller.signal)
   return controller
+}
+
+/** Whether `userId` administers the emulated portal: what `profile` answers in `ADMIN` and `user.admin` answers. */
+export function isPortalAdmin(settings: EmulatorSettings, userId: number): boolean {
+  return userId === settings.userId ? settings.isAdmin : settings.otherAdmins.has(userId)
 }

@@ -28,6 +28,8 @@ export interface RefreshTokenRecord {
   userId: number
   /** The access token issued together with this refresh token. */
   accessToken: string
+  /** The application was uninstalled since: the token works no more. */
+  revoked: boolean
 }
 
 /** A pair just issued. */
@@ -44,7 +46,7 @@ export type AccessCheck =
 /** Result of a refresh attempt. */
 export type RefreshOutcome =
   | { ok: true; pair: IssuedPair }
-  | { ok: false; reason: 'unknown' | 'expired' | 'used' }
+  | { ok: false; reason: 'unknown' | 'expired' | 'used' | 'revoked' }
 
 /**
  * Issues and checks token pairs. Tokens mimic the live shape: 70 lowercase hex characters (35 bytes) whose first
@@ -84,6 +86,7 @@ export class TokenStore {
       used: false,
       userId,
       accessToken: access.token,
+      revoked: false,
     }
     this.#access.set(access.token, access)
     this.#refresh.set(refresh.token, refresh)
@@ -105,6 +108,7 @@ export class TokenStore {
   refresh(token: string): RefreshOutcome {
     const record = this.#refresh.get(token)
     if (!record) return { ok: false, reason: 'unknown' }
+    if (record.revoked) return { ok: false, reason: 'revoked' }
     if (this.#now() >= record.expiresAtMs) return { ok: false, reason: 'expired' }
     if (record.used && !this.#policy.allowRefreshReuse) return { ok: false, reason: 'used' }
     record.used = true
@@ -113,6 +117,12 @@ export class TokenStore {
       if (previous) previous.revoked = true
     }
     return { ok: true, pair: this.issue(record.userId) }
+  }
+
+  /** Revoke every token issued so far, access and refresh tokens alike: the application was uninstalled. */
+  revokeAll(): void {
+    for (const record of this.#access.values()) record.revoked = true
+    for (const record of this.#refresh.values()) record.revoked = true
   }
 
   /** Mark every access token issued so far as expired. */

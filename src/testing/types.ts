@@ -54,7 +54,7 @@ export interface PortalEmulatorOptions {
   status?: EmulatorAppStatus
   /** Comma-separated scope, default `'crm,user,task,main'` (what the documentation's examples call). */
   scope?: string
-  /** What `profile` answers in `ADMIN`, default true. */
+  /** Whether the installing user (`userId`) administers the portal (`profile`'s `ADMIN`, `user.admin`), default true. */
   isAdmin?: boolean
   /** Access token lifetime in seconds, default 3600. */
   accessTokenTtl?: number
@@ -272,8 +272,12 @@ export interface PortalEmulator {
   readonly memberId: string
   /** The application token of the installation. */
   readonly applicationToken: string
-  /** A fresh token pair issued now; each call starts a new independent renewal chain. */
-  issueAuthParams(overrides?: { expiresIn?: number }): EmulatorAuthParams
+  /**
+   * A fresh token pair issued now; each call starts a new independent renewal chain. By default the installing
+   * user's (`userId`); `overrides.userId` gives another user's, as the portal's page gives one to any user who
+   * opens the application (`BX24.getAuth()`), with the installation's application token beside it.
+   */
+  issueAuthParams(overrides?: EmulatorAuthOverrides): EmulatorAuthParams
   /**
    * An authorization code as the portal's redirect to the application carries it: the token endpoint exchanges it
    * (`grant_type=authorization_code`) for a new pair once, within 30 s.
@@ -284,6 +288,13 @@ export interface PortalEmulator {
    * lifecycle event; an install or update carries a new pair, an uninstall no token.
    */
   installEvent(event: EmulatorInstallEventName, options?: EmulatorInstallEventOptions): string
+  /**
+   * Removes the application from the portal, as an administrator does: every token issued so far stops working (REST
+   * → 401 `invalid_token`, refresh → `invalid_grant`), and the `ONAPPUNINSTALL` body the portal then POSTs is
+   * returned. A later install event issues working tokens again. (`installEvent('ONAPPUNINSTALL')` only builds the
+   * body, as anyone who holds the application token can.)
+   */
+  uninstall(): string
   /** A webhook base URL `{origin}/rest/{userId}/{secret}/` that the emulator accepts (no OAuth). */
   createWebhook(options?: EmulatorWebhookOptions): string
   /** The current valid access token of the newest pair (for assertions), undefined if none. */
@@ -326,8 +337,12 @@ export interface PortalEmulator {
   setOperatingLimit(limit: EmulatorOperatingLimit | false): void
   /** Set the simulated cost in ms per call of one method. */
   setMethodCost(method: string, ms: number): void
-  /** Change what `profile` answers in `ADMIN`. */
-  setAdmin(isAdmin: boolean): void
+  /**
+   * Change whether a user administers the portal: what `profile` answers in `ADMIN` and `user.admin` answers. By
+   * default the installing user (`userId`), an administrator unless `isAdmin: false`; every other user is not one
+   * until this makes them one.
+   */
+  setAdmin(isAdmin: boolean, userId?: number): void
   /**
    * Register or replace a REST method (name is lower-cased). It wins over the built-in methods and over the generic
    * answer of a catalogue method, and is called without checking the catalogue's required parameters.
@@ -346,4 +361,14 @@ export interface EmulatorInstallEventOptions {
   expiresIn?: number
   /** `auth[application_token]` to send instead of the emulator's (a re-install brings a new one), `''` to leave it out. */
   applicationToken?: string
+  /** The user whose tokens the event carries, default the installing user (`userId`). */
+  userId?: number
+}
+
+/** Options of `issueAuthParams()`. */
+export interface EmulatorAuthOverrides {
+  /** Lifetime of the access token, s (default the emulator's `accessTokenTtl`); 0 gives an expired one. */
+  expiresIn?: number
+  /** The user the pair is issued to, default the installing user (`userId`). */
+  userId?: number
 }

@@ -346,3 +346,48 @@ describe('portal-oauth emulator: holding requests and odd token answers from the
     }
   }, 60_000)
 })
+
+describe("portal-oauth emulator: the portal's users from the control API", () => {
+  it("a page user's pair is no administrator's until the settings make them one", async () => {
+    const emulator = await startCliEmulator()
+    const { info } = emulator
+    const credentials = { clientId: info.clientId, clientSecret: info.clientSecret }
+    const admin = async (body?: object): Promise<unknown> => {
+      const pair = (await emulator.control('POST', '/pair', body)).body as PortalOAuthParams
+      const client = new PortalOAuth(pair, credentials, { oauthServers: [info.oauthServer] })
+      try {
+        return (await client.actions.v2.call.make({ method: 'user.admin' })).getData()?.result
+      } finally {
+        await client.destroy()
+      }
+    }
+    expect(await admin()).toBe(true)
+    expect(await admin({ userId: 7 })).toBe(false)
+    expect(await emulator.control('PUT', '/settings', { isAdmin: true, userId: 7 })).toMatchObject({
+      status: 200,
+    })
+    expect(await admin({ userId: 7 })).toBe(true)
+    await emulator.control('PUT', '/settings', { isAdmin: false })
+    expect(await admin()).toBe(false)
+    expect(await admin({ userId: 7 })).toBe(true)
+  }, 60_000)
+})
+
+describe('portal-oauth emulator: flags named like secrets', () => {
+  it('--access-token-ttl sets the lifetime of its tokens; flags that carry a secret are refused in any spelling', async () => {
+    const emulator = await startCliEmulator(['--access-token-ttl', '60'])
+    try {
+      expect(emulator.info.pair.expiresIn).toBe(60)
+      const pair = (await emulator.control('POST', '/pair')).body as PortalOAuthParams
+      expect(pair.expiresIn).toBe(60)
+    } finally {
+      await emulator.stop()
+    }
+    for (const flag of ['--access-token=abc', '--Access_Token', '-token', '--refresh-id', '--webhook-url']) {
+      const run = await runCli(['emulator', flag, 'x'])
+      expect(run.code, flag).toBe(2)
+      expect(run.stderr).toContain('is refused: a secret on the command line')
+      expect(run.stderr).not.toContain('abc')
+    }
+  }, 60_000)
+})

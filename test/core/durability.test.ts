@@ -204,7 +204,7 @@ describe('a refresh answer, field by field (custom refresh, client clock fixed)'
     })
   }
 
-  it('a new client_endpoint moves the portal: its host becomes the domain; an odd server_endpoint keeps the previous', async () => {
+  it("another portal's client_endpoint keeps the previous one and its domain; an odd server_endpoint keeps the previous", async () => {
     const { before, after, repaired } = await refreshWith((issued) => ({
       ...pair(issued),
       expires_in: 3600,
@@ -212,11 +212,15 @@ describe('a refresh answer, field by field (custom refresh, client clock fixed)'
       server_endpoint: 'https://oauth.example.com/rest/?x=1',
     }))
     expect(after).toMatchObject({
-      clientEndpoint: 'https://moved.example.com/rest/',
-      domain: 'moved.example.com',
+      accessToken: expect.not.stringMatching(before.accessToken),
+      clientEndpoint: before.clientEndpoint,
+      domain: before.domain,
       serverEndpoint: before.serverEndpoint,
     })
-    expect(repaired).toEqual(['server_endpoint (previous kept)'])
+    expect(repaired).toEqual([
+      'server_endpoint (previous kept)',
+      'member_id and client_endpoint (another portal, previous kept)',
+    ])
   })
 
   it('empty or null endpoints keep the previous ones without a word; a new trusted server_endpoint is taken', async () => {
@@ -241,7 +245,7 @@ describe('a refresh answer, field by field (custom refresh, client clock fixed)'
     expect(again.repaired).toBeUndefined()
   })
 
-  it('status, scope and member_id: strings are taken, a known letter says nothing, odd values keep the previous', async () => {
+  it('status and scope: strings are taken, a known letter says nothing, odd values keep the previous; member_id never changes', async () => {
     const taken = await refreshWith((issued) => ({
       ...pair(issued),
       expires_in: 3600,
@@ -249,8 +253,8 @@ describe('a refresh answer, field by field (custom refresh, client clock fixed)'
       scope: 'crm,task',
       member_id: 'other-member',
     }))
-    expect(taken.after).toMatchObject({ status: 'P', scope: 'crm,task', memberId: 'other-member' })
-    expect(taken.repaired).toBeUndefined()
+    expect(taken.after).toMatchObject({ status: 'P', scope: 'crm,task', memberId: taken.before.memberId })
+    expect(taken.repaired).toEqual(['member_id and client_endpoint (another portal, previous kept)'])
     await rig.close()
     const odd = await refreshWith((issued) => ({
       ...pair(issued),

@@ -362,6 +362,8 @@ describe('retryDelay: 3e9; user:pass@ in an endpoint; remote http:// endpoint', 
     try {
       expect((await portal.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
       portal.setAuthOptions({ ...emulator.issueAuthParams(), clientEndpoint: params.clientEndpoint })
+      // The OAuth server names the portal at the address the client reaches it by.
+      emulator.mutateTokenResponses({ set: { client_endpoint: params.clientEndpoint } })
       await portal.auth.refreshAuth()
       const warnings = logger.lines.filter((line) => line.level === 'warn')
       expect(warnings.map((line) => line.message)).toEqual([

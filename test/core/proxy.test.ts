@@ -215,11 +215,16 @@ describe('the requests outside a client', () => {
     })
     try {
       await fleet.handleEvent(emulator.installEvent('ONAPPINSTALL'))
-      expect(proxy.seen.map((request) => request.target)).toEqual([hostOf(emulator.serverEndpoint)])
+      // The token at the OAuth server, then its user at the portal.
+      expect(proxy.seen.map((request) => request.target)).toEqual([
+        hostOf(emulator.serverEndpoint),
+        hostOf(emulator.clientEndpoint),
+      ])
       const client = await fleet.get(emulator.memberId)
       expect((await client.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
       expect(proxy.seen.map((request) => request.target)).toEqual([
         hostOf(emulator.serverEndpoint),
+        hostOf(emulator.clientEndpoint),
         hostOf(emulator.clientEndpoint),
       ])
     } finally {

@@ -3,7 +3,8 @@ import type { RequestLogEntry } from '../../src/testing/index.js'
 import { type Rig, startRig } from '../helpers.js'
 
 // A refresh request outlives its attempt (a slower server's answer is still committed: late-persist.test.ts), but
-// not for ever: it ends at the lock's TTL, or once destroy() has let the refresh in flight end.
+// not for ever: it ends at the lock's TTL, or once destroy() has let the refresh in flight end. These instances have
+// no store; on a shared store destroy() waits for the request, which holds the lock (test/faults/spend-once.test.ts).
 
 let rig: Rig | undefined
 afterEach(async () => {

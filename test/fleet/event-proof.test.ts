@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type FetchLike, SdkErrorCode } from '../../src/index.js'
+import type { PortalEmulator } from '../../src/testing/index.js'
 import { createFleetRig } from './fleet-rig.js'
 
 // How an install event is proved at its OAuth server (`app.info`), for answers the emulator does not give: its
@@ -204,6 +205,134 @@ describe('an install event proved at its OAuth server', () => {
     })
     expect(JSON.stringify(failure)).not.toContain(token)
     expect(String(failure?.message)).not.toContain(token)
+    expect(await cut.store.load(portal.memberId)).toBeNull()
+  })
+})
+
+describe("the portal's address, compared whatever shape the OAuth server names it by", () => {
+  /** The event's body with `auth[client_endpoint]` (and `auth[domain]`) set to `clientEndpoint`. */
+  function claiming(portal: PortalEmulator, clientEndpoint: string): URLSearchParams {
+    const body = new URLSearchParams(portal.installEvent('ONAPPINSTALL'))
+    body.set('auth[client_endpoint]', clientEndpoint)
+    body.set('auth[domain]', new URL(clientEndpoint).host)
+    return body
+  }
+
+  it('another REST root on the same host, or plain http where the uri says https, proves nothing', async () => {
+    const portal = await rig.portal()
+    const { origin, host } = new URL(portal.clientEndpoint)
+    const named: Array<[string, (install: Install) => void]> = [
+      [
+        'domain',
+        (install) => Object.assign(install, { client_endpoint: undefined, uri: undefined, domain: host }),
+      ],
+      [
+        'uri',
+        (install) =>
+          Object.assign(install, { client_endpoint: undefined, domain: undefined, uri: `${origin}/` }),
+      ],
+      ['all three', () => {}],
+    ]
+    for (const [by, change] of named) {
+      const fleet = rig.fleet(portal, {
+        httpOptions: { adapter: rewritingAppInfo((_, install) => change(install)) },
+      })
+      for (const claimed of [`${origin}/evil/rest/`, `${origin}/rest/evil/rest/`]) {
+        await expect(fleet.handleEvent(claiming(portal, claimed)), `${by}: ${claimed}`).rejects.toMatchObject(
+          {
+            code: SdkErrorCode.EventNotProved,
+            message: expect.stringContaining('the installation is on another client_endpoint'),
+          },
+        )
+      }
+      expect(await fleet.store.load(portal.memberId)).toBeNull()
+    }
+    const secure = rig.fleet(portal, {
+      httpOptions: {
+        adapter: rewritingAppInfo((_, install) =>
+          Object.assign(install, { client_endpoint: undefined, domain: undefined, uri: `https://${host}/` }),
+        ),
+      },
+    })
+    await expect(secure.handleEvent(portal.installEvent('ONAPPINSTALL'))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+    })
+    // Every refused event stopped at the OAuth server: its token never went to the address it claimed.
+    expect(portal.log.restRequests()).toHaveLength(0)
+  })
+
+  it('plain http to another machine is refused before any request, unless the fleet takes such portals', async () => {
+    const portal = await rig.portal()
+    const remote = 'http://portal.example/rest/'
+    // The OAuth server names the remote address, and the remote host is the emulator's portal.
+    const adapter = rewritingAppInfo((_, install) =>
+      Object.assign(install, {
+        client_endpoint: remote,
+        uri: 'http://portal.example/',
+        domain: 'portal.example',
+      }),
+    )
+    const routed: FetchLike = (input, init) =>
+      adapter(
+        String(input).replace('http://portal.example/', `${new URL(portal.clientEndpoint).origin}/`),
+        init,
+      )
+    const strict = rig.fleet(portal, { httpOptions: { adapter: routed } })
+    await expect(strict.handleEvent(claiming(portal, remote))).rejects.toMatchObject({
+      code: SdkErrorCode.InvalidArgument,
+      message: expect.stringMatching(/auth\[client_endpoint\].*plain http:\/\/.*options\.plainHttpPortals/),
+    })
+    expect(portal.log.entries).toHaveLength(0)
+    const opted = rig.fleet(portal, { plainHttpPortals: true, httpOptions: { adapter: routed } })
+    expect((await opted.handleEvent(claiming(portal, remote))).changed).toBe(true)
+    expect(await opted.store.load(portal.memberId)).toMatchObject({ clientEndpoint: remote })
+    expect(() => rig.fleet(portal, { plainHttpPortals: 'yes' as unknown as boolean })).toThrow(
+      expect.objectContaining({
+        code: SdkErrorCode.InvalidArgument,
+        message: expect.stringContaining('options.plainHttpPortals'),
+      }),
+    )
+  })
+
+  it("the portal's answer about the token's user: only ADMIN true is an administrator; no answer is a network error", async () => {
+    const portal = await rig.portal()
+    const answering =
+      (body: string, status = 200): FetchLike =>
+      async (input, init) =>
+        String(input).endsWith('/profile') ? new Response(body, { status }) : fetch(input, init)
+    for (const [body, status] of [
+      ['{"result":{"ID":"1","ADMIN":"Y"}}', 200],
+      ['{"result":{"ID":"1","ADMIN":1}}', 200],
+      ['{"result":[]}', 200],
+      ['{"error":"ACCESS_DENIED"}', 403],
+      ['{"result":{"ID":"1","ADMIN":true}}', 500],
+      ['<html>maintenance</html>', 200],
+    ] as const) {
+      const fleet = rig.fleet(portal, { httpOptions: { adapter: answering(body, status) } })
+      await expect(fleet.handleEvent(portal.installEvent('ONAPPINSTALL')), body).rejects.toMatchObject({
+        code: SdkErrorCode.EventNotProved,
+        message: expect.stringContaining('not an administrator'),
+      })
+    }
+    const body = portal.installEvent('ONAPPINSTALL')
+    const token = new URLSearchParams(body).get('auth[access_token]')!
+    const cut = rig.fleet(portal, {
+      httpOptions: {
+        adapter: async (input, init) => {
+          if (String(input).endsWith('/profile')) throw new Error(`ECONNRESET sending auth=${token}`)
+          return fetch(input, init)
+        },
+      },
+    })
+    const failure = await cut.handleEvent(body).then(
+      () => null,
+      (error: unknown) => error,
+    )
+    expect(failure).toMatchObject({
+      code: SdkErrorCode.NetworkError,
+      message: "handleEvent: the portal could not be reached to check the event's user; nothing was changed",
+    })
+    expect(JSON.stringify(failure)).not.toContain(token)
     expect(await cut.store.load(portal.memberId)).toBeNull()
   })
 })

@@ -152,7 +152,7 @@ describe('ONAPPUNINSTALL', () => {
     const fleet = rig.fleet(portal)
     await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
     const client = await fleet.get(portal.memberId)
-    expect(await fleet.handleEvent(portal.installEvent('ONAPPUNINSTALL'))).toMatchObject({
+    expect(await fleet.handleEvent(portal.uninstall())).toMatchObject({
       event: 'ONAPPUNINSTALL',
       memberId: portal.memberId,
       data: { LANGUAGE_ID: 'en', CLEAN: '0' },
@@ -192,7 +192,7 @@ describe('ONAPPUNINSTALL', () => {
     const worker = rig.fleet(portal, { store })
     await web.handleEvent(portal.installEvent('ONAPPINSTALL'))
     const client = await worker.get(portal.memberId)
-    await web.handleEvent(portal.installEvent('ONAPPUNINSTALL'))
+    await web.handleEvent(portal.uninstall())
     // A held client is handed out without a store read; the store's answer to its next call says the portal is gone.
     expect(await worker.get(portal.memberId)).toBe(client)
     const sent = portal.log.restRequests().length

@@ -37,7 +37,7 @@ describe('PortalFleet idle clients', () => {
     await fleet.handleEvent(other.installEvent('ONAPPINSTALL'))
     await fleet.get(one.memberId)
     const kept = await fleet.get(other.memberId)
-    await fleet.handleEvent(one.installEvent('ONAPPUNINSTALL'))
+    await fleet.handleEvent(one.uninstall())
     await destroyed(kept)
     expect(await fleet.get(other.memberId)).not.toBe(kept)
   })

@@ -61,7 +61,7 @@ describe('the fleet logs', () => {
     await fleet.handleEvent(install)
     await (await fleet.get(portal.memberId)).auth.refreshAuth()
     await fleet.handleEvent(portal.installEvent('ONAPPUPDATE'))
-    await fleet.handleEvent(portal.installEvent('ONAPPUNINSTALL'))
+    await fleet.handleEvent(portal.uninstall())
     await fleet.handleEvent(install).catch(() => undefined)
     const logged = JSON.stringify(logger.lines)
     expect(logged).toContain(portal.memberId)

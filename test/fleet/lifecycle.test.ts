@@ -66,7 +66,7 @@ describe('PortalFleet over time', () => {
     const client = await fleet.get(portal.memberId)
     await client.auth.refreshAuth()
     expect(info()).toContain('token pair refreshed')
-    expect((await fleet.handleEvent(portal.installEvent('ONAPPUNINSTALL'))).changed).toBe(true)
+    expect((await fleet.handleEvent(portal.uninstall())).changed).toBe(true)
     expect(info()).toContain('PortalFleet: portal uninstalled')
   })
 })

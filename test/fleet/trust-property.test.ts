@@ -24,7 +24,8 @@ afterAll(async () => {
 
 /** One event as a sender may shape it, from a genuine body of the portal. */
 interface Shaped {
-  event: 'ONAPPINSTALL' | 'ONAPPUPDATE' | 'ONAPPUNINSTALL'
+  /** `uninstalled`: the portal removes the application and sends its `ONAPPUNINSTALL`. */
+  event: 'ONAPPINSTALL' | 'ONAPPUPDATE' | 'ONAPPUNINSTALL' | 'uninstalled'
   serverEndpoint: 'genuine' | 'attacker'
   clientEndpoint: 'genuine' | 'attacker'
   accessToken: 'genuine' | 'made-up'
@@ -42,7 +43,10 @@ function mostly<T extends string>(usual: T, forged: T): fc.Arbitrary<T> {
 }
 
 const shaped: fc.Arbitrary<Shaped> = fc.record({
-  event: fc.constantFrom('ONAPPINSTALL', 'ONAPPUPDATE', 'ONAPPUNINSTALL'),
+  event: fc.oneof(
+    { arbitrary: fc.constantFrom('ONAPPINSTALL', 'ONAPPUPDATE', 'ONAPPUNINSTALL'), weight: 6 },
+    { arbitrary: fc.constant('uninstalled' as const), weight: 1 },
+  ),
   serverEndpoint: mostly('genuine', 'attacker'),
   clientEndpoint: mostly('genuine', 'attacker'),
   accessToken: mostly('genuine', 'made-up'),
@@ -59,11 +63,23 @@ it('no event decides where a secret goes, and none replaces a pair with an older
       const fleet = rig.fleet(portal)
       attacker.received.length = 0
       const sent: URLSearchParams[] = []
+      let uninstalled = false
+      // Whether the stored pair may be one the portal revoked: it uninstalled since the last pair was taken (an
+      // uninstall event that was tampered with is refused, so the store keeps the dead pair).
+      let revoked = false
       for (const shape of events) {
         rig.later(shape.later * 1000)
         const earlier =
           shape.replay === null || sent.length === 0 ? undefined : sent[shape.replay % sent.length]
-        const body = earlier ?? new URLSearchParams(portal.installEvent(shape.event))
+        if (!earlier && shape.event === 'uninstalled') {
+          uninstalled = true
+          revoked = true
+        }
+        const body =
+          earlier ??
+          new URLSearchParams(
+            shape.event === 'uninstalled' ? portal.uninstall() : portal.installEvent(shape.event),
+          )
         if (!earlier) {
           if (shape.serverEndpoint === 'attacker') body.set('auth[server_endpoint]', attacker.restRoot)
           if (shape.clientEndpoint === 'attacker') body.set('auth[client_endpoint]', attacker.restRoot)
@@ -80,17 +96,23 @@ it('no event decides where a secret goes, and none replaces a pair with an older
         )
         const after = await fleet.store.load(portal.memberId)
         expect(await fleet.store.load(STRANGER)).toBeNull()
+        // Only the portal's own uninstall removes it: an application token alone proves nothing.
+        if (before && !after) expect(uninstalled).toBe(true)
         if (after && after !== before && after.accessToken !== before?.accessToken) {
           expect(outcome).toBe(true)
           expectGenuine(after, portal.serverEndpoint, portal.clientEndpoint)
           expect(after.accessToken).toBe(body.get('auth[access_token]'))
           if (before) expect(after.expires).toBeGreaterThan(before.expires)
+          revoked = false
         }
       }
       expect(attacker.received).toEqual([])
       const stored = await fleet.store.load(portal.memberId)
-      if (stored) await (await fleet.get(portal.memberId)).auth.refreshAuth()
-      expect(portal.log.rejected('invalid_grant')).toEqual([])
+      if (stored && !revoked) await (await fleet.get(portal.memberId)).auth.refreshAuth()
+      // No refresh token was sent twice (a refused one is a pair the portal revoked when it uninstalled).
+      const spent = portal.log.refreshRequests().map((entry) => entry.token)
+      expect(new Set(spent).size).toBe(spent.length)
+      if (!uninstalled) expect(portal.log.rejected('invalid_grant')).toEqual([])
       await fleet.destroy()
       await portal.close()
     }),
