@@ -142,7 +142,8 @@ export class ProofGate<T> {
     if (this.#closed) return Promise.reject(destroyed())
     const key = keyOf(ticket)
     const refusal = this.#refused.get(key)
-    if (refusal !== undefined) return Promise.reject(new SdkError({ code: SdkErrorCode.EventNotProved, message: refusal }))
+    if (refusal !== undefined)
+      return Promise.reject(new SdkError({ code: SdkErrorCode.EventNotProved, message: refusal }))
     if (ticket.known) return this.#run(key, ticket, proof)
     const shared = this.#shared.get(key)
     if (shared) return shared
@@ -171,17 +172,27 @@ export class ProofGate<T> {
       void lane.limiter.then((limiter) => limiter.stop({ dropWaitingJobs: true }))
   }
 
-  async #inLane(lane: Lane, key: string, ticket: ProofTicket, proof: (fetch: FetchLike) => Promise<T>): Promise<T> {
+  async #inLane(
+    lane: Lane,
+    key: string,
+    ticket: ProofTicket,
+    proof: (fetch: FetchLike) => Promise<T>,
+  ): Promise<T> {
     try {
       const limiter = await lane.limiter
-      return await limiter.schedule(() => (this.#closed ? Promise.reject(destroyed()) : this.#run(key, ticket, proof)))
+      return await limiter.schedule(() =>
+        this.#closed ? Promise.reject(destroyed()) : this.#run(key, ticket, proof),
+      )
     } catch (error) {
       // bottleneck's own refusals: dropped by stop() (closed), or past its highWater (a backstop: `admitted` keeps
       // the queue below it, as bottleneck counts a job only after several timer turns).
       const Limiter = await loadBottleneck()
       if (!(error instanceof Limiter.BottleneckError)) throw error
       if (this.#closed) throw destroyed()
-      throw notProved(ticket.memberId, 'not checked: too many unproved events are waiting for the OAuth server')
+      throw notProved(
+        ticket.memberId,
+        'not checked: too many unproved events are waiting for the OAuth server',
+      )
     } finally {
       if (this.#shared.get(key) !== undefined) this.#shared.delete(key)
       lane.admitted -= 1
@@ -229,5 +240,8 @@ export class ProofGate<T> {
 }
 
 function destroyed(): SdkError {
-  return new SdkError({ code: SdkErrorCode.Destroyed, message: 'PortalFleet was destroyed; create a new one' })
+  return new SdkError({
+    code: SdkErrorCode.Destroyed,
+    message: 'PortalFleet was destroyed; create a new one',
+  })
 }

@@ -17,7 +17,8 @@ afterEach(() => rig.close())
 
 /** The `app.info` requests the emulator's OAuth server received. */
 function proofRequests(portal: PortalEmulator): number {
-  return portal.log.entries.filter((entry) => entry.server === 'oauth' && entry.restMethod === 'app.info').length
+  return portal.log.entries.filter((entry) => entry.server === 'oauth' && entry.restMethod === 'app.info')
+    .length
 }
 
 /** A member id of a portal never seen. */
@@ -67,7 +68,8 @@ function fire(
           tally.other.push(result)
         },
         (error: { code?: string; message?: string }) => {
-          if (error.code === SdkErrorCode.EventNotProved && /too many/.test(error.message ?? '')) tally.shed += 1
+          if (error.code === SdkErrorCode.EventNotProved && /too many/.test(error.message ?? ''))
+            tally.shed += 1
           else if (error.code === SdkErrorCode.EventNotProved) tally.refused += 1
           else tally.other.push(error)
         },
@@ -97,13 +99,15 @@ describe('a flood of forged installs', () => {
     await settled
     expect(tally).toEqual({ refused: AT_ONCE + WAITING, shed: count - AT_ONCE - WAITING, other: [] })
     expect(proofRequests(portal) - before).toBe(AT_ONCE + WAITING)
-    for (let index = 0; index < count; index += 1) expect(await fleet.store.load(strangerId(index))).toBeNull()
+    for (let index = 0; index < count; index += 1)
+      expect(await fleet.store.load(strangerId(index))).toBeNull()
   })
 
   it("does not delay an installed portal's ONAPPUPDATE: it settles while every stranger's proof is held", async () => {
     const portal = await rig.portal()
     const fleet = rig.fleet(portal)
     await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const before = proofRequests(portal)
     // The strangers' first proofs stay at the OAuth server; the proofs after them are answered at once.
     portal.holdRequests(AT_ONCE, { server: 'oauth', method: 'app.info' })
     const bodies = Array.from({ length: 1000 }, (_, index) =>
@@ -114,8 +118,9 @@ describe('a flood of forged installs', () => {
     rig.later()
     const update = portal.installEvent('ONAPPUPDATE')
     expect(await fleet.handleEvent(update)).toMatchObject({ event: 'ONAPPUPDATE', changed: true })
-    // No stranger's proof has come back yet.
+    // No stranger's proof has come back yet, and none but the held ones and the update's own were sent.
     expect(tally.refused).toBe(0)
+    expect(proofRequests(portal) - before).toBe(AT_ONCE + 1)
     expect((await fleet.store.load(portal.memberId))?.accessToken).toBe(authField(update, 'access_token'))
     portal.releaseHeldRequests()
     await settled
@@ -137,6 +142,27 @@ describe('a flood of forged installs', () => {
     expect(again.tally).toEqual({ refused: 200, shed: 0, other: [] })
     expect(proofRequests(portal)).toBe(1)
     expect(await fleet.store.load(strangerId(1))).toBeNull()
+  })
+})
+
+describe('destroy() during a flood', () => {
+  it("refuses the strangers' events still waiting at once and waits only for the proofs in flight", async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    portal.holdRequests(AT_ONCE, { server: 'oauth', method: 'app.info' })
+    const bodies = Array.from({ length: 100 }, (_, index) =>
+      forgedInstall(portal, { memberId: strangerId(index), accessToken: `forged-${index}` }),
+    )
+    const { tally, settled } = fire((body) => fleet.handleEvent(body), bodies)
+    await portal.waitForHeld(AT_ONCE)
+    const destroying = fleet.destroy()
+    await vi.waitFor(() => expect(tally.other).toHaveLength(100 - AT_ONCE), { timeout: 3000 })
+    expect(tally.other.every((error) => (error as { code?: string }).code === SdkErrorCode.Destroyed)).toBe(true)
+    portal.releaseHeldRequests()
+    await destroying
+    await settled
+    expect(tally.refused).toBe(AT_ONCE)
+    expect(proofRequests(portal)).toBe(AT_ONCE)
   })
 })
 
