@@ -78,6 +78,12 @@ function newer(params: PortalOAuthParams, stored: PortalOAuthParams | null): boo
 }
 
 /**
+ * What an event's first decision returns when the stored pair refuses it while install events of its portal that
+ * came before it are still being handled: it is decided again once they settled (see `handleEvent`).
+ */
+const AFTER_EARLIER_INSTALLS = Symbol('after the earlier installs')
+
+/**
  * Whether an event may change the portal as the store holds it (`stored`): an install always (a reinstall may bring
  * a new application token); every other event needs the stored pair and must carry its application token.
  */
@@ -91,6 +97,24 @@ function admit(
   if (!stored) throw notInstalled(memberId, `handleEvent ${event}`)
   if (!sameApplicationToken(applicationToken, stored.applicationToken))
     throw mismatch(memberId, 'the application token differs from the stored one')
+}
+
+/** {@link admit}, except that a refusal answers `false` when `mayWait` (the event will be decided again). */
+function admitted(
+  event: string,
+  memberId: string,
+  applicationToken: string,
+  stored: PortalOAuthParams | null,
+  mayWait: boolean,
+): boolean {
+  if (!mayWait) admit(event, memberId, applicationToken, stored)
+  else
+    try {
+      admit(event, memberId, applicationToken, stored)
+    } catch {
+      return false
+    }
+  return true
 }
 
 /**
@@ -108,6 +132,13 @@ export class PortalFleet {
   readonly #gate: ProofGate<ProvedEvent>
   /** Install and update events proving outside their portal's queue; `destroy()` waits for them. */
   readonly #proving = new Set<Promise<unknown>>()
+  /**
+   * Per portal, its install events being handled. A stranger's install is proved outside the portal's queue, so an
+   * event right behind it (the first install's update, an event with a reinstall's application token) may find the
+   * store not yet changed: an event the stored pair refuses waits for the installs that came before it, then is
+   * decided again, as if they had run one after another.
+   */
+  readonly #installing = new Map<string, Set<Promise<unknown>>>()
   /**
    * Per portal with strangers' events proving: how many, and how many uninstalls were taken meanwhile. A stranger's
    * event proved after an uninstall that came after it is dropped, not written back over the removal.
@@ -165,16 +196,41 @@ export class PortalFleet {
     const applicationToken = auth.application_token
     if (applicationToken === undefined || applicationToken === '')
       throw mismatch(memberId, 'the event carries no application token')
-    if (event === 'ONAPPINSTALL' || event === 'ONAPPUPDATE') {
-      const taking = this.#takeEvent(event, memberId, auth, applicationToken)
-      this.#proving.add(taking)
-      void taking.then(
-        () => this.#proving.delete(taking),
-        () => this.#proving.delete(taking),
+    const earlier = [...(this.#installing.get(memberId) ?? [])]
+    const lifecycle = event === 'ONAPPINSTALL' || event === 'ONAPPUPDATE'
+    const attempt = (mayWait: boolean): Promise<boolean | typeof AFTER_EARLIER_INSTALLS> =>
+      lifecycle
+        ? this.#takeEvent(event, memberId, auth, applicationToken, mayWait)
+        : this.#portalEvent(event, memberId, auth, applicationToken, mayWait)
+    const handling = (async (): Promise<boolean> => {
+      const first = await attempt(earlier.length > 0)
+      if (first !== AFTER_EARLIER_INSTALLS) return first
+      await Promise.allSettled(earlier)
+      // Refused for good (it throws) when the stored pair still refuses it.
+      const again = await attempt(false)
+      return again !== AFTER_EARLIER_INSTALLS && again
+    })()
+    if (event === 'ONAPPINSTALL') this.#track(this.#installing, memberId, handling)
+    if (lifecycle) {
+      this.#proving.add(handling)
+      void handling.then(
+        () => this.#proving.delete(handling),
+        () => this.#proving.delete(handling),
       )
-      return { event, memberId, data, changed: await taking }
     }
-    const changed = await this.#serially(memberId, async () => {
+    const changed = await handling
+    return { event, memberId, data, changed }
+  }
+
+  /** An uninstall or another event of the portal, in its queue: see `handleEvent`. */
+  #portalEvent(
+    event: string,
+    memberId: string,
+    auth: Readonly<Record<string, string>>,
+    applicationToken: string,
+    mayWait: boolean,
+  ): Promise<boolean | typeof AFTER_EARLIER_INSTALLS> {
+    return this.#serially(memberId, async () => {
       // The event's tokens, and those of the pair the store holds, are kept out of what this rejects with.
       const secrets = this.#settings.secrets.with([auth.access_token, auth.refresh_token, applicationToken])
       const stored = await this.#storeCall(
@@ -183,7 +239,7 @@ export class PortalFleet {
         secrets,
       )
       if (stored) secrets.add(pairSecrets(stored))
-      admit(event, memberId, applicationToken, stored)
+      if (!admitted(event, memberId, applicationToken, stored, mayWait)) return AFTER_EARLIER_INSTALLS
       if (event !== 'ONAPPUNINSTALL') return false
       // Its application token is no proof (any user of the application's page reads it): the stored pair must be dead.
       await requireUninstalled(memberId, await this.get(memberId))
@@ -195,7 +251,21 @@ export class PortalFleet {
       this.#settings.logger.info('PortalFleet: portal uninstalled', { memberId })
       return true
     })
-    return { event, memberId, data, changed }
+  }
+
+  /** Keeps `promise` in `registry` under `memberId` until it settles. */
+  #track(registry: Map<string, Set<Promise<unknown>>>, memberId: string, promise: Promise<unknown>): void {
+    let set = registry.get(memberId)
+    if (!set) {
+      set = new Set()
+      registry.set(memberId, set)
+    }
+    set.add(promise)
+    const done = (): void => {
+      set.delete(promise)
+      if (set.size === 0 && registry.get(memberId) === set) registry.delete(memberId)
+    }
+    void promise.then(done, done)
   }
 
   /**
@@ -296,14 +366,16 @@ export class PortalFleet {
    * its stored application token (known) in a lane of its own and in the portal's queue from the start, so that it is
    * written in arrival order with the portal's other events; a stranger's in the bounded lane, joining the queue once
    * proved, so that no stranger holds up the portal's queue while it is proved. Inside the queue the stored pair is
-   * read again, and the newer pair wins.
+   * read again, and the newer pair wins. An update the stored pair refuses at first resolves to
+   * {@link AFTER_EARLIER_INSTALLS} when `mayWait`.
    */
   async #takeEvent(
     event: string,
     memberId: string,
     auth: Readonly<Record<string, string>>,
     applicationToken: string,
-  ): Promise<boolean> {
+    mayWait: boolean,
+  ): Promise<boolean | typeof AFTER_EARLIER_INSTALLS> {
     const settings = this.#settings
     // The event's tokens, and those of the pairs the store holds, are kept out of what this rejects with.
     const secrets = settings.secrets.with([auth.access_token, auth.refresh_token, applicationToken])
@@ -317,7 +389,7 @@ export class PortalFleet {
       return stored
     }
     const before = await read()
-    admit(event, memberId, applicationToken, before)
+    if (!admitted(event, memberId, applicationToken, before, mayWait)) return AFTER_EARLIER_INSTALLS
     const claimed = eventPairParams(auth, Date.now())
     settings.trust.require('handleEvent: auth[server_endpoint]', claimed.serverEndpoint)
     if (!settings.plainHttpPortals && isRemotePlainHttp(new URL(claimed.clientEndpoint)))

@@ -157,7 +157,9 @@ describe('destroy() during a flood', () => {
     await portal.waitForHeld(AT_ONCE)
     const destroying = fleet.destroy()
     await vi.waitFor(() => expect(tally.other).toHaveLength(100 - AT_ONCE), { timeout: 3000 })
-    expect(tally.other.every((error) => (error as { code?: string }).code === SdkErrorCode.Destroyed)).toBe(true)
+    expect(tally.other.every((error) => (error as { code?: string }).code === SdkErrorCode.Destroyed)).toBe(
+      true,
+    )
     portal.releaseHeldRequests()
     await destroying
     await settled
@@ -239,5 +241,50 @@ describe('what is remembered as refused', () => {
       code: SdkErrorCode.EventNotProved,
     })
     expect(proofRequests(portal)).toBe(1)
+  })
+})
+
+describe('events that arrive while their portal is being installed', () => {
+  it('an ONAPPUPDATE right behind the first ONAPPINSTALL is taken once the install is: the newer pair stays', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    // The install's proof is slow: the update arrives while the store holds nothing for the portal yet.
+    portal.delayRequests(150, 1, { server: 'oauth', method: 'app.info' })
+    const install = portal.installEvent('ONAPPINSTALL')
+    rig.later()
+    const update = portal.installEvent('ONAPPUPDATE')
+    const outcomes = await Promise.allSettled([fleet.handleEvent(install), fleet.handleEvent(update)])
+    expect(outcomes).toMatchObject([
+      { status: 'fulfilled', value: { event: 'ONAPPINSTALL', changed: true } },
+      { status: 'fulfilled', value: { event: 'ONAPPUPDATE', changed: true } },
+    ])
+    expect((await fleet.store.load(portal.memberId))?.accessToken).toBe(authField(update, 'access_token'))
+  })
+
+  it('an event with the application token of a reinstall being proved waits for it; a late one with the old token leaves nothing', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    // An update delivered late: issued before the reinstall, with the old application token.
+    rig.later()
+    const late = portal.installEvent('ONAPPUPDATE')
+    portal.delayRequests(150, 1, { server: 'oauth', method: 'app.info' })
+    rig.later()
+    const fresh = 'c'.repeat(32)
+    const reinstall = portal.installEvent('ONAPPINSTALL', { applicationToken: fresh })
+    rig.later()
+    const update = portal.installEvent('ONAPPUPDATE', { applicationToken: fresh })
+    const outcomes = await Promise.allSettled([
+      fleet.handleEvent(reinstall),
+      fleet.handleEvent(update),
+      fleet.handleEvent(late),
+    ])
+    expect(outcomes.slice(0, 2)).toMatchObject([
+      { status: 'fulfilled', value: { changed: true } },
+      { status: 'fulfilled', value: { changed: true } },
+    ])
+    const stored = await fleet.store.load(portal.memberId)
+    expect(stored?.accessToken).toBe(authField(update, 'access_token'))
+    expect(stored?.applicationToken).toBe(fresh)
   })
 })
