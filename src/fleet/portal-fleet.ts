@@ -2,7 +2,6 @@ import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { SecretRedactor } from '../errors/to-error.js'
 import { type FetchLike, givenHttpOptions, type TypeHttpOptions } from '../http/http-options.js'
 import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
-import type { OperationSecrets } from '../logger/secret-registry.js'
 import { PortalOAuth } from '../portal-oauth.js'
 import { onRemovedFromStore } from '../store/removal-listeners.js'
 import { answerWithin, callStore } from '../store/store-call.js'
@@ -16,7 +15,14 @@ import { type EventTree, parseEventBody } from './event-body.js'
 import { eventPairParams } from './event-params.js'
 import { type FleetSettings, normalizeFleetOptions, type PortalFleetOptions } from './fleet-options.js'
 import { HeldPortals } from './held-portals.js'
-import { proveEvent } from './prove-event.js'
+import {
+  ProofGate,
+  REFUSAL_TTL_MS,
+  REFUSALS_KEPT,
+  STRANGER_PROOFS_WAITING,
+  strangerProofsAtOnce,
+} from './proof-gate.js'
+import { type ProvedEvent, proveEvent } from './prove-event.js'
 import { requireUninstalled } from './prove-uninstall.js'
 
 /** What `handleEvent` resolves to. */
@@ -72,6 +78,46 @@ function newer(params: PortalOAuthParams, stored: PortalOAuthParams | null): boo
 }
 
 /**
+ * What an event's first decision returns when the stored pair refuses it while install events of its portal that
+ * came before it are still being handled: it is decided again once they settled (see `handleEvent`).
+ */
+const AFTER_EARLIER_INSTALLS = Symbol('after the earlier installs')
+
+/**
+ * Whether an event may change the portal as the store holds it (`stored`): an install always (a reinstall may bring
+ * a new application token); every other event needs the stored pair and must carry its application token.
+ */
+function admit(
+  event: string,
+  memberId: string,
+  applicationToken: string,
+  stored: PortalOAuthParams | null,
+): void {
+  if (event === 'ONAPPINSTALL') return
+  if (!stored) throw notInstalled(memberId, `handleEvent ${event}`)
+  if (!sameApplicationToken(applicationToken, stored.applicationToken))
+    throw mismatch(memberId, 'the application token differs from the stored one')
+}
+
+/** {@link admit}, except that a refusal answers `false` when `mayWait` (the event will be decided again). */
+function admitted(
+  event: string,
+  memberId: string,
+  applicationToken: string,
+  stored: PortalOAuthParams | null,
+  mayWait: boolean,
+): boolean {
+  if (!mayWait) admit(event, memberId, applicationToken, stored)
+  else
+    try {
+      admit(event, memberId, applicationToken, stored)
+    } catch {
+      return false
+    }
+  return true
+}
+
+/**
  * The clients of every portal an application is installed on, over one {@link TokenStore}: install, update and
  * uninstall events keep the store's pairs, `get(memberId)` gives the portal's `PortalOAuth`. Fleets of several
  * processes on one shared store (`RedisStore`) see the same portals, and their clients share each portal's pair,
@@ -82,6 +128,22 @@ export class PortalFleet {
   readonly #held: HeldPortals
   /** The events of one portal run one after another, in arrival order. */
   readonly #queues = new Map<string, Promise<unknown>>()
+  /** The proofs of install and update events: strangers' bounded per OAuth server (docs/fleet.md, "Floods"). */
+  readonly #gate: ProofGate<ProvedEvent>
+  /** Install and update events proving outside their portal's queue; `destroy()` waits for them. */
+  readonly #proving = new Set<Promise<unknown>>()
+  /**
+   * Per portal, its install events being handled. A stranger's install is proved outside the portal's queue, so an
+   * event right behind it (the first install's update, an event with a reinstall's application token) may find the
+   * store not yet changed: an event the stored pair refuses waits for the installs that came before it, then is
+   * decided again, as if they had run one after another.
+   */
+  readonly #installing = new Map<string, Set<Promise<unknown>>>()
+  /**
+   * Per portal with strangers' events proving: how many, and how many uninstalls were taken meanwhile. A stranger's
+   * event proved after an uninstall that came after it is dropped, not written back over the removal.
+   */
+  readonly #removals = new Map<string, { events: number; removed: number }>()
   /** The default adapter's pool for the fleet's own requests and its clients' (see #clientHttpOptions), made on first use. */
   #pool: PooledFetch | null = null
   #destroyed = false
@@ -89,6 +151,22 @@ export class PortalFleet {
   constructor(options: PortalFleetOptions) {
     this.#settings = normalizeFleetOptions(options)
     this.#held = new HeldPortals(this.#settings.idleTimeoutMs, this.#settings.logger)
+    const { logger, httpOptions } = this.#settings
+    this.#gate = new ProofGate({
+      atOnce: strangerProofsAtOnce(httpOptions.connections),
+      waiting: STRANGER_PROOFS_WAITING,
+      refusalTtlMs: REFUSAL_TTL_MS,
+      refusalsKept: REFUSALS_KEPT,
+      onShed: (server, shed) =>
+        shed === 0
+          ? logger.warn(
+              'PortalFleet: too many unproved install events; refusing more until they are checked',
+              {
+                server,
+              },
+            )
+          : logger.warn('PortalFleet: unproved install events were refused unchecked', { server, shed }),
+    })
   }
 
   /** The store the fleet keeps its portals in. */
@@ -118,7 +196,41 @@ export class PortalFleet {
     const applicationToken = auth.application_token
     if (applicationToken === undefined || applicationToken === '')
       throw mismatch(memberId, 'the event carries no application token')
-    const changed = await this.#serially(memberId, async () => {
+    const earlier = [...(this.#installing.get(memberId) ?? [])]
+    const lifecycle = event === 'ONAPPINSTALL' || event === 'ONAPPUPDATE'
+    const attempt = (mayWait: boolean): Promise<boolean | typeof AFTER_EARLIER_INSTALLS> =>
+      lifecycle
+        ? this.#takeEvent(event, memberId, auth, applicationToken, mayWait)
+        : this.#portalEvent(event, memberId, auth, applicationToken, mayWait)
+    const handling = (async (): Promise<boolean> => {
+      const first = await attempt(earlier.length > 0)
+      if (first !== AFTER_EARLIER_INSTALLS) return first
+      await Promise.allSettled(earlier)
+      // Refused for good (it throws) when the stored pair still refuses it.
+      const again = await attempt(false)
+      return again !== AFTER_EARLIER_INSTALLS && again
+    })()
+    if (event === 'ONAPPINSTALL') this.#track(this.#installing, memberId, handling)
+    if (lifecycle) {
+      this.#proving.add(handling)
+      void handling.then(
+        () => this.#proving.delete(handling),
+        () => this.#proving.delete(handling),
+      )
+    }
+    const changed = await handling
+    return { event, memberId, data, changed }
+  }
+
+  /** An uninstall or another event of the portal, in its queue: see `handleEvent`. */
+  #portalEvent(
+    event: string,
+    memberId: string,
+    auth: Readonly<Record<string, string>>,
+    applicationToken: string,
+    mayWait: boolean,
+  ): Promise<boolean | typeof AFTER_EARLIER_INSTALLS> {
+    return this.#serially(memberId, async () => {
       // The event's tokens, and those of the pair the store holds, are kept out of what this rejects with.
       const secrets = this.#settings.secrets.with([auth.access_token, auth.refresh_token, applicationToken])
       const stored = await this.#storeCall(
@@ -127,22 +239,33 @@ export class PortalFleet {
         secrets,
       )
       if (stored) secrets.add(pairSecrets(stored))
-      const installs = event === 'ONAPPINSTALL'
-      if (!installs && !stored) throw notInstalled(memberId, `handleEvent ${event}`)
-      // An install may bring a new application token (a reinstall); everything else must carry the stored one.
-      if (!installs && stored && !sameApplicationToken(applicationToken, stored.applicationToken))
-        throw mismatch(memberId, 'the application token differs from the stored one')
-      if (installs || event === 'ONAPPUPDATE') return this.#takePair(event, auth, stored, secrets)
+      if (!admitted(event, memberId, applicationToken, stored, mayWait)) return AFTER_EARLIER_INSTALLS
       if (event !== 'ONAPPUNINSTALL') return false
       // Its application token is no proof (any user of the application's page reads it): the stored pair must be dead.
       await requireUninstalled(memberId, await this.get(memberId))
       // The held client goes first: a refresh it has in flight must not write the pair back after the removal.
       await this.#held.release(memberId)
       await this.#storeCall(`removing portal ${memberId}`, (store) => store.remove(memberId), secrets)
+      const proving = this.#removals.get(memberId)
+      if (proving) proving.removed += 1
       this.#settings.logger.info('PortalFleet: portal uninstalled', { memberId })
       return true
     })
-    return { event, memberId, data, changed }
+  }
+
+  /** Keeps `promise` in `registry` under `memberId` until it settles. */
+  #track(registry: Map<string, Set<Promise<unknown>>>, memberId: string, promise: Promise<unknown>): void {
+    let set = registry.get(memberId)
+    if (!set) {
+      set = new Set()
+      registry.set(memberId, set)
+    }
+    set.add(promise)
+    const done = (): void => {
+      set.delete(promise)
+      if (set.size === 0 && registry.get(memberId) === set) registry.delete(memberId)
+    }
+    void promise.then(done, done)
   }
 
   /**
@@ -192,6 +315,9 @@ export class PortalFleet {
   async destroy(): Promise<void> {
     if (this.#destroyed) return
     this.#destroyed = true
+    // Strangers' events still waiting for a proof are refused; proofs in flight finish, and so do their writes.
+    this.#gate.close()
+    await Promise.allSettled([...this.#proving])
     await Promise.allSettled([...this.#queues.values()])
     await this.#held.releaseAll()
     await this.#pool?.close()
@@ -233,17 +359,37 @@ export class PortalFleet {
   }
 
   /**
-   * The pair of an install or update event, kept when its OAuth server is trusted and confirms its access token, the
-   * portal says the token's user is an administrator (the installation rule, `src/trust/installation-rule.ts`), and
-   * the pair is newer than `stored`; resolves to whether the store changed.
+   * An install or update event (docs/fleet.md, "Floods"): its pair is kept when its OAuth server is trusted and
+   * confirms its access token, the portal says the token's user is an administrator (the installation rule,
+   * `src/trust/installation-rule.ts`), and the pair is newer than the stored one; resolves to whether the store
+   * changed. The proof runs outside the portal's queue, through the gate: an event of an installed portal that carries
+   * its stored application token (known) in a lane of its own and in the portal's queue from the start, so that it is
+   * written in arrival order with the portal's other events; a stranger's in the bounded lane, joining the queue once
+   * proved, so that no stranger holds up the portal's queue while it is proved. Inside the queue the stored pair is
+   * read again, and the newer pair wins. An update the stored pair refuses at first resolves to
+   * {@link AFTER_EARLIER_INSTALLS} when `mayWait`.
    */
-  async #takePair(
+  async #takeEvent(
     event: string,
+    memberId: string,
     auth: Readonly<Record<string, string>>,
-    stored: PortalOAuthParams | null,
-    secrets: OperationSecrets,
-  ): Promise<boolean> {
+    applicationToken: string,
+    mayWait: boolean,
+  ): Promise<boolean | typeof AFTER_EARLIER_INSTALLS> {
     const settings = this.#settings
+    // The event's tokens, and those of the pairs the store holds, are kept out of what this rejects with.
+    const secrets = settings.secrets.with([auth.access_token, auth.refresh_token, applicationToken])
+    const read = async (): Promise<PortalOAuthParams | null> => {
+      const stored = await this.#storeCall(
+        `reading the pair of portal ${memberId}`,
+        (store) => store.load(memberId),
+        secrets,
+      )
+      if (stored) secrets.add(pairSecrets(stored))
+      return stored
+    }
+    const before = await read()
+    if (!admitted(event, memberId, applicationToken, before, mayWait)) return AFTER_EARLIER_INSTALLS
     const claimed = eventPairParams(auth, Date.now())
     settings.trust.require('handleEvent: auth[server_endpoint]', claimed.serverEndpoint)
     if (!settings.plainHttpPortals && isRemotePlainHttp(new URL(claimed.clientEndpoint)))
@@ -252,24 +398,69 @@ export class PortalFleet {
         'is plain http:// to another machine, where the access token could be read on the way; set options.plainHttpPortals to take such portals',
       )
     // The claimed expiry only decides to do nothing: a pair is taken with the expiry its OAuth server confirms.
-    if (!newer(claimed, stored)) return this.#ignoreOlder(event, claimed.memberId)
-    const { httpOptions } = settings
-    const proved = await proveEvent({
-      params: claimed,
-      clientId: settings.secret.clientId,
-      fetch: this.#fetch(),
-      timeoutMs: httpOptions.timeout,
-      headers: httpOptions.headers,
-    })
-    const params = proved.expires === undefined ? claimed : { ...claimed, expires: proved.expires }
-    if (!mayChange(proved.administrator ? 'administrator' : 'user'))
-      throw notProved(params.memberId, "the token's user is not an administrator of the portal")
-    if (!newer(params, stored)) return this.#ignoreOlder(event, claimed.memberId)
-    await this.#keep(params, secrets)
-    settings.logger.info(`PortalFleet: portal ${event === 'ONAPPINSTALL' ? 'installed' : 'updated'}`, {
-      memberId: params.memberId,
-    })
-    return true
+    if (!newer(claimed, before)) return this.#ignoreOlder(event, memberId)
+    const known = before !== null && sameApplicationToken(applicationToken, before.applicationToken)
+    const proving = this.#prove(claimed, known)
+    // Compare and write, in the portal's queue: the stored pair read again, the newer pair wins.
+    const write = async (proved: ProvedEvent): Promise<boolean> => {
+      const params = proved.expires === undefined ? claimed : { ...claimed, expires: proved.expires }
+      if (!mayChange(proved.administrator ? 'administrator' : 'user'))
+        throw notProved(memberId, "the token's user is not an administrator of the portal")
+      const stored = await read()
+      admit(event, memberId, applicationToken, stored)
+      if (!newer(params, stored)) return this.#ignoreOlder(event, memberId)
+      await this.#keep(params, secrets)
+      settings.logger.info(`PortalFleet: portal ${event === 'ONAPPINSTALL' ? 'installed' : 'updated'}`, {
+        memberId,
+      })
+      return true
+    }
+    if (known) return this.#serially(memberId, async () => write(await proving))
+    const counted = this.#removals.get(memberId) ?? { events: 0, removed: 0 }
+    counted.events += 1
+    this.#removals.set(memberId, counted)
+    const removedBefore = counted.removed
+    try {
+      const proved = await proving
+      return await this.#serially(memberId, async () => {
+        if (counted.removed !== removedBefore) {
+          settings.logger.info(`PortalFleet: ${event} ignored: the portal was uninstalled after it came`, {
+            memberId,
+          })
+          return false
+        }
+        return write(proved)
+      })
+    } finally {
+      counted.events -= 1
+      if (counted.events === 0 && this.#removals.get(memberId) === counted) this.#removals.delete(memberId)
+    }
+  }
+
+  /** The proof of an event's pair, through the gate (`known`: the event of an installed portal, its application token). */
+  #prove(claimed: PortalOAuthParams, known: boolean): Promise<ProvedEvent> {
+    const { httpOptions, secret } = this.#settings
+    const proving = this.#gate.prove(
+      {
+        server: new URL(claimed.serverEndpoint).origin,
+        memberId: claimed.memberId,
+        known,
+        // Everything the proof's verdict depends on (the client id is the fleet's own).
+        about: [claimed.serverEndpoint, claimed.accessToken, claimed.memberId, claimed.clientEndpoint],
+        fetch: this.#fetch(),
+      },
+      (fetch) =>
+        proveEvent({
+          params: claimed,
+          clientId: secret.clientId,
+          fetch,
+          timeoutMs: httpOptions.timeout,
+          headers: httpOptions.headers,
+        }),
+    )
+    // Awaited later (a known event's once its turn in the queue comes): never an unhandled rejection meanwhile.
+    proving.catch(() => undefined)
+    return proving
   }
 
   /** An event whose pair is not newer than the stored one (a replay, a late delivery): logged, nothing changed. */

@@ -298,6 +298,7 @@ async function operate(fleet: PortalFleet, operation: Operation, secrets: Set<st
     case 'update event':
       return event(portal.installEvent('ONAPPUPDATE'))
     case 'uninstall event':
+      // The portal revokes the pair first: an uninstall is taken only once the portal refuses the stored pair.
       return event(portal.uninstall())
     case 'other event': {
       // An event of the portal's own (a deal added) carries the same auth fields as an update.

@@ -1,8 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import type { PortalOAuthParams } from '../../src/index.js'
+import type { FetchLike, PortalOAuthParams } from '../../src/index.js'
+import type { PortalEmulator } from '../../src/testing/index.js'
+import { ScheduledStore } from '../faults/scheduled-store.js'
 import { type AttackerServer, startAttackerServer } from './attacker-server.js'
-import { createFleetRig } from './fleet-rig.js'
+import { authField, createFleetRig } from './fleet-rig.js'
 
 /**
  * Whatever an event body says, and in whatever order events arrive: the application's secrets never reach a host
@@ -125,3 +128,113 @@ function expectGenuine(pair: PortalOAuthParams, serverEndpoint: string, clientEn
   expect(pair.clientEndpoint).toBe(clientEndpoint)
   expect(pair.accessToken).not.toBe('made-up-token')
 }
+
+/** One event sent at once with the others, to one of two portals. */
+interface Concurrent {
+  portal: 0 | 1
+  /**
+   * `update`, `install`: genuine (a repeated install keeps the application token); `forged-update`: the stored
+   * application token with a made-up access token; `forged-reinstall`: another application token, a made-up access
+   * token; `forged-new`: a portal never seen; `replay`: an earlier body of the same portal again.
+   */
+  kind: 'update' | 'install' | 'forged-update' | 'forged-reinstall' | 'forged-new' | 'replay'
+  /** Which earlier body a replay sends (modulo their count). */
+  pick: number
+}
+
+const concurrent: fc.Arbitrary<Concurrent> = fc.record({
+  portal: fc.constantFrom<0 | 1>(0, 1),
+  kind: fc.constantFrom('update', 'install', 'forged-update', 'forged-reinstall', 'forged-new', 'replay'),
+  pick: fc.nat(),
+})
+
+it('events sent together, in any interleaving of store and server answers, leave the newest genuine pair stored', async () => {
+  const portals = [await rig.portal(), await rig.portal()] as const
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(concurrent, { minLength: 1, maxLength: 12 }),
+      fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
+      fc.scheduler(),
+      async (events, arrival, s) => {
+        const store = new ScheduledStore()
+        store.scheduler = s
+        // The OAuth server's and the portal's answers come when the scheduler lets them.
+        const adapter: FetchLike = async (input, init) => {
+          const response = await fetch(input, init)
+          const url = input instanceof Request ? input.url : String(input)
+          await s.schedule(Promise.resolve(), new URL(url).pathname)
+          return response
+        }
+        const fleet = rig.fleet(portals[0], { store, httpOptions: { adapter } })
+        const sent: URLSearchParams[][] = [[], []]
+        const genuine: { portal: 0 | 1; body: URLSearchParams }[] = []
+        const forgedTokens = new Set<string>()
+        let forgedCount = 0
+        const make = (portal: PortalEmulator, event: 'ONAPPINSTALL' | 'ONAPPUPDATE'): URLSearchParams => {
+          // Every genuine pair expires later than the one made before it.
+          rig.later()
+          return new URLSearchParams(portal.installEvent(event))
+        }
+        const forge = (body: URLSearchParams): URLSearchParams => {
+          forgedCount += 1
+          body.set('auth[access_token]', `forged-access-${forgedCount}`)
+          body.set('auth[refresh_token]', `forged-refresh-${forgedCount}`)
+          forgedTokens.add(`forged-refresh-${forgedCount}`)
+          return body
+        }
+        // Each portal's first event is its install, sent first; the others arrive in an order of their own.
+        const firsts = portals.map((portal, index) => {
+          const body = make(portal, 'ONAPPINSTALL')
+          sent[index]!.push(body)
+          genuine.push({ portal: index as 0 | 1, body })
+          return body
+        })
+        const rest = events.map((shape) => {
+          const portal = portals[shape.portal]
+          const own = sent[shape.portal]!
+          let body: URLSearchParams
+          if (shape.kind === 'replay') body = new URLSearchParams(own[shape.pick % own.length]!)
+          else if (shape.kind === 'update' || shape.kind === 'install') {
+            body = make(portal, shape.kind === 'update' ? 'ONAPPUPDATE' : 'ONAPPINSTALL')
+            genuine.push({ portal: shape.portal, body })
+          } else {
+            body = forge(make(portal, shape.kind === 'forged-update' ? 'ONAPPUPDATE' : 'ONAPPINSTALL'))
+            if (shape.kind === 'forged-reinstall') body.set('auth[application_token]', 'a'.repeat(32))
+            if (shape.kind === 'forged-new') body.set('auth[member_id]', STRANGER)
+          }
+          own.push(body)
+          return body
+        })
+        const order = rest
+          .map((body, index) => ({ body, key: arrival[index % arrival.length]! + index / 100 }))
+          .sort((a, b) => a.key - b.key)
+          .map((entry) => entry.body)
+        const handled = Promise.allSettled([...firsts, ...order].map((body) => fleet.handleEvent(body)))
+        let settled = false
+        void handled.then(() => {
+          settled = true
+        })
+        while (!settled) {
+          if (s.count() > 0) await s.waitNext(1)
+          else await sleep(1)
+        }
+        store.scheduler = null
+        for (const [index, portal] of portals.entries()) {
+          const newest = genuine
+            .filter((entry) => entry.portal === index)
+            .reduce((a, b) =>
+              Number(authField(`${b.body}`, 'expires')) > Number(authField(`${a.body}`, 'expires')) ? b : a,
+            )
+          const stored = await store.inner.load(portal.memberId)
+          expect(stored?.accessToken).toBe(newest.body.get('auth[access_token]'))
+          expect(stored?.applicationToken).toBe(portal.applicationToken)
+        }
+        expect(await store.inner.load(STRANGER)).toBeNull()
+        expect(store.written.filter((token) => forgedTokens.has(token))).toEqual([])
+        await fleet.destroy()
+        rig.fleets.splice(rig.fleets.indexOf(fleet), 1)
+      },
+    ),
+    { numRuns: 60 },
+  )
+})

@@ -1,0 +1,247 @@
+import { createHash } from 'node:crypto'
+import type Bottleneck from 'bottleneck'
+import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
+import type { FetchLike } from '../http/http-options.js'
+import { loadBottleneck } from '../limits/load-bottleneck.js'
+import { RefusedProofs } from './refused-proofs.js'
+
+/**
+ * Strangers' proofs in flight at once per OAuth server, at most. With the default pool of 32 connections per origin
+ * (`httpOptions.connections`) half the connections to the OAuth server stay free for the proofs of installed portals
+ * and for their clients' refreshes; a smaller pool gets half of its connections (see {@link strangerProofsAtOnce}).
+ * At 200 ms a proof, 16 at a time prove 80 strangers a second: more installs of new portals than an application
+ * sees, and as many `app.info` requests as a flood can make the application send.
+ */
+export const STRANGER_PROOFS_AT_ONCE = 16
+
+/**
+ * Strangers' events waiting for a proof per OAuth server, at most; the next is refused at once. 256 waiting behind
+ * 16 in flight wait at most 16 proofs' time (3.2 s at 200 ms): an event is answered within the portal's patience or
+ * refused at once, never left to time out.
+ */
+export const STRANGER_PROOFS_WAITING = 256
+
+/** How long a proof the OAuth server refused is remembered, ms: 60 s, repeats within it are refused unsent. */
+export const REFUSAL_TTL_MS = 60_000
+
+/** Refused proofs remembered at most (the least recently used go first): 4 096, a megabyte or two at worst. */
+export const REFUSALS_KEPT = 4096
+
+/** Strangers' proofs at once for a pool of `connections` per origin: half of them, at most 16, at least 1. */
+export function strangerProofsAtOnce(connections: number): number {
+  return Math.max(1, Math.min(STRANGER_PROOFS_AT_ONCE, Math.floor(connections / 2)))
+}
+
+/** What the gate needs to know of an event's proof. */
+export interface ProofTicket {
+  /** The OAuth server's origin: strangers' proofs are bounded per server. */
+  server: string
+  /** The event's member id, for messages. */
+  memberId: string
+  /**
+   * Whether the event is of an installed portal and carries its stored application token: such events have a lane
+   * of their own, which strangers' proofs do not hold up.
+   */
+  known: boolean
+  /**
+   * Everything the proof's verdict depends on: the access token and each event field the proof compares with what
+   * the OAuth server says. Two events with equal fields share one proof in flight and one remembered refusal; only
+   * their hash is kept.
+   */
+  about: readonly string[]
+  /** Sends the proof's requests. */
+  fetch: FetchLike
+}
+
+/** Limits of a {@link ProofGate}. */
+export interface ProofGateOptions {
+  /** Strangers' proofs in flight at once per OAuth server. */
+  atOnce: number
+  /** Strangers' events waiting per OAuth server. */
+  waiting: number
+  /** How long a refusal is remembered, ms. */
+  refusalTtlMs: number
+  /** How many refusals are remembered at most. */
+  refusalsKept: number
+  /** Told when a server's strangers' lane starts refusing events (`shed` 0) and, once it drained, how many it refused. */
+  onShed?: (server: string, shed: number) => void
+}
+
+/** The strangers' lane of one OAuth server. */
+interface Lane {
+  limiter: Promise<Bottleneck>
+  /** Events let into the limiter and not settled yet: at most `atOnce + waiting`. */
+  admitted: number
+  /** Events refused since the lane was last empty. */
+  shed: number
+}
+
+function keyOf(ticket: ProofTicket): string {
+  // Stryker disable next-line StringLiteral: the digest's encoding does not change which keys are equal
+  const digest = createHash('sha256').update(JSON.stringify(ticket.about), 'utf8').digest('base64url')
+  return `${ticket.server} ${digest}`
+}
+
+function notProved(memberId: string, why: string): SdkError {
+  return new SdkError({
+    code: SdkErrorCode.EventNotProved,
+    message: `handleEvent: portal ${memberId}: ${why}; nothing was changed`,
+  })
+}
+
+/**
+ * A fetch that notes whether an answer came, and whether the server failed (a 5xx or 429, or no answer): a refusal
+ * is remembered only when the server answered and did not fail, so a proof refused because the server was down or
+ * busy is asked again next time.
+ */
+function watched(fetch: FetchLike): { fetch: FetchLike; answered: () => boolean; failed: () => boolean } {
+  let answered = false
+  let failed = false
+  return {
+    fetch: async (input, init) => {
+      try {
+        const response = await fetch(input, init)
+        answered = true
+        if (response.status >= 500 || response.status === 429) failed = true
+        return response
+      } catch (error) {
+        failed = true
+        throw error
+      }
+    },
+    answered: () => answered,
+    failed: () => failed,
+  }
+}
+
+/**
+ * Runs the proofs of install and update events (docs/fleet.md, "Floods"): strangers' proofs at most `atOnce` at a
+ * time per OAuth server in a bottleneck limiter, at most `waiting` more queued, the rest refused at once; events
+ * with equal fields share one proof in flight; a refusal of the OAuth server is remembered `refusalTtlMs`. Events
+ * of known portals are proved at once, beside the strangers' lane. A proof that succeeded is never reused.
+ */
+export class ProofGate<T> {
+  readonly #options: ProofGateOptions
+  readonly #refused: RefusedProofs
+  /** Strangers' proofs in flight or waiting, by key. */
+  readonly #shared = new Map<string, Promise<T>>()
+  readonly #lanes = new Map<string, Lane>()
+  #closed = false
+
+  constructor(options: ProofGateOptions) {
+    this.#options = options
+    this.#refused = new RefusedProofs({ ttlMs: options.refusalTtlMs, size: options.refusalsKept })
+  }
+
+  /**
+   * The proof's outcome, `proof` run with a fetch that watches its answers, or a refusal without running it:
+   * `JSSDK_EVENT_NOT_PROVED` when an equal event was refused lately or too many strangers' events are waiting, and
+   * `JSSDK_CLIENT_DESTROYED` once the gate was closed.
+   */
+  prove(ticket: ProofTicket, proof: (fetch: FetchLike) => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(destroyed())
+    const key = keyOf(ticket)
+    const refusal = this.#refused.get(key)
+    if (refusal !== undefined)
+      return Promise.reject(new SdkError({ code: SdkErrorCode.EventNotProved, message: refusal }))
+    if (ticket.known) return this.#run(key, ticket, proof)
+    const shared = this.#shared.get(key)
+    if (shared) return shared
+    const lane = this.#lane(ticket.server)
+    const { atOnce, waiting } = this.#options
+    if (lane.admitted >= atOnce + waiting) {
+      if (lane.shed === 0) this.#options.onShed?.(ticket.server, 0)
+      lane.shed += 1
+      return Promise.reject(
+        notProved(
+          ticket.memberId,
+          `not checked: too many unproved events are waiting for the OAuth server (${atOnce} checked at a time, ${waiting} waiting)`,
+        ),
+      )
+    }
+    lane.admitted += 1
+    const run = this.#inLane(lane, key, ticket, proof)
+    this.#shared.set(key, run)
+    return run
+  }
+
+  /** Refuses every event from now on and drops the strangers' events waiting; proofs in flight finish. */
+  close(): void {
+    this.#closed = true
+    for (const lane of this.#lanes.values())
+      void lane.limiter.then((limiter) => limiter.stop({ dropWaitingJobs: true }))
+  }
+
+  async #inLane(
+    lane: Lane,
+    key: string,
+    ticket: ProofTicket,
+    proof: (fetch: FetchLike) => Promise<T>,
+  ): Promise<T> {
+    try {
+      const limiter = await lane.limiter
+      return await limiter.schedule(() =>
+        this.#closed ? Promise.reject(destroyed()) : this.#run(key, ticket, proof),
+      )
+    } catch (error) {
+      // bottleneck's own refusals: dropped by stop() (closed), or past its highWater (a backstop: `admitted` keeps
+      // the queue below it, as bottleneck counts a job only after several timer turns).
+      const Limiter = await loadBottleneck()
+      if (!(error instanceof Limiter.BottleneckError)) throw error
+      if (this.#closed) throw destroyed()
+      throw notProved(
+        ticket.memberId,
+        'not checked: too many unproved events are waiting for the OAuth server',
+      )
+    } finally {
+      if (this.#shared.get(key) !== undefined) this.#shared.delete(key)
+      lane.admitted -= 1
+      if (lane.admitted === 0 && lane.shed > 0) {
+        this.#options.onShed?.(ticket.server, lane.shed)
+        lane.shed = 0
+      }
+    }
+  }
+
+  async #run(key: string, ticket: ProofTicket, proof: (fetch: FetchLike) => Promise<T>): Promise<T> {
+    const watch = watched(ticket.fetch)
+    try {
+      return await proof(watch.fetch)
+    } catch (error) {
+      if (
+        error instanceof SdkError &&
+        error.code === SdkErrorCode.EventNotProved &&
+        watch.answered() &&
+        !watch.failed()
+      )
+        this.#refused.add(key, error.message)
+      throw error
+    }
+  }
+
+  #lane(server: string): Lane {
+    let lane = this.#lanes.get(server)
+    if (!lane) {
+      const { atOnce, waiting } = this.#options
+      lane = {
+        limiter: loadBottleneck().then(
+          (Limiter) =>
+            // OVERFLOW: past highWater the newcomer is dropped, not the oldest waiting (LEAK): an event let in is
+            // proved, and one refused is refused at once, while its sender still waits for the answer.
+            new Limiter({ maxConcurrent: atOnce, highWater: waiting, strategy: Limiter.strategy.OVERFLOW }),
+        ),
+        admitted: 0,
+        shed: 0,
+      }
+      this.#lanes.set(server, lane)
+    }
+    return lane
+  }
+}
+
+function destroyed(): SdkError {
+  return new SdkError({
+    code: SdkErrorCode.Destroyed,
+    message: 'PortalFleet was destroyed; create a new one',
+  })
+}

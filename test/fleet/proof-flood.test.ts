@@ -1,0 +1,290 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { type FetchLike, SdkErrorCode } from '../../src/index.js'
+import type { PortalEmulator } from '../../src/testing/index.js'
+import { authField, createFleetRig } from './fleet-rig.js'
+
+/**
+ * A flood of forged install events, against the emulator's real OAuth server on loopback: the proofs they cost are
+ * bounded, and events of installed portals whose application token matches do not wait behind them. The bounds are
+ * the documented ones (docs/fleet.md, "Floods"): 16 strangers' proofs at a time per OAuth server, 256 waiting.
+ */
+
+const AT_ONCE = 16
+const WAITING = 256
+
+const rig = createFleetRig()
+afterEach(() => rig.close())
+
+/** The `app.info` requests the emulator's OAuth server received. */
+function proofRequests(portal: PortalEmulator): number {
+  return portal.log.entries.filter((entry) => entry.server === 'oauth' && entry.restMethod === 'app.info')
+    .length
+}
+
+/** A member id of a portal never seen. */
+function strangerId(index: number): string {
+  return `f${index.toString(16).padStart(31, '0')}`
+}
+
+/**
+ * An `ONAPPINSTALL` a sender made up, naming the trusted OAuth server: a made-up access token and by default a
+ * portal never seen.
+ */
+function forgedInstall(
+  portal: PortalEmulator,
+  options: { memberId: string; accessToken: string; applicationToken?: string },
+): URLSearchParams {
+  const body = new URLSearchParams(portal.installEvent('ONAPPINSTALL'))
+  body.set('auth[member_id]', options.memberId)
+  body.set('auth[access_token]', options.accessToken)
+  body.set('auth[application_token]', options.applicationToken ?? 'b'.repeat(32))
+  // A day later than anything the portal issued: newer than any stored pair, so that only the proof refuses it.
+  body.set('auth[expires]', String(Number(body.get('auth[expires]')) + 86_400))
+  return body
+}
+
+/** How events settled so far. */
+interface Tally {
+  /** Refused after their proof came back (the OAuth server did not confirm them). */
+  refused: number
+  /** Refused without a proof: too many were waiting. */
+  shed: number
+  other: unknown[]
+}
+
+/** Starts `handleEvent` for every body and tallies how each settles; resolves when all have. */
+function fire(
+  handle: (body: URLSearchParams) => Promise<unknown>,
+  bodies: URLSearchParams[],
+): {
+  tally: Tally
+  settled: Promise<void>
+} {
+  const tally: Tally = { refused: 0, shed: 0, other: [] }
+  const settled = Promise.all(
+    bodies.map((body) =>
+      handle(body).then(
+        (result) => {
+          tally.other.push(result)
+        },
+        (error: { code?: string; message?: string }) => {
+          if (error.code === SdkErrorCode.EventNotProved && /too many/.test(error.message ?? ''))
+            tally.shed += 1
+          else if (error.code === SdkErrorCode.EventNotProved) tally.refused += 1
+          else tally.other.push(error)
+        },
+      ),
+    ),
+  ).then(() => undefined)
+  return { tally, settled }
+}
+
+describe('a flood of forged installs', () => {
+  it(`is proved ${AT_ONCE} at a time, ${WAITING} wait, the rest are refused at once; nothing is stored`, async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const before = proofRequests(portal)
+    portal.holdRequests(100_000, { server: 'oauth', method: 'app.info' })
+    const count = 1000
+    const bodies = Array.from({ length: count }, (_, index) =>
+      forgedInstall(portal, { memberId: strangerId(index), accessToken: `forged-${index}` }),
+    )
+    const { tally, settled } = fire((body) => fleet.handleEvent(body), bodies)
+    await portal.waitForHeld(AT_ONCE)
+    // The overflow is refused while the OAuth server has answered nothing.
+    await vi.waitFor(() => expect(tally.shed).toBe(count - AT_ONCE - WAITING), { timeout: 3000 })
+    expect(proofRequests(portal) - before).toBe(AT_ONCE)
+    portal.releaseHeldRequests()
+    await settled
+    expect(tally).toEqual({ refused: AT_ONCE + WAITING, shed: count - AT_ONCE - WAITING, other: [] })
+    expect(proofRequests(portal) - before).toBe(AT_ONCE + WAITING)
+    for (let index = 0; index < count; index += 1)
+      expect(await fleet.store.load(strangerId(index))).toBeNull()
+  })
+
+  it("does not delay an installed portal's ONAPPUPDATE: it settles while every stranger's proof is held", async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const before = proofRequests(portal)
+    // The strangers' first proofs stay at the OAuth server; the proofs after them are answered at once.
+    portal.holdRequests(AT_ONCE, { server: 'oauth', method: 'app.info' })
+    const bodies = Array.from({ length: 1000 }, (_, index) =>
+      forgedInstall(portal, { memberId: strangerId(index), accessToken: `forged-${index}` }),
+    )
+    const { tally, settled } = fire((body) => fleet.handleEvent(body), bodies)
+    await portal.waitForHeld(AT_ONCE)
+    rig.later()
+    const update = portal.installEvent('ONAPPUPDATE')
+    expect(await fleet.handleEvent(update)).toMatchObject({ event: 'ONAPPUPDATE', changed: true })
+    // No stranger's proof has come back yet, and none but the held ones and the update's own were sent.
+    expect(tally.refused).toBe(0)
+    expect(proofRequests(portal) - before).toBe(AT_ONCE + 1)
+    expect((await fleet.store.load(portal.memberId))?.accessToken).toBe(authField(update, 'access_token'))
+    portal.releaseHeldRequests()
+    await settled
+    expect(tally.other).toEqual([])
+  })
+
+  it('with one made-up token costs one app.info request, and repeats within a minute cost none', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    portal.delayRequests(100, 100_000, { server: 'oauth', method: 'app.info' })
+    const body = forgedInstall(portal, { memberId: strangerId(1), accessToken: 'one-made-up-token' })
+    const copies = (): URLSearchParams[] => Array.from({ length: 200 }, () => new URLSearchParams(body))
+    const first = fire((copy) => fleet.handleEvent(copy), copies())
+    await first.settled
+    expect(first.tally).toEqual({ refused: 200, shed: 0, other: [] })
+    expect(proofRequests(portal)).toBe(1)
+    const again = fire((copy) => fleet.handleEvent(copy), copies())
+    await again.settled
+    expect(again.tally).toEqual({ refused: 200, shed: 0, other: [] })
+    expect(proofRequests(portal)).toBe(1)
+    expect(await fleet.store.load(strangerId(1))).toBeNull()
+  })
+})
+
+describe('destroy() during a flood', () => {
+  it("refuses the strangers' events still waiting at once and waits only for the proofs in flight", async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    portal.holdRequests(AT_ONCE, { server: 'oauth', method: 'app.info' })
+    const bodies = Array.from({ length: 100 }, (_, index) =>
+      forgedInstall(portal, { memberId: strangerId(index), accessToken: `forged-${index}` }),
+    )
+    const { tally, settled } = fire((body) => fleet.handleEvent(body), bodies)
+    await portal.waitForHeld(AT_ONCE)
+    const destroying = fleet.destroy()
+    await vi.waitFor(() => expect(tally.other).toHaveLength(100 - AT_ONCE), { timeout: 3000 })
+    expect(tally.other.every((error) => (error as { code?: string }).code === SdkErrorCode.Destroyed)).toBe(
+      true,
+    )
+    portal.releaseHeldRequests()
+    await destroying
+    await settled
+    expect(tally.refused).toBe(AT_ONCE)
+    expect(proofRequests(portal)).toBe(AT_ONCE)
+  })
+})
+
+describe('forged events for one installed portal', () => {
+  it('do not delay its genuine ONAPPUPDATE, and leave its pair and application token as they were', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    portal.delayRequests(100, 100_000, { server: 'oauth', method: 'app.info' })
+    // Forged reinstalls: the portal's member id, another application token, made-up access tokens.
+    const bodies = Array.from({ length: 100 }, (_, index) =>
+      forgedInstall(portal, {
+        memberId: portal.memberId,
+        accessToken: `forged-${index}`,
+        applicationToken: 'a'.repeat(32),
+      }),
+    )
+    const { tally, settled } = fire((body) => fleet.handleEvent(body), bodies)
+    rig.later()
+    const update = portal.installEvent('ONAPPUPDATE')
+    expect(await fleet.handleEvent(update)).toMatchObject({ changed: true })
+    // Today's serial queue proved all 100 first (100 x 100 ms); now at most a round or two of strangers' proofs.
+    expect(tally.refused).toBeLessThan(2 * AT_ONCE)
+    await settled
+    expect(tally).toEqual({ refused: 100, shed: 0, other: [] })
+    const stored = await fleet.store.load(portal.memberId)
+    expect(stored?.accessToken).toBe(authField(update, 'access_token'))
+    expect(stored?.applicationToken).toBe(portal.applicationToken)
+  })
+})
+
+describe('what is remembered as refused', () => {
+  it('a proof that could not reach the OAuth server is not: the next identical event asks again', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    const body = forgedInstall(portal, { memberId: strangerId(2), accessToken: 'made-up' })
+    portal.dropConnections(1, { server: 'oauth', method: 'app.info' })
+    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+      code: SdkErrorCode.NetworkError,
+    })
+    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+    })
+    expect(proofRequests(portal)).toBe(2)
+    // Refused by the OAuth server: remembered.
+    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+    })
+    expect(proofRequests(portal)).toBe(2)
+  })
+
+  it('an answer of 5xx is not (the server failed, it refused nothing); a refusal it answered later is', async () => {
+    const portal = await rig.portal()
+    let failures = 1
+    // A proxy in front of the OAuth server that fails once.
+    const adapter: FetchLike = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input)
+      if (url.includes('/app.info') && failures > 0) {
+        failures -= 1
+        return new Response('<html>Bad gateway</html>', { status: 502 })
+      }
+      return fetch(input, init)
+    }
+    const fleet = rig.fleet(portal, { httpOptions: { adapter } })
+    const body = forgedInstall(portal, { memberId: strangerId(3), accessToken: 'made-up' })
+    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+    })
+    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+    })
+    expect(proofRequests(portal)).toBe(1)
+    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+    })
+    expect(proofRequests(portal)).toBe(1)
+  })
+})
+
+describe('events that arrive while their portal is being installed', () => {
+  it('an ONAPPUPDATE right behind the first ONAPPINSTALL is taken once the install is: the newer pair stays', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    // The install's proof is slow: the update arrives while the store holds nothing for the portal yet.
+    portal.delayRequests(150, 1, { server: 'oauth', method: 'app.info' })
+    const install = portal.installEvent('ONAPPINSTALL')
+    rig.later()
+    const update = portal.installEvent('ONAPPUPDATE')
+    const outcomes = await Promise.allSettled([fleet.handleEvent(install), fleet.handleEvent(update)])
+    expect(outcomes).toMatchObject([
+      { status: 'fulfilled', value: { event: 'ONAPPINSTALL', changed: true } },
+      { status: 'fulfilled', value: { event: 'ONAPPUPDATE', changed: true } },
+    ])
+    expect((await fleet.store.load(portal.memberId))?.accessToken).toBe(authField(update, 'access_token'))
+  })
+
+  it('an event with the application token of a reinstall being proved waits for it; a late one with the old token leaves nothing', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    // An update delivered late: issued before the reinstall, with the old application token.
+    rig.later()
+    const late = portal.installEvent('ONAPPUPDATE')
+    portal.delayRequests(150, 1, { server: 'oauth', method: 'app.info' })
+    rig.later()
+    const fresh = 'c'.repeat(32)
+    const reinstall = portal.installEvent('ONAPPINSTALL', { applicationToken: fresh })
+    rig.later()
+    const update = portal.installEvent('ONAPPUPDATE', { applicationToken: fresh })
+    const outcomes = await Promise.allSettled([
+      fleet.handleEvent(reinstall),
+      fleet.handleEvent(update),
+      fleet.handleEvent(late),
+    ])
+    expect(outcomes.slice(0, 2)).toMatchObject([
+      { status: 'fulfilled', value: { changed: true } },
+      { status: 'fulfilled', value: { changed: true } },
+    ])
+    const stored = await fleet.store.load(portal.memberId)
+    expect(stored?.accessToken).toBe(authField(update, 'access_token'))
+    expect(stored?.applicationToken).toBe(fresh)
+  })
+})
