@@ -10,6 +10,7 @@
  * OAuth server's answer time.
  */
 import { runMain } from '../scripts/dev/run-main.js'
+import { DEFAULT_REST_ANSWER_LIMIT_BYTES } from '../src/http/answer-limit.js'
 import { createPooledFetch } from '../src/http/undici-fetch.js'
 import { MemoryStore, PortalFleet } from '../src/index.js'
 import type { EmulatorAuthParams, PortalEmulatorProcess } from '../src/testing/index.js'
@@ -62,7 +63,11 @@ function median(values: number[]): number {
 
 async function main(): Promise<number> {
   const emulator = await startPortalEmulatorProcess()
-  const pool = createPooledFetch({ connections: 32, keepAliveTimeout: 4_000 })
+  const pool = createPooledFetch({
+    connections: 32,
+    keepAliveTimeout: 4_000,
+    maxAnswerBytes: DEFAULT_REST_ANSWER_LIMIT_BYTES,
+  })
   /** When the OAuth server's answer to an `app.info` carrying each watched access token came back. */
   const proved = new Map<string, number>()
   const fleet = new PortalFleet({
