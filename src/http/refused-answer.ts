@@ -10,7 +10,9 @@ export type Answerer = 'the OAuth server' | 'the portal'
 export interface RefusedAnswerFacts {
   /** The message's prefix: `token refresh`, `handleEvent`, `v2 crm.deal.list`, ... */
   where: string
+  /** Who answered: the message names them, and the portal's answer-size limit names its option. */
   who: Answerer
+  /** The request as the error's `request` names it. */
   request: AjaxErrorRequestInfo
   /** How many times the request was sent. */
   attempts?: number

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net'
 
 /** What a hostile server saw of one request: its path, and what became of the answer it streamed. */
 export interface ServedRequest {
+  /** HTTP method. */
   method: string
+  /** The URL's path, without its query. */
   path: string
   /** Bytes of the answer body written so far. */
   bytesSent: number
@@ -23,6 +25,7 @@ export interface HostileServer {
   served: ServedRequest[]
   /** Resolves once every request received so far has ended (answered whole, or closed by the client). */
   settled(): Promise<void>
+  /** Stops listening and closes every connection. */
   close(): Promise<void>
 }
 
