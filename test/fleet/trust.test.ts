@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { exchangeAuthorizationCode, MemoryStore, PortalOAuth, SdkErrorCode } from '../../src/index.js'
-import type { PortalEmulator } from '../../src/testing/index.js'
+import { type PortalEmulator, startPortalEmulators } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
 import { type AttackerServer, reached, startAttackerServer } from './attacker-server.js'
 import { authField, createFleetRig } from './fleet-rig.js'
@@ -257,6 +259,54 @@ describe('oauthServers', () => {
     )
   })
 })
+
+describe("an emulator's trust in PORTAL_OAUTH_TRUSTED_SERVERS", () => {
+  it('is held by every portal of a farm: their OAuth server stays trusted until the last one closes', async () => {
+    const farm = await startPortalEmulators(2)
+    try {
+      const [first, second] = farm.emulators as [PortalEmulator, PortalEmulator]
+      const secret = { clientId: second.clientId, clientSecret: second.clientSecret }
+      await first.close()
+      expect(process.env.PORTAL_OAUTH_TRUSTED_SERVERS?.split(',')).toContain(farm.oauthServer)
+      await new PortalOAuth(second.issueAuthParams(), secret).destroy()
+      const pair = second.issueAuthParams()
+      await second.close()
+      expect(process.env.PORTAL_OAUTH_TRUSTED_SERVERS?.split(',') ?? []).not.toContain(farm.oauthServer)
+      expect(() => new PortalOAuth(pair, secret)).toThrow(
+        expect.objectContaining({ code: SdkErrorCode.UntrustedOAuthServer }),
+      )
+    } finally {
+      await farm.close()
+    }
+  })
+
+  it('leaves an origin the operator put there: it stays trusted after the emulator on it closes', async () => {
+    const oauthPort = await freePort()
+    const origin = `http://127.0.0.1:${oauthPort}`
+    const set = process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+    process.env.PORTAL_OAUTH_TRUSTED_SERVERS = set ? `${set},${origin}` : origin
+    try {
+      const portal = await rig.portal({ oauthPort })
+      expect(portal.oauthServer).toBe(origin)
+      const pair = portal.issueAuthParams()
+      await portal.close()
+      expect(process.env.PORTAL_OAUTH_TRUSTED_SERVERS.split(',')).toContain(origin)
+      await new PortalOAuth(pair, { clientId: portal.clientId, clientSecret: portal.clientSecret }).destroy()
+    } finally {
+      process.env.PORTAL_OAUTH_TRUSTED_SERVERS = set
+      if (set === undefined) delete process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+    }
+  })
+})
+
+/** A loopback port no one listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
 
 describe('replays', () => {
   it('an older ONAPPUPDATE replayed after the pair rotated changes nothing; the next refresh works', async () => {
