@@ -248,6 +248,38 @@ describe('oauthServers', () => {
     expectNothingStolen(attacker, portal)
   })
 
+  it('a refusal names the field, the origin alone, the option and every origin trusted now, each once', async () => {
+    const portal = await rig.portal()
+    const attacker = await attackerFor(portal)
+    const { secret, pair } = pairNaming(portal, attacker)
+    const set = process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+    const refusal = (field: string, trusted: string) =>
+      expect.objectContaining({
+        code: SdkErrorCode.UntrustedOAuthServer,
+        message:
+          `${field} names the OAuth server ${attacker.origin}, which is not trusted: the client secret and refresh ` +
+          `tokens go only to options.oauthServers (now ${trusted}) or PORTAL_OAUTH_TRUSTED_SERVERS`,
+      })
+    // The environment's entries are trimmed and cut to their origin; a malformed one trusts nothing and is not shown.
+    process.env.PORTAL_OAUTH_TRUSTED_SERVERS =
+      ' https://oauth.example.test/rest/ ,not a url,ftp://files.example.test, http://127.0.0.1:1'
+    try {
+      expect(
+        () => new PortalOAuth(pair, secret, { oauthServers: ['https://oauth.example.test/some/path'] }),
+      ).toThrow(
+        refusal('PortalOAuth: authOptions.serverEndpoint', 'https://oauth.example.test, http://127.0.0.1:1'),
+      )
+      process.env.PORTAL_OAUTH_TRUSTED_SERVERS = ''
+      const fleet = rig.fleet(portal, { oauthServers: [] })
+      await expect(fleet.install(pair)).rejects.toEqual(
+        refusal('PortalFleet.install: params.serverEndpoint', 'none'),
+      )
+    } finally {
+      restoreTrustedServers(set)
+    }
+    expectNothingStolen(attacker, portal)
+  })
+
   it("an emulator's OAuth server is trusted while it runs, and no longer once closed", async () => {
     const portal = await rig.portal()
     const secret = { clientId: portal.clientId, clientSecret: portal.clientSecret }
@@ -293,11 +325,16 @@ describe("an emulator's trust in PORTAL_OAUTH_TRUSTED_SERVERS", () => {
       expect(process.env.PORTAL_OAUTH_TRUSTED_SERVERS.split(',')).toContain(origin)
       await new PortalOAuth(pair, { clientId: portal.clientId, clientSecret: portal.clientSecret }).destroy()
     } finally {
-      process.env.PORTAL_OAUTH_TRUSTED_SERVERS = set
-      if (set === undefined) delete process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+      restoreTrustedServers(set)
     }
   })
 })
+
+/** Puts back the environment variable as a test found it. */
+function restoreTrustedServers(set: string | undefined): void {
+  if (set === undefined) delete process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+  else process.env.PORTAL_OAUTH_TRUSTED_SERVERS = set
+}
 
 /** A loopback port no one listens on now. */
 async function freePort(): Promise<number> {
