@@ -248,6 +248,23 @@ describe('oauthServers', () => {
     expectNothingStolen(attacker, portal)
   })
 
+  it('an array changed after a client took it is read again by the next client; a frozen one is the same list', async () => {
+    const portal = await rig.portal()
+    const attacker = await attackerFor(portal)
+    const { secret, pair } = pairNaming(portal, attacker)
+    const untrusted = expect.objectContaining({ code: SdkErrorCode.UntrustedOAuthServer })
+    const servers = ['https://oauth.bitrix.info']
+    expect(() => new PortalOAuth(pair, secret, { oauthServers: servers })).toThrow(untrusted)
+    servers.push(attacker.origin)
+    await new PortalOAuth(pair, secret, { oauthServers: servers }).destroy()
+    servers.pop()
+    expect(() => new PortalOAuth(pair, secret, { oauthServers: servers })).toThrow(untrusted)
+    const frozen = Object.freeze([attacker.origin])
+    await new PortalOAuth(pair, secret, { oauthServers: frozen }).destroy()
+    await new PortalOAuth(pair, secret, { oauthServers: frozen }).destroy()
+    expectNothingStolen(attacker, portal)
+  })
+
   it('a refusal names the field, the origin alone, the option and every origin trusted now, each once', async () => {
     const portal = await rig.portal()
     const attacker = await attackerFor(portal)
