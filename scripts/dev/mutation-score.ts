@@ -1,7 +1,8 @@
 /**
  * Prints the mutation score per folder, and the surviving mutants, from the incremental files `npm run mutation`
- * and `npm run mutation:fleet-store` keep (.cache/stryker/, ignored by git). Usage:
- * `npx tsx scripts/dev/mutation-score.ts [--survivors]`.
+ * (src/auth, src/http, src/limits, machines/) and `npm run mutation:fleet-store` (src/fleet, src/store, src/trust)
+ * keep (.cache/stryker/, ignored by git). Usage:
+ * `npx tsx scripts/dev/mutation-score.ts [--files] [--survivors]` (`--files`: a row per source file too).
  */
 import { existsSync, readFileSync } from 'node:fs'
 
@@ -22,23 +23,43 @@ for (const file of FILES.filter((each) => existsSync(each))) {
 const DETECTED = new Set(['Killed', 'Timeout'])
 const UNDETECTED = new Set(['Survived', 'NoCoverage'])
 
-const folders = new Map<string, { detected: number; undetected: number; other: number }>()
-for (const [file, { mutants }] of Object.entries(report.files)) {
-  const folder = file.split('/').slice(0, -1).join('/')
-  const counts = folders.get(folder) ?? { detected: 0, undetected: 0, other: 0 }
+interface Counts {
+  detected: number
+  undetected: number
+  other: number
+}
+
+/** The counts of `mutants` added to `counts`. */
+function count(counts: Counts, mutants: Mutant[]): Counts {
   for (const mutant of mutants) {
     if (DETECTED.has(mutant.status)) counts.detected += 1
     else if (UNDETECTED.has(mutant.status)) counts.undetected += 1
     else counts.other += 1
   }
-  folders.set(folder, counts)
+  return counts
 }
-console.log('| folder | killed or timed out | survived or not covered | other | score |')
-console.log('| --- | --- | --- | --- | --- |')
-for (const [folder, { detected, undetected, other }] of [...folders].sort()) {
-  const score =
-    detected + undetected === 0 ? 'n/a' : `${((100 * detected) / (detected + undetected)).toFixed(1)} %`
-  console.log(`| ${folder} | ${detected} | ${undetected} | ${other} | ${score} |`)
+
+function printTable(heading: string, rows: Map<string, Counts>): void {
+  console.log(`| ${heading} | killed or timed out | survived or not covered | other | score |`)
+  console.log('| --- | --- | --- | --- | --- |')
+  for (const [name, { detected, undetected, other }] of [...rows].sort()) {
+    const score =
+      detected + undetected === 0 ? 'n/a' : `${((100 * detected) / (detected + undetected)).toFixed(1)} %`
+    console.log(`| ${name} | ${detected} | ${undetected} | ${other} | ${score} |`)
+  }
+}
+
+const folders = new Map<string, Counts>()
+const files = new Map<string, Counts>()
+for (const [file, { mutants }] of Object.entries(report.files)) {
+  const folder = file.split('/').slice(0, -1).join('/')
+  folders.set(folder, count(folders.get(folder) ?? { detected: 0, undetected: 0, other: 0 }, mutants))
+  files.set(file, count({ detected: 0, undetected: 0, other: 0 }, mutants))
+}
+printTable('folder', folders)
+if (process.argv.includes('--files')) {
+  console.log('')
+  printTable('file', files)
 }
 if (process.argv.includes('--survivors')) {
   for (const [file, { mutants }] of Object.entries(report.files)) {

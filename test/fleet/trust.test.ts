@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { exchangeAuthorizationCode, MemoryStore, PortalOAuth, SdkErrorCode } from '../../src/index.js'
-import type { PortalEmulator } from '../../src/testing/index.js'
+import { type PortalEmulator, startPortalEmulators } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
 import { type AttackerServer, reached, startAttackerServer } from './attacker-server.js'
 import { authField, createFleetRig } from './fleet-rig.js'
@@ -246,6 +248,55 @@ describe('oauthServers', () => {
     expectNothingStolen(attacker, portal)
   })
 
+  it('an array changed after a client took it is read again by the next client; a frozen one is the same list', async () => {
+    const portal = await rig.portal()
+    const attacker = await attackerFor(portal)
+    const { secret, pair } = pairNaming(portal, attacker)
+    const untrusted = expect.objectContaining({ code: SdkErrorCode.UntrustedOAuthServer })
+    const servers = ['https://oauth.bitrix.info']
+    expect(() => new PortalOAuth(pair, secret, { oauthServers: servers })).toThrow(untrusted)
+    servers.push(attacker.origin)
+    await new PortalOAuth(pair, secret, { oauthServers: servers }).destroy()
+    servers.pop()
+    expect(() => new PortalOAuth(pair, secret, { oauthServers: servers })).toThrow(untrusted)
+    const frozen = Object.freeze([attacker.origin])
+    await new PortalOAuth(pair, secret, { oauthServers: frozen }).destroy()
+    await new PortalOAuth(pair, secret, { oauthServers: frozen }).destroy()
+    expectNothingStolen(attacker, portal)
+  })
+
+  it('a refusal names the field, the origin alone, the option and every origin trusted now, each once', async () => {
+    const portal = await rig.portal()
+    const attacker = await attackerFor(portal)
+    const { secret, pair } = pairNaming(portal, attacker)
+    const set = process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+    const refusal = (field: string, trusted: string) =>
+      expect.objectContaining({
+        code: SdkErrorCode.UntrustedOAuthServer,
+        message:
+          `${field} names the OAuth server ${attacker.origin}, which is not trusted: the client secret and refresh ` +
+          `tokens go only to options.oauthServers (now ${trusted}) or PORTAL_OAUTH_TRUSTED_SERVERS`,
+      })
+    // The environment's entries are trimmed and cut to their origin; a malformed one trusts nothing and is not shown.
+    process.env.PORTAL_OAUTH_TRUSTED_SERVERS =
+      ' https://oauth.example.test/rest/ ,not a url,ftp://files.example.test, http://127.0.0.1:1'
+    try {
+      expect(
+        () => new PortalOAuth(pair, secret, { oauthServers: ['https://oauth.example.test/some/path'] }),
+      ).toThrow(
+        refusal('PortalOAuth: authOptions.serverEndpoint', 'https://oauth.example.test, http://127.0.0.1:1'),
+      )
+      process.env.PORTAL_OAUTH_TRUSTED_SERVERS = ''
+      const fleet = rig.fleet(portal, { oauthServers: [] })
+      await expect(fleet.install(pair)).rejects.toEqual(
+        refusal('PortalFleet.install: params.serverEndpoint', 'none'),
+      )
+    } finally {
+      restoreTrustedServers(set)
+    }
+    expectNothingStolen(attacker, portal)
+  })
+
   it("an emulator's OAuth server is trusted while it runs, and no longer once closed", async () => {
     const portal = await rig.portal()
     const secret = { clientId: portal.clientId, clientSecret: portal.clientSecret }
@@ -257,6 +308,59 @@ describe('oauthServers', () => {
     )
   })
 })
+
+describe("an emulator's trust in PORTAL_OAUTH_TRUSTED_SERVERS", () => {
+  it('is held by every portal of a farm: their OAuth server stays trusted until the last one closes', async () => {
+    const farm = await startPortalEmulators(2)
+    try {
+      const [first, second] = farm.emulators as [PortalEmulator, PortalEmulator]
+      const secret = { clientId: second.clientId, clientSecret: second.clientSecret }
+      await first.close()
+      expect(process.env.PORTAL_OAUTH_TRUSTED_SERVERS?.split(',')).toContain(farm.oauthServer)
+      await new PortalOAuth(second.issueAuthParams(), secret).destroy()
+      const pair = second.issueAuthParams()
+      await second.close()
+      expect(process.env.PORTAL_OAUTH_TRUSTED_SERVERS?.split(',') ?? []).not.toContain(farm.oauthServer)
+      expect(() => new PortalOAuth(pair, secret)).toThrow(
+        expect.objectContaining({ code: SdkErrorCode.UntrustedOAuthServer }),
+      )
+    } finally {
+      await farm.close()
+    }
+  })
+
+  it('leaves an origin the operator put there: it stays trusted after the emulator on it closes', async () => {
+    const oauthPort = await freePort()
+    const origin = `http://127.0.0.1:${oauthPort}`
+    const set = process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+    process.env.PORTAL_OAUTH_TRUSTED_SERVERS = set ? `${set},${origin}` : origin
+    try {
+      const portal = await rig.portal({ oauthPort })
+      expect(portal.oauthServer).toBe(origin)
+      const pair = portal.issueAuthParams()
+      await portal.close()
+      expect(process.env.PORTAL_OAUTH_TRUSTED_SERVERS.split(',')).toContain(origin)
+      await new PortalOAuth(pair, { clientId: portal.clientId, clientSecret: portal.clientSecret }).destroy()
+    } finally {
+      restoreTrustedServers(set)
+    }
+  })
+})
+
+/** Puts back the environment variable as a test found it. */
+function restoreTrustedServers(set: string | undefined): void {
+  if (set === undefined) delete process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+  else process.env.PORTAL_OAUTH_TRUSTED_SERVERS = set
+}
+
+/** A loopback port no one listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
 
 describe('replays', () => {
   it('an older ONAPPUPDATE replayed after the pair rotated changes nothing; the next refresh works', async () => {

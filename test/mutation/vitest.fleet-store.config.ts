@@ -3,13 +3,15 @@ import { defineConfig } from 'vitest/config'
 import base from '../../vitest.config.js'
 
 // The suite of `npm run mutation:fleet-store` (stryker.fleet-store.config.mjs): the tests that drive src/fleet and
-// src/store in-process. The fleet's and the stores' tests, the store contract, the RedisStore tests, the commands per
-// call, the store on a Sentinel group, the store's inventory and replicas that fall short, the Redis ones against throwaway servers, clusters and sentinels they
-// start from this process (about 55 s in all). Left
-// out: the Redis tests that run the store in child processes (test/redis/multi-process.test.ts, the outage test's
-// workers) or the fleet load script's (test/scripts/load-fleet.test.ts), where Stryker cannot switch mutants, and the
-// Sentinel failover and the read-only Redis test (32 s and 23 s of waiting, which every surviving mutant they cover
-// would wait again), and the property suite of store faults (45 s). The fault it found in the store's calls runs
+// src/store in-process, and the trust rules (src/trust) that the fleet and a client apply. The fleet's and the stores'
+// tests, the two client tests of test/core that reach src/trust outside the fleet (a refresh answer's fields, a remote
+// http OAuth server), the store contract, the RedisStore tests, the commands per call, the store on a Sentinel group,
+// the store's inventory and replicas that fall short, the Redis ones against throwaway servers, clusters and sentinels
+// they start from this process (about 60 s in all). Left out: the Redis tests that run the store in child processes
+// (test/redis/multi-process.test.ts, the outage test's workers) or the fleet load script's
+// (test/scripts/load-fleet.test.ts), where Stryker cannot switch mutants, and the Sentinel failover and the read-only
+// Redis test (32 s and 23 s of waiting, which every surviving mutant they cover would wait again), and the property
+// suite of store faults (45 s). The fault it found in the store's calls runs
 // (test/faults/read-fails-under-lock.test.ts). A mutant that only those catch survives here.
 export default defineConfig({
   ...base,
@@ -20,6 +22,9 @@ export default defineConfig({
       'test/fleet/**/*.test.ts',
       'test/store/**/*.test.ts',
       'test/faults/read-fails-under-lock.test.ts',
+      // What src/trust decides for a client outside a fleet: a refresh answer's fields, a remote http OAuth server.
+      'test/core/durability.test.ts',
+      'test/core/local-mistakes.test.ts',
       'test/redis/store-contract.test.ts',
       'test/redis/redis-store.test.ts',
       'test/redis/commands-per-call.test.ts',
