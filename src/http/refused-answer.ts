@@ -43,7 +43,7 @@ export function refusedAnswerError(error: unknown, facts: RefusedAnswerFacts): A
   if (isInstance(error, RedirectRefusal)) {
     const moved =
       who === 'the portal'
-        ? '; a portal that moved to a new address names it in its next token refresh (client_endpoint)'
+        ? '; a portal that moved to a new address is taken there by its next install or update event, or by setAuthOptions() with its new client_endpoint'
         : ''
     return new AjaxError({
       code: SdkErrorCode.RedirectRefused,
