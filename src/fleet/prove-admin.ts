@@ -1,8 +1,5 @@
-import { AjaxError } from '../errors/ajax-error.js'
-import { SdkErrorCode } from '../errors/sdk-error.js'
 import type { FetchLike } from '../http/http-options.js'
-import { NO_REDIRECT } from '../http/no-redirect.js'
-import { type OAuthAnswer, readOAuthAnswer, refusedAnswerError } from '../http/refused-answer.js'
+import { askWithToken } from './token-question.js'
 
 /** What asking the portal about an event's user needs. */
 export interface AdministratorQuestion {
@@ -32,44 +29,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * `JSSDK_ANSWER_TOO_LARGE` (1 MiB) when it answered with a redirect or past the limit: the token is never sent on.
  */
 export async function isAdministrator(question: AdministratorQuestion): Promise<boolean> {
-  const url = `${question.clientEndpoint}profile`
-  // One deadline for the request and its answer's body; no redirect followed, at most 1 MiB read (no-redirect.ts).
-  const signal = AbortSignal.timeout(question.timeoutMs)
-  let answer: OAuthAnswer
-  try {
-    const response = await question.fetch(url, {
-      method: 'POST',
-      headers: {
-        ...question.headers,
-        accept: 'application/json',
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({ auth: question.accessToken }).toString(),
-      redirect: NO_REDIRECT,
-      signal,
-    })
-    answer = await readOAuthAnswer(response, url, signal)
-  } catch (error) {
-    const refused = refusedAnswerError(error, {
-      where: 'handleEvent',
-      who: 'the portal',
-      request: { method: 'profile' },
-    })
-    if (refused) throw refused
-    // The adapter's failure is not read: it may quote the event's access token. A deadline passed: REQUEST_TIMEOUT.
-    throw new AjaxError({
-      code: signal.aborted ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
-      message: signal.aborted
-        ? `handleEvent: the portal did not answer within ${question.timeoutMs} ms to check the event's user; nothing was changed`
-        : "handleEvent: the portal could not be reached to check the event's user; nothing was changed",
-      request: { method: 'profile' },
-    })
-  }
-  let payload: unknown
-  try {
-    payload = JSON.parse(answer.text)
-  } catch {
-    return false
-  }
-  return answer.ok && isRecord(payload) && isRecord(payload.result) && payload.result.ADMIN === true
+  const { ok, payload } = await askWithToken({
+    url: `${question.clientEndpoint}profile`,
+    method: 'profile',
+    who: 'the portal',
+    what: "the event's user",
+    accessToken: question.accessToken,
+    fetch: question.fetch,
+    timeoutMs: question.timeoutMs,
+    headers: question.headers,
+  })
+  return ok && isRecord(payload) && isRecord(payload.result) && payload.result.ADMIN === true
 }

@@ -1,10 +1,8 @@
-import { AjaxError } from '../errors/ajax-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { FetchLike } from '../http/http-options.js'
-import { NO_REDIRECT } from '../http/no-redirect.js'
-import { type OAuthAnswer, readOAuthAnswer, refusedAnswerError } from '../http/refused-answer.js'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { isAdministrator } from './prove-admin.js'
+import { askWithToken } from './token-question.js'
 
 /** What proving an install or update event needs. */
 export interface EventProof {
@@ -106,45 +104,17 @@ function mismatch(result: Record<string, unknown>, proof: EventProof): string | 
  */
 export async function proveEvent(proof: EventProof): Promise<ProvedEvent> {
   const { params } = proof
-  const url = `${params.serverEndpoint}app.info/`
-  // One deadline for the request and its answer's body; no redirect followed, at most 1 MiB read (no-redirect.ts).
-  const signal = AbortSignal.timeout(proof.timeoutMs)
-  let answer: OAuthAnswer
-  try {
-    const response = await proof.fetch(url, {
-      method: 'POST',
-      headers: {
-        ...proof.headers,
-        accept: 'application/json',
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({ auth: params.accessToken }).toString(),
-      signal,
-      redirect: NO_REDIRECT,
-    })
-    answer = await readOAuthAnswer(response, url, signal)
-  } catch (error) {
-    const refused = refusedAnswerError(error, {
-      where: 'handleEvent',
-      who: 'the OAuth server',
-      request: { method: 'app.info' },
-    })
-    if (refused) throw refused
-    // The adapter's failure is not read: it may quote the event's access token. A deadline passed: REQUEST_TIMEOUT.
-    throw new AjaxError({
-      code: signal.aborted ? SdkErrorCode.RequestTimeout : SdkErrorCode.NetworkError,
-      message: signal.aborted
-        ? `handleEvent: the OAuth server did not answer within ${proof.timeoutMs} ms to check the event; nothing was changed`
-        : 'handleEvent: the OAuth server could not be reached to check the event; nothing was changed',
-      request: { method: 'app.info' },
-    })
-  }
-  let payload: unknown
-  try {
-    payload = JSON.parse(answer.text)
-  } catch {
-    // Not JSON: nothing confirmed (the check below says so).
-  }
+  const answer = await askWithToken({
+    url: `${params.serverEndpoint}app.info/`,
+    method: 'app.info',
+    who: 'the OAuth server',
+    what: 'the event',
+    accessToken: params.accessToken,
+    fetch: proof.fetch,
+    timeoutMs: proof.timeoutMs,
+    headers: proof.headers,
+  })
+  const { payload } = answer
   if (!answer.ok || !isRecord(payload) || !isRecord(payload.result))
     throw notProved(params.memberId, `HTTP ${answer.status}, no installation`)
   const why = mismatch(payload.result, proof)
