@@ -225,6 +225,32 @@ describe("made-up events carrying an installed portal's application token", () =
   })
 })
 
+describe("destroy() while a known portal's events wait", () => {
+  it('refuses them at once, without waiting for the proof in front of them', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    portal.holdRequests(1, { server: 'oauth', method: 'app.info' })
+    rig.later()
+    const bodies = Array.from({ length: 5 }, (_, index) => {
+      const body = new URLSearchParams(portal.installEvent('ONAPPUPDATE'))
+      body.set('auth[access_token]', `made-up-by-a-user-${index}`)
+      return body
+    })
+    const { tally, settled } = fire((body) => fleet.handleEvent(body), bodies)
+    await portal.waitForHeld(1)
+    const destroying = fleet.destroy()
+    await vi.waitFor(() => expect(tally.other).toHaveLength(4), { timeout: 3000 })
+    expect(tally.other.every((error) => (error as { code?: string }).code === SdkErrorCode.Destroyed)).toBe(
+      true,
+    )
+    portal.releaseHeldRequests()
+    await destroying
+    await settled
+    expect(tally.refused).toBe(1)
+  })
+})
+
 describe('what is remembered as refused', () => {
   it('a proof that could not reach the OAuth server is not: the next identical event asks again', async () => {
     const portal = await rig.portal()
