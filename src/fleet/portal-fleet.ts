@@ -16,6 +16,7 @@ import { eventPairParams } from './event-params.js'
 import { type FleetSettings, normalizeFleetOptions, type PortalFleetOptions } from './fleet-options.js'
 import { HeldPortals } from './held-portals.js'
 import {
+  KNOWN_PROOFS_WAITING,
   ProofGate,
   REFUSAL_TTL_MS,
   REFUSALS_KEPT,
@@ -155,17 +156,16 @@ export class PortalFleet {
     this.#gate = new ProofGate({
       atOnce: strangerProofsAtOnce(httpOptions.connections),
       waiting: STRANGER_PROOFS_WAITING,
+      knownWaiting: KNOWN_PROOFS_WAITING,
       refusalTtlMs: REFUSAL_TTL_MS,
       refusalsKept: REFUSALS_KEPT,
-      onShed: (server, shed) =>
-        shed === 0
-          ? logger.warn(
-              'PortalFleet: too many unproved install events; refusing more until they are checked',
-              {
-                server,
-              },
-            )
-          : logger.warn('PortalFleet: unproved install events were refused unchecked', { server, shed }),
+      onShed: (server, shed, memberId) => {
+        const which = memberId === undefined ? 'unproved install events' : `events of portal ${memberId}`
+        const meta = memberId === undefined ? { server } : { server, memberId }
+        if (shed === 0)
+          logger.warn(`PortalFleet: too many ${which}; refusing more until they are checked`, meta)
+        else logger.warn(`PortalFleet: ${which} were refused unchecked`, { ...meta, shed })
+      },
     })
   }
 
@@ -415,7 +415,15 @@ export class PortalFleet {
       })
       return true
     }
-    if (known) return this.#serially(memberId, async () => write(await proving))
+    if (known) {
+      const turn = this.#serially(memberId, async () => write(await proving))
+      // Its outcome is the caller's below, or the proof's refusal is.
+      turn.catch(() => undefined)
+      // A refused proof changes nothing and needs no turn: the event is refused as soon as the proof is, not after
+      // the portal's events in front of it.
+      await proving
+      return turn
+    }
     const counted = this.#removals.get(memberId) ?? { events: 0, removed: 0 }
     counted.events += 1
     this.#removals.set(memberId, counted)

@@ -11,6 +11,8 @@ import { authField, createFleetRig } from './fleet-rig.js'
 
 const AT_ONCE = 16
 const WAITING = 256
+/** Events of one installed portal with its application token: proved one at a time, 8 waiting. */
+const KNOWN_WAITING = 8
 
 const rig = createFleetRig()
 afterEach(() => rig.close())
@@ -193,6 +195,59 @@ describe('forged events for one installed portal', () => {
     const stored = await fleet.store.load(portal.memberId)
     expect(stored?.accessToken).toBe(authField(update, 'access_token'))
     expect(stored?.applicationToken).toBe(portal.applicationToken)
+  })
+})
+
+describe("made-up events carrying an installed portal's application token", () => {
+  it('are proved one at a time for that portal, 8 wait, the rest are refused at once; nothing is stored', async () => {
+    // Any user of the application's page reads the application token: such events are known, but bounded per portal.
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const stored = await fleet.store.load(portal.memberId)
+    const before = proofRequests(portal)
+    portal.holdRequests(100_000, { server: 'oauth', method: 'app.info' })
+    rig.later()
+    const bodies = Array.from({ length: 100 }, (_, index) => {
+      const body = new URLSearchParams(portal.installEvent('ONAPPUPDATE'))
+      body.set('auth[access_token]', `made-up-by-a-user-${index}`)
+      return body
+    })
+    const { tally, settled } = fire((body) => fleet.handleEvent(body), bodies)
+    await portal.waitForHeld(1)
+    await vi.waitFor(() => expect(tally.shed).toBe(100 - 1 - KNOWN_WAITING), { timeout: 3000 })
+    expect(proofRequests(portal) - before).toBe(1)
+    portal.releaseHeldRequests()
+    await settled
+    expect(tally).toEqual({ refused: 1 + KNOWN_WAITING, shed: 100 - 1 - KNOWN_WAITING, other: [] })
+    expect(proofRequests(portal) - before).toBe(1 + KNOWN_WAITING)
+    expect(await fleet.store.load(portal.memberId)).toEqual(stored)
+  })
+})
+
+describe("destroy() while a known portal's events wait", () => {
+  it('refuses them at once, without waiting for the proof in front of them', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    portal.holdRequests(1, { server: 'oauth', method: 'app.info' })
+    rig.later()
+    const bodies = Array.from({ length: 5 }, (_, index) => {
+      const body = new URLSearchParams(portal.installEvent('ONAPPUPDATE'))
+      body.set('auth[access_token]', `made-up-by-a-user-${index}`)
+      return body
+    })
+    const { tally, settled } = fire((body) => fleet.handleEvent(body), bodies)
+    await portal.waitForHeld(1)
+    const destroying = fleet.destroy()
+    await vi.waitFor(() => expect(tally.other).toHaveLength(4), { timeout: 3000 })
+    expect(tally.other.every((error) => (error as { code?: string }).code === SdkErrorCode.Destroyed)).toBe(
+      true,
+    )
+    portal.releaseHeldRequests()
+    await destroying
+    await settled
+    expect(tally.refused).toBe(1)
   })
 })
 
