@@ -81,6 +81,7 @@ export function allowedChange(
       differs(part, current, proposed) &&
       (!allowed.has(part) || (part === 'serverEndpoint' && !trusted(proposed.serverEndpoint))),
   )
+  // Stryker disable next-line ConditionalExpression: with nothing refused, the copy below has the proposal's fields
   if (refused.length === 0) return { params: proposed, refused }
   const params = { ...proposed }
   for (const part of refused) keep(part, params, current)
