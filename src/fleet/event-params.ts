@@ -45,6 +45,7 @@ export function eventPairParams(auth: Readonly<Record<string, string>>, nowMs: n
   try {
     return validateAuthParams(candidate)
   } catch (error) {
+    // Stryker disable next-line ConditionalExpression: validateAuthParams throws SdkErrors only
     if (!(error instanceof SdkError)) throw error
     throw invalidArgument("handleEvent: the event's pair", `is invalid: ${error.message}`)
   }

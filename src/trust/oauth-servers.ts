@@ -75,12 +75,16 @@ function httpOrigin(value: string): string | undefined {
 
 /** The origins of the environment variable; a malformed entry is skipped (it trusts nothing). */
 function environmentOrigins(): string[] {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: on Node, where this runs, process is always defined
   const raw = typeof process === 'undefined' ? undefined : process.env[TRUSTED_SERVERS_ENV]
   if (!raw) return []
-  return raw
-    .split(',')
-    .map((entry) => httpOrigin(entry.trim()))
-    .filter((origin): origin is string => origin !== undefined)
+  return (
+    raw
+      .split(',')
+      // Stryker disable next-line MethodExpression: the URL parser strips leading and trailing spaces itself
+      .map((entry) => httpOrigin(entry.trim()))
+      .filter((origin): origin is string => origin !== undefined)
+  )
 }
 
 /** The key of the default list in {@link made}. */
@@ -114,14 +118,20 @@ export class TrustedOAuthServers {
     const key =
       input === undefined ? DEFAULT_KEY : Array.isArray(input) && Object.isFrozen(input) ? input : null
     if (key === null) return TrustedOAuthServers.#read(input, option)
+    // What is cached saves memory only: a list read again trusts the same origins and names the same option. So a
+    // new map or list each time, and one not kept, are the same to every caller.
     let byOption = made.get(key)
+    // Stryker disable next-line ConditionalExpression: see above
     if (!byOption) {
       byOption = new Map()
+      // Stryker disable next-line CallExpression: see above
       made.set(key, byOption)
     }
     let trust = byOption.get(option)
+    // Stryker disable next-line ConditionalExpression: see above
     if (!trust) {
       trust = TrustedOAuthServers.#read(input, option)
+      // Stryker disable next-line CallExpression: see above
       byOption.set(option, trust)
     }
     return trust

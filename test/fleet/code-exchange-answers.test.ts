@@ -60,6 +60,11 @@ describe('exchangeAuthorizationCode reads the answer', () => {
     expect((await exchange(portal, trusting)).serverEndpoint).toBe(other)
     portal.mutateTokenResponses({ set: { server_endpoint: 42 } })
     expect((await exchange(portal, trusting)).serverEndpoint).toBe(portal.serverEndpoint)
+    // An address that is no http(s) URL is trusted by no list: the server asked is kept.
+    for (const odd of ['ftp://oauth.other.example/rest/', 'not a url']) {
+      portal.mutateTokenResponses({ set: { server_endpoint: odd } })
+      expect((await exchange(portal, trusting)).serverEndpoint).toBe(portal.serverEndpoint)
+    }
     // A lifetime of 1.5 s or null is none: 3600 s; an expires of null is none: now plus the lifetime.
     portal.mutateTokenResponses({ set: { expires_in: 1.5, expires: null } })
     const before = Math.floor(Date.now() / 1000)

@@ -154,6 +154,26 @@ describe('an install event proved at its OAuth server', () => {
     }
   })
 
+  it('an event without auth[expires] claims now plus its lifetime, kept when the OAuth server confirms none', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal, {
+      httpOptions: {
+        adapter: rewritingAppInfo((result) => {
+          delete result.expires
+        }),
+      },
+    })
+    const body = new URLSearchParams(portal.installEvent('ONAPPINSTALL'))
+    body.delete('auth[expires]')
+    body.set('auth[expires_in]', '1800')
+    const before = Math.floor(Date.now() / 1000)
+    expect((await fleet.handleEvent(body)).changed).toBe(true)
+    const after = Math.floor(Date.now() / 1000)
+    const kept = (await fleet.store.load(portal.memberId))?.expires
+    expect(kept).toBeGreaterThanOrEqual(before + 1800)
+    expect(kept).toBeLessThanOrEqual(after + 1800)
+  })
+
   it('an update whose confirmed expiry is not newer than the stored pair is ignored, though it claims to be', async () => {
     const portal = await rig.portal()
     const fleet = rig.fleet(portal)
@@ -307,6 +327,9 @@ describe("the portal's address, compared whatever shape the OAuth server names i
       ['{"error":"ACCESS_DENIED"}', 403],
       ['{"result":{"ID":"1","ADMIN":true}}', 500],
       ['<html>maintenance</html>', 200],
+      ['null', 200],
+      ['1', 200],
+      ['{"result":null}', 200],
     ] as const) {
       const fleet = rig.fleet(portal, { httpOptions: { adapter: answering(body, status) } })
       await expect(fleet.handleEvent(portal.installEvent('ONAPPINSTALL')), body).rejects.toMatchObject({
@@ -331,6 +354,7 @@ describe("the portal's address, compared whatever shape the OAuth server names i
     expect(failure).toMatchObject({
       code: SdkErrorCode.NetworkError,
       message: "handleEvent: the portal could not be reached to check the event's user; nothing was changed",
+      request: { method: 'profile' },
     })
     expect(JSON.stringify(failure)).not.toContain(token)
     expect(await cut.store.load(portal.memberId)).toBeNull()

@@ -5,7 +5,7 @@ import {
   type PortalOAuthParams,
   SdkErrorCode,
 } from '../../src/index.js'
-import type { PortalEmulator } from '../../src/testing/index.js'
+import { EmulatorRestError, type PortalEmulator } from '../../src/testing/index.js'
 import { createFleetRig } from './fleet-rig.js'
 
 // Who may change an installation (src/trust/installation-rule.ts, docs/security.md): an install or update only when
@@ -219,6 +219,37 @@ describe('an ONAPPUNINSTALL carrying the stored application token', () => {
     expect(await fleet.store.load(portal.memberId)).toMatchObject({ accessToken: portal.currentAccessToken })
     expect(await fleet.get(portal.memberId)).toBe(client)
     expect((await client.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+  })
+
+  it('when the portal answers with its limits, nothing is learned: refused with NETWORK_ERROR, nothing changed', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal, { restrictionParams: { maxRetries: 0 } })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const forged = portal.installEvent('ONAPPUNINSTALL')
+    for (const code of ['QUERY_LIMIT_EXCEEDED', 'OPERATION_TIME_LIMIT']) {
+      portal.defineMethod('app.info', () => {
+        throw new EmulatorRestError(code, 'Too many requests', 503)
+      })
+      await expect(fleet.handleEvent(forged)).rejects.toMatchObject({
+        code: SdkErrorCode.NetworkError,
+        message: `handleEvent ONAPPUNINSTALL: portal ${portal.memberId}: the portal could not be asked whether the application is still installed; nothing was changed`,
+        request: { method: 'app.info' },
+      })
+    }
+    expect(await fleet.store.load(portal.memberId)).toMatchObject({ accessToken: portal.currentAccessToken })
+  })
+
+  it('when the OAuth server fails the refresh of the dead pair (HTTP 500), nothing is learned either', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal, { restrictionParams: { maxRetries: 0 } })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const genuine = portal.uninstall()
+    portal.failOAuth({ error: 'server_error', error_description: 'try later', status: 500 }, 10)
+    await expect(fleet.handleEvent(genuine)).rejects.toMatchObject({ code: SdkErrorCode.NetworkError })
+    expect(await fleet.store.load(portal.memberId)).not.toBeNull()
+    portal.clearFaults()
+    expect((await fleet.handleEvent(genuine)).changed).toBe(true)
+    expect(await fleet.store.load(portal.memberId)).toBeNull()
   })
 
   it("when the portal cannot be asked is refused with NETWORK_ERROR; the portal's own uninstall is taken", async () => {

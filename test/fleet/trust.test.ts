@@ -169,6 +169,25 @@ describe('a pair naming an OAuth server outside oauthServers', () => {
     expectNothingStolen(attacker, portal)
   })
 
+  it('in a store row, an address that is no http(s) URL: the refresh is refused without showing it', async () => {
+    const portal = await rig.portal()
+    const store = new MemoryStore()
+    const secret = { clientId: portal.clientId, clientSecret: portal.clientSecret }
+    const client = new PortalOAuth(portal.issueAuthParams(), secret, { store, logger: createMemoryLogger() })
+    expect((await client.actions.v2.call.make({ method: 'profile' })).isSuccess).toBe(true)
+    rig.later(60_000)
+    await store.replace({ ...portal.issueAuthParams(), serverEndpoint: 'ftp://oauth.example.test/rest/' })
+    await client.auth.refreshAuth()
+    await expect(client.auth.refreshAuth()).rejects.toMatchObject({
+      code: SdkErrorCode.UntrustedOAuthServer,
+      message: expect.stringContaining(
+        "the pair's serverEndpoint names the OAuth server an address that is no http(s) URL, which is not trusted",
+      ),
+    })
+    await client.destroy()
+    expect(portal.log.refreshRequests()).toHaveLength(0)
+  })
+
   it('in a refresh answer: the trusted server is kept, and the next refresh goes there', async () => {
     const portal = await rig.portal()
     const attacker = await attackerFor(portal)
@@ -243,6 +262,16 @@ describe('oauthServers', () => {
       expect.objectContaining({
         code: SdkErrorCode.InvalidArgument,
         message: expect.stringContaining('options.oauthServers[0]'),
+      }),
+    )
+    expect(
+      () => new PortalOAuth(pair, secret, { oauthServers: attacker.origin as unknown as string[] }),
+    ).toThrow(
+      expect.objectContaining({
+        code: SdkErrorCode.InvalidArgument,
+        message: expect.stringMatching(
+          /options\.oauthServers.*must be an array of OAuth server origins such as https:\/\/oauth\.bitrix\.info/,
+        ),
       }),
     )
     expectNothingStolen(attacker, portal)
