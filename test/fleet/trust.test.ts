@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net'
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { exchangeAuthorizationCode, MemoryStore, PortalOAuth, SdkErrorCode } from '../../src/index.js'
-import { type PortalEmulator, startPortalEmulators } from '../../src/testing/index.js'
+import { type PortalEmulator, startPortalEmulator, startPortalEmulators } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
 import { type AttackerServer, reached, startAttackerServer } from './attacker-server.js'
 import { authField, createFleetRig } from './fleet-rig.js'
@@ -258,12 +258,22 @@ describe('oauthServers', () => {
     } finally {
       process.env.PORTAL_OAUTH_TRUSTED_SERVERS = set
     }
-    expect(() => new PortalOAuth(pair, secret, { oauthServers: ['oauth.bitrix.info'] })).toThrow(
-      expect.objectContaining({
-        code: SdkErrorCode.InvalidArgument,
-        message: expect.stringContaining('options.oauthServers[0]'),
-      }),
-    )
+    for (const entry of ['oauth.bitrix.info', { toString: () => 'https://oauth.bitrix.info' }]) {
+      expect(() => new PortalOAuth(pair, secret, { oauthServers: [entry as string] })).toThrow(
+        expect.objectContaining({
+          code: SdkErrorCode.InvalidArgument,
+          message: expect.stringContaining(
+            'options.oauthServers[0] must be an absolute http(s) URL such as https://oauth.bitrix.info',
+          ),
+        }),
+      )
+    }
+    expect(
+      () =>
+        new PortalOAuth(pair, secret, {
+          oauthServers: [attacker.origin, 'https://user:pw@oauth.bitrix.info'],
+        }),
+    ).toThrow(expect.objectContaining({ message: expect.stringContaining('options.oauthServers[1]') }))
     expect(
       () => new PortalOAuth(pair, secret, { oauthServers: attacker.origin as unknown as string[] }),
     ).toThrow(
@@ -306,14 +316,21 @@ describe('oauthServers', () => {
           `${field} names the OAuth server ${attacker.origin}, which is not trusted: the client secret and refresh ` +
           `tokens go only to options.oauthServers (now ${trusted}) or PORTAL_OAUTH_TRUSTED_SERVERS`,
       })
-    // The environment's entries are trimmed and cut to their origin; a malformed one trusts nothing and is not shown.
+    // The environment's entries are trimmed (a no-break space too) and cut to their origin; a malformed one trusts
+    // nothing and is not shown.
     process.env.PORTAL_OAUTH_TRUSTED_SERVERS =
-      ' https://oauth.example.test/rest/ ,not a url,ftp://files.example.test, http://127.0.0.1:1'
+      '\u00a0https://oauth.example.test/rest/ ,not a url,ftp://files.example.test, http://127.0.0.1:1,http://127.0.0.1:1/'
     try {
       expect(
-        () => new PortalOAuth(pair, secret, { oauthServers: ['https://oauth.example.test/some/path'] }),
+        () =>
+          new PortalOAuth(pair, secret, {
+            oauthServers: ['https://oauth.other.test/some/path', 'http://127.0.0.1:1'],
+          }),
       ).toThrow(
-        refusal('PortalOAuth: authOptions.serverEndpoint', 'https://oauth.example.test, http://127.0.0.1:1'),
+        refusal(
+          'PortalOAuth: authOptions.serverEndpoint',
+          'https://oauth.other.test, http://127.0.0.1:1, https://oauth.example.test',
+        ),
       )
       process.env.PORTAL_OAUTH_TRUSTED_SERVERS = ''
       const fleet = rig.fleet(portal, { oauthServers: [] })
@@ -340,7 +357,11 @@ describe('oauthServers', () => {
 
 describe("an emulator's trust in PORTAL_OAUTH_TRUSTED_SERVERS", () => {
   it('is held by every portal of a farm: their OAuth server stays trusted until the last one closes', async () => {
+    const set = process.env.PORTAL_OAUTH_TRUSTED_SERVERS
+    // Unset at first: the last emulator to close leaves it unset, not empty.
+    delete process.env.PORTAL_OAUTH_TRUSTED_SERVERS
     const farm = await startPortalEmulators(2)
+    const alone = await startPortalEmulator()
     try {
       const [first, second] = farm.emulators as [PortalEmulator, PortalEmulator]
       const secret = { clientId: second.clientId, clientSecret: second.clientSecret }
@@ -353,8 +374,17 @@ describe("an emulator's trust in PORTAL_OAUTH_TRUSTED_SERVERS", () => {
       expect(() => new PortalOAuth(pair, secret)).toThrow(
         expect.objectContaining({ code: SdkErrorCode.UntrustedOAuthServer }),
       )
+      // Another emulator's origin stays.
+      await new PortalOAuth(alone.issueAuthParams(), {
+        clientId: alone.clientId,
+        clientSecret: alone.clientSecret,
+      }).destroy()
+      await alone.close()
+      expect('PORTAL_OAUTH_TRUSTED_SERVERS' in process.env).toBe(false)
     } finally {
       await farm.close()
+      await alone.close()
+      restoreTrustedServers(set)
     }
   })
 
