@@ -33,6 +33,11 @@ function expectNothingStolen(attacker: AttackerServer, portal: PortalEmulator): 
   expect(reached(attacker, portal.clientSecret)).toBe(false)
 }
 
+/** The origins the environment trusts now (read afresh: emulators change it as they start and close). */
+function trustedNow(): string[] {
+  return (process.env.PORTAL_OAUTH_TRUSTED_SERVERS ?? '').split(',')
+}
+
 describe('a forged ONAPPINSTALL', () => {
   it("for a portal never seen, naming the sender's host, is refused: nothing stored, nothing sent to the sender", async () => {
     const portal = await rig.portal()
@@ -366,11 +371,11 @@ describe("an emulator's trust in PORTAL_OAUTH_TRUSTED_SERVERS", () => {
       const [first, second] = farm.emulators as [PortalEmulator, PortalEmulator]
       const secret = { clientId: second.clientId, clientSecret: second.clientSecret }
       await first.close()
-      expect(process.env.PORTAL_OAUTH_TRUSTED_SERVERS?.split(',')).toContain(farm.oauthServer)
+      expect(trustedNow()).toContain(farm.oauthServer)
       await new PortalOAuth(second.issueAuthParams(), secret).destroy()
       const pair = second.issueAuthParams()
       await second.close()
-      expect(process.env.PORTAL_OAUTH_TRUSTED_SERVERS?.split(',') ?? []).not.toContain(farm.oauthServer)
+      expect(trustedNow()).not.toContain(farm.oauthServer)
       expect(() => new PortalOAuth(pair, secret)).toThrow(
         expect.objectContaining({ code: SdkErrorCode.UntrustedOAuthServer }),
       )
