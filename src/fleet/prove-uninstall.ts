@@ -3,8 +3,12 @@ import { RefreshTokenError } from '../errors/refresh-token-error.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { PortalOAuth } from '../portal-oauth.js'
 
-/** Codes of the portal's answers that say the request was fine but the limits stood in the way: nothing learned. */
-const LIMIT_CODES: ReadonlySet<string> = new Set(['QUERY_LIMIT_EXCEEDED', 'OPERATION_TIME_LIMIT'])
+/**
+ * The portal's answers that refuse the stored token itself: only they say the application is gone. Any other error
+ * (its limits, a 5xx, an access rule) teaches nothing, and an uninstall on it would let the application token alone
+ * remove a portal whose `app.info` happens to fail.
+ */
+const TOKEN_REFUSALS: ReadonlySet<string> = new Set(['invalid_token', 'expired_token'])
 
 /**
  * Requires that the portal no longer works with its stored pair before its `ONAPPUNINSTALL` is taken. The event
@@ -12,7 +16,8 @@ const LIMIT_CODES: ReadonlySet<string> = new Set(['QUERY_LIMIT_EXCEEDED', 'OPERA
  * the application before it sends the event, and with it every token it issued. So the portal's client asks
  * `app.info` with the stored pair (refreshing it if it expired): an answer means the application is still installed
  * and the event is refused with `JSSDK_EVENT_NOT_PROVED`; a refused token or refresh means it is gone. When the
- * portal or the OAuth server cannot be asked (a network failure, a timeout, limits), nothing is learned: the event is
+ * portal or the OAuth server cannot be asked, or answers any other error (a network failure, a timeout, limits, a
+ * 5xx), nothing is learned: the event is
  * refused with a `NETWORK_ERROR` `AjaxError` and the installation stays.
  */
 export async function requireUninstalled(memberId: string, client: PortalOAuth): Promise<void> {
@@ -34,7 +39,7 @@ export async function requireUninstalled(memberId: string, client: PortalOAuth):
       code: SdkErrorCode.EventNotProved,
       message: `handleEvent: portal ${memberId}: the portal still answers with the stored pair, so the application is installed; nothing was changed`,
     })
-  if (code === undefined || LIMIT_CODES.has(code)) throw cannotAsk(memberId)
+  if (code === undefined || !TOKEN_REFUSALS.has(code)) throw cannotAsk(memberId)
 }
 
 function cannotAsk(memberId: string): AjaxError {
