@@ -2,6 +2,7 @@ import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
 import type { SecretRedactor } from '../errors/to-error.js'
 import { type FetchLike, givenHttpOptions, type TypeHttpOptions } from '../http/http-options.js'
 import { createPooledFetch, type PooledFetch } from '../http/undici-fetch.js'
+import type { OperationSecrets } from '../logger/secret-registry.js'
 import { PortalOAuth } from '../portal-oauth.js'
 import { onRemovedFromStore } from '../store/removal-listeners.js'
 import { answerWithin, callStore } from '../store/store-call.js'
@@ -233,12 +234,7 @@ export class PortalFleet {
     return this.#serially(memberId, async () => {
       // The event's tokens, and those of the pair the store holds, are kept out of what this rejects with.
       const secrets = this.#settings.secrets.with([auth.access_token, auth.refresh_token, applicationToken])
-      const stored = await this.#storeCall(
-        `reading the pair of portal ${memberId}`,
-        (store) => store.load(memberId),
-        secrets,
-      )
-      if (stored) secrets.add(pairSecrets(stored))
+      const stored = await this.#readPair(memberId, secrets)
       if (!admitted(event, memberId, applicationToken, stored, mayWait)) return AFTER_EARLIER_INSTALLS
       if (event !== 'ONAPPUNINSTALL') return false
       // Its application token is no proof (any user of the application's page reads it): the stored pair must be dead.
@@ -251,6 +247,17 @@ export class PortalFleet {
       this.#settings.logger.info('PortalFleet: portal uninstalled', { memberId })
       return true
     })
+  }
+
+  /** The portal's stored pair, whose tokens join the operation's `secrets` (kept out of what it rejects with). */
+  async #readPair(memberId: string, secrets: OperationSecrets): Promise<PortalOAuthParams | null> {
+    const stored = await this.#storeCall(
+      `reading the pair of portal ${memberId}`,
+      (store) => store.load(memberId),
+      secrets,
+    )
+    if (stored) secrets.add(pairSecrets(stored))
+    return stored
   }
 
   /** Keeps `promise` in `registry` under `memberId` until it settles. */
@@ -379,15 +386,7 @@ export class PortalFleet {
     const settings = this.#settings
     // The event's tokens, and those of the pairs the store holds, are kept out of what this rejects with.
     const secrets = settings.secrets.with([auth.access_token, auth.refresh_token, applicationToken])
-    const read = async (): Promise<PortalOAuthParams | null> => {
-      const stored = await this.#storeCall(
-        `reading the pair of portal ${memberId}`,
-        (store) => store.load(memberId),
-        secrets,
-      )
-      if (stored) secrets.add(pairSecrets(stored))
-      return stored
-    }
+    const read = (): Promise<PortalOAuthParams | null> => this.#readPair(memberId, secrets)
     const before = await read()
     if (!admitted(event, memberId, applicationToken, before, mayWait)) return AFTER_EARLIER_INSTALLS
     const claimed = eventPairParams(auth, Date.now())
