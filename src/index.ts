@@ -177,7 +177,13 @@ export type {
   SlotAnswer,
   TokenStore,
 } from './store/token-store.js'
-export { HealthCheckTool, PingTool, type PortalTools, type ToolOptions } from './tools/tools.js'
+export {
+  type HealthCheckOptions,
+  HealthCheckTool,
+  PingTool,
+  type PortalTools,
+  type ToolOptions,
+} from './tools/tools.js'
 export { ApiVersion } from './types/api-version.js'
 export { EnumAppStatus, type TypeEnumAppStatus } from './types/app-status.js'
 export type {

@@ -56,6 +56,25 @@ export function refuseSecretFlags(command: string, args: readonly string[]): voi
 }
 
 /**
+ * `--flag -5` as `--flag=-5` for a flag that takes a value: `parseArgs` would call a value that starts with a dash
+ * ambiguous, and the command's own check then names the flag and what it takes.
+ */
+function joinNegativeValues(args: readonly string[], options: ParseArgsOptionsConfig): string[] {
+  const joined: string[] = []
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!
+    const next = args[at + 1]
+    const name = /^--([\w-]+)$/.exec(arg)?.[1]
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`)
+      at++
+    } else joined.push(arg)
+    if (arg === '--') return [...joined, ...args.slice(at + 1)]
+  }
+  return joined
+}
+
+/**
  * `util.parseArgs` in strict mode with `--help`/`-h` added; its errors become a {@link UsageError} naming the
  * command. Secret-looking flags are refused first.
  */
@@ -69,7 +88,7 @@ export function parseCommandArgs<T extends ParseArgsOptionsConfig>(
   let parsed: { values: Record<string, unknown>; positionals: string[] }
   try {
     parsed = parseArgs({
-      args: [...args],
+      args: joinNegativeValues(args, options),
       options: { ...options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,

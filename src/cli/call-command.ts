@@ -1,14 +1,18 @@
 import { readFile } from 'node:fs/promises'
+import { ListPageError } from '../actions/list/list-page-error.js'
 import type { PortalOAuth } from '../portal-oauth.js'
 import type { Result } from '../results/result.js'
+import { requireHeaderValue } from '../validation/rules.js'
 import { parseCommandArgs } from './args.js'
 import { type Command, flagNames, printHelp } from './command.js'
 import { CREDENTIALS_HELP } from './credentials.js'
 import { CommandFailure, ExitCode, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
+import { similarMethods } from './method-names.js'
 import { openPortal, PORTAL_FLAG_OPTIONS, PORTAL_FLAGS_HELP, portalFlags } from './portal-source.js'
 import { ListProgress } from './progress.js'
 import { EXIT_CODES_HELP } from './run.js'
+import { inShellWords } from './shell-errors.js'
 
 const HELP = `Usage: portal-oauth call <method> [params] (--pair FILE | --store URL --member ID) [flags]
 
@@ -41,6 +45,16 @@ const FLAGS = {
   'request-id': { type: 'string' },
 } as const
 
+/** `--request-id`: it travels as the `X-Request-Id` header, so no line break or other control character. */
+function requestIdFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  try {
+    return requireHeaderValue('--request-id', value)
+  } catch (error) {
+    throw new UsageError(`call: ${(error as Error).message}`)
+  }
+}
+
 async function readParams(text: string | undefined): Promise<Record<string, unknown>> {
   if (text === undefined) return {}
   let source = text
@@ -66,8 +80,16 @@ function print(io: CliIo, value: unknown): void {
   io.stdout.write(`${io.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`)
 }
 
-function failed(method: string, result: Result<unknown>): CommandFailure {
-  return new CommandFailure(`${method}: ${result.getErrorMessages().join('; ')}`)
+/**
+ * A REST error as one line: the portal's message and code for each error, and for a method the portal does not know
+ * the catalogue's names closest to it.
+ */
+async function failed(plan: CallPlan, result: Result<unknown>): Promise<CommandFailure> {
+  const errors = result.getErrors().map((error) => `${inShellWords(error.message)} (${error.code})`)
+  const unknown = result.getErrors().some((error) => error.code === 'ERROR_METHOD_NOT_FOUND')
+  const similar = unknown ? await similarMethods(plan.method, plan.api) : []
+  const hint = similar.length > 0 ? `; did you mean ${similar.join(' or ')}?` : ''
+  return new CommandFailure(`${plan.method}: ${errors.join('; ')}${hint}`)
 }
 
 interface CallPlan {
@@ -86,7 +108,7 @@ async function callOnce(portal: PortalOAuth, plan: CallPlan, full: boolean, io: 
     unchecked: true,
     ...(plan.requestId !== undefined && { requestId: plan.requestId }),
   })
-  if (!result.isSuccess) throw failed(plan.method, result)
+  if (!result.isSuccess) throw await failed(plan, result)
   const answer = result.getData() as { result?: unknown } | undefined
   print(io, full ? answer : answer?.result)
 }
@@ -103,27 +125,56 @@ async function countRows(portal: PortalOAuth, plan: CallPlan): Promise<number | 
   return first.isSuccess ? first.getTotal() : undefined
 }
 
-async function callAll(
-  portal: PortalOAuth,
-  plan: CallPlan,
-  keys: { idKey: string | undefined; resultKey: string | undefined },
-  io: CliIo,
-): Promise<void> {
-  const total = io.stderrIsTTY ? await countRows(portal, plan) : undefined
-  const progress = new ListProgress(io, plan.method, total)
-  const rows: unknown[] = []
-  const pages = portal.actions[plan.api].fetchList.make({
+/** Whether `method` is a v3 keyset method (`main.eventlog.tail`), paged by its cursor rather than by ids. */
+function isTail(plan: CallPlan): boolean {
+  return plan.api === 'v3' && plan.method.endsWith('.tail')
+}
+
+/** The pages of the list `plan` names: `fetchTail` for a v3 `*.tail` method, `fetchList` for any other. */
+function listPages(portal: PortalOAuth, plan: CallPlan, keys: ListKeys): AsyncIterable<unknown[]> {
+  const common = {
     method: plan.method,
     params: plan.params,
     signal: plan.signal,
     unchecked: true,
-    ...(keys.idKey !== undefined && { idKey: keys.idKey }),
     ...(keys.resultKey !== undefined && { customKeyForResult: keys.resultKey }),
     ...(plan.requestId !== undefined && { requestId: plan.requestId }),
+  } as const
+  if (isTail(plan))
+    return portal.actions.v3.fetchTail.make({
+      ...common,
+      ...(keys.idKey !== undefined && { cursor: { field: keys.idKey } }),
+    })
+  return portal.actions[plan.api].fetchList.make({
+    ...common,
+    ...(keys.idKey !== undefined && { idKey: keys.idKey }),
   })
-  for await (const page of pages) {
-    rows.push(...page)
-    progress.page(page.length)
+}
+
+/** The flags that say where a list's rows and ids are. */
+interface ListKeys {
+  idKey: string | undefined
+  resultKey: string | undefined
+}
+
+/** Walks the list to its end and prints every row; on a failure, the rows read before it, then the failure. */
+async function callAll(portal: PortalOAuth, plan: CallPlan, keys: ListKeys, io: CliIo): Promise<void> {
+  const total = io.stderrIsTTY && !isTail(plan) ? await countRows(portal, plan) : undefined
+  const progress = new ListProgress(io, plan.method, total)
+  const rows: unknown[] = []
+  try {
+    for await (const page of listPages(portal, plan, keys)) {
+      rows.push(...page)
+      progress.page(page.length)
+    }
+  } catch (error) {
+    // What was read is not lost: a script keeps the rows before the failure, and the exit code tells it failed.
+    if (rows.length > 0) print(io, rows)
+    if (error instanceof ListPageError && error.portalErrors.length > 0)
+      throw new CommandFailure(
+        `${plan.method}: page ${error.page} failed after ${rows.length} rows: ${error.portalErrors.map((e) => `${e.message} (${e.code})`).join('; ')}`,
+      )
+    throw error
   }
   progress.done()
   print(io, rows)
@@ -140,18 +191,16 @@ async function run(args: string[], io: CliIo): Promise<ExitCode> {
   if (api !== 'v2' && api !== 'v3') throw new UsageError(`call: --api must be v2 or v3, got '${api}'`)
   if (values.all !== true && (values['id-key'] !== undefined || values['result-key'] !== undefined))
     throw new UsageError('call: --id-key and --result-key go with --all')
-  const plan: CallPlan = {
-    method,
-    params: await readParams(paramsText),
-    api,
-    requestId: values['request-id'],
-    signal: io.signal,
-  }
-  const { portal, close } = await openPortal('call', portalFlags(values), io)
+  const requestId = requestIdFlag(values['request-id'])
+  const params = await readParams(paramsText)
+  const { portal, signal, explain, close } = await openPortal('call', portalFlags(values), io)
+  const plan: CallPlan = { method, params, api, requestId, signal }
   try {
     if (values.all === true)
       await callAll(portal, plan, { idKey: values['id-key'], resultKey: values['result-key'] }, io)
     else await callOnce(portal, plan, values.full === true, io)
+  } catch (error) {
+    throw explain(error)
   } finally {
     await close()
   }

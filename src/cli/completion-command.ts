@@ -2,6 +2,7 @@ import { parseCommandArgs } from './args.js'
 import { type Command, printHelp } from './command.js'
 import { ExitCode, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
+import { catalogueMethods } from './method-names.js'
 import { EXIT_CODES_HELP } from './run.js'
 
 const HELP = `Usage: portal-oauth completion bash|zsh
@@ -16,12 +17,6 @@ Flags:
   -h, --help   this help
 
 ${EXIT_CODES_HELP}`
-
-/** Every documented method name, v2 and v3, sorted, each once. */
-async function methodNames(): Promise<string[]> {
-  const { V2_METHODS, V3_METHODS } = await import('../catalogue/methods.generated.js')
-  return [...new Set([...Object.keys(V2_METHODS), ...Object.keys(V3_METHODS)])].sort()
-}
 
 /** Flags whose value is a file name. */
 const FILE_FLAGS = ['--pair', '--client-secret-file', '--out']
@@ -115,7 +110,7 @@ export function completionCommand(commands: () => readonly Command[]): Command {
         throw new UsageError(
           `completion: name the shell, bash or zsh${shell === undefined ? '' : `, got '${shell}'`}`,
         )
-      const methods = await methodNames()
+      const methods = await catalogueMethods()
       io.stdout.write(shell === 'bash' ? bashScript(commands(), methods) : zshScript(commands(), methods))
       return ExitCode.Ok
     },

@@ -4,7 +4,7 @@ import { type Command, flagNames, printHelp } from './command.js'
 import { CommandFailure, ExitCode, UsageError } from './exit-codes.js'
 import { countStates, type PortalReport, portalReport, reportTable } from './fleet-report.js'
 import type { CliIo } from './io.js'
-import { describeUrl, openRedis, storeUrl } from './redis-url.js'
+import { describeUrl, openRedis, prefixFlag, storeUrl } from './redis-url.js'
 import { EXIT_CODES_HELP } from './run.js'
 
 const HELP = `Usage: portal-oauth fleet status --store URL [flags]
@@ -51,13 +51,11 @@ async function run(args: string[], io: CliIo): Promise<ExitCode> {
   if (!/^\d+$/.test(within))
     throw new UsageError(`fleet: --expiring-within must be a number of seconds, got '${within}'`)
   const url = storeUrl('fleet', values.store)
+  const prefix = prefixFlag('fleet', values.prefix)
   const redis = await openRedis(url)
   let reports: PortalReport[]
   try {
-    const inventory = new RedisStoreInventory(
-      redis.client,
-      values.prefix === undefined ? {} : { prefix: values.prefix },
-    )
+    const inventory = new RedisStoreInventory(redis.client, prefix)
     const ids = action === 'show' ? [member!] : await inventory.memberIds()
     const portals = await Promise.all(ids.map((id) => inventory.read(id)))
     const now = Date.now()

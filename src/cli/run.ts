@@ -1,6 +1,6 @@
 import { PACKAGE_VERSION } from '../version.js'
 import type { Command } from './command.js'
-import { CommandFailure, ExitCode, UsageError } from './exit-codes.js'
+import { ExitCode, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
 
 /** The text shared by every help page: what the exit codes mean. */
@@ -63,8 +63,8 @@ export async function runCli(
       io.stderr.write(`portal-oauth ${error.message}\nRun 'portal-oauth ${command.name} --help' for usage.\n`)
       return ExitCode.Usage
     }
-    const prefix = error instanceof CommandFailure ? '' : `${error instanceof Error ? error.name : 'Error'}: `
-    io.stderr.write(`portal-oauth ${command.name}: ${prefix}${describe(error)}\n`)
+    // The message alone: a class name (SdkError, AjaxError) tells a shell user nothing.
+    io.stderr.write(`portal-oauth ${command.name}: ${describe(error)}\n`)
     return ExitCode.Failure
   }
 }

@@ -136,14 +136,18 @@ async function run(args: string[], io: CliIo): Promise<ExitCode> {
       throw new UsageError(`types: --entity-type must be an entity type id, got '${value}'`)
     return Number(value)
   })
-  const { portal, close } = await openPortal('types', portalFlags(values), io)
+  const { portal, signal, explain, close } = await openPortal('types', portalFlags(values), io)
+  // The calls stop at SIGINT or SIGTERM, and at once when the portal cannot be reached.
+  const callIo: CliIo = { ...io, signal }
   let entities: EntityFields[]
   let v3Methods: OpenApiMethod[]
   let origin: string
   try {
-    entities = await readEntities(portal, extra, io)
-    v3Methods = await readV3Methods(portal, io)
+    entities = await readEntities(portal, extra, callIo)
+    v3Methods = await readV3Methods(portal, callIo)
     origin = portal.getTargetOrigin()
+  } catch (error) {
+    throw explain(error)
   } finally {
     await close()
   }

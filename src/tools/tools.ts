@@ -1,5 +1,6 @@
 import type { V2CallAction } from '../actions/actions.js'
 import type { LoggerInterface } from '../logger/logger.js'
+import { MAX_RETRY_DELAY_MS, requireIntegerIn } from '../validation/rules.js'
 
 /** The cheap authenticated call both tools make. */
 const PROBE_METHOD = 'server.time'
@@ -10,11 +11,24 @@ export interface ToolOptions {
   requestId?: string
 }
 
+/** Default deadline of `tools.healthCheck.make`, ms. */
+export const HEALTH_CHECK_TIMEOUT_MS = 3_000
+
+/** Options of `tools.healthCheck.make`. */
+export interface HealthCheckOptions extends ToolOptions {
+  /**
+   * Deadline of the whole check, ms, from 1 to 300 000 (default {@link HEALTH_CHECK_TIMEOUT_MS}): a refresh, the
+   * limiter's wait, the request and its retries. A portal that has not answered by then is not healthy.
+   */
+  timeout?: number
+}
+
 /** The probe call, with the caller's request id when given. */
-function probe(call: V2CallAction, options: ToolOptions) {
+function probe(call: V2CallAction, options: ToolOptions, signal?: AbortSignal) {
   return call.make({
     method: PROBE_METHOD,
     ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
+    ...(signal === undefined ? {} : { signal }),
   })
 }
 
@@ -53,13 +67,23 @@ export class HealthCheckTool {
   }
 
   /**
-   * Calls `server.time` (v2): `true` when it succeeds (portal reachable, token or webhook accepted, refreshing the
-   * token first if it expired), `false` on any failure. Never throws; the reason goes to the logger at debug level.
+   * Calls `server.time` (v2): `true` when it succeeds within `timeout` (portal reachable, token or webhook accepted,
+   * refreshing the token first if it expired), `false` on any failure or when the deadline passes first (a refused
+   * connection is retried by the client for seconds, a health check does not wait for that). Never throws for the
+   * portal's sake; the reason goes to the logger at debug level. A `timeout` out of range throws an `SdkError`
+   * naming it.
    */
-  async make(options: ToolOptions = {}): Promise<boolean> {
+  async make(options: HealthCheckOptions = {}): Promise<boolean> {
+    const timeout = requireIntegerIn(
+      'tools.healthCheck: timeout',
+      options.timeout ?? HEALTH_CHECK_TIMEOUT_MS,
+      1,
+      MAX_RETRY_DELAY_MS,
+      { unit: 'ms' },
+    )
     let reason: string
     try {
-      const result = await probe(this.#call, options)
+      const result = await probe(this.#call, options, AbortSignal.timeout(timeout))
       if (result.isSuccess) return true
       reason = result.getErrorMessages().join('; ')
     } catch (error) {
@@ -74,7 +98,7 @@ export class HealthCheckTool {
 export interface PortalTools {
   /** Round trip of `server.time` in ms: `tools.ping.make({ requestId })`. */
   readonly ping: PingTool
-  /** Portal reachable and credentials accepted, never throws: `tools.healthCheck.make({ requestId })`. */
+  /** Portal reachable and credentials accepted within a deadline, never throws: `tools.healthCheck.make({ timeout })`. */
   readonly healthCheck: HealthCheckTool
 }
 

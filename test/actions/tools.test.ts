@@ -1,7 +1,8 @@
+import diagnostics from 'node:diagnostics_channel'
 import { afterEach, describe, expect, it } from 'vitest'
 import { RefreshTokenError, SdkError } from '../../src/index.js'
 import { EmulatorRestError } from '../../src/testing/index.js'
-import type { Rig } from '../helpers.js'
+import { type Rig, startRig } from '../helpers.js'
 import { startFastRig } from './fast-rig.js'
 
 let rig: Rig | undefined
@@ -81,5 +82,29 @@ describe('tools.healthCheck', () => {
     await rig.emulator.close()
     expect(await rig.portal.tools.healthCheck.make()).toBe(false)
     await expect(rig.portal.tools.ping.make()).rejects.toMatchObject({ code: 'NETWORK_ERROR' })
+  })
+
+  it('answers false at its deadline while the client still retries a refused connection', async () => {
+    // The default retries of a refused connection wait 1 s, 2 s and 4 s: without a deadline the check waits them out.
+    rig = await startRig({ emulator: { rateLimit: false } })
+    await rig.emulator.close()
+    const failures: unknown[] = []
+    const subscriber = (message: unknown): void => void failures.push(message)
+    diagnostics.subscribe('undici:client:connectError', subscriber)
+    try {
+      expect(await rig.portal.tools.healthCheck.make({ timeout: 300 })).toBe(false)
+    } finally {
+      diagnostics.unsubscribe('undici:client:connectError', subscriber)
+    }
+    // One attempt was refused; the check did not wait for the second, a second later.
+    expect(failures).toHaveLength(1)
+  })
+
+  it('refuses a timeout out of range, naming it', async () => {
+    rig = await startFastRig()
+    await expect(rig.portal.tools.healthCheck.make({ timeout: 0 })).rejects.toThrow(
+      'tools.healthCheck: timeout must be an integer from 1 to 300000 ms',
+    )
+    expect(rig.emulator.log.restRequests()).toHaveLength(0)
   })
 })
