@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { type PortalEmulatorOptions, startPortalEmulator } from '../testing/index.js'
+import { DEFAULT_SCOPE } from '../testing/state.js'
 import { parseCommandArgs, portFlag } from './args.js'
 import { type Command, flagNames, printHelp } from './command.js'
 import { startEmulatorControl } from './emulator-control.js'
@@ -10,7 +11,8 @@ import { EXIT_CODES_HELP } from './run.js'
 const HELP = `Usage: portal-oauth emulator [flags]
 
 Runs the loopback portal emulator (a portal's REST v2 and v3, batches, webhooks, limits) and its OAuth server as a
-standalone server, for tests in any language, until SIGINT or SIGTERM (then exits 0).
+standalone server, for tests in any language, until SIGINT or SIGTERM (then exits 0), or until the process that
+started it ends (npx, npm exec: they do not pass SIGTERM on).
 
 Flags:
   --port N                 portal port on 127.0.0.1 (default: a free port)
@@ -21,7 +23,7 @@ Flags:
                            PortalOAuthParams for new PortalOAuth(pair, { clientId, clientSecret }))
   --client-id ID           OAuth client id the emulator accepts
   --client-secret-file F   read the client secret the emulator accepts from F (default: a random one)
-  --scope LIST             scope of the pairs it issues (default: crm,user,task)
+  --scope LIST             scope of the pairs it issues (default: ${DEFAULT_SCOPE})
   --access-token-ttl S     access token lifetime in seconds (default: 3600)
   --list-rows N            rows of every built-in list (crm.item.list, user.get, ...; default: 120)
   --unlimited              switch the leaky bucket and the operating limit off
@@ -73,10 +75,27 @@ async function secretFromFile(path: string | undefined): Promise<string | undefi
   return secret
 }
 
-/** Resolves when `signal` aborts. */
+/** How often the emulator looks whether the process that started it is still there, ms. */
+const PARENT_CHECK_MS = 250
+
+/**
+ * Resolves when `signal` aborts, or when the process that started this one ends (this one is handed to another
+ * parent): `npx portal-oauth emulator &` then `kill %1` ends npm, which does not pass the signal on.
+ */
 function stopped(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve()
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+  const parent = process.ppid
+  return new Promise((resolve) => {
+    const orphaned = setInterval(() => {
+      if (process.ppid !== parent) done()
+    }, PARENT_CHECK_MS)
+    const done = (): void => {
+      clearInterval(orphaned)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
 }
 
 async function run(args: string[], io: CliIo): Promise<ExitCode> {
