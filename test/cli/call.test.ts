@@ -82,7 +82,7 @@ describe('portal-oauth call', () => {
     expectNoSecret(run.stdout + run.stderr + again.stdout + again.stderr, [emulator.info.pair, written])
   }, 30_000)
 
-  it('a refreshed pair that cannot be written back fails the command (exit 1), naming the file', async () => {
+  it('a pair file in a directory that cannot be written fails the command before its refresh token is spent', async () => {
     const locked = join(dir, 'locked')
     await mkdir(locked)
     const lockedPair = join(locked, 'tokens.json')
@@ -92,11 +92,17 @@ describe('portal-oauth call', () => {
     if (!immutable) await chmod(locked, 0o500)
     try {
       await emulator.control('POST', '/expire-tokens')
+      const before = await readFile(lockedPair, 'utf8')
       const run = await runCli(['call', 'profile', '--pair', lockedPair], env())
-      expect(run.code).toBe(1)
-      expect(run.stderr).toContain(`the refreshed pair could not be written to ${lockedPair}`)
-      expect(run.stderr).toContain('re-authorise the application')
-      expect(await log('token')).toEqual([expect.objectContaining({ status: 200 })])
+      expect(run).toMatchObject({ code: 1, stdout: '' })
+      expect(run.stderr).toBe(
+        `portal-oauth call: --pair ${lockedPair}: cannot create its lock file ${lockedPair}.lock (${immutable ? 'EPERM' : 'EACCES'}): ` +
+          'a refreshed pair could not be written beside it either, so nothing was sent\n',
+      )
+      // Nothing reached the portal or the OAuth server: the refresh token in the file still works.
+      expect(await log('token')).toEqual([])
+      expect(await log('rest')).toEqual([])
+      expect(await readFile(lockedPair, 'utf8')).toBe(before)
       expectNoSecret(run.stdout + run.stderr, [emulator.info.pair])
     } finally {
       if (immutable) spawnSync('chattr', ['-i', locked])
@@ -110,7 +116,11 @@ describe('portal-oauth call', () => {
     const before = await readFile(pairFile, 'utf8')
     const run = await runCli(['call', 'profile', '--pair', pairFile], env())
     expect(run).toMatchObject({ code: 1, stdout: '' })
-    expect(run.stderr).toMatch(/^portal-oauth call: RefreshTokenError: .*invalid_grant/m)
+    expect(run.stderr).toBe(
+      `portal-oauth call: the OAuth server refused the refresh token of --pair ${pairFile} (invalid_grant: revoked, HTTP 400): ` +
+        'it was spent or revoked. A program that holds a copy of this pair (another host, a backup restored) may have ' +
+        `refreshed it first; re-authorise the application and put its new pair in --pair ${pairFile}\n`,
+    )
     expect(await readFile(pairFile, 'utf8')).toBe(before)
     expectNoSecret(run.stderr, [emulator.info.pair])
   }, 30_000)
@@ -121,7 +131,7 @@ describe('portal-oauth call', () => {
     })
     const run = await runCli(['call', 'app.thing.get', '{"id": 5}', '--pair', pairFile], env())
     expect(run).toMatchObject({ code: 1, stdout: '' })
-    expect(run.stderr).toContain('portal-oauth call: app.thing.get: Thing not found')
+    expect(run.stderr).toBe('portal-oauth call: app.thing.get: Thing not found (ERROR_NOT_FOUND)\n')
   }, 30_000)
 
   it('--all walks a v2 and a v3 list: every row on stdout, the count on stderr (not a terminal)', async () => {
@@ -262,7 +272,7 @@ describe('portal-oauth call, interrupted', () => {
     expect((await emulator.control('POST', '/wait-for-held')).body).toEqual({ held: true })
     child.kill('SIGINT')
     expect(await exited).toBe(1)
-    expect(stderr).toContain("portal-oauth call: AjaxError: v2 profile: cancelled by the caller's signal")
+    expect(stderr).toBe("portal-oauth call: v2 profile: cancelled by the caller's signal\n")
     await emulator.control('POST', '/release-held')
   }, 30_000)
 })
