@@ -1,0 +1,95 @@
+/**
+ * What nobody answers: a portal whose port refuses connections, a Redis server that is down, a `--store` port that
+ * is no Redis. Each ends the command with one line on stderr that names the address, and nothing else.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { freePort } from '../redis/redis-server.js'
+import { type CliEmulator, runCli, startCliEmulator } from './cli-process.js'
+
+let dir = ''
+let emulator: CliEmulator
+
+// cli-process.ts stops every emulator it started after each test.
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'portal-oauth-unreachable-'))
+  emulator = await startCliEmulator()
+})
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+function env(extraTrust = ''): NodeJS.ProcessEnv {
+  return {
+    PORTAL_OAUTH_CLIENT_ID: emulator.info.clientId,
+    PORTAL_OAUTH_CLIENT_SECRET: emulator.info.clientSecret,
+    PORTAL_OAUTH_TRUSTED_SERVERS: `${emulator.info.oauthServer}${extraTrust}`,
+  }
+}
+
+/** `runCli` and how long the command ran, ms. */
+async function timed(args: string[], environment: NodeJS.ProcessEnv) {
+  const started = performance.now()
+  const run = await runCli(args, environment)
+  return { ...run, ms: performance.now() - started }
+}
+
+describe('an address nobody answers', () => {
+  it('a portal that refuses the connection fails the call at once, naming its address', async () => {
+    const port = await freePort()
+    const origin = `http://127.0.0.1:${port}`
+    const pairFile = join(dir, 'refused.json')
+    await writeFile(
+      pairFile,
+      JSON.stringify({
+        ...emulator.info.pair,
+        clientEndpoint: `${origin}/rest/`,
+        domain: `127.0.0.1:${port}`,
+      }),
+    )
+    const reachable = join(dir, 'reachable.json')
+    await writeFile(reachable, JSON.stringify(emulator.info.pair))
+    // The same command on a portal that answers, run just before: what starting the command costs on this machine.
+    const baseline = await timed(['call', 'profile', '--pair', reachable], env())
+    expect(baseline.code).toBe(0)
+    const refused = await timed(['call', 'profile', '--pair', pairFile], env())
+    expect(refused).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `portal-oauth call: cannot connect to ${origin} (ECONNREFUSED)\n`,
+    })
+    // The library's retries of a refused connection wait 1 s, 2 s and 4 s: the command waited for none of them.
+    expect(refused.ms - baseline.ms).toBeLessThan(3_000)
+  }, 60_000)
+
+  it('Redis down: one line, no client stack', async () => {
+    const port = await freePort()
+    for (const args of [
+      ['call', 'profile', '--store', `redis://127.0.0.1:${port}`, '--member', 'm'],
+      ['fleet', 'status', '--store', `redis://127.0.0.1:${port}`],
+    ]) {
+      const run = await runCli(args, env())
+      expect(run).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `portal-oauth ${args[0]}: --store redis://127.0.0.1:${port}: cannot connect (connect ECONNREFUSED 127.0.0.1:${port})\n`,
+      })
+    }
+  }, 60_000)
+
+  it('--store on a port that is no Redis server (the emulator): one line, no client stack', async () => {
+    const port = new URL(emulator.info.controlEndpoint).port
+    const run = await runCli(
+      ['call', 'profile', '--store', `redis://127.0.0.1:${port}`, '--member', 'm'],
+      env(),
+    )
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `portal-oauth call: --store redis://127.0.0.1:${port}: cannot connect (it does not answer as a Redis server does)\n`,
+    })
+  }, 30_000)
+})
