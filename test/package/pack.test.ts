@@ -1,9 +1,11 @@
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { type AddressInfo, connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -295,6 +297,43 @@ describe('the packed package', () => {
     expect(code).toBe(0)
     const completion = await run(bin, ['completion', 'bash'], { cwd: app, maxBuffer: 1 << 24 })
     expect(completion.stdout).toContain(' crm.deal.list ')
+  }, 60_000)
+
+  it('npx portal-oauth emulator & then kill %1: the emulator stops with npm and frees its port', async () => {
+    // npm exec does not pass SIGTERM on to the command it runs: the emulator notices its parent is gone.
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo
+        probe.close(() => done(free))
+      })
+    })
+    const script = [
+      'set -e',
+      `npx portal-oauth emulator --json --port ${port} > emulator.jsonl 2> emulator.err &`,
+      'until [ -s emulator.jsonl ]; do sleep 0.1; done',
+      `curl -s -o /dev/null -w '%{http_code}\\n' http://127.0.0.1:${port}/rest/server.time`,
+      'kill %1',
+      'wait %1 || true',
+    ].join('\n')
+    const path = `${dirname(process.execPath)}:${process.env.PATH}`
+    const { stdout } = await run('bash', ['-c', script], { cwd: app, env: { ...process.env, PATH: path } })
+    // The portal answered while it ran (401: no token).
+    expect(stdout).toBe('401\n')
+    const refused = async (): Promise<boolean> =>
+      new Promise((done) => {
+        const socket = connect(port, '127.0.0.1')
+        socket.once('connect', () => {
+          socket.destroy()
+          done(false)
+        })
+        socket.once('error', () => done(true))
+      })
+    let free = await refused()
+    for (let look = 0; look < 50 && !free; look++) {
+      await sleep(100)
+      free = await refused()
+    }
+    expect(free).toBe(true)
   }, 60_000)
 
   it('every source map resolves: its sources are shipped or embedded', async () => {
