@@ -52,7 +52,8 @@ export function portalFlags(values: {
 }
 
 /** The help lines of {@link PortalFlags}. */
-export const PORTAL_FLAGS_HELP = `  --pair FILE              the token pair (a PortalOAuthParams as JSON); a refreshed pair is written back
+export const PORTAL_FLAGS_HELP = `  --pair FILE              the token pair (a PortalOAuthParams as JSON); a refreshed pair is written back.
+                           Commands on one FILE take turns (FILE.lock beside it); its directory must be writable
   --store URL              or: a RedisStore at redis://[user:password@]host:port[/db] ...
   --member ID              ... and the portal's member id in it
   --prefix P               the store's key prefix (default: portal-oauth:)`

@@ -37,7 +37,7 @@ function refused(error: RefreshTokenError, source: string): CommandFailure {
   return new CommandFailure(
     `the OAuth server refused the refresh token of ${source} (${answer}): it was spent or revoked. ` +
       `A program that holds a copy of this pair (another host, a backup restored) may have refreshed it first; ` +
-      `re-authorise the application and put its new pair in ${source}`,
+      `re-authorise the application${source.startsWith('--pair ') ? ` and put its new pair in ${source.slice('--pair '.length)}` : ' (its install event stores the new pair)'}`,
   )
 }
 

@@ -119,7 +119,7 @@ describe('portal-oauth call', () => {
     expect(run.stderr).toBe(
       `portal-oauth call: the OAuth server refused the refresh token of --pair ${pairFile} (invalid_grant: revoked, HTTP 400): ` +
         'it was spent or revoked. A program that holds a copy of this pair (another host, a backup restored) may have ' +
-        `refreshed it first; re-authorise the application and put its new pair in --pair ${pairFile}\n`,
+        `refreshed it first; re-authorise the application and put its new pair in ${pairFile}\n`,
     )
     expect(await readFile(pairFile, 'utf8')).toBe(before)
     expectNoSecret(run.stderr, [emulator.info.pair])
