@@ -1,56 +1,31 @@
-/** `portal-oauth call --all` on every list shape, and on a list that fails after its first page. */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { RequestLogEntry } from '../../src/testing/index.js'
-import { type CliEmulator, runCli, startCliEmulator } from './cli-process.js'
+import { runCli, usePairFixture } from './cli-process.js'
 
-let dir = ''
-let emulator: CliEmulator
-let pairFile = ''
-
-// cli-process.ts stops every emulator it started after each test.
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'portal-oauth-call-all-'))
-  pairFile = join(dir, 'tokens.json')
-  emulator = await startCliEmulator(['--list-rows', '130'])
-  await writeFile(pairFile, JSON.stringify(emulator.info.pair))
-})
-
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true })
-})
-
-function env(): NodeJS.ProcessEnv {
-  return {
-    PORTAL_OAUTH_CLIENT_ID: emulator.info.clientId,
-    PORTAL_OAUTH_CLIENT_SECRET: emulator.info.clientSecret,
-    PORTAL_OAUTH_TRUSTED_SERVERS: emulator.info.oauthServer,
-  }
-}
+const fixture = usePairFixture('call-all', ['--list-rows', '130'])
+const { env } = fixture
 
 describe('portal-oauth call --all', () => {
   it('walks a v3 *.tail method by its cursor to the end', async () => {
     const run = await runCli(
-      ['call', 'main.eventlog.tail', '--api', 'v3', '--all', '--pair', pairFile],
+      ['call', 'main.eventlog.tail', '--api', 'v3', '--all', '--pair', fixture.pairFile],
       env(),
     )
     expect(run.stderr).toBe('main.eventlog.tail: 130 rows\n')
     expect(run.code).toBe(0)
     const rows = JSON.parse(run.stdout) as Array<{ id: number }>
     expect(rows.map((row) => row.id)).toEqual(Array.from({ length: 130 }, (_, index) => index + 1))
-    const pages = ((await emulator.control('GET', '/log?kind=rest')).body as RequestLogEntry[]).filter(
-      (entry) => entry.restMethod === 'main.eventlog.tail',
-    )
+    const pages = (
+      (await fixture.emulator.control('GET', '/log?kind=rest')).body as RequestLogEntry[]
+    ).filter((entry) => entry.restMethod === 'main.eventlog.tail')
     expect(pages.map((entry) => entry.status)).toEqual([200, 200, 200])
   }, 30_000)
 
   it('prints the rows read before a page that fails, then the failure (exit 1)', async () => {
     // A list that answers the same 50 rows whatever the id filter: its second page cannot move on.
     const rows = Array.from({ length: 50 }, (_, index) => ({ ID: String(index + 1) }))
-    await emulator.control('PUT', '/methods/app.rows.list', { result: rows })
-    const run = await runCli(['call', 'app.rows.list', '--all', '--pair', pairFile], env())
+    await fixture.emulator.control('PUT', '/methods/app.rows.list', { result: rows })
+    const run = await runCli(['call', 'app.rows.list', '--all', '--pair', fixture.pairFile], env())
     expect(run.code).toBe(1)
     expect(JSON.parse(run.stdout)).toEqual(rows)
     expect(run.stderr).toBe(

@@ -1,50 +1,23 @@
 import { spawnSync } from 'node:child_process'
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PortalOAuthParams } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
-import type { RequestLogEntry } from '../../src/testing/index.js'
 import { type RedisUnderTest, redisInstalled, startRedisServer } from '../redis/redis-server.js'
-import { type CliEmulator, runCli, spawnCli, startCliEmulator } from './cli-process.js'
+import { runCli, spawnCli, usePairFixture } from './cli-process.js'
 
-let dir = ''
-let emulator: CliEmulator
-let pairFile = ''
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'portal-oauth-call-'))
-  pairFile = join(dir, 'tokens.json')
-  emulator = await startCliEmulator(['--list-rows', '130'])
-  await writeFile(pairFile, JSON.stringify(emulator.info.pair))
-})
-
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true })
-})
-
-/** The environment a user of the emulator sets: its credentials, and trust in its OAuth server. */
-function env(): NodeJS.ProcessEnv {
-  return {
-    PORTAL_OAUTH_CLIENT_ID: emulator.info.clientId,
-    PORTAL_OAUTH_CLIENT_SECRET: emulator.info.clientSecret,
-    PORTAL_OAUTH_TRUSTED_SERVERS: emulator.info.oauthServer,
-  }
-}
-
-async function log(kind: string): Promise<RequestLogEntry[]> {
-  return (await emulator.control('GET', `/log?kind=${kind}`)).body as RequestLogEntry[]
-}
+const fixture = usePairFixture('call', ['--list-rows', '130'])
+const { env, log } = fixture
 
 async function readPair(): Promise<PortalOAuthParams> {
-  return JSON.parse(await readFile(pairFile, 'utf8')) as PortalOAuthParams
+  return JSON.parse(await readFile(fixture.pairFile, 'utf8')) as PortalOAuthParams
 }
 
 /** Neither the client secret nor any token of the emulator's pairs appears in `text`. */
 function expectNoSecret(text: string, pairs: PortalOAuthParams[]): void {
-  expect(text).not.toContain(emulator.info.clientSecret)
+  expect(text).not.toContain(fixture.emulator.info.clientSecret)
   for (const pair of pairs) {
     expect(text).not.toContain(pair.accessToken)
     expect(text).not.toContain(pair.refreshToken)
@@ -53,45 +26,52 @@ function expectNoSecret(text: string, pairs: PortalOAuthParams[]): void {
 
 describe('portal-oauth call', () => {
   it('prints the result as JSON on stdout and exits 0', async () => {
-    const run = await runCli(['call', 'user.get', '{"ID": 2}', '--pair', pairFile], env())
+    const run = await runCli(['call', 'user.get', '{"ID": 2}', '--pair', fixture.pairFile], env())
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ ID: '2', NAME: 'User 2' })])
     const [sent] = await log('rest')
-    expect(sent).toMatchObject({ restMethod: 'user.get', token: emulator.info.pair.accessToken, status: 200 })
-    expect(await readPair()).toEqual(emulator.info.pair)
+    expect(sent).toMatchObject({
+      restMethod: 'user.get',
+      token: fixture.emulator.info.pair.accessToken,
+      status: 200,
+    })
+    expect(await readPair()).toEqual(fixture.emulator.info.pair)
   }, 30_000)
 
   it('after an expiry it refreshes once and rewrites the pair file (owner-only) with the new pair', async () => {
-    await emulator.control('POST', '/expire-tokens')
-    const run = await runCli(['call', 'profile', '--pair', pairFile, '--full'], env())
+    await fixture.emulator.control('POST', '/expire-tokens')
+    const run = await runCli(['call', 'profile', '--pair', fixture.pairFile, '--full'], env())
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout)).toMatchObject({ result: { ID: '1' }, time: expect.any(Object) })
     expect(await log('token')).toEqual([expect.objectContaining({ grantType: 'refresh_token', status: 200 })])
-    const current = (await emulator.control('GET', '/tokens')).body as {
+    const current = (await fixture.emulator.control('GET', '/tokens')).body as {
       accessToken: string
       refreshToken: string
     }
     const written = await readPair()
     expect(written).toMatchObject({ accessToken: current.accessToken, refreshToken: current.refreshToken })
-    expect(written.accessToken).not.toBe(emulator.info.pair.accessToken)
-    expect((await stat(pairFile)).mode & 0o777).toBe(0o600)
+    expect(written.accessToken).not.toBe(fixture.emulator.info.pair.accessToken)
+    expect((await stat(fixture.pairFile)).mode & 0o777).toBe(0o600)
     // The next run starts from the written pair: no refresh.
-    const again = await runCli(['call', 'profile', '--pair', pairFile], env())
+    const again = await runCli(['call', 'profile', '--pair', fixture.pairFile], env())
     expect(again.code).toBe(0)
     expect(await log('token')).toHaveLength(1)
-    expectNoSecret(run.stdout + run.stderr + again.stdout + again.stderr, [emulator.info.pair, written])
+    expectNoSecret(run.stdout + run.stderr + again.stdout + again.stderr, [
+      fixture.emulator.info.pair,
+      written,
+    ])
   }, 30_000)
 
   it('a pair file in a directory that cannot be written fails the command before its refresh token is spent', async () => {
-    const locked = join(dir, 'locked')
+    const locked = join(fixture.dir, 'locked')
     await mkdir(locked)
     const lockedPair = join(locked, 'tokens.json')
-    await writeFile(lockedPair, JSON.stringify(emulator.info.pair))
+    await writeFile(lockedPair, JSON.stringify(fixture.emulator.info.pair))
     // No new file may appear in the directory: chattr +i holds for root too, chmod for anyone else.
     const immutable = spawnSync('chattr', ['+i', locked]).status === 0
     if (!immutable) await chmod(locked, 0o500)
     try {
-      await emulator.control('POST', '/expire-tokens')
+      await fixture.emulator.control('POST', '/expire-tokens')
       const before = await readFile(lockedPair, 'utf8')
       const run = await runCli(['call', 'profile', '--pair', lockedPair], env())
       expect(run).toMatchObject({ code: 1, stdout: '' })
@@ -103,7 +83,7 @@ describe('portal-oauth call', () => {
       expect(await log('token')).toEqual([])
       expect(await log('rest')).toEqual([])
       expect(await readFile(lockedPair, 'utf8')).toBe(before)
-      expectNoSecret(run.stdout + run.stderr, [emulator.info.pair])
+      expectNoSecret(run.stdout + run.stderr, [fixture.emulator.info.pair])
     } finally {
       if (immutable) spawnSync('chattr', ['-i', locked])
       else await chmod(locked, 0o700)
@@ -111,25 +91,28 @@ describe('portal-oauth call', () => {
   }, 30_000)
 
   it('a refused refresh exits 1 with the reason and leaves the pair file as it was', async () => {
-    await emulator.control('POST', '/fail-refresh', { error: 'invalid_grant', error_description: 'revoked' })
-    await emulator.control('POST', '/expire-tokens')
-    const before = await readFile(pairFile, 'utf8')
-    const run = await runCli(['call', 'profile', '--pair', pairFile], env())
+    await fixture.emulator.control('POST', '/fail-refresh', {
+      error: 'invalid_grant',
+      error_description: 'revoked',
+    })
+    await fixture.emulator.control('POST', '/expire-tokens')
+    const before = await readFile(fixture.pairFile, 'utf8')
+    const run = await runCli(['call', 'profile', '--pair', fixture.pairFile], env())
     expect(run).toMatchObject({ code: 1, stdout: '' })
     expect(run.stderr).toBe(
-      `portal-oauth call: the OAuth server refused the refresh token of --pair ${pairFile} (invalid_grant: revoked, HTTP 400): ` +
+      `portal-oauth call: the OAuth server refused the refresh token of --pair ${fixture.pairFile} (invalid_grant: revoked, HTTP 400): ` +
         'it was spent or revoked. A program that holds a copy of this pair (another host, a backup restored) may have ' +
-        `refreshed it first; re-authorise the application and put its new pair in ${pairFile}\n`,
+        `refreshed it first; re-authorise the application and put its new pair in ${fixture.pairFile}\n`,
     )
-    expect(await readFile(pairFile, 'utf8')).toBe(before)
-    expectNoSecret(run.stderr, [emulator.info.pair])
+    expect(await readFile(fixture.pairFile, 'utf8')).toBe(before)
+    expectNoSecret(run.stderr, [fixture.emulator.info.pair])
   }, 30_000)
 
   it('a REST error exits 1 naming the method and the portal message, stdout empty', async () => {
-    await emulator.control('PUT', '/methods/app.thing.get', {
+    await fixture.emulator.control('PUT', '/methods/app.thing.get', {
       error: { code: 'ERROR_NOT_FOUND', description: 'Thing not found', status: 404 },
     })
-    const run = await runCli(['call', 'app.thing.get', '{"id": 5}', '--pair', pairFile], env())
+    const run = await runCli(['call', 'app.thing.get', '{"id": 5}', '--pair', fixture.pairFile], env())
     expect(run).toMatchObject({ code: 1, stdout: '' })
     expect(run.stderr).toBe('portal-oauth call: app.thing.get: Thing not found (ERROR_NOT_FOUND)\n')
   }, 30_000)
@@ -146,7 +129,7 @@ describe('portal-oauth call', () => {
         '--result-key',
         'items',
         '--pair',
-        pairFile,
+        fixture.pairFile,
       ],
       env(),
     )
@@ -155,38 +138,41 @@ describe('portal-oauth call', () => {
     expect(rows.map((row) => row.id)).toEqual(Array.from({ length: 130 }, (_, index) => index + 1))
     expect(v2.stderr).toBe('crm.item.list: 130 rows\n')
     expect((await log('rest')).length).toBe(3)
-    const v3 = await runCli(['call', 'tasks.task.list', '--api', 'v3', '--all', '--pair', pairFile], env())
+    const v3 = await runCli(
+      ['call', 'tasks.task.list', '--api', 'v3', '--all', '--pair', fixture.pairFile],
+      env(),
+    )
     expect(v3.code).toBe(0)
     expect(JSON.parse(v3.stdout)).toHaveLength(130)
     expect(v3.stderr).toBe('tasks.task.list: 130 rows\n')
   }, 30_000)
 
   it('a bad pair file fails naming the file and the field', async () => {
-    const { accessToken: _dropped, ...noAccess } = emulator.info.pair
-    await writeFile(pairFile, JSON.stringify(noAccess))
-    const missing = await runCli(['call', 'profile', '--pair', pairFile], env())
+    const { accessToken: _dropped, ...noAccess } = fixture.emulator.info.pair
+    await writeFile(fixture.pairFile, JSON.stringify(noAccess))
+    const missing = await runCli(['call', 'profile', '--pair', fixture.pairFile], env())
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain(
-      `--pair ${pairFile}: accessToken must be a non-empty string; it is missing`,
+      `--pair ${fixture.pairFile}: accessToken must be a non-empty string; it is missing`,
     )
-    await writeFile(pairFile, JSON.stringify({ ...emulator.info.pair, expires: 'soon' }))
-    const wrongType = await runCli(['call', 'profile', '--pair', pairFile], env())
+    await writeFile(fixture.pairFile, JSON.stringify({ ...fixture.emulator.info.pair, expires: 'soon' }))
+    const wrongType = await runCli(['call', 'profile', '--pair', fixture.pairFile], env())
     expect(wrongType.stderr).toContain(
-      `--pair ${pairFile}: expires must be a Unix time in seconds; got string`,
+      `--pair ${fixture.pairFile}: expires must be a Unix time in seconds; got string`,
     )
-    await writeFile(pairFile, '{ not json')
-    const notJson = await runCli(['call', 'profile', '--pair', pairFile], env())
-    expect(notJson.stderr).toContain(`--pair ${pairFile}: the file is not JSON`)
-    const absent = await runCli(['call', 'profile', '--pair', join(dir, 'absent.json')], env())
+    await writeFile(fixture.pairFile, '{ not json')
+    const notJson = await runCli(['call', 'profile', '--pair', fixture.pairFile], env())
+    expect(notJson.stderr).toContain(`--pair ${fixture.pairFile}: the file is not JSON`)
+    const absent = await runCli(['call', 'profile', '--pair', join(fixture.dir, 'absent.json')], env())
     expect(absent.code).toBe(1)
     expect(absent.stderr).toContain('cannot read it (ENOENT)')
-    expectNoSecret(missing.stderr + wrongType.stderr, [emulator.info.pair])
+    expectNoSecret(missing.stderr + wrongType.stderr, [fixture.emulator.info.pair])
     expect(await log('rest')).toEqual([])
   }, 30_000)
 
   it('an untrusted OAuth server is refused before any request: exit 1, naming PORTAL_OAUTH_TRUSTED_SERVERS', async () => {
     const { PORTAL_OAUTH_TRUSTED_SERVERS: _trust, ...untrusted } = env()
-    const run = await runCli(['call', 'profile', '--pair', pairFile], untrusted)
+    const run = await runCli(['call', 'profile', '--pair', fixture.pairFile], untrusted)
     expect(run.code).toBe(1)
     expect(run.stderr).toContain('PORTAL_OAUTH_TRUSTED_SERVERS')
     expect(await log('rest')).toEqual([])
@@ -194,13 +180,21 @@ describe('portal-oauth call', () => {
 
   it('wrong command lines exit 2: no method, params not an object, a secret flag, no credentials, no pair', async () => {
     const cases: Array<[string[], NodeJS.ProcessEnv, string]> = [
-      [['call', '--pair', pairFile], env(), 'the method is missing'],
-      [['call', 'profile', '[1]', '--pair', pairFile], env(), 'params must be a JSON object'],
-      [['call', 'profile', '--pair', pairFile, '--api', 'v4'], env(), "--api must be v2 or v3, got 'v4'"],
-      [['call', 'profile', '--pair', pairFile, '--refresh-token=abc'], env(), '--refresh-token is refused'],
-      [['call', 'profile', '--pair', pairFile], {}, 'set PORTAL_OAUTH_CLIENT_ID or give --client-id'],
+      [['call', '--pair', fixture.pairFile], env(), 'the method is missing'],
+      [['call', 'profile', '[1]', '--pair', fixture.pairFile], env(), 'params must be a JSON object'],
       [
-        ['call', 'profile', '--pair', pairFile],
+        ['call', 'profile', '--pair', fixture.pairFile, '--api', 'v4'],
+        env(),
+        "--api must be v2 or v3, got 'v4'",
+      ],
+      [
+        ['call', 'profile', '--pair', fixture.pairFile, '--refresh-token=abc'],
+        env(),
+        '--refresh-token is refused',
+      ],
+      [['call', 'profile', '--pair', fixture.pairFile], {}, 'set PORTAL_OAUTH_CLIENT_ID or give --client-id'],
+      [
+        ['call', 'profile', '--pair', fixture.pairFile],
         { PORTAL_OAUTH_CLIENT_ID: 'id' },
         'set PORTAL_OAUTH_CLIENT_SECRET or give --client-secret-file',
       ],
@@ -215,13 +209,16 @@ describe('portal-oauth call', () => {
   }, 60_000)
 
   it('reads the client secret from --client-secret-file', async () => {
-    const secretFile = join(dir, 'secret')
-    await writeFile(secretFile, `${emulator.info.clientSecret}\n`)
-    await emulator.control('POST', '/expire-tokens')
-    const run = await runCli(['call', 'profile', '--pair', pairFile, '--client-secret-file', secretFile], {
-      PORTAL_OAUTH_CLIENT_ID: emulator.info.clientId,
-      PORTAL_OAUTH_TRUSTED_SERVERS: emulator.info.oauthServer,
-    })
+    const secretFile = join(fixture.dir, 'secret')
+    await writeFile(secretFile, `${fixture.emulator.info.clientSecret}\n`)
+    await fixture.emulator.control('POST', '/expire-tokens')
+    const run = await runCli(
+      ['call', 'profile', '--pair', fixture.pairFile, '--client-secret-file', secretFile],
+      {
+        PORTAL_OAUTH_CLIENT_ID: fixture.emulator.info.clientId,
+        PORTAL_OAUTH_TRUSTED_SERVERS: fixture.emulator.info.oauthServer,
+      },
+    )
     expect(run.code).toBe(0)
     expect(await log('token')).toEqual([expect.objectContaining({ status: 200 })])
   }, 30_000)
@@ -241,15 +238,24 @@ describe.skipIf(!redisInstalled)('portal-oauth call --store', () => {
     const client = new Redis({ host: node!.host, port: node!.port })
     const store = new RedisStore(client, { prefix: 'cli:' })
     try {
-      await store.replace(emulator.info.pair)
-      await emulator.control('POST', '/expire-tokens')
+      await store.replace(fixture.emulator.info.pair)
+      await fixture.emulator.control('POST', '/expire-tokens')
       const url = `redis://${node!.host}:${node!.port}`
-      const args = ['call', 'profile', '--store', url, '--member', emulator.info.memberId, '--prefix', 'cli:']
+      const args = [
+        'call',
+        'profile',
+        '--store',
+        url,
+        '--member',
+        fixture.emulator.info.memberId,
+        '--prefix',
+        'cli:',
+      ]
       const run = await runCli(args, env())
       expect(run.code).toBe(0)
       expect(JSON.parse(run.stdout)).toMatchObject({ ID: '1' })
-      const current = (await emulator.control('GET', '/tokens')).body as { refreshToken: string }
-      expect((await store.load(emulator.info.memberId))?.refreshToken).toBe(current.refreshToken)
+      const current = (await fixture.emulator.control('GET', '/tokens')).body as { refreshToken: string }
+      expect((await store.load(fixture.emulator.info.memberId))?.refreshToken).toBe(current.refreshToken)
       const unknown = await runCli([...args.slice(0, 4), '--member', 'nobody', '--prefix', 'cli:'], env())
       expect(unknown.code).toBe(1)
       expect(unknown.stderr).toContain(`--store ${url} holds no pair of member nobody`)
@@ -262,17 +268,17 @@ describe.skipIf(!redisInstalled)('portal-oauth call --store', () => {
 
 describe('portal-oauth call, interrupted', () => {
   it('SIGINT cancels a call in flight: exit 1 at once, while the portal still holds the request', async () => {
-    await emulator.control('POST', '/hold-requests', { method: 'profile' })
-    const child = spawnCli(['call', 'profile', '--pair', pairFile], env())
+    await fixture.emulator.control('POST', '/hold-requests', { method: 'profile' })
+    const child = spawnCli(['call', 'profile', '--pair', fixture.pairFile], env())
     let stderr = ''
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk
     })
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-    expect((await emulator.control('POST', '/wait-for-held')).body).toEqual({ held: true })
+    expect((await fixture.emulator.control('POST', '/wait-for-held')).body).toEqual({ held: true })
     child.kill('SIGINT')
     expect(await exited).toBe(1)
     expect(stderr).toBe("portal-oauth call: v2 profile: cancelled by the caller's signal\n")
-    await emulator.control('POST', '/release-held')
+    await fixture.emulator.control('POST', '/release-held')
   }, 30_000)
 })

@@ -1,10 +1,14 @@
 /** The `portal-oauth` binary run as a user runs it: a child process (the sources under tsx), its output and status. */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterEach } from 'vitest'
+import { afterEach, beforeEach } from 'vitest'
 import type { PortalOAuthParams } from '../../src/index.js'
+import type { RequestLogEntry } from '../../src/testing/index.js'
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
@@ -119,4 +123,53 @@ export async function startCliEmulator(args: readonly string[] = []): Promise<Cl
   }
   started.push(emulator)
   return emulator
+}
+
+/** What a test of a command on a pair file works with: all new for each test. */
+export interface PairFixture {
+  /** A temporary directory, removed after the test. */
+  readonly dir: string
+  /** `portal-oauth emulator --json` running for the test. */
+  readonly emulator: CliEmulator
+  /** `tokens.json` in {@link dir}, holding the emulator's pair. */
+  readonly pairFile: string
+  /** The environment a user of the emulator sets: its credentials, and trust in its OAuth server. */
+  env(): NodeJS.ProcessEnv
+  /** The emulator's request log of one kind (`rest`, `token`, ...). */
+  log(kind: string): Promise<RequestLogEntry[]>
+}
+
+/** For every test of the file: an emulator started with `emulatorArgs`, and a pair file of its pair in a new directory. */
+export function usePairFixture(name: string, emulatorArgs: readonly string[] = []): PairFixture {
+  let dir = ''
+  let emulator: CliEmulator | undefined
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), `portal-oauth-${name}-`))
+    emulator = await startCliEmulator(emulatorArgs)
+    await writeFile(join(dir, 'tokens.json'), JSON.stringify(emulator.info.pair))
+  })
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+  const running = (): CliEmulator => {
+    if (!emulator) throw new Error('the fixture is used outside a test')
+    return emulator
+  }
+  return {
+    get dir() {
+      return dir
+    },
+    get emulator() {
+      return running()
+    },
+    get pairFile() {
+      return join(dir, 'tokens.json')
+    },
+    env: () => ({
+      PORTAL_OAUTH_CLIENT_ID: running().info.clientId,
+      PORTAL_OAUTH_CLIENT_SECRET: running().info.clientSecret,
+      PORTAL_OAUTH_TRUSTED_SERVERS: running().info.oauthServer,
+    }),
+    log: async (kind) => (await running().control('GET', `/log?kind=${kind}`)).body as RequestLogEntry[],
+  }
 }

@@ -2,33 +2,14 @@
  * What nobody answers: a portal whose port refuses connections, a Redis server that is down, a `--store` port that
  * is no Redis. Each ends the command with one line on stderr that names the address, and nothing else.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { freePort } from '../redis/redis-server.js'
-import { type CliEmulator, runCli, startCliEmulator } from './cli-process.js'
+import { runCli, usePairFixture } from './cli-process.js'
 
-let dir = ''
-let emulator: CliEmulator
-
-// cli-process.ts stops every emulator it started after each test.
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'portal-oauth-unreachable-'))
-  emulator = await startCliEmulator()
-})
-
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true })
-})
-
-function env(extraTrust = ''): NodeJS.ProcessEnv {
-  return {
-    PORTAL_OAUTH_CLIENT_ID: emulator.info.clientId,
-    PORTAL_OAUTH_CLIENT_SECRET: emulator.info.clientSecret,
-    PORTAL_OAUTH_TRUSTED_SERVERS: `${emulator.info.oauthServer}${extraTrust}`,
-  }
-}
+const fixture = usePairFixture('unreachable')
+const { env } = fixture
 
 /** `runCli` and how long the command ran, ms. */
 async function timed(args: string[], environment: NodeJS.ProcessEnv) {
@@ -41,21 +22,21 @@ describe('an address nobody answers', () => {
   it('a portal that refuses the connection fails the call at once, naming its address', async () => {
     const port = await freePort()
     const origin = `http://127.0.0.1:${port}`
-    const pairFile = join(dir, 'refused.json')
+    const refusing = join(fixture.dir, 'refused.json')
     await writeFile(
-      pairFile,
+      refusing,
       JSON.stringify({
-        ...emulator.info.pair,
+        ...fixture.emulator.info.pair,
         clientEndpoint: `${origin}/rest/`,
         domain: `127.0.0.1:${port}`,
       }),
     )
-    const reachable = join(dir, 'reachable.json')
-    await writeFile(reachable, JSON.stringify(emulator.info.pair))
+    const reachable = join(fixture.dir, 'reachable.json')
+    await writeFile(reachable, JSON.stringify(fixture.emulator.info.pair))
     // The same command on a portal that answers, run just before: what starting the command costs on this machine.
     const baseline = await timed(['call', 'profile', '--pair', reachable], env())
     expect(baseline.code).toBe(0)
-    const refused = await timed(['call', 'profile', '--pair', pairFile], env())
+    const refused = await timed(['call', 'profile', '--pair', refusing], env())
     expect(refused).toMatchObject({
       code: 1,
       stdout: '',
@@ -80,8 +61,8 @@ describe('an address nobody answers', () => {
     }
   }, 60_000)
 
-  it('--store on a port that is no Redis server (the emulator): one line, no client stack', async () => {
-    const port = new URL(emulator.info.controlEndpoint).port
+  it('--store on a port that is no Redis server (the fixture.emulator): one line, no client stack', async () => {
+    const port = new URL(fixture.emulator.info.controlEndpoint).port
     const run = await runCli(
       ['call', 'profile', '--store', `redis://127.0.0.1:${port}`, '--member', 'm'],
       env(),
