@@ -80,7 +80,7 @@ describe('portal-oauth messages', () => {
     expect(run.stderr).not.toMatch(LIBRARY_WORDS)
   }, 30_000)
 
-  it("fixture.emulator --help tells the default scope the emulator's pairs have", async () => {
+  it("emulator --help tells the default scope the emulator's pairs have", async () => {
     const help = await runCli(['emulator', '--help'])
     expect(help.code).toBe(0)
     expect(help.stdout).toContain(

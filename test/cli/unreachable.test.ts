@@ -61,7 +61,7 @@ describe('an address nobody answers', () => {
     }
   }, 60_000)
 
-  it('--store on a port that is no Redis server (the fixture.emulator): one line, no client stack', async () => {
+  it('--store on a port that is no Redis server (the emulator): one line, no client stack', async () => {
     const port = new URL(fixture.emulator.info.controlEndpoint).port
     const run = await runCli(
       ['call', 'profile', '--store', `redis://127.0.0.1:${port}`, '--member', 'm'],
