@@ -11,8 +11,8 @@ import { EXIT_CODES_HELP } from './run.js'
 const HELP = `Usage: portal-oauth emulator [flags]
 
 Runs the loopback portal emulator (a portal's REST v2 and v3, batches, webhooks, limits) and its OAuth server as a
-standalone server, for tests in any language, until SIGINT or SIGTERM (then exits 0), or until the process that
-started it ends (npx, npm exec: they do not pass SIGTERM on).
+standalone server, for tests in any language, until SIGINT or SIGTERM (then exits 0); started by npm (npx,
+npm exec, npm run), also when npm ends, since npm does not pass SIGTERM on.
 
 Flags:
   --port N                 portal port on 127.0.0.1 (default: a free port)
@@ -79,16 +79,21 @@ async function secretFromFile(path: string | undefined): Promise<string | undefi
 const PARENT_CHECK_MS = 250
 
 /**
- * Resolves when `signal` aborts, or when the process that started this one ends (this one is handed to another
- * parent): `npx portal-oauth emulator &` then `kill %1` ends npm, which does not pass the signal on.
+ * Resolves when `signal` aborts, or, under npm (`npx`, `npm exec`, `npm run`: `npm_command` is set), when the process
+ * that started this one ends and this one is handed to another parent: npm does not pass SIGTERM on, so
+ * `npx portal-oauth emulator &` then `kill %1` ends npm alone. Started otherwise, the emulator runs on without its
+ * parent (`(portal-oauth emulator &)`, nohup) until a signal stops it.
  */
-function stopped(signal: AbortSignal): Promise<void> {
+function stopped(signal: AbortSignal, env: NodeJS.ProcessEnv): Promise<void> {
   if (signal.aborted) return Promise.resolve()
   const parent = process.ppid
   return new Promise((resolve) => {
-    const orphaned = setInterval(() => {
-      if (process.ppid !== parent) done()
-    }, PARENT_CHECK_MS)
+    const orphaned =
+      env.npm_command === undefined
+        ? undefined
+        : setInterval(() => {
+            if (process.ppid !== parent) done()
+          }, PARENT_CHECK_MS)
     const done = (): void => {
       clearInterval(orphaned)
       signal.removeEventListener('abort', done)
@@ -172,7 +177,7 @@ async function run(args: string[], io: CliIo): Promise<ExitCode> {
         '',
       ].join('\n'),
     )
-  await stopped(io.signal)
+  await stopped(io.signal, io.env)
   await control.close()
   await emulator.close()
   return ExitCode.Ok
