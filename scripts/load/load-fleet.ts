@@ -19,9 +19,17 @@ import { createNullLogger, PortalFleet } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
 import { type RedisUnderTest, redisInstalled, startRedisServer } from '../dev/redis-server.js'
 import { runMain } from '../dev/run-main.js'
+import { type Capacity, type CapacityStep, searchCapacity } from './capacity-search.js'
 import { latencyPercentile, mergeLatencies } from './latency-histogram.js'
-import { LOAD_USAGE, LoadOptionError, type LoadOptions, loadOptions, refreshLeadS } from './load-options.js'
-import type { LoadWorkerInput, WorkerCalls, WorkerMemory } from './load-protocol.js'
+import {
+  durationAtInterval,
+  LOAD_USAGE,
+  LoadOptionError,
+  type LoadOptions,
+  loadOptions,
+  refreshLeadS,
+} from './load-options.js'
+import type { LoadWorkerInput, ToLoadWorker, WorkerCalls, WorkerMemory } from './load-protocol.js'
 import { formatTable, type LoadResult, loadReport } from './load-report.js'
 import {
   answers,
@@ -40,6 +48,18 @@ const PROGRESS_MS = 3000
 const SAMPLED_PORTALS = 50
 /** The name of the baseline's run in the progress lines. */
 const BASELINE = 'baseline, 1 portal on MemoryStore per process'
+
+/** The first step of the capacity search, calls per second over every process (lower under a low ceiling). */
+const FIRST_STEP_PER_S = 200
+/**
+ * The portals' buckets drain 2 requests a second (the emulator's default): the search asks the steady portals at most
+ * twice that, so that a step of 5 s takes 10 of a bucket's 50 and the client never waits for its bucket in a step.
+ */
+const PORTAL_DRAIN_PER_S = 2
+const CEILING_OVER_DRAIN = 2
+
+/** An order to run calls: the calls phase, or a step of the capacity search. */
+type GoOrder = Extract<ToLoadWorker, { type: 'go' }>
 
 /** The baseline's portal paces nothing: one portal takes the calls of a whole fleet process. */
 const UNPACED = { rateLimit: { burstLimit: 1_000_000, drainRate: 1_000_000 } }
@@ -73,22 +93,22 @@ async function warmUp(workers: readonly LoadWorker[], portals: 'steady' | 'expir
   return failed
 }
 
-/** Runs the calls phase of `workers`, printing progress; their reports. */
+/** Runs `order` (the calls phase or a step of the capacity search) in `workers`, printing progress; their reports. */
 async function callsPhase(
   label: string,
   workers: readonly LoadWorker[],
   progress: ReadonlyArray<{ ok: number; failed: number }>,
-  options: LoadOptions,
+  order: GoOrder,
   everySecond?: () => void,
 ): Promise<WorkerCalls[]> {
   const started = performance.now()
   const done = answers(workers, 'done')
-  for (const worker of workers) worker.send({ type: 'go' })
+  for (const worker of workers) worker.send(order)
   const timer = setInterval(() => {
     const ok = progress.reduce((sum, worker) => sum + worker.ok, 0)
     const failed = progress.reduce((sum, worker) => sum + worker.failed, 0)
     const elapsed = (performance.now() - started) / 1000
-    log(`${label}: ${elapsed.toFixed(0)} of ${options.durationS} s, ${ok} calls ok, ${failed} failed`)
+    log(`${label}: ${elapsed.toFixed(0)} of ${order.durationMs / 1000} s, ${ok} calls ok, ${failed} failed`)
   }, PROGRESS_MS)
   const harvest = everySecond ? setInterval(everySecond, 1000) : undefined
   try {
@@ -97,6 +117,66 @@ async function callsPhase(
     clearInterval(timer)
     if (harvest) clearInterval(harvest)
   }
+}
+
+/** Every worker collects its heap (full collections that let finalizers run), so that no step inherits the last's. */
+async function collectHeaps(workers: readonly LoadWorker[]): Promise<void> {
+  for (const worker of workers) worker.send({ type: 'collect' })
+  await answers(workers, 'collected')
+}
+
+/** The interval at which `processes` processes calling each of `portals` once per interval make `perS` calls a second. */
+function intervalFor(portals: number, processes: number, perS: number): number {
+  return Math.max(1, Math.round((portals * processes * 1000) / perS))
+}
+
+/**
+ * The capacity search on the steady portals (see capacity-search.ts): steps of `options.stepS` seconds, each followed
+ * by a collection of every worker's heap; each step logged.
+ */
+async function capacityOf(
+  workers: readonly LoadWorker[],
+  progress: ReadonlyArray<{ ok: number; failed: number }>,
+  steadyPortals: number,
+  options: LoadOptions,
+  harvest: () => void,
+): Promise<Capacity> {
+  const ceilingPerS = CEILING_OVER_DRAIN * PORTAL_DRAIN_PER_S * steadyPortals
+  const step = async (askedPerS: number): Promise<CapacityStep> => {
+    const intervalMs = intervalFor(steadyPortals, options.processes, askedPerS)
+    const order: GoOrder = { type: 'go', portals: 'steady', intervalMs, durationMs: options.stepS * 1000 }
+    const reports = await callsPhase(
+      `capacity step at ${Math.round(askedPerS)}/s`,
+      workers,
+      progress,
+      order,
+      harvest,
+    )
+    await collectHeaps(workers)
+    const calls = sumCalls(reports)
+    const latencies = mergeLatencies(reports.map((report) => report.latencies))
+    const elapsedS = Math.max(...reports.map((report) => report.elapsedMs)) / 1000
+    // The rate the schedule asked, from the interval as rounded to whole ms.
+    const asked = (steadyPortals * options.processes * 1000) / intervalMs
+    const measured: CapacityStep = {
+      askedPerS: asked,
+      madePerS: (calls.ok + calls.failed) / elapsedS,
+      skipped: calls.skipped,
+      turns: calls.ok + calls.failed + calls.skipped,
+      failed: calls.failed,
+      p50Ms: latencyPercentile(latencies, 0.5),
+      p99Ms: latencyPercentile(latencies, 0.99),
+    }
+    log(
+      `capacity step: asked ${Math.round(asked)}/s, made ${Math.round(measured.madePerS)}/s, ${measured.skipped} turns skipped, ${measured.failed} failed, p50 / p99 ${measured.p50Ms.toFixed(1)} / ${measured.p99Ms.toFixed(1)} ms`,
+    )
+    return measured
+  }
+  const capacity = await searchCapacity(step, Math.min(FIRST_STEP_PER_S, ceilingPerS / 4), ceilingPerS)
+  log(
+    `capacity: ${Math.round(capacity.perS)} calls/s carried (p99 within ${capacity.kneeMs.toFixed(1)} ms)${capacity.notCarriedPerS === null ? ', the ceiling of the search' : `, ${Math.round(capacity.notCarriedPerS)}/s not`}`,
+  )
+  return capacity
 }
 
 /** CPU of idle workers, ms per second, averaged over them. */
@@ -191,8 +271,6 @@ async function fleetRun(
       warmUpIds: steady.map((emulator) => emulator.memberId),
       expiringIds: expiring.map((emulator) => emulator.memberId),
       callsPerInterval: options.portals,
-      intervalMs: options.intervalMs,
-      durationMs: options.durationS * 1000,
       dist: options.dist,
     }
     workers.push(...startWorkers(options, input, progress))
@@ -201,10 +279,30 @@ async function fleetRun(
     let warmUpFailed = await warmUp(workers, 'steady')
     const steadyWarmUpMs = performance.now() - warmUpStarted
 
+    // The rate this machine carries, then the measured run at a share of it (the asked rate at most).
+    const capacity =
+      options.share > 0
+        ? await capacityOf(workers, progress, steady.length, options, () => farm.harvest())
+        : null
+    if (capacity) {
+      warmUpFailed += capacity.steps.reduce((sum, step) => sum + step.failed, 0)
+      if (capacity.perS === 0)
+        throw new Error('the capacity search: no step was carried, not even the slowest')
+    }
+    const askedPerS = (options.portals * options.processes * 1000) / options.intervalMs
+    const intervalMs = capacity
+      ? intervalFor(options.portals, options.processes, Math.min(askedPerS, options.share * capacity.perS))
+      : options.intervalMs
+    const durationS = durationAtInterval(options, intervalMs)
+    if (durationS > options.durationS)
+      log(
+        `the calls run ${durationS} s, not ${options.durationS}: at a call per portal every ${intervalMs} ms, so that every expiring portal is called after its pair fell due`,
+      )
+
     // The expiring pairs enter the eager-refresh window `lead` s into the calls, once every process calls them. Each
     // process takes them up first, as it took up the others, so that what the calls phase counts of them is their
     // refresh: their pairs last that warm-up (twice what the first one took per portal, and a second) and the lead.
-    const leadS = refreshLeadS(options.durationS)
+    const leadS = refreshLeadS(durationS)
     const takeUpMs = Math.ceil((2 * steadyWarmUpMs * expiring.length) / Math.max(1, steady.length)) + 1000
     const installed = performance.now()
     await farm.install(
@@ -226,7 +324,13 @@ async function fleetRun(
     const ownCpu = process.cpuUsage()
     const busyBefore = machineBusyMs()
     const started = performance.now()
-    const reports = await callsPhase('fleet', workers, progress, options, () => farm.harvest())
+    const reports = await callsPhase(
+      'fleet',
+      workers,
+      progress,
+      { type: 'go', portals: 'all', intervalMs, durationMs: durationS * 1000 },
+      () => farm.harvest(),
+    )
     const wallMs = performance.now() - started
     const busyMs = machineBusyMs() - busyBefore
     const own = process.cpuUsage(ownCpu)
@@ -264,7 +368,11 @@ async function fleetRun(
       failedCodes,
       callsPerS: total / elapsedS,
       skippedCalls: calls.skipped,
-      targetCallsPerS: (options.portals * options.processes * 1000) / options.intervalMs,
+      targetCallsPerS: (options.portals * options.processes * 1000) / intervalMs,
+      askedCallsPerS: askedPerS,
+      capacity,
+      intervalMs,
+      durationS,
       warmUpFailed,
       expiringPortals: expiring.length,
       refreshesOfExpiring,
@@ -312,6 +420,7 @@ async function fleetRun(
 async function baselineRun(
   options: LoadOptions,
   warmUpCalls: number,
+  run: { intervalMs: number; durationS: number },
 ): Promise<{ cpuPerCallMs: number; calls: number; idleCpuMsPerS: number; rss: number }> {
   const farm = await PortalFarm.start(1, { rateLimit: false })
   const [emulator] = farm.emulators
@@ -323,8 +432,6 @@ async function baselineRun(
     warmUpIds: new Array<string>(warmUpCalls).fill(emulator!.memberId),
     expiringIds: [],
     callsPerInterval: options.portals,
-    intervalMs: options.intervalMs,
-    durationMs: options.durationS * 1000,
     dist: options.dist,
     restrictionParams: UNPACED,
   }
@@ -332,7 +439,12 @@ async function baselineRun(
   try {
     await answers(workers, 'ready')
     await warmUp(workers, 'steady')
-    const reports = await callsPhase(BASELINE, workers, progress, options)
+    const reports = await callsPhase(BASELINE, workers, progress, {
+      type: 'go',
+      portals: 'all',
+      intervalMs: run.intervalMs,
+      durationMs: run.durationS * 1000,
+    })
     const calls = sumCalls(reports)
     if (calls.failed > 0)
       throw new Error(
@@ -371,7 +483,7 @@ async function main(): Promise<number> {
     return 1
   }
   log(
-    `load:fleet: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${Math.round(options.expiring * 100)} % expiring`,
+    `load:fleet: ${options.portals} portals x ${options.processes} processes, ${options.share > 0 ? `a capacity search in steps of ${options.stepS} s, then calls at ${Math.round(options.share * 100)} % of it (a call per portal every ${options.intervalMs} ms at most)` : `a call per portal every ${options.intervalMs} ms`} for ${options.durationS} s, ${Math.round(options.expiring * 100)} % expiring`,
   )
   const redis = await startRedisServer()
   let fleet: Awaited<ReturnType<typeof fleetRun>>
@@ -380,7 +492,7 @@ async function main(): Promise<number> {
   } finally {
     await redis.stop()
   }
-  const baseline = await baselineRun(options, options.portals - fleet.expiringPortals)
+  const baseline = await baselineRun(options, options.portals - fleet.expiringPortals, fleet)
   const report = loadReport({
     ...fleet,
     options,
@@ -390,7 +502,7 @@ async function main(): Promise<number> {
     baselineRss: baseline.rss,
   })
   console.log(
-    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${options.intervalMs} ms for ${options.durationS} s, ${fleet.expiringPortals} portals expiring; workers on ${options.dist ? 'the built package (dist/)' : 'the sources (tsx)'}, semi-spaces of ${options.semiSpaceMb} MB, heap growing ${options.heapGrowingPercent > 0 ? `${options.heapGrowingPercent} %` : "V8's own"}, RedisStore slot batches of ${options.slotBatchMs > 0 ? `${options.slotBatchMs} ms` : 'none (slotBatchMs 0)'}, MALLOC_ARENA_MAX=${WORKER_ENV.MALLOC_ARENA_MAX}\n`,
+    `fleet load: ${options.portals} portals x ${options.processes} processes, a call per portal every ${fleet.intervalMs} ms for ${fleet.durationS} s, ${fleet.expiringPortals} portals expiring; workers on ${options.dist ? 'the built package (dist/)' : 'the sources (tsx)'}, semi-spaces of ${options.semiSpaceMb} MB, heap growing ${options.heapGrowingPercent > 0 ? `${options.heapGrowingPercent} %` : "V8's own"}, RedisStore slot batches of ${options.slotBatchMs > 0 ? `${options.slotBatchMs} ms` : 'none (slotBatchMs 0)'}, MALLOC_ARENA_MAX=${WORKER_ENV.MALLOC_ARENA_MAX}\n`,
   )
   console.log(formatTable(report.rows))
   if (!report.checksHeld) return 1

@@ -10,6 +10,13 @@ export interface LoadOptions {
   intervalMs: number
   /** Length of the measured calls phase, s. */
   durationS: number
+  /**
+   * The measured run's calls per second as a share of the capacity the search before it found (the rate of
+   * `intervalMs` at most); 0: no search, the rate of `intervalMs`.
+   */
+  share: number
+  /** Length of each step of the capacity search, s. */
+  stepS: number
   /** Share of the portals whose pair falls due during the run, 0 to 1. */
   expiring: number
   /** The workers' `--max-semi-space-size`, MB. */
@@ -33,6 +40,8 @@ interface NumericOption {
     | 'processes'
     | 'intervalMs'
     | 'durationS'
+    | 'share'
+    | 'stepS'
     | 'expiring'
     | 'semiSpaceMb'
     | 'heapGrowingPercent'
@@ -87,6 +96,25 @@ const NUMERIC: readonly NumericOption[] = [
     quick: 10,
   },
   {
+    key: 'share',
+    env: 'LOAD_SHARE',
+    flag: '--share',
+    min: 0,
+    max: 1,
+    integer: false,
+    fallback: 0.5,
+  },
+  {
+    key: 'stepS',
+    env: 'LOAD_STEP_S',
+    flag: '--step',
+    min: 1,
+    max: 60,
+    integer: true,
+    fallback: 5,
+    quick: 1,
+  },
+  {
     key: 'expiring',
     env: 'LOAD_EXPIRING',
     flag: '--expiring',
@@ -137,7 +165,7 @@ export class LoadOptionError extends Error {
 
 /** The options' help text, printed with `--help`. */
 export const LOAD_USAGE = [
-  'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --expiring=SHARE --semi-space=MB --heap-growing=PERCENT --slot-batch=MS --quick --strict]',
+  'npm run load:fleet [-- --portals=N --processes=P --interval=MS --duration=S --share=SHARE --step=S --expiring=SHARE --semi-space=MB --heap-growing=PERCENT --slot-batch=MS --quick --strict]',
   '(npm run load:fleet builds the package and passes --dist)',
   ...NUMERIC.map(
     (option) =>
@@ -209,6 +237,22 @@ function requireTimeToRefresh(options: LoadOptions): void {
     throw new LoadOptionError(
       `--duration ${options.durationS} is too short for --interval ${options.intervalMs}: the expiring pairs fall due ${refreshLeadS(options.durationS)} s into the calls and each portal is called once per interval, so every one is called after that only in a run of ${neededS} s or more (or give --expiring 0)`,
     )
+}
+
+/**
+ * The duration of a run at `intervalMs` (the measured rate's, after the capacity search): `durationS`, or longer when
+ * the expiring portals need it (see {@link requireTimeToRefresh}).
+ */
+export function durationAtInterval(
+  options: Pick<LoadOptions, 'durationS' | 'expiring'>,
+  intervalMs: number,
+): number {
+  if (options.expiring === 0) return options.durationS
+  let durationS = options.durationS
+  // The lead grows with a short run (a third of it, up to 5 s): twice settles it.
+  for (let pass = 0; pass < 2; pass += 1)
+    durationS = Math.max(durationS, refreshLeadS(durationS) + Math.ceil(intervalMs / 1000))
+  return durationS
 }
 
 /** Reads the options from `env` and `argv` (flags win over the environment); throws {@link LoadOptionError}. */

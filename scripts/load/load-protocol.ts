@@ -28,8 +28,6 @@ export interface LoadWorkerInput {
    * previous call still runs is skipped.
    */
   callsPerInterval: number
-  intervalMs: number
-  durationMs: number
   /** Whether the worker runs the built package (dist/) rather than the sources. */
   dist: boolean
   /** Restriction params of the fleet's clients; the defaults when absent. */
@@ -64,12 +62,14 @@ export interface WorkerCalls {
 
 /**
  * Orders to a worker: warm up (one call on each portal of `warmUpIds`, or of `expiringIds` once they are installed;
- * with `collect`, then a full collection of its heap), run the calls phase, idle and measure (CPU while idle, then
- * memory), exit.
+ * with `collect`, then a full collection of its heap), run calls (a step of the capacity search on the steady portals,
+ * `warmUpIds`, or the calls phase on every portal, `memberIds`; each portal once per `intervalMs` for `durationMs`),
+ * collect its heap, idle and measure (CPU while idle, then memory), exit.
  */
 export type ToLoadWorker =
   | { type: 'warm-up'; portals: 'steady' | 'expiring'; collect: boolean }
-  | { type: 'go' }
+  | { type: 'go'; portals: 'steady' | 'all'; intervalMs: number; durationMs: number }
+  | { type: 'collect' }
   | { type: 'memory' }
   | { type: 'exit' }
 
@@ -82,4 +82,5 @@ export type FromLoadWorker =
   | { type: 'warmed'; ok: number; failed: Record<string, number>; cpuUs: number }
   | { type: 'progress'; ok: number; failed: number }
   | ({ type: 'done' } & WorkerCalls)
+  | { type: 'collected' }
   | { type: 'memory'; memory: WorkerMemory; held: number; idleCpuUs: number; idleMs: number }

@@ -1,5 +1,6 @@
 /** The table `npm run load:fleet` prints, its two bars, and the checks that fail a run whatever the bars say. */
 import { bytes, fixed } from '../dev/stats.js'
+import type { Capacity } from './capacity-search.js'
 import type { LoadOptions } from './load-options.js'
 import type { WorkerMemory } from './load-protocol.js'
 
@@ -25,9 +26,16 @@ export interface LoadResult {
   /** Calls per second started and settled over the calls phase, and the rate asked for. */
   callsPerS: number
   targetCallsPerS: number
+  /** The rate `--interval` asks, the most the measured run asks whatever the capacity. */
+  askedCallsPerS: number
+  /** What the capacity search found; `null` with `--share 0`. */
+  capacity: Capacity | null
+  /** The measured run's interval (a call per portal and process) and length. */
+  intervalMs: number
+  durationS: number
   /** Turns skipped because the portal's previous call in that process still ran (the processes fell behind). */
   skippedCalls: number
-  /** Calls of the warm-up round that failed (not measured, but a failure all the same). */
+  /** Calls of the warm-up rounds and the capacity search that failed (not measured, but a failure all the same). */
   warmUpFailed: number
   expiringPortals: number
   /** Refresh requests the expiring portals received, and the other portals. */
@@ -113,20 +121,32 @@ export function loadReport(result: LoadResult): LoadReport {
   const fleet = `${count(options.portals)} portals x ${options.processes} processes`
   // Without --strict a missed bar does not fail the run: the table says so where it is read.
   const missed = options.strict ? 'MISSED' : 'MISSED (informational: exits 0 without --strict)'
+  const { capacity } = result
   const rows: LoadRow[] = [
     {
       figure: 'calls ok / failed',
       measured:
         `${count(result.ok)} / ${count(result.failed)}` +
-        (result.warmUpFailed > 0 ? ` (${count(result.warmUpFailed)} failed in the warm-up)` : ''),
+        (result.warmUpFailed > 0
+          ? ` (${count(result.warmUpFailed)} failed in the warm-up or the capacity search)`
+          : ''),
       bar: '0 failed',
       verdict: callsHeld ? 'ok' : 'WRONG',
     },
     { figure: 'failed calls by error code', measured: codes(result.failedCodes), bar: '', verdict: '' },
     {
+      figure: 'capacity: calls per second carried before p99 turns up',
+      measured:
+        capacity === null
+          ? 'not searched (--share 0)'
+          : `${capacity.notCarriedPerS === null ? 'at least ' : ''}${count(capacity.perS)} (${capacity.notCarriedPerS === null ? "the search's ceiling" : `${count(capacity.notCarriedPerS)} not`}; p99 ${fixed(capacity.firstP99Ms, 1)} ms in the first step, knee ${fixed(capacity.kneeMs, 1)} ms; ${capacity.steps.length} steps of ${options.stepS} s)`,
+      bar: '',
+      verdict: '',
+    },
+    {
       figure: 'calls per second',
       measured:
-        `${count(result.callsPerS)} (asked ${count(result.targetCallsPerS)})` +
+        `${count(result.callsPerS)} (asked ${count(result.targetCallsPerS)}${capacity === null ? '' : result.targetCallsPerS < result.askedCallsPerS * 0.999 ? `: ${fixed(options.share * 100, 0)} % of the capacity` : `: --interval's rate, under ${fixed(options.share * 100, 0)} % of the capacity`})` +
         (result.skippedCalls > 0
           ? `; ${count(result.skippedCalls)} turns skipped, the portal's previous call still running`
           : ''),

@@ -155,7 +155,13 @@ async function warmUp(fleet: Fleet, memberIds: readonly string[]): Promise<FromL
   return { type: 'warmed', ok, failed, cpuUs: used.user + used.system }
 }
 
-async function callsPhase(fleet: Fleet): Promise<FromLoadWorker> {
+async function callsPhase(
+  fleet: Fleet,
+  order: Extract<ToLoadWorker, { type: 'go' }>,
+): Promise<FromLoadWorker> {
+  // A step of the capacity search calls the steady portals only: the expiring ones are not installed yet.
+  const memberIds = order.portals === 'steady' ? input.warmUpIds : input.memberIds
+  const callsPerInterval = order.portals === 'steady' ? input.warmUpIds.length : input.callsPerInterval
   let ok = 0
   let failedCount = 0
   let steadyCalls = 0
@@ -169,19 +175,19 @@ async function callsPhase(fleet: Fleet): Promise<FromLoadWorker> {
   const commandsBefore = { ...redisCommands }
   const started = performance.now()
   await runSchedule({
-    callsPerInterval: input.callsPerInterval,
-    intervalMs: input.intervalMs,
-    durationMs: input.durationMs,
+    callsPerInterval,
+    intervalMs: order.intervalMs,
+    durationMs: order.durationMs,
     call: async (index) => {
       // A process that cannot keep up skips a portal's turn rather than piling up calls behind it.
-      const lane = index % input.callsPerInterval
+      const lane = index % callsPerInterval
       if (running.has(lane)) {
         skipped += 1
         return
       }
       running.add(lane)
       const callStarted = performance.now()
-      const memberId = input.memberIds[index % input.memberIds.length]!
+      const memberId = memberIds[index % memberIds.length]!
       if (!expiringIds.has(memberId)) steadyCalls += 1
       const code = await callOnce(fleet, memberId, index)
       recordLatency(latencies, performance.now() - callStarted)
@@ -265,8 +271,11 @@ process.on('message', async (message: ToLoadWorker) => {
     // first second in every worker at once.
     if (message.collect) await collectWithFinalizers(collect!)
     send(warmed)
-  } else if (message.type === 'go') send(await callsPhase(fleet))
-  else if (message.type === 'memory') send(await idleThenMemory())
+  } else if (message.type === 'go') send(await callsPhase(fleet, message))
+  else if (message.type === 'collect') {
+    await collectWithFinalizers(collect!)
+    send({ type: 'collected' })
+  } else if (message.type === 'memory') send(await idleThenMemory())
   else {
     await fleet.destroy()
     await close()

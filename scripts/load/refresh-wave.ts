@@ -58,8 +58,6 @@ async function main(): Promise<number> {
         warmUpIds: [],
         expiringIds: farm.memberIds,
         callsPerInterval: portals,
-        intervalMs: 1000,
-        durationMs: 1000,
         dist: true,
       }),
     )

@@ -43,7 +43,7 @@ function tableRows(stdout: string): Map<string, [string, string, string]> {
 const number = (text: string | undefined): number => Number((text ?? '').replaceAll(',', ''))
 
 it.skipIf(!redisInstalled)(
-  'LOAD_QUICK=1 with 20 portals x 2 processes for 4 s: every call succeeds, each expired portal is refreshed once, every figure is printed',
+  'LOAD_QUICK=1 with 20 portals x 2 processes for 4 s: a capacity search, then calls at half of it; every call succeeds, each expired portal is refreshed once, every figure is printed',
   async () => {
     const run = await runLoad({
       LOAD_QUICK: '1',
@@ -55,13 +55,33 @@ it.skipIf(!redisInstalled)(
     expect(run.code, run.stderr).toBe(0)
     expect(run.stderr).toMatch(/^fleet: \d+ of 4 s, \d+ calls ok, 0 failed$/m)
     expect(run.stderr).toContain('installed 16 of 20 portals (the 4 expiring ones come after the warm-up)')
-    expect(run.stdout).toContain(
-      'fleet load: 20 portals x 2 processes, a call per portal every 2000 ms for 4 s, 4 portals expiring',
+    // Steps of 1 s on the 16 steady portals, from 16 calls/s (a quarter of the ceiling, twice the buckets' drain).
+    expect(run.stderr).toMatch(
+      /^capacity step: asked 16\/s, made \d+\/s, \d+ turns skipped, 0 failed, p50 \/ p99 [\d.]+ \/ [\d.]+ ms$/m,
     )
     const rows = tableRows(run.stdout)
+    const [capacity] = rows.get('capacity: calls per second carried before p99 turns up')!
+    const found =
+      /^(at least )?(\d+) \((\d+ not|the search's ceiling); p99 [\d.]+ ms in the first step, knee [\d.]+ ms; (\d+) steps of 1 s\)$/.exec(
+        capacity,
+      )
+    expect(found, capacity).not.toBeNull()
+    const carried = number(found![2])
+    expect(carried).toBeGreaterThanOrEqual(16)
+    expect(carried).toBeLessThanOrEqual(64)
+    // Measured at half the capacity (2 000 ms per call per portal, 20 calls/s, at most): the interval says so.
+    const asked = Math.min(20, carried / 2)
+    const intervalMs = Math.round((20 * 2 * 1000) / asked)
+    expect(run.stdout).toContain(
+      `fleet load: 20 portals x 2 processes, a call per portal every ${intervalMs} ms for 4 s, 4 portals expiring`,
+    )
+    expect(rows.get('calls per second')![0]).toMatch(
+      new RegExp(`^\\d+ \\(asked ${Math.round((20 * 2 * 1000) / intervalMs)}: `),
+    )
     expect([...rows.keys()]).toEqual([
       'calls ok / failed',
       'failed calls by error code',
+      'capacity: calls per second carried before p99 turns up',
       'calls per second',
       'refresh requests per expired portal',
       'requests the portals rejected',
