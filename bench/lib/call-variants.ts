@@ -157,8 +157,16 @@ export function clientProfileVariant(portal: PortalOAuth): CpuVariant {
 
 /** The vendor's `B24OAuth` making the same `profile` call on a fresh pair of the same emulator (see above). */
 export async function vendorVariant(rig: BenchRig, sdk: VendorSdk): Promise<CpuVariant> {
-  const pair = await rig.pair()
   const secret = { clientId: rig.emulator.clientId, clientSecret: rig.emulator.clientSecret }
+  return vendorPairVariant(await rig.pair(), secret, sdk)
+}
+
+/** The vendor's `B24OAuth` making `profile` calls with `pair` (its endpoints name the server it calls). */
+export function vendorPairVariant(
+  pair: EmulatorAuthParams,
+  secret: { clientId: string; clientSecret: string },
+  sdk: VendorSdk,
+): CpuVariant {
   const client = new sdk.B24OAuth(pair, secret, { restrictionParams: UNPACED_NOT_ADAPTIVE })
   client.setLogger(sdk.LoggerFactory.createNullLogger())
   client.offClientSideWarning()

@@ -18,88 +18,95 @@ export interface CapacityStep {
   p99Ms: number
 }
 
-/** A step whose p99 is more than this many times the first step's (the machine at ease) has passed the knee. */
+/** A step whose p99 is more than this many times the reference's (the machine at ease) has passed the knee. */
 export const KNEE_FACTOR = 3
 /** ...unless the p99 is under this, ms: a few ms more at a low latency is noise, not queueing. */
 export const KNEE_FLOOR_MS = 20
-/** A step that skipped more than this share of its turns, or made less than 1 minus it of the rate, fell behind. */
+/** A step that skipped more than this share of its turns fell behind. */
 export const BEHIND_SHARE = 0.02
+/**
+ * The machine is at ease at a rate when halving it cuts the p99 by less than this share: the latency is the calls'
+ * own, not a queue's. The search halves from its first step until then (at most {@link MAX_HALVINGS} times).
+ */
+export const EASE_CUT = 1 / 3
+export const MAX_HALVINGS = 5
 /** Bisection stops when the bracket is this narrow (the rate not carried over the rate carried), or after this many. */
 export const BRACKET = 1.2
 export const MAX_BISECTIONS = 3
 
-/** The p99 above which a step is past the knee, given the first step's p99. */
-export function kneeMs(firstP99Ms: number): number {
-  return Math.max(KNEE_FACTOR * firstP99Ms, KNEE_FLOOR_MS)
+/** The p99 above which a step is past the knee, given the reference step's p99. */
+export function kneeMs(referenceP99Ms: number): number {
+  return Math.max(KNEE_FACTOR * referenceP99Ms, KNEE_FLOOR_MS)
 }
 
 /**
  * Whether the machine carried `step`: no failed call, every turn kept (bar {@link BEHIND_SHARE}), and a p99 under
- * {@link kneeMs} of the first step's.
+ * {@link kneeMs} of the reference step's.
  */
-export function carried(step: CapacityStep, firstP99Ms: number): boolean {
+export function carried(step: CapacityStep, referenceP99Ms: number): boolean {
   return (
-    step.failed === 0 &&
-    step.skipped <= BEHIND_SHARE * step.turns &&
-    step.madePerS >= (1 - BEHIND_SHARE) * step.askedPerS &&
-    step.p99Ms <= kneeMs(firstP99Ms)
+    step.failed === 0 && step.skipped <= BEHIND_SHARE * step.turns && step.p99Ms <= kneeMs(referenceP99Ms)
   )
 }
 
 /** What the search found. */
 export interface Capacity {
-  /** The highest rate carried, calls per second. */
+  /** The highest rate carried, calls per second; 0 when none was. */
   perS: number
-  /** The lowest rate not carried, or `null` when the ceiling was carried (the capacity is at least {@link perS}). */
+  /** The lowest rate above it not carried, or `null` when the ceiling was carried (the capacity is at least {@link perS}). */
   notCarriedPerS: number | null
-  /** The p99 of the first step and the knee it sets, ms. */
-  firstP99Ms: number
+  /** The rate and p99 of the reference step (the machine at ease), and the knee it sets, ms. */
+  referencePerS: number
+  referenceP99Ms: number
   kneeMs: number
+  /** Every step in the order run, judged against the reference. */
   steps: Array<CapacityStep & { carried: boolean }>
 }
 
 /**
- * Runs steps from `startPerS`, doubling while each is carried (up to `ceilingPerS`), then bisects (geometric mean)
- * between the last rate carried and the first not carried. When even the first step is not carried, halves down (at
- * most three times); the first step's p99 stays the reference.
+ * From `startPerS`: halves the rate until the machine is at ease (see {@link EASE_CUT}; that step's p99 is the
+ * reference), then doubles from the highest rate carried while each step is carried (up to `ceilingPerS`), then
+ * bisects (geometric mean) between the highest rate carried and the lowest not carried.
  */
 export async function searchCapacity(
   step: (askedPerS: number) => Promise<CapacityStep>,
   startPerS: number,
   ceilingPerS: number,
 ): Promise<Capacity> {
-  const steps: Capacity['steps'] = []
-  const first = await step(startPerS)
-  const firstP99Ms = first.p99Ms
-  const judge = async (measured: CapacityStep): Promise<boolean> => {
-    const ok = carried(measured, firstP99Ms)
-    steps.push({ ...measured, carried: ok })
-    return ok
+  const steps: CapacityStep[] = [await step(startPerS)]
+  let reference = steps[0]!
+  for (let halvings = 0; halvings < MAX_HALVINGS; halvings += 1) {
+    const lower = await step(reference.askedPerS / 2)
+    steps.push(lower)
+    const eased = lower.p99Ms > (1 - EASE_CUT) * reference.p99Ms
+    reference = lower
+    if (eased) break
   }
-  let low = 0
-  let high: number | null = null
-  if (await judge(first)) low = startPerS
-  else high = startPerS
-  // Below the first step: halve until carried.
-  for (let rate = startPerS / 2; low === 0 && steps.length <= 3; rate /= 2) {
-    if (await judge(await step(rate))) low = rate
+  const isCarried = (measured: CapacityStep): boolean => carried(measured, reference.p99Ms)
+  const rates = (ok: boolean): number[] =>
+    steps.filter((measured) => isCarried(measured) === ok).map((measured) => measured.askedPerS)
+  let low = Math.max(0, ...rates(true))
+  const above = rates(false).filter((rate) => rate > low)
+  let high: number | null = above.length > 0 ? Math.min(...above) : null
+  const next = async (rate: number): Promise<void> => {
+    const measured = await step(rate)
+    steps.push(measured)
+    if (isCarried(measured)) low = rate
     else high = rate
   }
-  if (low === 0) return { perS: 0, notCarriedPerS: high, firstP99Ms, kneeMs: kneeMs(firstP99Ms), steps }
-  // Doubling up to the ceiling.
-  while (high === null && low < ceilingPerS) {
-    const rate = Math.min(ceilingPerS, low * 2)
-    if (await judge(await step(rate))) low = rate
-    else high = rate
-  }
+  while (low > 0 && high === null && low < ceilingPerS) await next(Math.min(ceilingPerS, low * 2))
   for (
     let bisections = 0;
-    high !== null && high / low > BRACKET && bisections < MAX_BISECTIONS;
+    low > 0 && high !== null && high / low > BRACKET && bisections < MAX_BISECTIONS;
     bisections += 1
-  ) {
-    const rate = Math.round(Math.sqrt(low * high))
-    if (await judge(await step(rate))) low = rate
-    else high = rate
+  )
+    await next(Math.round(Math.sqrt(low * high)))
+  return {
+    perS: low,
+    notCarriedPerS: high,
+    referencePerS: reference.askedPerS,
+    referenceP99Ms: reference.p99Ms,
+    kneeMs: kneeMs(reference.p99Ms),
+    steps: steps.map((measured) => ({ ...measured, carried: isCarried(measured) })),
   }
-  return { perS: low, notCarriedPerS: high, firstP99Ms, kneeMs: kneeMs(firstP99Ms), steps }
 }

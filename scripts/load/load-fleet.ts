@@ -174,7 +174,7 @@ async function capacityOf(
   }
   const capacity = await searchCapacity(step, Math.min(FIRST_STEP_PER_S, ceilingPerS / 4), ceilingPerS)
   log(
-    `capacity: ${Math.round(capacity.perS)} calls/s carried (p99 within ${capacity.kneeMs.toFixed(1)} ms)${capacity.notCarriedPerS === null ? ', the ceiling of the search' : `, ${Math.round(capacity.notCarriedPerS)}/s not`}`,
+    `capacity: ${Math.round(capacity.perS)} calls/s carried (p99 within ${capacity.kneeMs.toFixed(1)} ms, set by ${capacity.referenceP99Ms.toFixed(1)} ms at ${Math.round(capacity.referencePerS)}/s)${capacity.notCarriedPerS === null ? ', the ceiling of the search' : `, ${Math.round(capacity.notCarriedPerS)}/s not`}`,
   )
   return capacity
 }

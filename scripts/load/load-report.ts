@@ -139,7 +139,7 @@ export function loadReport(result: LoadResult): LoadReport {
       measured:
         capacity === null
           ? 'not searched (--share 0)'
-          : `${capacity.notCarriedPerS === null ? 'at least ' : ''}${count(capacity.perS)} (${capacity.notCarriedPerS === null ? "the search's ceiling" : `${count(capacity.notCarriedPerS)} not`}; p99 ${fixed(capacity.firstP99Ms, 1)} ms in the first step, knee ${fixed(capacity.kneeMs, 1)} ms; ${capacity.steps.length} steps of ${options.stepS} s)`,
+          : `${capacity.notCarriedPerS === null ? 'at least ' : ''}${count(capacity.perS)} (${capacity.notCarriedPerS === null ? "the search's ceiling" : `${count(capacity.notCarriedPerS)} not`}; p99 within ${fixed(capacity.kneeMs, 1)} ms, 3x its ${fixed(capacity.referenceP99Ms, 1)} ms at ${count(capacity.referencePerS)}/s or 20 ms; ${capacity.steps.length} steps of ${options.stepS} s)`,
       bar: '',
       verdict: '',
     },
