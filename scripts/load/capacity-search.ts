@@ -25,8 +25,10 @@ export const KNEE_FLOOR_MS = 20
 /** A step that skipped more than this share of its turns fell behind. */
 export const BEHIND_SHARE = 0.02
 /**
- * The machine is at ease at a rate when halving it cuts the p99 by less than this share: the latency is the calls'
- * own, not a queue's. The search halves from its first step until then (at most {@link MAX_HALVINGS} times).
+ * The machine is at ease when halving the rate no longer cuts the p99 by this share of the lowest p99 so far: the
+ * latency is the calls' own, not a queue's. The search halves from its first step until then (at most
+ * {@link MAX_HALVINGS} times); the reference is the step of the lowest p99 whose calls kept pace (no failure, no
+ * turn skipped past {@link BEHIND_SHARE}).
  */
 export const EASE_CUT = 1 / 3
 export const MAX_HALVINGS = 5
@@ -64,8 +66,8 @@ export interface Capacity {
 }
 
 /**
- * From `startPerS`: halves the rate until the machine is at ease (see {@link EASE_CUT}; that step's p99 is the
- * reference), then doubles from the highest rate carried while each step is carried (up to `ceilingPerS`), then
+ * From `startPerS`: halves the rate until the machine is at ease (see {@link EASE_CUT}, which also says which step is
+ * the reference), then doubles from the highest rate carried while each step is carried (up to `ceilingPerS`), then
  * bisects (geometric mean) between the highest rate carried and the lowest not carried.
  */
 export async function searchCapacity(
@@ -74,12 +76,14 @@ export async function searchCapacity(
   ceilingPerS: number,
 ): Promise<Capacity> {
   const steps: CapacityStep[] = [await step(startPerS)]
+  // The reference: the step of the lowest p99 so far, while halving the rate still cuts it.
   let reference = steps[0]!
   for (let halvings = 0; halvings < MAX_HALVINGS; halvings += 1) {
-    const lower = await step(reference.askedPerS / 2)
+    const lower = await step(steps.at(-1)!.askedPerS / 2)
     steps.push(lower)
+    // At ease: halving no longer cut the p99 much (on a machine shared with other work it may even rise).
     const eased = lower.p99Ms > (1 - EASE_CUT) * reference.p99Ms
-    reference = lower
+    if (carried(lower, lower.p99Ms) && lower.p99Ms < reference.p99Ms) reference = lower
     if (eased) break
   }
   const isCarried = (measured: CapacityStep): boolean => carried(measured, reference.p99Ms)
