@@ -11,8 +11,10 @@
 import { spawn } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { forkWorker } from '../scripts/dev/forked-worker.js'
 import { fixed, median } from '../scripts/dev/stats.js'
 import type { EmulatorAuthParams } from '../src/testing/index.js'
+import type { SideInput, SideOrder } from './children/vendor-side.js'
 import { ANSWER_SHAPES, type AnswerShape } from './lib/answer-shapes.js'
 import {
   CONCURRENCY,
@@ -35,6 +37,13 @@ const MODES = [
   },
 ]
 const PORTAL = fileURLToPath(new URL('children/minimal-portal.ts', import.meta.url))
+const SIDE = fileURLToPath(new URL('children/vendor-side.ts', import.meta.url))
+/**
+ * `VENDOR_PROCESSES=1`: each side in its own process (bench/children/vendor-side.ts), not both in this one;
+ * `VENDOR_PROCESSES=fresh`: a fresh process per side and run, loading its package included.
+ */
+const APART = process.env.VENDOR_PROCESSES === '1' || process.env.VENDOR_PROCESSES === 'fresh'
+const FRESH = process.env.VENDOR_PROCESSES === 'fresh'
 
 /** A minimal portal serving `shape`, in its own process; its endpoint and a way to stop it. */
 async function startMinimalPortal(shape: AnswerShape): Promise<{ port: number; stop: () => void }> {
@@ -62,17 +71,56 @@ interface Measured {
   ratios: number[]
 }
 
+/** One side of the comparison: runs calls and says their CPU per call, us. */
+interface Side {
+  run(calls: number, concurrency: number): Promise<number>
+  close(): Promise<void>
+}
+
+/** A side in this process. */
+function sideHere(variant: CpuVariant): Side {
+  return {
+    run: async (calls, concurrency) => (await cpuPerCall(variant.call, calls, concurrency)).process,
+    close: () => variant.close(),
+  }
+}
+
+/** A fresh process per run (bench/children/vendor-side.ts with `run`): loading the package and the warm-up count. */
+function sideFresh(input: SideInput): Side {
+  return {
+    run: async (calls, concurrency) => {
+      const worker = forkWorker<SideOrder, { us: number }>(SIDE, { ...input, run: { calls, concurrency } })
+      const { us } = await worker.next()
+      await worker.stop({ type: 'exit' })
+      return us
+    },
+    close: async () => {},
+  }
+}
+
+/** A side in its own process (bench/children/vendor-side.ts). */
+function sideApart(input: SideInput): Side {
+  if (FRESH) return sideFresh(input)
+  const worker = forkWorker<SideOrder, { us: number }>(SIDE, input)
+  return {
+    run: async (calls, concurrency) => {
+      worker.send({ type: 'run', calls, concurrency })
+      return (await worker.next()).us
+    },
+    close: () => worker.stop({ type: 'exit' }),
+  }
+}
+
 /** One warm-up round, then `ROUNDS` rounds alternating which side goes first; ratios within each round. */
-async function measure(ours: CpuVariant, vendor: CpuVariant): Promise<Map<string, Measured>> {
+async function measure(ours: Side, vendor: Side): Promise<Map<string, Measured>> {
   const measured = new Map<string, Measured>(
     MODES.map((mode) => [mode.label, { ours: [], vendor: [], ratios: [] }]),
   )
   for (let round = 0; round <= ROUNDS; round += 1) {
     for (const mode of MODES) {
       const order = round % 2 === 0 ? [ours, vendor] : [vendor, ours]
-      const used = new Map<CpuVariant, number>()
-      for (const variant of order)
-        used.set(variant, (await cpuPerCall(variant.call, mode.calls, mode.concurrency)).process)
+      const used = new Map<Side, number>()
+      for (const side of order) used.set(side, await side.run(mode.calls, mode.concurrency))
       if (round === 0) continue
       const kept = measured.get(mode.label)!
       kept.ours.push(used.get(ours)!)
@@ -83,7 +131,6 @@ async function measure(ours: CpuVariant, vendor: CpuVariant): Promise<Map<string
   return measured
 }
 
-const sdk = await loadVendorSdk()
 const rig = await startBenchRig()
 const secret = { clientId: rig.emulator.clientId, clientSecret: rig.emulator.clientSecret }
 const only = process.env.VENDOR_SHAPES?.split(',')
@@ -116,13 +163,21 @@ const lines = [
 try {
   for (const server of servers) {
     const running = await server.start()
-    const ours = clientProfileVariant(
-      new lib.PortalOAuth(running.pair(await rig.pair()), secret, {
-        logger: lib.createNullLogger(),
-        restrictionParams: UNPACED_NOT_ADAPTIVE,
-      }),
-    )
-    const vendor = vendorPairVariant(running.pair(await rig.pair()), secret, sdk)
+    const ourPair = running.pair(await rig.pair())
+    const vendorPair = running.pair(await rig.pair())
+    const ours = APART
+      ? sideApart({ side: 'ours', pair: ourPair, secret })
+      : sideHere(
+          clientProfileVariant(
+            new lib.PortalOAuth(ourPair, secret, {
+              logger: lib.createNullLogger(),
+              restrictionParams: UNPACED_NOT_ADAPTIVE,
+            }),
+          ),
+        )
+    const vendor = APART
+      ? sideApart({ side: 'vendor', pair: vendorPair, secret })
+      : sideHere(vendorPairVariant(vendorPair, secret, await loadVendorSdk()))
     const load = loadavg()[0]!
     const measured = await measure(ours, vendor)
     await ours.close()
@@ -139,6 +194,6 @@ try {
   await rig.close()
 }
 console.log(
-  `${ROUNDS} alternating rounds (after a warm-up round) of ${MODES[0]!.calls} sequential and ${MODES[1]!.calls} concurrent calls per side; v2 \`profile\`, both sides unpaced, adaptive limits off; process CPU (user + system).\n`,
+  `${ROUNDS} alternating rounds (after a warm-up round) of ${MODES[0]!.calls} sequential and ${MODES[1]!.calls} concurrent calls per side, ${FRESH ? 'a fresh process per side and run (loading and warm-up included, no warm-up round kept apart)' : APART ? 'each side in its own process' : 'both sides in one process'}; v2 \`profile\`, both sides unpaced, adaptive limits off; process CPU (user + system).\n`,
 )
 console.log(lines.join('\n'))
