@@ -16,12 +16,12 @@ export interface AnswerShape {
   fieldChars: number
 }
 
-/** `profile`'s documented result (protocol.md 8). */
+/** `profile`'s result as the vendor's documentation samples it (protocol.md 8). */
 const PROFILE = {
   ID: '1',
   ADMIN: true,
-  NAME: 'User 1',
-  LAST_NAME: 'Emulated',
+  NAME: 'Vadim',
+  LAST_NAME: 'Valeev',
   PERSONAL_GENDER: '',
   TIME_ZONE: '',
 }
