@@ -1,3 +1,5 @@
+// The declarations name Node's own types (AbortSignal, URL, node:http): a TypeScript consumer needs @types/node (README.md, "TypeScript settings").
+/// <reference types="node" preserve="true" />
 export { AbstractPortal, type AbstractPortalOptions, type TypePortal } from './abstract-portal.js'
 export { ActionErrorCode } from './actions/action-error-code.js'
 export type {

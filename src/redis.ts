@@ -1,3 +1,5 @@
+// The declarations name Node's own types (AbortSignal, URL, node:http): a TypeScript consumer needs @types/node (README.md, "TypeScript settings").
+/// <reference types="node" preserve="true" />
 /**
  * `portal-oauth/redis`: `RedisStore`, the token store shared by every process on one Redis server, a Cluster or a
  * master behind Sentinel. It works on the client handed to it (ioredis 5 or 6, or node-redis 6) and loads neither

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import type { PortalEmulator } from '../testing/index.js'
 import { CONTROL_ROUTES, type ControlRoute } from './emulator-routes.js'
-import { ControlError, readJsonObject } from './json-body.js'
+import { ControlError, readJsonObject, refuseUnknownKeys } from './json-body.js'
 
 /** The loopback host names a request to the control API may carry in `Host` (a DNS-rebound name is refused). */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]'])
@@ -62,6 +62,9 @@ async function handle(
       throw new ControlError(known ? 405 : 404, `no route ${method} ${url.pathname} (see docs/cli.md)`)
     }
     const body = await readJsonObject(request)
+    const where = `${method} ${found.route.path.replace(/\*$/, '<name>')}`
+    refuseUnknownKeys(body, found.route.fields ?? [], where)
+    refuseUnknownKeys(url.searchParams, found.route.query ?? [], `${where}'s query`)
     const value = await found.route.handle({ emulator, body, query: url.searchParams, param: found.param })
     answer(response, 200, value ?? {})
   } catch (error) {

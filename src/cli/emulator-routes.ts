@@ -5,7 +5,7 @@ import {
   type EmulatorServerName,
   type PortalEmulator,
 } from '../testing/index.js'
-import { ControlError, field } from './json-body.js'
+import { ControlError, field, refuseUnknownKeys } from './json-body.js'
 
 /** What a route is given: the running emulator, the JSON body, the query and the path's parameter. */
 export interface RouteInput {
@@ -16,11 +16,18 @@ export interface RouteInput {
   param: string
 }
 
+/** The request kinds of the log (`GET /log?kind=`). */
+const LOG_KINDS = ['token', 'rest', 'batch', 'webhook', 'other']
+
 /** One route of the control API. */
 export interface ControlRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   /** The path; a trailing `*` matches one more segment, handed over as `param`. */
   path: string
+  /** The body's fields it reads (none when absent): any other is refused, naming it. */
+  fields?: readonly string[]
+  /** The query's parameters it reads (none when absent), likewise. */
+  query?: readonly string[]
   handle(input: RouteInput): unknown
 }
 
@@ -91,6 +98,7 @@ async function sendInstallEvent(input: RouteInput): Promise<unknown> {
 
 /** The REST error a defined method answers: `{ code, description?, status? }`. */
 function restError(error: Record<string, unknown>): EmulatorRestError {
+  refuseUnknownKeys(error, ['code', 'description', 'status'], 'error')
   const code = error.code
   if (typeof code !== 'string' || code === '')
     throw new ControlError(400, 'error.code must be a non-empty string')
@@ -144,6 +152,7 @@ function applySettings({ body, emulator }: RouteInput): unknown {
     const limit = body.rateLimit === false ? false : field.object(body, 'rateLimit')
     if (limit === undefined)
       throw new ControlError(400, 'rateLimit must be false or { burstLimit, drainRate }')
+    if (limit !== false) refuseUnknownKeys(limit, ['burstLimit', 'drainRate'], 'rateLimit')
     emulator.setRateLimit(
       limit === false
         ? false
@@ -154,6 +163,7 @@ function applySettings({ body, emulator }: RouteInput): unknown {
     const limit = body.operatingLimit === false ? false : field.object(body, 'operatingLimit')
     if (limit === undefined)
       throw new ControlError(400, 'operatingLimit must be false or { windowMs, limitMs }')
+    if (limit !== false) refuseUnknownKeys(limit, ['windowMs', 'limitMs'], 'operatingLimit')
     emulator.setOperatingLimit(
       limit === false
         ? false
@@ -174,7 +184,11 @@ function applySettings({ body, emulator }: RouteInput): unknown {
 /** The log entries, optionally only those of one kind (`token`, `rest`, `batch`, ...) after sequence `since`. */
 function readLog({ emulator, query }: RouteInput): unknown {
   const kind = query.get('kind')
-  const since = Number(query.get('since') ?? '0')
+  if (kind !== null && !LOG_KINDS.includes(kind))
+    throw new ControlError(400, `kind must be one of ${LOG_KINDS.join(', ')}, not ${kind}`)
+  const sinceText = query.get('since') ?? '0'
+  const since = Number(sinceText)
+  if (!/^\d+$/.test(sinceText)) throw new ControlError(400, 'since must be a non-negative integer')
   return emulator.log.entries.filter((entry) => (kind === null || entry.kind === kind) && entry.seq > since)
 }
 
@@ -204,11 +218,12 @@ function act(run: (emulator: PortalEmulator) => void): ControlRoute['handle'] {
 
 /** Every route of the control API (docs/cli.md documents each). */
 export const CONTROL_ROUTES: readonly ControlRoute[] = [
-  { method: 'GET', path: '/log', handle: readLog },
+  { method: 'GET', path: '/log', query: ['kind', 'since'], handle: readLog },
   { method: 'DELETE', path: '/log', handle: act((emulator) => emulator.log.clear()) },
   {
     method: 'POST',
     path: '/pair',
+    fields: ['expiresIn', 'userId'],
     handle: ({ emulator, body }) => {
       const expiresIn = field.count(body, 'expiresIn')
       const userId = field.count(body, 'userId')
@@ -230,6 +245,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   {
     method: 'POST',
     path: '/fail-refresh',
+    fields: ['error', 'error_description', 'status', 'times'],
     handle: ({ emulator, body }) => {
       const description = field.string(body, 'error_description')
       const status = field.count(body, 'status')
@@ -247,6 +263,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   {
     method: 'POST',
     path: '/fail-token-requests',
+    fields: ['status', 'body', 'contentType', 'processed', 'times'],
     handle: ({ emulator, body }) => {
       const status = field.count(body, 'status')
       if (status === undefined || status < 400)
@@ -269,6 +286,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   {
     method: 'POST',
     path: '/drop-connections',
+    fields: ['times', 'server', 'method', 'after'],
     handle: ({ emulator, body }) => {
       const after = field.string(body, 'after')
       if (after !== undefined && after !== 'headers' && after !== 'body' && after !== 'response')
@@ -280,6 +298,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   {
     method: 'POST',
     path: '/delay-requests',
+    fields: ['ms', 'times', 'server', 'method'],
     handle: ({ emulator, body }) => {
       const ms = field.count(body, 'ms')
       if (ms === undefined) throw new ControlError(400, 'ms is required')
@@ -290,16 +309,18 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   {
     method: 'POST',
     path: '/hold-requests',
+    fields: ['times', 'server', 'method'],
     handle: ({ emulator, body }) => {
       emulator.holdRequests(field.count(body, 'times') ?? 1, filter(body))
       return {}
     },
   },
-  { method: 'POST', path: '/wait-for-held', handle: waitForHeld },
+  { method: 'POST', path: '/wait-for-held', fields: ['count', 'timeoutMs'], handle: waitForHeld },
   { method: 'POST', path: '/release-held', handle: act((emulator) => emulator.releaseHeldRequests()) },
   {
     method: 'POST',
     path: '/mutate-token-responses',
+    fields: ['set', 'remove', 'times'],
     handle: ({ emulator, body }) => {
       const remove = body.remove ?? []
       if (!Array.isArray(remove) || remove.some((key) => typeof key !== 'string'))
@@ -312,12 +333,28 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     },
   },
   { method: 'DELETE', path: '/faults', handle: act((emulator) => emulator.clearFaults()) },
-  { method: 'PUT', path: '/settings', handle: applySettings },
-  { method: 'PUT', path: '/methods/*', handle: defineMethod },
-  { method: 'POST', path: '/install-events', handle: sendInstallEvent },
+  {
+    method: 'PUT',
+    path: '/settings',
+    fields: ['latencyMs', 'isAdmin', 'userId', 'rateLimit', 'operatingLimit', 'methodCost'],
+    handle: applySettings,
+  },
+  {
+    method: 'PUT',
+    path: '/methods/*',
+    fields: ['result', 'error', 'next', 'total', 'versions'],
+    handle: defineMethod,
+  },
+  {
+    method: 'POST',
+    path: '/install-events',
+    fields: ['event', 'url', 'expiresIn', 'applicationToken', 'userId'],
+    handle: sendInstallEvent,
+  },
   {
     method: 'POST',
     path: '/webhooks',
+    fields: ['userId', 'scope'],
     handle: ({ emulator, body }) => {
       const userId = field.count(body, 'userId')
       const scope = field.string(body, 'scope')

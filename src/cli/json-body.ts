@@ -74,3 +74,19 @@ export const field = {
     return value as Record<string, unknown>
   },
 }
+
+/**
+ * Refuses a key of `object` that `known` does not list, naming it and what `where` takes: a misspelt field
+ * (`expiresin`) would otherwise be ignored and the control do something else than asked.
+ */
+export function refuseUnknownKeys(
+  object: Record<string, unknown> | URLSearchParams,
+  known: readonly string[],
+  where: string,
+): void {
+  const keys = object instanceof URLSearchParams ? [...object.keys()] : Object.keys(object)
+  const unknown = keys.find((key) => !known.includes(key))
+  if (unknown === undefined) return
+  const takes = known.length === 0 ? 'takes none' : `takes ${known.join(', ')}`
+  throw new ControlError(400, `unknown field ${unknown}: ${where} ${takes}`)
+}

@@ -3,6 +3,7 @@ import { layerErrorReply, QUERY_LIMIT_EXCEEDED, v3ErrorReply } from './envelope.
 import { EmulatorRestError } from './errors.js'
 import type { IncomingCall, Reply } from './http-server.js'
 import { invokeMethod, operatingKey } from './invoke.js'
+import { v3ValidationError } from './lists.js'
 import type { PortalRoute } from './rest-v2.js'
 import { queryParams } from './rest-v2.js'
 import { V3_PREFIX, v3Body, v3MethodNotFound, v3OutcomeError, withIdempotency } from './rest-v3.js'
@@ -46,12 +47,6 @@ export function readV3BatchBody(value: unknown): { commands: unknown[]; body: Js
   }
   const listed = numericValues(value)
   return listed ? { commands: listed, body: value } : undefined
-}
-
-function invalid(message: string, field: string): EmulatorRestError {
-  return new EmulatorRestError(`${V3_PREFIX}VALIDATION_REQUESTVALIDATIONEXCEPTION`, message, 400, {
-    validation: [{ field, message }],
-  })
 }
 
 function badRef(message: string): EmulatorRestError {
@@ -116,9 +111,9 @@ function readCommand(item: unknown, index: number): V3BatchCommand {
     )
   }
   if (item.query !== undefined && !isRecord(item.query))
-    throw invalid(`Batch command ${index}: query must be an object`, 'query')
+    throw v3ValidationError('query', `Batch command ${index}: query must be an object`)
   if (item.as !== undefined && typeof item.as !== 'string')
-    throw invalid(`Batch command ${index}: as must be a string`, 'as')
+    throw v3ValidationError('as', `Batch command ${index}: as must be a string`)
   const command: V3BatchCommand = { method: item.method }
   if (isRecord(item.query)) command.query = item.query
   if (typeof item.as === 'string') command.as = item.as
@@ -153,12 +148,12 @@ export async function handleV3Batch(
     let processingMs = 0
     try {
       if (batch.commands.length > V3_BATCH_MAX_LENGTH) {
-        throw invalid(`Max batch length exceeded (${V3_BATCH_MAX_LENGTH})`, 'batch')
+        throw v3ValidationError('batch', `Max batch length exceeded (${V3_BATCH_MAX_LENGTH})`)
       }
       const commands = batch.commands.map(readCommand)
       for (const command of commands) {
         const name = command.method.toLowerCase()
-        if (name === 'batch') throw invalid('Nested batch is not allowed', 'method')
+        if (name === 'batch') throw v3ValidationError('method', 'Nested batch is not allowed')
         const method = await state.methods.resolve(name, 'v3')
         if (!method) return v3MethodNotFound()
         const query = stripAuthParams(resolveRefs(command.query ?? {}, aliases, results) as Json)

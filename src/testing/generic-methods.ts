@@ -1,7 +1,7 @@
 import { type CatalogueMethod, loadCatalogue } from './catalogue.js'
 import { EmulatorRestError } from './errors.js'
 import { v2ListPage, v3ListRows } from './list-answers.js'
-import { FixtureTable, parseV2Filter, parseV3Filter, toId, v3Invalid } from './lists.js'
+import { FixtureTable, parseV2Filter, parseV3Filter, toId, v3ValidationError } from './lists.js'
 import type { MethodDefinition, MethodFallback } from './method-definition.js'
 import type { EmulatorApiVersion, EmulatorMethodHandler } from './types.js'
 
@@ -113,11 +113,7 @@ function missingParameter(name: string, version: EmulatorApiVersion): EmulatorRe
     })
   }
   // v3: protocol.md 4, "validation": [{"field": "id", "message": "Required field `id` is not specified"}].
-  return v3Invalid(
-    'VALIDATION_REQUESTVALIDATIONEXCEPTION',
-    `Required field \`${name}\` is not specified`,
-    name,
-  )
+  return v3ValidationError(name, `Required field \`${name}\` is not specified`)
 }
 
 function notFound(id: number, version: EmulatorApiVersion): EmulatorRestError {

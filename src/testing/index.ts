@@ -1,3 +1,5 @@
+// The declarations name Node's own types (AbortSignal, URL, node:http): a TypeScript consumer needs @types/node (README.md, "TypeScript settings").
+/// <reference types="node" preserve="true" />
 /**
  * `portal-oauth/testing`: a loopback portal emulator (REST v2 + v3, batches, webhooks, limits) and its OAuth server,
  * for testing applications built on `portal-oauth` without a real portal. It answers every method of the catalogue

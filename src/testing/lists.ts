@@ -120,14 +120,29 @@ export function parseV2Start(start: unknown): V2Paging {
   return { offset: Math.max(0, n), noCount: false }
 }
 
-/** v3 validation error helper. */
-export function v3Invalid(code: string, message: string, field?: string): EmulatorRestError {
+/**
+ * The message of every v3 request validation error: the docs show `"message": "Error during request object
+ * validation"` with the field's own message in `validation` (tasks-task-add-rest-v3.md, tasks-task-update-rest-v3.md,
+ * timeman-record-list.md), so a client printing both says it once.
+ */
+export const V3_VALIDATION_MESSAGE = 'Error during request object validation'
+
+/** A v3 request validation error (`VALIDATION_REQUESTVALIDATIONEXCEPTION`) about `field`. */
+export function v3ValidationError(field: string, message: string): EmulatorRestError {
   return new EmulatorRestError(
-    `BITRIX_REST_V3_EXCEPTION_${code}`,
-    message,
+    'BITRIX_REST_V3_EXCEPTION_VALIDATION_REQUESTVALIDATIONEXCEPTION',
+    V3_VALIDATION_MESSAGE,
     400,
-    field === undefined ? undefined : { validation: [{ field, message }] },
+    { validation: [{ field, message }] },
   )
+}
+
+/**
+ * Another v3 error of the request (`INVALIDFILTEREXCEPTION`, ...): its message says it all, without `validation`,
+ * which only request validation errors carry (protocol.md 4; the docs' examples of these errors have none).
+ */
+export function v3Invalid(code: string, message: string): EmulatorRestError {
+  return new EmulatorRestError(`BITRIX_REST_V3_EXCEPTION_${code}`, message, 400)
 }
 
 /**
@@ -148,17 +163,13 @@ export function parseV3Filter(filter: unknown, knownFields: readonly string[]): 
     }
     const [field, op, value] = condition.length === 2 ? [condition[0], '=', condition[1]] : condition
     if (typeof field !== 'string' || !knownFields.includes(field)) {
-      throw v3Invalid('UNKNOWNDTOPROPERTYEXCEPTION', `Unknown field \`${String(field)}\``, String(field))
+      throw v3Invalid('UNKNOWNDTOPROPERTYEXCEPTION', `Unknown field \`${String(field)}\``)
     }
     if (field !== 'id') {
-      throw v3Invalid(
-        'INVALIDFILTEREXCEPTION',
-        `The emulator filters by \`id\` only, not by \`${field}\``,
-        field,
-      )
+      throw v3Invalid('INVALIDFILTEREXCEPTION', `The emulator filters by \`id\` only, not by \`${field}\``)
     }
     if (typeof op !== 'string' || !constrainId(constraint, op.toLowerCase(), value)) {
-      throw v3Invalid('UNKNOWNFILTEROPERATOREXCEPTION', `Unknown filter operator \`${String(op)}\``, field)
+      throw v3Invalid('UNKNOWNFILTEROPERATOREXCEPTION', `Unknown filter operator \`${String(op)}\``)
     }
   }
   return constraint

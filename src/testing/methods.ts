@@ -9,7 +9,7 @@ import {
   parseV3Filter,
   selectFields,
   toId,
-  v3Invalid,
+  v3ValidationError,
 } from './lists.js'
 import type { MethodDefinition, MethodFallback } from './method-definition.js'
 import { phpDate } from './time.js'
@@ -102,11 +102,7 @@ export function userRow(id: number): Row {
 function requireId(params: Row, field = 'id'): number {
   const value = params[field]
   if (value === undefined || value === null || value === '') {
-    throw v3Invalid(
-      'VALIDATION_REQUESTVALIDATIONEXCEPTION',
-      `Required field \`${field}\` is not specified`,
-      field,
-    )
+    throw v3ValidationError(field, `Required field \`${field}\` is not specified`)
   }
   return toId(value)
 }
@@ -281,11 +277,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     (params) => {
       const fields = record(params.fields)
       if (typeof fields.title !== 'string' || fields.title === '') {
-        throw v3Invalid(
-          'VALIDATION_REQUESTVALIDATIONEXCEPTION',
-          'Required field `title` is not specified',
-          'title',
-        )
+        throw v3ValidationError('title', 'Required field `title` is not specified')
       }
       const item = tasks.add((id) => ({ ...fields, id }))
       return { item: { id: item.id } }
@@ -308,18 +300,13 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     (params) => {
       const cursor = record(params.cursor)
       const field = cursor.field ?? 'id'
-      if (field !== 'id')
-        throw v3Invalid('VALIDATION_REQUESTVALIDATIONEXCEPTION', 'cursor.field must be `id`', 'cursor')
+      if (field !== 'id') throw v3ValidationError('cursor', 'cursor.field must be `id`')
       const filter = params.filter
       if (
         Array.isArray(filter) &&
         filter.some((condition) => Array.isArray(condition) && condition[0] === field)
       ) {
-        throw v3Invalid(
-          'VALIDATION_REQUESTVALIDATIONEXCEPTION',
-          'The cursor field may not appear in filter',
-          'filter',
-        )
+        throw v3ValidationError('filter', 'The cursor field may not appear in filter')
       }
       const constraint = parseV3Filter(filter, ['id', 'auditTypeId'])
       const desc = String(cursor.order ?? 'ASC').toUpperCase() === 'DESC'

@@ -217,6 +217,43 @@ describe('portal-oauth emulator', () => {
     expect((await emulator.control('GET', '/info')).body).toEqual(emulator.info)
   }, 60_000)
 
+  it('the control API refuses a field or query parameter it does not take, naming it, and a log kind it does not know', async () => {
+    const emulator = await startCliEmulator()
+    try {
+      // A misspelt field would otherwise be dropped: this pair would live an hour, not 5 s.
+      expect(await emulator.control('POST', '/pair', { expiresin: 5 })).toEqual({
+        status: 400,
+        body: { error: 'unknown field expiresin: POST /pair takes expiresIn, userId' },
+      })
+      expect(await emulator.control('POST', '/expire-tokens', { now: true })).toEqual({
+        status: 400,
+        body: { error: 'unknown field now: POST /expire-tokens takes none' },
+      })
+      expect(await emulator.control('PUT', '/settings', { rateLimit: { burst: 5 } })).toEqual({
+        status: 400,
+        body: { error: 'unknown field burst: rateLimit takes burstLimit, drainRate' },
+      })
+      expect(await emulator.control('PUT', '/methods/app.x', { error: { code: 'E', text: 'no' } })).toEqual({
+        status: 400,
+        body: { error: 'unknown field text: error takes code, description, status' },
+      })
+      expect(await emulator.control('GET', '/log?kind=bogus')).toEqual({
+        status: 400,
+        body: { error: 'kind must be one of token, rest, batch, webhook, other, not bogus' },
+      })
+      expect(await emulator.control('GET', '/log?knd=rest')).toEqual({
+        status: 400,
+        body: { error: "unknown field knd: GET /log's query takes kind, since" },
+      })
+      // What they take still works: a pair that expires in 5 s.
+      const pair = await emulator.control('POST', '/pair', { expiresIn: 5 })
+      expect(pair).toMatchObject({ status: 200, body: { expiresIn: 5 } })
+      expect(await emulator.control('GET', '/log?kind=token&since=0')).toMatchObject({ status: 200 })
+    } finally {
+      await emulator.stop('SIGTERM')
+    }
+  }, 60_000)
+
   it.each(['SIGTERM', 'SIGINT'] as const)(
     '%s stops it cleanly: exit 0, ports closed',
     async (signal) => {

@@ -69,11 +69,19 @@ describe('the emulator knows the catalogue', () => {
       params: { fields: { title: 'x' } },
       unchecked: true,
     })
-    expect(v3.getErrors()[0]).toMatchObject({
-      code: 'BITRIX_REST_V3_EXCEPTION_VALIDATION_REQUESTVALIDATIONEXCEPTION',
-      message: 'Required field `id` is not specified',
-      status: 400,
-    })
+    // The docs' shape: the request's message, then the field's (which the client gives as `field: message`).
+    expect(v3.getErrors().map(({ code, message, status }) => ({ code, message, status }))).toEqual([
+      {
+        code: 'BITRIX_REST_V3_EXCEPTION_VALIDATION_REQUESTVALIDATIONEXCEPTION',
+        message: 'Error during request object validation',
+        status: 400,
+      },
+      {
+        code: 'BITRIX_REST_V3_EXCEPTION_VALIDATION_REQUESTVALIDATIONEXCEPTION',
+        message: 'id: Required field `id` is not specified',
+        status: 400,
+      },
+    ])
   })
 
   it('puts the parameter in the wire answer: `argument` on v2, `validation` on v3', async () => {
@@ -100,7 +108,7 @@ describe('the emulator knows the catalogue', () => {
       {
         error: {
           code: 'BITRIX_REST_V3_EXCEPTION_VALIDATION_REQUESTVALIDATIONEXCEPTION',
-          message: 'Required field `id` is not specified',
+          message: 'Error during request object validation',
           validation: [{ field: 'id', message: 'Required field `id` is not specified' }],
         },
       },

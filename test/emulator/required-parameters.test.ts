@@ -49,10 +49,14 @@ describe('the built-in handlers check the catalogue first', () => {
     rig = await startFastRig()
     const add = (params: Record<string, unknown>) =>
       rig?.portal.actions.v3.call.make({ method: 'tasks.task.add', params, unchecked: true })
-    expect((await add({}))?.getErrors()[0]?.message).toMatch(/Required field `fields` is not specified/)
-    expect((await add({ fields: { title: 't', responsibleId: 1 } }))?.getErrors()[0]?.message).toMatch(
-      /Required field `fields.creatorId` is not specified/,
-    )
+    expect((await add({}))?.getErrorMessages()).toEqual([
+      'Error during request object validation',
+      'fields: Required field `fields` is not specified',
+    ])
+    expect((await add({ fields: { title: 't', responsibleId: 1 } }))?.getErrorMessages()).toEqual([
+      'Error during request object validation',
+      'fields.creatorId: Required field `fields.creatorId` is not specified',
+    ])
     const done = await add({ fields: { title: 't', creatorId: 1, responsibleId: 1 } })
     expect(done?.getData()?.result).toEqual({ item: { id: 121 } })
   })

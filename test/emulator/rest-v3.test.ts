@@ -17,7 +17,8 @@ describe('REST v3', () => {
     expect(missing.body).toEqual({
       error: {
         code: 'BITRIX_REST_V3_EXCEPTION_VALIDATION_REQUESTVALIDATIONEXCEPTION',
-        message: 'Required field `id` is not specified',
+        // The docs' shape (tasks-task-add-rest-v3.md): the field's message only in `validation`.
+        message: 'Error during request object validation',
         validation: [{ field: 'id', message: 'Required field `id` is not specified' }],
       },
     })
@@ -98,16 +99,33 @@ describe('REST v3', () => {
     expect(obj(page.body.result).items).toEqual([{ id: 106 }, { id: 105 }, { id: 104 }, { id: 103 }])
     const inList = await v3(emu, 'tasks.task.list', token, { filter: [['id', 'in', [3, 1]]] })
     expect(rows(obj(inList.body.result).items).map((row) => row.id)).toEqual([1, 3])
-    // The vendor's SDK asks for page 0: the first page.
-    const zero = await v3(emu, 'tasks.task.list', token, {
-      pagination: { page: 0, limit: 2 },
-      select: ['id'],
-    })
-    expect(obj(zero.body.result).items).toEqual([{ id: 1 }, { id: 2 }])
-    const negative = await v3(emu, 'tasks.task.list', token, { pagination: { page: -1 } })
-    expect(obj(negative.body.error).code).toBe('BITRIX_REST_V3_EXCEPTION_INVALIDPAGINATIONEXCEPTION')
-    const tooBig = await v3(emu, 'tasks.task.list', token, { pagination: { limit: 1001 } })
-    expect(obj(tooBig.body.error).code).toBe('BITRIX_REST_V3_EXCEPTION_INVALIDPAGINATIONEXCEPTION')
+    // Any integer page is taken, a page below 1 is the first (the vendor's SDK asks for page 0); what is no integer,
+    // and a limit of 0, is refused with the docs' message (tasks-task-list-rest-v3.md, "Pagination Errors").
+    for (const first of [0, -1, 1, '1']) {
+      const answer = await v3(emu, 'tasks.task.list', token, {
+        pagination: { page: first, limit: 2 },
+        select: ['id'],
+      })
+      expect(obj(answer.body.result).items, `page ${first}`).toEqual([{ id: 1 }, { id: 2 }])
+    }
+    for (const pagination of [
+      { limit: 'abc' },
+      { limit: 0 },
+      { page: 1.5 },
+      { offset: 'x' },
+      { limit: 1001 },
+    ]) {
+      const refused = await v3(emu, 'tasks.task.list', token, { pagination })
+      expect([refused.status, refused.body]).toEqual([
+        400,
+        {
+          error: {
+            code: 'BITRIX_REST_V3_EXCEPTION_INVALIDPAGINATIONEXCEPTION',
+            message: `Unable to recognize the pagination parameter \`${JSON.stringify(pagination)}\``,
+          },
+        },
+      ])
+    }
     const badField = await v3(emu, 'tasks.task.list', token, { filter: [['nope', '=', 1]] })
     expect(obj(badField.body.error).code).toBe('BITRIX_REST_V3_EXCEPTION_UNKNOWNDTOPROPERTYEXCEPTION')
     const badOp = await v3(emu, 'tasks.task.list', token, { filter: [['id', 'like', 1]] })

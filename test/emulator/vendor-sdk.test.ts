@@ -117,4 +117,14 @@ describe('the vendor JS SDK against the emulator', () => {
     expect(chunks.getErrorMessages()).toEqual([])
     expect(chunks.getData()).toHaveLength(60)
   })
+
+  it("v3: a request validation error reads as the docs show it, the field's message once", async () => {
+    const emu = await emulator({ rateLimit: false })
+    const { v3 } = (await vendorClient(emu)).actions
+    const missing = await v3.call.make({ method: 'tasks.task.get', params: {} })
+    expect(missing.isSuccess).toBe(false)
+    const messages = missing.getErrorMessages()
+    expect(messages.join('\n')).toContain('Error during request object validation')
+    expect(messages.join('\n').split('Required field `id` is not specified')).toHaveLength(2)
+  })
 })

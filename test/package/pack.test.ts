@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { type AddressInfo, connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -336,30 +336,17 @@ describe('the packed package', () => {
     expect(free).toBe(true)
   }, 60_000)
 
-  it('every source map resolves: its sources are shipped or embedded', async () => {
-    const maps = (await readdir(join(installed, 'dist'), { recursive: true })).filter((file) =>
-      file.endsWith('.map'),
-    )
-    expect(maps.length).toBeGreaterThan(0)
-    const unresolved: string[] = []
-    for (const file of maps) {
-      const path = join(installed, 'dist', file)
-      const map = JSON.parse(await readFile(path, 'utf8')) as {
-        sources: string[]
-        sourceRoot?: string
-        sourcesContent?: Array<string | null>
-      }
-      for (const [index, source] of map.sources.entries()) {
-        if (typeof map.sourcesContent?.[index] === 'string') continue
-        const target = resolve(dirname(path), map.sourceRoot ?? '', source)
-        const exists = await readFile(target).then(
-          () => true,
-          () => false,
-        )
-        if (!exists) unresolved.push(`${file} -> ${source}`)
-      }
+  it('ships no source maps, and no JavaScript file points at one (the JavaScript is the source without its types)', async () => {
+    const files = await readdir(join(installed, 'dist'), { recursive: true })
+    expect(files.filter((file) => file.endsWith('.map'))).toEqual([])
+    const pointing: string[] = []
+    for (const file of files.filter((name) => name.endsWith('.js'))) {
+      if ((await readFile(join(installed, 'dist', file), 'utf8')).includes('//# sourceMappingURL='))
+        pointing.push(file)
     }
-    expect(unresolved).toEqual([])
+    expect(pointing).toEqual([])
+    // What a stack trace into the package shows: the doc comments of the source are in the shipped JavaScript.
+    expect(await readFile(join(installed, 'dist', 'src', 'portal-oauth.js'), 'utf8')).toMatch(/\/\*\*\n \* /)
   })
 
   it('a strict consumer that checks its libraries too (skipLibCheck: false) compiles against every entry point', async () => {
@@ -435,6 +422,61 @@ describe('the packed package', () => {
       )
     }
     expect(failures).toEqual([])
+  }, 60_000)
+
+  it('a TypeScript consumer without @types/node is told to install it; once installed, the declarations compile without listing it', async () => {
+    // A copy of the application: @types/node is installed into it halfway through.
+    const bare = join(workdir, 'app-without-node-types')
+    await cp(app, bare, { recursive: true, verbatimSymlinks: true })
+    await writeFile(
+      join(bare, 'entries.mts'),
+      `
+      import { PortalOAuth } from 'portal-oauth'
+      import type {} from 'portal-oauth/machines'
+      import { instrumentPortalOAuth } from 'portal-oauth/otel'
+      import { RedisStore } from 'portal-oauth/redis'
+      import { startPortalEmulator } from 'portal-oauth/testing'
+      export const used = [PortalOAuth, instrumentPortalOAuth, RedisStore, startPortalEmulator]
+      `,
+    )
+    // `types: []` and no DOM: the consumer names no global types of its own.
+    const config = join(bare, 'tsconfig.json')
+    await writeFile(
+      config,
+      JSON.stringify({
+        compilerOptions: {
+          ...CONSUMER_COMPILER_OPTIONS,
+          exactOptionalPropertyTypes: false,
+          skipLibCheck: false,
+          noEmit: true,
+          lib: ['es2023'],
+          types: [],
+        },
+        files: ['entries.mts'],
+      }),
+    )
+    const check = () =>
+      run(process.execPath, [tsc, '-p', config], { cwd: bare, maxBuffer: 1 << 24 }).then(
+        () => '',
+        (error: { stdout?: string }) => error.stdout ?? String(error),
+      )
+    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      peerDependencies: Record<string, string>
+      peerDependenciesMeta: Record<string, { optional?: boolean }>
+    }
+    expect(manifest.peerDependencies['@types/node']).toBe('>=22.19.0')
+    expect(manifest.peerDependenciesMeta['@types/node']).toEqual({ optional: true })
+    const without = await check()
+    expect(without).toMatch(
+      /node_modules\/portal-oauth\/dist\/src\/index\.d\.ts\(\d+,\d+\): error TS2688: Cannot find type definition file for 'node'\./,
+    )
+    await mkdir(join(bare, 'node_modules', '@types'), { recursive: true })
+    await symlink(
+      join(root, 'node_modules', '@types', 'node'),
+      join(bare, 'node_modules', '@types', 'node'),
+      'dir',
+    )
+    expect(await check()).toBe('')
   }, 60_000)
 
   it('types resolve for every entry point under node16, nodenext and bundler, from ESM and CommonJS', async () => {
