@@ -1,3 +1,4 @@
+import type { DocError } from './not-found-answer.js'
 import type { Shape } from './result-shape.js'
 
 /** A parameter as the docs describe it. */
@@ -38,10 +39,18 @@ export interface DocMethod {
    */
   readonly oneOf?: readonly (readonly string[])[]
   /**
-   * What the method returns: the shape of `result` in the page's example answer, else the documented type of the
-   * `result` row of its Returned Data table; undefined when the page shows neither.
+   * What the method returns: the shape of `result` in the page's example answer (and that `result` itself, after
+   * the errata), else the documented type of the `result` row of its Returned Data table; undefined when the page
+   * shows neither.
    */
-  readonly result?: { readonly shape: Shape } | { readonly docType: string }
+  readonly result?: { readonly shape: Shape; readonly example: unknown } | { readonly docType: string }
+  /**
+   * How many other pages of the docs name the method (read-docs.ts): how much the docs send readers to it, the
+   * measure of which methods are used most.
+   */
+  readonly citedBy?: number
+  /** The error its page shows for an id that does not exist (see not-found-answer.ts). */
+  readonly notFound?: DocError
   /** Page path inside the docs repository, without `.md`. */
   readonly page: string
   /** The H1 title without the method name. */

@@ -11,7 +11,7 @@ export interface DocsSource {
 }
 
 /** The header of a generated file: what it is, where it came from, and the docs' MIT notice. */
-function header(source: DocsSource, what: string): string {
+export function header(source: DocsSource, what: string): string {
   const notice = source.license
     .trim()
     .split('\n')

@@ -2,12 +2,13 @@
  * `npm run catalogue -- <docs checkout> [--commit <sha>]`: reads the REST documentation
  * (github.com/bitrix24/b24restdocs) and writes
  * src/catalogue/methods.generated.ts, src/catalogue/method-types.generated.ts and
- * src/catalogue/result-types.generated.ts, then prints what it could not read and the coverage figures.
+ * src/catalogue/result-types.generated.ts and src/catalogue/answers.generated.ts (the emulator's seeds), then prints what it could not read and the coverage figures.
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { emitAnswers } from './emit-answers.js'
 import { emitResults, emitTable, emitTypes, resultType } from './emit-catalogue.js'
 import { readDocs } from './read-docs.js'
 
@@ -35,6 +36,7 @@ const out = resolve(import.meta.dirname, '../../src/catalogue')
 writeFileSync(join(out, 'methods.generated.ts'), emitTable(reading.methods, source))
 writeFileSync(join(out, 'method-types.generated.ts'), emitTypes(reading.methods, source))
 writeFileSync(join(out, 'result-types.generated.ts'), emitResults(reading.methods, source))
+writeFileSync(join(out, 'answers.generated.ts'), emitAnswers(reading.methods, source))
 
 for (const problem of reading.problems) console.log(`not read: ${problem.page}: ${problem.reason}`)
 for (const page of reading.duplicates) console.log(`duplicate (skipped): ${page}`)

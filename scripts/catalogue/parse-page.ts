@@ -1,7 +1,8 @@
 import { writesData } from './access.js'
 import type { DocMethod, DocParam, ParseProblem } from './doc-model.js'
-import { correctedName } from './errata.js'
+import { correctedAnswer, correctedJson, correctedName } from './errata.js'
 import { isDottedName, methodOfPage } from './method-name.js'
+import { type DocError, readNotFound } from './not-found-answer.js'
 import { addValue, exampleResult, type Shape } from './result-shape.js'
 import { blankCode, readTables, type YfmTable } from './yfm-tables.js'
 
@@ -53,7 +54,8 @@ export function parsePage(page: string, text: string): PageResult {
       writes: writesData(name),
       params,
       ...(oneOf.length > 0 ? { oneOf } : {}),
-      ...readResult(text, body),
+      ...readResult(page, text, body),
+      ...notFoundOf(text),
       page: page.replace(/\.md$/, ''),
       title: h1
         .replace(titled ?? name, '')
@@ -165,15 +167,22 @@ const ANSWER_HEADING = /^## +(Response Handling|Returned Data|Response on Succes
  * What the method returns: the shape of `result` in the first example answer of the answer section (`text`, code
  * blocks kept), else the type of the `result` row of its table (`body`, code blanked).
  */
-function readResult(text: string, body: string): { result?: { shape: Shape } | { docType: string } } {
+function readResult(
+  page: string,
+  text: string,
+  body: string,
+): { result?: { shape: Shape; example: unknown } | { docType: string } } {
   const heading = ANSWER_HEADING.exec(body)
   if (heading === null) return {}
   const start = heading.index + heading[0].length
   const next = body.slice(start).search(/^## /m)
   const end = next < 0 ? text.length : start + next
-  const example = exampleResult(text.slice(start, end))
-  if (example !== undefined && example.result !== null) {
-    return { result: { shape: addValue({ primitives: new Set(), objects: 0 }, example.result) } }
+  const example = exampleResult(text.slice(start, end), {
+    json: (json) => correctedJson(page, json),
+    answer: (answer) => correctedAnswer(page, answer),
+  })?.result
+  if (example !== undefined && example !== null) {
+    return { result: { shape: addValue({ primitives: new Set(), objects: 0 }, example), example } }
   }
   for (const table of readTables(body.slice(start, end))) {
     for (const cells of table.rows) {
@@ -182,6 +191,12 @@ function readResult(text: string, body: string): { result?: { shape: Shape } | {
     }
   }
   return {}
+}
+
+/** The not-found error the page documents, if any. */
+function notFoundOf(text: string): { notFound?: DocError } {
+  const notFound = readNotFound(text)
+  return notFound === undefined ? {} : { notFound }
 }
 
 /** Tables under headings with an `{#anchor}`, by anchor. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import type { DocMethod, ParseProblem } from './doc-model.js'
-import { NAME_ERRATA, PROSE_METHODS } from './errata.js'
+import { ANSWER_ERRATA, appliedAnswerErrata, NAME_ERRATA, PROSE_METHODS } from './errata.js'
 import { parsePage } from './parse-page.js'
 
 /** Folders of the docs repository that hold REST method pages (the SDK pages document JS functions). */
@@ -31,9 +31,12 @@ export function readDocs(root: string): DocsReading {
   const duplicates: string[] = []
   let rows = 0
   let untypedRows = 0
+  const named = new Map<string, Set<string>>()
   for (const file of files) {
     const page = relative(root, file).split(sep).join('/')
-    const result = parsePage(page, readFileSync(file, 'utf8'))
+    const text = readFileSync(file, 'utf8')
+    for (const name of dottedNames(text)) named.set(name, (named.get(name) ?? new Set()).add(page))
+    const result = parsePage(page, text)
     problems.push(...result.problems)
     rows += result.rows
     untypedRows += result.untypedRows
@@ -57,8 +60,11 @@ export function readDocs(root: string): DocsReading {
         reason: `erratum ${erratum.wrong} -> ${erratum.name} no longer applies`,
       })
   }
+  for (const erratum of ANSWER_ERRATA.filter((entry) => !appliedAnswerErrata.has(entry.page)))
+    problems.push({ page: erratum.page, reason: `answer erratum (${erratum.wrong}) no longer applies` })
   const methods = [...byKey.values()]
     .map((method) => withCatalogueSpelling(method, byKey))
+    .map((method) => ({ ...method, citedBy: citations(method, named) }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return { methods, problems, pages: files.length, rows, untypedRows, duplicates }
 }
@@ -76,6 +82,20 @@ function withCatalogueSpelling(method: DocMethod, byKey: ReadonlyMap<string, Doc
     [...byKey.values()].find((other) => other.version === method.version && same(other)) ??
     [...byKey.values()].find(same)
   return found === undefined || found.name === replacement ? method : { ...method, deprecatedBy: found.name }
+}
+
+/** The dotted names a page mentions (`crm.item.get`), lower-cased, once each. */
+function dottedNames(text: string): Set<string> {
+  return new Set(
+    [...text.matchAll(/(?<![\w.])[a-z][\w]*(?:\.[\w]+)+(?![\w.])/gi)].map((match) => match[0].toLowerCase()),
+  )
+}
+
+/** How many pages other than its own name the method. */
+function citations(method: DocMethod, named: ReadonlyMap<string, ReadonlySet<string>>): number {
+  const pages = named.get(method.name.toLowerCase())
+  if (pages === undefined) return 0
+  return pages.size - (pages.has(`${method.page}.md`) ? 1 : 0)
 }
 
 /** Markdown files under `dir`, recursively (none when it does not exist). */

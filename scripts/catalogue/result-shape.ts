@@ -83,8 +83,9 @@ function key(name: string): string {
 
 /**
  * The TypeScript type of a shape. Object fields are optional (what a row holds follows `select`, and the docs show
- * one answer), except those of a wrapper (an object whose every field is an object or a list, such as
- * `{ item: {...} }` or `{ items: [...] }`), which every answer has; every object also takes other keys (custom
+ * one answer), except those every answer has: the fields of a wrapper (an object whose every field is an object or
+ * a list, such as `{ item: {...} }` or `{ items: [...] }`) and an object's own id (`id`, `ID`: a row carries it
+ * whatever `select` asks for, and it is what the next call takes); every object also takes other keys (custom
  * fields). `null` seen alone says nothing about the type: `unknown`.
  */
 export function shapeType(shape: Shape, depth = 0): string {
@@ -106,26 +107,51 @@ export function shapeType(shape: Shape, depth = 0): string {
   return parts.join(' | ')
 }
 
+/** An object's own id: `id` or `ID` holding a number or a numeric string (never null in the example). */
+function isOwnId(name: string, shape: Shape): boolean {
+  const kinds = [...shape.primitives]
+  return (
+    (name === 'id' || name === 'ID') &&
+    kinds.length > 0 &&
+    kinds.every((kind) => kind === 'number' || kind === 'numeric') &&
+    !shape.items &&
+    !shape.fields &&
+    !shape.map
+  )
+}
+
 function objectType(fields: Map<string, { shape: Shape; seen: number }>, depth: number): string {
   const all = [...fields.values()]
   const wrapper =
     all.length > 0 &&
     all.every(({ shape }) => shape.primitives.size === 0 && (shape.items || shape.fields || shape.map))
   const members = [...fields].map(
-    ([name, field]) => `${key(name)}${wrapper ? '' : '?'}: ${shapeType(field.shape, depth + 1)}`,
+    ([name, field]) =>
+      `${key(name)}${wrapper || isOwnId(name, field.shape) ? '' : '?'}: ${shapeType(field.shape, depth + 1)}`,
   )
   return `{ ${[...members, '[key: string]: unknown'].join('; ')} }`
 }
 
-/** The `result` of the first JSON answer in `section` that parses and has one, or `undefined`. */
-export function exampleResult(section: string): { result: unknown } | undefined {
+/**
+ * The `result` of the first JSON answer in `section` that parses and has one, or `undefined`. `correct` fixes a
+ * page's mistakes (errata.ts): the block's text, then the parsed answer.
+ */
+export function exampleResult(
+  section: string,
+  correct: { json(text: string): string; answer(value: unknown): unknown } = {
+    json: (text) => text,
+    answer: (value) => value,
+  },
+): { result: unknown } | undefined {
   for (const block of section.matchAll(/```(?:json|js|javascript)?[ \t]*\n([\s\S]*?)```/g)) {
-    const text = (block[1] ?? '')
-      // Comments and trailing commas, which the docs' examples sometimes have.
+    const text = correct
+      .json(block[1] ?? '')
+      // Comments, elisions (`...` for more rows or fields) and trailing commas, which the docs' examples have.
       .replace(/^\s*\/\/[^\n]*$/gm, '')
+      .replace(/^\s*(?:\.\.\.|…)\s*(?:\/\/[^\n]*)?$/gm, '')
       .replace(/,(\s*[}\]])/g, '$1')
     try {
-      const answer: unknown = JSON.parse(text)
+      const answer = correct.answer(JSON.parse(text) as unknown)
       if (answer !== null && typeof answer === 'object' && 'result' in answer)
         return { result: answer.result }
     } catch {

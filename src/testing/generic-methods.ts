@@ -1,7 +1,9 @@
+import { type DocAnswers, documentedNotFound, loadAnswers, seedRow, shapeOf, withSeedId } from './answers.js'
 import { type CatalogueMethod, loadCatalogue } from './catalogue.js'
 import { EmulatorRestError } from './errors.js'
 import { v2ListPage, v3ListRows } from './list-answers.js'
-import { FixtureTable, parseV2Filter, parseV3Filter, toId, v3ValidationError } from './lists.js'
+import { EmulatorListPage } from './list-page.js'
+import { anyId, FixtureTable, parseV2Filter, parseV3Filter, toId, v3ValidationError } from './lists.js'
 import type { MethodDefinition, MethodFallback } from './method-definition.js'
 import type { EmulatorApiVersion, EmulatorMethodHandler } from './types.js'
 
@@ -24,24 +26,41 @@ const ID_KEY: Record<EmulatorApiVersion, EntityStore['withId']> = {
   v3: (fields, id) => ({ ...fields, id }),
 }
 
+/** How many objects an entity the docs seed starts with (their list examples show two or three). */
+export const SEEDED_ROWS = 3
+
 /**
- * One store per entity (the method name without its last segment): a built-in fixture table where there is one,
- * so `crm.deal.get` finds what the built-in `crm.deal.add` stored, otherwise an empty table made on first use.
+ * One store per entity and API version (the method name without its last segment): a built-in fixture table where
+ * there is one, so `crm.deal.get` finds what the built-in `crm.deal.add` stored; otherwise a table made on first
+ * use, of {@link SEEDED_ROWS} objects made from the docs' example answers of the entity's reads (every key they
+ * show), or empty where the docs seed none.
  */
 export class EntityStores {
   readonly #stores = new Map<string, EntityStore>()
 
-  /** Share a built-in method's table with the catalogue's methods of `entity`. */
-  adopt(entity: string, table: FixtureTable<Row>, withId: EntityStore['withId']): void {
-    this.#stores.set(entity.toLowerCase(), { table, withId })
+  /** Share a built-in method's table with the catalogue's methods of `entity` on `version`. */
+  adopt(
+    entity: string,
+    version: EmulatorApiVersion,
+    table: FixtureTable<Row>,
+    withId: EntityStore['withId'],
+  ): void {
+    this.#stores.set(`${version} ${entity.toLowerCase()}`, { table, withId })
   }
 
-  /** The store of `entity`, made empty (ids in the style of `version`) on first use. */
-  of(entity: string, version: EmulatorApiVersion): EntityStore {
-    const key = entity.toLowerCase()
+  /** The store of `entity` on `version`, made on first use. */
+  of(entity: string, version: EmulatorApiVersion, answers: DocAnswers): EntityStore {
+    const key = `${version} ${entity.toLowerCase()}`
     let store = this.#stores.get(key)
     if (!store) {
-      store = { table: new FixtureTable<Row>(0, () => ({})), withId: ID_KEY[version] }
+      const seed = seedRow(answers, version, entity)
+      store =
+        seed === undefined
+          ? { table: new FixtureTable<Row>(0, () => ({})), withId: ID_KEY[version] }
+          : {
+              table: new FixtureTable<Row>(SEEDED_ROWS, (id) => withSeedId(seed, id, version)),
+              withId: (fields, id) => withSeedId({ ...seed, ...fields }, id, version),
+            }
       this.#stores.set(key, store)
     }
     return store
@@ -54,6 +73,7 @@ export type GenericKind = 'add' | 'get' | 'list' | 'update' | 'delete' | 'fields
 const KINDS: Readonly<Record<string, GenericKind>> = {
   add: 'add',
   get: 'get',
+  current: 'get',
   list: 'list',
   getlist: 'list',
   update: 'update',
@@ -116,8 +136,19 @@ function missingParameter(name: string, version: EmulatorApiVersion): EmulatorRe
   return v3ValidationError(name, `Required field \`${name}\` is not specified`)
 }
 
-function notFound(id: number, version: EmulatorApiVersion): EmulatorRestError {
-  // v2: protocol.md 3.3 (ERROR_NOT_FOUND, 400) with the vendor docs' text; v3: protocol.md 4 (ENTITYNOTFOUND, 400).
+/**
+ * The error for an unknown id: the one the method's page shows (or its entity's `get` page: crm.item.get's
+ * `NOT_FOUND` "Element not found", crm.deal.get's "Not found" without a code, v3 "Record with ID = `7` not found"),
+ * else protocol.md 3.3 (ERROR_NOT_FOUND, 400) with the disk pages' text, and protocol.md 4 on v3.
+ */
+function notFound(
+  answers: DocAnswers,
+  method: string,
+  id: number,
+  version: EmulatorApiVersion,
+): EmulatorRestError {
+  const documented = documentedNotFound(answers, version, method, id)
+  if (documented) return documented
   return version === 'v2'
     ? new EmulatorRestError('ERROR_NOT_FOUND', `Could not find entity with id \`${id}\``)
     : new EmulatorRestError(
@@ -135,6 +166,12 @@ function fieldsOf(params: Row, version: EmulatorApiVersion): Row {
   return rest
 }
 
+/** A list as an object keyed by each row's id, as `imbot.bot.list` answers. */
+function keyedById(rows: unknown): Row {
+  const list = Array.isArray(rows) ? rows.filter(isRecord) : []
+  return Object.fromEntries(list.map((row) => [String(row.ID ?? row.id), row]))
+}
+
 /** v3 `filter` conditions on `id` (the only field the emulator filters by); the others are ignored. */
 function v3IdConditions(filter: unknown): unknown {
   return Array.isArray(filter)
@@ -144,22 +181,41 @@ function v3IdConditions(filter: unknown): unknown {
 
 /**
  * The generic answer of a documented method no test defined: a missing required parameter is refused naming it;
- * then, on the entity's store, `add` stores the fields and answers the new id, `get` the item (or not found),
- * `list`/`getList` a page of items, `update` and `delete` change the store and answer true, `fields` `{}` (the
- * catalogue holds no field lists at run time); any other method answers true when it writes, `{}` when it reads.
+ * then, on the entity's store, `add` stores the fields and answers the new id, `get` the item (or the page's
+ * not-found error), `list`/`getList` a page of items, `update` and `delete` change the store and answer true,
+ * `fields` the docs' example description (`{}` without one); any other method answers true when it writes, `{}`
+ * when it reads. Objects are shaped as the method's example answer shows them (`{ item }`, `{ tasks: [...] }`, bare);
  * v3 wraps them as the portal's v3 does (protocol.md 4): `{ item }`, `{ items }`, `{ result: true }`.
  */
 export function genericHandler(method: CatalogueMethod, stores: EntityStores): EmulatorMethodHandler {
   const kind = genericKind(method)
   const entity = method.name.slice(0, method.name.lastIndexOf('.'))
-  return (params, ctx) => {
+  const lower = method.name.toLowerCase()
+  return async (params, ctx) => {
     const { version } = ctx
     checkRequired(method, params, version)
+    const answers = await loadAnswers()
+    const example = answers.examples[version].get(lower)
+    const shape = shapeOf(example)
     const v3 = version === 'v3'
     const done = v3 ? { result: true } : true
     const idValue = param(params, 'id', version)
     const hasId = !isEmpty(idValue)
-    const store = stores.of(entity, version)
+    const store = stores.of(entity, version, answers)
+    const one = (row: Row) => (shape?.wrapper ? { [shape.wrapper]: row } : v3 ? { item: row } : row)
+    const many = () => {
+      if (!v3) {
+        const page = v2ListPage(
+          store.table,
+          params,
+          parseV2Filter(params.filter ?? params.FILTER),
+          shape?.wrapper,
+        )
+        return shape?.keyed ? new EmulatorListPage(keyedById(page.result), page.nav) : page
+      }
+      const constraint = parseV3Filter(v3IdConditions(params.filter), ['id'])
+      return { [shape?.wrapper ?? 'items']: v3ListRows(store.table, params, constraint) }
+    }
     switch (kind) {
       case 'add': {
         const item = store.table.add((id) => store.withId(fieldsOf(params, version), id))
@@ -167,32 +223,38 @@ export function genericHandler(method: CatalogueMethod, stores: EntityStores): E
         return v3 ? { item } : store.table.size
       }
       case 'get': {
-        if (!hasId) return {}
+        if (!hasId) {
+          // A get of no id (`user.current`, `placement.get`, `lists.get` by type): what its example shows.
+          if (shape === undefined) return {}
+          if (shape.list) return many()
+          const first = store.table.query(anyId(), false, 0, 1).rows[0]
+          return first === undefined ? {} : one(first)
+        }
         const id = toId(idValue)
         const item = store.table.get(id)
-        if (!item) throw notFound(id, version)
-        return v3 ? { item } : item
+        if (!item) throw notFound(answers, method.name, id, version)
+        // A get whose example is a list (`sonet_group.get`) answers the one object as a list.
+        if (!shape?.list) return one(item)
+        return shape.wrapper ? { [shape.wrapper]: [item] } : v3 ? { items: [item] } : [item]
       }
-      case 'list': {
-        if (!v3) return v2ListPage(store.table, params, parseV2Filter(params.filter ?? params.FILTER))
-        const constraint = parseV3Filter(v3IdConditions(params.filter), ['id'])
-        return { items: v3ListRows(store.table, params, constraint) }
-      }
+      case 'list':
+        return many()
       case 'update': {
         if (!hasId) return done
         const id = toId(idValue)
         const fields = fieldsOf(params, version)
         if (!store.table.update(id, (row) => store.withId({ ...row, ...fields }, id)))
-          throw notFound(id, version)
+          throw notFound(answers, method.name, id, version)
         return done
       }
       case 'delete': {
         if (!hasId) return done
         const id = toId(idValue)
-        if (!store.table.delete(id)) throw notFound(id, version)
+        if (!store.table.delete(id)) throw notFound(answers, method.name, id, version)
         return done
       }
       case 'fields':
+        return example ?? {}
       case 'read':
         return {}
       case 'write':

@@ -175,13 +175,16 @@ export function parseV3Filter(filter: unknown, knownFields: readonly string[]): 
   return constraint
 }
 
-/** Keep only the selected fields of a v3 row (unknown fields are dropped silently; no select → every field). */
+/**
+ * Keep only the selected fields of a v3 row (unknown fields are dropped silently; no select → every field). The id
+ * stays whatever `select` names: every answer has it (the result types require it, and the next call takes it).
+ */
 export function selectFields<Row extends Record<string, unknown>>(
   row: Row,
   select: unknown,
 ): Record<string, unknown> {
   if (!Array.isArray(select) || select.length === 0) return row
-  const out: Record<string, unknown> = {}
+  const out: Record<string, unknown> = 'id' in row ? { id: row.id } : {}
   for (const field of select) {
     if (typeof field === 'string' && field in row) out[field] = row[field]
   }

@@ -1,3 +1,4 @@
+import { documentedNotFound, loadAnswers, loadedAnswers, seeded } from './answers.js'
 import { loadCatalogue } from './catalogue.js'
 import { EmulatorRestError } from './errors.js'
 import { checkRequired, type EntityStores } from './generic-methods.js'
@@ -47,6 +48,8 @@ export class MethodRegistry {
       async (params, ctx) => {
         const method = (await loadCatalogue())[ctx.version].get(lower)
         if (method) checkRequired(method, params, ctx.version)
+        // Its objects are made from the docs' examples (answers.ts): loaded before any is made.
+        await loadAnswers()
         return handler(params, ctx)
       },
       options,
@@ -86,9 +89,9 @@ function rows(deps: BuiltinDeps, name: ListName): number {
   return deps.lists[name] ?? DEFAULT_LIST_ROWS
 }
 
-/** Row of `user.get` / `user.current`. */
+/** Row of `user.get` / `user.current`: the docs' example user with the emulator's own names. */
 export function userRow(id: number): Row {
-  return {
+  return seeded('v2', 'user', {
     ID: String(id),
     ACTIVE: true,
     NAME: `User ${id}`,
@@ -96,7 +99,19 @@ export function userRow(id: number): Row {
     EMAIL: `user${id}@example.test`,
     PERSONAL_GENDER: '',
     TIME_ZONE: '',
-  }
+  })
+}
+
+/**
+ * The error of a built-in method for an unknown id, as its docs page shows it (crm.item.get: `NOT_FOUND` "Element
+ * not found"; crm.item.update, whose page shows none: crm.item.get's; v3 tasks.task.get: "Record with ID = `7` not
+ * found"), else protocol.md 3.3's ERROR_NOT_FOUND.
+ */
+function unknownId(version: EmulatorApiVersion, method: string, id: number): EmulatorRestError {
+  return (
+    documentedNotFound(loadedAnswers(), version, method, id) ??
+    new EmulatorRestError('ERROR_NOT_FOUND', `Could not find entity with id \`${id}\``)
+  )
 }
 
 function requireId(params: Row, field = 'id'): number {
@@ -111,31 +126,43 @@ function requireId(params: Row, field = 'id'): number {
 export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): void {
   const v2 = { versions: ['v2'] as EmulatorApiVersion[] }
   const v3 = { versions: ['v3'] as EmulatorApiVersion[] }
-  const contacts = new FixtureTable<Row>(rows(deps, 'crm.contact.list'), (id) => ({
-    ID: String(id),
-    NAME: `Contact ${id}`,
-    LAST_NAME: 'Emulated',
-    TYPE_ID: 'CLIENT',
-  }))
-  const deals = new FixtureTable<Row>(rows(deps, 'crm.deal.list'), (id) => ({
-    ID: String(id),
-    TITLE: `Deal ${id}`,
-    STAGE_ID: 'NEW',
-    OPPORTUNITY: `${id * 100}.00`,
-    CURRENCY_ID: 'USD',
-    CONTACT_ID: String(id),
-    ASSIGNED_BY_ID: '1',
-  }))
+  // Every object is the docs' example of its entity (every key the examples show) under the emulator's own names
+  // and ids, so that a list tells its rows apart; an added object is the example with the fields given.
+  const contacts = new FixtureTable<Row>(rows(deps, 'crm.contact.list'), (id) =>
+    seeded('v2', 'crm.contact', {
+      ID: String(id),
+      NAME: `Contact ${id}`,
+      LAST_NAME: 'Emulated',
+      TYPE_ID: 'CLIENT',
+    }),
+  )
+  const deals = new FixtureTable<Row>(rows(deps, 'crm.deal.list'), (id) =>
+    seeded('v2', 'crm.deal', {
+      ID: String(id),
+      TITLE: `Deal ${id}`,
+      STAGE_ID: 'NEW',
+      OPPORTUNITY: `${id * 100}.00`,
+      CURRENCY_ID: 'USD',
+      CONTACT_ID: String(id),
+      ASSIGNED_BY_ID: '1',
+    }),
+  )
   const users = new FixtureTable<Row>(rows(deps, 'user.get'), userRow)
-  const items = new FixtureTable<Row>(rows(deps, 'crm.item.list'), (id) => ({ id, title: `Item ${id}` }))
-  const tasks = new FixtureTable<Row>(rows(deps, 'tasks.task.list'), (id) => ({ id, title: `Task ${id}` }))
-  const stringId = (fields: Row, id: number): Row => ({ ...fields, ID: String(id) })
-  const numberId = (fields: Row, id: number): Row => ({ ...fields, id })
-  deps.stores.adopt('crm.contact', contacts, stringId)
-  deps.stores.adopt('crm.deal', deals, stringId)
-  deps.stores.adopt('user', users, stringId)
-  deps.stores.adopt('crm.item', items, numberId)
-  deps.stores.adopt('tasks.task', tasks, numberId)
+  const items = new FixtureTable<Row>(rows(deps, 'crm.item.list'), (id) =>
+    seeded('v2', 'crm.item', { id, title: `Item ${id}` }),
+  )
+  const tasks = new FixtureTable<Row>(rows(deps, 'tasks.task.list'), (id) =>
+    seeded('v3', 'tasks.task', { id, title: `Task ${id}` }),
+  )
+  const stringId = (entity: string) => (fields: Row, id: number) =>
+    seeded('v2', entity, { ...fields, ID: String(id) })
+  const numberId = (version: EmulatorApiVersion, entity: string) => (fields: Row, id: number) =>
+    seeded(version, entity, { ...fields, id })
+  deps.stores.adopt('crm.contact', 'v2', contacts, stringId('crm.contact'))
+  deps.stores.adopt('crm.deal', 'v2', deals, stringId('crm.deal'))
+  deps.stores.adopt('user', 'v2', users, stringId('user'))
+  deps.stores.adopt('crm.item', 'v2', items, numberId('v2', 'crm.item'))
+  deps.stores.adopt('tasks.task', 'v3', tasks, numberId('v3', 'tasks.task'))
   const events = new FixtureTable<Row>(rows(deps, 'main.eventlog.tail'), (id) => ({
     id,
     auditTypeId: 'EMULATED_EVENT',
@@ -145,6 +172,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     'profile',
     (_params, ctx) => {
       return {
+        ...(loadedAnswers().examples.v2.get('profile') as Row | undefined),
         ID: String(ctx.userId),
         ADMIN: deps.isAdmin(ctx.userId),
         NAME: `User ${ctx.userId}`,
@@ -203,7 +231,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
   // `*.add` answers the new id as an integer, as the portal does.
   registry.defineBuiltin(
     'crm.contact.add',
-    (params) => toId(contacts.add((id) => ({ ...record(params.fields), ID: String(id) })).ID),
+    (params) => toId(contacts.add((id) => stringId('crm.contact')(record(params.fields), id)).ID),
     v2,
   )
 
@@ -215,7 +243,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
 
   registry.defineBuiltin(
     'crm.deal.add',
-    (params) => toId(deals.add((id) => ({ ...record(params.fields), ID: String(id) })).ID),
+    (params) => toId(deals.add((id) => stringId('crm.deal')(record(params.fields), id)).ID),
     v2,
   )
 
@@ -229,7 +257,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     'crm.item.add',
     (params) => {
       const fields = record(params.fields)
-      const item = items.add((id) => ({ title: '', ...fields, id }))
+      const item = items.add((id) => seeded('v2', 'crm.item', { title: '', ...fields, id }))
       return { item }
     },
     v2,
@@ -238,8 +266,9 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
   registry.defineBuiltin(
     'crm.item.get',
     (params) => {
-      const item = items.get(toId(params.id))
-      if (!item) throw new EmulatorRestError('NOT_FOUND', 'Element not found')
+      const id = toId(params.id)
+      const item = items.get(id)
+      if (!item) throw unknownId('v2', 'crm.item.get', id)
       return { item }
     },
     v2,
@@ -249,8 +278,9 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     'crm.item.update',
     (params) => {
       const fields = record(params.fields)
-      const item = items.update(toId(params.id), (row) => ({ ...row, ...fields, id: row.id }))
-      if (!item) throw new EmulatorRestError('NOT_FOUND', 'Element not found')
+      const id = toId(params.id)
+      const item = items.update(id, (row) => ({ ...row, ...fields, id: row.id }))
+      if (!item) throw unknownId('v2', 'crm.item.update', id)
       return { item }
     },
     v2,
@@ -261,12 +291,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     (params) => {
       const id = requireId(params)
       const item = tasks.get(id)
-      if (!item) {
-        throw new EmulatorRestError(
-          'BITRIX_REST_V3_EXCEPTION_ENTITYNOTFOUNDEXCEPTION',
-          `Task ${id} not found`,
-        )
-      }
+      if (!item) throw unknownId('v3', 'tasks.task.get', id)
       return { item: selectFields(item, params.select) }
     },
     v3,

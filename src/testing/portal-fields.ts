@@ -1,3 +1,4 @@
+import { type DocAnswers, loadAnswers } from './answers.js'
 import { EmulatorRestError } from './errors.js'
 import type { MethodRegistry } from './methods.js'
 
@@ -16,7 +17,13 @@ interface FieldSpec {
   items?: Array<{ ID: string; VALUE: string }>
 }
 
-/** The standard fields every emulated entity has (a few: enough for a description that is not only user fields). */
+type Row = Record<string, unknown>
+
+function isRow(value: unknown): value is Row {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The standard fields of an entity whose `fields` the docs seed none (a few: more than only user fields). */
 const STANDARD: FieldSpec[] = [
   { upper: 'ID', type: 'integer', label: 'ID', readOnly: true },
   { upper: 'TITLE', type: 'string', label: 'Name' },
@@ -105,28 +112,55 @@ function describe(field: FieldSpec, naming: 'v2' | 'item'): Record<string, unkno
   }
 }
 
-function description(entity: keyof typeof USER_FIELDS, naming: 'v2' | 'item'): Record<string, unknown> {
-  const fields = [...STANDARD, ...USER_FIELDS[entity]]
+/**
+ * The standard fields as the docs' example answer of `crm.<entity>.fields` (`crm.item.fields`: its `fields`)
+ * describes them, every one the page shows; {@link STANDARD} where the docs seed none.
+ */
+function standardFields(answers: DocAnswers, entity: keyof typeof USER_FIELDS, naming: 'v2' | 'item'): Row {
+  const example = answers.examples.v2.get(naming === 'v2' ? `crm.${entity}.fields` : 'crm.item.fields')
+  const fields = naming === 'item' && isRow(example) ? example.fields : example
+  if (isRow(fields)) return fields
   return Object.fromEntries(
-    fields.map((field) => [naming === 'v2' ? field.upper : camelName(field.upper), describe(field, naming)]),
+    STANDARD.map((field) => [
+      naming === 'v2' ? field.upper : camelName(field.upper),
+      describe(field, naming),
+    ]),
   )
+}
+
+function description(
+  answers: DocAnswers,
+  entity: keyof typeof USER_FIELDS,
+  naming: 'v2' | 'item',
+): Record<string, unknown> {
+  return {
+    ...standardFields(answers, entity, naming),
+    ...Object.fromEntries(
+      USER_FIELDS[entity].map((field) => [
+        naming === 'v2' ? field.upper : camelName(field.upper),
+        describe(field, naming),
+      ]),
+    ),
+  }
 }
 
 /**
  * Registers `crm.lead.fields`, `crm.deal.fields`, `crm.contact.fields`, `crm.company.fields` (v2, UPPER_CASE names)
- * and `crm.item.fields` (`entityTypeId` 1 to 4, camelCase names with `upperName`): standard fields and the emulated
- * portal's user fields.
+ * and `crm.item.fields` (`entityTypeId` 1 to 4, camelCase names with `upperName`): the standard fields the docs'
+ * example answers describe, and the emulated portal's user fields.
  */
 export function registerFieldMethods(registry: MethodRegistry): void {
   for (const entity of Object.keys(USER_FIELDS) as Array<keyof typeof USER_FIELDS>) {
-    registry.define(`crm.${entity}.fields`, () => description(entity, 'v2'), { versions: ['v2'] })
+    registry.define(`crm.${entity}.fields`, async () => description(await loadAnswers(), entity, 'v2'), {
+      versions: ['v2'],
+    })
   }
   registry.define(
     'crm.item.fields',
-    (params) => {
+    async (params) => {
       const entity = ENTITY_TYPE_IDS[Number(params.entityTypeId)]
       if (!entity) throw new EmulatorRestError('ERROR_NOT_FOUND', 'Smart process not found', 400)
-      return { fields: description(entity, 'item') }
+      return { fields: description(await loadAnswers(), entity, 'item') }
     },
     { versions: ['v2'] },
   )
