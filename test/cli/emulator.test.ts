@@ -44,7 +44,7 @@ describe('portal-oauth emulator', () => {
       const profile = await client.actions.v2.call.make({ method: 'profile', params: {} })
       expect(profile.getData()?.result).toMatchObject({ ID: '1', ADMIN: true })
       const task = await client.actions.v3.call.make({ method: 'tasks.task.get', params: { id: 7 } })
-      expect(task.getData()?.result).toEqual({ item: { id: 7, title: 'Task 7' } })
+      expect(task.getData()?.result).toMatchObject({ item: { id: 7, title: 'Task 7' } })
       const v2Batch = await client.actions.v2.batch.make({
         calls: [
           ['profile', {}],

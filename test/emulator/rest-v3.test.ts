@@ -8,7 +8,7 @@ describe('REST v3', () => {
     const res = await v3(emu, 'tasks.task.get', token, { id: 7 })
     expect(res.status).toBe(200)
     expect(Object.keys(res.body)).toEqual(['result', 'time'])
-    expect(res.body.result).toEqual({ item: { id: 7, title: 'Task 7' } })
+    expect(res.body.result).toMatchObject({ item: { id: 7, title: 'Task 7' } })
     expect(Object.keys(obj(res.body.time))).toEqual(TIME_KEYS)
     const selected = await v3(emu, 'tasks.task.get', token, { id: 7, select: ['id', 'nope'] })
     expect(selected.body.result).toEqual({ item: { id: 7 } })

@@ -13,7 +13,7 @@ describe('webhooks', () => {
     expect(appInfo.body.result).toEqual({ SCOPE: ['crm', 'user', 'task', 'main'], LICENSE: 'en_ent250' })
     const v3Url = hook.replace('/rest/', '/rest/api/')
     const task = await postJson(`${v3Url}tasks.task.get`, { id: 3 })
-    expect(task.body.result).toEqual({ item: { id: 3, title: 'Task 3' } })
+    expect(task.body.result).toMatchObject({ item: { id: 3, title: 'Task 3' } })
     const batch = await postJson(`${hook}batch`, { cmd: { me: 'user.current' } })
     expect(obj(obj(obj(batch.body.result).result).me).ID).toBe('7')
     const v3Batch = await postJson(`${v3Url}batch`, [{ method: 'tasks.task.get', query: { id: 1 } }])

@@ -108,7 +108,7 @@ describe('call.make and the catalogue', () => {
     const task = (await v3.make({ method: 'tasks.task.get', params: { id: 1 } })).getData()?.result
     expectTypeOf(task?.item.title).toEqualTypeOf<string | undefined>()
     // A page that shows no answer: unknown.
-    const event = await v2.make({ method: 'calendar.event.get', params: { type: 'user', ownerId: 1 } })
+    const event = await v2.make({ method: 'crm.contact.userfield.get', params: { id: 1 } })
     expectTypeOf(event.getData()?.result).toEqualTypeOf<unknown>()
     // A result type given replaces the documented one.
     expectTypeOf(v2.make<{ ID: string }>({ method: 'crm.deal.add', params: {} })).toEqualTypeOf<

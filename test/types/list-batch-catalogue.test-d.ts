@@ -166,7 +166,7 @@ describe('batch and batchByChunk check every command', () => {
     >()
     expectTypeOf(named.getData()?.me?.NAME).toEqualTypeOf<string | undefined>()
     // A method whose page shows no answer: unknown.
-    const event = await v2.batch.make({ calls: { e: ['calendar.event.get', { type: 'user', ownerId: 1 }] } })
+    const event = await v2.batch.make({ calls: { e: ['crm.contact.userfield.get', { id: 1 }] } })
     expectTypeOf(event.getData()?.e).toEqualTypeOf<unknown>()
     // A result type given replaces the documented ones.
     expectTypeOf(
