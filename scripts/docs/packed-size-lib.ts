@@ -77,7 +77,7 @@ export const FIGURE_COMMAND = 'npm run docs:packed-size'
 /** The measured cell of the budget row of docs/catalogue.md. */
 export function packedSizeCell(sizes: PackedSizes): string {
   const growth = sizes.withCatalogue - sizes.withoutCatalogue
-  return `+${kB(growth)} (\`tar -czf\` of the files \`npm pack\` lists: ${kB(sizes.withoutCatalogue)} without the catalogue's, ${kB(sizes.withCatalogue)} with them); the tarball is ${kB(sizes.tarball)} (\`${FIGURE_COMMAND}\`); the generated files ship without source maps`
+  return `+${kB(growth)} (\`tar -czf\` of the files \`npm pack\` lists: ${kB(sizes.withoutCatalogue)} without the catalogue's, ${kB(sizes.withCatalogue)} with them); the tarball is ${kB(sizes.tarball)} (\`${FIGURE_COMMAND}\`); no source maps ship (README.md, "Node versions")`
 }
 
 /** The budget row whose measured cell is the packed size. */

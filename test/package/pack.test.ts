@@ -345,6 +345,9 @@ describe('the packed package', () => {
         pointing.push(file)
     }
     expect(pointing).toEqual([])
+    // Nor declarations that no entry point exports: the command line's.
+    expect(files.filter((file) => file.startsWith('src/cli/') && file.endsWith('.d.ts'))).toEqual([])
+    expect(files).toContain('src/cli/main.js')
     // What a stack trace into the package shows: the doc comments of the source are in the shipped JavaScript.
     expect(await readFile(join(installed, 'dist', 'src', 'portal-oauth.js'), 'utf8')).toMatch(/\/\*\*\n \* /)
   })
