@@ -59,7 +59,7 @@ describe('portal-oauth emulator', () => {
           ['tasks.task.get', { id: 2 }],
         ],
       })
-      expect(v3Batch.getData()).toEqual([
+      expect(v3Batch.getData()).toMatchObject([
         { item: { id: 1, title: 'Task 1' } },
         { item: { id: 2, title: 'Task 2' } },
       ])
