@@ -3,6 +3,7 @@ import { loadCatalogue } from './catalogue.js'
 import { EmulatorRestError } from './errors.js'
 import { checkRequired, type EntityStores } from './generic-methods.js'
 import { v2ListPage, v3Limit, v3ListRows } from './list-answers.js'
+import { EmulatorListPage } from './list-page.js'
 import {
   DEFAULT_LIST_ROWS,
   FixtureTable,
@@ -112,6 +113,15 @@ function unknownId(version: EmulatorApiVersion, method: string, id: number): Emu
     documentedNotFound(loadedAnswers(), version, method, id) ??
     new EmulatorRestError('ERROR_NOT_FOUND', `Could not find entity with id \`${id}\``)
   )
+}
+
+/**
+ * A `crm.item.*` object as of the `entityTypeId` asked for: one table serves every type, and the docs' example
+ * object is a lead's (`entityTypeId: 1`).
+ */
+function ofType(row: Row, params: Row): Row {
+  const type = Number(params.entityTypeId)
+  return Number.isInteger(type) ? { ...row, entityTypeId: type } : row
 }
 
 function requireId(params: Row, field = 'id'): number {
@@ -249,7 +259,12 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
 
   registry.defineBuiltin(
     'crm.item.list',
-    (params) => v2ListPage(items, params, parseV2Filter(params.filter), 'items'),
+    (params) => {
+      const page = v2ListPage(items, params, parseV2Filter(params.filter), 'items')
+      const listed = record(page.result).items
+      const rows = Array.isArray(listed) ? listed.map((row) => ofType(record(row), params)) : []
+      return new EmulatorListPage({ items: rows }, page.nav)
+    },
     v2,
   )
 
@@ -258,7 +273,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
     (params) => {
       const fields = record(params.fields)
       const item = items.add((id) => seeded('v2', 'crm.item', { title: '', ...fields, id }))
-      return { item }
+      return { item: ofType(item, params) }
     },
     v2,
   )
@@ -269,7 +284,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
       const id = toId(params.id)
       const item = items.get(id)
       if (!item) throw unknownId('v2', 'crm.item.get', id)
-      return { item }
+      return { item: ofType(item, params) }
     },
     v2,
   )
@@ -281,7 +296,7 @@ export function registerBuiltins(registry: MethodRegistry, deps: BuiltinDeps): v
       const id = toId(params.id)
       const item = items.update(id, (row) => ({ ...row, ...fields, id: row.id }))
       if (!item) throw unknownId('v2', 'crm.item.update', id)
-      return { item }
+      return { item: ofType(item, params) }
     },
     v2,
   )
