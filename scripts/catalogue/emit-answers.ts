@@ -13,8 +13,8 @@ const FIELDS = /\.(fields|getfields)$/i
 
 /**
  * How many other pages must name a read method for its entity to be seeded (or a `fields` method, for its
- * description): every example would add 72 kB to the packed package, these 30 kB (docs/catalogue.md, "In the
- * emulator"). 8 takes in the 67 entities of the 111 methods the docs send readers to most (`user.get` 142 pages,
+ * description): the examples of every read would add 68 kB to the packed package, these 28 kB (docs/catalogue.md,
+ * "In the emulator"). 8 takes in the 73 entities, 122 methods, the docs send readers to most (`user.get` 142 pages,
  * `crm.item.list` 72, ... `disk.storage.getList` 9).
  */
 export const SEED_MIN_CITATIONS = 8
