@@ -1,6 +1,7 @@
 import {
   type EmulatorApiVersion,
   EmulatorListPage,
+  type EmulatorRequestKind,
   EmulatorRestError,
   type EmulatorServerName,
   type PortalEmulator,
@@ -16,8 +17,14 @@ export interface RouteInput {
   param: string
 }
 
-/** The request kinds of the log (`GET /log?kind=`). */
-const LOG_KINDS = ['token', 'rest', 'batch', 'webhook', 'other']
+/** The request kinds of the log (`GET /log?kind=`): every kind the emulator logs, as its type lists them. */
+const LOG_KINDS = Object.keys({
+  token: true,
+  rest: true,
+  batch: true,
+  webhook: true,
+  other: true,
+} satisfies Record<EmulatorRequestKind, true>)
 
 /** One route of the control API. */
 export interface ControlRoute {

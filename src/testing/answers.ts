@@ -5,7 +5,7 @@ type Row = Record<string, unknown>
 
 /** The docs' example answers (src/catalogue/answers.generated.ts), by API version and lower-cased method name. */
 export interface DocAnswers {
-  /** The example `result` of each seeded method (a list's first row only). */
+  /** The example `result` of each seeded method (each list cut to its first element). */
   readonly examples: Readonly<Record<EmulatorApiVersion, ReadonlyMap<string, unknown>>>
   /** The error each page shows for an id that does not exist: `[code, message]`, `{id}` standing for the id. */
   readonly notFound: Readonly<Record<EmulatorApiVersion, ReadonlyMap<string, readonly [string, string]>>>
@@ -105,9 +105,10 @@ function mergedSeed(answers: DocAnswers, version: EmulatorApiVersion, entity: st
   for (const [name, example] of answers.examples[version]) {
     const last = name.slice(prefix.length)
     if (!name.startsWith(prefix) || !READS.test(last)) continue
-    const row = shapeOf(example)?.rows[0]
+    const shape = shapeOf(example)
+    const row = shape?.rows[0]
     if (row === undefined) continue
-    seed = shapeOf(example)?.list ? { ...row, ...seed } : { ...seed, ...row }
+    seed = shape?.list ? { ...row, ...seed } : { ...seed, ...row }
   }
   return seed
 }
