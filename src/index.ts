@@ -175,6 +175,7 @@ export type {
   DeadPairReason,
   SharedBucketSettings,
   SlotAnswer,
+  SpendingMark,
   TokenStore,
 } from './store/token-store.js'
 export {

@@ -9,12 +9,13 @@ import type { PortalOAuthParams } from '../types/auth.js'
 
 /**
  * How long a spending mark lasts, in lock TTLs, from its writing or its holder's last renewal: a holder whose lock
- * ended before its save reached the store (a failover) is waited for this long after the lock ended, since it may
- * reach the new master later than the others do. Past it the holder is taken for gone, and its refresh token is
- * presented again: refused if it was spent (nothing else can recover a pair only a dead process knew), a new pair if
- * its request never reached the OAuth server.
+ * ended before its save reached the store (a failover) is waited for three TTLs more, since it may reach the new
+ * master later than the others do (60 s with the default `lockTtl` of 15 s: Sentinel's default `down-after-milliseconds`
+ * of 30 s and the election after it). Past it the holder is taken for gone, and its refresh token is presented again:
+ * refused if it was spent (nothing can recover a pair only a dead process knew), a new pair if its request never
+ * reached the OAuth server.
  */
-export const SPENDING_MARK_TTLS = 2
+export const SPENDING_MARK_TTLS = 4
 
 /** Longest pause between two looks at the store while another holder's save is waited for, ms. */
 const LOOK_MS = 1_000
