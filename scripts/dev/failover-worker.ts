@@ -52,10 +52,16 @@ const logger: LoggerInterface = { debug() {}, info: note('info'), warn: note('wa
 const redis = new Redis({
   sentinels: input.sentinels,
   name: input.name,
-  failoverDetector: process.env.FAILOVER_DETECTOR !== '0',
+  failoverDetector: true,
   reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
 })
 redis.on('error', () => undefined)
+// As docs/redis.md says: ioredis ends a client for good when its failover detector disconnects it during a
+// reconnection (a killed master); connect it again unless this process closes it.
+let closing = false
+redis.on('end', () => {
+  if (!closing) redis.connect().catch(() => undefined)
+})
 const store = new RedisStore(redis, { replicas: 1, logger })
 const portal = new PortalOAuth(input.pair, input.secret, {
   logger,
@@ -98,6 +104,7 @@ process.on('message', async (message: ToFailoverWorker) => {
     case 'exit':
       await portal.destroy()
       await store.close()
+      closing = true
       redis.disconnect()
       process.exit(0)
   }

@@ -1,6 +1,5 @@
 import type {
   DeadPairReason,
-  MemoryStore,
   PortalOAuthParams,
   SharedBucketSettings,
   SlotAnswer,
@@ -8,18 +7,22 @@ import type {
   TokenStore,
 } from '../../src/index.js'
 
+/** A store with every optional method: `MemoryStore`, or a test double around one. */
+export type FullStore = Required<TokenStore>
+
 /**
- * One process's view of a shared `MemoryStore` that the process can be cut off from, as a process whose Redis
+ * One process's view of a shared store (a `MemoryStore`, or a test double around one) that the process can be cut off
+ * from, as a process whose Redis
  * connection is lost in a failover while the others reach the new master: the emulator has no store, and a real
  * Redis cannot fail the commands of one client only. While `cutOff` holds, each call of a method it names rejects
  * without reaching the shared store; `'all'` names every method.
  */
 export class CutOffStore implements TokenStore {
-  readonly #shared: MemoryStore
+  readonly #shared: FullStore
   /** The methods that fail now: none, some, or all. */
   cutOff: ReadonlySet<keyof TokenStore> | 'all' = new Set()
 
-  constructor(shared: MemoryStore) {
+  constructor(shared: FullStore) {
     this.#shared = shared
   }
 
