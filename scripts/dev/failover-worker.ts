@@ -16,6 +16,8 @@ export interface FailoverWorkerInput {
   pair: PortalOAuthParams
   secret: { clientId: string; clientSecret: string }
   rateLimit: { burstLimit: number; drainRate: number }
+  /** `lockTtl`, ms, with a refresh timeout a second shorter; the defaults without it. */
+  lockTtl?: number
 }
 
 /** Orders from the parent. */
@@ -67,6 +69,7 @@ const portal = new PortalOAuth(input.pair, input.secret, {
   logger,
   store,
   restrictionParams: { rateLimit: input.rateLimit },
+  ...(input.lockTtl === undefined ? {} : { lockTtl: input.lockTtl, refreshTimeout: input.lockTtl - 1_000 }),
 })
 
 let streaming = false

@@ -7,7 +7,9 @@
  * server comes back empty and becomes the new master's replica; the round ends once every process and the master hold
  * the newest pair. Prints rounds, refresh requests, `invalid_grant` answers and calls ok/failed.
  *
- * Run: `npx tsx scripts/dev/sentinel-kill-rounds.ts [rounds]` (default 30; needs `redis-server`). Exit code 1 when a
+ * Run: `npx tsx scripts/dev/sentinel-kill-rounds.ts [rounds] [lockTtl]` (default 30 rounds and the default lock TTL;
+ * needs `redis-server`). A `lockTtl` shorter than a failover (3000: a refresh timeout of 2 s) lets the lock expire on
+ * the new master before anyone reaches it, so that the processes race for it with the refresher's save. Exit code 1 when a
  * refresh token was refused or a failover did not settle (then the processes' log lines follow). Calls that fail while
  * the sentinels elect a new master (the token expired, the store unreachable) are counted, not a failure of the run.
  */
@@ -46,7 +48,11 @@ export interface KillRoundsResult {
   callsOk: number
   /** Failed calls by error code. */
   callsFailed: Record<string, number>
-  /** The processes' warnings and errors, when something went wrong. */
+  /** Pairs saved by the background saver after the attempt gave up waiting for the save. */
+  lateSaves: number
+  /** Lock holders that found another holder's spending mark and waited for its pair. */
+  markWaits: number
+  /** The processes' log lines at info and above. */
   lines: string[]
 }
 
@@ -55,7 +61,11 @@ type Worker = ForkedWorker<ToFailoverWorker, FromFailoverWorker>
 /** Runs `rounds` kill failovers with `processes` processes; `progress` hears of each round. */
 export async function runKillRounds(
   rounds: number,
-  { processes = 4, progress }: { processes?: number; progress?: (line: string) => void } = {},
+  {
+    processes = 4,
+    lockTtl,
+    progress,
+  }: { processes?: number; lockTtl?: number; progress?: (line: string) => void } = {},
 ): Promise<KillRoundsResult> {
   const group = await startRedisSentinel()
   const emulator = await startPortalEmulator({ rateLimit: RATE_LIMIT })
@@ -68,6 +78,7 @@ export async function runKillRounds(
       pair,
       secret: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
       rateLimit: RATE_LIMIT,
+      ...(lockTtl === undefined ? {} : { lockTtl }),
     }
     for (let index = 0; index < processes; index += 1)
       workers.push(forkWorker<ToFailoverWorker, FromFailoverWorker>(WORKER, input))
@@ -91,10 +102,12 @@ export async function runKillRounds(
     for (let round = 1; round <= rounds; round += 1) {
       await group.whole()
       const before = await group.masterPort()
+      const seen = emulator.log.entries.length
       emulator.holdRequests(1, { server: 'oauth' })
       emulator.expireAccessTokens()
       await emulator.waitForHeld()
       const killedAt = performance.now()
+      const killedAtMs = Date.now()
       progress?.(`round ${round}: master killed at ${new Date().toISOString().slice(11, 23)}`)
       await group.killMaster()
       await sleep(300)
@@ -112,8 +125,16 @@ export async function runKillRounds(
       }
       measured.push({ failoverMs, settledMs })
       const refused = emulator.log.rejected('invalid_grant').length
+      // The round's refresh requests: when they came, relative to the kill, and how they were answered.
+      const requests = emulator.log.entries
+        .slice(seen)
+        .filter((entry) => entry.grantType === 'refresh_token')
+        .map((entry) => {
+          const how = entry.clientClosed ? ' (client gone before the answer)' : ''
+          return `${entry.at - killedAtMs} ms: ${entry.status}${entry.errorCode ? ` ${entry.errorCode}` : ''}${how}`
+        })
       progress?.(
-        `round ${round}: failover ${(failoverMs / 1000).toFixed(1)} s, settled ${settledMs === null ? 'never' : `${(settledMs / 1000).toFixed(1)} s`}, invalid_grant so far ${refused}`,
+        `round ${round}: failover ${(failoverMs / 1000).toFixed(1)} s, settled ${settledMs === null ? 'never' : `${(settledMs / 1000).toFixed(1)} s`}, invalid_grant so far ${refused}; refresh requests ${requests.join(', ')}`,
       )
       // A lost pair ends the run: the rounds after it would measure a dead pair.
       if (settledMs === null || refused > 0) break
@@ -130,6 +151,8 @@ export async function runKillRounds(
       invalidGrant: emulator.log.rejected('invalid_grant').length,
       callsOk: 0,
       callsFailed: {},
+      lateSaves: 0,
+      markWaits: 0,
       lines: [],
     }
     for (const [index, answer] of streamed.entries()) {
@@ -139,6 +162,8 @@ export async function runKillRounds(
         result.callsFailed[code] = (result.callsFailed[code] ?? 0) + count
       result.lines.push(...answer.lines.map((line) => `process ${index + 1} ${line}`))
     }
+    result.lateSaves = result.lines.filter((line) => line.includes('took the new pair at last')).length
+    result.markWaits = result.lines.filter((line) => line.includes('waiting for that pair')).length
     return result
   } finally {
     await Promise.all(workers.map((worker) => worker.stop({ type: 'exit' })))
@@ -149,11 +174,15 @@ export async function runKillRounds(
 
 async function main(): Promise<number> {
   const rounds = Number(process.argv[2] ?? 30)
-  const result = await runKillRounds(rounds, { progress: (line) => console.log(line) })
+  const lockTtl = process.argv[3] === undefined ? undefined : Number(process.argv[3])
+  const result = await runKillRounds(rounds, {
+    ...(lockTtl === undefined ? {} : { lockTtl }),
+    progress: (line) => console.log(line),
+  })
   const failed = Object.values(result.callsFailed).reduce((sum, count) => sum + count, 0)
   const settled = result.rounds.filter((round) => round.settledMs !== null)
   console.log(
-    `${settled.length} of ${rounds} failovers settled; ${result.refreshes} refreshes, ${result.invalidGrant} invalid_grant; calls ${result.callsOk} ok, ${failed} failed ${JSON.stringify(result.callsFailed)}`,
+    `${settled.length} of ${rounds} failovers settled; ${result.refreshes} refreshes, ${result.invalidGrant} invalid_grant; calls ${result.callsOk} ok, ${failed} failed ${JSON.stringify(result.callsFailed)}; ${result.lateSaves} pairs saved in the background, ${result.markWaits} waits on a spending mark`,
   )
   const ok = settled.length === rounds && result.invalidGrant === 0
   if (!ok) for (const line of result.lines) console.log(line)
