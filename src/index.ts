@@ -177,6 +177,7 @@ export type {
   DeadPairReason,
   SharedBucketSettings,
   SlotAnswer,
+  SpendingMark,
   TokenStore,
 } from './store/token-store.js'
 export {

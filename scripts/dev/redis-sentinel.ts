@@ -31,6 +31,21 @@ export interface SentinelUnderTest {
    * failover needs; a sentinel that has not seen it yet is asked again by {@link failover}).
    */
   whole(): Promise<void>
+  /**
+   * Kills the master (`SIGKILL`: a host that dies, no failover command) and resolves once it is gone; its port
+   * refuses connections until {@link restartKilled}. The sentinels fail over by themselves once they agree it is down.
+   */
+  killMaster(): Promise<void>
+  /**
+   * Resolves once the sentinels report a master other than the one on `port` and it answers as a master (after
+   * {@link killMaster}, the failover they decided by themselves).
+   */
+  failedOver(port: number): Promise<void>
+  /**
+   * Starts the killed server again on its port, empty and a master, as a host restarted without persistence comes
+   * back; {@link whole} then makes it the new master's replica (the sentinels would, a few seconds later).
+   */
+  restartKilled(): Promise<void>
   /** Stops every server and sentinel and removes their files. */
   stop(): Promise<void>
 }
@@ -107,9 +122,29 @@ export async function startRedisSentinel(): Promise<SentinelUnderTest> {
     await until('the sentinels knowing the replica', async () =>
       (await cli(first.port, ['SENTINEL', 'REPLICAS', SENTINEL_MASTER_NAME])).includes(String(replica.port)),
     )
+    /** The data servers by port: a killed one is replaced by its restart. */
+    const servers = new Map([master, replica].map((server) => [server.port, server.child]))
+    let killed: number | null = null
     const masterPort = async (): Promise<number> => {
       const answer = await cli(first.port, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER_NAME])
       return Number(answer.split('\n')[1])
+    }
+    const failedOver = async (before: number): Promise<number> => {
+      let after = before
+      await until('the failover', async () => {
+        after = await masterPort()
+        return after !== before && (await cli(after, ['ROLE'])).startsWith('master')
+      })
+      // Every sentinel reports the new master (clients may ask any of them).
+      await until('every sentinel reporting the new master', async () => {
+        const answers = await Promise.all(
+          sentinels.map((sentinel) =>
+            cli(sentinel.port, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER_NAME]),
+          ),
+        )
+        return answers.every((answer) => answer.includes(String(after)))
+      })
+      return after
     }
     return {
       sentinels,
@@ -125,24 +160,35 @@ export async function startRedisSentinel(): Promise<SentinelUnderTest> {
             throw new Error(`SENTINEL FAILOVER answered ${answer}`)
           return answer === 'OK'
         })
-        let after = before
-        await until('the failover', async () => {
-          after = await masterPort()
-          return after !== before && (await cli(after, ['ROLE'])).startsWith('master')
-        })
-        // Every sentinel reports the new master (clients may ask any of them).
-        await until('every sentinel reporting the new master', async () => {
-          const answers = await Promise.all(
-            sentinels.map((sentinel) =>
-              cli(sentinel.port, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER_NAME]),
-            ),
-          )
-          return answers.every((answer) => answer.includes(String(after)))
-        })
+        await failedOver(before)
+      },
+      async killMaster() {
+        const port = await masterPort()
+        const child = servers.get(port)
+        if (!child || child.exitCode !== null || child.signalCode !== null) return
+        const exited = new Promise((resolve) => child.once('exit', resolve))
+        signalAll([child], 'SIGKILL')
+        await exited
+        killed = port
+      },
+      failedOver: async (port) => {
+        await failedOver(port)
+      },
+      async restartKilled() {
+        if (killed === null) return
+        const port = killed
+        killed = null
+        const restarted = await startServer(
+          dir,
+          ['--dbfilename', `restarted-${port}.rdb`, '--repl-diskless-sync-delay', '0'],
+          port,
+        )
+        servers.set(port, restarted.child)
+        children.push(restarted.child)
       },
       async whole() {
         const current = await masterPort()
-        const other = current === master.port ? replica.port : master.port
+        const other = [...servers.keys()].find((port) => port !== current)!
         // The sentinels turn the old master into a replica once they read its INFO again (every 10 s); told at once.
         const role = await cli(other, ['ROLE'])
         if (!role.startsWith('slave') || !role.includes(String(current)))

@@ -11,6 +11,7 @@ import type { LoggerInterface } from '../logger/logger.js'
 import { answerWithin, callStore } from '../store/store-call.js'
 import type { DeadPairReason, TokenStore } from '../store/token-store.js'
 import type { PortalOAuthParams } from '../types/auth.js'
+import { SpendingMarks } from './spending-marks.js'
 import { UnsavedPair } from './unsaved-pair.js'
 
 /** What the shared-store protocol needs from the auth side that holds the pair. */
@@ -107,10 +108,13 @@ export class SharedPair {
   #unsaved: UnsavedPair | null = null
   /** The refresh attempts under way, each settled once it has ended (see {@link settled}). */
   readonly #running = new Set<Promise<void>>()
+  /** Marks the refresh token before it is presented; waits for another holder's save when it finds its mark. */
+  readonly #marks: SpendingMarks
 
   constructor(holder: PairHolder, deps: SharedPairDeps) {
     this.#holder = holder
     this.#deps = deps
+    this.#marks = new SpendingMarks(deps)
   }
 
   /** Whether {@link beforeUse} has work to do: the first look at the store is still to come, or the pair is dead. */
@@ -180,7 +184,9 @@ export class SharedPair {
     // of the pair at once (see the end of this method).
     let changed = false
     try {
-      for (;;) {
+      // The lock kept for a pair of this instance that waits for its save is this refresh's: it would wait for it.
+      owner = this.#unsaved?.handOver() ?? null
+      while (!owner) {
         owner = await this.#lockOnceReachable(memberId, signal)
         if (owner) break
         await this.#lockReleased(memberId, signal)
@@ -200,6 +206,17 @@ export class SharedPair {
       // An instance that refreshed this pair before learned that it is dead: the same refusal, nothing sent.
       const dead = await this.#deadReason(previous, signal, until)
       if (dead) throw recordedDeath(dead)
+      // A holder whose lock ended before its new pair reached the store (a failover) may have spent this token: its
+      // mark says so, and its save is waited for instead of presenting the token again.
+      const saved = await this.#marks.awaitMarkersSave(
+        previous,
+        signal,
+        () => this.#waitUntil(until),
+        () => this.#adoptNewer(previous, generation, signal, until),
+      )
+      changed = saved !== null
+      if (saved) return saved
+      await this.#marks.mark(previous, owner, signal, this.#waitUntil(until))
       let output: AccessTokenRefreshOutput
       try {
         output = await refreshOwn(signal)
@@ -217,8 +234,8 @@ export class SharedPair {
       // attempt waits for the save while its share of the refresh timeout lasts, no longer: the pair is in use, and a
       // slow store must not turn it into a timed-out attempt and a second refresh. Not saved by then: the lock is kept
       // (a failover can lose the save and still take the release) while the pair is saved again in the background
-      // (a new save every 250 ms, the one still in flight counting too); it is given back once the store has the pair,
-      // or ends at its TTL.
+      // (a new save and a renewal of the lock every 250 ms, the save still in flight counting too); it is given back
+      // once the store has the pair. A holder that takes it meanwhile finds the token's spending mark and waits.
       const unsaved = await this.#saveWhileLocked(this.#holder.pair(), lockedAt, signal, until)
       if (unsaved) {
         this.#unsavedPair().keep(owner, lockedAt + this.#deps.lockTtlMs, unsaved.inFlight)
@@ -251,6 +268,8 @@ export class SharedPair {
     const { store, logger, secrets } = this.#deps
     this.#unsaved ??= new UnsavedPair({
       store,
+      lockTtlMs: this.#deps.lockTtlMs,
+      markTtlMs: this.#marks.ttlMs,
       pair: () => this.#holder.pair(),
       closed: () => this.#holder.closed(),
       waitMs: this.#deps.attemptMs,

@@ -5,9 +5,9 @@ import { answerWithin, callStore } from '../store/store-call.js'
 import type { TokenStore } from '../store/token-store.js'
 import type { PortalOAuthParams } from '../types/auth.js'
 
-/** Time between the starts of two saves while the lock kept for the pair lasts, ms. */
+/** Time between the starts of two saves while the lock kept for the pair, or its spending mark, lasts, ms. */
 const LOCKED_PAUSE_MS = 250
-/** After the lock's TTL the pause doubles from this one, ms, up to {@link MAX_PAUSE_MS}. */
+/** After the spending mark's TTL the pause doubles from this one, ms, up to {@link MAX_PAUSE_MS}. */
 const FIRST_PAUSE_MS = 500
 /** Longest pause between two saves, ms. */
 const MAX_PAUSE_MS = 5_000
@@ -15,6 +15,10 @@ const MAX_PAUSE_MS = 5_000
 /** What the saver needs from the instance. */
 export interface UnsavedPairDeps {
   store: TokenStore
+  /** The lock's TTL, ms: each renewal makes the lock last this long again. */
+  lockTtlMs: number
+  /** The spending mark's TTL, ms: the next holder waits for this pair's save while it lasts. */
+  markTtlMs: number
   /** The pair held now: the one saved (newest wins in the store, so a pair taken from it since is saved harmlessly). */
   pair(): PortalOAuthParams
   /** Whether `destroy()` was called. */
@@ -28,16 +32,20 @@ export interface UnsavedPairDeps {
 /**
  * A pair this instance refreshed that the store did not take under the lock (its save failed or did not answer).
  * Until the store has it, an instance that takes the lock after its TTL would refresh from the spent pair the store
- * still holds. So it is saved again in the background, every 250 ms while the lock kept for it lasts and more and
- * more rarely after, until the store takes it; then that lock is given back at once. `destroy()` makes a last
- * attempt ({@link close}).
+ * still holds. So it is saved again in the background, every 250 ms, and the lock kept for it is renewed (taken again
+ * if it expired) with each save, until the store takes it; then that lock is given back at once. A holder that takes
+ * the lock all the same (this instance could not reach the store for the lock's TTL: a failover) finds the refresh
+ * token's spending mark and waits for this save while the mark lasts; past it the saves become more and more rare.
+ * `destroy()` makes a last attempt ({@link close}).
  */
 export class UnsavedPair {
   readonly #deps: UnsavedPairDeps
   /** The lock kept for the pair, given back once it is saved; `null` when none is held. */
   #owner: string | null = null
-  /** When that lock ends (its TTL), `performance.now()` time. */
-  #lockedUntil = 0
+  /** When the spending mark of the pair's refresh ends (its TTL, from the lock or its last renewal), `performance.now()` time. */
+  #markedUntil = 0
+  /** The renewal of the lock under way, if any: one at a time. */
+  #renewing: Promise<unknown> | null = null
   #pending = false
   #saving: Promise<void> | null = null
   /** Ends the background saver's pause: a later refresh kept another lock for its pair, or the pair was saved. */
@@ -58,13 +66,23 @@ export class UnsavedPair {
    */
   keep(owner: string | null, lockedUntil: number, inFlight: Promise<unknown> | null = null): void {
     this.#owner = owner
-    this.#lockedUntil = lockedUntil
+    this.#markedUntil = lockedUntil - this.#deps.lockTtlMs + this.#deps.markTtlMs
     this.#pending = true
     if (inFlight) this.#watch(this.#deps.pair(), inFlight)
     this.#wake?.abort()
     this.#saving ??= this.#saveInBackground().finally(() => {
       this.#saving = null
     })
+  }
+
+  /**
+   * A new refresh of this instance takes over the lock kept for the pair (it would otherwise wait for its own lock):
+   * its owner, no longer renewed nor given back here, or `null` when none is kept. The saves go on.
+   */
+  handOver(): string | null {
+    const owner = this.#owner
+    this.#owner = null
+    return owner
   }
 
   /** `destroy()`: one last save, within `ms`, of a pair the store has not taken yet (an earlier save's answer counts). */
@@ -82,16 +100,16 @@ export class UnsavedPair {
   }
 
   /**
-   * Starts a save every 250 ms while the lock lasts, more and more rarely after it, until one of them (or the save
-   * that was under way) is answered. The saves are not waited for one by one: a save that never answers (a command
-   * lost with its connection) must not keep the next one from going out until the lock has ended, when another
-   * instance may take it and refresh from the spent pair the store still holds.
+   * Starts a save, and a renewal of the lock, every 250 ms while the spending mark lasts, more and more rarely after
+   * it, until one of the saves (or the one that was under way) is answered. The saves are not waited for one by one:
+   * a save that never answers (a command lost with its connection) must not keep the next one from going out until
+   * the lock has ended, when another instance may take it.
    */
   async #saveInBackground(): Promise<void> {
     let pause = FIRST_PAUSE_MS
     for (let started = performance.now(); this.#pending && !this.#deps.closed(); ) {
       let wait: number
-      if (performance.now() < this.#lockedUntil) {
+      if (performance.now() < this.#markedUntil) {
         wait = Math.max(0, started + LOCKED_PAUSE_MS - performance.now())
       } else {
         wait = pause
@@ -106,7 +124,31 @@ export class UnsavedPair {
       if (!this.#pending || this.#deps.closed()) return
       started = performance.now()
       void this.#save(this.#deps.pair())
+      this.#renew()
     }
+  }
+
+  /**
+   * Renews the lock kept for the pair (or takes it again once it expired), with the spending mark, unless a renewal is
+   * under way; a store without renewals, or one that fails, leaves the lock to its TTL.
+   */
+  #renew(): void {
+    const owner = this.#owner
+    const { store, lockTtlMs, markTtlMs, waitMs, secrets } = this.#deps
+    if (!owner || this.#renewing || typeof store.renewLock !== 'function') return
+    const memberId = this.#deps.pair().memberId
+    const asked = performance.now()
+    const renewing = callStore(() => store.renewLock?.(memberId, owner, lockTtlMs) ?? false)
+    this.#renewing = answerWithin('renewing the refresh lock', renewing, { ms: waitMs, secrets })
+      .then(
+        (held) => {
+          if (held && this.#owner === owner) this.#markedUntil = asked + markTtlMs
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        this.#renewing = null
+      })
   }
 
   /** Saves `held`; the answer, whenever it comes, is counted by {@link #watch}. */

@@ -92,7 +92,11 @@ export const SdkErrorCode = {
    * could not be asked): the event changed nothing.
    */
   EventNotProved: 'JSSDK_EVENT_NOT_PROVED',
-  /** Another instance on the shared store held the portal's refresh lock for a whole refresh attempt. */
+  /**
+   * Another instance on the shared store held the portal's refresh lock for a whole refresh attempt, or presented the
+   * refresh token and its new pair has not reached the store yet (its spending mark), or the lock ended before the
+   * token was presented: nothing was sent.
+   */
   RefreshLockBusy: 'JSSDK_REFRESH_LOCK_BUSY',
   /**
    * The token store failed, or did not answer in time, where the client cannot go on without it (the refresh lock,

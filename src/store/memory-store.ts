@@ -2,10 +2,23 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { PortalOAuthParams } from '../types/auth.js'
 import { bucketCapacity, DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
-import type { DeadPairReason, SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
+import type {
+  DeadPairReason,
+  SharedBucketSettings,
+  SlotAnswer,
+  SpendingMark,
+  TokenStore,
+} from './token-store.js'
 
 interface Lock {
   owner: string
+  until: number
+}
+
+/** A spending mark as the store keeps it: the refresh token, its owner, when, and until when. */
+interface Spending extends SpendingMark {
+  refreshToken: string
+  ttlMs: number
   until: number
 }
 
@@ -27,6 +40,8 @@ export class MemoryStore implements TokenStore {
   readonly #buckets = new Map<string, Bucket>()
   /** The pairs recorded dead: their refresh token and why. */
   readonly #dead = new Map<string, { refreshToken: string; reason: DeadPairReason }>()
+  /** The refresh tokens lock holders marked before presenting them (see `markSpending`). */
+  readonly #spending = new Map<string, Spending>()
   /** Portals removed (uninstalled) and not installed again. */
   readonly #removed = new Set<string>()
   readonly #watchers = new Map<string, Set<() => void>>()
@@ -54,6 +69,7 @@ export class MemoryStore implements TokenStore {
     this.#locks.delete(memberId)
     this.#buckets.delete(memberId)
     this.#dead.delete(memberId)
+    this.#spending.delete(memberId)
     this.#removed.add(memberId)
     this.#notify(memberId)
   }
@@ -68,12 +84,37 @@ export class MemoryStore implements TokenStore {
   }
 
   async unlock(memberId: string, owner: string): Promise<boolean> {
+    if (this.#spending.get(memberId)?.owner === owner) this.#spending.delete(memberId)
     const held = this.#locks.get(memberId)
     if (!held || held.owner !== owner) return false
     this.#locks.delete(memberId)
     // Waiters take the lock at once, also when the holder gives it back without a new pair.
     this.#notify(memberId)
     return true
+  }
+
+  async renewLock(memberId: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now()
+    const held = this.#locks.get(memberId)
+    if (held && held.until > now && held.owner !== owner) return false
+    this.#locks.set(memberId, { owner, until: now + ttlMs })
+    const mark = this.#spending.get(memberId)
+    if (mark?.owner === owner && mark.until > now) mark.until = now + mark.ttlMs
+    return true
+  }
+
+  async markSpending(memberId: string, refreshToken: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now()
+    const held = this.#locks.get(memberId)
+    if (!held || held.until <= now || held.owner !== owner) return false
+    this.#spending.set(memberId, { owner, since: now, refreshToken, ttlMs, until: now + ttlMs })
+    return true
+  }
+
+  async spending(memberId: string, refreshToken: string): Promise<SpendingMark | null> {
+    const mark = this.#spending.get(memberId)
+    if (!mark || mark.until <= Date.now() || mark.refreshToken !== refreshToken) return null
+    return { owner: mark.owner, since: mark.since }
   }
 
   async changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
@@ -132,6 +173,7 @@ export class MemoryStore implements TokenStore {
     this.#locks.clear()
     this.#buckets.clear()
     this.#dead.clear()
+    this.#spending.clear()
     this.#removed.clear()
     for (const memberId of memberIds) this.#notify(memberId)
   }

@@ -13,6 +13,11 @@ export interface PortalKeys {
   bucket: string
   /** A string: why the stored pair died (JSON, with a digest of its refresh token), for instances that join later. */
   dead: string
+  /**
+   * A string: the refresh token a lock holder is about to present (JSON: its owner, a digest of the token, when),
+   * until it saves a newer pair or gives the lock back.
+   */
+  spending: string
   /** A string set by an uninstall (`remove`) until the next install (`replace`): the portal is not installed. */
   removed: string
   /** Pub/sub channel announcing a change of the pair. */
@@ -40,6 +45,7 @@ export function portalKeys(prefix: string, memberId: string): PortalKeys {
     bucket: `${base}bucket`,
     removed: `${base}removed`,
     dead: `${base}dead`,
+    spending: `${base}spending`,
     changed: `${base}changed`,
   }
 }

@@ -77,17 +77,55 @@ ${ANNOUNCE}
 return 1
 `)
 
+/** Lua: whether the spending mark at `key` was left by `owner` (the mark is JSON naming its owner). */
+const OWN_MARK = `
+local function ownMark(key, owner)
+  local mark = redis.call('GET', key)
+  if not mark then return false end
+  local ok, decoded = pcall(cjson.decode, mark)
+  return ok and type(decoded) == 'table' and decoded.owner == owner, decoded
+end
+`
+
 /**
- * KEYS[1] the lock; ARGV[1] the owner. Deletes the lock only when that owner still holds it, and announces it: an
- * instance waiting for the lock takes it at once, also when the holder gives it back without a new pair.
+ * KEYS[1] the lock, KEYS[2] the spending mark; ARGV[1] the owner. Deletes the lock only when that owner still holds
+ * it, and announces it: an instance waiting for the lock takes it at once, also when the holder gives it back without
+ * a new pair. Deletes the owner's spending mark whoever holds the lock: the owner knows how its refresh ended.
  */
 export const UNLOCK = script(`
+${OWN_MARK}
+if ownMark(KEYS[2], ARGV[1]) then redis.call('DEL', KEYS[2]) end
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
   ${ANNOUNCE}
   return 1
 end
 return 0
+`)
+
+/**
+ * KEYS[1] the lock, KEYS[2] the spending mark; ARGV[1] the owner, ARGV[2] the lock's TTL, ms. Extends the lock of
+ * the owner, or takes it again when it is free, and extends the owner's spending mark by its own TTL (in the mark).
+ * Answers 1 when the owner holds the lock afterwards, 0 when another does.
+ */
+export const RENEW_LOCK = script(`
+${OWN_MARK}
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local own, mark = ownMark(KEYS[2], ARGV[1])
+if own and tonumber(mark.ttl) then redis.call('PEXPIRE', KEYS[2], math.floor(tonumber(mark.ttl))) end
+return 1
+`)
+
+/**
+ * KEYS[1] the lock, KEYS[2] the spending mark; ARGV[1] the owner, ARGV[2] the mark (JSON), ARGV[3] its TTL, ms. Writes
+ * the mark only while the owner holds the lock; answers 1 when it did.
+ */
+export const MARK_SPENDING = script(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1
 `)
 
 /**

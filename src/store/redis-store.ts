@@ -9,16 +9,31 @@ import { type PortalKeys, portalKeys, validatePrefix } from './redis-keys.js'
 import {
   type LuaScript,
   MARK_DEAD,
+  MARK_SPENDING,
   REMOVE,
+  RENEW_LOCK,
   REPLACE,
   SAVE_IF_NEWER,
   TAKE_SLOT,
   UNLOCK,
 } from './redis-scripts.js'
-import { lockOwner, parseDeadMark, parsePair, tokenDigest } from './redis-values.js'
+import {
+  lockOwner,
+  parseDeadMark,
+  parsePair,
+  parseSpendingMark,
+  spendingMark,
+  tokenDigest,
+} from './redis-values.js'
 import { ReplicaAcks } from './replica-acks.js'
 import { SlotBatches } from './slot-batches.js'
-import type { DeadPairReason, SharedBucketSettings, SlotAnswer, TokenStore } from './token-store.js'
+import type {
+  DeadPairReason,
+  SharedBucketSettings,
+  SlotAnswer,
+  SpendingMark,
+  TokenStore,
+} from './token-store.js'
 
 /** Options of `new RedisStore(client, options)`. */
 export interface RedisStoreOptions {
@@ -191,7 +206,39 @@ export class RedisStore implements TokenStore {
 
   async unlock(memberId: string, owner: string): Promise<boolean> {
     const keys = this.#keys(memberId)
-    return (await this.#script('unlock', UNLOCK, [keys.lock], [owner, ...this.#announceTo(keys)])) === 1
+    const args = [owner, ...this.#announceTo(keys)]
+    return (await this.#script('unlock', UNLOCK, [keys.lock, keys.spending], args)) === 1
+  }
+
+  async renewLock(memberId: string, owner: string, ttlMs: number): Promise<boolean> {
+    const keys = this.#keys(memberId)
+    const held = await this.#script(
+      'renewLock',
+      RENEW_LOCK,
+      [keys.lock, keys.spending],
+      [owner, String(ttlMs)],
+    )
+    if (held !== 1) return false
+    // Like the lock itself: on the replicas before anyone relies on it.
+    await this.#replicated('renewLock', keys.lock)
+    return true
+  }
+
+  async markSpending(memberId: string, refreshToken: string, owner: string, ttlMs: number): Promise<boolean> {
+    const keys = this.#keys(memberId)
+    const mark = spendingMark(owner, refreshToken, ttlMs)
+    const args = [owner, mark, String(ttlMs)]
+    if ((await this.#script('markSpending', MARK_SPENDING, [keys.lock, keys.spending], args)) !== 1)
+      return false
+    // On the replicas before the refresh token leaves: a failover must not lose the mark.
+    await this.#replicated('markSpending', keys.spending)
+    return true
+  }
+
+  async spending(memberId: string, refreshToken: string): Promise<SpendingMark | null> {
+    const { spending } = this.#keys(memberId)
+    const raw = await this.#run('spending', this.#connection.send(spending, ['GET', spending]))
+    return parseSpendingMark(raw, tokenDigest(refreshToken))
   }
 
   async markDead(memberId: string, refreshToken: string, reason: DeadPairReason): Promise<void> {
@@ -219,7 +266,7 @@ export class RedisStore implements TokenStore {
    */
   #releaseLate(memberId: string, owner: string): void {
     const keys = this.#keys(memberId)
-    const args = ['EVAL', UNLOCK.source, '1', keys.lock, owner, ...this.#announceTo(keys)]
+    const args = ['EVAL', UNLOCK.source, '2', keys.lock, keys.spending, owner, ...this.#announceTo(keys)]
     this.#connection.send(keys.lock, args).catch(() => undefined)
   }
 

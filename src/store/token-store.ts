@@ -18,6 +18,17 @@ export interface DeadPairReason {
   status: number
 }
 
+/**
+ * A refresh whose outcome the store does not know yet: its holder marked the refresh token before presenting it
+ * ({@link TokenStore.markSpending}) and has neither saved a newer pair nor given the lock back since.
+ */
+export interface SpendingMark {
+  /** The lock owner that presented the refresh token. */
+  owner: string
+  /** When it marked it, ms since the epoch (the marking process's clock). */
+  since: number
+}
+
 /** What the shared bucket answers. */
 export interface SlotAnswer {
   /** 0 when a slot was taken, else the ms to wait before asking again. */
@@ -59,8 +70,26 @@ export interface TokenStore {
    * when it is held. A holder that dies frees it when the TTL ends.
    */
   lock(memberId: string, ttlMs: number): Promise<string | null>
-  /** Releases the lock when `owner` still holds it, and wakes {@link changed}; resolves to whether it did. */
+  /**
+   * Releases the lock when `owner` still holds it, and wakes {@link changed}; resolves to whether it did. A spending
+   * mark `owner` left ({@link markSpending}) ends too, whoever holds the lock: its holder knows the outcome.
+   */
   unlock(memberId: string, owner: string): Promise<boolean>
+  /**
+   * Extends the lock of `owner` to `ttlMs` from now, or takes it again for `owner` when it is free (it expired), and
+   * extends the spending mark `owner` left as {@link markSpending} set it; resolves to whether `owner` holds the lock
+   * now. Used while a refreshed pair waits for its save. Optional: without it the lock ends at its TTL.
+   */
+  renewLock?(memberId: string, owner: string, ttlMs: number): Promise<boolean>
+  /**
+   * Marks, while `owner` holds the lock, that it is about to present `refreshToken` to the OAuth server, for
+   * `ttlMs`: a holder that takes the lock after this one's ended asks {@link spending} before it presents the same
+   * token, and waits for this holder's save. Resolves to whether it marked (false: `owner` no longer holds the lock,
+   * and nothing may be sent). Optional, with {@link spending}.
+   */
+  markSpending?(memberId: string, refreshToken: string, owner: string, ttlMs: number): Promise<boolean>
+  /** The mark another holder left for `refreshToken` and has not ended, or `null` (see {@link markSpending}). */
+  spending?(memberId: string, refreshToken: string): Promise<SpendingMark | null>
   /**
    * Resolves when the portal's pair may have changed (another holder saved or replaced it) or its lock was released,
    * after `timeoutMs` at the latest, or when `signal` aborts. Callers re-read the pair with {@link load}.

@@ -5,6 +5,7 @@ import {
   type PortalOAuthParams,
   type SharedBucketSettings,
   type SlotAnswer,
+  type SpendingMark,
   type TokenStore,
 } from '../../src/index.js'
 
@@ -24,7 +25,14 @@ export const STORE_METHODS = [
 ] as const
 
 /** A method of a `TokenStore`. */
-export type StoreMethod = (typeof STORE_METHODS)[number]
+/**
+ * The methods a refresh under the lock uses to renew it and to mark the refresh token it presents: kept out of
+ * {@link STORE_METHODS}, so that the scenarios the generators drew before them (replayed by seed) stay the same.
+ */
+export const MARK_METHODS = ['renewLock', 'markSpending', 'spending'] as const
+
+/** A method of a `TokenStore`. */
+export type StoreMethod = (typeof STORE_METHODS)[number] | (typeof MARK_METHODS)[number]
 
 /**
  * How one store call goes wrong: `reject` fails without doing anything, `throw` throws before returning a promise,
@@ -83,6 +91,18 @@ export class FaultyStore implements TokenStore {
 
   unlock(memberId: string, owner: string): Promise<boolean> {
     return this.#call('unlock', () => this.inner.unlock(memberId, owner))
+  }
+
+  renewLock(memberId: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.#call('renewLock', () => this.inner.renewLock(memberId, owner, ttlMs))
+  }
+
+  markSpending(memberId: string, refreshToken: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.#call('markSpending', () => this.inner.markSpending(memberId, refreshToken, owner, ttlMs))
+  }
+
+  spending(memberId: string, refreshToken: string): Promise<SpendingMark | null> {
+    return this.#call('spending', () => this.inner.spending(memberId, refreshToken))
   }
 
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {

@@ -5,6 +5,7 @@ import {
   type PortalOAuthParams,
   type SharedBucketSettings,
   type SlotAnswer,
+  type SpendingMark,
   type TokenStore,
 } from '../../src/index.js'
 import type { StoreMethod } from './faulty-store.js'
@@ -74,6 +75,18 @@ export class ScheduledStore implements TokenStore {
 
   unlock(memberId: string, owner: string): Promise<boolean> {
     return this.#call('unlock', () => this.inner.unlock(memberId, owner))
+  }
+
+  renewLock(memberId: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.#call('renewLock', () => this.inner.renewLock(memberId, owner, ttlMs))
+  }
+
+  markSpending(memberId: string, refreshToken: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.#call('markSpending', () => this.inner.markSpending(memberId, refreshToken, owner, ttlMs))
+  }
+
+  spending(memberId: string, refreshToken: string): Promise<SpendingMark | null> {
+    return this.#call('spending', () => this.inner.spending(memberId, refreshToken))
   }
 
   changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {

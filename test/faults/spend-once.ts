@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import fc from 'fast-check'
 import { PortalFleet, PortalOAuth, type PortalOAuthOptions, type PortalOAuthParams } from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
-import { STORE_METHODS, type StoreMethod } from './faulty-store.js'
+import { CutOffStore } from './cut-off-store.js'
+import { MARK_METHODS, STORE_METHODS, type StoreMethod } from './faulty-store.js'
 import { presentedTokens } from './presented-tokens.js'
 import { type ScheduledFault, type ScheduledFaultKind, ScheduledStore } from './scheduled-store.js'
 
@@ -22,6 +23,15 @@ export type SpendAction =
   | { kind: 'destroy'; who: Who }
   | { kind: 'pause'; length: PauseLength }
 
+/**
+ * One instance cut off from the store (every call of its own fails, as a process whose connection a failover closed)
+ * when action `at` starts, for {@link CUT_OFF_MS}: longer than the lock lasts, shorter than the spending mark.
+ */
+export interface CutOff {
+  at: number
+  who: Who
+}
+
 /** A run: the actions, started in order, the store's faults, the retries, and the scheduler that orders it all. */
 export interface SpendScenario {
   actions: SpendAction[]
@@ -33,6 +43,9 @@ export interface SpendScenario {
   oauthScheduled: boolean[]
   refreshRetries: 0 | 1
   scheduler: fc.Scheduler
+  /** Faults of the calls that renew the lock and mark the refresh token, besides {@link faults}. */
+  markFaults: ScheduledFault[]
+  cutOffs: CutOff[]
 }
 
 /** The refresh timeout of the instances, ms. */
@@ -46,6 +59,9 @@ export const LOCK_TTL_MS = 2_000
  * new pair's save and three more after it (one every 250 ms) while the store fails.
  */
 export const OAUTH_ANSWER_MS = 700
+
+/** How long a `cutOff` lasts, ms: past the lock's TTL, within the spending mark's (four TTLs). */
+const CUT_OFF_MS = 2 * LOCK_TTL_MS
 
 const PAUSE_MS: Record<PauseLength, number> = {
   short: 60,
@@ -112,8 +128,8 @@ const fault: fc.Arbitrary<ScheduledFault> = fc.oneof(fc.record({ nth: fc.nat({ m
 })
 
 /**
- * Up to 14 actions, up to three faults (a store that fails every save for the lock's whole TTL leaves a refreshed pair
- * only to the callback: out of reach of any lock), no retry or one, and the scheduler.
+ * Up to 14 actions, up to three faults (a store that fails every save and every renewal of the lock until the spending
+ * mark ends leaves a refreshed pair only to the callback: out of reach of any lock), no retry or one, and the scheduler.
  */
 export const spendScenario: fc.Arbitrary<SpendScenario> = fc.record({
   actions: fc.array(action, { minLength: 3, maxLength: 14 }),
@@ -121,6 +137,14 @@ export const spendScenario: fc.Arbitrary<SpendScenario> = fc.record({
   oauthScheduled: fc.array(fc.boolean(), { maxLength: 8 }),
   refreshRetries: fc.constantFrom<0 | 1>(0, 1),
   scheduler: fc.scheduler(),
+  // Drawn last: the scenarios drawn before these existed (replayed by seed and path) stay the same.
+  markFaults: fc.array(
+    fc.record({ method: fc.constantFrom<StoreMethod>(...MARK_METHODS), nth: fc.nat({ max: 3 }), kind }),
+    {
+      maxLength: 2,
+    },
+  ),
+  cutOffs: fc.array(fc.record({ at: fc.nat({ max: 13 }), who }), { maxLength: 1 }),
 })
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
@@ -129,6 +153,10 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 interface Run {
   emulator: PortalEmulator
   store: ScheduledStore
+  /** Each instance's own view of the store, which `cutOff` cuts off. */
+  views: CutOffStore[]
+  /** The timers that end the cut-offs. */
+  timers: Set<NodeJS.Timeout>
   fleet: PortalFleet
   instances: PortalOAuth[]
   destroyed: Set<Who>
@@ -172,7 +200,13 @@ export async function runSpendScenario(scenario: SpendScenario): Promise<string[
     fleet,
     instances: [],
     destroyed: new Set(),
-    instance: (pair) => new PortalOAuth(pair, secret, { store, logger: quiet, now, ...options }),
+    views: [],
+    timers: new Set(),
+    instance: (pair) => {
+      const view = new CutOffStore(store)
+      run.views.push(view)
+      return new PortalOAuth(pair, secret, { store: view, logger: quiet, now, ...options })
+    },
     advance: () => {
       offset += 1_000
     },
@@ -197,7 +231,7 @@ export async function runSpendScenario(scenario: SpendScenario): Promise<string[
     run.instances.push(run.instance(pair), run.instance(pair))
     // Both instances have had their first look at the store before it goes wrong.
     for (const portal of run.instances) await portal.actions.v2.call.make({ method: 'profile' })
-    store.faults = scenario.faults.map((planned) => ({ ...planned }))
+    store.faults = [...scenario.faults, ...scenario.markFaults].map((planned) => ({ ...planned }))
     store.scheduler = s
     emulator.holdRequests(HOLD_ALL, { server: 'oauth' })
 
@@ -233,6 +267,7 @@ export async function runSpendScenario(scenario: SpendScenario): Promise<string[
       if (!next) return
       void s.schedule(Promise.resolve(), `action ${index}: ${JSON.stringify(next)}`).then(() => {
         started += 1
+        for (const cut of scenario.cutOffs) if (cut.at === index) cutOff(run, cut.who)
         if (next.kind === 'pause') pauseMs = PAUSE_MS[next.length]
         else {
           run.advance()
@@ -275,7 +310,7 @@ export async function runSpendScenario(scenario: SpendScenario): Promise<string[
     return problems
   } finally {
     process.off('unhandledRejection', onUnhandled)
-    for (const timer of releaseTimers) clearTimeout(timer)
+    for (const timer of [...releaseTimers, ...run.timers]) clearTimeout(timer)
     store.scheduler = null
     emulator.releaseHeldRequests()
     await Promise.all(run.instances.map((portal) => portal.destroy()))
@@ -304,6 +339,20 @@ async function stillness(run: Run, s: fc.Scheduler): Promise<void> {
   }
 }
 
+/**
+ * Cuts instance `who` off from the store for {@link CUT_OFF_MS}; not once it is destroyed (a process that exits while
+ * cut off takes a pair the store never got with it: out of reach of any lock).
+ */
+function cutOff(run: Run, who: Who): void {
+  if (run.destroyed.has(who)) return
+  const view = run.views[who]!
+  view.cutOff = 'all'
+  const timer = setTimeout(() => {
+    view.cutOff = new Set()
+  }, CUT_OFF_MS)
+  run.timers.add(timer)
+}
+
 /** Starts `action`; what it resolves to does not matter. */
 function start(run: Run, action: Exclude<SpendAction, { kind: 'pause' }>): Promise<unknown> {
   switch (action.kind) {
@@ -324,6 +373,8 @@ function start(run: Run, action: Exclude<SpendAction, { kind: 'pause' }>): Promi
     case 'get':
       return run.fleet.get(run.emulator.memberId)
     case 'destroy':
+      // A process that exits while cut off takes a pair the store never got with it: out of reach of any lock.
+      run.views[action.who]!.cutOff = new Set()
       run.destroyed.add(action.who)
       return run.instances[action.who]!.destroy()
   }
@@ -347,6 +398,8 @@ async function afterTheFaults(
   store.faults = []
   for (const timer of releaseTimers) clearTimeout(timer)
   releaseTimers.clear()
+  for (const timer of run.timers) clearTimeout(timer)
+  for (const view of run.views) view.cutOff = new Set()
   emulator.releaseHeldRequests()
   while (s.count() > 0) await s.waitNext(1)
   await lockFree(store, memberId, 3 * LOCK_TTL_MS)
