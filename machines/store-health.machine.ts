@@ -1,0 +1,116 @@
+import { assign, fromPromise, setup } from 'xstate'
+import {
+  PROBE_ACTOR_ID,
+  type StoreHealthContext,
+  type StoreHealthEvent,
+  type StoreHealthInput,
+} from './store-health.types.js'
+
+/**
+ * The store-health machine of a shared store (`RedisStore`): a circuit breaker kept beside its client. `up` while the
+ * backend answers; the first operation it fails (no answer within the command timeout, a connection error; an error
+ * reply such as READONLY is an answer) starts a probe at once (`probing`), meanwhile the store sends nothing and
+ * refuses every operation at once; the probe's answer brings it back `up`, its failure `down` for a cool-down, after
+ * which the next probe goes out. The store provides the
+ * `probe` actor and the `reportDown` / `reportUp` actions (its log lines) with `provide`.
+ */
+export const storeHealthMachine = setup({
+  types: {
+    context: {} as StoreHealthContext,
+    events: {} as StoreHealthEvent,
+    input: {} as StoreHealthInput,
+  },
+  actors: {
+    /** One read the backend must answer within the command timeout; provided by the store. */
+    probe: fromPromise<void>(async () => {
+      throw new Error('probe is provided by the store')
+    }),
+  },
+  delays: {
+    /** The cool-down between a failure (or a failed probe) and the next probe. */
+    cooldown: ({ context }) => context.cooldownMs,
+  },
+  actions: {
+    /** Keeps which failure took the store down, and when. */
+    rememberFailure: assign(({ event }) =>
+      event.type === 'backend.unreachable' ? { reason: event.reason, since: event.at } : {},
+    ),
+    /** Forgets the outage. */
+    forgetFailure: assign({ reason: null, since: null }),
+    /** Says once that the store is down and what it does meanwhile; provided by the store. */
+    reportDown: () => {},
+    /** Says that the store is back, and how long it was down; provided by the store. */
+    reportUp: () => {},
+  },
+}).createMachine({
+  id: 'storeHealth',
+  description:
+    'Whether the backend of a shared store answers: a circuit breaker with a cool-down and one probe at a time, so that calls stop waiting for a backend known to be down.',
+  context: ({ input }) => ({ cooldownMs: input.cooldownMs, reason: null, since: null }),
+  initial: 'up',
+  states: {
+    up: {
+      description: 'The backend answers: every operation is sent.',
+      meta: {
+        operations: 'Sent, each waiting for its answer at most `commandTimeout`.',
+        calls: 'Pace with the shared bucket and read the shared pair.',
+      },
+      on: {
+        'backend.unreachable': {
+          target: 'probing',
+          actions: ['rememberFailure', 'reportDown'],
+          description:
+            'An operation got no answer within `commandTimeout`, or its connection failed: one warning, and a probe at once (a blip ends with it).',
+        },
+      },
+    },
+    down: {
+      description: 'A probe failed: nothing is sent until the cool-down ends.',
+      meta: {
+        operations: 'Refused at once, as in `probing`.',
+        calls: 'As in `probing`.',
+      },
+      after: {
+        cooldown: {
+          target: 'probing',
+          description: 'The cool-down (`outageCooldown`) ended: probe the backend.',
+        },
+      },
+      on: {
+        'backend.answered': {
+          target: 'up',
+          actions: ['forgetFailure', 'reportUp'],
+          description: 'An operation sent before the outage was answered: the backend is back.',
+        },
+      },
+    },
+    probing: {
+      description: 'The backend is known unreachable; one probe in flight.',
+      meta: {
+        operations: 'Refused at once with the failure that took the store down.',
+        calls:
+          'Go on with the pair held, paced by a local share (`outageShare`) of the bucket; refreshes wait for `up`.',
+      },
+      invoke: {
+        id: PROBE_ACTOR_ID,
+        src: 'probe',
+        onDone: {
+          target: 'up',
+          actions: ['forgetFailure', 'reportUp'],
+          description: 'The probe was answered: back to the shared state, one line.',
+        },
+        onError: {
+          target: 'down',
+          description: 'The probe failed or got no answer within `commandTimeout`: another cool-down.',
+        },
+      },
+      on: {
+        'backend.answered': {
+          target: 'up',
+          actions: ['forgetFailure', 'reportUp'],
+          description: 'An operation sent before the outage was answered: the backend is back.',
+        },
+      },
+    },
+  },
+})

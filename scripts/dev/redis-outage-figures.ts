@@ -1,0 +1,123 @@
+/**
+ * What calls on a valid token cost while Redis is unreachable, the figures of docs/redis.md, "When Redis is down":
+ * the latency of each call in order (the first against the later ones) of an instance made before the outage and of
+ * one made during it, the log lines everything printed meanwhile (as the console prints them), and how soon calls go
+ * through the shared bucket again once Redis answers. Every client and store has its defaults. Run:
+ * `npx tsx scripts/dev/redis-outage-figures.ts <fault>` (needs `redis-server`), where `<fault>` is
+ *
+ * - `refused` (the default): Redis killed, nothing on its port; back when it is started again (empty);
+ * - `hangs`: Redis frozen (SIGSTOP), connections open and nothing answered; back with SIGCONT.
+ */
+import { formatWithOptions } from 'node:util'
+import { Redis } from 'ioredis'
+import { type LoggerInterface, PortalOAuth } from '../../src/index.js'
+import { RedisStore } from '../../src/redis.js'
+import { startPortalEmulator } from '../../src/testing/index.js'
+import { type RedisUnderTest, startRedisServer } from './redis-server.js'
+import { runMain } from './run-main.js'
+
+/** Calls in a row per instance while Redis is out. */
+const CALLS = 4
+
+/** How Redis becomes unreachable, and how it comes back. */
+interface Fault {
+  begin(redis: RedisUnderTest): Promise<void>
+  end(redis: RedisUnderTest): Promise<void>
+}
+
+const FAULTS: Record<string, Fault> = {
+  refused: { begin: (redis) => redis.kill!(), end: (redis) => redis.restart!() },
+  hangs: { begin: async (redis) => redis.pause(), end: async (redis) => redis.resume() },
+}
+
+/** A logger that counts the lines the console would print for each entry (warnings and errors: the default's). */
+function countingLogger(): LoggerInterface & { lines: () => number; entries: string[] } {
+  let lines = 0
+  const entries: string[] = []
+  const count = (message: string, context?: Record<string, unknown>): void => {
+    const printed = context === undefined ? message : formatWithOptions({}, message, context)
+    lines += printed.split('\n').length
+    entries.push(printed)
+  }
+  return { lines: () => lines, entries, debug() {}, info() {}, warn: count, error: count }
+}
+
+/** Slot requests Redis has run so far (`EVALSHA` and `EVAL` calls). */
+async function scriptCalls(redis: RedisUnderTest): Promise<number> {
+  const stats = await redis.cli(['INFO', 'commandstats'])
+  let calls = 0
+  for (const match of stats.matchAll(/cmdstat_eval(?:sha)?:calls=(\d+)/g)) calls += Number(match[1])
+  return calls
+}
+
+async function main(): Promise<number> {
+  const name = process.argv[2] ?? 'refused'
+  const fault = FAULTS[name]
+  if (!fault) {
+    console.error(`unknown fault ${name}: one of ${Object.keys(FAULTS).join(', ')}`)
+    return 2
+  }
+  const redis = await startRedisServer()
+  const emulator = await startPortalEmulator()
+  const client = new Redis({ host: redis.nodes[0]!.host, port: redis.nodes[0]!.port })
+  client.on('error', () => undefined)
+  const logger = countingLogger()
+  const store = new RedisStore(client, { logger })
+  const pair = emulator.issueAuthParams()
+  const secret = { clientId: emulator.clientId, clientSecret: emulator.clientSecret }
+  const portals: PortalOAuth[] = []
+  const portal = (): PortalOAuth => {
+    const made = new PortalOAuth(pair, secret, { store, logger })
+    portals.push(made)
+    return made
+  }
+  const call = async (on: PortalOAuth): Promise<string> => {
+    const started = performance.now()
+    const result = await on.actions.v2.call.make({ method: 'profile' })
+    const ms = performance.now() - started
+    return `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms${result.isSuccess ? '' : ' (failed)'}`
+  }
+  let out = false
+  try {
+    const before = portal()
+    await call(before)
+    await fault.begin(redis)
+    out = true
+    console.log(`Redis ${name}`)
+    const held: string[] = []
+    for (let index = 0; index < CALLS; index += 1) held.push(await call(before))
+    console.log(`instance made before: ${CALLS} calls in a row: ${held.join(', ')}`)
+    const during = portal()
+    const fresh: string[] = []
+    for (let index = 0; index < CALLS; index += 1) fresh.push(await call(during))
+    console.log(`instance made during: ${CALLS} calls in a row: ${fresh.join(', ')}`)
+    console.log(`log lines while Redis was out: ${logger.lines()} in ${logger.entries.length} entries`)
+    for (const entry of logger.entries) console.log(`  | ${entry.split('\n').join('\n  | ')}`)
+    await fault.end(redis)
+    out = false
+    const back = performance.now()
+    await store.health.whenUp()
+    console.log(`Redis back: the store up ${Math.round(performance.now() - back)} ms after Redis was`)
+    // Calls every 100 ms until one takes its slot in Redis again.
+    for (let index = 1; index <= 100; index += 1) {
+      const counted = await scriptCalls(redis)
+      const took = await call(before)
+      if ((await scriptCalls(redis)) > counted) {
+        const after = Math.round(performance.now() - back)
+        console.log(`  call ${index} (${took}) took its slot in Redis, ${after} ms after Redis was back`)
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    return 0
+  } finally {
+    if (out) await fault.end(redis).catch(() => undefined)
+    await Promise.all(portals.map((made) => made.destroy()))
+    await store.close()
+    client.disconnect()
+    await emulator.close()
+    await redis.stop()
+  }
+}
+
+runMain(main)
