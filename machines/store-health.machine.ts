@@ -64,26 +64,6 @@ export const storeHealthMachine = setup({
         },
       },
     },
-    down: {
-      description: 'A probe failed: nothing is sent until the cool-down ends.',
-      meta: {
-        operations: 'Refused at once, as in `probing`.',
-        calls: 'As in `probing`.',
-      },
-      after: {
-        cooldown: {
-          target: 'probing',
-          description: 'The cool-down (`outageCooldown`) ended: probe the backend.',
-        },
-      },
-      on: {
-        'backend.answered': {
-          target: 'up',
-          actions: ['forgetFailure', 'reportUp'],
-          description: 'An operation sent before the outage was answered: the backend is back.',
-        },
-      },
-    },
     probing: {
       description: 'The backend is known unreachable; one probe in flight.',
       meta: {
@@ -102,6 +82,26 @@ export const storeHealthMachine = setup({
         onError: {
           target: 'down',
           description: 'The probe failed or got no answer within `commandTimeout`: another cool-down.',
+        },
+      },
+      on: {
+        'backend.answered': {
+          target: 'up',
+          actions: ['forgetFailure', 'reportUp'],
+          description: 'An operation sent before the outage was answered: the backend is back.',
+        },
+      },
+    },
+    down: {
+      description: 'A probe failed: nothing is sent until the cool-down ends.',
+      meta: {
+        operations: 'Refused at once, as in `probing`.',
+        calls: 'As in `probing`.',
+      },
+      after: {
+        cooldown: {
+          target: 'probing',
+          description: 'The cool-down (`outageCooldown`) ended: probe the backend.',
         },
       },
       on: {
