@@ -76,7 +76,7 @@ export const storeHealthMachine = setup({
         src: 'probe',
         onDone: {
           target: 'up',
-          actions: ['forgetFailure', 'reportUp'],
+          actions: ['reportUp', 'forgetFailure'],
           description: 'The probe was answered: back to the shared state, one line.',
         },
         onError: {
@@ -87,7 +87,7 @@ export const storeHealthMachine = setup({
       on: {
         'backend.answered': {
           target: 'up',
-          actions: ['forgetFailure', 'reportUp'],
+          actions: ['reportUp', 'forgetFailure'],
           description: 'An operation sent before the outage was answered: the backend is back.',
         },
       },
@@ -107,7 +107,7 @@ export const storeHealthMachine = setup({
       on: {
         'backend.answered': {
           target: 'up',
-          actions: ['forgetFailure', 'reportUp'],
+          actions: ['reportUp', 'forgetFailure'],
           description: 'An operation sent before the outage was answered: the backend is back.',
         },
       },
