@@ -1,7 +1,6 @@
 import { type Actor, type AnyActorLogic, createActor, fromPromise } from 'xstate'
 import { storeHealthMachine } from '../../machines/store-health.machine.js'
 import type { StoreHealthState } from '../../machines/store-health.types.js'
-import { abortableSleep } from '../core/abortable-sleep.js'
 import type { LoggerInterface } from '../logger/logger.js'
 import type { InspectOption } from '../types/inspect-option.js'
 
@@ -153,13 +152,4 @@ export class BackendHealth implements StoreHealth {
     actor.start()
     return actor
   }
-}
-
-/** Waits `ms` or until the store is up, whichever comes first; `true` when it is up. Never rejects. */
-export async function upWithin(health: StoreHealth, ms: number): Promise<boolean> {
-  if (health.up) return true
-  const gaveUp = new AbortController()
-  await Promise.race([health.whenUp(gaveUp.signal), abortableSleep(ms)]).catch(() => undefined)
-  gaveUp.abort()
-  return health.up
 }
