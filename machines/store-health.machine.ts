@@ -57,19 +57,67 @@ export const storeHealthMachine = setup({
       },
       on: {
         'backend.unreachable': {
-          target: 'probing',
-          actions: ['rememberFailure', 'reportDown'],
+          target: 'suspect',
+          actions: 'rememberFailure',
           description:
-            'An operation got no answer within `commandTimeout`, or its connection failed: one warning, and a probe at once (a blip ends with it).',
+            'An operation got no answer within `commandTimeout`, or its connection failed: nothing is sent until a probe is answered.',
+        },
+      },
+    },
+    suspect: {
+      description: 'An operation failed; one probe in flight tells an outage from a blip.',
+      meta: {
+        operations: 'Refused at once with the failure that took the store out.',
+        calls:
+          'Go on with the pair held, paced by a local share (`outageShare`) of the bucket; refreshes wait for `up`.',
+      },
+      invoke: {
+        id: PROBE_ACTOR_ID,
+        src: 'probe',
+        onDone: {
+          target: 'up',
+          actions: 'forgetFailure',
+          description: 'The probe was answered: a blip, nothing logged.',
+        },
+        onError: {
+          target: 'down',
+          actions: 'reportDown',
+          description: 'The probe failed too: the outage is said once (one warning), then a cool-down.',
+        },
+      },
+      on: {
+        'backend.answered': {
+          target: 'up',
+          actions: 'forgetFailure',
+          description: 'An operation sent before was answered: a blip, nothing logged.',
+        },
+      },
+    },
+    down: {
+      description: 'The backend is known unreachable: nothing is sent until the cool-down ends.',
+      meta: {
+        operations: 'Refused at once, as in `suspect`.',
+        calls: 'As in `suspect`.',
+      },
+      after: {
+        cooldown: {
+          target: 'probing',
+          description: 'The cool-down (`outageCooldown`) ended: probe the backend.',
+        },
+      },
+      on: {
+        'backend.answered': {
+          target: 'up',
+          actions: ['reportUp', 'forgetFailure'],
+          description: 'An operation sent before the outage was answered: the backend is back, one line.',
         },
       },
     },
     probing: {
       description: 'The backend is known unreachable; one probe in flight.',
       meta: {
-        operations: 'Refused at once with the failure that took the store down.',
-        calls:
-          'Go on with the pair held, paced by a local share (`outageShare`) of the bucket; refreshes wait for `up`.',
+        operations: 'Refused at once, as in `suspect`.',
+        calls: 'As in `suspect`.',
       },
       invoke: {
         id: PROBE_ACTOR_ID,
@@ -88,27 +136,7 @@ export const storeHealthMachine = setup({
         'backend.answered': {
           target: 'up',
           actions: ['reportUp', 'forgetFailure'],
-          description: 'An operation sent before the outage was answered: the backend is back.',
-        },
-      },
-    },
-    down: {
-      description: 'A probe failed: nothing is sent until the cool-down ends.',
-      meta: {
-        operations: 'Refused at once, as in `probing`.',
-        calls: 'As in `probing`.',
-      },
-      after: {
-        cooldown: {
-          target: 'probing',
-          description: 'The cool-down (`outageCooldown`) ended: probe the backend.',
-        },
-      },
-      on: {
-        'backend.answered': {
-          target: 'up',
-          actions: ['reportUp', 'forgetFailure'],
-          description: 'An operation sent before the outage was answered: the backend is back.',
+          description: 'An operation sent before the outage was answered: the backend is back, one line.',
         },
       },
     },

@@ -31,8 +31,8 @@ export type StoreHealthEvent =
       type: 'backend.answered'
     }
 
-/** The id of the actor invoked in `probing`; its events are `xstate.done.actor.probe` / `xstate.error.actor.probe`. */
+/** The id of the actor invoked in `suspect` and `probing`; its events are `xstate.done.actor.probe` / `xstate.error.actor.probe`. */
 export const PROBE_ACTOR_ID = 'probe'
 
 /** The states of the store-health machine. */
-export type StoreHealthState = 'up' | 'down' | 'probing'
+export type StoreHealthState = 'up' | 'suspect' | 'down' | 'probing'

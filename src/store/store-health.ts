@@ -12,7 +12,11 @@ export type { StoreHealthState } from '../../machines/store-health.types.js'
  * {@link TokenStore}: a store without it is asked every time.
  */
 export interface StoreHealth {
-  /** `up`: operations are sent. `down`: the backend is known unreachable, operations are refused at once. `probing`: down, one probe in flight. */
+  /**
+   * `up`: operations are sent. `suspect`: an operation failed, one probe tells an outage from a blip. `down`: the
+   * backend is known unreachable, until the cool-down ends. `probing`: down, one probe in flight. Operations are refused
+   * at once in all but `up`.
+   */
   readonly state: StoreHealthState
   /** Whether the store is `up`: read on every call, so a plain field. */
   readonly up: boolean

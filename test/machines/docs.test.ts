@@ -36,7 +36,8 @@ describe('docs/machines', () => {
     expect(adminFlag?.content).toContain(
       'loading --> initialised : xstate.error.actor.loadIsAdmin [hasValue]',
     )
-    expect(storeHealth?.content).toContain('up --> probing : backend.unreachable')
+    expect(storeHealth?.content).toContain('up --> suspect : backend.unreachable')
+    expect(storeHealth?.content).toContain('suspect --> down : xstate.error.actor.probe')
     expect(storeHealth?.content).toContain('down --> probing : after cooldown')
     expect(storeHealth?.content).toContain('probing --> down : xstate.error.actor.probe')
   })

@@ -121,7 +121,11 @@ for (const backend of backends) {
         // None of them waited for Redis: each settled within a fraction of the command timeout.
         for (const took of later) expect(took).toBeLessThan(COMMAND_TIMEOUT_MS / 2)
         expect(target.log.restRequests()).toHaveLength(8)
-        // One warning, one line, naming the failure; the clients logged nothing about the store.
+        // One warning once a probe confirmed the outage, one line, naming the failure; the clients logged nothing
+        // about the store.
+        await expect
+          .poll(() => store.health?.state, { timeout: 2 * COMMAND_TIMEOUT_MS })
+          .toMatch(/down|probing/)
         const warnings = storeLog.lines.filter((line) => line.level === 'warn')
         expect(warnings).toHaveLength(1)
         expect(warnings[0]?.context).toBeUndefined()
