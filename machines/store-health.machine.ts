@@ -8,11 +8,12 @@ import {
 
 /**
  * The store-health machine of a shared store (`RedisStore`): a circuit breaker kept beside its client. `up` while the
- * backend answers; the first operation it fails (no answer within the command timeout, a connection error; an error
- * reply such as READONLY is an answer) starts a probe at once (`probing`), meanwhile the store sends nothing and
- * refuses every operation at once; the probe's answer brings it back `up`, its failure `down` for a cool-down, after
- * which the next probe goes out. The store provides the
- * `probe` actor and the `reportDown` / `reportUp` actions (its log lines) with `provide`.
+ * backend answers. The first operation it fails (no answer within the command timeout, a connection error; an error
+ * reply such as READONLY is an answer) makes it `suspect`: from then on the store sends nothing and refuses every
+ * operation at once, and one probe goes out. An answer within the cool-down brings it back `up` without a word (a
+ * slow answer); a later one was a short outage, said once as it ends; the probe's failure confirms the outage, said
+ * once (`down`). After each cool-down the next probe goes out (`probing`), and the first answer brings it back `up`, in
+ * one line. The store provides the `probe` actor and the `report*` actions (its log lines) with `provide`.
  */
 export const storeHealthMachine = setup({
   types: {
@@ -30,6 +31,11 @@ export const storeHealthMachine = setup({
     /** The cool-down between a failure (or a failed probe) and the next probe. */
     cooldown: ({ context }) => context.cooldownMs,
   },
+  guards: {
+    /** The store was out longer than the cool-down: more than a slow answer, worth a line. */
+    outlastedCooldown: ({ context }) =>
+      context.since !== null && performance.now() - context.since > context.cooldownMs,
+  },
   actions: {
     /** Keeps which failure took the store down, and when. */
     rememberFailure: assign(({ event }) =>
@@ -41,6 +47,8 @@ export const storeHealthMachine = setup({
     reportDown: () => {},
     /** Says that the store is back, and how long it was down; provided by the store. */
     reportUp: () => {},
+    /** Says, once it is back, that the store was out for a while, too short for a probe to fail; provided by the store. */
+    reportShortOutage: () => {},
   },
 }).createMachine({
   id: 'storeHealth',
@@ -74,11 +82,19 @@ export const storeHealthMachine = setup({
       invoke: {
         id: PROBE_ACTOR_ID,
         src: 'probe',
-        onDone: {
-          target: 'up',
-          actions: 'forgetFailure',
-          description: 'The probe was answered: a blip, nothing logged.',
-        },
+        onDone: [
+          {
+            guard: 'outlastedCooldown',
+            target: 'up',
+            actions: ['reportShortOutage', 'forgetFailure'],
+            description: 'The probe was answered, later than the cool-down: a short outage, one warning.',
+          },
+          {
+            target: 'up',
+            actions: 'forgetFailure',
+            description: 'The probe was answered within the cool-down: a slow answer, nothing logged.',
+          },
+        ],
         onError: {
           target: 'down',
           actions: 'reportDown',
@@ -86,11 +102,20 @@ export const storeHealthMachine = setup({
         },
       },
       on: {
-        'backend.answered': {
-          target: 'up',
-          actions: 'forgetFailure',
-          description: 'An operation sent before was answered: a blip, nothing logged.',
-        },
+        'backend.answered': [
+          {
+            guard: 'outlastedCooldown',
+            target: 'up',
+            actions: ['reportShortOutage', 'forgetFailure'],
+            description:
+              'An operation sent before was answered, later than the cool-down: a short outage, one warning.',
+          },
+          {
+            target: 'up',
+            actions: 'forgetFailure',
+            description: 'An operation sent before was answered within the cool-down: nothing logged.',
+          },
+        ],
       },
     },
     down: {

@@ -1,8 +1,9 @@
 /**
  * What calls on a valid token cost while Redis is unreachable, the figures of docs/redis.md, "When Redis is down":
  * the latency of each call in order (the first against the later ones) of an instance made before the outage and of
- * one made during it, the log lines everything printed meanwhile (as the console prints them), and how soon calls go
- * through the shared bucket again once Redis answers. Every client and store has its defaults. Run:
+ * one made during it, the log lines everything printed meanwhile (as the console prints them), a call that needs a
+ * refresh (which waits for Redis: nothing is refreshed without the lock), and how soon the store, that call and the
+ * calls' slots go back to Redis once it answers. Every client and store has its defaults. Run:
  * `npx tsx scripts/dev/redis-outage-figures.ts <fault>` (needs `redis-server`), where `<fault>` is
  *
  * - `refused` (the default): Redis killed, nothing on its port; back when it is started again (empty);
@@ -30,16 +31,22 @@ const FAULTS: Record<string, Fault> = {
   hangs: { begin: async (redis) => redis.pause(), end: async (redis) => redis.resume() },
 }
 
-/** A logger that counts the lines the console would print for each entry (warnings and errors: the default's). */
+/** A logger that keeps what the console would print for each entry at `info` and above, with its level. */
 function countingLogger(): LoggerInterface & { lines: () => number; entries: string[] } {
-  let lines = 0
   const entries: string[] = []
-  const count = (message: string, context?: Record<string, unknown>): void => {
-    const printed = context === undefined ? message : formatWithOptions({}, message, context)
-    lines += printed.split('\n').length
-    entries.push(printed)
+  const count =
+    (level: string) =>
+    (message: string, context?: Record<string, unknown>): void => {
+      entries.push(`${level}: ${context === undefined ? message : formatWithOptions({}, message, context)}`)
+    }
+  return {
+    lines: () => entries.reduce((sum, entry) => sum + entry.split('\n').length, 0),
+    entries,
+    debug() {},
+    info: count('info'),
+    warn: count('warn'),
+    error: count('error'),
   }
-  return { lines: () => lines, entries, debug() {}, info() {}, warn: count, error: count }
 }
 
 /** Slot requests Redis has run so far (`EVALSHA` and `EVAL` calls). */
@@ -91,13 +98,26 @@ async function main(): Promise<number> {
     const fresh: string[] = []
     for (let index = 0; index < CALLS; index += 1) fresh.push(await call(during))
     console.log(`instance made during: ${CALLS} calls in a row: ${fresh.join(', ')}`)
-    console.log(`log lines while Redis was out: ${logger.lines()} in ${logger.entries.length} entries`)
-    for (const entry of logger.entries) console.log(`  | ${entry.split('\n').join('\n  | ')}`)
+    // The portal refuses the access token: the call needs a refresh, which needs the lock, which waits for Redis.
+    emulator.expireAccessTokens()
+    const refreshing = call(before)
+    let settled = 0
+    void refreshing.then(() => {
+      settled = performance.now()
+    })
+    await new Promise((resolve) => setTimeout(resolve, 6_000))
+    console.log(
+      `a call needing a refresh, 6 s later: ${settled ? 'settled' : 'waiting'}, ${emulator.log.refreshRequests().length} refresh request(s)`,
+    )
     await fault.end(redis)
     out = false
     const back = performance.now()
     await store.health.whenUp()
     console.log(`Redis back: the store up ${Math.round(performance.now() - back)} ms after Redis was`)
+    const outcome = await refreshing
+    console.log(
+      `  the call needing a refresh settled ${Math.round(settled - back)} ms after Redis was back (it took ${outcome}), ${emulator.log.refreshRequests().length} refresh request(s)`,
+    )
     // Calls every 100 ms until one takes its slot in Redis again.
     for (let index = 1; index <= 100; index += 1) {
       const counted = await scriptCalls(redis)
@@ -109,6 +129,10 @@ async function main(): Promise<number> {
       }
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
+    console.log(
+      `log lines from the outage to this call: ${logger.lines()} in ${logger.entries.length} entries`,
+    )
+    for (const entry of logger.entries) console.log(`  | ${entry.split('\n').join('\n  | ')}`)
     return 0
   } finally {
     if (out) await fault.end(redis).catch(() => undefined)

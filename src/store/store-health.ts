@@ -48,6 +48,11 @@ export interface BackendHealthSettings {
   inspect?: InspectOption | undefined
 }
 
+/** How long the store has been out, since `since` (`performance.now()` ms), in seconds. */
+function outFor(since: number | null): string {
+  return `${((performance.now() - (since ?? performance.now())) / 1000).toFixed(1)} s`
+}
+
 /** Timers of the machine that never keep the process alive: a store that is down must not hold an exiting process. */
 const UNREFERENCED_CLOCK = {
   setTimeout: (callback: () => void, ms: number): NodeJS.Timeout => setTimeout(callback, ms).unref(),
@@ -139,7 +144,11 @@ export class BackendHealth implements StoreHealth {
           ),
         reportUp: ({ context }) =>
           logger.info(
-            `${name}: ${backend} answers again after ${((performance.now() - (context.since ?? performance.now())) / 1000).toFixed(1)} s; back to the shared pairs, lock and buckets`,
+            `${name}: ${backend} answers again after ${outFor(context.since)}; back to the shared pairs, lock and buckets`,
+          ),
+        reportShortOutage: ({ context }) =>
+          logger.warn(
+            `${name}: ${backend} did not answer for ${outFor(context.since)} (${context.reason}); calls went on with the pairs held, paced at ${localShare} of each portal's bucket; it answers again`,
           ),
       },
     })
