@@ -88,6 +88,10 @@ async function main(): Promise<number> {
   try {
     const before = portal()
     await call(before)
+    // The same calls with Redis up, for comparison: what the portal's answer itself costs on this machine.
+    const up: string[] = []
+    for (let index = 0; index < CALLS; index += 1) up.push(await call(before))
+    console.log(`Redis up: ${CALLS} calls in a row: ${up.join(', ')}`)
     await fault.begin(redis)
     out = true
     console.log(`Redis ${name}`)
