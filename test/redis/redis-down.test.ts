@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { PortalOAuth, type PortalOAuthOptions, type TokenStore } from '../../src/index.js'
+import { PortalFleet, PortalOAuth, type PortalOAuthOptions, type TokenStore } from '../../src/index.js'
 import type { RedisStoreOptions } from '../../src/redis.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
@@ -219,6 +219,44 @@ for (const backend of backends) {
         /^token refresh: no answer within 1000 ms; token store failed taking the refresh lock \(no refresh is sent without it\): RedisStore lock: not sent, Redis is unreachable \(RedisStore (load|takeSlot): no answer within 2000 ms\); sent again once a probe is answered$/,
       )
       expect(target.log.refreshRequests()).toEqual([])
+    }, 30_000)
+
+    it("PortalFleet while Redis is down: a held client's get() and calls go on; a get() that must read the store and an event reject at once, naming it", async () => {
+      emulator = await startPortalEmulator()
+      const target = emulator
+      const store = opened.store({ commandTimeout: COMMAND_TIMEOUT_MS, logger: createMemoryLogger() })
+      const fleet = new PortalFleet({
+        oAuthSecret: { clientId: target.clientId, clientSecret: target.clientSecret },
+        store,
+        logger: createMemoryLogger(),
+      })
+      try {
+        await fleet.handleEvent(target.installEvent('ONAPPINSTALL'))
+        await timedCall(await fleet.get(target.memberId))
+        await begin(FAULTS[1]!)
+        await timedCall(await fleet.get(target.memberId))
+        expect(store.health?.state).not.toBe('up')
+        const started = performance.now()
+        expect(await timedCall(await fleet.get(target.memberId))).toBeLessThan(COMMAND_TIMEOUT_MS / 2)
+        const refusal =
+          /^token store failed .+: RedisStore (load|replace): not sent, Redis is unreachable \(RedisStore (load|takeSlot): no answer within 2000 ms\); sent again once a probe is answered$/
+        const notHeld = await fleet.get('not-held-portal').catch((thrown: unknown) => thrown)
+        expect(notHeld).toMatchObject({
+          code: 'JSSDK_TOKEN_STORE_FAILED',
+          message: expect.stringMatching(refusal),
+        })
+        const event = await fleet
+          .handleEvent(target.installEvent('ONAPPUPDATE'))
+          .catch((thrown: unknown) => thrown)
+        expect(event).toMatchObject({
+          code: 'JSSDK_TOKEN_STORE_FAILED',
+          message: expect.stringMatching(refusal),
+        })
+        // None of them waited for Redis.
+        expect(performance.now() - started).toBeLessThan(COMMAND_TIMEOUT_MS)
+      } finally {
+        await fleet.destroy()
+      }
     }, 30_000)
   })
 }
