@@ -8,7 +8,11 @@
  *
  * - `refused` (the default): Redis killed, nothing on its port; back when it is started again (empty);
  * - `hangs`: Redis frozen (SIGSTOP), connections open and nothing answered; back with SIGCONT.
+ *
+ * With `--fail-fast`, the client is ioredis with `enableOfflineQueue: false`: commands sent while it is disconnected
+ * fail at once instead of waiting in its queue for `commandTimeout`.
  */
+import { once } from 'node:events'
 import { formatWithOptions } from 'node:util'
 import { Redis } from 'ioredis'
 import { type LoggerInterface, PortalOAuth } from '../../src/index.js'
@@ -66,8 +70,15 @@ async function main(): Promise<number> {
   }
   const redis = await startRedisServer()
   const emulator = await startPortalEmulator()
-  const client = new Redis({ host: redis.nodes[0]!.host, port: redis.nodes[0]!.port })
+  const failFast = process.argv.includes('--fail-fast')
+  const client = new Redis({
+    host: redis.nodes[0]!.host,
+    port: redis.nodes[0]!.port,
+    ...(failFast ? { enableOfflineQueue: false } : {}),
+  })
   client.on('error', () => undefined)
+  // Without its queue, ioredis refuses commands until it has connected.
+  if (failFast) await once(client, 'ready')
   const logger = countingLogger()
   const store = new RedisStore(client, { logger })
   const pair = emulator.issueAuthParams()
@@ -94,7 +105,7 @@ async function main(): Promise<number> {
     console.log(`Redis up: ${CALLS} calls in a row: ${up.join(', ')}`)
     await fault.begin(redis)
     out = true
-    console.log(`Redis ${name}`)
+    console.log(`Redis ${name}${failFast ? ' (ioredis enableOfflineQueue: false)' : ''}`)
     const held: string[] = []
     for (let index = 0; index < CALLS; index += 1) held.push(await call(before))
     console.log(`instance made before: ${CALLS} calls in a row: ${held.join(', ')}`)
