@@ -151,6 +151,32 @@ for (const backend of backends) {
       }, 40_000)
     }
 
+    it('an outage over before a probe fails is said once, as it ends', async () => {
+      emulator = await startPortalEmulator()
+      const target = emulator
+      const storeLog = createMemoryLogger()
+      const { portal, store } = client(target, target.issueAuthParams(), {
+        logger: storeLog,
+        outageCooldown: 200,
+      })
+      await timedCall(portal)
+      await begin(FAULTS[0]!)
+      // The first call meets the failure after the command timeout; the probe then waits, Redis answers it sooner.
+      await timedCall(portal)
+      expect(store.health?.state).toBe('suspect')
+      await sleep(COMMAND_TIMEOUT_MS / 4)
+      await end(FAULTS[0]!)
+      await store.health?.whenUp()
+      expect(storeLog.lines.map(({ level, message }) => ({ level, message }))).toEqual([
+        {
+          level: 'warn',
+          message: expect.stringMatching(
+            /^RedisStore: Redis did not answer for \d+\.\d s \(RedisStore (load|takeSlot): no answer within 2000 ms\); calls went on with the pairs held, paced at 0\.25 of each portal's bucket; it answers again$/,
+          ),
+        },
+      ])
+    }, 30_000)
+
     it('two processes going local at once stay under the portal limit together, each paced at outageShare of the bucket', async () => {
       // The portal allows a burst of 5 and 2.5 requests a second; the clients are told 4 and 2: each of two going
       // local with its whole bucket would send 8 at once.
