@@ -18,19 +18,14 @@ import { Redis } from 'ioredis'
 import { type LoggerInterface, PortalOAuth } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
 import { startPortalEmulator } from '../../src/testing/index.js'
+import { chosenFault, type RedisFault } from './redis-fault-choice.js'
 import { type RedisUnderTest, startRedisServer } from './redis-server.js'
 import { runMain } from './run-main.js'
 
 /** Calls in a row per instance while Redis is out. */
 const CALLS = 4
 
-/** How Redis becomes unreachable, and how it comes back. */
-interface Fault {
-  begin(redis: RedisUnderTest): Promise<void>
-  end(redis: RedisUnderTest): Promise<void>
-}
-
-const FAULTS: Record<string, Fault> = {
+const FAULTS: Record<string, RedisFault> = {
   refused: { begin: (redis) => redis.kill!(), end: (redis) => redis.restart!() },
   hangs: { begin: async (redis) => redis.pause(), end: async (redis) => redis.resume() },
 }
@@ -62,12 +57,9 @@ async function scriptCalls(redis: RedisUnderTest): Promise<number> {
 }
 
 async function main(): Promise<number> {
-  const name = process.argv[2] ?? 'refused'
-  const fault = FAULTS[name]
-  if (!fault) {
-    console.error(`unknown fault ${name}: one of ${Object.keys(FAULTS).join(', ')}`)
-    return 2
-  }
+  const chosen = chosenFault(FAULTS, 'refused')
+  if (!chosen) return 2
+  const { name, fault } = chosen
   const redis = await startRedisServer()
   const emulator = await startPortalEmulator()
   const failFast = process.argv.includes('--fail-fast')
