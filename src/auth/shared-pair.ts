@@ -350,8 +350,9 @@ export class SharedPair {
   /**
    * Asks for the portal's lock until the store answers. A store that keeps answering with a failure (READONLY) ends
    * the attempt after {@link LOCK_FAILURES_MS}, with its first failure; one that knows its backend is down is asked
-   * again once it is up, while the attempt lasts; one that does not answer is asked while the attempt lasts, so that a request is waiting when it answers again, and the attempt ends at the refresh timeout
-   * (callers are told the store's failure then, see {@link fault}). No refresh is sent without the lock: with
+   * again once it is up, while the attempt lasts; one that does not answer is asked while the attempt lasts, so that a
+   * request is waiting when it answers again, and the attempt ends at the refresh timeout (callers are told the
+   * store's failure then, see {@link fault}). No refresh is sent without the lock: with
    * single-use refresh tokens, two instances refreshing at once would kill the pair of one of them, and a pair only
    * one process knows is lost with it. Callers wait within their own timeouts meanwhile.
    */
@@ -470,7 +471,10 @@ export class SharedPair {
       })
   }
 
-  /** Logs a failure of the store, unless the store said once that it is down; the instance goes on with the pair it holds. */
+  /**
+   * Logs a failure of the store, unless the store knows it is down (it said so itself, once); the instance goes on with
+   * the pair it holds.
+   */
   failed(what: string, error: unknown): void {
     if (this.#deps.store.health?.up === false) return
     this.#deps.logger.error(`token store failed ${what}`, { error: toError(error, this.#deps.secrets) })

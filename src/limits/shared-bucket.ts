@@ -64,8 +64,9 @@ export class SharedBucket {
   /**
    * Waits for a slot. Resolves `false` when the store could not be asked (it is down, it threw, or it did not answer
    * within `waitMs`, what the call has left of its timeout): the caller then paces with its own bucket, scaled by
-   * {@link localShare}, so that no call hangs on the store. A store that knows it is down is not asked at all. Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store says the portal was removed
-   * (uninstalled): nothing is sent for it; with the signal's reason when it aborts.
+   * {@link localShare}, so that no call hangs on the store. A store that knows it is down is not asked at all. Rejects
+   * with `JSSDK_PORTAL_NOT_INSTALLED` when the store says the portal was removed (uninstalled): nothing is sent for it;
+   * with the signal's reason when it aborts.
    */
   async take(
     params: Pick<RateLimitParams, 'burstLimit' | 'drainRate'>,

@@ -39,11 +39,12 @@ export interface RedisStoreOptions {
    */
   commandTimeout?: number
   /**
-   * The circuit breaker's cool-down, ms, 100 to 600 000. The first operation Redis fails (no answer within
-   * `commandTimeout`, a connection error; an error reply such as READONLY is an answer) takes the store down: it says
-   * so once through `logger`, refuses every operation at once, and probes Redis (one read of the failed key, waited
-   * for `commandTimeout`); each probe that fails is followed by this long without any, then the next. The first answer
-   * brings everything back to the shared state (one line). Default 1 000.
+   * The circuit breaker's cool-down, ms, 100 to 600 000. From the first operation Redis fails (no answer within
+   * `commandTimeout`, a connection error; an error reply such as READONLY is an answer) the store refuses every
+   * operation at once and probes Redis (one read of the failed key, waited for `commandTimeout`). A probe that fails
+   * confirms the outage, said once through `logger`, and is followed by this long without any, then the next. The
+   * first answer brings everything back to the shared state, in one line; one within this long of the failure was a
+   * slow answer, not logged. Default 1 000.
    */
   outageCooldown?: number
   /**
@@ -52,7 +53,10 @@ export interface RedisStoreOptions {
    * together when N times this is at most 1. Default 0.25 (four processes); set it to 1 / your number of processes.
    */
   outageShare?: number
-  /** An observer of the store-health machine (`portal-oauth/machines`' `storeHealthMachine`), as `PortalOAuth`'s `inspect`. */
+  /**
+   * An observer of the store's circuit breaker, the store-health machine (`storeHealthMachine` of
+   * `portal-oauth/machines`), as `PortalOAuth`'s `inspect`.
+   */
   inspect?: InspectOption
   /**
    * How long a portal's pair stays in Redis after its last save, ms, 1 minute to 10 years: a portal whose
@@ -231,7 +235,8 @@ export class RedisStore implements TokenStore {
       await this.#replicated('lock', lock)
       return owner
     } catch (error) {
-      this.#releaseLate(memberId, owner)
+      // A SET the circuit breaker kept back never left: there is nothing to release behind it.
+      if (!(error instanceof StoreError && error.notSent)) this.#releaseLate(memberId, owner)
       throw error
     }
   }
@@ -368,7 +373,7 @@ export class RedisStore implements TokenStore {
    * a server known not to answer, and nothing piles up in the client's offline queue to run late.
    */
   #send(what: string, key: string, args: string[], timeoutMs?: number): Promise<unknown> {
-    if (!this.#health.up) return Promise.reject(new StoreError(this.#health.refusal(what)))
+    if (!this.#health.up) return Promise.reject(new StoreError(this.#health.refusal(what), false, true))
     return this.#run(what, key, this.#connection.send(key, args), timeoutMs)
   }
 
@@ -425,9 +430,12 @@ function isServerReply(error: unknown): boolean {
 /** A failure of Redis, free of the command's arguments. */
 class StoreError extends Error {
   readonly noScript: boolean
-  constructor(message: string, noScript = false) {
+  /** Refused by the circuit breaker: the command never left. */
+  readonly notSent: boolean
+  constructor(message: string, noScript = false, notSent = false) {
     super(message)
     this.name = 'RedisStoreError'
     this.noScript = noScript
+    this.notSent = notSent
   }
 }

@@ -1,4 +1,4 @@
-import { type Actor, type AnyActorLogic, createActor, fromPromise } from 'xstate'
+import { type Actor, createActor, fromPromise } from 'xstate'
 import { storeHealthMachine } from '../../machines/store-health.machine.js'
 import type { StoreHealthState } from '../../machines/store-health.types.js'
 import type { LoggerInterface } from '../logger/logger.js'
@@ -136,7 +136,7 @@ export class BackendHealth implements StoreHealth {
     if (this.#actor) return this.#actor
     const { probe, logger, name, backend, localShare, cooldownMs, inspect } = this.#settings
     const machine = storeHealthMachine.provide({
-      actors: { probe: fromPromise<void>(() => probe()) as unknown as AnyActorLogic },
+      actors: { probe: fromPromise<void>(() => probe()) },
       actions: {
         reportDown: ({ context }) =>
           logger.warn(
