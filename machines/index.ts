@@ -23,6 +23,14 @@ export {
   type AdminFlagState,
   LOAD_IS_ADMIN_ACTOR_ID,
 } from './admin-flag.types.js'
+export { storeHealthMachine } from './store-health.machine.js'
+export {
+  PROBE_ACTOR_ID,
+  type StoreHealthContext,
+  type StoreHealthEvent,
+  type StoreHealthInput,
+  type StoreHealthState,
+} from './store-health.types.js'
 
 // With this entry imported, the main entry's types that touch XState are XState's own (src/types/xstate-types.ts).
 declare module '../src/types/xstate-types.js' {

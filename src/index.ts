@@ -173,6 +173,7 @@ export { type AjaxPayload, type AjaxQuery, AjaxResult, type PayloadTime } from '
 export { Result, type ResultError } from './results/result.js'
 export { type ClientSideRuntime, detectClientSideRuntime } from './runtime/client-side.js'
 export { MemoryStore } from './store/memory-store.js'
+export type { StoreHealth, StoreHealthState } from './store/store-health.js'
 export type {
   DeadPairReason,
   SharedBucketSettings,

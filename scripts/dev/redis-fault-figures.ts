@@ -13,19 +13,14 @@ import { Redis } from 'ioredis'
 import { PortalOAuth } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
 import { startPortalEmulator } from '../../src/testing/index.js'
-import { freePort, type RedisUnderTest, startRedisServer } from './redis-server.js'
+import { chosenFault, type RedisFault } from './redis-fault-choice.js'
+import { freePort, startRedisServer } from './redis-server.js'
 import { runMain } from './run-main.js'
 
 /** Ten calls at once. */
 const CALLS = 10
 
-/** How Redis fails, and how it is made to answer again. */
-interface Fault {
-  begin(redis: RedisUnderTest): Promise<void>
-  end(redis: RedisUnderTest): Promise<void>
-}
-
-const FAULTS: Record<string, Fault> = {
+const FAULTS: Record<string, RedisFault> = {
   'read-only': {
     // A replica of a master nobody listens on: reads are served, every write answers READONLY.
     begin: async (redis) => {
@@ -59,12 +54,9 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; outcome: 
 }
 
 async function main(): Promise<number> {
-  const name = process.argv[2] ?? 'read-only'
-  const fault = FAULTS[name]
-  if (!fault) {
-    console.error(`unknown fault ${name}: one of ${Object.keys(FAULTS).join(', ')}`)
-    return 2
-  }
+  const chosen = chosenFault(FAULTS, 'read-only')
+  if (!chosen) return 2
+  const { name, fault } = chosen
   const redis = await startRedisServer()
   const emulator = await startPortalEmulator()
   const client = new Redis({ host: redis.nodes[0]!.host, port: redis.nodes[0]!.port, lazyConnect: false })

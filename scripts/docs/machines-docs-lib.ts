@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate'
-import { accessTokenMachine, adminFlagMachine } from '../../machines/index.js'
+import { accessTokenMachine, adminFlagMachine, storeHealthMachine } from '../../machines/index.js'
 
 /** One generated documentation file. */
 export interface MachineDocFile {
@@ -38,6 +38,13 @@ export const MACHINE_DOC_SOURCES: readonly MachineDocSource[] = [
     exportName: 'adminFlagMachine',
     sourceFile: 'machines/admin-flag.machine.ts',
     outputFile: 'docs/machines/admin-flag.md',
+  },
+  {
+    machine: storeHealthMachine,
+    title: 'Store-health machine',
+    exportName: 'storeHealthMachine',
+    sourceFile: 'machines/store-health.machine.ts',
+    outputFile: 'docs/machines/store-health.md',
   },
 ]
 

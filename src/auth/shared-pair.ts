@@ -128,6 +128,8 @@ export class SharedPair {
    * most `waitMs` (its own timeout): a store that does not answer sooner is left to finish for later callers.
    */
   async beforeUse(waitMs = Number.POSITIVE_INFINITY): Promise<void> {
+    // A store that knows it is down is not read: the pair held is used, and looked up again once the store is up.
+    if (this.#deps.store.health?.up === false) return
     if (!this.#synced) await atMost(this.#sync(), waitMs)
     if (this.#holder.state() === 'dead') await atMost(this.#revive(), waitMs)
   }
@@ -366,29 +368,40 @@ export class SharedPair {
 
   /**
    * Asks for the portal's lock until the store answers. A store that keeps answering with a failure (READONLY) ends
-   * the attempt after {@link LOCK_FAILURES_MS}, with its first failure; one that does not answer is asked while the
-   * attempt lasts, so that a request is waiting when it answers again, and the attempt ends at the refresh timeout
-   * (callers are told the store's failure then, see {@link fault}). No refresh is sent without the lock: with
+   * the attempt after {@link LOCK_FAILURES_MS}, with its first failure; one that knows its backend is down is asked
+   * again once it is up, while the attempt lasts; one that does not answer is asked while the attempt lasts, so that a
+   * request is waiting when it answers again, and the attempt ends at the refresh timeout (callers are told the
+   * store's failure then, see {@link fault}). No refresh is sent without the lock: with
    * single-use refresh tokens, two instances refreshing at once would kill the pair of one of them, and a pair only
    * one process knows is lost with it. Callers wait within their own timeouts meanwhile.
    */
   async #lockOnceReachable(memberId: string, signal: AbortSignal): Promise<string | null> {
-    let firstFailure = 0
+    /** When the first failure this attempt told of came: a store that is down tells of its own. */
+    let firstFailure: number | null = null
     let first: unknown = null
-    for (let failures = 0; ; failures += 1) {
+    for (;;) {
       const asked = performance.now()
       try {
         const owner = await this.#lockOnce(memberId, signal)
         this.#fault = null
-        if (failures > 0) this.#deps.logger.info('token store answers again; the refresh goes on')
+        if (firstFailure !== null) this.#deps.logger.info('token store answers again; the refresh goes on')
         return owner
       } catch (error) {
         if (signal.aborted) throw error
-        const now = performance.now()
-        if (failures === 0) {
-          firstFailure = now
+        if (first === null) {
           first = error
           this.#fault = toError(error, this.#deps.secrets)
+        }
+        // A store that knows it is down is not asked again until it is up: the attempt waits, within its deadline.
+        const health = this.#deps.store.health
+        if (health && !health.up) {
+          await health.whenUp(signal).catch(() => undefined)
+          if (signal.aborted) throw first
+          continue
+        }
+        const now = performance.now()
+        if (firstFailure === null) {
+          firstFailure = now
           this.failed('taking the refresh lock (asking again)', error)
         }
         const answered = now - asked < LOCK_FAILURES_MS
@@ -477,8 +490,12 @@ export class SharedPair {
       })
   }
 
-  /** Logs a failure of the store; the instance goes on with the pair it holds. */
+  /**
+   * Logs a failure of the store, unless the store knows it is down (it said so itself, once); the instance goes on with
+   * the pair it holds.
+   */
   failed(what: string, error: unknown): void {
+    if (this.#deps.store.health?.up === false) return
     this.#deps.logger.error(`token store failed ${what}`, { error: toError(error, this.#deps.secrets) })
   }
 

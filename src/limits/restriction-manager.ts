@@ -76,7 +76,7 @@ export class RestrictionManager {
   setParams(changes: RestrictionParamsInput): void {
     this.#params = ParamsFactory.merge(this.#params, changes)
     this.#warnUnknown('setRestrictionManagerParams', changes)
-    this.#bucket?.configure(this.#params.rateLimit)
+    this.#bucket?.configure(this.#localLimits())
     this.#operating?.configure(this.#params.operatingLimit, this.#params.adaptiveConfig)
   }
 
@@ -86,6 +86,7 @@ export class RestrictionManager {
    */
   useSharedBucket(bucket: SharedBucket): void {
     this.#shared = bucket
+    this.#bucket?.configure(this.#localLimits())
   }
 
   /**
@@ -180,8 +181,20 @@ export class RestrictionManager {
   }
 
   #bucketInstance(): LeakyBucket {
-    this.#bucket ??= new LeakyBucket(this.#params.rateLimit)
+    this.#bucket ??= new LeakyBucket(this.#localLimits())
     return this.#bucket
+  }
+
+  /**
+   * The limits of the instance's own bucket: the portal's; with a shared bucket, which it stands in for while the store
+   * cannot be asked, the share of them the store allows each process (every process goes local at once).
+   */
+  #localLimits(): { burstLimit: number; drainRate: number } {
+    const { burstLimit, drainRate } = this.#params.rateLimit
+    const share = this.#shared?.localShare ?? 1
+    return share === 1
+      ? { burstLimit, drainRate }
+      : { burstLimit: burstLimit * share, drainRate: drainRate * share }
   }
 
   #operatingInstance(): OperatingLimiter {

@@ -54,10 +54,19 @@ export class SharedBucket {
   }
 
   /**
+   * The share of the portal's bucket the caller paces with when {@link take} resolves `false`: the store's
+   * `outageShare` (every process goes local at once), the whole bucket for a store that does not tell.
+   */
+  get localShare(): number {
+    return this.#store.health?.localShare ?? 1
+  }
+
+  /**
    * Waits for a slot. Resolves `false` when the store could not be asked (it is down, it threw, or it did not answer
-   * within `waitMs`, what the call has left of its timeout): the caller then paces with its own bucket, so that no
-   * call hangs on the store. Rejects with `JSSDK_PORTAL_NOT_INSTALLED` when the store says the portal was removed
-   * (uninstalled): nothing is sent for it; with the signal's reason when it aborts.
+   * within `waitMs`, what the call has left of its timeout): the caller then paces with its own bucket, scaled by
+   * {@link localShare}, so that no call hangs on the store. A store that knows it is down is not asked at all. Rejects
+   * with `JSSDK_PORTAL_NOT_INSTALLED` when the store says the portal was removed (uninstalled): nothing is sent for it;
+   * with the signal's reason when it aborts.
    */
   async take(
     params: Pick<RateLimitParams, 'burstLimit' | 'drainRate'>,
@@ -69,6 +78,8 @@ export class SharedBucket {
       this.#leased -= 1
       return true
     }
+    // The store said once that it is down: nothing to ask, nothing to log.
+    if (this.#storeDown()) return false
     const bucket = { burstLimit: params.burstLimit, drainRate: params.drainRate }
     for (;;) {
       let answer: SlotAnswer
@@ -78,6 +89,8 @@ export class SharedBucket {
         answer = await answerWithin('taking a slot', pending, { ms: waitMs ?? DEFAULT_WAIT_MS, signal })
       } catch (error) {
         if (signal?.aborted) throw signal.reason
+        // A failure that took the store down is the store's to tell.
+        if (this.#storeDown()) return false
         if (!this.#failing)
           this.#logger.error('shared leaky bucket unreachable; pacing locally until it answers', { error })
         this.#failing = true
@@ -97,6 +110,11 @@ export class SharedBucket {
       if (answer.waitMs <= 0) return true
       await abortableSleep(answer.waitMs, signal)
     }
+  }
+
+  /** Whether the store knows its backend is down (it said so itself, once). */
+  #storeDown(): boolean {
+    return this.#store.health?.up === false
   }
 }
 

@@ -1,7 +1,8 @@
 import { createDefaultLogger } from '../logger/logger.js'
 import { asConsoleShaped, isSupportedLogger, type SupportedLogger } from '../logger/structured-logger.js'
 import type { PortalOAuthParams } from '../types/auth.js'
-import { invalidArgument, requireIntegerIn } from '../validation/rules.js'
+import type { InspectOption } from '../types/inspect-option.js'
+import { invalidArgument, requireIntegerIn, requireNumberIn } from '../validation/rules.js'
 import { DEFAULT_BUCKET_MARGIN_MS } from './bucket-margin.js'
 import { type RedisAnnounce, RedisChangeFeed } from './redis-changes.js'
 import { type RedisClient, type RedisConnection, redisConnection } from './redis-connection.js'
@@ -27,6 +28,7 @@ import {
 } from './redis-values.js'
 import { ReplicaAcks } from './replica-acks.js'
 import { SlotBatches } from './slot-batches.js'
+import { BackendHealth, type StoreHealth } from './store-health.js'
 import type {
   DeadPairReason,
   SharedBucketSettings,
@@ -46,8 +48,31 @@ export interface RedisStoreOptions {
   bucketMargin?: number
   /** Longest wait for a change of a pair before a waiter looks at the store again, ms. Default 500. */
   pollInterval?: number
-  /** Longest wait for one answer from Redis, ms; then the operation rejects and the caller goes on. Default 5 000. */
+  /**
+   * Longest wait for one answer from Redis, ms; then the operation rejects and the caller goes on, and the store knows
+   * Redis is down (see `outageCooldown`). Default 5 000.
+   */
   commandTimeout?: number
+  /**
+   * The circuit breaker's cool-down, ms, 100 to 600 000. From the first operation Redis fails (no answer within
+   * `commandTimeout`, a connection error; an error reply such as READONLY is an answer) the store refuses every
+   * operation at once and probes Redis (one read of the failed key, waited for `commandTimeout`). A probe that fails
+   * confirms the outage, said once through `logger`, and is followed by this long without any, then the next. The
+   * first answer brings everything back to the shared state, in one line; one within this long of the failure was a
+   * slow answer, not logged. Default 1 000.
+   */
+  outageCooldown?: number
+  /**
+   * The share of each portal's bucket (its burst limit and drain rate) a client paces with while the store is down,
+   * above 0 and at most 1: every process goes local at once, so N processes on the store stay under the portal's limit
+   * together when N times this is at most 1. Default 0.25 (four processes); set it to 1 / your number of processes.
+   */
+  outageShare?: number
+  /**
+   * An observer of the store's circuit breaker, the store-health machine (`storeHealthMachine` of
+   * `portal-oauth/machines`), as `PortalOAuth`'s `inspect`.
+   */
+  inspect?: InspectOption
   /**
    * How long a portal's pair stays in Redis after its last save, ms, 1 minute to 10 years: a portal whose
    * application was deleted without an uninstall event leaves nothing behind. Default 180 days, the refresh token's
@@ -78,7 +103,15 @@ export interface RedisStoreOptions {
   logger?: SupportedLogger
 }
 
-const DEFAULTS = { bucketMargin: DEFAULT_BUCKET_MARGIN_MS, pollInterval: 500, commandTimeout: 5_000 }
+const DEFAULTS = {
+  bucketMargin: DEFAULT_BUCKET_MARGIN_MS,
+  pollInterval: 500,
+  commandTimeout: 5_000,
+  outageCooldown: 1_000,
+}
+
+/** The default {@link RedisStoreOptions.outageShare}: four processes going local at once stay under the limit. */
+export const DEFAULT_OUTAGE_SHARE = 0.25
 
 /** The refresh token's documented lifetime, ms: the default {@link RedisStoreOptions.pairTtl}. */
 export const DEFAULT_PAIR_TTL_MS = 180 * 24 * 3_600_000
@@ -110,6 +143,10 @@ export class RedisStore implements TokenStore {
   readonly #changes: RedisChangeFeed
   /** The slot requests' batches; `null` without `slotBatchMs`. */
   readonly #slotBatches: SlotBatches | null
+  /** The circuit breaker: whether Redis answers, the one owner of the outage path. */
+  readonly #health: BackendHealth
+  /** The key of the operation that took the store down: the probe reads it (on a cluster, that key's node). */
+  #probeKey = ''
 
   constructor(client: RedisClient, options: RedisStoreOptions = {}) {
     const connection = redisConnection(client)
@@ -145,11 +182,28 @@ export class RedisStore implements TokenStore {
         ? 0
         : requireIntegerIn('RedisStore: options.slotBatchMs', options.slotBatchMs, 0, 1_000, { unit: 'ms' })
     this.#slotBatches = slotBatchMs > 0 ? new SlotBatches(slotBatchMs) : null
+    this.#health = new BackendHealth({
+      name: 'RedisStore',
+      backend: 'Redis',
+      localShare:
+        options.outageShare === undefined
+          ? DEFAULT_OUTAGE_SHARE
+          : requireNumberIn('RedisStore: options.outageShare', options.outageShare, 0.001, 1),
+      cooldownMs: msOption('outageCooldown', options.outageCooldown, 100),
+      probe: () => this.#probe(),
+      logger,
+      inspect: options.inspect,
+    })
+  }
+
+  /** Whether Redis answers, as the store's circuit breaker knows it (docs/redis.md, "When Redis is down"). */
+  get health(): StoreHealth {
+    return this.#health
   }
 
   async load(memberId: string): Promise<PortalOAuthParams | null> {
     const { pair } = this.#keys(memberId)
-    const raw = await this.#run('load', this.#connection.send(pair, ['GET', pair]))
+    const raw = await this.#send('load', pair, ['GET', pair])
     return parsePair(raw)
   }
 
@@ -191,15 +245,13 @@ export class RedisStore implements TokenStore {
     const owner = lockOwner()
     try {
       const { lock } = this.#keys(memberId)
-      const done = await this.#run(
-        'lock',
-        this.#connection.send(lock, ['SET', lock, owner, 'PX', String(ttlMs), 'NX']),
-      )
+      const done = await this.#send('lock', lock, ['SET', lock, owner, 'PX', String(ttlMs), 'NX'])
       if (done !== 'OK') return null
       await this.#replicated('lock', lock)
       return owner
     } catch (error) {
-      this.#releaseLate(memberId, owner)
+      // A SET the circuit breaker kept back never left: there is nothing to release behind it.
+      if (!(error instanceof StoreError && error.notSent)) this.#releaseLate(memberId, owner)
       throw error
     }
   }
@@ -237,7 +289,7 @@ export class RedisStore implements TokenStore {
 
   async spending(memberId: string, refreshToken: string): Promise<SpendingMark | null> {
     const { spending } = this.#keys(memberId)
-    const raw = await this.#run('spending', this.#connection.send(spending, ['GET', spending]))
+    const raw = await this.#send('spending', spending, ['GET', spending])
     return parseSpendingMark(raw, tokenDigest(refreshToken))
   }
 
@@ -249,13 +301,13 @@ export class RedisStore implements TokenStore {
 
   async deadReason(memberId: string, refreshToken: string): Promise<DeadPairReason | null> {
     const { dead } = this.#keys(memberId)
-    const raw = await this.#run('deadReason', this.#connection.send(dead, ['GET', dead]))
+    const raw = await this.#send('deadReason', dead, ['GET', dead])
     return parseDeadMark(raw, tokenDigest(refreshToken))
   }
 
   /** With `replicas`, waits (`WAIT`) until that many replicas hold this connection's writes; see {@link ReplicaAcks}. */
   #replicated(what: string, key: string): Promise<void> {
-    return this.#replicas.after(what, (args) => this.#run(what, this.#connection.send(key, args)))
+    return this.#replicas.after(what, (args) => this.#send(what, key, args))
   }
 
   /**
@@ -328,7 +380,15 @@ export class RedisStore implements TokenStore {
    */
   async close(): Promise<void> {
     this.#slotBatches?.flush()
+    this.#health.stop()
     await this.#changes.close()
+  }
+
+  /** An operation on `key` found Redis unreachable: while up, the store goes down and probes that key. */
+  #unreachable(key: string, message: string): void {
+    if (!this.#health.up) return
+    this.#probeKey = key
+    this.#health.unreachable(message)
   }
 
   #keys(memberId: string): PortalKeys {
@@ -349,49 +409,80 @@ export class RedisStore implements TokenStore {
   ): Promise<unknown> {
     const argv = [String(keys.length), ...keys, ...args]
     const [first] = keys as [string]
-    return this.#run(what, this.#connection.send(first, ['EVALSHA', script.sha, ...argv]), timeoutMs).catch(
-      (error: unknown) => {
-        if (!(error instanceof StoreError) || !error.noScript) throw error
-        return this.#run(what, this.#connection.send(first, ['EVAL', script.source, ...argv]), timeoutMs)
-      },
-    )
+    return this.#send(what, first, ['EVALSHA', script.sha, ...argv], timeoutMs).catch((error: unknown) => {
+      if (!(error instanceof StoreError) || !error.noScript) throw error
+      return this.#send(what, first, ['EVAL', script.source, ...argv], timeoutMs)
+    })
+  }
+
+  /**
+   * Sends `args` (`key` routes them) unless Redis is known to be down, when it refuses them at once: nothing waits for
+   * a server known not to answer, and nothing piles up in the client's offline queue to run late.
+   */
+  #send(what: string, key: string, args: string[], timeoutMs?: number): Promise<unknown> {
+    if (!this.#health.up) return Promise.reject(new StoreError(this.#health.refusal(what), false, true))
+    return this.#run(what, key, this.#connection.send(key, args), timeoutMs)
+  }
+
+  /** The circuit breaker's probe: one read of the key whose operation failed, answered within the command timeout. */
+  async #probe(): Promise<void> {
+    const key = this.#probeKey
+    await this.#run('probe', key, this.#connection.send(key, ['EXISTS', key]))
   }
 
   /**
    * One answer from Redis within the command timeout (or the caller's `timeoutMs`, when shorter); failures carry the
-   * reason only, never an argument.
+   * reason only, never an argument. No answer within the command timeout, or a failure that is no answer of the server
+   * (the connection's), tells the circuit breaker Redis is down; an answer while it is down, that Redis is back.
    */
-  #run(what: string, pending: Promise<unknown>, timeoutMs?: number): Promise<unknown> {
+  #run(what: string, key: string, pending: Promise<unknown>, timeoutMs?: number): Promise<unknown> {
     const limit = Math.max(1, Math.min(this.#commandTimeout, timeoutMs ?? this.#commandTimeout))
     // One promise settled by whichever comes first (a command per call: no race, catch and finally promises).
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new StoreError(`RedisStore ${what}: no answer within ${limit} ms`)),
-        limit,
-      )
+      const timer = setTimeout(() => {
+        const message = `RedisStore ${what}: no answer within ${limit} ms`
+        // A caller's shorter wait is its own impatience, not the server's failure.
+        if (limit === this.#commandTimeout) this.#unreachable(key, message)
+        reject(new StoreError(message))
+      }, limit)
       timer.unref()
       pending.then(
         (answer) => {
           clearTimeout(timer)
+          this.#health.answered()
           resolve(answer)
         },
         (error: unknown) => {
           clearTimeout(timer)
           // Clients attach the command's arguments (a pair's tokens) to their errors: only the first line goes on.
           const reason = error instanceof Error ? error.message.split('\n')[0] : 'unknown error'
-          reject(new StoreError(`RedisStore ${what}: ${reason}`, reason?.startsWith('NOSCRIPT') === true))
+          const message = `RedisStore ${what}: ${reason}`
+          if (isServerReply(error)) this.#health.answered()
+          else this.#unreachable(key, message)
+          reject(new StoreError(message, reason?.startsWith('NOSCRIPT') === true))
         },
       )
     })
   }
 }
 
+/** The classes of the server's error replies (READONLY, NOSCRIPT...): ioredis', node-redis'. */
+const REPLY_ERRORS = new Set(['ReplyError', 'ErrorReply', 'SimpleError', 'BlobError', 'MultiErrorReply'])
+
+/** Whether `error` is the server's answer (an error reply), not a failure to reach it. */
+function isServerReply(error: unknown): boolean {
+  return error instanceof Error && REPLY_ERRORS.has(error.constructor.name)
+}
+
 /** A failure of Redis, free of the command's arguments. */
 class StoreError extends Error {
   readonly noScript: boolean
-  constructor(message: string, noScript = false) {
+  /** Refused by the circuit breaker: the command never left. */
+  readonly notSent: boolean
+  constructor(message: string, noScript = false, notSent = false) {
     super(message)
     this.name = 'RedisStoreError'
     this.noScript = noScript
+    this.notSent = notSent
   }
 }

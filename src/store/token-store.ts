@@ -1,4 +1,5 @@
 import type { PortalOAuthParams } from '../types/auth.js'
+import type { StoreHealth } from './store-health.js'
 
 /** The settings of a portal's leaky bucket as a shared store applies them. */
 export interface SharedBucketSettings {
@@ -119,4 +120,10 @@ export interface TokenStore {
   deadReason?(memberId: string, refreshToken: string): Promise<DeadPairReason | null>
   /** Releases what the store holds in this process (subscriptions, timers); the backend's data stays. */
   close(): Promise<void>
+  /**
+   * Whether the store's backend answers (`RedisStore`'s circuit breaker). While it is not up, calls go on with the
+   * pair held, paced by its {@link StoreHealth.localShare} of the bucket, without asking the store, and refreshes wait
+   * for it to be up. Optional: a store without it is asked every time.
+   */
+  readonly health?: StoreHealth
 }

@@ -7,8 +7,8 @@ import type {
   TokenStore,
 } from '../../src/index.js'
 
-/** A store with every optional method: `MemoryStore`, or a test double around one. */
-export type FullStore = Required<TokenStore>
+/** A store with every optional method but `health` (a circuit breaker, Redis's own): `MemoryStore`, or a test double around one. */
+export type FullStore = Required<Omit<TokenStore, 'health'>>
 
 /**
  * One process's view of a shared store (a `MemoryStore`, or a test double around one) that the process can be cut off

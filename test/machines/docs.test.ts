@@ -9,10 +9,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 describe('docs/machines', () => {
   const files = renderMachineDocs()
 
-  it('documents both machines', () => {
+  it('documents every machine', () => {
     expect(files.map((file) => file.path)).toEqual([
       'docs/machines/access-token.md',
       'docs/machines/admin-flag.md',
+      'docs/machines/store-health.md',
     ])
   })
 
@@ -25,7 +26,7 @@ describe('docs/machines', () => {
   )
 
   it('draws every transition of every state in the diagram', () => {
-    const [accessToken, adminFlag] = files
+    const [accessToken, adminFlag, storeHealth] = files
     expect(accessToken?.content).toContain('stateDiagram-v2')
     expect(accessToken?.content).toContain('requesting --> expired : xstate.error.actor.refresh')
     expect(accessToken?.content).toContain('requesting --> dead : xstate.error.actor.refresh [isDeadPair]')
@@ -35,5 +36,9 @@ describe('docs/machines', () => {
     expect(adminFlag?.content).toContain(
       'loading --> initialised : xstate.error.actor.loadIsAdmin [hasValue]',
     )
+    expect(storeHealth?.content).toContain('up --> suspect : backend.unreachable')
+    expect(storeHealth?.content).toContain('suspect --> down : xstate.error.actor.probe')
+    expect(storeHealth?.content).toContain('down --> probing : after cooldown')
+    expect(storeHealth?.content).toContain('probing --> down : xstate.error.actor.probe')
   })
 })
