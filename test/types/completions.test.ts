@@ -214,6 +214,25 @@ describe.each(['5.9', '7'])('errors on TypeScript %s', (version) => {
     ])
   })
 
+  it('the names a misspelt method is told to be start with current methods, not deprecated ones', () => {
+    const listed = /to type '(.+)'\./.exec(lines('misspelt call')[2] ?? '')?.[1] ?? ''
+    const shown = listed
+      .split(' | ')
+      .map((name) => /^"(.+)"$/.exec(name)?.[1])
+      .filter((name) => name !== undefined)
+    expect(shown.length).toBeGreaterThan(3)
+    // The names before TypeScript's "... N more ...": what the error shows first.
+    const first = shown.slice(
+      0,
+      listed.split(' | ').findIndex((name) => name.startsWith('...')),
+    )
+    expect(first.length).toBeGreaterThan(3)
+    // A packed entry's fifth field is the replacement of a deprecated method (`-` when the docs name none).
+    const deprecated = (name: string): boolean => (V2_METHODS[name] ?? '').split('|').length > 4
+    expect(Object.keys(V2_METHODS).filter(deprecated).length).toBeGreaterThan(200)
+    expect(first.filter(deprecated)).toEqual([])
+  })
+
   it.each([
     ['misspelt command', "'crm.item.lst'"],
     ['misspelt named', "'crm.item.lst'"],
