@@ -95,6 +95,8 @@ interface Sample {
   kind: string
   name: string
   ms: number
+  /** TypeScript 5.9: the type instantiations the request's checker made (a measure of its work no load moves). */
+  instantiations?: number
 }
 
 /** A TypeScript 5.9 language service over one consumer, edited in memory as an editor sends its keystrokes. */
@@ -146,7 +148,7 @@ class Service59 {
    * Asks at `marker`, returns the CPU milliseconds it took (this process's: the service runs in it; the machine's
    * other work moves them much less than wall time) and what came back (entries, or the hover's text).
    */
-  ask(marker: Marker): { ms: number; answer: string[] } {
+  ask(marker: Marker): { ms: number; answer: string[]; instantiations?: number } {
     const started = process.cpuUsage()
     const cpuMs = (): number => {
       const { user, system } = process.cpuUsage(started)
@@ -158,6 +160,7 @@ class Service59 {
       return {
         ms,
         answer: [ts.displayPartsToString(info?.displayParts), ts.displayPartsToString(info?.documentation)],
+        instantiations: this.#instantiations(),
       }
     }
     const info = this.#service.getCompletionsAtPosition(this.#file, marker.offset, {
@@ -167,10 +170,20 @@ class Service59 {
     const ms = cpuMs()
     return {
       ms,
+      instantiations: this.#instantiations(),
       answer: (info?.entries ?? [])
         .filter((entry) => entry.kind === 'property' || entry.kind === 'string')
         .map((entry) => entry.name),
     }
+  }
+
+  /** The type instantiations of the current checker: made since the last edit, which made a new one. */
+  #instantiations(): number | undefined {
+    // Internal to TypeScript 5 (what `tsc --extendedDiagnostics` prints as "Instantiation count").
+    const checker = this.#service.getProgram()?.getTypeChecker() as
+      | { getInstantiationCount?: () => number }
+      | undefined
+    return checker?.getInstantiationCount?.()
   }
 
   dispose(): void {
@@ -203,7 +216,7 @@ class Service7 {
   }
 
   /** Asks at `marker`; wall milliseconds (the work is in TypeScript 7's own process), and what came back. */
-  ask(marker: Marker): { ms: number; answer: string[] } {
+  ask(marker: Marker): { ms: number; answer: string[]; instantiations?: number } {
     const started = performance.now()
     this.#project = this.#api
       .updateSnapshot({ fileChanges: { changed: [this.#file] } })
@@ -301,8 +314,19 @@ async function main(): Promise<number> {
               consumerText(service.dir, service.pkg, 0).length -
               consumerText(dirs[0] ?? '', pkgs[0] ?? '', 0).length
             service.edit()
-            const { ms: took, answer } = service.ask({ ...marker, offset: marker.offset + shift })
-            samples.push({ compiler, pkg: pkgs[index] ?? '', kind: marker.kind, name: marker.name, ms: took })
+            const {
+              ms: took,
+              answer,
+              instantiations,
+            } = service.ask({ ...marker, offset: marker.offset + shift })
+            samples.push({
+              compiler,
+              pkg: pkgs[index] ?? '',
+              kind: marker.kind,
+              name: marker.name,
+              ms: took,
+              ...(instantiations === undefined ? {} : { instantiations }),
+            })
             answers.set(`${compiler} ${relative(root, pkgs[index] ?? '')} ${marker.name}`, answer)
           })
         }
@@ -316,7 +340,7 @@ async function main(): Promise<number> {
     `${rounds} samples per position; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`,
   )
   console.log(
-    'TypeScript | package | request | min | median | max (ms: 5.9 CPU time, 7 and first request wall time)',
+    'TypeScript | package | request | min | median | max (ms: 5.9 CPU time, 7 and first request wall time) | instantiations (median)',
   )
   for (const compiler of compilers) {
     for (const pkg of pkgs) {
@@ -336,15 +360,17 @@ async function main(): Promise<number> {
     for (const compiler of compilers) {
       for (const pkg of pkgs) {
         for (const name of new Set(samples.map((sample) => sample.name))) {
-          const values = samples
-            .filter((sample) => sample.compiler === compiler && sample.pkg === pkg && sample.name === name)
-            .map((sample) => sample.ms)
-          if (values.length === 0) continue
-          const { min, median, max } = quantiles(values)
+          const kept = samples.filter(
+            (sample) => sample.compiler === compiler && sample.pkg === pkg && sample.name === name,
+          )
+          if (kept.length === 0) continue
+          const { min, median, max } = quantiles(kept.map((sample) => sample.ms))
+          const work =
+            kept[0]?.instantiations === undefined ? '' : `, ${kept[0].instantiations} instantiations`
           const answer = answers.get(`${compiler} ${relative(root, pkg)} ${name}`) ?? []
           const shown = answer.join(' / ').slice(0, 160)
           console.log(
-            `  ${compiler} ${relative(root, pkg)} ${name}: ${ms(min)} ${ms(median)} ${ms(max)} ms (${answer.length}) ${shown}`,
+            `  ${compiler} ${relative(root, pkg)} ${name}: ${ms(min)} ${ms(median)} ${ms(max)} ms${work} (${answer.length}) ${shown}`,
           )
         }
       }

@@ -36,7 +36,12 @@ function methodDoc(method: DocMethod): string {
   const title = method.title.replace(/\*\//g, '*\u2215').replace(/\s+/g, ' ')
   const scope = method.scopes.length > 0 ? ` Scope: ${method.scopes.join(', ')}.` : ''
   const deprecated = method.deprecatedBy === undefined ? '' : ` @deprecated ${deprecationNote(method)}`
-  return `  /** ${title}.${scope}${deprecated} */`
+  // `Obj` takes any key: say why, where the editor shows the method.
+  const untyped =
+    method.params === null
+      ? ` Parameters not typed (any key is taken): its page, ${method.page.replace(/\.md$/, '')}, has no parameter table.`
+      : ''
+  return `  /** ${title}.${scope}${untyped}${deprecated} */`
 }
 
 /**

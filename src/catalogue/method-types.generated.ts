@@ -3305,7 +3305,7 @@ export interface V2MethodParams {
   'crm.catalog.get': {
     /** Identifier of the product catalog */
     id: NumericId }
-  /** Get a List of Product Catalogs. Scope: crm. @deprecated Use catalog.catalog.list. */
+  /** Get a List of Product Catalogs. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/catalog/crm-catalog-list, has no parameter table. @deprecated Use catalog.catalog.list. */
   'crm.catalog.list': Obj
   /** Add a New Sales Funnel. Scope: crm. */
   'crm.category.add': {
@@ -4531,7 +4531,7 @@ export interface V2MethodParams {
   'crm.dealcategory.get': {
     /** Identifier of the direction */
     id?: NumericId }
-  /** Filter Deal Categories. Scope: crm. @deprecated Use crm.category.list. */
+  /** Filter Deal Categories. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/category-old/crm-deal-category-list, has no parameter table. @deprecated Use crm.category.list. */
   'crm.dealcategory.list': Obj
   /** Get a List of Deal Stages for the Endpoint. Scope: crm. @deprecated Use crm.category.*. */
   'crm.dealcategory.stage.list': {
@@ -5013,7 +5013,7 @@ export interface V2MethodParams {
   'crm.invoice.recurring.get': {
     /** Identifier of the recurring invoice template settings */
     id?: NumericId }
-  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/invoice/crm-invoice-recurring-list, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.list': Obj
   /** Change Settings for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.update': {
@@ -5049,7 +5049,7 @@ export interface V2MethodParams {
   'crm.invoice.status.get': {
     /** The identifier of the invoice status */
     id: NumericId }
-  /** Get a List of Invoice Statuses. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of Invoice Statuses. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/invoice-status-old/crm-invoice-status-list, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.list': Obj
   /** Update Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.update': {
@@ -5811,7 +5811,7 @@ export interface V2MethodParams {
   'crm.measure.get': {
     /** Identifier of the measurement unit */
     id: unknown }
-  /** Get the List of Measurement Units. Scope: crm. @deprecated Use catalog.measure.list. */
+  /** Get the List of Measurement Units. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/measure/crm-measure-list, has no parameter table. @deprecated Use catalog.measure.list. */
   'crm.measure.list': Obj
   /** Update Measurement Unit. Scope: crm. @deprecated Use catalog.measure.update. */
   'crm.measure.update': {
@@ -5871,7 +5871,7 @@ export interface V2MethodParams {
   'crm.product.get': {
     /** Product ID */
     id?: NumericId }
-  /** Get Product List by Filter. Scope: crm. @deprecated Use catalog.product.list. */
+  /** Get Product List by Filter. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/products/crm-product-list, has no parameter table. @deprecated Use catalog.product.list. */
   'crm.product.list': Obj
   /** Add Product Property. Scope: crm. @deprecated Use catalog.productProperty.add. */
   'crm.product.property.add': {
@@ -5917,7 +5917,7 @@ export interface V2MethodParams {
     fields?: readonly unknown[] }
   /** Get Descriptions of Fields for Product Rows. Scope: crm. @deprecated Use crm.item.productrow.fields. */
   'crm.productrow.fields': NoParams
-  /** Get a List of Order Properties. Scope: crm. @deprecated Use crm.item.productrow.list. */
+  /** Get a List of Order Properties. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/productrow-old/crm-productrow-list, has no parameter table. @deprecated Use crm.item.productrow.list. */
   'crm.productrow.list': Obj
   /** Add a New Product Section. Scope: crm. @deprecated Use catalog.section.add. */
   'crm.productsection.add': {
@@ -8241,7 +8241,7 @@ export interface V2MethodParams {
     start?: number;
     /** Source key. */
     auth_connector?: string }
-  /** Sends the ONAPPTEST event to the handlers registered for it. */
+  /** Sends the ONAPPTEST event to the handlers registered for it. Parameters not typed (any key is taken): its page, api-reference/events/test-handler, has no parameter table. */
   'event.test': Obj
   /** Unregister Event Handler. */
   'event.unbind': {
@@ -12141,7 +12141,7 @@ export interface V2MethodParams {
     DATE_PUBLIC?: string;
     /** Additional fields of the page. */
     ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
-  /** Registers an embedding location (internal method). Scope: landing. */
+  /** Registers an embedding location (internal method). Scope: landing. Parameters not typed (any key is taken): its page, api-reference/landing/embedding/index, has no parameter table. */
   'landing.repo.bind': Obj
   /** Check Content for Dangerous Substrings. Scope: landing. */
   'landing.repo.checkContent': {
@@ -13457,7 +13457,7 @@ export interface V2MethodParams {
   'rpa.stage.delete': {
     /** Identifier of the stage */
     id: NumericId }
-  /** Get Information About Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Information About Stage. Scope: rpa. Parameters not typed (any key is taken): its page, api-reference/outdated/rpa/stage/rpa-stage-get, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.get': Obj
   /** Get the List of Stages for the Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.listForType': {
@@ -13497,7 +13497,7 @@ export interface V2MethodParams {
     stageId?: NumericId;
     /** Name of the Automation rule */
     robotName?: string }
-  /** Execute the Command. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Execute the Command. Scope: rpa. Parameters not typed (any key is taken): its page, api-reference/outdated/rpa/task/rpa-task-do, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.do': Obj
   /** Add a New Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.add': {
@@ -15231,7 +15231,7 @@ export interface V2MethodParams {
     PARAMS?: Obj }
   /** Get a List of Methods and Their Descriptions. Scope: task. */
   'task.elapseditem.getmanifest': NoParams
-  /** Check Action Permission for. Scope: task. */
+  /** Check Action Permission for. Scope: task. Parameters not typed (any key is taken): its page, api-reference/tasks/elapsed-item/task-elapsed-item-is-action-allowed, has no parameter table. */
   'task.elapseditem.isActionAllowed': Obj
   /** Update Time Entry. Scope: task. */
   'task.elapseditem.update': {
@@ -15329,7 +15329,7 @@ export interface V2MethodParams {
   'task.item.getfiles': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Get a List of Methods task.item.* with Their Descriptions. Scope: task. @deprecated Use tasks.task.getFields. */
+  /** Get a List of Methods task.item.* with Their Descriptions. Scope: task. Parameters not typed (any key is taken): its page, api-reference/tasks/deprecated/task-item/task-item-get-manifest, has no parameter table. @deprecated Use tasks.task.getFields. */
   'task.item.getmanifest': Obj
   /** Check if the action is permitted. Scope: task. @deprecated Use tasks.task.getaccess. */
   'task.item.isactionallowed': {
@@ -16445,7 +16445,7 @@ export interface V2MethodParams {
   'user.userfield.delete': {
     /** Custom field identifier. */
     id: NumericId }
-  /** Get File from User Field. Scope: user.userfield. */
+  /** Get File from User Field. Scope: user.userfield. Parameters not typed (any key is taken): its page, api-reference/user/userfields/user-userfield-file-get, has no parameter table. */
   'user.userfield.file.get': Obj
   /** Get a list of custom fields. Scope: user.userfield. */
   'user.userfield.list': {
