@@ -345,13 +345,17 @@ async function main(): Promise<number> {
   for (const compiler of compilers) {
     for (const pkg of pkgs) {
       for (const kind of ['first', ...KINDS]) {
-        const values = samples
-          .filter((sample) => sample.compiler === compiler && sample.pkg === pkg && sample.kind === kind)
-          .map((sample) => sample.ms)
-        if (values.length === 0) continue
-        const { min, median, max } = quantiles(values)
+        const kept = samples.filter(
+          (sample) => sample.compiler === compiler && sample.pkg === pkg && sample.kind === kind,
+        )
+        if (kept.length === 0) continue
+        const { min, median, max } = quantiles(kept.map((sample) => sample.ms))
+        const counts = kept.flatMap((sample) =>
+          sample.instantiations === undefined ? [] : [sample.instantiations],
+        )
+        const work = counts.length === 0 ? '' : ` | ${quantiles(counts).median}`
         console.log(
-          `${compiler} | ${relative(root, pkg)} | ${kind} | ${ms(min)} | ${ms(median)} | ${ms(max)}`,
+          `${compiler} | ${relative(root, pkg)} | ${kind} | ${ms(min)} | ${ms(median)} | ${ms(max)}${work}`,
         )
       }
     }
