@@ -18,6 +18,7 @@ import { join, relative, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { API } from 'typescript/unstable/sync'
 import ts from 'typescript5'
+import { consumerLanguageService } from '../scripts/dev/consumer-language-service.js'
 import { runMain } from '../scripts/dev/run-main.js'
 
 const root = resolve(import.meta.dirname, '..')
@@ -112,30 +113,10 @@ class Service59 {
   ) {
     this.#file = join(dir, 'consumer.ts')
     this.#text = consumerText(dir, pkg, 0)
-    const options: ts.CompilerOptions = {
-      ...COMPILER_OPTIONS,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
-    }
-    const host: ts.LanguageServiceHost = {
-      getScriptFileNames: () => [this.#file],
-      getScriptVersion: (name) => (name === this.#file ? String(this.#version) : '0'),
-      getScriptSnapshot: (name) => {
-        const text = name === this.#file ? this.#text : ts.sys.readFile(name)
-        return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text)
-      },
-      getCurrentDirectory: () => dir,
-      getCompilationSettings: () => options,
-      getDefaultLibFileName: (settings) => ts.getDefaultLibFilePath(settings),
-      fileExists: ts.sys.fileExists,
-      readFile: ts.sys.readFile,
-      readDirectory: ts.sys.readDirectory,
-      directoryExists: ts.sys.directoryExists,
-      getDirectories: ts.sys.getDirectories,
-    }
-    this.#service = ts.createLanguageService(host, ts.createDocumentRegistry())
+    this.#service = consumerLanguageService(dir, this.#file, () => ({
+      version: String(this.#version),
+      text: this.#text,
+    }))
   }
 
   /** A keystroke: the edit counter moves, so the next request builds a new program and checker. */

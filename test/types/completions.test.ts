@@ -4,12 +4,13 @@
  * error it shows for a misspelt method. Asked of TypeScript 5.9's language service (the `typescript5`
  * devDependency) and of TypeScript 7's API, on a consumer file written under .tmp/ that imports the sources.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { API, type Diagnostic as Diagnostic7 } from 'typescript/unstable/sync'
 import ts from 'typescript5'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { consumerLanguageService } from '../../scripts/dev/consumer-language-service.js'
 import { V2_METHODS } from '../../src/catalogue/methods.generated.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -63,30 +64,8 @@ function markers(): Map<string, number> {
 
 /** TypeScript 5.9's language service over the consumer. */
 function completions59(): Completions {
-  const options: ts.CompilerOptions = {
-    ...COMPILER_OPTIONS,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
-  }
-  const host: ts.LanguageServiceHost = {
-    getScriptFileNames: () => [file],
-    getScriptVersion: () => '1',
-    getScriptSnapshot: (name) => {
-      const text = ts.sys.readFile(name)
-      return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text)
-    },
-    getCurrentDirectory: () => dir,
-    getCompilationSettings: () => options,
-    getDefaultLibFileName: (settings) => ts.getDefaultLibFilePath(settings),
-    fileExists: ts.sys.fileExists,
-    readFile: ts.sys.readFile,
-    readDirectory: ts.sys.readDirectory,
-    directoryExists: ts.sys.directoryExists,
-    getDirectories: ts.sys.getDirectories,
-  }
-  const service = ts.createLanguageService(host)
+  const text = readFileSync(file, 'utf8')
+  const service = consumerLanguageService(dir, file, () => ({ version: '1', text }))
   const result: Completions = {}
   for (const [name, offset] of markers()) {
     const info = service.getCompletionsAtPosition(file, offset, {})
