@@ -18,7 +18,7 @@ import { join, relative, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { API } from 'typescript/unstable/sync'
 import ts from 'typescript5'
-import { consumerLanguageService } from '../scripts/dev/consumer-language-service.js'
+import { consumerLanguageService, writeConsumerProject } from '../scripts/dev/consumer-language-service.js'
 import { runMain } from '../scripts/dev/run-main.js'
 
 const root = resolve(import.meta.dirname, '..')
@@ -78,15 +78,6 @@ function consumerText(dir: string, pkg: string, n: number): string {
     'const edit = 0',
     `const edit = ${n % 10}`,
   )}`
-}
-
-const COMPILER_OPTIONS = {
-  strict: true,
-  noUncheckedIndexedAccess: true,
-  exactOptionalPropertyTypes: true,
-  skipLibCheck: true,
-  noEmit: true,
-  types: [] as string[],
 }
 
 /** One timed request. */
@@ -229,13 +220,7 @@ type Service = Service59 | Service7
 function prepare(compiler: string, pkg: string, index: number): string {
   const dir = join(work, `${compiler}-${index}`)
   mkdirSync(dir, { recursive: true })
-  const compilerOptions = {
-    ...COMPILER_OPTIONS,
-    module: 'nodenext',
-    target: 'es2022',
-    lib: ['es2023', 'dom'],
-  }
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }))
+  writeConsumerProject(dir)
   writeFileSync(join(dir, 'consumer.ts'), consumerText(dir, pkg, 0))
   return dir
 }

@@ -1,13 +1,20 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import ts from 'typescript5'
 
-/** The compiler options a strict consumer's editor runs TypeScript 5.9's language service with. */
-const OPTIONS: ts.CompilerOptions = {
+/** The checks of a strict consumer. */
+const CONSUMER_CHECKS = {
   strict: true,
   noUncheckedIndexedAccess: true,
   exactOptionalPropertyTypes: true,
   skipLibCheck: true,
   noEmit: true,
-  types: [],
+  types: [] as string[],
+}
+
+/** The compiler options a strict consumer's editor runs TypeScript 5.9's language service with. */
+const OPTIONS: ts.CompilerOptions = {
+  ...CONSUMER_CHECKS,
   module: ts.ModuleKind.NodeNext,
   moduleResolution: ts.ModuleResolutionKind.NodeNext,
   target: ts.ScriptTarget.ES2022,
@@ -43,4 +50,13 @@ export function consumerLanguageService(dir: string, file: string, open: () => O
     getDirectories: ts.sys.getDirectories,
   }
   return ts.createLanguageService(host, ts.createDocumentRegistry())
+}
+
+/**
+ * Writes the tsconfig.json of the consumer project in `dir` (its one file `consumer.ts`), with the same options:
+ * what TypeScript 7's API opens.
+ */
+export function writeConsumerProject(dir: string): void {
+  const compilerOptions = { ...CONSUMER_CHECKS, module: 'nodenext', target: 'es2022', lib: ['es2023', 'dom'] }
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }))
 }

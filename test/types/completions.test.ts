@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { API, type Diagnostic as Diagnostic7 } from 'typescript/unstable/sync'
 import ts from 'typescript5'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { consumerLanguageService } from '../../scripts/dev/consumer-language-service.js'
+import { consumerLanguageService, writeConsumerProject } from '../../scripts/dev/consumer-language-service.js'
 import { V2_METHODS } from '../../src/catalogue/methods.generated.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -47,15 +47,6 @@ interface Entry {
  * an editor shows it (the message chain, one line per level, trimmed) and where it starts on the line.
  */
 type Completions = Record<string, Entry[]>
-
-const COMPILER_OPTIONS = {
-  strict: true,
-  noUncheckedIndexedAccess: true,
-  exactOptionalPropertyTypes: true,
-  skipLibCheck: true,
-  noEmit: true,
-  types: [],
-}
 
 /** Marker name to its offset in {@link CONSUMER}. */
 function markers(): Map<string, number> {
@@ -153,13 +144,7 @@ beforeAll(() => {
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
   writeFileSync(file, CONSUMER)
-  const compilerOptions = {
-    ...COMPILER_OPTIONS,
-    module: 'nodenext',
-    target: 'es2022',
-    lib: ['es2023', 'dom'],
-  }
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }))
+  writeConsumerProject(dir)
   results['5.9'] = completions59()
   results['7'] = completions7()
 }, 120_000)
