@@ -68,15 +68,18 @@ export type {
   DeprecatedCallOptions,
   DistributedCallOptions,
   DocumentedResult,
+  MethodCall,
   MethodCheck,
   MethodIn,
   MethodNameOf,
   NoResultType,
+  OptionalParamsCall,
   ParamsIn,
   ParamsOf,
   ReportedCallOptions,
   ReportedOptions,
   ResultOf,
+  ResultTypeGiven,
   UncheckedCallOptions,
 } from './catalogue/call-types.js'
 export type {
@@ -104,9 +107,11 @@ export type { V2Method, V3Method } from './catalogue/method-names.js'
 export type {
   V2CallMake,
   V2DeprecatedMethod,
+  V2MethodCall,
   V2MethodParams,
   V3CallMake,
   V3DeprecatedMethod,
+  V3MethodCall,
   V3MethodParams,
 } from './catalogue/method-types.generated.js'
 /** The documented result shapes that several methods share, by name (`CatalogDocumentAddResult`, ...). */

@@ -36,7 +36,12 @@ function methodDoc(method: DocMethod): string {
   const title = method.title.replace(/\*\//g, '*\u2215').replace(/\s+/g, ' ')
   const scope = method.scopes.length > 0 ? ` Scope: ${method.scopes.join(', ')}.` : ''
   const deprecated = method.deprecatedBy === undefined ? '' : ` @deprecated ${deprecationNote(method)}`
-  return `  /** ${title}.${scope}${deprecated} */`
+  // `Obj` takes any key: say why, where the editor shows the method.
+  const untyped =
+    method.params === null
+      ? ` Parameters not typed (any key is taken): its page, ${method.page.replace(/\.md$/, '')}, has no parameter table.`
+      : ''
+  return `  /** ${title}.${scope}${untyped}${deprecated} */`
 }
 
 /**
@@ -70,24 +75,45 @@ export const CALL_MAKE_IMPORTS = [
   'import type {',
   '  CallResult,',
   '  CatalogueCallOptions,',
-  '  DeprecatedCallOptions,',
-  '  DistributedCallOptions,',
   '  DocumentedResult,',
+  '  MethodCall,',
   '  NoResultType,',
+  '  OptionalParamsCall,',
   '  ReportedCallOptions,',
+  '  ResultTypeGiven,',
   '  UncheckedCallOptions,',
   "} from './call-types.js'",
 ]
 
+/** Whether a method has a parameter that must be given (then `params` must be given too). */
+function requiresParams(method: DocMethod): boolean {
+  return (
+    (method.params ?? []).some((param) => param.required && !isPattern(param.name)) ||
+    (method.oneOf ?? []).length > 0
+  )
+}
+
+/** The options of a call of `method`: `MethodCall<V2MethodParams, 'name'>` (or `OptionalParamsCall`). */
+function callOf(method: DocMethod | undefined, params: string): string {
+  if (method === undefined) throw new Error('a deprecated method without its entry')
+  const name = `'${method.name}'`
+  return `${requiresParams(method) ? 'MethodCall' : 'OptionalParamsCall'}<${params}, ${name}>`
+}
+
 /**
- * The deprecated methods of a version (`V2DeprecatedMethod`) and every overload of its `call.make` in one interface
- * (`V2CallMake`): the checked and unchecked forms, one signature per replacement of deprecated methods carrying the
- * `@deprecated` note (so that an editor strikes a call of such a method through and its hover names the
- * replacement; a string literal in an options object is no reference to the method's `V2MethodParams` entry, whose
- * note therefore shows nowhere at a call), the form with a result type, and last the form whose error a call that
- * does not compile reports. One interface, not an intersection of overload sets, which TypeScript would merge by
- * comparing every signature with every other. A replacement of one method takes it as it is, not as a type
- * parameter: nothing to infer for the calls that try the signature and pass on.
+ * The deprecated methods of a version (`V2DeprecatedMethod`), the options of every method written out
+ * (`V2MethodCall`), and every overload of its `call.make` in one interface (`V2CallMake`): the checked and unchecked
+ * forms, one signature per deprecated method carrying its `@deprecated` note (so that an editor strikes a call of it
+ * through and its hover names the replacement; a string literal in an options object is no reference to the
+ * method's `V2MethodParams` entry, whose note therefore shows nowhere at a call), the form with a result type, and
+ * last the form whose error a call that does not compile reports. One interface, not an intersection of overload
+ * sets, which TypeScript would merge by comparing every signature with every other.
+ *
+ * A call that does not compile yet (each keystroke of one being written) is tried against every signature, twice,
+ * on each keystroke: so no signature but the first and the last infers anything from the options (a deprecated
+ * method's signature takes it as it is, its options an interface read only when a call is checked against it), and
+ * the form with a result type is dropped by its `this` before its options are read. `npm run bench:completions`
+ * measures what an editor waits (docs/catalogue.md).
  */
 export function callMakeBlock(methods: readonly DocMethod[], version: 'v2' | 'v3'): string {
   const prefix = version.toUpperCase()
@@ -96,6 +122,7 @@ export function callMakeBlock(methods: readonly DocMethod[], version: 'v2' | 'v3
     (method) => method.version === version && method.deprecatedBy !== undefined,
   )
   const byNote = new Map<string, string[]>()
+  const byName = new Map(deprecated.map((method) => [`'${method.name}'`, method]))
   for (const method of deprecated) {
     const note = deprecationNote(method)
     byNote.set(note, [...(byNote.get(note) ?? []), `'${method.name}'`])
@@ -107,25 +134,29 @@ export function callMakeBlock(methods: readonly DocMethod[], version: 'v2' | 'v3
     ([noteA, namesA], [noteB, namesB]) =>
       Number(noteA === NO_REPLACEMENT) - Number(noteB === NO_REPLACEMENT) || namesB.length - namesA.length,
   )
-  const signatures = groups.flatMap(([note, names]) => {
-    const doc = `  /** Sends a deprecated method (${names.length === 1 ? names[0] : `${names.length} methods`}). @deprecated ${note} */`
-    const union = names.join(' | ')
-    return names.length === 1
-      ? [
-          doc,
-          `  <T = DocumentedResult>(options: DeprecatedCallOptions<${params}, ${union}>): Promise<AjaxResult<CallResult<T, ${results}, ${union}>>>`,
-        ]
-      : [
-          doc,
-          `  <T = DocumentedResult, M extends ${union} = ${union}>(`,
-          `    options: DeprecatedCallOptions<${params}, M>,`,
-          `  ): Promise<AjaxResult<CallResult<T, ${results}, M>>>`,
-        ]
-  })
+  const signatures = groups.flatMap(([note, names]) =>
+    names.flatMap((name) => [
+      `  /** Sends a deprecated method (${name}). @deprecated ${note} */`,
+      `  <T = DocumentedResult>(options: ${callOf(byName.get(name), params)}): Promise<AjaxResult<CallResult<T, ${results}, ${name}>>>`,
+    ]),
+  )
   const names = deprecated.map((method) => `'${method.name}'`)
+  const calls = methods.filter((method) => method.version === version)
   return [
-    `/** The deprecated REST ${version} methods. */`,
-    `export type ${prefix}DeprecatedMethod = ${names.length > 0 ? names.join(' | ') : 'never'}`,
+    `/**`,
+    ` * The options of a call of each documented REST ${version} method, one member per method, written out: what`,
+    ' * `call.make<T>(...)` checks a call against when the caller gives the result type (the method name is then not',
+    ' * inferred). A union TypeScript reads as it is written, never builds from the catalogue.',
+    ' */',
+    `export type ${prefix}MethodCall =${calls.length === 0 ? ' never' : ''}`,
+    ...calls.map((method) => `  | ${callOf(method, params)}`),
+    '',
+    `/**`,
+    ` * The deprecated REST ${version} methods. Written as the method names intersected with them, so that TypeScript`,
+    " * reads every name first, in the catalogue's order, and a misspelt method's error lists the names in that order",
+    ' * (it lists a union in the order it first met its names; these, first met, would come first).',
+    ' */',
+    `export type ${prefix}DeprecatedMethod = ${names.length > 0 ? `keyof ${params} & (${names.join(' | ')})` : 'never'}`,
     '',
     `/** \`actions.${version}.call.make\`: its overloads, in the order TypeScript tries them. */`,
     `export interface ${prefix}CallMake {`,
@@ -145,11 +176,10 @@ export function callMakeBlock(methods: readonly DocMethod[], version: 'v2' | 'v3
     ...signatures,
     '  /**',
     "   * Sends a documented method with the result type given (`make<Deal>(...)`): checked against every method's",
-    '   * options, as the method name is not inferred when a type argument is given.',
+    '   * options, as the method name is not inferred when a type argument is given. Without one, its `this` drops it',
+    '   * before its options are read.',
     '   */',
-    `  <T, M extends keyof ${params} & string = keyof ${params} & string>(`,
-    `    options: DistributedCallOptions<${params}, M>,`,
-    '  ): Promise<AjaxResult<T>>',
+    `  <T = DocumentedResult>(this: ResultTypeGiven<T>, options: ${prefix}MethodCall): Promise<AjaxResult<T>>`,
     '  /** Checked as the first form; last, so that a call that does not compile reports its error ("Did you mean"). */',
     `  <T = DocumentedResult, M extends string = never>(`,
     `    options: ReportedCallOptions<${params}, M>,`,

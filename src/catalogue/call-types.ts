@@ -97,6 +97,39 @@ export type DeprecatedCallOptions<C, M extends keyof C> = Omit<CallOptions, 'met
 } & ParamsOf<C[M]>
 
 /**
+ * The options of a call of the method `M` of the catalogue `C` that has a required parameter (so `params` is
+ * required): a member of the written-out unions of the generated catalogue, and the options of a deprecated method's
+ * signature. An interface, so that TypeScript reads `C[M]` only when a call is checked against it.
+ */
+export interface MethodCall<C, M extends keyof C> extends Omit<CallOptions, 'method' | 'params'> {
+  /** A documented method name. */
+  method: M
+  /** The method's parameters. */
+  params: C[M]
+  /** Not set: the call is checked against the catalogue. */
+  unchecked?: false
+}
+
+/** The options of a call of the method `M` of `C` whose parameters are all optional, as {@link MethodCall}. */
+export interface OptionalParamsCall<C, M extends keyof C> extends Omit<CallOptions, 'method' | 'params'> {
+  /** A documented method name. */
+  method: M
+  /** The method's parameters. */
+  params?: C[M]
+  /** Not set: the call is checked against the catalogue. */
+  unchecked?: false
+}
+
+/**
+ * The `this` of the signatures for a result type the caller gave (`make<Deal>(...)`): a receiver no action is
+ * when `T` was not given, so that TypeScript drops the signature before it reads the options (the `this` is checked
+ * first), and anything when it was.
+ */
+export type ResultTypeGiven<T> = [T] extends [DocumentedResult]
+  ? { readonly 'portal-oauth: a result type given': never }
+  : unknown
+
+/**
  * Options of `call.make` for any of the documented methods `M` of `C`, one union member per method: what a call
  * that gives the result type (`make<Deal>(...)`, so `M` is not inferred) is checked against.
  */

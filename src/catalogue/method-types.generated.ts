@@ -32,11 +32,12 @@ import type { AjaxResult } from '../results/ajax-result.js'
 import type {
   CallResult,
   CatalogueCallOptions,
-  DeprecatedCallOptions,
-  DistributedCallOptions,
   DocumentedResult,
+  MethodCall,
   NoResultType,
+  OptionalParamsCall,
   ReportedCallOptions,
+  ResultTypeGiven,
   UncheckedCallOptions,
 } from './call-types.js'
 import type { Flag, Id, NoParams, NumericId, Obj } from './doc-types.js'
@@ -3304,7 +3305,7 @@ export interface V2MethodParams {
   'crm.catalog.get': {
     /** Identifier of the product catalog */
     id: NumericId }
-  /** Get a List of Product Catalogs. Scope: crm. @deprecated Use catalog.catalog.list. */
+  /** Get a List of Product Catalogs. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/catalog/crm-catalog-list, has no parameter table. @deprecated Use catalog.catalog.list. */
   'crm.catalog.list': Obj
   /** Add a New Sales Funnel. Scope: crm. */
   'crm.category.add': {
@@ -4530,7 +4531,7 @@ export interface V2MethodParams {
   'crm.dealcategory.get': {
     /** Identifier of the direction */
     id?: NumericId }
-  /** Filter Deal Categories. Scope: crm. @deprecated Use crm.category.list. */
+  /** Filter Deal Categories. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/category-old/crm-deal-category-list, has no parameter table. @deprecated Use crm.category.list. */
   'crm.dealcategory.list': Obj
   /** Get a List of Deal Stages for the Endpoint. Scope: crm. @deprecated Use crm.category.*. */
   'crm.dealcategory.stage.list': {
@@ -5012,7 +5013,7 @@ export interface V2MethodParams {
   'crm.invoice.recurring.get': {
     /** Identifier of the recurring invoice template settings */
     id?: NumericId }
-  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/invoice/crm-invoice-recurring-list, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.list': Obj
   /** Change Settings for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.update': {
@@ -5048,7 +5049,7 @@ export interface V2MethodParams {
   'crm.invoice.status.get': {
     /** The identifier of the invoice status */
     id: NumericId }
-  /** Get a List of Invoice Statuses. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of Invoice Statuses. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/invoice-status-old/crm-invoice-status-list, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.list': Obj
   /** Update Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.update': {
@@ -5810,7 +5811,7 @@ export interface V2MethodParams {
   'crm.measure.get': {
     /** Identifier of the measurement unit */
     id: unknown }
-  /** Get the List of Measurement Units. Scope: crm. @deprecated Use catalog.measure.list. */
+  /** Get the List of Measurement Units. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/measure/crm-measure-list, has no parameter table. @deprecated Use catalog.measure.list. */
   'crm.measure.list': Obj
   /** Update Measurement Unit. Scope: crm. @deprecated Use catalog.measure.update. */
   'crm.measure.update': {
@@ -5870,7 +5871,7 @@ export interface V2MethodParams {
   'crm.product.get': {
     /** Product ID */
     id?: NumericId }
-  /** Get Product List by Filter. Scope: crm. @deprecated Use catalog.product.list. */
+  /** Get Product List by Filter. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/products/crm-product-list, has no parameter table. @deprecated Use catalog.product.list. */
   'crm.product.list': Obj
   /** Add Product Property. Scope: crm. @deprecated Use catalog.productProperty.add. */
   'crm.product.property.add': {
@@ -5916,7 +5917,7 @@ export interface V2MethodParams {
     fields?: readonly unknown[] }
   /** Get Descriptions of Fields for Product Rows. Scope: crm. @deprecated Use crm.item.productrow.fields. */
   'crm.productrow.fields': NoParams
-  /** Get a List of Order Properties. Scope: crm. @deprecated Use crm.item.productrow.list. */
+  /** Get a List of Order Properties. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/productrow-old/crm-productrow-list, has no parameter table. @deprecated Use crm.item.productrow.list. */
   'crm.productrow.list': Obj
   /** Add a New Product Section. Scope: crm. @deprecated Use catalog.section.add. */
   'crm.productsection.add': {
@@ -8240,7 +8241,7 @@ export interface V2MethodParams {
     start?: number;
     /** Source key. */
     auth_connector?: string }
-  /** Sends the ONAPPTEST event to the handlers registered for it. */
+  /** Sends the ONAPPTEST event to the handlers registered for it. Parameters not typed (any key is taken): its page, api-reference/events/test-handler, has no parameter table. */
   'event.test': Obj
   /** Unregister Event Handler. */
   'event.unbind': {
@@ -12140,7 +12141,7 @@ export interface V2MethodParams {
     DATE_PUBLIC?: string;
     /** Additional fields of the page. */
     ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
-  /** Registers an embedding location (internal method). Scope: landing. */
+  /** Registers an embedding location (internal method). Scope: landing. Parameters not typed (any key is taken): its page, api-reference/landing/embedding/index, has no parameter table. */
   'landing.repo.bind': Obj
   /** Check Content for Dangerous Substrings. Scope: landing. */
   'landing.repo.checkContent': {
@@ -13456,7 +13457,7 @@ export interface V2MethodParams {
   'rpa.stage.delete': {
     /** Identifier of the stage */
     id: NumericId }
-  /** Get Information About Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Information About Stage. Scope: rpa. Parameters not typed (any key is taken): its page, api-reference/outdated/rpa/stage/rpa-stage-get, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.get': Obj
   /** Get the List of Stages for the Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.listForType': {
@@ -13496,7 +13497,7 @@ export interface V2MethodParams {
     stageId?: NumericId;
     /** Name of the Automation rule */
     robotName?: string }
-  /** Execute the Command. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Execute the Command. Scope: rpa. Parameters not typed (any key is taken): its page, api-reference/outdated/rpa/task/rpa-task-do, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.do': Obj
   /** Add a New Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.add': {
@@ -15230,7 +15231,7 @@ export interface V2MethodParams {
     PARAMS?: Obj }
   /** Get a List of Methods and Their Descriptions. Scope: task. */
   'task.elapseditem.getmanifest': NoParams
-  /** Check Action Permission for. Scope: task. */
+  /** Check Action Permission for. Scope: task. Parameters not typed (any key is taken): its page, api-reference/tasks/elapsed-item/task-elapsed-item-is-action-allowed, has no parameter table. */
   'task.elapseditem.isActionAllowed': Obj
   /** Update Time Entry. Scope: task. */
   'task.elapseditem.update': {
@@ -15328,7 +15329,7 @@ export interface V2MethodParams {
   'task.item.getfiles': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Get a List of Methods task.item.* with Their Descriptions. Scope: task. @deprecated Use tasks.task.getFields. */
+  /** Get a List of Methods task.item.* with Their Descriptions. Scope: task. Parameters not typed (any key is taken): its page, api-reference/tasks/deprecated/task-item/task-item-get-manifest, has no parameter table. @deprecated Use tasks.task.getFields. */
   'task.item.getmanifest': Obj
   /** Check if the action is permitted. Scope: task. @deprecated Use tasks.task.getaccess. */
   'task.item.isactionallowed': {
@@ -16444,7 +16445,7 @@ export interface V2MethodParams {
   'user.userfield.delete': {
     /** Custom field identifier. */
     id: NumericId }
-  /** Get File from User Field. Scope: user.userfield. */
+  /** Get File from User Field. Scope: user.userfield. Parameters not typed (any key is taken): its page, api-reference/user/userfields/user-userfield-file-get, has no parameter table. */
   'user.userfield.file.get': Obj
   /** Get a list of custom fields. Scope: user.userfield. */
   'user.userfield.list': {
@@ -16982,8 +16983,1586 @@ export interface V2MethodParams {
     USER_ID: unknown }
 }
 
-/** The deprecated REST v2 methods. */
-export type V2DeprecatedMethod = 'catalog.document.confirm' | 'catalog.document.element.fields' | 'catalog.document.fields' | 'catalog.document.unconfirm' | 'crm.activity.add' | 'crm.activity.update' | 'crm.catalog.fields' | 'crm.catalog.get' | 'crm.catalog.list' | 'crm.company.add' | 'crm.company.delete' | 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.company.details.configuration.get' | 'crm.company.details.configuration.reset' | 'crm.company.details.configuration.set' | 'crm.company.fields' | 'crm.company.get' | 'crm.company.list' | 'crm.company.update' | 'crm.contact.add' | 'crm.contact.delete' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.get' | 'crm.contact.details.configuration.reset' | 'crm.contact.details.configuration.set' | 'crm.contact.fields' | 'crm.contact.get' | 'crm.contact.list' | 'crm.contact.update' | 'crm.deal.add' | 'crm.deal.delete' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.get' | 'crm.deal.details.configuration.reset' | 'crm.deal.details.configuration.set' | 'crm.deal.fields' | 'crm.deal.get' | 'crm.deal.list' | 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.deal.update' | 'crm.dealcategory.add' | 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.delete' | 'crm.dealcategory.fields' | 'crm.dealcategory.get' | 'crm.dealcategory.list' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' | 'crm.dealcategory.update' | 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' | 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.lead.add' | 'crm.lead.delete' | 'crm.lead.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.get' | 'crm.lead.details.configuration.reset' | 'crm.lead.details.configuration.set' | 'crm.lead.fields' | 'crm.lead.get' | 'crm.lead.list' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.lead.update' | 'crm.measure.add' | 'crm.measure.delete' | 'crm.measure.fields' | 'crm.measure.get' | 'crm.measure.list' | 'crm.measure.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'crm.product.add' | 'crm.product.delete' | 'crm.product.fields' | 'crm.product.get' | 'crm.product.list' | 'crm.product.property.add' | 'crm.product.property.delete' | 'crm.product.property.enumeration.fields' | 'crm.product.property.fields' | 'crm.product.property.get' | 'crm.product.property.list' | 'crm.product.property.settings.fields' | 'crm.product.property.types' | 'crm.product.property.update' | 'crm.product.update' | 'crm.productrow.fields' | 'crm.productrow.list' | 'crm.productsection.add' | 'crm.productsection.delete' | 'crm.productsection.fields' | 'crm.productsection.get' | 'crm.productsection.list' | 'crm.productsection.update' | 'crm.quote.add' | 'crm.quote.delete' | 'crm.quote.fields' | 'crm.quote.get' | 'crm.quote.list' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' | 'crm.quote.update' | 'crm.vat.add' | 'crm.vat.delete' | 'crm.vat.fields' | 'crm.vat.get' | 'crm.vat.list' | 'crm.vat.update' | 'im.disk.file.commit' | 'im.disk.folder.get' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imbot.bot.list' | 'imbot.chat.add' | 'imbot.chat.get' | 'imbot.chat.leave' | 'imbot.chat.sendTyping' | 'imbot.chat.setManager' | 'imbot.chat.setOwner' | 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' | 'imbot.chat.user.add' | 'imbot.chat.user.delete' | 'imbot.chat.user.list' | 'imbot.command.answer' | 'imbot.command.register' | 'imbot.command.unregister' | 'imbot.command.update' | 'imbot.dialog.get' | 'imbot.message.add' | 'imbot.message.delete' | 'imbot.message.like' | 'imbot.message.update' | 'imbot.register' | 'imbot.unregister' | 'imbot.update' | 'imopenlines.session.mode.silent' | 'methods' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' | 'task.comment.add' | 'task.commentitem.add' | 'task.commentitem.delete' | 'task.commentitem.get' | 'task.commentitem.getlist' | 'task.commentitem.update' | 'task.item.add' | 'task.item.addfile' | 'task.item.addtofavorite' | 'task.item.approve' | 'task.item.complete' | 'task.item.defer' | 'task.item.delegate' | 'task.item.delete' | 'task.item.deletefile' | 'task.item.deletefromfavorite' | 'task.item.disapprove' | 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' | 'task.item.getmanifest' | 'task.item.isactionallowed' | 'task.item.list' | 'task.item.renew' | 'task.item.startexecution' | 'task.item.update' | 'task.items.getlist' | 'task.logitem.list'
+/**
+ * The options of a call of each documented REST v2 method, one member per method, written out: what
+ * `call.make<T>(...)` checks a call against when the caller gives the result type (the method name is then not
+ * inferred). A union TypeScript reads as it is written, never builds from the catalogue.
+ */
+export type V2MethodCall =
+  | MethodCall<V2MethodParams, 'access.name'>
+  | OptionalParamsCall<V2MethodParams, 'ai.engine.list'>
+  | MethodCall<V2MethodParams, 'ai.engine.register'>
+  | OptionalParamsCall<V2MethodParams, 'ai.engine.unregister'>
+  | OptionalParamsCall<V2MethodParams, 'app.info'>
+  | OptionalParamsCall<V2MethodParams, 'app.option.get'>
+  | MethodCall<V2MethodParams, 'app.option.set'>
+  | MethodCall<V2MethodParams, 'batch'>
+  | MethodCall<V2MethodParams, 'biconnector.connector.add'>
+  | MethodCall<V2MethodParams, 'biconnector.connector.delete'>
+  | OptionalParamsCall<V2MethodParams, 'biconnector.connector.fields'>
+  | MethodCall<V2MethodParams, 'biconnector.connector.get'>
+  | OptionalParamsCall<V2MethodParams, 'biconnector.connector.list'>
+  | MethodCall<V2MethodParams, 'biconnector.connector.update'>
+  | MethodCall<V2MethodParams, 'biconnector.dataset.add'>
+  | MethodCall<V2MethodParams, 'biconnector.dataset.delete'>
+  | OptionalParamsCall<V2MethodParams, 'biconnector.dataset.fields'>
+  | MethodCall<V2MethodParams, 'biconnector.dataset.fields.update'>
+  | MethodCall<V2MethodParams, 'biconnector.dataset.get'>
+  | OptionalParamsCall<V2MethodParams, 'biconnector.dataset.list'>
+  | MethodCall<V2MethodParams, 'biconnector.dataset.update'>
+  | MethodCall<V2MethodParams, 'biconnector.source.add'>
+  | MethodCall<V2MethodParams, 'biconnector.source.delete'>
+  | OptionalParamsCall<V2MethodParams, 'biconnector.source.fields'>
+  | MethodCall<V2MethodParams, 'biconnector.source.get'>
+  | OptionalParamsCall<V2MethodParams, 'biconnector.source.list'>
+  | MethodCall<V2MethodParams, 'biconnector.source.update'>
+  | MethodCall<V2MethodParams, 'bizproc.activity.add'>
+  | MethodCall<V2MethodParams, 'bizproc.activity.delete'>
+  | OptionalParamsCall<V2MethodParams, 'bizproc.activity.list'>
+  | MethodCall<V2MethodParams, 'bizproc.activity.log'>
+  | MethodCall<V2MethodParams, 'bizproc.activity.update'>
+  | MethodCall<V2MethodParams, 'bizproc.event.send'>
+  | MethodCall<V2MethodParams, 'bizproc.robot.add'>
+  | MethodCall<V2MethodParams, 'bizproc.robot.delete'>
+  | OptionalParamsCall<V2MethodParams, 'bizproc.robot.list'>
+  | MethodCall<V2MethodParams, 'bizproc.robot.update'>
+  | MethodCall<V2MethodParams, 'bizproc.task.complete'>
+  | MethodCall<V2MethodParams, 'bizproc.task.delegate'>
+  | OptionalParamsCall<V2MethodParams, 'bizproc.task.list'>
+  | OptionalParamsCall<V2MethodParams, 'bizproc.workflow.instances'>
+  | MethodCall<V2MethodParams, 'bizproc.workflow.kill'>
+  | MethodCall<V2MethodParams, 'bizproc.workflow.start'>
+  | MethodCall<V2MethodParams, 'bizproc.workflow.template.add'>
+  | MethodCall<V2MethodParams, 'bizproc.workflow.template.delete'>
+  | OptionalParamsCall<V2MethodParams, 'bizproc.workflow.template.list'>
+  | MethodCall<V2MethodParams, 'bizproc.workflow.template.update'>
+  | MethodCall<V2MethodParams, 'bizproc.workflow.terminate'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.add'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.client.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.client.set'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.client.unset'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.createfromwaitlist'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.delete'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.externalData.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.externalData.set'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.externalData.unset'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.get'>
+  | OptionalParamsCall<V2MethodParams, 'booking.v1.booking.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.booking.update'>
+  | OptionalParamsCall<V2MethodParams, 'booking.v1.clienttype.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.resource.add'>
+  | MethodCall<V2MethodParams, 'booking.v1.resource.delete'>
+  | MethodCall<V2MethodParams, 'booking.v1.resource.get'>
+  | OptionalParamsCall<V2MethodParams, 'booking.v1.resource.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.resource.slots.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.resource.slots.set'>
+  | MethodCall<V2MethodParams, 'booking.v1.resource.slots.unset'>
+  | MethodCall<V2MethodParams, 'booking.v1.resource.update'>
+  | MethodCall<V2MethodParams, 'booking.v1.resourceType.add'>
+  | MethodCall<V2MethodParams, 'booking.v1.resourceType.delete'>
+  | MethodCall<V2MethodParams, 'booking.v1.resourceType.get'>
+  | OptionalParamsCall<V2MethodParams, 'booking.v1.resourceType.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.resourceType.update'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.add'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.client.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.client.set'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.client.unset'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.createfrombooking'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.delete'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.externalData.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.externalData.set'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.externalData.unset'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.get'>
+  | OptionalParamsCall<V2MethodParams, 'booking.v1.waitlist.list'>
+  | MethodCall<V2MethodParams, 'booking.v1.waitlist.update'>
+  | MethodCall<V2MethodParams, 'calendar.accessibility.get'>
+  | MethodCall<V2MethodParams, 'calendar.event.add'>
+  | MethodCall<V2MethodParams, 'calendar.event.delete'>
+  | MethodCall<V2MethodParams, 'calendar.event.get'>
+  | OptionalParamsCall<V2MethodParams, 'calendar.event.get.nearest'>
+  | MethodCall<V2MethodParams, 'calendar.event.getbyid'>
+  | MethodCall<V2MethodParams, 'calendar.event.update'>
+  | MethodCall<V2MethodParams, 'calendar.meeting.status.get'>
+  | MethodCall<V2MethodParams, 'calendar.meeting.status.set'>
+  | MethodCall<V2MethodParams, 'calendar.resource.add'>
+  | MethodCall<V2MethodParams, 'calendar.resource.booking.list'>
+  | MethodCall<V2MethodParams, 'calendar.resource.delete'>
+  | OptionalParamsCall<V2MethodParams, 'calendar.resource.list'>
+  | MethodCall<V2MethodParams, 'calendar.resource.update'>
+  | MethodCall<V2MethodParams, 'calendar.section.add'>
+  | MethodCall<V2MethodParams, 'calendar.section.delete'>
+  | MethodCall<V2MethodParams, 'calendar.section.get'>
+  | MethodCall<V2MethodParams, 'calendar.section.update'>
+  | OptionalParamsCall<V2MethodParams, 'calendar.settings.get'>
+  | OptionalParamsCall<V2MethodParams, 'calendar.user.settings.get'>
+  | MethodCall<V2MethodParams, 'calendar.user.settings.set'>
+  | MethodCall<V2MethodParams, 'catalog.catalog.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.catalog.getFields'>
+  | MethodCall<V2MethodParams, 'catalog.catalog.isOffers'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.catalog.list'>
+  | MethodCall<V2MethodParams, 'catalog.document.add'>
+  | MethodCall<V2MethodParams, 'catalog.document.cancel'>
+  | MethodCall<V2MethodParams, 'catalog.document.cancelList'>
+  | MethodCall<V2MethodParams, 'catalog.document.conduct'>
+  | MethodCall<V2MethodParams, 'catalog.document.conductList'>
+  | MethodCall<V2MethodParams, 'catalog.document.confirm'>
+  | MethodCall<V2MethodParams, 'catalog.document.delete'>
+  | MethodCall<V2MethodParams, 'catalog.document.deleteList'>
+  | MethodCall<V2MethodParams, 'catalog.document.element.add'>
+  | MethodCall<V2MethodParams, 'catalog.document.element.delete'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.document.element.fields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.document.element.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.document.element.list'>
+  | MethodCall<V2MethodParams, 'catalog.document.element.update'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.document.fields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.document.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.document.list'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.document.mode.status'>
+  | MethodCall<V2MethodParams, 'catalog.document.unconfirm'>
+  | MethodCall<V2MethodParams, 'catalog.document.update'>
+  | MethodCall<V2MethodParams, 'catalog.documentcontractor.add'>
+  | MethodCall<V2MethodParams, 'catalog.documentcontractor.delete'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.documentcontractor.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.documentcontractor.list'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.enum.getRoundTypes'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.enum.getStoreDocumentTypes'>
+  | MethodCall<V2MethodParams, 'catalog.extra.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.extra.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.extra.list'>
+  | MethodCall<V2MethodParams, 'catalog.measure.add'>
+  | MethodCall<V2MethodParams, 'catalog.measure.delete'>
+  | MethodCall<V2MethodParams, 'catalog.measure.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.measure.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.measure.list'>
+  | MethodCall<V2MethodParams, 'catalog.measure.update'>
+  | MethodCall<V2MethodParams, 'catalog.price.add'>
+  | MethodCall<V2MethodParams, 'catalog.price.delete'>
+  | MethodCall<V2MethodParams, 'catalog.price.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.price.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.price.list'>
+  | MethodCall<V2MethodParams, 'catalog.price.modify'>
+  | MethodCall<V2MethodParams, 'catalog.price.update'>
+  | MethodCall<V2MethodParams, 'catalog.priceType.add'>
+  | MethodCall<V2MethodParams, 'catalog.priceType.delete'>
+  | MethodCall<V2MethodParams, 'catalog.priceType.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.priceType.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.priceType.list'>
+  | MethodCall<V2MethodParams, 'catalog.priceType.update'>
+  | MethodCall<V2MethodParams, 'catalog.priceTypeGroup.add'>
+  | MethodCall<V2MethodParams, 'catalog.priceTypeGroup.delete'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.priceTypeGroup.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.priceTypeGroup.list'>
+  | MethodCall<V2MethodParams, 'catalog.priceTypeLang.add'>
+  | MethodCall<V2MethodParams, 'catalog.priceTypeLang.delete'>
+  | MethodCall<V2MethodParams, 'catalog.priceTypeLang.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.priceTypeLang.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.priceTypeLang.getLanguages'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.priceTypeLang.list'>
+  | MethodCall<V2MethodParams, 'catalog.priceTypeLang.update'>
+  | MethodCall<V2MethodParams, 'catalog.product.add'>
+  | MethodCall<V2MethodParams, 'catalog.product.delete'>
+  | MethodCall<V2MethodParams, 'catalog.product.download'>
+  | MethodCall<V2MethodParams, 'catalog.product.get'>
+  | MethodCall<V2MethodParams, 'catalog.product.getFieldsByFilter'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.product.list'>
+  | MethodCall<V2MethodParams, 'catalog.product.offer.add'>
+  | MethodCall<V2MethodParams, 'catalog.product.offer.delete'>
+  | MethodCall<V2MethodParams, 'catalog.product.offer.download'>
+  | MethodCall<V2MethodParams, 'catalog.product.offer.get'>
+  | MethodCall<V2MethodParams, 'catalog.product.offer.getFieldsByFilter'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.product.offer.list'>
+  | MethodCall<V2MethodParams, 'catalog.product.offer.update'>
+  | MethodCall<V2MethodParams, 'catalog.product.service.add'>
+  | MethodCall<V2MethodParams, 'catalog.product.service.delete'>
+  | MethodCall<V2MethodParams, 'catalog.product.service.download'>
+  | MethodCall<V2MethodParams, 'catalog.product.service.get'>
+  | MethodCall<V2MethodParams, 'catalog.product.service.getFieldsByFilter'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.product.service.list'>
+  | MethodCall<V2MethodParams, 'catalog.product.service.update'>
+  | MethodCall<V2MethodParams, 'catalog.product.sku.add'>
+  | MethodCall<V2MethodParams, 'catalog.product.sku.delete'>
+  | MethodCall<V2MethodParams, 'catalog.product.sku.download'>
+  | MethodCall<V2MethodParams, 'catalog.product.sku.get'>
+  | MethodCall<V2MethodParams, 'catalog.product.sku.getFieldsByFilter'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.product.sku.list'>
+  | MethodCall<V2MethodParams, 'catalog.product.sku.update'>
+  | MethodCall<V2MethodParams, 'catalog.product.update'>
+  | MethodCall<V2MethodParams, 'catalog.productImage.add'>
+  | MethodCall<V2MethodParams, 'catalog.productImage.delete'>
+  | MethodCall<V2MethodParams, 'catalog.productImage.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.productImage.getFields'>
+  | MethodCall<V2MethodParams, 'catalog.productImage.list'>
+  | MethodCall<V2MethodParams, 'catalog.productProperty.add'>
+  | MethodCall<V2MethodParams, 'catalog.productProperty.delete'>
+  | MethodCall<V2MethodParams, 'catalog.productProperty.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.productProperty.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.productProperty.list'>
+  | MethodCall<V2MethodParams, 'catalog.productProperty.update'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertyEnum.add'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertyEnum.delete'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertyEnum.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.productPropertyEnum.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.productPropertyEnum.list'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertyEnum.update'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertyFeature.add'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertyFeature.get'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertyFeature.getAvailableFeaturesByProperty'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.productPropertyFeature.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.productPropertyFeature.list'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertyFeature.update'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertySection.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.productPropertySection.list'>
+  | MethodCall<V2MethodParams, 'catalog.productPropertySection.set'>
+  | MethodCall<V2MethodParams, 'catalog.ratio.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.ratio.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.ratio.list'>
+  | MethodCall<V2MethodParams, 'catalog.roundingRule.add'>
+  | MethodCall<V2MethodParams, 'catalog.roundingRule.delete'>
+  | MethodCall<V2MethodParams, 'catalog.roundingRule.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.roundingRule.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.roundingRule.list'>
+  | MethodCall<V2MethodParams, 'catalog.roundingRule.update'>
+  | MethodCall<V2MethodParams, 'catalog.section.add'>
+  | MethodCall<V2MethodParams, 'catalog.section.delete'>
+  | MethodCall<V2MethodParams, 'catalog.section.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.section.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.section.list'>
+  | MethodCall<V2MethodParams, 'catalog.section.update'>
+  | MethodCall<V2MethodParams, 'catalog.store.add'>
+  | MethodCall<V2MethodParams, 'catalog.store.delete'>
+  | MethodCall<V2MethodParams, 'catalog.store.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.store.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.store.list'>
+  | MethodCall<V2MethodParams, 'catalog.store.update'>
+  | MethodCall<V2MethodParams, 'catalog.storeproduct.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.storeproduct.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.storeproduct.list'>
+  | MethodCall<V2MethodParams, 'catalog.userfield.document.list'>
+  | MethodCall<V2MethodParams, 'catalog.userfield.document.update'>
+  | MethodCall<V2MethodParams, 'catalog.vat.add'>
+  | MethodCall<V2MethodParams, 'catalog.vat.delete'>
+  | MethodCall<V2MethodParams, 'catalog.vat.get'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.vat.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'catalog.vat.list'>
+  | MethodCall<V2MethodParams, 'catalog.vat.update'>
+  | MethodCall<V2MethodParams, 'crm.activity.add'>
+  | MethodCall<V2MethodParams, 'crm.activity.badge.add'>
+  | MethodCall<V2MethodParams, 'crm.activity.badge.delete'>
+  | MethodCall<V2MethodParams, 'crm.activity.badge.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.activity.badge.list'>
+  | MethodCall<V2MethodParams, 'crm.activity.binding.add'>
+  | MethodCall<V2MethodParams, 'crm.activity.binding.delete'>
+  | MethodCall<V2MethodParams, 'crm.activity.binding.list'>
+  | MethodCall<V2MethodParams, 'crm.activity.binding.move'>
+  | MethodCall<V2MethodParams, 'crm.activity.call.getTranscript'>
+  | OptionalParamsCall<V2MethodParams, 'crm.activity.communication.fields'>
+  | MethodCall<V2MethodParams, 'crm.activity.configurable.add'>
+  | MethodCall<V2MethodParams, 'crm.activity.configurable.get'>
+  | MethodCall<V2MethodParams, 'crm.activity.configurable.update'>
+  | MethodCall<V2MethodParams, 'crm.activity.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.activity.fields'>
+  | MethodCall<V2MethodParams, 'crm.activity.get'>
+  | MethodCall<V2MethodParams, 'crm.activity.layout.blocks.delete'>
+  | MethodCall<V2MethodParams, 'crm.activity.layout.blocks.get'>
+  | MethodCall<V2MethodParams, 'crm.activity.layout.blocks.set'>
+  | OptionalParamsCall<V2MethodParams, 'crm.activity.list'>
+  | MethodCall<V2MethodParams, 'crm.activity.todo.add'>
+  | MethodCall<V2MethodParams, 'crm.activity.todo.update'>
+  | MethodCall<V2MethodParams, 'crm.activity.todo.updateColor'>
+  | MethodCall<V2MethodParams, 'crm.activity.todo.updateDeadline'>
+  | MethodCall<V2MethodParams, 'crm.activity.todo.updateDescription'>
+  | MethodCall<V2MethodParams, 'crm.activity.todo.updateResponsibleUser'>
+  | MethodCall<V2MethodParams, 'crm.activity.type.add'>
+  | MethodCall<V2MethodParams, 'crm.activity.type.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.activity.type.list'>
+  | MethodCall<V2MethodParams, 'crm.activity.update'>
+  | MethodCall<V2MethodParams, 'crm.address.add'>
+  | MethodCall<V2MethodParams, 'crm.address.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.address.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.address.list'>
+  | MethodCall<V2MethodParams, 'crm.address.update'>
+  | MethodCall<V2MethodParams, 'crm.automatedsolution.add'>
+  | MethodCall<V2MethodParams, 'crm.automatedsolution.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.automatedsolution.fields'>
+  | MethodCall<V2MethodParams, 'crm.automatedsolution.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.automatedsolution.list'>
+  | MethodCall<V2MethodParams, 'crm.automatedsolution.update'>
+  | MethodCall<V2MethodParams, 'crm.automation.trigger'>
+  | MethodCall<V2MethodParams, 'crm.automation.trigger.add'>
+  | MethodCall<V2MethodParams, 'crm.automation.trigger.delete'>
+  | MethodCall<V2MethodParams, 'crm.automation.trigger.execute'>
+  | OptionalParamsCall<V2MethodParams, 'crm.automation.trigger.list'>
+  | MethodCall<V2MethodParams, 'crm.calllist.add'>
+  | MethodCall<V2MethodParams, 'crm.calllist.get'>
+  | MethodCall<V2MethodParams, 'crm.calllist.items.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.calllist.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.calllist.statuslist'>
+  | MethodCall<V2MethodParams, 'crm.calllist.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.catalog.fields'>
+  | MethodCall<V2MethodParams, 'crm.catalog.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.catalog.list'>
+  | MethodCall<V2MethodParams, 'crm.category.add'>
+  | MethodCall<V2MethodParams, 'crm.category.delete'>
+  | MethodCall<V2MethodParams, 'crm.category.fields'>
+  | MethodCall<V2MethodParams, 'crm.category.get'>
+  | MethodCall<V2MethodParams, 'crm.category.list'>
+  | MethodCall<V2MethodParams, 'crm.category.update'>
+  | MethodCall<V2MethodParams, 'crm.company.add'>
+  | MethodCall<V2MethodParams, 'crm.company.contact.add'>
+  | MethodCall<V2MethodParams, 'crm.company.contact.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.company.contact.fields'>
+  | MethodCall<V2MethodParams, 'crm.company.contact.items.delete'>
+  | MethodCall<V2MethodParams, 'crm.company.contact.items.get'>
+  | MethodCall<V2MethodParams, 'crm.company.contact.items.set'>
+  | MethodCall<V2MethodParams, 'crm.company.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.company.details.configuration.forceCommonScopeForAll'>
+  | OptionalParamsCall<V2MethodParams, 'crm.company.details.configuration.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.company.details.configuration.reset'>
+  | MethodCall<V2MethodParams, 'crm.company.details.configuration.set'>
+  | OptionalParamsCall<V2MethodParams, 'crm.company.fields'>
+  | MethodCall<V2MethodParams, 'crm.company.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.company.list'>
+  | MethodCall<V2MethodParams, 'crm.company.update'>
+  | MethodCall<V2MethodParams, 'crm.company.userfield.add'>
+  | MethodCall<V2MethodParams, 'crm.company.userfield.delete'>
+  | MethodCall<V2MethodParams, 'crm.company.userfield.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.company.userfield.list'>
+  | MethodCall<V2MethodParams, 'crm.company.userfield.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.contact.add'>
+  | MethodCall<V2MethodParams, 'crm.contact.company.add'>
+  | MethodCall<V2MethodParams, 'crm.contact.company.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.contact.company.fields'>
+  | MethodCall<V2MethodParams, 'crm.contact.company.items.delete'>
+  | MethodCall<V2MethodParams, 'crm.contact.company.items.get'>
+  | MethodCall<V2MethodParams, 'crm.contact.company.items.set'>
+  | MethodCall<V2MethodParams, 'crm.contact.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.contact.details.configuration.forceCommonScopeForAll'>
+  | OptionalParamsCall<V2MethodParams, 'crm.contact.details.configuration.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.contact.details.configuration.reset'>
+  | MethodCall<V2MethodParams, 'crm.contact.details.configuration.set'>
+  | OptionalParamsCall<V2MethodParams, 'crm.contact.fields'>
+  | MethodCall<V2MethodParams, 'crm.contact.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.contact.list'>
+  | MethodCall<V2MethodParams, 'crm.contact.update'>
+  | MethodCall<V2MethodParams, 'crm.contact.userfield.add'>
+  | MethodCall<V2MethodParams, 'crm.contact.userfield.delete'>
+  | MethodCall<V2MethodParams, 'crm.contact.userfield.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.contact.userfield.list'>
+  | MethodCall<V2MethodParams, 'crm.contact.userfield.update'>
+  | MethodCall<V2MethodParams, 'crm.currency.add'>
+  | OptionalParamsCall<V2MethodParams, 'crm.currency.base.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.currency.base.set'>
+  | MethodCall<V2MethodParams, 'crm.currency.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.currency.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.currency.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.currency.list'>
+  | MethodCall<V2MethodParams, 'crm.currency.localizations.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.currency.localizations.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.currency.localizations.get'>
+  | MethodCall<V2MethodParams, 'crm.currency.localizations.set'>
+  | OptionalParamsCall<V2MethodParams, 'crm.currency.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.add'>
+  | MethodCall<V2MethodParams, 'crm.deal.contact.add'>
+  | MethodCall<V2MethodParams, 'crm.deal.contact.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.contact.fields'>
+  | MethodCall<V2MethodParams, 'crm.deal.contact.items.delete'>
+  | MethodCall<V2MethodParams, 'crm.deal.contact.items.get'>
+  | MethodCall<V2MethodParams, 'crm.deal.contact.items.set'>
+  | MethodCall<V2MethodParams, 'crm.deal.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.details.configuration.forceCommonScopeForAll'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.details.configuration.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.details.configuration.reset'>
+  | MethodCall<V2MethodParams, 'crm.deal.details.configuration.set'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.fields'>
+  | MethodCall<V2MethodParams, 'crm.deal.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.list'>
+  | MethodCall<V2MethodParams, 'crm.deal.productrows.get'>
+  | MethodCall<V2MethodParams, 'crm.deal.productrows.set'>
+  | MethodCall<V2MethodParams, 'crm.deal.recurring.add'>
+  | MethodCall<V2MethodParams, 'crm.deal.recurring.delete'>
+  | MethodCall<V2MethodParams, 'crm.deal.recurring.expose'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.recurring.fields'>
+  | MethodCall<V2MethodParams, 'crm.deal.recurring.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.recurring.list'>
+  | MethodCall<V2MethodParams, 'crm.deal.recurring.update'>
+  | MethodCall<V2MethodParams, 'crm.deal.update'>
+  | MethodCall<V2MethodParams, 'crm.deal.userfield.add'>
+  | MethodCall<V2MethodParams, 'crm.deal.userfield.delete'>
+  | MethodCall<V2MethodParams, 'crm.deal.userfield.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.deal.userfield.list'>
+  | MethodCall<V2MethodParams, 'crm.deal.userfield.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.add'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.default.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.default.set'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.stage.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.status'>
+  | OptionalParamsCall<V2MethodParams, 'crm.dealcategory.update'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.document.add'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.document.delete'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.document.enablepublicurl'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.document.get'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.document.getfields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.documentgenerator.document.list'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.document.update'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.document.upload'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.numerator.add'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.numerator.delete'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.numerator.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.documentgenerator.numerator.list'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.numerator.update'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.template.add'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.template.delete'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.template.get'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.template.getfields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.documentgenerator.template.list'>
+  | MethodCall<V2MethodParams, 'crm.documentgenerator.template.update'>
+  | MethodCall<V2MethodParams, 'crm.duplicate.findbycomm'>
+  | OptionalParamsCall<V2MethodParams, 'crm.duplicate.volatileType.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.duplicate.volatileType.list'>
+  | MethodCall<V2MethodParams, 'crm.duplicate.volatileType.register'>
+  | MethodCall<V2MethodParams, 'crm.duplicate.volatileType.unregister'>
+  | MethodCall<V2MethodParams, 'crm.entity.mergeBatch'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.activitydirection'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.activitynotifytype'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.activitypriority'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.activitystatus'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.activitytype'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.addresstype'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.contenttype'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.getorderownertypes'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.ownertype'>
+  | OptionalParamsCall<V2MethodParams, 'crm.enum.settings.mode'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.add'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.getexternallink'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.add'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.expose'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.update'>
+  | MethodCall<V2MethodParams, 'crm.invoice.status.add'>
+  | MethodCall<V2MethodParams, 'crm.invoice.status.delete'>
+  | MethodCall<V2MethodParams, 'crm.invoice.status.fields'>
+  | MethodCall<V2MethodParams, 'crm.invoice.status.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.status.list'>
+  | MethodCall<V2MethodParams, 'crm.invoice.status.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.add'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.update'>
+  | MethodCall<V2MethodParams, 'crm.item.add'>
+  | MethodCall<V2MethodParams, 'crm.item.batchImport'>
+  | MethodCall<V2MethodParams, 'crm.item.delete'>
+  | MethodCall<V2MethodParams, 'crm.item.delivery.get'>
+  | MethodCall<V2MethodParams, 'crm.item.delivery.list'>
+  | MethodCall<V2MethodParams, 'crm.item.details.configuration.forceCommonScopeForAll'>
+  | MethodCall<V2MethodParams, 'crm.item.details.configuration.get'>
+  | MethodCall<V2MethodParams, 'crm.item.details.configuration.reset'>
+  | MethodCall<V2MethodParams, 'crm.item.details.configuration.set'>
+  | MethodCall<V2MethodParams, 'crm.item.fields'>
+  | MethodCall<V2MethodParams, 'crm.item.get'>
+  | MethodCall<V2MethodParams, 'crm.item.import'>
+  | MethodCall<V2MethodParams, 'crm.item.list'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.add'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.delete'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.delivery.add'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.delivery.delete'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.delivery.list'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.delivery.setDelivery'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.get'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.list'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.pay'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.product.add'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.product.delete'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.product.list'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.product.setQuantity'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.unpay'>
+  | MethodCall<V2MethodParams, 'crm.item.payment.update'>
+  | MethodCall<V2MethodParams, 'crm.item.productrow.add'>
+  | MethodCall<V2MethodParams, 'crm.item.productrow.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.item.productrow.fields'>
+  | MethodCall<V2MethodParams, 'crm.item.productrow.get'>
+  | MethodCall<V2MethodParams, 'crm.item.productrow.getAvailableForPayment'>
+  | MethodCall<V2MethodParams, 'crm.item.productrow.list'>
+  | MethodCall<V2MethodParams, 'crm.item.productrow.set'>
+  | MethodCall<V2MethodParams, 'crm.item.productrow.update'>
+  | MethodCall<V2MethodParams, 'crm.item.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.lead.add'>
+  | MethodCall<V2MethodParams, 'crm.lead.contact.add'>
+  | MethodCall<V2MethodParams, 'crm.lead.contact.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.lead.contact.fields'>
+  | MethodCall<V2MethodParams, 'crm.lead.contact.items.delete'>
+  | MethodCall<V2MethodParams, 'crm.lead.contact.items.get'>
+  | MethodCall<V2MethodParams, 'crm.lead.contact.items.set'>
+  | MethodCall<V2MethodParams, 'crm.lead.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.lead.details.configuration.forceCommonScopeForAll'>
+  | OptionalParamsCall<V2MethodParams, 'crm.lead.details.configuration.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.lead.details.configuration.reset'>
+  | MethodCall<V2MethodParams, 'crm.lead.details.configuration.set'>
+  | OptionalParamsCall<V2MethodParams, 'crm.lead.fields'>
+  | MethodCall<V2MethodParams, 'crm.lead.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.lead.list'>
+  | MethodCall<V2MethodParams, 'crm.lead.productrows.get'>
+  | MethodCall<V2MethodParams, 'crm.lead.productrows.set'>
+  | MethodCall<V2MethodParams, 'crm.lead.update'>
+  | MethodCall<V2MethodParams, 'crm.lead.userfield.add'>
+  | MethodCall<V2MethodParams, 'crm.lead.userfield.delete'>
+  | MethodCall<V2MethodParams, 'crm.lead.userfield.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.lead.userfield.list'>
+  | MethodCall<V2MethodParams, 'crm.lead.userfield.update'>
+  | MethodCall<V2MethodParams, 'crm.measure.add'>
+  | MethodCall<V2MethodParams, 'crm.measure.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.measure.fields'>
+  | MethodCall<V2MethodParams, 'crm.measure.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.measure.list'>
+  | MethodCall<V2MethodParams, 'crm.measure.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.multifield.fields'>
+  | MethodCall<V2MethodParams, 'crm.orderentity.add'>
+  | MethodCall<V2MethodParams, 'crm.orderentity.deleteByFilter'>
+  | OptionalParamsCall<V2MethodParams, 'crm.orderentity.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.orderentity.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.paysystem.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.paysystem.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.persontype.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.persontype.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.add'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.property.add'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.property.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.property.enumeration.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.property.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.property.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.property.list'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.property.settings.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.property.types'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.property.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.product.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.productrow.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.productrow.list'>
+  | MethodCall<V2MethodParams, 'crm.productsection.add'>
+  | MethodCall<V2MethodParams, 'crm.productsection.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.productsection.fields'>
+  | MethodCall<V2MethodParams, 'crm.productsection.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.productsection.list'>
+  | MethodCall<V2MethodParams, 'crm.productsection.update'>
+  | MethodCall<V2MethodParams, 'crm.quote.add'>
+  | MethodCall<V2MethodParams, 'crm.quote.contact.add'>
+  | MethodCall<V2MethodParams, 'crm.quote.contact.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.quote.contact.fields'>
+  | MethodCall<V2MethodParams, 'crm.quote.contact.items.delete'>
+  | MethodCall<V2MethodParams, 'crm.quote.contact.items.get'>
+  | MethodCall<V2MethodParams, 'crm.quote.contact.items.set'>
+  | MethodCall<V2MethodParams, 'crm.quote.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.quote.fields'>
+  | MethodCall<V2MethodParams, 'crm.quote.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.quote.list'>
+  | MethodCall<V2MethodParams, 'crm.quote.productrows.get'>
+  | MethodCall<V2MethodParams, 'crm.quote.productrows.set'>
+  | MethodCall<V2MethodParams, 'crm.quote.update'>
+  | MethodCall<V2MethodParams, 'crm.quote.userfield.add'>
+  | MethodCall<V2MethodParams, 'crm.quote.userfield.delete'>
+  | MethodCall<V2MethodParams, 'crm.quote.userfield.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.quote.userfield.list'>
+  | MethodCall<V2MethodParams, 'crm.quote.userfield.update'>
+  | MethodCall<V2MethodParams, 'crm.requisite.add'>
+  | MethodCall<V2MethodParams, 'crm.requisite.bankdetail.add'>
+  | MethodCall<V2MethodParams, 'crm.requisite.bankdetail.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.bankdetail.fields'>
+  | MethodCall<V2MethodParams, 'crm.requisite.bankdetail.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.bankdetail.list'>
+  | MethodCall<V2MethodParams, 'crm.requisite.bankdetail.update'>
+  | MethodCall<V2MethodParams, 'crm.requisite.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.fields'>
+  | MethodCall<V2MethodParams, 'crm.requisite.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.link.fields'>
+  | MethodCall<V2MethodParams, 'crm.requisite.link.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.link.list'>
+  | MethodCall<V2MethodParams, 'crm.requisite.link.register'>
+  | MethodCall<V2MethodParams, 'crm.requisite.link.unregister'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.list'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.add'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.preset.countries'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.delete'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.field.add'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.field.availabletoadd'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.field.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.preset.field.fields'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.field.get'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.field.list'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.field.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.preset.fields'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.preset.list'>
+  | MethodCall<V2MethodParams, 'crm.requisite.preset.update'>
+  | MethodCall<V2MethodParams, 'crm.requisite.update'>
+  | MethodCall<V2MethodParams, 'crm.requisite.userfield.add'>
+  | MethodCall<V2MethodParams, 'crm.requisite.userfield.delete'>
+  | MethodCall<V2MethodParams, 'crm.requisite.userfield.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.requisite.userfield.list'>
+  | MethodCall<V2MethodParams, 'crm.requisite.userfield.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.settings.mode.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.stagehistory.list'>
+  | MethodCall<V2MethodParams, 'crm.status.add'>
+  | MethodCall<V2MethodParams, 'crm.status.delete'>
+  | MethodCall<V2MethodParams, 'crm.status.entity.items'>
+  | OptionalParamsCall<V2MethodParams, 'crm.status.entity.types'>
+  | OptionalParamsCall<V2MethodParams, 'crm.status.fields'>
+  | MethodCall<V2MethodParams, 'crm.status.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.status.list'>
+  | MethodCall<V2MethodParams, 'crm.status.update'>
+  | MethodCall<V2MethodParams, 'crm.timeline.bindings.bind'>
+  | OptionalParamsCall<V2MethodParams, 'crm.timeline.bindings.fields'>
+  | MethodCall<V2MethodParams, 'crm.timeline.bindings.list'>
+  | MethodCall<V2MethodParams, 'crm.timeline.bindings.unbind'>
+  | MethodCall<V2MethodParams, 'crm.timeline.comment.add'>
+  | MethodCall<V2MethodParams, 'crm.timeline.comment.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.timeline.comment.fields'>
+  | MethodCall<V2MethodParams, 'crm.timeline.comment.get'>
+  | MethodCall<V2MethodParams, 'crm.timeline.comment.list'>
+  | MethodCall<V2MethodParams, 'crm.timeline.comment.update'>
+  | MethodCall<V2MethodParams, 'crm.timeline.icon.add'>
+  | MethodCall<V2MethodParams, 'crm.timeline.icon.delete'>
+  | MethodCall<V2MethodParams, 'crm.timeline.icon.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.timeline.icon.list'>
+  | MethodCall<V2MethodParams, 'crm.timeline.item.pin'>
+  | MethodCall<V2MethodParams, 'crm.timeline.item.unpin'>
+  | MethodCall<V2MethodParams, 'crm.timeline.layout.blocks.delete'>
+  | MethodCall<V2MethodParams, 'crm.timeline.layout.blocks.get'>
+  | MethodCall<V2MethodParams, 'crm.timeline.layout.blocks.set'>
+  | MethodCall<V2MethodParams, 'crm.timeline.logmessage.add'>
+  | MethodCall<V2MethodParams, 'crm.timeline.logmessage.delete'>
+  | MethodCall<V2MethodParams, 'crm.timeline.logmessage.get'>
+  | MethodCall<V2MethodParams, 'crm.timeline.logmessage.list'>
+  | MethodCall<V2MethodParams, 'crm.timeline.logo.add'>
+  | MethodCall<V2MethodParams, 'crm.timeline.logo.delete'>
+  | MethodCall<V2MethodParams, 'crm.timeline.logo.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.timeline.logo.list'>
+  | MethodCall<V2MethodParams, 'crm.timeline.note.delete'>
+  | MethodCall<V2MethodParams, 'crm.timeline.note.get'>
+  | MethodCall<V2MethodParams, 'crm.timeline.note.save'>
+  | MethodCall<V2MethodParams, 'crm.tracking.trace.add'>
+  | MethodCall<V2MethodParams, 'crm.tracking.trace.delete'>
+  | MethodCall<V2MethodParams, 'crm.type.add'>
+  | MethodCall<V2MethodParams, 'crm.type.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.type.fields'>
+  | MethodCall<V2MethodParams, 'crm.type.get'>
+  | MethodCall<V2MethodParams, 'crm.type.getByEntityTypeId'>
+  | OptionalParamsCall<V2MethodParams, 'crm.type.list'>
+  | MethodCall<V2MethodParams, 'crm.type.update'>
+  | OptionalParamsCall<V2MethodParams, 'crm.userfield.enumeration.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.userfield.fields'>
+  | MethodCall<V2MethodParams, 'crm.userfield.settings.fields'>
+  | OptionalParamsCall<V2MethodParams, 'crm.userfield.types'>
+  | MethodCall<V2MethodParams, 'crm.vat.add'>
+  | MethodCall<V2MethodParams, 'crm.vat.delete'>
+  | OptionalParamsCall<V2MethodParams, 'crm.vat.fields'>
+  | MethodCall<V2MethodParams, 'crm.vat.get'>
+  | OptionalParamsCall<V2MethodParams, 'crm.vat.list'>
+  | MethodCall<V2MethodParams, 'crm.vat.update'>
+  | MethodCall<V2MethodParams, 'department.add'>
+  | MethodCall<V2MethodParams, 'department.delete'>
+  | OptionalParamsCall<V2MethodParams, 'department.fields'>
+  | OptionalParamsCall<V2MethodParams, 'department.get'>
+  | MethodCall<V2MethodParams, 'department.update'>
+  | MethodCall<V2MethodParams, 'disk.attachedObject.get'>
+  | MethodCall<V2MethodParams, 'disk.file.copyTo'>
+  | MethodCall<V2MethodParams, 'disk.file.delete'>
+  | MethodCall<V2MethodParams, 'disk.file.get'>
+  | MethodCall<V2MethodParams, 'disk.file.getExternalLink'>
+  | OptionalParamsCall<V2MethodParams, 'disk.file.getFields'>
+  | MethodCall<V2MethodParams, 'disk.file.getVersions'>
+  | MethodCall<V2MethodParams, 'disk.file.markDeleted'>
+  | MethodCall<V2MethodParams, 'disk.file.moveTo'>
+  | MethodCall<V2MethodParams, 'disk.file.rename'>
+  | MethodCall<V2MethodParams, 'disk.file.restore'>
+  | MethodCall<V2MethodParams, 'disk.file.restoreFromVersion'>
+  | MethodCall<V2MethodParams, 'disk.file.search'>
+  | MethodCall<V2MethodParams, 'disk.file.uploadVersion'>
+  | MethodCall<V2MethodParams, 'disk.folder.addSubFolder'>
+  | MethodCall<V2MethodParams, 'disk.folder.copyTo'>
+  | MethodCall<V2MethodParams, 'disk.folder.deleteTree'>
+  | MethodCall<V2MethodParams, 'disk.folder.get'>
+  | MethodCall<V2MethodParams, 'disk.folder.getChildren'>
+  | MethodCall<V2MethodParams, 'disk.folder.getExternalLink'>
+  | OptionalParamsCall<V2MethodParams, 'disk.folder.getFields'>
+  | MethodCall<V2MethodParams, 'disk.folder.markDeleted'>
+  | MethodCall<V2MethodParams, 'disk.folder.moveTo'>
+  | MethodCall<V2MethodParams, 'disk.folder.rename'>
+  | MethodCall<V2MethodParams, 'disk.folder.restore'>
+  | MethodCall<V2MethodParams, 'disk.folder.shareToUser'>
+  | MethodCall<V2MethodParams, 'disk.folder.uploadFile'>
+  | OptionalParamsCall<V2MethodParams, 'disk.rights.getTasks'>
+  | MethodCall<V2MethodParams, 'disk.storage.addFolder'>
+  | MethodCall<V2MethodParams, 'disk.storage.get'>
+  | MethodCall<V2MethodParams, 'disk.storage.getChildren'>
+  | OptionalParamsCall<V2MethodParams, 'disk.storage.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'disk.storage.getForApp'>
+  | OptionalParamsCall<V2MethodParams, 'disk.storage.getList'>
+  | OptionalParamsCall<V2MethodParams, 'disk.storage.getTypes'>
+  | MethodCall<V2MethodParams, 'disk.storage.rename'>
+  | MethodCall<V2MethodParams, 'disk.storage.uploadFile'>
+  | MethodCall<V2MethodParams, 'disk.version.get'>
+  | MethodCall<V2MethodParams, 'documentgenerator.document.add'>
+  | MethodCall<V2MethodParams, 'documentgenerator.document.delete'>
+  | MethodCall<V2MethodParams, 'documentgenerator.document.enablepublicurl'>
+  | MethodCall<V2MethodParams, 'documentgenerator.document.get'>
+  | MethodCall<V2MethodParams, 'documentgenerator.document.getfields'>
+  | OptionalParamsCall<V2MethodParams, 'documentgenerator.document.list'>
+  | MethodCall<V2MethodParams, 'documentgenerator.document.update'>
+  | MethodCall<V2MethodParams, 'documentgenerator.numerator.add'>
+  | MethodCall<V2MethodParams, 'documentgenerator.numerator.delete'>
+  | MethodCall<V2MethodParams, 'documentgenerator.numerator.get'>
+  | OptionalParamsCall<V2MethodParams, 'documentgenerator.numerator.list'>
+  | MethodCall<V2MethodParams, 'documentgenerator.numerator.update'>
+  | MethodCall<V2MethodParams, 'documentgenerator.region.add'>
+  | MethodCall<V2MethodParams, 'documentgenerator.region.delete'>
+  | MethodCall<V2MethodParams, 'documentgenerator.region.get'>
+  | OptionalParamsCall<V2MethodParams, 'documentgenerator.region.list'>
+  | MethodCall<V2MethodParams, 'documentgenerator.region.update'>
+  | MethodCall<V2MethodParams, 'documentgenerator.role.add'>
+  | MethodCall<V2MethodParams, 'documentgenerator.role.delete'>
+  | OptionalParamsCall<V2MethodParams, 'documentgenerator.role.fillaccesses'>
+  | MethodCall<V2MethodParams, 'documentgenerator.role.get'>
+  | OptionalParamsCall<V2MethodParams, 'documentgenerator.role.list'>
+  | MethodCall<V2MethodParams, 'documentgenerator.role.update'>
+  | MethodCall<V2MethodParams, 'documentgenerator.template.add'>
+  | MethodCall<V2MethodParams, 'documentgenerator.template.delete'>
+  | MethodCall<V2MethodParams, 'documentgenerator.template.get'>
+  | MethodCall<V2MethodParams, 'documentgenerator.template.getfields'>
+  | OptionalParamsCall<V2MethodParams, 'documentgenerator.template.list'>
+  | MethodCall<V2MethodParams, 'documentgenerator.template.update'>
+  | MethodCall<V2MethodParams, 'entity.add'>
+  | MethodCall<V2MethodParams, 'entity.delete'>
+  | OptionalParamsCall<V2MethodParams, 'entity.get'>
+  | MethodCall<V2MethodParams, 'entity.item.add'>
+  | MethodCall<V2MethodParams, 'entity.item.delete'>
+  | MethodCall<V2MethodParams, 'entity.item.get'>
+  | MethodCall<V2MethodParams, 'entity.item.property.add'>
+  | MethodCall<V2MethodParams, 'entity.item.property.delete'>
+  | MethodCall<V2MethodParams, 'entity.item.property.get'>
+  | MethodCall<V2MethodParams, 'entity.item.property.update'>
+  | MethodCall<V2MethodParams, 'entity.item.update'>
+  | MethodCall<V2MethodParams, 'entity.rights'>
+  | MethodCall<V2MethodParams, 'entity.section.add'>
+  | MethodCall<V2MethodParams, 'entity.section.delete'>
+  | MethodCall<V2MethodParams, 'entity.section.get'>
+  | MethodCall<V2MethodParams, 'entity.section.update'>
+  | MethodCall<V2MethodParams, 'entity.update'>
+  | MethodCall<V2MethodParams, 'event.bind'>
+  | OptionalParamsCall<V2MethodParams, 'event.get'>
+  | MethodCall<V2MethodParams, 'event.offline.clear'>
+  | MethodCall<V2MethodParams, 'event.offline.error'>
+  | OptionalParamsCall<V2MethodParams, 'event.offline.get'>
+  | OptionalParamsCall<V2MethodParams, 'event.offline.list'>
+  | OptionalParamsCall<V2MethodParams, 'event.test'>
+  | MethodCall<V2MethodParams, 'event.unbind'>
+  | OptionalParamsCall<V2MethodParams, 'events'>
+  | MethodCall<V2MethodParams, 'feature.get'>
+  | MethodCall<V2MethodParams, 'humanresources.hcmlink.company.add'>
+  | MethodCall<V2MethodParams, 'humanresources.hcmlink.company.delete'>
+  | OptionalParamsCall<V2MethodParams, 'humanresources.hcmlink.company.list'>
+  | MethodCall<V2MethodParams, 'humanresources.hcmlink.company.update'>
+  | OptionalParamsCall<V2MethodParams, 'humanresources.hcmlink.company.user.list'>
+  | MethodCall<V2MethodParams, 'humanresources.hcmlink.employee.list'>
+  | MethodCall<V2MethodParams, 'humanresources.hcmlink.employee.set'>
+  | MethodCall<V2MethodParams, 'humanresources.hcmlink.field.value.set'>
+  | MethodCall<V2MethodParams, 'humanresources.hcmlink.job.status.get'>
+  | MethodCall<V2MethodParams, 'humanresources.hcmlink.job.update'>
+  | OptionalParamsCall<V2MethodParams, 'im.chat.add'>
+  | MethodCall<V2MethodParams, 'im.chat.get'>
+  | MethodCall<V2MethodParams, 'im.chat.leave'>
+  | OptionalParamsCall<V2MethodParams, 'im.chat.mute'>
+  | MethodCall<V2MethodParams, 'im.chat.setOwner'>
+  | MethodCall<V2MethodParams, 'im.chat.updateAvatar'>
+  | MethodCall<V2MethodParams, 'im.chat.updateColor'>
+  | MethodCall<V2MethodParams, 'im.chat.updateTitle'>
+  | MethodCall<V2MethodParams, 'im.chat.user.add'>
+  | MethodCall<V2MethodParams, 'im.chat.user.delete'>
+  | MethodCall<V2MethodParams, 'im.chat.user.list'>
+  | OptionalParamsCall<V2MethodParams, 'im.counters.get'>
+  | OptionalParamsCall<V2MethodParams, 'im.department.colleagues.list'>
+  | MethodCall<V2MethodParams, 'im.department.employees.get'>
+  | MethodCall<V2MethodParams, 'im.department.get'>
+  | MethodCall<V2MethodParams, 'im.department.managers.get'>
+  | MethodCall<V2MethodParams, 'im.dialog.get'>
+  | MethodCall<V2MethodParams, 'im.dialog.messages.get'>
+  | MethodCall<V2MethodParams, 'im.dialog.messages.search'>
+  | MethodCall<V2MethodParams, 'im.dialog.read'>
+  | OptionalParamsCall<V2MethodParams, 'im.dialog.read.all'>
+  | MethodCall<V2MethodParams, 'im.dialog.unread'>
+  | MethodCall<V2MethodParams, 'im.dialog.users.list'>
+  | MethodCall<V2MethodParams, 'im.dialog.writing'>
+  | MethodCall<V2MethodParams, 'im.disk.file.commit'>
+  | MethodCall<V2MethodParams, 'im.disk.file.delete'>
+  | MethodCall<V2MethodParams, 'im.disk.file.save'>
+  | MethodCall<V2MethodParams, 'im.disk.folder.get'>
+  | MethodCall<V2MethodParams, 'im.message.add'>
+  | MethodCall<V2MethodParams, 'im.message.command'>
+  | MethodCall<V2MethodParams, 'im.message.delete'>
+  | MethodCall<V2MethodParams, 'im.message.like'>
+  | MethodCall<V2MethodParams, 'im.message.share'>
+  | MethodCall<V2MethodParams, 'im.message.update'>
+  | MethodCall<V2MethodParams, 'im.notify'>
+  | MethodCall<V2MethodParams, 'im.notify.answer'>
+  | MethodCall<V2MethodParams, 'im.notify.confirm'>
+  | OptionalParamsCall<V2MethodParams, 'im.notify.delete'>
+  | OptionalParamsCall<V2MethodParams, 'im.notify.get'>
+  | OptionalParamsCall<V2MethodParams, 'im.notify.history.search'>
+  | MethodCall<V2MethodParams, 'im.notify.personal.add'>
+  | OptionalParamsCall<V2MethodParams, 'im.notify.read'>
+  | OptionalParamsCall<V2MethodParams, 'im.notify.read.all'>
+  | MethodCall<V2MethodParams, 'im.notify.read.list'>
+  | OptionalParamsCall<V2MethodParams, 'im.notify.schema.get'>
+  | MethodCall<V2MethodParams, 'im.notify.system.add'>
+  | OptionalParamsCall<V2MethodParams, 'im.recent.get'>
+  | MethodCall<V2MethodParams, 'im.recent.hide'>
+  | OptionalParamsCall<V2MethodParams, 'im.recent.list'>
+  | MethodCall<V2MethodParams, 'im.recent.pin'>
+  | MethodCall<V2MethodParams, 'im.recent.unread'>
+  | OptionalParamsCall<V2MethodParams, 'im.revision.get'>
+  | OptionalParamsCall<V2MethodParams, 'im.search.chat.list'>
+  | MethodCall<V2MethodParams, 'im.search.department.list'>
+  | MethodCall<V2MethodParams, 'im.search.last.add'>
+  | MethodCall<V2MethodParams, 'im.search.last.delete'>
+  | OptionalParamsCall<V2MethodParams, 'im.search.last.get'>
+  | MethodCall<V2MethodParams, 'im.search.user.list'>
+  | OptionalParamsCall<V2MethodParams, 'im.user.get'>
+  | MethodCall<V2MethodParams, 'im.user.list.get'>
+  | OptionalParamsCall<V2MethodParams, 'im.user.status.get'>
+  | OptionalParamsCall<V2MethodParams, 'im.user.status.idle.end'>
+  | OptionalParamsCall<V2MethodParams, 'im.user.status.idle.start'>
+  | MethodCall<V2MethodParams, 'im.user.status.set'>
+  | OptionalParamsCall<V2MethodParams, 'im.v2.Event.get'>
+  | OptionalParamsCall<V2MethodParams, 'im.v2.Event.subscribe'>
+  | OptionalParamsCall<V2MethodParams, 'im.v2.Event.unsubscribe'>
+  | MethodCall<V2MethodParams, 'im.v2.File.download'>
+  | MethodCall<V2MethodParams, 'im.v2.File.upload'>
+  | OptionalParamsCall<V2MethodParams, 'imbot.app.register'>
+  | OptionalParamsCall<V2MethodParams, 'imbot.app.unregister'>
+  | MethodCall<V2MethodParams, 'imbot.app.update'>
+  | OptionalParamsCall<V2MethodParams, 'imbot.bot.list'>
+  | OptionalParamsCall<V2MethodParams, 'imbot.chat.add'>
+  | MethodCall<V2MethodParams, 'imbot.chat.get'>
+  | MethodCall<V2MethodParams, 'imbot.chat.leave'>
+  | MethodCall<V2MethodParams, 'imbot.chat.sendTyping'>
+  | MethodCall<V2MethodParams, 'imbot.chat.setManager'>
+  | MethodCall<V2MethodParams, 'imbot.chat.setOwner'>
+  | MethodCall<V2MethodParams, 'imbot.chat.updateAvatar'>
+  | MethodCall<V2MethodParams, 'imbot.chat.updateColor'>
+  | MethodCall<V2MethodParams, 'imbot.chat.updateTitle'>
+  | MethodCall<V2MethodParams, 'imbot.chat.user.add'>
+  | MethodCall<V2MethodParams, 'imbot.chat.user.delete'>
+  | MethodCall<V2MethodParams, 'imbot.chat.user.list'>
+  | MethodCall<V2MethodParams, 'imbot.command.answer'>
+  | MethodCall<V2MethodParams, 'imbot.command.register'>
+  | MethodCall<V2MethodParams, 'imbot.command.unregister'>
+  | MethodCall<V2MethodParams, 'imbot.command.update'>
+  | MethodCall<V2MethodParams, 'imbot.dialog.get'>
+  | MethodCall<V2MethodParams, 'imbot.message.add'>
+  | MethodCall<V2MethodParams, 'imbot.message.delete'>
+  | MethodCall<V2MethodParams, 'imbot.message.like'>
+  | MethodCall<V2MethodParams, 'imbot.message.update'>
+  | MethodCall<V2MethodParams, 'imbot.register'>
+  | MethodCall<V2MethodParams, 'imbot.unregister'>
+  | MethodCall<V2MethodParams, 'imbot.update'>
+  | OptionalParamsCall<V2MethodParams, 'imbot.v2.Bot.get'>
+  | OptionalParamsCall<V2MethodParams, 'imbot.v2.Bot.list'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Bot.register'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Bot.unregister'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Bot.update'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.InputAction.notify'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Manager.add'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Manager.delete'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Message.Reaction.add'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Message.Reaction.delete'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Message.delete'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Message.get'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Message.getContext'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Message.read'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Message.send'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.Message.update'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.TextField.enabled'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.User.add'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.User.delete'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.User.list'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.add'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.get'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.leave'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.setOwner'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Chat.update'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Command.answer'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Command.list'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Command.register'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Command.unregister'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Command.update'>
+  | MethodCall<V2MethodParams, 'imbot.v2.Event.get'>
+  | MethodCall<V2MethodParams, 'imbot.v2.File.download'>
+  | MethodCall<V2MethodParams, 'imbot.v2.File.upload'>
+  | OptionalParamsCall<V2MethodParams, 'imbot.v2.Revision.get'>
+  | MethodCall<V2MethodParams, 'imconnector.activate'>
+  | MethodCall<V2MethodParams, 'imconnector.chat.name.set'>
+  | MethodCall<V2MethodParams, 'imconnector.connector.data.set'>
+  | MethodCall<V2MethodParams, 'imconnector.delete.messages'>
+  | OptionalParamsCall<V2MethodParams, 'imconnector.list'>
+  | MethodCall<V2MethodParams, 'imconnector.register'>
+  | MethodCall<V2MethodParams, 'imconnector.send.messages'>
+  | MethodCall<V2MethodParams, 'imconnector.send.status.delivery'>
+  | MethodCall<V2MethodParams, 'imconnector.send.status.reading'>
+  | MethodCall<V2MethodParams, 'imconnector.status'>
+  | MethodCall<V2MethodParams, 'imconnector.unregister'>
+  | MethodCall<V2MethodParams, 'imconnector.update.messages'>
+  | MethodCall<V2MethodParams, 'imopenlines.bot.session.finish'>
+  | MethodCall<V2MethodParams, 'imopenlines.bot.session.message.send'>
+  | MethodCall<V2MethodParams, 'imopenlines.bot.session.operator'>
+  | MethodCall<V2MethodParams, 'imopenlines.bot.session.transfer'>
+  | OptionalParamsCall<V2MethodParams, 'imopenlines.config.add'>
+  | MethodCall<V2MethodParams, 'imopenlines.config.delete'>
+  | MethodCall<V2MethodParams, 'imopenlines.config.get'>
+  | OptionalParamsCall<V2MethodParams, 'imopenlines.config.list.get'>
+  | OptionalParamsCall<V2MethodParams, 'imopenlines.config.path.get'>
+  | MethodCall<V2MethodParams, 'imopenlines.config.update'>
+  | MethodCall<V2MethodParams, 'imopenlines.crm.chat.get'>
+  | MethodCall<V2MethodParams, 'imopenlines.crm.chat.getLastId'>
+  | MethodCall<V2MethodParams, 'imopenlines.crm.chat.user.add'>
+  | MethodCall<V2MethodParams, 'imopenlines.crm.chat.user.delete'>
+  | MethodCall<V2MethodParams, 'imopenlines.crm.lead.create'>
+  | MethodCall<V2MethodParams, 'imopenlines.crm.message.add'>
+  | OptionalParamsCall<V2MethodParams, 'imopenlines.dialog.get'>
+  | MethodCall<V2MethodParams, 'imopenlines.message.quick.save'>
+  | MethodCall<V2MethodParams, 'imopenlines.message.session.start'>
+  | MethodCall<V2MethodParams, 'imopenlines.network.join'>
+  | MethodCall<V2MethodParams, 'imopenlines.network.message.add'>
+  | MethodCall<V2MethodParams, 'imopenlines.operator.another.finish'>
+  | MethodCall<V2MethodParams, 'imopenlines.operator.answer'>
+  | MethodCall<V2MethodParams, 'imopenlines.operator.finish'>
+  | MethodCall<V2MethodParams, 'imopenlines.operator.skip'>
+  | MethodCall<V2MethodParams, 'imopenlines.operator.spam'>
+  | MethodCall<V2MethodParams, 'imopenlines.operator.transfer'>
+  | OptionalParamsCall<V2MethodParams, 'imopenlines.revision.get'>
+  | MethodCall<V2MethodParams, 'imopenlines.session.head.vote'>
+  | OptionalParamsCall<V2MethodParams, 'imopenlines.session.history.get'>
+  | MethodCall<V2MethodParams, 'imopenlines.session.intercept'>
+  | MethodCall<V2MethodParams, 'imopenlines.session.join'>
+  | MethodCall<V2MethodParams, 'imopenlines.session.mode.pin'>
+  | OptionalParamsCall<V2MethodParams, 'imopenlines.session.mode.pinAll'>
+  | MethodCall<V2MethodParams, 'imopenlines.session.mode.silent'>
+  | OptionalParamsCall<V2MethodParams, 'imopenlines.session.mode.unpinAll'>
+  | MethodCall<V2MethodParams, 'imopenlines.session.open'>
+  | MethodCall<V2MethodParams, 'imopenlines.session.start'>
+  | MethodCall<V2MethodParams, 'landing.block.addcard'>
+  | MethodCall<V2MethodParams, 'landing.block.changeAnchor'>
+  | MethodCall<V2MethodParams, 'landing.block.changeNodeName'>
+  | MethodCall<V2MethodParams, 'landing.block.clonecard'>
+  | MethodCall<V2MethodParams, 'landing.block.getContentFromRepository'>
+  | MethodCall<V2MethodParams, 'landing.block.getbyid'>
+  | MethodCall<V2MethodParams, 'landing.block.getcontent'>
+  | MethodCall<V2MethodParams, 'landing.block.getlist'>
+  | MethodCall<V2MethodParams, 'landing.block.getmanifest'>
+  | MethodCall<V2MethodParams, 'landing.block.getmanifestfile'>
+  | OptionalParamsCall<V2MethodParams, 'landing.block.getrepository'>
+  | MethodCall<V2MethodParams, 'landing.block.removecard'>
+  | MethodCall<V2MethodParams, 'landing.block.updateCards'>
+  | MethodCall<V2MethodParams, 'landing.block.updateStyles'>
+  | MethodCall<V2MethodParams, 'landing.block.updateattrs'>
+  | MethodCall<V2MethodParams, 'landing.block.updatecontent'>
+  | MethodCall<V2MethodParams, 'landing.block.updatenodes'>
+  | MethodCall<V2MethodParams, 'landing.block.uploadfile'>
+  | OptionalParamsCall<V2MethodParams, 'landing.demos.getList'>
+  | MethodCall<V2MethodParams, 'landing.demos.getPageList'>
+  | MethodCall<V2MethodParams, 'landing.demos.getSiteList'>
+  | MethodCall<V2MethodParams, 'landing.demos.register'>
+  | MethodCall<V2MethodParams, 'landing.demos.unregister'>
+  | MethodCall<V2MethodParams, 'landing.landing.add'>
+  | MethodCall<V2MethodParams, 'landing.landing.addByTemplate'>
+  | MethodCall<V2MethodParams, 'landing.landing.addblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.copy'>
+  | MethodCall<V2MethodParams, 'landing.landing.copyblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.delete'>
+  | MethodCall<V2MethodParams, 'landing.landing.deleteblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.downblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.favoriteBlock'>
+  | OptionalParamsCall<V2MethodParams, 'landing.landing.getList'>
+  | MethodCall<V2MethodParams, 'landing.landing.getadditionalfields'>
+  | MethodCall<V2MethodParams, 'landing.landing.getpreview'>
+  | MethodCall<V2MethodParams, 'landing.landing.getpublicurl'>
+  | MethodCall<V2MethodParams, 'landing.landing.hideblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.markDelete'>
+  | MethodCall<V2MethodParams, 'landing.landing.markUnDelete'>
+  | MethodCall<V2MethodParams, 'landing.landing.markdeletedblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.markundeletedblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.move'>
+  | MethodCall<V2MethodParams, 'landing.landing.moveblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.publication'>
+  | MethodCall<V2MethodParams, 'landing.landing.removeEntities'>
+  | MethodCall<V2MethodParams, 'landing.landing.resolveIdByPublicUrl'>
+  | MethodCall<V2MethodParams, 'landing.landing.showblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.unFavoriteBlock'>
+  | MethodCall<V2MethodParams, 'landing.landing.unpublic'>
+  | MethodCall<V2MethodParams, 'landing.landing.upblock'>
+  | MethodCall<V2MethodParams, 'landing.landing.update'>
+  | OptionalParamsCall<V2MethodParams, 'landing.repo.bind'>
+  | MethodCall<V2MethodParams, 'landing.repo.checkContent'>
+  | OptionalParamsCall<V2MethodParams, 'landing.repo.getList'>
+  | MethodCall<V2MethodParams, 'landing.repo.register'>
+  | MethodCall<V2MethodParams, 'landing.repo.unbind'>
+  | MethodCall<V2MethodParams, 'landing.repo.unregister'>
+  | OptionalParamsCall<V2MethodParams, 'landing.repowidget.debug'>
+  | MethodCall<V2MethodParams, 'landing.repowidget.getlist'>
+  | MethodCall<V2MethodParams, 'landing.repowidget.register'>
+  | MethodCall<V2MethodParams, 'landing.repowidget.unregister'>
+  | MethodCall<V2MethodParams, 'landing.role.enable'>
+  | OptionalParamsCall<V2MethodParams, 'landing.role.getList'>
+  | MethodCall<V2MethodParams, 'landing.role.getRights'>
+  | OptionalParamsCall<V2MethodParams, 'landing.role.isEnabled'>
+  | MethodCall<V2MethodParams, 'landing.role.setAccessCodes'>
+  | MethodCall<V2MethodParams, 'landing.role.setRights'>
+  | MethodCall<V2MethodParams, 'landing.site.add'>
+  | MethodCall<V2MethodParams, 'landing.site.addFolder'>
+  | MethodCall<V2MethodParams, 'landing.site.bindingToGroup'>
+  | MethodCall<V2MethodParams, 'landing.site.bindingToMenu'>
+  | MethodCall<V2MethodParams, 'landing.site.delete'>
+  | MethodCall<V2MethodParams, 'landing.site.fullExport'>
+  | MethodCall<V2MethodParams, 'landing.site.getFolders'>
+  | OptionalParamsCall<V2MethodParams, 'landing.site.getGroupBindings'>
+  | OptionalParamsCall<V2MethodParams, 'landing.site.getList'>
+  | OptionalParamsCall<V2MethodParams, 'landing.site.getMenuBindings'>
+  | MethodCall<V2MethodParams, 'landing.site.getPreview'>
+  | MethodCall<V2MethodParams, 'landing.site.getPublicUrl'>
+  | MethodCall<V2MethodParams, 'landing.site.getRights'>
+  | MethodCall<V2MethodParams, 'landing.site.getadditionalfields'>
+  | MethodCall<V2MethodParams, 'landing.site.markDelete'>
+  | MethodCall<V2MethodParams, 'landing.site.markFolderDelete'>
+  | MethodCall<V2MethodParams, 'landing.site.markFolderUnDelete'>
+  | MethodCall<V2MethodParams, 'landing.site.markUnDelete'>
+  | MethodCall<V2MethodParams, 'landing.site.publication'>
+  | MethodCall<V2MethodParams, 'landing.site.publicationFolder'>
+  | MethodCall<V2MethodParams, 'landing.site.setRights'>
+  | MethodCall<V2MethodParams, 'landing.site.unPublicFolder'>
+  | MethodCall<V2MethodParams, 'landing.site.unbindingFromGroup'>
+  | MethodCall<V2MethodParams, 'landing.site.unbindingFromMenu'>
+  | MethodCall<V2MethodParams, 'landing.site.unpublic'>
+  | MethodCall<V2MethodParams, 'landing.site.update'>
+  | MethodCall<V2MethodParams, 'landing.site.updateFolder'>
+  | MethodCall<V2MethodParams, 'landing.syspage.deleteForLanding'>
+  | MethodCall<V2MethodParams, 'landing.syspage.deleteForSite'>
+  | MethodCall<V2MethodParams, 'landing.syspage.get'>
+  | MethodCall<V2MethodParams, 'landing.syspage.getSpecialPage'>
+  | MethodCall<V2MethodParams, 'landing.syspage.set'>
+  | MethodCall<V2MethodParams, 'landing.template.getLandingRef'>
+  | MethodCall<V2MethodParams, 'landing.template.getSiteRef'>
+  | OptionalParamsCall<V2MethodParams, 'landing.template.getlist'>
+  | MethodCall<V2MethodParams, 'landing.template.setLandingRef'>
+  | MethodCall<V2MethodParams, 'landing.template.setSiteRef'>
+  | MethodCall<V2MethodParams, 'lists.add'>
+  | MethodCall<V2MethodParams, 'lists.delete'>
+  | MethodCall<V2MethodParams, 'lists.element.add'>
+  | MethodCall<V2MethodParams, 'lists.element.delete'>
+  | MethodCall<V2MethodParams, 'lists.element.get'>
+  | MethodCall<V2MethodParams, 'lists.element.get.file.url'>
+  | MethodCall<V2MethodParams, 'lists.element.update'>
+  | MethodCall<V2MethodParams, 'lists.field.add'>
+  | MethodCall<V2MethodParams, 'lists.field.delete'>
+  | MethodCall<V2MethodParams, 'lists.field.get'>
+  | MethodCall<V2MethodParams, 'lists.field.type.get'>
+  | MethodCall<V2MethodParams, 'lists.field.update'>
+  | MethodCall<V2MethodParams, 'lists.get'>
+  | MethodCall<V2MethodParams, 'lists.get.iblock.type.id'>
+  | MethodCall<V2MethodParams, 'lists.section.add'>
+  | MethodCall<V2MethodParams, 'lists.section.delete'>
+  | MethodCall<V2MethodParams, 'lists.section.get'>
+  | MethodCall<V2MethodParams, 'lists.section.update'>
+  | MethodCall<V2MethodParams, 'lists.update'>
+  | MethodCall<V2MethodParams, 'log.blogcomment.add'>
+  | MethodCall<V2MethodParams, 'log.blogcomment.delete'>
+  | OptionalParamsCall<V2MethodParams, 'log.blogcomment.user.get'>
+  | MethodCall<V2MethodParams, 'log.blogpost.add'>
+  | MethodCall<V2MethodParams, 'log.blogpost.delete'>
+  | OptionalParamsCall<V2MethodParams, 'log.blogpost.get'>
+  | MethodCall<V2MethodParams, 'log.blogpost.getusers.important'>
+  | MethodCall<V2MethodParams, 'log.blogpost.share'>
+  | MethodCall<V2MethodParams, 'log.blogpost.update'>
+  | MethodCall<V2MethodParams, 'mailservice.add'>
+  | MethodCall<V2MethodParams, 'mailservice.delete'>
+  | OptionalParamsCall<V2MethodParams, 'mailservice.fields'>
+  | MethodCall<V2MethodParams, 'mailservice.get'>
+  | OptionalParamsCall<V2MethodParams, 'mailservice.list'>
+  | MethodCall<V2MethodParams, 'mailservice.update'>
+  | MethodCall<V2MethodParams, 'messageservice.message.status.update'>
+  | MethodCall<V2MethodParams, 'messageservice.sender.add'>
+  | MethodCall<V2MethodParams, 'messageservice.sender.delete'>
+  | OptionalParamsCall<V2MethodParams, 'messageservice.sender.list'>
+  | MethodCall<V2MethodParams, 'messageservice.sender.update'>
+  | OptionalParamsCall<V2MethodParams, 'method.get'>
+  | OptionalParamsCall<V2MethodParams, 'methods'>
+  | MethodCall<V2MethodParams, 'placement.bind'>
+  | OptionalParamsCall<V2MethodParams, 'placement.get'>
+  | OptionalParamsCall<V2MethodParams, 'placement.list'>
+  | MethodCall<V2MethodParams, 'placement.unbind'>
+  | OptionalParamsCall<V2MethodParams, 'profile'>
+  | OptionalParamsCall<V2MethodParams, 'pull.application.config.get'>
+  | MethodCall<V2MethodParams, 'pull.application.event.add'>
+  | MethodCall<V2MethodParams, 'pull.application.push.add'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.comment.add'>
+  | MethodCall<V2MethodParams, 'rpa.comment.delete'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.comment.update'>
+  | MethodCall<V2MethodParams, 'rpa.fields.getSettings'>
+  | MethodCall<V2MethodParams, 'rpa.fields.setSettings'>
+  | MethodCall<V2MethodParams, 'rpa.fields.setVisibilitySettings'>
+  | MethodCall<V2MethodParams, 'rpa.item.add'>
+  | MethodCall<V2MethodParams, 'rpa.item.delete'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.item.get'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.item.getTasks'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.item.list'>
+  | MethodCall<V2MethodParams, 'rpa.item.update'>
+  | MethodCall<V2MethodParams, 'rpa.stage.add'>
+  | MethodCall<V2MethodParams, 'rpa.stage.delete'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.stage.get'>
+  | MethodCall<V2MethodParams, 'rpa.stage.listForType'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.stage.update'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.task.addUser'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.task.delete'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.task.do'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.timeline.add'>
+  | MethodCall<V2MethodParams, 'rpa.timeline.delete'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.timeline.listForItem'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.timeline.update'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.timeline.updateIsFixed'>
+  | MethodCall<V2MethodParams, 'rpa.type.add'>
+  | MethodCall<V2MethodParams, 'rpa.type.delete'>
+  | MethodCall<V2MethodParams, 'rpa.type.get'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.type.list'>
+  | OptionalParamsCall<V2MethodParams, 'rpa.type.update'>
+  | MethodCall<V2MethodParams, 'sale.basketitem.add'>
+  | MethodCall<V2MethodParams, 'sale.basketitem.addCatalogProduct'>
+  | MethodCall<V2MethodParams, 'sale.basketitem.delete'>
+  | MethodCall<V2MethodParams, 'sale.basketitem.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.basketitem.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.basketitem.getFieldsCatalogProduct'>
+  | OptionalParamsCall<V2MethodParams, 'sale.basketitem.list'>
+  | MethodCall<V2MethodParams, 'sale.basketitem.update'>
+  | MethodCall<V2MethodParams, 'sale.basketitem.updateCatalogProduct'>
+  | MethodCall<V2MethodParams, 'sale.basketproperties.add'>
+  | MethodCall<V2MethodParams, 'sale.basketproperties.delete'>
+  | MethodCall<V2MethodParams, 'sale.basketproperties.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.basketproperties.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.basketproperties.list'>
+  | MethodCall<V2MethodParams, 'sale.basketproperties.update'>
+  | MethodCall<V2MethodParams, 'sale.businessValuePersonDomain.add'>
+  | MethodCall<V2MethodParams, 'sale.businessValuePersonDomain.deleteByFilter'>
+  | OptionalParamsCall<V2MethodParams, 'sale.businessValuePersonDomain.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.businessValuePersonDomain.list'>
+  | MethodCall<V2MethodParams, 'sale.cashbox.add'>
+  | MethodCall<V2MethodParams, 'sale.cashbox.check.apply'>
+  | MethodCall<V2MethodParams, 'sale.cashbox.delete'>
+  | MethodCall<V2MethodParams, 'sale.cashbox.handler.add'>
+  | MethodCall<V2MethodParams, 'sale.cashbox.handler.delete'>
+  | OptionalParamsCall<V2MethodParams, 'sale.cashbox.handler.list'>
+  | MethodCall<V2MethodParams, 'sale.cashbox.handler.update'>
+  | OptionalParamsCall<V2MethodParams, 'sale.cashbox.list'>
+  | MethodCall<V2MethodParams, 'sale.cashbox.update'>
+  | MethodCall<V2MethodParams, 'sale.delivery.add'>
+  | MethodCall<V2MethodParams, 'sale.delivery.config.get'>
+  | MethodCall<V2MethodParams, 'sale.delivery.config.update'>
+  | MethodCall<V2MethodParams, 'sale.delivery.delete'>
+  | MethodCall<V2MethodParams, 'sale.delivery.extra.service.add'>
+  | MethodCall<V2MethodParams, 'sale.delivery.extra.service.delete'>
+  | MethodCall<V2MethodParams, 'sale.delivery.extra.service.get'>
+  | MethodCall<V2MethodParams, 'sale.delivery.extra.service.update'>
+  | OptionalParamsCall<V2MethodParams, 'sale.delivery.getlist'>
+  | MethodCall<V2MethodParams, 'sale.delivery.handler.add'>
+  | MethodCall<V2MethodParams, 'sale.delivery.handler.delete'>
+  | OptionalParamsCall<V2MethodParams, 'sale.delivery.handler.list'>
+  | MethodCall<V2MethodParams, 'sale.delivery.handler.update'>
+  | MethodCall<V2MethodParams, 'sale.delivery.request.delete'>
+  | MethodCall<V2MethodParams, 'sale.delivery.request.sendmessage'>
+  | MethodCall<V2MethodParams, 'sale.delivery.request.update'>
+  | MethodCall<V2MethodParams, 'sale.delivery.update'>
+  | MethodCall<V2MethodParams, 'sale.order.add'>
+  | MethodCall<V2MethodParams, 'sale.order.delete'>
+  | MethodCall<V2MethodParams, 'sale.order.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.order.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.order.list'>
+  | MethodCall<V2MethodParams, 'sale.order.update'>
+  | MethodCall<V2MethodParams, 'sale.payment.add'>
+  | MethodCall<V2MethodParams, 'sale.payment.delete'>
+  | MethodCall<V2MethodParams, 'sale.payment.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.payment.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.payment.list'>
+  | MethodCall<V2MethodParams, 'sale.payment.update'>
+  | MethodCall<V2MethodParams, 'sale.paymentItemShipment.add'>
+  | MethodCall<V2MethodParams, 'sale.paymentItemShipment.delete'>
+  | MethodCall<V2MethodParams, 'sale.paymentItemShipment.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.paymentItemShipment.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.paymentItemShipment.list'>
+  | MethodCall<V2MethodParams, 'sale.paymentItemShipment.update'>
+  | MethodCall<V2MethodParams, 'sale.paymentitembasket.add'>
+  | MethodCall<V2MethodParams, 'sale.paymentitembasket.delete'>
+  | MethodCall<V2MethodParams, 'sale.paymentitembasket.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.paymentitembasket.getfields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.paymentitembasket.list'>
+  | MethodCall<V2MethodParams, 'sale.paymentitembasket.update'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.add'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.delete'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.handler.add'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.handler.delete'>
+  | OptionalParamsCall<V2MethodParams, 'sale.paysystem.handler.list'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.handler.update'>
+  | OptionalParamsCall<V2MethodParams, 'sale.paysystem.list'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.pay.invoice'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.pay.payment'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.settings.get'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.settings.invoice.get'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.settings.payment.get'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.settings.update'>
+  | MethodCall<V2MethodParams, 'sale.paysystem.update'>
+  | MethodCall<V2MethodParams, 'sale.persontype.add'>
+  | MethodCall<V2MethodParams, 'sale.persontype.delete'>
+  | MethodCall<V2MethodParams, 'sale.persontype.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.persontype.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.persontype.list'>
+  | MethodCall<V2MethodParams, 'sale.persontype.update'>
+  | MethodCall<V2MethodParams, 'sale.property.add'>
+  | MethodCall<V2MethodParams, 'sale.property.delete'>
+  | MethodCall<V2MethodParams, 'sale.property.get'>
+  | MethodCall<V2MethodParams, 'sale.property.getfieldsbytype'>
+  | OptionalParamsCall<V2MethodParams, 'sale.property.list'>
+  | MethodCall<V2MethodParams, 'sale.property.update'>
+  | MethodCall<V2MethodParams, 'sale.propertyRelation.add'>
+  | MethodCall<V2MethodParams, 'sale.propertyRelation.deleteByFilter'>
+  | OptionalParamsCall<V2MethodParams, 'sale.propertyRelation.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.propertyRelation.list'>
+  | MethodCall<V2MethodParams, 'sale.propertygroup.add'>
+  | MethodCall<V2MethodParams, 'sale.propertygroup.delete'>
+  | MethodCall<V2MethodParams, 'sale.propertygroup.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.propertygroup.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.propertygroup.list'>
+  | MethodCall<V2MethodParams, 'sale.propertygroup.update'>
+  | MethodCall<V2MethodParams, 'sale.propertyvalue.delete'>
+  | MethodCall<V2MethodParams, 'sale.propertyvalue.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.propertyvalue.getfields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.propertyvalue.list'>
+  | MethodCall<V2MethodParams, 'sale.propertyvalue.modify'>
+  | MethodCall<V2MethodParams, 'sale.propertyvariant.add'>
+  | MethodCall<V2MethodParams, 'sale.propertyvariant.delete'>
+  | MethodCall<V2MethodParams, 'sale.propertyvariant.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.propertyvariant.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.propertyvariant.list'>
+  | MethodCall<V2MethodParams, 'sale.propertyvariant.update'>
+  | MethodCall<V2MethodParams, 'sale.shipment.add'>
+  | MethodCall<V2MethodParams, 'sale.shipment.delete'>
+  | MethodCall<V2MethodParams, 'sale.shipment.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.shipment.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.shipment.list'>
+  | MethodCall<V2MethodParams, 'sale.shipment.update'>
+  | MethodCall<V2MethodParams, 'sale.shipmentitem.add'>
+  | MethodCall<V2MethodParams, 'sale.shipmentitem.delete'>
+  | MethodCall<V2MethodParams, 'sale.shipmentitem.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.shipmentitem.getfields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.shipmentitem.list'>
+  | MethodCall<V2MethodParams, 'sale.shipmentitem.update'>
+  | MethodCall<V2MethodParams, 'sale.shipmentproperty.add'>
+  | MethodCall<V2MethodParams, 'sale.shipmentproperty.delete'>
+  | MethodCall<V2MethodParams, 'sale.shipmentproperty.get'>
+  | MethodCall<V2MethodParams, 'sale.shipmentproperty.getfieldsbytype'>
+  | OptionalParamsCall<V2MethodParams, 'sale.shipmentproperty.list'>
+  | MethodCall<V2MethodParams, 'sale.shipmentproperty.update'>
+  | MethodCall<V2MethodParams, 'sale.shipmentpropertyvalue.delete'>
+  | MethodCall<V2MethodParams, 'sale.shipmentpropertyvalue.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.shipmentpropertyvalue.getfields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.shipmentpropertyvalue.list'>
+  | MethodCall<V2MethodParams, 'sale.shipmentpropertyvalue.modify'>
+  | MethodCall<V2MethodParams, 'sale.status.add'>
+  | MethodCall<V2MethodParams, 'sale.status.delete'>
+  | MethodCall<V2MethodParams, 'sale.status.get'>
+  | OptionalParamsCall<V2MethodParams, 'sale.status.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.status.list'>
+  | MethodCall<V2MethodParams, 'sale.status.update'>
+  | MethodCall<V2MethodParams, 'sale.statusLang.add'>
+  | MethodCall<V2MethodParams, 'sale.statusLang.deleteByFilter'>
+  | OptionalParamsCall<V2MethodParams, 'sale.statusLang.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.statusLang.getListLangs'>
+  | OptionalParamsCall<V2MethodParams, 'sale.statusLang.list'>
+  | OptionalParamsCall<V2MethodParams, 'sale.tradeBinding.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.tradeBinding.list'>
+  | OptionalParamsCall<V2MethodParams, 'sale.tradePlatform.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'sale.tradePlatform.list'>
+  | MethodCall<V2MethodParams, 'salescenter.payment.getPublicUrl'>
+  | OptionalParamsCall<V2MethodParams, 'scope'>
+  | OptionalParamsCall<V2MethodParams, 'server.time'>
+  | MethodCall<V2MethodParams, 'sign.b2e.company.provider.list'>
+  | OptionalParamsCall<V2MethodParams, 'sign.b2e.document.get'>
+  | MethodCall<V2MethodParams, 'sign.b2e.document.send'>
+  | MethodCall<V2MethodParams, 'sign.b2e.hcmlink.document.get'>
+  | OptionalParamsCall<V2MethodParams, 'sign.b2e.mysafe.tail'>
+  | OptionalParamsCall<V2MethodParams, 'sign.b2e.personal.tail'>
+  | MethodCall<V2MethodParams, 'socialnetwork.api.workgroup.get'>
+  | OptionalParamsCall<V2MethodParams, 'socialnetwork.api.workgroup.list'>
+  | MethodCall<V2MethodParams, 'sonet_group.create'>
+  | MethodCall<V2MethodParams, 'sonet_group.delete'>
+  | MethodCall<V2MethodParams, 'sonet_group.feature.access'>
+  | OptionalParamsCall<V2MethodParams, 'sonet_group.get'>
+  | MethodCall<V2MethodParams, 'sonet_group.setowner'>
+  | MethodCall<V2MethodParams, 'sonet_group.update'>
+  | MethodCall<V2MethodParams, 'sonet_group.user.add'>
+  | MethodCall<V2MethodParams, 'sonet_group.user.delete'>
+  | MethodCall<V2MethodParams, 'sonet_group.user.get'>
+  | OptionalParamsCall<V2MethodParams, 'sonet_group.user.groups'>
+  | MethodCall<V2MethodParams, 'sonet_group.user.invite'>
+  | MethodCall<V2MethodParams, 'sonet_group.user.request'>
+  | MethodCall<V2MethodParams, 'sonet_group.user.update'>
+  | MethodCall<V2MethodParams, 'task.checklistitem.add'>
+  | MethodCall<V2MethodParams, 'task.checklistitem.complete'>
+  | MethodCall<V2MethodParams, 'task.checklistitem.delete'>
+  | MethodCall<V2MethodParams, 'task.checklistitem.get'>
+  | MethodCall<V2MethodParams, 'task.checklistitem.getlist'>
+  | OptionalParamsCall<V2MethodParams, 'task.checklistitem.getmanifest'>
+  | MethodCall<V2MethodParams, 'task.checklistitem.isactionallowed'>
+  | MethodCall<V2MethodParams, 'task.checklistitem.moveafteritem'>
+  | MethodCall<V2MethodParams, 'task.checklistitem.renew'>
+  | MethodCall<V2MethodParams, 'task.checklistitem.update'>
+  | OptionalParamsCall<V2MethodParams, 'task.comment.add'>
+  | MethodCall<V2MethodParams, 'task.commentitem.add'>
+  | MethodCall<V2MethodParams, 'task.commentitem.delete'>
+  | MethodCall<V2MethodParams, 'task.commentitem.get'>
+  | MethodCall<V2MethodParams, 'task.commentitem.getlist'>
+  | OptionalParamsCall<V2MethodParams, 'task.commentitem.getmanifest'>
+  | MethodCall<V2MethodParams, 'task.commentitem.isactionallowed'>
+  | MethodCall<V2MethodParams, 'task.commentitem.update'>
+  | MethodCall<V2MethodParams, 'task.dependence.add'>
+  | MethodCall<V2MethodParams, 'task.dependence.delete'>
+  | MethodCall<V2MethodParams, 'task.elapseditem.add'>
+  | MethodCall<V2MethodParams, 'task.elapseditem.delete'>
+  | MethodCall<V2MethodParams, 'task.elapseditem.get'>
+  | OptionalParamsCall<V2MethodParams, 'task.elapseditem.getlist'>
+  | OptionalParamsCall<V2MethodParams, 'task.elapseditem.getmanifest'>
+  | OptionalParamsCall<V2MethodParams, 'task.elapseditem.isActionAllowed'>
+  | MethodCall<V2MethodParams, 'task.elapseditem.update'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.add'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.addfile'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.addtofavorite'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.approve'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.complete'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.defer'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.delegate'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.delete'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.deletefile'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.deletefromfavorite'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.disapprove'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.getallowedactions'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.getallowedtaskactionsasstrings'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.getdata'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.getdependson'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.getdescription'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.getfiles'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.getmanifest'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.isactionallowed'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.list'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.renew'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.startexecution'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.update'>
+  | MethodCall<V2MethodParams, 'task.item.userfield.add'>
+  | MethodCall<V2MethodParams, 'task.item.userfield.delete'>
+  | MethodCall<V2MethodParams, 'task.item.userfield.get'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.userfield.getfields'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.userfield.getlist'>
+  | OptionalParamsCall<V2MethodParams, 'task.item.userfield.gettypes'>
+  | MethodCall<V2MethodParams, 'task.item.userfield.update'>
+  | OptionalParamsCall<V2MethodParams, 'task.items.getlist'>
+  | MethodCall<V2MethodParams, 'task.logitem.list'>
+  | OptionalParamsCall<V2MethodParams, 'task.planner.getlist'>
+  | MethodCall<V2MethodParams, 'task.stages.add'>
+  | MethodCall<V2MethodParams, 'task.stages.canmovetask'>
+  | MethodCall<V2MethodParams, 'task.stages.delete'>
+  | MethodCall<V2MethodParams, 'task.stages.get'>
+  | MethodCall<V2MethodParams, 'task.stages.movetask'>
+  | MethodCall<V2MethodParams, 'task.stages.update'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.backlog.add'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.backlog.delete'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.backlog.get'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.api.scrum.backlog.getFields'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.backlog.update'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.epic.add'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.epic.delete'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.epic.get'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.api.scrum.epic.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.api.scrum.epic.list'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.epic.update'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.kanban.addStage'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.kanban.addTask'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.kanban.deleteStage'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.kanban.deleteTask'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.api.scrum.kanban.getFields'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.kanban.getStages'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.kanban.updateStage'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.sprint.add'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.sprint.complete'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.sprint.delete'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.sprint.get'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.api.scrum.sprint.getFields'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.api.scrum.sprint.list'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.sprint.start'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.sprint.update'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.task.get'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.api.scrum.task.getFields'>
+  | MethodCall<V2MethodParams, 'tasks.api.scrum.task.update'>
+  | MethodCall<V2MethodParams, 'tasks.flow.Flow.activate'>
+  | MethodCall<V2MethodParams, 'tasks.flow.Flow.create'>
+  | MethodCall<V2MethodParams, 'tasks.flow.Flow.delete'>
+  | MethodCall<V2MethodParams, 'tasks.flow.Flow.get'>
+  | MethodCall<V2MethodParams, 'tasks.flow.Flow.isExists'>
+  | MethodCall<V2MethodParams, 'tasks.flow.Flow.pin'>
+  | MethodCall<V2MethodParams, 'tasks.flow.Flow.update'>
+  | MethodCall<V2MethodParams, 'tasks.task.add'>
+  | MethodCall<V2MethodParams, 'tasks.task.approve'>
+  | MethodCall<V2MethodParams, 'tasks.task.complete'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.task.counters.get'>
+  | MethodCall<V2MethodParams, 'tasks.task.defer'>
+  | MethodCall<V2MethodParams, 'tasks.task.delegate'>
+  | MethodCall<V2MethodParams, 'tasks.task.delete'>
+  | MethodCall<V2MethodParams, 'tasks.task.disapprove'>
+  | MethodCall<V2MethodParams, 'tasks.task.favorite.add'>
+  | MethodCall<V2MethodParams, 'tasks.task.favorite.remove'>
+  | MethodCall<V2MethodParams, 'tasks.task.files.attach'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.task.get'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.task.getFields'>
+  | MethodCall<V2MethodParams, 'tasks.task.getaccess'>
+  | MethodCall<V2MethodParams, 'tasks.task.history.list'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.task.list'>
+  | MethodCall<V2MethodParams, 'tasks.task.mute'>
+  | MethodCall<V2MethodParams, 'tasks.task.pause'>
+  | MethodCall<V2MethodParams, 'tasks.task.pin'>
+  | MethodCall<V2MethodParams, 'tasks.task.renew'>
+  | MethodCall<V2MethodParams, 'tasks.task.result.addFromComment'>
+  | MethodCall<V2MethodParams, 'tasks.task.result.deleteFromComment'>
+  | MethodCall<V2MethodParams, 'tasks.task.result.list'>
+  | MethodCall<V2MethodParams, 'tasks.task.start'>
+  | MethodCall<V2MethodParams, 'tasks.task.startwatch'>
+  | MethodCall<V2MethodParams, 'tasks.task.stopwatch'>
+  | MethodCall<V2MethodParams, 'tasks.task.unmute'>
+  | MethodCall<V2MethodParams, 'tasks.task.unpin'>
+  | MethodCall<V2MethodParams, 'tasks.task.update'>
+  | MethodCall<V2MethodParams, 'tasks.template.add'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.add'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.addAttachmentByContent'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.addAttachmentsFromDisk'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.complete'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.delete'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.get'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.list'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.moveAfter'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.moveBefore'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.removeAttachments'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.renew'>
+  | MethodCall<V2MethodParams, 'tasks.template.checklist.update'>
+  | MethodCall<V2MethodParams, 'tasks.template.delete'>
+  | OptionalParamsCall<V2MethodParams, 'tasks.template.fields'>
+  | MethodCall<V2MethodParams, 'tasks.template.get'>
+  | MethodCall<V2MethodParams, 'tasks.template.update'>
+  | MethodCall<V2MethodParams, 'telephony.call.attachTranscription'>
+  | MethodCall<V2MethodParams, 'telephony.externalCall.attachRecord'>
+  | MethodCall<V2MethodParams, 'telephony.externalCall.finish'>
+  | MethodCall<V2MethodParams, 'telephony.externalCall.hide'>
+  | MethodCall<V2MethodParams, 'telephony.externalCall.register'>
+  | MethodCall<V2MethodParams, 'telephony.externalCall.searchCrmEntities'>
+  | MethodCall<V2MethodParams, 'telephony.externalCall.show'>
+  | MethodCall<V2MethodParams, 'telephony.externalLine.add'>
+  | MethodCall<V2MethodParams, 'telephony.externalLine.delete'>
+  | OptionalParamsCall<V2MethodParams, 'telephony.externalLine.get'>
+  | MethodCall<V2MethodParams, 'telephony.externalLine.update'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.close'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.networkrange.check'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.networkrange.get'>
+  | MethodCall<V2MethodParams, 'timeman.networkrange.set'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.open'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.pause'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.schedule.get'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.settings'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.status'>
+  | MethodCall<V2MethodParams, 'timeman.timecontrol.report.add'>
+  | MethodCall<V2MethodParams, 'timeman.timecontrol.reports.get'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.timecontrol.reports.settings.get'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.timecontrol.reports.users.get'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.timecontrol.settings.get'>
+  | OptionalParamsCall<V2MethodParams, 'timeman.timecontrol.settings.set'>
+  | MethodCall<V2MethodParams, 'user.access'>
+  | MethodCall<V2MethodParams, 'user.add'>
+  | OptionalParamsCall<V2MethodParams, 'user.admin'>
+  | OptionalParamsCall<V2MethodParams, 'user.current'>
+  | OptionalParamsCall<V2MethodParams, 'user.fields'>
+  | OptionalParamsCall<V2MethodParams, 'user.get'>
+  | OptionalParamsCall<V2MethodParams, 'user.option.get'>
+  | MethodCall<V2MethodParams, 'user.option.set'>
+  | OptionalParamsCall<V2MethodParams, 'user.search'>
+  | MethodCall<V2MethodParams, 'user.update'>
+  | MethodCall<V2MethodParams, 'user.userfield.add'>
+  | MethodCall<V2MethodParams, 'user.userfield.delete'>
+  | OptionalParamsCall<V2MethodParams, 'user.userfield.file.get'>
+  | OptionalParamsCall<V2MethodParams, 'user.userfield.list'>
+  | MethodCall<V2MethodParams, 'user.userfield.update'>
+  | OptionalParamsCall<V2MethodParams, 'userconsent.agreement.list'>
+  | MethodCall<V2MethodParams, 'userconsent.agreement.text'>
+  | MethodCall<V2MethodParams, 'userconsent.consent.add'>
+  | MethodCall<V2MethodParams, 'userfieldconfig.add'>
+  | MethodCall<V2MethodParams, 'userfieldconfig.delete'>
+  | MethodCall<V2MethodParams, 'userfieldconfig.get'>
+  | MethodCall<V2MethodParams, 'userfieldconfig.getTypes'>
+  | MethodCall<V2MethodParams, 'userfieldconfig.list'>
+  | MethodCall<V2MethodParams, 'userfieldconfig.update'>
+  | MethodCall<V2MethodParams, 'userfieldtype.add'>
+  | MethodCall<V2MethodParams, 'userfieldtype.delete'>
+  | OptionalParamsCall<V2MethodParams, 'userfieldtype.list'>
+  | MethodCall<V2MethodParams, 'userfieldtype.update'>
+  | MethodCall<V2MethodParams, 'vote.AttachedVote.download'>
+  | MethodCall<V2MethodParams, 'vote.AttachedVote.get'>
+  | MethodCall<V2MethodParams, 'vote.AttachedVote.getAnswerVoted'>
+  | MethodCall<V2MethodParams, 'vote.AttachedVote.getMany'>
+  | MethodCall<V2MethodParams, 'vote.AttachedVote.getWithVoted'>
+  | MethodCall<V2MethodParams, 'vote.AttachedVote.recall'>
+  | MethodCall<V2MethodParams, 'vote.AttachedVote.resume'>
+  | MethodCall<V2MethodParams, 'vote.AttachedVote.stop'>
+  | MethodCall<V2MethodParams, 'vote.AttachedVote.vote'>
+  | MethodCall<V2MethodParams, 'vote.Integration.Im.send'>
+  | MethodCall<V2MethodParams, 'voximplant.callback.start'>
+  | MethodCall<V2MethodParams, 'voximplant.infocall.startwithsound'>
+  | MethodCall<V2MethodParams, 'voximplant.infocall.startwithtext'>
+  | OptionalParamsCall<V2MethodParams, 'voximplant.line.get'>
+  | OptionalParamsCall<V2MethodParams, 'voximplant.line.outgoing.get'>
+  | MethodCall<V2MethodParams, 'voximplant.line.outgoing.set'>
+  | MethodCall<V2MethodParams, 'voximplant.line.outgoing.sip.set'>
+  | MethodCall<V2MethodParams, 'voximplant.sip.add'>
+  | OptionalParamsCall<V2MethodParams, 'voximplant.sip.connector.status'>
+  | MethodCall<V2MethodParams, 'voximplant.sip.delete'>
+  | OptionalParamsCall<V2MethodParams, 'voximplant.sip.get'>
+  | MethodCall<V2MethodParams, 'voximplant.sip.status'>
+  | MethodCall<V2MethodParams, 'voximplant.sip.update'>
+  | OptionalParamsCall<V2MethodParams, 'voximplant.statistic.get'>
+  | OptionalParamsCall<V2MethodParams, 'voximplant.tts.voices.get'>
+  | OptionalParamsCall<V2MethodParams, 'voximplant.url.get'>
+  | MethodCall<V2MethodParams, 'voximplant.user.activatePhone'>
+  | MethodCall<V2MethodParams, 'voximplant.user.deactivatePhone'>
+  | MethodCall<V2MethodParams, 'voximplant.user.get'>
+
+/**
+ * The deprecated REST v2 methods. Written as the method names intersected with them, so that TypeScript
+ * reads every name first, in the catalogue's order, and a misspelt method's error lists the names in that order
+ * (it lists a union in the order it first met its names; these, first met, would come first).
+ */
+export type V2DeprecatedMethod = keyof V2MethodParams & ('catalog.document.confirm' | 'catalog.document.element.fields' | 'catalog.document.fields' | 'catalog.document.unconfirm' | 'crm.activity.add' | 'crm.activity.update' | 'crm.catalog.fields' | 'crm.catalog.get' | 'crm.catalog.list' | 'crm.company.add' | 'crm.company.delete' | 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.company.details.configuration.get' | 'crm.company.details.configuration.reset' | 'crm.company.details.configuration.set' | 'crm.company.fields' | 'crm.company.get' | 'crm.company.list' | 'crm.company.update' | 'crm.contact.add' | 'crm.contact.delete' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.get' | 'crm.contact.details.configuration.reset' | 'crm.contact.details.configuration.set' | 'crm.contact.fields' | 'crm.contact.get' | 'crm.contact.list' | 'crm.contact.update' | 'crm.deal.add' | 'crm.deal.delete' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.get' | 'crm.deal.details.configuration.reset' | 'crm.deal.details.configuration.set' | 'crm.deal.fields' | 'crm.deal.get' | 'crm.deal.list' | 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.deal.update' | 'crm.dealcategory.add' | 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.delete' | 'crm.dealcategory.fields' | 'crm.dealcategory.get' | 'crm.dealcategory.list' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' | 'crm.dealcategory.update' | 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' | 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.lead.add' | 'crm.lead.delete' | 'crm.lead.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.get' | 'crm.lead.details.configuration.reset' | 'crm.lead.details.configuration.set' | 'crm.lead.fields' | 'crm.lead.get' | 'crm.lead.list' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.lead.update' | 'crm.measure.add' | 'crm.measure.delete' | 'crm.measure.fields' | 'crm.measure.get' | 'crm.measure.list' | 'crm.measure.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'crm.product.add' | 'crm.product.delete' | 'crm.product.fields' | 'crm.product.get' | 'crm.product.list' | 'crm.product.property.add' | 'crm.product.property.delete' | 'crm.product.property.enumeration.fields' | 'crm.product.property.fields' | 'crm.product.property.get' | 'crm.product.property.list' | 'crm.product.property.settings.fields' | 'crm.product.property.types' | 'crm.product.property.update' | 'crm.product.update' | 'crm.productrow.fields' | 'crm.productrow.list' | 'crm.productsection.add' | 'crm.productsection.delete' | 'crm.productsection.fields' | 'crm.productsection.get' | 'crm.productsection.list' | 'crm.productsection.update' | 'crm.quote.add' | 'crm.quote.delete' | 'crm.quote.fields' | 'crm.quote.get' | 'crm.quote.list' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' | 'crm.quote.update' | 'crm.vat.add' | 'crm.vat.delete' | 'crm.vat.fields' | 'crm.vat.get' | 'crm.vat.list' | 'crm.vat.update' | 'im.disk.file.commit' | 'im.disk.folder.get' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imbot.bot.list' | 'imbot.chat.add' | 'imbot.chat.get' | 'imbot.chat.leave' | 'imbot.chat.sendTyping' | 'imbot.chat.setManager' | 'imbot.chat.setOwner' | 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' | 'imbot.chat.user.add' | 'imbot.chat.user.delete' | 'imbot.chat.user.list' | 'imbot.command.answer' | 'imbot.command.register' | 'imbot.command.unregister' | 'imbot.command.update' | 'imbot.dialog.get' | 'imbot.message.add' | 'imbot.message.delete' | 'imbot.message.like' | 'imbot.message.update' | 'imbot.register' | 'imbot.unregister' | 'imbot.update' | 'imopenlines.session.mode.silent' | 'methods' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' | 'task.comment.add' | 'task.commentitem.add' | 'task.commentitem.delete' | 'task.commentitem.get' | 'task.commentitem.getlist' | 'task.commentitem.update' | 'task.item.add' | 'task.item.addfile' | 'task.item.addtofavorite' | 'task.item.approve' | 'task.item.complete' | 'task.item.defer' | 'task.item.delegate' | 'task.item.delete' | 'task.item.deletefile' | 'task.item.deletefromfavorite' | 'task.item.disapprove' | 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' | 'task.item.getmanifest' | 'task.item.isactionallowed' | 'task.item.list' | 'task.item.renew' | 'task.item.startexecution' | 'task.item.update' | 'task.items.getlist' | 'task.logitem.list')
 
 /** `actions.v2.call.make`: its overloads, in the order TypeScript tries them. */
 export interface V2CallMake {
@@ -17000,279 +18579,490 @@ export interface V2CallMake {
   ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
   /** Sends a method or parameters the catalogue lacks (`unchecked: true`), exactly as a checked call. */
   <T = unknown>(options: UncheckedCallOptions): Promise<AjaxResult<T>>
-  /** Sends a deprecated method (6 methods). @deprecated Use crm.item.productrow.*. */
-  <T = DocumentedResult, M extends 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set' = 'crm.deal.productrows.get' | 'crm.deal.productrows.set' | 'crm.lead.productrows.get' | 'crm.lead.productrows.set' | 'crm.quote.productrows.get' | 'crm.quote.productrows.set'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (6 methods). @deprecated Use crm.activity.todo.*. */
-  <T = DocumentedResult, M extends 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype' = 'crm.enum.activitydirection' | 'crm.enum.activitynotifytype' | 'crm.enum.activitypriority' | 'crm.enum.activitystatus' | 'crm.enum.activitytype' | 'crm.enum.contenttype'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.add. */
-  <T = DocumentedResult, M extends 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add' = 'crm.company.add' | 'crm.contact.add' | 'crm.deal.add' | 'crm.lead.add' | 'crm.quote.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.delete. */
-  <T = DocumentedResult, M extends 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete' = 'crm.company.delete' | 'crm.contact.delete' | 'crm.deal.delete' | 'crm.lead.delete' | 'crm.quote.delete'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.fields. */
-  <T = DocumentedResult, M extends 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields' = 'crm.company.fields' | 'crm.contact.fields' | 'crm.deal.fields' | 'crm.lead.fields' | 'crm.quote.fields'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.get. */
-  <T = DocumentedResult, M extends 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get' = 'crm.company.get' | 'crm.contact.get' | 'crm.deal.get' | 'crm.lead.get' | 'crm.quote.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.list. */
-  <T = DocumentedResult, M extends 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list' = 'crm.company.list' | 'crm.contact.list' | 'crm.deal.list' | 'crm.lead.list' | 'crm.quote.list'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (5 methods). @deprecated Use crm.item.update. */
-  <T = DocumentedResult, M extends 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update' = 'crm.company.update' | 'crm.contact.update' | 'crm.deal.update' | 'crm.lead.update' | 'crm.quote.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll' = 'crm.company.details.configuration.forceCommonScopeForAll' | 'crm.contact.details.configuration.forceCommonScopeForAll' | 'crm.deal.details.configuration.forceCommonScopeForAll' | 'crm.lead.details.configuration.forceCommonScopeForAll'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.get. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get' = 'crm.company.details.configuration.get' | 'crm.contact.details.configuration.get' | 'crm.deal.details.configuration.get' | 'crm.lead.details.configuration.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.reset. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset' = 'crm.company.details.configuration.reset' | 'crm.contact.details.configuration.reset' | 'crm.deal.details.configuration.reset' | 'crm.lead.details.configuration.reset'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.item.details.configuration.set. */
-  <T = DocumentedResult, M extends 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set' = 'crm.company.details.configuration.set' | 'crm.contact.details.configuration.set' | 'crm.deal.details.configuration.set' | 'crm.lead.details.configuration.set'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use crm.category.*. */
-  <T = DocumentedResult, M extends 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status' = 'crm.dealcategory.default.get' | 'crm.dealcategory.default.set' | 'crm.dealcategory.stage.list' | 'crm.dealcategory.status'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (4 methods). @deprecated Use tasks.task.get. */
-  <T = DocumentedResult, M extends 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles' = 'task.item.getdata' | 'task.item.getdependson' | 'task.item.getdescription' | 'task.item.getfiles'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (3 methods). @deprecated Use imbot.v2.Chat.update. */
-  <T = DocumentedResult, M extends 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle' = 'imbot.chat.updateAvatar' | 'imbot.chat.updateColor' | 'imbot.chat.updateTitle'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (3 methods). @deprecated Use tasks.task.getaccess. */
-  <T = DocumentedResult, M extends 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed' = 'task.item.getallowedactions' | 'task.item.getallowedtaskactionsasstrings' | 'task.item.isactionallowed'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use catalog.productPropertyFeature.*. */
-  <T = DocumentedResult, M extends 'crm.product.property.settings.fields' | 'crm.product.property.types' = 'crm.product.property.settings.fields' | 'crm.product.property.types'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use im.v2.File.upload. */
-  <T = DocumentedResult, M extends 'im.disk.file.commit' | 'im.disk.folder.get' = 'im.disk.file.commit' | 'im.disk.folder.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use imbot.v2.Chat.get. */
-  <T = DocumentedResult, M extends 'imbot.chat.get' | 'imbot.dialog.get' = 'imbot.chat.get' | 'imbot.dialog.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.chat.message.send. */
-  <T = DocumentedResult, M extends 'task.comment.add' | 'task.commentitem.add' = 'task.comment.add' | 'task.commentitem.add'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use im.dialog.messages.get. */
-  <T = DocumentedResult, M extends 'task.commentitem.get' | 'task.commentitem.getlist' = 'task.commentitem.get' | 'task.commentitem.getlist'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.update. */
-  <T = DocumentedResult, M extends 'task.item.deletefile' | 'task.item.update' = 'task.item.deletefile' | 'task.item.update'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
-  /** Sends a deprecated method (2 methods). @deprecated Use tasks.task.list. */
-  <T = DocumentedResult, M extends 'task.item.list' | 'task.items.getlist' = 'task.item.list' | 'task.items.getlist'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  /** Sends a deprecated method ('crm.deal.productrows.get'). @deprecated Use crm.item.productrow.*. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.deal.productrows.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.productrows.get'>>>
+  /** Sends a deprecated method ('crm.deal.productrows.set'). @deprecated Use crm.item.productrow.*. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.deal.productrows.set'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.productrows.set'>>>
+  /** Sends a deprecated method ('crm.lead.productrows.get'). @deprecated Use crm.item.productrow.*. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.lead.productrows.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.productrows.get'>>>
+  /** Sends a deprecated method ('crm.lead.productrows.set'). @deprecated Use crm.item.productrow.*. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.lead.productrows.set'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.productrows.set'>>>
+  /** Sends a deprecated method ('crm.quote.productrows.get'). @deprecated Use crm.item.productrow.*. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.quote.productrows.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.quote.productrows.get'>>>
+  /** Sends a deprecated method ('crm.quote.productrows.set'). @deprecated Use crm.item.productrow.*. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.quote.productrows.set'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.quote.productrows.set'>>>
+  /** Sends a deprecated method ('crm.enum.activitydirection'). @deprecated Use crm.activity.todo.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.enum.activitydirection'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.enum.activitydirection'>>>
+  /** Sends a deprecated method ('crm.enum.activitynotifytype'). @deprecated Use crm.activity.todo.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.enum.activitynotifytype'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.enum.activitynotifytype'>>>
+  /** Sends a deprecated method ('crm.enum.activitypriority'). @deprecated Use crm.activity.todo.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.enum.activitypriority'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.enum.activitypriority'>>>
+  /** Sends a deprecated method ('crm.enum.activitystatus'). @deprecated Use crm.activity.todo.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.enum.activitystatus'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.enum.activitystatus'>>>
+  /** Sends a deprecated method ('crm.enum.activitytype'). @deprecated Use crm.activity.todo.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.enum.activitytype'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.enum.activitytype'>>>
+  /** Sends a deprecated method ('crm.enum.contenttype'). @deprecated Use crm.activity.todo.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.enum.contenttype'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.enum.contenttype'>>>
+  /** Sends a deprecated method ('crm.company.add'). @deprecated Use crm.item.add. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.company.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.add'>>>
+  /** Sends a deprecated method ('crm.contact.add'). @deprecated Use crm.item.add. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.contact.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.add'>>>
+  /** Sends a deprecated method ('crm.deal.add'). @deprecated Use crm.item.add. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.deal.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.add'>>>
+  /** Sends a deprecated method ('crm.lead.add'). @deprecated Use crm.item.add. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.lead.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.add'>>>
+  /** Sends a deprecated method ('crm.quote.add'). @deprecated Use crm.item.add. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.quote.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.quote.add'>>>
+  /** Sends a deprecated method ('crm.company.delete'). @deprecated Use crm.item.delete. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.company.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.delete'>>>
+  /** Sends a deprecated method ('crm.contact.delete'). @deprecated Use crm.item.delete. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.contact.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.delete'>>>
+  /** Sends a deprecated method ('crm.deal.delete'). @deprecated Use crm.item.delete. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.deal.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.delete'>>>
+  /** Sends a deprecated method ('crm.lead.delete'). @deprecated Use crm.item.delete. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.lead.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.delete'>>>
+  /** Sends a deprecated method ('crm.quote.delete'). @deprecated Use crm.item.delete. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.quote.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.quote.delete'>>>
+  /** Sends a deprecated method ('crm.company.fields'). @deprecated Use crm.item.fields. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.company.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.fields'>>>
+  /** Sends a deprecated method ('crm.contact.fields'). @deprecated Use crm.item.fields. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.contact.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.fields'>>>
+  /** Sends a deprecated method ('crm.deal.fields'). @deprecated Use crm.item.fields. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.deal.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.fields'>>>
+  /** Sends a deprecated method ('crm.lead.fields'). @deprecated Use crm.item.fields. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.lead.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.fields'>>>
+  /** Sends a deprecated method ('crm.quote.fields'). @deprecated Use crm.item.fields. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.quote.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.quote.fields'>>>
+  /** Sends a deprecated method ('crm.company.get'). @deprecated Use crm.item.get. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.company.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.get'>>>
+  /** Sends a deprecated method ('crm.contact.get'). @deprecated Use crm.item.get. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.contact.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.get'>>>
+  /** Sends a deprecated method ('crm.deal.get'). @deprecated Use crm.item.get. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.deal.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.get'>>>
+  /** Sends a deprecated method ('crm.lead.get'). @deprecated Use crm.item.get. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.lead.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.get'>>>
+  /** Sends a deprecated method ('crm.quote.get'). @deprecated Use crm.item.get. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.quote.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.quote.get'>>>
+  /** Sends a deprecated method ('crm.company.list'). @deprecated Use crm.item.list. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.company.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.list'>>>
+  /** Sends a deprecated method ('crm.contact.list'). @deprecated Use crm.item.list. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.contact.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.list'>>>
+  /** Sends a deprecated method ('crm.deal.list'). @deprecated Use crm.item.list. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.deal.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.list'>>>
+  /** Sends a deprecated method ('crm.lead.list'). @deprecated Use crm.item.list. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.lead.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.list'>>>
+  /** Sends a deprecated method ('crm.quote.list'). @deprecated Use crm.item.list. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.quote.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.quote.list'>>>
+  /** Sends a deprecated method ('crm.company.update'). @deprecated Use crm.item.update. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.company.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.update'>>>
+  /** Sends a deprecated method ('crm.contact.update'). @deprecated Use crm.item.update. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.contact.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.update'>>>
+  /** Sends a deprecated method ('crm.deal.update'). @deprecated Use crm.item.update. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.deal.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.update'>>>
+  /** Sends a deprecated method ('crm.lead.update'). @deprecated Use crm.item.update. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.lead.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.update'>>>
+  /** Sends a deprecated method ('crm.quote.update'). @deprecated Use crm.item.update. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.quote.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.quote.update'>>>
+  /** Sends a deprecated method ('crm.company.details.configuration.forceCommonScopeForAll'). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.company.details.configuration.forceCommonScopeForAll'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.details.configuration.forceCommonScopeForAll'>>>
+  /** Sends a deprecated method ('crm.contact.details.configuration.forceCommonScopeForAll'). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.contact.details.configuration.forceCommonScopeForAll'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.details.configuration.forceCommonScopeForAll'>>>
+  /** Sends a deprecated method ('crm.deal.details.configuration.forceCommonScopeForAll'). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.deal.details.configuration.forceCommonScopeForAll'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.details.configuration.forceCommonScopeForAll'>>>
+  /** Sends a deprecated method ('crm.lead.details.configuration.forceCommonScopeForAll'). @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.lead.details.configuration.forceCommonScopeForAll'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.details.configuration.forceCommonScopeForAll'>>>
+  /** Sends a deprecated method ('crm.company.details.configuration.get'). @deprecated Use crm.item.details.configuration.get. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.company.details.configuration.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.details.configuration.get'>>>
+  /** Sends a deprecated method ('crm.contact.details.configuration.get'). @deprecated Use crm.item.details.configuration.get. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.contact.details.configuration.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.details.configuration.get'>>>
+  /** Sends a deprecated method ('crm.deal.details.configuration.get'). @deprecated Use crm.item.details.configuration.get. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.deal.details.configuration.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.details.configuration.get'>>>
+  /** Sends a deprecated method ('crm.lead.details.configuration.get'). @deprecated Use crm.item.details.configuration.get. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.lead.details.configuration.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.details.configuration.get'>>>
+  /** Sends a deprecated method ('crm.company.details.configuration.reset'). @deprecated Use crm.item.details.configuration.reset. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.company.details.configuration.reset'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.details.configuration.reset'>>>
+  /** Sends a deprecated method ('crm.contact.details.configuration.reset'). @deprecated Use crm.item.details.configuration.reset. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.contact.details.configuration.reset'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.details.configuration.reset'>>>
+  /** Sends a deprecated method ('crm.deal.details.configuration.reset'). @deprecated Use crm.item.details.configuration.reset. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.deal.details.configuration.reset'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.details.configuration.reset'>>>
+  /** Sends a deprecated method ('crm.lead.details.configuration.reset'). @deprecated Use crm.item.details.configuration.reset. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.lead.details.configuration.reset'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.details.configuration.reset'>>>
+  /** Sends a deprecated method ('crm.company.details.configuration.set'). @deprecated Use crm.item.details.configuration.set. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.company.details.configuration.set'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.company.details.configuration.set'>>>
+  /** Sends a deprecated method ('crm.contact.details.configuration.set'). @deprecated Use crm.item.details.configuration.set. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.contact.details.configuration.set'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.contact.details.configuration.set'>>>
+  /** Sends a deprecated method ('crm.deal.details.configuration.set'). @deprecated Use crm.item.details.configuration.set. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.deal.details.configuration.set'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.deal.details.configuration.set'>>>
+  /** Sends a deprecated method ('crm.lead.details.configuration.set'). @deprecated Use crm.item.details.configuration.set. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.lead.details.configuration.set'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.lead.details.configuration.set'>>>
+  /** Sends a deprecated method ('crm.dealcategory.default.get'). @deprecated Use crm.category.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.default.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.default.get'>>>
+  /** Sends a deprecated method ('crm.dealcategory.default.set'). @deprecated Use crm.category.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.default.set'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.default.set'>>>
+  /** Sends a deprecated method ('crm.dealcategory.stage.list'). @deprecated Use crm.category.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.stage.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.stage.list'>>>
+  /** Sends a deprecated method ('crm.dealcategory.status'). @deprecated Use crm.category.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.status'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.status'>>>
+  /** Sends a deprecated method ('task.item.getdata'). @deprecated Use tasks.task.get. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.getdata'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getdata'>>>
+  /** Sends a deprecated method ('task.item.getdependson'). @deprecated Use tasks.task.get. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.getdependson'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getdependson'>>>
+  /** Sends a deprecated method ('task.item.getdescription'). @deprecated Use tasks.task.get. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.getdescription'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getdescription'>>>
+  /** Sends a deprecated method ('task.item.getfiles'). @deprecated Use tasks.task.get. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.getfiles'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getfiles'>>>
+  /** Sends a deprecated method ('imbot.chat.updateAvatar'). @deprecated Use imbot.v2.Chat.update. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.updateAvatar'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.updateAvatar'>>>
+  /** Sends a deprecated method ('imbot.chat.updateColor'). @deprecated Use imbot.v2.Chat.update. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.updateColor'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.updateColor'>>>
+  /** Sends a deprecated method ('imbot.chat.updateTitle'). @deprecated Use imbot.v2.Chat.update. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.updateTitle'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.updateTitle'>>>
+  /** Sends a deprecated method ('task.item.getallowedactions'). @deprecated Use tasks.task.getaccess. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.getallowedactions'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getallowedactions'>>>
+  /** Sends a deprecated method ('task.item.getallowedtaskactionsasstrings'). @deprecated Use tasks.task.getaccess. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.getallowedtaskactionsasstrings'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getallowedtaskactionsasstrings'>>>
+  /** Sends a deprecated method ('task.item.isactionallowed'). @deprecated Use tasks.task.getaccess. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.isactionallowed'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.isactionallowed'>>>
+  /** Sends a deprecated method ('crm.product.property.settings.fields'). @deprecated Use catalog.productPropertyFeature.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.property.settings.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.settings.fields'>>>
+  /** Sends a deprecated method ('crm.product.property.types'). @deprecated Use catalog.productPropertyFeature.*. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.property.types'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.types'>>>
+  /** Sends a deprecated method ('im.disk.file.commit'). @deprecated Use im.v2.File.upload. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'im.disk.file.commit'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'im.disk.file.commit'>>>
+  /** Sends a deprecated method ('im.disk.folder.get'). @deprecated Use im.v2.File.upload. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'im.disk.folder.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'im.disk.folder.get'>>>
+  /** Sends a deprecated method ('imbot.chat.get'). @deprecated Use imbot.v2.Chat.get. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.get'>>>
+  /** Sends a deprecated method ('imbot.dialog.get'). @deprecated Use imbot.v2.Chat.get. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.dialog.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.dialog.get'>>>
+  /** Sends a deprecated method ('task.comment.add'). @deprecated Use tasks.task.chat.message.send. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.comment.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.comment.add'>>>
+  /** Sends a deprecated method ('task.commentitem.add'). @deprecated Use tasks.task.chat.message.send. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'task.commentitem.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.add'>>>
+  /** Sends a deprecated method ('task.commentitem.get'). @deprecated Use im.dialog.messages.get. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'task.commentitem.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.get'>>>
+  /** Sends a deprecated method ('task.commentitem.getlist'). @deprecated Use im.dialog.messages.get. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'task.commentitem.getlist'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.getlist'>>>
+  /** Sends a deprecated method ('task.item.deletefile'). @deprecated Use tasks.task.update. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.deletefile'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.deletefile'>>>
+  /** Sends a deprecated method ('task.item.update'). @deprecated Use tasks.task.update. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.update'>>>
+  /** Sends a deprecated method ('task.item.list'). @deprecated Use tasks.task.list. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.list'>>>
+  /** Sends a deprecated method ('task.items.getlist'). @deprecated Use tasks.task.list. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.items.getlist'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.items.getlist'>>>
   /** Sends a deprecated method ('catalog.document.confirm'). @deprecated Use catalog.document.conduct. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.confirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.confirm'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'catalog.document.confirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.confirm'>>>
   /** Sends a deprecated method ('catalog.document.element.fields'). @deprecated Use catalog.document.element.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.element.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.element.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'catalog.document.element.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.element.fields'>>>
   /** Sends a deprecated method ('catalog.document.fields'). @deprecated Use catalog.document.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'catalog.document.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.fields'>>>
   /** Sends a deprecated method ('catalog.document.unconfirm'). @deprecated Use catalog.document.cancel. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'catalog.document.unconfirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.unconfirm'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'catalog.document.unconfirm'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'catalog.document.unconfirm'>>>
   /** Sends a deprecated method ('crm.activity.add'). @deprecated Use crm.activity.todo.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.activity.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.add'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.activity.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.add'>>>
   /** Sends a deprecated method ('crm.activity.update'). @deprecated Use crm.activity.todo.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.activity.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.update'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.activity.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.activity.update'>>>
   /** Sends a deprecated method ('crm.catalog.fields'). @deprecated Use catalog.catalog.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.catalog.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.fields'>>>
   /** Sends a deprecated method ('crm.catalog.get'). @deprecated Use catalog.catalog.get. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.get'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.catalog.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.get'>>>
   /** Sends a deprecated method ('crm.catalog.list'). @deprecated Use catalog.catalog.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.catalog.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.list'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.catalog.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.catalog.list'>>>
   /** Sends a deprecated method ('crm.dealcategory.add'). @deprecated Use crm.category.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.add'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.add'>>>
   /** Sends a deprecated method ('crm.dealcategory.delete'). @deprecated Use crm.category.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.delete'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.delete'>>>
   /** Sends a deprecated method ('crm.dealcategory.fields'). @deprecated Use crm.category.fields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.fields'>>>
   /** Sends a deprecated method ('crm.dealcategory.get'). @deprecated Use crm.category.get. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.get'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.get'>>>
   /** Sends a deprecated method ('crm.dealcategory.list'). @deprecated Use crm.category.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.list'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.list'>>>
   /** Sends a deprecated method ('crm.dealcategory.update'). @deprecated Use crm.category.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.dealcategory.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.update'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.dealcategory.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.dealcategory.update'>>>
   /** Sends a deprecated method ('crm.measure.add'). @deprecated Use catalog.measure.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.add'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.measure.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.add'>>>
   /** Sends a deprecated method ('crm.measure.delete'). @deprecated Use catalog.measure.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.delete'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.measure.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.delete'>>>
   /** Sends a deprecated method ('crm.measure.fields'). @deprecated Use catalog.measure.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.measure.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.fields'>>>
   /** Sends a deprecated method ('crm.measure.get'). @deprecated Use catalog.measure.get. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.get'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.measure.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.get'>>>
   /** Sends a deprecated method ('crm.measure.list'). @deprecated Use catalog.measure.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.list'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.measure.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.list'>>>
   /** Sends a deprecated method ('crm.measure.update'). @deprecated Use catalog.measure.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.measure.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.update'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.measure.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.measure.update'>>>
   /** Sends a deprecated method ('crm.product.add'). @deprecated Use catalog.product.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.add'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.add'>>>
   /** Sends a deprecated method ('crm.product.delete'). @deprecated Use catalog.product.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.delete'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.delete'>>>
   /** Sends a deprecated method ('crm.product.fields'). @deprecated Use catalog.product.getFieldsByFilter. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.fields'>>>
   /** Sends a deprecated method ('crm.product.get'). @deprecated Use catalog.product.get. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.get'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.get'>>>
   /** Sends a deprecated method ('crm.product.list'). @deprecated Use catalog.product.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.list'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.list'>>>
   /** Sends a deprecated method ('crm.product.property.add'). @deprecated Use catalog.productProperty.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.add'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.property.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.add'>>>
   /** Sends a deprecated method ('crm.product.property.delete'). @deprecated Use catalog.productProperty.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.delete'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.property.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.delete'>>>
   /** Sends a deprecated method ('crm.product.property.enumeration.fields'). @deprecated Use catalog.productPropertyEnum.*. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.enumeration.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.enumeration.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.property.enumeration.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.enumeration.fields'>>>
   /** Sends a deprecated method ('crm.product.property.fields'). @deprecated Use catalog.productProperty.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.property.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.fields'>>>
   /** Sends a deprecated method ('crm.product.property.get'). @deprecated Use catalog.productProperty.get. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.get'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.property.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.get'>>>
   /** Sends a deprecated method ('crm.product.property.list'). @deprecated Use catalog.productProperty.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.list'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.property.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.list'>>>
   /** Sends a deprecated method ('crm.product.property.update'). @deprecated Use catalog.productProperty.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.property.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.update'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.property.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.property.update'>>>
   /** Sends a deprecated method ('crm.product.update'). @deprecated Use catalog.product.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.product.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.update'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.product.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.product.update'>>>
   /** Sends a deprecated method ('crm.productrow.fields'). @deprecated Use crm.item.productrow.fields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productrow.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productrow.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.productrow.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productrow.fields'>>>
   /** Sends a deprecated method ('crm.productrow.list'). @deprecated Use crm.item.productrow.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productrow.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productrow.list'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.productrow.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productrow.list'>>>
   /** Sends a deprecated method ('crm.productsection.add'). @deprecated Use catalog.section.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.add'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.productsection.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.add'>>>
   /** Sends a deprecated method ('crm.productsection.delete'). @deprecated Use catalog.section.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.delete'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.productsection.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.delete'>>>
   /** Sends a deprecated method ('crm.productsection.fields'). @deprecated Use catalog.section.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.productsection.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.fields'>>>
   /** Sends a deprecated method ('crm.productsection.get'). @deprecated Use catalog.section.get. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.get'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.productsection.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.get'>>>
   /** Sends a deprecated method ('crm.productsection.list'). @deprecated Use catalog.section.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.list'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.productsection.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.list'>>>
   /** Sends a deprecated method ('crm.productsection.update'). @deprecated Use catalog.section.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.productsection.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.update'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.productsection.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.productsection.update'>>>
   /** Sends a deprecated method ('crm.vat.add'). @deprecated Use catalog.vat.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.add'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.vat.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.add'>>>
   /** Sends a deprecated method ('crm.vat.delete'). @deprecated Use catalog.vat.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.delete'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.vat.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.delete'>>>
   /** Sends a deprecated method ('crm.vat.fields'). @deprecated Use catalog.vat.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.fields'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.vat.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.fields'>>>
   /** Sends a deprecated method ('crm.vat.get'). @deprecated Use catalog.vat.get. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.get'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.vat.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.get'>>>
   /** Sends a deprecated method ('crm.vat.list'). @deprecated Use catalog.vat.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.list'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.vat.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.list'>>>
   /** Sends a deprecated method ('crm.vat.update'). @deprecated Use catalog.vat.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'crm.vat.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.update'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.vat.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.vat.update'>>>
   /** Sends a deprecated method ('imbot.bot.list'). @deprecated Use imbot.v2.Bot.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.bot.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.bot.list'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'imbot.bot.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.bot.list'>>>
   /** Sends a deprecated method ('imbot.chat.add'). @deprecated Use imbot.v2.Chat.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.add'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'imbot.chat.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.add'>>>
   /** Sends a deprecated method ('imbot.chat.leave'). @deprecated Use imbot.v2.Chat.leave. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.leave'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.leave'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.leave'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.leave'>>>
   /** Sends a deprecated method ('imbot.chat.sendTyping'). @deprecated Use imbot.v2.Chat.InputAction.notify. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.sendTyping'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.sendTyping'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.sendTyping'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.sendTyping'>>>
   /** Sends a deprecated method ('imbot.chat.setManager'). @deprecated Use imbot.v2.Chat.Manager.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.setManager'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.setManager'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.setManager'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.setManager'>>>
   /** Sends a deprecated method ('imbot.chat.setOwner'). @deprecated Use imbot.v2.Chat.setOwner. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.setOwner'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.setOwner'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.setOwner'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.setOwner'>>>
   /** Sends a deprecated method ('imbot.chat.user.add'). @deprecated Use imbot.v2.Chat.User.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.user.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.add'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.user.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.add'>>>
   /** Sends a deprecated method ('imbot.chat.user.delete'). @deprecated Use imbot.v2.Chat.User.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.user.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.delete'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.user.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.delete'>>>
   /** Sends a deprecated method ('imbot.chat.user.list'). @deprecated Use imbot.v2.Chat.User.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.chat.user.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.list'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.chat.user.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.chat.user.list'>>>
   /** Sends a deprecated method ('imbot.command.answer'). @deprecated Use imbot.v2.Command.answer. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.command.answer'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.answer'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.command.answer'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.answer'>>>
   /** Sends a deprecated method ('imbot.command.register'). @deprecated Use imbot.v2.Command.register. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.command.register'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.register'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.command.register'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.register'>>>
   /** Sends a deprecated method ('imbot.command.unregister'). @deprecated Use imbot.v2.Command.unregister. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.command.unregister'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.unregister'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.command.unregister'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.unregister'>>>
   /** Sends a deprecated method ('imbot.command.update'). @deprecated Use imbot.v2.Command.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.command.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.update'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.command.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.command.update'>>>
   /** Sends a deprecated method ('imbot.message.add'). @deprecated Use imbot.v2.Chat.Message.send. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.message.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.add'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.message.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.add'>>>
   /** Sends a deprecated method ('imbot.message.delete'). @deprecated Use imbot.v2.Chat.Message.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.message.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.delete'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.message.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.delete'>>>
   /** Sends a deprecated method ('imbot.message.like'). @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.message.like'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.like'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.message.like'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.like'>>>
   /** Sends a deprecated method ('imbot.message.update'). @deprecated Use imbot.v2.Chat.Message.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.message.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.update'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.message.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.message.update'>>>
   /** Sends a deprecated method ('imbot.register'). @deprecated Use imbot.v2.Bot.register. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.register'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.register'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.register'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.register'>>>
   /** Sends a deprecated method ('imbot.unregister'). @deprecated Use imbot.v2.Bot.unregister. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.unregister'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.unregister'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.unregister'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.unregister'>>>
   /** Sends a deprecated method ('imbot.update'). @deprecated Use imbot.v2.Bot.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'imbot.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.update'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.update'>>>
   /** Sends a deprecated method ('methods'). @deprecated Use method.get. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'methods'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'methods'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'methods'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'methods'>>>
   /** Sends a deprecated method ('task.commentitem.delete'). @deprecated Use im.message.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.commentitem.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.delete'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'task.commentitem.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.delete'>>>
   /** Sends a deprecated method ('task.commentitem.update'). @deprecated Use im.message.update. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.commentitem.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.update'>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'task.commentitem.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.commentitem.update'>>>
   /** Sends a deprecated method ('task.item.add'). @deprecated Use tasks.task.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.add'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.add'>>>
   /** Sends a deprecated method ('task.item.addfile'). @deprecated Use tasks.task.files.attach. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.addfile'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.addfile'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.addfile'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.addfile'>>>
   /** Sends a deprecated method ('task.item.addtofavorite'). @deprecated Use tasks.task.favorite.add. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.addtofavorite'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.addtofavorite'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.addtofavorite'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.addtofavorite'>>>
   /** Sends a deprecated method ('task.item.approve'). @deprecated Use tasks.task.approve. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.approve'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.approve'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.approve'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.approve'>>>
   /** Sends a deprecated method ('task.item.complete'). @deprecated Use tasks.task.complete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.complete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.complete'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.complete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.complete'>>>
   /** Sends a deprecated method ('task.item.defer'). @deprecated Use tasks.task.defer. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.defer'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.defer'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.defer'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.defer'>>>
   /** Sends a deprecated method ('task.item.delegate'). @deprecated Use tasks.task.delegate. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.delegate'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.delegate'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.delegate'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.delegate'>>>
   /** Sends a deprecated method ('task.item.delete'). @deprecated Use tasks.task.delete. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.delete'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.delete'>>>
   /** Sends a deprecated method ('task.item.deletefromfavorite'). @deprecated Use tasks.task.favorite.remove. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.deletefromfavorite'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.deletefromfavorite'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.deletefromfavorite'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.deletefromfavorite'>>>
   /** Sends a deprecated method ('task.item.disapprove'). @deprecated Use tasks.task.disapprove. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.disapprove'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.disapprove'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.disapprove'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.disapprove'>>>
   /** Sends a deprecated method ('task.item.getmanifest'). @deprecated Use tasks.task.getFields. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.getmanifest'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getmanifest'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.getmanifest'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.getmanifest'>>>
   /** Sends a deprecated method ('task.item.renew'). @deprecated Use tasks.task.renew. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.renew'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.renew'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.renew'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.renew'>>>
   /** Sends a deprecated method ('task.item.startexecution'). @deprecated Use tasks.task.start. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.item.startexecution'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.startexecution'>>>
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'task.item.startexecution'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.item.startexecution'>>>
   /** Sends a deprecated method ('task.logitem.list'). @deprecated Use tasks.task.history.list. */
-  <T = DocumentedResult>(options: DeprecatedCallOptions<V2MethodParams, 'task.logitem.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.logitem.list'>>>
-  /** Sends a deprecated method (68 methods). @deprecated No longer developed; the documentation names no replacement. */
-  <T = DocumentedResult, M extends 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get' = 'crm.invoice.add' | 'crm.invoice.delete' | 'crm.invoice.fields' | 'crm.invoice.get' | 'crm.invoice.getexternallink' | 'crm.invoice.list' | 'crm.invoice.recurring.add' | 'crm.invoice.recurring.delete' | 'crm.invoice.recurring.expose' | 'crm.invoice.recurring.fields' | 'crm.invoice.recurring.get' | 'crm.invoice.recurring.list' | 'crm.invoice.recurring.update' | 'crm.invoice.status.add' | 'crm.invoice.status.delete' | 'crm.invoice.status.fields' | 'crm.invoice.status.get' | 'crm.invoice.status.list' | 'crm.invoice.status.update' | 'crm.invoice.update' | 'crm.invoice.userfield.add' | 'crm.invoice.userfield.delete' | 'crm.invoice.userfield.get' | 'crm.invoice.userfield.list' | 'crm.invoice.userfield.update' | 'crm.paysystem.fields' | 'crm.paysystem.list' | 'crm.persontype.fields' | 'crm.persontype.list' | 'im.search.last.add' | 'im.search.last.delete' | 'im.search.last.get' | 'imbot.app.register' | 'imbot.app.unregister' | 'imbot.app.update' | 'imopenlines.session.mode.silent' | 'rpa.comment.add' | 'rpa.comment.delete' | 'rpa.comment.update' | 'rpa.fields.getSettings' | 'rpa.fields.setSettings' | 'rpa.fields.setVisibilitySettings' | 'rpa.item.add' | 'rpa.item.delete' | 'rpa.item.get' | 'rpa.item.getTasks' | 'rpa.item.list' | 'rpa.item.update' | 'rpa.stage.add' | 'rpa.stage.delete' | 'rpa.stage.get' | 'rpa.stage.listForType' | 'rpa.stage.update' | 'rpa.task.addUser' | 'rpa.task.delete' | 'rpa.task.do' | 'rpa.timeline.add' | 'rpa.timeline.delete' | 'rpa.timeline.listForItem' | 'rpa.timeline.update' | 'rpa.timeline.updateIsFixed' | 'rpa.type.add' | 'rpa.type.delete' | 'rpa.type.get' | 'rpa.type.list' | 'rpa.type.update' | 'sale.paysystem.pay.invoice' | 'sale.paysystem.settings.invoice.get'>(
-    options: DeprecatedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<CallResult<T, V2MethodResults, M>>>
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'task.logitem.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'task.logitem.list'>>>
+  /** Sends a deprecated method ('crm.invoice.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.add'>>>
+  /** Sends a deprecated method ('crm.invoice.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.delete'>>>
+  /** Sends a deprecated method ('crm.invoice.fields'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.fields'>>>
+  /** Sends a deprecated method ('crm.invoice.get'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.get'>>>
+  /** Sends a deprecated method ('crm.invoice.getexternallink'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.getexternallink'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.getexternallink'>>>
+  /** Sends a deprecated method ('crm.invoice.list'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.list'>>>
+  /** Sends a deprecated method ('crm.invoice.recurring.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.recurring.add'>>>
+  /** Sends a deprecated method ('crm.invoice.recurring.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.recurring.delete'>>>
+  /** Sends a deprecated method ('crm.invoice.recurring.expose'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.expose'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.recurring.expose'>>>
+  /** Sends a deprecated method ('crm.invoice.recurring.fields'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.recurring.fields'>>>
+  /** Sends a deprecated method ('crm.invoice.recurring.get'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.recurring.get'>>>
+  /** Sends a deprecated method ('crm.invoice.recurring.list'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.recurring.list'>>>
+  /** Sends a deprecated method ('crm.invoice.recurring.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.recurring.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.recurring.update'>>>
+  /** Sends a deprecated method ('crm.invoice.status.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.invoice.status.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.status.add'>>>
+  /** Sends a deprecated method ('crm.invoice.status.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.invoice.status.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.status.delete'>>>
+  /** Sends a deprecated method ('crm.invoice.status.fields'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.invoice.status.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.status.fields'>>>
+  /** Sends a deprecated method ('crm.invoice.status.get'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.invoice.status.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.status.get'>>>
+  /** Sends a deprecated method ('crm.invoice.status.list'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.status.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.status.list'>>>
+  /** Sends a deprecated method ('crm.invoice.status.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'crm.invoice.status.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.status.update'>>>
+  /** Sends a deprecated method ('crm.invoice.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.update'>>>
+  /** Sends a deprecated method ('crm.invoice.userfield.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.userfield.add'>>>
+  /** Sends a deprecated method ('crm.invoice.userfield.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.userfield.delete'>>>
+  /** Sends a deprecated method ('crm.invoice.userfield.get'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.userfield.get'>>>
+  /** Sends a deprecated method ('crm.invoice.userfield.list'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.userfield.list'>>>
+  /** Sends a deprecated method ('crm.invoice.userfield.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.invoice.userfield.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.invoice.userfield.update'>>>
+  /** Sends a deprecated method ('crm.paysystem.fields'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.paysystem.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.paysystem.fields'>>>
+  /** Sends a deprecated method ('crm.paysystem.list'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.paysystem.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.paysystem.list'>>>
+  /** Sends a deprecated method ('crm.persontype.fields'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.persontype.fields'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.persontype.fields'>>>
+  /** Sends a deprecated method ('crm.persontype.list'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'crm.persontype.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'crm.persontype.list'>>>
+  /** Sends a deprecated method ('im.search.last.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'im.search.last.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'im.search.last.add'>>>
+  /** Sends a deprecated method ('im.search.last.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'im.search.last.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'im.search.last.delete'>>>
+  /** Sends a deprecated method ('im.search.last.get'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'im.search.last.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'im.search.last.get'>>>
+  /** Sends a deprecated method ('imbot.app.register'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'imbot.app.register'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.app.register'>>>
+  /** Sends a deprecated method ('imbot.app.unregister'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'imbot.app.unregister'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.app.unregister'>>>
+  /** Sends a deprecated method ('imbot.app.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imbot.app.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imbot.app.update'>>>
+  /** Sends a deprecated method ('imopenlines.session.mode.silent'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'imopenlines.session.mode.silent'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'imopenlines.session.mode.silent'>>>
+  /** Sends a deprecated method ('rpa.comment.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.comment.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.comment.add'>>>
+  /** Sends a deprecated method ('rpa.comment.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.comment.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.comment.delete'>>>
+  /** Sends a deprecated method ('rpa.comment.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.comment.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.comment.update'>>>
+  /** Sends a deprecated method ('rpa.fields.getSettings'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.fields.getSettings'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.fields.getSettings'>>>
+  /** Sends a deprecated method ('rpa.fields.setSettings'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.fields.setSettings'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.fields.setSettings'>>>
+  /** Sends a deprecated method ('rpa.fields.setVisibilitySettings'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.fields.setVisibilitySettings'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.fields.setVisibilitySettings'>>>
+  /** Sends a deprecated method ('rpa.item.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.item.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.item.add'>>>
+  /** Sends a deprecated method ('rpa.item.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.item.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.item.delete'>>>
+  /** Sends a deprecated method ('rpa.item.get'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.item.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.item.get'>>>
+  /** Sends a deprecated method ('rpa.item.getTasks'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.item.getTasks'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.item.getTasks'>>>
+  /** Sends a deprecated method ('rpa.item.list'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.item.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.item.list'>>>
+  /** Sends a deprecated method ('rpa.item.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.item.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.item.update'>>>
+  /** Sends a deprecated method ('rpa.stage.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.stage.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.stage.add'>>>
+  /** Sends a deprecated method ('rpa.stage.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.stage.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.stage.delete'>>>
+  /** Sends a deprecated method ('rpa.stage.get'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.stage.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.stage.get'>>>
+  /** Sends a deprecated method ('rpa.stage.listForType'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.stage.listForType'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.stage.listForType'>>>
+  /** Sends a deprecated method ('rpa.stage.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.stage.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.stage.update'>>>
+  /** Sends a deprecated method ('rpa.task.addUser'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.task.addUser'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.task.addUser'>>>
+  /** Sends a deprecated method ('rpa.task.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.task.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.task.delete'>>>
+  /** Sends a deprecated method ('rpa.task.do'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.task.do'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.task.do'>>>
+  /** Sends a deprecated method ('rpa.timeline.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.timeline.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.timeline.add'>>>
+  /** Sends a deprecated method ('rpa.timeline.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.timeline.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.timeline.delete'>>>
+  /** Sends a deprecated method ('rpa.timeline.listForItem'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.timeline.listForItem'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.timeline.listForItem'>>>
+  /** Sends a deprecated method ('rpa.timeline.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.timeline.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.timeline.update'>>>
+  /** Sends a deprecated method ('rpa.timeline.updateIsFixed'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.timeline.updateIsFixed'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.timeline.updateIsFixed'>>>
+  /** Sends a deprecated method ('rpa.type.add'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.type.add'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.type.add'>>>
+  /** Sends a deprecated method ('rpa.type.delete'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.type.delete'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.type.delete'>>>
+  /** Sends a deprecated method ('rpa.type.get'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'rpa.type.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.type.get'>>>
+  /** Sends a deprecated method ('rpa.type.list'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.type.list'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.type.list'>>>
+  /** Sends a deprecated method ('rpa.type.update'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: OptionalParamsCall<V2MethodParams, 'rpa.type.update'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'rpa.type.update'>>>
+  /** Sends a deprecated method ('sale.paysystem.pay.invoice'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'sale.paysystem.pay.invoice'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'sale.paysystem.pay.invoice'>>>
+  /** Sends a deprecated method ('sale.paysystem.settings.invoice.get'). @deprecated No longer developed; the documentation names no replacement. */
+  <T = DocumentedResult>(options: MethodCall<V2MethodParams, 'sale.paysystem.settings.invoice.get'>): Promise<AjaxResult<CallResult<T, V2MethodResults, 'sale.paysystem.settings.invoice.get'>>>
   /**
    * Sends a documented method with the result type given (`make<Deal>(...)`): checked against every method's
-   * options, as the method name is not inferred when a type argument is given.
+   * options, as the method name is not inferred when a type argument is given. Without one, its `this` drops it
+   * before its options are read.
    */
-  <T, M extends keyof V2MethodParams & string = keyof V2MethodParams & string>(
-    options: DistributedCallOptions<V2MethodParams, M>,
-  ): Promise<AjaxResult<T>>
+  <T = DocumentedResult>(this: ResultTypeGiven<T>, options: V2MethodCall): Promise<AjaxResult<T>>
   /** Checked as the first form; last, so that a call that does not compile reports its error ("Did you mean"). */
   <T = DocumentedResult, M extends string = never>(
     options: ReportedCallOptions<V2MethodParams, M>,
@@ -18053,7 +19843,126 @@ export interface V3MethodParams {
     pagination?: Obj }
 }
 
-/** The deprecated REST v3 methods. */
+/**
+ * The options of a call of each documented REST v3 method, one member per method, written out: what
+ * `call.make<T>(...)` checks a call against when the caller gives the result type (the method name is then not
+ * inferred). A union TypeScript reads as it is written, never builds from the catalogue.
+ */
+export type V3MethodCall =
+  | MethodCall<V3MethodParams, 'call.followup.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'call.followup.field.list'>
+  | MethodCall<V3MethodParams, 'call.followup.get'>
+  | MethodCall<V3MethodParams, 'call.followup.list'>
+  | OptionalParamsCall<V3MethodParams, 'humanresources.employee.count'>
+  | MethodCall<V3MethodParams, 'humanresources.employee.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'humanresources.employee.field.list'>
+  | OptionalParamsCall<V3MethodParams, 'humanresources.employee.multidepartment'>
+  | MethodCall<V3MethodParams, 'humanresources.employee.search'>
+  | MethodCall<V3MethodParams, 'humanresources.employee.subordinates'>
+  | MethodCall<V3MethodParams, 'humanresources.node.add'>
+  | MethodCall<V3MethodParams, 'humanresources.node.children'>
+  | MethodCall<V3MethodParams, 'humanresources.node.communication.edit'>
+  | MethodCall<V3MethodParams, 'humanresources.node.communication.list'>
+  | OptionalParamsCall<V3MethodParams, 'humanresources.node.count'>
+  | MethodCall<V3MethodParams, 'humanresources.node.edit'>
+  | MethodCall<V3MethodParams, 'humanresources.node.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'humanresources.node.field.list'>
+  | MethodCall<V3MethodParams, 'humanresources.node.get'>
+  | MethodCall<V3MethodParams, 'humanresources.node.list'>
+  | MethodCall<V3MethodParams, 'humanresources.node.member.add'>
+  | MethodCall<V3MethodParams, 'humanresources.node.member.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'humanresources.node.member.field.list'>
+  | MethodCall<V3MethodParams, 'humanresources.node.member.move'>
+  | MethodCall<V3MethodParams, 'humanresources.node.member.remove'>
+  | MethodCall<V3MethodParams, 'humanresources.node.member.set'>
+  | MethodCall<V3MethodParams, 'humanresources.node.move'>
+  | MethodCall<V3MethodParams, 'humanresources.node.search'>
+  | MethodCall<V3MethodParams, 'mail.mailbox.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'mail.mailbox.field.list'>
+  | MethodCall<V3MethodParams, 'mail.mailbox.get'>
+  | OptionalParamsCall<V3MethodParams, 'mail.mailbox.list'>
+  | OptionalParamsCall<V3MethodParams, 'mail.mailbox.senders'>
+  | MethodCall<V3MethodParams, 'mail.message.createcalendarevent'>
+  | MethodCall<V3MethodParams, 'mail.message.createchat'>
+  | MethodCall<V3MethodParams, 'mail.message.createcrmactivity'>
+  | MethodCall<V3MethodParams, 'mail.message.createfeedpost'>
+  | MethodCall<V3MethodParams, 'mail.message.createtask'>
+  | MethodCall<V3MethodParams, 'mail.message.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'mail.message.field.list'>
+  | MethodCall<V3MethodParams, 'mail.message.forward'>
+  | MethodCall<V3MethodParams, 'mail.message.get'>
+  | OptionalParamsCall<V3MethodParams, 'mail.message.list'>
+  | MethodCall<V3MethodParams, 'mail.message.movetofolder'>
+  | MethodCall<V3MethodParams, 'mail.message.removecrmactivity'>
+  | MethodCall<V3MethodParams, 'mail.message.reply'>
+  | MethodCall<V3MethodParams, 'mail.message.send'>
+  | MethodCall<V3MethodParams, 'mail.message.thread'>
+  | MethodCall<V3MethodParams, 'mail.recipient.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'mail.recipient.field.list'>
+  | OptionalParamsCall<V3MethodParams, 'mail.recipient.listcontacts'>
+  | MethodCall<V3MethodParams, 'mail.recipient.listemployees'>
+  | MethodCall<V3MethodParams, 'main.eventlog.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'main.eventlog.field.list'>
+  | MethodCall<V3MethodParams, 'main.eventlog.get'>
+  | OptionalParamsCall<V3MethodParams, 'main.eventlog.list'>
+  | OptionalParamsCall<V3MethodParams, 'main.eventlog.tail'>
+  | MethodCall<V3MethodParams, 'note.collection.add'>
+  | MethodCall<V3MethodParams, 'note.collection.archive'>
+  | MethodCall<V3MethodParams, 'note.collection.delete'>
+  | MethodCall<V3MethodParams, 'note.collection.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'note.collection.field.list'>
+  | MethodCall<V3MethodParams, 'note.collection.get'>
+  | OptionalParamsCall<V3MethodParams, 'note.collection.list'>
+  | MethodCall<V3MethodParams, 'note.collection.update'>
+  | MethodCall<V3MethodParams, 'note.document.add'>
+  | MethodCall<V3MethodParams, 'note.document.archive'>
+  | MethodCall<V3MethodParams, 'note.document.delete'>
+  | MethodCall<V3MethodParams, 'note.document.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'note.document.field.list'>
+  | MethodCall<V3MethodParams, 'note.document.get'>
+  | MethodCall<V3MethodParams, 'note.document.search.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'note.document.search.field.list'>
+  | MethodCall<V3MethodParams, 'note.document.search.list'>
+  | MethodCall<V3MethodParams, 'note.document.tree.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'note.document.tree.field.list'>
+  | MethodCall<V3MethodParams, 'note.document.tree.list'>
+  | MethodCall<V3MethodParams, 'note.document.update'>
+  | MethodCall<V3MethodParams, 'note.file.add'>
+  | MethodCall<V3MethodParams, 'note.file.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'note.file.field.list'>
+  | MethodCall<V3MethodParams, 'note.file.get'>
+  | OptionalParamsCall<V3MethodParams, 'rest.documentation.openapi'>
+  | OptionalParamsCall<V3MethodParams, 'rest.scope.list'>
+  | MethodCall<V3MethodParams, 'tasks.task.access.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'tasks.task.access.field.list'>
+  | MethodCall<V3MethodParams, 'tasks.task.access.get'>
+  | MethodCall<V3MethodParams, 'tasks.task.add'>
+  | MethodCall<V3MethodParams, 'tasks.task.chat.message.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'tasks.task.chat.message.field.list'>
+  | MethodCall<V3MethodParams, 'tasks.task.chat.message.send'>
+  | MethodCall<V3MethodParams, 'tasks.task.delete'>
+  | MethodCall<V3MethodParams, 'tasks.task.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'tasks.task.field.list'>
+  | MethodCall<V3MethodParams, 'tasks.task.file.attach'>
+  | MethodCall<V3MethodParams, 'tasks.task.file.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'tasks.task.file.field.list'>
+  | MethodCall<V3MethodParams, 'tasks.task.get'>
+  | OptionalParamsCall<V3MethodParams, 'tasks.task.list'>
+  | MethodCall<V3MethodParams, 'tasks.task.result.add'>
+  | MethodCall<V3MethodParams, 'tasks.task.result.addfromchatmessage'>
+  | MethodCall<V3MethodParams, 'tasks.task.result.delete'>
+  | MethodCall<V3MethodParams, 'tasks.task.result.list'>
+  | MethodCall<V3MethodParams, 'tasks.task.result.update'>
+  | MethodCall<V3MethodParams, 'tasks.task.update'>
+  | MethodCall<V3MethodParams, 'timeman.record.field.get'>
+  | OptionalParamsCall<V3MethodParams, 'timeman.record.field.list'>
+  | MethodCall<V3MethodParams, 'timeman.record.list'>
+
+/**
+ * The deprecated REST v3 methods. Written as the method names intersected with them, so that TypeScript
+ * reads every name first, in the catalogue's order, and a misspelt method's error lists the names in that order
+ * (it lists a union in the order it first met its names; these, first met, would come first).
+ */
 export type V3DeprecatedMethod = never
 
 /** `actions.v3.call.make`: its overloads, in the order TypeScript tries them. */
@@ -18073,11 +19982,10 @@ export interface V3CallMake {
   <T = unknown>(options: UncheckedCallOptions): Promise<AjaxResult<T>>
   /**
    * Sends a documented method with the result type given (`make<Deal>(...)`): checked against every method's
-   * options, as the method name is not inferred when a type argument is given.
+   * options, as the method name is not inferred when a type argument is given. Without one, its `this` drops it
+   * before its options are read.
    */
-  <T, M extends keyof V3MethodParams & string = keyof V3MethodParams & string>(
-    options: DistributedCallOptions<V3MethodParams, M>,
-  ): Promise<AjaxResult<T>>
+  <T = DocumentedResult>(this: ResultTypeGiven<T>, options: V3MethodCall): Promise<AjaxResult<T>>
   /** Checked as the first form; last, so that a call that does not compile reports its error ("Did you mean"). */
   <T = DocumentedResult, M extends string = never>(
     options: ReportedCallOptions<V3MethodParams, M>,

@@ -4,12 +4,13 @@
  * error it shows for a misspelt method. Asked of TypeScript 5.9's language service (the `typescript5`
  * devDependency) and of TypeScript 7's API, on a consumer file written under .tmp/ that imports the sources.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { API, type Diagnostic as Diagnostic7 } from 'typescript/unstable/sync'
 import ts from 'typescript5'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { consumerLanguageService, writeConsumerProject } from '../../scripts/dev/consumer-language-service.js'
 import { V2_METHODS } from '../../src/catalogue/methods.generated.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -47,15 +48,6 @@ interface Entry {
  */
 type Completions = Record<string, Entry[]>
 
-const COMPILER_OPTIONS = {
-  strict: true,
-  noUncheckedIndexedAccess: true,
-  exactOptionalPropertyTypes: true,
-  skipLibCheck: true,
-  noEmit: true,
-  types: [],
-}
-
 /** Marker name to its offset in {@link CONSUMER}. */
 function markers(): Map<string, number> {
   return new Map([...CONSUMER.matchAll(/\/\*(\w+)\*\//g)].map((match) => [match[1] ?? '', match.index]))
@@ -63,30 +55,8 @@ function markers(): Map<string, number> {
 
 /** TypeScript 5.9's language service over the consumer. */
 function completions59(): Completions {
-  const options: ts.CompilerOptions = {
-    ...COMPILER_OPTIONS,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
-  }
-  const host: ts.LanguageServiceHost = {
-    getScriptFileNames: () => [file],
-    getScriptVersion: () => '1',
-    getScriptSnapshot: (name) => {
-      const text = ts.sys.readFile(name)
-      return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text)
-    },
-    getCurrentDirectory: () => dir,
-    getCompilationSettings: () => options,
-    getDefaultLibFileName: (settings) => ts.getDefaultLibFilePath(settings),
-    fileExists: ts.sys.fileExists,
-    readFile: ts.sys.readFile,
-    readDirectory: ts.sys.readDirectory,
-    directoryExists: ts.sys.directoryExists,
-    getDirectories: ts.sys.getDirectories,
-  }
-  const service = ts.createLanguageService(host)
+  const text = readFileSync(file, 'utf8')
+  const service = consumerLanguageService(dir, file, () => ({ version: '1', text }))
   const result: Completions = {}
   for (const [name, offset] of markers()) {
     const info = service.getCompletionsAtPosition(file, offset, {})
@@ -174,13 +144,7 @@ beforeAll(() => {
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
   writeFileSync(file, CONSUMER)
-  const compilerOptions = {
-    ...COMPILER_OPTIONS,
-    module: 'nodenext',
-    target: 'es2022',
-    lib: ['es2023', 'dom'],
-  }
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }))
+  writeConsumerProject(dir)
   results['5.9'] = completions59()
   results['7'] = completions7()
 }, 120_000)
@@ -212,6 +176,25 @@ describe.each(['5.9', '7'])('errors on TypeScript %s', (version) => {
       'The last overload gave the following error.',
       expect.stringMatching(didYouMean),
     ])
+  })
+
+  it('the names a misspelt method is told to be start with current methods, not deprecated ones', () => {
+    const listed = /to type '(.+)'\./.exec(lines('misspelt call')[2] ?? '')?.[1] ?? ''
+    const shown = listed
+      .split(' | ')
+      .map((name) => /^"(.+)"$/.exec(name)?.[1])
+      .filter((name) => name !== undefined)
+    expect(shown.length).toBeGreaterThan(3)
+    // The names before TypeScript's "... N more ...": what the error shows first.
+    const first = shown.slice(
+      0,
+      listed.split(' | ').findIndex((name) => name.startsWith('...')),
+    )
+    expect(first.length).toBeGreaterThan(3)
+    // A packed entry's fifth field is the replacement of a deprecated method (`-` when the docs name none).
+    const deprecated = (name: string): boolean => (V2_METHODS[name] ?? '').split('|').length > 4
+    expect(Object.keys(V2_METHODS).filter(deprecated).length).toBeGreaterThan(200)
+    expect(first.filter(deprecated)).toEqual([])
   })
 
   it.each([

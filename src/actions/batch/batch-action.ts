@@ -1,3 +1,4 @@
+import type { DocumentedResult, ResultTypeGiven } from '../../catalogue/call-types.js'
 import type { CheckedCalls } from '../../catalogue/command-types.js'
 import { SdkError, SdkErrorCode } from '../../errors/sdk-error.js'
 import { Result } from '../../results/result.js'
@@ -138,26 +139,31 @@ export abstract class BatchActionBase<C = Record<string, unknown>, R = never, Re
   /** Runs commands not checked against the catalogue; the data's form follows `calls` and `returnAjaxResult`. */
   make<T = unknown>(options: UncheckedBatchMakeOptions): Promise<Result<BatchData<T>>>
   /** With an explicit result type `T` of every command: each command's `AjaxResult`, in input order. */
-  make<T = unknown>(
+  make<T = DocumentedResult>(
+    this: ResultTypeGiven<T>,
     options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R>> & AjaxResults,
   ): Promise<Result<BatchListAjaxData<T>>>
   /** With an explicit result type: the named commands' `AjaxResult`s, by name. */
-  make<T = unknown>(
+  make<T = DocumentedResult>(
+    this: ResultTypeGiven<T>,
     options: CheckedBatchMakeOptions<CatalogueBatchCallRecord<C, R>> & AjaxResults,
   ): Promise<Result<BatchRecordAjaxData<T>>>
   /** With an explicit result type: each command's `result` in input order (`undefined` where it failed). */
-  make<T = unknown>(
+  make<T = DocumentedResult>(
+    this: ResultTypeGiven<T>,
     options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R>> & BareResults,
   ): Promise<Result<BatchListData<T>>>
   /** With an explicit result type: the named commands' `result`s by name (`undefined` where it failed). */
-  make<T = unknown>(
+  make<T = DocumentedResult>(
+    this: ResultTypeGiven<T>,
     options: CheckedBatchMakeOptions<CatalogueBatchCallRecord<C, R>> & BareResults,
   ): Promise<Result<BatchRecordData<T>>>
   /**
    * With an explicit result type: the data's form follows `calls` and `returnAjaxResult`. (Checked against the
    * union of every documented command, which takes longer to type-check than the form without `T`.)
    */
-  make<T = unknown>(
+  make<T = DocumentedResult>(
+    this: ResultTypeGiven<T>,
     options: CheckedBatchMakeOptions<CatalogueBatchCallList<C, R> | CatalogueBatchCallRecord<C, R>>,
   ): Promise<Result<BatchData<T>>>
   /** Checked as the first form; last, so that a batch that does not compile reports its error (one line). */

@@ -27,8 +27,12 @@ export type CatalogueBatchCall<C, R> = MethodTuple<C, R> | MethodCommand<C, R>
 /** Checked commands as a list: results come back as an array in the same order. */
 export type CatalogueBatchCallList<C, R> = readonly CatalogueBatchCall<C, R>[]
 
-/** Checked commands by name: results come back as an object with the same keys. */
-export type CatalogueBatchCallRecord<C, R> = Readonly<Record<string, CatalogueBatchCall<C, R>>>
+/**
+ * Checked commands by name: results come back as an object with the same keys. (An object type, not
+ * `Readonly<Record<...>>`: TypeScript reads its commands only when a batch is checked against it, not each time a
+ * signature naming it is tried.)
+ */
+export type CatalogueBatchCallRecord<C, R> = { readonly [name: string]: CatalogueBatchCall<C, R> }
 
 /** One command, either form, not checked against the catalogue. */
 export type BatchCall = BatchCallTuple | BatchCallObject

@@ -3,13 +3,14 @@ import type {
   DocumentedResult,
   NoResultType,
   ReportedOptions,
+  ResultTypeGiven,
 } from '../../catalogue/call-types.js'
 import type { MethodOptions } from '../../catalogue/command-types.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
 import { Result } from '../../results/result.js'
 import { keysetPages } from './keyset-pages.js'
 import type { KeysetPlan } from './keyset-plan.js'
-import type { ListRow, ListRowOf } from './list-options.js'
+import type { ListRowOf } from './list-options.js'
 import { ListPageError } from './list-page-error.js'
 
 /** Turns the options of a list action into its paging plan; throws an `SdkError` on bad options. */
@@ -49,9 +50,7 @@ export class CallListAction<C, B, U = never, P = B, Res = Record<never, never>, 
    * Reads the whole list of a documented method with the row type given (`make<Row>(...)`): checked against the
    * union of every documented method's options, as the method name is not inferred when a type argument is given.
    */
-  make<T = DocumentedResult, const L extends MethodOptions<C, B> = MethodOptions<C, B>>(
-    options: L,
-  ): Promise<Result<Array<ListRow<T, Res, L, Key>>>>
+  make<T = DocumentedResult>(this: ResultTypeGiven<T>, options: MethodOptions<C, B>): Promise<Result<T[]>>
   /** Checked as the first form; last, so that a call that does not compile reports its error. */
   make<T = DocumentedResult, M extends string = never, const K extends string = never>(
     options: ReportedOptions<C, M, ListBase<B, K>>,
@@ -103,9 +102,10 @@ export class FetchListAction<C, B, U = never, P = B, Res = Record<never, never>,
    */
   make<T = unknown>(options: U): AsyncGenerator<T[], void, undefined>
   /** With the row type given, as in `CallListAction`. */
-  make<T = DocumentedResult, const L extends MethodOptions<C, B> = MethodOptions<C, B>>(
-    options: L,
-  ): AsyncGenerator<Array<ListRow<T, Res, L, Key>>, void, undefined>
+  make<T = DocumentedResult>(
+    this: ResultTypeGiven<T>,
+    options: MethodOptions<C, B>,
+  ): AsyncGenerator<T[], void, undefined>
   /** Checked as the first form; last, so that a call that does not compile reports its error. */
   make<T = DocumentedResult, M extends string = never, const K extends string = never>(
     options: ReportedOptions<C, M, ListBase<B, K>>,
