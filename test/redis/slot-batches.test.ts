@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import fc from 'fast-check'
+import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PortalFleet, type TokenStore } from '../../src/index.js'
 import { type PortalEmulator, startPortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
 import { type Backend, nodeRedisServerBackend, type Opened, redisServerBackend } from './backends.js'
-import { Redis } from './ioredis-under-test.js'
 
 /** A bucket no request of these tests fills: every request is granted a slot. */
 const ROOMY = { burstLimit: 1_000_000, drainRate: 1_000_000 }
@@ -16,29 +16,30 @@ interface SeenSlot {
   atMs: number
 }
 
+/** The arguments of a command as `MONITOR` prints it, each in double quotes (`1712.5 [0 127.0.0.1:50012] "evalsha" …`). */
+const QUOTED_ARG = /"((?:[^"\\]|\\.)*)"/g
+
 /**
  * Records the slot requests Redis gets (scripts naming the bucket key `…{memberId}:bucket`; not the commands those
  * scripts run, which MONITOR shows too) until `stop()`. A script sent again as `EVAL` after `NOSCRIPT` counts once.
+ * On node-redis whatever client the store uses: ioredis enters its monitoring mode only in a promise callback after
+ * MONITOR's `OK`, so a command another connection runs meanwhile, if its line comes in the same packet as the `OK`, is
+ * taken for a reply to nothing ("Command queue state error"); node-redis switches modes before reading on.
  */
 async function watchSlots(opened: Opened): Promise<{ seen: SeenSlot[]; stop: () => void }> {
   const [node] = opened.redis!.nodes
-  const client = new Redis(node!.port, node!.host)
-  const monitor = await client.monitor()
+  const client = createClient({ socket: { host: node!.host, port: node!.port } })
+  await client.connect()
   const seen: SeenSlot[] = []
-  monitor.on('monitor', (time: string, args: string[]) => {
+  await client.monitor((line: string) => {
+    const args = Array.from(line.matchAll(QUOTED_ARG), (match) => match[1]!)
     if (!/^eval(sha)?$/i.test(args[0] ?? '')) return
     const bucket = args.find((arg) => arg.endsWith(':bucket'))
     const memberId = bucket?.match(/\{([^}]*)\}/)?.[1]
     if (memberId !== undefined && !seen.some((slot) => slot.memberId === memberId))
-      seen.push({ memberId, atMs: Number(time) * 1000 })
+      seen.push({ memberId, atMs: Number.parseFloat(line) * 1000 })
   })
-  return {
-    seen,
-    stop: () => {
-      monitor.disconnect()
-      client.disconnect()
-    },
-  }
+  return { seen, stop: () => client.destroy() }
 }
 
 const backends: Backend[] = [redisServerBackend, nodeRedisServerBackend]
