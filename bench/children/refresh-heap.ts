@@ -3,8 +3,8 @@
  * right after the last one and again once the lock's TTL (which bounds each refresh request) has passed. A warm-up
  * first, so that compiled code, pools and caches are not counted.
  */
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
-import { collectWithFinalizers } from '../../scripts/dev/collect-garbage.js'
+import { setFlagsFromString } from 'node:v8'
+import { codeSpaceBytes, collectWithFinalizers } from '../../scripts/dev/collect-garbage.js'
 import type { EmulatorAuthParams } from '../../src/testing/index.js'
 import { requireGc } from '../lib/child.js'
 import { lib } from '../lib/package.js'
@@ -26,21 +26,10 @@ const input = JSON.parse(process.argv[2] ?? '{}') as Input
 const collect = requireGc()
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The spaces where V8 keeps compiled code and its metadata (bytecode, deoptimization data), which it manages itself. */
-const CODE_SPACES = new Set([
-  'code_space',
-  'code_large_object_space',
-  'trusted_space',
-  'trusted_large_object_space',
-])
-
 /** Used heap after collections with pauses between them (a `FinalizationRegistry` frees in a later task), bytes. */
 async function settledHeap(): Promise<{ used: number; code: number }> {
   await collectWithFinalizers(collect)
-  const code = getHeapSpaceStatistics()
-    .filter((space) => CODE_SPACES.has(space.space_name))
-    .reduce((sum, space) => sum + space.space_used_size, 0)
-  return { used: process.memoryUsage().heapUsed, code }
+  return { used: process.memoryUsage().heapUsed, code: codeSpaceBytes() }
 }
 
 const portal = new lib.PortalOAuth(input.pair, input.secret, { logger: lib.createNullLogger() })

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { collectWithFinalizers } from '../../scripts/dev/collect-garbage.js'
+import { codeSpaceBytes, collectWithFinalizers } from '../../scripts/dev/collect-garbage.js'
 
 /**
  * A way to force a full garbage collection: `global.gc` when node runs with `--expose-gc`, otherwise the same
@@ -42,4 +42,13 @@ export function settledHeap(gc: () => void): number {
 export async function settledHeapAfterFinalizers(gc: () => void): Promise<number> {
   await collectWithFinalizers(gc)
   return process.memoryUsage().heapUsed
+}
+
+/**
+ * Data in use after full collections with pauses between them, bytes: {@link settledHeapAfterFinalizers} without V8's
+ * code spaces, which grow when V8 optimizes a path that has run often, not with what the program holds.
+ */
+export async function settledDataHeap(gc: () => void): Promise<number> {
+  await collectWithFinalizers(gc)
+  return process.memoryUsage().heapUsed - codeSpaceBytes()
 }
