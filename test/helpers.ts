@@ -26,6 +26,27 @@ export function createTestClock(): { now: () => number; advance: (ms: number) =>
   return { now: () => Date.now() + offset, advance: (ms) => (offset += ms) }
 }
 
+/**
+ * Takes the process warnings emitted from now until `stop()`, in place of Node's own listener (which prints each to
+ * stderr): a test that asserts a warning reads it here, and a passing run prints nothing that reads like a failure.
+ */
+export function captureProcessWarnings(): { warnings: Error[]; stop: () => void } {
+  const warnings: Error[] = []
+  const printers = process.listeners('warning')
+  const capture = (warning: Error): void => {
+    warnings.push(warning)
+  }
+  for (const printer of printers) process.off('warning', printer)
+  process.on('warning', capture)
+  return {
+    warnings,
+    stop: () => {
+      process.off('warning', capture)
+      for (const printer of printers) process.on('warning', printer)
+    },
+  }
+}
+
 /** An emulator and a client wired to it. */
 export interface Rig {
   emulator: PortalEmulator

@@ -8,7 +8,13 @@ import {
   SdkError,
   SdkErrorCode,
 } from '../../src/index.js'
-import { createMemoryLogger, createTestClock, type Rig, startRig } from '../helpers.js'
+import {
+  captureProcessWarnings,
+  createMemoryLogger,
+  createTestClock,
+  type Rig,
+  startRig,
+} from '../helpers.js'
 
 let rig: Rig
 afterEach(async () => {
@@ -736,11 +742,7 @@ describe('faults the OAuth server throws at a refresh', () => {
 
 describe('a logger that throws', () => {
   it('fails no call and leaks no secret: one process warning, redacted', async () => {
-    const warnings: string[] = []
-    const onWarning = (warning: Error): void => {
-      warnings.push(warning.message)
-    }
-    process.on('warning', onWarning)
+    const captured = captureProcessWarnings()
     try {
       const throwing = (): never => {
         throw new Error(`sink refused line with ${rig.portal.auth.getParams().refreshToken}`)
@@ -753,7 +755,9 @@ describe('a logger that throws', () => {
       const results = await Promise.all(calls(rig, 6))
       expect(results.every((result) => result.isSuccess)).toBe(true)
       await new Promise((resolve) => setImmediate(resolve))
-      const mine = warnings.filter((text) => text.includes('the logger threw'))
+      const mine = captured.warnings
+        .map((warning) => warning.message)
+        .filter((text) => text.includes('the logger threw'))
       expect(mine).toHaveLength(1)
       expect(mine[0]).toContain('[redacted]')
       for (const secret of [
@@ -763,7 +767,7 @@ describe('a logger that throws', () => {
         if (secret) expect(mine[0]).not.toContain(secret)
       }
     } finally {
-      process.off('warning', onWarning)
+      captured.stop()
     }
   })
 })

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { createTestClock, type Rig, startRig } from '../helpers.js'
+import { captureProcessWarnings, createTestClock, type Rig, startRig } from '../helpers.js'
 
 // Calls that wait for the one refresh in flight, each within its own timeout and signal, while the OAuth server holds
 // the refresh: a caller that gives up does not end the refresh for the others.
@@ -69,9 +69,7 @@ describe('calls waiting for a refresh the OAuth server holds', () => {
     rig = await startRig({ emulator: { now: clock.now }, client: { now: clock.now } })
     rig.emulator.holdRequests(1, { server: 'oauth' })
     clock.advance(3_601_000)
-    const warnings: Error[] = []
-    const onWarning = (warning: Error) => warnings.push(warning)
-    process.on('warning', onWarning)
+    const captured = captureProcessWarnings()
     try {
       const calls = Array.from({ length: 30 }, () => rig.portal.actions.v2.call.make({ method: 'profile' }))
       await rig.emulator.waitForHeld(1)
@@ -81,9 +79,9 @@ describe('calls waiting for a refresh the OAuth server holds', () => {
       // Warnings are emitted on the next tick.
       await new Promise((resolve) => setImmediate(resolve))
     } finally {
-      process.off('warning', onWarning)
+      captured.stop()
     }
-    expect(warnings.map((warning) => warning.name)).toEqual([])
+    expect(captured.warnings.map((warning) => warning.name)).toEqual([])
     expect(rig.emulator.log.refreshRequests()).toHaveLength(1)
   })
 })
