@@ -1,14 +1,57 @@
-import { defineConfig } from 'vitest/config'
+import { defineConfig, type ViteUserConfig } from 'vitest/config'
+
+/**
+ * The slow tier, `npm run test:slow`: the files that would take the README's `npm test` past five minutes on a
+ * 2-core machine. They guard as much as the rest and CI runs them (`.ci/run`); they are set apart by what they cost.
+ * Anything not named here is in the fast tier, `npm test`.
+ */
+const SLOW = [
+  // Throwaway Redis servers, clusters and sentinels per file; a frozen or killed server, failovers, worker processes.
+  'test/redis/**/*.test.ts',
+  // Store faults and their properties (interleavings through fc.scheduler), each refresh token spent once.
+  'test/faults/**/*.test.ts',
+  // The soak: calls and refreshes for a stretch of minutes.
+  'test/soak/**/*.test.ts',
+  // The machines' model-based paths, hundreds of generated ones.
+  'test/model/**/*.test.ts',
+  // `npm run load:fleet` end to end: the package built, worker processes.
+  'test/scripts/load-fleet.test.ts',
+  // The heap 5 000 held portals keep, read after full collections.
+  'test/fleet/held-portal-memory.test.ts',
+  // `npm pack`, then consumer projects type-checked and run on the tarball.
+  'test/package/pack.test.ts',
+  // Every TypeScript block of the docs type-checked as a consumer of the built package, each runnable one run.
+  'test/docs/snippets.test.ts',
+  // The command line as a child process under tsx, dozens of runs a file (one to three seconds each); fleet.test.ts
+  // on a throwaway Redis too.
+  'test/cli/call.test.ts',
+  'test/cli/docs.test.ts',
+  'test/cli/emulator.test.ts',
+  'test/cli/fleet.test.ts',
+  'test/cli/main.test.ts',
+  'test/cli/types.test.ts',
+]
+
+/** Every test file of the suite. */
+export const ALL_TESTS = 'test/**/*.test.ts'
+
+/** What every run of the suite shares: both tiers, and the mutation suites (test/mutation/). */
+export const suite = {
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  pool: 'forks',
+  // `vitest --typecheck`: the compile-time checks (`expectTypeOf`, `@ts-expect-error`); `npm run typecheck` runs them too.
+  typecheck: { include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+  // The second one prints one line when the Redis tests were skipped for want of redis-server.
+  reporters: ['default', './test/redis/skip-reporter.ts'],
+} satisfies ViteUserConfig['test']
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
-    // `vitest --typecheck`: the compile-time checks (`expectTypeOf`, `@ts-expect-error`); `npm run typecheck` runs them too.
-    typecheck: { include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
-    // The second one prints one line when the Redis tests were skipped for want of redis-server.
-    reporters: ['default', './test/redis/skip-reporter.ts'],
+    ...suite,
+    projects: [
+      { extends: true, test: { name: 'fast', include: [ALL_TESTS], exclude: SLOW } },
+      { extends: true, test: { name: 'slow', include: SLOW } },
+    ],
   },
 })

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig, mergeConfig } from 'vitest/config'
-import base from '../../vitest.config.js'
+import { ALL_TESTS, suite } from '../../vitest.config.js'
 
 // The suite as `npm run mutation` runs it: the tests that drive the mutated folders (src/auth, src/http,
 // src/limits, machines/) in-process. Left out: the emulator's own tests (they never load those folders), the
@@ -16,7 +16,7 @@ import base from '../../vitest.config.js'
 // 117 s of the suite's 195 s, which every surviving mutant they cover would run again. The property suite of store
 // faults goes for the same reason: 45 s of runs that cover most of src/auth; the tests of each fault it found stay.
 export default mergeConfig(
-  base,
+  defineConfig({ test: { ...suite, include: [ALL_TESTS] } }),
   defineConfig({
     root: fileURLToPath(new URL('../..', import.meta.url)),
     test: {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
-import base from '../../vitest.config.js'
+import { suite } from '../../vitest.config.js'
 
 // The suite of `npm run mutation:fleet-store` (stryker.fleet-store.config.mjs): the tests that drive src/fleet and
 // src/store in-process, and the trust rules (src/trust) that the fleet and a client apply. The fleet's and the stores'
@@ -14,10 +14,9 @@ import base from '../../vitest.config.js'
 // suite of store faults (45 s). The fault it found in the store's calls runs
 // (test/faults/read-fails-under-lock.test.ts). A mutant that only those catch survives here.
 export default defineConfig({
-  ...base,
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
-    ...base.test,
+    ...suite,
     include: [
       'test/fleet/**/*.test.ts',
       'test/store/**/*.test.ts',
