@@ -13,8 +13,9 @@ const fastRetries = { restrictionParams: { retryDelay: 10 } }
 describe('timeouts', () => {
   it('a read that times out is retried and succeeds', async () => {
     rig = await startRig({ client: fastRetries })
-    rig.emulator.delayRequests(1_000, 1, { method: 'profile' })
-    const result = await rig.portal.actions.v2.call.make({ method: 'profile', timeout: 150 })
+    rig.emulator.delayRequests(3_000, 1, { method: 'profile' })
+    // Room for the repeat to be answered in time on a loaded machine (with 150 ms it timed out too, a third request).
+    const result = await rig.portal.actions.v2.call.make({ method: 'profile', timeout: 1_000 })
     expect(result.isSuccess).toBe(true)
     expect(rig.emulator.log.restRequests().filter((entry) => entry.restMethod === 'profile')).toHaveLength(2)
   })
@@ -82,13 +83,14 @@ describe('dropped connections', () => {
 
   it('a v3 *.add with an Idempotency-Key is retried and created once', async () => {
     rig = await startRig({ client: fastRetries })
-    rig.emulator.delayRequests(1_000, 1, { method: 'tasks.task.add' })
+    rig.emulator.delayRequests(3_000, 1, { method: 'tasks.task.add' })
     const result = await rig.portal.actions.v3.call.make<{ item: { id: number } }>({
       unchecked: true,
       method: 'tasks.task.add',
       params: { fields: { title: 'once', creatorId: 1, responsibleId: 1 } },
       headers: { 'Idempotency-Key': 'task-once' },
-      timeout: 150,
+      // Room for the repeat, as above.
+      timeout: 1_000,
     })
     expect(result.isSuccess).toBe(true)
     expect(rig.emulator.log.restRequests()).toHaveLength(2)

@@ -34,7 +34,8 @@ async function startHook(): Promise<{
   const hook = PortalHook.fromWebhookUrl(url, {
     logger,
     restrictionParams: { ...FAST_CLIENT, maxRetries: 1 },
-    httpOptions: { timeout: 200 },
+    // Room for a first, cold request on a loaded machine; the delayed one below outlasts it.
+    httpOptions: { timeout: 1_000 },
   })
   cleanups.push(
     () => emulator.close(),
@@ -54,7 +55,7 @@ describe('PortalHook: the webhook secret never reaches a log line or an error', 
     expect(refused.isSuccess).toBe(false)
     failures.push(...refused.getErrors())
     // A timeout: ky's own message names the whole URL, secret included.
-    emulator.delayRequests(1_000, 2, { method: 'server.time' })
+    emulator.delayRequests(3_000, 2, { method: 'server.time' })
     failures.push(await hook.actions.v2.call.make({ method: 'server.time' }).catch((error: unknown) => error))
     // A reset after the body was read, on a write that is not retried.
     emulator.dropConnections(1, { method: 'crm.item.add' })
