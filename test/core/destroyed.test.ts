@@ -49,7 +49,8 @@ describe('an instance after destroy()', () => {
       () => 'resolved',
       (error: unknown) => error,
     )
-    await expect.poll(() => rig.emulator.log.restRequests().length).toBe(1)
+    // Polled every 50 ms, well within the 1 s backoff; the first request may take over a second on a loaded machine.
+    await expect.poll(() => rig.emulator.log.restRequests().length, { timeout: 10_000 }).toBe(1)
     await rig.portal.destroy()
     expect(await call).toMatchObject({ code: 'JSSDK_CLIENT_DESTROYED' })
     expect(rig.emulator.log.restRequests()).toHaveLength(1)
