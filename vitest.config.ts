@@ -22,14 +22,18 @@ const SLOW = [
   'test/package/pack.test.ts',
   // Every TypeScript block of the docs type-checked as a consumer of the built package, each runnable one run.
   'test/docs/snippets.test.ts',
-  // The command line as a child process under tsx, dozens of runs a file (one to three seconds each); fleet.test.ts
-  // on a throwaway Redis too.
+  // The command line as a child process under tsx, several to dozens of runs a file (one to three seconds each);
+  // fleet.test.ts on a throwaway Redis too.
   'test/cli/call.test.ts',
+  'test/cli/call-all.test.ts',
   'test/cli/docs.test.ts',
   'test/cli/emulator.test.ts',
   'test/cli/fleet.test.ts',
   'test/cli/main.test.ts',
+  'test/cli/messages.test.ts',
+  'test/cli/shared-pair.test.ts',
   'test/cli/types.test.ts',
+  'test/cli/unreachable.test.ts',
 ]
 
 /** Every test file of the suite. */
