@@ -51,10 +51,10 @@ describe('catalogue results', () => {
     expect(typeOf(json('2026-01-01T00:00:00+00:00'), 'server.time')).toBe('string')
   })
 
-  it('an object: fields optional and typed as sent ("ID": "410" is a numeric string), other keys allowed', () => {
+  it('an object: its own id required, other fields optional, typed as sent ("ID": "410" is a numeric string), other keys allowed', () => {
     expect(typeOf(json({ ID: '410', OPENED: true, LEAD_ID: null }))).toBe(
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the type written out
-      '{ ID?: `${number}`; OPENED?: boolean; LEAD_ID?: unknown; [key: string]: unknown }',
+      '{ ID: `${number}`; OPENED?: boolean; LEAD_ID?: unknown; [key: string]: unknown }',
     )
   })
 
@@ -70,14 +70,14 @@ describe('catalogue results', () => {
         'crm.thing.list',
       ),
     ).toBe(
-      '{ items: Array<{ id?: number; lastName?: string | null; [key: string]: unknown }>; [key: string]: unknown }',
+      '{ items: Array<{ id: number; lastName?: string | null; [key: string]: unknown }>; [key: string]: unknown }',
     )
   })
 
   it('an object keyed by ids, or a description of fields, is a record', () => {
     expect(typeOf(json({ '12': { ID: '12' }, '14': { ID: '14' } }))).toBe(
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the type written out
-      'Record<string, { ID?: `${number}`; [key: string]: unknown }>',
+      'Record<string, { ID: `${number}`; [key: string]: unknown }>',
     )
     const field = { type: 'string', isRequired: false }
     expect(
