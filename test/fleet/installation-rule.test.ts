@@ -239,6 +239,28 @@ describe('an ONAPPUNINSTALL carrying the stored application token', () => {
     expect(await fleet.store.load(portal.memberId)).toMatchObject({ accessToken: portal.currentAccessToken })
   })
 
+  it('when app.info answers another error (a 5xx, an access rule, a missing method), nothing is learned', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal, { restrictionParams: { maxRetries: 0 } })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const forged = portal.installEvent('ONAPPUNINSTALL')
+    const answers: [string, number][] = [
+      ['INTERNAL_SERVER_ERROR', 500],
+      ['ACCESS_DENIED', 403],
+      ['ERROR_METHOD_NOT_FOUND', 404],
+    ]
+    for (const [code, status] of answers) {
+      portal.defineMethod('app.info', () => {
+        throw new EmulatorRestError(code, 'not now', status)
+      })
+      await expect(fleet.handleEvent(forged), code).rejects.toMatchObject({
+        code: SdkErrorCode.NetworkError,
+        message: `handleEvent ONAPPUNINSTALL: portal ${portal.memberId}: the portal could not be asked whether the application is still installed; nothing was changed`,
+      })
+    }
+    expect(await fleet.store.load(portal.memberId)).toMatchObject({ accessToken: portal.currentAccessToken })
+  })
+
   it('when the OAuth server fails the refresh of the dead pair (HTTP 500), nothing is learned either', async () => {
     const portal = await rig.portal()
     const fleet = rig.fleet(portal, { restrictionParams: { maxRetries: 0 } })
@@ -275,5 +297,33 @@ describe('an ONAPPUNINSTALL carrying the stored application token', () => {
     cut = false
     expect((await fleet.handleEvent(genuine)).changed).toBe(true)
     expect(await fleet.store.load(portal.memberId)).toBeNull()
+  })
+
+  it('taken when another fleet on the same store removed the portal after this one read it', async () => {
+    const portal = await rig.portal()
+    // The portal's row is read by the worker's event, then the web fleet takes the same uninstall before the worker
+    // asks the portal: the worker's held client learns from the store that the portal is gone.
+    const store = new (class extends MemoryStore {
+      afterLoad: (() => Promise<unknown>) | undefined
+      override async load(memberId: string): Promise<PortalOAuthParams | null> {
+        const row = await super.load(memberId)
+        const hook = this.afterLoad
+        this.afterLoad = undefined
+        await hook?.()
+        return row
+      }
+    })()
+    const web = rig.fleet(portal, { store })
+    const worker = rig.fleet(portal, { store })
+    await web.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    await worker.get(portal.memberId)
+    const genuine = portal.uninstall()
+    store.afterLoad = () => web.handleEvent(genuine)
+    const sent = portal.log.restRequests().length
+    expect(await worker.handleEvent(genuine)).toMatchObject({ event: 'ONAPPUNINSTALL', changed: true })
+    // The web fleet's check asked the portal once; the worker's call was refused unsent.
+    expect(portal.log.restRequests().length - sent).toBe(1)
+    expect(await store.load(portal.memberId)).toBeNull()
+    await expect(worker.get(portal.memberId)).rejects.toMatchObject({ code: SdkErrorCode.PortalNotInstalled })
   })
 })
