@@ -8,7 +8,7 @@ import type { PortalOAuth } from '../portal-oauth.js'
  * (its limits, a 5xx, an access rule) teaches nothing, and an uninstall on it would let the application token alone
  * remove a portal whose `app.info` happens to fail.
  */
-const TOKEN_REFUSALS: ReadonlySet<string> = new Set(['invalid_token', 'expired_token'])
+const TOKEN_REFUSALS: ReadonlySet<string | undefined> = new Set(['invalid_token', 'expired_token'])
 
 /**
  * Requires that the portal no longer works with its stored pair before its `ONAPPUNINSTALL` is taken. The event
@@ -39,7 +39,7 @@ export async function requireUninstalled(memberId: string, client: PortalOAuth):
       code: SdkErrorCode.EventNotProved,
       message: `handleEvent: portal ${memberId}: the portal still answers with the stored pair, so the application is installed; nothing was changed`,
     })
-  if (code === undefined || !TOKEN_REFUSALS.has(code)) throw cannotAsk(memberId)
+  if (!TOKEN_REFUSALS.has(code)) throw cannotAsk(memberId)
 }
 
 function cannotAsk(memberId: string): AjaxError {

@@ -274,6 +274,55 @@ describe('an ONAPPUNINSTALL carrying the stored application token', () => {
     expect(await fleet.store.load(portal.memberId)).toBeNull()
   })
 
+  it('when the OAuth server answers the refresh of the dead pair with no refusal of it, nothing is learned', async () => {
+    const portal = await rig.portal()
+    let proxyRefuses = false
+    const fleet = rig.fleet(portal, {
+      httpOptions: {
+        // A proxy in front of the OAuth server that answers a page of its own, no OAuth error.
+        adapter: async (input, init) => {
+          const url = input instanceof Request ? input.url : String(input)
+          if (proxyRefuses && url === portal.tokenUrl)
+            return new Response('<html>forbidden</html>', { status: 403 })
+          return fetch(input, init)
+        },
+      },
+      restrictionParams: { maxRetries: 0 },
+    })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const genuine = portal.uninstall()
+    const refusal = {
+      code: SdkErrorCode.NetworkError,
+      message: `handleEvent ONAPPUNINSTALL: portal ${portal.memberId}: the portal could not be asked whether the application is still installed; nothing was changed`,
+    }
+    proxyRefuses = true
+    await expect(fleet.handleEvent(genuine)).rejects.toMatchObject(refusal)
+    expect(await fleet.store.load(portal.memberId)).not.toBeNull()
+    proxyRefuses = false
+    expect((await fleet.handleEvent(genuine)).changed).toBe(true)
+    // An unknown client id is answered HTTP 200 with an OAuth error (protocol.md): it says nothing of the pair.
+    const other = await rig.portal()
+    const second = rig.fleet(other)
+    await second.handleEvent(other.installEvent('ONAPPINSTALL'))
+    const uninstalled = other.uninstall()
+    other.failOAuth({ error: 'wrong_client', status: 200 }, 10)
+    await expect(second.handleEvent(uninstalled)).rejects.toMatchObject({ code: SdkErrorCode.NetworkError })
+    expect(await second.store.load(other.memberId)).not.toBeNull()
+  })
+
+  it('taken when the portal refuses the stored token itself (invalid_token, expired_token) after a refresh', async () => {
+    for (const code of ['invalid_token', 'expired_token']) {
+      const portal = await rig.portal()
+      const fleet = rig.fleet(portal)
+      await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+      portal.defineMethod('app.info', () => {
+        throw new EmulatorRestError(code, 'The access token provided is invalid', 401)
+      })
+      expect((await fleet.handleEvent(portal.installEvent('ONAPPUNINSTALL'))).changed, code).toBe(true)
+      expect(await fleet.store.load(portal.memberId)).toBeNull()
+    }
+  })
+
   it("when the portal cannot be asked is refused with NETWORK_ERROR; the portal's own uninstall is taken", async () => {
     const portal = await rig.portal()
     let cut = false
