@@ -37,14 +37,6 @@ function notProved(memberId: string, why: string): SdkError {
   })
 }
 
-function parsed(value: string): URL | undefined {
-  try {
-    return new URL(value)
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * The portal's REST root as one field of the OAuth server's installation names it: `client_endpoint` itself, the
  * `/rest/` of `uri`'s origin, or of `domain` over https (over http only when the event's endpoint is plain http,
@@ -55,13 +47,13 @@ function restRootNamedBy(
   value: string,
   claimed: URL,
 ): string | undefined {
-  if (field === 'client_endpoint') return parsed(value)?.href
+  if (field === 'client_endpoint') return URL.parse(value)?.href
   if (field === 'uri') {
-    const origin = parsed(value)?.origin
+    const origin = URL.parse(value)?.origin
     return origin === undefined || origin === 'null' ? undefined : `${origin}/rest/`
   }
   const scheme = claimed.protocol === 'http:' ? 'http' : 'https'
-  return value === '' ? undefined : parsed(`${scheme}://${value}/rest/`)?.href
+  return value === '' ? undefined : URL.parse(`${scheme}://${value}/rest/`)?.href
 }
 
 /**

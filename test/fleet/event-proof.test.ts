@@ -49,6 +49,16 @@ describe('an install event proved at its OAuth server', () => {
       },
     })
     expect((await byUri.handleEvent(portal.installEvent('ONAPPINSTALL'))).changed).toBe(true)
+    // A field given as null is not given: the others name the portal.
+    const withNulls = rig.fleet(portal, {
+      httpOptions: {
+        adapter: rewritingAppInfo((_, install) => {
+          install.domain = null
+          install.uri = null
+        }),
+      },
+    })
+    expect((await withNulls.handleEvent(portal.installEvent('ONAPPINSTALL'))).changed).toBe(true)
   })
 
   it('an answer naming another application, no installation or another installation proves nothing', async () => {
@@ -115,6 +125,14 @@ describe('an install event proved at its OAuth server', () => {
           delete install.client_endpoint
           delete install.domain
           delete install.uri
+        },
+        'the installation is on another client_endpoint',
+      ],
+      [
+        (_, install) => {
+          delete install.client_endpoint
+          delete install.uri
+          install.domain = 'not a host'
         },
         'the installation is on another client_endpoint',
       ],
@@ -312,6 +330,23 @@ describe("the portal's address, compared whatever shape the OAuth server names i
         message: expect.stringContaining('options.plainHttpPortals'),
       }),
     )
+  })
+
+  it('a portal over https named by its domain only is proved over https', async () => {
+    const portal = await rig.portal()
+    const secure = 'https://portal.example/rest/'
+    const adapter = rewritingAppInfo((_, install) =>
+      Object.assign(install, { client_endpoint: undefined, uri: undefined, domain: 'portal.example' }),
+    )
+    // The portal's host is the emulator's portal (a TLS proxy in front of it, as it were).
+    const routed: FetchLike = (input, init) =>
+      adapter(
+        String(input).replace('https://portal.example/', `${new URL(portal.clientEndpoint).origin}/`),
+        init,
+      )
+    const fleet = rig.fleet(portal, { httpOptions: { adapter: routed } })
+    expect((await fleet.handleEvent(claiming(portal, secure))).changed).toBe(true)
+    expect(await fleet.store.load(portal.memberId)).toMatchObject({ clientEndpoint: secure })
   })
 
   it("the portal's answer about the token's user: only ADMIN true is an administrator; no answer is a network error", async () => {
