@@ -18,6 +18,8 @@ const SLOW = [
   'test/scripts/load-fleet.test.ts',
   // The heap 5 000 held portals keep, read after full collections.
   'test/fleet/held-portal-memory.test.ts',
+  // The bound of a fleet's remembered refusals: over 4 000 proofs.
+  'test/fleet/refusal-memory.test.ts',
   // The editor's completions: TypeScript's language service over the whole catalogue (22 s to build at load 5, past
   // its 120 s hook timeout at load 20).
   'test/types/completions.test.ts',

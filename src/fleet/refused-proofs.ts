@@ -35,9 +35,4 @@ export class RefusedProofs {
     const oldest = this.#entries.keys().next()
     if (!oldest.done) this.#entries.delete(oldest.value)
   }
-
-  /** Keys remembered, expired ones not yet met included. */
-  get size(): number {
-    return this.#entries.size
-  }
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type FetchLike, SdkErrorCode } from '../../src/index.js'
-import type { PortalEmulator } from '../../src/testing/index.js'
 import { authField, createFleetRig } from './fleet-rig.js'
+import { forgedInstall, proofRequests, strangerId } from './forged-install.js'
 
 /**
  * A flood of forged install events, against the emulator's real OAuth server on loopback: the proofs they cost are
@@ -16,34 +16,6 @@ const KNOWN_WAITING = 8
 
 const rig = createFleetRig()
 afterEach(() => rig.close())
-
-/** The `app.info` requests the emulator's OAuth server received. */
-function proofRequests(portal: PortalEmulator): number {
-  return portal.log.entries.filter((entry) => entry.server === 'oauth' && entry.restMethod === 'app.info')
-    .length
-}
-
-/** A member id of a portal never seen. */
-function strangerId(index: number): string {
-  return `f${index.toString(16).padStart(31, '0')}`
-}
-
-/**
- * An `ONAPPINSTALL` a sender made up, naming the trusted OAuth server: a made-up access token and by default a
- * portal never seen.
- */
-function forgedInstall(
-  portal: PortalEmulator,
-  options: { memberId: string; accessToken: string; applicationToken?: string },
-): URLSearchParams {
-  const body = new URLSearchParams(portal.installEvent('ONAPPINSTALL'))
-  body.set('auth[member_id]', options.memberId)
-  body.set('auth[access_token]', options.accessToken)
-  body.set('auth[application_token]', options.applicationToken ?? 'b'.repeat(32))
-  // A day later than anything the portal issued: newer than any stored pair, so that only the proof refuses it.
-  body.set('auth[expires]', String(Number(body.get('auth[expires]')) + 86_400))
-  return body
-}
 
 /** How events settled so far. */
 interface Tally {
@@ -296,6 +268,32 @@ describe('what is remembered as refused', () => {
       code: SdkErrorCode.EventNotProved,
     })
     expect(proofRequests(portal)).toBe(1)
+  })
+
+  it('for a minute: its last millisecond refuses a repeat unsent, the next one asks again', async () => {
+    // Only the clock is fake, and stands still: every timer is real.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const start = Date.now()
+      const portal = await rig.portal()
+      const fleet = rig.fleet(portal)
+      const body = forgedInstall(portal, { memberId: strangerId(4), accessToken: 'made-up' })
+      const refused = async (): Promise<void> => {
+        await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+          code: SdkErrorCode.EventNotProved,
+        })
+      }
+      await refused()
+      expect(proofRequests(portal)).toBe(1)
+      vi.setSystemTime(start + 59_999)
+      await refused()
+      expect(proofRequests(portal)).toBe(1)
+      vi.setSystemTime(start + 60_000)
+      await refused()
+      expect(proofRequests(portal)).toBe(2)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 

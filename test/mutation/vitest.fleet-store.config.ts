@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 import { suite } from '../../vitest.config.js'
 
 // The suite of `npm run mutation:fleet-store` (stryker.fleet-store.config.mjs): the tests that drive src/fleet and
@@ -10,9 +10,10 @@ import { suite } from '../../vitest.config.js'
 // they start from this process (about 60 s in all). Left out: the Redis tests that run the store in child processes
 // (test/redis/multi-process.test.ts, the outage test's workers) or the fleet load script's
 // (test/scripts/load-fleet.test.ts), where Stryker cannot switch mutants, and the Sentinel failover and the read-only
-// Redis test (32 s and 23 s of waiting, which every surviving mutant they cover would wait again), and the property
-// suite of store faults (45 s). The fault it found in the store's calls runs
-// (test/faults/read-fails-under-lock.test.ts). A mutant that only those catch survives here.
+// Redis test (32 s and 23 s of waiting, which every surviving mutant they cover would wait again), the property
+// suite of store faults (45 s) and the bound of the fleet's remembered refusals (test/fleet/refusal-memory.test.ts,
+// over 4 000 proofs). The fault it found in the store's calls runs (test/faults/read-fails-under-lock.test.ts). A
+// mutant that only those catch survives here.
 export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
@@ -31,5 +32,7 @@ export default defineConfig({
       'test/redis/redis-inventory.test.ts',
       'test/redis/replicas-missing.test.ts',
     ],
+    // Over 4 000 proofs (up to a minute on a loaded machine), which every surviving mutant it covers would run again.
+    exclude: [...configDefaults.exclude, 'test/fleet/refusal-memory.test.ts'],
   },
 })
