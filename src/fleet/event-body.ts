@@ -118,7 +118,7 @@ class TreeBuilder {
       const path = splitName(name, prefix)
       const item = value[name]
       if (typeof item === 'string') this.add(path, item)
-      else if (typeof item === 'number' && Number.isFinite(item)) this.add(path, String(item))
+      else if (Number.isFinite(item)) this.add(path, String(item))
       else if (isPlainObject(item)) this.addObject(item, path)
       else
         throw hostile(

@@ -275,7 +275,11 @@ describe('an answer whose body never ends is cut at the deadline', () => {
       })
       const event = new URLSearchParams(portal.installEvent('ONAPPINSTALL'))
       event.set('auth[server_endpoint]', server.restRoot)
-      expect(await failure(fleet.handleEvent(event))).toMatchObject({ code: SdkErrorCode.RequestTimeout })
+      expect(await failure(fleet.handleEvent(event))).toMatchObject({
+        code: SdkErrorCode.RequestTimeout,
+        message:
+          'handleEvent: the OAuth server did not answer within 300 ms to check the event; nothing was changed',
+      })
       expect(await fleet.store.load(portal.memberId)).toBeNull()
       await cutBefore(server, 1_000)
     },
@@ -293,6 +297,8 @@ describe('an answer whose body never ends is cut at the deadline', () => {
       })
       expect(await failure(fleet.handleEvent(event))).toMatchObject({
         code: SdkErrorCode.RequestTimeout,
+        message:
+          "handleEvent: the portal did not answer within 300 ms to check the event's user; nothing was changed",
         request: { method: 'profile' },
       })
       expect(await fleet.store.load(portal.memberId)).toBeNull()
