@@ -1,17 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SdkErrorCode } from '../../src/index.js'
 import { createFleetRig } from './fleet-rig.js'
 import { forgedInstall, proofRequests, strangerId } from './forged-install.js'
 
 // How many refusals of the OAuth server a fleet remembers (docs/fleet.md, "Floods"): a flood of distinct made-up
-// tokens costs a bounded memory. Over 4 000 proofs against the emulator: slow tier, and left out of the mutation
-// suite (test/mutation/vitest.fleet-store.config.ts) for its time.
+// tokens costs a bounded memory. Over 4 000 proofs against the emulator (a minute, several on a loaded machine):
+// slow tier, and left out of the mutation suite (test/mutation/vitest.fleet-store.config.ts) for its time.
 
 const rig = createFleetRig()
-afterEach(() => rig.close())
+afterEach(async () => {
+  vi.useRealTimers()
+  await rig.close()
+})
 
 describe("the OAuth server's refusals remembered", () => {
-  it('4 096 at most, the least recently met forgotten first', { timeout: 120_000 }, async () => {
+  it('4 096 at most, the least recently met forgotten first', { timeout: 600_000 }, async () => {
+    // The clock stands still (every timer is real): no refusal outlives its minute, however long the proofs take.
+    vi.useFakeTimers({ toFake: ['Date'] })
     const portal = await rig.portal()
     const fleet = rig.fleet(portal)
     const install = (token: string): URLSearchParams =>
