@@ -67,10 +67,13 @@ describe('an address nobody answers', () => {
       ['call', 'profile', '--store', `redis://127.0.0.1:${port}`, '--member', 'm'],
       env(),
     )
-    expect(run).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: `portal-oauth call: --store redis://127.0.0.1:${port}: cannot connect (it does not answer as a Redis server does)\n`,
-    })
+    // An HTTP server answers Redis's first bytes with a 400, or resets the socket before the client reads it: the
+    // client sees one or the other, and either is one line.
+    expect(run).toMatchObject({ code: 1, stdout: '' })
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^portal-oauth call: --store redis://127\\.0\\.0\\.1:${port}: cannot connect \\((it does not answer as a Redis server does|read ECONNRESET)\\)\\n$`,
+      ),
+    )
   }, 30_000)
 })
