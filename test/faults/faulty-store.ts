@@ -1,13 +1,6 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
-import {
-  type DeadPairReason,
-  MemoryStore,
-  type PortalOAuthParams,
-  type SharedBucketSettings,
-  type SlotAnswer,
-  type SpendingMark,
-  type TokenStore,
-} from '../../src/index.js'
+import { MemoryStore } from '../../src/index.js'
+import { WrappingStore } from './wrapping-store.js'
 
 /** The methods of a `TokenStore`. */
 export const STORE_METHODS = [
@@ -24,7 +17,6 @@ export const STORE_METHODS = [
   'close',
 ] as const
 
-/** A method of a `TokenStore`. */
 /**
  * The methods a refresh under the lock uses to renew it and to mark the refresh token it presents: kept out of
  * {@link STORE_METHODS}, so that the scenarios the generators drew before them (replayed by seed) stay the same.
@@ -55,7 +47,7 @@ export interface StoreFault {
  * Redis cannot be made to fail one chosen command of many. Without faults it is the `MemoryStore` it wraps, except
  * that every call is run on a later turn of the event loop, as a store's across a network is.
  */
-export class FaultyStore implements TokenStore {
+export class FaultyStore extends WrappingStore {
   /** The store the calls reach when they are not faulted. */
   readonly inner = new MemoryStore()
   /** The faults still to come. */
@@ -69,65 +61,12 @@ export class FaultyStore implements TokenStore {
   /** While the store stalls: resolves when it runs again. */
   #stalled: Promise<void> | null = null
 
-  load(memberId: string): Promise<PortalOAuthParams | null> {
-    return this.#call('load', () => this.inner.load(memberId))
-  }
-
-  save(params: PortalOAuthParams): Promise<PortalOAuthParams> {
-    return this.#call('save', () => this.inner.save(params))
-  }
-
-  replace(params: PortalOAuthParams): Promise<void> {
-    return this.#call('replace', () => this.inner.replace(params))
-  }
-
-  remove(memberId: string): Promise<void> {
-    return this.#call('remove', () => this.inner.remove(memberId))
-  }
-
-  lock(memberId: string, ttlMs: number): Promise<string | null> {
-    return this.#call('lock', () => this.inner.lock(memberId, ttlMs))
-  }
-
-  unlock(memberId: string, owner: string): Promise<boolean> {
-    return this.#call('unlock', () => this.inner.unlock(memberId, owner))
-  }
-
-  renewLock(memberId: string, owner: string, ttlMs: number): Promise<boolean> {
-    return this.#call('renewLock', () => this.inner.renewLock(memberId, owner, ttlMs))
-  }
-
-  markSpending(memberId: string, refreshToken: string, owner: string, ttlMs: number): Promise<boolean> {
-    return this.#call('markSpending', () => this.inner.markSpending(memberId, refreshToken, owner, ttlMs))
-  }
-
-  spending(memberId: string, refreshToken: string): Promise<SpendingMark | null> {
-    return this.#call('spending', () => this.inner.spending(memberId, refreshToken))
-  }
-
-  changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    return this.#call('changed', () => this.inner.changed(memberId, timeoutMs, signal))
-  }
-
-  // MemoryStore answers at once: it takes no timeout.
-  takeSlot(memberId: string, bucket: SharedBucketSettings, want?: number): Promise<SlotAnswer> {
-    return this.#call('takeSlot', () => this.inner.takeSlot(memberId, bucket, want))
-  }
-
-  markDead(memberId: string, refreshToken: string, reason: DeadPairReason): Promise<void> {
-    return this.#call('markDead', () => this.inner.markDead(memberId, refreshToken, reason))
-  }
-
-  deadReason(memberId: string, refreshToken: string): Promise<DeadPairReason | null> {
-    return this.#call('deadReason', () => this.inner.deadReason(memberId, refreshToken))
-  }
-
-  close(): Promise<void> {
-    return this.#call('close', () => this.inner.close())
+  protected target(): MemoryStore {
+    return this.inner
   }
 
   /** Runs `work` as the call of `method`, or goes wrong as planned; a `throw` is synchronous, before any promise. */
-  #call<T>(method: StoreMethod, work: () => Promise<T>): Promise<T> {
+  protected pass<T>(method: StoreMethod, work: () => Promise<T>): Promise<T> {
     const nth = this.#counts.get(method) ?? 0
     this.#counts.set(method, nth + 1)
     const call = this.#calls

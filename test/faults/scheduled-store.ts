@@ -1,14 +1,7 @@
 import type fc from 'fast-check'
-import {
-  type DeadPairReason,
-  MemoryStore,
-  type PortalOAuthParams,
-  type SharedBucketSettings,
-  type SlotAnswer,
-  type SpendingMark,
-  type TokenStore,
-} from '../../src/index.js'
+import { MemoryStore, type PortalOAuthParams } from '../../src/index.js'
 import type { StoreMethod } from './faulty-store.js'
+import { WrappingStore } from './wrapping-store.js'
 
 /**
  * How one store call goes wrong. `reject` fails without doing anything, `throw` throws before returning a promise,
@@ -33,7 +26,7 @@ export interface ScheduledFault {
  * `changed` is the exception: it answers when the store changes or its wait ends, as the `MemoryStore` does, unless a
  * fault says otherwise. Without a scheduler (`scheduler = null`) every call is the `MemoryStore`'s, answered at once.
  */
-export class ScheduledStore implements TokenStore {
+export class ScheduledStore extends WrappingStore {
   /** The store the calls reach. */
   readonly inner = new MemoryStore()
   /** Where the answers wait; `null`: they come at once (the faults are over). */
@@ -47,65 +40,25 @@ export class ScheduledStore implements TokenStore {
   readonly #counts = new Map<StoreMethod, number>()
   #calls = 0
 
-  load(memberId: string): Promise<PortalOAuthParams | null> {
-    return this.#call('load', () => this.inner.load(memberId))
+  protected target(): MemoryStore {
+    return this.inner
   }
 
-  save(params: PortalOAuthParams): Promise<PortalOAuthParams> {
-    return this.#call('save', () => {
+  override save(params: PortalOAuthParams): Promise<PortalOAuthParams> {
+    return this.pass('save', () => {
       this.written.push(params.refreshToken)
       return this.inner.save(params)
     })
   }
 
-  replace(params: PortalOAuthParams): Promise<void> {
-    return this.#call('replace', () => {
+  override replace(params: PortalOAuthParams): Promise<void> {
+    return this.pass('replace', () => {
       this.written.push(params.refreshToken)
       return this.inner.replace(params)
     })
   }
 
-  remove(memberId: string): Promise<void> {
-    return this.#call('remove', () => this.inner.remove(memberId))
-  }
-
-  lock(memberId: string, ttlMs: number): Promise<string | null> {
-    return this.#call('lock', () => this.inner.lock(memberId, ttlMs))
-  }
-
-  unlock(memberId: string, owner: string): Promise<boolean> {
-    return this.#call('unlock', () => this.inner.unlock(memberId, owner))
-  }
-
-  renewLock(memberId: string, owner: string, ttlMs: number): Promise<boolean> {
-    return this.#call('renewLock', () => this.inner.renewLock(memberId, owner, ttlMs))
-  }
-
-  markSpending(memberId: string, refreshToken: string, owner: string, ttlMs: number): Promise<boolean> {
-    return this.#call('markSpending', () => this.inner.markSpending(memberId, refreshToken, owner, ttlMs))
-  }
-
-  spending(memberId: string, refreshToken: string): Promise<SpendingMark | null> {
-    return this.#call('spending', () => this.inner.spending(memberId, refreshToken))
-  }
-
-  changed(memberId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    return this.#call('changed', () => this.inner.changed(memberId, timeoutMs, signal))
-  }
-
-  takeSlot(memberId: string, bucket: SharedBucketSettings, want?: number): Promise<SlotAnswer> {
-    return this.#call('takeSlot', () => this.inner.takeSlot(memberId, bucket, want))
-  }
-
-  markDead(memberId: string, refreshToken: string, reason: DeadPairReason): Promise<void> {
-    return this.#call('markDead', () => this.inner.markDead(memberId, refreshToken, reason))
-  }
-
-  deadReason(memberId: string, refreshToken: string): Promise<DeadPairReason | null> {
-    return this.#call('deadReason', () => this.inner.deadReason(memberId, refreshToken))
-  }
-
-  close(): Promise<void> {
+  override close(): Promise<void> {
     return this.inner.close()
   }
 
@@ -126,7 +79,7 @@ export class ScheduledStore implements TokenStore {
   }
 
   /** Runs `work` now (or not, as the fault says) and answers when the scheduler lets the answer through. */
-  #call<T>(method: StoreMethod, work: () => Promise<T>): Promise<T> {
+  protected pass<T>(method: StoreMethod, work: () => Promise<T>): Promise<T> {
     const scheduler = this.scheduler
     if (!scheduler) return work()
     const fault = this.#fault(method)
