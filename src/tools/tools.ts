@@ -17,7 +17,7 @@ export const HEALTH_CHECK_TIMEOUT_MS = 3_000
 /** Options of `tools.healthCheck.make`. */
 export interface HealthCheckOptions extends ToolOptions {
   /**
-   * Deadline of the whole check, ms, from 1 to 300 000 (default {@link HEALTH_CHECK_TIMEOUT_MS}): a refresh, the
+   * Deadline of the whole check, ms, from 1 to 300 000 (default 3 000): a refresh, the
    * limiter's wait, the request and its retries. A portal that has not answered by then is not healthy.
    */
   timeout?: number
