@@ -218,13 +218,21 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
       call: () => Promise.reject('refresh-token-secret'),
       duplicate: () => subscriber,
     }
-    const store = new RedisStore(client as never)
+    const logger = createMemoryLogger()
+    const store = new RedisStore(client as never, { logger })
     const failure = await store.load('any').then(
       () => null,
       (error: unknown) => error,
     )
     expect(failure).toMatchObject({ name: 'RedisStoreError', message: 'RedisStore load: unknown error' })
     expect(String((failure as Error).message)).not.toContain('secret')
+    // The outage it starts is said once, naming the same words, and quotes none of it either.
+    expect(logger.lines).toEqual([
+      {
+        level: 'warn',
+        message: expect.stringContaining('RedisStore: Redis is unreachable (RedisStore load: unknown error)'),
+      },
+    ])
     await store.close()
   })
 
