@@ -59,7 +59,10 @@ export default defineConfig({
   test: {
     ...suite,
     projects: [
-      { extends: true, test: { name: 'fast', include: [ALL_TESTS], exclude: SLOW } },
+      // The fast tier's files share their worker's modules (no fresh module graph per file): importing the library,
+      // ky, XState and the catalogue once per worker instead of once per file takes the tier from 342 s to 207 s side
+      // by side on 2 loaded cores. Every file starts and closes its own emulators, clients and timers.
+      { extends: true, test: { name: 'fast', include: [ALL_TESTS], exclude: SLOW, isolate: false } },
       { extends: true, test: { name: 'slow', include: SLOW } },
     ],
   },
