@@ -4,14 +4,15 @@ import { loadBottleneck } from './load-bottleneck.js'
 import type { RateLimitParams } from './restriction-params.js'
 
 /**
- * Pacing margins. The portal counts a request when it arrives, not when it is sent, and the first requests of a burst
- * may arrive late (they open connections: 150 to 600 ms on a fresh process) while later ones arrive early
- * (kept-alive sockets). So the client starts draining a burst when its first answer comes back, which is after the
- * portal counted that request, or at the latest {@link DRAIN_START_FALLBACK_MS} after its first slot was taken (when
- * no answer comes, say the connection failed); and it drains 2 % slower than the portal. Then such jitter never
- * pushes the portal's level over its limit.
+ * Pacing margins. The portal counts a request when it arrives, not when it is sent, and the requests of a burst do not
+ * arrive in the order they left: one that opens a connection may take 150 to 600 ms while a later one on a kept-alive
+ * socket arrives at once. A request whose answer came back has surely been counted; one still in flight may be
+ * counted at any moment. So a slot drains only once its request has been answered, as if the request had arrived
+ * then (the latest it can have arrived), or at the latest {@link ARRIVAL_FALLBACK_MS} after it was taken (when no
+ * answer comes: the connection failed, the answer was not the portal's); and the bucket drains 2 % slower than the
+ * portal. Then no order of arrivals pushes the portal's level over its limit.
  */
-const DRAIN_START_FALLBACK_MS = 1_000
+const ARRIVAL_FALLBACK_MS = 1_000
 const DRAIN_MARGIN = 1.02
 
 /**
@@ -38,14 +39,15 @@ export class LeakyBucket {
   #reservoir = 0
   /** Callers queued in the limiter whose slot has not been granted yet; while any, nobody takes the fast path. */
   #queued = 0
-  /** Time at which the slot being drained now started draining; `null` when full or until the burst's turn ends. */
+  /** Time at which the slot being drained now started draining; `null` while no slot can drain. */
   #drainSince: number | null = null
   /**
-   * When a burst's first slot was taken, until its drain clock starts: at its first answer, or {@link
-   * DRAIN_START_FALLBACK_MS} later, which is read when the level is credited (a time, not a timer: one timer set and
-   * cleared per call cost more CPU than the rest of the bucket).
+   * When each slot whose request has had no answer yet was taken, oldest first: such a slot is in the bucket and does
+   * not drain. An answer frees the oldest (the level counts slots, not which request holds one); a slot left
+   * unanswered {@link ARRIVAL_FALLBACK_MS} drains from then on, read when the level is credited (a time, not a timer:
+   * one timer set and cleared per call cost more CPU than the rest of the bucket).
    */
-  #burstFrom: number | null = null
+  readonly #unanswered: number[] = []
   #timer: NodeJS.Timeout | undefined
   /** Callers waiting for a slot; while there are any, the refill timer keeps the process alive. */
   #waiting = 0
@@ -72,6 +74,9 @@ export class LeakyBucket {
     this.#capacity = Math.max(1, Math.floor(params.burstLimit))
     this.#slotMs = slotMs
     this.#setLevel(Math.max(0, this.#capacity - inBucket))
+    // A smaller bucket holds fewer requests; those it keeps are the newest.
+    const kept = this.#capacity - this.#available
+    if (this.#unanswered.length > kept) this.#unanswered.splice(0, this.#unanswered.length - kept)
     this.#arm()
   }
 
@@ -101,14 +106,20 @@ export class LeakyBucket {
 
   /** Empties the bucket: the portal said it is full, so wait for it to drain before sending more. */
   drain(): void {
+    // Every request in the portal's bucket has arrived by now: all of it drains from now on.
+    this.#unanswered.length = 0
     this.#drainSince = Date.now()
     this.#setLevel(0)
     this.#arm()
   }
 
-  /** An answer came back: the portal has counted the first request of the burst, so the drain clock starts now. */
+  /** An answer came back: the portal has counted its request, whose slot drains from now on. */
   answered(): void {
-    if (this.#burstFrom !== null) this.#startDraining()
+    this.#credit()
+    if (this.#unanswered.length === 0) return
+    this.#unanswered.shift()
+    this.#drainSince ??= Date.now()
+    this.#arm()
   }
 
   /** Requests waiting for a slot. */
@@ -167,16 +178,9 @@ export class LeakyBucket {
 
   #consume(): void {
     this.#available -= 1
-    if (this.#drainSince !== null || this.#burstFrom !== null) return
-    this.#burstFrom = Date.now()
-    // Callers still queued are woken when the fallback would start the drain (see #arm).
-    if (this.#queued > 0) this.#arm()
-  }
-
-  #startDraining(): void {
-    this.#burstFrom = null
-    this.#drainSince ??= Date.now()
-    this.#arm()
+    this.#unanswered.push(Date.now())
+    // Callers still queued are woken when this slot's fallback would let it drain (see #arm).
+    if (this.#queued > 0 && this.#drainSince === null && this.#unanswered.length === 1) this.#arm()
   }
 
   #setLevel(level: number): void {
@@ -190,16 +194,30 @@ export class LeakyBucket {
   /** Credits the slots drained since the last look. */
   #credit(): void {
     const now = Date.now()
-    // No answer came in time: the burst drains from its fallback moment, as if a timer had started it then.
-    if (this.#burstFrom !== null && now - this.#burstFrom >= DRAIN_START_FALLBACK_MS) {
-      this.#drainSince ??= this.#burstFrom + DRAIN_START_FALLBACK_MS
-      this.#burstFrom = null
+    // Slots whose answer did not come in time drain from their fallback moment, as if an answer had come then.
+    let oldest = this.#unanswered[0]
+    while (oldest !== undefined && now - oldest >= ARRIVAL_FALLBACK_MS) {
+      const arrived = oldest + ARRIVAL_FALLBACK_MS
+      this.#drainUntil(arrived)
+      this.#unanswered.shift()
+      this.#drainSince ??= arrived
+      oldest = this.#unanswered[0]
     }
+    this.#drainUntil(now)
+  }
+
+  /** Drains the slots that can drain (answered ones) up to `time`; the clock stops when none is left to drain. */
+  #drainUntil(time: number): void {
     if (this.#drainSince === null) return
-    const drained = Math.max(0, Math.floor((now - this.#drainSince) / this.#slotMs))
-    // Never negative: the level is at most the capacity.
-    this.#available += Math.min(drained, this.#capacity - this.#available)
-    this.#drainSince = this.#available >= this.#capacity ? null : this.#drainSince + drained * this.#slotMs
+    const drainable = this.#capacity - this.#available - this.#unanswered.length
+    const drained = Math.max(0, Math.floor((time - this.#drainSince) / this.#slotMs))
+    if (drained >= drainable) {
+      this.#available += Math.max(0, drainable)
+      this.#drainSince = null
+      return
+    }
+    this.#available += drained
+    this.#drainSince += drained * this.#slotMs
   }
 
   /** Wakes waiting callers when the next slot has drained; no timer while nobody waits. */
@@ -207,9 +225,9 @@ export class LeakyBucket {
     clearTimeout(this.#timer)
     this.#timer = undefined
     if (this.#destroyed || this.#queued === 0) return
-    // Before the drain clock starts, waiters are woken when the fallback would start it.
-    const from =
-      this.#drainSince ?? (this.#burstFrom === null ? null : this.#burstFrom + DRAIN_START_FALLBACK_MS)
+    // While nothing drains, waiters are woken when the oldest unanswered slot's fallback would let it drain.
+    const oldest = this.#unanswered[0]
+    const from = this.#drainSince ?? (oldest === undefined ? null : oldest + ARRIVAL_FALLBACK_MS)
     if (from === null) return
     const due = from + this.#slotMs - Date.now()
     this.#timer = setTimeout(() => this.#refill(), Math.max(0, due))

@@ -122,6 +122,36 @@ describe('leaky bucket', () => {
     expect(rig.emulator.log.restRequests()).toHaveLength(3)
   })
 
+  it('requests of a burst that reach the portal after a later one are counted when they arrive: no rejection', async () => {
+    // The portal counts a request when it arrives. Some requests of a burst may arrive late (a connection being
+    // opened, a slow route) while the first answer and the requests sent after it are quick. Here requests 2 to 5
+    // of the burst spend 300 ms on their way; the adapter only holds them and forwards every request to the
+    // emulator, which answers.
+    let sent: number | null = null
+    const adapter: FetchLike = async (input, init) => {
+      if (sent !== null) {
+        sent += 1
+        if (sent >= 2 && sent <= 5) await sleep(300)
+      }
+      return fetch(input, init)
+    }
+    const bucket = { burstLimit: 5, drainRate: 25 }
+    rig = await startRig({
+      emulator: { rateLimit: bucket },
+      client: { httpOptions: { adapter }, restrictionParams: { rateLimit: bucket } },
+    })
+    // Warm up (open the sockets, load the limiter's queue) so that answers come back at once; let both buckets
+    // drain.
+    await burst(rig, 3)
+    await sleep(300)
+    rig.emulator.log.clear()
+    sent = 0
+    const results = await burst(rig, 15)
+    expect(results.every((result) => result.isSuccess)).toBe(true)
+    expect(rig.emulator.log.rejected('QUERY_LIMIT_EXCEEDED')).toHaveLength(0)
+    expect(rig.emulator.log.restRequests()).toHaveLength(15)
+  })
+
   it('QUERY_LIMIT_EXCEEDED (503) is retried with backoff until the call succeeds', async () => {
     rig = await startRig({
       emulator: { rateLimit: { burstLimit: 4, drainRate: 20 } },
