@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici'
 import { AnswerTooLarge } from './answer-limit.js'
 import type { FetchLike, ProxySetting } from './http-options.js'
 import { isRedirectStatus, locationOrigin, RedirectRefusal } from './no-redirect.js'
+import { exchangeText, headerValue, passedMaxSize, type QueuedAbortKey } from './text-exchange.js'
 
 /** A fetch-compatible adapter with its own keep-alive pool, closable. */
 export interface PooledFetch {
@@ -36,10 +37,27 @@ type Undici = typeof import('undici')
 
 let undici: Undici | undefined
 let undiciLoading: Promise<Undici> | undefined
+/** undici's key for a queued request's abort (see {@link QueuedAbortKey}), once undici has loaded. */
+let queuedAbort: QueuedAbortKey
+
+/** Where undici keeps its symbols; not in its typed API, so named through a variable. */
+const UNDICI_SYMBOLS = 'undici/lib/core/symbols.js'
+
+/** undici's `kQueuedAbort`, or `undefined` when this undici has none. */
+async function loadQueuedAbortKey(): Promise<QueuedAbortKey> {
+  try {
+    const symbols = (await import(UNDICI_SYMBOLS)) as { default?: { kQueuedAbort?: unknown } }
+    const key = symbols.default?.kQueuedAbort
+    return typeof key === 'symbol' ? key : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /** undici, imported when the first pool is created: importing it costs about 100 ms, paid at start-up otherwise. */
 function loadUndici(): Promise<Undici> {
-  undiciLoading ??= import('undici').then((module) => {
+  undiciLoading ??= Promise.all([import('undici'), loadQueuedAbortKey()]).then(([module, key]) => {
+    queuedAbort = key
     undici = module
     return module
   })
@@ -175,16 +193,6 @@ async function closeDispatcher(agent: Dispatcher): Promise<void> {
   if (typeof agent.close === 'function') await agent.close()
 }
 
-/** undici's error for an answer past the pool's `maxResponseSize`. */
-function passedMaxSize(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
-}
-
-/** The first value of a header as undici gives it. */
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value
-}
-
 /** An undici answer body: a Node stream of chunks. */
 type UndiciBody = AsyncIterable<Uint8Array> & {
   destroy(error?: Error): unknown
@@ -245,45 +253,47 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
       agent = createPool(loaded, options)
       if (closed) await agent.close()
     }
+    const { url, signal } = request
+    const headers = headersToRecord(request.headers, holder?.headers ?? null)
+    if (typeof raw === 'string') {
+      // A REST call: its answer is read here, as text, without a stream (see text-exchange.ts).
+      const method = request.method
+      const answer = await exchangeText(
+        agent.dispatcherFor(url),
+        { url, method, headers, body, signal },
+        options.maxAnswerBytes,
+        queuedAbort,
+      )
+      return textResponse(answer.status, answer.text)
+    }
     let answer: Awaited<ReturnType<Undici['request']>>
     try {
-      answer = await loaded.request(request.url, {
+      answer = await loaded.request(url, {
         method: request.method as 'POST',
-        headers: headersToRecord(request.headers, holder?.headers ?? null),
+        headers,
         body,
-        signal: request.signal,
-        dispatcher: agent.dispatcherFor(request.url),
+        signal,
+        dispatcher: agent.dispatcherFor(url),
       })
     } catch (error) {
-      if (request.signal.aborted) throw request.signal.reason
+      if (signal.aborted) throw signal.reason
       if (passedMaxSize(error)) throw new AnswerTooLarge(options.maxAnswerBytes)
       throw new TypeError('fetch failed', { cause: error })
     }
     const status = answer.statusCode
     if (isRedirectStatus(status)) {
       discardBody(answer.body)
-      throw new RedirectRefusal(
-        status,
-        locationOrigin(headerValue(answer.headers.location), request.url),
-        false,
-      )
+      throw new RedirectRefusal(status, locationOrigin(headerValue(answer.headers.location), url), false)
     }
-    if (typeof raw === 'string') {
-      let text: string
-      try {
-        text = await answer.body.text()
-      } catch (error) {
-        if (passedMaxSize(error) && !request.signal.aborted) throw new AnswerTooLarge(options.maxAnswerBytes)
-        throw error
-      }
-      return textResponse(status, text)
-    }
-    const headers = responseHeaders(answer.headers)
+    const responseHeaderList = responseHeaders(answer.headers)
     if (status === 204 || status === 304 || request.method === 'HEAD') {
       await answer.body.dump()
-      return new Response(null, { status, headers })
+      return new Response(null, { status, headers: responseHeaderList })
     }
-    return new Response(bodyStream(answer.body, options.maxAnswerBytes), { status, headers })
+    return new Response(bodyStream(answer.body, options.maxAnswerBytes), {
+      status,
+      headers: responseHeaderList,
+    })
   }
   rawBodyAdapters.add(fetch)
   return {
