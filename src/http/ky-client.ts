@@ -100,8 +100,10 @@ function sharedClient(
     ky: ky.create({
       // The default adapter reads the answer itself, within its pool's size limit; any other is bounded here.
       fetch: rawBody ? fetch : boundedAdapter(fetch, maxAnswerBytes),
-      // Every REST call carries the access token: no redirect is followed (no-redirect.ts).
-      redirect: NO_REDIRECT,
+      method: 'post',
+      // Every REST call carries the access token: no redirect is followed (no-redirect.ts). The default adapter
+      // follows none whatever the `Request` says, so it is spared the option.
+      ...(rawBody ? {} : { redirect: NO_REDIRECT }),
       // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
       throwHttpErrors: (status) => status === 429 || status === 503,
       timeout,

@@ -15,13 +15,16 @@ export interface PooledFetch {
 /**
  * Name of a `fetch` init member that carries the request body as a string. ky hands options it does not know to
  * `fetch` as its second argument; a body sent this way stays out of ky's `Request`, which then has no stream for
- * ky to tee on every attempt and for the adapter to read back. With the answer text handed over beside the
- * `Response` ({@link answerText}), these two side channels save 43 to 55 % of the CPU per call under ky
+ * ky to tee on every attempt and for the adapter to read back. With the answer text handed back in it
+ * ({@link RawBody.answer}), these two side channels save 43 to 55 % of the CPU per call under ky
  * (`npm run bench`, "side channels" rows), against the 15 % that would justify them.
  */
 export const RAW_BODY_OPTION = 'portalRawBody'
 
-/** A {@link RAW_BODY_OPTION} value the transport fills before each attempt leaves. */
+/**
+ * A {@link RAW_BODY_OPTION} value: the transport fills the body before each attempt leaves, and the adapter the
+ * answer's text once it is read.
+ */
 export interface RawBody {
   /** The body to send now. */
   text: string
@@ -31,6 +34,11 @@ export interface RawBody {
    * merge, its `Request`, the adapter's record; see docs/benchmarks.md).
    */
   headers: Readonly<Record<string, string>> | null
+  /**
+   * The text of the answer to the attempt, set by the adapter before it resolves (`undefined` while the attempt is
+   * on its way, and after one that failed); the `Response` it resolves with carries the status alone.
+   */
+  answer: string | undefined
 }
 
 type Undici = typeof import('undici')
@@ -68,12 +76,30 @@ function loadUndici(): Promise<Undici> {
 const rawBodyAdapters = new WeakSet<FetchLike>()
 
 /**
- * Answer bodies of requests sent with {@link RAW_BODY_OPTION}: their `Response` carries the status alone, and the
- * transport that asked reads the text here (a stream per answer, filled and read back at once, cost more than the
- * rest of the adapter). Neither the transport nor ky, whose `shouldRetry` answers every case, reads an answer's
- * headers, and filling a `Response` with them cost 2 to 4 us per call, nine tenths of the `Response`.
+ * Answer bodies read before ky sees the answer, by an adapter other than this one (ky-client.ts bounds them): their
+ * `Response` carries the status alone, and the transport reads the text here (a stream per answer, filled and read
+ * back at once, cost more than the rest of the adapter). Neither the transport nor ky, whose `shouldRetry` answers
+ * every case, reads an answer's headers, and filling a `Response` with them cost 2 to 4 us per call, nine tenths of
+ * the `Response`. This adapter hands its answers over in the {@link RawBody} instead.
  */
 const answerTexts = new WeakMap<Response, string>()
+
+/**
+ * One status-only `Response` per status, shared by every answer whose text went into its {@link RawBody}: ky reads
+ * nothing of it but its status (an empty body, read again, is empty again), so no `Response` and `Headers` are made
+ * per call (about 3 % of a call's CPU, `npm run bench:vendor` with `VENDOR_BASELINE`).
+ */
+const statusResponses = new Map<number, Response>()
+
+/** The shared status-only `Response` of `status` (see {@link statusResponses}). */
+function statusResponse(status: number): Response {
+  let response = statusResponses.get(status)
+  if (!response) {
+    response = new Response(null, { status })
+    statusResponses.set(status, response)
+  }
+  return response
+}
 
 /** A status-only `Response` whose body is `text`, handed over beside it (see {@link answerText}). */
 export function textResponse(status: number, text: string): Response {
@@ -82,7 +108,7 @@ export function textResponse(status: number, text: string): Response {
   return response
 }
 
-/** The answer text of a response to a {@link RAW_BODY_OPTION} request, `undefined` for any other response. */
+/** The answer text handed over beside a {@link textResponse}, `undefined` for any other response. */
 export function answerText(response: Response): string | undefined {
   return answerTexts.get(response)
 }
@@ -255,8 +281,9 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
     }
     const { url, signal } = request
     const headers = headersToRecord(request.headers, holder?.headers ?? null)
-    if (typeof raw === 'string') {
-      // A REST call: its answer is read here, as text, without a stream (see text-exchange.ts).
+    if (holder && typeof raw === 'string') {
+      // A REST call: its answer is read here, as text, without a stream (see text-exchange.ts), into the holder.
+      holder.answer = undefined
       const method = request.method
       const answer = await exchangeText(
         agent.dispatcherFor(url),
@@ -264,7 +291,8 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
         options.maxAnswerBytes,
         queuedAbort,
       )
-      return textResponse(answer.status, answer.text)
+      holder.answer = answer.text
+      return statusResponse(answer.status)
     }
     let answer: Awaited<ReturnType<Undici['request']>>
     try {
