@@ -22,14 +22,16 @@ export interface KyClient {
 }
 
 /** The headers of every request of the instance, names in lower case: the client's, under `httpOptions.headers`. */
-function instanceHeaders(extra: Readonly<Record<string, string>>): Record<string, string> {
+function instanceHeaders(extra: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json',
     'user-agent': USER_AGENT,
   }
   for (const name of Object.keys(extra)) headers[name.toLowerCase()] = extra[name]!
-  return headers
+  // Shared by every call of the instance, and handed to undici as they are (see `RawBody.headers`): nothing may
+  // change them.
+  return Object.freeze(headers)
 }
 
 /**

@@ -6,7 +6,7 @@ import { isRedirectStatus, locationOrigin, RedirectRefusal } from './no-redirect
 export interface TextRequest {
   url: string
   method: string
-  headers: Record<string, string>
+  headers: Readonly<Record<string, string>>
   body: string | undefined
   signal: AbortSignal
 }
@@ -149,6 +149,18 @@ class TextExchange implements Dispatcher.DispatchHandler {
   }
 }
 
+/**
+ * The origin and the path (with the query) of a `Request`'s URL. The `Request` has parsed it already and gives it
+ * back serialized (`scheme://host[:port]/path[?query][#fragment]`, no credentials: a `Request` refuses them), so it is
+ * cut, not parsed a second time; the fragment is never sent.
+ */
+function splitUrl(url: string): { origin: string; path: string } {
+  const slash = url.indexOf('/', url.indexOf('//') + 2)
+  if (slash === -1) return { origin: url, path: '/' }
+  const hash = url.indexOf('#', slash)
+  return { origin: url.slice(0, slash), path: hash === -1 ? url.slice(slash) : url.slice(slash, hash) }
+}
+
 /** Sends `request` through `dispatcher` and reads its answer as text, up to the pool's `maxResponseSize` (`limit`). */
 export function exchangeText(
   dispatcher: Dispatcher,
@@ -159,16 +171,7 @@ export function exchangeText(
   const { signal } = request
   if (signal.aborted) return Promise.reject(signal.reason)
   return new Promise<TextAnswer>((resolve, reject) => {
-    let origin: string
-    let path: string
-    try {
-      const target = new URL(request.url)
-      origin = target.origin
-      path = target.pathname + target.search
-    } catch (error) {
-      reject(new TypeError('fetch failed', { cause: error }))
-      return
-    }
+    const { origin, path } = splitUrl(request.url)
     const exchange = new TextExchange(request.url, signal, limit, resolve, reject)
     const options: Dispatcher.DispatchOptions & Record<symbol, unknown> = {
       origin,

@@ -128,16 +128,20 @@ export function adapterReady(fetch: FetchLike): Promise<void> | null {
   return loadUndici().then(() => undefined)
 }
 
-/** The request's headers as undici takes them, over `base` (see {@link RawBody.headers}). */
+/**
+ * The request's headers as undici takes them, over `base` (see {@link RawBody.headers}): `base` itself when the
+ * request has none of its own (a REST call without headers of its own), which undici only reads.
+ */
 function headersToRecord(
   headers: Headers,
   base: Readonly<Record<string, string>> | null,
-): Record<string, string> {
-  const out: Record<string, string> = { ...base }
+): Readonly<Record<string, string>> {
+  let out: Record<string, string> | null = null
   headers.forEach((value, name) => {
+    out ??= { ...base }
     out[name] = value
   })
-  return out
+  return out ?? base ?? {}
 }
 
 function responseHeaders(raw: Record<string, string | string[] | undefined>): [string, string][] {
