@@ -11,12 +11,6 @@ export interface TextRequest {
   signal: AbortSignal
 }
 
-/** The status and the text of an answer. */
-export interface TextAnswer {
-  status: number
-  text: string
-}
-
 /**
  * undici's hook, on the options of a dispatch, by which a request still waiting for a connection is taken out of
  * the pool's queue when its signal aborts (`undici.request` installs it for every request with a signal). Without
@@ -50,11 +44,12 @@ function decode(chunks: Buffer[], length: number): string {
  * as undici's error, an abort as the signal's reason, a redirect as a {@link RedirectRefusal}, an answer past
  * `maxResponseSize` as an {@link AnswerTooLarge}.
  */
-class TextExchange implements Dispatcher.DispatchHandler {
+class TextExchange<T> implements Dispatcher.DispatchHandler {
   readonly #url: string
   readonly #signal: AbortSignal
   readonly #limit: number
-  readonly #resolve: (answer: TextAnswer) => void
+  readonly #resolve: (answer: T) => void
+  readonly #done: (status: number, text: string) => T
   readonly #reject: (error: unknown) => void
   #controller: Dispatcher.DispatchController | null = null
   #cancelQueued: ((reason: unknown) => void) | null = null
@@ -74,9 +69,11 @@ class TextExchange implements Dispatcher.DispatchHandler {
     url: string,
     signal: AbortSignal,
     limit: number,
-    resolve: (answer: TextAnswer) => void,
+    done: (status: number, text: string) => T,
+    resolve: (answer: T) => void,
     reject: (error: unknown) => void,
   ) {
+    this.#done = done
     this.#url = url
     this.#signal = signal
     this.#limit = limit
@@ -126,7 +123,7 @@ class TextExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    if (this.#settle()) this.#resolve({ status: this.#status, text: decode(this.#chunks, this.#length) })
+    if (this.#settle()) this.#resolve(this.#done(this.#status, decode(this.#chunks, this.#length)))
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -161,18 +158,22 @@ function splitUrl(url: string): { origin: string; path: string } {
   return { origin: url.slice(0, slash), path: hash === -1 ? url.slice(slash) : url.slice(slash, hash) }
 }
 
-/** Sends `request` through `dispatcher` and reads its answer as text, up to the pool's `maxResponseSize` (`limit`). */
-export function exchangeText(
+/**
+ * Sends `request` through `dispatcher` and reads its answer as text, up to the pool's `maxResponseSize` (`limit`);
+ * resolves with what `done` makes of its status and text.
+ */
+export function exchangeText<T>(
   dispatcher: Dispatcher,
   request: TextRequest,
   limit: number,
   queuedAbort: QueuedAbortKey,
-): Promise<TextAnswer> {
+  done: (status: number, text: string) => T,
+): Promise<T> {
   const { signal } = request
   if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<TextAnswer>((resolve, reject) => {
+  return new Promise<T>((resolve, reject) => {
     const { origin, path } = splitUrl(request.url)
-    const exchange = new TextExchange(request.url, signal, limit, resolve, reject)
+    const exchange = new TextExchange(request.url, signal, limit, done, resolve, reject)
     const options: Dispatcher.DispatchOptions & Record<symbol, unknown> = {
       origin,
       path,
