@@ -1,9 +1,9 @@
 /**
  * Child of `npm run bench:vendor` with `VENDOR_PROCESSES`: one side of the comparison (this client, a baseline build
- * of it, the vendor's SDK or the raw `undici.request` floor) alone in its own process, so that the garbage one side leaves is collected on its own clock and not in the
- * other side's turn. With `run` in its input, a fresh process per run: it loads the side's package, makes the calls
- * and answers the CPU per call from before the package was loaded (loading and the JIT's warm-up included), then
- * exits. Without it, driven over IPC: each order runs `calls` `profile` calls, `concurrency` at a time, and answers
+ * of it, the vendor's SDK or the raw `undici.request` floor) alone in its own process, so that the garbage one side
+ * leaves is collected on its own clock and not in the other side's turn. With `run` in its input, a fresh process per
+ * run: it loads the side's package, makes the calls and answers the CPU per call from before the package was loaded
+ * (loading and the JIT's warm-up included), then exits. Without it, driven over IPC: each order runs `calls` `profile` calls, `concurrency` at a time, and answers
  * the process's CPU per call (user + system, us).
  */
 import { join } from 'node:path'

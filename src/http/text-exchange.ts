@@ -38,11 +38,11 @@ function decode(chunks: Buffer[], length: number): string {
 
 /**
  * One exchange as an undici dispatch handler: the answer's chunks are gathered and decoded once at its end. Unlike
- * `undici.request`, no `Readable` stream, async resource or copy of the options is made per request (about 15 % of
- * the CPU of a bare `undici.request` call, `npm run bench:vendor`). It settles as `undici.request` and reading its
- * body would: a failure before the answer as `TypeError('fetch failed', { cause })`, one while the body is read
- * as undici's error, an abort as the signal's reason, a redirect as a {@link RedirectRefusal}, an answer past
- * `maxResponseSize` as an {@link AnswerTooLarge}.
+ * `undici.request`, no `Readable` stream, async resource or copy of the options is made per request (see "Sequential
+ * CPU per call" in docs/benchmarks.md). It settles as `undici.request` and reading its body would: a failure
+ * before the answer as `TypeError('fetch failed', { cause })`, one while the body is read as undici's error, an abort
+ * as the signal's reason, a redirect as a {@link RedirectRefusal}, an answer past `maxResponseSize` as an
+ * {@link AnswerTooLarge}.
  */
 class TextExchange<T> implements Dispatcher.DispatchHandler {
   readonly #url: string
