@@ -83,13 +83,15 @@ export class RestTransport implements TypeHttp {
     this.#instance.warnClientSide(this.#clientSideWarning)
     const query: AjaxQuery = { apiVersion: this.apiVersion, method: options.method, params: options.params }
     if (options.requestId !== undefined) query.requestId = options.requestId
-    // Stryker disable next-line ObjectLiteral,StringLiteral: #write() sets the text and #send() the headers before any attempt leaves
+    // Stryker disable ObjectLiteral,StringLiteral: #write() sets the text and #send() the headers before any attempt leaves
+    // `call` is set right below, once the context that holds the body exists.
     const body: CallBody = {
       text: '',
       headers: null,
       answer: undefined,
       call: null as unknown as CallContext,
     }
+    // Stryker restore ObjectLiteral,StringLiteral
     const context: CallContext = {
       attempt: this.#attemptHook,
       options,

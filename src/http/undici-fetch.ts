@@ -296,6 +296,7 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
       },
     )
   }
+  /** Any request: the first REST calls while undici loads, and every request whose answer is wanted as a stream. */
   const fetchAny = async (
     input: Parameters<FetchLike>[0],
     init: Parameters<FetchLike>[1],
