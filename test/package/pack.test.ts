@@ -348,10 +348,11 @@ describe('the packed package', () => {
     // Nor declarations that no entry point exports: the command line's.
     expect(files.filter((file) => file.startsWith('src/cli/') && file.endsWith('.d.ts'))).toEqual([])
     expect(files).toContain('src/cli/main.js')
-    // Nor the page about the repository's own test suite.
+    // Nor the page about the repository's own test suite, nor the record of its benchmark runs.
     const docs = await readdir(join(installed, 'docs'))
     expect(docs).toContain('guide.md')
     expect(docs).not.toContain('testing.md')
+    expect(docs).not.toContain('benchmarks.md')
     // What a stack trace into the package shows: the doc comments of the source are in the shipped JavaScript.
     expect(await readFile(join(installed, 'dist', 'src', 'portal-oauth.js'), 'utf8')).toMatch(/\/\*\*\n \* /)
   })
