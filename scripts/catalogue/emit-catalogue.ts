@@ -287,8 +287,12 @@ export function resultType(method: DocMethod): string | undefined {
   return type === undefined || type === 'unknown' ? undefined : type
 }
 
-/** A result type worth naming once when several methods share it (`tasks.task.start`, `tasks.task.pause`, ...). */
-const SHARED_MIN_LENGTH = 100
+/**
+ * A result type long enough to be named: written once when several methods share it (`tasks.task.start`,
+ * `tasks.task.pause`, ...), and shown by its name where an editor prints a call's type (the hover on `make`:
+ * `Promise<AjaxResult<CrmItemAddResult>>`, not the answer's every field).
+ */
+const NAMED_MIN_LENGTH = 100
 
 /** `TasksTaskStartResult` for `tasks.task.start` in v2, `V3TasksTaskGetResult` in v3. */
 function resultAlias(method: DocMethod): string {
@@ -298,21 +302,28 @@ function resultAlias(method: DocMethod): string {
 
 /**
  * `result-types.generated.ts`: the documented result of every method whose page shows one, per API version. A
- * long result type several methods share is written once, as a type named after the first of them.
+ * long result type is named after the first method that has it, and written once for every method sharing it.
  */
 export function emitResults(methods: readonly DocMethod[], source: DocsSource): string {
   const typed = methods.flatMap((method) => {
     const type = resultType(method)
     return type === undefined ? [] : [{ method, type }]
   })
-  const uses = new Map<string, number>()
-  for (const { type } of typed) uses.set(type, (uses.get(type) ?? 0) + 1)
   const aliases = new Map<string, { name: string; methods: string[] }>()
+  const names = new Set<string>()
   for (const { method, type } of typed) {
-    if (type.length < SHARED_MIN_LENGTH || (uses.get(type) ?? 0) < 2) continue
-    const alias = aliases.get(type) ?? { name: resultAlias(method), methods: [] }
+    if (type.length < NAMED_MIN_LENGTH) continue
+    let alias = aliases.get(type)
+    if (alias === undefined) {
+      // Two spellings of one name (`crm.item.productrow.add`, `crm.item.productRow.add`) get a number.
+      const base = resultAlias(method)
+      let name = base
+      for (let n = 2; names.has(name); n++) name = `${base}${n}`
+      names.add(name)
+      alias = { name, methods: [] }
+      aliases.set(type, alias)
+    }
     alias.methods.push(method.name)
-    aliases.set(type, alias)
   }
   const shared = [...aliases].flatMap(([type, alias]) => [
     `/** The result of ${alias.methods.join(', ')}. */`,

@@ -28,14 +28,113 @@
  * SOFTWARE.
  */
 
+/** The result of access.name. */
+export type AccessNameResult = { G2: { provider?: string; name?: string; provider_id?: string; [key: string]: unknown }; AU: { provider?: string; name?: string; provider_id?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of ai.engine.list. */
+export type AiEngineListResult = Array<{ id: number; app_code?: string; name?: string; code?: string; category?: string; completions_url?: string; settings?: { code_alias?: string; model_context_type?: string; model_context_limit?: number; [key: string]: unknown }; date_create?: number; [key: string]: unknown }>
+
+/** The result of app.info. */
+export type AppInfoResult = { ID: number; CODE?: string; VERSION?: number; STATUS?: string; INSTALLED?: boolean; PAYMENT_EXPIRED?: string; DAYS?: unknown; LANGUAGE_ID?: string; LICENSE?: string; LICENSE_TYPE?: string; LICENSE_FAMILY?: string; [key: string]: unknown }
+
+/** The result of batch. */
+export type BatchResult = { result: { get_user: { ID: `${number}`; ACTIVE?: boolean; NAME?: string; LAST_NAME?: string; EMAIL?: string; LAST_LOGIN?: string; DATE_REGISTER?: string; IS_ONLINE?: string; TIMESTAMP_X?: string; LAST_ACTIVITY_DATE?: string; PERSONAL_GENDER?: string; PERSONAL_BIRTHDAY?: string; UF_EMPLOYMENT_DATE?: string; UF_DEPARTMENT?: number[]; [key: string]: unknown }; get_department: Array<{ ID: `${number}`; NAME?: string; SORT?: number; [key: string]: unknown }>; [key: string]: unknown }; result_error: unknown[]; result_total: { get_department?: number; [key: string]: unknown }; result_next: unknown[]; result_time: { get_user: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; [key: string]: unknown }; get_department: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of biconnector.connector.fields, biconnector.dataset.fields, biconnector.source.fields. */
 export type BiconnectorConnectorFieldsResult = { fields: Array<{ title?: string; type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of biconnector.connector.get. */
+export type BiconnectorConnectorGetResult = { item: { id: number; title?: string; dateCreate?: string; logo?: string; description?: string; sort?: number; urlCheck?: string; settings?: Array<{ name?: string; code?: string; type?: string; [key: string]: unknown }>; urlData?: string; urlTableList?: string; urlTableDescription?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of biconnector.connector.list. */
+export type BiconnectorConnectorListResult = Array<{ id: `${number}`; title?: string; urlCheck?: string; dateCreate?: string; [key: string]: unknown }>
+
+/** The result of biconnector.dataset.get. */
+export type BiconnectorDatasetGetResult = { item: { id: number; type?: string; name?: string; description?: string; externalCode?: string; externalName?: string; dateCreate?: string; dateUpdate?: string; createdById?: number; updatedById?: number; externalId?: number; fields?: Array<{ id: number; datasetId?: number; type?: string; name?: string; externalCode?: string; visible?: boolean; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of biconnector.source.get. */
+export type BiconnectorSourceGetResult = { item: { connection?: { id: number; type?: string; code?: string; title?: string; description?: string; active?: boolean; dateCreate?: string; dateUpdate?: string; createdById?: number; updatedById?: number; [key: string]: unknown }; connectorId?: number; settings?: Array<{ code?: string; name?: string; type?: string; value?: string; id: number; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of biconnector.source.list. */
+export type BiconnectorSourceListResult = Array<{ id: `${number}`; title?: string; active?: boolean; dateCreate?: string; [key: string]: unknown }>
+
+/** The result of bizproc.task.list. */
+export type BizprocTaskListResult = Array<{ ENTITY?: string; DOCUMENT_ID?: `${number}`; ID: `${number}`; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: string; OVERDUE_DATE?: unknown; WORKFLOW_TEMPLATE_ID?: `${number}`; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: string; USER_ID?: `${number}`; USER_STATUS?: string; MODULE_ID?: string; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: string; StatusOkLabel?: string; Fields?: Array<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: boolean; Required?: boolean; Options?: { LEAD?: unknown; CONTACT?: unknown; COMPANY?: unknown; DEAL?: unknown; SMART_INVOICE?: unknown; DYNAMIC_136?: unknown; DYNAMIC_1038?: unknown; [key: string]: unknown } | null; Settings?: unknown; Default?: string | unknown[]; [key: string]: unknown }>; StatusYesLabel?: string; StatusNoLabel?: string; [key: string]: unknown }; DOCUMENT_URL?: string; [key: string]: unknown }>
+
+/** The result of bizproc.workflow.instances. */
+export type BizprocWorkflowInstancesResult = Array<{ DOCUMENT_ID?: string; ENTITY?: string; ID?: string; STARTED?: string; MODULE_ID?: string; OWNED_UNTIL?: unknown; TEMPLATE_ID?: `${number}`; STARTED_BY?: string; [key: string]: unknown }>
+
+/** The result of bizproc.workflow.template.list. */
+export type BizprocWorkflowTemplateListResult = Array<{ ID: `${number}`; NAME?: string; USER_ID?: `${number}`; SYSTEM_CODE?: string; [key: string]: unknown }>
+
+/** The result of booking.v1.booking.client.list. */
+export type BookingV1BookingClientListResult = { bookingClient: Array<{ id: number; type?: { code?: string; module?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of booking.v1.booking.externalData.list, booking.v1.waitlist.externalData.list. */
 export type BookingV1BookingExternalDataListResult = { externalData: Array<{ entityTypeId?: string; moduleId?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
 
+/** The result of booking.v1.booking.get. */
+export type BookingV1BookingGetResult = { booking: { datePeriod?: { from: { timestamp?: number; timezone?: string; [key: string]: unknown }; to: { timestamp?: number; timezone?: string; [key: string]: unknown }; [key: string]: unknown }; description?: unknown; id: number; name?: string; resourceIds?: number[]; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of booking.v1.booking.list. */
+export type BookingV1BookingListResult = { booking: Array<{ datePeriod?: { from: { timestamp?: number; timezone?: string; [key: string]: unknown }; to: { timestamp?: number; timezone?: string; [key: string]: unknown }; [key: string]: unknown }; description?: unknown; id: number; name?: string; resourceIds?: number[]; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of booking.v1.clienttype.list. */
+export type BookingV1ClienttypeListResult = { clientType: Array<{ code?: string; module?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of booking.v1.resource.get. */
+export type BookingV1ResourceGetResult = { resource: { confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; description?: unknown; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isInfoNotificationOn?: string; isMain?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeInfo?: string; templateTypeReminder?: string; typeId?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of booking.v1.resource.list. */
+export type BookingV1ResourceListResult = { resource: Array<{ confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; description?: unknown; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isInfoNotificationOn?: string; isMain?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeInfo?: string; templateTypeReminder?: string; typeId?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of booking.v1.resource.slots.list. */
+export type BookingV1ResourceSlotsListResult = { slots: Array<{ from?: number; id: number; slotSize?: number; timezone?: string; to?: number; weekDays?: string[]; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of booking.v1.resourceType.get. */
+export type BookingV1ResourceTypeGetResult = { resourceType: { code?: string; confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeReminder?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of booking.v1.resourceType.list. */
+export type BookingV1ResourceTypeListResult = { resource: Array<{ code?: string; confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeReminder?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of booking.v1.waitlist.client.list. */
+export type BookingV1WaitlistClientListResult = { waitListClient: Array<{ id: number; type?: { code?: string; module?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of calendar.accessibility.get. */
+export type CalendarAccessibilityGetResult = Record<string, Array<{ ID: number | `${number}`; NAME?: string; DATE_FROM?: string; DATE_TO?: string; DATE_FROM_TS_UTC?: string; DATE_TO_TS_UTC?: string; "~USER_OFFSET_FROM"?: number; "~USER_OFFSET_TO"?: number; DT_SKIP_TIME?: string; TZ_FROM?: string; TZ_TO?: string; ACCESSIBILITY?: string; IMPORTANCE?: string; EVENT_TYPE?: string; [key: string]: unknown }>>
+
 /** The result of calendar.event.get, calendar.event.get.nearest. */
 export type CalendarEventGetResult = Array<{ ID: `${number}`; PARENT_ID?: `${number}`; DELETED?: string; CAL_TYPE?: string; OWNER_ID?: `${number}`; NAME?: string; DATE_FROM?: string; DATE_TO?: string; ORIGINAL_DATE_FROM?: unknown; TZ_FROM?: string; TZ_TO?: string; TZ_OFFSET_FROM?: string; TZ_OFFSET_TO?: string; DATE_FROM_TS_UTC?: string; DATE_TO_TS_UTC?: string; DT_SKIP_TIME?: string; DT_LENGTH?: number; EVENT_TYPE?: unknown; CREATED_BY?: string; DATE_CREATE?: string; TIMESTAMP_X?: string; DESCRIPTION?: string; PRIVATE_EVENT?: string; ACCESSIBILITY?: string; IMPORTANCE?: string; IS_MEETING?: boolean; MEETING_STATUS?: string; MEETING_HOST?: string; MEETING?: { HOST_NAME?: string; NOTIFY?: boolean; REINVITE?: boolean; ALLOW_INVITE?: boolean; HIDE_GUESTS?: boolean; MEETING_CREATOR?: number; LANGUAGE_ID?: string; MAIL_FROM?: string; [key: string]: unknown }; LOCATION?: string; REMIND?: Array<{ type?: string; count?: number; [key: string]: unknown }>; COLOR?: string; RRULE?: { FREQ?: string; BYDAY?: { MO?: string; WE?: string; [key: string]: unknown }; INTERVAL?: number; UNTIL?: string; "~UNTIL"?: string; UNTIL_TS?: number; [key: string]: unknown }; EXDATE?: string; DAV_XML_ID?: string; G_EVENT_ID?: string; DAV_EXCH_LABEL?: string; CAL_DAV_LABEL?: string; VERSION?: string; ATTENDEES_CODES?: string[]; RECURRENCE_ID?: number; RELATIONS?: { ORIGINAL_RECURSION_ID?: number; COMMENT_XML_ID?: string; [key: string]: unknown }; SECTION_ID?: `${number}`; SYNC_STATUS?: unknown; UF_CRM_CAL_EVENT?: string[]; UF_WEBDAV_CAL_EVENT?: boolean; SECTION_DAV_XML_ID?: unknown; DATE_FROM_FORMATTED?: string; DATE_TO_FORMATTED?: string; SECT_ID?: `${number}`; ATTENDEE_LIST?: Array<{ id: number; entryId?: `${number}`; status?: string; [key: string]: unknown }>; COLLAB_ID?: unknown; "~RRULE_DESCRIPTION"?: string; attendeesEntityList?: Array<{ entityId?: string; id: number; [key: string]: unknown }>; "~DESCRIPTION"?: string; "~USER_OFFSET_FROM"?: number; "~USER_OFFSET_TO"?: number; [key: string]: unknown }>
+
+/** The result of calendar.event.getbyid. */
+export type CalendarEventGetbyidResult = { ID: `${number}`; PARENT_ID?: `${number}`; DELETED?: string; CAL_TYPE?: string; OWNER_ID?: `${number}`; NAME?: string; DATE_FROM?: string; DATE_TO?: string; ORIGINAL_DATE_FROM?: unknown; TZ_FROM?: string; TZ_TO?: string; TZ_OFFSET_FROM?: string; TZ_OFFSET_TO?: string; DATE_FROM_TS_UTC?: string; DATE_TO_TS_UTC?: string; DT_SKIP_TIME?: string; DT_LENGTH?: number; EVENT_TYPE?: unknown; CREATED_BY?: string; DATE_CREATE?: string; TIMESTAMP_X?: string; DESCRIPTION?: string; PRIVATE_EVENT?: string; ACCESSIBILITY?: string; IMPORTANCE?: string; IS_MEETING?: boolean; MEETING_STATUS?: string; MEETING_HOST?: string; MEETING?: { HOST_NAME?: string; NOTIFY?: boolean; REINVITE?: boolean; ALLOW_INVITE?: boolean; HIDE_GUESTS?: boolean; MEETING_CREATOR?: number; LANGUAGE_ID?: string; MAIL_FROM?: string; [key: string]: unknown }; LOCATION?: string; REMIND?: Array<{ type?: string; count?: number; [key: string]: unknown }>; COLOR?: string; RRULE?: { FREQ?: string; BYDAY?: { MO?: string; WE?: string; [key: string]: unknown }; INTERVAL?: number; UNTIL?: string; "~UNTIL"?: string; UNTIL_TS?: number; [key: string]: unknown }; EXDATE?: string; DAV_XML_ID?: string; G_EVENT_ID?: string; DAV_EXCH_LABEL?: string; CAL_DAV_LABEL?: string; VERSION?: string; ATTENDEES_CODES?: string[]; RECURRENCE_ID?: number; RELATIONS?: { ORIGINAL_RECURSION_ID?: number; COMMENT_XML_ID?: string; [key: string]: unknown }; SECTION_ID?: `${number}`; SYNC_STATUS?: unknown; UF_CRM_CAL_EVENT?: string[]; UF_WEBDAV_CAL_EVENT?: boolean; SECTION_DAV_XML_ID?: unknown; DATE_FROM_FORMATTED?: string; DATE_TO_FORMATTED?: string; SECT_ID?: `${number}`; ATTENDEE_LIST?: Array<{ id: number; entryId?: `${number}`; status?: string; [key: string]: unknown }>; COLLAB_ID?: unknown; "~RRULE_DESCRIPTION"?: string; attendeesEntityList?: Array<{ entityId?: string; id: number; [key: string]: unknown }>; "~DESCRIPTION"?: string; "~USER_OFFSET_FROM"?: number; "~USER_OFFSET_TO"?: number; [key: string]: unknown }
+
+/** The result of calendar.resource.booking.list. */
+export type CalendarResourceBookingListResult = Array<{ ID: `${number}`; PARENT_ID?: `${number}`; DELETED?: string; CAL_TYPE?: string; OWNER_ID?: `${number}`; NAME?: string; DATE_FROM?: string; DATE_TO?: string; TZ_FROM?: string; TZ_TO?: string; TZ_OFFSET_FROM?: string; TZ_OFFSET_TO?: string; DATE_FROM_TS_UTC?: string; DATE_TO_TS_UTC?: string; DT_SKIP_TIME?: string; DT_LENGTH?: number; EVENT_TYPE?: string; CREATED_BY?: string; DATE_CREATE?: string; TIMESTAMP_X?: string; DESCRIPTION?: string; IS_MEETING?: boolean; MEETING_STATUS?: string; MEETING_HOST?: string; VERSION?: string; SECTION_ID?: `${number}`; DATE_FROM_FORMATTED?: string; DATE_TO_FORMATTED?: string; SECT_ID?: `${number}`; RESOURCE_BOOKING_ID?: `${number}`; [key: string]: unknown }>
+
+/** The result of calendar.settings.get. */
+export type CalendarSettingsGetResult = { work_time_start?: string; work_time_end?: string; year_holidays?: string; year_workdays?: string; week_holidays?: string[]; week_start?: string; user_name_template?: string; sync_by_push?: boolean; user_show_login?: boolean; path_to_user?: string; path_to_user_calendar?: string; path_to_group?: string; path_to_group_calendar?: string; path_to_vr?: string; path_to_rm?: string; rm_iblock_type?: string; rm_iblock_id?: string; dep_manager_sub?: boolean; denied_superpose_types?: unknown[]; pathes_for_sites?: string; forum_id?: string; rm_for_sites?: boolean; path_to_type_company_calendar?: string; path_to_type_location?: string; path_to_type_open_event?: string; [key: string]: unknown }
+
+/** The result of calendar.user.settings.get. */
+export type CalendarUserSettingsGetResult = { view?: string; meetSection?: string; crmSection?: string; showDeclined?: boolean; denyBusyInvitation?: boolean; collapseOffHours?: string; showWeekNumbers?: string; showTasks?: string; syncTasks?: string; showCompletedTasks?: string; lastUsedSection?: string; sendFromEmail?: string; defaultSections?: { user1?: string; group6?: string; [key: string]: unknown }; syncPeriodPast?: string; syncPeriodFuture?: string; defaultReminders?: { fullDay: Array<{ type?: string; count?: number; [key: string]: unknown }>; withTime: Array<{ type?: string; count?: number; [key: string]: unknown }>; [key: string]: unknown }; timezoneName?: string; timezoneOffsetUTC?: number; timezoneDefaultName?: string; work_time_start?: string; work_time_end?: string; [key: string]: unknown }
+
+/** The result of call.followup.field.get. */
+export type V3CallFollowupFieldGetResult = { item: { name?: string; type?: string; title?: string; description?: string; filterable?: boolean; sortable?: boolean; multiple?: boolean; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of call.followup.field.list. */
+export type V3CallFollowupFieldListResult = { items: Array<{ name?: string; type?: string; description?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of call.followup.list. */
+export type V3CallFollowupListResult = { items?: Array<{ callId?: number; startDate?: string; participants?: Array<{ userId?: number; name?: string; avatar?: string; talkedSeconds?: number; [key: string]: unknown }>; overview?: { topic?: string; actionItems?: Array<{ actionItem?: unknown; quote?: unknown; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }>; hasMore?: boolean; afterCursor?: { startDate?: string; id: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.catalog.get. */
+export type CatalogCatalogGetResult = { catalog: { iblockId?: number; iblockTypeId?: number; id: number; lid?: string; name?: string; productIblockId?: unknown; skuPropertyId?: unknown; subscription?: string; vatId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.catalog.getFields. */
+export type CatalogCatalogGetFieldsResult = { catalog: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.catalog.list. */
+export type CatalogCatalogListResult = { catalogs: Array<{ iblockId?: number; iblockTypeId?: number; id: number; lid?: string; name?: string; productIblockId?: number; skuPropertyId?: number; subscription?: string; vatId?: number; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.document.add, catalog.document.update. */
 export type CatalogDocumentAddResult = { document: { commentary?: string; createdBy?: number; currency?: string; dateCreate?: string; dateDocument?: unknown; dateModify?: string; dateStatus?: string; docNumber?: string; docType?: string; id: number; modifiedBy?: number; responsibleId?: number; siteId?: string; status?: string; statusBy?: unknown; title?: string; total?: unknown; [key: string]: unknown }; [key: string]: unknown }
@@ -46,53 +145,233 @@ export type CatalogDocumentElementAddResult = { documentElement: { amount?: numb
 /** The result of catalog.document.element.fields, catalog.document.fields. */
 export type CatalogDocumentElementFieldsResult = Array<{ id: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; [key: string]: unknown }>
 
+/** The result of catalog.document.element.getFields. */
+export type CatalogDocumentElementGetFieldsResult = { documentElement: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.document.element.list. */
+export type CatalogDocumentElementListResult = { documentElements: Array<{ amount?: number; docId?: number; elementId?: number; id: number; purchasingPrice?: number; storeFrom?: unknown; storeTo?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.document.getFields. */
+export type CatalogDocumentGetFieldsResult = { document: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.document.list. */
+export type CatalogDocumentListResult = { documents: Array<{ docType?: string; id: number; status?: string; title?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.documentcontractor.add. */
+export type CatalogDocumentcontractorAddResult = { documentContractor: { documentId?: number; entityId?: number; entityTypeId?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.documentcontractor.getFields. */
+export type CatalogDocumentcontractorGetFieldsResult = { documentContractor: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.documentcontractor.list. */
+export type CatalogDocumentcontractorListResult = { documentContractor: Array<{ documentId?: number; id: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.extra.get. */
+export type CatalogExtraGetResult = { extra: { id: number; name?: string; percentage?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.extra.getFields. */
+export type CatalogExtraGetFieldsResult = { extra: { id: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; name: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; percentage: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of catalog.measure.add, catalog.measure.get, catalog.measure.update. */
 export type CatalogMeasureAddResult = { measure: { code?: number; id: number; isDefault?: string; measureTitle?: string; symbol?: string; symbolIntl?: string; symbolLetterIntl?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.measure.getFields. */
+export type CatalogMeasureGetFieldsResult = { measure: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.price.add, catalog.price.get, catalog.price.update. */
 export type CatalogPriceAddResult = { price: { catalogGroupId?: number; currency?: string; extraId?: unknown; id: number; price?: number; productId?: number; quantityFrom?: unknown; quantityTo?: unknown; timestampX?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of catalog.price.getFields. */
+export type CatalogPriceGetFieldsResult = { price: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.price.list. */
+export type CatalogPriceListResult = { prices: Array<{ catalogGroupId?: number; currency?: string; id: number; price?: number; productId?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.price.modify. */
+export type CatalogPriceModifyResult = { prices: Array<{ catalogGroupId?: number; currency?: string; extraId?: unknown; id: number; price?: number; priceScale?: number; productId?: number; quantityFrom?: unknown; quantityTo?: unknown; timestampX?: string; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of catalog.priceType.add, catalog.priceType.get, catalog.priceType.update. */
 export type CatalogPriceTypeAddResult = { priceType: { base?: string; createdBy?: number; dateCreate?: string; id: number; modifiedBy?: number; name?: string; sort?: number; timestampX?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.priceType.getFields. */
+export type CatalogPriceTypeGetFieldsResult = { priceType: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.priceType.list. */
+export type CatalogPriceTypeListResult = { priceTypes: Array<{ id: number; name?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.priceTypeGroup.add. */
+export type CatalogPriceTypeGroupAddResult = { priceTypeGroup: { access?: string; catalogGroupId?: number; groupId?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.priceTypeGroup.getFields. */
+export type CatalogPriceTypeGroupGetFieldsResult = { priceTypeGroup: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.priceTypeGroup.list. */
+export type CatalogPriceTypeGroupListResult = { priceTypeGroups: Array<{ access?: string; catalogGroupId?: number; groupId?: number; id: number; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.priceTypeLang.add, catalog.priceTypeLang.get, catalog.priceTypeLang.update. */
 export type CatalogPriceTypeLangAddResult = { priceTypeLang: { catalogGroupId?: number; id: number; lang?: string; name?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of catalog.priceTypeLang.getFields. */
+export type CatalogPriceTypeLangGetFieldsResult = { priceTypeLang: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.priceTypeLang.getLanguages. */
+export type CatalogPriceTypeLangGetLanguagesResult = { languages: Array<{ active?: string; lid?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.priceTypeLang.list. */
+export type CatalogPriceTypeLangListResult = { priceTypeLangs: Array<{ lang?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of catalog.product.add, catalog.product.update. */
 export type CatalogProductAddResult = { element: { active?: string; available?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: number; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: string; purchasingPrice?: string; quantity?: number; quantityReserved?: number; quantityTrace?: string; sort?: number; subscribe?: string; timestampX?: string; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.product.get. */
+export type CatalogProductGetResult = { product: { active?: string; available?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: number; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: string; purchasingPrice?: string; quantity?: number; quantityReserved?: number; quantityTrace?: string; sort?: number; subscribe?: string; timestampX?: string; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.product.getFieldsByFilter. */
+export type CatalogProductGetFieldsByFilterResult = { product: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; name?: string; type?: string; isDynamic?: boolean; isMultiple?: boolean; propertyType?: string; userType?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.product.list. */
+export type CatalogProductListResult = { products: Array<{ active?: string; available?: string; barcodeMulti?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: number; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: string; purchasingPrice?: number; quantity?: number; quantityReserved?: number; quantityTrace?: string; recurSchemeLength?: number; recurSchemeType?: string; sort?: number; subscribe?: string; timestampX?: string; trialPriceId?: number; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; withoutOrder?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.product.offer.add, catalog.product.offer.get, catalog.product.offer.update. */
 export type CatalogProductOfferAddResult = { offer: { active?: string; available?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: unknown; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; parentId?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property261?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property262?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: string; purchasingPrice?: string; quantity?: number; quantityReserved?: number; quantityTrace?: string; sort?: number; subscribe?: string; timestampX?: string; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of catalog.product.offer.getFieldsByFilter. */
+export type CatalogProductOfferGetFieldsByFilterResult = { offer: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; name?: string; type?: string; isDynamic?: boolean; isMultiple?: boolean; propertyType?: string; userType?: string | null; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.product.offer.list. */
+export type CatalogProductOfferListResult = { offers: Array<{ active?: string; available?: string; barcodeMulti?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: unknown; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; parentId?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; purchasingCurrency?: string; purchasingPrice?: number; quantity?: number; quantityReserved?: number; quantityTrace?: string; recurSchemeLength?: unknown; recurSchemeType?: string; sort?: number; subscribe?: string; timestampX?: string; trialPriceId?: unknown; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; withoutOrder?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of catalog.product.service.add, catalog.product.service.get, catalog.product.service.update. */
 export type CatalogProductServiceAddResult = { service: { active?: string; available?: string; bundle?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; iblockId?: number; iblockSectionId?: number; id: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; sort?: number; timestampX?: string; type?: number; vatId?: number; vatIncluded?: string; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.product.service.getFieldsByFilter. */
+export type CatalogProductServiceGetFieldsByFilterResult = { service: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; name?: string; type?: string; isDynamic?: boolean; isMultiple?: boolean; propertyType?: string; userType?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.product.service.list. */
+export type CatalogProductServiceListResult = { services: Array<{ active?: string; available?: string; bundle?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; iblockId?: number; iblockSectionId?: number; id: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; sort?: number; timestampX?: string; type?: number; vatId?: number; vatIncluded?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.product.sku.add, catalog.product.sku.get, catalog.product.sku.update. */
 export type CatalogProductSkuAddResult = { sku: { active?: string; available?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: number; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: string; purchasingPrice?: string; quantity?: number; sort?: number; subscribe?: string; timestampX?: string; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of catalog.product.sku.getFieldsByFilter. */
+export type CatalogProductSkuGetFieldsByFilterResult = { sku: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; name?: string; type?: string; isDynamic?: boolean; isMultiple?: boolean; propertyType?: string; userType?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.product.sku.list. */
+export type CatalogProductSkuListResult = { units: Array<{ active?: string; available?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: unknown; iblockId?: number; iblockSectionId?: number; id: number; length?: unknown; measure?: unknown; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: unknown; purchasingPrice?: unknown; quantity?: unknown; sort?: number; subscribe?: string; timestampX?: string; type?: number; vatId?: unknown; vatIncluded?: string; weight?: unknown; width?: unknown; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of catalog.productImage.add, catalog.productImage.get. */
 export type CatalogProductImageAddResult = { productImage: { createTime?: string; detailUrl?: string; downloadUrl?: string; id: number; name?: string; productId?: number; type?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.productImage.getFields. */
+export type CatalogProductImageGetFieldsResult = { productImage: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.productImage.list. */
+export type CatalogProductImageListResult = { productImages: Array<{ createTime?: string; detailUrl?: string; downloadUrl?: string; id: number; name?: string; productId?: number; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.productProperty.add. */
+export type CatalogProductPropertyAddResult = { productProperty: { active?: string; code?: string; colCount?: number; defaultValue?: unknown; fileType?: unknown; filtrable?: string; hint?: unknown; iblockId?: number; id: number; isRequired?: string; linkIblockId?: unknown; listType?: string; multiple?: string; multipleCnt?: unknown; name?: string; propertyType?: string; rowCount?: number; searchable?: string; sort?: number; timestampX?: string; userType?: string; userTypeSettings?: { group?: string; multiple?: string; size?: number; tableName?: string; width?: number; [key: string]: unknown }; withDescription?: unknown; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.productProperty.get. */
+export type CatalogProductPropertyGetResult = { productProperty: { active?: string; code?: string; colCount?: number; defaultValue?: unknown; fileType?: unknown; filtrable?: string; hint?: unknown; iblockId?: number; id: number; isRequired?: string; linkIblockId?: unknown; listType?: string; multiple?: string; multipleCnt?: unknown; name?: string; propertyType?: string; rowCount?: number; searchable?: string; sort?: unknown; timestampX?: string; userType?: string; userTypeSettings?: { group?: string; multiple?: string; size?: number; tableName?: string; width?: number; [key: string]: unknown }; withDescription?: unknown; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.productProperty.getFields. */
+export type CatalogProductPropertyGetFieldsResult = { productProperty: { active: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; code: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; xmlId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.productProperty.list. */
+export type CatalogProductPropertyListResult = { productProperties: Array<{ iblockId?: number; id: number; name?: string; propertyType?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.productProperty.update. */
+export type CatalogProductPropertyUpdateResult = { productProperty: { active?: string; code?: unknown; colCount?: number; defaultValue?: unknown; fileType?: unknown; filtrable?: string; hint?: unknown; iblockId?: number; id: number; name?: string; isRequired?: string; linkIblockId?: unknown; listType?: string; multiple?: string; multipleCnt?: unknown; propertyType?: string; rowCount?: number; searchable?: string; sort?: number; timestampX?: string; userType?: unknown; userTypeSettings?: unknown; withDescription?: unknown; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of catalog.productPropertyEnum.add, catalog.productPropertyEnum.get, catalog.productPropertyEnum.update. */
 export type CatalogProductPropertyEnumAddResult = { productPropertyEnum: { def?: string; id: number; propertyId?: number; sort?: number; value?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of catalog.productPropertyEnum.getFields. */
+export type CatalogProductPropertyEnumGetFieldsResult = { productPropertyEnum: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.productPropertyEnum.list. */
+export type CatalogProductPropertyEnumListResult = { productPropertyEnums: Array<{ def?: string; id: number; propertyId?: number; sort?: number; value?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of catalog.productPropertyFeature.add, catalog.productPropertyFeature.get, catalog.productPropertyFeature.update. */
 export type CatalogProductPropertyFeatureAddResult = { productPropertyFeature: { featureId?: string; id: number; isEnabled?: string; moduleId?: string; propertyId?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.productPropertyFeature.getAvailableFeaturesByProperty. */
+export type CatalogProductPropertyFeatureGetAvailableFeaturesByPropertyResult = { features: Array<{ featureId?: string; featureName?: string; moduleId?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.productPropertyFeature.getFields. */
+export type CatalogProductPropertyFeatureGetFieldsResult = { productPropertyFeature: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.productPropertyFeature.list. */
+export type CatalogProductPropertyFeatureListResult = { productPropertyFeatures: Array<{ featureId?: string; id: number; isEnabled?: string; moduleId?: string; propertyId?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.productPropertySection.get. */
+export type CatalogProductPropertySectionGetResult = { productPropertySection: { displayExpanded?: string; displayType?: string; filterHint?: string; propertyId?: number; smartFilter?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.productPropertySection.list. */
+export type CatalogProductPropertySectionListResult = { productPropertySections: Array<{ displayExpanded?: string; displayType?: string; filterHint?: string; propertyId?: number; smartFilter?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.productPropertySection.set. */
+export type CatalogProductPropertySectionSetResult = { productPropertySection: { displayExpanded?: string; displayType?: string; filterHint?: string; iblockId?: `${number}`; propertyId?: `${number}`; sectionId?: `${number}`; smartFilter?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.ratio.get. */
+export type CatalogRatioGetResult = { ratio: { id: number; isDefault?: string; productId?: number; ratio?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.ratio.getFields. */
+export type CatalogRatioGetFieldsResult = { ratio: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.ratio.list. */
+export type CatalogRatioListResult = { ratios: Array<{ id: number; isDefault?: string; productId?: number; ratio?: number; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.roundingRule.add, catalog.roundingRule.get, catalog.roundingRule.update. */
 export type CatalogRoundingRuleAddResult = { roundingRule: { catalogGroupId?: number; createdBy?: number; dateCreate?: string; dateModify?: string; id: number; modifiedBy?: number; price?: number; roundPrecision?: number; roundType?: number; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of catalog.roundingRule.getFields. */
+export type CatalogRoundingRuleGetFieldsResult = { roundingRule: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of catalog.section.add, catalog.section.get, catalog.section.update. */
 export type CatalogSectionAddResult = { section: { active?: string; code?: string; description?: string; descriptionType?: string; iblockId?: number; iblockSectionId?: number; id: number; name?: string; sort?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.section.getFields. */
+export type CatalogSectionGetFieldsResult = { section: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.section.list. */
+export type CatalogSectionListResult = { sections: Array<{ id: number; name?: string; sort?: number; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.store.add, catalog.store.get, catalog.store.update. */
 export type CatalogStoreAddResult = { store: { active?: string; address?: string; code?: string; dateCreate?: string; dateModify?: string; description?: string; email?: string; gpsN?: number; gpsS?: number; id: number; imageId?: { id: number; url?: string; [key: string]: unknown }; issuingCenter?: string; modifiedBy?: number; phone?: string; schedule?: string; sort?: number; title?: string; userId?: number; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of catalog.store.getFields. */
+export type CatalogStoreGetFieldsResult = { store: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.store.list. */
+export type CatalogStoreListResult = { stores: Array<{ active?: string; address?: string; code?: string; dateCreate?: string; dateModify?: string; description?: string; email?: string; gpsN?: number; gpsS?: number; id: number; imageId?: { id: number; url?: string; [key: string]: unknown }; issuingCenter?: string; modifiedBy?: number; phone?: string; schedule?: string; sort?: number; title?: string; userId?: number; xmlId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.storeproduct.get. */
+export type CatalogStoreproductGetResult = { storeProduct: { amount?: number; id: number; productId?: number; quantityReserved?: unknown; storeId?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of catalog.storeproduct.getFields. */
+export type CatalogStoreproductGetFieldsResult = { storeProduct: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.storeproduct.list. */
+export type CatalogStoreproductListResult = { storeProducts: Array<{ amount?: number; id: number; productId?: number; storeId?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.userfield.document.list. */
+export type CatalogUserfieldDocumentListResult = { documents: Array<{ documentId?: number; documentType?: string; field7097?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of catalog.userfield.document.update. */
+export type CatalogUserfieldDocumentUpdateResult = { document: { documentId?: number; documentType?: string; field7097?: string; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of catalog.vat.add, catalog.vat.update. */
 export type CatalogVatAddResult = { vat: { active?: string; id: number; name?: string; rate?: number; sort?: number; timestampX?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of catalog.vat.getFields. */
+export type CatalogVatGetFieldsResult = { vat: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of crm.activity.badge.add, crm.activity.badge.get. */
 export type CrmActivityBadgeAddResult = { badge: { code?: string; title?: string; value?: string; type?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.activity.badge.list. */
+export type CrmActivityBadgeListResult = { badges: Array<{ code?: string; title?: string; value?: string; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of crm.activity.communication.fields, crm.address.fields, crm.currency.fields, crm.currency.localizations.fields, crm.enum.fields, crm.multifield.fields, crm.requisite.bankdetail.fields, crm.requisite.link.fields, crm.requisite.preset.field.fields, crm.requisite.preset.fields, crm.status.fields, crm.timeline.comment.fields. */
 export type CrmActivityCommunicationFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }>
@@ -100,14 +379,47 @@ export type CrmActivityCommunicationFieldsResult = Record<string, { type?: strin
 /** The result of crm.activity.configurable.add, crm.activity.configurable.update. */
 export type CrmActivityConfigurableAddResult = { activity: { id: number; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating?: number; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of crm.activity.configurable.get. */
+export type CrmActivityConfigurableGetResult = { activity: { id: number; ownerTypeId?: number; ownerId?: number; fields?: { typeId?: string; completed?: boolean; deadline?: string; pingOffsets?: unknown[]; isIncomingChannel?: boolean; responsibleId?: number; badgeCode?: string; originatorId?: unknown; originId?: unknown; [key: string]: unknown }; layout?: { icon: { code?: string; [key: string]: unknown }; header: { title?: string; tags?: { status2: { title?: unknown; type?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; body: { logo: { code?: string; action?: { type?: unknown; uri?: unknown; [key: string]: unknown }; [key: string]: unknown }; blocks: { client: { type?: unknown; properties?: unknown; [key: string]: unknown }; responsible: { type?: unknown; properties?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; footer: { buttons: { startCall: { title?: unknown; type?: unknown; action?: unknown; [key: string]: unknown }; [key: string]: unknown }; menu: { showPostponeItem?: boolean; items?: { confirm: unknown; decline: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.activity.fields. */
+export type CrmActivityFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; isDeprecated?: boolean; [key: string]: unknown }>
+
+/** The result of crm.activity.get. */
+export type CrmActivityGetResult = { ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE_ID?: `${number}`; TYPE_ID?: `${number}`; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_GROUP_ID?: unknown; ASSOCIATED_ENTITY_ID?: `${number}`; SUBJECT?: string; CREATED?: string; LAST_UPDATED?: string; START_TIME?: string; END_TIME?: string; DEADLINE?: string; COMPLETED?: string; STATUS?: string; RESPONSIBLE_ID?: `${number}`; PRIORITY?: string; NOTIFY_TYPE?: string; NOTIFY_VALUE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DIRECTION?: string; LOCATION?: string; SETTINGS?: unknown[]; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; AUTHOR_ID?: `${number}`; EDITOR_ID?: `${number}`; PROVIDER_PARAMS?: unknown[]; PROVIDER_DATA?: unknown; RESULT_MARK?: string; RESULT_VALUE?: unknown; RESULT_SUM?: unknown; RESULT_CURRENCY_ID?: unknown; RESULT_STATUS?: string; RESULT_STREAM?: string; RESULT_SOURCE_ID?: unknown; AUTOCOMPLETE_RULE?: string; [key: string]: unknown }
+
+/** The result of crm.activity.list. */
+export type CrmActivityListResult = Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE_ID?: `${number}`; TYPE_ID?: `${number}`; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_GROUP_ID?: unknown; ASSOCIATED_ENTITY_ID?: `${number}`; SUBJECT?: string; CREATED?: string; LAST_UPDATED?: string; START_TIME?: string; END_TIME?: string; DEADLINE?: string; COMPLETED?: string; STATUS?: string; RESPONSIBLE_ID?: `${number}`; PRIORITY?: string; NOTIFY_TYPE?: string; NOTIFY_VALUE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DIRECTION?: string; LOCATION?: string; SETTINGS?: unknown[]; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; AUTHOR_ID?: `${number}`; EDITOR_ID?: `${number}`; PROVIDER_PARAMS?: unknown[]; PROVIDER_DATA?: unknown; RESULT_MARK?: string; RESULT_VALUE?: unknown; RESULT_SUM?: unknown; RESULT_CURRENCY_ID?: unknown; RESULT_STATUS?: string; RESULT_STREAM?: string; RESULT_SOURCE_ID?: unknown; AUTOCOMPLETE_RULE?: string; [key: string]: unknown }>
+
+/** The result of crm.activity.type.list. */
+export type CrmActivityTypeListResult = Array<{ TYPE_ID?: string; NAME?: string; IS_CONFIGURABLE_TYPE?: string; ICON_ID?: `${number}`; [key: string]: unknown }>
+
+/** The result of crm.address.list. */
+export type CrmAddressListResult = Array<{ TYPE_ID?: `${number}`; ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: unknown; LOC_ADDR_ID?: `${number}`; ANCHOR_TYPE_ID?: `${number}`; ANCHOR_ID?: `${number}`; [key: string]: unknown }>
+
 /** The result of crm.automatedsolution.add, crm.automatedsolution.get, crm.automatedsolution.update. */
 export type CrmAutomatedsolutionAddResult = { automatedSolution: { id: number; title?: string; typeIds?: number[]; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.automatedsolution.fields. */
+export type CrmAutomatedsolutionFieldsResult = { id: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }; title: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }; typeIds: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.automatedsolution.list. */
+export type CrmAutomatedsolutionListResult = { automatedSolutions: Array<{ id: number; title?: string; typeIds?: number[]; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.calllist.get. */
+export type CrmCalllistGetResult = { ID: `${number}`; DATE_CREATE?: string; CREATED_BY_ID?: `${number}`; WEBFORM_ID?: `${number}`; ENTITY_TYPE_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }
 
 /** The result of crm.category.add, crm.category.update. */
 export type CrmCategoryAddResult = { category: { id: number; name?: string; sort?: number; entityTypeId?: number; isDefault?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.category.fields, crm.type.fields. */
 export type CrmCategoryFieldsResult = { fields: Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.category.get. */
+export type CrmCategoryGetResult = { category: { id: number; name?: string; sort?: number; entityTypeId?: number; isDefault?: string; originId?: string; originatorId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.category.list. */
+export type CrmCategoryListResult = { categories: Array<{ id: number; name?: string; sort?: number; entityTypeId?: number; isDefault?: string; originId?: string; originatorId?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of crm.company.contact.fields, crm.deal.contact.fields, crm.lead.contact.fields, crm.quote.contact.fields. */
 export type CrmCompanyContactFieldsResult = { SORT: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; IS_PRIMARY: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; CONTACT_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; [key: string]: unknown }
@@ -118,11 +430,47 @@ export type CrmCompanyContactItemsGetResult = Array<{ CONTACT_ID?: number; SORT?
 /** The result of crm.company.details.configuration.get, crm.contact.details.configuration.get, crm.item.details.configuration.get. */
 export type CrmCompanyDetailsConfigurationGetResult = Array<{ name?: string; title?: string; type?: string; elements?: Array<{ name?: string; optionFlags?: string; options?: { defaultCountry?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }>
 
+/** The result of crm.company.fields. */
+export type CrmCompanyFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string; settings?: { parentEntityTypeId?: number; COMPANY?: string; LEAD?: unknown; SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string; [key: string]: unknown }; listLabel?: string; formLabel?: string; filterLabel?: string; [key: string]: unknown }>
+
+/** The result of crm.company.get. */
+export type CrmCompanyGetResult = { ID: `${number}`; COMPANY_TYPE?: string; TITLE?: string; LOGO?: unknown; LEAD_ID?: unknown; HAS_PHONE?: string; HAS_EMAIL?: string; HAS_IMOL?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; BANKING_DETAILS?: string; INDUSTRY?: string; REVENUE?: string; CURRENCY_ID?: string; EMPLOYEES?: string; COMMENTS?: string; DATE_CREATE?: string; DATE_MODIFY?: string; OPENED?: string; IS_MY_COMPANY?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; ORIGIN_VERSION?: unknown; ADDRESS?: unknown; ADDRESS_2?: unknown; ADDRESS_CITY?: unknown; ADDRESS_POSTAL_CODE?: unknown; ADDRESS_REGION?: unknown; ADDRESS_PROVINCE?: unknown; ADDRESS_COUNTRY?: unknown; ADDRESS_COUNTRY_CODE?: unknown; ADDRESS_LOC_ADDR_ID?: unknown; ADDRESS_LEGAL?: unknown; REG_ADDRESS?: unknown; REG_ADDRESS_2?: unknown; REG_ADDRESS_CITY?: unknown; REG_ADDRESS_POSTAL_CODE?: unknown; REG_ADDRESS_REGION?: unknown; REG_ADDRESS_PROVINCE?: unknown; REG_ADDRESS_COUNTRY?: unknown; REG_ADDRESS_COUNTRY_CODE?: unknown; REG_ADDRESS_LOC_ADDR_ID?: unknown; UTM_SOURCE?: unknown; UTM_MEDIUM?: unknown; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; PARENT_ID_156?: unknown; LAST_ACTIVITY_BY?: string; LAST_ACTIVITY_TIME?: string; LAST_COMMUNICATION_TIME?: unknown; UF_CRM_1687188367?: string; [key: string]: unknown }
+
+/** The result of crm.company.list. */
+export type CrmCompanyListResult = Array<{ TITLE?: string; ASSIGNED_BY_ID?: `${number}`; ID: `${number}`; PHONE?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
 /** The result of crm.company.userfield.get, crm.quote.userfield.get. */
 export type CrmCompanyUserfieldGetResult = { ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string; [key: string]: unknown }; EDIT_FORM_LABEL?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; LIST_COLUMN_LABEL?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; LIST_FILTER_LABEL?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; ERROR_MESSAGE?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; HELP_MESSAGE?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.company.userfield.list, crm.deal.userfield.list, crm.lead.userfield.list, crm.quote.userfield.list. */
 export type CrmCompanyUserfieldListResult = Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { ENTITY_TYPE?: string; DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; SIZE?: number; LIST_WIDTH?: number; MAX_SHOW_SIZE?: number; MAX_ALLOWED_SIZE?: number; EXTENSIONS?: unknown[]; TARGET_BLANK?: string; USE_USERS?: string; USE_RESOURCES?: string; RESOURCES?: { resource: { XML_ID?: string; NAME?: string; SECTIONS?: unknown[]; [key: string]: unknown }; [key: string]: unknown }; SELECTED_RESOURCES?: Array<{ type?: string; id: `${number}`; title?: string; [key: string]: unknown }>; SELECTED_USERS?: unknown[]; FULL_DAY?: string; ALLOW_OVERBOOKING?: string; USE_SERVICES?: string; SERVICE_LIST?: Array<{ name?: string; duration?: string; [key: string]: unknown }>; RESOURCE_LIMIT?: number; TIMEZONE?: string; USE_USER_TIMEZONE?: string; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string; [key: string]: unknown }; EDIT_FORM_LABEL?: string; LIST_COLUMN_LABEL?: string; LIST_FILTER_LABEL?: string; ERROR_MESSAGE?: string | null; HELP_MESSAGE?: string | null; LIST?: Array<{ ID: `${number}`; SORT?: string; VALUE?: string; DEF?: string; XML_ID?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of crm.contact.company.fields. */
+export type CrmContactCompanyFieldsResult = { SORT: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; IS_PRIMARY: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; COMPANY_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.contact.company.items.get. */
+export type CrmContactCompanyItemsGetResult = Array<{ COMPANY_ID?: number; SORT?: number; ROLE_ID?: number; IS_PRIMARY?: string; [key: string]: unknown }>
+
+/** The result of crm.contact.fields. */
+export type CrmContactFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string; isDeprecated?: boolean; settings?: { parentEntityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of crm.contact.get. */
+export type CrmContactGetResult = { ID: `${number}`; POST?: string; COMMENTS?: string; HONORIFIC?: string; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; LEAD_ID?: unknown; TYPE_ID?: string; SOURCE_ID?: string; SOURCE_DESCRIPTION?: string; COMPANY_ID?: `${number}`; BIRTHDATE?: string; EXPORT?: string; HAS_PHONE?: string; HAS_EMAIL?: string; HAS_IMOL?: string; DATE_CREATE?: string; DATE_MODIFY?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; OPENED?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; ORIGIN_VERSION?: unknown; FACE_ID?: unknown; LAST_ACTIVITY_TIME?: string; ADDRESS?: unknown; ADDRESS_2?: unknown; ADDRESS_CITY?: unknown; ADDRESS_POSTAL_CODE?: unknown; ADDRESS_REGION?: unknown; ADDRESS_PROVINCE?: unknown; ADDRESS_COUNTRY?: unknown; ADDRESS_LOC_ADDR_ID?: unknown; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; PARENT_ID_1224?: string; LAST_ACTIVITY_BY?: string; UF_CRM_1720697698689?: string; PHONE?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; EMAIL?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.contact.list. */
+export type CrmContactListResult = Array<{ ID: `${number}`; NAME?: string; LAST_NAME?: string; EXPORT?: string; ASSIGNED_BY_ID?: `${number}`; DATE_CREATE?: string; EMAIL?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of crm.contact.userfield.list. */
+export type CrmContactUserfieldListResult = Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: unknown[] | { SHOW_MAP?: string; CONTACT?: string; COMPANY?: string; DYNAMIC_1224?: string; DYNAMIC_1226?: string; DYNAMIC_1268?: string; DYNAMIC_1278?: string; LEAD?: unknown; DEFAULT_VALUE?: number | { VALUE?: string; TYPE?: string; [key: string]: unknown }; PRECISION?: number; SIZE?: number; MIN_VALUE?: number; MAX_VALUE?: number; LIST_WIDTH?: number; LIST_HEIGHT?: number; MAX_SHOW_SIZE?: number; MAX_ALLOWED_SIZE?: number; EXTENSIONS?: unknown[]; TARGET_BLANK?: string; [key: string]: unknown }; EDIT_FORM_LABEL?: string; LIST_COLUMN_LABEL?: string; LIST_FILTER_LABEL?: string; ERROR_MESSAGE?: unknown; HELP_MESSAGE?: unknown; [key: string]: unknown }>
+
+/** The result of crm.currency.get. */
+export type CrmCurrencyGetResult = { CURRENCY?: string; AMOUNT_CNT?: string; AMOUNT?: string; SORT?: string; BASE?: string; FULL_NAME?: string; LID?: string; FORMAT_STRING?: string; DEC_POINT?: string; THOUSANDS_SEP?: string; DECIMALS?: string; DATE_UPDATE?: string; LANG?: { en: { FORMAT_STRING?: string; FULL_NAME?: string; DEC_POINT?: string; THOUSANDS_SEP?: unknown; DECIMALS?: string; THOUSANDS_VARIANT?: string; HIDE_ZERO?: string; [key: string]: unknown }; de: { FORMAT_STRING?: string; FULL_NAME?: string; DEC_POINT?: string; THOUSANDS_SEP?: string; DECIMALS?: string; THOUSANDS_VARIANT?: string; HIDE_ZERO?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.currency.list. */
+export type CrmCurrencyListResult = Array<{ CURRENCY?: string; AMOUNT_CNT?: string; AMOUNT?: string; SORT?: string; BASE?: string; FULL_NAME?: string; LID?: string; FORMAT_STRING?: string; DEC_POINT?: string; THOUSANDS_SEP?: string | null; DECIMALS?: string; DATE_UPDATE?: string; [key: string]: unknown }>
+
+/** The result of crm.currency.localizations.get. */
+export type CrmCurrencyLocalizationsGetResult = { en: { FORMAT_STRING?: string; FULL_NAME?: string; DEC_POINT?: string; THOUSANDS_SEP?: unknown; DECIMALS?: string; THOUSANDS_VARIANT?: string; HIDE_ZERO?: string; [key: string]: unknown }; de: { FORMAT_STRING?: string; FULL_NAME?: string; DEC_POINT?: string; THOUSANDS_SEP?: string; DECIMALS?: string; THOUSANDS_VARIANT?: string; HIDE_ZERO?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.deal.details.configuration.get, crm.lead.details.configuration.get. */
 export type CrmDealDetailsConfigurationGetResult = Array<{ name?: string; title?: string; type?: string; elements?: Array<{ name?: string; optionFlags?: string; [key: string]: unknown }>; [key: string]: unknown }>
@@ -130,32 +478,266 @@ export type CrmDealDetailsConfigurationGetResult = Array<{ name?: string; title?
 /** The result of crm.deal.fields, crm.lead.fields. */
 export type CrmDealFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string; settings?: { parentEntityTypeId?: number; [key: string]: unknown }; isDeprecated?: boolean; [key: string]: unknown }>
 
+/** The result of crm.deal.get. */
+export type CrmDealGetResult = { ID: `${number}`; TITLE?: string; TYPE_ID?: string; STAGE_ID?: string; PROBABILITY?: string; CURRENCY_ID?: string; OPPORTUNITY?: string; IS_MANUAL_OPPORTUNITY?: string; TAX_VALUE?: string; LEAD_ID?: unknown; COMPANY_ID?: `${number}`; CONTACT_ID?: `${number}`; QUOTE_ID?: unknown; BEGINDATE?: string; CLOSEDATE?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; OPENED?: string; CLOSED?: string; COMMENTS?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: unknown; CATEGORY_ID?: `${number}`; STAGE_SEMANTIC_ID?: string; IS_NEW?: string; IS_RECURRING?: string; IS_RETURN_CUSTOMER?: string; IS_REPEATED_APPROACH?: string; SOURCE_ID?: string; SOURCE_DESCRIPTION?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; MOVED_BY_ID?: `${number}`; MOVED_TIME?: string; LAST_ACTIVITY_TIME?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; PARENT_ID_1220?: string; LAST_ACTIVITY_BY?: string; UF_CRM_1721244482250?: string; [key: string]: unknown }
+
+/** The result of crm.deal.list. */
+export type CrmDealListResult = Array<{ ID: `${number}`; TITLE?: string; TYPE_ID?: string; CATEGORY_ID?: `${number}`; STAGE_ID?: string; OPPORTUNITY?: string; IS_MANUAL_OPPORTUNITY?: string; ASSIGNED_BY_ID?: `${number}`; DATE_CREATE?: string; [key: string]: unknown }>
+
+/** The result of crm.deal.productrows.get. */
+export type CrmDealProductrowsGetResult = Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE?: string; PRODUCT_ID?: number; PRODUCT_NAME?: string; ORIGINAL_PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string | null; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; PRICE_ACCOUNT?: string; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: unknown; TAX_INCLUDED?: string; CUSTOMIZED?: string; MEASURE_CODE?: number; MEASURE_NAME?: string; SORT?: number; XML_ID?: string; TYPE?: number; STORE_ID?: number; RESERVE_ID?: number; DATE_RESERVE_END?: string; RESERVE_QUANTITY?: number; [key: string]: unknown }>
+
+/** The result of crm.deal.recurring.fields. */
+export type CrmDealRecurringFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; definition?: Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of crm.deal.recurring.get. */
+export type CrmDealRecurringGetResult = { ID: `${number}`; DEAL_ID?: `${number}`; BASED_ID?: `${number}`; ACTIVE?: string; CATEGORY_ID?: `${number}`; IS_LIMIT?: string; COUNTER_REPEAT?: unknown; LIMIT_REPEAT?: unknown; LIMIT_DATE?: string; START_DATE?: string; NEXT_EXECUTION?: string; LAST_EXECUTION?: string; PARAMS?: { MODE?: string; SINGLE_BEFORE_START_DATE_TYPE?: unknown; SINGLE_BEFORE_START_DATE_VALUE?: number; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.deal.recurring.list. */
+export type CrmDealRecurringListResult = Array<{ id: `${number}`; deal_id?: string; based_id?: string; ACTIVE?: string; category_id?: string; IS_LIMIT?: string; COUNTER_REPEAT?: string; LIMIT_REPEAT?: string | null; LIMIT_DATE?: string; START_DATE?: string; NEXT_EXECUTION?: string; LAST_EXECUTION?: string; PARAMS?: { MODE?: string; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [key: string]: unknown }; [key: string]: unknown }>
+
 /** The result of crm.deal.userfield.get, crm.lead.userfield.get. */
 export type CrmDealUserfieldGetResult = { ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string; [key: string]: unknown }; EDIT_FORM_LABEL?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; ru?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; LIST_COLUMN_LABEL?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; ru?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; LIST_FILTER_LABEL?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; ru?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; ERROR_MESSAGE?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; ru?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; HELP_MESSAGE?: { ar?: string; br?: string; de?: string; en?: string; fr?: string; hi?: string; id?: string; in?: string; it?: string; ja?: string; kz?: string; la?: string; ms?: string; pl?: string; ru?: string; sc?: string; tc?: string; th?: string; tr?: string; ua?: string; vn?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.document.add. */
+export type CrmDocumentgeneratorDocumentAddResult = { document: { changeStampsEnabled?: boolean; changeStampsDisabledReason?: string; changeQrCodeEnabled?: boolean; qrCodeEnabled?: boolean; changeQrCodeDisabledReason?: string; products?: { currencyId?: string; totalSum?: string; totalRows?: number; [key: string]: unknown }; downloadUrl?: string; downloadUrlMachine?: string; publicUrl?: unknown; id: number; title?: string; number?: string; createTime?: string; createdBy?: number; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; DocumentNumber?: string; [key: string]: unknown }; templateId?: `${number}`; pullTag?: string; imageUrl?: string; pdfUrl?: string; emailDiskFile?: number; entityId?: `${number}`; entityTypeId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.document.get. */
+export type CrmDocumentgeneratorDocumentGetResult = { document: { changeStampsEnabled?: boolean; changeStampsDisabledReason?: string; changeQrCodeEnabled?: boolean; qrCodeEnabled?: boolean; changeQrCodeDisabledReason?: string; products?: { currencyId?: string; totalSum?: string; totalRows?: number; [key: string]: unknown }; downloadUrl?: string; publicUrl?: unknown; title?: string; number?: string; id: `${number}`; createTime?: string; createdBy?: string; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; [key: string]: unknown }; templateId?: `${number}`; pullTag?: string; imageUrl?: string; pdfUrl?: string; emailDiskFile?: number; entityId?: `${number}`; entityTypeId?: `${number}`; downloadUrlMachine?: string; imageUrlMachine?: string; pdfUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.document.getfields. */
+export type CrmDocumentgeneratorDocumentGetfieldsResult = { documentFields: { DocumentNumber: { title?: string; value?: string; required?: string; group?: string[]; chain?: string; default?: string; [key: string]: unknown }; MyCompanyUfLogo: { title?: string; value?: unknown; type?: string; group?: string[]; chain?: string; default?: unknown; [key: string]: unknown }; MY_COMPANY: { title?: string; value?: Array<{ value?: string; title?: string; selected?: boolean; [key: string]: unknown }>; group?: string[]; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.document.list. */
+export type CrmDocumentgeneratorDocumentListResult = { documents: Array<{ id: `${number}`; title?: string; number?: string; templateId?: `${number}`; fileId?: `${number}`; imageId?: `${number}`; pdfId?: `${number}`; createTime?: string; updateTime?: string; values?: { _creationMethod?: string; stampsEnabled?: boolean; [key: string]: unknown }; createdBy?: string; updatedBy?: string | null; downloadUrl?: string; pdfUrl?: string; imageUrl?: string; stampsEnabled?: boolean; entityId?: `${number}`; entityTypeId?: `${number}`; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.document.update. */
+export type CrmDocumentgeneratorDocumentUpdateResult = { document: { changeStampsEnabled?: boolean; changeStampsDisabledReason?: string; changeQrCodeEnabled?: boolean; qrCodeEnabled?: boolean; changeQrCodeDisabledReason?: string; products?: { currencyId?: string; totalSum?: string; totalRows?: number; [key: string]: unknown }; downloadUrl?: string; publicUrl?: unknown; title?: string; number?: string; id: `${number}`; createTime?: string; createdBy?: unknown; updateTime?: string; updatedBy?: number; stampsEnabled?: boolean; isTransformationError?: boolean; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; DocumentNumber?: string; [key: string]: unknown }; templateId?: `${number}`; pullTag?: string; imageUrl?: string; pdfUrl?: string; emailDiskFile?: number; entityId?: `${number}`; entityTypeId?: `${number}`; downloadUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.document.upload. */
+export type CrmDocumentgeneratorDocumentUploadResult = { document: { changeStampsEnabled?: boolean; changeStampsDisabledReason?: string; changeQrCodeEnabled?: boolean; qrCodeEnabled?: boolean; changeQrCodeDisabledReason?: string; products?: { currencyId?: string; totalSum?: string; totalRows?: number; [key: string]: unknown }; downloadUrl?: string; publicUrl?: unknown; title?: string; number?: string; id: `${number}`; createTime?: string; createdBy?: string; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; values?: { productsTableVariant?: string; _creationMethod?: string; [key: string]: unknown }; templateId?: `${number}`; pullTag?: string; emailDiskFile?: number; entityId?: `${number}`; entityTypeId?: `${number}`; downloadUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.numerator.add. */
+export type CrmDocumentgeneratorNumeratorAddResult = { numerator: { name?: string; template?: string; id: number; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: unknown; timezone?: unknown; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.numerator.get. */
+export type CrmDocumentgeneratorNumeratorGetResult = { numerator: { id: `${number}`; name?: string; template?: string; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: unknown; timezone?: unknown; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.numerator.list. */
+export type CrmDocumentgeneratorNumeratorListResult = { numerators: Array<{ id: `${number}`; name?: string; template?: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; periodicBy?: unknown; timezone?: unknown; isDirectNumeration?: boolean; length?: number; padString?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.numerator.update. */
+export type CrmDocumentgeneratorNumeratorUpdateResult = { name?: string; template?: string; id: `${number}`; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: unknown; timezone?: unknown; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.documentgenerator.template.add, crm.documentgenerator.template.update. */
 export type CrmDocumentgeneratorTemplateAddResult = { template: { id: `${number}`; name?: string; region?: string; code?: unknown; download?: string; active?: string; moduleId?: string; numeratorId?: `${number}`; withStamps?: string; users?: { UA?: string; [key: string]: unknown }; isDeleted?: string; sort?: string; downloadMachine?: string; entityTypeId?: Array<`${number}`>; createTime?: string; updateTime?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of crm.documentgenerator.template.get. */
+export type CrmDocumentgeneratorTemplateGetResult = { template: { id: `${number}`; name?: string; region?: string; code?: unknown; download?: string; downloadMachine?: string; active?: string; moduleId?: string; numeratorId?: `${number}`; withStamps?: string; users?: { UA?: string; [key: string]: unknown }; isDeleted?: string; sort?: string; entityTypeId?: Array<`${number}`>; createTime?: string; updateTime?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.template.getfields. */
+export type CrmDocumentgeneratorTemplateGetfieldsResult = { templateFields: { DocumentNumber: { title?: string; value?: string; required?: string; group?: string[]; chain?: string; default?: string; [key: string]: unknown }; MyCompanyUfLogo: { title?: string; value?: unknown; type?: string; group?: string[]; chain?: string; default?: unknown; [key: string]: unknown }; MY_COMPANY: { title?: string; value?: Array<{ value?: string; title?: string; selected?: boolean; [key: string]: unknown }>; group?: string[]; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.documentgenerator.template.list. */
+export type CrmDocumentgeneratorTemplateListResult = { templates: Record<string, { id: `${number}`; name?: string; region?: string; download?: string; users?: string[]; entityTypeId?: string[]; downloadMachine?: string; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of crm.enum.activitydirection, crm.enum.activitynotifytype, crm.enum.activitypriority, crm.enum.activitystatus, crm.enum.activitytype, crm.enum.addresstype, crm.enum.contenttype, crm.enum.settings.mode. */
 export type CrmEnumActivitydirectionResult = Array<{ ID: number; NAME?: string; SYMBOL_CODE?: unknown; SYMBOL_CODE_SHORT?: unknown; [key: string]: unknown }>
+
+/** The result of crm.enum.ownertype. */
+export type CrmEnumOwnertypeResult = Array<{ ID: number; NAME?: string; SYMBOL_CODE?: string; SYMBOL_CODE_SHORT?: string; [key: string]: unknown }>
+
+/** The result of crm.item.add. */
+export type CrmItemAddResult = { item: { id: number; createdTime?: string; dateCreateShort?: unknown; updatedTime?: string; dateModifyShort?: unknown; createdBy?: number; updatedBy?: number; assignedById?: number; opened?: string; leadId?: number; companyId?: number; contactId?: number; quoteId?: number; title?: string; productId?: unknown; categoryId?: number; stageId?: string; stageSemanticId?: string; isNew?: string; isRecurring?: string; isReturnCustomer?: string; isRepeatedApproach?: string; closed?: string; typeId?: string; opportunity?: number; isManualOpportunity?: string; taxValue?: number; currencyId?: string; probability?: number; comments?: string; begindate?: string; begindateShort?: unknown; closedate?: string; closedateShort?: unknown; eventDate?: unknown; eventDateShort?: unknown; eventId?: unknown; eventDescription?: unknown; locationId?: unknown; webformId?: unknown; sourceId?: string; sourceDescription?: string; originatorId?: unknown; originId?: unknown; additionalInfo?: string; searchContent?: unknown; orderStage?: unknown; movedBy?: number; movedTime?: string; lastActivityBy?: number; lastActivityTime?: string; isWork?: unknown; isWon?: unknown; isLose?: unknown; receivedAmount?: unknown; lostAmount?: unknown; hasProducts?: unknown; ufCrm_1721244707107?: number; parentId1220?: number; utmSource?: string; utmMedium?: string; utmCampaign?: unknown; utmContent?: unknown; utmTerm?: unknown; observers?: number[]; contactIds?: number[]; entityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.item.batchImport. */
+export type CrmItemBatchImportResult = { items: Array<{ item?: { id: number; [key: string]: unknown }; error?: string; error_description?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.item.delivery.get. */
+export type CrmItemDeliveryGetResult = { id: number; accountNumber?: string; priceDelivery?: number; currency?: string; deducted?: string; dateDeducted?: unknown; deliveryId?: number; deliveryName?: string; [key: string]: unknown }
+
+/** The result of crm.item.delivery.list. */
+export type CrmItemDeliveryListResult = Array<{ id: number; accountNumber?: string; deducted?: string; dateDeducted?: unknown; deliveryId?: number; priceDelivery?: number; currency?: string; deliveryName?: string; [key: string]: unknown }>
+
+/** The result of crm.item.fields. */
+export type CrmItemFieldsResult = { fields: Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; settings?: { parentEntityTypeId?: number; isMyCompany?: boolean; isEmbeddedEditorEnabled?: boolean; [key: string]: unknown }; isDeprecated?: boolean; statusType?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.item.get. */
+export type CrmItemGetResult = { item: { id: number; createdTime?: string; dateCreateShort?: unknown; updatedTime?: string; dateModifyShort?: unknown; createdBy?: number; updatedBy?: number; assignedById?: number; opened?: string; companyId?: number; contactId?: number; stageId?: string; isConvert?: unknown; statusDescription?: unknown; stageSemanticId?: string; productId?: unknown; opportunity?: number; currencyId?: string; sourceId?: string; sourceDescription?: string; title?: string; name?: string; lastName?: string; secondName?: string; shortName?: unknown; companyTitle?: string; post?: string; address?: unknown; comments?: string; webformId?: number; originatorId?: unknown; originId?: unknown; dateClosed?: unknown; birthdate?: string; honorific?: string; hasPhone?: string; hasEmail?: string; hasImol?: string; login?: unknown; isReturnCustomer?: string; searchContent?: string; isManualOpportunity?: string; movedBy?: number; movedTime?: string; lastActivityBy?: number; lastActivityTime?: string; phoneMobile?: string; phoneWork?: string; phoneMailing?: string; emailHome?: string; emailWork?: string; emailMailing?: string; skype?: unknown; icq?: unknown; imol?: string; email?: string; phone?: string; fm?: Array<{ id: number; valueType?: string; value?: string; typeId?: string; [key: string]: unknown }>; ufCrm_1720019876534?: string; parentId1222?: unknown; parentId1226?: unknown; parentId1228?: unknown; parentId1236?: unknown; parentId1238?: unknown; parentId1240?: unknown; parentId1244?: unknown; parentId1246?: unknown; parentId1254?: unknown; parentId1256?: unknown; utmSource?: unknown; utmMedium?: unknown; utmCampaign?: unknown; utmContent?: unknown; utmTerm?: unknown; observers?: unknown[]; contactIds?: unknown[]; entityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.item.list. */
+export type CrmItemListResult = { items: Array<{ id: number; assignedById?: number; stageId?: string; opportunity?: number; sourceId?: string; title?: string; name?: string; lastName?: string | null; isManualOpportunity?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.item.payment.delivery.list. */
+export type CrmItemPaymentDeliveryListResult = Array<{ id: number; paymentId?: number; quantity?: number; deliveryId?: number; [key: string]: unknown }>
+
+/** The result of crm.item.payment.get. */
+export type CrmItemPaymentGetResult = { id: number; accountNumber?: string; paid?: string; datePaid?: string; empPaidId?: number; paySystemId?: number; sum?: number; currency?: string; paySystemName?: string; [key: string]: unknown }
+
+/** The result of crm.item.payment.list. */
+export type CrmItemPaymentListResult = Array<{ id: number; accountNumber?: string; paid?: string; datePaid?: string | null; empPaidId?: number | null; paySystemId?: number; sum?: number; currency?: string; paySystemName?: string; [key: string]: unknown }>
+
+/** The result of crm.item.payment.product.list. */
+export type CrmItemPaymentProductListResult = Array<{ id: number; paymentId?: number; quantity?: number; rowId?: number; [key: string]: unknown }>
+
+/** The result of crm.item.productrow.add. */
+export type CrmItemProductrowAddResult = { productRow: { id: number; ownerId?: number; ownerType?: string; productId?: number; price?: number; quantity?: number; discountTypeId?: number; discountRate?: number; taxRate?: number; taxIncluded?: string; measureCode?: number; sort?: number; type?: number; productName?: string; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; discountSum?: number; customized?: string; measureName?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.item.productrow.fields. */
+export type CrmItemProductrowFieldsResult = { fields: Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.item.productrow.get. */
+export type CrmItemProductrowGetResult = { productRow: { id: number; ownerId?: number; ownerType?: string; productId?: number; productName?: string; price?: number; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; quantity?: number; discountTypeId?: number; discountRate?: number; discountSum?: number; taxRate?: unknown; taxIncluded?: string; customized?: string; measureCode?: number; measureName?: string; sort?: number; xmlId?: string; type?: number; storeId?: number; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.item.productrow.getAvailableForPayment, crm.item.productrow.set. */
 export type CrmItemProductrowGetAvailableForPaymentResult = { productRows: Array<{ id: number; ownerId?: number; ownerType?: string; productId?: number; productName?: string; price?: number; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; quantity?: number; discountTypeId?: number; discountRate?: number; discountSum?: number; taxRate?: unknown; taxIncluded?: string; customized?: string; measureCode?: number; measureName?: string; sort?: number; xmlId?: string; type?: number; [key: string]: unknown }>; [key: string]: unknown }
 
+/** The result of crm.item.productrow.list. */
+export type CrmItemProductrowListResult = { productRows: Array<{ id: number; ownerId?: number; ownerType?: string; productId?: number; productName?: string; price?: number; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; quantity?: number; discountTypeId?: number; discountRate?: number; discountSum?: number; taxRate?: number | null; taxIncluded?: string; customized?: string; measureCode?: number; measureName?: string; sort?: number; xmlId?: string; type?: number; storeId?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.item.productrow.update. */
+export type CrmItemProductrowUpdateResult = { productRow: { id: number; ownerId?: number; ownerType?: string; productId?: number; productName?: string; price?: number; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; quantity?: number; discountTypeId?: number; discountRate?: number; discountSum?: number; taxRate?: number; taxIncluded?: string; customized?: string; measureCode?: number; measureName?: string; sort?: number; xmlId?: string; type?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.item.update. */
+export type CrmItemUpdateResult = { item: { id: number; createdTime?: string; dateCreateShort?: unknown; updatedTime?: string; dateModifyShort?: unknown; createdBy?: number; updatedBy?: number; assignedById?: number; opened?: string; leadId?: unknown; companyId?: number; contactId?: number; quoteId?: unknown; title?: string; productId?: unknown; categoryId?: number; stageId?: string; stageSemanticId?: string; isNew?: string; isRecurring?: string; isReturnCustomer?: string; isRepeatedApproach?: string; closed?: string; typeId?: string; opportunity?: number; isManualOpportunity?: string; taxValue?: number; currencyId?: string; probability?: unknown; comments?: string; begindate?: string; begindateShort?: unknown; closedate?: string; closedateShort?: unknown; eventDate?: unknown; eventDateShort?: unknown; eventId?: unknown; eventDescription?: unknown; locationId?: unknown; webformId?: number; sourceId?: string; sourceDescription?: string; originatorId?: unknown; originId?: unknown; additionalInfo?: string; searchContent?: string; orderStage?: unknown; movedBy?: number; movedTime?: string; lastActivityBy?: number; lastActivityTime?: string; isWork?: unknown; isWon?: unknown; isLose?: unknown; receivedAmount?: unknown; lostAmount?: unknown; hasProducts?: unknown; ufCrm_1721244707107?: number; parentId1220?: number; utmSource?: string; utmMedium?: unknown; utmCampaign?: unknown; utmContent?: unknown; utmTerm?: unknown; observers?: number[]; contactIds?: unknown[]; entityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.lead.get. */
+export type CrmLeadGetResult = { ID: `${number}`; TITLE?: string; HONORIFIC?: unknown; NAME?: string; SECOND_NAME?: unknown; LAST_NAME?: unknown; COMPANY_TITLE?: unknown; COMPANY_ID?: unknown; CONTACT_ID?: unknown; IS_RETURN_CUSTOMER?: string; BIRTHDATE?: string; SOURCE_ID?: `${number}`; SOURCE_DESCRIPTION?: unknown; STATUS_ID?: string; STATUS_DESCRIPTION?: unknown; POST?: unknown; COMMENTS?: unknown; CURRENCY_ID?: string; OPPORTUNITY?: string; IS_MANUAL_OPPORTUNITY?: string; HAS_PHONE?: string; HAS_EMAIL?: string; HAS_IMOL?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; DATE_CLOSED?: string; STATUS_SEMANTIC_ID?: string; OPENED?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; MOVED_BY_ID?: `${number}`; MOVED_TIME?: string; ADDRESS?: unknown; ADDRESS_2?: unknown; ADDRESS_CITY?: unknown; ADDRESS_POSTAL_CODE?: unknown; ADDRESS_REGION?: unknown; ADDRESS_PROVINCE?: unknown; ADDRESS_COUNTRY?: unknown; ADDRESS_COUNTRY_CODE?: unknown; ADDRESS_LOC_ADDR_ID?: unknown; UTM_SOURCE?: unknown; UTM_MEDIUM?: unknown; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; LAST_ACTIVITY_BY?: string; LAST_ACTIVITY_TIME?: string; PHONE?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; IM?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.lead.list. */
+export type CrmLeadListResult = Array<{ ID: `${number}`; TITLE?: string; HONORIFIC?: unknown; NAME?: string; SECOND_NAME?: unknown; LAST_NAME?: string; COMPANY_TITLE?: unknown; COMPANY_ID?: `${number}`; CONTACT_ID?: `${number}`; IS_RETURN_CUSTOMER?: string; BIRTHDATE?: string; SOURCE_ID?: string; SOURCE_DESCRIPTION?: unknown; STATUS_ID?: string; STATUS_DESCRIPTION?: unknown; POST?: unknown; COMMENTS?: unknown; CURRENCY_ID?: string; OPPORTUNITY?: string; IS_MANUAL_OPPORTUNITY?: string; HAS_PHONE?: string; HAS_EMAIL?: string; HAS_IMOL?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; DATE_CLOSED?: string; STATUS_SEMANTIC_ID?: string; OPENED?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; MOVED_BY_ID?: `${number}`; MOVED_TIME?: string; ADDRESS?: string; ADDRESS_2?: unknown; ADDRESS_CITY?: unknown; ADDRESS_POSTAL_CODE?: unknown; ADDRESS_REGION?: unknown; ADDRESS_PROVINCE?: unknown; ADDRESS_COUNTRY?: string; ADDRESS_COUNTRY_CODE?: unknown; ADDRESS_LOC_ADDR_ID?: `${number}`; UTM_SOURCE?: unknown; UTM_MEDIUM?: unknown; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; LAST_ACTIVITY_BY?: string; LAST_ACTIVITY_TIME?: string; UF_CRM_1704817278?: unknown; UF_CRM_1706782596092?: unknown; UF_CRM_1708952993785?: boolean; [key: string]: unknown }>
+
+/** The result of crm.lead.productrows.get. */
+export type CrmLeadProductrowsGetResult = Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE?: string; PRODUCT_ID?: number; PRODUCT_NAME?: string; ORIGINAL_PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string | null; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; PRICE_ACCOUNT?: string; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number | null; TAX_INCLUDED?: string; CUSTOMIZED?: string; MEASURE_CODE?: number; MEASURE_NAME?: string; SORT?: number; XML_ID?: string; TYPE?: number; STORE_ID?: unknown; RESERVE_ID?: unknown; DATE_RESERVE_END?: unknown; RESERVE_QUANTITY?: unknown; [key: string]: unknown }>
+
+/** The result of crm.orderentity.add. */
+export type CrmOrderentityAddResult = { dealOrder: { orderId?: number; ownerId?: number; ownerTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.orderentity.getFields. */
+export type CrmOrderentityGetFieldsResult = { orderEntity: { orderId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; ownerId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; ownerTypeId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.orderentity.list. */
+export type CrmOrderentityListResult = { orderEntity: Array<{ orderId?: number; ownerId?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.quote.fields. */
+export type CrmQuoteFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string; isDeprecated?: boolean; listLabel?: string; formLabel?: string; filterLabel?: string; settings?: { DEFAULT_VALUE: { TYPE?: string; VALUE?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of crm.quote.get. */
+export type CrmQuoteGetResult = { ID: `${number}`; TITLE?: string; STATUS_ID?: string; CURRENCY_ID?: string; OPPORTUNITY?: string; TAX_VALUE?: string; COMPANY_ID?: `${number}`; CONTACT_ID?: unknown; MYCOMPANY_ID?: `${number}`; BEGINDATE?: string; CLOSEDATE?: string; ACTUAL_DATE?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; OPENED?: string; CLOSED?: string; COMMENTS?: string; LEAD_ID?: unknown; DEAL_ID?: unknown; QUOTE_NUMBER?: string; CONTENT?: unknown; TERMS?: unknown; PERSON_TYPE_ID?: `${number}`; LOCATION_ID?: unknown; CLIENT_TITLE?: unknown; CLIENT_ADDR?: unknown; CLIENT_CONTACT?: unknown; CLIENT_EMAIL?: unknown; CLIENT_PHONE?: unknown; CLIENT_TP_ID?: unknown; CLIENT_TPA_ID?: unknown; UTM_SOURCE?: unknown; UTM_MEDIUM?: unknown; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; PARENT_ID_136?: unknown; LAST_COMMUNICATION_TIME?: unknown; LAST_ACTIVITY_BY?: string; LAST_ACTIVITY_TIME?: string; UF_CRM_566EB0AC9B7FC?: string; UF_CRM_566EB0AFA9895?: string; UF_CRM_566EB0AFB84F1?: string; UF_CRM_566EB0AFC58FD?: string; UF_CRM_566EB0AFDA4EF?: string; UF_CRM_566EB0AFEDB2F?: string; UF_CRM_566EB0B014EC2?: string; UF_CRM_566EB0B0231B2?: string; UF_CRM_566EB0B02F46F?: string; UF_CRM_566EB0B03CDCD?: string; UF_CRM_566EB0B04D190?: string; UF_CRM_577BBCE34CC90?: string; UF_CRM_577BBCE354F86?: string; [key: string]: unknown }
+
+/** The result of crm.quote.list. */
+export type CrmQuoteListResult = Array<{ ID: `${number}`; TITLE?: string; STATUS_ID?: string; OPPORTUNITY?: string; CURRENCY_ID?: string; ASSIGNED_BY_ID?: `${number}`; [key: string]: unknown }>
+
+/** The result of crm.quote.productrows.get. */
+export type CrmQuoteProductrowsGetResult = Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE?: string; PRODUCT_ID?: number; PRODUCT_NAME?: string; ORIGINAL_PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; PRICE_ACCOUNT?: string; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: string; CUSTOMIZED?: string; MEASURE_CODE?: number; MEASURE_NAME?: string; SORT?: number; XML_ID?: unknown; TYPE?: number; STORE_ID?: unknown; RESERVE_ID?: unknown; DATE_RESERVE_END?: unknown; RESERVE_QUANTITY?: unknown; [key: string]: unknown }>
+
+/** The result of crm.requisite.bankdetail.get. */
+export type CrmRequisiteBankdetailGetResult = { ID: `${number}`; ENTITY_ID?: `${number}`; COUNTRY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: unknown; NAME?: string; CODE?: unknown; XML_ID?: string; ORIGINATOR_ID?: unknown; ACTIVE?: string; SORT?: string; RQ_BANK_NAME?: string; RQ_BANK_CODE?: unknown; RQ_BANK_ADDR?: string; RQ_BANK_ROUTE_NUM?: unknown; RQ_BIK?: string; RQ_MFO?: unknown; RQ_ACC_NAME?: unknown; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: unknown; RQ_IIK?: unknown; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: unknown; RQ_SWIFT?: unknown; RQ_BIC?: unknown; RQ_CODEB?: unknown; RQ_CODEG?: unknown; RQ_RIB?: unknown; RQ_AGENCY_NAME?: unknown; COMMENTS?: unknown; [key: string]: unknown }
+
+/** The result of crm.requisite.fields. */
+export type CrmRequisiteFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string[]; listLabel?: string; formLabel?: string; filterLabel?: string; settings?: { SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: number | { TYPE?: string; VALUE?: string; [key: string]: unknown } | null; PRECISION?: number; MIN_VALUE?: number; MAX_VALUE?: number; DISPLAY?: string; LABEL?: string[]; LABEL_CHECKBOX?: string; USE_SECOND?: string; USE_TIMEZONE?: string; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of crm.requisite.link.get. */
+export type CrmRequisiteLinkGetResult = { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: `${number}`; BANK_DETAIL_ID?: `${number}`; MC_REQUISITE_ID?: `${number}`; MC_BANK_DETAIL_ID?: `${number}`; [key: string]: unknown }
+
+/** The result of crm.requisite.link.list. */
+export type CrmRequisiteLinkListResult = Array<{ ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; REQUISITE_ID?: `${number}`; BANK_DETAIL_ID?: `${number}`; MC_REQUISITE_ID?: `${number}`; MC_BANK_DETAIL_ID?: `${number}`; [key: string]: unknown }>
+
+/** The result of crm.requisite.list. */
+export type CrmRequisiteListResult = Array<{ ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; ID: `${number}`; NAME?: string; [key: string]: unknown }>
+
+/** The result of crm.requisite.preset.field.get. */
+export type CrmRequisitePresetFieldGetResult = { ID: number; FIELD_NAME?: string; FIELD_TITLE?: string; IN_SHORT_LIST?: string; SORT?: number; [key: string]: unknown }
+
+/** The result of crm.requisite.preset.field.list. */
+export type CrmRequisitePresetFieldListResult = Array<{ ID: number; FIELD_NAME?: string; FIELD_TITLE?: string; IN_SHORT_LIST?: string; SORT?: number; [key: string]: unknown }>
+
+/** The result of crm.requisite.preset.get. */
+export type CrmRequisitePresetGetResult = { ID: `${number}`; ENTITY_TYPE_ID?: `${number}`; COUNTRY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: unknown; NAME?: string; XML_ID?: string; ACTIVE?: string; SORT?: string; [key: string]: unknown }
+
+/** The result of crm.requisite.userfield.get. */
+export type CrmRequisiteUserfieldGetResult = { ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string; [key: string]: unknown }; EDIT_FORM_LABEL?: { en?: string; de?: string; [key: string]: unknown }; LIST_COLUMN_LABEL?: { en?: string; de?: string; [key: string]: unknown }; LIST_FILTER_LABEL?: { en?: string; de?: string; [key: string]: unknown }; ERROR_MESSAGE?: { en?: string; de?: string; [key: string]: unknown }; HELP_MESSAGE?: { en?: string; de?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.requisite.userfield.list. */
+export type CrmRequisiteUserfieldListResult = Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { DEFAULT_VALUE?: string | number | { TYPE?: string; VALUE?: string; [key: string]: unknown } | null; DISPLAY?: string; LABEL?: string[]; LABEL_CHECKBOX?: string; USE_SECOND?: string; USE_TIMEZONE?: string; PRECISION?: number; SIZE?: number; MIN_VALUE?: number; MAX_VALUE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [key: string]: unknown }; EDIT_FORM_LABEL?: string; LIST_COLUMN_LABEL?: string; LIST_FILTER_LABEL?: string; ERROR_MESSAGE?: string | null; HELP_MESSAGE?: string | null; [key: string]: unknown }>
+
+/** The result of crm.stagehistory.list. */
+export type CrmStagehistoryListResult = { items: Array<{ ID: number; TYPE_ID?: number; OWNER_ID?: number; CREATED_TIME?: string; CATEGORY_ID?: number; STAGE_SEMANTIC_ID?: string; STAGE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.status.entity.types. */
+export type CrmStatusEntityTypesResult = Array<{ ID?: string; NAME?: string; SEMANTIC_INFO?: unknown[] | { START_FIELD?: string; FINAL_SUCCESS_FIELD?: string; FINAL_UNSUCCESS_FIELD?: string; FINAL_SORT?: number; [key: string]: unknown }; ENTITY_TYPE_ID?: number; PREFIX?: string; FIELD_ATTRIBUTE_SCOPE?: string; IS_ENABLED?: boolean; CATEGORY_ID?: number | `${number}`; PARENT_ID?: string; CATEGORY_NAME?: string; CATEGORY_SORT?: number; IS_DEFAULT_CATEGORY?: boolean; [key: string]: unknown }>
+
+/** The result of crm.status.get. */
+export type CrmStatusGetResult = { ID: `${number}`; ENTITY_ID?: string; STATUS_ID?: string; NAME?: string; NAME_INIT?: string; SORT?: string; SYSTEM?: string; CATEGORY_ID?: `${number}`; COLOR?: string; SEMANTICS?: string; [key: string]: unknown }
+
+/** The result of crm.status.list. */
+export type CrmStatusListResult = Array<{ ID: `${number}`; ENTITY_ID?: string; STATUS_ID?: string; NAME?: string; NAME_INIT?: string; SORT?: string; SYSTEM?: string; CATEGORY_ID?: unknown; COLOR?: string; SEMANTICS?: string | null; EXTRA?: { SEMANTICS?: string; COLOR?: string; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of crm.timeline.bindings.fields. */
+export type CrmTimelineBindingsFieldsResult = { OWNER_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; ENTITY_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; ENTITY_TYPE: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.timeline.bindings.list. */
+export type CrmTimelineBindingsListResult = Array<{ OWNER_ID?: `${number}`; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }>
+
+/** The result of crm.timeline.comment.get. */
+export type CrmTimelineCommentGetResult = { ID: `${number}`; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; CREATED?: string; COMMENT?: string; AUTHOR_ID?: `${number}`; FILES?: Record<string, { id: number; date?: string; type?: string; name?: string; size?: number; image?: { width?: number; height?: number; [key: string]: unknown }; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.timeline.comment.list. */
+export type CrmTimelineCommentListResult = Array<{ ID: `${number}`; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; CREATED?: string; COMMENT?: string; AUTHOR_ID?: `${number}`; FILES?: { [key: string]: unknown } | Record<string, { id: number; date?: string; type?: string; name?: string; size?: number; image?: { width?: number; height?: number; [key: string]: unknown }; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
 /** The result of crm.timeline.icon.add, crm.timeline.icon.get. */
 export type CrmTimelineIconAddResult = { icon: { code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.timeline.icon.list. */
+export type CrmTimelineIconListResult = { icons: Array<{ code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.timeline.layout.blocks.get. */
+export type CrmTimelineLayoutBlocksGetResult = { layout: { blocks: Record<string, { type?: string; properties?: { value?: string; multiline?: boolean; bold?: boolean; color?: string; text?: string; action?: { type?: unknown; uri?: unknown; [key: string]: unknown }; title?: string; block?: { type?: unknown; properties?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.timeline.logmessage.add, crm.timeline.logmessage.get. */
 export type CrmTimelineLogmessageAddResult = { logMessage: { id: number; created?: string; authorId?: number; title?: string; text?: string; iconCode?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of crm.timeline.logmessage.list. */
+export type CrmTimelineLogmessageListResult = Array<{ id: number; created?: string; authorId?: number; title?: string; text?: string; iconCode?: string; [key: string]: unknown }>
+
 /** The result of crm.timeline.logo.add, crm.timeline.logo.get. */
 export type CrmTimelineLogoAddResult = { logo: { code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.timeline.logo.list. */
+export type CrmTimelineLogoListResult = { logos: Array<{ code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.timeline.note.get. */
+export type CrmTimelineNoteGetResult = { text?: string; createdById?: number; createdTime?: string; updatedById?: number; updatedTime?: string; [key: string]: unknown }
+
+/** The result of crm.type.add. */
+export type CrmTypeAddResult = { type: { id: number; createdBy?: number; entityTypeId?: number; isCategoriesEnabled?: string; isStagesEnabled?: string; isBeginCloseDatesEnabled?: string; isClientEnabled?: string; isUseInUserfieldEnabled?: string; isLinkWithProductsEnabled?: string; isMycompanyEnabled?: string; isDocumentsEnabled?: string; isSourceEnabled?: string; isObserversEnabled?: string; isRecyclebinEnabled?: string; isAutomationEnabled?: string; isBizProcEnabled?: string; isSetOpenPermissions?: string; isPaymentsEnabled?: string; isCountersEnabled?: string; createdTime?: string; updatedTime?: string; updatedBy?: number; title?: string; relations?: { parent: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; child: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; [key: string]: unknown }; linkedUserFields?: { "CALENDAR_EVENT|UF_CRM_CAL_EVENT"?: string; "TASKS_TASK|UF_CRM_TASK"?: string; "TASKS_TASK_TEMPLATE|UF_CRM_TASK"?: string; [key: string]: unknown }; customSections?: unknown[]; customSectionId?: unknown; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.type.get, crm.type.getByEntityTypeId. */
 export type CrmTypeGetResult = { type: { id: number; title?: string; code?: string; createdBy?: number; entityTypeId?: number; customSectionId?: unknown; isCategoriesEnabled?: string; isStagesEnabled?: string; isBeginCloseDatesEnabled?: string; isClientEnabled?: string; isUseInUserfieldEnabled?: string; isLinkWithProductsEnabled?: string; isMycompanyEnabled?: string; isDocumentsEnabled?: string; isSourceEnabled?: string; isObserversEnabled?: string; isRecyclebinEnabled?: string; isAutomationEnabled?: string; isBizProcEnabled?: string; isSetOpenPermissions?: string; isPaymentsEnabled?: string; isCountersEnabled?: string; createdTime?: string; updatedTime?: string; updatedBy?: number; relations?: { parent: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; child: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; [key: string]: unknown }; linkedUserFields?: { "CALENDAR_EVENT|UF_CRM_CAL_EVENT"?: string; "TASKS_TASK|UF_CRM_TASK"?: string; "TASKS_TASK_TEMPLATE|UF_CRM_TASK"?: string; [key: string]: unknown }; customSections?: unknown[]; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of crm.type.list. */
+export type CrmTypeListResult = { types: Array<{ id: number; title?: string; code?: string; createdBy?: number; entityTypeId?: number; customSectionId?: unknown; isCategoriesEnabled?: string; isStagesEnabled?: string; isBeginCloseDatesEnabled?: string; isClientEnabled?: string; isUseInUserfieldEnabled?: string; isLinkWithProductsEnabled?: string; isMycompanyEnabled?: string; isDocumentsEnabled?: string; isSourceEnabled?: string; isObserversEnabled?: string; isRecyclebinEnabled?: string; isAutomationEnabled?: string; isBizProcEnabled?: string; isSetOpenPermissions?: string; isPaymentsEnabled?: string; isCountersEnabled?: string; createdTime?: string; updatedTime?: string; updatedBy?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of crm.type.update. */
+export type CrmTypeUpdateResult = { type: { id: number; title?: string; code?: string; createdBy?: number; entityTypeId?: number; customSectionId?: unknown; isCategoriesEnabled?: string; isStagesEnabled?: string; isBeginCloseDatesEnabled?: string; isClientEnabled?: string; isUseInUserfieldEnabled?: string; isLinkWithProductsEnabled?: string; isMycompanyEnabled?: string; isDocumentsEnabled?: string; isSourceEnabled?: string; isObserversEnabled?: string; isRecyclebinEnabled?: string; isAutomationEnabled?: string; isBizProcEnabled?: string; isSetOpenPermissions?: string; isPaymentsEnabled?: string; isCountersEnabled?: string; createdTime?: string; updatedTime?: string; updatedBy?: number; relations?: { parent: unknown[]; child: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; [key: string]: unknown }; linkedUserFields?: { "CALENDAR_EVENT|UF_CRM_CAL_EVENT"?: string; "TASKS_TASK|UF_CRM_TASK"?: string; "TASKS_TASK_TEMPLATE|UF_CRM_TASK"?: string; [key: string]: unknown }; customSections?: unknown[]; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of crm.userfield.fields, task.item.userfield.getfields. */
 export type CrmUserfieldFieldsResult = { ID: { type?: string; title?: string; isReadOnly?: boolean; [key: string]: unknown }; ENTITY_ID: { type?: string; title?: string; isImmutable?: boolean; [key: string]: unknown }; FIELD_NAME: { type?: string; title?: string; isImmutable?: boolean; [key: string]: unknown }; USER_TYPE_ID: { type?: string; title?: string; isImmutable?: boolean; [key: string]: unknown }; XML_ID: { type?: string; title?: string; [key: string]: unknown }; SORT: { type?: string; title?: string; [key: string]: unknown }; MULTIPLE: { type?: string; title?: string; [key: string]: unknown }; MANDATORY: { type?: string; title?: string; [key: string]: unknown }; SHOW_FILTER: { type?: string; title?: string; [key: string]: unknown }; SHOW_IN_LIST: { type?: string; title?: string; [key: string]: unknown }; EDIT_IN_LIST: { type?: string; title?: string; [key: string]: unknown }; IS_SEARCHABLE: { type?: string; title?: string; [key: string]: unknown }; EDIT_FORM_LABEL: { type?: string; title?: string; [key: string]: unknown }; LIST_COLUMN_LABEL: { type?: string; title?: string; [key: string]: unknown }; LIST_FILTER_LABEL: { type?: string; title?: string; [key: string]: unknown }; ERROR_MESSAGE: { type?: string; title?: string; [key: string]: unknown }; HELP_MESSAGE: { type?: string; title?: string; [key: string]: unknown }; LIST: { type?: string; title?: string; isMultiple?: boolean; [key: string]: unknown }; SETTINGS: { type?: string; title?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.userfield.settings.fields. */
+export type CrmUserfieldSettingsFieldsResult = { DEFAULT_VALUE: { type?: string; title?: string; [key: string]: unknown }; PRECISION: { type?: string; title?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of crm.vat.fields. */
+export type CrmVatFieldsResult = Record<string, { type?: string; size?: string; isRequired?: boolean; isReadOnly?: boolean; title?: string; [key: string]: unknown }>
+
+/** The result of crm.vat.get. */
+export type CrmVatGetResult = { ID: `${number}`; ACTIVE?: string; NAME?: string; RATE?: string; C_SORT?: string; [key: string]: unknown }
+
+/** The result of department.fields. */
+export type DepartmentFieldsResult = { ID?: string; NAME?: string; SORT?: string; PARENT?: string; UF_HEAD?: string; [key: string]: unknown }
+
+/** The result of disk.attachedObject.get. */
+export type DiskAttachedObjectGetResult = { ID: `${number}`; OBJECT_ID?: `${number}`; MODULE_ID?: string; ENTITY_TYPE?: string; ENTITY_ID?: `${number}`; CREATE_TIME?: string; CREATED_BY?: string; DOWNLOAD_URL?: string; NAME?: string; SIZE?: string; [key: string]: unknown }
 
 /** The result of disk.file.copyTo, disk.folder.uploadFile, disk.storage.uploadFile. */
 export type DiskFileCopyToResult = { ID: number; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; PARENT_ID?: `${number}`; DELETED_TYPE?: number; GLOBAL_CONTENT_VERSION?: number; FILE_ID?: number; SIZE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: unknown; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: unknown; DOWNLOAD_URL?: string; DETAIL_URL?: string; [key: string]: unknown }
@@ -165,6 +747,18 @@ export type DiskFileGetResult = { ID: `${number}`; NAME?: string; CODE?: unknown
 
 /** The result of disk.file.getFields, disk.folder.getFields, disk.storage.getFields. */
 export type DiskFileGetFieldsResult = Record<string, { TYPE?: string; USE_IN_FILTER?: boolean; USE_IN_SHOW?: boolean; [key: string]: unknown }>
+
+/** The result of disk.file.getVersions. */
+export type DiskFileGetVersionsResult = Array<{ ID: `${number}`; OBJECT_ID?: `${number}`; SIZE?: string; NAME?: string; GLOBAL_CONTENT_VERSION?: string; CREATE_TIME?: string; CREATED_BY?: string; DOWNLOAD_URL?: string; [key: string]: unknown }>
+
+/** The result of disk.file.markDeleted. */
+export type DiskFileMarkDeletedResult = { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; PARENT_ID?: `${number}`; DELETED_TYPE?: string; GLOBAL_CONTENT_VERSION?: string; FILE_ID?: `${number}`; SIZE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: string; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DOWNLOAD_URL?: string; DETAIL_URL?: string; [key: string]: unknown }
+
+/** The result of disk.file.moveTo. */
+export type DiskFileMoveToResult = { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; PARENT_ID?: number; DELETED_TYPE?: string; GLOBAL_CONTENT_VERSION?: string; FILE_ID?: `${number}`; SIZE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: unknown; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DOWNLOAD_URL?: string; DETAIL_URL?: string; [key: string]: unknown }
+
+/** The result of disk.file.restore. */
+export type DiskFileRestoreResult = { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; PARENT_ID?: `${number}`; DELETED_TYPE?: number; GLOBAL_CONTENT_VERSION?: string; FILE_ID?: `${number}`; SIZE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: string; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DOWNLOAD_URL?: string; DETAIL_URL?: string; [key: string]: unknown }
 
 /** The result of disk.file.restoreFromVersion, disk.file.uploadVersion. */
 export type DiskFileRestoreFromVersionResult = { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; PARENT_ID?: `${number}`; DELETED_TYPE?: string; GLOBAL_CONTENT_VERSION?: number; FILE_ID?: `${number}`; SIZE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: unknown; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DOWNLOAD_URL?: string; DETAIL_URL?: string; [key: string]: unknown }
@@ -181,23 +775,113 @@ export type DiskFolderGetResult = { ID: `${number}`; NAME?: string; CODE?: unkno
 /** The result of disk.folder.markDeleted, disk.folder.restore. */
 export type DiskFolderMarkDeletedResult = { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; REAL_OBJECT_ID?: `${number}`; PARENT_ID?: `${number}`; DELETED_TYPE?: number; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: string; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DETAIL_URL?: string; [key: string]: unknown }
 
+/** The result of disk.folder.moveTo. */
+export type DiskFolderMoveToResult = { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; REAL_OBJECT_ID?: `${number}`; PARENT_ID?: number; DELETED_TYPE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: unknown; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DETAIL_URL?: string; [key: string]: unknown }
+
 /** The result of disk.storage.get, disk.storage.getForApp, disk.storage.rename. */
 export type DiskStorageGetResult = { ID: `${number}`; NAME?: string; CODE?: unknown; MODULE_ID?: string; ENTITY_TYPE?: string; ENTITY_ID?: `${number}`; ROOT_OBJECT_ID?: `${number}`; [key: string]: unknown }
+
+/** The result of disk.storage.getChildren. */
+export type DiskStorageGetChildrenResult = Array<{ ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; REAL_OBJECT_ID?: `${number}`; PARENT_ID?: `${number}`; DELETED_TYPE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: unknown; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string | null; DETAIL_URL?: string; [key: string]: unknown }>
+
+/** The result of disk.storage.getList. */
+export type DiskStorageGetListResult = Array<{ ID: `${number}`; NAME?: string; CODE?: unknown; MODULE_ID?: string; ENTITY_TYPE?: string; ENTITY_ID?: `${number}`; ROOT_OBJECT_ID?: `${number}`; [key: string]: unknown }>
+
+/** The result of disk.version.get. */
+export type DiskVersionGetResult = { ID: `${number}`; OBJECT_ID?: `${number}`; SIZE?: string; NAME?: string; GLOBAL_CONTENT_VERSION?: string; CREATE_TIME?: string; CREATED_BY?: string; DOWNLOAD_URL?: string; [key: string]: unknown }
+
+/** The result of documentgenerator.document.add. */
+export type DocumentgeneratorDocumentAddResult = { document: { downloadUrl?: string; publicUrl?: unknown; title?: string; number?: string; id: number; createTime?: string; createdBy?: number; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; value?: string; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; DocumentNumber?: string; CurrentDate?: string; ClientName?: string; ClientPhone?: string; Total?: string; Comment?: string; UserName?: string; [key: string]: unknown }; templateId?: `${number}`; provider?: string; pullTag?: string; emailDiskFile?: number; downloadUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of documentgenerator.document.get, documentgenerator.document.update. */
 export type DocumentgeneratorDocumentGetResult = { document: { downloadUrl?: string; publicUrl?: string; title?: string; number?: string; id: `${number}`; createTime?: string; createdBy?: string; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; value?: string; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; CurrentDate?: string; ClientName?: string; ClientPhone?: string; Total?: string; Comment?: string; UserName?: string; [key: string]: unknown }; publicUrlView?: { time?: string; [key: string]: unknown }; templateId?: `${number}`; provider?: string; pullTag?: string; imageUrl?: string; pdfUrl?: string; printUrl?: string; emailDiskFile?: number; downloadUrlMachine?: string; imageUrlMachine?: string; pdfUrlMachine?: string; printUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of documentgenerator.document.getfields. */
+export type DocumentgeneratorDocumentGetfieldsResult = { documentFields: Record<string, { title?: string; value?: string; required?: string; group?: string[]; chain?: string | Array<string | { [key: string]: unknown }>; default?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of documentgenerator.document.list. */
+export type DocumentgeneratorDocumentListResult = { documents: Array<{ id: `${number}`; title?: string; number?: string; templateId?: `${number}`; provider?: string; value?: string; fileId?: `${number}`; imageId?: `${number}`; pdfId?: `${number}`; createTime?: string; updateTime?: string; createdBy?: string; downloadUrl?: string; pdfUrl?: string; imageUrl?: string; values?: unknown; stampsEnabled?: boolean; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of documentgenerator.numerator.add. */
+export type DocumentgeneratorNumeratorAddResult = { numerator: { name?: string; template?: string; id: number; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of documentgenerator.numerator.get. */
+export type DocumentgeneratorNumeratorGetResult = { numerator: { name?: string; template?: string; id: `${number}`; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of documentgenerator.numerator.update. */
+export type DocumentgeneratorNumeratorUpdateResult = { name?: string; template?: string; id: `${number}`; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of documentgenerator.region.add, documentgenerator.region.get, documentgenerator.region.update. */
 export type DocumentgeneratorRegionAddResult = { region: { id: `${number}`; title?: string; languageId?: string; formatDate?: string; formatDatetime?: string; formatName?: string; phrases?: { TAX_INCLUDED?: string; TAX_NOT_INCLUDED?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of documentgenerator.region.list. */
+export type DocumentgeneratorRegionListResult = { regions: Record<string, { id: `${number}`; title?: string; languageId?: string; formatDate?: string; formatDatetime?: string; formatName?: string; code?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of documentgenerator.role.add, documentgenerator.role.get, documentgenerator.role.update. */
 export type DocumentgeneratorRoleAddResult = { role: { id: number; name?: string; code?: string; permissions?: { settings: { modify?: string; [key: string]: unknown }; templates: { modify?: string; [key: string]: unknown }; documents: { modify?: string; view?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of documentgenerator.role.list. */
+export type DocumentgeneratorRoleListResult = { roles: Array<{ id: number; name?: string; code?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of documentgenerator.template.add. */
+export type DocumentgeneratorTemplateAddResult = { template: { id: `${number}`; name?: string; region?: string; code?: string; download?: string; active?: string; moduleId?: string; numeratorId?: `${number}`; withStamps?: string; providers?: { "bitrix\\documentgenerator\\dataprovider\\rest"?: string; [key: string]: unknown }; users?: { UA?: string; [key: string]: unknown }; isDeleted?: string; sort?: string; createTime?: string; updateTime?: string; downloadMachine?: string; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of documentgenerator.template.get, documentgenerator.template.update. */
 export type DocumentgeneratorTemplateGetResult = { template: { id: `${number}`; name?: string; region?: string; code?: string; download?: string; active?: string; moduleId?: string; numeratorId?: `${number}`; withStamps?: string; providers?: { "bitrix\\documentgenerator\\dataprovider\\rest"?: string; [key: string]: unknown }; users?: { U503?: string; [key: string]: unknown }; isDeleted?: string; sort?: string; createTime?: string; updateTime?: string; downloadMachine?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of documentgenerator.template.getfields. */
+export type DocumentgeneratorTemplateGetfieldsResult = { templateFields: Record<string, { title?: string; value?: string; required?: string; group?: string[]; chain?: string | Array<string | { [key: string]: unknown }>; default?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of entity.get. */
+export type EntityGetResult = { ID: `${number}`; IBLOCK_TYPE_ID?: string; ENTITY?: string; NAME?: string; [key: string]: unknown }
+
+/** The result of entity.item.get. */
+export type EntityItemGetResult = Array<{ ID: `${number}`; TIMESTAMP_X?: string; MODIFIED_BY?: string; DATE_CREATE?: string; CREATED_BY?: string; ACTIVE?: string; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; SORT?: string; NAME?: string; PREVIEW_PICTURE?: unknown; PREVIEW_TEXT?: unknown; DETAIL_PICTURE?: unknown; DETAIL_TEXT?: unknown; CODE?: unknown; ENTITY?: string; SECTION?: unknown; [key: string]: unknown }>
+
+/** The result of entity.section.get. */
+export type EntitySectionGetResult = Array<{ ID: `${number}`; CODE?: string | null; TIMESTAMP_X?: string; DATE_CREATE?: string; CREATED_BY?: string; MODIFIED_BY?: string; ACTIVE?: string; SORT?: string; NAME?: string; PICTURE?: unknown; DETAIL_PICTURE?: unknown; DESCRIPTION?: string | null; LEFT_MARGIN?: string; RIGHT_MARGIN?: string; DEPTH_LEVEL?: string; ENTITY?: string; SECTION?: string | null; [key: string]: unknown }>
+
+/** The result of event.get. */
+export type EventGetResult = Array<{ event?: string; handler?: string; auth_type?: string; offline?: number; [key: string]: unknown }>
+
+/** The result of event.offline.get. */
+export type EventOfflineGetResult = { process_id?: unknown; events?: Array<{ ID: `${number}`; TIMESTAMP_X?: string; EVENT_NAME?: string; EVENT_DATA?: boolean; EVENT_ADDITIONAL?: boolean; MESSAGE_ID?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of event.offline.list. */
+export type EventOfflineListResult = Array<{ ID: `${number}`; TIMESTAMP_X?: string; EVENT_NAME?: string; EVENT_DATA?: boolean; EVENT_ADDITIONAL?: boolean; MESSAGE_ID?: `${number}`; PROCESS_ID?: string; ERROR?: string; [key: string]: unknown }>
+
+/** The result of humanresources.employee.field.get. */
+export type V3HumanresourcesEmployeeFieldGetResult = { item: { description?: unknown; editable?: boolean; elementType?: unknown; filterable?: boolean; multiple?: boolean; name?: string; requiredGroups?: unknown; sortable?: boolean; title?: string; type?: string; validationRules?: unknown[]; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of humanresources.employee.field.list. */
+export type V3HumanresourcesEmployeeFieldListResult = { items: Array<{ description?: unknown; editable?: boolean; elementType?: unknown; filterable?: boolean; multiple?: boolean; name?: string; requiredGroups?: unknown; sortable?: boolean; title?: string; type?: string; validationRules?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of humanresources.employee.multidepartment. */
+export type V3HumanresourcesEmployeeMultidepartmentResult = { employees?: Array<{ userId?: number; name?: string; workPosition?: string; departments?: Array<{ id: number; name?: string; [key: string]: unknown }>; [key: string]: unknown }>; total?: number; [key: string]: unknown }
+
+/** The result of humanresources.employee.search. */
+export type V3HumanresourcesEmployeeSearchResult = { items: Array<{ userId?: number; name?: string; workPosition?: string; avatar?: string; url?: string; departments?: Array<{ id: number; name?: string; [key: string]: unknown }>; teams?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of humanresources.employee.subordinates. */
+export type V3HumanresourcesEmployeeSubordinatesResult = { userId?: number; departments?: Array<{ nodeId?: number; name?: string; role?: string; subordinatesCount?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of humanresources.hcmlink.company.list. */
+export type HumanresourcesHcmlinkCompanyListResult = Array<{ id: number; company?: string; crmCompanyId?: number; title?: string; data?: { taxId?: `${number}`; [key: string]: unknown }; createdAt?: string; fields?: Array<{ field?: string; title?: string; type?: string; ttl?: number; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of humanresources.hcmlink.company.user.list. */
+export type HumanresourcesHcmlinkCompanyUserListResult = Array<{ id: number; company?: string; crmCompanyId?: number; title?: string; data?: { taxId?: `${number}`; [key: string]: unknown }; person?: string; [key: string]: unknown }>
+
+/** The result of humanresources.hcmlink.employee.list. */
+export type HumanresourcesHcmlinkEmployeeListResult = Array<{ id: number; company?: string; person?: string; employees?: Array<{ id: number; employee?: string; data?: { position?: string; [key: string]: unknown }; createdAt?: string; [key: string]: unknown }>; userId?: number; title?: string; createdAt?: string; updatedAt?: string; [key: string]: unknown }>
+
+/** The result of humanresources.node.add. */
+export type V3HumanresourcesNodeAddResult = { id: number; name?: string; type?: string; structureId?: number; parentId?: number; description?: string; accessCode?: string; userCount?: number; colorName?: unknown; xmlId?: unknown; createdAt?: string; updatedAt?: string; members?: Array<{ userId?: number; name?: string; workPosition?: string; role?: string; avatar?: string | null; url?: string; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of humanresources.node.children, humanresources.node.search. */
 export type V3HumanresourcesNodeChildrenResult = { items: Array<{ id: number; name?: string; type?: string; structureId?: number; parentId?: number; description?: string; accessCode?: string; userCount?: number; colorName?: unknown; xmlId?: unknown; createdAt?: string; updatedAt?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of humanresources.node.communication.list. */
+export type V3HumanresourcesNodeCommunicationListResult = { channels?: Array<{ avatar?: string; color?: string; dialogId?: string; hasAccess?: boolean; id: number; isExtranet?: boolean; originalNodeId?: unknown; subtitle?: string; title?: string; type?: string; [key: string]: unknown }>; channelsNoAccess?: number; chats?: Array<{ avatar?: string; color?: string; dialogId?: string; hasAccess?: boolean; id: number; isExtranet?: boolean; originalNodeId?: unknown; subtitle?: string; title?: string; type?: string; [key: string]: unknown }>; chatsNoAccess?: number; collabs?: Array<{ avatar?: unknown; dialogId?: string; hasAccess?: boolean; id: number; originalNodeId?: unknown; subtitle?: string; title?: string; type?: string; [key: string]: unknown }>; collabsNoAccess?: number; [key: string]: unknown }
 
 /** The result of humanresources.node.edit, humanresources.node.move. */
 export type V3HumanresourcesNodeEditResult = { id: number; name?: string; type?: string; structureId?: number; parentId?: number; description?: string; accessCode?: string; userCount?: number; colorName?: unknown; xmlId?: unknown; createdAt?: string; updatedAt?: string; [key: string]: unknown }
@@ -208,17 +892,272 @@ export type V3HumanresourcesNodeFieldGetResult = { item: { name?: string; type?:
 /** The result of humanresources.node.field.list, mail.mailbox.field.list, mail.message.field.list, mail.recipient.field.list, note.collection.field.list, note.document.field.list, note.document.search.field.list, note.document.tree.field.list, note.file.field.list, timeman.record.field.list. */
 export type V3HumanresourcesNodeFieldListResult = { items: Array<{ name?: string; type?: string; title?: string; filterable?: boolean; sortable?: boolean; [key: string]: unknown }>; [key: string]: unknown }
 
+/** The result of humanresources.node.get. */
+export type V3HumanresourcesNodeGetResult = { item: { id: number; name?: string; type?: string; structureId?: number; parentId?: unknown; description?: string; accessCode?: string; userCount?: number; colorName?: unknown; xmlId?: unknown; createdAt?: string; updatedAt?: string; members?: Array<{ userId?: number; name?: string; workPosition?: string; role?: string; avatar?: string; url?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of humanresources.node.list. */
+export type V3HumanresourcesNodeListResult = { items: Array<{ id: number; name?: string; type?: string; structureId?: number; parentId?: number | null; description?: string; accessCode?: string; userCount?: number; colorName?: unknown; xmlId?: string | null; createdAt?: string; updatedAt?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of humanresources.node.member.field.list. */
+export type V3HumanresourcesNodeMemberFieldListResult = { items: Array<{ description?: unknown; filterable?: boolean; name?: string; sortable?: boolean; title?: string; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of humanresources.node.member.remove. */
+export type V3HumanresourcesNodeMemberRemoveResult = { removed: number[]; failed: Array<{ userId?: number; reason?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of im.counters.get. */
+export type ImCountersGetResult = { TYPE: { ALL?: number; NOTIFY?: number; CHAT?: number; LINES?: number; DIALOG?: number; MESSENGER?: number; [key: string]: unknown }; CHAT: unknown[]; CHAT_MUTED: Record<string, number>; CHAT_UNREAD: unknown[]; LINES: unknown[]; DIALOG: Record<string, number>; DIALOG_UNREAD: unknown[]; [key: string]: unknown }
+
+/** The result of im.department.get. */
+export type ImDepartmentGetResult = Array<{ id: number; name?: string; full_name?: string; manager_user_id?: number; [key: string]: unknown }>
+
+/** The result of im.dialog.get. */
+export type ImDialogGetResult = { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: string; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; path?: string; path_title?: string; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id?: string; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; readed_list?: Array<{ user_id?: number; user_name?: string; message_id?: number; date?: unknown; [key: string]: unknown }>; manager_list?: number[]; last_message_views?: { message_id?: number; first_viewers?: unknown[]; count_of_viewers?: number; [key: string]: unknown }; dialog_id?: string; [key: string]: unknown }
+
+/** The result of im.dialog.messages.get. */
+export type ImDialogMessagesGetResult = { chat_id?: number; messages?: Array<{ id: number; chat_id?: number; author_id?: number; date?: string; text?: string; unread?: boolean; uuid?: string | null; replaces?: unknown[]; params?: unknown[] | { LIKE?: number[]; CODE?: string[]; NOTIFY?: string; [key: string]: unknown }; disappearing_date?: unknown; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: boolean; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; files?: Array<{ id: number; chatId?: number; date?: string; type?: string; name?: string; extension?: string; size?: number; image?: { height?: number; width?: number; [key: string]: unknown }; status?: string; progress?: number; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; viewerAttrs?: { viewer?: string; viewerType?: string; src?: string; viewerResized?: string; objectId?: `${number}`; viewerGroupBy?: string; imChatId?: number; title?: string; actions?: string; [key: string]: unknown }; mediaUrl?: { preview: Record<string, string>; [key: string]: unknown }; isTranscribable?: boolean; isVideoNote?: boolean; isVoiceNote?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of im.dialog.messages.search. */
+export type ImDialogMessagesSearchResult = { users?: Array<{ id: number; active?: boolean; name?: string; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; avatarHr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; mobileLastDate?: boolean; desktopLastDate?: boolean; absent?: boolean; departments?: number[]; phones?: { personal_mobile?: string; inner_phone?: string; [key: string]: unknown }; botData?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; files?: unknown[]; additionalMessages?: unknown[]; copilot?: unknown; stickers?: unknown[]; reactions?: unknown[]; tariffRestrictions?: { isHistoryLimitExceeded?: boolean; [key: string]: unknown }; usersShort?: unknown[]; messages?: Array<{ id: number; chatId?: number; chat_id?: number; authorId?: number; author_id?: number; date?: string; text?: string; isSystem?: boolean; uuid?: string; forward?: unknown; params?: unknown[]; viewedByOthers?: boolean; block?: unknown; unread?: boolean; viewed?: boolean; viewedCount?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of im.dialog.users.list. */
+export type ImDialogUsersListResult = Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: boolean | { personal_mobile?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>
+
+/** The result of im.disk.file.commit. */
+export type ImDiskFileCommitResult = { FILES?: { upload5249: { id: number; chatId?: number; date?: { [key: string]: unknown }; type?: string; name?: string; extension?: string; size?: number; image?: { height?: number; width?: number; [key: string]: unknown }; status?: string; progress?: number; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; viewerAttrs?: { viewer?: string; viewerType?: string; src?: string; viewerResized?: string; objectId?: `${number}`; viewerGroupBy?: string; imChatId?: number; title?: string; actions?: string; [key: string]: unknown }; mediaUrl?: { preview: Record<string, string>; [key: string]: unknown }; isTranscribable?: boolean; isVideoNote?: boolean; isVoiceNote?: boolean; [key: string]: unknown }; [key: string]: unknown }; DISK_ID?: Array<`${number}`>; FILE_MODELS?: { upload5249: { id: number; name?: string; createTime?: { [key: string]: unknown }; updateTime?: { [key: string]: unknown }; deleteTime?: unknown; code?: string; xmlId?: unknown; storageId?: number; realObjectId?: number; parentId?: number; deletedType?: number; createdBy?: string; updatedBy?: string; deletedBy?: string; uniqueCode?: string; typeFile?: number; globalContentVersion?: number; fileId?: number; size?: number; etag?: string; links?: { download?: string; showInGrid?: string; preview?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; MESSAGE_ID?: number; [key: string]: unknown }
+
+/** The result of im.disk.file.save. */
+export type ImDiskFileSaveResult = { folder: { id: number; name?: string; [key: string]: unknown }; file: { id: number; name?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of im.notify.get. */
+export type ImNotifyGetResult = { total_count?: number; total_unread_count?: number; chat_id?: number; notifications?: Array<{ id: number; chat_id?: number; author_id?: number; date?: string; notify_type?: number; notify_module?: string; notify_event?: string; notify_tag?: string; notify_sub_tag?: string; notify_title?: string; setting_name?: string; text?: string; notify_read?: string; params?: unknown; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of im.notify.history.search. */
+export type ImNotifyHistorySearchResult = { chat_id?: number; total_results?: number; notifications?: Array<{ id: number; chat_id?: number; author_id?: number; date?: string; notify_type?: number; notify_module?: string; notify_event?: string; notify_tag?: string; notify_sub_tag?: string; notify_title?: string; setting_name?: string; text?: string; notify_read?: string; params?: unknown; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of im.notify.schema.get. */
+export type ImNotifySchemaGetResult = { tasks: { NAME?: string; MODULE_ID?: string; LIST?: Array<{ ID?: string; NAME?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of im.recent.get. */
+export type ImRecentGetResult = Array<{ id?: string; chat_id?: number; type?: string; avatar?: { url?: string; color?: string; [key: string]: unknown }; title?: string; message?: { id: number; text?: string; file?: boolean; author_id?: number; attach?: boolean; sticker?: unknown; date?: string; status?: string; uuid?: unknown; [key: string]: unknown }; counter?: number; last_id?: number; pinned?: boolean; unread?: boolean; has_reminder?: boolean; date_update?: string; date_last_activity?: string; chat?: { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; owner?: number; extranet?: boolean; contains_collaber?: boolean; avatar?: string; color?: string; type?: string; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; manager_list?: number[]; date_create?: string; message_type?: string; user_counter?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; role?: string; text_field_enabled?: boolean; background_id?: unknown; entity_link?: { type?: string; url?: string; id: `${number}`; [key: string]: unknown }; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; public?: string; [key: string]: unknown }; user?: { id: number; [key: string]: unknown }; options?: unknown[]; [key: string]: unknown }>
+
+/** The result of im.recent.list. */
+export type ImRecentListResult = { items?: Array<{ id?: string | number; chat_id?: number; type?: string; avatar?: { url?: string; color?: string; [key: string]: unknown }; title?: string; message?: { id: number; text?: string; file?: boolean; author_id?: number; attach?: boolean; sticker?: unknown; date?: string; status?: string; uuid?: string; [key: string]: unknown }; counter?: number; last_id?: number; pinned?: boolean; unread?: boolean; has_reminder?: boolean; date_update?: string; date_last_activity?: string; user?: { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: boolean; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }; chat?: { text_field_enabled?: boolean; background_id?: unknown; mute_list?: unknown[] | Record<string, boolean>; id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; owner?: number; extranet?: boolean; contains_collaber?: boolean; avatar?: string; color?: string; type?: string; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; manager_list?: unknown[]; date_create?: string; message_type?: string; user_counter?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; role?: string; entity_link?: { type?: string; url?: string; id?: string; [key: string]: unknown }; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; public?: string; [key: string]: unknown }; options?: unknown[]; [key: string]: unknown }>; hasMorePages?: boolean; hasMore?: boolean; copilot?: { chats?: unknown; messages?: unknown; roles?: { copilot_assistant: { code?: string; name?: string; desc?: string; avatar?: { small?: string; medium?: string; large?: string; [key: string]: unknown }; default?: boolean; prompts?: Array<{ code?: unknown; promptType?: unknown; title?: unknown; text?: unknown; isNew?: unknown; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }; recommendedRoles?: string[]; [key: string]: unknown }; messagesAutoDeleteConfigs?: unknown[]; [key: string]: unknown }
+
+/** The result of im.revision.get. */
+export type ImRevisionGetResult = { rest?: number; web?: number; mobile?: number; desktop?: number; im_revision_mobile?: number; [key: string]: unknown }
+
+/** The result of im.search.chat.list. */
+export type ImSearchChatListResult = Array<{ id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: unknown; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; path?: string; path_title?: string; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id: `${number}`; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; [key: string]: unknown }>
+
+/** The result of im.search.department.list. */
+export type ImSearchDepartmentListResult = Array<{ id: number; name?: string; full_name?: string; manager_user_id?: number; manager_user_data?: { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of im.search.last.get. */
+export type ImSearchLastGetResult = Array<{ id?: string | number; type?: string; avatar?: { url?: string; color?: string; [key: string]: unknown }; title?: string; chat?: { id: number; name?: string; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; [key: string]: unknown }; user?: { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { personal_mobile?: string; work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of im.search.user.list. */
+export type ImSearchUserListResult = Record<string, { id: number; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; departments?: number[]; absent?: boolean; phones?: { work_phone?: string; personal_mobile?: string; inner_phone?: string; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of im.user.get. */
+export type ImUserGetResult = { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; personal_mobile?: string; inner_phone?: string; [key: string]: unknown }; website?: string; email?: string; bot_data?: unknown; type?: string; [key: string]: unknown }
+
+/** The result of im.user.list.get. */
+export type ImUserListGetResult = Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; personal_mobile?: string; inner_phone?: string; [key: string]: unknown }; website?: string; email?: string; bot_data?: unknown; type?: string; [key: string]: unknown }>
+
 /** The result of im.v2.Event.get, imbot.v2.Event.get. */
 export type ImV2EventGetResult = { events?: Array<{ eventId?: number; type?: string; date?: string; data?: { [key: string]: unknown }; [key: string]: unknown }>; nextOffset?: number; hasMore?: boolean; [key: string]: unknown }
+
+/** The result of im.v2.File.upload. */
+export type ImV2FileUploadResult = { file?: { id: number; chatId?: number; date?: string; type?: string; name?: string; extension?: string; size?: number; image?: boolean; status?: string; progress?: number; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; viewerAttrs?: { viewer?: string; viewerType?: string; src?: string; objectId?: `${number}`; viewerGroupBy?: string; imChatId?: number; title?: string; unifiedLink?: string; actions?: string; [key: string]: unknown }; mediaUrl?: { preview: Record<string, string>; [key: string]: unknown }; isTranscribable?: boolean; isVideoNote?: boolean; isVoiceNote?: boolean; [key: string]: unknown }; messageId?: number; chatId?: number; dialogId?: string; [key: string]: unknown }
+
+/** The result of imbot.bot.list. */
+export type ImbotBotListResult = Record<string, { ID: number; NAME?: string; CODE?: string; OPENLINE?: string; [key: string]: unknown }>
+
+/** The result of imbot.dialog.get. */
+export type ImbotDialogGetResult = { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: string; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id: `${number}`; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; readed_list?: Array<{ user_id?: number; user_name?: string; message_id?: number; date?: unknown; [key: string]: unknown }>; manager_list?: number[]; last_message_views?: { message_id?: number; first_viewers?: Array<{ user_id?: number; user_name?: string; date?: string; [key: string]: unknown }>; count_of_viewers?: number; [key: string]: unknown }; dialog_id?: string; [key: string]: unknown }
 
 /** The result of imbot.v2.Bot.get, imbot.v2.Bot.update. */
 export type ImbotV2BotGetResult = { bot: { id: number; code?: string; type?: string; isHidden?: boolean; isSupportOpenline?: boolean; isReactionsEnabled?: boolean; backgroundId?: unknown; language?: string; moduleId?: string; eventMode?: string; countMessage?: number; countCommand?: number; countChat?: number; countUser?: number; [key: string]: unknown }; users: Array<{ id: number; active?: boolean; name?: string; bot?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
+/** The result of imbot.v2.Bot.list. */
+export type ImbotV2BotListResult = { bots?: Array<{ id: number; code?: string; type?: string; isHidden?: boolean; isSupportOpenline?: boolean; isReactionsEnabled?: boolean; backgroundId?: unknown; language?: string; moduleId?: string; eventMode?: string; countMessage?: number; countCommand?: number; countChat?: number; countUser?: number; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; bot?: boolean; type?: string; [key: string]: unknown }>; hasNextPage?: boolean; [key: string]: unknown }
+
+/** The result of imbot.v2.Bot.register. */
+export type ImbotV2BotRegisterResult = { bot: { id: number; code?: string; type?: string; isHidden?: boolean; isSupportOpenline?: boolean; isReactionsEnabled?: boolean; backgroundId?: unknown; language?: string; moduleId?: string; eventMode?: string; countMessage?: number; countCommand?: number; countChat?: number; countUser?: number; [key: string]: unknown }; users: Array<{ id: number; active?: boolean; name?: string; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; gender?: string; birthday?: string; extranet?: boolean; bot?: boolean; connector?: boolean; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; absent?: boolean; departments?: number[]; phones?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of imbot.v2.Chat.Message.get. */
+export type ImbotV2ChatMessageGetResult = { message: { id: number; chatId?: number; authorId?: number; date?: string; text?: string; isSystem?: boolean; uuid?: string; forward?: unknown; params?: { [key: string]: unknown }; viewedByOthers?: boolean; [key: string]: unknown }; user: { id: number; active?: boolean; name?: string; bot?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of imbot.v2.Chat.Message.getContext. */
+export type ImbotV2ChatMessageGetContextResult = { messages?: Array<{ id: number; chatId?: number; authorId?: number; date?: string; text?: string; isSystem?: boolean; uuid?: string; forward?: unknown; params?: { [key: string]: unknown }; viewedByOthers?: boolean; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; bot?: boolean; type?: string; [key: string]: unknown }>; hasPrevPage?: boolean; hasNextPage?: boolean; [key: string]: unknown }
+
+/** The result of imbot.v2.Chat.Message.read. */
+export type ImbotV2ChatMessageReadResult = { chatId?: number; lastId?: number; counter?: number; viewedMessages?: number[]; [key: string]: unknown }
+
+/** The result of imbot.v2.Chat.User.list. */
+export type ImbotV2ChatUserListResult = Array<{ id: number; active?: boolean; name?: string; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; gender?: string; birthday?: string; extranet?: boolean; bot?: boolean; connector?: boolean; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; absent?: boolean; departments?: number[]; phones?: boolean; type?: string; [key: string]: unknown }>
+
+/** The result of imbot.v2.Chat.add. */
+export type ImbotV2ChatAddResult = { chat: { id: number; dialogId?: string; name?: string; description?: string; type?: string; messageType?: string; owner?: number; color?: string; avatar?: string; extranet?: boolean; containsCollaber?: boolean; entityType?: string; entityId?: string; entityData1?: string; entityData2?: string; entityData3?: string; entityLink?: { [key: string]: unknown }; diskFolderId?: number; role?: string; permissions?: { [key: string]: unknown }; muteList?: unknown[]; parentChatId?: unknown; parentMessageId?: unknown; isNew?: boolean; textFieldEnabled?: string; backgroundId?: unknown; dateCreate?: string; lastMessageId?: number; lastMessageViews?: string; lastId?: unknown; managerList?: unknown[]; markedId?: unknown; messageCount?: number; public?: string; unreadId?: unknown; userCounter?: number; [key: string]: unknown }; users: Array<{ id: number; active?: boolean; name?: string; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; gender?: string; birthday?: string; extranet?: boolean; bot?: boolean; connector?: boolean; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; absent?: boolean; departments?: number[]; phones?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of imbot.v2.Chat.get. */
+export type ImbotV2ChatGetResult = { chat: { id: number; dialogId?: string; name?: string; description?: string; type?: string; messageType?: string; owner?: number; color?: string; avatar?: string; extranet?: boolean; containsCollaber?: boolean; entityType?: string; entityId?: string; entityData1?: string; entityData2?: string; entityData3?: string; entityLink?: { [key: string]: unknown }; diskFolderId?: number; role?: string; permissions?: { [key: string]: unknown }; muteList?: unknown[]; parentChatId?: unknown; parentMessageId?: unknown; isNew?: boolean; textFieldEnabled?: string; backgroundId?: unknown; dateCreate?: string; lastMessageId?: number; lastMessageViews?: string; lastId?: number; managerList?: unknown[]; markedId?: unknown; messageCount?: number; public?: string; unreadId?: unknown; userCounter?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of imbot.v2.Command.list. */
+export type ImbotV2CommandListResult = { commands: Array<{ id: number; botId?: number; command?: string; title?: string; params?: string; common?: boolean; hidden?: boolean; extranetSupport?: boolean; category?: string; context?: string; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of imbot.v2.Command.register, imbot.v2.Command.update. */
 export type ImbotV2CommandRegisterResult = { command: { id: number; botId?: number; command?: string; common?: boolean; hidden?: boolean; extranetSupport?: boolean; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of imbot.v2.File.upload. */
+export type ImbotV2FileUploadResult = { file?: { id: number; chatId?: number; name?: string; extension?: string; size?: number; [key: string]: unknown }; messageId?: number; chatId?: number; dialogId?: string; [key: string]: unknown }
+
+/** The result of imconnector.chat.name.set. */
+export type ImconnectorChatNameSetResult = { SUCCESS?: boolean; DATA?: { RESULT: { [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of imconnector.delete.messages. */
+export type ImconnectorDeleteMessagesResult = { SUCCESS?: boolean; DATA?: { RESULT: Array<{ user?: string; message?: { id?: string; [key: string]: unknown }; chat?: { id?: string; [key: string]: unknown }; SUCCESS?: boolean; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of imconnector.list. */
+export type ImconnectorListResult = { livechat?: string; telegrambot?: string; network?: string; myconnector?: string; [key: string]: unknown }
+
+/** The result of imconnector.send.messages. */
+export type ImconnectorSendMessagesResult = { SUCCESS?: boolean; DATA?: { RESULT: Array<{ user?: string; message?: { id?: string; date?: { [key: string]: unknown }; text?: string; files?: unknown[]; [key: string]: unknown }; chat?: { id?: string; name?: string; description?: string; [key: string]: unknown }; extra?: { skip_phone_validate?: string; disable_tracker?: string; [key: string]: unknown }; SUCCESS?: boolean; session?: { ID: `${number}`; CHAT_ID?: `${number}`; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of imconnector.status. */
+export type ImconnectorStatusResult = { LINE?: number; CONNECTOR?: string; ERROR?: boolean; CONFIGURED?: boolean; STATUS?: boolean; [key: string]: unknown }
+
+/** The result of imconnector.update.messages. */
+export type ImconnectorUpdateMessagesResult = { SUCCESS?: boolean; DATA?: { RESULT: Array<{ user?: string; message?: { id?: string; date?: { [key: string]: unknown }; text?: string; [key: string]: unknown }; chat?: { id?: string; name?: string; description?: string; [key: string]: unknown }; SUCCESS?: boolean; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of imopenlines.config.get. */
+export type ImopenlinesConfigGetResult = { ID: `${number}`; ACTIVE?: string; LINE_NAME?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; QUEUE_TYPE?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: `${number}`; CATEGORY_ENABLE?: string; CATEGORY_ID?: `${number}`; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: `${number}`; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: `${number}`; NO_ANSWER_BOT_ID?: `${number}`; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: string[]; WORKTIME_DAYOFF?: string[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: `${number}`; WORKTIME_DAYOFF_BOT_ID?: `${number}`; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: `${number}`; CLOSE_BOT_ID?: `${number}`; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: `${number}`; AUTO_CLOSE_BOT_ID?: `${number}`; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: { [key: string]: unknown }; DATE_MODIFY?: { [key: string]: unknown }; MODIFY_USER_ID?: `${number}`; TEMPORARY?: string; XML_ID?: unknown; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: `${number}`; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; DEFAULT_OPERATOR_DATA?: unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: unknown; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: unknown; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: `${number}`; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; QUEUE?: string[]; QUEUE_FULL?: Record<string, { ID: `${number}`; SORT?: string; USER_ID?: `${number}`; DEPARTMENT_ID?: `${number}`; USER_NAME?: unknown; USER_WORK_POSITION?: unknown; USER_AVATAR?: unknown; USER_AVATAR_ID?: `${number}`; [key: string]: unknown }>; QUEUE_USERS_FIELDS?: Record<string, { USER_NAME?: unknown; USER_WORK_POSITION?: unknown; USER_AVATAR?: unknown; USER_AVATAR_ID?: `${number}`; [key: string]: unknown }>; QUEUE_ONLINE?: string; [key: string]: unknown }
+
+/** The result of imopenlines.config.list.get. */
+export type ImopenlinesConfigListGetResult = Array<{ ID: `${number}`; LINE_NAME?: string; ACTIVE?: string; QUEUE?: number[]; QUEUE_USERS_FIELDS?: Record<string, { USER_NAME?: string; USER_WORK_POSITION?: string | null; USER_AVATAR?: string; USER_AVATAR_ID?: number | null; [key: string]: unknown }>; CONFIG_QUEUE?: Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of imopenlines.crm.chat.get. */
+export type ImopenlinesCrmChatGetResult = Array<{ CHAT_ID?: `${number}`; CONNECTOR_ID?: string; CONNECTOR_TITLE?: string; [key: string]: unknown }>
+
+/** The result of imopenlines.dialog.get. */
+export type ImopenlinesDialogGetResult = { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: unknown; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id?: string; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; readed_list?: Array<{ user_id?: number; user_name?: string; message_id?: number; date?: unknown; [key: string]: unknown }>; manager_list?: number[]; last_message_views?: { message_id?: number; first_viewers?: Array<{ user_id?: number; user_name?: string; date?: string; [key: string]: unknown }>; count_of_viewers?: number; [key: string]: unknown }; dialog_id?: string; [key: string]: unknown }
+
+/** The result of imopenlines.session.history.get. */
+export type ImopenlinesSessionHistoryGetResult = { chatId?: number; canJoin?: string; canVoteHead?: string; sessionId?: number; sessionVoteHead?: number; sessionCommentHead?: unknown; userId?: string; message?: Record<string, { id: `${number}`; chatid?: string; senderid?: string; recipientid?: string; date?: string; text?: string; textlegacy?: string; params?: { attach: Array<{ id: unknown; blocks?: unknown; description?: unknown; color?: unknown; [key: string]: unknown }>; connectorMid: string[]; fileId: number[]; [key: string]: unknown }; [key: string]: unknown }>; usersMessage?: { chat1763: string[]; [key: string]: unknown }; users?: Record<string, { id: `${number}`; name?: string; active?: boolean; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; avatarId?: `${number}`; birthday?: string; gender?: string; phoneDevice?: boolean; phones?: boolean; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; profile?: string; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; mobileLastDate?: boolean; desktopLastDate?: boolean; departments?: number[]; absent?: boolean; type?: string; services?: unknown; botData?: unknown; [key: string]: unknown }>; openlines?: { canvoteashead: Record<string, boolean>; [key: string]: unknown }; userInGroup?: Record<string, { id: number; users?: string[]; [key: string]: unknown }>; woUserInGroup?: unknown[]; chat?: Record<string, { id: `${number}`; parentChatId?: number; parentMessageId?: number; name?: string; owner?: string; color?: string; extranet?: boolean; avatar?: string; call?: string; callNumber?: string; entityType?: string; entityId?: string; entityData1?: string; entityData2?: string; entityData3?: string; messageCount?: number; public?: string; muteList?: Record<string, boolean>; managerList?: number[]; dateCreate?: string; type?: string; entityLink?: { type?: string; url?: string; id?: string; [key: string]: unknown }; permissions?: { manageUsersAdd?: string; manageUsersDelete?: string; manageUi?: string; manageSettings?: string; manageMessages?: string; canPost?: string; [key: string]: unknown }; textFieldEnabled?: boolean; backgroundId?: unknown; messageType?: string; isNew?: boolean; [key: string]: unknown }>; userBlockChat?: Record<string, Record<string, boolean>>; userInChat?: Record<string, number[]>; files?: Record<string, { id: number; chatid?: number; date?: string; type?: string; name?: string; extension?: string; size?: number; image?: { height?: number; width?: number; [key: string]: unknown }; status?: string; progress?: number; authorid?: number; authorname?: string; urlpreview?: string; urlshow?: string; urldownload?: string; viewerattrs?: { viewer?: string; viewertype?: string; src?: string; viewerresized?: string; objectid?: string; viewergroupby?: string; imchatid?: number; title?: string; actions?: string; [key: string]: unknown }; mediaurl?: { preview: Record<string, string>; [key: string]: unknown }; istranscribable?: boolean; isvideonote?: boolean; isvoicenote?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of landing.block.getbyid. */
+export type LandingBlockGetbyidResult = { id: number; lid?: number; code?: string; name?: string; active?: boolean; meta?: { LID?: string; FAVORITE_META?: string; CREATED_BY_ID?: `${number}`; DATE_CREATE?: string; MODIFIED_BY_ID?: `${number}`; DATE_MODIFY?: string; SITE_TYPE?: string; LANDING_TITLE?: string; LANDING_TPL_CODE?: string; SITE_TPL_CODE?: string; XML_ID?: string; DESIGNER_MODE?: string; [key: string]: unknown }; content?: string; css?: unknown[]; js?: unknown[]; [key: string]: unknown }
+
+/** The result of landing.block.getcontent. */
+export type LandingBlockGetcontentResult = { id: number; sections?: string; active?: boolean; access?: string; anchor?: string; php?: boolean; designed?: boolean; repoId?: unknown; content?: string; content_ext?: string; css?: unknown[]; js?: string[]; assetStrings?: unknown[]; lang?: unknown[]; manifest?: { block: { name?: string; section?: string[]; [key: string]: unknown }; cards: { ".landing-block-card": { name?: string; label?: string[]; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; dynamicParams?: unknown[]; [key: string]: unknown }
+
+/** The result of landing.block.getlist. */
+export type LandingBlockGetlistResult = Array<{ id: number; lid?: number; code?: string; name?: string; active?: boolean; meta?: { LID?: string; FAVORITE_META?: string; CREATED_BY_ID?: `${number}`; DATE_CREATE?: string; MODIFIED_BY_ID?: `${number}`; DATE_MODIFY?: string; SITE_TYPE?: string; LANDING_TITLE?: string; LANDING_TPL_CODE?: string; SITE_TPL_CODE?: string; XML_ID?: string; DESIGNER_MODE?: string; [key: string]: unknown }; content?: string; css?: unknown[]; js?: unknown[]; [key: string]: unknown }>
+
+/** The result of landing.block.getmanifest. */
+export type LandingBlockGetmanifestResult = { block?: { name?: string; section?: string[]; dynamic?: boolean; subtype?: string; attrsFormDescription?: string; [key: string]: unknown }; nodes?: { "#wrapper": { type?: string; code?: string; [key: string]: unknown }; [key: string]: unknown }; style?: { block: { type: string[]; [key: string]: unknown }; nodes: { ".bitrix24forms": { type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; assets?: { css: unknown[]; js: unknown[]; ext: string[]; class: unknown[]; callbacks: unknown[]; [key: string]: unknown }; timestamp?: number; callbacks?: { afteradd: { [key: string]: unknown }; [key: string]: unknown }; attrs?: { ".bitrix24forms": Array<{ name?: string; attribute?: string; type?: string; hidden?: boolean; items?: Array<{ name?: unknown; value?: unknown; [key: string]: unknown }>; [key: string]: unknown }>; [key: string]: unknown }; cards?: unknown[]; menu?: unknown[]; namespace?: string; code?: string; preview?: string; [key: string]: unknown }
+
+/** The result of landing.block.getmanifestfile. */
+export type LandingBlockGetmanifestfileResult = { block: { name?: string; section?: string[]; dynamic?: boolean; [key: string]: unknown }; cards: { ".landing-block-card-img": { name?: string; label?: string[]; [key: string]: unknown }; [key: string]: unknown }; nodes: Record<string, { name?: string; type?: string; dimensions?: { width?: number; height?: number; [key: string]: unknown }; allowInlineEdit?: boolean; useInDesigner?: boolean; create2xByDefault?: boolean; [key: string]: unknown }>; style: { block: { type: string[]; additional: { name?: string; attrsType?: string[]; [key: string]: unknown }; [key: string]: unknown }; nodes: Record<string, { title?: string; type?: string | string[]; name?: string; [key: string]: unknown }>; [key: string]: unknown }; assets: { ext: string[]; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of landing.block.getrepository. */
+export type LandingBlockGetrepositoryResult = { name?: string; meta?: { ai_text_placeholder?: string; ai_text_max_tokens?: number; [key: string]: unknown }; new?: boolean; type?: unknown; specialType?: unknown; separator?: boolean; app_code?: boolean; items?: { "03.1.three_cols_big_with_text_and_titles": { id?: unknown; name?: string; namespace?: string; new?: boolean; version?: unknown; type?: unknown[]; section?: string[]; system?: boolean; description?: string; preview?: string; restricted?: boolean; repo_id?: boolean; app_code?: boolean; only_for_license?: string; requires_updates?: boolean; [key: string]: unknown }; repo_405: { id?: unknown; new?: boolean; name?: string; description?: unknown; namespace?: string; type?: unknown[]; section?: string[]; preview?: string; restricted?: boolean; repo_id?: string; app_code?: string; requires_updates?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of landing.demos.getList. */
+export type LandingDemosGetListResult = Array<{ ID: `${number}`; XML_ID?: string; TITLE?: string; TYPE?: string; DATE_MODIFY?: string; MANIFEST?: boolean; [key: string]: unknown }>
+
+/** The result of landing.demos.getPageList. */
+export type LandingDemosGetPageListResult = { empty: { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: boolean; PUBLICATION?: boolean; LOCK_DELETE?: boolean; AVAILABLE?: boolean; SINGLETON?: boolean; SECTION?: unknown[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { name?: string; active?: boolean; type?: string[]; items?: unknown[]; version?: number; old_id?: number; encoded?: boolean; charset?: string; [key: string]: unknown }; [key: string]: unknown }; "search-result": { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: boolean; PUBLICATION?: boolean; SECTION?: string[]; DATA?: { code?: string; section?: string[]; publication?: boolean; layout?: unknown[]; items?: { "#block3430": { code?: string; [key: string]: unknown }; [key: string]: unknown }; encoded?: boolean; charset?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of landing.demos.getSiteList. */
+export type LandingDemosGetSiteListResult = { empty: { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: boolean; PUBLICATION?: boolean; LOCK_DELETE?: boolean; AVAILABLE?: boolean; SINGLETON?: boolean; SECTION?: unknown[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { name?: string; items?: unknown[]; encoded?: boolean; charset?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of landing.landing.getList. */
+export type LandingLandingGetListResult = Array<{ ID: `${number}`; TITLE?: string; SITE_ID?: `${number}`; DATE_MODIFY?: string; DOMAIN_ID?: `${number}`; [key: string]: unknown }>
+
+/** The result of landing.landing.getadditionalfields. */
+export type LandingLandingGetadditionalfieldsResult = { FONTS_CODE?: string; GACOUNTER_USE?: string; METAMAIN_USE?: string; METAMAIN_TITLE?: string; METAOG_TITLE?: string; METAOG_IMAGE?: string; SETTINGS_PRICE_CODE?: string[]; SETTINGS_SHOW_PRICE_COUNT?: number; THEMEFONTS_LINE_HEIGHT?: string; VIEW_TYPE?: string; YACOUNTER_USE?: string; [key: string]: unknown }
+
+/** The result of landing.landing.moveblock. */
+export type LandingLandingMoveblockResult = { result?: boolean; content?: { id: number; sections?: string; active?: boolean; access?: string; anchor?: string; php?: boolean; designed?: boolean; repoId?: unknown; content?: string; content_ext?: string; css?: unknown[]; js?: string[]; assetStrings?: unknown[]; lang?: unknown[]; manifest?: { block?: { name?: string; type?: string[]; section?: string[]; [key: string]: unknown }; timestamp?: number; namespace?: string; code?: string; preview?: string; [key: string]: unknown }; dynamicParams?: unknown[]; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of landing.repo.getList. */
+export type LandingRepoGetListResult = Array<{ ID: `${number}`; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: unknown; PREVIEW?: string; MANIFEST?: { block: { name?: string; [key: string]: unknown }; nodes: { ".landing-block-node-text": { name?: string; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; CONTENT?: string; CREATED_BY_ID?: `${number}`; MODIFIED_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
+
+/** The result of landing.repowidget.getlist. */
+export type LandingRepowidgetGetlistResult = Array<{ ID: `${number}`; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: unknown; SECTIONS?: string; SITE_TEMPLATE_ID?: unknown; PREVIEW?: string; MANIFEST?: { block: { type: string[]; subtype: string[]; subtype_params: { rootNode?: string; demoData?: { desc?: unknown; count?: unknown; [key: string]: unknown }; handler?: string; style?: string; lang?: { de: unknown; en: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; CONTENT?: string; CREATED_BY_ID?: `${number}`; MODIFIED_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
+
+/** The result of landing.site.fullExport. */
+export type LandingSiteFullExportResult = { charset?: string; code?: string; site_code?: string; name?: string; description?: string; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; type?: string; version?: number; fields?: { ADDITIONAL_FIELDS?: { COOKIES_USE?: string; B24BUTTON_COLOR?: string; BACKGROUND_PICTURE?: string; THEME_USE?: string; [key: string]: unknown }; TITLE?: string; LANDING_ID_INDEX?: string; LANDING_ID_404?: string; [key: string]: unknown }; layout?: unknown[]; folders?: unknown[]; syspages?: unknown[]; items?: { myfirstsite2026: { old_id?: string; code?: string; name?: string; description?: string; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; type?: string; version?: number; fields?: { TITLE?: string; RULE?: unknown; ADDITIONAL_FIELDS?: { B24BUTTON_USE?: string; METAOG_TITLE?: string; THEME_USE?: string; [key: string]: unknown }; [key: string]: unknown }; layout?: unknown[]; items?: { "#block28175": { old_id?: number; code?: string; access?: string; anchor?: string; nodes?: { ".landing-block-node-menu-list-item-link": unknown; [key: string]: unknown }; style?: { ".navbar": unknown; [key: string]: unknown }; attrs?: { ".navbar-collapse": unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of landing.site.getFolders. */
+export type LandingSiteGetFoldersResult = Array<{ ID: `${number}`; PARENT_ID?: unknown; SITE_ID?: `${number}`; INDEX_ID?: `${number}` | null; ACTIVE?: string; DELETED?: string; TITLE?: string; CODE?: string; CREATED_BY_ID?: `${number}`; MODIFIED_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
+
+/** The result of landing.site.getGroupBindings. */
+export type LandingSiteGetGroupBindingsResult = Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; BINDING_ID?: `${number}`; TITLE?: string; PUBLIC_URL?: string; [key: string]: unknown }>
+
+/** The result of landing.site.getMenuBindings. */
+export type LandingSiteGetMenuBindingsResult = Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; BINDING_ID?: string; TITLE?: string; PUBLIC_URL?: string; [key: string]: unknown }>
+
+/** The result of landing.site.getadditionalfields. */
+export type LandingSiteGetadditionalfieldsResult = { COOKIES_USE?: string; COOKIES_AGREEMENT_ID?: `${number}`; COOKIES_COLOR_BG?: string; COOKIES_COLOR_TEXT?: string; COOKIES_POSITION?: string; COOKIES_MODE?: string; B24BUTTON_CODE?: string; B24BUTTON_COLOR?: string; B24BUTTON_COLOR_VALUE?: string; COPYRIGHT_SHOW?: string; COPYRIGHT_CODE?: string; SETTINGS_PRICE_CODE?: string[]; SETTINGS_SHOW_PRICE_COUNT?: number; SETTINGS_CURRENCY_ID?: string; SPEED_USE_LAZY?: string; THEME_CODE?: string; THEME_COLOR?: string; YACOUNTER_USE?: string; YACOUNTER_COUNTER?: string; ROBOTS_USE?: string; ROBOTS_CONTENT?: string; CSSBLOCK_USE?: string; HEADBLOCK_USE?: string; [key: string]: unknown }
+
+/** The result of landing.syspage.get. */
+export type LandingSyspageGetResult = Record<string, { TYPE?: string; LANDING_ID?: `${number}`; TITLE?: string; DELETED?: string; ACTIVE?: string; [key: string]: unknown }>
+
+/** The result of landing.template.getlist. */
+export type LandingTemplateGetlistResult = Array<{ ID: `${number}`; TITLE?: string; XML_ID?: string; SORT?: string; ACTIVE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
+
+/** The result of lists.element.get. */
+export type ListsElementGetResult = Array<{ ID: `${number}`; NAME?: string; IBLOCK_SECTION_ID?: unknown; CREATED_BY?: string; CODE?: string; PROPERTY_951?: Record<string, string>; PROPERTY_1003?: Record<string, string>; [key: string]: unknown }>
+
+/** The result of lists.field.get. */
+export type ListsFieldGetResult = { L: { FIELD_ID?: string; SORT?: number; NAME?: string; IS_REQUIRED?: string; MULTIPLE?: string; DEFAULT_VALUE?: string; TYPE?: string; PROPERTY_TYPE?: string; PROPERTY_USER_TYPE?: boolean; CODE?: string; ID: `${number}`; LINK_IBLOCK_ID?: unknown; ROW_COUNT?: string; COL_COUNT?: string; USER_TYPE_SETTINGS?: unknown; SETTINGS?: { SHOW_ADD_FORM?: string; SHOW_EDIT_FORM?: string; ADD_READ_ONLY_FIELD?: string; EDIT_READ_ONLY_FIELD?: string; SHOW_FIELD_PREVIEW?: string; [key: string]: unknown }; DISPLAY_VALUES_FORM?: Record<string, string>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of lists.field.type.get. */
+export type ListsFieldTypeGetResult = { SORT?: string; ACTIVE_FROM?: string; ACTIVE_TO?: string; PREVIEW_PICTURE?: string; PREVIEW_TEXT?: string; DETAIL_PICTURE?: string; DETAIL_TEXT?: string; CREATED_BY?: string; TIMESTAMP_X?: string; MODIFIED_BY?: string; S?: string; N?: string; L?: string; F?: string; G?: string; E?: string; "S:Date"?: string; "S:DateTime"?: string; "S:HTML"?: string; "E:EList"?: string; "N:Sequence"?: string; "S:ECrm"?: string; "S:Money"?: string; "S:DiskFile"?: string; "S:employee"?: string; [key: string]: unknown }
+
+/** The result of lists.get. */
+export type ListsGetResult = Array<{ ID: `${number}`; TIMESTAMP_X?: string; IBLOCK_TYPE_ID?: string; LID?: string; CODE?: unknown; API_CODE?: unknown; NAME?: string; ACTIVE?: string; SORT?: string; LIST_PAGE_URL?: unknown; DETAIL_PAGE_URL?: unknown; SECTION_PAGE_URL?: unknown; CANONICAL_PAGE_URL?: unknown; PICTURE?: unknown; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; RSS_TTL?: string; RSS_ACTIVE?: string; RSS_FILE_ACTIVE?: string; RSS_FILE_LIMIT?: unknown; RSS_FILE_DAYS?: unknown; RSS_YANDEX_ACTIVE?: string; XML_ID?: unknown; TMP_ID?: unknown; INDEX_ELEMENT?: string; INDEX_SECTION?: string; WORKFLOW?: string; BIZPROC?: string; SECTION_CHOOSER?: string; LIST_MODE?: unknown; RIGHTS_MODE?: string; SECTION_PROPERTY?: unknown; PROPERTY_INDEX?: unknown; VERSION?: string; LAST_CONV_ELEMENT?: string; SOCNET_GROUP_ID?: `${number}`; EDIT_FILE_BEFORE?: unknown; EDIT_FILE_AFTER?: unknown; SECTIONS_NAME?: string; SECTION_NAME?: string; ELEMENTS_NAME?: string; ELEMENT_NAME?: string; REST_ON?: string; FULLTEXT_INDEX?: string; EXTERNAL_ID?: unknown; LANG_DIR?: string; SERVER_NAME?: unknown; [key: string]: unknown }>
+
+/** The result of lists.section.get. */
+export type ListsSectionGetResult = Array<{ ID: `${number}`; CODE?: string; XML_ID?: string; EXTERNAL_ID?: string; IBLOCK_SECTION_ID?: unknown; TIMESTAMP_X?: string; SORT?: string; NAME?: string; ACTIVE?: string; GLOBAL_ACTIVE?: string; LEFT_MARGIN?: string; RIGHT_MARGIN?: string; DEPTH_LEVEL?: string; SEARCHABLE_CONTENT?: string; MODIFIED_BY?: string; DATE_CREATE?: string; CREATED_BY?: string; [key: string]: unknown }>
+
+/** The result of log.blogcomment.user.get. */
+export type LogBlogcommentUserGetResult = { comments: Array<{ id: number; comment_id?: number; log_id?: number; date?: string; text?: string; attach?: number[]; [key: string]: unknown }>; files: Record<string, { id: number; date?: string; type?: string; name?: string; size?: number; image?: { width?: number; height?: number; [key: string]: unknown }; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of mail.mailbox.get. */
+export type V3MailMailboxGetResult = { item: { id: number; name?: string; email?: string; senderName?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of mail.mailbox.list. */
+export type V3MailMailboxListResult = { items: Array<{ id: number; name?: string; email?: string; senderName?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of mail.mailbox.senders. */
+export type V3MailMailboxSendersResult = { items: Array<{ email?: string; name?: string; sender?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of mail.message.createchat. */
+export type V3MailMessageCreatechatResult = { success?: boolean; chatId?: number; messageId?: number; existing?: boolean; [key: string]: unknown }
+
+/** The result of mail.message.get. */
+export type V3MailMessageGetResult = { item: { id: number; mailboxId?: number; mailboxEmail?: string; subject?: string; from?: string; to?: string; cc?: unknown; date?: string; isSeen?: boolean; hasAttachments?: boolean; url?: string; bindings?: unknown[]; body?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of mail.message.list. */
+export type V3MailMessageListResult = { items: Array<{ id: number; mailboxId?: number; mailboxEmail?: string; subject?: string; from?: string; to?: string; cc?: string; date?: string; isSeen?: boolean; hasAttachments?: boolean; url?: string; bindings?: unknown[]; body?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of mail.message.thread. */
+export type V3MailMessageThreadResult = Array<{ id: number; subject?: string; from?: string; to?: string; cc?: string; date?: string; body?: string; [key: string]: unknown }>
+
 /** The result of mail.recipient.listcontacts, mail.recipient.listemployees. */
 export type V3MailRecipientListcontactsResult = { items: Array<{ id: number; email?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of mailservice.fields. */
+export type MailserviceFieldsResult = { ID?: string; SITE_ID?: string; ACTIVE?: string; NAME?: string; SERVER?: string; PORT?: string; ENCRYPTION?: string; LINK?: string; ICON?: string; SORT?: string; [key: string]: unknown }
+
+/** The result of mailservice.get. */
+export type MailserviceGetResult = { ID: `${number}`; SITE_ID?: string; ACTIVE?: string; SORT?: string; NAME?: string; SERVER?: string; PORT?: string; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SMTP_SERVER?: unknown; SMTP_PORT?: unknown; SMTP_LOGIN_AS_IMAP?: string; SMTP_PASSWORD_AS_IMAP?: string; SMTP_ENCRYPTION?: unknown; UPLOAD_OUTGOING?: unknown; [key: string]: unknown }
+
+/** The result of mailservice.list. */
+export type MailserviceListResult = Array<{ ID: `${number}`; SITE_ID?: string; ACTIVE?: string; SORT?: string; NAME?: string; SERVER?: string; PORT?: string; ENCRYPTION?: string; LINK?: string; ICON?: string; SMTP_SERVER?: string; SMTP_PORT?: string; SMTP_LOGIN_AS_IMAP?: string; SMTP_PASSWORD_AS_IMAP?: string; SMTP_ENCRYPTION?: string; UPLOAD_OUTGOING?: string; [key: string]: unknown }>
 
 /** The result of main.eventlog.field.get, tasks.task.access.field.get, tasks.task.field.get. */
 export type V3MainEventlogFieldGetResult = { item: { name?: string; type?: string; title?: string; description?: string; validationRules?: unknown[]; requiredGroups?: unknown; filterable?: boolean; sortable?: boolean; editable?: boolean; multiple?: boolean; elementType?: unknown; [key: string]: unknown }; [key: string]: unknown }
@@ -226,35 +1165,161 @@ export type V3MainEventlogFieldGetResult = { item: { name?: string; type?: strin
 /** The result of main.eventlog.field.list, tasks.task.chat.message.field.list, tasks.task.field.list, tasks.task.file.field.list. */
 export type V3MainEventlogFieldListResult = { items: Array<{ name?: string; type?: string; title?: string; description?: unknown; filterable?: boolean; sortable?: boolean; multiple?: boolean; [key: string]: unknown }>; [key: string]: unknown }
 
+/** The result of main.eventlog.get. */
+export type V3MainEventlogGetResult = { item: { id: number; timestampX?: string; severity?: string; auditTypeId?: string; moduleId?: string; itemId?: `${number}`; remoteAddr?: string; userAgent?: string; requestUri?: string; siteId?: string; userId?: number; guestId?: number; description?: string; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of main.eventlog.list, main.eventlog.tail. */
 export type V3MainEventlogListResult = { items: Array<{ id: number; timestampX?: string; severity?: string; auditTypeId?: string; moduleId?: string; itemId?: `${number}`; userId?: number; description?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of note.collection.add, note.collection.get, note.collection.update. */
 export type V3NoteCollectionAddResult = { item: { id: number; name?: string; position?: number; policyLevel?: string; createdBy?: number; createdAt?: string; updatedBy?: number; updatedAt?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of note.collection.list. */
+export type V3NoteCollectionListResult = { items: Array<{ id: number; name?: string; position?: number; policyLevel?: string; createdBy?: number; updatedBy?: number; createdAt?: string; updatedAt?: string; [key: string]: unknown }>; nextCursor: { position?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of note.document.search.list. */
+export type V3NoteDocumentSearchListResult = { items?: Array<{ documentId?: number; collectionId?: number | null; title?: string; score?: number; snippet?: string; sharedAccess?: boolean; [key: string]: unknown }>; hasMore?: boolean; [key: string]: unknown }
+
+/** The result of note.document.tree.list. */
+export type V3NoteDocumentTreeListResult = { items?: Array<{ id: number; collectionId?: number; parentId?: unknown; title?: string; position?: number; children?: Array<{ id: number; collectionId?: number; parentId?: number; title?: string; position?: number; children?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }>; truncated?: boolean; [key: string]: unknown }
+
+/** The result of note.document.update. */
+export type V3NoteDocumentUpdateResult = { item: { id: number; collectionId?: number; parentId?: number; title?: string; markdown?: string; position?: number; createdBy?: number; updatedBy?: number; createdAt?: string; updatedAt?: string; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of note.file.add, note.file.get. */
 export type V3NoteFileAddResult = { item: { id: number; documentId?: number; name?: string; size?: number; mimeType?: string; assetType?: string; assetMarkdown?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of placement.get. */
+export type PlacementGetResult = Array<{ placement?: string; userId?: number; handler?: string; options?: unknown[] | { extranet?: string; context?: string; role?: string; errorHandlerUrl?: string; [key: string]: unknown }; title?: string; description?: string; langAll?: { de: { TITLE?: string; DESCRIPTION?: string; GROUP_NAME?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of profile. */
+export type ProfileResult = { ID: `${number}`; ADMIN?: boolean; NAME?: string; LAST_NAME?: string; PERSONAL_GENDER?: string; TIME_ZONE?: string; [key: string]: unknown }
+
+/** The result of pull.application.config.get. */
+export type PullApplicationConfigGetResult = { server?: { version?: number; server_enabled?: boolean; mode?: string; hostname?: string; long_polling?: string; long_pooling_secure?: string; websocket_enabled?: boolean; websocket?: string; websocket_secure?: string; publish_enabled?: boolean; publish?: string; publish_secure?: string; config_timestamp?: number; [key: string]: unknown }; api?: { revision_web?: number; revision_mobile?: number; [key: string]: unknown }; channels?: { shared: { id?: string; start?: string; end?: string; type?: string; [key: string]: unknown }; private: { id?: string; public_id?: string; start?: string; end?: string; type?: string; [key: string]: unknown }; [key: string]: unknown }; exp?: number; publicChannels?: { "<user_id>": { user_id?: number; public_id?: string; signature?: string; start?: string; end?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.basketitem.add, sale.basketitem.get. */
 export type SaleBasketitemAddResult = { basketItem: { basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateUpdate?: string; dimensions?: string; discountPrice?: number; id: number; measureCode?: string; measureName?: string; name?: string; orderId?: number; price?: number; productId?: number; productXmlId?: `${number}`; properties?: unknown[]; quantity?: number; reservations?: unknown[]; sort?: number; vatIncluded?: string; vatRate?: unknown; weight?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of sale.basketitem.addCatalogProduct. */
+export type SaleBasketitemAddCatalogProductResult = { basketItem: { basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateUpdate?: string; dimensions?: string; discountPrice?: number; id: number; measureCode?: string; measureName?: string; name?: string; orderId?: number; price?: number; productId?: number; productXmlId?: `${number}`; properties?: unknown[]; quantity?: number; reservations?: unknown[]; sort?: number; type?: number; vatIncluded?: string; vatRate?: unknown; weight?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of sale.basketitem.getFields, sale.basketitem.getFieldsCatalogProduct. */
 export type SaleBasketitemGetFieldsResult = { basketItem: { basePrice: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; canBuy: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; catalogXmlId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.basketitem.list. */
+export type SaleBasketitemListResult = { basketItems: Array<{ currency?: string; id: number; name?: string; orderId?: number; price?: number; productId?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.basketitem.update. */
+export type SaleBasketitemUpdateResult = { basketItem: { basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateUpdate?: string; dimensions?: string; discountPrice?: number; id: number; measureCode?: string; measureName?: string; name?: string; orderId?: number; price?: number; productId?: number; productXmlId?: string; properties?: unknown[]; quantity?: number; reservations?: unknown[]; sort?: number; type?: unknown; vatIncluded?: string; vatRate?: number; weight?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.basketitem.updateCatalogProduct. */
+export type SaleBasketitemUpdateCatalogProductResult = { basketItem: { basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateUpdate?: string; dimensions?: string; discountPrice?: number; id: number; measureCode?: string; measureName?: string; name?: string; orderId?: number; price?: number; productid?: number; productXmlId?: `${number}`; properties?: unknown[]; quantity?: number; reservations?: unknown[]; sort?: number; type?: number; vatIncluded?: string; vatRate?: unknown; weight?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.basketproperties.add. */
+export type SaleBasketpropertiesAddResult = { basketProperty: { basketId?: number; code?: string; id: number; name?: string; value?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.basketproperties.get, sale.basketproperties.update. */
 export type SaleBasketpropertiesGetResult = { basketProperty: { basketId?: number; code?: string; id: number; name?: string; sort?: number; value?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of sale.basketproperties.getFields. */
+export type SaleBasketpropertiesGetFieldsResult = { basketProperties: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.basketproperties.list. */
+export type SaleBasketpropertiesListResult = { basketProperties: Array<{ basketId?: number; code?: string; id: number; name?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.businessValuePersonDomain.getFields. */
+export type SaleBusinessValuePersonDomainGetFieldsResult = { businessValuePersonDomain: { domain: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; personTypeId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.businessValuePersonDomain.list. */
+export type SaleBusinessValuePersonDomainListResult = { businessValuePersonDomains: Array<{ personTypeId?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.cashbox.handler.list. */
+export type SaleCashboxHandlerListResult = Array<{ ID: `${number}`; NAME?: string; CODE?: string; SORT?: string; SETTINGS?: { PRINT_URL?: string; CHECK_URL?: string; CONFIG?: { AUTH: { LABEL?: string; ITEMS?: { LOGIN: unknown; PASSWORD: unknown; [key: string]: unknown }; [key: string]: unknown }; COMPANY: { LABEL?: string; ITEMS?: { INN: unknown; [key: string]: unknown }; [key: string]: unknown }; INTERACTION: { LABEL?: string; ITEMS?: { MODE: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; SUPPORTS_FFD105?: string; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of sale.cashbox.list. */
+export type SaleCashboxListResult = Array<{ ID: `${number}`; NAME?: string; OFD?: string; EMAIL?: string; DATE_CREATE?: { [key: string]: unknown }; DATE_LAST_CHECK?: unknown; NUMBER_KKM?: string; KKM_ID?: unknown; ACTIVE?: string; SORT?: string; USE_OFFLINE?: string; ENABLED?: string; [key: string]: unknown }>
+
+/** The result of sale.delivery.add. */
+export type SaleDeliveryAddResult = { parent: { NAME?: string; ACTIVE?: string; DESCRIPTION?: string; CURRENCY?: string; ID: number; PARENT_ID?: unknown; SORT?: number; LOGOTYPE?: number; [key: string]: unknown }; profiles: Array<{ NAME?: string; ACTIVE?: string; DESCRIPTION?: string; CURRENCY?: string; ID: number; PARENT_ID?: number; SORT?: number; LOGOTYPE?: unknown; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.delivery.extra.service.get. */
+export type SaleDeliveryExtraServiceGetResult = Array<{ ID: `${number}`; CODE?: string; NAME?: string; DESCRIPTION?: string; ACTIVE?: string; SORT?: string; TYPE?: string; PRICE?: number; ITEMS?: Array<{ TITLE?: string; CODE?: unknown; PRICE?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of sale.delivery.getlist. */
+export type SaleDeliveryGetlistResult = Array<{ NAME?: string; ACTIVE?: string; DESCRIPTION?: string; CURRENCY?: string; ID: number; PARENT_ID?: number | null; SORT?: number; [key: string]: unknown }>
+
+/** The result of sale.delivery.handler.list. */
+export type SaleDeliveryHandlerListResult = Array<{ ID: `${number}`; NAME?: string; CODE?: string; SORT?: string; DESCRIPTION?: string; SETTINGS?: { CALCULATE_URL?: string; CREATE_DELIVERY_REQUEST_URL?: string; CANCEL_DELIVERY_REQUEST_URL?: string; HAS_CALLBACK_TRACKING_SUPPORT?: string; CONFIG?: Array<{ TYPE?: string; NAME?: string; CODE?: string; OPTIONS?: { Option1Code?: unknown; Option2Code?: unknown; Option3Code?: unknown; Option4Code?: unknown; Option5Code?: unknown; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; PROFILES?: Array<{ NAME?: string; DESCRIPTION?: string; CODE?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of sale.order.add. */
+export type SaleOrderAddResult = { order: { accountNumber?: string; additionalInfo?: string; affiliateId?: number; canceled?: string; clients?: unknown[]; comments?: string; companyId?: number; currency?: string; dateCanceled?: string; dateInsert?: string; dateMarked?: string; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: number; empMarkedId?: number; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; personTypeId?: number; personTypeXmlId?: string; price?: number; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: `${number}`; requisiteLink?: unknown[]; responsibleId?: number; statusId?: string; statusXmlId?: string; updated1c?: string; userDescription?: string; userId?: number; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.order.get. */
+export type SaleOrderGetResult = { order: { accountNumber?: string; additionalInfo?: string; affiliateId?: unknown; basketItems?: Array<{ barcodeMulti?: string; basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateRefresh?: unknown; dateUpdate?: string; detailPageUrl?: string; dimensions?: string; discountCoupon?: string; discountName?: string; discountPrice?: number; discountValue?: string; fuserId?: number; id: `${number}`; lid?: string; measureCode?: string; measureName?: string; module?: string; name?: string; notes?: string; orderId?: `${number}`; price?: number; priceTypeId?: number; productId?: number; productPriceId?: number; productProviderClass?: string; productXmlId?: `${number}`; properties?: Array<{ basketId?: unknown; code?: unknown; id: unknown; name?: unknown; sort?: unknown; value?: unknown; xmlId?: unknown; [key: string]: unknown }>; quantity?: number; recommendation?: string; reservations?: Array<{ basketId?: unknown; dateReserve?: unknown; dateReserveEnd?: unknown; id: unknown; quantity?: unknown; reservedBy?: unknown; storeId?: unknown; [key: string]: unknown }>; setParentId?: string; sort?: number; subscribe?: string; type?: string; vatIncluded?: string; vatRate?: number; weight?: number; xmlId?: string; [key: string]: unknown }>; canceled?: string; clients?: Array<{ entityId?: number; entityTypeId?: number; id: number; isPrimary?: string; orderId?: number; roleId?: number; sort?: number; [key: string]: unknown }>; comments?: string; companyId?: number; currency?: string; dateCanceled?: unknown; dateInsert?: string; dateLock?: unknown; dateMarked?: unknown; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: unknown; empMarkedId?: unknown; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; payments?: Array<{ accountNumber?: string; comments?: string; companyId?: number; currency?: string; dateBill?: string; dateMarked?: unknown; datePaid?: unknown; datePayBefore?: unknown; dateResponsibleId?: unknown; empMarkedId?: unknown; empPaidId?: unknown; empResponsibleId?: unknown; empReturnId?: unknown; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: unknown; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: unknown; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: number; psResponseDate?: unknown; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: unknown; reasonMarked?: string; responsibleId?: unknown; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; personTypeId?: number; personTypeXmlId?: string; price?: number; propertyValues?: Array<{ code?: string; id: number; name?: string; orderPropsId?: number; orderPropsXmlId?: string | null; value?: string | null; [key: string]: unknown }>; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: string; requisiteLink?: { bankDetailId?: number; mcBankDetailId?: number; mcRequisiteId?: number; requisiteId?: number; [key: string]: unknown }; responsibleId?: number; shipments?: Array<{ accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: number; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: unknown; dateCanceled?: unknown; dateDeducted?: unknown; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: unknown; deducted?: string; deliveryDocDate?: unknown; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: number; empAllowDeliveryId?: unknown; empCanceledId?: unknown; empDeductedId?: unknown; empMarkedId?: unknown; empResponsibleId?: unknown; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: unknown; shipmentItems?: Array<{ basketId?: unknown; dateInsert?: unknown; id: unknown; orderDeliveryId?: unknown; quantity?: unknown; reservedQuantity?: unknown; xmlId?: unknown; [key: string]: unknown }>; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; statusId?: string; statusXmlId?: string; taxValue?: number; tradeBindings?: Array<{ externalOrderId?: `${number}`; id: number; orderId?: number; params?: unknown; tradingPlatformId?: `${number}`; tradingPlatformXmlId?: string; xmlId?: string; [key: string]: unknown }>; updated1c?: string; userDescription?: string; userId?: number; version?: number; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.order.getFields. */
+export type SaleOrderGetFieldsResult = { order: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.order.list. */
+export type SaleOrderListResult = { orders: Array<{ accountNumber?: string; additionalInfo?: string; affiliateId?: unknown; canceled?: string; comments?: string; companyId?: unknown; currency?: string; dateCanceled?: unknown; dateInsert?: string; dateLock?: unknown; dateMarked?: unknown; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: unknown; empMarkedId?: unknown; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; personTypeId?: number; personTypeXmlId?: string; price?: number; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: string; responsibleId?: number; statusId?: string; statusXmlId?: string; taxValue?: number; updated1c?: string; userDescription?: string; userId?: number; version?: number; version1c?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.order.update. */
+export type SaleOrderUpdateResult = { order: { accountNumber?: string; additionalInfo?: string; affiliateId?: number; canceled?: string; clients?: unknown[]; comments?: string; companyId?: number; currency?: string; dateCanceled?: string; dateInsert?: string; dateLock?: unknown; dateMarked?: string; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: number; empMarkedId?: number; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; personTypeId?: number; personTypeXmlId?: string; price?: number; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: `${number}`; requisiteLink?: unknown[]; responsibleId?: number; statusId?: string; statusXmlId?: string; taxValue?: unknown; updated1c?: string; userDescription?: string; userId?: number; version?: number; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of sale.payment.add, sale.payment.update. */
 export type SalePaymentAddResult = { payment: { accountNumber?: string; comments?: string; companyId?: number; currency?: string; dateBill?: string; dateMarked?: string; datePaid?: string; datePayBefore?: string; dateResponsibleId?: string; empMarkedId?: number; empPaidId?: number; empResponsibleId?: number; empReturnId?: number; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: string; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: string; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: number; psResponseDate?: string; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: number; reasonMarked?: string; responsibleId?: number; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.payment.get. */
+export type SalePaymentGetResult = { payment: { accountNumber?: string; comments?: string; companyId?: unknown; currency?: string; dateBill?: string; dateMarked?: unknown; datePaid?: unknown; datePayBefore?: unknown; dateResponsibleId?: string; empMarkedId?: unknown; empPaidId?: unknown; empResponsibleId?: number; empReturnId?: unknown; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: unknown; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: unknown; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: unknown; psResponseDate?: unknown; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: unknown; reasonMarked?: string; responsibleId?: number; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.payment.getFields. */
+export type SalePaymentGetFieldsResult = { payment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.payment.list. */
+export type SalePaymentListResult = { payments: Array<{ accountNumber?: string; comments?: string; companyId?: unknown; currency?: string; dateBill?: string; dateMarked?: unknown; datePaid?: unknown; datePayBefore?: unknown; dateResponsibleId?: string; empMarkedId?: unknown; empPaidId?: unknown; empResponsibleId?: number; empReturnId?: unknown; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: unknown; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: unknown; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: unknown; psResponseDate?: unknown; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: unknown; reasonMarked?: string; responsibleId?: number; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of sale.paymentItemShipment.add, sale.paymentItemShipment.get, sale.paymentItemShipment.update. */
 export type SalePaymentItemShipmentAddResult = { paymentItemShipment: { dateInsert?: string; id: number; paymentId?: number; shipmentId?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of sale.paymentItemShipment.getFields. */
+export type SalePaymentItemShipmentGetFieldsResult = { paymentItemShipment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.paymentItemShipment.list. */
+export type SalePaymentItemShipmentListResult = { paymentItemsShipment: Array<{ dateInsert?: string; id: number; paymentId?: number; shipmentId?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of sale.paymentitembasket.add, sale.paymentitembasket.get, sale.paymentitembasket.update. */
 export type SalePaymentitembasketAddResult = { paymentItemBasket: { basketId?: number; dateInsert?: string; id: number; paymentId?: number; quantity?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of sale.paymentitembasket.getfields. */
+export type SalePaymentitembasketGetfieldsResult = { paymentItemBasket: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.paymentitembasket.list. */
+export type SalePaymentitembasketListResult = { paymentItemsBasket: Array<{ basketId?: number; dateInsert?: string; id: number; paymentId?: number; quantity?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.paysystem.handler.list. */
+export type SalePaysystemHandlerListResult = Array<{ ID: `${number}`; NAME?: string; CODE?: string; SORT?: string; SETTINGS?: { CURRENCY: string[]; FORM_DATA: { ACTION_URI?: string; METHOD?: string; FIELDS?: { phone: { VISIBLE?: unknown; CODE?: unknown; [key: string]: unknown }; paymentId: { CODE?: unknown; VISIBLE?: unknown; [key: string]: unknown }; serviceid: { CODE?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; CODES: Record<string, { NAME?: string; DESCRIPTION?: string; SORT?: string; GROUP?: string; DEFAULT?: { PROVIDER_KEY?: unknown; PROVIDER_VALUE?: unknown; [key: string]: unknown }; INPUT?: { TYPE?: unknown; OPTIONS?: unknown; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of sale.paysystem.list. */
+export type SalePaysystemListResult = Array<{ NAME?: string; PSA_NAME?: string; DESCRIPTION?: string; ACTION_FILE?: string; RESULT_FILE?: unknown; NEW_WINDOW?: string; PS_MODE?: string | null; HAVE_PAYMENT?: string; HAVE_ACTION?: string; HAVE_RESULT?: string; HAVE_PREPAY?: string; HAVE_PRICE?: string; HAVE_RESULT_RECEIVE?: string; ENCODING?: string | null; ACTIVE?: string; ALLOW_EDIT_PAYMENT?: string; IS_CASH?: string; AUTO_CHANGE_1C?: string; CAN_PRINT_CHECK?: string; ENTITY_REGISTRY_TYPE?: string; XML_ID?: string; ID: number; PERSON_TYPE_ID?: number; SORT?: number; TARIFF?: unknown; [key: string]: unknown }>
+
 /** The result of sale.paysystem.settings.get, sale.paysystem.settings.invoice.get, sale.paysystem.settings.payment.get. */
 export type SalePaysystemSettingsGetResult = { REST_SERVICE_ID_IFRAME?: string; REST_SERVICE_KEY_IFRAME?: string; PS_WORK_MODE_IFRAME?: string; [key: string]: unknown }
+
+/** The result of sale.persontype.add. */
+export type SalePersontypeAddResult = { personType: { active?: string; code?: string; id: number; name?: string; sort?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.persontype.get. */
+export type SalePersontypeGetResult = { personType: { active?: string; code?: unknown; id: number; name?: string; sort?: string; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.persontype.getFields. */
+export type SalePersontypeGetFieldsResult = { personType: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.persontype.list. */
+export type SalePersontypeListResult = { personTypes: Array<{ id: number; name?: string; sort?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.persontype.update. */
+export type SalePersontypeUpdateResult = { personType: { active?: string; code?: string; id: number; name?: string; sort?: string; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.property.add, sale.property.update, sale.shipmentproperty.add, sale.shipmentproperty.update. */
 export type SalePropertyAddResult = { property: { active?: string; code?: string; defaultValue?: string; description?: string; id: number; inputFieldLocation?: string; isAddress?: string; isAddressFrom?: string; isAddressTo?: string; isEmail?: string; isFiltered?: string; isLocation?: string; isLocation4tax?: string; isPayer?: string; isPhone?: string; isProfileName?: string; isZip?: string; multiple?: string; name?: string; personTypeId?: number; propsGroupId?: number; required?: string; settings?: { maxlength?: string; multiline?: string; [key: string]: unknown }; sort?: number; type?: string; userProps?: string; util?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
@@ -268,44 +1333,281 @@ export type SalePropertyGetfieldsbytypeResult = { property: Record<string, { isI
 /** The result of sale.property.list, sale.shipmentproperty.list. */
 export type SalePropertyListResult = { properties: Array<{ active?: string; code?: string; defaultValue?: string; description?: string; id: number; inputFieldLocation?: string; isAddress?: string; isAddressFrom?: string; isAddressTo?: string; isEmail?: string; isFiltered?: string; isLocation?: string; isPayer?: string; isPhone?: string; isProfileName?: string; isZip?: string; multiple?: string; name?: string; personTypeId?: number; propsGroupId?: number; required?: string; settings?: unknown[] | { size?: number; [key: string]: unknown }; sort?: number; type?: string; userProps?: string; util?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
 
+/** The result of sale.propertyRelation.add. */
+export type SalePropertyRelationAddResult = { propertyRelation: { entityId?: number; entityType?: string; propertyId?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.propertyRelation.getFields. */
+export type SalePropertyRelationGetFieldsResult = { propertyRelation: { entityId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; entityType: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; propertyId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.propertyRelation.list. */
+export type SalePropertyRelationListResult = { propertyRelations: Array<{ entityId?: number; entityType?: string; propertyId?: number; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of sale.propertygroup.add, sale.propertygroup.get, sale.propertygroup.update. */
 export type SalePropertygroupAddResult = { propertyGroup: { id: number; name?: string; personTypeId?: number; sort?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.propertygroup.getFields. */
+export type SalePropertygroupGetFieldsResult = { propertyGroup: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.propertygroup.list. */
+export type SalePropertygroupListResult = { propertyGroups: Array<{ id: number; name?: string; personTypeId?: number; sort?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.propertyvalue.get. */
+export type SalePropertyvalueGetResult = { propertyValue: { code?: string; id: number; name?: string; orderPropsId?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.propertyvalue.getfields, sale.shipmentpropertyvalue.getfields. */
 export type SalePropertyvalueGetfieldsResult = { propertyValue: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
+/** The result of sale.propertyvalue.list. */
+export type SalePropertyvalueListResult = { propertyValues: Array<{ code?: string; id: number; name?: string; orderId?: number; orderPropsId?: number; orderPropsXmlId?: unknown; value?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.propertyvalue.modify. */
+export type SalePropertyvalueModifyResult = { propertyValues: Array<{ code?: string; id: number; name?: string; orderPropsId?: number; orderPropsXmlId?: string | null; value?: string | { contentType?: string; description?: string; externalId?: string; fileName?: string; fileSize?: string; handlerId?: unknown; height?: string; id: `${number}`; meta?: string; moduleId?: string; originalName?: string; src?: string; subdir?: string; timestampX?: string; versionOriginalId?: unknown; width?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of sale.propertyvariant.add, sale.propertyvariant.get, sale.propertyvariant.update. */
 export type SalePropertyvariantAddResult = { propertyVariant: { description?: string; id: number; name?: string; orderPropsId?: number; sort?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.propertyvariant.getFields. */
+export type SalePropertyvariantGetFieldsResult = { propertyVariant: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.propertyvariant.list. */
+export type SalePropertyvariantListResult = { propertyVariants: Array<{ id: number; name?: string; orderPropsId?: number; value?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.shipment.add. */
+export type SaleShipmentAddResult = { shipment: { accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: string; dateDeducted?: string; dateInsert?: string; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: string; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; empAllowDeliveryId?: number; empDeductedId?: number; empResponsibleId?: number; id: number; marked?: string; orderId?: number; priceDelivery?: number; responsibleId?: number; shipmentItems?: unknown[]; statusId?: string; statusXmlId?: string; system?: string; trackingNumber?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.shipment.get. */
+export type SaleShipmentGetResult = { shipment: { accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: number; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: unknown; dateCanceled?: unknown; dateDeducted?: unknown; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: unknown; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: number; empAllowDeliveryId?: unknown; empCanceledId?: unknown; empDeductedId?: unknown; empMarkedId?: unknown; empResponsibleId?: unknown; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: number; shipmentItems?: Array<{ basketId?: number; dateInsert?: string; id: number; orderDeliveryId?: number; quantity?: number; reservedQuantity?: number; xmlId?: string; [key: string]: unknown }>; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.shipment.getFields. */
+export type SaleShipmentGetFieldsResult = { shipment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.shipment.list. */
+export type SaleShipmentListResult = { shipments: Array<{ accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: number; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: unknown; dateCanceled?: unknown; dateDeducted?: unknown; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: unknown; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: unknown; empAllowDeliveryId?: unknown; empCanceledId?: unknown; empDeductedId?: unknown; empMarkedId?: unknown; empResponsibleId?: unknown; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: number; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.shipment.update. */
+export type SaleShipmentUpdateResult = { shipment: { accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: unknown; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: string; dateCanceled?: unknown; dateDeducted?: string; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: string; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: number; empAllowDeliveryId?: number; empCanceledId?: unknown; empDeductedId?: number; empMarkedId?: unknown; empResponsibleId?: number; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: number; shipmentItems?: unknown[]; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.shipmentitem.add, sale.shipmentitem.get, sale.shipmentitem.update. */
 export type SaleShipmentitemAddResult = { shipmentItem: { basketId?: number; dateInsert?: string; id: number; orderDeliveryId?: number; quantity?: number; reservedQuantity?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of sale.shipmentitem.getfields. */
+export type SaleShipmentitemGetfieldsResult = { shipmentItem: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.shipmentitem.list. */
+export type SaleShipmentitemListResult = { shipmentItems: Array<{ basketId?: number; dateInsert?: string; id: number; orderDeliveryId?: number; quantity?: number; reservedQuantity?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.shipmentpropertyvalue.get. */
+export type SaleShipmentpropertyvalueGetResult = { propertyValue: { code?: unknown; id: number; name?: string; shipmentPropsId?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.shipmentpropertyvalue.list. */
+export type SaleShipmentpropertyvalueListResult = { propertyValues: Array<{ code?: unknown; id: number; name?: string; shipmentId?: number; shipmentPropsId?: number; shipmentPropsXmlId?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.shipmentpropertyvalue.modify. */
+export type SaleShipmentpropertyvalueModifyResult = { propertyValues: Array<{ code?: unknown; id: number; name?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of sale.status.add, sale.status.update. */
 export type SaleStatusAddResult = { status: { color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.status.get. */
+export type SaleStatusGetResult = { status: { color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.status.getFields. */
+export type SaleStatusGetFieldsResult = { status: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.status.list. */
+export type SaleStatusListResult = { statuses: Array<{ color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.statusLang.add. */
+export type SaleStatusLangAddResult = { statusLang: { description?: string; lid?: string; name?: string; statusId?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.statusLang.getFields. */
+export type SaleStatusLangGetFieldsResult = { statusLang: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.statusLang.getListLangs. */
+export type SaleStatusLangGetListLangsResult = { langs: Array<{ active?: string; lid?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.statusLang.list. */
+export type SaleStatusLangListResult = { statusLangs: Array<{ description?: string; lid?: string; name?: string; statusId?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.tradeBinding.getFields. */
+export type SaleTradeBindingGetFieldsResult = { tradeBinding: { externalOrderId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; id: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.tradeBinding.list. */
+export type SaleTradeBindingListResult = { tradeBindings: Array<{ orderId?: number; tradingPlatformId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sale.tradePlatform.getFields. */
+export type SaleTradePlatformGetFieldsResult = { tradePlatform: { catalogSectionTabClassName: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; class: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sale.tradePlatform.list. */
+export type SaleTradePlatformListResult = { tradePlatforms: Array<{ code?: string; id: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of salescenter.payment.getPublicUrl. */
+export type SalescenterPaymentGetPublicUrlResult = { payment: { url?: string; shortUrl?: string; qr?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sign.b2e.company.provider.list. */
+export type SignB2eCompanyProviderListResult = Array<{ code?: string; uid?: string; name?: string; date?: string; expires?: string; [key: string]: unknown }>
 
 /** The result of sign.b2e.document.get, sign.b2e.document.send. */
 export type SignB2eDocumentGetResult = { uid?: string; state?: { code?: string; name?: string; [key: string]: unknown }; members?: Array<{ uid?: string; role?: string; party?: number; user?: { employeeCode?: string; employeeId?: number; userId?: number; [key: string]: unknown }; state?: { code?: string; name?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
 
+/** The result of sign.b2e.hcmlink.document.get. */
+export type SignB2eHcmlinkDocumentGetResult = { company?: string; employee?: string; document?: { date?: string; name?: string; fileUrl?: string; fileName?: string; uid?: string; documentUid?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of sign.b2e.mysafe.tail. */
+export type SignB2eMysafeTailResult = Array<{ id: number; title?: string; create_date?: string; signed_date?: string; creator_id?: number; member_id?: number; role?: string; file_url?: string; [key: string]: unknown }>
+
+/** The result of sign.b2e.personal.tail. */
+export type SignB2ePersonalTailResult = Array<{ id: number; title?: string; signed_date?: string; file_url?: string; [key: string]: unknown }>
+
+/** The result of socialnetwork.api.workgroup.get. */
+export type SocialnetworkApiWorkgroupGetResult = { ID: number; ACTIVE?: string; SITE_ID?: string; SUBJECT_ID?: number; NAME?: string; DESCRIPTION?: string; KEYWORDS?: string; CLOSED?: string; VISIBLE?: string; OPENED?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IMAGE_ID?: number; AVATAR_TYPE?: string; OWNER_ID?: number; INITIATE_PERMS?: string; NUMBER_OF_MEMBERS?: number; NUMBER_OF_MODERATORS?: number; PROJECT?: string; PROJECT_DATE_START?: unknown; PROJECT_DATE_FINISH?: unknown; SEARCH_INDEX?: string; LANDING?: string; SCRUM_OWNER_ID?: number; SCRUM_SPRINT_DURATION?: number; SCRUM_TASK_RESPONSIBLE?: string; TYPE?: string; MEMBERS?: number[]; CHAT_ID?: number; DIALOG_ID?: string; ORDINARY_MEMBERS?: number[]; INVITED_MEMBERS?: number[]; MODERATOR_MEMBERS?: number[]; SITE_IDS?: string[]; TAGS?: string[]; DEPARTMENTS?: number[]; NUMBER_OF_MEMBERS_PLURAL?: number; [key: string]: unknown }
+
+/** The result of socialnetwork.api.workgroup.list. */
+export type SocialnetworkApiWorkgroupListResult = { workgroups: Array<{ id: `${number}`; name?: string; type?: string; imageId?: `${number}`; avatarType?: unknown; avatar?: string; additionalData?: { role?: string; initiatedByType?: string; [key: string]: unknown }; dialogId?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of sonet_group.get. */
+export type SonetGroupGetResult = Array<{ ID: `${number}`; SITE_ID?: string; NAME?: string; DESCRIPTION?: unknown; DATE_CREATE?: string; DATE_UPDATE?: string; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; SUBJECT_ID?: `${number}`; OWNER_ID?: `${number}`; KEYWORDS?: unknown; NUMBER_OF_MEMBERS?: string; DATE_ACTIVITY?: string; SUBJECT_NAME?: string; PROJECT?: string; IS_EXTRANET?: string; [key: string]: unknown }>
+
+/** The result of sonet_group.user.groups. */
+export type SonetGroupUserGroupsResult = Array<{ GROUP_ID?: `${number}`; GROUP_NAME?: string; ROLE?: string; GROUP_IMAGE_ID?: unknown; GROUP_IMAGE?: string; [key: string]: unknown }>
+
+/** The result of task.checklistitem.get. */
+export type TaskChecklistitemGetResult = { ID: `${number}`; TASK_ID?: `${number}`; PARENT_ID?: `${number}`; CREATED_BY?: string; TITLE?: string; SORT_INDEX?: string; IS_COMPLETE?: string; IS_IMPORTANT?: string; TOGGLED_BY?: unknown; TOGGLED_DATE?: string; MEMBERS?: Array<{ ID: `${number}`; TYPE?: string; NAME?: string; PERSONAL_PHOTO?: string; PERSONAL_GENDER?: string; IMAGE?: string; IS_COLLABER?: boolean; [key: string]: unknown }>; ATTACHMENTS?: Record<string, { ATTACHMENT_ID?: number; NAME?: string; SIZE?: string; FILE_ID?: `${number}`; DOWNLOAD_URL?: string; VIEW_URL?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of task.checklistitem.getlist. */
+export type TaskChecklistitemGetlistResult = Array<{ ID: `${number}`; TASK_ID?: `${number}`; PARENT_ID?: number | `${number}`; CREATED_BY?: string; TITLE?: string; SORT_INDEX?: string; IS_COMPLETE?: string; IS_IMPORTANT?: string; TOGGLED_BY?: string | null; TOGGLED_DATE?: string; MEMBERS?: Array<{ ID: `${number}`; TYPE?: string; NAME?: string; PERSONAL_PHOTO?: string; PERSONAL_GENDER?: string; IMAGE?: string; IS_COLLABER?: boolean; [key: string]: unknown }>; ATTACHMENTS?: unknown[] | Record<string, { ATTACHMENT_ID?: number; NAME?: string; SIZE?: string; FILE_ID?: `${number}`; DOWNLOAD_URL?: string; VIEW_URL?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of task.checklistitem.getmanifest. */
+export type TaskChecklistitemGetmanifestResult = { "Manifest version"?: string; Warning?: string; "REST: shortname alias to class"?: string; "REST: writable checklistitem data fields"?: string[]; "REST: readable checklistitem data fields"?: string[]; "REST: sortable checklistitem data fields"?: string[]; "REST: date fields"?: string[]; "REST: available methods"?: Record<string, { staticMethod?: boolean; params?: Array<{ description?: string; type?: string; allowedKeys?: unknown[]; [key: string]: unknown }>; mandatoryParamsCount?: number; allowedKeysInReturnValue?: string[]; collectionInReturnValue?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of task.commentitem.get. */
+export type TaskCommentitemGetResult = { POST_MESSAGE_HTML?: unknown; ID: `${number}`; AUTHOR_ID?: `${number}`; AUTHOR_NAME?: string; AUTHOR_EMAIL?: string; POST_DATE?: string; POST_MESSAGE?: string; ATTACHED_OBJECTS?: Record<string, { ATTACHMENT_ID?: `${number}`; NAME?: string; SIZE?: string; FILE_ID?: `${number}`; DOWNLOAD_URL?: string; VIEW_URL?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of task.commentitem.getlist. */
+export type TaskCommentitemGetlistResult = Array<{ POST_MESSAGE_HTML?: unknown; ID: `${number}`; AUTHOR_ID?: `${number}`; AUTHOR_NAME?: string; AUTHOR_EMAIL?: string; POST_DATE?: string; POST_MESSAGE?: string; ATTACHED_OBJECTS?: { [key: string]: unknown } | Record<string, { ATTACHMENT_ID?: `${number}`; NAME?: string; SIZE?: string; FILE_ID?: `${number}`; DOWNLOAD_URL?: string; VIEW_URL?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of task.commentitem.getmanifest. */
+export type TaskCommentitemGetmanifestResult = { "Manifest version"?: string; Warning?: string; "REST: shortname alias to class"?: string; "REST: writable commentitem data fields"?: string[]; "REST: readable commentitem data fields"?: string[]; "REST: sortable commentitem data fields"?: string[]; "REST: filterable commentitem data fields"?: string[]; "REST: date fields"?: string[]; "REST: available methods"?: Record<string, { staticMethod?: boolean; params?: Array<{ description?: string; type?: string; allowedKeys?: unknown[]; allowedKeyPrefixes?: unknown[]; [key: string]: unknown }>; mandatoryParamsCount?: number; allowedKeysInReturnValue?: string[]; collectionInReturnValue?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+
 /** The result of task.elapseditem.get, task.elapseditem.getlist. */
 export type TaskElapseditemGetResult = Array<{ ID: `${number}`; TASK_ID?: `${number}`; USER_ID?: `${number}`; COMMENT_TEXT?: string; SECONDS?: string; MINUTES?: string; SOURCE?: string; CREATED_DATE?: string; DATE_START?: string; DATE_STOP?: string; [key: string]: unknown }>
+
+/** The result of task.elapseditem.getmanifest. */
+export type TaskElapseditemGetmanifestResult = { "Manifest version"?: string; "Manifest change date"?: string; Warning?: string; "REST: shortname alias to class"?: string; "REST: writable elapseditem data fields"?: string[]; "REST: readable elapseditem data fields"?: string[]; "REST: sortable elapseditem data fields"?: string[]; "REST: filterable elapseditem data fields"?: string[]; "REST: date fields"?: string[]; "REST: available methods"?: Record<string, { staticMethod?: boolean; params?: Array<{ description?: string; type?: string; allowedKeys?: unknown[]; allowedKeyPrefixes?: unknown[]; allowedValues?: unknown[]; allowedAggregations?: unknown[]; allowedValuesInAggregation?: unknown[]; [key: string]: unknown }>; allowedKeysInReturnValue?: string[]; allowedAggregations?: string[]; collectionInReturnValue?: boolean; mandatoryParamsCount?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of task.item.userfield.get. */
+export type TaskItemUserfieldGetResult = { ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string; [key: string]: unknown }; EDIT_FORM_LABEL?: { ar?: string; br?: string; de?: string; en?: string; [key: string]: unknown }; LIST_COLUMN_LABEL?: { en?: string; [key: string]: unknown }; LIST_FILTER_LABEL?: { en?: string; [key: string]: unknown }; ERROR_MESSAGE?: { en?: string; [key: string]: unknown }; HELP_MESSAGE?: { en?: string; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of task.item.userfield.getlist. */
+export type TaskItemUserfieldGetlistResult = Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: unknown[] | { LEAD?: string; CONTACT?: string; COMPANY?: string; DEAL?: string; IBLOCK_ID?: number; SECTION_ID?: number; UF_TO_SAVE_ALLOW_EDIT?: string; SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string | number | { TYPE?: string; VALUE?: string; [key: string]: unknown }; PRECISION?: number; MIN_VALUE?: number; MAX_VALUE?: number; USE_SECOND?: string; USE_TIMEZONE?: string; DISPLAY?: string; LABEL?: string[]; LABEL_CHECKBOX?: string; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of task.stages.get. */
+export type TaskStagesGetResult = Record<string, { ID: `${number}`; TITLE?: string; SORT?: string; COLOR?: string; SYSTEM_TYPE?: string | null; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; ADDITIONAL_FILTER?: unknown[]; TO_UPDATE?: unknown[]; TO_UPDATE_ACCESS?: unknown; [key: string]: unknown }>
+
+/** The result of tasks.api.scrum.backlog.getFields. */
+export type TasksApiScrumBacklogGetFieldsResult = { fields: { groupId: { type?: string; [key: string]: unknown }; createdBy: { type?: string; [key: string]: unknown }; modifiedBy: { type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.api.scrum.epic.list. */
+export type TasksApiScrumEpicListResult = Array<{ id: number; groupId?: number; name?: string; description?: string; createdBy?: number; modifiedBy?: number; color?: string; [key: string]: unknown }>
+
+/** The result of tasks.api.scrum.kanban.getStages. */
+export type TasksApiScrumKanbanGetStagesResult = Array<{ id: `${number}`; name?: string; sort?: string; type?: string; sprintId?: `${number}`; color?: string; [key: string]: unknown }>
 
 /** The result of tasks.api.scrum.sprint.add, tasks.api.scrum.sprint.complete, tasks.api.scrum.sprint.get, tasks.api.scrum.sprint.start, tasks.api.scrum.sprint.update. */
 export type TasksApiScrumSprintAddResult = { id: number; groupId?: number; entityType?: string; name?: string; goal?: string; sort?: number; createdBy?: number; modifiedBy?: number; dateStart?: string; dateEnd?: string; status?: string; [key: string]: unknown }
 
+/** The result of tasks.api.scrum.sprint.list. */
+export type TasksApiScrumSprintListResult = Array<{ id: number; groupId?: number; entityType?: string; name?: string; goal?: string; sort?: number; createdBy?: number; modifiedBy?: number; dateStart?: string; dateEnd?: string; status?: string; [key: string]: unknown }>
+
+/** The result of tasks.api.scrum.task.get. */
+export type TasksApiScrumTaskGetResult = { entityId?: number; storyPoints?: string; epicId?: number; sort?: number; createdBy?: number; modifiedBy?: number; [key: string]: unknown }
+
 /** The result of tasks.flow.Flow.create, tasks.flow.Flow.get, tasks.flow.Flow.update. */
 export type TasksFlowFlowCreateResult = { id: number; creatorId?: number; ownerId?: number; groupId?: number; templateId?: number; efficiency?: number; active?: boolean; plannedCompletionTime?: number; activity?: string; name?: string; description?: string; distributionType?: string; responsibleList?: Array<string[]>; demo?: boolean; responsibleCanChangeDeadline?: boolean; matchWorkTime?: boolean; taskControl?: boolean; notifyAtHalfTime?: boolean; notifyOnQueueOverflow?: number; notifyOnTasksInProgressOverflow?: number; notifyWhenEfficiencyDecreases?: unknown; taskCreators?: Array<string[]>; team?: Array<string[]>; trialFeatureEnabled?: boolean; [key: string]: unknown }
+
+/** The result of tasks.task.access.field.list. */
+export type V3TasksTaskAccessFieldListResult = { items: Array<{ name?: string; type?: string; title?: string; description?: string; validationRules?: unknown[]; requiredGroups?: unknown; filterable?: boolean; sortable?: boolean; editable?: boolean; multiple?: boolean; elementType?: unknown; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of tasks.task.access.get. */
+export type V3TasksTaskAccessGetResult = { read?: boolean; watch?: boolean; mute?: boolean; createSubtask?: boolean; createResult?: boolean; edit?: boolean; remove?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; take?: boolean; delegate?: boolean; defer?: boolean; renew?: boolean; deadline?: boolean; datePlan?: boolean; changeDirector?: boolean; changeResponsible?: boolean; changeAccomplices?: boolean; pause?: boolean; timeTracking?: boolean; mark?: boolean; changeStatus?: boolean; reminder?: boolean; addAuditors?: boolean; elapsedTime?: boolean; favorite?: boolean; checklistAdd?: boolean; checklistEdit?: boolean; checklistSave?: boolean; checklistToggle?: boolean; automate?: boolean; resultEdit?: boolean; completeResult?: boolean; removeResult?: boolean; resultRead?: boolean; admin?: boolean; copy?: boolean; saveAsTemplate?: boolean; attachFile?: boolean; detachFile?: boolean; detachParent?: boolean; createGanttDependence?: boolean; sort?: boolean; [key: string]: unknown }
+
+/** The result of tasks.task.add. */
+export type V3TasksTaskAddResult = { item: { id: number; title?: string; description?: string; deadline?: string; needsControl?: boolean; startPlan?: unknown; endPlan?: unknown; fileIds?: unknown; checklist?: unknown[]; epicId?: unknown; storyPoints?: unknown; priority?: string; status?: string; statusChanged?: unknown; parentId?: unknown; containsChecklist?: boolean; containsSubTasks?: boolean; containsRelatedTasks?: boolean; containsGanttLinks?: boolean; containsPlacements?: boolean; containsResults?: boolean; numberOfReminders?: number; chatId?: number; plannedDuration?: number; actualDuration?: number; durationType?: string; started?: unknown; estimatedTime?: number; replicate?: boolean; changed?: string; closed?: unknown; activity?: string; guid?: string; xmlId?: unknown; exchangeId?: unknown; exchangeModified?: unknown; outlookVersion?: number; mark?: string; allowsChangeDeadline?: boolean; allowsTimeTracking?: boolean; matchesWorkTime?: boolean; addInReport?: unknown; isMultitask?: boolean; siteId?: string; deadlineCount?: unknown; declineReason?: unknown; forumTopicId?: unknown; link?: string; rights?: { read?: boolean; watch?: boolean; mute?: boolean; createResult?: boolean; edit?: boolean; remove?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; take?: boolean; delegate?: boolean; defer?: boolean; renew?: boolean; deadline?: boolean; datePlan?: boolean; changeDirector?: boolean; changeResponsible?: boolean; changeAccomplices?: boolean; pause?: boolean; timeTracking?: boolean; mark?: boolean; changeStatus?: boolean; reminder?: boolean; addAuditors?: boolean; elapsedTime?: boolean; favorite?: boolean; checklistAdd?: boolean; checklistEdit?: boolean; checklistSave?: boolean; checklistToggle?: boolean; automate?: boolean; resultEdit?: boolean; completeResult?: boolean; removeResult?: boolean; resultRead?: boolean; admin?: boolean; createSubtask?: boolean; copy?: boolean; saveAsTemplate?: boolean; attachFile?: boolean; detachFile?: boolean; detachParent?: boolean; createGanttDependence?: boolean; sort?: boolean; [key: string]: unknown }; archiveLink?: string; crmItemIds?: string[]; requireResult?: boolean; matchesSubTasksTime?: boolean; autocompleteSubTasks?: boolean; allowsChangeDatePlan?: boolean; maxDeadlineChangeDate?: unknown; maxDeadlineChanges?: unknown; requireDeadlineChangeReason?: boolean; inFavorite?: unknown[]; inPin?: unknown[]; inGroupPin?: unknown[]; inMute?: unknown[]; dependsOn?: unknown[]; scenarios?: string[]; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.add. */
+export type TasksTaskAddResult = { task: { id: `${number}`; parentId?: unknown; title?: string; description?: string; mark?: unknown; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: unknown; closedBy?: unknown; closedDate?: unknown; activityDate?: string; dateStart?: unknown; deadline?: unknown; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: unknown; serviceCommentsCount?: unknown; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: unknown; matchWorkTime?: string; forumTopicId?: unknown; forumId?: unknown; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: unknown; sorting?: unknown; durationFact?: unknown; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: unknown; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: unknown[]; accomplices?: unknown[]; checklist?: unknown[]; group?: unknown[]; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: unknown[]; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; [key: string]: unknown }; action?: unknown[]; descendants?: unknown[]; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.approve. */
+export type TasksTaskApproveResult = { task: { id: `${number}`; parentId?: unknown; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: string; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: unknown[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of tasks.task.chat.message.field.get, tasks.task.file.field.get. */
 export type V3TasksTaskChatMessageFieldGetResult = { item: { name?: string; type?: string; title?: string; description?: unknown; filterable?: boolean; sortable?: boolean; multiple?: boolean; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of tasks.task.complete. */
+export type TasksTaskCompleteResult = { task: { id: `${number}`; parentId?: `${number}`; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: `${number}`; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: string; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: string[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.counters.get. */
+export type TasksTaskCountersGetResult = { expired: { counter?: number; code?: number; [key: string]: unknown }; new_comments: { counter?: number; code?: number; [key: string]: unknown }; [key: string]: unknown }
+
 /** The result of tasks.task.defer, tasks.task.pause, tasks.task.renew, tasks.task.start. */
 export type TasksTaskDeferResult = { task: { id: `${number}`; parentId?: `${number}`; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: `${number}`; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: unknown; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: string[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.delegate. */
+export type TasksTaskDelegateResult = { task: { id: `${number}`; parentId?: unknown; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: unknown; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: `${number}`; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: string[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.disapprove. */
+export type TasksTaskDisapproveResult = { task: { id: `${number}`; parentId?: unknown; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: unknown; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: unknown[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.get. */
+export type V3TasksTaskGetResult = { item: { id: number; title?: string; description?: string; responsible?: { name?: string; email?: string; [key: string]: unknown }; deadline?: string; needsControl?: boolean; startPlan?: unknown; endPlan?: unknown; fileIds?: unknown; checklist?: number[]; epicId?: unknown; storyPoints?: unknown; priority?: string; status?: string; statusChanged?: string; parentId?: unknown; containsChecklist?: boolean; containsSubTasks?: boolean; containsRelatedTasks?: boolean; containsGanttLinks?: boolean; containsPlacements?: boolean; containsResults?: boolean; numberOfReminders?: number; chatId?: number; plannedDuration?: number; actualDuration?: number; durationType?: string; started?: unknown; estimatedTime?: number; replicate?: boolean; changed?: string; closed?: unknown; activity?: string; guid?: string; xmlId?: unknown; exchangeId?: unknown; exchangeModified?: unknown; outlookVersion?: number; mark?: string; allowsChangeDeadline?: boolean; allowsTimeTracking?: boolean; matchesWorkTime?: boolean; addInReport?: unknown; isMultitask?: boolean; siteId?: string; deadlineCount?: unknown; declineReason?: unknown; forumTopicId?: unknown; link?: string; rights?: { read?: boolean; watch?: boolean; mute?: boolean; createResult?: boolean; edit?: boolean; remove?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; take?: boolean; delegate?: boolean; defer?: boolean; renew?: boolean; deadline?: boolean; datePlan?: boolean; changeDirector?: boolean; changeResponsible?: boolean; changeAccomplices?: boolean; pause?: boolean; timeTracking?: boolean; mark?: boolean; changeStatus?: boolean; reminder?: boolean; addAuditors?: boolean; elapsedTime?: boolean; favorite?: boolean; checklistAdd?: boolean; checklistEdit?: boolean; checklistSave?: boolean; checklistToggle?: boolean; automate?: boolean; resultEdit?: boolean; completeResult?: boolean; removeResult?: boolean; resultRead?: boolean; admin?: boolean; createSubtask?: boolean; copy?: boolean; saveAsTemplate?: boolean; attachFile?: boolean; detachFile?: boolean; detachParent?: boolean; createGanttDependence?: boolean; sort?: boolean; [key: string]: unknown }; archiveLink?: string; crmItemIds?: string[]; requireResult?: boolean; matchesSubTasksTime?: boolean; autocompleteSubTasks?: boolean; allowsChangeDatePlan?: boolean; maxDeadlineChangeDate?: unknown; maxDeadlineChanges?: unknown; requireDeadlineChangeReason?: boolean; inFavorite?: unknown[]; inPin?: unknown[]; inGroupPin?: unknown[]; inMute?: unknown[]; dependsOn?: unknown[]; scenarios?: string[]; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.get. */
+export type TasksTaskGetResult = { task: { id: `${number}`; title?: string; description?: string; createdBy?: string; responsibleId?: `${number}`; deadline?: string; ufCrmTask?: string[]; ufTaskWebdavFiles?: number[]; ufMailMessage?: unknown; descriptionInBbcode?: string; favorite?: string; group?: unknown[]; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.getFields. */
+export type TasksTaskGetFieldsResult = { fields: Record<string, { title?: string | null; type?: string; primary?: boolean; default?: string | number | null; required?: boolean; values?: string[] | { N?: string; P?: string; Y?: string; [key: string]: unknown } | Record<string, string>; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of tasks.task.getaccess. */
+export type TasksTaskGetaccessResult = { allowedActions: Record<string, { ACCEPT?: boolean; DECLINE?: boolean; COMPLETE?: boolean; APPROVE?: boolean; DISAPPROVE?: boolean; START?: boolean; PAUSE?: boolean; DELEGATE?: boolean; REMOVE?: boolean; EDIT?: boolean; DEFER?: boolean; RENEW?: boolean; CREATE?: boolean; CHANGE_DEADLINE?: boolean; CHECKLIST_ADD_ITEMS?: boolean; ADD_FAVORITE?: boolean; DELETE_FAVORITE?: boolean; RATE?: boolean; TAKE?: boolean; "EDIT.ORIGINATOR"?: boolean; "CHECKLIST.REORDER"?: boolean; "ELAPSEDTIME.ADD"?: boolean; "DAYPLAN.TIMER.TOGGLE"?: boolean; "EDIT.PLAN"?: boolean; "CHECKLIST.ADD"?: boolean; "FAVORITE.ADD"?: boolean; "FAVORITE.DELETE"?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of tasks.task.history.list. */
+export type TasksTaskHistoryListResult = { list: Array<{ id: number; createdDate?: string; field?: string; value?: { from?: string | null; to?: string | null; [key: string]: unknown }; user?: { id: number; name?: string; lastName?: string; secondName?: string; login?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of tasks.task.list. */
+export type V3TasksTaskListResult = { items: Array<{ id: number; title?: string; responsibleId?: number; deadline?: string | null; status?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of tasks.task.list. */
+export type TasksTaskListResult = { tasks: Array<{ id: `${number}`; title?: string; description?: string; deadline?: string; createdDate?: string; responsibleId?: `${number}`; priority?: string; mark?: string; descriptionInBbcode?: string; lengthDeadline?: string; status?: string; auditors?: string[]; accomplices?: unknown[]; group?: unknown[]; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; taskRequireResult?: string; taskHasOpenResult?: string; taskHasResult?: string; timeElapsed?: unknown; timerIsRunningForCurrentUser?: string; parsedDescription?: string; counter?: { counters?: { expired?: number; newComments?: number; projectExpired?: number; projectNewComments?: number; mutedExpired?: number; mutedNewComments?: number; [key: string]: unknown }; color?: string; value?: number; [key: string]: unknown }; tags?: Record<string, { id: number; title?: string; [key: string]: unknown }>; subStatus?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of tasks.task.mute, tasks.task.startwatch, tasks.task.stopwatch, tasks.task.unmute. */
 export type TasksTaskMuteResult = { task: { id: `${number}`; parentId?: `${number}`; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: unknown; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: `${number}`; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: string[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of tasks.task.pin, tasks.task.unpin. */
 export type TasksTaskPinResult = { task: { id: `${number}`; parentId?: unknown; title?: string; description?: string; mark?: unknown; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: unknown; closedBy?: unknown; closedDate?: unknown; activityDate?: string; dateStart?: unknown; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: unknown; serviceCommentsCount?: unknown; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: unknown; matchWorkTime?: string; forumTopicId?: unknown; forumId?: unknown; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: unknown; sorting?: unknown; durationFact?: unknown; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; chatId?: number; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: unknown; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: unknown[]; accomplices?: unknown[]; checklist?: unknown[]; group?: unknown[]; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: unknown; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: unknown; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: unknown[]; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: unknown[]; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.result.add. */
+export type V3TasksTaskResultAddResult = { item: { id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; updatedAt?: unknown; status?: string; fileIds?: unknown[]; rights?: { edit?: boolean; remove?: boolean; [key: string]: unknown }; messageId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.result.addFromComment. */
+export type TasksTaskResultAddFromCommentResult = { id: number; taskId?: number; commentId?: number; createdBy?: number; createdAt?: string; updatedAt?: string; status?: number; text?: string; formattedText?: string; files?: unknown; [key: string]: unknown }
+
+/** The result of tasks.task.result.addfromchatmessage. */
+export type V3TasksTaskResultAddfromchatmessageResult = { item: { id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; updatedAt?: unknown; status?: string; fileIds?: unknown[]; rights?: { edit?: boolean; remove?: boolean; [key: string]: unknown }; messageId?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.result.list. */
+export type V3TasksTaskResultListResult = { items: Array<{ id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; status?: string; messageId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of tasks.task.result.list. */
+export type TasksTaskResultListResult = Array<{ id: number; taskId?: number; commentId?: number; createdBy?: number; createdAt?: string; updatedAt?: string; status?: number; text?: string; formattedText?: string; files?: number[]; [key: string]: unknown }>
+
+/** The result of tasks.task.result.update. */
+export type V3TasksTaskResultUpdateResult = { item: { id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; updatedAt?: string; status?: string; fileIds?: unknown[]; rights?: { edit?: boolean; remove?: boolean; [key: string]: unknown }; messageId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.task.update. */
+export type TasksTaskUpdateResult = { task: { id: `${number}`; title?: string; description?: string; mark?: unknown; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: unknown; activityDate?: string; dateStart?: unknown; deadline?: string; startDatePlan?: string; endDatePlan?: string; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: unknown; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: unknown; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: unknown[]; checklist?: unknown[]; group?: unknown[]; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: unknown[]; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of tasks.template.checklist.add. */
+export type TasksTemplateChecklistAddResult = { checkListItem: { id: number; copiedId?: unknown; userId?: number; createdBy?: number; parentId?: number; title?: string; sortIndex?: number; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: Array<{ type?: string; id: number; [key: string]: unknown }>; attachments?: unknown[]; nodeId?: unknown; templateId?: number; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of tasks.template.checklist.addAttachmentByContent, tasks.template.checklist.removeAttachments, tasks.template.checklist.update. */
 export type TasksTemplateChecklistAddAttachmentByContentResult = { checkListItem: { id: number; copiedId?: unknown; userId?: number; createdBy?: unknown; parentId?: number; title?: string; sortIndex?: number; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: Array<{ id: `${number}`; type?: string; name?: string; personalPhoto?: string; personalGender?: string; image?: string; isCollaber?: boolean; [key: string]: unknown }>; attachments?: unknown[]; nodeId?: unknown; templateId?: number; [key: string]: unknown }; [key: string]: unknown }
@@ -316,43 +1618,160 @@ export type TasksTemplateChecklistAddAttachmentsFromDiskResult = { checkListItem
 /** The result of tasks.template.checklist.complete, tasks.template.checklist.moveAfter, tasks.template.checklist.renew. */
 export type TasksTemplateChecklistCompleteResult = { checkListItem: { id: number; copiedId?: unknown; userId?: number; createdBy?: unknown; parentId?: number; title?: string; sortIndex?: number; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; templateId?: number; [key: string]: unknown }; [key: string]: unknown }
 
+/** The result of tasks.template.checklist.list. */
+export type TasksTemplateChecklistListResult = { checkListItems: Record<string, { id: `${number}`; templateId?: `${number}`; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of tasks.template.fields. */
+export type TasksTemplateFieldsResult = Record<string, { title?: string; type?: string; primary?: boolean; default?: string | number | null; required?: boolean; values?: { Y?: string; N?: string; [key: string]: unknown } | Record<string, string | null>; [key: string]: unknown }>
+
+/** The result of tasks.template.get. */
+export type TasksTemplateGetResult = { ID: `${number}`; TITLE?: string; DESCRIPTION?: string; DESCRIPTION_IN_BBCODE?: string; PRIORITY?: string; STATUS?: string; STAGE_ID?: `${number}`; RESPONSIBLE_ID?: `${number}`; DEADLINE_AFTER?: unknown; START_DATE_PLAN_AFTER?: string; END_DATE_PLAN_AFTER?: string; REPLICATE?: string; CREATED_BY?: string; XML_ID?: unknown; ALLOW_CHANGE_DEADLINE?: string; ALLOW_TIME_TRACKING?: string; TASK_CONTROL?: string; ADD_IN_REPORT?: string; GROUP_ID?: `${number}`; PARENT_ID?: `${number}`; MULTITASK?: string; SITE_ID?: string; ACCOMPLICES?: string; AUDITORS?: string; RESPONSIBLES?: string; FILES?: unknown; TAGS?: unknown; DEPENDS_ON?: unknown; MATCH_WORK_TIME?: string; TASK_ID?: unknown; TPARAM_TYPE?: string; TPARAM_REPLICATION_COUNT?: string; REPLICATE_PARAMS?: string; BASE_TEMPLATE_ID?: `${number}`; TEMPLATE_CHILDREN_COUNT?: string; CREATED_BY_NAME?: string; CREATED_BY_LAST_NAME?: string; CREATED_BY_SECOND_NAME?: string; CREATED_BY_LOGIN?: string; CREATED_BY_WORK_POSITION?: string; CREATED_BY_PHOTO?: string; RESPONSIBLE_NAME?: string; RESPONSIBLE_LAST_NAME?: string; RESPONSIBLE_SECOND_NAME?: string; RESPONSIBLE_LOGIN?: string; RESPONSIBLE_WORK_POSITION?: string; RESPONSIBLE_PHOTO?: string; SCENARIO?: string; UF_CRM_TASK?: string[]; UF_TASK_WEBDAV_FILES?: number[]; [key: string]: unknown }
+
+/** The result of telephony.externalCall.finish. */
+export type TelephonyExternalCallFinishResult = { CALL_ID?: string; EXTERNAL_CALL_ID?: unknown; PORTAL_USER_ID?: number; PHONE_NUMBER?: string; PORTAL_NUMBER?: string; INCOMING?: string; CALL_DURATION?: number; CALL_START_DATE?: { [key: string]: unknown }; CALL_STATUS?: number; CALL_VOTE?: number; COST?: number; COST_CURRENCY?: string; CALL_FAILED_CODE?: string; CALL_FAILED_REASON?: string; REST_APP_ID?: `${number}`; REST_APP_NAME?: string; CRM_ACTIVITY_ID?: number; COMMENT?: unknown; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; ID: number; [key: string]: unknown }
+
+/** The result of telephony.externalCall.register. */
+export type TelephonyExternalCallRegisterResult = { CALL_ID?: string; CRM_CREATED_LEAD?: unknown; CRM_CREATED_ENTITIES?: unknown[]; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; [key: string]: unknown }
+
+/** The result of telephony.externalCall.searchCrmEntities. */
+export type TelephonyExternalCallSearchCrmEntitiesResult = Array<{ CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; ASSIGNED_BY_ID?: number; NAME?: string; ASSIGNED_BY?: { ID: `${number}`; TIMEMAN_STATUS?: string; USER_PHONE_INNER?: unknown; WORK_PHONE?: unknown; PERSONAL_PHONE?: unknown; PERSONAL_MOBILE?: string; [key: string]: unknown }; [key: string]: unknown }>
+
+/** The result of timeman.close. */
+export type TimemanCloseResult = { STATUS?: string; TIME_START?: string; TIME_FINISH?: string; DURATION?: string; TIME_LEAKS?: string; ACTIVE?: boolean; IP_OPEN?: string; IP_CLOSE?: string; LAT_OPEN?: number; LON_OPEN?: number; LAT_CLOSE?: number; LON_CLOSE?: number; TZ_OFFSET?: number; [key: string]: unknown }
+
 /** The result of timeman.open, timeman.pause. */
 export type TimemanOpenResult = { STATUS?: string; TIME_START?: string; TIME_FINISH?: unknown; DURATION?: string; TIME_LEAKS?: string; ACTIVE?: boolean; IP_OPEN?: string; IP_CLOSE?: string; LAT_OPEN?: number; LON_OPEN?: number; LAT_CLOSE?: number; LON_CLOSE?: number; TZ_OFFSET?: number; [key: string]: unknown }
 
+/** The result of timeman.record.field.get. */
+export type V3TimemanRecordFieldGetResult = { item: { name?: string; type?: string; title?: string; filterable?: boolean; sortable?: boolean; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of timeman.record.list. */
+export type V3TimemanRecordListResult = { items: Array<{ id: number; startTime?: string; endTime?: string; duration?: number; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of timeman.schedule.get. */
+export type TimemanScheduleGetResult = { ID: number; NAME?: string; SCHEDULE_TYPE?: string; REPORT_PERIOD?: string; REPORT_PERIOD_OPTIONS?: { START_WEEK_DAY?: number; [key: string]: unknown }; CALENDAR_ID?: number; ALLOWED_DEVICES?: { browser?: boolean; [key: string]: unknown }; DELETED?: string; IS_FOR_ALL_USERS?: boolean; WORKTIME_RESTRICTIONS?: string[]; CONTROLLED_ACTIONS?: number; UPDATED_BY?: number; DELETED_BY?: number; DELETED_AT?: string; CREATED_BY?: number; CREATED_AT?: string; SHIFTS?: Array<{ ID: number; NAME?: string; BREAK_DURATION?: number; WORK_TIME_START?: number; WORK_TIME_END?: number; WORK_DAYS?: string; SCHEDULE_ID?: number; DELETED?: boolean; [key: string]: unknown }>; CALENDAR?: { ID: number; NAME?: string; PARENT_CALENDAR_ID?: number; SYSTEM_CODE?: string; EXCLUSIONS?: unknown[]; [key: string]: unknown }; SCHEDULE_VIOLATION_RULES?: { ID: number; SCHEDULE_ID?: number; ENTITY_CODE?: string; MAX_EXACT_START?: number; MIN_EXACT_END?: number; MAX_OFFSET_START?: number; MIN_OFFSET_END?: number; RELATIVE_START_FROM?: number; RELATIVE_START_TO?: number; RELATIVE_END_FROM?: number; RELATIVE_END_TO?: number; MIN_DAY_DURATION?: number; MAX_ALLOWED_TO_EDIT_WORK_TIME?: number; MAX_WORK_TIME_LACK_FOR_PERIOD?: number; PERIOD_TIME_LACK_AGENT_ID?: number; MAX_SHIFT_START_DELAY?: number; MISSED_SHIFT_START?: number; USERS_TO_NOTIFY?: { FIXED_START_END: string[]; FIXED_PER_RECORD: string[]; FIXED_EDIT_WORKTIME: string[]; FIXED_PERIODIC: string[]; SHIFT_DELAY: unknown[]; SHIFT_MISSED_START: unknown[]; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of timeman.settings. */
+export type TimemanSettingsResult = { UF_TIMEMAN?: boolean; UF_TM_FREE?: boolean; UF_TM_MAX_START?: string; UF_TM_MIN_FINISH?: string; UF_TM_MIN_DURATION?: string; UF_TM_ALLOWED_DELTA?: string; ADMIN?: boolean; [key: string]: unknown }
+
+/** The result of timeman.status. */
+export type TimemanStatusResult = { STATUS?: string; TIME_START?: string; TIME_FINISH?: unknown; DURATION?: string; TIME_LEAKS?: string; ACTIVE?: boolean; IP_OPEN?: string; IP_CLOSE?: string; LAT_OPEN?: number; LON_OPEN?: number; LAT_CLOSE?: number; LON_CLOSE?: number; TZ_OFFSET?: number; TIME_FINISH_DEFAULT?: string; [key: string]: unknown }
+
+/** The result of timeman.timecontrol.reports.get. */
+export type TimemanTimecontrolReportsGetResult = { report: { month_title?: string; date_start?: string; date_finish?: string; days?: Array<{ index?: string; day_title?: string; workday_date_start?: string; workday_date_finish?: string; workday_complete?: boolean; workday_time_leaks_user?: number; workday_time_leaks_final?: number; workday_duration?: number; workday_duration_final?: number; workday_duration_config?: number; reports?: Array<{ id: unknown; user_id?: unknown; type?: unknown; date_start?: unknown; date_finish?: unknown; duration?: unknown; active?: unknown; entry_id?: unknown; report_type?: unknown; report_text?: unknown; system_text?: unknown; source_start?: unknown; source_finish?: unknown; ip_start?: unknown; ip_finish?: unknown; ip_start_network?: unknown; ip_finish_network?: unknown; [key: string]: unknown }>; workday_time_leaks_real?: number; [key: string]: unknown }>; [key: string]: unknown }; user: { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; avatar?: string; personal_gender?: string; last_activity_date?: string; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of timeman.timecontrol.reports.settings.get. */
+export type TimemanTimecontrolReportsSettingsGetResult = { active?: boolean; user_id?: number; user_admin?: boolean; user_head?: boolean; departments?: Array<{ id: `${number}`; name?: string; [key: string]: unknown }>; minimum_idle_for_report?: number; report_view_type?: string; [key: string]: unknown }
+
+/** The result of timeman.timecontrol.reports.users.get. */
+export type TimemanTimecontrolReportsUsersGetResult = Array<{ id: number; name?: string; first_name?: string; last_name?: string; work_position?: string; avatar?: string; personal_gender?: string; last_activity_date?: string; [key: string]: unknown }>
+
+/** The result of timeman.timecontrol.settings.get. */
+export type TimemanTimecontrolSettingsGetResult = { active?: boolean; minimum_idle_for_report?: number; register_offline?: boolean; register_idle?: boolean; register_desktop?: boolean; report_request_type?: string; report_request_users?: unknown[]; report_simple_type?: string; report_simple_users?: unknown[]; report_full_type?: string; report_full_users?: unknown[]; [key: string]: unknown }
+
+/** The result of user.current. */
+export type UserCurrentResult = { ID: `${number}`; ACTIVE?: boolean; NAME?: string; LAST_NAME?: string; EMAIL?: string; LAST_LOGIN?: string; DATE_REGISTER?: string; IS_ONLINE?: string; LAST_ACTIVITY_DATE?: string; PERSONAL_GENDER?: string; PERSONAL_BIRTHDAY?: string; WORK_POSITION?: string; UF_EMPLOYMENT_DATE?: string; UF_DEPARTMENT?: number[]; [key: string]: unknown }
+
+/** The result of user.fields. */
+export type UserFieldsResult = { ID?: string; XML_ID?: string; ACTIVE?: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; TITLE?: string; EMAIL?: string; LAST_LOGIN?: string; DATE_REGISTER?: string; TIME_ZONE?: string; IS_ONLINE?: string; TIMESTAMP_X?: string; LAST_ACTIVITY_DATE?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: string; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: string; WORK_NOTES?: string; UF_SKYPE_LINK?: string; UF_ZOOM?: string; UF_EMPLOYMENT_DATE?: string; UF_TIMEMAN?: string; UF_DEPARTMENT?: string; UF_INTERESTS?: string; UF_SKILLS?: string; UF_WEB_SITES?: string; UF_XING?: string; UF_LINKEDIN?: string; UF_TWITTER?: string; UF_SKYPE?: string; UF_DISTRICT?: string; UF_PHONE_INNER?: string; USER_TYPE?: string; [key: string]: unknown }
+
 /** The result of user.get, user.search. */
 export type UserGetResult = Array<{ ID: `${number}`; ACTIVE?: boolean; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; EMAIL?: string; LAST_LOGIN?: string; DATE_REGISTER?: string; TIME_ZONE?: string; IS_ONLINE?: string; TIMESTAMP_X?: { [key: string]: unknown }; LAST_ACTIVITY_DATE?: { [key: string]: unknown }; PERSONAL_GENDER?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_MOBILE?: string; PERSONAL_CITY?: string; WORK_PHONE?: string; WORK_POSITION?: string; UF_EMPLOYMENT_DATE?: string; UF_DEPARTMENT?: number[]; USER_TYPE?: string; [key: string]: unknown }>
+
+/** The result of user.userfield.list. */
+export type UserUserfieldListResult = Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; DEFAULT_VALUE?: string; [key: string]: unknown }; LIST?: Array<{ ID: `${number}`; SORT?: string; VALUE?: string; DEF?: string; XML_ID?: string; [key: string]: unknown }>; [key: string]: unknown }>
+
+/** The result of userconsent.agreement.list. */
+export type UserconsentAgreementListResult = Array<{ ID: `${number}`; NAME?: string; ACTIVE?: string; LANGUAGE_ID?: string | null; [key: string]: unknown }>
+
+/** The result of userfieldconfig.add. */
+export type UserfieldconfigAddResult = { field: { id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { en?: string; ru?: string; [key: string]: unknown }; editFormLabel?: { en?: string; [key: string]: unknown }; listColumnLabel?: { en?: unknown; ru?: unknown; [key: string]: unknown }; listFilterLabel?: { en?: unknown; ru?: unknown; [key: string]: unknown }; errorMessage?: { en?: unknown; ru?: unknown; [key: string]: unknown }; helpMessage?: { en?: unknown; ru?: unknown; [key: string]: unknown }; enum?: Array<{ id: `${number}`; userFieldId?: `${number}`; value?: string; def?: string; sort?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of userfieldconfig.get. */
+export type UserfieldconfigGetResult = { field: { id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { en?: string; de?: string; [key: string]: unknown }; editFormLabel?: { en?: string; de?: string; [key: string]: unknown }; listColumnLabel?: { en?: unknown; de?: unknown; [key: string]: unknown }; listFilterLabel?: { en?: unknown; de?: unknown; [key: string]: unknown }; errorMessage?: { en?: unknown; de?: unknown; [key: string]: unknown }; helpMessage?: { en?: unknown; de?: unknown; [key: string]: unknown }; enum?: Array<{ id: `${number}`; userFieldId?: `${number}`; value?: string; def?: string; sort?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of userfieldconfig.getTypes. */
+export type UserfieldconfigGetTypesResult = { types: Record<string, { userTypeId?: string; description?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of userfieldconfig.list. */
+export type UserfieldconfigListResult = { fields: Array<{ id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { de?: string; [key: string]: unknown }; editFormLabel?: { de?: string; [key: string]: unknown }; listColumnLabel?: unknown; listFilterLabel?: unknown; errorMessage?: unknown; helpMessage?: unknown; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of userfieldconfig.update. */
+export type UserfieldconfigUpdateResult = { field: { id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { en?: string; [key: string]: unknown }; editFormLabel?: { en?: string; [key: string]: unknown }; listColumnLabel?: { en?: unknown; [key: string]: unknown }; listFilterLabel?: { en?: unknown; [key: string]: unknown }; errorMessage?: { en?: unknown; [key: string]: unknown }; helpMessage?: { en?: unknown; [key: string]: unknown }; enum?: Array<{ id: `${number}`; userFieldId?: `${number}`; value?: string; def?: string; sort?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of userfieldtype.list. */
+export type UserfieldtypeListResult = Array<{ USER_TYPE_ID?: string; HANDLER?: string; TITLE?: string; DESCRIPTION?: string; [key: string]: unknown }>
+
+/** The result of vote.AttachedVote.getAnswerVoted. */
+export type VoteAttachedVoteGetAnswerVotedResult = { items: Array<{ ID: number; NAME?: string; IMAGE?: string; WORK_POSITION?: string; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of vote.AttachedVote.getMany. */
+export type VoteAttachedVoteGetManyResult = { items: Array<{ ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: string; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, unknown>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: Record<string, Record<string, { EVENT_ID?: unknown; EVENT_QUESTION_ID?: unknown; ANSWER_ID?: unknown; ID: unknown; MESSAGE?: unknown; [key: string]: unknown }>>; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+
+/** The result of vote.AttachedVote.getWithVoted. */
+export type VoteAttachedVoteGetWithVotedResult = { attach: { ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: string; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, { ID: unknown; ACTIVE?: unknown; TIMESTAMP_X?: unknown; QUESTION_ID?: unknown; C_SORT?: unknown; IMAGE_ID?: unknown; MESSAGE?: unknown; MESSAGE_TYPE?: unknown; COUNTER?: unknown; FIELD_TYPE?: unknown; FIELD_WIDTH?: unknown; FIELD_HEIGHT?: unknown; FIELD_PARAM?: unknown; COLOR?: unknown; REACTION?: unknown; "~FIELD_NAME"?: unknown; FIELD_NAME?: unknown; MESSAGE_FIELD_NAME?: unknown; "~PERCENT"?: unknown; PERCENT?: unknown; [key: string]: unknown }>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: Record<string, Record<string, { EVENT_ID?: `${number}`; EVENT_QUESTION_ID?: `${number}`; ANSWER_ID?: `${number}`; ID: `${number}`; MESSAGE?: string; [key: string]: unknown }>>; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }; voted: Record<string, Array<{ ID: number; NAME?: string; IMAGE?: string; WORK_POSITION?: string; [key: string]: unknown }>>; [key: string]: unknown }
+
+/** The result of vote.AttachedVote.recall. */
+export type VoteAttachedVoteRecallResult = { attach: { ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: number; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, { ID: unknown; ACTIVE?: unknown; TIMESTAMP_X?: unknown; QUESTION_ID?: unknown; C_SORT?: unknown; IMAGE_ID?: unknown; MESSAGE?: unknown; MESSAGE_TYPE?: unknown; COUNTER?: unknown; FIELD_TYPE?: unknown; FIELD_WIDTH?: unknown; FIELD_HEIGHT?: unknown; FIELD_PARAM?: unknown; COLOR?: unknown; REACTION?: unknown; "~FIELD_NAME"?: unknown; FIELD_NAME?: unknown; MESSAGE_FIELD_NAME?: unknown; "~PERCENT"?: unknown; PERCENT?: unknown; [key: string]: unknown }>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: unknown[]; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of vote.AttachedVote.vote. */
+export type VoteAttachedVoteVoteResult = { attach: { ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: number; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, { ID: unknown; ACTIVE?: unknown; TIMESTAMP_X?: unknown; QUESTION_ID?: unknown; C_SORT?: unknown; IMAGE_ID?: unknown; MESSAGE?: unknown; MESSAGE_TYPE?: unknown; COUNTER?: unknown; FIELD_TYPE?: unknown; FIELD_WIDTH?: unknown; FIELD_HEIGHT?: unknown; FIELD_PARAM?: unknown; COLOR?: unknown; REACTION?: unknown; "~FIELD_NAME"?: unknown; FIELD_NAME?: unknown; MESSAGE_FIELD_NAME?: unknown; "~PERCENT"?: unknown; PERCENT?: unknown; [key: string]: unknown }>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: Record<string, Record<string, { EVENT_ID?: `${number}`; EVENT_QUESTION_ID?: `${number}`; ANSWER_ID?: `${number}`; ID: `${number}`; MESSAGE?: string; [key: string]: unknown }>>; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }; [key: string]: unknown }
+
+/** The result of voximplant.line.get. */
+export type VoximplantLineGetResult = { reg150907?: string; sip7?: string; reg151083?: string; sip11?: string; reg151085?: string; [key: string]: unknown }
+
+/** The result of voximplant.sip.add. */
+export type VoximplantSipAddResult = { ID: `${number}`; TYPE?: string; CONFIG_ID?: `${number}`; REG_ID?: number; TITLE?: string; SERVER?: string; LOGIN?: string; PASSWORD?: string; AUTH_USER?: unknown; OUTBOUND_PROXY?: unknown; DETECT_LINE_NUMBER?: string; LINE_DETECT_HEADER_ORDER?: string; REGISTRATION_STATUS_CODE?: unknown; REGISTRATION_ERROR_MESSAGE?: unknown; [key: string]: unknown }
+
+/** The result of voximplant.sip.get. */
+export type VoximplantSipGetResult = Array<{ TYPE?: string; CONFIG_ID?: `${number}`; REG_ID?: `${number}`; SERVER?: string; LOGIN?: string; PASSWORD?: string; AUTH_USER?: string | null; OUTBOUND_PROXY?: string | null; DETECT_LINE_NUMBER?: string; LINE_DETECT_HEADER_ORDER?: string; REGISTRATION_STATUS_CODE?: string; REGISTRATION_ERROR_MESSAGE?: string | null; TITLE?: string; INCOMING_SERVER?: string; INCOMING_LOGIN?: string; INCOMING_PASSWORD?: string; [key: string]: unknown }>
+
+/** The result of voximplant.sip.status. */
+export type VoximplantSipStatusResult = { REG_ID?: number; LAST_UPDATED?: string; ERROR_MESSAGE?: string; STATUS_CODE?: number; STATUS_RESULT?: string; [key: string]: unknown }
+
+/** The result of voximplant.statistic.get. */
+export type VoximplantStatisticGetResult = Array<{ ID: `${number}`; PORTAL_USER_ID?: `${number}`; PORTAL_NUMBER?: string; PHONE_NUMBER?: string; CALL_ID?: string; EXTERNAL_CALL_ID?: unknown; CALL_CATEGORY?: string; CALL_LOG?: string | null; CALL_DURATION?: string; CALL_START_DATE?: string; CALL_RECORD_URL?: string | null; CALL_VOTE?: string | null; COST?: string; COST_CURRENCY?: string; CALL_FAILED_CODE?: string; CALL_FAILED_REASON?: string; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: `${number}`; CRM_ACTIVITY_ID?: `${number}`; REST_APP_ID?: `${number}` | null; REST_APP_NAME?: string | null; TRANSCRIPT_ID?: `${number}` | null; TRANSCRIPT_PENDING?: string; SESSION_ID?: `${number}` | null; REDIAL_ATTEMPT?: unknown; COMMENT?: unknown; RECORD_DURATION?: unknown; RECORD_FILE_ID?: number | null; CALL_TYPE?: string; [key: string]: unknown }>
+
+/** The result of voximplant.tts.voices.get. */
+export type VoximplantTtsVoicesGetResult = { auenglishfemale?: string; brportuguesefemale?: string; caenglishfemale?: string; cafrenchfemale?: string; cafrenchmale?: string; chchinesefemale?: string; chchinesemale?: string; eurcatalanfemale?: string; eurczechfemale?: string; eurdanishfemale?: string; eurdutchfemale?: string; eurfinnishfemale?: string; eurfrenchfemale?: string; eurfrenchmale?: string; eurgermanfemale?: string; eurgermanmale?: string; euritalianfemale?: string; euritalianmale?: string; eurnorwegianfemale?: string; eurpolishfemale?: string; eurportuguesefemale?: string; eurportuguesemale?: string; eurspanishfemale?: string; eurspanishmale?: string; eurturkishfemale?: string; eurturkishmale?: string; hkchinesefemale?: string; huhungarianfemale?: string; jpjapanesefemale?: string; jpjapanesemale?: string; krkoreanfemale?: string; krkoreanmale?: string; usinternalfemale?: string; usinternalmale?: string; swswedishfemale?: string; twchinesefemale?: string; ukenglishfemale?: string; ukenglishmale?: string; usenglishfemale?: string; usenglishmale?: string; usspanishfemale?: string; usspanishmale?: string; [key: string]: unknown }
+
+/** The result of voximplant.url.get. */
+export type VoximplantUrlGetResult = { detail_statistics?: string; buy_connector?: string; edit_config?: string; lines?: string; [key: string]: unknown }
+
+/** The result of voximplant.user.get. */
+export type VoximplantUserGetResult = Array<{ ID: `${number}`; DEFAULT_LINE?: unknown; PHONE_ENABLED?: string; SIP_SERVER?: string; SIP_LOGIN?: string; SIP_PASSWORD?: string | null; INNER_NUMBER?: unknown; [key: string]: unknown }>
 
 /**
  * The `result` of each REST v2 method whose page shows an answer, by method name: the shape of the
  * example answer (fields optional and other keys allowed, since a row holds what `select` asks for).
  */
 export interface V2MethodResults {
-  'access.name': { G2: { provider?: string; name?: string; provider_id?: string; [key: string]: unknown }; AU: { provider?: string; name?: string; provider_id?: string; [key: string]: unknown }; [key: string]: unknown }
-  'ai.engine.list': Array<{ id: number; app_code?: string; name?: string; code?: string; category?: string; completions_url?: string; settings?: { code_alias?: string; model_context_type?: string; model_context_limit?: number; [key: string]: unknown }; date_create?: number; [key: string]: unknown }>
+  'access.name': AccessNameResult
+  'ai.engine.list': AiEngineListResult
   'ai.engine.register': number
   'ai.engine.unregister': boolean
-  'app.info': { ID: number; CODE?: string; VERSION?: number; STATUS?: string; INSTALLED?: boolean; PAYMENT_EXPIRED?: string; DAYS?: unknown; LANGUAGE_ID?: string; LICENSE?: string; LICENSE_TYPE?: string; LICENSE_FAMILY?: string; [key: string]: unknown }
+  'app.info': AppInfoResult
   'app.option.get': { data?: string; data2?: string; [key: string]: unknown }
   'app.option.set': boolean
-  'batch': { result: { get_user: { ID: `${number}`; ACTIVE?: boolean; NAME?: string; LAST_NAME?: string; EMAIL?: string; LAST_LOGIN?: string; DATE_REGISTER?: string; IS_ONLINE?: string; TIMESTAMP_X?: string; LAST_ACTIVITY_DATE?: string; PERSONAL_GENDER?: string; PERSONAL_BIRTHDAY?: string; UF_EMPLOYMENT_DATE?: string; UF_DEPARTMENT?: number[]; [key: string]: unknown }; get_department: Array<{ ID: `${number}`; NAME?: string; SORT?: number; [key: string]: unknown }>; [key: string]: unknown }; result_error: unknown[]; result_total: { get_department?: number; [key: string]: unknown }; result_next: unknown[]; result_time: { get_user: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; [key: string]: unknown }; get_department: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'batch': BatchResult
   'biconnector.connector.add': { id: number; [key: string]: unknown }
   'biconnector.connector.delete': boolean
   'biconnector.connector.fields': BiconnectorConnectorFieldsResult
-  'biconnector.connector.get': { item: { id: number; title?: string; dateCreate?: string; logo?: string; description?: string; sort?: number; urlCheck?: string; settings?: Array<{ name?: string; code?: string; type?: string; [key: string]: unknown }>; urlData?: string; urlTableList?: string; urlTableDescription?: string; [key: string]: unknown }; [key: string]: unknown }
-  'biconnector.connector.list': Array<{ id: `${number}`; title?: string; urlCheck?: string; dateCreate?: string; [key: string]: unknown }>
+  'biconnector.connector.get': BiconnectorConnectorGetResult
+  'biconnector.connector.list': BiconnectorConnectorListResult
   'biconnector.connector.update': boolean
   'biconnector.dataset.add': { id: number; [key: string]: unknown }
   'biconnector.dataset.delete': boolean
   'biconnector.dataset.fields': BiconnectorConnectorFieldsResult
   'biconnector.dataset.fields.update': boolean
-  'biconnector.dataset.get': { item: { id: number; type?: string; name?: string; description?: string; externalCode?: string; externalName?: string; dateCreate?: string; dateUpdate?: string; createdById?: number; updatedById?: number; externalId?: number; fields?: Array<{ id: number; datasetId?: number; type?: string; name?: string; externalCode?: string; visible?: boolean; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+  'biconnector.dataset.get': BiconnectorDatasetGetResult
   'biconnector.dataset.list': Array<{ id: `${number}`; name?: string; description?: string; [key: string]: unknown }>
   'biconnector.dataset.update': boolean
   'biconnector.source.add': { id: number; [key: string]: unknown }
   'biconnector.source.delete': boolean
   'biconnector.source.fields': BiconnectorConnectorFieldsResult
-  'biconnector.source.get': { item: { connection?: { id: number; type?: string; code?: string; title?: string; description?: string; active?: boolean; dateCreate?: string; dateUpdate?: string; createdById?: number; updatedById?: number; [key: string]: unknown }; connectorId?: number; settings?: Array<{ code?: string; name?: string; type?: string; value?: string; id: number; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
-  'biconnector.source.list': Array<{ id: `${number}`; title?: string; active?: boolean; dateCreate?: string; [key: string]: unknown }>
+  'biconnector.source.get': BiconnectorSourceGetResult
+  'biconnector.source.list': BiconnectorSourceListResult
   'biconnector.source.update': boolean
   'bizproc.activity.add': boolean
   'bizproc.activity.delete': boolean
@@ -366,16 +1785,16 @@ export interface V2MethodResults {
   'bizproc.robot.update': boolean
   'bizproc.task.complete': boolean
   'bizproc.task.delegate': boolean
-  'bizproc.task.list': Array<{ ENTITY?: string; DOCUMENT_ID?: `${number}`; ID: `${number}`; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: string; OVERDUE_DATE?: unknown; WORKFLOW_TEMPLATE_ID?: `${number}`; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: string; USER_ID?: `${number}`; USER_STATUS?: string; MODULE_ID?: string; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: string; StatusOkLabel?: string; Fields?: Array<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: boolean; Required?: boolean; Options?: { LEAD?: unknown; CONTACT?: unknown; COMPANY?: unknown; DEAL?: unknown; SMART_INVOICE?: unknown; DYNAMIC_136?: unknown; DYNAMIC_1038?: unknown; [key: string]: unknown } | null; Settings?: unknown; Default?: string | unknown[]; [key: string]: unknown }>; StatusYesLabel?: string; StatusNoLabel?: string; [key: string]: unknown }; DOCUMENT_URL?: string; [key: string]: unknown }>
-  'bizproc.workflow.instances': Array<{ DOCUMENT_ID?: string; ENTITY?: string; ID?: string; STARTED?: string; MODULE_ID?: string; OWNED_UNTIL?: unknown; TEMPLATE_ID?: `${number}`; STARTED_BY?: string; [key: string]: unknown }>
+  'bizproc.task.list': BizprocTaskListResult
+  'bizproc.workflow.instances': BizprocWorkflowInstancesResult
   'bizproc.workflow.kill': boolean
   'bizproc.workflow.start': string
   'bizproc.workflow.template.add': number
-  'bizproc.workflow.template.list': Array<{ ID: `${number}`; NAME?: string; USER_ID?: `${number}`; SYSTEM_CODE?: string; [key: string]: unknown }>
+  'bizproc.workflow.template.list': BizprocWorkflowTemplateListResult
   'bizproc.workflow.template.update': number
   'bizproc.workflow.terminate': boolean
   'booking.v1.booking.add': { id: number; [key: string]: unknown }
-  'booking.v1.booking.client.list': { bookingClient: Array<{ id: number; type?: { code?: string; module?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
+  'booking.v1.booking.client.list': BookingV1BookingClientListResult
   'booking.v1.booking.client.set': boolean
   'booking.v1.booking.client.unset': boolean
   'booking.v1.booking.createfromwaitlist': number
@@ -383,25 +1802,25 @@ export interface V2MethodResults {
   'booking.v1.booking.externalData.list': BookingV1BookingExternalDataListResult
   'booking.v1.booking.externalData.set': boolean
   'booking.v1.booking.externalData.unset': boolean
-  'booking.v1.booking.get': { booking: { datePeriod?: { from: { timestamp?: number; timezone?: string; [key: string]: unknown }; to: { timestamp?: number; timezone?: string; [key: string]: unknown }; [key: string]: unknown }; description?: unknown; id: number; name?: string; resourceIds?: number[]; [key: string]: unknown }; [key: string]: unknown }
-  'booking.v1.booking.list': { booking: Array<{ datePeriod?: { from: { timestamp?: number; timezone?: string; [key: string]: unknown }; to: { timestamp?: number; timezone?: string; [key: string]: unknown }; [key: string]: unknown }; description?: unknown; id: number; name?: string; resourceIds?: number[]; [key: string]: unknown }>; [key: string]: unknown }
+  'booking.v1.booking.get': BookingV1BookingGetResult
+  'booking.v1.booking.list': BookingV1BookingListResult
   'booking.v1.booking.update': boolean
-  'booking.v1.clienttype.list': { clientType: Array<{ code?: string; module?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'booking.v1.clienttype.list': BookingV1ClienttypeListResult
   'booking.v1.resource.add': { id: number; [key: string]: unknown }
   'booking.v1.resource.delete': boolean
-  'booking.v1.resource.get': { resource: { confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; description?: unknown; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isInfoNotificationOn?: string; isMain?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeInfo?: string; templateTypeReminder?: string; typeId?: number; [key: string]: unknown }; [key: string]: unknown }
-  'booking.v1.resource.list': { resource: Array<{ confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; description?: unknown; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isInfoNotificationOn?: string; isMain?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeInfo?: string; templateTypeReminder?: string; typeId?: number; [key: string]: unknown }>; [key: string]: unknown }
-  'booking.v1.resource.slots.list': { slots: Array<{ from?: number; id: number; slotSize?: number; timezone?: string; to?: number; weekDays?: string[]; [key: string]: unknown }>; [key: string]: unknown }
+  'booking.v1.resource.get': BookingV1ResourceGetResult
+  'booking.v1.resource.list': BookingV1ResourceListResult
+  'booking.v1.resource.slots.list': BookingV1ResourceSlotsListResult
   'booking.v1.resource.slots.set': boolean
   'booking.v1.resource.slots.unset': boolean
   'booking.v1.resource.update': boolean
   'booking.v1.resourceType.add': { id: number; [key: string]: unknown }
   'booking.v1.resourceType.delete': boolean
-  'booking.v1.resourceType.get': { resourceType: { code?: string; confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeReminder?: string; [key: string]: unknown }; [key: string]: unknown }
-  'booking.v1.resourceType.list': { resource: Array<{ code?: string; confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeReminder?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'booking.v1.resourceType.get': BookingV1ResourceTypeGetResult
+  'booking.v1.resourceType.list': BookingV1ResourceTypeListResult
   'booking.v1.resourceType.update': boolean
   'booking.v1.waitlist.add': { id: number; [key: string]: unknown }
-  'booking.v1.waitlist.client.list': { waitListClient: Array<{ id: number; type?: { code?: string; module?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
+  'booking.v1.waitlist.client.list': BookingV1WaitlistClientListResult
   'booking.v1.waitlist.client.set': boolean
   'booking.v1.waitlist.client.unset': boolean
   'booking.v1.waitlist.createfrombooking': number
@@ -412,17 +1831,17 @@ export interface V2MethodResults {
   'booking.v1.waitlist.get': { waitList: { id: number; note?: unknown; [key: string]: unknown }; [key: string]: unknown }
   'booking.v1.waitlist.list': { waitList: Array<{ id: number; note?: string; [key: string]: unknown }>; [key: string]: unknown }
   'booking.v1.waitlist.update': boolean
-  'calendar.accessibility.get': Record<string, Array<{ ID: number | `${number}`; NAME?: string; DATE_FROM?: string; DATE_TO?: string; DATE_FROM_TS_UTC?: string; DATE_TO_TS_UTC?: string; "~USER_OFFSET_FROM"?: number; "~USER_OFFSET_TO"?: number; DT_SKIP_TIME?: string; TZ_FROM?: string; TZ_TO?: string; ACCESSIBILITY?: string; IMPORTANCE?: string; EVENT_TYPE?: string; [key: string]: unknown }>>
+  'calendar.accessibility.get': CalendarAccessibilityGetResult
   'calendar.event.add': number
   'calendar.event.delete': boolean
   'calendar.event.get': CalendarEventGetResult
   'calendar.event.get.nearest': CalendarEventGetResult
-  'calendar.event.getbyid': { ID: `${number}`; PARENT_ID?: `${number}`; DELETED?: string; CAL_TYPE?: string; OWNER_ID?: `${number}`; NAME?: string; DATE_FROM?: string; DATE_TO?: string; ORIGINAL_DATE_FROM?: unknown; TZ_FROM?: string; TZ_TO?: string; TZ_OFFSET_FROM?: string; TZ_OFFSET_TO?: string; DATE_FROM_TS_UTC?: string; DATE_TO_TS_UTC?: string; DT_SKIP_TIME?: string; DT_LENGTH?: number; EVENT_TYPE?: unknown; CREATED_BY?: string; DATE_CREATE?: string; TIMESTAMP_X?: string; DESCRIPTION?: string; PRIVATE_EVENT?: string; ACCESSIBILITY?: string; IMPORTANCE?: string; IS_MEETING?: boolean; MEETING_STATUS?: string; MEETING_HOST?: string; MEETING?: { HOST_NAME?: string; NOTIFY?: boolean; REINVITE?: boolean; ALLOW_INVITE?: boolean; HIDE_GUESTS?: boolean; MEETING_CREATOR?: number; LANGUAGE_ID?: string; MAIL_FROM?: string; [key: string]: unknown }; LOCATION?: string; REMIND?: Array<{ type?: string; count?: number; [key: string]: unknown }>; COLOR?: string; RRULE?: { FREQ?: string; BYDAY?: { MO?: string; WE?: string; [key: string]: unknown }; INTERVAL?: number; UNTIL?: string; "~UNTIL"?: string; UNTIL_TS?: number; [key: string]: unknown }; EXDATE?: string; DAV_XML_ID?: string; G_EVENT_ID?: string; DAV_EXCH_LABEL?: string; CAL_DAV_LABEL?: string; VERSION?: string; ATTENDEES_CODES?: string[]; RECURRENCE_ID?: number; RELATIONS?: { ORIGINAL_RECURSION_ID?: number; COMMENT_XML_ID?: string; [key: string]: unknown }; SECTION_ID?: `${number}`; SYNC_STATUS?: unknown; UF_CRM_CAL_EVENT?: string[]; UF_WEBDAV_CAL_EVENT?: boolean; SECTION_DAV_XML_ID?: unknown; DATE_FROM_FORMATTED?: string; DATE_TO_FORMATTED?: string; SECT_ID?: `${number}`; ATTENDEE_LIST?: Array<{ id: number; entryId?: `${number}`; status?: string; [key: string]: unknown }>; COLLAB_ID?: unknown; "~RRULE_DESCRIPTION"?: string; attendeesEntityList?: Array<{ entityId?: string; id: number; [key: string]: unknown }>; "~DESCRIPTION"?: string; "~USER_OFFSET_FROM"?: number; "~USER_OFFSET_TO"?: number; [key: string]: unknown }
+  'calendar.event.getbyid': CalendarEventGetbyidResult
   'calendar.event.update': number
   'calendar.meeting.status.get': string
   'calendar.meeting.status.set': boolean
   'calendar.resource.add': number
-  'calendar.resource.booking.list': Array<{ ID: `${number}`; PARENT_ID?: `${number}`; DELETED?: string; CAL_TYPE?: string; OWNER_ID?: `${number}`; NAME?: string; DATE_FROM?: string; DATE_TO?: string; TZ_FROM?: string; TZ_TO?: string; TZ_OFFSET_FROM?: string; TZ_OFFSET_TO?: string; DATE_FROM_TS_UTC?: string; DATE_TO_TS_UTC?: string; DT_SKIP_TIME?: string; DT_LENGTH?: number; EVENT_TYPE?: string; CREATED_BY?: string; DATE_CREATE?: string; TIMESTAMP_X?: string; DESCRIPTION?: string; IS_MEETING?: boolean; MEETING_STATUS?: string; MEETING_HOST?: string; VERSION?: string; SECTION_ID?: `${number}`; DATE_FROM_FORMATTED?: string; DATE_TO_FORMATTED?: string; SECT_ID?: `${number}`; RESOURCE_BOOKING_ID?: `${number}`; [key: string]: unknown }>
+  'calendar.resource.booking.list': CalendarResourceBookingListResult
   'calendar.resource.delete': boolean
   'calendar.resource.list': Array<{ ID: `${number}`; NAME?: string; CREATED_BY?: string; [key: string]: unknown }>
   'calendar.resource.update': number
@@ -430,13 +1849,13 @@ export interface V2MethodResults {
   'calendar.section.delete': boolean
   'calendar.section.get': unknown[]
   'calendar.section.update': number
-  'calendar.settings.get': { work_time_start?: string; work_time_end?: string; year_holidays?: string; year_workdays?: string; week_holidays?: string[]; week_start?: string; user_name_template?: string; sync_by_push?: boolean; user_show_login?: boolean; path_to_user?: string; path_to_user_calendar?: string; path_to_group?: string; path_to_group_calendar?: string; path_to_vr?: string; path_to_rm?: string; rm_iblock_type?: string; rm_iblock_id?: string; dep_manager_sub?: boolean; denied_superpose_types?: unknown[]; pathes_for_sites?: string; forum_id?: string; rm_for_sites?: boolean; path_to_type_company_calendar?: string; path_to_type_location?: string; path_to_type_open_event?: string; [key: string]: unknown }
-  'calendar.user.settings.get': { view?: string; meetSection?: string; crmSection?: string; showDeclined?: boolean; denyBusyInvitation?: boolean; collapseOffHours?: string; showWeekNumbers?: string; showTasks?: string; syncTasks?: string; showCompletedTasks?: string; lastUsedSection?: string; sendFromEmail?: string; defaultSections?: { user1?: string; group6?: string; [key: string]: unknown }; syncPeriodPast?: string; syncPeriodFuture?: string; defaultReminders?: { fullDay: Array<{ type?: string; count?: number; [key: string]: unknown }>; withTime: Array<{ type?: string; count?: number; [key: string]: unknown }>; [key: string]: unknown }; timezoneName?: string; timezoneOffsetUTC?: number; timezoneDefaultName?: string; work_time_start?: string; work_time_end?: string; [key: string]: unknown }
+  'calendar.settings.get': CalendarSettingsGetResult
+  'calendar.user.settings.get': CalendarUserSettingsGetResult
   'calendar.user.settings.set': boolean
-  'catalog.catalog.get': { catalog: { iblockId?: number; iblockTypeId?: number; id: number; lid?: string; name?: string; productIblockId?: unknown; skuPropertyId?: unknown; subscription?: string; vatId?: unknown; [key: string]: unknown }; [key: string]: unknown }
-  'catalog.catalog.getFields': { catalog: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.catalog.get': CatalogCatalogGetResult
+  'catalog.catalog.getFields': CatalogCatalogGetFieldsResult
   'catalog.catalog.isOffers': boolean
-  'catalog.catalog.list': { catalogs: Array<{ iblockId?: number; iblockTypeId?: number; id: number; lid?: string; name?: string; productIblockId?: number; skuPropertyId?: number; subscription?: string; vatId?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.catalog.list': CatalogCatalogListResult
   'catalog.document.add': CatalogDocumentAddResult
   'catalog.document.cancel': boolean
   'catalog.document.cancelList': boolean
@@ -448,141 +1867,141 @@ export interface V2MethodResults {
   'catalog.document.element.add': CatalogDocumentElementAddResult
   'catalog.document.element.delete': boolean
   'catalog.document.element.fields': CatalogDocumentElementFieldsResult
-  'catalog.document.element.getFields': { documentElement: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.document.element.list': { documentElements: Array<{ amount?: number; docId?: number; elementId?: number; id: number; purchasingPrice?: number; storeFrom?: unknown; storeTo?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.document.element.getFields': CatalogDocumentElementGetFieldsResult
+  'catalog.document.element.list': CatalogDocumentElementListResult
   'catalog.document.element.update': CatalogDocumentElementAddResult
   'catalog.document.fields': CatalogDocumentElementFieldsResult
-  'catalog.document.getFields': { document: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.document.list': { documents: Array<{ docType?: string; id: number; status?: string; title?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.document.getFields': CatalogDocumentGetFieldsResult
+  'catalog.document.list': CatalogDocumentListResult
   'catalog.document.mode.status': string
   'catalog.document.unconfirm': boolean
   'catalog.document.update': CatalogDocumentAddResult
-  'catalog.documentcontractor.add': { documentContractor: { documentId?: number; entityId?: number; entityTypeId?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
+  'catalog.documentcontractor.add': CatalogDocumentcontractorAddResult
   'catalog.documentcontractor.delete': boolean
-  'catalog.documentcontractor.getFields': { documentContractor: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.documentcontractor.list': { documentContractor: Array<{ documentId?: number; id: number; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.documentcontractor.getFields': CatalogDocumentcontractorGetFieldsResult
+  'catalog.documentcontractor.list': CatalogDocumentcontractorListResult
   'catalog.enum.getRoundTypes': { enum: Array<{ id: number; name?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.enum.getStoreDocumentTypes': { enum: Array<{ id?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.extra.get': { extra: { id: number; name?: string; percentage?: number; [key: string]: unknown }; [key: string]: unknown }
-  'catalog.extra.getFields': { extra: { id: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; name: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; percentage: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'catalog.extra.get': CatalogExtraGetResult
+  'catalog.extra.getFields': CatalogExtraGetFieldsResult
   'catalog.extra.list': Record<string, unknown>
   'catalog.measure.add': CatalogMeasureAddResult
   'catalog.measure.delete': boolean
   'catalog.measure.get': CatalogMeasureAddResult
-  'catalog.measure.getFields': { measure: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.measure.getFields': CatalogMeasureGetFieldsResult
   'catalog.measure.list': Record<string, unknown>
   'catalog.measure.update': CatalogMeasureAddResult
   'catalog.price.add': CatalogPriceAddResult
   'catalog.price.delete': boolean
   'catalog.price.get': CatalogPriceAddResult
-  'catalog.price.getFields': { price: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.price.list': { prices: Array<{ catalogGroupId?: number; currency?: string; id: number; price?: number; productId?: number; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.price.modify': { prices: Array<{ catalogGroupId?: number; currency?: string; extraId?: unknown; id: number; price?: number; priceScale?: number; productId?: number; quantityFrom?: unknown; quantityTo?: unknown; timestampX?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.price.getFields': CatalogPriceGetFieldsResult
+  'catalog.price.list': CatalogPriceListResult
+  'catalog.price.modify': CatalogPriceModifyResult
   'catalog.price.update': CatalogPriceAddResult
   'catalog.priceType.add': CatalogPriceTypeAddResult
   'catalog.priceType.delete': boolean
   'catalog.priceType.get': CatalogPriceTypeAddResult
-  'catalog.priceType.getFields': { priceType: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.priceType.list': { priceTypes: Array<{ id: number; name?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.priceType.getFields': CatalogPriceTypeGetFieldsResult
+  'catalog.priceType.list': CatalogPriceTypeListResult
   'catalog.priceType.update': CatalogPriceTypeAddResult
-  'catalog.priceTypeGroup.add': { priceTypeGroup: { access?: string; catalogGroupId?: number; groupId?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
+  'catalog.priceTypeGroup.add': CatalogPriceTypeGroupAddResult
   'catalog.priceTypeGroup.delete': boolean
-  'catalog.priceTypeGroup.getFields': { priceTypeGroup: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.priceTypeGroup.list': { priceTypeGroups: Array<{ access?: string; catalogGroupId?: number; groupId?: number; id: number; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.priceTypeGroup.getFields': CatalogPriceTypeGroupGetFieldsResult
+  'catalog.priceTypeGroup.list': CatalogPriceTypeGroupListResult
   'catalog.priceTypeLang.add': CatalogPriceTypeLangAddResult
   'catalog.priceTypeLang.delete': boolean
   'catalog.priceTypeLang.get': CatalogPriceTypeLangAddResult
-  'catalog.priceTypeLang.getFields': { priceTypeLang: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.priceTypeLang.getLanguages': { languages: Array<{ active?: string; lid?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.priceTypeLang.list': { priceTypeLangs: Array<{ lang?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.priceTypeLang.getFields': CatalogPriceTypeLangGetFieldsResult
+  'catalog.priceTypeLang.getLanguages': CatalogPriceTypeLangGetLanguagesResult
+  'catalog.priceTypeLang.list': CatalogPriceTypeLangListResult
   'catalog.priceTypeLang.update': CatalogPriceTypeLangAddResult
   'catalog.product.add': CatalogProductAddResult
   'catalog.product.delete': boolean
-  'catalog.product.get': { product: { active?: string; available?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: number; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: string; purchasingPrice?: string; quantity?: number; quantityReserved?: number; quantityTrace?: string; sort?: number; subscribe?: string; timestampX?: string; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
-  'catalog.product.getFieldsByFilter': { product: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; name?: string; type?: string; isDynamic?: boolean; isMultiple?: boolean; propertyType?: string; userType?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.product.list': { products: Array<{ active?: string; available?: string; barcodeMulti?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: number; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: string; purchasingPrice?: number; quantity?: number; quantityReserved?: number; quantityTrace?: string; recurSchemeLength?: number; recurSchemeType?: string; sort?: number; subscribe?: string; timestampX?: string; trialPriceId?: number; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; withoutOrder?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.product.get': CatalogProductGetResult
+  'catalog.product.getFieldsByFilter': CatalogProductGetFieldsByFilterResult
+  'catalog.product.list': CatalogProductListResult
   'catalog.product.offer.add': CatalogProductOfferAddResult
   'catalog.product.offer.delete': boolean
   'catalog.product.offer.get': CatalogProductOfferAddResult
-  'catalog.product.offer.getFieldsByFilter': { offer: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; name?: string; type?: string; isDynamic?: boolean; isMultiple?: boolean; propertyType?: string; userType?: string | null; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.product.offer.list': { offers: Array<{ active?: string; available?: string; barcodeMulti?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: unknown; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; parentId?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; purchasingCurrency?: string; purchasingPrice?: number; quantity?: number; quantityReserved?: number; quantityTrace?: string; recurSchemeLength?: unknown; recurSchemeType?: string; sort?: number; subscribe?: string; timestampX?: string; trialPriceId?: unknown; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; withoutOrder?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.product.offer.getFieldsByFilter': CatalogProductOfferGetFieldsByFilterResult
+  'catalog.product.offer.list': CatalogProductOfferListResult
   'catalog.product.offer.update': CatalogProductOfferAddResult
   'catalog.product.service.add': CatalogProductServiceAddResult
   'catalog.product.service.delete': boolean
   'catalog.product.service.get': CatalogProductServiceAddResult
-  'catalog.product.service.getFieldsByFilter': { service: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; name?: string; type?: string; isDynamic?: boolean; isMultiple?: boolean; propertyType?: string; userType?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.product.service.list': { services: Array<{ active?: string; available?: string; bundle?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; iblockId?: number; iblockSectionId?: number; id: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; sort?: number; timestampX?: string; type?: number; vatId?: number; vatIncluded?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.product.service.getFieldsByFilter': CatalogProductServiceGetFieldsByFilterResult
+  'catalog.product.service.list': CatalogProductServiceListResult
   'catalog.product.service.update': CatalogProductServiceAddResult
   'catalog.product.sku.add': CatalogProductSkuAddResult
   'catalog.product.sku.delete': boolean
   'catalog.product.sku.get': CatalogProductSkuAddResult
-  'catalog.product.sku.getFieldsByFilter': { sku: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; name?: string; type?: string; isDynamic?: boolean; isMultiple?: boolean; propertyType?: string; userType?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.product.sku.list': { units: Array<{ active?: string; available?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: unknown; iblockId?: number; iblockSectionId?: number; id: number; length?: unknown; measure?: unknown; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: unknown; purchasingPrice?: unknown; quantity?: unknown; sort?: number; subscribe?: string; timestampX?: string; type?: number; vatId?: unknown; vatIncluded?: string; weight?: unknown; width?: unknown; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.product.sku.getFieldsByFilter': CatalogProductSkuGetFieldsByFilterResult
+  'catalog.product.sku.list': CatalogProductSkuListResult
   'catalog.product.sku.update': CatalogProductSkuAddResult
   'catalog.product.update': CatalogProductAddResult
   'catalog.productImage.add': CatalogProductImageAddResult
   'catalog.productImage.delete': boolean
   'catalog.productImage.get': CatalogProductImageAddResult
-  'catalog.productImage.getFields': { productImage: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.productImage.list': { productImages: Array<{ createTime?: string; detailUrl?: string; downloadUrl?: string; id: number; name?: string; productId?: number; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.productProperty.add': { productProperty: { active?: string; code?: string; colCount?: number; defaultValue?: unknown; fileType?: unknown; filtrable?: string; hint?: unknown; iblockId?: number; id: number; isRequired?: string; linkIblockId?: unknown; listType?: string; multiple?: string; multipleCnt?: unknown; name?: string; propertyType?: string; rowCount?: number; searchable?: string; sort?: number; timestampX?: string; userType?: string; userTypeSettings?: { group?: string; multiple?: string; size?: number; tableName?: string; width?: number; [key: string]: unknown }; withDescription?: unknown; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+  'catalog.productImage.getFields': CatalogProductImageGetFieldsResult
+  'catalog.productImage.list': CatalogProductImageListResult
+  'catalog.productProperty.add': CatalogProductPropertyAddResult
   'catalog.productProperty.delete': boolean
-  'catalog.productProperty.get': { productProperty: { active?: string; code?: string; colCount?: number; defaultValue?: unknown; fileType?: unknown; filtrable?: string; hint?: unknown; iblockId?: number; id: number; isRequired?: string; linkIblockId?: unknown; listType?: string; multiple?: string; multipleCnt?: unknown; name?: string; propertyType?: string; rowCount?: number; searchable?: string; sort?: unknown; timestampX?: string; userType?: string; userTypeSettings?: { group?: string; multiple?: string; size?: number; tableName?: string; width?: number; [key: string]: unknown }; withDescription?: unknown; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
-  'catalog.productProperty.getFields': { productProperty: { active: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; code: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; xmlId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'catalog.productProperty.list': { productProperties: Array<{ iblockId?: number; id: number; name?: string; propertyType?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.productProperty.update': { productProperty: { active?: string; code?: unknown; colCount?: number; defaultValue?: unknown; fileType?: unknown; filtrable?: string; hint?: unknown; iblockId?: number; id: number; name?: string; isRequired?: string; linkIblockId?: unknown; listType?: string; multiple?: string; multipleCnt?: unknown; propertyType?: string; rowCount?: number; searchable?: string; sort?: number; timestampX?: string; userType?: unknown; userTypeSettings?: unknown; withDescription?: unknown; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+  'catalog.productProperty.get': CatalogProductPropertyGetResult
+  'catalog.productProperty.getFields': CatalogProductPropertyGetFieldsResult
+  'catalog.productProperty.list': CatalogProductPropertyListResult
+  'catalog.productProperty.update': CatalogProductPropertyUpdateResult
   'catalog.productPropertyEnum.add': CatalogProductPropertyEnumAddResult
   'catalog.productPropertyEnum.delete': boolean
   'catalog.productPropertyEnum.get': CatalogProductPropertyEnumAddResult
-  'catalog.productPropertyEnum.getFields': { productPropertyEnum: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.productPropertyEnum.list': { productPropertyEnums: Array<{ def?: string; id: number; propertyId?: number; sort?: number; value?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.productPropertyEnum.getFields': CatalogProductPropertyEnumGetFieldsResult
+  'catalog.productPropertyEnum.list': CatalogProductPropertyEnumListResult
   'catalog.productPropertyEnum.update': CatalogProductPropertyEnumAddResult
   'catalog.productPropertyFeature.add': CatalogProductPropertyFeatureAddResult
   'catalog.productPropertyFeature.get': CatalogProductPropertyFeatureAddResult
-  'catalog.productPropertyFeature.getAvailableFeaturesByProperty': { features: Array<{ featureId?: string; featureName?: string; moduleId?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.productPropertyFeature.getFields': { productPropertyFeature: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.productPropertyFeature.list': { productPropertyFeatures: Array<{ featureId?: string; id: number; isEnabled?: string; moduleId?: string; propertyId?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.productPropertyFeature.getAvailableFeaturesByProperty': CatalogProductPropertyFeatureGetAvailableFeaturesByPropertyResult
+  'catalog.productPropertyFeature.getFields': CatalogProductPropertyFeatureGetFieldsResult
+  'catalog.productPropertyFeature.list': CatalogProductPropertyFeatureListResult
   'catalog.productPropertyFeature.update': CatalogProductPropertyFeatureAddResult
-  'catalog.productPropertySection.get': { productPropertySection: { displayExpanded?: string; displayType?: string; filterHint?: string; propertyId?: number; smartFilter?: string; [key: string]: unknown }; [key: string]: unknown }
-  'catalog.productPropertySection.list': { productPropertySections: Array<{ displayExpanded?: string; displayType?: string; filterHint?: string; propertyId?: number; smartFilter?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.productPropertySection.set': { productPropertySection: { displayExpanded?: string; displayType?: string; filterHint?: string; iblockId?: `${number}`; propertyId?: `${number}`; sectionId?: `${number}`; smartFilter?: string; [key: string]: unknown }; [key: string]: unknown }
-  'catalog.ratio.get': { ratio: { id: number; isDefault?: string; productId?: number; ratio?: number; [key: string]: unknown }; [key: string]: unknown }
-  'catalog.ratio.getFields': { ratio: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.ratio.list': { ratios: Array<{ id: number; isDefault?: string; productId?: number; ratio?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.productPropertySection.get': CatalogProductPropertySectionGetResult
+  'catalog.productPropertySection.list': CatalogProductPropertySectionListResult
+  'catalog.productPropertySection.set': CatalogProductPropertySectionSetResult
+  'catalog.ratio.get': CatalogRatioGetResult
+  'catalog.ratio.getFields': CatalogRatioGetFieldsResult
+  'catalog.ratio.list': CatalogRatioListResult
   'catalog.roundingRule.add': CatalogRoundingRuleAddResult
   'catalog.roundingRule.delete': boolean
   'catalog.roundingRule.get': CatalogRoundingRuleAddResult
-  'catalog.roundingRule.getFields': { roundingRule: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.roundingRule.getFields': CatalogRoundingRuleGetFieldsResult
   'catalog.roundingRule.list': Record<string, unknown>
   'catalog.roundingRule.update': CatalogRoundingRuleAddResult
   'catalog.section.add': CatalogSectionAddResult
   'catalog.section.delete': boolean
   'catalog.section.get': CatalogSectionAddResult
-  'catalog.section.getFields': { section: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.section.list': { sections: Array<{ id: number; name?: string; sort?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.section.getFields': CatalogSectionGetFieldsResult
+  'catalog.section.list': CatalogSectionListResult
   'catalog.section.update': CatalogSectionAddResult
   'catalog.store.add': CatalogStoreAddResult
   'catalog.store.delete': boolean
   'catalog.store.get': CatalogStoreAddResult
-  'catalog.store.getFields': { store: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.store.list': { stores: Array<{ active?: string; address?: string; code?: string; dateCreate?: string; dateModify?: string; description?: string; email?: string; gpsN?: number; gpsS?: number; id: number; imageId?: { id: number; url?: string; [key: string]: unknown }; issuingCenter?: string; modifiedBy?: number; phone?: string; schedule?: string; sort?: number; title?: string; userId?: number; xmlId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.store.getFields': CatalogStoreGetFieldsResult
+  'catalog.store.list': CatalogStoreListResult
   'catalog.store.update': CatalogStoreAddResult
-  'catalog.storeproduct.get': { storeProduct: { amount?: number; id: number; productId?: number; quantityReserved?: unknown; storeId?: number; [key: string]: unknown }; [key: string]: unknown }
-  'catalog.storeproduct.getFields': { storeProduct: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.storeproduct.list': { storeProducts: Array<{ amount?: number; id: number; productId?: number; storeId?: number; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.userfield.document.list': { documents: Array<{ documentId?: number; documentType?: string; field7097?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.userfield.document.update': { document: { documentId?: number; documentType?: string; field7097?: string; [key: string]: unknown }; [key: string]: unknown }
+  'catalog.storeproduct.get': CatalogStoreproductGetResult
+  'catalog.storeproduct.getFields': CatalogStoreproductGetFieldsResult
+  'catalog.storeproduct.list': CatalogStoreproductListResult
+  'catalog.userfield.document.list': CatalogUserfieldDocumentListResult
+  'catalog.userfield.document.update': CatalogUserfieldDocumentUpdateResult
   'catalog.vat.add': CatalogVatAddResult
   'catalog.vat.delete': boolean
   'catalog.vat.get': Record<string, unknown>
-  'catalog.vat.getFields': { vat: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.vat.getFields': CatalogVatGetFieldsResult
   'catalog.vat.list': Record<string, unknown>
   'catalog.vat.update': CatalogVatAddResult
   'crm.activity.add': number
   'crm.activity.badge.add': CrmActivityBadgeAddResult
   'crm.activity.badge.delete': boolean
   'crm.activity.badge.get': CrmActivityBadgeAddResult
-  'crm.activity.badge.list': { badges: Array<{ code?: string; title?: string; value?: string; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.activity.badge.list': CrmActivityBadgeListResult
   'crm.activity.binding.add': boolean
   'crm.activity.binding.delete': boolean
   'crm.activity.binding.list': Array<{ entityTypeId?: number; entityId?: number; [key: string]: unknown }>
@@ -590,12 +2009,12 @@ export interface V2MethodResults {
   'crm.activity.call.getTranscript': { transcription?: string; [key: string]: unknown }
   'crm.activity.communication.fields': CrmActivityCommunicationFieldsResult
   'crm.activity.configurable.add': CrmActivityConfigurableAddResult
-  'crm.activity.configurable.get': { activity: { id: number; ownerTypeId?: number; ownerId?: number; fields?: { typeId?: string; completed?: boolean; deadline?: string; pingOffsets?: unknown[]; isIncomingChannel?: boolean; responsibleId?: number; badgeCode?: string; originatorId?: unknown; originId?: unknown; [key: string]: unknown }; layout?: { icon: { code?: string; [key: string]: unknown }; header: { title?: string; tags?: { status2: { title?: unknown; type?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; body: { logo: { code?: string; action?: { type?: unknown; uri?: unknown; [key: string]: unknown }; [key: string]: unknown }; blocks: { client: { type?: unknown; properties?: unknown; [key: string]: unknown }; responsible: { type?: unknown; properties?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; footer: { buttons: { startCall: { title?: unknown; type?: unknown; action?: unknown; [key: string]: unknown }; [key: string]: unknown }; menu: { showPostponeItem?: boolean; items?: { confirm: unknown; decline: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'crm.activity.configurable.get': CrmActivityConfigurableGetResult
   'crm.activity.configurable.update': CrmActivityConfigurableAddResult
   'crm.activity.delete': boolean
-  'crm.activity.fields': Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; isDeprecated?: boolean; [key: string]: unknown }>
-  'crm.activity.get': { ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE_ID?: `${number}`; TYPE_ID?: `${number}`; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_GROUP_ID?: unknown; ASSOCIATED_ENTITY_ID?: `${number}`; SUBJECT?: string; CREATED?: string; LAST_UPDATED?: string; START_TIME?: string; END_TIME?: string; DEADLINE?: string; COMPLETED?: string; STATUS?: string; RESPONSIBLE_ID?: `${number}`; PRIORITY?: string; NOTIFY_TYPE?: string; NOTIFY_VALUE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DIRECTION?: string; LOCATION?: string; SETTINGS?: unknown[]; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; AUTHOR_ID?: `${number}`; EDITOR_ID?: `${number}`; PROVIDER_PARAMS?: unknown[]; PROVIDER_DATA?: unknown; RESULT_MARK?: string; RESULT_VALUE?: unknown; RESULT_SUM?: unknown; RESULT_CURRENCY_ID?: unknown; RESULT_STATUS?: string; RESULT_STREAM?: string; RESULT_SOURCE_ID?: unknown; AUTOCOMPLETE_RULE?: string; [key: string]: unknown }
-  'crm.activity.list': Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE_ID?: `${number}`; TYPE_ID?: `${number}`; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_GROUP_ID?: unknown; ASSOCIATED_ENTITY_ID?: `${number}`; SUBJECT?: string; CREATED?: string; LAST_UPDATED?: string; START_TIME?: string; END_TIME?: string; DEADLINE?: string; COMPLETED?: string; STATUS?: string; RESPONSIBLE_ID?: `${number}`; PRIORITY?: string; NOTIFY_TYPE?: string; NOTIFY_VALUE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DIRECTION?: string; LOCATION?: string; SETTINGS?: unknown[]; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; AUTHOR_ID?: `${number}`; EDITOR_ID?: `${number}`; PROVIDER_PARAMS?: unknown[]; PROVIDER_DATA?: unknown; RESULT_MARK?: string; RESULT_VALUE?: unknown; RESULT_SUM?: unknown; RESULT_CURRENCY_ID?: unknown; RESULT_STATUS?: string; RESULT_STREAM?: string; RESULT_SOURCE_ID?: unknown; AUTOCOMPLETE_RULE?: string; [key: string]: unknown }>
+  'crm.activity.fields': CrmActivityFieldsResult
+  'crm.activity.get': CrmActivityGetResult
+  'crm.activity.list': CrmActivityListResult
   'crm.activity.todo.add': { id: number; [key: string]: unknown }
   'crm.activity.todo.update': { id: number; [key: string]: unknown }
   'crm.activity.todo.updateColor': { id: number; [key: string]: unknown }
@@ -604,17 +2023,17 @@ export interface V2MethodResults {
   'crm.activity.todo.updateResponsibleUser': { id: number; [key: string]: unknown }
   'crm.activity.type.add': boolean
   'crm.activity.type.delete': boolean
-  'crm.activity.type.list': Array<{ TYPE_ID?: string; NAME?: string; IS_CONFIGURABLE_TYPE?: string; ICON_ID?: `${number}`; [key: string]: unknown }>
+  'crm.activity.type.list': CrmActivityTypeListResult
   'crm.activity.update': boolean
   'crm.address.add': boolean
   'crm.address.delete': boolean
   'crm.address.fields': CrmActivityCommunicationFieldsResult
-  'crm.address.list': Array<{ TYPE_ID?: `${number}`; ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: unknown; LOC_ADDR_ID?: `${number}`; ANCHOR_TYPE_ID?: `${number}`; ANCHOR_ID?: `${number}`; [key: string]: unknown }>
+  'crm.address.list': CrmAddressListResult
   'crm.address.update': boolean
   'crm.automatedsolution.add': CrmAutomatedsolutionAddResult
-  'crm.automatedsolution.fields': { id: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }; title: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }; typeIds: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }; [key: string]: unknown }
+  'crm.automatedsolution.fields': CrmAutomatedsolutionFieldsResult
   'crm.automatedsolution.get': CrmAutomatedsolutionAddResult
-  'crm.automatedsolution.list': { automatedSolutions: Array<{ id: number; title?: string; typeIds?: number[]; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.automatedsolution.list': CrmAutomatedsolutionListResult
   'crm.automatedsolution.update': CrmAutomatedsolutionAddResult
   'crm.automation.trigger': boolean
   'crm.automation.trigger.add': boolean
@@ -622,15 +2041,15 @@ export interface V2MethodResults {
   'crm.automation.trigger.execute': boolean
   'crm.automation.trigger.list': Array<{ NAME?: string; CODE?: string; [key: string]: unknown }>
   'crm.calllist.add': number
-  'crm.calllist.get': { ID: `${number}`; DATE_CREATE?: string; CREATED_BY_ID?: `${number}`; WEBFORM_ID?: `${number}`; ENTITY_TYPE_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }
+  'crm.calllist.get': CrmCalllistGetResult
   'crm.calllist.items.get': Array<{ ID: number; STATUS?: string; ENTITY_TYPE?: number; [key: string]: unknown }>
   'crm.calllist.list': Array<{ ID: `${number}`; CREATED_BY_ID?: `${number}`; [key: string]: unknown }>
   'crm.calllist.statuslist': Array<{ ID: number; NAME?: string; SORT?: number; STATUS_ID?: string; [key: string]: unknown }>
   'crm.calllist.update': boolean
   'crm.category.add': CrmCategoryAddResult
   'crm.category.fields': CrmCategoryFieldsResult
-  'crm.category.get': { category: { id: number; name?: string; sort?: number; entityTypeId?: number; isDefault?: string; originId?: string; originatorId?: string; [key: string]: unknown }; [key: string]: unknown }
-  'crm.category.list': { categories: Array<{ id: number; name?: string; sort?: number; entityTypeId?: number; isDefault?: string; originId?: string; originatorId?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.category.get': CrmCategoryGetResult
+  'crm.category.list': CrmCategoryListResult
   'crm.category.update': CrmCategoryAddResult
   'crm.company.add': number
   'crm.company.contact.add': boolean
@@ -644,9 +2063,9 @@ export interface V2MethodResults {
   'crm.company.details.configuration.get': CrmCompanyDetailsConfigurationGetResult
   'crm.company.details.configuration.reset': boolean
   'crm.company.details.configuration.set': boolean
-  'crm.company.fields': Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string; settings?: { parentEntityTypeId?: number; COMPANY?: string; LEAD?: unknown; SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string; [key: string]: unknown }; listLabel?: string; formLabel?: string; filterLabel?: string; [key: string]: unknown }>
-  'crm.company.get': { ID: `${number}`; COMPANY_TYPE?: string; TITLE?: string; LOGO?: unknown; LEAD_ID?: unknown; HAS_PHONE?: string; HAS_EMAIL?: string; HAS_IMOL?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; BANKING_DETAILS?: string; INDUSTRY?: string; REVENUE?: string; CURRENCY_ID?: string; EMPLOYEES?: string; COMMENTS?: string; DATE_CREATE?: string; DATE_MODIFY?: string; OPENED?: string; IS_MY_COMPANY?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; ORIGIN_VERSION?: unknown; ADDRESS?: unknown; ADDRESS_2?: unknown; ADDRESS_CITY?: unknown; ADDRESS_POSTAL_CODE?: unknown; ADDRESS_REGION?: unknown; ADDRESS_PROVINCE?: unknown; ADDRESS_COUNTRY?: unknown; ADDRESS_COUNTRY_CODE?: unknown; ADDRESS_LOC_ADDR_ID?: unknown; ADDRESS_LEGAL?: unknown; REG_ADDRESS?: unknown; REG_ADDRESS_2?: unknown; REG_ADDRESS_CITY?: unknown; REG_ADDRESS_POSTAL_CODE?: unknown; REG_ADDRESS_REGION?: unknown; REG_ADDRESS_PROVINCE?: unknown; REG_ADDRESS_COUNTRY?: unknown; REG_ADDRESS_COUNTRY_CODE?: unknown; REG_ADDRESS_LOC_ADDR_ID?: unknown; UTM_SOURCE?: unknown; UTM_MEDIUM?: unknown; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; PARENT_ID_156?: unknown; LAST_ACTIVITY_BY?: string; LAST_ACTIVITY_TIME?: string; LAST_COMMUNICATION_TIME?: unknown; UF_CRM_1687188367?: string; [key: string]: unknown }
-  'crm.company.list': Array<{ TITLE?: string; ASSIGNED_BY_ID?: `${number}`; ID: `${number}`; PHONE?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }>
+  'crm.company.fields': CrmCompanyFieldsResult
+  'crm.company.get': CrmCompanyGetResult
+  'crm.company.list': CrmCompanyListResult
   'crm.company.update': boolean
   'crm.company.userfield.add': number
   'crm.company.userfield.delete': boolean
@@ -656,32 +2075,32 @@ export interface V2MethodResults {
   'crm.contact.add': number
   'crm.contact.company.add': boolean
   'crm.contact.company.delete': boolean
-  'crm.contact.company.fields': { SORT: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; IS_PRIMARY: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; COMPANY_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; [key: string]: unknown }
+  'crm.contact.company.fields': CrmContactCompanyFieldsResult
   'crm.contact.company.items.delete': boolean
-  'crm.contact.company.items.get': Array<{ COMPANY_ID?: number; SORT?: number; ROLE_ID?: number; IS_PRIMARY?: string; [key: string]: unknown }>
+  'crm.contact.company.items.get': CrmContactCompanyItemsGetResult
   'crm.contact.company.items.set': boolean
   'crm.contact.delete': boolean
   'crm.contact.details.configuration.forceCommonScopeForAll': boolean
   'crm.contact.details.configuration.get': CrmCompanyDetailsConfigurationGetResult
   'crm.contact.details.configuration.reset': boolean
   'crm.contact.details.configuration.set': boolean
-  'crm.contact.fields': Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string; isDeprecated?: boolean; settings?: { parentEntityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }>
-  'crm.contact.get': { ID: `${number}`; POST?: string; COMMENTS?: string; HONORIFIC?: string; NAME?: string; SECOND_NAME?: string; LAST_NAME?: string; PHOTO?: unknown; LEAD_ID?: unknown; TYPE_ID?: string; SOURCE_ID?: string; SOURCE_DESCRIPTION?: string; COMPANY_ID?: `${number}`; BIRTHDATE?: string; EXPORT?: string; HAS_PHONE?: string; HAS_EMAIL?: string; HAS_IMOL?: string; DATE_CREATE?: string; DATE_MODIFY?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; OPENED?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; ORIGIN_VERSION?: unknown; FACE_ID?: unknown; LAST_ACTIVITY_TIME?: string; ADDRESS?: unknown; ADDRESS_2?: unknown; ADDRESS_CITY?: unknown; ADDRESS_POSTAL_CODE?: unknown; ADDRESS_REGION?: unknown; ADDRESS_PROVINCE?: unknown; ADDRESS_COUNTRY?: unknown; ADDRESS_LOC_ADDR_ID?: unknown; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: string; UTM_CONTENT?: string; UTM_TERM?: string; PARENT_ID_1224?: string; LAST_ACTIVITY_BY?: string; UF_CRM_1720697698689?: string; PHONE?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; EMAIL?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'crm.contact.list': Array<{ ID: `${number}`; NAME?: string; LAST_NAME?: string; EXPORT?: string; ASSIGNED_BY_ID?: `${number}`; DATE_CREATE?: string; EMAIL?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }>
+  'crm.contact.fields': CrmContactFieldsResult
+  'crm.contact.get': CrmContactGetResult
+  'crm.contact.list': CrmContactListResult
   'crm.contact.userfield.add': number
   'crm.contact.userfield.delete': boolean
-  'crm.contact.userfield.list': Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: unknown[] | { SHOW_MAP?: string; CONTACT?: string; COMPANY?: string; DYNAMIC_1224?: string; DYNAMIC_1226?: string; DYNAMIC_1268?: string; DYNAMIC_1278?: string; LEAD?: unknown; DEFAULT_VALUE?: number | { VALUE?: string; TYPE?: string; [key: string]: unknown }; PRECISION?: number; SIZE?: number; MIN_VALUE?: number; MAX_VALUE?: number; LIST_WIDTH?: number; LIST_HEIGHT?: number; MAX_SHOW_SIZE?: number; MAX_ALLOWED_SIZE?: number; EXTENSIONS?: unknown[]; TARGET_BLANK?: string; [key: string]: unknown }; EDIT_FORM_LABEL?: string; LIST_COLUMN_LABEL?: string; LIST_FILTER_LABEL?: string; ERROR_MESSAGE?: unknown; HELP_MESSAGE?: unknown; [key: string]: unknown }>
+  'crm.contact.userfield.list': CrmContactUserfieldListResult
   'crm.contact.userfield.update': boolean
   'crm.currency.add': string
   'crm.currency.base.get': string
   'crm.currency.base.set': boolean
   'crm.currency.delete': boolean
   'crm.currency.fields': CrmActivityCommunicationFieldsResult
-  'crm.currency.get': { CURRENCY?: string; AMOUNT_CNT?: string; AMOUNT?: string; SORT?: string; BASE?: string; FULL_NAME?: string; LID?: string; FORMAT_STRING?: string; DEC_POINT?: string; THOUSANDS_SEP?: string; DECIMALS?: string; DATE_UPDATE?: string; LANG?: { en: { FORMAT_STRING?: string; FULL_NAME?: string; DEC_POINT?: string; THOUSANDS_SEP?: unknown; DECIMALS?: string; THOUSANDS_VARIANT?: string; HIDE_ZERO?: string; [key: string]: unknown }; de: { FORMAT_STRING?: string; FULL_NAME?: string; DEC_POINT?: string; THOUSANDS_SEP?: string; DECIMALS?: string; THOUSANDS_VARIANT?: string; HIDE_ZERO?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'crm.currency.list': Array<{ CURRENCY?: string; AMOUNT_CNT?: string; AMOUNT?: string; SORT?: string; BASE?: string; FULL_NAME?: string; LID?: string; FORMAT_STRING?: string; DEC_POINT?: string; THOUSANDS_SEP?: string | null; DECIMALS?: string; DATE_UPDATE?: string; [key: string]: unknown }>
+  'crm.currency.get': CrmCurrencyGetResult
+  'crm.currency.list': CrmCurrencyListResult
   'crm.currency.localizations.delete': boolean
   'crm.currency.localizations.fields': CrmActivityCommunicationFieldsResult
-  'crm.currency.localizations.get': { en: { FORMAT_STRING?: string; FULL_NAME?: string; DEC_POINT?: string; THOUSANDS_SEP?: unknown; DECIMALS?: string; THOUSANDS_VARIANT?: string; HIDE_ZERO?: string; [key: string]: unknown }; de: { FORMAT_STRING?: string; FULL_NAME?: string; DEC_POINT?: string; THOUSANDS_SEP?: string; DECIMALS?: string; THOUSANDS_VARIANT?: string; HIDE_ZERO?: string; [key: string]: unknown }; [key: string]: unknown }
+  'crm.currency.localizations.get': CrmCurrencyLocalizationsGetResult
   'crm.currency.localizations.set': boolean
   'crm.currency.update': boolean
   'crm.deal.add': number
@@ -697,16 +2116,16 @@ export interface V2MethodResults {
   'crm.deal.details.configuration.reset': boolean
   'crm.deal.details.configuration.set': boolean
   'crm.deal.fields': CrmDealFieldsResult
-  'crm.deal.get': { ID: `${number}`; TITLE?: string; TYPE_ID?: string; STAGE_ID?: string; PROBABILITY?: string; CURRENCY_ID?: string; OPPORTUNITY?: string; IS_MANUAL_OPPORTUNITY?: string; TAX_VALUE?: string; LEAD_ID?: unknown; COMPANY_ID?: `${number}`; CONTACT_ID?: `${number}`; QUOTE_ID?: unknown; BEGINDATE?: string; CLOSEDATE?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; OPENED?: string; CLOSED?: string; COMMENTS?: string; ADDITIONAL_INFO?: string; LOCATION_ID?: unknown; CATEGORY_ID?: `${number}`; STAGE_SEMANTIC_ID?: string; IS_NEW?: string; IS_RECURRING?: string; IS_RETURN_CUSTOMER?: string; IS_REPEATED_APPROACH?: string; SOURCE_ID?: string; SOURCE_DESCRIPTION?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; MOVED_BY_ID?: `${number}`; MOVED_TIME?: string; LAST_ACTIVITY_TIME?: string; UTM_SOURCE?: string; UTM_MEDIUM?: string; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; PARENT_ID_1220?: string; LAST_ACTIVITY_BY?: string; UF_CRM_1721244482250?: string; [key: string]: unknown }
-  'crm.deal.list': Array<{ ID: `${number}`; TITLE?: string; TYPE_ID?: string; CATEGORY_ID?: `${number}`; STAGE_ID?: string; OPPORTUNITY?: string; IS_MANUAL_OPPORTUNITY?: string; ASSIGNED_BY_ID?: `${number}`; DATE_CREATE?: string; [key: string]: unknown }>
-  'crm.deal.productrows.get': Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE?: string; PRODUCT_ID?: number; PRODUCT_NAME?: string; ORIGINAL_PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string | null; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; PRICE_ACCOUNT?: string; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: unknown; TAX_INCLUDED?: string; CUSTOMIZED?: string; MEASURE_CODE?: number; MEASURE_NAME?: string; SORT?: number; XML_ID?: string; TYPE?: number; STORE_ID?: number; RESERVE_ID?: number; DATE_RESERVE_END?: string; RESERVE_QUANTITY?: number; [key: string]: unknown }>
+  'crm.deal.get': CrmDealGetResult
+  'crm.deal.list': CrmDealListResult
+  'crm.deal.productrows.get': CrmDealProductrowsGetResult
   'crm.deal.productrows.set': boolean
   'crm.deal.recurring.add': number
   'crm.deal.recurring.delete': boolean
   'crm.deal.recurring.expose': { DEAL_ID?: number; [key: string]: unknown }
-  'crm.deal.recurring.fields': Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; definition?: Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }>; [key: string]: unknown }>
-  'crm.deal.recurring.get': { ID: `${number}`; DEAL_ID?: `${number}`; BASED_ID?: `${number}`; ACTIVE?: string; CATEGORY_ID?: `${number}`; IS_LIMIT?: string; COUNTER_REPEAT?: unknown; LIMIT_REPEAT?: unknown; LIMIT_DATE?: string; START_DATE?: string; NEXT_EXECUTION?: string; LAST_EXECUTION?: string; PARAMS?: { MODE?: string; SINGLE_BEFORE_START_DATE_TYPE?: unknown; SINGLE_BEFORE_START_DATE_VALUE?: number; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [key: string]: unknown }; [key: string]: unknown }
-  'crm.deal.recurring.list': Array<{ id: `${number}`; deal_id?: string; based_id?: string; ACTIVE?: string; category_id?: string; IS_LIMIT?: string; COUNTER_REPEAT?: string; LIMIT_REPEAT?: string | null; LIMIT_DATE?: string; START_DATE?: string; NEXT_EXECUTION?: string; LAST_EXECUTION?: string; PARAMS?: { MODE?: string; SINGLE_BEFORE_START_DATE_TYPE?: string; SINGLE_BEFORE_START_DATE_VALUE?: number; MULTIPLE_TYPE?: string; MULTIPLE_INTERVAL?: number; OFFSET_BEGINDATE_TYPE?: string; OFFSET_BEGINDATE_VALUE?: number; OFFSET_CLOSEDATE_TYPE?: string; OFFSET_CLOSEDATE_VALUE?: number; [key: string]: unknown }; [key: string]: unknown }>
+  'crm.deal.recurring.fields': CrmDealRecurringFieldsResult
+  'crm.deal.recurring.get': CrmDealRecurringGetResult
+  'crm.deal.recurring.list': CrmDealRecurringListResult
   'crm.deal.recurring.update': boolean
   'crm.deal.update': boolean
   'crm.deal.userfield.add': number
@@ -714,21 +2133,21 @@ export interface V2MethodResults {
   'crm.deal.userfield.get': CrmDealUserfieldGetResult
   'crm.deal.userfield.list': CrmCompanyUserfieldListResult
   'crm.deal.userfield.update': boolean
-  'crm.documentgenerator.document.add': { document: { changeStampsEnabled?: boolean; changeStampsDisabledReason?: string; changeQrCodeEnabled?: boolean; qrCodeEnabled?: boolean; changeQrCodeDisabledReason?: string; products?: { currencyId?: string; totalSum?: string; totalRows?: number; [key: string]: unknown }; downloadUrl?: string; downloadUrlMachine?: string; publicUrl?: unknown; id: number; title?: string; number?: string; createTime?: string; createdBy?: number; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; DocumentNumber?: string; [key: string]: unknown }; templateId?: `${number}`; pullTag?: string; imageUrl?: string; pdfUrl?: string; emailDiskFile?: number; entityId?: `${number}`; entityTypeId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
+  'crm.documentgenerator.document.add': CrmDocumentgeneratorDocumentAddResult
   'crm.documentgenerator.document.enablepublicurl': { publicUrl?: string; [key: string]: unknown }
-  'crm.documentgenerator.document.get': { document: { changeStampsEnabled?: boolean; changeStampsDisabledReason?: string; changeQrCodeEnabled?: boolean; qrCodeEnabled?: boolean; changeQrCodeDisabledReason?: string; products?: { currencyId?: string; totalSum?: string; totalRows?: number; [key: string]: unknown }; downloadUrl?: string; publicUrl?: unknown; title?: string; number?: string; id: `${number}`; createTime?: string; createdBy?: string; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; [key: string]: unknown }; templateId?: `${number}`; pullTag?: string; imageUrl?: string; pdfUrl?: string; emailDiskFile?: number; entityId?: `${number}`; entityTypeId?: `${number}`; downloadUrlMachine?: string; imageUrlMachine?: string; pdfUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
-  'crm.documentgenerator.document.getfields': { documentFields: { DocumentNumber: { title?: string; value?: string; required?: string; group?: string[]; chain?: string; default?: string; [key: string]: unknown }; MyCompanyUfLogo: { title?: string; value?: unknown; type?: string; group?: string[]; chain?: string; default?: unknown; [key: string]: unknown }; MY_COMPANY: { title?: string; value?: Array<{ value?: string; title?: string; selected?: boolean; [key: string]: unknown }>; group?: string[]; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'crm.documentgenerator.document.list': { documents: Array<{ id: `${number}`; title?: string; number?: string; templateId?: `${number}`; fileId?: `${number}`; imageId?: `${number}`; pdfId?: `${number}`; createTime?: string; updateTime?: string; values?: { _creationMethod?: string; stampsEnabled?: boolean; [key: string]: unknown }; createdBy?: string; updatedBy?: string | null; downloadUrl?: string; pdfUrl?: string; imageUrl?: string; stampsEnabled?: boolean; entityId?: `${number}`; entityTypeId?: `${number}`; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'crm.documentgenerator.document.update': { document: { changeStampsEnabled?: boolean; changeStampsDisabledReason?: string; changeQrCodeEnabled?: boolean; qrCodeEnabled?: boolean; changeQrCodeDisabledReason?: string; products?: { currencyId?: string; totalSum?: string; totalRows?: number; [key: string]: unknown }; downloadUrl?: string; publicUrl?: unknown; title?: string; number?: string; id: `${number}`; createTime?: string; createdBy?: unknown; updateTime?: string; updatedBy?: number; stampsEnabled?: boolean; isTransformationError?: boolean; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; DocumentNumber?: string; [key: string]: unknown }; templateId?: `${number}`; pullTag?: string; imageUrl?: string; pdfUrl?: string; emailDiskFile?: number; entityId?: `${number}`; entityTypeId?: `${number}`; downloadUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
-  'crm.documentgenerator.document.upload': { document: { changeStampsEnabled?: boolean; changeStampsDisabledReason?: string; changeQrCodeEnabled?: boolean; qrCodeEnabled?: boolean; changeQrCodeDisabledReason?: string; products?: { currencyId?: string; totalSum?: string; totalRows?: number; [key: string]: unknown }; downloadUrl?: string; publicUrl?: unknown; title?: string; number?: string; id: `${number}`; createTime?: string; createdBy?: string; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; values?: { productsTableVariant?: string; _creationMethod?: string; [key: string]: unknown }; templateId?: `${number}`; pullTag?: string; emailDiskFile?: number; entityId?: `${number}`; entityTypeId?: `${number}`; downloadUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
-  'crm.documentgenerator.numerator.add': { numerator: { name?: string; template?: string; id: number; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: unknown; timezone?: unknown; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'crm.documentgenerator.numerator.get': { numerator: { id: `${number}`; name?: string; template?: string; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: unknown; timezone?: unknown; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'crm.documentgenerator.numerator.list': { numerators: Array<{ id: `${number}`; name?: string; template?: string; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; periodicBy?: unknown; timezone?: unknown; isDirectNumeration?: boolean; length?: number; padString?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
-  'crm.documentgenerator.numerator.update': { name?: string; template?: string; id: `${number}`; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: unknown; timezone?: unknown; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'crm.documentgenerator.document.get': CrmDocumentgeneratorDocumentGetResult
+  'crm.documentgenerator.document.getfields': CrmDocumentgeneratorDocumentGetfieldsResult
+  'crm.documentgenerator.document.list': CrmDocumentgeneratorDocumentListResult
+  'crm.documentgenerator.document.update': CrmDocumentgeneratorDocumentUpdateResult
+  'crm.documentgenerator.document.upload': CrmDocumentgeneratorDocumentUploadResult
+  'crm.documentgenerator.numerator.add': CrmDocumentgeneratorNumeratorAddResult
+  'crm.documentgenerator.numerator.get': CrmDocumentgeneratorNumeratorGetResult
+  'crm.documentgenerator.numerator.list': CrmDocumentgeneratorNumeratorListResult
+  'crm.documentgenerator.numerator.update': CrmDocumentgeneratorNumeratorUpdateResult
   'crm.documentgenerator.template.add': CrmDocumentgeneratorTemplateAddResult
-  'crm.documentgenerator.template.get': { template: { id: `${number}`; name?: string; region?: string; code?: unknown; download?: string; downloadMachine?: string; active?: string; moduleId?: string; numeratorId?: `${number}`; withStamps?: string; users?: { UA?: string; [key: string]: unknown }; isDeleted?: string; sort?: string; entityTypeId?: Array<`${number}`>; createTime?: string; updateTime?: string; [key: string]: unknown }; [key: string]: unknown }
-  'crm.documentgenerator.template.getfields': { templateFields: { DocumentNumber: { title?: string; value?: string; required?: string; group?: string[]; chain?: string; default?: string; [key: string]: unknown }; MyCompanyUfLogo: { title?: string; value?: unknown; type?: string; group?: string[]; chain?: string; default?: unknown; [key: string]: unknown }; MY_COMPANY: { title?: string; value?: Array<{ value?: string; title?: string; selected?: boolean; [key: string]: unknown }>; group?: string[]; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'crm.documentgenerator.template.list': { templates: Record<string, { id: `${number}`; name?: string; region?: string; download?: string; users?: string[]; entityTypeId?: string[]; downloadMachine?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.documentgenerator.template.get': CrmDocumentgeneratorTemplateGetResult
+  'crm.documentgenerator.template.getfields': CrmDocumentgeneratorTemplateGetfieldsResult
+  'crm.documentgenerator.template.list': CrmDocumentgeneratorTemplateListResult
   'crm.documentgenerator.template.update': CrmDocumentgeneratorTemplateAddResult
   'crm.duplicate.findbycomm': { CONTACT: number[]; [key: string]: unknown }
   'crm.duplicate.volatileType.fields': Array<{ entityTypeId?: number; fieldCode?: string; fieldTitle?: string; [key: string]: unknown }>
@@ -745,44 +2164,44 @@ export interface V2MethodResults {
   'crm.enum.contenttype': CrmEnumActivitydirectionResult
   'crm.enum.fields': CrmActivityCommunicationFieldsResult
   'crm.enum.getorderownertypes': Array<{ attribute?: string; code?: string; id: number; name?: string; [key: string]: unknown }>
-  'crm.enum.ownertype': Array<{ ID: number; NAME?: string; SYMBOL_CODE?: string; SYMBOL_CODE_SHORT?: string; [key: string]: unknown }>
+  'crm.enum.ownertype': CrmEnumOwnertypeResult
   'crm.enum.settings.mode': CrmEnumActivitydirectionResult
-  'crm.item.add': { item: { id: number; createdTime?: string; dateCreateShort?: unknown; updatedTime?: string; dateModifyShort?: unknown; createdBy?: number; updatedBy?: number; assignedById?: number; opened?: string; leadId?: number; companyId?: number; contactId?: number; quoteId?: number; title?: string; productId?: unknown; categoryId?: number; stageId?: string; stageSemanticId?: string; isNew?: string; isRecurring?: string; isReturnCustomer?: string; isRepeatedApproach?: string; closed?: string; typeId?: string; opportunity?: number; isManualOpportunity?: string; taxValue?: number; currencyId?: string; probability?: number; comments?: string; begindate?: string; begindateShort?: unknown; closedate?: string; closedateShort?: unknown; eventDate?: unknown; eventDateShort?: unknown; eventId?: unknown; eventDescription?: unknown; locationId?: unknown; webformId?: unknown; sourceId?: string; sourceDescription?: string; originatorId?: unknown; originId?: unknown; additionalInfo?: string; searchContent?: unknown; orderStage?: unknown; movedBy?: number; movedTime?: string; lastActivityBy?: number; lastActivityTime?: string; isWork?: unknown; isWon?: unknown; isLose?: unknown; receivedAmount?: unknown; lostAmount?: unknown; hasProducts?: unknown; ufCrm_1721244707107?: number; parentId1220?: number; utmSource?: string; utmMedium?: string; utmCampaign?: unknown; utmContent?: unknown; utmTerm?: unknown; observers?: number[]; contactIds?: number[]; entityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
-  'crm.item.batchImport': { items: Array<{ item?: { id: number; [key: string]: unknown }; error?: string; error_description?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.item.add': CrmItemAddResult
+  'crm.item.batchImport': CrmItemBatchImportResult
   'crm.item.delete': unknown[]
-  'crm.item.delivery.get': { id: number; accountNumber?: string; priceDelivery?: number; currency?: string; deducted?: string; dateDeducted?: unknown; deliveryId?: number; deliveryName?: string; [key: string]: unknown }
-  'crm.item.delivery.list': Array<{ id: number; accountNumber?: string; deducted?: string; dateDeducted?: unknown; deliveryId?: number; priceDelivery?: number; currency?: string; deliveryName?: string; [key: string]: unknown }>
+  'crm.item.delivery.get': CrmItemDeliveryGetResult
+  'crm.item.delivery.list': CrmItemDeliveryListResult
   'crm.item.details.configuration.forceCommonScopeForAll': boolean
   'crm.item.details.configuration.get': CrmCompanyDetailsConfigurationGetResult
   'crm.item.details.configuration.reset': boolean
   'crm.item.details.configuration.set': boolean
-  'crm.item.fields': { fields: Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; settings?: { parentEntityTypeId?: number; isMyCompany?: boolean; isEmbeddedEditorEnabled?: boolean; [key: string]: unknown }; isDeprecated?: boolean; statusType?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'crm.item.get': { item: { id: number; createdTime?: string; dateCreateShort?: unknown; updatedTime?: string; dateModifyShort?: unknown; createdBy?: number; updatedBy?: number; assignedById?: number; opened?: string; companyId?: number; contactId?: number; stageId?: string; isConvert?: unknown; statusDescription?: unknown; stageSemanticId?: string; productId?: unknown; opportunity?: number; currencyId?: string; sourceId?: string; sourceDescription?: string; title?: string; name?: string; lastName?: string; secondName?: string; shortName?: unknown; companyTitle?: string; post?: string; address?: unknown; comments?: string; webformId?: number; originatorId?: unknown; originId?: unknown; dateClosed?: unknown; birthdate?: string; honorific?: string; hasPhone?: string; hasEmail?: string; hasImol?: string; login?: unknown; isReturnCustomer?: string; searchContent?: string; isManualOpportunity?: string; movedBy?: number; movedTime?: string; lastActivityBy?: number; lastActivityTime?: string; phoneMobile?: string; phoneWork?: string; phoneMailing?: string; emailHome?: string; emailWork?: string; emailMailing?: string; skype?: unknown; icq?: unknown; imol?: string; email?: string; phone?: string; fm?: Array<{ id: number; valueType?: string; value?: string; typeId?: string; [key: string]: unknown }>; ufCrm_1720019876534?: string; parentId1222?: unknown; parentId1226?: unknown; parentId1228?: unknown; parentId1236?: unknown; parentId1238?: unknown; parentId1240?: unknown; parentId1244?: unknown; parentId1246?: unknown; parentId1254?: unknown; parentId1256?: unknown; utmSource?: unknown; utmMedium?: unknown; utmCampaign?: unknown; utmContent?: unknown; utmTerm?: unknown; observers?: unknown[]; contactIds?: unknown[]; entityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
+  'crm.item.fields': CrmItemFieldsResult
+  'crm.item.get': CrmItemGetResult
   'crm.item.import': { item: { id: number; [key: string]: unknown }; [key: string]: unknown }
-  'crm.item.list': { items: Array<{ id: number; assignedById?: number; stageId?: string; opportunity?: number; sourceId?: string; title?: string; name?: string; lastName?: string | null; isManualOpportunity?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.item.list': CrmItemListResult
   'crm.item.payment.add': number
   'crm.item.payment.delete': boolean
   'crm.item.payment.delivery.add': number
   'crm.item.payment.delivery.delete': boolean
-  'crm.item.payment.delivery.list': Array<{ id: number; paymentId?: number; quantity?: number; deliveryId?: number; [key: string]: unknown }>
+  'crm.item.payment.delivery.list': CrmItemPaymentDeliveryListResult
   'crm.item.payment.delivery.setDelivery': boolean
-  'crm.item.payment.get': { id: number; accountNumber?: string; paid?: string; datePaid?: string; empPaidId?: number; paySystemId?: number; sum?: number; currency?: string; paySystemName?: string; [key: string]: unknown }
-  'crm.item.payment.list': Array<{ id: number; accountNumber?: string; paid?: string; datePaid?: string | null; empPaidId?: number | null; paySystemId?: number; sum?: number; currency?: string; paySystemName?: string; [key: string]: unknown }>
+  'crm.item.payment.get': CrmItemPaymentGetResult
+  'crm.item.payment.list': CrmItemPaymentListResult
   'crm.item.payment.pay': boolean
   'crm.item.payment.product.add': number
   'crm.item.payment.product.delete': boolean
-  'crm.item.payment.product.list': Array<{ id: number; paymentId?: number; quantity?: number; rowId?: number; [key: string]: unknown }>
+  'crm.item.payment.product.list': CrmItemPaymentProductListResult
   'crm.item.payment.product.setQuantity': boolean
   'crm.item.payment.unpay': boolean
   'crm.item.payment.update': boolean
-  'crm.item.productrow.add': { productRow: { id: number; ownerId?: number; ownerType?: string; productId?: number; price?: number; quantity?: number; discountTypeId?: number; discountRate?: number; taxRate?: number; taxIncluded?: string; measureCode?: number; sort?: number; type?: number; productName?: string; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; discountSum?: number; customized?: string; measureName?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-  'crm.item.productrow.fields': { fields: Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'crm.item.productrow.get': { productRow: { id: number; ownerId?: number; ownerType?: string; productId?: number; productName?: string; price?: number; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; quantity?: number; discountTypeId?: number; discountRate?: number; discountSum?: number; taxRate?: unknown; taxIncluded?: string; customized?: string; measureCode?: number; measureName?: string; sort?: number; xmlId?: string; type?: number; storeId?: number; [key: string]: unknown }; [key: string]: unknown }
+  'crm.item.productrow.add': CrmItemProductrowAddResult
+  'crm.item.productrow.fields': CrmItemProductrowFieldsResult
+  'crm.item.productrow.get': CrmItemProductrowGetResult
   'crm.item.productrow.getAvailableForPayment': CrmItemProductrowGetAvailableForPaymentResult
-  'crm.item.productrow.list': { productRows: Array<{ id: number; ownerId?: number; ownerType?: string; productId?: number; productName?: string; price?: number; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; quantity?: number; discountTypeId?: number; discountRate?: number; discountSum?: number; taxRate?: number | null; taxIncluded?: string; customized?: string; measureCode?: number; measureName?: string; sort?: number; xmlId?: string; type?: number; storeId?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.item.productrow.list': CrmItemProductrowListResult
   'crm.item.productrow.set': CrmItemProductrowGetAvailableForPaymentResult
-  'crm.item.productrow.update': { productRow: { id: number; ownerId?: number; ownerType?: string; productId?: number; productName?: string; price?: number; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; quantity?: number; discountTypeId?: number; discountRate?: number; discountSum?: number; taxRate?: number; taxIncluded?: string; customized?: string; measureCode?: number; measureName?: string; sort?: number; xmlId?: string; type?: number; [key: string]: unknown }; [key: string]: unknown }
-  'crm.item.update': { item: { id: number; createdTime?: string; dateCreateShort?: unknown; updatedTime?: string; dateModifyShort?: unknown; createdBy?: number; updatedBy?: number; assignedById?: number; opened?: string; leadId?: unknown; companyId?: number; contactId?: number; quoteId?: unknown; title?: string; productId?: unknown; categoryId?: number; stageId?: string; stageSemanticId?: string; isNew?: string; isRecurring?: string; isReturnCustomer?: string; isRepeatedApproach?: string; closed?: string; typeId?: string; opportunity?: number; isManualOpportunity?: string; taxValue?: number; currencyId?: string; probability?: unknown; comments?: string; begindate?: string; begindateShort?: unknown; closedate?: string; closedateShort?: unknown; eventDate?: unknown; eventDateShort?: unknown; eventId?: unknown; eventDescription?: unknown; locationId?: unknown; webformId?: number; sourceId?: string; sourceDescription?: string; originatorId?: unknown; originId?: unknown; additionalInfo?: string; searchContent?: string; orderStage?: unknown; movedBy?: number; movedTime?: string; lastActivityBy?: number; lastActivityTime?: string; isWork?: unknown; isWon?: unknown; isLose?: unknown; receivedAmount?: unknown; lostAmount?: unknown; hasProducts?: unknown; ufCrm_1721244707107?: number; parentId1220?: number; utmSource?: string; utmMedium?: unknown; utmCampaign?: unknown; utmContent?: unknown; utmTerm?: unknown; observers?: number[]; contactIds?: unknown[]; entityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
+  'crm.item.productrow.update': CrmItemProductrowUpdateResult
+  'crm.item.update': CrmItemUpdateResult
   'crm.lead.add': number
   'crm.lead.contact.add': boolean
   'crm.lead.contact.delete': boolean
@@ -796,9 +2215,9 @@ export interface V2MethodResults {
   'crm.lead.details.configuration.reset': boolean
   'crm.lead.details.configuration.set': boolean
   'crm.lead.fields': CrmDealFieldsResult
-  'crm.lead.get': { ID: `${number}`; TITLE?: string; HONORIFIC?: unknown; NAME?: string; SECOND_NAME?: unknown; LAST_NAME?: unknown; COMPANY_TITLE?: unknown; COMPANY_ID?: unknown; CONTACT_ID?: unknown; IS_RETURN_CUSTOMER?: string; BIRTHDATE?: string; SOURCE_ID?: `${number}`; SOURCE_DESCRIPTION?: unknown; STATUS_ID?: string; STATUS_DESCRIPTION?: unknown; POST?: unknown; COMMENTS?: unknown; CURRENCY_ID?: string; OPPORTUNITY?: string; IS_MANUAL_OPPORTUNITY?: string; HAS_PHONE?: string; HAS_EMAIL?: string; HAS_IMOL?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; DATE_CLOSED?: string; STATUS_SEMANTIC_ID?: string; OPENED?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; MOVED_BY_ID?: `${number}`; MOVED_TIME?: string; ADDRESS?: unknown; ADDRESS_2?: unknown; ADDRESS_CITY?: unknown; ADDRESS_POSTAL_CODE?: unknown; ADDRESS_REGION?: unknown; ADDRESS_PROVINCE?: unknown; ADDRESS_COUNTRY?: unknown; ADDRESS_COUNTRY_CODE?: unknown; ADDRESS_LOC_ADDR_ID?: unknown; UTM_SOURCE?: unknown; UTM_MEDIUM?: unknown; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; LAST_ACTIVITY_BY?: string; LAST_ACTIVITY_TIME?: string; PHONE?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; IM?: Array<{ ID: `${number}`; VALUE_TYPE?: string; VALUE?: string; TYPE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'crm.lead.list': Array<{ ID: `${number}`; TITLE?: string; HONORIFIC?: unknown; NAME?: string; SECOND_NAME?: unknown; LAST_NAME?: string; COMPANY_TITLE?: unknown; COMPANY_ID?: `${number}`; CONTACT_ID?: `${number}`; IS_RETURN_CUSTOMER?: string; BIRTHDATE?: string; SOURCE_ID?: string; SOURCE_DESCRIPTION?: unknown; STATUS_ID?: string; STATUS_DESCRIPTION?: unknown; POST?: unknown; COMMENTS?: unknown; CURRENCY_ID?: string; OPPORTUNITY?: string; IS_MANUAL_OPPORTUNITY?: string; HAS_PHONE?: string; HAS_EMAIL?: string; HAS_IMOL?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; DATE_CLOSED?: string; STATUS_SEMANTIC_ID?: string; OPENED?: string; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; MOVED_BY_ID?: `${number}`; MOVED_TIME?: string; ADDRESS?: string; ADDRESS_2?: unknown; ADDRESS_CITY?: unknown; ADDRESS_POSTAL_CODE?: unknown; ADDRESS_REGION?: unknown; ADDRESS_PROVINCE?: unknown; ADDRESS_COUNTRY?: string; ADDRESS_COUNTRY_CODE?: unknown; ADDRESS_LOC_ADDR_ID?: `${number}`; UTM_SOURCE?: unknown; UTM_MEDIUM?: unknown; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; LAST_ACTIVITY_BY?: string; LAST_ACTIVITY_TIME?: string; UF_CRM_1704817278?: unknown; UF_CRM_1706782596092?: unknown; UF_CRM_1708952993785?: boolean; [key: string]: unknown }>
-  'crm.lead.productrows.get': Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE?: string; PRODUCT_ID?: number; PRODUCT_NAME?: string; ORIGINAL_PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string | null; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; PRICE_ACCOUNT?: string; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number | null; TAX_INCLUDED?: string; CUSTOMIZED?: string; MEASURE_CODE?: number; MEASURE_NAME?: string; SORT?: number; XML_ID?: string; TYPE?: number; STORE_ID?: unknown; RESERVE_ID?: unknown; DATE_RESERVE_END?: unknown; RESERVE_QUANTITY?: unknown; [key: string]: unknown }>
+  'crm.lead.get': CrmLeadGetResult
+  'crm.lead.list': CrmLeadListResult
+  'crm.lead.productrows.get': CrmLeadProductrowsGetResult
   'crm.lead.productrows.set': boolean
   'crm.lead.update': boolean
   'crm.lead.userfield.add': number
@@ -807,10 +2226,10 @@ export interface V2MethodResults {
   'crm.lead.userfield.list': CrmCompanyUserfieldListResult
   'crm.lead.userfield.update': boolean
   'crm.multifield.fields': CrmActivityCommunicationFieldsResult
-  'crm.orderentity.add': { dealOrder: { orderId?: number; ownerId?: number; ownerTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
+  'crm.orderentity.add': CrmOrderentityAddResult
   'crm.orderentity.deleteByFilter': boolean
-  'crm.orderentity.getFields': { orderEntity: { orderId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; ownerId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; ownerTypeId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'crm.orderentity.list': { orderEntity: Array<{ orderId?: number; ownerId?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.orderentity.getFields': CrmOrderentityGetFieldsResult
+  'crm.orderentity.list': CrmOrderentityListResult
   'crm.quote.add': number
   'crm.quote.contact.add': boolean
   'crm.quote.contact.delete': boolean
@@ -819,10 +2238,10 @@ export interface V2MethodResults {
   'crm.quote.contact.items.get': CrmCompanyContactItemsGetResult
   'crm.quote.contact.items.set': boolean
   'crm.quote.delete': boolean
-  'crm.quote.fields': Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string; isDeprecated?: boolean; listLabel?: string; formLabel?: string; filterLabel?: string; settings?: { DEFAULT_VALUE: { TYPE?: string; VALUE?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>
-  'crm.quote.get': { ID: `${number}`; TITLE?: string; STATUS_ID?: string; CURRENCY_ID?: string; OPPORTUNITY?: string; TAX_VALUE?: string; COMPANY_ID?: `${number}`; CONTACT_ID?: unknown; MYCOMPANY_ID?: `${number}`; BEGINDATE?: string; CLOSEDATE?: string; ACTUAL_DATE?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; OPENED?: string; CLOSED?: string; COMMENTS?: string; LEAD_ID?: unknown; DEAL_ID?: unknown; QUOTE_NUMBER?: string; CONTENT?: unknown; TERMS?: unknown; PERSON_TYPE_ID?: `${number}`; LOCATION_ID?: unknown; CLIENT_TITLE?: unknown; CLIENT_ADDR?: unknown; CLIENT_CONTACT?: unknown; CLIENT_EMAIL?: unknown; CLIENT_PHONE?: unknown; CLIENT_TP_ID?: unknown; CLIENT_TPA_ID?: unknown; UTM_SOURCE?: unknown; UTM_MEDIUM?: unknown; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; PARENT_ID_136?: unknown; LAST_COMMUNICATION_TIME?: unknown; LAST_ACTIVITY_BY?: string; LAST_ACTIVITY_TIME?: string; UF_CRM_566EB0AC9B7FC?: string; UF_CRM_566EB0AFA9895?: string; UF_CRM_566EB0AFB84F1?: string; UF_CRM_566EB0AFC58FD?: string; UF_CRM_566EB0AFDA4EF?: string; UF_CRM_566EB0AFEDB2F?: string; UF_CRM_566EB0B014EC2?: string; UF_CRM_566EB0B0231B2?: string; UF_CRM_566EB0B02F46F?: string; UF_CRM_566EB0B03CDCD?: string; UF_CRM_566EB0B04D190?: string; UF_CRM_577BBCE34CC90?: string; UF_CRM_577BBCE354F86?: string; [key: string]: unknown }
-  'crm.quote.list': Array<{ ID: `${number}`; TITLE?: string; STATUS_ID?: string; OPPORTUNITY?: string; CURRENCY_ID?: string; ASSIGNED_BY_ID?: `${number}`; [key: string]: unknown }>
-  'crm.quote.productrows.get': Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE?: string; PRODUCT_ID?: number; PRODUCT_NAME?: string; ORIGINAL_PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; PRICE_ACCOUNT?: string; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: string; CUSTOMIZED?: string; MEASURE_CODE?: number; MEASURE_NAME?: string; SORT?: number; XML_ID?: unknown; TYPE?: number; STORE_ID?: unknown; RESERVE_ID?: unknown; DATE_RESERVE_END?: unknown; RESERVE_QUANTITY?: unknown; [key: string]: unknown }>
+  'crm.quote.fields': CrmQuoteFieldsResult
+  'crm.quote.get': CrmQuoteGetResult
+  'crm.quote.list': CrmQuoteListResult
+  'crm.quote.productrows.get': CrmQuoteProductrowsGetResult
   'crm.quote.productrows.set': boolean
   'crm.quote.update': boolean
   'crm.quote.userfield.add': number
@@ -834,18 +2253,18 @@ export interface V2MethodResults {
   'crm.requisite.bankdetail.add': number
   'crm.requisite.bankdetail.delete': boolean
   'crm.requisite.bankdetail.fields': CrmActivityCommunicationFieldsResult
-  'crm.requisite.bankdetail.get': { ID: `${number}`; ENTITY_ID?: `${number}`; COUNTRY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: unknown; NAME?: string; CODE?: unknown; XML_ID?: string; ORIGINATOR_ID?: unknown; ACTIVE?: string; SORT?: string; RQ_BANK_NAME?: string; RQ_BANK_CODE?: unknown; RQ_BANK_ADDR?: string; RQ_BANK_ROUTE_NUM?: unknown; RQ_BIK?: string; RQ_MFO?: unknown; RQ_ACC_NAME?: unknown; RQ_ACC_NUM?: string; RQ_ACC_TYPE?: unknown; RQ_IIK?: unknown; RQ_ACC_CURRENCY?: string; RQ_COR_ACC_NUM?: string; RQ_IBAN?: unknown; RQ_SWIFT?: unknown; RQ_BIC?: unknown; RQ_CODEB?: unknown; RQ_CODEG?: unknown; RQ_RIB?: unknown; RQ_AGENCY_NAME?: unknown; COMMENTS?: unknown; [key: string]: unknown }
+  'crm.requisite.bankdetail.get': CrmRequisiteBankdetailGetResult
   'crm.requisite.bankdetail.list': Array<{ ENTITY_ID?: `${number}`; ID: `${number}`; NAME?: string; [key: string]: unknown }>
   'crm.requisite.bankdetail.update': boolean
   'crm.requisite.delete': boolean
-  'crm.requisite.fields': Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string[]; listLabel?: string; formLabel?: string; filterLabel?: string; settings?: { SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: number | { TYPE?: string; VALUE?: string; [key: string]: unknown } | null; PRECISION?: number; MIN_VALUE?: number; MAX_VALUE?: number; DISPLAY?: string; LABEL?: string[]; LABEL_CHECKBOX?: string; USE_SECOND?: string; USE_TIMEZONE?: string; [key: string]: unknown }; [key: string]: unknown }>
+  'crm.requisite.fields': CrmRequisiteFieldsResult
   'crm.requisite.get': Record<string, unknown>
   'crm.requisite.link.fields': CrmActivityCommunicationFieldsResult
-  'crm.requisite.link.get': { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: `${number}`; BANK_DETAIL_ID?: `${number}`; MC_REQUISITE_ID?: `${number}`; MC_BANK_DETAIL_ID?: `${number}`; [key: string]: unknown }
-  'crm.requisite.link.list': Array<{ ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; REQUISITE_ID?: `${number}`; BANK_DETAIL_ID?: `${number}`; MC_REQUISITE_ID?: `${number}`; MC_BANK_DETAIL_ID?: `${number}`; [key: string]: unknown }>
+  'crm.requisite.link.get': CrmRequisiteLinkGetResult
+  'crm.requisite.link.list': CrmRequisiteLinkListResult
   'crm.requisite.link.register': boolean
   'crm.requisite.link.unregister': boolean
-  'crm.requisite.list': Array<{ ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; ID: `${number}`; NAME?: string; [key: string]: unknown }>
+  'crm.requisite.list': CrmRequisiteListResult
   'crm.requisite.preset.add': number
   'crm.requisite.preset.countries': Array<{ ID: number; CODE?: string; TITLE?: string; [key: string]: unknown }>
   'crm.requisite.preset.delete': boolean
@@ -853,90 +2272,90 @@ export interface V2MethodResults {
   'crm.requisite.preset.field.availabletoadd': string[]
   'crm.requisite.preset.field.delete': boolean
   'crm.requisite.preset.field.fields': CrmActivityCommunicationFieldsResult
-  'crm.requisite.preset.field.get': { ID: number; FIELD_NAME?: string; FIELD_TITLE?: string; IN_SHORT_LIST?: string; SORT?: number; [key: string]: unknown }
-  'crm.requisite.preset.field.list': Array<{ ID: number; FIELD_NAME?: string; FIELD_TITLE?: string; IN_SHORT_LIST?: string; SORT?: number; [key: string]: unknown }>
+  'crm.requisite.preset.field.get': CrmRequisitePresetFieldGetResult
+  'crm.requisite.preset.field.list': CrmRequisitePresetFieldListResult
   'crm.requisite.preset.field.update': boolean
   'crm.requisite.preset.fields': CrmActivityCommunicationFieldsResult
-  'crm.requisite.preset.get': { ID: `${number}`; ENTITY_TYPE_ID?: `${number}`; COUNTRY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: unknown; NAME?: string; XML_ID?: string; ACTIVE?: string; SORT?: string; [key: string]: unknown }
+  'crm.requisite.preset.get': CrmRequisitePresetGetResult
   'crm.requisite.preset.list': Array<{ ID: `${number}`; NAME?: string; [key: string]: unknown }>
   'crm.requisite.preset.update': boolean
   'crm.requisite.update': boolean
   'crm.requisite.userfield.add': number
   'crm.requisite.userfield.delete': boolean
-  'crm.requisite.userfield.get': { ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string; [key: string]: unknown }; EDIT_FORM_LABEL?: { en?: string; de?: string; [key: string]: unknown }; LIST_COLUMN_LABEL?: { en?: string; de?: string; [key: string]: unknown }; LIST_FILTER_LABEL?: { en?: string; de?: string; [key: string]: unknown }; ERROR_MESSAGE?: { en?: string; de?: string; [key: string]: unknown }; HELP_MESSAGE?: { en?: string; de?: string; [key: string]: unknown }; [key: string]: unknown }
-  'crm.requisite.userfield.list': Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { DEFAULT_VALUE?: string | number | { TYPE?: string; VALUE?: string; [key: string]: unknown } | null; DISPLAY?: string; LABEL?: string[]; LABEL_CHECKBOX?: string; USE_SECOND?: string; USE_TIMEZONE?: string; PRECISION?: number; SIZE?: number; MIN_VALUE?: number; MAX_VALUE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; [key: string]: unknown }; EDIT_FORM_LABEL?: string; LIST_COLUMN_LABEL?: string; LIST_FILTER_LABEL?: string; ERROR_MESSAGE?: string | null; HELP_MESSAGE?: string | null; [key: string]: unknown }>
+  'crm.requisite.userfield.get': CrmRequisiteUserfieldGetResult
+  'crm.requisite.userfield.list': CrmRequisiteUserfieldListResult
   'crm.requisite.userfield.update': boolean
   'crm.settings.mode.get': number
-  'crm.stagehistory.list': { items: Array<{ ID: number; TYPE_ID?: number; OWNER_ID?: number; CREATED_TIME?: string; CATEGORY_ID?: number; STAGE_SEMANTIC_ID?: string; STAGE_ID?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.stagehistory.list': CrmStagehistoryListResult
   'crm.status.add': number
   'crm.status.delete': boolean
   'crm.status.entity.items': Array<{ NAME?: string; SORT?: number; STATUS_ID?: string; [key: string]: unknown }>
-  'crm.status.entity.types': Array<{ ID?: string; NAME?: string; SEMANTIC_INFO?: unknown[] | { START_FIELD?: string; FINAL_SUCCESS_FIELD?: string; FINAL_UNSUCCESS_FIELD?: string; FINAL_SORT?: number; [key: string]: unknown }; ENTITY_TYPE_ID?: number; PREFIX?: string; FIELD_ATTRIBUTE_SCOPE?: string; IS_ENABLED?: boolean; CATEGORY_ID?: number | `${number}`; PARENT_ID?: string; CATEGORY_NAME?: string; CATEGORY_SORT?: number; IS_DEFAULT_CATEGORY?: boolean; [key: string]: unknown }>
+  'crm.status.entity.types': CrmStatusEntityTypesResult
   'crm.status.fields': CrmActivityCommunicationFieldsResult
-  'crm.status.get': { ID: `${number}`; ENTITY_ID?: string; STATUS_ID?: string; NAME?: string; NAME_INIT?: string; SORT?: string; SYSTEM?: string; CATEGORY_ID?: `${number}`; COLOR?: string; SEMANTICS?: string; [key: string]: unknown }
-  'crm.status.list': Array<{ ID: `${number}`; ENTITY_ID?: string; STATUS_ID?: string; NAME?: string; NAME_INIT?: string; SORT?: string; SYSTEM?: string; CATEGORY_ID?: unknown; COLOR?: string; SEMANTICS?: string | null; EXTRA?: { SEMANTICS?: string; COLOR?: string; [key: string]: unknown }; [key: string]: unknown }>
+  'crm.status.get': CrmStatusGetResult
+  'crm.status.list': CrmStatusListResult
   'crm.status.update': boolean
   'crm.timeline.bindings.bind': boolean
-  'crm.timeline.bindings.fields': { OWNER_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; ENTITY_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; ENTITY_TYPE: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; [key: string]: unknown }
-  'crm.timeline.bindings.list': Array<{ OWNER_ID?: `${number}`; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }>
+  'crm.timeline.bindings.fields': CrmTimelineBindingsFieldsResult
+  'crm.timeline.bindings.list': CrmTimelineBindingsListResult
   'crm.timeline.bindings.unbind': boolean
   'crm.timeline.comment.add': number
   'crm.timeline.comment.fields': CrmActivityCommunicationFieldsResult
-  'crm.timeline.comment.get': { ID: `${number}`; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; CREATED?: string; COMMENT?: string; AUTHOR_ID?: `${number}`; FILES?: Record<string, { id: number; date?: string; type?: string; name?: string; size?: number; image?: { width?: number; height?: number; [key: string]: unknown }; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'crm.timeline.comment.list': Array<{ ID: `${number}`; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; CREATED?: string; COMMENT?: string; AUTHOR_ID?: `${number}`; FILES?: { [key: string]: unknown } | Record<string, { id: number; date?: string; type?: string; name?: string; size?: number; image?: { width?: number; height?: number; [key: string]: unknown }; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; [key: string]: unknown }>; [key: string]: unknown }>
+  'crm.timeline.comment.get': CrmTimelineCommentGetResult
+  'crm.timeline.comment.list': CrmTimelineCommentListResult
   'crm.timeline.comment.update': number
   'crm.timeline.icon.add': CrmTimelineIconAddResult
   'crm.timeline.icon.delete': boolean
   'crm.timeline.icon.get': CrmTimelineIconAddResult
-  'crm.timeline.icon.list': { icons: Array<{ code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.timeline.icon.list': CrmTimelineIconListResult
   'crm.timeline.layout.blocks.delete': { success?: boolean; [key: string]: unknown }
-  'crm.timeline.layout.blocks.get': { layout: { blocks: Record<string, { type?: string; properties?: { value?: string; multiline?: boolean; bold?: boolean; color?: string; text?: string; action?: { type?: unknown; uri?: unknown; [key: string]: unknown }; title?: string; block?: { type?: unknown; properties?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+  'crm.timeline.layout.blocks.get': CrmTimelineLayoutBlocksGetResult
   'crm.timeline.layout.blocks.set': { success?: boolean; [key: string]: unknown }
   'crm.timeline.logmessage.add': CrmTimelineLogmessageAddResult
   'crm.timeline.logmessage.delete': boolean
   'crm.timeline.logmessage.get': CrmTimelineLogmessageAddResult
-  'crm.timeline.logmessage.list': Array<{ id: number; created?: string; authorId?: number; title?: string; text?: string; iconCode?: string; [key: string]: unknown }>
+  'crm.timeline.logmessage.list': CrmTimelineLogmessageListResult
   'crm.timeline.logo.add': CrmTimelineLogoAddResult
   'crm.timeline.logo.delete': boolean
   'crm.timeline.logo.get': CrmTimelineLogoAddResult
-  'crm.timeline.logo.list': { logos: Array<{ code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'crm.timeline.logo.list': CrmTimelineLogoListResult
   'crm.timeline.note.delete': boolean
-  'crm.timeline.note.get': { text?: string; createdById?: number; createdTime?: string; updatedById?: number; updatedTime?: string; [key: string]: unknown }
+  'crm.timeline.note.get': CrmTimelineNoteGetResult
   'crm.timeline.note.save': boolean
   'crm.tracking.trace.add': number
-  'crm.type.add': { type: { id: number; createdBy?: number; entityTypeId?: number; isCategoriesEnabled?: string; isStagesEnabled?: string; isBeginCloseDatesEnabled?: string; isClientEnabled?: string; isUseInUserfieldEnabled?: string; isLinkWithProductsEnabled?: string; isMycompanyEnabled?: string; isDocumentsEnabled?: string; isSourceEnabled?: string; isObserversEnabled?: string; isRecyclebinEnabled?: string; isAutomationEnabled?: string; isBizProcEnabled?: string; isSetOpenPermissions?: string; isPaymentsEnabled?: string; isCountersEnabled?: string; createdTime?: string; updatedTime?: string; updatedBy?: number; title?: string; relations?: { parent: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; child: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; [key: string]: unknown }; linkedUserFields?: { "CALENDAR_EVENT|UF_CRM_CAL_EVENT"?: string; "TASKS_TASK|UF_CRM_TASK"?: string; "TASKS_TASK_TEMPLATE|UF_CRM_TASK"?: string; [key: string]: unknown }; customSections?: unknown[]; customSectionId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+  'crm.type.add': CrmTypeAddResult
   'crm.type.delete': unknown[]
   'crm.type.fields': CrmCategoryFieldsResult
   'crm.type.get': CrmTypeGetResult
   'crm.type.getByEntityTypeId': CrmTypeGetResult
-  'crm.type.list': { types: Array<{ id: number; title?: string; code?: string; createdBy?: number; entityTypeId?: number; customSectionId?: unknown; isCategoriesEnabled?: string; isStagesEnabled?: string; isBeginCloseDatesEnabled?: string; isClientEnabled?: string; isUseInUserfieldEnabled?: string; isLinkWithProductsEnabled?: string; isMycompanyEnabled?: string; isDocumentsEnabled?: string; isSourceEnabled?: string; isObserversEnabled?: string; isRecyclebinEnabled?: string; isAutomationEnabled?: string; isBizProcEnabled?: string; isSetOpenPermissions?: string; isPaymentsEnabled?: string; isCountersEnabled?: string; createdTime?: string; updatedTime?: string; updatedBy?: number; [key: string]: unknown }>; [key: string]: unknown }
-  'crm.type.update': { type: { id: number; title?: string; code?: string; createdBy?: number; entityTypeId?: number; customSectionId?: unknown; isCategoriesEnabled?: string; isStagesEnabled?: string; isBeginCloseDatesEnabled?: string; isClientEnabled?: string; isUseInUserfieldEnabled?: string; isLinkWithProductsEnabled?: string; isMycompanyEnabled?: string; isDocumentsEnabled?: string; isSourceEnabled?: string; isObserversEnabled?: string; isRecyclebinEnabled?: string; isAutomationEnabled?: string; isBizProcEnabled?: string; isSetOpenPermissions?: string; isPaymentsEnabled?: string; isCountersEnabled?: string; createdTime?: string; updatedTime?: string; updatedBy?: number; relations?: { parent: unknown[]; child: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; [key: string]: unknown }; linkedUserFields?: { "CALENDAR_EVENT|UF_CRM_CAL_EVENT"?: string; "TASKS_TASK|UF_CRM_TASK"?: string; "TASKS_TASK_TEMPLATE|UF_CRM_TASK"?: string; [key: string]: unknown }; customSections?: unknown[]; [key: string]: unknown }; [key: string]: unknown }
+  'crm.type.list': CrmTypeListResult
+  'crm.type.update': CrmTypeUpdateResult
   'crm.userfield.enumeration.fields': Record<string, { type?: string; title?: string; isReadOnly?: boolean; [key: string]: unknown }>
   'crm.userfield.fields': CrmUserfieldFieldsResult
-  'crm.userfield.settings.fields': { DEFAULT_VALUE: { type?: string; title?: string; [key: string]: unknown }; PRECISION: { type?: string; title?: string; [key: string]: unknown }; [key: string]: unknown }
+  'crm.userfield.settings.fields': CrmUserfieldSettingsFieldsResult
   'crm.userfield.types': Array<{ ID?: string; title?: string; [key: string]: unknown }>
   'crm.vat.add': number
   'crm.vat.delete': boolean
-  'crm.vat.fields': Record<string, { type?: string; size?: string; isRequired?: boolean; isReadOnly?: boolean; title?: string; [key: string]: unknown }>
-  'crm.vat.get': { ID: `${number}`; ACTIVE?: string; NAME?: string; RATE?: string; C_SORT?: string; [key: string]: unknown }
+  'crm.vat.fields': CrmVatFieldsResult
+  'crm.vat.get': CrmVatGetResult
   'crm.vat.list': Array<{ ID: `${number}`; NAME?: string; RATE?: string | null; [key: string]: unknown }>
   'crm.vat.update': number
   'department.add': number
   'department.delete': boolean
-  'department.fields': { ID?: string; NAME?: string; SORT?: string; PARENT?: string; UF_HEAD?: string; [key: string]: unknown }
+  'department.fields': DepartmentFieldsResult
   'department.get': Array<{ ID: `${number}`; NAME?: string; SORT?: number; PARENT?: string; [key: string]: unknown }>
   'department.update': boolean
-  'disk.attachedObject.get': { ID: `${number}`; OBJECT_ID?: `${number}`; MODULE_ID?: string; ENTITY_TYPE?: string; ENTITY_ID?: `${number}`; CREATE_TIME?: string; CREATED_BY?: string; DOWNLOAD_URL?: string; NAME?: string; SIZE?: string; [key: string]: unknown }
+  'disk.attachedObject.get': DiskAttachedObjectGetResult
   'disk.file.copyTo': DiskFileCopyToResult
   'disk.file.delete': boolean
   'disk.file.get': DiskFileGetResult
   'disk.file.getExternalLink': string
   'disk.file.getFields': DiskFileGetFieldsResult
-  'disk.file.getVersions': Array<{ ID: `${number}`; OBJECT_ID?: `${number}`; SIZE?: string; NAME?: string; GLOBAL_CONTENT_VERSION?: string; CREATE_TIME?: string; CREATED_BY?: string; DOWNLOAD_URL?: string; [key: string]: unknown }>
-  'disk.file.markDeleted': { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; PARENT_ID?: `${number}`; DELETED_TYPE?: string; GLOBAL_CONTENT_VERSION?: string; FILE_ID?: `${number}`; SIZE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: string; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DOWNLOAD_URL?: string; DETAIL_URL?: string; [key: string]: unknown }
-  'disk.file.moveTo': { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; PARENT_ID?: number; DELETED_TYPE?: string; GLOBAL_CONTENT_VERSION?: string; FILE_ID?: `${number}`; SIZE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: unknown; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DOWNLOAD_URL?: string; DETAIL_URL?: string; [key: string]: unknown }
+  'disk.file.getVersions': DiskFileGetVersionsResult
+  'disk.file.markDeleted': DiskFileMarkDeletedResult
+  'disk.file.moveTo': DiskFileMoveToResult
   'disk.file.rename': DiskFileGetResult
-  'disk.file.restore': { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; PARENT_ID?: `${number}`; DELETED_TYPE?: number; GLOBAL_CONTENT_VERSION?: string; FILE_ID?: `${number}`; SIZE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: string; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DOWNLOAD_URL?: string; DETAIL_URL?: string; [key: string]: unknown }
+  'disk.file.restore': DiskFileRestoreResult
   'disk.file.restoreFromVersion': DiskFileRestoreFromVersionResult
   'disk.file.search': DiskFileSearchResult
   'disk.file.uploadVersion': DiskFileRestoreFromVersionResult
@@ -948,7 +2367,7 @@ export interface V2MethodResults {
   'disk.folder.getExternalLink': string
   'disk.folder.getFields': DiskFileGetFieldsResult
   'disk.folder.markDeleted': DiskFolderMarkDeletedResult
-  'disk.folder.moveTo': { ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; REAL_OBJECT_ID?: `${number}`; PARENT_ID?: number; DELETED_TYPE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: unknown; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string; DETAIL_URL?: string; [key: string]: unknown }
+  'disk.folder.moveTo': DiskFolderMoveToResult
   'disk.folder.rename': DiskFolderGetResult
   'disk.folder.restore': DiskFolderMarkDeletedResult
   'disk.folder.shareToUser': boolean
@@ -956,43 +2375,43 @@ export interface V2MethodResults {
   'disk.rights.getTasks': Array<{ ID: `${number}`; NAME?: string; TITLE?: string; [key: string]: unknown }>
   'disk.storage.addFolder': DiskFolderAddSubFolderResult
   'disk.storage.get': DiskStorageGetResult
-  'disk.storage.getChildren': Array<{ ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; REAL_OBJECT_ID?: `${number}`; PARENT_ID?: `${number}`; DELETED_TYPE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: unknown; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string | null; DETAIL_URL?: string; [key: string]: unknown }>
+  'disk.storage.getChildren': DiskStorageGetChildrenResult
   'disk.storage.getFields': DiskFileGetFieldsResult
   'disk.storage.getForApp': DiskStorageGetResult
-  'disk.storage.getList': Array<{ ID: `${number}`; NAME?: string; CODE?: unknown; MODULE_ID?: string; ENTITY_TYPE?: string; ENTITY_ID?: `${number}`; ROOT_OBJECT_ID?: `${number}`; [key: string]: unknown }>
+  'disk.storage.getList': DiskStorageGetListResult
   'disk.storage.getTypes': string[]
   'disk.storage.rename': DiskStorageGetResult
   'disk.storage.uploadFile': DiskFileCopyToResult
-  'disk.version.get': { ID: `${number}`; OBJECT_ID?: `${number}`; SIZE?: string; NAME?: string; GLOBAL_CONTENT_VERSION?: string; CREATE_TIME?: string; CREATED_BY?: string; DOWNLOAD_URL?: string; [key: string]: unknown }
-  'documentgenerator.document.add': { document: { downloadUrl?: string; publicUrl?: unknown; title?: string; number?: string; id: number; createTime?: string; createdBy?: number; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; value?: string; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; DocumentNumber?: string; CurrentDate?: string; ClientName?: string; ClientPhone?: string; Total?: string; Comment?: string; UserName?: string; [key: string]: unknown }; templateId?: `${number}`; provider?: string; pullTag?: string; emailDiskFile?: number; downloadUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
+  'disk.version.get': DiskVersionGetResult
+  'documentgenerator.document.add': DocumentgeneratorDocumentAddResult
   'documentgenerator.document.enablepublicurl': { publicUrl?: string; [key: string]: unknown }
   'documentgenerator.document.get': DocumentgeneratorDocumentGetResult
-  'documentgenerator.document.getfields': { documentFields: Record<string, { title?: string; value?: string; required?: string; group?: string[]; chain?: string | Array<string | { [key: string]: unknown }>; default?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'documentgenerator.document.list': { documents: Array<{ id: `${number}`; title?: string; number?: string; templateId?: `${number}`; provider?: string; value?: string; fileId?: `${number}`; imageId?: `${number}`; pdfId?: `${number}`; createTime?: string; updateTime?: string; createdBy?: string; downloadUrl?: string; pdfUrl?: string; imageUrl?: string; values?: unknown; stampsEnabled?: boolean; downloadUrlMachine?: string; pdfUrlMachine?: string; imageUrlMachine?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'documentgenerator.document.getfields': DocumentgeneratorDocumentGetfieldsResult
+  'documentgenerator.document.list': DocumentgeneratorDocumentListResult
   'documentgenerator.document.update': DocumentgeneratorDocumentGetResult
-  'documentgenerator.numerator.add': { numerator: { name?: string; template?: string; id: number; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'documentgenerator.numerator.get': { numerator: { name?: string; template?: string; id: `${number}`; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'documentgenerator.numerator.add': DocumentgeneratorNumeratorAddResult
+  'documentgenerator.numerator.get': DocumentgeneratorNumeratorGetResult
   'documentgenerator.numerator.list': Record<string, unknown>
-  'documentgenerator.numerator.update': { name?: string; template?: string; id: `${number}`; code?: unknown; settings?: { Bitrix_Main_Numerator_Generator_SequentNumberGenerator: { start?: number; step?: number; length?: number; padString?: string; periodicBy?: string; timezone?: string; isDirectNumeration?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'documentgenerator.numerator.update': DocumentgeneratorNumeratorUpdateResult
   'documentgenerator.region.add': DocumentgeneratorRegionAddResult
   'documentgenerator.region.get': DocumentgeneratorRegionAddResult
-  'documentgenerator.region.list': { regions: Record<string, { id: `${number}`; title?: string; languageId?: string; formatDate?: string; formatDatetime?: string; formatName?: string; code?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'documentgenerator.region.list': DocumentgeneratorRegionListResult
   'documentgenerator.region.update': DocumentgeneratorRegionAddResult
   'documentgenerator.role.add': DocumentgeneratorRoleAddResult
   'documentgenerator.role.get': DocumentgeneratorRoleAddResult
-  'documentgenerator.role.list': { roles: Array<{ id: number; name?: string; code?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'documentgenerator.role.list': DocumentgeneratorRoleListResult
   'documentgenerator.role.update': DocumentgeneratorRoleAddResult
-  'documentgenerator.template.add': { template: { id: `${number}`; name?: string; region?: string; code?: string; download?: string; active?: string; moduleId?: string; numeratorId?: `${number}`; withStamps?: string; providers?: { "bitrix\\documentgenerator\\dataprovider\\rest"?: string; [key: string]: unknown }; users?: { UA?: string; [key: string]: unknown }; isDeleted?: string; sort?: string; createTime?: string; updateTime?: string; downloadMachine?: string; [key: string]: unknown }; [key: string]: unknown }
+  'documentgenerator.template.add': DocumentgeneratorTemplateAddResult
   'documentgenerator.template.get': DocumentgeneratorTemplateGetResult
-  'documentgenerator.template.getfields': { templateFields: Record<string, { title?: string; value?: string; required?: string; group?: string[]; chain?: string | Array<string | { [key: string]: unknown }>; default?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'documentgenerator.template.getfields': DocumentgeneratorTemplateGetfieldsResult
   'documentgenerator.template.list': Record<string, unknown>
   'documentgenerator.template.update': DocumentgeneratorTemplateGetResult
   'entity.add': boolean
   'entity.delete': boolean
-  'entity.get': { ID: `${number}`; IBLOCK_TYPE_ID?: string; ENTITY?: string; NAME?: string; [key: string]: unknown }
+  'entity.get': EntityGetResult
   'entity.item.add': number
   'entity.item.delete': boolean
-  'entity.item.get': Array<{ ID: `${number}`; TIMESTAMP_X?: string; MODIFIED_BY?: string; DATE_CREATE?: string; CREATED_BY?: string; ACTIVE?: string; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; SORT?: string; NAME?: string; PREVIEW_PICTURE?: unknown; PREVIEW_TEXT?: unknown; DETAIL_PICTURE?: unknown; DETAIL_TEXT?: unknown; CODE?: unknown; ENTITY?: string; SECTION?: unknown; [key: string]: unknown }>
+  'entity.item.get': EntityItemGetResult
   'entity.item.property.add': boolean
   'entity.item.property.delete': boolean
   'entity.item.property.get': Array<{ PROPERTY?: string; NAME?: string; TYPE?: string; SORT?: string; [key: string]: unknown }>
@@ -1001,24 +2420,24 @@ export interface V2MethodResults {
   'entity.rights': { U1?: string; AU?: string; U577?: string; [key: string]: unknown }
   'entity.section.add': number
   'entity.section.delete': boolean
-  'entity.section.get': Array<{ ID: `${number}`; CODE?: string | null; TIMESTAMP_X?: string; DATE_CREATE?: string; CREATED_BY?: string; MODIFIED_BY?: string; ACTIVE?: string; SORT?: string; NAME?: string; PICTURE?: unknown; DETAIL_PICTURE?: unknown; DESCRIPTION?: string | null; LEFT_MARGIN?: string; RIGHT_MARGIN?: string; DEPTH_LEVEL?: string; ENTITY?: string; SECTION?: string | null; [key: string]: unknown }>
+  'entity.section.get': EntitySectionGetResult
   'entity.section.update': boolean
   'entity.update': boolean
   'event.bind': boolean
-  'event.get': Array<{ event?: string; handler?: string; auth_type?: string; offline?: number; [key: string]: unknown }>
+  'event.get': EventGetResult
   'event.offline.clear': boolean
   'event.offline.error': boolean
-  'event.offline.get': { process_id?: unknown; events?: Array<{ ID: `${number}`; TIMESTAMP_X?: string; EVENT_NAME?: string; EVENT_DATA?: boolean; EVENT_ADDITIONAL?: boolean; MESSAGE_ID?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
-  'event.offline.list': Array<{ ID: `${number}`; TIMESTAMP_X?: string; EVENT_NAME?: string; EVENT_DATA?: boolean; EVENT_ADDITIONAL?: boolean; MESSAGE_ID?: `${number}`; PROCESS_ID?: string; ERROR?: string; [key: string]: unknown }>
+  'event.offline.get': EventOfflineGetResult
+  'event.offline.list': EventOfflineListResult
   'event.unbind': { count?: number; [key: string]: unknown }
   'events': string[]
   'feature.get': { value?: string; [key: string]: unknown }
   'humanresources.hcmlink.company.add': number
   'humanresources.hcmlink.company.delete': boolean
-  'humanresources.hcmlink.company.list': Array<{ id: number; company?: string; crmCompanyId?: number; title?: string; data?: { taxId?: `${number}`; [key: string]: unknown }; createdAt?: string; fields?: Array<{ field?: string; title?: string; type?: string; ttl?: number; [key: string]: unknown }>; [key: string]: unknown }>
+  'humanresources.hcmlink.company.list': HumanresourcesHcmlinkCompanyListResult
   'humanresources.hcmlink.company.update': boolean
-  'humanresources.hcmlink.company.user.list': Array<{ id: number; company?: string; crmCompanyId?: number; title?: string; data?: { taxId?: `${number}`; [key: string]: unknown }; person?: string; [key: string]: unknown }>
-  'humanresources.hcmlink.employee.list': Array<{ id: number; company?: string; person?: string; employees?: Array<{ id: number; employee?: string; data?: { position?: string; [key: string]: unknown }; createdAt?: string; [key: string]: unknown }>; userId?: number; title?: string; createdAt?: string; updatedAt?: string; [key: string]: unknown }>
+  'humanresources.hcmlink.company.user.list': HumanresourcesHcmlinkCompanyUserListResult
+  'humanresources.hcmlink.employee.list': HumanresourcesHcmlinkEmployeeListResult
   'humanresources.hcmlink.employee.set': { status?: string; errors?: unknown[]; [key: string]: unknown }
   'humanresources.hcmlink.field.value.set': { status?: string; errors?: unknown[]; [key: string]: unknown }
   'humanresources.hcmlink.job.status.get': { alive?: boolean; [key: string]: unknown }
@@ -1034,22 +2453,22 @@ export interface V2MethodResults {
   'im.chat.user.add': boolean
   'im.chat.user.delete': boolean
   'im.chat.user.list': number[]
-  'im.counters.get': { TYPE: { ALL?: number; NOTIFY?: number; CHAT?: number; LINES?: number; DIALOG?: number; MESSENGER?: number; [key: string]: unknown }; CHAT: unknown[]; CHAT_MUTED: Record<string, number>; CHAT_UNREAD: unknown[]; LINES: unknown[]; DIALOG: Record<string, number>; DIALOG_UNREAD: unknown[]; [key: string]: unknown }
+  'im.counters.get': ImCountersGetResult
   'im.department.colleagues.list': number[]
   'im.department.employees.get': Record<string, number[]>
-  'im.department.get': Array<{ id: number; name?: string; full_name?: string; manager_user_id?: number; [key: string]: unknown }>
+  'im.department.get': ImDepartmentGetResult
   'im.department.managers.get': Record<string, number[]>
-  'im.dialog.get': { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: string; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; path?: string; path_title?: string; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id?: string; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; readed_list?: Array<{ user_id?: number; user_name?: string; message_id?: number; date?: unknown; [key: string]: unknown }>; manager_list?: number[]; last_message_views?: { message_id?: number; first_viewers?: unknown[]; count_of_viewers?: number; [key: string]: unknown }; dialog_id?: string; [key: string]: unknown }
-  'im.dialog.messages.get': { chat_id?: number; messages?: Array<{ id: number; chat_id?: number; author_id?: number; date?: string; text?: string; unread?: boolean; uuid?: string | null; replaces?: unknown[]; params?: unknown[] | { LIKE?: number[]; CODE?: string[]; NOTIFY?: string; [key: string]: unknown }; disappearing_date?: unknown; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: boolean; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; files?: Array<{ id: number; chatId?: number; date?: string; type?: string; name?: string; extension?: string; size?: number; image?: { height?: number; width?: number; [key: string]: unknown }; status?: string; progress?: number; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; viewerAttrs?: { viewer?: string; viewerType?: string; src?: string; viewerResized?: string; objectId?: `${number}`; viewerGroupBy?: string; imChatId?: number; title?: string; actions?: string; [key: string]: unknown }; mediaUrl?: { preview: Record<string, string>; [key: string]: unknown }; isTranscribable?: boolean; isVideoNote?: boolean; isVoiceNote?: boolean; [key: string]: unknown }>; [key: string]: unknown }
-  'im.dialog.messages.search': { users?: Array<{ id: number; active?: boolean; name?: string; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; avatarHr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; mobileLastDate?: boolean; desktopLastDate?: boolean; absent?: boolean; departments?: number[]; phones?: { personal_mobile?: string; inner_phone?: string; [key: string]: unknown }; botData?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; files?: unknown[]; additionalMessages?: unknown[]; copilot?: unknown; stickers?: unknown[]; reactions?: unknown[]; tariffRestrictions?: { isHistoryLimitExceeded?: boolean; [key: string]: unknown }; usersShort?: unknown[]; messages?: Array<{ id: number; chatId?: number; chat_id?: number; authorId?: number; author_id?: number; date?: string; text?: string; isSystem?: boolean; uuid?: string; forward?: unknown; params?: unknown[]; viewedByOthers?: boolean; block?: unknown; unread?: boolean; viewed?: boolean; viewedCount?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'im.dialog.get': ImDialogGetResult
+  'im.dialog.messages.get': ImDialogMessagesGetResult
+  'im.dialog.messages.search': ImDialogMessagesSearchResult
   'im.dialog.read': { dialogId?: string; chatId?: number; lastId?: number; counter?: number; [key: string]: unknown }
   'im.dialog.read.all': boolean
   'im.dialog.unread': boolean
-  'im.dialog.users.list': Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: boolean | { personal_mobile?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>
+  'im.dialog.users.list': ImDialogUsersListResult
   'im.dialog.writing': boolean
-  'im.disk.file.commit': { FILES?: { upload5249: { id: number; chatId?: number; date?: { [key: string]: unknown }; type?: string; name?: string; extension?: string; size?: number; image?: { height?: number; width?: number; [key: string]: unknown }; status?: string; progress?: number; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; viewerAttrs?: { viewer?: string; viewerType?: string; src?: string; viewerResized?: string; objectId?: `${number}`; viewerGroupBy?: string; imChatId?: number; title?: string; actions?: string; [key: string]: unknown }; mediaUrl?: { preview: Record<string, string>; [key: string]: unknown }; isTranscribable?: boolean; isVideoNote?: boolean; isVoiceNote?: boolean; [key: string]: unknown }; [key: string]: unknown }; DISK_ID?: Array<`${number}`>; FILE_MODELS?: { upload5249: { id: number; name?: string; createTime?: { [key: string]: unknown }; updateTime?: { [key: string]: unknown }; deleteTime?: unknown; code?: string; xmlId?: unknown; storageId?: number; realObjectId?: number; parentId?: number; deletedType?: number; createdBy?: string; updatedBy?: string; deletedBy?: string; uniqueCode?: string; typeFile?: number; globalContentVersion?: number; fileId?: number; size?: number; etag?: string; links?: { download?: string; showInGrid?: string; preview?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; MESSAGE_ID?: number; [key: string]: unknown }
+  'im.disk.file.commit': ImDiskFileCommitResult
   'im.disk.file.delete': boolean
-  'im.disk.file.save': { folder: { id: number; name?: string; [key: string]: unknown }; file: { id: number; name?: string; [key: string]: unknown }; [key: string]: unknown }
+  'im.disk.file.save': ImDiskFileSaveResult
   'im.disk.folder.get': { ID: number; [key: string]: unknown }
   'im.message.add': number
   'im.message.command': boolean
@@ -1061,28 +2480,28 @@ export interface V2MethodResults {
   'im.notify.answer': { result_message: string[]; [key: string]: unknown }
   'im.notify.confirm': { result_message: string[]; [key: string]: unknown }
   'im.notify.delete': boolean
-  'im.notify.get': { total_count?: number; total_unread_count?: number; chat_id?: number; notifications?: Array<{ id: number; chat_id?: number; author_id?: number; date?: string; notify_type?: number; notify_module?: string; notify_event?: string; notify_tag?: string; notify_sub_tag?: string; notify_title?: string; setting_name?: string; text?: string; notify_read?: string; params?: unknown; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'im.notify.history.search': { chat_id?: number; total_results?: number; notifications?: Array<{ id: number; chat_id?: number; author_id?: number; date?: string; notify_type?: number; notify_module?: string; notify_event?: string; notify_tag?: string; notify_sub_tag?: string; notify_title?: string; setting_name?: string; text?: string; notify_read?: string; params?: unknown; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'im.notify.get': ImNotifyGetResult
+  'im.notify.history.search': ImNotifyHistorySearchResult
   'im.notify.personal.add': number
   'im.notify.read': boolean
   'im.notify.read.all': { result?: boolean; newCounter?: number; [key: string]: unknown }
   'im.notify.read.list': boolean
-  'im.notify.schema.get': { tasks: { NAME?: string; MODULE_ID?: string; LIST?: Array<{ ID?: string; NAME?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+  'im.notify.schema.get': ImNotifySchemaGetResult
   'im.notify.system.add': number
-  'im.recent.get': Array<{ id?: string; chat_id?: number; type?: string; avatar?: { url?: string; color?: string; [key: string]: unknown }; title?: string; message?: { id: number; text?: string; file?: boolean; author_id?: number; attach?: boolean; sticker?: unknown; date?: string; status?: string; uuid?: unknown; [key: string]: unknown }; counter?: number; last_id?: number; pinned?: boolean; unread?: boolean; has_reminder?: boolean; date_update?: string; date_last_activity?: string; chat?: { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; owner?: number; extranet?: boolean; contains_collaber?: boolean; avatar?: string; color?: string; type?: string; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; manager_list?: number[]; date_create?: string; message_type?: string; user_counter?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; role?: string; text_field_enabled?: boolean; background_id?: unknown; entity_link?: { type?: string; url?: string; id: `${number}`; [key: string]: unknown }; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; public?: string; [key: string]: unknown }; user?: { id: number; [key: string]: unknown }; options?: unknown[]; [key: string]: unknown }>
+  'im.recent.get': ImRecentGetResult
   'im.recent.hide': boolean
-  'im.recent.list': { items?: Array<{ id?: string | number; chat_id?: number; type?: string; avatar?: { url?: string; color?: string; [key: string]: unknown }; title?: string; message?: { id: number; text?: string; file?: boolean; author_id?: number; attach?: boolean; sticker?: unknown; date?: string; status?: string; uuid?: string; [key: string]: unknown }; counter?: number; last_id?: number; pinned?: boolean; unread?: boolean; has_reminder?: boolean; date_update?: string; date_last_activity?: string; user?: { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: boolean; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }; chat?: { text_field_enabled?: boolean; background_id?: unknown; mute_list?: unknown[] | Record<string, boolean>; id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; owner?: number; extranet?: boolean; contains_collaber?: boolean; avatar?: string; color?: string; type?: string; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; manager_list?: unknown[]; date_create?: string; message_type?: string; user_counter?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; role?: string; entity_link?: { type?: string; url?: string; id?: string; [key: string]: unknown }; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; public?: string; [key: string]: unknown }; options?: unknown[]; [key: string]: unknown }>; hasMorePages?: boolean; hasMore?: boolean; copilot?: { chats?: unknown; messages?: unknown; roles?: { copilot_assistant: { code?: string; name?: string; desc?: string; avatar?: { small?: string; medium?: string; large?: string; [key: string]: unknown }; default?: boolean; prompts?: Array<{ code?: unknown; promptType?: unknown; title?: unknown; text?: unknown; isNew?: unknown; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }; recommendedRoles?: string[]; [key: string]: unknown }; messagesAutoDeleteConfigs?: unknown[]; [key: string]: unknown }
+  'im.recent.list': ImRecentListResult
   'im.recent.pin': boolean
   'im.recent.unread': boolean
-  'im.revision.get': { rest?: number; web?: number; mobile?: number; desktop?: number; im_revision_mobile?: number; [key: string]: unknown }
-  'im.search.chat.list': Array<{ id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: unknown; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; path?: string; path_title?: string; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id: `${number}`; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; [key: string]: unknown }>
-  'im.search.department.list': Array<{ id: number; name?: string; full_name?: string; manager_user_id?: number; manager_user_data?: { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }; [key: string]: unknown }>
+  'im.revision.get': ImRevisionGetResult
+  'im.search.chat.list': ImSearchChatListResult
+  'im.search.department.list': ImSearchDepartmentListResult
   'im.search.last.add': boolean
   'im.search.last.delete': boolean
-  'im.search.last.get': Array<{ id?: string | number; type?: string; avatar?: { url?: string; color?: string; [key: string]: unknown }; title?: string; chat?: { id: number; name?: string; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; [key: string]: unknown }; user?: { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { personal_mobile?: string; work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }; [key: string]: unknown }>
-  'im.search.user.list': Record<string, { id: number; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; departments?: number[]; absent?: boolean; phones?: { work_phone?: string; personal_mobile?: string; inner_phone?: string; [key: string]: unknown }; [key: string]: unknown }>
-  'im.user.get': { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; personal_mobile?: string; inner_phone?: string; [key: string]: unknown }; website?: string; email?: string; bot_data?: unknown; type?: string; [key: string]: unknown }
-  'im.user.list.get': Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; personal_mobile?: string; inner_phone?: string; [key: string]: unknown }; website?: string; email?: string; bot_data?: unknown; type?: string; [key: string]: unknown }>
+  'im.search.last.get': ImSearchLastGetResult
+  'im.search.user.list': ImSearchUserListResult
+  'im.user.get': ImUserGetResult
+  'im.user.list.get': ImUserListGetResult
   'im.user.status.get': string
   'im.user.status.idle.end': boolean
   'im.user.status.idle.start': boolean
@@ -1091,8 +2510,8 @@ export interface V2MethodResults {
   'im.v2.Event.subscribe': boolean
   'im.v2.Event.unsubscribe': boolean
   'im.v2.File.download': { downloadUrl?: string; [key: string]: unknown }
-  'im.v2.File.upload': { file?: { id: number; chatId?: number; date?: string; type?: string; name?: string; extension?: string; size?: number; image?: boolean; status?: string; progress?: number; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; viewerAttrs?: { viewer?: string; viewerType?: string; src?: string; objectId?: `${number}`; viewerGroupBy?: string; imChatId?: number; title?: string; unifiedLink?: string; actions?: string; [key: string]: unknown }; mediaUrl?: { preview: Record<string, string>; [key: string]: unknown }; isTranscribable?: boolean; isVideoNote?: boolean; isVoiceNote?: boolean; [key: string]: unknown }; messageId?: number; chatId?: number; dialogId?: string; [key: string]: unknown }
-  'imbot.bot.list': Record<string, { ID: number; NAME?: string; CODE?: string; OPENLINE?: string; [key: string]: unknown }>
+  'im.v2.File.upload': ImV2FileUploadResult
+  'imbot.bot.list': ImbotBotListResult
   'imbot.chat.add': number
   'imbot.chat.get': { ID: number; [key: string]: unknown }
   'imbot.chat.leave': boolean
@@ -1109,7 +2528,7 @@ export interface V2MethodResults {
   'imbot.command.register': number
   'imbot.command.unregister': boolean
   'imbot.command.update': boolean
-  'imbot.dialog.get': { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: string; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id: `${number}`; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; readed_list?: Array<{ user_id?: number; user_name?: string; message_id?: number; date?: unknown; [key: string]: unknown }>; manager_list?: number[]; last_message_views?: { message_id?: number; first_viewers?: Array<{ user_id?: number; user_name?: string; date?: string; [key: string]: unknown }>; count_of_viewers?: number; [key: string]: unknown }; dialog_id?: string; [key: string]: unknown }
+  'imbot.dialog.get': ImbotDialogGetResult
   'imbot.message.add': number
   'imbot.message.delete': boolean
   'imbot.message.like': boolean
@@ -1118,8 +2537,8 @@ export interface V2MethodResults {
   'imbot.unregister': boolean
   'imbot.update': boolean
   'imbot.v2.Bot.get': ImbotV2BotGetResult
-  'imbot.v2.Bot.list': { bots?: Array<{ id: number; code?: string; type?: string; isHidden?: boolean; isSupportOpenline?: boolean; isReactionsEnabled?: boolean; backgroundId?: unknown; language?: string; moduleId?: string; eventMode?: string; countMessage?: number; countCommand?: number; countChat?: number; countUser?: number; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; bot?: boolean; type?: string; [key: string]: unknown }>; hasNextPage?: boolean; [key: string]: unknown }
-  'imbot.v2.Bot.register': { bot: { id: number; code?: string; type?: string; isHidden?: boolean; isSupportOpenline?: boolean; isReactionsEnabled?: boolean; backgroundId?: unknown; language?: string; moduleId?: string; eventMode?: string; countMessage?: number; countCommand?: number; countChat?: number; countUser?: number; [key: string]: unknown }; users: Array<{ id: number; active?: boolean; name?: string; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; gender?: string; birthday?: string; extranet?: boolean; bot?: boolean; connector?: boolean; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; absent?: boolean; departments?: number[]; phones?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'imbot.v2.Bot.list': ImbotV2BotListResult
+  'imbot.v2.Bot.register': ImbotV2BotRegisterResult
   'imbot.v2.Bot.unregister': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Bot.update': ImbotV2BotGetResult
   'imbot.v2.Chat.InputAction.notify': { result?: boolean; [key: string]: unknown }
@@ -1128,58 +2547,58 @@ export interface V2MethodResults {
   'imbot.v2.Chat.Message.Reaction.add': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Chat.Message.Reaction.delete': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Chat.Message.delete': { result?: boolean; [key: string]: unknown }
-  'imbot.v2.Chat.Message.get': { message: { id: number; chatId?: number; authorId?: number; date?: string; text?: string; isSystem?: boolean; uuid?: string; forward?: unknown; params?: { [key: string]: unknown }; viewedByOthers?: boolean; [key: string]: unknown }; user: { id: number; active?: boolean; name?: string; bot?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }
-  'imbot.v2.Chat.Message.getContext': { messages?: Array<{ id: number; chatId?: number; authorId?: number; date?: string; text?: string; isSystem?: boolean; uuid?: string; forward?: unknown; params?: { [key: string]: unknown }; viewedByOthers?: boolean; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; bot?: boolean; type?: string; [key: string]: unknown }>; hasPrevPage?: boolean; hasNextPage?: boolean; [key: string]: unknown }
-  'imbot.v2.Chat.Message.read': { chatId?: number; lastId?: number; counter?: number; viewedMessages?: number[]; [key: string]: unknown }
+  'imbot.v2.Chat.Message.get': ImbotV2ChatMessageGetResult
+  'imbot.v2.Chat.Message.getContext': ImbotV2ChatMessageGetContextResult
+  'imbot.v2.Chat.Message.read': ImbotV2ChatMessageReadResult
   'imbot.v2.Chat.Message.send': { id: number; uuidMap?: { [key: string]: unknown }; [key: string]: unknown }
   'imbot.v2.Chat.Message.update': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Chat.TextField.enabled': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Chat.User.add': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Chat.User.delete': { result?: boolean; [key: string]: unknown }
-  'imbot.v2.Chat.User.list': Array<{ id: number; active?: boolean; name?: string; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; gender?: string; birthday?: string; extranet?: boolean; bot?: boolean; connector?: boolean; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; absent?: boolean; departments?: number[]; phones?: boolean; type?: string; [key: string]: unknown }>
-  'imbot.v2.Chat.add': { chat: { id: number; dialogId?: string; name?: string; description?: string; type?: string; messageType?: string; owner?: number; color?: string; avatar?: string; extranet?: boolean; containsCollaber?: boolean; entityType?: string; entityId?: string; entityData1?: string; entityData2?: string; entityData3?: string; entityLink?: { [key: string]: unknown }; diskFolderId?: number; role?: string; permissions?: { [key: string]: unknown }; muteList?: unknown[]; parentChatId?: unknown; parentMessageId?: unknown; isNew?: boolean; textFieldEnabled?: string; backgroundId?: unknown; dateCreate?: string; lastMessageId?: number; lastMessageViews?: string; lastId?: unknown; managerList?: unknown[]; markedId?: unknown; messageCount?: number; public?: string; unreadId?: unknown; userCounter?: number; [key: string]: unknown }; users: Array<{ id: number; active?: boolean; name?: string; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; gender?: string; birthday?: string; extranet?: boolean; bot?: boolean; connector?: boolean; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; absent?: boolean; departments?: number[]; phones?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'imbot.v2.Chat.get': { chat: { id: number; dialogId?: string; name?: string; description?: string; type?: string; messageType?: string; owner?: number; color?: string; avatar?: string; extranet?: boolean; containsCollaber?: boolean; entityType?: string; entityId?: string; entityData1?: string; entityData2?: string; entityData3?: string; entityLink?: { [key: string]: unknown }; diskFolderId?: number; role?: string; permissions?: { [key: string]: unknown }; muteList?: unknown[]; parentChatId?: unknown; parentMessageId?: unknown; isNew?: boolean; textFieldEnabled?: string; backgroundId?: unknown; dateCreate?: string; lastMessageId?: number; lastMessageViews?: string; lastId?: number; managerList?: unknown[]; markedId?: unknown; messageCount?: number; public?: string; unreadId?: unknown; userCounter?: number; [key: string]: unknown }; [key: string]: unknown }
+  'imbot.v2.Chat.User.list': ImbotV2ChatUserListResult
+  'imbot.v2.Chat.add': ImbotV2ChatAddResult
+  'imbot.v2.Chat.get': ImbotV2ChatGetResult
   'imbot.v2.Chat.leave': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Chat.setOwner': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Chat.update': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Command.answer': { result?: boolean; [key: string]: unknown }
-  'imbot.v2.Command.list': { commands: Array<{ id: number; botId?: number; command?: string; title?: string; params?: string; common?: boolean; hidden?: boolean; extranetSupport?: boolean; category?: string; context?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'imbot.v2.Command.list': ImbotV2CommandListResult
   'imbot.v2.Command.register': ImbotV2CommandRegisterResult
   'imbot.v2.Command.unregister': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Command.update': ImbotV2CommandRegisterResult
   'imbot.v2.Event.get': ImV2EventGetResult
   'imbot.v2.File.download': { downloadUrl?: string; [key: string]: unknown }
-  'imbot.v2.File.upload': { file?: { id: number; chatId?: number; name?: string; extension?: string; size?: number; [key: string]: unknown }; messageId?: number; chatId?: number; dialogId?: string; [key: string]: unknown }
+  'imbot.v2.File.upload': ImbotV2FileUploadResult
   'imbot.v2.Revision.get': { rest?: number; web?: number; mobile?: number; desktop?: number; [key: string]: unknown }
   'imconnector.activate': boolean
-  'imconnector.chat.name.set': { SUCCESS?: boolean; DATA?: { RESULT: { [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'imconnector.chat.name.set': ImconnectorChatNameSetResult
   'imconnector.connector.data.set': boolean
-  'imconnector.delete.messages': { SUCCESS?: boolean; DATA?: { RESULT: Array<{ user?: string; message?: { id?: string; [key: string]: unknown }; chat?: { id?: string; [key: string]: unknown }; SUCCESS?: boolean; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
-  'imconnector.list': { livechat?: string; telegrambot?: string; network?: string; myconnector?: string; [key: string]: unknown }
+  'imconnector.delete.messages': ImconnectorDeleteMessagesResult
+  'imconnector.list': ImconnectorListResult
   'imconnector.register': { result?: boolean; [key: string]: unknown }
-  'imconnector.send.messages': { SUCCESS?: boolean; DATA?: { RESULT: Array<{ user?: string; message?: { id?: string; date?: { [key: string]: unknown }; text?: string; files?: unknown[]; [key: string]: unknown }; chat?: { id?: string; name?: string; description?: string; [key: string]: unknown }; extra?: { skip_phone_validate?: string; disable_tracker?: string; [key: string]: unknown }; SUCCESS?: boolean; session?: { ID: `${number}`; CHAT_ID?: `${number}`; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+  'imconnector.send.messages': ImconnectorSendMessagesResult
   'imconnector.send.status.delivery': { SUCCESS?: boolean; DATA?: unknown[]; [key: string]: unknown }
   'imconnector.send.status.reading': { SUCCESS?: boolean; DATA?: unknown[]; [key: string]: unknown }
-  'imconnector.status': { LINE?: number; CONNECTOR?: string; ERROR?: boolean; CONFIGURED?: boolean; STATUS?: boolean; [key: string]: unknown }
+  'imconnector.status': ImconnectorStatusResult
   'imconnector.unregister': { result?: boolean; [key: string]: unknown }
-  'imconnector.update.messages': { SUCCESS?: boolean; DATA?: { RESULT: Array<{ user?: string; message?: { id?: string; date?: { [key: string]: unknown }; text?: string; [key: string]: unknown }; chat?: { id?: string; name?: string; description?: string; [key: string]: unknown }; SUCCESS?: boolean; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+  'imconnector.update.messages': ImconnectorUpdateMessagesResult
   'imopenlines.bot.session.finish': boolean
   'imopenlines.bot.session.message.send': boolean
   'imopenlines.bot.session.operator': boolean
   'imopenlines.bot.session.transfer': boolean
   'imopenlines.config.add': number
   'imopenlines.config.delete': boolean
-  'imopenlines.config.get': { ID: `${number}`; ACTIVE?: string; LINE_NAME?: string; CRM?: string; CRM_CREATE?: string; CRM_CREATE_SECOND?: string; CRM_CREATE_THIRD?: string; CRM_FORWARD?: string; CRM_CHAT_TRACKER?: string; CRM_TRANSFER_CHANGE?: string; CRM_SOURCE?: string; QUEUE_TIME?: string; NO_ANSWER_TIME?: string; QUEUE_TYPE?: string; CHECK_AVAILABLE?: string; WATCH_TYPING?: string; WELCOME_BOT_ENABLE?: string; WELCOME_MESSAGE?: string; WELCOME_MESSAGE_TEXT?: string; VOTE_MESSAGE?: string; VOTE_TIME_LIMIT?: string; VOTE_BEFORE_FINISH?: string; VOTE_CLOSING_DELAY?: string; VOTE_MESSAGE_1_TEXT?: string; VOTE_MESSAGE_1_LIKE?: string; VOTE_MESSAGE_1_DISLIKE?: string; VOTE_MESSAGE_2_TEXT?: string; VOTE_MESSAGE_2_LIKE?: string; VOTE_MESSAGE_2_DISLIKE?: string; AGREEMENT_MESSAGE?: string; AGREEMENT_ID?: `${number}`; CATEGORY_ENABLE?: string; CATEGORY_ID?: `${number}`; WELCOME_BOT_JOIN?: string; WELCOME_BOT_ID?: `${number}`; WELCOME_BOT_TIME?: string; WELCOME_BOT_LEFT?: string; NO_ANSWER_RULE?: string; NO_ANSWER_FORM_ID?: `${number}`; NO_ANSWER_BOT_ID?: `${number}`; NO_ANSWER_TEXT?: string; WORKTIME_ENABLE?: string; WORKTIME_FROM?: string; WORKTIME_TO?: string; WORKTIME_TIMEZONE?: string; WORKTIME_HOLIDAYS?: string[]; WORKTIME_DAYOFF?: string[]; WORKTIME_DAYOFF_RULE?: string; WORKTIME_DAYOFF_FORM_ID?: `${number}`; WORKTIME_DAYOFF_BOT_ID?: `${number}`; WORKTIME_DAYOFF_TEXT?: string; CLOSE_RULE?: string; CLOSE_FORM_ID?: `${number}`; CLOSE_BOT_ID?: `${number}`; CLOSE_TEXT?: string; FULL_CLOSE_TIME?: string; AUTO_CLOSE_RULE?: string; AUTO_CLOSE_FORM_ID?: `${number}`; AUTO_CLOSE_BOT_ID?: `${number}`; AUTO_CLOSE_TIME?: string; AUTO_CLOSE_TEXT?: string; AUTO_EXPIRE_TIME?: string; DATE_CREATE?: { [key: string]: unknown }; DATE_MODIFY?: { [key: string]: unknown }; MODIFY_USER_ID?: `${number}`; TEMPORARY?: string; XML_ID?: unknown; LANGUAGE_ID?: string; QUICK_ANSWERS_IBLOCK_ID?: `${number}`; SESSION_PRIORITY?: string; TYPE_MAX_CHAT?: string; MAX_CHAT?: string; OPERATOR_DATA?: string; DEFAULT_OPERATOR_DATA?: unknown[]; KPI_FIRST_ANSWER_TIME?: string; KPI_FIRST_ANSWER_ALERT?: string; KPI_FIRST_ANSWER_LIST?: unknown; KPI_FIRST_ANSWER_TEXT?: string; KPI_FURTHER_ANSWER_TIME?: string; KPI_FURTHER_ANSWER_ALERT?: string; KPI_FURTHER_ANSWER_LIST?: unknown; KPI_FURTHER_ANSWER_TEXT?: string; KPI_CHECK_OPERATOR_ACTIVITY?: string; SEND_NOTIFICATION_EMPTY_QUEUE?: string; USE_WELCOME_FORM?: string; WELCOME_FORM_ID?: `${number}`; WELCOME_FORM_DELAY?: string; SEND_WELCOME_EACH_SESSION?: string; CONFIRM_CLOSE?: string; IGNORE_WELCOME_FORM_RESPONSIBLE?: string; QUEUE?: string[]; QUEUE_FULL?: Record<string, { ID: `${number}`; SORT?: string; USER_ID?: `${number}`; DEPARTMENT_ID?: `${number}`; USER_NAME?: unknown; USER_WORK_POSITION?: unknown; USER_AVATAR?: unknown; USER_AVATAR_ID?: `${number}`; [key: string]: unknown }>; QUEUE_USERS_FIELDS?: Record<string, { USER_NAME?: unknown; USER_WORK_POSITION?: unknown; USER_AVATAR?: unknown; USER_AVATAR_ID?: `${number}`; [key: string]: unknown }>; QUEUE_ONLINE?: string; [key: string]: unknown }
-  'imopenlines.config.list.get': Array<{ ID: `${number}`; LINE_NAME?: string; ACTIVE?: string; QUEUE?: number[]; QUEUE_USERS_FIELDS?: Record<string, { USER_NAME?: string; USER_WORK_POSITION?: string | null; USER_AVATAR?: string; USER_AVATAR_ID?: number | null; [key: string]: unknown }>; CONFIG_QUEUE?: Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }>; [key: string]: unknown }>
+  'imopenlines.config.get': ImopenlinesConfigGetResult
+  'imopenlines.config.list.get': ImopenlinesConfigListGetResult
   'imopenlines.config.path.get': { SERVER_ADDRESS?: string; PUBLIC_PATH?: string; [key: string]: unknown }
   'imopenlines.config.update': boolean
-  'imopenlines.crm.chat.get': Array<{ CHAT_ID?: `${number}`; CONNECTOR_ID?: string; CONNECTOR_TITLE?: string; [key: string]: unknown }>
+  'imopenlines.crm.chat.get': ImopenlinesCrmChatGetResult
   'imopenlines.crm.chat.getLastId': number
   'imopenlines.crm.chat.user.add': number
   'imopenlines.crm.chat.user.delete': number
   'imopenlines.crm.lead.create': boolean
   'imopenlines.crm.message.add': number
-  'imopenlines.dialog.get': { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: unknown; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id?: string; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; readed_list?: Array<{ user_id?: number; user_name?: string; message_id?: number; date?: unknown; [key: string]: unknown }>; manager_list?: number[]; last_message_views?: { message_id?: number; first_viewers?: Array<{ user_id?: number; user_name?: string; date?: string; [key: string]: unknown }>; count_of_viewers?: number; [key: string]: unknown }; dialog_id?: string; [key: string]: unknown }
+  'imopenlines.dialog.get': ImopenlinesDialogGetResult
   'imopenlines.message.quick.save': boolean
   'imopenlines.message.session.start': boolean
   'imopenlines.network.join': number
@@ -1192,7 +2611,7 @@ export interface V2MethodResults {
   'imopenlines.operator.transfer': boolean
   'imopenlines.revision.get': { rest?: number; web?: number; mobile?: number; [key: string]: unknown }
   'imopenlines.session.head.vote': boolean
-  'imopenlines.session.history.get': { chatId?: number; canJoin?: string; canVoteHead?: string; sessionId?: number; sessionVoteHead?: number; sessionCommentHead?: unknown; userId?: string; message?: Record<string, { id: `${number}`; chatid?: string; senderid?: string; recipientid?: string; date?: string; text?: string; textlegacy?: string; params?: { attach: Array<{ id: unknown; blocks?: unknown; description?: unknown; color?: unknown; [key: string]: unknown }>; connectorMid: string[]; fileId: number[]; [key: string]: unknown }; [key: string]: unknown }>; usersMessage?: { chat1763: string[]; [key: string]: unknown }; users?: Record<string, { id: `${number}`; name?: string; active?: boolean; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; avatarId?: `${number}`; birthday?: string; gender?: string; phoneDevice?: boolean; phones?: boolean; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; profile?: string; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; mobileLastDate?: boolean; desktopLastDate?: boolean; departments?: number[]; absent?: boolean; type?: string; services?: unknown; botData?: unknown; [key: string]: unknown }>; openlines?: { canvoteashead: Record<string, boolean>; [key: string]: unknown }; userInGroup?: Record<string, { id: number; users?: string[]; [key: string]: unknown }>; woUserInGroup?: unknown[]; chat?: Record<string, { id: `${number}`; parentChatId?: number; parentMessageId?: number; name?: string; owner?: string; color?: string; extranet?: boolean; avatar?: string; call?: string; callNumber?: string; entityType?: string; entityId?: string; entityData1?: string; entityData2?: string; entityData3?: string; messageCount?: number; public?: string; muteList?: Record<string, boolean>; managerList?: number[]; dateCreate?: string; type?: string; entityLink?: { type?: string; url?: string; id?: string; [key: string]: unknown }; permissions?: { manageUsersAdd?: string; manageUsersDelete?: string; manageUi?: string; manageSettings?: string; manageMessages?: string; canPost?: string; [key: string]: unknown }; textFieldEnabled?: boolean; backgroundId?: unknown; messageType?: string; isNew?: boolean; [key: string]: unknown }>; userBlockChat?: Record<string, Record<string, boolean>>; userInChat?: Record<string, number[]>; files?: Record<string, { id: number; chatid?: number; date?: string; type?: string; name?: string; extension?: string; size?: number; image?: { height?: number; width?: number; [key: string]: unknown }; status?: string; progress?: number; authorid?: number; authorname?: string; urlpreview?: string; urlshow?: string; urldownload?: string; viewerattrs?: { viewer?: string; viewertype?: string; src?: string; viewerresized?: string; objectid?: string; viewergroupby?: string; imchatid?: number; title?: string; actions?: string; [key: string]: unknown }; mediaurl?: { preview: Record<string, string>; [key: string]: unknown }; istranscribable?: boolean; isvideonote?: boolean; isvoicenote?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+  'imopenlines.session.history.get': ImopenlinesSessionHistoryGetResult
   'imopenlines.session.intercept': boolean
   'imopenlines.session.join': boolean
   'imopenlines.session.mode.pin': boolean
@@ -1206,12 +2625,12 @@ export interface V2MethodResults {
   'landing.block.changeNodeName': boolean
   'landing.block.clonecard': boolean
   'landing.block.getContentFromRepository': string
-  'landing.block.getbyid': { id: number; lid?: number; code?: string; name?: string; active?: boolean; meta?: { LID?: string; FAVORITE_META?: string; CREATED_BY_ID?: `${number}`; DATE_CREATE?: string; MODIFIED_BY_ID?: `${number}`; DATE_MODIFY?: string; SITE_TYPE?: string; LANDING_TITLE?: string; LANDING_TPL_CODE?: string; SITE_TPL_CODE?: string; XML_ID?: string; DESIGNER_MODE?: string; [key: string]: unknown }; content?: string; css?: unknown[]; js?: unknown[]; [key: string]: unknown }
-  'landing.block.getcontent': { id: number; sections?: string; active?: boolean; access?: string; anchor?: string; php?: boolean; designed?: boolean; repoId?: unknown; content?: string; content_ext?: string; css?: unknown[]; js?: string[]; assetStrings?: unknown[]; lang?: unknown[]; manifest?: { block: { name?: string; section?: string[]; [key: string]: unknown }; cards: { ".landing-block-card": { name?: string; label?: string[]; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; dynamicParams?: unknown[]; [key: string]: unknown }
-  'landing.block.getlist': Array<{ id: number; lid?: number; code?: string; name?: string; active?: boolean; meta?: { LID?: string; FAVORITE_META?: string; CREATED_BY_ID?: `${number}`; DATE_CREATE?: string; MODIFIED_BY_ID?: `${number}`; DATE_MODIFY?: string; SITE_TYPE?: string; LANDING_TITLE?: string; LANDING_TPL_CODE?: string; SITE_TPL_CODE?: string; XML_ID?: string; DESIGNER_MODE?: string; [key: string]: unknown }; content?: string; css?: unknown[]; js?: unknown[]; [key: string]: unknown }>
-  'landing.block.getmanifest': { block?: { name?: string; section?: string[]; dynamic?: boolean; subtype?: string; attrsFormDescription?: string; [key: string]: unknown }; nodes?: { "#wrapper": { type?: string; code?: string; [key: string]: unknown }; [key: string]: unknown }; style?: { block: { type: string[]; [key: string]: unknown }; nodes: { ".bitrix24forms": { type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; assets?: { css: unknown[]; js: unknown[]; ext: string[]; class: unknown[]; callbacks: unknown[]; [key: string]: unknown }; timestamp?: number; callbacks?: { afteradd: { [key: string]: unknown }; [key: string]: unknown }; attrs?: { ".bitrix24forms": Array<{ name?: string; attribute?: string; type?: string; hidden?: boolean; items?: Array<{ name?: unknown; value?: unknown; [key: string]: unknown }>; [key: string]: unknown }>; [key: string]: unknown }; cards?: unknown[]; menu?: unknown[]; namespace?: string; code?: string; preview?: string; [key: string]: unknown }
-  'landing.block.getmanifestfile': { block: { name?: string; section?: string[]; dynamic?: boolean; [key: string]: unknown }; cards: { ".landing-block-card-img": { name?: string; label?: string[]; [key: string]: unknown }; [key: string]: unknown }; nodes: Record<string, { name?: string; type?: string; dimensions?: { width?: number; height?: number; [key: string]: unknown }; allowInlineEdit?: boolean; useInDesigner?: boolean; create2xByDefault?: boolean; [key: string]: unknown }>; style: { block: { type: string[]; additional: { name?: string; attrsType?: string[]; [key: string]: unknown }; [key: string]: unknown }; nodes: Record<string, { title?: string; type?: string | string[]; name?: string; [key: string]: unknown }>; [key: string]: unknown }; assets: { ext: string[]; [key: string]: unknown }; [key: string]: unknown }
-  'landing.block.getrepository': { name?: string; meta?: { ai_text_placeholder?: string; ai_text_max_tokens?: number; [key: string]: unknown }; new?: boolean; type?: unknown; specialType?: unknown; separator?: boolean; app_code?: boolean; items?: { "03.1.three_cols_big_with_text_and_titles": { id?: unknown; name?: string; namespace?: string; new?: boolean; version?: unknown; type?: unknown[]; section?: string[]; system?: boolean; description?: string; preview?: string; restricted?: boolean; repo_id?: boolean; app_code?: boolean; only_for_license?: string; requires_updates?: boolean; [key: string]: unknown }; repo_405: { id?: unknown; new?: boolean; name?: string; description?: unknown; namespace?: string; type?: unknown[]; section?: string[]; preview?: string; restricted?: boolean; repo_id?: string; app_code?: string; requires_updates?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'landing.block.getbyid': LandingBlockGetbyidResult
+  'landing.block.getcontent': LandingBlockGetcontentResult
+  'landing.block.getlist': LandingBlockGetlistResult
+  'landing.block.getmanifest': LandingBlockGetmanifestResult
+  'landing.block.getmanifestfile': LandingBlockGetmanifestfileResult
+  'landing.block.getrepository': LandingBlockGetrepositoryResult
   'landing.block.removecard': boolean
   'landing.block.updateCards': boolean
   'landing.block.updateStyles': boolean
@@ -1219,9 +2638,9 @@ export interface V2MethodResults {
   'landing.block.updatecontent': boolean
   'landing.block.updatenodes': boolean
   'landing.block.uploadfile': { id: number; src?: string; [key: string]: unknown }
-  'landing.demos.getList': Array<{ ID: `${number}`; XML_ID?: string; TITLE?: string; TYPE?: string; DATE_MODIFY?: string; MANIFEST?: boolean; [key: string]: unknown }>
-  'landing.demos.getPageList': { empty: { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: boolean; PUBLICATION?: boolean; LOCK_DELETE?: boolean; AVAILABLE?: boolean; SINGLETON?: boolean; SECTION?: unknown[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { name?: string; active?: boolean; type?: string[]; items?: unknown[]; version?: number; old_id?: number; encoded?: boolean; charset?: string; [key: string]: unknown }; [key: string]: unknown }; "search-result": { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: boolean; PUBLICATION?: boolean; SECTION?: string[]; DATA?: { code?: string; section?: string[]; publication?: boolean; layout?: unknown[]; items?: { "#block3430": { code?: string; [key: string]: unknown }; [key: string]: unknown }; encoded?: boolean; charset?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'landing.demos.getSiteList': { empty: { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: boolean; PUBLICATION?: boolean; LOCK_DELETE?: boolean; AVAILABLE?: boolean; SINGLETON?: boolean; SECTION?: unknown[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { name?: string; items?: unknown[]; encoded?: boolean; charset?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'landing.demos.getList': LandingDemosGetListResult
+  'landing.demos.getPageList': LandingDemosGetPageListResult
+  'landing.demos.getSiteList': LandingDemosGetSiteListResult
   'landing.demos.register': number[]
   'landing.demos.unregister': boolean
   'landing.landing.add': number
@@ -1233,8 +2652,8 @@ export interface V2MethodResults {
   'landing.landing.deleteblock': boolean
   'landing.landing.downblock': boolean
   'landing.landing.favoriteBlock': number
-  'landing.landing.getList': Array<{ ID: `${number}`; TITLE?: string; SITE_ID?: `${number}`; DATE_MODIFY?: string; DOMAIN_ID?: `${number}`; [key: string]: unknown }>
-  'landing.landing.getadditionalfields': { FONTS_CODE?: string; GACOUNTER_USE?: string; METAMAIN_USE?: string; METAMAIN_TITLE?: string; METAOG_TITLE?: string; METAOG_IMAGE?: string; SETTINGS_PRICE_CODE?: string[]; SETTINGS_SHOW_PRICE_COUNT?: number; THEMEFONTS_LINE_HEIGHT?: string; VIEW_TYPE?: string; YACOUNTER_USE?: string; [key: string]: unknown }
+  'landing.landing.getList': LandingLandingGetListResult
+  'landing.landing.getadditionalfields': LandingLandingGetadditionalfieldsResult
   'landing.landing.getpreview': string
   'landing.landing.getpublicurl': string
   'landing.landing.hideblock': boolean
@@ -1243,7 +2662,7 @@ export interface V2MethodResults {
   'landing.landing.markdeletedblock': boolean
   'landing.landing.markundeletedblock': boolean
   'landing.landing.move': boolean
-  'landing.landing.moveblock': { result?: boolean; content?: { id: number; sections?: string; active?: boolean; access?: string; anchor?: string; php?: boolean; designed?: boolean; repoId?: unknown; content?: string; content_ext?: string; css?: unknown[]; js?: string[]; assetStrings?: unknown[]; lang?: unknown[]; manifest?: { block?: { name?: string; type?: string[]; section?: string[]; [key: string]: unknown }; timestamp?: number; namespace?: string; code?: string; preview?: string; [key: string]: unknown }; dynamicParams?: unknown[]; [key: string]: unknown }; [key: string]: unknown }
+  'landing.landing.moveblock': LandingLandingMoveblockResult
   'landing.landing.publication': boolean
   'landing.landing.removeEntities': boolean
   'landing.landing.resolveIdByPublicUrl': number
@@ -1253,12 +2672,12 @@ export interface V2MethodResults {
   'landing.landing.upblock': boolean
   'landing.landing.update': boolean
   'landing.repo.checkContent': { is_bad?: boolean; content?: string; [key: string]: unknown }
-  'landing.repo.getList': Array<{ ID: `${number}`; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: string; SECTIONS?: string; SITE_TEMPLATE_ID?: unknown; PREVIEW?: string; MANIFEST?: { block: { name?: string; [key: string]: unknown }; nodes: { ".landing-block-node-text": { name?: string; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; CONTENT?: string; CREATED_BY_ID?: `${number}`; MODIFIED_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
+  'landing.repo.getList': LandingRepoGetListResult
   'landing.repo.register': number
   'landing.repo.unbind': boolean
   'landing.repo.unregister': boolean
   'landing.repowidget.debug': boolean
-  'landing.repowidget.getlist': Array<{ ID: `${number}`; XML_ID?: string; APP_CODE?: string; ACTIVE?: string; NAME?: string; DESCRIPTION?: unknown; SECTIONS?: string; SITE_TEMPLATE_ID?: unknown; PREVIEW?: string; MANIFEST?: { block: { type: string[]; subtype: string[]; subtype_params: { rootNode?: string; demoData?: { desc?: unknown; count?: unknown; [key: string]: unknown }; handler?: string; style?: string; lang?: { de: unknown; en: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; CONTENT?: string; CREATED_BY_ID?: `${number}`; MODIFIED_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
+  'landing.repowidget.getlist': LandingRepowidgetGetlistResult
   'landing.repowidget.register': number
   'landing.repowidget.unregister': boolean
   'landing.role.enable': boolean
@@ -1272,15 +2691,15 @@ export interface V2MethodResults {
   'landing.site.bindingToGroup': boolean
   'landing.site.bindingToMenu': boolean
   'landing.site.delete': boolean
-  'landing.site.fullExport': { charset?: string; code?: string; site_code?: string; name?: string; description?: string; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; type?: string; version?: number; fields?: { ADDITIONAL_FIELDS?: { COOKIES_USE?: string; B24BUTTON_COLOR?: string; BACKGROUND_PICTURE?: string; THEME_USE?: string; [key: string]: unknown }; TITLE?: string; LANDING_ID_INDEX?: string; LANDING_ID_404?: string; [key: string]: unknown }; layout?: unknown[]; folders?: unknown[]; syspages?: unknown[]; items?: { myfirstsite2026: { old_id?: string; code?: string; name?: string; description?: string; preview?: string; preview2x?: string; preview3x?: string; preview_url?: string; show_in_list?: string; type?: string; version?: number; fields?: { TITLE?: string; RULE?: unknown; ADDITIONAL_FIELDS?: { B24BUTTON_USE?: string; METAOG_TITLE?: string; THEME_USE?: string; [key: string]: unknown }; [key: string]: unknown }; layout?: unknown[]; items?: { "#block28175": { old_id?: number; code?: string; access?: string; anchor?: string; nodes?: { ".landing-block-node-menu-list-item-link": unknown; [key: string]: unknown }; style?: { ".navbar": unknown; [key: string]: unknown }; attrs?: { ".navbar-collapse": unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'landing.site.getFolders': Array<{ ID: `${number}`; PARENT_ID?: unknown; SITE_ID?: `${number}`; INDEX_ID?: `${number}` | null; ACTIVE?: string; DELETED?: string; TITLE?: string; CODE?: string; CREATED_BY_ID?: `${number}`; MODIFIED_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
-  'landing.site.getGroupBindings': Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; BINDING_ID?: `${number}`; TITLE?: string; PUBLIC_URL?: string; [key: string]: unknown }>
+  'landing.site.fullExport': LandingSiteFullExportResult
+  'landing.site.getFolders': LandingSiteGetFoldersResult
+  'landing.site.getGroupBindings': LandingSiteGetGroupBindingsResult
   'landing.site.getList': Array<{ ID: `${number}`; TITLE?: string; TYPE?: string; [key: string]: unknown }>
-  'landing.site.getMenuBindings': Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; BINDING_ID?: string; TITLE?: string; PUBLIC_URL?: string; [key: string]: unknown }>
+  'landing.site.getMenuBindings': LandingSiteGetMenuBindingsResult
   'landing.site.getPreview': string
   'landing.site.getPublicUrl': Record<string, string>
   'landing.site.getRights': string[]
-  'landing.site.getadditionalfields': { COOKIES_USE?: string; COOKIES_AGREEMENT_ID?: `${number}`; COOKIES_COLOR_BG?: string; COOKIES_COLOR_TEXT?: string; COOKIES_POSITION?: string; COOKIES_MODE?: string; B24BUTTON_CODE?: string; B24BUTTON_COLOR?: string; B24BUTTON_COLOR_VALUE?: string; COPYRIGHT_SHOW?: string; COPYRIGHT_CODE?: string; SETTINGS_PRICE_CODE?: string[]; SETTINGS_SHOW_PRICE_COUNT?: number; SETTINGS_CURRENCY_ID?: string; SPEED_USE_LAZY?: string; THEME_CODE?: string; THEME_COLOR?: string; YACOUNTER_USE?: string; YACOUNTER_COUNTER?: string; ROBOTS_USE?: string; ROBOTS_CONTENT?: string; CSSBLOCK_USE?: string; HEADBLOCK_USE?: string; [key: string]: unknown }
+  'landing.site.getadditionalfields': LandingSiteGetadditionalfieldsResult
   'landing.site.markDelete': number
   'landing.site.markFolderDelete': boolean
   'landing.site.markFolderUnDelete': boolean
@@ -1296,36 +2715,36 @@ export interface V2MethodResults {
   'landing.site.updateFolder': boolean
   'landing.syspage.deleteForLanding': boolean
   'landing.syspage.deleteForSite': boolean
-  'landing.syspage.get': Record<string, { TYPE?: string; LANDING_ID?: `${number}`; TITLE?: string; DELETED?: string; ACTIVE?: string; [key: string]: unknown }>
+  'landing.syspage.get': LandingSyspageGetResult
   'landing.syspage.getSpecialPage': string
   'landing.syspage.set': boolean
   'landing.template.getLandingRef': Record<string, number>
   'landing.template.getSiteRef': Record<string, number>
-  'landing.template.getlist': Array<{ ID: `${number}`; TITLE?: string; XML_ID?: string; SORT?: string; ACTIVE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
+  'landing.template.getlist': LandingTemplateGetlistResult
   'landing.template.setLandingRef': boolean
   'landing.template.setSiteRef': boolean
   'lists.add': number
   'lists.delete': boolean
   'lists.element.add': number
   'lists.element.delete': boolean
-  'lists.element.get': Array<{ ID: `${number}`; NAME?: string; IBLOCK_SECTION_ID?: unknown; CREATED_BY?: string; CODE?: string; PROPERTY_951?: Record<string, string>; PROPERTY_1003?: Record<string, string>; [key: string]: unknown }>
+  'lists.element.get': ListsElementGetResult
   'lists.element.get.file.url': string[]
   'lists.element.update': boolean
   'lists.field.add': string
   'lists.field.delete': boolean
-  'lists.field.get': { L: { FIELD_ID?: string; SORT?: number; NAME?: string; IS_REQUIRED?: string; MULTIPLE?: string; DEFAULT_VALUE?: string; TYPE?: string; PROPERTY_TYPE?: string; PROPERTY_USER_TYPE?: boolean; CODE?: string; ID: `${number}`; LINK_IBLOCK_ID?: unknown; ROW_COUNT?: string; COL_COUNT?: string; USER_TYPE_SETTINGS?: unknown; SETTINGS?: { SHOW_ADD_FORM?: string; SHOW_EDIT_FORM?: string; ADD_READ_ONLY_FIELD?: string; EDIT_READ_ONLY_FIELD?: string; SHOW_FIELD_PREVIEW?: string; [key: string]: unknown }; DISPLAY_VALUES_FORM?: Record<string, string>; [key: string]: unknown }; [key: string]: unknown }
-  'lists.field.type.get': { SORT?: string; ACTIVE_FROM?: string; ACTIVE_TO?: string; PREVIEW_PICTURE?: string; PREVIEW_TEXT?: string; DETAIL_PICTURE?: string; DETAIL_TEXT?: string; CREATED_BY?: string; TIMESTAMP_X?: string; MODIFIED_BY?: string; S?: string; N?: string; L?: string; F?: string; G?: string; E?: string; "S:Date"?: string; "S:DateTime"?: string; "S:HTML"?: string; "E:EList"?: string; "N:Sequence"?: string; "S:ECrm"?: string; "S:Money"?: string; "S:DiskFile"?: string; "S:employee"?: string; [key: string]: unknown }
+  'lists.field.get': ListsFieldGetResult
+  'lists.field.type.get': ListsFieldTypeGetResult
   'lists.field.update': boolean
-  'lists.get': Array<{ ID: `${number}`; TIMESTAMP_X?: string; IBLOCK_TYPE_ID?: string; LID?: string; CODE?: unknown; API_CODE?: unknown; NAME?: string; ACTIVE?: string; SORT?: string; LIST_PAGE_URL?: unknown; DETAIL_PAGE_URL?: unknown; SECTION_PAGE_URL?: unknown; CANONICAL_PAGE_URL?: unknown; PICTURE?: unknown; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; RSS_TTL?: string; RSS_ACTIVE?: string; RSS_FILE_ACTIVE?: string; RSS_FILE_LIMIT?: unknown; RSS_FILE_DAYS?: unknown; RSS_YANDEX_ACTIVE?: string; XML_ID?: unknown; TMP_ID?: unknown; INDEX_ELEMENT?: string; INDEX_SECTION?: string; WORKFLOW?: string; BIZPROC?: string; SECTION_CHOOSER?: string; LIST_MODE?: unknown; RIGHTS_MODE?: string; SECTION_PROPERTY?: unknown; PROPERTY_INDEX?: unknown; VERSION?: string; LAST_CONV_ELEMENT?: string; SOCNET_GROUP_ID?: `${number}`; EDIT_FILE_BEFORE?: unknown; EDIT_FILE_AFTER?: unknown; SECTIONS_NAME?: string; SECTION_NAME?: string; ELEMENTS_NAME?: string; ELEMENT_NAME?: string; REST_ON?: string; FULLTEXT_INDEX?: string; EXTERNAL_ID?: unknown; LANG_DIR?: string; SERVER_NAME?: unknown; [key: string]: unknown }>
+  'lists.get': ListsGetResult
   'lists.get.iblock.type.id': string
   'lists.section.add': number
   'lists.section.delete': boolean
-  'lists.section.get': Array<{ ID: `${number}`; CODE?: string; XML_ID?: string; EXTERNAL_ID?: string; IBLOCK_SECTION_ID?: unknown; TIMESTAMP_X?: string; SORT?: string; NAME?: string; ACTIVE?: string; GLOBAL_ACTIVE?: string; LEFT_MARGIN?: string; RIGHT_MARGIN?: string; DEPTH_LEVEL?: string; SEARCHABLE_CONTENT?: string; MODIFIED_BY?: string; DATE_CREATE?: string; CREATED_BY?: string; [key: string]: unknown }>
+  'lists.section.get': ListsSectionGetResult
   'lists.section.update': boolean
   'lists.update': boolean
   'log.blogcomment.add': number
   'log.blogcomment.delete': boolean
-  'log.blogcomment.user.get': { comments: Array<{ id: number; comment_id?: number; log_id?: number; date?: string; text?: string; attach?: number[]; [key: string]: unknown }>; files: Record<string, { id: number; date?: string; type?: string; name?: string; size?: number; image?: { width?: number; height?: number; [key: string]: unknown }; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'log.blogcomment.user.get': LogBlogcommentUserGetResult
   'log.blogpost.add': number
   'log.blogpost.delete': boolean
   'log.blogpost.get': unknown[]
@@ -1334,9 +2753,9 @@ export interface V2MethodResults {
   'log.blogpost.update': number
   'mailservice.add': number
   'mailservice.delete': boolean
-  'mailservice.fields': { ID?: string; SITE_ID?: string; ACTIVE?: string; NAME?: string; SERVER?: string; PORT?: string; ENCRYPTION?: string; LINK?: string; ICON?: string; SORT?: string; [key: string]: unknown }
-  'mailservice.get': { ID: `${number}`; SITE_ID?: string; ACTIVE?: string; SORT?: string; NAME?: string; SERVER?: string; PORT?: string; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SMTP_SERVER?: unknown; SMTP_PORT?: unknown; SMTP_LOGIN_AS_IMAP?: string; SMTP_PASSWORD_AS_IMAP?: string; SMTP_ENCRYPTION?: unknown; UPLOAD_OUTGOING?: unknown; [key: string]: unknown }
-  'mailservice.list': Array<{ ID: `${number}`; SITE_ID?: string; ACTIVE?: string; SORT?: string; NAME?: string; SERVER?: string; PORT?: string; ENCRYPTION?: string; LINK?: string; ICON?: string; SMTP_SERVER?: string; SMTP_PORT?: string; SMTP_LOGIN_AS_IMAP?: string; SMTP_PASSWORD_AS_IMAP?: string; SMTP_ENCRYPTION?: string; UPLOAD_OUTGOING?: string; [key: string]: unknown }>
+  'mailservice.fields': MailserviceFieldsResult
+  'mailservice.get': MailserviceGetResult
+  'mailservice.list': MailserviceListResult
   'mailservice.update': boolean
   'messageservice.message.status.update': boolean
   'messageservice.sender.add': boolean
@@ -1346,89 +2765,89 @@ export interface V2MethodResults {
   'method.get': { isExisting?: boolean; isAvailable?: boolean; [key: string]: unknown }
   'methods': string[]
   'placement.bind': boolean
-  'placement.get': Array<{ placement?: string; userId?: number; handler?: string; options?: unknown[] | { extranet?: string; context?: string; role?: string; errorHandlerUrl?: string; [key: string]: unknown }; title?: string; description?: string; langAll?: { de: { TITLE?: string; DESCRIPTION?: string; GROUP_NAME?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>
+  'placement.get': PlacementGetResult
   'placement.list': string[]
   'placement.unbind': { count?: number; [key: string]: unknown }
-  'profile': { ID: `${number}`; ADMIN?: boolean; NAME?: string; LAST_NAME?: string; PERSONAL_GENDER?: string; TIME_ZONE?: string; [key: string]: unknown }
-  'pull.application.config.get': { server?: { version?: number; server_enabled?: boolean; mode?: string; hostname?: string; long_polling?: string; long_pooling_secure?: string; websocket_enabled?: boolean; websocket?: string; websocket_secure?: string; publish_enabled?: boolean; publish?: string; publish_secure?: string; config_timestamp?: number; [key: string]: unknown }; api?: { revision_web?: number; revision_mobile?: number; [key: string]: unknown }; channels?: { shared: { id?: string; start?: string; end?: string; type?: string; [key: string]: unknown }; private: { id?: string; public_id?: string; start?: string; end?: string; type?: string; [key: string]: unknown }; [key: string]: unknown }; exp?: number; publicChannels?: { "<user_id>": { user_id?: number; public_id?: string; signature?: string; start?: string; end?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'profile': ProfileResult
+  'pull.application.config.get': PullApplicationConfigGetResult
   'pull.application.event.add': boolean
   'pull.application.push.add': boolean
   'sale.basketitem.add': SaleBasketitemAddResult
-  'sale.basketitem.addCatalogProduct': { basketItem: { basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateUpdate?: string; dimensions?: string; discountPrice?: number; id: number; measureCode?: string; measureName?: string; name?: string; orderId?: number; price?: number; productId?: number; productXmlId?: `${number}`; properties?: unknown[]; quantity?: number; reservations?: unknown[]; sort?: number; type?: number; vatIncluded?: string; vatRate?: unknown; weight?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.basketitem.addCatalogProduct': SaleBasketitemAddCatalogProductResult
   'sale.basketitem.delete': boolean
   'sale.basketitem.get': SaleBasketitemAddResult
   'sale.basketitem.getFields': SaleBasketitemGetFieldsResult
   'sale.basketitem.getFieldsCatalogProduct': SaleBasketitemGetFieldsResult
-  'sale.basketitem.list': { basketItems: Array<{ currency?: string; id: number; name?: string; orderId?: number; price?: number; productId?: number; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.basketitem.update': { basketItem: { basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateUpdate?: string; dimensions?: string; discountPrice?: number; id: number; measureCode?: string; measureName?: string; name?: string; orderId?: number; price?: number; productId?: number; productXmlId?: string; properties?: unknown[]; quantity?: number; reservations?: unknown[]; sort?: number; type?: unknown; vatIncluded?: string; vatRate?: number; weight?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-  'sale.basketitem.updateCatalogProduct': { basketItem: { basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateUpdate?: string; dimensions?: string; discountPrice?: number; id: number; measureCode?: string; measureName?: string; name?: string; orderId?: number; price?: number; productid?: number; productXmlId?: `${number}`; properties?: unknown[]; quantity?: number; reservations?: unknown[]; sort?: number; type?: number; vatIncluded?: string; vatRate?: unknown; weight?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-  'sale.basketproperties.add': { basketProperty: { basketId?: number; code?: string; id: number; name?: string; value?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.basketitem.list': SaleBasketitemListResult
+  'sale.basketitem.update': SaleBasketitemUpdateResult
+  'sale.basketitem.updateCatalogProduct': SaleBasketitemUpdateCatalogProductResult
+  'sale.basketproperties.add': SaleBasketpropertiesAddResult
   'sale.basketproperties.delete': boolean
   'sale.basketproperties.get': SaleBasketpropertiesGetResult
-  'sale.basketproperties.getFields': { basketProperties: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.basketproperties.list': { basketProperties: Array<{ basketId?: number; code?: string; id: number; name?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.basketproperties.getFields': SaleBasketpropertiesGetFieldsResult
+  'sale.basketproperties.list': SaleBasketpropertiesListResult
   'sale.basketproperties.update': SaleBasketpropertiesGetResult
   'sale.businessValuePersonDomain.add': Record<string, unknown>
   'sale.businessValuePersonDomain.deleteByFilter': boolean
-  'sale.businessValuePersonDomain.getFields': { businessValuePersonDomain: { domain: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; personTypeId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'sale.businessValuePersonDomain.list': { businessValuePersonDomains: Array<{ personTypeId?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.businessValuePersonDomain.getFields': SaleBusinessValuePersonDomainGetFieldsResult
+  'sale.businessValuePersonDomain.list': SaleBusinessValuePersonDomainListResult
   'sale.cashbox.add': number
   'sale.cashbox.check.apply': boolean
   'sale.cashbox.delete': boolean
   'sale.cashbox.handler.add': number
   'sale.cashbox.handler.delete': boolean
-  'sale.cashbox.handler.list': Array<{ ID: `${number}`; NAME?: string; CODE?: string; SORT?: string; SETTINGS?: { PRINT_URL?: string; CHECK_URL?: string; CONFIG?: { AUTH: { LABEL?: string; ITEMS?: { LOGIN: unknown; PASSWORD: unknown; [key: string]: unknown }; [key: string]: unknown }; COMPANY: { LABEL?: string; ITEMS?: { INN: unknown; [key: string]: unknown }; [key: string]: unknown }; INTERACTION: { LABEL?: string; ITEMS?: { MODE: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; SUPPORTS_FFD105?: string; [key: string]: unknown }; [key: string]: unknown }>
+  'sale.cashbox.handler.list': SaleCashboxHandlerListResult
   'sale.cashbox.handler.update': boolean
-  'sale.cashbox.list': Array<{ ID: `${number}`; NAME?: string; OFD?: string; EMAIL?: string; DATE_CREATE?: { [key: string]: unknown }; DATE_LAST_CHECK?: unknown; NUMBER_KKM?: string; KKM_ID?: unknown; ACTIVE?: string; SORT?: string; USE_OFFLINE?: string; ENABLED?: string; [key: string]: unknown }>
+  'sale.cashbox.list': SaleCashboxListResult
   'sale.cashbox.update': boolean
-  'sale.delivery.add': { parent: { NAME?: string; ACTIVE?: string; DESCRIPTION?: string; CURRENCY?: string; ID: number; PARENT_ID?: unknown; SORT?: number; LOGOTYPE?: number; [key: string]: unknown }; profiles: Array<{ NAME?: string; ACTIVE?: string; DESCRIPTION?: string; CURRENCY?: string; ID: number; PARENT_ID?: number; SORT?: number; LOGOTYPE?: unknown; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.delivery.add': SaleDeliveryAddResult
   'sale.delivery.config.get': Array<{ CODE?: string; VALUE?: string; [key: string]: unknown }>
   'sale.delivery.config.update': boolean
   'sale.delivery.delete': boolean
   'sale.delivery.extra.service.add': number
   'sale.delivery.extra.service.delete': boolean
-  'sale.delivery.extra.service.get': Array<{ ID: `${number}`; CODE?: string; NAME?: string; DESCRIPTION?: string; ACTIVE?: string; SORT?: string; TYPE?: string; PRICE?: number; ITEMS?: Array<{ TITLE?: string; CODE?: unknown; PRICE?: string; [key: string]: unknown }>; [key: string]: unknown }>
+  'sale.delivery.extra.service.get': SaleDeliveryExtraServiceGetResult
   'sale.delivery.extra.service.update': boolean
-  'sale.delivery.getlist': Array<{ NAME?: string; ACTIVE?: string; DESCRIPTION?: string; CURRENCY?: string; ID: number; PARENT_ID?: number | null; SORT?: number; [key: string]: unknown }>
+  'sale.delivery.getlist': SaleDeliveryGetlistResult
   'sale.delivery.handler.add': number
   'sale.delivery.handler.delete': boolean
-  'sale.delivery.handler.list': Array<{ ID: `${number}`; NAME?: string; CODE?: string; SORT?: string; DESCRIPTION?: string; SETTINGS?: { CALCULATE_URL?: string; CREATE_DELIVERY_REQUEST_URL?: string; CANCEL_DELIVERY_REQUEST_URL?: string; HAS_CALLBACK_TRACKING_SUPPORT?: string; CONFIG?: Array<{ TYPE?: string; NAME?: string; CODE?: string; OPTIONS?: { Option1Code?: unknown; Option2Code?: unknown; Option3Code?: unknown; Option4Code?: unknown; Option5Code?: unknown; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; PROFILES?: Array<{ NAME?: string; DESCRIPTION?: string; CODE?: string; [key: string]: unknown }>; [key: string]: unknown }>
+  'sale.delivery.handler.list': SaleDeliveryHandlerListResult
   'sale.delivery.handler.update': boolean
   'sale.delivery.request.delete': boolean
   'sale.delivery.request.sendmessage': boolean
   'sale.delivery.request.update': boolean
   'sale.delivery.update': boolean
-  'sale.order.add': { order: { accountNumber?: string; additionalInfo?: string; affiliateId?: number; canceled?: string; clients?: unknown[]; comments?: string; companyId?: number; currency?: string; dateCanceled?: string; dateInsert?: string; dateMarked?: string; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: number; empMarkedId?: number; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; personTypeId?: number; personTypeXmlId?: string; price?: number; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: `${number}`; requisiteLink?: unknown[]; responsibleId?: number; statusId?: string; statusXmlId?: string; updated1c?: string; userDescription?: string; userId?: number; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.order.add': SaleOrderAddResult
   'sale.order.delete': boolean
-  'sale.order.get': { order: { accountNumber?: string; additionalInfo?: string; affiliateId?: unknown; basketItems?: Array<{ barcodeMulti?: string; basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateRefresh?: unknown; dateUpdate?: string; detailPageUrl?: string; dimensions?: string; discountCoupon?: string; discountName?: string; discountPrice?: number; discountValue?: string; fuserId?: number; id: `${number}`; lid?: string; measureCode?: string; measureName?: string; module?: string; name?: string; notes?: string; orderId?: `${number}`; price?: number; priceTypeId?: number; productId?: number; productPriceId?: number; productProviderClass?: string; productXmlId?: `${number}`; properties?: Array<{ basketId?: unknown; code?: unknown; id: unknown; name?: unknown; sort?: unknown; value?: unknown; xmlId?: unknown; [key: string]: unknown }>; quantity?: number; recommendation?: string; reservations?: Array<{ basketId?: unknown; dateReserve?: unknown; dateReserveEnd?: unknown; id: unknown; quantity?: unknown; reservedBy?: unknown; storeId?: unknown; [key: string]: unknown }>; setParentId?: string; sort?: number; subscribe?: string; type?: string; vatIncluded?: string; vatRate?: number; weight?: number; xmlId?: string; [key: string]: unknown }>; canceled?: string; clients?: Array<{ entityId?: number; entityTypeId?: number; id: number; isPrimary?: string; orderId?: number; roleId?: number; sort?: number; [key: string]: unknown }>; comments?: string; companyId?: number; currency?: string; dateCanceled?: unknown; dateInsert?: string; dateLock?: unknown; dateMarked?: unknown; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: unknown; empMarkedId?: unknown; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; payments?: Array<{ accountNumber?: string; comments?: string; companyId?: number; currency?: string; dateBill?: string; dateMarked?: unknown; datePaid?: unknown; datePayBefore?: unknown; dateResponsibleId?: unknown; empMarkedId?: unknown; empPaidId?: unknown; empResponsibleId?: unknown; empReturnId?: unknown; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: unknown; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: unknown; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: number; psResponseDate?: unknown; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: unknown; reasonMarked?: string; responsibleId?: unknown; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; personTypeId?: number; personTypeXmlId?: string; price?: number; propertyValues?: Array<{ code?: string; id: number; name?: string; orderPropsId?: number; orderPropsXmlId?: string | null; value?: string | null; [key: string]: unknown }>; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: string; requisiteLink?: { bankDetailId?: number; mcBankDetailId?: number; mcRequisiteId?: number; requisiteId?: number; [key: string]: unknown }; responsibleId?: number; shipments?: Array<{ accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: number; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: unknown; dateCanceled?: unknown; dateDeducted?: unknown; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: unknown; deducted?: string; deliveryDocDate?: unknown; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: number; empAllowDeliveryId?: unknown; empCanceledId?: unknown; empDeductedId?: unknown; empMarkedId?: unknown; empResponsibleId?: unknown; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: unknown; shipmentItems?: Array<{ basketId?: unknown; dateInsert?: unknown; id: unknown; orderDeliveryId?: unknown; quantity?: unknown; reservedQuantity?: unknown; xmlId?: unknown; [key: string]: unknown }>; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; statusId?: string; statusXmlId?: string; taxValue?: number; tradeBindings?: Array<{ externalOrderId?: `${number}`; id: number; orderId?: number; params?: unknown; tradingPlatformId?: `${number}`; tradingPlatformXmlId?: string; xmlId?: string; [key: string]: unknown }>; updated1c?: string; userDescription?: string; userId?: number; version?: number; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-  'sale.order.getFields': { order: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.order.list': { orders: Array<{ accountNumber?: string; additionalInfo?: string; affiliateId?: unknown; canceled?: string; comments?: string; companyId?: unknown; currency?: string; dateCanceled?: unknown; dateInsert?: string; dateLock?: unknown; dateMarked?: unknown; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: unknown; empMarkedId?: unknown; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; personTypeId?: number; personTypeXmlId?: string; price?: number; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: string; responsibleId?: number; statusId?: string; statusXmlId?: string; taxValue?: number; updated1c?: string; userDescription?: string; userId?: number; version?: number; version1c?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.order.update': { order: { accountNumber?: string; additionalInfo?: string; affiliateId?: number; canceled?: string; clients?: unknown[]; comments?: string; companyId?: number; currency?: string; dateCanceled?: string; dateInsert?: string; dateLock?: unknown; dateMarked?: string; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: number; empMarkedId?: number; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; personTypeId?: number; personTypeXmlId?: string; price?: number; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: `${number}`; requisiteLink?: unknown[]; responsibleId?: number; statusId?: string; statusXmlId?: string; taxValue?: unknown; updated1c?: string; userDescription?: string; userId?: number; version?: number; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.order.get': SaleOrderGetResult
+  'sale.order.getFields': SaleOrderGetFieldsResult
+  'sale.order.list': SaleOrderListResult
+  'sale.order.update': SaleOrderUpdateResult
   'sale.payment.add': SalePaymentAddResult
   'sale.payment.delete': boolean
-  'sale.payment.get': { payment: { accountNumber?: string; comments?: string; companyId?: unknown; currency?: string; dateBill?: string; dateMarked?: unknown; datePaid?: unknown; datePayBefore?: unknown; dateResponsibleId?: string; empMarkedId?: unknown; empPaidId?: unknown; empResponsibleId?: number; empReturnId?: unknown; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: unknown; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: unknown; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: unknown; psResponseDate?: unknown; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: unknown; reasonMarked?: string; responsibleId?: number; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-  'sale.payment.getFields': { payment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.payment.list': { payments: Array<{ accountNumber?: string; comments?: string; companyId?: unknown; currency?: string; dateBill?: string; dateMarked?: unknown; datePaid?: unknown; datePayBefore?: unknown; dateResponsibleId?: string; empMarkedId?: unknown; empPaidId?: unknown; empResponsibleId?: number; empReturnId?: unknown; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: unknown; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: unknown; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: unknown; psResponseDate?: unknown; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: unknown; reasonMarked?: string; responsibleId?: number; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.payment.get': SalePaymentGetResult
+  'sale.payment.getFields': SalePaymentGetFieldsResult
+  'sale.payment.list': SalePaymentListResult
   'sale.payment.update': SalePaymentAddResult
   'sale.paymentItemShipment.add': SalePaymentItemShipmentAddResult
   'sale.paymentItemShipment.delete': boolean
   'sale.paymentItemShipment.get': SalePaymentItemShipmentAddResult
-  'sale.paymentItemShipment.getFields': { paymentItemShipment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.paymentItemShipment.list': { paymentItemsShipment: Array<{ dateInsert?: string; id: number; paymentId?: number; shipmentId?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.paymentItemShipment.getFields': SalePaymentItemShipmentGetFieldsResult
+  'sale.paymentItemShipment.list': SalePaymentItemShipmentListResult
   'sale.paymentItemShipment.update': SalePaymentItemShipmentAddResult
   'sale.paymentitembasket.add': SalePaymentitembasketAddResult
   'sale.paymentitembasket.delete': boolean
   'sale.paymentitembasket.get': SalePaymentitembasketAddResult
-  'sale.paymentitembasket.getfields': { paymentItemBasket: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.paymentitembasket.list': { paymentItemsBasket: Array<{ basketId?: number; dateInsert?: string; id: number; paymentId?: number; quantity?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.paymentitembasket.getfields': SalePaymentitembasketGetfieldsResult
+  'sale.paymentitembasket.list': SalePaymentitembasketListResult
   'sale.paymentitembasket.update': SalePaymentitembasketAddResult
   'sale.paysystem.add': number
   'sale.paysystem.delete': boolean
   'sale.paysystem.handler.add': number
   'sale.paysystem.handler.delete': boolean
-  'sale.paysystem.handler.list': Array<{ ID: `${number}`; NAME?: string; CODE?: string; SORT?: string; SETTINGS?: { CURRENCY: string[]; FORM_DATA: { ACTION_URI?: string; METHOD?: string; FIELDS?: { phone: { VISIBLE?: unknown; CODE?: unknown; [key: string]: unknown }; paymentId: { CODE?: unknown; VISIBLE?: unknown; [key: string]: unknown }; serviceid: { CODE?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; CODES: Record<string, { NAME?: string; DESCRIPTION?: string; SORT?: string; GROUP?: string; DEFAULT?: { PROVIDER_KEY?: unknown; PROVIDER_VALUE?: unknown; [key: string]: unknown }; INPUT?: { TYPE?: unknown; OPTIONS?: unknown; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }>
+  'sale.paysystem.handler.list': SalePaysystemHandlerListResult
   'sale.paysystem.handler.update': boolean
-  'sale.paysystem.list': Array<{ NAME?: string; PSA_NAME?: string; DESCRIPTION?: string; ACTION_FILE?: string; RESULT_FILE?: unknown; NEW_WINDOW?: string; PS_MODE?: string | null; HAVE_PAYMENT?: string; HAVE_ACTION?: string; HAVE_RESULT?: string; HAVE_PREPAY?: string; HAVE_PRICE?: string; HAVE_RESULT_RECEIVE?: string; ENCODING?: string | null; ACTIVE?: string; ALLOW_EDIT_PAYMENT?: string; IS_CASH?: string; AUTO_CHANGE_1C?: string; CAN_PRINT_CHECK?: string; ENTITY_REGISTRY_TYPE?: string; XML_ID?: string; ID: number; PERSON_TYPE_ID?: number; SORT?: number; TARIFF?: unknown; [key: string]: unknown }>
+  'sale.paysystem.list': SalePaysystemListResult
   'sale.paysystem.pay.invoice': boolean
   'sale.paysystem.pay.payment': boolean
   'sale.paysystem.settings.get': SalePaysystemSettingsGetResult
@@ -1436,50 +2855,50 @@ export interface V2MethodResults {
   'sale.paysystem.settings.payment.get': SalePaysystemSettingsGetResult
   'sale.paysystem.settings.update': boolean
   'sale.paysystem.update': boolean
-  'sale.persontype.add': { personType: { active?: string; code?: string; id: number; name?: string; sort?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.persontype.add': SalePersontypeAddResult
   'sale.persontype.delete': boolean
-  'sale.persontype.get': { personType: { active?: string; code?: unknown; id: number; name?: string; sort?: string; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
-  'sale.persontype.getFields': { personType: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.persontype.list': { personTypes: Array<{ id: number; name?: string; sort?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.persontype.update': { personType: { active?: string; code?: string; id: number; name?: string; sort?: string; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
+  'sale.persontype.get': SalePersontypeGetResult
+  'sale.persontype.getFields': SalePersontypeGetFieldsResult
+  'sale.persontype.list': SalePersontypeListResult
+  'sale.persontype.update': SalePersontypeUpdateResult
   'sale.property.add': SalePropertyAddResult
   'sale.property.delete': boolean
   'sale.property.get': SalePropertyGetResult
   'sale.property.getfieldsbytype': SalePropertyGetfieldsbytypeResult
   'sale.property.list': SalePropertyListResult
   'sale.property.update': SalePropertyAddResult
-  'sale.propertyRelation.add': { propertyRelation: { entityId?: number; entityType?: string; propertyId?: number; [key: string]: unknown }; [key: string]: unknown }
+  'sale.propertyRelation.add': SalePropertyRelationAddResult
   'sale.propertyRelation.deleteByFilter': boolean
-  'sale.propertyRelation.getFields': { propertyRelation: { entityId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; entityType: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; propertyId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'sale.propertyRelation.list': { propertyRelations: Array<{ entityId?: number; entityType?: string; propertyId?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.propertyRelation.getFields': SalePropertyRelationGetFieldsResult
+  'sale.propertyRelation.list': SalePropertyRelationListResult
   'sale.propertygroup.add': SalePropertygroupAddResult
   'sale.propertygroup.delete': boolean
   'sale.propertygroup.get': SalePropertygroupAddResult
-  'sale.propertygroup.getFields': { propertyGroup: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.propertygroup.list': { propertyGroups: Array<{ id: number; name?: string; personTypeId?: number; sort?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.propertygroup.getFields': SalePropertygroupGetFieldsResult
+  'sale.propertygroup.list': SalePropertygroupListResult
   'sale.propertygroup.update': SalePropertygroupAddResult
   'sale.propertyvalue.delete': boolean
-  'sale.propertyvalue.get': { propertyValue: { code?: string; id: number; name?: string; orderPropsId?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.propertyvalue.get': SalePropertyvalueGetResult
   'sale.propertyvalue.getfields': SalePropertyvalueGetfieldsResult
-  'sale.propertyvalue.list': { propertyValues: Array<{ code?: string; id: number; name?: string; orderId?: number; orderPropsId?: number; orderPropsXmlId?: unknown; value?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.propertyvalue.modify': { propertyValues: Array<{ code?: string; id: number; name?: string; orderPropsId?: number; orderPropsXmlId?: string | null; value?: string | { contentType?: string; description?: string; externalId?: string; fileName?: string; fileSize?: string; handlerId?: unknown; height?: string; id: `${number}`; meta?: string; moduleId?: string; originalName?: string; src?: string; subdir?: string; timestampX?: string; versionOriginalId?: unknown; width?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.propertyvalue.list': SalePropertyvalueListResult
+  'sale.propertyvalue.modify': SalePropertyvalueModifyResult
   'sale.propertyvariant.add': SalePropertyvariantAddResult
   'sale.propertyvariant.delete': boolean
   'sale.propertyvariant.get': SalePropertyvariantAddResult
-  'sale.propertyvariant.getFields': { propertyVariant: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.propertyvariant.list': { propertyVariants: Array<{ id: number; name?: string; orderPropsId?: number; value?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.propertyvariant.getFields': SalePropertyvariantGetFieldsResult
+  'sale.propertyvariant.list': SalePropertyvariantListResult
   'sale.propertyvariant.update': SalePropertyvariantAddResult
-  'sale.shipment.add': { shipment: { accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: string; dateDeducted?: string; dateInsert?: string; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: string; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; empAllowDeliveryId?: number; empDeductedId?: number; empResponsibleId?: number; id: number; marked?: string; orderId?: number; priceDelivery?: number; responsibleId?: number; shipmentItems?: unknown[]; statusId?: string; statusXmlId?: string; system?: string; trackingNumber?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.shipment.add': SaleShipmentAddResult
   'sale.shipment.delete': boolean
-  'sale.shipment.get': { shipment: { accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: number; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: unknown; dateCanceled?: unknown; dateDeducted?: unknown; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: unknown; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: number; empAllowDeliveryId?: unknown; empCanceledId?: unknown; empDeductedId?: unknown; empMarkedId?: unknown; empResponsibleId?: unknown; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: number; shipmentItems?: Array<{ basketId?: number; dateInsert?: string; id: number; orderDeliveryId?: number; quantity?: number; reservedQuantity?: number; xmlId?: string; [key: string]: unknown }>; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-  'sale.shipment.getFields': { shipment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.shipment.list': { shipments: Array<{ accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: number; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: unknown; dateCanceled?: unknown; dateDeducted?: unknown; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: unknown; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: unknown; empAllowDeliveryId?: unknown; empCanceledId?: unknown; empDeductedId?: unknown; empMarkedId?: unknown; empResponsibleId?: unknown; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: number; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.shipment.update': { shipment: { accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: unknown; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: string; dateCanceled?: unknown; dateDeducted?: string; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: string; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: number; empAllowDeliveryId?: number; empCanceledId?: unknown; empDeductedId?: number; empMarkedId?: unknown; empResponsibleId?: number; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: number; shipmentItems?: unknown[]; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.shipment.get': SaleShipmentGetResult
+  'sale.shipment.getFields': SaleShipmentGetFieldsResult
+  'sale.shipment.list': SaleShipmentListResult
+  'sale.shipment.update': SaleShipmentUpdateResult
   'sale.shipmentitem.add': SaleShipmentitemAddResult
   'sale.shipmentitem.delete': boolean
   'sale.shipmentitem.get': SaleShipmentitemAddResult
-  'sale.shipmentitem.getfields': { shipmentItem: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.shipmentitem.list': { shipmentItems: Array<{ basketId?: number; dateInsert?: string; id: number; orderDeliveryId?: number; quantity?: number; reservedQuantity?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.shipmentitem.getfields': SaleShipmentitemGetfieldsResult
+  'sale.shipmentitem.list': SaleShipmentitemListResult
   'sale.shipmentitem.update': SaleShipmentitemAddResult
   'sale.shipmentproperty.add': SalePropertyAddResult
   'sale.shipmentproperty.delete': boolean
@@ -1488,106 +2907,106 @@ export interface V2MethodResults {
   'sale.shipmentproperty.list': SalePropertyListResult
   'sale.shipmentproperty.update': SalePropertyAddResult
   'sale.shipmentpropertyvalue.delete': boolean
-  'sale.shipmentpropertyvalue.get': { propertyValue: { code?: unknown; id: number; name?: string; shipmentPropsId?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.shipmentpropertyvalue.get': SaleShipmentpropertyvalueGetResult
   'sale.shipmentpropertyvalue.getfields': SalePropertyvalueGetfieldsResult
-  'sale.shipmentpropertyvalue.list': { propertyValues: Array<{ code?: unknown; id: number; name?: string; shipmentId?: number; shipmentPropsId?: number; shipmentPropsXmlId?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.shipmentpropertyvalue.modify': { propertyValues: Array<{ code?: unknown; id: number; name?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.shipmentpropertyvalue.list': SaleShipmentpropertyvalueListResult
+  'sale.shipmentpropertyvalue.modify': SaleShipmentpropertyvalueModifyResult
   'sale.status.add': SaleStatusAddResult
   'sale.status.delete': boolean
-  'sale.status.get': { status: { color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
-  'sale.status.getFields': { status: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.status.list': { statuses: Array<{ color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.status.get': SaleStatusGetResult
+  'sale.status.getFields': SaleStatusGetFieldsResult
+  'sale.status.list': SaleStatusListResult
   'sale.status.update': SaleStatusAddResult
-  'sale.statusLang.add': { statusLang: { description?: string; lid?: string; name?: string; statusId?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.statusLang.add': SaleStatusLangAddResult
   'sale.statusLang.deleteByFilter': boolean
-  'sale.statusLang.getFields': { statusLang: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.statusLang.getListLangs': { langs: Array<{ active?: string; lid?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.statusLang.list': { statusLangs: Array<{ description?: string; lid?: string; name?: string; statusId?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.tradeBinding.getFields': { tradeBinding: { externalOrderId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; id: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'sale.tradeBinding.list': { tradeBindings: Array<{ orderId?: number; tradingPlatformId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
-  'sale.tradePlatform.getFields': { tradePlatform: { catalogSectionTabClassName: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; class: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'sale.tradePlatform.list': { tradePlatforms: Array<{ code?: string; id: number; [key: string]: unknown }>; [key: string]: unknown }
-  'salescenter.payment.getPublicUrl': { payment: { url?: string; shortUrl?: string; qr?: string; [key: string]: unknown }; [key: string]: unknown }
+  'sale.statusLang.getFields': SaleStatusLangGetFieldsResult
+  'sale.statusLang.getListLangs': SaleStatusLangGetListLangsResult
+  'sale.statusLang.list': SaleStatusLangListResult
+  'sale.tradeBinding.getFields': SaleTradeBindingGetFieldsResult
+  'sale.tradeBinding.list': SaleTradeBindingListResult
+  'sale.tradePlatform.getFields': SaleTradePlatformGetFieldsResult
+  'sale.tradePlatform.list': SaleTradePlatformListResult
+  'salescenter.payment.getPublicUrl': SalescenterPaymentGetPublicUrlResult
   'scope': string[]
   'server.time': string
-  'sign.b2e.company.provider.list': Array<{ code?: string; uid?: string; name?: string; date?: string; expires?: string; [key: string]: unknown }>
+  'sign.b2e.company.provider.list': SignB2eCompanyProviderListResult
   'sign.b2e.document.get': SignB2eDocumentGetResult
   'sign.b2e.document.send': SignB2eDocumentGetResult
-  'sign.b2e.hcmlink.document.get': { company?: string; employee?: string; document?: { date?: string; name?: string; fileUrl?: string; fileName?: string; uid?: string; documentUid?: string; [key: string]: unknown }; [key: string]: unknown }
-  'sign.b2e.mysafe.tail': Array<{ id: number; title?: string; create_date?: string; signed_date?: string; creator_id?: number; member_id?: number; role?: string; file_url?: string; [key: string]: unknown }>
-  'sign.b2e.personal.tail': Array<{ id: number; title?: string; signed_date?: string; file_url?: string; [key: string]: unknown }>
-  'socialnetwork.api.workgroup.get': { ID: number; ACTIVE?: string; SITE_ID?: string; SUBJECT_ID?: number; NAME?: string; DESCRIPTION?: string; KEYWORDS?: string; CLOSED?: string; VISIBLE?: string; OPENED?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IMAGE_ID?: number; AVATAR_TYPE?: string; OWNER_ID?: number; INITIATE_PERMS?: string; NUMBER_OF_MEMBERS?: number; NUMBER_OF_MODERATORS?: number; PROJECT?: string; PROJECT_DATE_START?: unknown; PROJECT_DATE_FINISH?: unknown; SEARCH_INDEX?: string; LANDING?: string; SCRUM_OWNER_ID?: number; SCRUM_SPRINT_DURATION?: number; SCRUM_TASK_RESPONSIBLE?: string; TYPE?: string; MEMBERS?: number[]; CHAT_ID?: number; DIALOG_ID?: string; ORDINARY_MEMBERS?: number[]; INVITED_MEMBERS?: number[]; MODERATOR_MEMBERS?: number[]; SITE_IDS?: string[]; TAGS?: string[]; DEPARTMENTS?: number[]; NUMBER_OF_MEMBERS_PLURAL?: number; [key: string]: unknown }
-  'socialnetwork.api.workgroup.list': { workgroups: Array<{ id: `${number}`; name?: string; type?: string; imageId?: `${number}`; avatarType?: unknown; avatar?: string; additionalData?: { role?: string; initiatedByType?: string; [key: string]: unknown }; dialogId?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sign.b2e.hcmlink.document.get': SignB2eHcmlinkDocumentGetResult
+  'sign.b2e.mysafe.tail': SignB2eMysafeTailResult
+  'sign.b2e.personal.tail': SignB2ePersonalTailResult
+  'socialnetwork.api.workgroup.get': SocialnetworkApiWorkgroupGetResult
+  'socialnetwork.api.workgroup.list': SocialnetworkApiWorkgroupListResult
   'sonet_group.create': number
   'sonet_group.delete': boolean
   'sonet_group.feature.access': boolean
-  'sonet_group.get': Array<{ ID: `${number}`; SITE_ID?: string; NAME?: string; DESCRIPTION?: unknown; DATE_CREATE?: string; DATE_UPDATE?: string; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; SUBJECT_ID?: `${number}`; OWNER_ID?: `${number}`; KEYWORDS?: unknown; NUMBER_OF_MEMBERS?: string; DATE_ACTIVITY?: string; SUBJECT_NAME?: string; PROJECT?: string; IS_EXTRANET?: string; [key: string]: unknown }>
+  'sonet_group.get': SonetGroupGetResult
   'sonet_group.setowner': boolean
   'sonet_group.update': number
   'sonet_group.user.add': string[]
   'sonet_group.user.delete': string[]
   'sonet_group.user.get': Array<{ USER_ID?: `${number}`; ROLE?: string; [key: string]: unknown }>
-  'sonet_group.user.groups': Array<{ GROUP_ID?: `${number}`; GROUP_NAME?: string; ROLE?: string; GROUP_IMAGE_ID?: unknown; GROUP_IMAGE?: string; [key: string]: unknown }>
+  'sonet_group.user.groups': SonetGroupUserGroupsResult
   'sonet_group.user.invite': string[]
   'sonet_group.user.request': boolean
   'sonet_group.user.update': string[]
   'task.checklistitem.add': number
   'task.checklistitem.complete': boolean
   'task.checklistitem.delete': boolean
-  'task.checklistitem.get': { ID: `${number}`; TASK_ID?: `${number}`; PARENT_ID?: `${number}`; CREATED_BY?: string; TITLE?: string; SORT_INDEX?: string; IS_COMPLETE?: string; IS_IMPORTANT?: string; TOGGLED_BY?: unknown; TOGGLED_DATE?: string; MEMBERS?: Array<{ ID: `${number}`; TYPE?: string; NAME?: string; PERSONAL_PHOTO?: string; PERSONAL_GENDER?: string; IMAGE?: string; IS_COLLABER?: boolean; [key: string]: unknown }>; ATTACHMENTS?: Record<string, { ATTACHMENT_ID?: number; NAME?: string; SIZE?: string; FILE_ID?: `${number}`; DOWNLOAD_URL?: string; VIEW_URL?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'task.checklistitem.getlist': Array<{ ID: `${number}`; TASK_ID?: `${number}`; PARENT_ID?: number | `${number}`; CREATED_BY?: string; TITLE?: string; SORT_INDEX?: string; IS_COMPLETE?: string; IS_IMPORTANT?: string; TOGGLED_BY?: string | null; TOGGLED_DATE?: string; MEMBERS?: Array<{ ID: `${number}`; TYPE?: string; NAME?: string; PERSONAL_PHOTO?: string; PERSONAL_GENDER?: string; IMAGE?: string; IS_COLLABER?: boolean; [key: string]: unknown }>; ATTACHMENTS?: unknown[] | Record<string, { ATTACHMENT_ID?: number; NAME?: string; SIZE?: string; FILE_ID?: `${number}`; DOWNLOAD_URL?: string; VIEW_URL?: string; [key: string]: unknown }>; [key: string]: unknown }>
-  'task.checklistitem.getmanifest': { "Manifest version"?: string; Warning?: string; "REST: shortname alias to class"?: string; "REST: writable checklistitem data fields"?: string[]; "REST: readable checklistitem data fields"?: string[]; "REST: sortable checklistitem data fields"?: string[]; "REST: date fields"?: string[]; "REST: available methods"?: Record<string, { staticMethod?: boolean; params?: Array<{ description?: string; type?: string; allowedKeys?: unknown[]; [key: string]: unknown }>; mandatoryParamsCount?: number; allowedKeysInReturnValue?: string[]; collectionInReturnValue?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+  'task.checklistitem.get': TaskChecklistitemGetResult
+  'task.checklistitem.getlist': TaskChecklistitemGetlistResult
+  'task.checklistitem.getmanifest': TaskChecklistitemGetmanifestResult
   'task.checklistitem.isactionallowed': boolean
   'task.checklistitem.renew': boolean
   'task.commentitem.add': number
   'task.commentitem.delete': boolean
-  'task.commentitem.get': { POST_MESSAGE_HTML?: unknown; ID: `${number}`; AUTHOR_ID?: `${number}`; AUTHOR_NAME?: string; AUTHOR_EMAIL?: string; POST_DATE?: string; POST_MESSAGE?: string; ATTACHED_OBJECTS?: Record<string, { ATTACHMENT_ID?: `${number}`; NAME?: string; SIZE?: string; FILE_ID?: `${number}`; DOWNLOAD_URL?: string; VIEW_URL?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'task.commentitem.getlist': Array<{ POST_MESSAGE_HTML?: unknown; ID: `${number}`; AUTHOR_ID?: `${number}`; AUTHOR_NAME?: string; AUTHOR_EMAIL?: string; POST_DATE?: string; POST_MESSAGE?: string; ATTACHED_OBJECTS?: { [key: string]: unknown } | Record<string, { ATTACHMENT_ID?: `${number}`; NAME?: string; SIZE?: string; FILE_ID?: `${number}`; DOWNLOAD_URL?: string; VIEW_URL?: string; [key: string]: unknown }>; [key: string]: unknown }>
-  'task.commentitem.getmanifest': { "Manifest version"?: string; Warning?: string; "REST: shortname alias to class"?: string; "REST: writable commentitem data fields"?: string[]; "REST: readable commentitem data fields"?: string[]; "REST: sortable commentitem data fields"?: string[]; "REST: filterable commentitem data fields"?: string[]; "REST: date fields"?: string[]; "REST: available methods"?: Record<string, { staticMethod?: boolean; params?: Array<{ description?: string; type?: string; allowedKeys?: unknown[]; allowedKeyPrefixes?: unknown[]; [key: string]: unknown }>; mandatoryParamsCount?: number; allowedKeysInReturnValue?: string[]; collectionInReturnValue?: boolean; [key: string]: unknown }>; [key: string]: unknown }
+  'task.commentitem.get': TaskCommentitemGetResult
+  'task.commentitem.getlist': TaskCommentitemGetlistResult
+  'task.commentitem.getmanifest': TaskCommentitemGetmanifestResult
   'task.commentitem.isactionallowed': boolean
   'task.dependence.add': Record<string, unknown>
   'task.dependence.delete': Record<string, unknown>
   'task.elapseditem.add': number
   'task.elapseditem.get': TaskElapseditemGetResult
   'task.elapseditem.getlist': TaskElapseditemGetResult
-  'task.elapseditem.getmanifest': { "Manifest version"?: string; "Manifest change date"?: string; Warning?: string; "REST: shortname alias to class"?: string; "REST: writable elapseditem data fields"?: string[]; "REST: readable elapseditem data fields"?: string[]; "REST: sortable elapseditem data fields"?: string[]; "REST: filterable elapseditem data fields"?: string[]; "REST: date fields"?: string[]; "REST: available methods"?: Record<string, { staticMethod?: boolean; params?: Array<{ description?: string; type?: string; allowedKeys?: unknown[]; allowedKeyPrefixes?: unknown[]; allowedValues?: unknown[]; allowedAggregations?: unknown[]; allowedValuesInAggregation?: unknown[]; [key: string]: unknown }>; allowedKeysInReturnValue?: string[]; allowedAggregations?: string[]; collectionInReturnValue?: boolean; mandatoryParamsCount?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'task.elapseditem.getmanifest': TaskElapseditemGetmanifestResult
   'task.elapseditem.isActionAllowed': boolean
   'task.item.userfield.add': number
   'task.item.userfield.delete': boolean
-  'task.item.userfield.get': { ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string; [key: string]: unknown }; EDIT_FORM_LABEL?: { ar?: string; br?: string; de?: string; en?: string; [key: string]: unknown }; LIST_COLUMN_LABEL?: { en?: string; [key: string]: unknown }; LIST_FILTER_LABEL?: { en?: string; [key: string]: unknown }; ERROR_MESSAGE?: { en?: string; [key: string]: unknown }; HELP_MESSAGE?: { en?: string; [key: string]: unknown }; [key: string]: unknown }
+  'task.item.userfield.get': TaskItemUserfieldGetResult
   'task.item.userfield.getfields': CrmUserfieldFieldsResult
-  'task.item.userfield.getlist': Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: string; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: unknown[] | { LEAD?: string; CONTACT?: string; COMPANY?: string; DEAL?: string; IBLOCK_ID?: number; SECTION_ID?: number; UF_TO_SAVE_ALLOW_EDIT?: string; SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: string | number | { TYPE?: string; VALUE?: string; [key: string]: unknown }; PRECISION?: number; MIN_VALUE?: number; MAX_VALUE?: number; USE_SECOND?: string; USE_TIMEZONE?: string; DISPLAY?: string; LABEL?: string[]; LABEL_CHECKBOX?: string; [key: string]: unknown }; [key: string]: unknown }>
+  'task.item.userfield.getlist': TaskItemUserfieldGetlistResult
   'task.item.userfield.gettypes': Array<{ ID?: string; title?: string; [key: string]: unknown }>
   'task.item.userfield.update': boolean
   'task.planner.getlist': number[]
   'task.stages.add': number
   'task.stages.canmovetask': boolean
   'task.stages.delete': boolean
-  'task.stages.get': Record<string, { ID: `${number}`; TITLE?: string; SORT?: string; COLOR?: string; SYSTEM_TYPE?: string | null; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; ADDITIONAL_FILTER?: unknown[]; TO_UPDATE?: unknown[]; TO_UPDATE_ACCESS?: unknown; [key: string]: unknown }>
+  'task.stages.get': TaskStagesGetResult
   'task.stages.movetask': boolean
   'task.stages.update': boolean
   'tasks.api.scrum.backlog.add': { id: number; groupId?: number; createdBy?: number; modifiedBy?: number; [key: string]: unknown }
   'tasks.api.scrum.backlog.delete': unknown[]
   'tasks.api.scrum.backlog.get': { id: number; groupId?: number; createdBy?: number; modifiedBy?: number; [key: string]: unknown }
-  'tasks.api.scrum.backlog.getFields': { fields: { groupId: { type?: string; [key: string]: unknown }; createdBy: { type?: string; [key: string]: unknown }; modifiedBy: { type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
+  'tasks.api.scrum.backlog.getFields': TasksApiScrumBacklogGetFieldsResult
   'tasks.api.scrum.backlog.update': { id: number; groupId?: number; createdBy?: number; modifiedBy?: number; [key: string]: unknown }
-  'tasks.api.scrum.epic.list': Array<{ id: number; groupId?: number; name?: string; description?: string; createdBy?: number; modifiedBy?: number; color?: string; [key: string]: unknown }>
+  'tasks.api.scrum.epic.list': TasksApiScrumEpicListResult
   'tasks.api.scrum.kanban.addStage': number
   'tasks.api.scrum.kanban.addTask': boolean
   'tasks.api.scrum.kanban.deleteStage': boolean
   'tasks.api.scrum.kanban.deleteTask': boolean
   'tasks.api.scrum.kanban.getFields': { fields: Record<string, { type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'tasks.api.scrum.kanban.getStages': Array<{ id: `${number}`; name?: string; sort?: string; type?: string; sprintId?: `${number}`; color?: string; [key: string]: unknown }>
+  'tasks.api.scrum.kanban.getStages': TasksApiScrumKanbanGetStagesResult
   'tasks.api.scrum.kanban.updateStage': boolean
   'tasks.api.scrum.sprint.add': TasksApiScrumSprintAddResult
   'tasks.api.scrum.sprint.complete': TasksApiScrumSprintAddResult
   'tasks.api.scrum.sprint.delete': unknown[]
   'tasks.api.scrum.sprint.get': TasksApiScrumSprintAddResult
   'tasks.api.scrum.sprint.getFields': { fields: Record<string, { type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'tasks.api.scrum.sprint.list': Array<{ id: number; groupId?: number; entityType?: string; name?: string; goal?: string; sort?: number; createdBy?: number; modifiedBy?: number; dateStart?: string; dateEnd?: string; status?: string; [key: string]: unknown }>
+  'tasks.api.scrum.sprint.list': TasksApiScrumSprintListResult
   'tasks.api.scrum.sprint.start': TasksApiScrumSprintAddResult
   'tasks.api.scrum.sprint.update': TasksApiScrumSprintAddResult
-  'tasks.api.scrum.task.get': { entityId?: number; storyPoints?: string; epicId?: number; sort?: number; createdBy?: number; modifiedBy?: number; [key: string]: unknown }
+  'tasks.api.scrum.task.get': TasksApiScrumTaskGetResult
   'tasks.flow.Flow.activate': boolean
   'tasks.flow.Flow.create': TasksFlowFlowCreateResult
   'tasks.flow.Flow.delete': { deleted?: boolean; [key: string]: unknown }
@@ -1595,82 +3014,82 @@ export interface V2MethodResults {
   'tasks.flow.Flow.isExists': { exists?: boolean; [key: string]: unknown }
   'tasks.flow.Flow.pin': boolean
   'tasks.flow.Flow.update': TasksFlowFlowCreateResult
-  'tasks.task.add': { task: { id: `${number}`; parentId?: unknown; title?: string; description?: string; mark?: unknown; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: unknown; closedBy?: unknown; closedDate?: unknown; activityDate?: string; dateStart?: unknown; deadline?: unknown; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: unknown; serviceCommentsCount?: unknown; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: unknown; matchWorkTime?: string; forumTopicId?: unknown; forumId?: unknown; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: unknown; sorting?: unknown; durationFact?: unknown; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: unknown; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: unknown[]; accomplices?: unknown[]; checklist?: unknown[]; group?: unknown[]; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: unknown[]; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; [key: string]: unknown }; action?: unknown[]; descendants?: unknown[]; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; [key: string]: unknown }
-  'tasks.task.approve': { task: { id: `${number}`; parentId?: unknown; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: string; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: unknown[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
-  'tasks.task.complete': { task: { id: `${number}`; parentId?: `${number}`; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: `${number}`; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: string; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: string[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; [key: string]: unknown }
-  'tasks.task.counters.get': { expired: { counter?: number; code?: number; [key: string]: unknown }; new_comments: { counter?: number; code?: number; [key: string]: unknown }; [key: string]: unknown }
+  'tasks.task.add': TasksTaskAddResult
+  'tasks.task.approve': TasksTaskApproveResult
+  'tasks.task.complete': TasksTaskCompleteResult
+  'tasks.task.counters.get': TasksTaskCountersGetResult
   'tasks.task.defer': TasksTaskDeferResult
-  'tasks.task.delegate': { task: { id: `${number}`; parentId?: unknown; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: unknown; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: `${number}`; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: string[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
+  'tasks.task.delegate': TasksTaskDelegateResult
   'tasks.task.delete': { task?: boolean; [key: string]: unknown }
-  'tasks.task.disapprove': { task: { id: `${number}`; parentId?: unknown; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: unknown; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: unknown[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
+  'tasks.task.disapprove': TasksTaskDisapproveResult
   'tasks.task.favorite.add': boolean
   'tasks.task.favorite.remove': boolean
   'tasks.task.files.attach': { attachmentId?: number; [key: string]: unknown }
-  'tasks.task.get': { task: { id: `${number}`; title?: string; description?: string; createdBy?: string; responsibleId?: `${number}`; deadline?: string; ufCrmTask?: string[]; ufTaskWebdavFiles?: number[]; ufMailMessage?: unknown; descriptionInBbcode?: string; favorite?: string; group?: unknown[]; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'tasks.task.getFields': { fields: Record<string, { title?: string | null; type?: string; primary?: boolean; default?: string | number | null; required?: boolean; values?: string[] | { N?: string; P?: string; Y?: string; [key: string]: unknown } | Record<string, string>; [key: string]: unknown }>; [key: string]: unknown }
-  'tasks.task.getaccess': { allowedActions: Record<string, { ACCEPT?: boolean; DECLINE?: boolean; COMPLETE?: boolean; APPROVE?: boolean; DISAPPROVE?: boolean; START?: boolean; PAUSE?: boolean; DELEGATE?: boolean; REMOVE?: boolean; EDIT?: boolean; DEFER?: boolean; RENEW?: boolean; CREATE?: boolean; CHANGE_DEADLINE?: boolean; CHECKLIST_ADD_ITEMS?: boolean; ADD_FAVORITE?: boolean; DELETE_FAVORITE?: boolean; RATE?: boolean; TAKE?: boolean; "EDIT.ORIGINATOR"?: boolean; "CHECKLIST.REORDER"?: boolean; "ELAPSEDTIME.ADD"?: boolean; "DAYPLAN.TIMER.TOGGLE"?: boolean; "EDIT.PLAN"?: boolean; "CHECKLIST.ADD"?: boolean; "FAVORITE.ADD"?: boolean; "FAVORITE.DELETE"?: boolean; [key: string]: unknown }>; [key: string]: unknown }
-  'tasks.task.history.list': { list: Array<{ id: number; createdDate?: string; field?: string; value?: { from?: string | null; to?: string | null; [key: string]: unknown }; user?: { id: number; name?: string; lastName?: string; secondName?: string; login?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
-  'tasks.task.list': { tasks: Array<{ id: `${number}`; title?: string; description?: string; deadline?: string; createdDate?: string; responsibleId?: `${number}`; priority?: string; mark?: string; descriptionInBbcode?: string; lengthDeadline?: string; status?: string; auditors?: string[]; accomplices?: unknown[]; group?: unknown[]; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; taskRequireResult?: string; taskHasOpenResult?: string; taskHasResult?: string; timeElapsed?: unknown; timerIsRunningForCurrentUser?: string; parsedDescription?: string; counter?: { counters?: { expired?: number; newComments?: number; projectExpired?: number; projectNewComments?: number; mutedExpired?: number; mutedNewComments?: number; [key: string]: unknown }; color?: string; value?: number; [key: string]: unknown }; tags?: Record<string, { id: number; title?: string; [key: string]: unknown }>; subStatus?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'tasks.task.get': TasksTaskGetResult
+  'tasks.task.getFields': TasksTaskGetFieldsResult
+  'tasks.task.getaccess': TasksTaskGetaccessResult
+  'tasks.task.history.list': TasksTaskHistoryListResult
+  'tasks.task.list': TasksTaskListResult
   'tasks.task.mute': TasksTaskMuteResult
   'tasks.task.pause': TasksTaskDeferResult
   'tasks.task.pin': TasksTaskPinResult
   'tasks.task.renew': TasksTaskDeferResult
-  'tasks.task.result.addFromComment': { id: number; taskId?: number; commentId?: number; createdBy?: number; createdAt?: string; updatedAt?: string; status?: number; text?: string; formattedText?: string; files?: unknown; [key: string]: unknown }
-  'tasks.task.result.list': Array<{ id: number; taskId?: number; commentId?: number; createdBy?: number; createdAt?: string; updatedAt?: string; status?: number; text?: string; formattedText?: string; files?: number[]; [key: string]: unknown }>
+  'tasks.task.result.addFromComment': TasksTaskResultAddFromCommentResult
+  'tasks.task.result.list': TasksTaskResultListResult
   'tasks.task.start': TasksTaskDeferResult
   'tasks.task.startwatch': TasksTaskMuteResult
   'tasks.task.stopwatch': TasksTaskMuteResult
   'tasks.task.unmute': TasksTaskMuteResult
   'tasks.task.unpin': TasksTaskPinResult
-  'tasks.task.update': { task: { id: `${number}`; title?: string; description?: string; mark?: unknown; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: unknown; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: unknown; activityDate?: string; dateStart?: unknown; deadline?: string; startDatePlan?: string; endDatePlan?: string; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: unknown; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: unknown; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: unknown[]; checklist?: unknown[]; group?: unknown[]; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: unknown[]; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; [key: string]: unknown }
+  'tasks.task.update': TasksTaskUpdateResult
   'tasks.template.add': number
-  'tasks.template.checklist.add': { checkListItem: { id: number; copiedId?: unknown; userId?: number; createdBy?: number; parentId?: number; title?: string; sortIndex?: number; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: Array<{ type?: string; id: number; [key: string]: unknown }>; attachments?: unknown[]; nodeId?: unknown; templateId?: number; [key: string]: unknown }; [key: string]: unknown }
+  'tasks.template.checklist.add': TasksTemplateChecklistAddResult
   'tasks.template.checklist.addAttachmentByContent': TasksTemplateChecklistAddAttachmentByContentResult
   'tasks.template.checklist.addAttachmentsFromDisk': TasksTemplateChecklistAddAttachmentsFromDiskResult
   'tasks.template.checklist.complete': TasksTemplateChecklistCompleteResult
   'tasks.template.checklist.delete': boolean
   'tasks.template.checklist.get': TasksTemplateChecklistAddAttachmentsFromDiskResult
-  'tasks.template.checklist.list': { checkListItems: Record<string, { id: `${number}`; templateId?: `${number}`; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'tasks.template.checklist.list': TasksTemplateChecklistListResult
   'tasks.template.checklist.moveAfter': TasksTemplateChecklistCompleteResult
   'tasks.template.checklist.moveBefore': TasksTemplateChecklistAddAttachmentsFromDiskResult
   'tasks.template.checklist.removeAttachments': TasksTemplateChecklistAddAttachmentByContentResult
   'tasks.template.checklist.renew': TasksTemplateChecklistCompleteResult
   'tasks.template.checklist.update': TasksTemplateChecklistAddAttachmentByContentResult
   'tasks.template.delete': boolean
-  'tasks.template.fields': Record<string, { title?: string; type?: string; primary?: boolean; default?: string | number | null; required?: boolean; values?: { Y?: string; N?: string; [key: string]: unknown } | Record<string, string | null>; [key: string]: unknown }>
-  'tasks.template.get': { ID: `${number}`; TITLE?: string; DESCRIPTION?: string; DESCRIPTION_IN_BBCODE?: string; PRIORITY?: string; STATUS?: string; STAGE_ID?: `${number}`; RESPONSIBLE_ID?: `${number}`; DEADLINE_AFTER?: unknown; START_DATE_PLAN_AFTER?: string; END_DATE_PLAN_AFTER?: string; REPLICATE?: string; CREATED_BY?: string; XML_ID?: unknown; ALLOW_CHANGE_DEADLINE?: string; ALLOW_TIME_TRACKING?: string; TASK_CONTROL?: string; ADD_IN_REPORT?: string; GROUP_ID?: `${number}`; PARENT_ID?: `${number}`; MULTITASK?: string; SITE_ID?: string; ACCOMPLICES?: string; AUDITORS?: string; RESPONSIBLES?: string; FILES?: unknown; TAGS?: unknown; DEPENDS_ON?: unknown; MATCH_WORK_TIME?: string; TASK_ID?: unknown; TPARAM_TYPE?: string; TPARAM_REPLICATION_COUNT?: string; REPLICATE_PARAMS?: string; BASE_TEMPLATE_ID?: `${number}`; TEMPLATE_CHILDREN_COUNT?: string; CREATED_BY_NAME?: string; CREATED_BY_LAST_NAME?: string; CREATED_BY_SECOND_NAME?: string; CREATED_BY_LOGIN?: string; CREATED_BY_WORK_POSITION?: string; CREATED_BY_PHOTO?: string; RESPONSIBLE_NAME?: string; RESPONSIBLE_LAST_NAME?: string; RESPONSIBLE_SECOND_NAME?: string; RESPONSIBLE_LOGIN?: string; RESPONSIBLE_WORK_POSITION?: string; RESPONSIBLE_PHOTO?: string; SCENARIO?: string; UF_CRM_TASK?: string[]; UF_TASK_WEBDAV_FILES?: number[]; [key: string]: unknown }
+  'tasks.template.fields': TasksTemplateFieldsResult
+  'tasks.template.get': TasksTemplateGetResult
   'tasks.template.update': boolean
   'telephony.call.attachTranscription': { TRANSCRIPT_ID?: number; [key: string]: unknown }
   'telephony.externalCall.attachRecord': { FILE_ID?: number; [key: string]: unknown }
-  'telephony.externalCall.finish': { CALL_ID?: string; EXTERNAL_CALL_ID?: unknown; PORTAL_USER_ID?: number; PHONE_NUMBER?: string; PORTAL_NUMBER?: string; INCOMING?: string; CALL_DURATION?: number; CALL_START_DATE?: { [key: string]: unknown }; CALL_STATUS?: number; CALL_VOTE?: number; COST?: number; COST_CURRENCY?: string; CALL_FAILED_CODE?: string; CALL_FAILED_REASON?: string; REST_APP_ID?: `${number}`; REST_APP_NAME?: string; CRM_ACTIVITY_ID?: number; COMMENT?: unknown; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; ID: number; [key: string]: unknown }
+  'telephony.externalCall.finish': TelephonyExternalCallFinishResult
   'telephony.externalCall.hide': boolean
-  'telephony.externalCall.register': { CALL_ID?: string; CRM_CREATED_LEAD?: unknown; CRM_CREATED_ENTITIES?: unknown[]; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; [key: string]: unknown }
-  'telephony.externalCall.searchCrmEntities': Array<{ CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; ASSIGNED_BY_ID?: number; NAME?: string; ASSIGNED_BY?: { ID: `${number}`; TIMEMAN_STATUS?: string; USER_PHONE_INNER?: unknown; WORK_PHONE?: unknown; PERSONAL_PHONE?: unknown; PERSONAL_MOBILE?: string; [key: string]: unknown }; [key: string]: unknown }>
+  'telephony.externalCall.register': TelephonyExternalCallRegisterResult
+  'telephony.externalCall.searchCrmEntities': TelephonyExternalCallSearchCrmEntitiesResult
   'telephony.externalCall.show': boolean
   'telephony.externalLine.add': { ID: number; [key: string]: unknown }
   'telephony.externalLine.delete': unknown[]
   'telephony.externalLine.get': Array<{ NUMBER?: string; NAME?: string; CRM_AUTO_CREATE?: string; [key: string]: unknown }>
   'telephony.externalLine.update': { ID: `${number}`; [key: string]: unknown }
-  'timeman.close': { STATUS?: string; TIME_START?: string; TIME_FINISH?: string; DURATION?: string; TIME_LEAKS?: string; ACTIVE?: boolean; IP_OPEN?: string; IP_CLOSE?: string; LAT_OPEN?: number; LON_OPEN?: number; LAT_CLOSE?: number; LON_CLOSE?: number; TZ_OFFSET?: number; [key: string]: unknown }
+  'timeman.close': TimemanCloseResult
   'timeman.networkrange.check': { ip?: string; range?: string; name?: string; [key: string]: unknown }
   'timeman.networkrange.get': Array<{ ip_range?: string; name?: string; [key: string]: unknown }>
   'timeman.networkrange.set': { result?: boolean; [key: string]: unknown }
   'timeman.open': TimemanOpenResult
   'timeman.pause': TimemanOpenResult
-  'timeman.schedule.get': { ID: number; NAME?: string; SCHEDULE_TYPE?: string; REPORT_PERIOD?: string; REPORT_PERIOD_OPTIONS?: { START_WEEK_DAY?: number; [key: string]: unknown }; CALENDAR_ID?: number; ALLOWED_DEVICES?: { browser?: boolean; [key: string]: unknown }; DELETED?: string; IS_FOR_ALL_USERS?: boolean; WORKTIME_RESTRICTIONS?: string[]; CONTROLLED_ACTIONS?: number; UPDATED_BY?: number; DELETED_BY?: number; DELETED_AT?: string; CREATED_BY?: number; CREATED_AT?: string; SHIFTS?: Array<{ ID: number; NAME?: string; BREAK_DURATION?: number; WORK_TIME_START?: number; WORK_TIME_END?: number; WORK_DAYS?: string; SCHEDULE_ID?: number; DELETED?: boolean; [key: string]: unknown }>; CALENDAR?: { ID: number; NAME?: string; PARENT_CALENDAR_ID?: number; SYSTEM_CODE?: string; EXCLUSIONS?: unknown[]; [key: string]: unknown }; SCHEDULE_VIOLATION_RULES?: { ID: number; SCHEDULE_ID?: number; ENTITY_CODE?: string; MAX_EXACT_START?: number; MIN_EXACT_END?: number; MAX_OFFSET_START?: number; MIN_OFFSET_END?: number; RELATIVE_START_FROM?: number; RELATIVE_START_TO?: number; RELATIVE_END_FROM?: number; RELATIVE_END_TO?: number; MIN_DAY_DURATION?: number; MAX_ALLOWED_TO_EDIT_WORK_TIME?: number; MAX_WORK_TIME_LACK_FOR_PERIOD?: number; PERIOD_TIME_LACK_AGENT_ID?: number; MAX_SHIFT_START_DELAY?: number; MISSED_SHIFT_START?: number; USERS_TO_NOTIFY?: { FIXED_START_END: string[]; FIXED_PER_RECORD: string[]; FIXED_EDIT_WORKTIME: string[]; FIXED_PERIODIC: string[]; SHIFT_DELAY: unknown[]; SHIFT_MISSED_START: unknown[]; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-  'timeman.settings': { UF_TIMEMAN?: boolean; UF_TM_FREE?: boolean; UF_TM_MAX_START?: string; UF_TM_MIN_FINISH?: string; UF_TM_MIN_DURATION?: string; UF_TM_ALLOWED_DELTA?: string; ADMIN?: boolean; [key: string]: unknown }
-  'timeman.status': { STATUS?: string; TIME_START?: string; TIME_FINISH?: unknown; DURATION?: string; TIME_LEAKS?: string; ACTIVE?: boolean; IP_OPEN?: string; IP_CLOSE?: string; LAT_OPEN?: number; LON_OPEN?: number; LAT_CLOSE?: number; LON_CLOSE?: number; TZ_OFFSET?: number; TIME_FINISH_DEFAULT?: string; [key: string]: unknown }
+  'timeman.schedule.get': TimemanScheduleGetResult
+  'timeman.settings': TimemanSettingsResult
+  'timeman.status': TimemanStatusResult
   'timeman.timecontrol.report.add': boolean
-  'timeman.timecontrol.reports.get': { report: { month_title?: string; date_start?: string; date_finish?: string; days?: Array<{ index?: string; day_title?: string; workday_date_start?: string; workday_date_finish?: string; workday_complete?: boolean; workday_time_leaks_user?: number; workday_time_leaks_final?: number; workday_duration?: number; workday_duration_final?: number; workday_duration_config?: number; reports?: Array<{ id: unknown; user_id?: unknown; type?: unknown; date_start?: unknown; date_finish?: unknown; duration?: unknown; active?: unknown; entry_id?: unknown; report_type?: unknown; report_text?: unknown; system_text?: unknown; source_start?: unknown; source_finish?: unknown; ip_start?: unknown; ip_finish?: unknown; ip_start_network?: unknown; ip_finish_network?: unknown; [key: string]: unknown }>; workday_time_leaks_real?: number; [key: string]: unknown }>; [key: string]: unknown }; user: { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; avatar?: string; personal_gender?: string; last_activity_date?: string; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
-  'timeman.timecontrol.reports.settings.get': { active?: boolean; user_id?: number; user_admin?: boolean; user_head?: boolean; departments?: Array<{ id: `${number}`; name?: string; [key: string]: unknown }>; minimum_idle_for_report?: number; report_view_type?: string; [key: string]: unknown }
-  'timeman.timecontrol.reports.users.get': Array<{ id: number; name?: string; first_name?: string; last_name?: string; work_position?: string; avatar?: string; personal_gender?: string; last_activity_date?: string; [key: string]: unknown }>
-  'timeman.timecontrol.settings.get': { active?: boolean; minimum_idle_for_report?: number; register_offline?: boolean; register_idle?: boolean; register_desktop?: boolean; report_request_type?: string; report_request_users?: unknown[]; report_simple_type?: string; report_simple_users?: unknown[]; report_full_type?: string; report_full_users?: unknown[]; [key: string]: unknown }
+  'timeman.timecontrol.reports.get': TimemanTimecontrolReportsGetResult
+  'timeman.timecontrol.reports.settings.get': TimemanTimecontrolReportsSettingsGetResult
+  'timeman.timecontrol.reports.users.get': TimemanTimecontrolReportsUsersGetResult
+  'timeman.timecontrol.settings.get': TimemanTimecontrolSettingsGetResult
   'timeman.timecontrol.settings.set': boolean
   'user.access': boolean
   'user.add': number
   'user.admin': boolean
-  'user.current': { ID: `${number}`; ACTIVE?: boolean; NAME?: string; LAST_NAME?: string; EMAIL?: string; LAST_LOGIN?: string; DATE_REGISTER?: string; IS_ONLINE?: string; LAST_ACTIVITY_DATE?: string; PERSONAL_GENDER?: string; PERSONAL_BIRTHDAY?: string; WORK_POSITION?: string; UF_EMPLOYMENT_DATE?: string; UF_DEPARTMENT?: number[]; [key: string]: unknown }
-  'user.fields': { ID?: string; XML_ID?: string; ACTIVE?: string; NAME?: string; LAST_NAME?: string; SECOND_NAME?: string; TITLE?: string; EMAIL?: string; LAST_LOGIN?: string; DATE_REGISTER?: string; TIME_ZONE?: string; IS_ONLINE?: string; TIMESTAMP_X?: string; LAST_ACTIVITY_DATE?: string; PERSONAL_GENDER?: string; PERSONAL_PROFESSION?: string; PERSONAL_WWW?: string; PERSONAL_BIRTHDAY?: string; PERSONAL_PHOTO?: string; PERSONAL_ICQ?: string; PERSONAL_PHONE?: string; PERSONAL_FAX?: string; PERSONAL_MOBILE?: string; PERSONAL_PAGER?: string; PERSONAL_STREET?: string; PERSONAL_CITY?: string; PERSONAL_STATE?: string; PERSONAL_ZIP?: string; PERSONAL_COUNTRY?: string; PERSONAL_MAILBOX?: string; PERSONAL_NOTES?: string; WORK_PHONE?: string; WORK_COMPANY?: string; WORK_POSITION?: string; WORK_DEPARTMENT?: string; WORK_WWW?: string; WORK_FAX?: string; WORK_PAGER?: string; WORK_STREET?: string; WORK_MAILBOX?: string; WORK_CITY?: string; WORK_STATE?: string; WORK_ZIP?: string; WORK_COUNTRY?: string; WORK_PROFILE?: string; WORK_LOGO?: string; WORK_NOTES?: string; UF_SKYPE_LINK?: string; UF_ZOOM?: string; UF_EMPLOYMENT_DATE?: string; UF_TIMEMAN?: string; UF_DEPARTMENT?: string; UF_INTERESTS?: string; UF_SKILLS?: string; UF_WEB_SITES?: string; UF_XING?: string; UF_LINKEDIN?: string; UF_TWITTER?: string; UF_SKYPE?: string; UF_DISTRICT?: string; UF_PHONE_INNER?: string; USER_TYPE?: string; [key: string]: unknown }
+  'user.current': UserCurrentResult
+  'user.fields': UserFieldsResult
   'user.get': UserGetResult
   'user.option.get': { data?: string; data2?: string; [key: string]: unknown }
   'user.option.set': boolean
@@ -1678,47 +3097,47 @@ export interface V2MethodResults {
   'user.update': boolean
   'user.userfield.add': number
   'user.userfield.delete': boolean
-  'user.userfield.list': Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; DEFAULT_VALUE?: string; [key: string]: unknown }; LIST?: Array<{ ID: `${number}`; SORT?: string; VALUE?: string; DEF?: string; XML_ID?: string; [key: string]: unknown }>; [key: string]: unknown }>
+  'user.userfield.list': UserUserfieldListResult
   'user.userfield.update': boolean
-  'userconsent.agreement.list': Array<{ ID: `${number}`; NAME?: string; ACTIVE?: string; LANGUAGE_ID?: string | null; [key: string]: unknown }>
+  'userconsent.agreement.list': UserconsentAgreementListResult
   'userconsent.agreement.text': { LABEL?: string; TEXT?: string; [key: string]: unknown }
   'userconsent.consent.add': number
-  'userfieldconfig.add': { field: { id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { en?: string; ru?: string; [key: string]: unknown }; editFormLabel?: { en?: string; [key: string]: unknown }; listColumnLabel?: { en?: unknown; ru?: unknown; [key: string]: unknown }; listFilterLabel?: { en?: unknown; ru?: unknown; [key: string]: unknown }; errorMessage?: { en?: unknown; ru?: unknown; [key: string]: unknown }; helpMessage?: { en?: unknown; ru?: unknown; [key: string]: unknown }; enum?: Array<{ id: `${number}`; userFieldId?: `${number}`; value?: string; def?: string; sort?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
-  'userfieldconfig.get': { field: { id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { en?: string; de?: string; [key: string]: unknown }; editFormLabel?: { en?: string; de?: string; [key: string]: unknown }; listColumnLabel?: { en?: unknown; de?: unknown; [key: string]: unknown }; listFilterLabel?: { en?: unknown; de?: unknown; [key: string]: unknown }; errorMessage?: { en?: unknown; de?: unknown; [key: string]: unknown }; helpMessage?: { en?: unknown; de?: unknown; [key: string]: unknown }; enum?: Array<{ id: `${number}`; userFieldId?: `${number}`; value?: string; def?: string; sort?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
-  'userfieldconfig.getTypes': { types: Record<string, { userTypeId?: string; description?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'userfieldconfig.list': { fields: Array<{ id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { de?: string; [key: string]: unknown }; editFormLabel?: { de?: string; [key: string]: unknown }; listColumnLabel?: unknown; listFilterLabel?: unknown; errorMessage?: unknown; helpMessage?: unknown; [key: string]: unknown }>; [key: string]: unknown }
-  'userfieldconfig.update': { field: { id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { en?: string; [key: string]: unknown }; editFormLabel?: { en?: string; [key: string]: unknown }; listColumnLabel?: { en?: unknown; [key: string]: unknown }; listFilterLabel?: { en?: unknown; [key: string]: unknown }; errorMessage?: { en?: unknown; [key: string]: unknown }; helpMessage?: { en?: unknown; [key: string]: unknown }; enum?: Array<{ id: `${number}`; userFieldId?: `${number}`; value?: string; def?: string; sort?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
+  'userfieldconfig.add': UserfieldconfigAddResult
+  'userfieldconfig.get': UserfieldconfigGetResult
+  'userfieldconfig.getTypes': UserfieldconfigGetTypesResult
+  'userfieldconfig.list': UserfieldconfigListResult
+  'userfieldconfig.update': UserfieldconfigUpdateResult
   'userfieldtype.add': boolean
   'userfieldtype.delete': boolean
-  'userfieldtype.list': Array<{ USER_TYPE_ID?: string; HANDLER?: string; TITLE?: string; DESCRIPTION?: string; [key: string]: unknown }>
+  'userfieldtype.list': UserfieldtypeListResult
   'userfieldtype.update': boolean
   'vote.AttachedVote.get': Record<string, unknown>
-  'vote.AttachedVote.getAnswerVoted': { items: Array<{ ID: number; NAME?: string; IMAGE?: string; WORK_POSITION?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'vote.AttachedVote.getMany': { items: Array<{ ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: string; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, unknown>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: Record<string, Record<string, { EVENT_ID?: unknown; EVENT_QUESTION_ID?: unknown; ANSWER_ID?: unknown; ID: unknown; MESSAGE?: unknown; [key: string]: unknown }>>; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }>; [key: string]: unknown }
-  'vote.AttachedVote.getWithVoted': { attach: { ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: string; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, { ID: unknown; ACTIVE?: unknown; TIMESTAMP_X?: unknown; QUESTION_ID?: unknown; C_SORT?: unknown; IMAGE_ID?: unknown; MESSAGE?: unknown; MESSAGE_TYPE?: unknown; COUNTER?: unknown; FIELD_TYPE?: unknown; FIELD_WIDTH?: unknown; FIELD_HEIGHT?: unknown; FIELD_PARAM?: unknown; COLOR?: unknown; REACTION?: unknown; "~FIELD_NAME"?: unknown; FIELD_NAME?: unknown; MESSAGE_FIELD_NAME?: unknown; "~PERCENT"?: unknown; PERCENT?: unknown; [key: string]: unknown }>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: Record<string, Record<string, { EVENT_ID?: `${number}`; EVENT_QUESTION_ID?: `${number}`; ANSWER_ID?: `${number}`; ID: `${number}`; MESSAGE?: string; [key: string]: unknown }>>; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }; voted: Record<string, Array<{ ID: number; NAME?: string; IMAGE?: string; WORK_POSITION?: string; [key: string]: unknown }>>; [key: string]: unknown }
-  'vote.AttachedVote.recall': { attach: { ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: number; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, { ID: unknown; ACTIVE?: unknown; TIMESTAMP_X?: unknown; QUESTION_ID?: unknown; C_SORT?: unknown; IMAGE_ID?: unknown; MESSAGE?: unknown; MESSAGE_TYPE?: unknown; COUNTER?: unknown; FIELD_TYPE?: unknown; FIELD_WIDTH?: unknown; FIELD_HEIGHT?: unknown; FIELD_PARAM?: unknown; COLOR?: unknown; REACTION?: unknown; "~FIELD_NAME"?: unknown; FIELD_NAME?: unknown; MESSAGE_FIELD_NAME?: unknown; "~PERCENT"?: unknown; PERCENT?: unknown; [key: string]: unknown }>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: unknown[]; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }; [key: string]: unknown }
+  'vote.AttachedVote.getAnswerVoted': VoteAttachedVoteGetAnswerVotedResult
+  'vote.AttachedVote.getMany': VoteAttachedVoteGetManyResult
+  'vote.AttachedVote.getWithVoted': VoteAttachedVoteGetWithVotedResult
+  'vote.AttachedVote.recall': VoteAttachedVoteRecallResult
   'vote.AttachedVote.resume': unknown[]
   'vote.AttachedVote.stop': unknown[]
-  'vote.AttachedVote.vote': { attach: { ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: number; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, { ID: unknown; ACTIVE?: unknown; TIMESTAMP_X?: unknown; QUESTION_ID?: unknown; C_SORT?: unknown; IMAGE_ID?: unknown; MESSAGE?: unknown; MESSAGE_TYPE?: unknown; COUNTER?: unknown; FIELD_TYPE?: unknown; FIELD_WIDTH?: unknown; FIELD_HEIGHT?: unknown; FIELD_PARAM?: unknown; COLOR?: unknown; REACTION?: unknown; "~FIELD_NAME"?: unknown; FIELD_NAME?: unknown; MESSAGE_FIELD_NAME?: unknown; "~PERCENT"?: unknown; PERCENT?: unknown; [key: string]: unknown }>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: Record<string, Record<string, { EVENT_ID?: `${number}`; EVENT_QUESTION_ID?: `${number}`; ANSWER_ID?: `${number}`; ID: `${number}`; MESSAGE?: string; [key: string]: unknown }>>; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }; [key: string]: unknown }
+  'vote.AttachedVote.vote': VoteAttachedVoteVoteResult
   'vote.Integration.Im.send': { messageId?: number; voteId?: number; [key: string]: unknown }
   'voximplant.callback.start': { RESULT?: boolean; CALL_ID?: string; [key: string]: unknown }
   'voximplant.infocall.startwithsound': { RESULT?: boolean; CALL_ID?: string; [key: string]: unknown }
   'voximplant.infocall.startwithtext': { RESULT?: boolean; CALL_ID?: string; [key: string]: unknown }
-  'voximplant.line.get': { reg150907?: string; sip7?: string; reg151083?: string; sip11?: string; reg151085?: string; [key: string]: unknown }
+  'voximplant.line.get': VoximplantLineGetResult
   'voximplant.line.outgoing.get': string
   'voximplant.line.outgoing.set': number
   'voximplant.line.outgoing.sip.set': number
-  'voximplant.sip.add': { ID: `${number}`; TYPE?: string; CONFIG_ID?: `${number}`; REG_ID?: number; TITLE?: string; SERVER?: string; LOGIN?: string; PASSWORD?: string; AUTH_USER?: unknown; OUTBOUND_PROXY?: unknown; DETECT_LINE_NUMBER?: string; LINE_DETECT_HEADER_ORDER?: string; REGISTRATION_STATUS_CODE?: unknown; REGISTRATION_ERROR_MESSAGE?: unknown; [key: string]: unknown }
+  'voximplant.sip.add': VoximplantSipAddResult
   'voximplant.sip.connector.status': { FREE_MINUTES?: number; PAID?: boolean; [key: string]: unknown }
   'voximplant.sip.delete': number
-  'voximplant.sip.get': Array<{ TYPE?: string; CONFIG_ID?: `${number}`; REG_ID?: `${number}`; SERVER?: string; LOGIN?: string; PASSWORD?: string; AUTH_USER?: string | null; OUTBOUND_PROXY?: string | null; DETECT_LINE_NUMBER?: string; LINE_DETECT_HEADER_ORDER?: string; REGISTRATION_STATUS_CODE?: string; REGISTRATION_ERROR_MESSAGE?: string | null; TITLE?: string; INCOMING_SERVER?: string; INCOMING_LOGIN?: string; INCOMING_PASSWORD?: string; [key: string]: unknown }>
-  'voximplant.sip.status': { REG_ID?: number; LAST_UPDATED?: string; ERROR_MESSAGE?: string; STATUS_CODE?: number; STATUS_RESULT?: string; [key: string]: unknown }
+  'voximplant.sip.get': VoximplantSipGetResult
+  'voximplant.sip.status': VoximplantSipStatusResult
   'voximplant.sip.update': number
-  'voximplant.statistic.get': Array<{ ID: `${number}`; PORTAL_USER_ID?: `${number}`; PORTAL_NUMBER?: string; PHONE_NUMBER?: string; CALL_ID?: string; EXTERNAL_CALL_ID?: unknown; CALL_CATEGORY?: string; CALL_LOG?: string | null; CALL_DURATION?: string; CALL_START_DATE?: string; CALL_RECORD_URL?: string | null; CALL_VOTE?: string | null; COST?: string; COST_CURRENCY?: string; CALL_FAILED_CODE?: string; CALL_FAILED_REASON?: string; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: `${number}`; CRM_ACTIVITY_ID?: `${number}`; REST_APP_ID?: `${number}` | null; REST_APP_NAME?: string | null; TRANSCRIPT_ID?: `${number}` | null; TRANSCRIPT_PENDING?: string; SESSION_ID?: `${number}` | null; REDIAL_ATTEMPT?: unknown; COMMENT?: unknown; RECORD_DURATION?: unknown; RECORD_FILE_ID?: number | null; CALL_TYPE?: string; [key: string]: unknown }>
-  'voximplant.tts.voices.get': { auenglishfemale?: string; brportuguesefemale?: string; caenglishfemale?: string; cafrenchfemale?: string; cafrenchmale?: string; chchinesefemale?: string; chchinesemale?: string; eurcatalanfemale?: string; eurczechfemale?: string; eurdanishfemale?: string; eurdutchfemale?: string; eurfinnishfemale?: string; eurfrenchfemale?: string; eurfrenchmale?: string; eurgermanfemale?: string; eurgermanmale?: string; euritalianfemale?: string; euritalianmale?: string; eurnorwegianfemale?: string; eurpolishfemale?: string; eurportuguesefemale?: string; eurportuguesemale?: string; eurspanishfemale?: string; eurspanishmale?: string; eurturkishfemale?: string; eurturkishmale?: string; hkchinesefemale?: string; huhungarianfemale?: string; jpjapanesefemale?: string; jpjapanesemale?: string; krkoreanfemale?: string; krkoreanmale?: string; usinternalfemale?: string; usinternalmale?: string; swswedishfemale?: string; twchinesefemale?: string; ukenglishfemale?: string; ukenglishmale?: string; usenglishfemale?: string; usenglishmale?: string; usspanishfemale?: string; usspanishmale?: string; [key: string]: unknown }
-  'voximplant.url.get': { detail_statistics?: string; buy_connector?: string; edit_config?: string; lines?: string; [key: string]: unknown }
+  'voximplant.statistic.get': VoximplantStatisticGetResult
+  'voximplant.tts.voices.get': VoximplantTtsVoicesGetResult
+  'voximplant.url.get': VoximplantUrlGetResult
   'voximplant.user.activatePhone': number
-  'voximplant.user.get': Array<{ ID: `${number}`; DEFAULT_LINE?: unknown; PHONE_ENABLED?: string; SIP_SERVER?: string; SIP_LOGIN?: string; SIP_PASSWORD?: string | null; INNER_NUMBER?: unknown; [key: string]: unknown }>
+  'voximplant.user.get': VoximplantUserGetResult
 }
 
 /**
@@ -1726,61 +3145,61 @@ export interface V2MethodResults {
  * example answer (fields optional and other keys allowed, since a row holds what `select` asks for).
  */
 export interface V3MethodResults {
-  'call.followup.field.get': { item: { name?: string; type?: string; title?: string; description?: string; filterable?: boolean; sortable?: boolean; multiple?: boolean; [key: string]: unknown }; [key: string]: unknown }
-  'call.followup.field.list': { items: Array<{ name?: string; type?: string; description?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'call.followup.field.get': V3CallFollowupFieldGetResult
+  'call.followup.field.list': V3CallFollowupFieldListResult
   'call.followup.get': Record<string, unknown>
-  'call.followup.list': { items?: Array<{ callId?: number; startDate?: string; participants?: Array<{ userId?: number; name?: string; avatar?: string; talkedSeconds?: number; [key: string]: unknown }>; overview?: { topic?: string; actionItems?: Array<{ actionItem?: unknown; quote?: unknown; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }>; hasMore?: boolean; afterCursor?: { startDate?: string; id: number; [key: string]: unknown }; [key: string]: unknown }
+  'call.followup.list': V3CallFollowupListResult
   'humanresources.employee.count': { total?: number; [key: string]: unknown }
-  'humanresources.employee.field.get': { item: { description?: unknown; editable?: boolean; elementType?: unknown; filterable?: boolean; multiple?: boolean; name?: string; requiredGroups?: unknown; sortable?: boolean; title?: string; type?: string; validationRules?: unknown[]; [key: string]: unknown }; [key: string]: unknown }
-  'humanresources.employee.field.list': { items: Array<{ description?: unknown; editable?: boolean; elementType?: unknown; filterable?: boolean; multiple?: boolean; name?: string; requiredGroups?: unknown; sortable?: boolean; title?: string; type?: string; validationRules?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }
-  'humanresources.employee.multidepartment': { employees?: Array<{ userId?: number; name?: string; workPosition?: string; departments?: Array<{ id: number; name?: string; [key: string]: unknown }>; [key: string]: unknown }>; total?: number; [key: string]: unknown }
-  'humanresources.employee.search': { items: Array<{ userId?: number; name?: string; workPosition?: string; avatar?: string; url?: string; departments?: Array<{ id: number; name?: string; [key: string]: unknown }>; teams?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }
-  'humanresources.employee.subordinates': { userId?: number; departments?: Array<{ nodeId?: number; name?: string; role?: string; subordinatesCount?: number; [key: string]: unknown }>; [key: string]: unknown }
-  'humanresources.node.add': { id: number; name?: string; type?: string; structureId?: number; parentId?: number; description?: string; accessCode?: string; userCount?: number; colorName?: unknown; xmlId?: unknown; createdAt?: string; updatedAt?: string; members?: Array<{ userId?: number; name?: string; workPosition?: string; role?: string; avatar?: string | null; url?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'humanresources.employee.field.get': V3HumanresourcesEmployeeFieldGetResult
+  'humanresources.employee.field.list': V3HumanresourcesEmployeeFieldListResult
+  'humanresources.employee.multidepartment': V3HumanresourcesEmployeeMultidepartmentResult
+  'humanresources.employee.search': V3HumanresourcesEmployeeSearchResult
+  'humanresources.employee.subordinates': V3HumanresourcesEmployeeSubordinatesResult
+  'humanresources.node.add': V3HumanresourcesNodeAddResult
   'humanresources.node.children': V3HumanresourcesNodeChildrenResult
   'humanresources.node.communication.edit': { success?: boolean; [key: string]: unknown }
-  'humanresources.node.communication.list': { channels?: Array<{ avatar?: string; color?: string; dialogId?: string; hasAccess?: boolean; id: number; isExtranet?: boolean; originalNodeId?: unknown; subtitle?: string; title?: string; type?: string; [key: string]: unknown }>; channelsNoAccess?: number; chats?: Array<{ avatar?: string; color?: string; dialogId?: string; hasAccess?: boolean; id: number; isExtranet?: boolean; originalNodeId?: unknown; subtitle?: string; title?: string; type?: string; [key: string]: unknown }>; chatsNoAccess?: number; collabs?: Array<{ avatar?: unknown; dialogId?: string; hasAccess?: boolean; id: number; originalNodeId?: unknown; subtitle?: string; title?: string; type?: string; [key: string]: unknown }>; collabsNoAccess?: number; [key: string]: unknown }
+  'humanresources.node.communication.list': V3HumanresourcesNodeCommunicationListResult
   'humanresources.node.count': { departments?: number; teams?: number; [key: string]: unknown }
   'humanresources.node.edit': V3HumanresourcesNodeEditResult
   'humanresources.node.field.get': V3HumanresourcesNodeFieldGetResult
   'humanresources.node.field.list': V3HumanresourcesNodeFieldListResult
-  'humanresources.node.get': { item: { id: number; name?: string; type?: string; structureId?: number; parentId?: unknown; description?: string; accessCode?: string; userCount?: number; colorName?: unknown; xmlId?: unknown; createdAt?: string; updatedAt?: string; members?: Array<{ userId?: number; name?: string; workPosition?: string; role?: string; avatar?: string; url?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
-  'humanresources.node.list': { items: Array<{ id: number; name?: string; type?: string; structureId?: number; parentId?: number | null; description?: string; accessCode?: string; userCount?: number; colorName?: unknown; xmlId?: string | null; createdAt?: string; updatedAt?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'humanresources.node.get': V3HumanresourcesNodeGetResult
+  'humanresources.node.list': V3HumanresourcesNodeListResult
   'humanresources.node.member.add': { success?: boolean; [key: string]: unknown }
   'humanresources.node.member.field.get': V3HumanresourcesNodeFieldGetResult
-  'humanresources.node.member.field.list': { items: Array<{ description?: unknown; filterable?: boolean; name?: string; sortable?: boolean; title?: string; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'humanresources.node.member.field.list': V3HumanresourcesNodeMemberFieldListResult
   'humanresources.node.member.move': { success?: boolean; [key: string]: unknown }
-  'humanresources.node.member.remove': { removed: number[]; failed: Array<{ userId?: number; reason?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'humanresources.node.member.remove': V3HumanresourcesNodeMemberRemoveResult
   'humanresources.node.member.set': { success?: boolean; [key: string]: unknown }
   'humanresources.node.move': V3HumanresourcesNodeEditResult
   'humanresources.node.search': V3HumanresourcesNodeChildrenResult
   'mail.mailbox.field.get': V3HumanresourcesNodeFieldGetResult
   'mail.mailbox.field.list': V3HumanresourcesNodeFieldListResult
-  'mail.mailbox.get': { item: { id: number; name?: string; email?: string; senderName?: string; [key: string]: unknown }; [key: string]: unknown }
-  'mail.mailbox.list': { items: Array<{ id: number; name?: string; email?: string; senderName?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'mail.mailbox.senders': { items: Array<{ email?: string; name?: string; sender?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'mail.mailbox.get': V3MailMailboxGetResult
+  'mail.mailbox.list': V3MailMailboxListResult
+  'mail.mailbox.senders': V3MailMailboxSendersResult
   'mail.message.createcalendarevent': { success?: boolean; eventId?: number; messageId?: number; [key: string]: unknown }
-  'mail.message.createchat': { success?: boolean; chatId?: number; messageId?: number; existing?: boolean; [key: string]: unknown }
+  'mail.message.createchat': V3MailMessageCreatechatResult
   'mail.message.createcrmactivity': boolean
   'mail.message.createfeedpost': { success?: boolean; postId?: number; messageId?: number; [key: string]: unknown }
   'mail.message.createtask': { success?: boolean; taskId?: number; messageId?: number; [key: string]: unknown }
   'mail.message.field.get': V3HumanresourcesNodeFieldGetResult
   'mail.message.field.list': V3HumanresourcesNodeFieldListResult
   'mail.message.forward': { success?: boolean; to?: string[]; [key: string]: unknown }
-  'mail.message.get': { item: { id: number; mailboxId?: number; mailboxEmail?: string; subject?: string; from?: string; to?: string; cc?: unknown; date?: string; isSeen?: boolean; hasAttachments?: boolean; url?: string; bindings?: unknown[]; body?: string; [key: string]: unknown }; [key: string]: unknown }
-  'mail.message.list': { items: Array<{ id: number; mailboxId?: number; mailboxEmail?: string; subject?: string; from?: string; to?: string; cc?: string; date?: string; isSeen?: boolean; hasAttachments?: boolean; url?: string; bindings?: unknown[]; body?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'mail.message.get': V3MailMessageGetResult
+  'mail.message.list': V3MailMessageListResult
   'mail.message.movetofolder': { success?: boolean; movedCount?: number; action?: string; [key: string]: unknown }
   'mail.message.removecrmactivity': boolean
   'mail.message.reply': { success?: boolean; to?: string[]; [key: string]: unknown }
   'mail.message.send': { success?: boolean; to?: string[]; [key: string]: unknown }
-  'mail.message.thread': Array<{ id: number; subject?: string; from?: string; to?: string; cc?: string; date?: string; body?: string; [key: string]: unknown }>
+  'mail.message.thread': V3MailMessageThreadResult
   'mail.recipient.field.get': V3HumanresourcesNodeFieldGetResult
   'mail.recipient.field.list': V3HumanresourcesNodeFieldListResult
   'mail.recipient.listcontacts': V3MailRecipientListcontactsResult
   'mail.recipient.listemployees': V3MailRecipientListcontactsResult
   'main.eventlog.field.get': V3MainEventlogFieldGetResult
   'main.eventlog.field.list': V3MainEventlogFieldListResult
-  'main.eventlog.get': { item: { id: number; timestampX?: string; severity?: string; auditTypeId?: string; moduleId?: string; itemId?: `${number}`; remoteAddr?: string; userAgent?: string; requestUri?: string; siteId?: string; userId?: number; guestId?: number; description?: string; [key: string]: unknown }; [key: string]: unknown }
+  'main.eventlog.get': V3MainEventlogGetResult
   'main.eventlog.list': V3MainEventlogListResult
   'main.eventlog.tail': V3MainEventlogListResult
   'note.collection.add': V3NoteCollectionAddResult
@@ -1789,7 +3208,7 @@ export interface V3MethodResults {
   'note.collection.field.get': V3HumanresourcesNodeFieldGetResult
   'note.collection.field.list': V3HumanresourcesNodeFieldListResult
   'note.collection.get': V3NoteCollectionAddResult
-  'note.collection.list': { items: Array<{ id: number; name?: string; position?: number; policyLevel?: string; createdBy?: number; updatedBy?: number; createdAt?: string; updatedAt?: string; [key: string]: unknown }>; nextCursor: { position?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
+  'note.collection.list': V3NoteCollectionListResult
   'note.collection.update': V3NoteCollectionAddResult
   'note.document.add': Record<string, unknown>
   'note.document.archive': { result?: boolean; [key: string]: unknown }
@@ -1799,19 +3218,19 @@ export interface V3MethodResults {
   'note.document.get': Record<string, unknown>
   'note.document.search.field.get': V3HumanresourcesNodeFieldGetResult
   'note.document.search.field.list': V3HumanresourcesNodeFieldListResult
-  'note.document.search.list': { items?: Array<{ documentId?: number; collectionId?: number | null; title?: string; score?: number; snippet?: string; sharedAccess?: boolean; [key: string]: unknown }>; hasMore?: boolean; [key: string]: unknown }
+  'note.document.search.list': V3NoteDocumentSearchListResult
   'note.document.tree.field.get': V3HumanresourcesNodeFieldGetResult
   'note.document.tree.field.list': V3HumanresourcesNodeFieldListResult
-  'note.document.tree.list': { items?: Array<{ id: number; collectionId?: number; parentId?: unknown; title?: string; position?: number; children?: Array<{ id: number; collectionId?: number; parentId?: number; title?: string; position?: number; children?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }>; truncated?: boolean; [key: string]: unknown }
-  'note.document.update': { item: { id: number; collectionId?: number; parentId?: number; title?: string; markdown?: string; position?: number; createdBy?: number; updatedBy?: number; createdAt?: string; updatedAt?: string; [key: string]: unknown }; [key: string]: unknown }
+  'note.document.tree.list': V3NoteDocumentTreeListResult
+  'note.document.update': V3NoteDocumentUpdateResult
   'note.file.add': V3NoteFileAddResult
   'note.file.field.get': V3HumanresourcesNodeFieldGetResult
   'note.file.field.list': V3HumanresourcesNodeFieldListResult
   'note.file.get': V3NoteFileAddResult
   'tasks.task.access.field.get': V3MainEventlogFieldGetResult
-  'tasks.task.access.field.list': { items: Array<{ name?: string; type?: string; title?: string; description?: string; validationRules?: unknown[]; requiredGroups?: unknown; filterable?: boolean; sortable?: boolean; editable?: boolean; multiple?: boolean; elementType?: unknown; [key: string]: unknown }>; [key: string]: unknown }
-  'tasks.task.access.get': { read?: boolean; watch?: boolean; mute?: boolean; createSubtask?: boolean; createResult?: boolean; edit?: boolean; remove?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; take?: boolean; delegate?: boolean; defer?: boolean; renew?: boolean; deadline?: boolean; datePlan?: boolean; changeDirector?: boolean; changeResponsible?: boolean; changeAccomplices?: boolean; pause?: boolean; timeTracking?: boolean; mark?: boolean; changeStatus?: boolean; reminder?: boolean; addAuditors?: boolean; elapsedTime?: boolean; favorite?: boolean; checklistAdd?: boolean; checklistEdit?: boolean; checklistSave?: boolean; checklistToggle?: boolean; automate?: boolean; resultEdit?: boolean; completeResult?: boolean; removeResult?: boolean; resultRead?: boolean; admin?: boolean; copy?: boolean; saveAsTemplate?: boolean; attachFile?: boolean; detachFile?: boolean; detachParent?: boolean; createGanttDependence?: boolean; sort?: boolean; [key: string]: unknown }
-  'tasks.task.add': { item: { id: number; title?: string; description?: string; deadline?: string; needsControl?: boolean; startPlan?: unknown; endPlan?: unknown; fileIds?: unknown; checklist?: unknown[]; epicId?: unknown; storyPoints?: unknown; priority?: string; status?: string; statusChanged?: unknown; parentId?: unknown; containsChecklist?: boolean; containsSubTasks?: boolean; containsRelatedTasks?: boolean; containsGanttLinks?: boolean; containsPlacements?: boolean; containsResults?: boolean; numberOfReminders?: number; chatId?: number; plannedDuration?: number; actualDuration?: number; durationType?: string; started?: unknown; estimatedTime?: number; replicate?: boolean; changed?: string; closed?: unknown; activity?: string; guid?: string; xmlId?: unknown; exchangeId?: unknown; exchangeModified?: unknown; outlookVersion?: number; mark?: string; allowsChangeDeadline?: boolean; allowsTimeTracking?: boolean; matchesWorkTime?: boolean; addInReport?: unknown; isMultitask?: boolean; siteId?: string; deadlineCount?: unknown; declineReason?: unknown; forumTopicId?: unknown; link?: string; rights?: { read?: boolean; watch?: boolean; mute?: boolean; createResult?: boolean; edit?: boolean; remove?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; take?: boolean; delegate?: boolean; defer?: boolean; renew?: boolean; deadline?: boolean; datePlan?: boolean; changeDirector?: boolean; changeResponsible?: boolean; changeAccomplices?: boolean; pause?: boolean; timeTracking?: boolean; mark?: boolean; changeStatus?: boolean; reminder?: boolean; addAuditors?: boolean; elapsedTime?: boolean; favorite?: boolean; checklistAdd?: boolean; checklistEdit?: boolean; checklistSave?: boolean; checklistToggle?: boolean; automate?: boolean; resultEdit?: boolean; completeResult?: boolean; removeResult?: boolean; resultRead?: boolean; admin?: boolean; createSubtask?: boolean; copy?: boolean; saveAsTemplate?: boolean; attachFile?: boolean; detachFile?: boolean; detachParent?: boolean; createGanttDependence?: boolean; sort?: boolean; [key: string]: unknown }; archiveLink?: string; crmItemIds?: string[]; requireResult?: boolean; matchesSubTasksTime?: boolean; autocompleteSubTasks?: boolean; allowsChangeDatePlan?: boolean; maxDeadlineChangeDate?: unknown; maxDeadlineChanges?: unknown; requireDeadlineChangeReason?: boolean; inFavorite?: unknown[]; inPin?: unknown[]; inGroupPin?: unknown[]; inMute?: unknown[]; dependsOn?: unknown[]; scenarios?: string[]; [key: string]: unknown }; [key: string]: unknown }
+  'tasks.task.access.field.list': V3TasksTaskAccessFieldListResult
+  'tasks.task.access.get': V3TasksTaskAccessGetResult
+  'tasks.task.add': V3TasksTaskAddResult
   'tasks.task.chat.message.field.get': V3TasksTaskChatMessageFieldGetResult
   'tasks.task.chat.message.field.list': V3MainEventlogFieldListResult
   'tasks.task.chat.message.send': { result?: boolean; [key: string]: unknown }
@@ -1821,15 +3240,15 @@ export interface V3MethodResults {
   'tasks.task.file.attach': { result?: boolean; [key: string]: unknown }
   'tasks.task.file.field.get': V3TasksTaskChatMessageFieldGetResult
   'tasks.task.file.field.list': V3MainEventlogFieldListResult
-  'tasks.task.get': { item: { id: number; title?: string; description?: string; responsible?: { name?: string; email?: string; [key: string]: unknown }; deadline?: string; needsControl?: boolean; startPlan?: unknown; endPlan?: unknown; fileIds?: unknown; checklist?: number[]; epicId?: unknown; storyPoints?: unknown; priority?: string; status?: string; statusChanged?: string; parentId?: unknown; containsChecklist?: boolean; containsSubTasks?: boolean; containsRelatedTasks?: boolean; containsGanttLinks?: boolean; containsPlacements?: boolean; containsResults?: boolean; numberOfReminders?: number; chatId?: number; plannedDuration?: number; actualDuration?: number; durationType?: string; started?: unknown; estimatedTime?: number; replicate?: boolean; changed?: string; closed?: unknown; activity?: string; guid?: string; xmlId?: unknown; exchangeId?: unknown; exchangeModified?: unknown; outlookVersion?: number; mark?: string; allowsChangeDeadline?: boolean; allowsTimeTracking?: boolean; matchesWorkTime?: boolean; addInReport?: unknown; isMultitask?: boolean; siteId?: string; deadlineCount?: unknown; declineReason?: unknown; forumTopicId?: unknown; link?: string; rights?: { read?: boolean; watch?: boolean; mute?: boolean; createResult?: boolean; edit?: boolean; remove?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; take?: boolean; delegate?: boolean; defer?: boolean; renew?: boolean; deadline?: boolean; datePlan?: boolean; changeDirector?: boolean; changeResponsible?: boolean; changeAccomplices?: boolean; pause?: boolean; timeTracking?: boolean; mark?: boolean; changeStatus?: boolean; reminder?: boolean; addAuditors?: boolean; elapsedTime?: boolean; favorite?: boolean; checklistAdd?: boolean; checklistEdit?: boolean; checklistSave?: boolean; checklistToggle?: boolean; automate?: boolean; resultEdit?: boolean; completeResult?: boolean; removeResult?: boolean; resultRead?: boolean; admin?: boolean; createSubtask?: boolean; copy?: boolean; saveAsTemplate?: boolean; attachFile?: boolean; detachFile?: boolean; detachParent?: boolean; createGanttDependence?: boolean; sort?: boolean; [key: string]: unknown }; archiveLink?: string; crmItemIds?: string[]; requireResult?: boolean; matchesSubTasksTime?: boolean; autocompleteSubTasks?: boolean; allowsChangeDatePlan?: boolean; maxDeadlineChangeDate?: unknown; maxDeadlineChanges?: unknown; requireDeadlineChangeReason?: boolean; inFavorite?: unknown[]; inPin?: unknown[]; inGroupPin?: unknown[]; inMute?: unknown[]; dependsOn?: unknown[]; scenarios?: string[]; [key: string]: unknown }; [key: string]: unknown }
-  'tasks.task.list': { items: Array<{ id: number; title?: string; responsibleId?: number; deadline?: string | null; status?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'tasks.task.result.add': { item: { id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; updatedAt?: unknown; status?: string; fileIds?: unknown[]; rights?: { edit?: boolean; remove?: boolean; [key: string]: unknown }; messageId?: unknown; [key: string]: unknown }; [key: string]: unknown }
-  'tasks.task.result.addfromchatmessage': { item: { id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; updatedAt?: unknown; status?: string; fileIds?: unknown[]; rights?: { edit?: boolean; remove?: boolean; [key: string]: unknown }; messageId?: number; [key: string]: unknown }; [key: string]: unknown }
+  'tasks.task.get': V3TasksTaskGetResult
+  'tasks.task.list': V3TasksTaskListResult
+  'tasks.task.result.add': V3TasksTaskResultAddResult
+  'tasks.task.result.addfromchatmessage': V3TasksTaskResultAddfromchatmessageResult
   'tasks.task.result.delete': { result?: boolean; [key: string]: unknown }
-  'tasks.task.result.list': { items: Array<{ id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; status?: string; messageId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
-  'tasks.task.result.update': { item: { id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; updatedAt?: string; status?: string; fileIds?: unknown[]; rights?: { edit?: boolean; remove?: boolean; [key: string]: unknown }; messageId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+  'tasks.task.result.list': V3TasksTaskResultListResult
+  'tasks.task.result.update': V3TasksTaskResultUpdateResult
   'tasks.task.update': { result?: boolean; [key: string]: unknown }
-  'timeman.record.field.get': { item: { name?: string; type?: string; title?: string; filterable?: boolean; sortable?: boolean; [key: string]: unknown }; [key: string]: unknown }
+  'timeman.record.field.get': V3TimemanRecordFieldGetResult
   'timeman.record.field.list': V3HumanresourcesNodeFieldListResult
-  'timeman.record.list': { items: Array<{ id: number; startTime?: string; endTime?: string; duration?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'timeman.record.list': V3TimemanRecordListResult
 }
