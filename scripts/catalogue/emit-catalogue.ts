@@ -1,4 +1,4 @@
-import type { DocMethod } from './doc-model.js'
+import type { DocMethod, DocParam, EntityFields } from './doc-model.js'
 import { shapeType } from './result-shape.js'
 import { isPattern, objectType, tsType } from './ts-types.js'
 
@@ -51,12 +51,49 @@ function methodDoc(method: DocMethod): string {
 function paramsType(method: DocMethod): string {
   if (method.params === null) return 'Obj'
   if (method.params.length === 0) return 'NoParams'
+  if (method.entityFields !== undefined) return entityParamsType(method.params, method.entityFields)
   const fields = objectType(method.params, false)
   const groups = (method.oneOf ?? []).map(
     (group) =>
       `(${group.map((name) => `{ ${name}: ${tsType(method.params?.find((param) => param.name === name) ?? { name, docType: '', required: true })} }`).join(' | ')})`,
   )
   return [fields, ...groups].join(' & ')
+}
+
+/**
+ * The parameters of a method whose `fields` the page lists per CRM object type (`crm.item.add`): a union of one
+ * object per numbered type, its `entityTypeId` that number (`2 | '2'`) and its `fields` that type's fields, and last
+ * one for any `entityTypeId` (an SPA's, a variable) whose `fields` are every field any type lists. An editor completes
+ * `fields` of the type a literal `entityTypeId` names (TypeScript picks the union's members by it); every `fields`
+ * takes other keys too (custom fields).
+ */
+function entityParamsType(params: readonly DocParam[], entities: readonly EntityFields[]): string {
+  const withFields = (fields: readonly DocParam[]): string =>
+    objectType(
+      params.map((param) => (param.name === 'fields' ? { ...param, nested: fields } : param)),
+      false,
+    )
+  const numbered = entities.flatMap((entity) => {
+    if (entity.entityTypeId === undefined) return []
+    const id = entity.entityTypeId
+    const type = withFields(entity.fields)
+    if (!type.includes('entityTypeId: NumericId'))
+      throw new Error('an entity tab without entityTypeId: NumericId')
+    return [type.replace('entityTypeId: NumericId', `entityTypeId: ${id} | '${id}'`)]
+  })
+  return [...numbered, withFields(everyField(entities))].join(' | ')
+}
+
+/** Every field any type lists, once, typed as the first type types it (`unknown` where the types differ). */
+function everyField(entities: readonly EntityFields[]): DocParam[] {
+  const byName = new Map<string, DocParam>()
+  for (const field of entities.flatMap((entity) => entity.fields)) {
+    const seen = byName.get(field.name)
+    if (seen === undefined) byName.set(field.name, field)
+    else if (tsType(seen) !== tsType(field))
+      byName.set(field.name, { ...seen, docType: 'any', nested: undefined })
+  }
+  return [...byName.values()]
 }
 
 /** The `@deprecated` note of a method the docs name no replacement for. */

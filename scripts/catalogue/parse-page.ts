@@ -1,5 +1,5 @@
 import { writesData } from './access.js'
-import type { DocMethod, DocParam, ParseProblem } from './doc-model.js'
+import type { DocMethod, DocParam, EntityFields, ParseProblem } from './doc-model.js'
 import { correctedAnswer, correctedJson, correctedName } from './errata.js'
 import { isDottedName, methodOfPage } from './method-name.js'
 import { type DocError, readNotFound } from './not-found-answer.js'
@@ -43,6 +43,9 @@ export function parsePage(page: string, text: string): PageResult {
   const read = readParams(page, body, problems, counter)
   const oneOf = read === null ? [] : eitherOrGroups(body, read)
   const params = oneOf.length === 0 || read === null ? read : withoutGroupRequirement(read, oneOf)
+  const entityFields = read?.some((param) => param.name === 'fields' && param.nested === undefined)
+    ? readEntityTabs(page, body, problems, counter)
+    : []
   return {
     method: {
       name,
@@ -54,6 +57,7 @@ export function parsePage(page: string, text: string): PageResult {
       writes: writesData(name),
       params,
       ...(oneOf.length > 0 ? { oneOf } : {}),
+      ...(entityFields.length > 0 ? { entityFields } : {}),
       ...readResult(page, text, body),
       ...notFoundOf(text),
       page: page.replace(/\.md$/, ''),
@@ -158,6 +162,37 @@ function readParams(
   }
   const anchors = anchoredTables(body)
   return readRows(page, table, anchors, problems, counter, 0, new Set())
+}
+
+/** The `## Method Parameters` section of a page (code blanked), or '' when it has none. */
+function paramsSection(body: string): string {
+  const heading = /^## +(Method )?Parameters\b.*$/im.exec(body)
+  if (heading === null) return ''
+  const next = body.slice(heading.index + 3).search(/^## /m)
+  return body.slice(heading.index, next < 0 ? body.length : heading.index + 3 + next)
+}
+
+/**
+ * The fields of `fields` per CRM object type, where the parameters section lists them in tabs, one per type, each
+ * saying "CRM object identifier **entityTypeId:** `2`" above its table (`crm.item.add`, `crm.item.update`).
+ */
+function readEntityTabs(
+  page: string,
+  body: string,
+  problems: ParseProblem[],
+  counter: RowCounter,
+): EntityFields[] {
+  const tabs = /\{% list tabs %\}([\s\S]*?)\{% endlist %\}/.exec(paramsSection(body))?.[1] ?? ''
+  if (!/\*\*entityTypeId:\*\*/.test(tabs)) return []
+  const anchors = anchoredTables(body)
+  return tabs.split(/^- (?=\S)/m).flatMap((tab) => {
+    const title = /^.*/.exec(tab)?.[0]?.trim() ?? ''
+    const table = readTables(tab).find((candidate) => candidate.hasHeader)
+    if (title === '' || table === undefined) return []
+    const fields = readRows(page, table, anchors, problems, counter, 1, new Set())
+    const id = /\*\*entityTypeId:\*\*\s*`(\d+)`/.exec(tab)?.[1]
+    return [id === undefined ? { title, fields } : { title, entityTypeId: Number(id), fields }]
+  })
 }
 
 /** Headings of the section that shows a method's answer. */
