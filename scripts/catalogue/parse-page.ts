@@ -234,6 +234,15 @@ function notFoundOf(text: string): { notFound?: DocError } {
   return notFound === undefined ? {} : { notFound }
 }
 
+/** The rows of the table under the `{#anchor}` heading of a page (`text`), or undefined when it has none. */
+export function readAnchoredTable(page: string, text: string, anchor: string): DocParam[] | undefined {
+  const body = blankCode(text)
+  const anchors = anchoredTables(body)
+  const table = anchors.get(anchor)
+  if (table === undefined) return undefined
+  return readRows(page, table, anchors, [], { rows: 0, untyped: 0 }, 1, new Set([anchor]))
+}
+
 /** Tables under headings with an `{#anchor}`, by anchor. */
 function anchoredTables(body: string): Map<string, YfmTable> {
   const tables = new Map<string, YfmTable>()

@@ -21170,7 +21170,143 @@ export interface V3MethodParams {
     /** Creator's identifier. */
     creatorId: NumericId;
     /** Executor's identifier. */
-    responsibleId: NumericId; [k: string]: unknown } }
+    responsibleId: NumericId;
+    /** Task identifier */
+    id?: NumericId;
+    /** Task description */
+    description?: string;
+    /** Creation date in ISO-8601 format */
+    created?: string;
+    /** Deadline in ISO-8601 format, for example, 2025-12-31T23:59:59+02:00 */
+    deadline?: string;
+    /** Task control by the creator. */
+    needsControl?: Flag;
+    /** Planned start date in ISO-8601 format, for example, 2025-12-31T06:00:00+02:00 */
+    startPlan?: string;
+    /** Planned end date in ISO-8601 format, for example, 2025-12-31T18:00:00+02:00 */
+    endPlan?: string;
+    /** Identifiers of checklist items. */
+    checklist?: readonly unknown[];
+    /** Group/project identifier. */
+    groupId?: NumericId;
+    /** Stage identifier. */
+    stageId?: NumericId;
+    /** Epic identifier. */
+    epicId?: NumericId;
+    /** Story points. */
+    storyPoints?: number;
+    /** Flow identifier. */
+    flowId?: NumericId;
+    /** Task priority. */
+    priority?: string;
+    /** Task status. */
+    status?: string;
+    /** Status change date in ISO 8601 format */
+    statusChanged?: string;
+    /** Parent task identifier. */
+    parentId?: NumericId;
+    /** Indicates the presence of a checklist. */
+    containsChecklist?: Flag;
+    /** Indicates the presence of subtasks. */
+    containsSubTasks?: Flag;
+    /** Indicates the presence of related tasks. */
+    containsRelatedTasks?: Flag;
+    /** Indicates the presence of Gantt links. */
+    containsGanttLinks?: Flag;
+    /** Indicates the presence of integrations. */
+    containsPlacements?: Flag;
+    /** Indicates the presence of results. */
+    containsResults?: Flag;
+    /** Number of reminders for the task. */
+    numberOfReminders?: number;
+    /** Task chat identifier. */
+    chatId?: NumericId;
+    /** Planned duration */
+    plannedDuration?: number;
+    /** Actual duration */
+    actualDuration?: number;
+    /** Unit of planned duration. */
+    durationType?: string;
+    /** Start date of execution in ISO 8601 format */
+    started?: string;
+    /** Time estimate in seconds */
+    estimatedTime?: number;
+    /** Indicates a recurring task. */
+    replicate?: Flag;
+    /** Change date in ISO 8601 format */
+    changed?: string;
+    /** Identifier of the user who changed the task */
+    changedById?: NumericId;
+    /** Identifier of the user who changed the status */
+    statusChangedById?: NumericId;
+    /** Identifier of the user who closed the task */
+    closedById?: NumericId;
+    /** Closing date in ISO 8601 format */
+    closed?: string;
+    /** Date of last activity in ISO 8601 format */
+    activity?: string;
+    /** Task GUID identifier */
+    guid?: string;
+    /** External identifier */
+    xmlId?: string;
+    /** Exchange identifier */
+    exchangeId?: string;
+    /** Date of modification in Exchange */
+    exchangeModified?: string;
+    /** Version of synchronization with Outlook */
+    outlookVersion?: number;
+    /** Task rating. */
+    mark?: string;
+    /** Allowed to change the deadline. */
+    allowsChangeDeadline?: Flag;
+    /** Time tracking enabled for the task. */
+    allowsTimeTracking?: Flag;
+    /** Consider working hours. */
+    matchesWorkTime?: Flag;
+    /** Add to report. */
+    addInReport?: Flag;
+    /** Indicates "base task with subtasks". */
+    isMultitask?: Flag;
+    /** Site identifier */
+    siteId?: string;
+    /** Identifier of the template if the task was created from a template */
+    forkedByTemplateId?: NumericId;
+    /** Date after which the deadline cannot be changed, in ISO 8601 format */
+    maxDeadlineChangeDate?: string;
+    /** Maximum number of deadline extensions */
+    maxDeadlineChanges?: number;
+    /** Require a reason when changing the deadline. */
+    requireDeadlineChangeReason?: Flag;
+    /** Link to the task */
+    link?: string;
+    /** Array of actions that the user can perform with the task */
+    rights?: readonly unknown[];
+    /** Link to the archive for downloading all task files */
+    archiveLink?: string;
+    /** Array of identifiers of related CRM objects in the format: - L_XX — lead, - D_XX — deal - C_XX — co… */
+    crmItemIds?: readonly unknown[];
+    /** Identifier of the email from which the task was created */
+    emailId?: NumericId;
+    /** Require a result. */
+    requireResult?: Flag;
+    /** Consider subtasks deadlines. */
+    matchesSubTasksTime?: Flag;
+    /** Auto-completion of subtasks. */
+    autocompleteSubTasks?: Flag;
+    /** Allowed to change planned dates. */
+    allowsChangeDatePlan?: Flag;
+    /** Indicates "in favorites". */
+    inFavorite?: readonly unknown[];
+    /** Indicates "task pinned". */
+    inPin?: readonly unknown[];
+    /** Indicates "task pinned in group". */
+    inGroupPin?: readonly unknown[];
+    /** Indicates "mute". */
+    inMute?: readonly unknown[];
+    /** Dependencies on tasks */
+    dependsOn?: readonly unknown[];
+    /** Task creation scenario. */
+    scenarios?: readonly unknown[]; [k: string]: unknown } }
   /** Get Chat Message Field of Task. Scope: tasks. */
   'tasks.task.chat.message.field.get': {
     /** The name of the field whose description is to be retrieved */
@@ -21276,7 +21412,149 @@ export interface V3MethodParams {
     /** Task identifier. */
     id: NumericId;
     /** Values of the task fields to be updated. */
-    fields: Obj }
+    fields: {
+    /** Task identifier */
+    id?: NumericId;
+    /** Task title, a required field for creating a task */
+    title?: string;
+    /** Task description */
+    description?: string;
+    /** Creator identifier, a required field for creating a task */
+    creatorId?: NumericId;
+    /** Creation date in ISO-8601 format */
+    created?: string;
+    /** Assignee identifier, a required field for creating a task */
+    responsibleId?: NumericId;
+    /** Deadline in ISO-8601 format, for example, 2025-12-31T23:59:59+02:00 */
+    deadline?: string;
+    /** Task control by the creator. */
+    needsControl?: Flag;
+    /** Planned start date in ISO-8601 format, for example, 2025-12-31T06:00:00+02:00 */
+    startPlan?: string;
+    /** Planned end date in ISO-8601 format, for example, 2025-12-31T18:00:00+02:00 */
+    endPlan?: string;
+    /** Identifiers of checklist items. */
+    checklist?: readonly unknown[];
+    /** Group/project identifier. */
+    groupId?: NumericId;
+    /** Stage identifier. */
+    stageId?: NumericId;
+    /** Epic identifier. */
+    epicId?: NumericId;
+    /** Story points. */
+    storyPoints?: number;
+    /** Flow identifier. */
+    flowId?: NumericId;
+    /** Task priority. */
+    priority?: string;
+    /** Task status. */
+    status?: string;
+    /** Status change date in ISO 8601 format */
+    statusChanged?: string;
+    /** Parent task identifier. */
+    parentId?: NumericId;
+    /** Indicates the presence of a checklist. */
+    containsChecklist?: Flag;
+    /** Indicates the presence of subtasks. */
+    containsSubTasks?: Flag;
+    /** Indicates the presence of related tasks. */
+    containsRelatedTasks?: Flag;
+    /** Indicates the presence of Gantt links. */
+    containsGanttLinks?: Flag;
+    /** Indicates the presence of integrations. */
+    containsPlacements?: Flag;
+    /** Indicates the presence of results. */
+    containsResults?: Flag;
+    /** Number of reminders for the task. */
+    numberOfReminders?: number;
+    /** Task chat identifier. */
+    chatId?: NumericId;
+    /** Planned duration */
+    plannedDuration?: number;
+    /** Actual duration */
+    actualDuration?: number;
+    /** Unit of planned duration. */
+    durationType?: string;
+    /** Start date of execution in ISO 8601 format */
+    started?: string;
+    /** Time estimate in seconds */
+    estimatedTime?: number;
+    /** Indicates a recurring task. */
+    replicate?: Flag;
+    /** Change date in ISO 8601 format */
+    changed?: string;
+    /** Identifier of the user who changed the task */
+    changedById?: NumericId;
+    /** Identifier of the user who changed the status */
+    statusChangedById?: NumericId;
+    /** Identifier of the user who closed the task */
+    closedById?: NumericId;
+    /** Closing date in ISO 8601 format */
+    closed?: string;
+    /** Date of last activity in ISO 8601 format */
+    activity?: string;
+    /** Task GUID identifier */
+    guid?: string;
+    /** External identifier */
+    xmlId?: string;
+    /** Exchange identifier */
+    exchangeId?: string;
+    /** Date of modification in Exchange */
+    exchangeModified?: string;
+    /** Version of synchronization with Outlook */
+    outlookVersion?: number;
+    /** Task rating. */
+    mark?: string;
+    /** Allowed to change the deadline. */
+    allowsChangeDeadline?: Flag;
+    /** Time tracking enabled for the task. */
+    allowsTimeTracking?: Flag;
+    /** Consider working hours. */
+    matchesWorkTime?: Flag;
+    /** Add to report. */
+    addInReport?: Flag;
+    /** Indicates "base task with subtasks". */
+    isMultitask?: Flag;
+    /** Site identifier */
+    siteId?: string;
+    /** Identifier of the template if the task was created from a template */
+    forkedByTemplateId?: NumericId;
+    /** Date after which the deadline cannot be changed, in ISO 8601 format */
+    maxDeadlineChangeDate?: string;
+    /** Maximum number of deadline extensions */
+    maxDeadlineChanges?: number;
+    /** Require a reason when changing the deadline. */
+    requireDeadlineChangeReason?: Flag;
+    /** Link to the task */
+    link?: string;
+    /** Array of actions that the user can perform with the task */
+    rights?: readonly unknown[];
+    /** Link to the archive for downloading all task files */
+    archiveLink?: string;
+    /** Array of identifiers of related CRM objects in the format: - L_XX — lead, - D_XX — deal - C_XX — co… */
+    crmItemIds?: readonly unknown[];
+    /** Identifier of the email from which the task was created */
+    emailId?: NumericId;
+    /** Require a result. */
+    requireResult?: Flag;
+    /** Consider subtasks deadlines. */
+    matchesSubTasksTime?: Flag;
+    /** Auto-completion of subtasks. */
+    autocompleteSubTasks?: Flag;
+    /** Allowed to change planned dates. */
+    allowsChangeDatePlan?: Flag;
+    /** Indicates "in favorites". */
+    inFavorite?: readonly unknown[];
+    /** Indicates "task pinned". */
+    inPin?: readonly unknown[];
+    /** Indicates "task pinned in group". */
+    inGroupPin?: readonly unknown[];
+    /** Indicates "mute". */
+    inMute?: readonly unknown[];
+    /** Dependencies on tasks */
+    dependsOn?: readonly unknown[];
+    /** Task creation scenario. */
+    scenarios?: readonly unknown[]; [k: string]: unknown } }
   /** Get the Record Field of Working Time. Scope: timeman. */
   'timeman.record.field.get': {
     /** The name of the field whose description is to be retrieved. */
