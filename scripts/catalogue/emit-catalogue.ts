@@ -63,7 +63,7 @@ function paramsType(method: DocMethod): string {
 /**
  * The parameters of a method whose `fields` the page lists per CRM object type (`crm.item.add`): a union of one
  * object per numbered type, its `entityTypeId` that number (`2 | '2'`) and its `fields` that type's fields, and last
- * one for any `entityTypeId` (an SPA's, a variable) whose `fields` are every field any type lists. An editor completes
+ * one for any `entityTypeId` (an SPA's, a variable) whose `fields` are those every type lists. An editor completes
  * `fields` of the type a literal `entityTypeId` names (TypeScript picks the union's members by it); every `fields`
  * takes other keys too (custom fields).
  */
@@ -81,19 +81,23 @@ function entityParamsType(params: readonly DocParam[], entities: readonly Entity
       throw new Error('an entity tab without entityTypeId: NumericId')
     return [type.replace('entityTypeId: NumericId', `entityTypeId: ${id} | '${id}'`)]
   })
-  return [...numbered, withFields(everyField(entities))].join(' | ')
+  return [...numbered, withFields(commonFields(entities))].join(' | ')
 }
 
-/** Every field any type lists, once, typed as the first type types it (`unknown` where the types differ). */
-function everyField(entities: readonly EntityFields[]): DocParam[] {
-  const byName = new Map<string, DocParam>()
-  for (const field of entities.flatMap((entity) => entity.fields)) {
-    const seen = byName.get(field.name)
-    if (seen === undefined) byName.set(field.name, field)
-    else if (tsType(seen) !== tsType(field))
-      byName.set(field.name, { ...seen, docType: 'any', nested: undefined })
-  }
-  return [...byName.values()]
+/**
+ * The fields every type lists, typed as the first type types them (`unknown` where the types differ). Not every
+ * field any type lists: TypeScript picks by a literal `entityTypeId` both its type's member and this one (whose
+ * `entityTypeId` takes any id), and completes the fields of both.
+ */
+function commonFields(entities: readonly EntityFields[]): DocParam[] {
+  const [first, ...rest] = entities
+  return (first?.fields ?? []).flatMap((field) => {
+    const same = rest.map((entity) => entity.fields.find((other) => other.name === field.name))
+    if (same.some((other) => other === undefined)) return []
+    return same.every((other) => other !== undefined && tsType(other) === tsType(field))
+      ? [field]
+      : [{ ...field, docType: 'any', nested: undefined }]
+  })
 }
 
 /** The `@deprecated` note of a method the docs name no replacement for. */
