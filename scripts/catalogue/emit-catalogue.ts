@@ -235,15 +235,28 @@ export function emitTypes(methods: readonly DocMethod[], source: DocsSource): st
   const block = (version: 'v2' | 'v3', name: string, what: string): string => {
     const lines = methods
       .filter((method) => method.version === version)
-      .flatMap((method) => [methodDoc(method), `  '${method.name}': ${paramsType(method)}`])
+      .flatMap((method) => [
+        methodDoc(method),
+        `  '${method.name}': ${method.entityFields ? paramsAlias(method) : paramsType(method)}`,
+      ])
     return [`/** ${what} */`, `export interface ${name} {`, ...lines, '}', ''].join('\n')
   }
+  // The unions of parameters per CRM object type, named: a hover on `make` prints `params: CrmItemAddParams`, not
+  // every type's fields.
+  const named = methods
+    .filter((method) => method.entityFields !== undefined)
+    .flatMap((method) => [
+      `/** The parameters of ${method.name}, its \`fields\` per CRM object type (\`entityTypeId\`). */`,
+      `export type ${paramsAlias(method)} = ${paramsType(method)}`,
+      '',
+    ])
   return [
     header(source, 'The parameters of every documented REST method, by API version and method name.'),
     ...CALL_MAKE_IMPORTS,
     "import type { Flag, Id, NoParams, NumericId, Obj } from './doc-types.js'",
     "import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'",
     '',
+    ...named,
     block('v2', 'V2MethodParams', 'Parameters of every documented REST v2 method, by method name.'),
     callMakeBlock(methods, 'v2'),
     block('v3', 'V3MethodParams', 'Parameters of every documented REST v3 method, by method name.'),
@@ -337,8 +350,18 @@ const NAMED_MIN_LENGTH = 100
 
 /** `TasksTaskStartResult` for `tasks.task.start` in v2, `V3TasksTaskGetResult` in v3. */
 function resultAlias(method: DocMethod): string {
+  return typeName(method, 'Result')
+}
+
+/** `CrmItemAddParams` for `crm.item.add`: the name of its parameters type, where they are named. */
+function paramsAlias(method: DocMethod): string {
+  return typeName(method, 'Params')
+}
+
+/** The method's name in PascalCase, `V3` before a v3 method's, `what` after it. */
+function typeName(method: DocMethod, what: string): string {
   const words = method.name.split(/[^A-Za-z0-9]+/).map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-  return `${method.version === 'v3' ? 'V3' : ''}${words.join('')}Result`
+  return `${method.version === 'v3' ? 'V3' : ''}${words.join('')}${what}`
 }
 
 /**
