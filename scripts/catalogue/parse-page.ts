@@ -136,7 +136,8 @@ function deprecation(text: string): string | undefined {
 
 /**
  * The parameters: the first table of the `## Method Parameters` section (or, without that heading, a `Name` table
- * before the first `##` heading). An empty list when the page says the method takes no parameters.
+ * before the first `##` heading), or its first table of typed parameters without a header row. An empty list when
+ * the page says the method takes no parameters.
  */
 function readParams(
   page: string,
@@ -149,7 +150,8 @@ function readParams(
   const nextH2 = body.slice(sectionStart + 3).search(/^## /m)
   const sectionEnd = nextH2 < 0 ? body.length : sectionStart + 3 + nextH2
   const section = body.slice(sectionStart, sectionEnd)
-  const table = readTables(section).find((candidate) => candidate.hasHeader)
+  const tables = readTables(section)
+  const table = tables.find((candidate) => candidate.hasHeader) ?? tables.find(isHeaderlessParamTable)
   if (table === undefined) {
     if (
       /no parameters|without parameters|does not (take|accept|require) (any )?parameters|has no parameters/i.test(
@@ -193,6 +195,16 @@ function readEntityTabs(
     const id = /\*\*entityTypeId:\*\*\s*`(\d+)`/.exec(tab)?.[1]
     return [id === undefined ? { title, fields } : { title, entityTypeId: Number(id), fields }]
   })
+}
+
+/**
+ * A table without its `Name` header row whose every row is a typed parameter (`**TASKID***` `integer`:
+ * task.elapseditem.isActionAllowed).
+ */
+function isHeaderlessParamTable(table: YfmTable): boolean {
+  return (
+    table.rows.length > 0 && table.rows.every((cells) => (readRow(cells[0] ?? '', '')?.docType ?? '') !== '')
+  )
 }
 
 /** Headings of the section that shows a method's answer. */

@@ -16350,8 +16350,14 @@ export interface V2MethodParams {
     PARAMS?: Obj }
   /** Get a List of Methods and Their Descriptions. Scope: task. */
   'task.elapseditem.getmanifest': NoParams
-  /** Check Action Permission for. Scope: task. Parameters not typed (any key is taken): its page, api-reference/tasks/elapsed-item/task-elapsed-item-is-action-allowed, has no parameter table. */
-  'task.elapseditem.isActionAllowed': Obj
+  /** Check Action Permission for. Scope: task. */
+  'task.elapseditem.isActionAllowed': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Identifier of the time spent record. */
+    ITEMID: NumericId;
+    /** Action identifier: - 1 — add a new record (ACTION_ELAPSED_TIME_ADD) - 2 — modify a record (ACTION_E… */
+    ACTIONID: NumericId }
   /** Update Time Entry. Scope: task. */
   'task.elapseditem.update': {
     /** Task identifier. */
@@ -19469,7 +19475,7 @@ export type V2MethodCall =
   | MethodCall<V2MethodParams, 'task.elapseditem.get'>
   | OptionalParamsCall<V2MethodParams, 'task.elapseditem.getlist'>
   | OptionalParamsCall<V2MethodParams, 'task.elapseditem.getmanifest'>
-  | OptionalParamsCall<V2MethodParams, 'task.elapseditem.isActionAllowed'>
+  | MethodCall<V2MethodParams, 'task.elapseditem.isActionAllowed'>
   | MethodCall<V2MethodParams, 'task.elapseditem.update'>
   | OptionalParamsCall<V2MethodParams, 'task.item.add'>
   | OptionalParamsCall<V2MethodParams, 'task.item.addfile'>
