@@ -379,7 +379,7 @@ export function emitResults(methods: readonly DocMethod[], source: DocsSource): 
     if (type.length < NAMED_MIN_LENGTH) continue
     let alias = aliases.get(type)
     if (alias === undefined) {
-      // Two spellings of one name (`crm.item.productrow.add`, `crm.item.productRow.add`) get a number.
+      // Two spellings of one name (`a.b.getList`, `a.b.get.list`) would get a number.
       const base = resultAlias(method)
       let name = base
       for (let n = 2; names.has(name); n++) name = `${base}${n}`

@@ -13,8 +13,6 @@ export const LINKED_FIELDS: readonly {
   /** The page that lists the fields, and the `{#anchor}` of its table. */
   readonly page: string
   readonly anchor: string
-  /** Why rows are left out. */
-  readonly rule: string
   /** Whether a row is one the call sends. */
   readonly sent: (row: DocParam) => boolean
 }[] = [
@@ -24,8 +22,7 @@ export const LINKED_FIELDS: readonly {
     page: 'api-reference/tasks/fields-rest-v3.md',
     anchor: 'taskdto',
     // fields-rest-v3.md: "Use the identifier field in the methods for creating and updating a task. Use the object
-    // field in the method for getting a task."
-    rule: 'the object fields (creator, group, ...) are read by tasks.task.get; their identifier fields are sent',
+    // field in the method for getting a task.": the object fields (creator, group) are left out.
     sent: (row: DocParam) => !/object/.test(row.docType),
   })),
 ]

@@ -145,11 +145,8 @@ function readParams(
   problems: ParseProblem[],
   counter: RowCounter,
 ): DocParam[] | null {
-  const heading = /^## +(Method )?Parameters\b.*$/im.exec(body)
-  const sectionStart = heading ? heading.index : (/^> Scope:/m.exec(body)?.index ?? 0)
-  const nextH2 = body.slice(sectionStart + 3).search(/^## /m)
-  const sectionEnd = nextH2 < 0 ? body.length : sectionStart + 3 + nextH2
-  const section = body.slice(sectionStart, sectionEnd)
+  const heading = PARAMS_HEADING.exec(body)
+  const section = sectionAt(body, heading ? heading.index : (/^> Scope:/m.exec(body)?.index ?? 0))
   const tables = readTables(section)
   const table = tables.find((candidate) => candidate.hasHeader) ?? tables.find(isHeaderlessParamTable)
   if (table === undefined) {
@@ -166,12 +163,13 @@ function readParams(
   return readRows(page, table, anchors, problems, counter, 0, new Set())
 }
 
-/** The `## Method Parameters` section of a page (code blanked), or '' when it has none. */
-function paramsSection(body: string): string {
-  const heading = /^## +(Method )?Parameters\b.*$/im.exec(body)
-  if (heading === null) return ''
-  const next = body.slice(heading.index + 3).search(/^## /m)
-  return body.slice(heading.index, next < 0 ? body.length : heading.index + 3 + next)
+/** The heading of a page's parameters section. */
+const PARAMS_HEADING = /^## +(Method )?Parameters\b.*$/im
+
+/** The text of `body` from `start` to the next `##` heading. */
+function sectionAt(body: string, start: number): string {
+  const next = body.slice(start + 3).search(/^## /m)
+  return body.slice(start, next < 0 ? body.length : start + 3 + next)
 }
 
 /**
@@ -184,7 +182,9 @@ function readEntityTabs(
   problems: ParseProblem[],
   counter: RowCounter,
 ): EntityFields[] {
-  const tabs = /\{% list tabs %\}([\s\S]*?)\{% endlist %\}/.exec(paramsSection(body))?.[1] ?? ''
+  const heading = PARAMS_HEADING.exec(body)
+  const section = heading === null ? '' : sectionAt(body, heading.index)
+  const tabs = /\{% list tabs %\}([\s\S]*?)\{% endlist %\}/.exec(section)?.[1] ?? ''
   if (!/\*\*entityTypeId:\*\*/.test(tabs)) return []
   const anchors = anchoredTables(body)
   return tabs.split(/^- (?=\S)/m).flatMap((tab) => {
