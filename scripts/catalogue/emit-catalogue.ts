@@ -341,12 +341,14 @@ export function resultType(method: DocMethod): string | undefined {
   return type === undefined || type === 'unknown' ? undefined : type
 }
 
+/** A result type worth naming once when several methods share it (`tasks.task.start`, `tasks.task.pause`, ...). */
+const SHARED_MIN_LENGTH = 100
+
 /**
- * A result type long enough to be named: written once when several methods share it (`tasks.task.start`,
- * `tasks.task.pause`, ...), and shown by its name where an editor prints a call's type (the hover on `make`:
- * `Promise<AjaxResult<CrmItemAddResult>>`, not the answer's every field).
+ * A result type long enough to be named though one method has it: an editor prints it by its name where it prints
+ * a call's type (the hover on `make`: `Promise<AjaxResult<CrmItemAddResult>>`, not the answer's every field).
  */
-const NAMED_MIN_LENGTH = 100
+const NAMED_MIN_LENGTH = 200
 
 /** `TasksTaskStartResult` for `tasks.task.start` in v2, `V3TasksTaskGetResult` in v3. */
 function resultAlias(method: DocMethod): string {
@@ -366,17 +368,20 @@ function typeName(method: DocMethod, what: string): string {
 
 /**
  * `result-types.generated.ts`: the documented result of every method whose page shows one, per API version. A
- * long result type is named after the first method that has it, and written once for every method sharing it.
+ * long result type is named after the first method that has it (and written once for every method sharing it).
  */
 export function emitResults(methods: readonly DocMethod[], source: DocsSource): string {
   const typed = methods.flatMap((method) => {
     const type = resultType(method)
     return type === undefined ? [] : [{ method, type }]
   })
+  const uses = new Map<string, number>()
+  for (const { type } of typed) uses.set(type, (uses.get(type) ?? 0) + 1)
   const aliases = new Map<string, { name: string; methods: string[] }>()
   const names = new Set<string>()
   for (const { method, type } of typed) {
-    if (type.length < NAMED_MIN_LENGTH) continue
+    const shared = (uses.get(type) ?? 0) > 1
+    if (type.length < (shared ? SHARED_MIN_LENGTH : NAMED_MIN_LENGTH)) continue
     let alias = aliases.get(type)
     if (alias === undefined) {
       // Two spellings of one name (`a.b.getList`, `a.b.get.list`) would get a number.

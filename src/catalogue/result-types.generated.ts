@@ -46,29 +46,14 @@ export type BiconnectorConnectorFieldsResult = { fields: Array<{ title?: string;
 /** The result of biconnector.connector.get. */
 export type BiconnectorConnectorGetResult = { item: { id: number; title?: string; dateCreate?: string; logo?: string; description?: string; sort?: number; urlCheck?: string; settings?: Array<{ name?: string; code?: string; type?: string; [key: string]: unknown }>; urlData?: string; urlTableList?: string; urlTableDescription?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of biconnector.connector.list. */
-export type BiconnectorConnectorListResult = Array<{ id: `${number}`; title?: string; urlCheck?: string; dateCreate?: string; [key: string]: unknown }>
-
 /** The result of biconnector.dataset.get. */
 export type BiconnectorDatasetGetResult = { item: { id: number; type?: string; name?: string; description?: string; externalCode?: string; externalName?: string; dateCreate?: string; dateUpdate?: string; createdById?: number; updatedById?: number; externalId?: number; fields?: Array<{ id: number; datasetId?: number; type?: string; name?: string; externalCode?: string; visible?: boolean; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of biconnector.source.get. */
 export type BiconnectorSourceGetResult = { item: { connection?: { id: number; type?: string; code?: string; title?: string; description?: string; active?: boolean; dateCreate?: string; dateUpdate?: string; createdById?: number; updatedById?: number; [key: string]: unknown }; connectorId?: number; settings?: Array<{ code?: string; name?: string; type?: string; value?: string; id: number; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of biconnector.source.list. */
-export type BiconnectorSourceListResult = Array<{ id: `${number}`; title?: string; active?: boolean; dateCreate?: string; [key: string]: unknown }>
-
 /** The result of bizproc.task.list. */
 export type BizprocTaskListResult = Array<{ ENTITY?: string; DOCUMENT_ID?: `${number}`; ID: `${number}`; WORKFLOW_ID?: string; DOCUMENT_NAME?: string; DESCRIPTION?: string; NAME?: string; MODIFIED?: string; WORKFLOW_STARTED?: string; WORKFLOW_STARTED_BY?: string; OVERDUE_DATE?: unknown; WORKFLOW_TEMPLATE_ID?: `${number}`; WORKFLOW_TEMPLATE_NAME?: string; WORKFLOW_STATE?: string; STATUS?: string; USER_ID?: `${number}`; USER_STATUS?: string; MODULE_ID?: string; ACTIVITY?: string; ACTIVITY_NAME?: string; PARAMETERS?: { CommentLabel?: string; CommentRequired?: string; ShowComment?: string; StatusOkLabel?: string; Fields?: Array<{ Id?: string; Type?: string; Name?: string; Description?: string; Multiple?: boolean; Required?: boolean; Options?: { LEAD?: unknown; CONTACT?: unknown; COMPANY?: unknown; DEAL?: unknown; SMART_INVOICE?: unknown; DYNAMIC_136?: unknown; DYNAMIC_1038?: unknown; [key: string]: unknown } | null; Settings?: unknown; Default?: string | unknown[]; [key: string]: unknown }>; StatusYesLabel?: string; StatusNoLabel?: string; [key: string]: unknown }; DOCUMENT_URL?: string; [key: string]: unknown }>
-
-/** The result of bizproc.workflow.instances. */
-export type BizprocWorkflowInstancesResult = Array<{ DOCUMENT_ID?: string; ENTITY?: string; ID?: string; STARTED?: string; MODULE_ID?: string; OWNED_UNTIL?: unknown; TEMPLATE_ID?: `${number}`; STARTED_BY?: string; [key: string]: unknown }>
-
-/** The result of bizproc.workflow.template.list. */
-export type BizprocWorkflowTemplateListResult = Array<{ ID: `${number}`; NAME?: string; USER_ID?: `${number}`; SYSTEM_CODE?: string; [key: string]: unknown }>
-
-/** The result of booking.v1.booking.client.list. */
-export type BookingV1BookingClientListResult = { bookingClient: Array<{ id: number; type?: { code?: string; module?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of booking.v1.booking.externalData.list, booking.v1.waitlist.externalData.list. */
 export type BookingV1BookingExternalDataListResult = { externalData: Array<{ entityTypeId?: string; moduleId?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
@@ -79,26 +64,17 @@ export type BookingV1BookingGetResult = { booking: { datePeriod?: { from: { time
 /** The result of booking.v1.booking.list. */
 export type BookingV1BookingListResult = { booking: Array<{ datePeriod?: { from: { timestamp?: number; timezone?: string; [key: string]: unknown }; to: { timestamp?: number; timezone?: string; [key: string]: unknown }; [key: string]: unknown }; description?: unknown; id: number; name?: string; resourceIds?: number[]; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of booking.v1.clienttype.list. */
-export type BookingV1ClienttypeListResult = { clientType: Array<{ code?: string; module?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of booking.v1.resource.get. */
 export type BookingV1ResourceGetResult = { resource: { confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; description?: unknown; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isInfoNotificationOn?: string; isMain?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeInfo?: string; templateTypeReminder?: string; typeId?: number; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of booking.v1.resource.list. */
 export type BookingV1ResourceListResult = { resource: Array<{ confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; description?: unknown; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isInfoNotificationOn?: string; isMain?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeInfo?: string; templateTypeReminder?: string; typeId?: number; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of booking.v1.resource.slots.list. */
-export type BookingV1ResourceSlotsListResult = { slots: Array<{ from?: number; id: number; slotSize?: number; timezone?: string; to?: number; weekDays?: string[]; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of booking.v1.resourceType.get. */
 export type BookingV1ResourceTypeGetResult = { resourceType: { code?: string; confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeReminder?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of booking.v1.resourceType.list. */
 export type BookingV1ResourceTypeListResult = { resource: Array<{ code?: string; confirmationCounterDelay?: number; confirmationNotificationDelay?: number; confirmationNotificationRepetitions?: unknown; confirmationNotificationRepetitionsInterval?: number; delayedCounterDelay?: number; delayedNotificationDelay?: number; id: number; infoNotificationDelay?: unknown; isConfirmationNotificationOn?: string; isDelayedNotificationOn?: string; isFeedbackNotificationOn?: string; isReminderNotificationOn?: string; name?: string; reminderNotificationDelay?: number; templateTypeConfirmation?: string; templateTypeDelayed?: string; templateTypeFeedback?: string; templateTypeReminder?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of booking.v1.waitlist.client.list. */
-export type BookingV1WaitlistClientListResult = { waitListClient: Array<{ id: number; type?: { code?: string; module?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of calendar.accessibility.get. */
 export type CalendarAccessibilityGetResult = Record<string, Array<{ ID: number | `${number}`; NAME?: string; DATE_FROM?: string; DATE_TO?: string; DATE_FROM_TS_UTC?: string; DATE_TO_TS_UTC?: string; "~USER_OFFSET_FROM"?: number; "~USER_OFFSET_TO"?: number; DT_SKIP_TIME?: string; TZ_FROM?: string; TZ_TO?: string; ACCESSIBILITY?: string; IMPORTANCE?: string; EVENT_TYPE?: string; [key: string]: unknown }>>
@@ -118,20 +94,11 @@ export type CalendarSettingsGetResult = { work_time_start?: string; work_time_en
 /** The result of calendar.user.settings.get. */
 export type CalendarUserSettingsGetResult = { view?: string; meetSection?: string; crmSection?: string; showDeclined?: boolean; denyBusyInvitation?: boolean; collapseOffHours?: string; showWeekNumbers?: string; showTasks?: string; syncTasks?: string; showCompletedTasks?: string; lastUsedSection?: string; sendFromEmail?: string; defaultSections?: { user1?: string; group6?: string; [key: string]: unknown }; syncPeriodPast?: string; syncPeriodFuture?: string; defaultReminders?: { fullDay: Array<{ type?: string; count?: number; [key: string]: unknown }>; withTime: Array<{ type?: string; count?: number; [key: string]: unknown }>; [key: string]: unknown }; timezoneName?: string; timezoneOffsetUTC?: number; timezoneDefaultName?: string; work_time_start?: string; work_time_end?: string; [key: string]: unknown }
 
-/** The result of call.followup.field.get. */
-export type V3CallFollowupFieldGetResult = { item: { name?: string; type?: string; title?: string; description?: string; filterable?: boolean; sortable?: boolean; multiple?: boolean; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of call.followup.field.list. */
-export type V3CallFollowupFieldListResult = { items: Array<{ name?: string; type?: string; description?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of call.followup.list. */
 export type V3CallFollowupListResult = { items?: Array<{ callId?: number; startDate?: string; participants?: Array<{ userId?: number; name?: string; avatar?: string; talkedSeconds?: number; [key: string]: unknown }>; overview?: { topic?: string; actionItems?: Array<{ actionItem?: unknown; quote?: unknown; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }>; hasMore?: boolean; afterCursor?: { startDate?: string; id: number; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of catalog.catalog.get. */
 export type CatalogCatalogGetResult = { catalog: { iblockId?: number; iblockTypeId?: number; id: number; lid?: string; name?: string; productIblockId?: unknown; skuPropertyId?: unknown; subscription?: string; vatId?: unknown; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.catalog.getFields. */
-export type CatalogCatalogGetFieldsResult = { catalog: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.catalog.list. */
 export type CatalogCatalogListResult = { catalogs: Array<{ iblockId?: number; iblockTypeId?: number; id: number; lid?: string; name?: string; productIblockId?: number; skuPropertyId?: number; subscription?: string; vatId?: number; [key: string]: unknown }>; [key: string]: unknown }
@@ -145,29 +112,8 @@ export type CatalogDocumentElementAddResult = { documentElement: { amount?: numb
 /** The result of catalog.document.element.fields, catalog.document.fields. */
 export type CatalogDocumentElementFieldsResult = Array<{ id: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; [key: string]: unknown }>
 
-/** The result of catalog.document.element.getFields. */
-export type CatalogDocumentElementGetFieldsResult = { documentElement: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of catalog.document.element.list. */
 export type CatalogDocumentElementListResult = { documentElements: Array<{ amount?: number; docId?: number; elementId?: number; id: number; purchasingPrice?: number; storeFrom?: unknown; storeTo?: number; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.document.getFields. */
-export type CatalogDocumentGetFieldsResult = { document: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.document.list. */
-export type CatalogDocumentListResult = { documents: Array<{ docType?: string; id: number; status?: string; title?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.documentcontractor.add. */
-export type CatalogDocumentcontractorAddResult = { documentContractor: { documentId?: number; entityId?: number; entityTypeId?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.documentcontractor.getFields. */
-export type CatalogDocumentcontractorGetFieldsResult = { documentContractor: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.documentcontractor.list. */
-export type CatalogDocumentcontractorListResult = { documentContractor: Array<{ documentId?: number; id: number; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.extra.get. */
-export type CatalogExtraGetResult = { extra: { id: number; name?: string; percentage?: number; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of catalog.extra.getFields. */
 export type CatalogExtraGetFieldsResult = { extra: { id: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; name: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; percentage: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
@@ -175,17 +121,8 @@ export type CatalogExtraGetFieldsResult = { extra: { id: { isImmutable?: boolean
 /** The result of catalog.measure.add, catalog.measure.get, catalog.measure.update. */
 export type CatalogMeasureAddResult = { measure: { code?: number; id: number; isDefault?: string; measureTitle?: string; symbol?: string; symbolIntl?: string; symbolLetterIntl?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of catalog.measure.getFields. */
-export type CatalogMeasureGetFieldsResult = { measure: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of catalog.price.add, catalog.price.get, catalog.price.update. */
 export type CatalogPriceAddResult = { price: { catalogGroupId?: number; currency?: string; extraId?: unknown; id: number; price?: number; productId?: number; quantityFrom?: unknown; quantityTo?: unknown; timestampX?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.price.getFields. */
-export type CatalogPriceGetFieldsResult = { price: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.price.list. */
-export type CatalogPriceListResult = { prices: Array<{ catalogGroupId?: number; currency?: string; id: number; price?: number; productId?: number; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.price.modify. */
 export type CatalogPriceModifyResult = { prices: Array<{ catalogGroupId?: number; currency?: string; extraId?: unknown; id: number; price?: number; priceScale?: number; productId?: number; quantityFrom?: unknown; quantityTo?: unknown; timestampX?: string; [key: string]: unknown }>; [key: string]: unknown }
@@ -193,32 +130,8 @@ export type CatalogPriceModifyResult = { prices: Array<{ catalogGroupId?: number
 /** The result of catalog.priceType.add, catalog.priceType.get, catalog.priceType.update. */
 export type CatalogPriceTypeAddResult = { priceType: { base?: string; createdBy?: number; dateCreate?: string; id: number; modifiedBy?: number; name?: string; sort?: number; timestampX?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of catalog.priceType.getFields. */
-export type CatalogPriceTypeGetFieldsResult = { priceType: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.priceType.list. */
-export type CatalogPriceTypeListResult = { priceTypes: Array<{ id: number; name?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.priceTypeGroup.add. */
-export type CatalogPriceTypeGroupAddResult = { priceTypeGroup: { access?: string; catalogGroupId?: number; groupId?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.priceTypeGroup.getFields. */
-export type CatalogPriceTypeGroupGetFieldsResult = { priceTypeGroup: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.priceTypeGroup.list. */
-export type CatalogPriceTypeGroupListResult = { priceTypeGroups: Array<{ access?: string; catalogGroupId?: number; groupId?: number; id: number; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of catalog.priceTypeLang.add, catalog.priceTypeLang.get, catalog.priceTypeLang.update. */
 export type CatalogPriceTypeLangAddResult = { priceTypeLang: { catalogGroupId?: number; id: number; lang?: string; name?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.priceTypeLang.getFields. */
-export type CatalogPriceTypeLangGetFieldsResult = { priceTypeLang: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.priceTypeLang.getLanguages. */
-export type CatalogPriceTypeLangGetLanguagesResult = { languages: Array<{ active?: string; lid?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.priceTypeLang.list. */
-export type CatalogPriceTypeLangListResult = { priceTypeLangs: Array<{ lang?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.product.add, catalog.product.update. */
 export type CatalogProductAddResult = { element: { active?: string; available?: string; bundle?: string; canBuyZero?: string; code?: string; createdBy?: number; dateActiveFrom?: string; dateActiveTo?: string; dateCreate?: string; detailPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; detailText?: unknown; detailTextType?: string; height?: number; iblockId?: number; iblockSectionId?: number; id: number; length?: number; measure?: number; modifiedBy?: number; name?: string; previewPicture?: { id: `${number}`; url?: string; urlMachine?: string; [key: string]: unknown }; previewText?: unknown; previewTextType?: string; property258?: { value?: string; valueId?: `${number}`; [key: string]: unknown }; property259?: Array<{ value?: string; valueId?: `${number}`; [key: string]: unknown }>; purchasingCurrency?: string; purchasingPrice?: string; quantity?: number; quantityReserved?: number; quantityTrace?: string; sort?: number; subscribe?: string; timestampX?: string; type?: number; vatId?: number; vatIncluded?: string; weight?: number; width?: number; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
@@ -262,9 +175,6 @@ export type CatalogProductSkuListResult = { units: Array<{ active?: string; avai
 /** The result of catalog.productImage.add, catalog.productImage.get. */
 export type CatalogProductImageAddResult = { productImage: { createTime?: string; detailUrl?: string; downloadUrl?: string; id: number; name?: string; productId?: number; type?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of catalog.productImage.getFields. */
-export type CatalogProductImageGetFieldsResult = { productImage: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of catalog.productImage.list. */
 export type CatalogProductImageListResult = { productImages: Array<{ createTime?: string; detailUrl?: string; downloadUrl?: string; id: number; name?: string; productId?: number; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
@@ -277,101 +187,35 @@ export type CatalogProductPropertyGetResult = { productProperty: { active?: stri
 /** The result of catalog.productProperty.getFields. */
 export type CatalogProductPropertyGetFieldsResult = { productProperty: { active: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; code: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; xmlId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of catalog.productProperty.list. */
-export type CatalogProductPropertyListResult = { productProperties: Array<{ iblockId?: number; id: number; name?: string; propertyType?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of catalog.productProperty.update. */
 export type CatalogProductPropertyUpdateResult = { productProperty: { active?: string; code?: unknown; colCount?: number; defaultValue?: unknown; fileType?: unknown; filtrable?: string; hint?: unknown; iblockId?: number; id: number; name?: string; isRequired?: string; linkIblockId?: unknown; listType?: string; multiple?: string; multipleCnt?: unknown; propertyType?: string; rowCount?: number; searchable?: string; sort?: number; timestampX?: string; userType?: unknown; userTypeSettings?: unknown; withDescription?: unknown; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of catalog.productPropertyEnum.add, catalog.productPropertyEnum.get, catalog.productPropertyEnum.update. */
 export type CatalogProductPropertyEnumAddResult = { productPropertyEnum: { def?: string; id: number; propertyId?: number; sort?: number; value?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of catalog.productPropertyEnum.getFields. */
-export type CatalogProductPropertyEnumGetFieldsResult = { productPropertyEnum: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.productPropertyEnum.list. */
-export type CatalogProductPropertyEnumListResult = { productPropertyEnums: Array<{ def?: string; id: number; propertyId?: number; sort?: number; value?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of catalog.productPropertyFeature.add, catalog.productPropertyFeature.get, catalog.productPropertyFeature.update. */
 export type CatalogProductPropertyFeatureAddResult = { productPropertyFeature: { featureId?: string; id: number; isEnabled?: string; moduleId?: string; propertyId?: number; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.productPropertyFeature.getAvailableFeaturesByProperty. */
-export type CatalogProductPropertyFeatureGetAvailableFeaturesByPropertyResult = { features: Array<{ featureId?: string; featureName?: string; moduleId?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.productPropertyFeature.getFields. */
-export type CatalogProductPropertyFeatureGetFieldsResult = { productPropertyFeature: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.productPropertyFeature.list. */
-export type CatalogProductPropertyFeatureListResult = { productPropertyFeatures: Array<{ featureId?: string; id: number; isEnabled?: string; moduleId?: string; propertyId?: number; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.productPropertySection.get. */
-export type CatalogProductPropertySectionGetResult = { productPropertySection: { displayExpanded?: string; displayType?: string; filterHint?: string; propertyId?: number; smartFilter?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.productPropertySection.list. */
-export type CatalogProductPropertySectionListResult = { productPropertySections: Array<{ displayExpanded?: string; displayType?: string; filterHint?: string; propertyId?: number; smartFilter?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.productPropertySection.set. */
 export type CatalogProductPropertySectionSetResult = { productPropertySection: { displayExpanded?: string; displayType?: string; filterHint?: string; iblockId?: `${number}`; propertyId?: `${number}`; sectionId?: `${number}`; smartFilter?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of catalog.ratio.get. */
-export type CatalogRatioGetResult = { ratio: { id: number; isDefault?: string; productId?: number; ratio?: number; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.ratio.getFields. */
-export type CatalogRatioGetFieldsResult = { ratio: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.ratio.list. */
-export type CatalogRatioListResult = { ratios: Array<{ id: number; isDefault?: string; productId?: number; ratio?: number; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of catalog.roundingRule.add, catalog.roundingRule.get, catalog.roundingRule.update. */
 export type CatalogRoundingRuleAddResult = { roundingRule: { catalogGroupId?: number; createdBy?: number; dateCreate?: string; dateModify?: string; id: number; modifiedBy?: number; price?: number; roundPrecision?: number; roundType?: number; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.roundingRule.getFields. */
-export type CatalogRoundingRuleGetFieldsResult = { roundingRule: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.section.add, catalog.section.get, catalog.section.update. */
 export type CatalogSectionAddResult = { section: { active?: string; code?: string; description?: string; descriptionType?: string; iblockId?: number; iblockSectionId?: number; id: number; name?: string; sort?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of catalog.section.getFields. */
-export type CatalogSectionGetFieldsResult = { section: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.section.list. */
-export type CatalogSectionListResult = { sections: Array<{ id: number; name?: string; sort?: number; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of catalog.store.add, catalog.store.get, catalog.store.update. */
 export type CatalogStoreAddResult = { store: { active?: string; address?: string; code?: string; dateCreate?: string; dateModify?: string; description?: string; email?: string; gpsN?: number; gpsS?: number; id: number; imageId?: { id: number; url?: string; [key: string]: unknown }; issuingCenter?: string; modifiedBy?: number; phone?: string; schedule?: string; sort?: number; title?: string; userId?: number; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.store.getFields. */
-export type CatalogStoreGetFieldsResult = { store: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of catalog.store.list. */
 export type CatalogStoreListResult = { stores: Array<{ active?: string; address?: string; code?: string; dateCreate?: string; dateModify?: string; description?: string; email?: string; gpsN?: number; gpsS?: number; id: number; imageId?: { id: number; url?: string; [key: string]: unknown }; issuingCenter?: string; modifiedBy?: number; phone?: string; schedule?: string; sort?: number; title?: string; userId?: number; xmlId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of catalog.storeproduct.get. */
-export type CatalogStoreproductGetResult = { storeProduct: { amount?: number; id: number; productId?: number; quantityReserved?: unknown; storeId?: number; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of catalog.storeproduct.getFields. */
-export type CatalogStoreproductGetFieldsResult = { storeProduct: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.storeproduct.list. */
-export type CatalogStoreproductListResult = { storeProducts: Array<{ amount?: number; id: number; productId?: number; storeId?: number; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.userfield.document.list. */
-export type CatalogUserfieldDocumentListResult = { documents: Array<{ documentId?: number; documentType?: string; field7097?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of catalog.userfield.document.update. */
-export type CatalogUserfieldDocumentUpdateResult = { document: { documentId?: number; documentType?: string; field7097?: string; [key: string]: unknown }; [key: string]: unknown }
-
 /** The result of catalog.vat.add, catalog.vat.update. */
 export type CatalogVatAddResult = { vat: { active?: string; id: number; name?: string; rate?: number; sort?: number; timestampX?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of catalog.vat.getFields. */
-export type CatalogVatGetFieldsResult = { vat: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of crm.activity.badge.add, crm.activity.badge.get. */
 export type CrmActivityBadgeAddResult = { badge: { code?: string; title?: string; value?: string; type?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of crm.activity.badge.list. */
-export type CrmActivityBadgeListResult = { badges: Array<{ code?: string; title?: string; value?: string; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of crm.activity.communication.fields, crm.address.fields, crm.currency.fields, crm.currency.localizations.fields, crm.enum.fields, crm.multifield.fields, crm.requisite.bankdetail.fields, crm.requisite.link.fields, crm.requisite.preset.field.fields, crm.requisite.preset.fields, crm.status.fields, crm.timeline.comment.fields. */
 export type CrmActivityCommunicationFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }>
@@ -391,9 +235,6 @@ export type CrmActivityGetResult = { ID: `${number}`; OWNER_ID?: `${number}`; OW
 /** The result of crm.activity.list. */
 export type CrmActivityListResult = Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE_ID?: `${number}`; TYPE_ID?: `${number}`; PROVIDER_ID?: string; PROVIDER_TYPE_ID?: string; PROVIDER_GROUP_ID?: unknown; ASSOCIATED_ENTITY_ID?: `${number}`; SUBJECT?: string; CREATED?: string; LAST_UPDATED?: string; START_TIME?: string; END_TIME?: string; DEADLINE?: string; COMPLETED?: string; STATUS?: string; RESPONSIBLE_ID?: `${number}`; PRIORITY?: string; NOTIFY_TYPE?: string; NOTIFY_VALUE?: string; DESCRIPTION?: string; DESCRIPTION_TYPE?: string; DIRECTION?: string; LOCATION?: string; SETTINGS?: unknown[]; ORIGINATOR_ID?: unknown; ORIGIN_ID?: unknown; AUTHOR_ID?: `${number}`; EDITOR_ID?: `${number}`; PROVIDER_PARAMS?: unknown[]; PROVIDER_DATA?: unknown; RESULT_MARK?: string; RESULT_VALUE?: unknown; RESULT_SUM?: unknown; RESULT_CURRENCY_ID?: unknown; RESULT_STATUS?: string; RESULT_STREAM?: string; RESULT_SOURCE_ID?: unknown; AUTOCOMPLETE_RULE?: string; [key: string]: unknown }>
 
-/** The result of crm.activity.type.list. */
-export type CrmActivityTypeListResult = Array<{ TYPE_ID?: string; NAME?: string; IS_CONFIGURABLE_TYPE?: string; ICON_ID?: `${number}`; [key: string]: unknown }>
-
 /** The result of crm.address.list. */
 export type CrmAddressListResult = Array<{ TYPE_ID?: `${number}`; ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; ADDRESS_1?: string; ADDRESS_2?: string; CITY?: string; POSTAL_CODE?: string; REGION?: string; PROVINCE?: string; COUNTRY?: string; COUNTRY_CODE?: unknown; LOC_ADDR_ID?: `${number}`; ANCHOR_TYPE_ID?: `${number}`; ANCHOR_ID?: `${number}`; [key: string]: unknown }>
 
@@ -403,20 +244,11 @@ export type CrmAutomatedsolutionAddResult = { automatedSolution: { id: number; t
 /** The result of crm.automatedsolution.fields. */
 export type CrmAutomatedsolutionFieldsResult = { id: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }; title: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }; typeIds: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of crm.automatedsolution.list. */
-export type CrmAutomatedsolutionListResult = { automatedSolutions: Array<{ id: number; title?: string; typeIds?: number[]; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of crm.calllist.get. */
-export type CrmCalllistGetResult = { ID: `${number}`; DATE_CREATE?: string; CREATED_BY_ID?: `${number}`; WEBFORM_ID?: `${number}`; ENTITY_TYPE_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }
-
 /** The result of crm.category.add, crm.category.update. */
 export type CrmCategoryAddResult = { category: { id: number; name?: string; sort?: number; entityTypeId?: number; isDefault?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.category.fields, crm.type.fields. */
 export type CrmCategoryFieldsResult = { fields: Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of crm.category.get. */
-export type CrmCategoryGetResult = { category: { id: number; name?: string; sort?: number; entityTypeId?: number; isDefault?: string; originId?: string; originatorId?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.category.list. */
 export type CrmCategoryListResult = { categories: Array<{ id: number; name?: string; sort?: number; entityTypeId?: number; isDefault?: string; originId?: string; originatorId?: string; [key: string]: unknown }>; [key: string]: unknown }
@@ -447,9 +279,6 @@ export type CrmCompanyUserfieldListResult = Array<{ ID: `${number}`; ENTITY_ID?:
 
 /** The result of crm.contact.company.fields. */
 export type CrmContactCompanyFieldsResult = { SORT: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; IS_PRIMARY: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; COMPANY_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of crm.contact.company.items.get. */
-export type CrmContactCompanyItemsGetResult = Array<{ COMPANY_ID?: number; SORT?: number; ROLE_ID?: number; IS_PRIMARY?: string; [key: string]: unknown }>
 
 /** The result of crm.contact.fields. */
 export type CrmContactFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string; isDeprecated?: boolean; settings?: { parentEntityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }>
@@ -544,20 +373,8 @@ export type CrmDocumentgeneratorTemplateListResult = { templates: Record<string,
 /** The result of crm.enum.activitydirection, crm.enum.activitynotifytype, crm.enum.activitypriority, crm.enum.activitystatus, crm.enum.activitytype, crm.enum.addresstype, crm.enum.contenttype, crm.enum.settings.mode. */
 export type CrmEnumActivitydirectionResult = Array<{ ID: number; NAME?: string; SYMBOL_CODE?: unknown; SYMBOL_CODE_SHORT?: unknown; [key: string]: unknown }>
 
-/** The result of crm.enum.ownertype. */
-export type CrmEnumOwnertypeResult = Array<{ ID: number; NAME?: string; SYMBOL_CODE?: string; SYMBOL_CODE_SHORT?: string; [key: string]: unknown }>
-
 /** The result of crm.item.add. */
 export type CrmItemAddResult = { item: { id: number; createdTime?: string; dateCreateShort?: unknown; updatedTime?: string; dateModifyShort?: unknown; createdBy?: number; updatedBy?: number; assignedById?: number; opened?: string; leadId?: number; companyId?: number; contactId?: number; quoteId?: number; title?: string; productId?: unknown; categoryId?: number; stageId?: string; stageSemanticId?: string; isNew?: string; isRecurring?: string; isReturnCustomer?: string; isRepeatedApproach?: string; closed?: string; typeId?: string; opportunity?: number; isManualOpportunity?: string; taxValue?: number; currencyId?: string; probability?: number; comments?: string; begindate?: string; begindateShort?: unknown; closedate?: string; closedateShort?: unknown; eventDate?: unknown; eventDateShort?: unknown; eventId?: unknown; eventDescription?: unknown; locationId?: unknown; webformId?: unknown; sourceId?: string; sourceDescription?: string; originatorId?: unknown; originId?: unknown; additionalInfo?: string; searchContent?: unknown; orderStage?: unknown; movedBy?: number; movedTime?: string; lastActivityBy?: number; lastActivityTime?: string; isWork?: unknown; isWon?: unknown; isLose?: unknown; receivedAmount?: unknown; lostAmount?: unknown; hasProducts?: unknown; ufCrm_1721244707107?: number; parentId1220?: number; utmSource?: string; utmMedium?: string; utmCampaign?: unknown; utmContent?: unknown; utmTerm?: unknown; observers?: number[]; contactIds?: number[]; entityTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of crm.item.batchImport. */
-export type CrmItemBatchImportResult = { items: Array<{ item?: { id: number; [key: string]: unknown }; error?: string; error_description?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of crm.item.delivery.get. */
-export type CrmItemDeliveryGetResult = { id: number; accountNumber?: string; priceDelivery?: number; currency?: string; deducted?: string; dateDeducted?: unknown; deliveryId?: number; deliveryName?: string; [key: string]: unknown }
-
-/** The result of crm.item.delivery.list. */
-export type CrmItemDeliveryListResult = Array<{ id: number; accountNumber?: string; deducted?: string; dateDeducted?: unknown; deliveryId?: number; priceDelivery?: number; currency?: string; deliveryName?: string; [key: string]: unknown }>
 
 /** The result of crm.item.fields. */
 export type CrmItemFieldsResult = { fields: Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; upperName?: string; settings?: { parentEntityTypeId?: number; isMyCompany?: boolean; isEmbeddedEditorEnabled?: boolean; [key: string]: unknown }; isDeprecated?: boolean; statusType?: string; [key: string]: unknown }>; [key: string]: unknown }
@@ -568,17 +385,8 @@ export type CrmItemGetResult = { item: { id: number; createdTime?: string; dateC
 /** The result of crm.item.list. */
 export type CrmItemListResult = { items: Array<{ id: number; assignedById?: number; stageId?: string; opportunity?: number; sourceId?: string; title?: string; name?: string; lastName?: string | null; isManualOpportunity?: string; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of crm.item.payment.delivery.list. */
-export type CrmItemPaymentDeliveryListResult = Array<{ id: number; paymentId?: number; quantity?: number; deliveryId?: number; [key: string]: unknown }>
-
-/** The result of crm.item.payment.get. */
-export type CrmItemPaymentGetResult = { id: number; accountNumber?: string; paid?: string; datePaid?: string; empPaidId?: number; paySystemId?: number; sum?: number; currency?: string; paySystemName?: string; [key: string]: unknown }
-
 /** The result of crm.item.payment.list. */
 export type CrmItemPaymentListResult = Array<{ id: number; accountNumber?: string; paid?: string; datePaid?: string | null; empPaidId?: number | null; paySystemId?: number; sum?: number; currency?: string; paySystemName?: string; [key: string]: unknown }>
-
-/** The result of crm.item.payment.product.list. */
-export type CrmItemPaymentProductListResult = Array<{ id: number; paymentId?: number; quantity?: number; rowId?: number; [key: string]: unknown }>
 
 /** The result of crm.item.productrow.add. */
 export type CrmItemProductrowAddResult = { productRow: { id: number; ownerId?: number; ownerType?: string; productId?: number; price?: number; quantity?: number; discountTypeId?: number; discountRate?: number; taxRate?: number; taxIncluded?: string; measureCode?: number; sort?: number; type?: number; productName?: string; priceAccount?: number; priceExclusive?: number; priceNetto?: number; priceBrutto?: number; discountSum?: number; customized?: string; measureName?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
@@ -610,23 +418,14 @@ export type CrmLeadListResult = Array<{ ID: `${number}`; TITLE?: string; HONORIF
 /** The result of crm.lead.productrows.get. */
 export type CrmLeadProductrowsGetResult = Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE?: string; PRODUCT_ID?: number; PRODUCT_NAME?: string; ORIGINAL_PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string | null; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; PRICE_ACCOUNT?: string; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number | null; TAX_INCLUDED?: string; CUSTOMIZED?: string; MEASURE_CODE?: number; MEASURE_NAME?: string; SORT?: number; XML_ID?: string; TYPE?: number; STORE_ID?: unknown; RESERVE_ID?: unknown; DATE_RESERVE_END?: unknown; RESERVE_QUANTITY?: unknown; [key: string]: unknown }>
 
-/** The result of crm.orderentity.add. */
-export type CrmOrderentityAddResult = { dealOrder: { orderId?: number; ownerId?: number; ownerTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
-
 /** The result of crm.orderentity.getFields. */
 export type CrmOrderentityGetFieldsResult = { orderEntity: { orderId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; ownerId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; ownerTypeId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of crm.orderentity.list. */
-export type CrmOrderentityListResult = { orderEntity: Array<{ orderId?: number; ownerId?: number; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of crm.quote.fields. */
 export type CrmQuoteFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string; isDeprecated?: boolean; listLabel?: string; formLabel?: string; filterLabel?: string; settings?: { DEFAULT_VALUE: { TYPE?: string; VALUE?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>
 
 /** The result of crm.quote.get. */
 export type CrmQuoteGetResult = { ID: `${number}`; TITLE?: string; STATUS_ID?: string; CURRENCY_ID?: string; OPPORTUNITY?: string; TAX_VALUE?: string; COMPANY_ID?: `${number}`; CONTACT_ID?: unknown; MYCOMPANY_ID?: `${number}`; BEGINDATE?: string; CLOSEDATE?: string; ACTUAL_DATE?: string; ASSIGNED_BY_ID?: `${number}`; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; OPENED?: string; CLOSED?: string; COMMENTS?: string; LEAD_ID?: unknown; DEAL_ID?: unknown; QUOTE_NUMBER?: string; CONTENT?: unknown; TERMS?: unknown; PERSON_TYPE_ID?: `${number}`; LOCATION_ID?: unknown; CLIENT_TITLE?: unknown; CLIENT_ADDR?: unknown; CLIENT_CONTACT?: unknown; CLIENT_EMAIL?: unknown; CLIENT_PHONE?: unknown; CLIENT_TP_ID?: unknown; CLIENT_TPA_ID?: unknown; UTM_SOURCE?: unknown; UTM_MEDIUM?: unknown; UTM_CAMPAIGN?: unknown; UTM_CONTENT?: unknown; UTM_TERM?: unknown; PARENT_ID_136?: unknown; LAST_COMMUNICATION_TIME?: unknown; LAST_ACTIVITY_BY?: string; LAST_ACTIVITY_TIME?: string; UF_CRM_566EB0AC9B7FC?: string; UF_CRM_566EB0AFA9895?: string; UF_CRM_566EB0AFB84F1?: string; UF_CRM_566EB0AFC58FD?: string; UF_CRM_566EB0AFDA4EF?: string; UF_CRM_566EB0AFEDB2F?: string; UF_CRM_566EB0B014EC2?: string; UF_CRM_566EB0B0231B2?: string; UF_CRM_566EB0B02F46F?: string; UF_CRM_566EB0B03CDCD?: string; UF_CRM_566EB0B04D190?: string; UF_CRM_577BBCE34CC90?: string; UF_CRM_577BBCE354F86?: string; [key: string]: unknown }
-
-/** The result of crm.quote.list. */
-export type CrmQuoteListResult = Array<{ ID: `${number}`; TITLE?: string; STATUS_ID?: string; OPPORTUNITY?: string; CURRENCY_ID?: string; ASSIGNED_BY_ID?: `${number}`; [key: string]: unknown }>
 
 /** The result of crm.quote.productrows.get. */
 export type CrmQuoteProductrowsGetResult = Array<{ ID: `${number}`; OWNER_ID?: `${number}`; OWNER_TYPE?: string; PRODUCT_ID?: number; PRODUCT_NAME?: string; ORIGINAL_PRODUCT_NAME?: string; PRODUCT_DESCRIPTION?: string; PRICE?: number; PRICE_EXCLUSIVE?: number; PRICE_NETTO?: number; PRICE_BRUTTO?: number; PRICE_ACCOUNT?: string; QUANTITY?: number; DISCOUNT_TYPE_ID?: number; DISCOUNT_RATE?: number; DISCOUNT_SUM?: number; TAX_RATE?: number; TAX_INCLUDED?: string; CUSTOMIZED?: string; MEASURE_CODE?: number; MEASURE_NAME?: string; SORT?: number; XML_ID?: unknown; TYPE?: number; STORE_ID?: unknown; RESERVE_ID?: unknown; DATE_RESERVE_END?: unknown; RESERVE_QUANTITY?: unknown; [key: string]: unknown }>
@@ -637,20 +436,8 @@ export type CrmRequisiteBankdetailGetResult = { ID: `${number}`; ENTITY_ID?: `${
 /** The result of crm.requisite.fields. */
 export type CrmRequisiteFieldsResult = Record<string, { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; statusType?: string[]; listLabel?: string; formLabel?: string; filterLabel?: string; settings?: { SIZE?: number; ROWS?: number; REGEXP?: string; MIN_LENGTH?: number; MAX_LENGTH?: number; DEFAULT_VALUE?: number | { TYPE?: string; VALUE?: string; [key: string]: unknown } | null; PRECISION?: number; MIN_VALUE?: number; MAX_VALUE?: number; DISPLAY?: string; LABEL?: string[]; LABEL_CHECKBOX?: string; USE_SECOND?: string; USE_TIMEZONE?: string; [key: string]: unknown }; [key: string]: unknown }>
 
-/** The result of crm.requisite.link.get. */
-export type CrmRequisiteLinkGetResult = { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: `${number}`; BANK_DETAIL_ID?: `${number}`; MC_REQUISITE_ID?: `${number}`; MC_BANK_DETAIL_ID?: `${number}`; [key: string]: unknown }
-
 /** The result of crm.requisite.link.list. */
 export type CrmRequisiteLinkListResult = Array<{ ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; REQUISITE_ID?: `${number}`; BANK_DETAIL_ID?: `${number}`; MC_REQUISITE_ID?: `${number}`; MC_BANK_DETAIL_ID?: `${number}`; [key: string]: unknown }>
-
-/** The result of crm.requisite.list. */
-export type CrmRequisiteListResult = Array<{ ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; ID: `${number}`; NAME?: string; [key: string]: unknown }>
-
-/** The result of crm.requisite.preset.field.get. */
-export type CrmRequisitePresetFieldGetResult = { ID: number; FIELD_NAME?: string; FIELD_TITLE?: string; IN_SHORT_LIST?: string; SORT?: number; [key: string]: unknown }
-
-/** The result of crm.requisite.preset.field.list. */
-export type CrmRequisitePresetFieldListResult = Array<{ ID: number; FIELD_NAME?: string; FIELD_TITLE?: string; IN_SHORT_LIST?: string; SORT?: number; [key: string]: unknown }>
 
 /** The result of crm.requisite.preset.get. */
 export type CrmRequisitePresetGetResult = { ID: `${number}`; ENTITY_TYPE_ID?: `${number}`; COUNTRY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; CREATED_BY_ID?: `${number}`; MODIFY_BY_ID?: unknown; NAME?: string; XML_ID?: string; ACTIVE?: string; SORT?: string; [key: string]: unknown }
@@ -676,9 +463,6 @@ export type CrmStatusListResult = Array<{ ID: `${number}`; ENTITY_ID?: string; S
 /** The result of crm.timeline.bindings.fields. */
 export type CrmTimelineBindingsFieldsResult = { OWNER_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; ENTITY_ID: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; ENTITY_TYPE: { type?: string; isRequired?: boolean; isReadOnly?: boolean; isImmutable?: boolean; isMultiple?: boolean; isDynamic?: boolean; title?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of crm.timeline.bindings.list. */
-export type CrmTimelineBindingsListResult = Array<{ OWNER_ID?: `${number}`; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }>
-
 /** The result of crm.timeline.comment.get. */
 export type CrmTimelineCommentGetResult = { ID: `${number}`; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; CREATED?: string; COMMENT?: string; AUTHOR_ID?: `${number}`; FILES?: Record<string, { id: number; date?: string; type?: string; name?: string; size?: number; image?: { width?: number; height?: number; [key: string]: unknown }; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; [key: string]: unknown }>; [key: string]: unknown }
 
@@ -688,26 +472,14 @@ export type CrmTimelineCommentListResult = Array<{ ID: `${number}`; ENTITY_ID?: 
 /** The result of crm.timeline.icon.add, crm.timeline.icon.get. */
 export type CrmTimelineIconAddResult = { icon: { code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of crm.timeline.icon.list. */
-export type CrmTimelineIconListResult = { icons: Array<{ code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of crm.timeline.layout.blocks.get. */
 export type CrmTimelineLayoutBlocksGetResult = { layout: { blocks: Record<string, { type?: string; properties?: { value?: string; multiline?: boolean; bold?: boolean; color?: string; text?: string; action?: { type?: unknown; uri?: unknown; [key: string]: unknown }; title?: string; block?: { type?: unknown; properties?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of crm.timeline.logmessage.add, crm.timeline.logmessage.get. */
 export type CrmTimelineLogmessageAddResult = { logMessage: { id: number; created?: string; authorId?: number; title?: string; text?: string; iconCode?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of crm.timeline.logmessage.list. */
-export type CrmTimelineLogmessageListResult = Array<{ id: number; created?: string; authorId?: number; title?: string; text?: string; iconCode?: string; [key: string]: unknown }>
-
 /** The result of crm.timeline.logo.add, crm.timeline.logo.get. */
 export type CrmTimelineLogoAddResult = { logo: { code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of crm.timeline.logo.list. */
-export type CrmTimelineLogoListResult = { logos: Array<{ code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of crm.timeline.note.get. */
-export type CrmTimelineNoteGetResult = { text?: string; createdById?: number; createdTime?: string; updatedById?: number; updatedTime?: string; [key: string]: unknown }
 
 /** The result of crm.type.add. */
 export type CrmTypeAddResult = { type: { id: number; createdBy?: number; entityTypeId?: number; isCategoriesEnabled?: string; isStagesEnabled?: string; isBeginCloseDatesEnabled?: string; isClientEnabled?: string; isUseInUserfieldEnabled?: string; isLinkWithProductsEnabled?: string; isMycompanyEnabled?: string; isDocumentsEnabled?: string; isSourceEnabled?: string; isObserversEnabled?: string; isRecyclebinEnabled?: string; isAutomationEnabled?: string; isBizProcEnabled?: string; isSetOpenPermissions?: string; isPaymentsEnabled?: string; isCountersEnabled?: string; createdTime?: string; updatedTime?: string; updatedBy?: number; title?: string; relations?: { parent: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; child: Array<{ entityTypeId?: number; isChildrenListEnabled?: string; isPredefined?: string; [key: string]: unknown }>; [key: string]: unknown }; linkedUserFields?: { "CALENDAR_EVENT|UF_CRM_CAL_EVENT"?: string; "TASKS_TASK|UF_CRM_TASK"?: string; "TASKS_TASK_TEMPLATE|UF_CRM_TASK"?: string; [key: string]: unknown }; customSections?: unknown[]; customSectionId?: unknown; [key: string]: unknown }; [key: string]: unknown }
@@ -723,18 +495,6 @@ export type CrmTypeUpdateResult = { type: { id: number; title?: string; code?: s
 
 /** The result of crm.userfield.fields, task.item.userfield.getfields. */
 export type CrmUserfieldFieldsResult = { ID: { type?: string; title?: string; isReadOnly?: boolean; [key: string]: unknown }; ENTITY_ID: { type?: string; title?: string; isImmutable?: boolean; [key: string]: unknown }; FIELD_NAME: { type?: string; title?: string; isImmutable?: boolean; [key: string]: unknown }; USER_TYPE_ID: { type?: string; title?: string; isImmutable?: boolean; [key: string]: unknown }; XML_ID: { type?: string; title?: string; [key: string]: unknown }; SORT: { type?: string; title?: string; [key: string]: unknown }; MULTIPLE: { type?: string; title?: string; [key: string]: unknown }; MANDATORY: { type?: string; title?: string; [key: string]: unknown }; SHOW_FILTER: { type?: string; title?: string; [key: string]: unknown }; SHOW_IN_LIST: { type?: string; title?: string; [key: string]: unknown }; EDIT_IN_LIST: { type?: string; title?: string; [key: string]: unknown }; IS_SEARCHABLE: { type?: string; title?: string; [key: string]: unknown }; EDIT_FORM_LABEL: { type?: string; title?: string; [key: string]: unknown }; LIST_COLUMN_LABEL: { type?: string; title?: string; [key: string]: unknown }; LIST_FILTER_LABEL: { type?: string; title?: string; [key: string]: unknown }; ERROR_MESSAGE: { type?: string; title?: string; [key: string]: unknown }; HELP_MESSAGE: { type?: string; title?: string; [key: string]: unknown }; LIST: { type?: string; title?: string; isMultiple?: boolean; [key: string]: unknown }; SETTINGS: { type?: string; title?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of crm.userfield.settings.fields. */
-export type CrmUserfieldSettingsFieldsResult = { DEFAULT_VALUE: { type?: string; title?: string; [key: string]: unknown }; PRECISION: { type?: string; title?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of crm.vat.fields. */
-export type CrmVatFieldsResult = Record<string, { type?: string; size?: string; isRequired?: boolean; isReadOnly?: boolean; title?: string; [key: string]: unknown }>
-
-/** The result of crm.vat.get. */
-export type CrmVatGetResult = { ID: `${number}`; ACTIVE?: string; NAME?: string; RATE?: string; C_SORT?: string; [key: string]: unknown }
-
-/** The result of department.fields. */
-export type DepartmentFieldsResult = { ID?: string; NAME?: string; SORT?: string; PARENT?: string; UF_HEAD?: string; [key: string]: unknown }
 
 /** The result of disk.attachedObject.get. */
 export type DiskAttachedObjectGetResult = { ID: `${number}`; OBJECT_ID?: `${number}`; MODULE_ID?: string; ENTITY_TYPE?: string; ENTITY_ID?: `${number}`; CREATE_TIME?: string; CREATED_BY?: string; DOWNLOAD_URL?: string; NAME?: string; SIZE?: string; [key: string]: unknown }
@@ -784,12 +544,6 @@ export type DiskStorageGetResult = { ID: `${number}`; NAME?: string; CODE?: unkn
 /** The result of disk.storage.getChildren. */
 export type DiskStorageGetChildrenResult = Array<{ ID: `${number}`; NAME?: string; CODE?: unknown; STORAGE_ID?: `${number}`; TYPE?: string; REAL_OBJECT_ID?: `${number}`; PARENT_ID?: `${number}`; DELETED_TYPE?: string; CREATE_TIME?: string; UPDATE_TIME?: string; DELETE_TIME?: unknown; CREATED_BY?: string; UPDATED_BY?: string; DELETED_BY?: string | null; DETAIL_URL?: string; [key: string]: unknown }>
 
-/** The result of disk.storage.getList. */
-export type DiskStorageGetListResult = Array<{ ID: `${number}`; NAME?: string; CODE?: unknown; MODULE_ID?: string; ENTITY_TYPE?: string; ENTITY_ID?: `${number}`; ROOT_OBJECT_ID?: `${number}`; [key: string]: unknown }>
-
-/** The result of disk.version.get. */
-export type DiskVersionGetResult = { ID: `${number}`; OBJECT_ID?: `${number}`; SIZE?: string; NAME?: string; GLOBAL_CONTENT_VERSION?: string; CREATE_TIME?: string; CREATED_BY?: string; DOWNLOAD_URL?: string; [key: string]: unknown }
-
 /** The result of documentgenerator.document.add. */
 export type DocumentgeneratorDocumentAddResult = { document: { downloadUrl?: string; publicUrl?: unknown; title?: string; number?: string; id: number; createTime?: string; createdBy?: number; updateTime?: string; updatedBy?: unknown; stampsEnabled?: boolean; isTransformationError?: boolean; value?: string; values?: { productsTableVariant?: string; _creationMethod?: string; stampsEnabled?: boolean; DocumentNumber?: string; CurrentDate?: string; ClientName?: string; ClientPhone?: string; Total?: string; Comment?: string; UserName?: string; [key: string]: unknown }; templateId?: `${number}`; provider?: string; pullTag?: string; emailDiskFile?: number; downloadUrlMachine?: string; [key: string]: unknown }; [key: string]: unknown }
 
@@ -820,9 +574,6 @@ export type DocumentgeneratorRegionListResult = { regions: Record<string, { id: 
 /** The result of documentgenerator.role.add, documentgenerator.role.get, documentgenerator.role.update. */
 export type DocumentgeneratorRoleAddResult = { role: { id: number; name?: string; code?: string; permissions?: { settings: { modify?: string; [key: string]: unknown }; templates: { modify?: string; [key: string]: unknown }; documents: { modify?: string; view?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of documentgenerator.role.list. */
-export type DocumentgeneratorRoleListResult = { roles: Array<{ id: number; name?: string; code?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of documentgenerator.template.add. */
 export type DocumentgeneratorTemplateAddResult = { template: { id: `${number}`; name?: string; region?: string; code?: string; download?: string; active?: string; moduleId?: string; numeratorId?: `${number}`; withStamps?: string; providers?: { "bitrix\\documentgenerator\\dataprovider\\rest"?: string; [key: string]: unknown }; users?: { UA?: string; [key: string]: unknown }; isDeleted?: string; sort?: string; createTime?: string; updateTime?: string; downloadMachine?: string; [key: string]: unknown }; [key: string]: unknown }
 
@@ -832,17 +583,11 @@ export type DocumentgeneratorTemplateGetResult = { template: { id: `${number}`; 
 /** The result of documentgenerator.template.getfields. */
 export type DocumentgeneratorTemplateGetfieldsResult = { templateFields: Record<string, { title?: string; value?: string; required?: string; group?: string[]; chain?: string | Array<string | { [key: string]: unknown }>; default?: string; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of entity.get. */
-export type EntityGetResult = { ID: `${number}`; IBLOCK_TYPE_ID?: string; ENTITY?: string; NAME?: string; [key: string]: unknown }
-
 /** The result of entity.item.get. */
 export type EntityItemGetResult = Array<{ ID: `${number}`; TIMESTAMP_X?: string; MODIFIED_BY?: string; DATE_CREATE?: string; CREATED_BY?: string; ACTIVE?: string; DATE_ACTIVE_FROM?: string; DATE_ACTIVE_TO?: string; SORT?: string; NAME?: string; PREVIEW_PICTURE?: unknown; PREVIEW_TEXT?: unknown; DETAIL_PICTURE?: unknown; DETAIL_TEXT?: unknown; CODE?: unknown; ENTITY?: string; SECTION?: unknown; [key: string]: unknown }>
 
 /** The result of entity.section.get. */
 export type EntitySectionGetResult = Array<{ ID: `${number}`; CODE?: string | null; TIMESTAMP_X?: string; DATE_CREATE?: string; CREATED_BY?: string; MODIFIED_BY?: string; ACTIVE?: string; SORT?: string; NAME?: string; PICTURE?: unknown; DETAIL_PICTURE?: unknown; DESCRIPTION?: string | null; LEFT_MARGIN?: string; RIGHT_MARGIN?: string; DEPTH_LEVEL?: string; ENTITY?: string; SECTION?: string | null; [key: string]: unknown }>
-
-/** The result of event.get. */
-export type EventGetResult = Array<{ event?: string; handler?: string; auth_type?: string; offline?: number; [key: string]: unknown }>
 
 /** The result of event.offline.get. */
 export type EventOfflineGetResult = { process_id?: unknown; events?: Array<{ ID: `${number}`; TIMESTAMP_X?: string; EVENT_NAME?: string; EVENT_DATA?: boolean; EVENT_ADDITIONAL?: boolean; MESSAGE_ID?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
@@ -862,14 +607,8 @@ export type V3HumanresourcesEmployeeMultidepartmentResult = { employees?: Array<
 /** The result of humanresources.employee.search. */
 export type V3HumanresourcesEmployeeSearchResult = { items: Array<{ userId?: number; name?: string; workPosition?: string; avatar?: string; url?: string; departments?: Array<{ id: number; name?: string; [key: string]: unknown }>; teams?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of humanresources.employee.subordinates. */
-export type V3HumanresourcesEmployeeSubordinatesResult = { userId?: number; departments?: Array<{ nodeId?: number; name?: string; role?: string; subordinatesCount?: number; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of humanresources.hcmlink.company.list. */
 export type HumanresourcesHcmlinkCompanyListResult = Array<{ id: number; company?: string; crmCompanyId?: number; title?: string; data?: { taxId?: `${number}`; [key: string]: unknown }; createdAt?: string; fields?: Array<{ field?: string; title?: string; type?: string; ttl?: number; [key: string]: unknown }>; [key: string]: unknown }>
-
-/** The result of humanresources.hcmlink.company.user.list. */
-export type HumanresourcesHcmlinkCompanyUserListResult = Array<{ id: number; company?: string; crmCompanyId?: number; title?: string; data?: { taxId?: `${number}`; [key: string]: unknown }; person?: string; [key: string]: unknown }>
 
 /** The result of humanresources.hcmlink.employee.list. */
 export type HumanresourcesHcmlinkEmployeeListResult = Array<{ id: number; company?: string; person?: string; employees?: Array<{ id: number; employee?: string; data?: { position?: string; [key: string]: unknown }; createdAt?: string; [key: string]: unknown }>; userId?: number; title?: string; createdAt?: string; updatedAt?: string; [key: string]: unknown }>
@@ -898,17 +637,8 @@ export type V3HumanresourcesNodeGetResult = { item: { id: number; name?: string;
 /** The result of humanresources.node.list. */
 export type V3HumanresourcesNodeListResult = { items: Array<{ id: number; name?: string; type?: string; structureId?: number; parentId?: number | null; description?: string; accessCode?: string; userCount?: number; colorName?: unknown; xmlId?: string | null; createdAt?: string; updatedAt?: string; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of humanresources.node.member.field.list. */
-export type V3HumanresourcesNodeMemberFieldListResult = { items: Array<{ description?: unknown; filterable?: boolean; name?: string; sortable?: boolean; title?: string; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of humanresources.node.member.remove. */
-export type V3HumanresourcesNodeMemberRemoveResult = { removed: number[]; failed: Array<{ userId?: number; reason?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of im.counters.get. */
 export type ImCountersGetResult = { TYPE: { ALL?: number; NOTIFY?: number; CHAT?: number; LINES?: number; DIALOG?: number; MESSENGER?: number; [key: string]: unknown }; CHAT: unknown[]; CHAT_MUTED: Record<string, number>; CHAT_UNREAD: unknown[]; LINES: unknown[]; DIALOG: Record<string, number>; DIALOG_UNREAD: unknown[]; [key: string]: unknown }
-
-/** The result of im.department.get. */
-export type ImDepartmentGetResult = Array<{ id: number; name?: string; full_name?: string; manager_user_id?: number; [key: string]: unknown }>
 
 /** The result of im.dialog.get. */
 export type ImDialogGetResult = { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: string; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; path?: string; path_title?: string; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id?: string; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; readed_list?: Array<{ user_id?: number; user_name?: string; message_id?: number; date?: unknown; [key: string]: unknown }>; manager_list?: number[]; last_message_views?: { message_id?: number; first_viewers?: unknown[]; count_of_viewers?: number; [key: string]: unknown }; dialog_id?: string; [key: string]: unknown }
@@ -925,26 +655,17 @@ export type ImDialogUsersListResult = Array<{ id: number; active?: boolean; name
 /** The result of im.disk.file.commit. */
 export type ImDiskFileCommitResult = { FILES?: { upload5249: { id: number; chatId?: number; date?: { [key: string]: unknown }; type?: string; name?: string; extension?: string; size?: number; image?: { height?: number; width?: number; [key: string]: unknown }; status?: string; progress?: number; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; viewerAttrs?: { viewer?: string; viewerType?: string; src?: string; viewerResized?: string; objectId?: `${number}`; viewerGroupBy?: string; imChatId?: number; title?: string; actions?: string; [key: string]: unknown }; mediaUrl?: { preview: Record<string, string>; [key: string]: unknown }; isTranscribable?: boolean; isVideoNote?: boolean; isVoiceNote?: boolean; [key: string]: unknown }; [key: string]: unknown }; DISK_ID?: Array<`${number}`>; FILE_MODELS?: { upload5249: { id: number; name?: string; createTime?: { [key: string]: unknown }; updateTime?: { [key: string]: unknown }; deleteTime?: unknown; code?: string; xmlId?: unknown; storageId?: number; realObjectId?: number; parentId?: number; deletedType?: number; createdBy?: string; updatedBy?: string; deletedBy?: string; uniqueCode?: string; typeFile?: number; globalContentVersion?: number; fileId?: number; size?: number; etag?: string; links?: { download?: string; showInGrid?: string; preview?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; MESSAGE_ID?: number; [key: string]: unknown }
 
-/** The result of im.disk.file.save. */
-export type ImDiskFileSaveResult = { folder: { id: number; name?: string; [key: string]: unknown }; file: { id: number; name?: string; [key: string]: unknown }; [key: string]: unknown }
-
 /** The result of im.notify.get. */
 export type ImNotifyGetResult = { total_count?: number; total_unread_count?: number; chat_id?: number; notifications?: Array<{ id: number; chat_id?: number; author_id?: number; date?: string; notify_type?: number; notify_module?: string; notify_event?: string; notify_tag?: string; notify_sub_tag?: string; notify_title?: string; setting_name?: string; text?: string; notify_read?: string; params?: unknown; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of im.notify.history.search. */
 export type ImNotifyHistorySearchResult = { chat_id?: number; total_results?: number; notifications?: Array<{ id: number; chat_id?: number; author_id?: number; date?: string; notify_type?: number; notify_module?: string; notify_event?: string; notify_tag?: string; notify_sub_tag?: string; notify_title?: string; setting_name?: string; text?: string; notify_read?: string; params?: unknown; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: { work_phone?: string; inner_phone?: string; [key: string]: unknown }; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of im.notify.schema.get. */
-export type ImNotifySchemaGetResult = { tasks: { NAME?: string; MODULE_ID?: string; LIST?: Array<{ ID?: string; NAME?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
-
 /** The result of im.recent.get. */
 export type ImRecentGetResult = Array<{ id?: string; chat_id?: number; type?: string; avatar?: { url?: string; color?: string; [key: string]: unknown }; title?: string; message?: { id: number; text?: string; file?: boolean; author_id?: number; attach?: boolean; sticker?: unknown; date?: string; status?: string; uuid?: unknown; [key: string]: unknown }; counter?: number; last_id?: number; pinned?: boolean; unread?: boolean; has_reminder?: boolean; date_update?: string; date_last_activity?: string; chat?: { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; owner?: number; extranet?: boolean; contains_collaber?: boolean; avatar?: string; color?: string; type?: string; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; manager_list?: number[]; date_create?: string; message_type?: string; user_counter?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; role?: string; text_field_enabled?: boolean; background_id?: unknown; entity_link?: { type?: string; url?: string; id: `${number}`; [key: string]: unknown }; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; public?: string; [key: string]: unknown }; user?: { id: number; [key: string]: unknown }; options?: unknown[]; [key: string]: unknown }>
 
 /** The result of im.recent.list. */
 export type ImRecentListResult = { items?: Array<{ id?: string | number; chat_id?: number; type?: string; avatar?: { url?: string; color?: string; [key: string]: unknown }; title?: string; message?: { id: number; text?: string; file?: boolean; author_id?: number; attach?: boolean; sticker?: unknown; date?: string; status?: string; uuid?: string; [key: string]: unknown }; counter?: number; last_id?: number; pinned?: boolean; unread?: boolean; has_reminder?: boolean; date_update?: string; date_last_activity?: string; user?: { id: number; active?: boolean; name?: string; first_name?: string; last_name?: string; work_position?: string; color?: string; avatar?: string; avatar_hr?: string; gender?: string; birthday?: string; extranet?: boolean; network?: boolean; bot?: boolean; connector?: boolean; external_auth_id?: string; status?: string; idle?: boolean; last_activity_date?: string; mobile_last_date?: boolean; desktop_last_date?: boolean; absent?: boolean; departments?: number[]; phones?: boolean; bot_data?: unknown; type?: string; website?: string; email?: string; [key: string]: unknown }; chat?: { text_field_enabled?: boolean; background_id?: unknown; mute_list?: unknown[] | Record<string, boolean>; id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; owner?: number; extranet?: boolean; contains_collaber?: boolean; avatar?: string; color?: string; type?: string; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; manager_list?: unknown[]; date_create?: string; message_type?: string; user_counter?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; role?: string; entity_link?: { type?: string; url?: string; id?: string; [key: string]: unknown }; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; public?: string; [key: string]: unknown }; options?: unknown[]; [key: string]: unknown }>; hasMorePages?: boolean; hasMore?: boolean; copilot?: { chats?: unknown; messages?: unknown; roles?: { copilot_assistant: { code?: string; name?: string; desc?: string; avatar?: { small?: string; medium?: string; large?: string; [key: string]: unknown }; default?: boolean; prompts?: Array<{ code?: unknown; promptType?: unknown; title?: unknown; text?: unknown; isNew?: unknown; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }; recommendedRoles?: string[]; [key: string]: unknown }; messagesAutoDeleteConfigs?: unknown[]; [key: string]: unknown }
-
-/** The result of im.revision.get. */
-export type ImRevisionGetResult = { rest?: number; web?: number; mobile?: number; desktop?: number; im_revision_mobile?: number; [key: string]: unknown }
 
 /** The result of im.search.chat.list. */
 export type ImSearchChatListResult = Array<{ id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: unknown; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; path?: string; path_title?: string; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id: `${number}`; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; [key: string]: unknown }>
@@ -970,9 +691,6 @@ export type ImV2EventGetResult = { events?: Array<{ eventId?: number; type?: str
 /** The result of im.v2.File.upload. */
 export type ImV2FileUploadResult = { file?: { id: number; chatId?: number; date?: string; type?: string; name?: string; extension?: string; size?: number; image?: boolean; status?: string; progress?: number; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; viewerAttrs?: { viewer?: string; viewerType?: string; src?: string; objectId?: `${number}`; viewerGroupBy?: string; imChatId?: number; title?: string; unifiedLink?: string; actions?: string; [key: string]: unknown }; mediaUrl?: { preview: Record<string, string>; [key: string]: unknown }; isTranscribable?: boolean; isVideoNote?: boolean; isVoiceNote?: boolean; [key: string]: unknown }; messageId?: number; chatId?: number; dialogId?: string; [key: string]: unknown }
 
-/** The result of imbot.bot.list. */
-export type ImbotBotListResult = Record<string, { ID: number; NAME?: string; CODE?: string; OPENLINE?: string; [key: string]: unknown }>
-
 /** The result of imbot.dialog.get. */
 export type ImbotDialogGetResult = { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: string; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id: `${number}`; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; readed_list?: Array<{ user_id?: number; user_name?: string; message_id?: number; date?: unknown; [key: string]: unknown }>; manager_list?: number[]; last_message_views?: { message_id?: number; first_viewers?: Array<{ user_id?: number; user_name?: string; date?: string; [key: string]: unknown }>; count_of_viewers?: number; [key: string]: unknown }; dialog_id?: string; [key: string]: unknown }
 
@@ -991,9 +709,6 @@ export type ImbotV2ChatMessageGetResult = { message: { id: number; chatId?: numb
 /** The result of imbot.v2.Chat.Message.getContext. */
 export type ImbotV2ChatMessageGetContextResult = { messages?: Array<{ id: number; chatId?: number; authorId?: number; date?: string; text?: string; isSystem?: boolean; uuid?: string; forward?: unknown; params?: { [key: string]: unknown }; viewedByOthers?: boolean; [key: string]: unknown }>; users?: Array<{ id: number; active?: boolean; name?: string; bot?: boolean; type?: string; [key: string]: unknown }>; hasPrevPage?: boolean; hasNextPage?: boolean; [key: string]: unknown }
 
-/** The result of imbot.v2.Chat.Message.read. */
-export type ImbotV2ChatMessageReadResult = { chatId?: number; lastId?: number; counter?: number; viewedMessages?: number[]; [key: string]: unknown }
-
 /** The result of imbot.v2.Chat.User.list. */
 export type ImbotV2ChatUserListResult = Array<{ id: number; active?: boolean; name?: string; firstName?: string; lastName?: string; workPosition?: string; color?: string; avatar?: string; gender?: string; birthday?: string; extranet?: boolean; bot?: boolean; connector?: boolean; externalAuthId?: string; status?: string; idle?: boolean; lastActivityDate?: string; absent?: boolean; departments?: number[]; phones?: boolean; type?: string; [key: string]: unknown }>
 
@@ -1009,23 +724,11 @@ export type ImbotV2CommandListResult = { commands: Array<{ id: number; botId?: n
 /** The result of imbot.v2.Command.register, imbot.v2.Command.update. */
 export type ImbotV2CommandRegisterResult = { command: { id: number; botId?: number; command?: string; common?: boolean; hidden?: boolean; extranetSupport?: boolean; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of imbot.v2.File.upload. */
-export type ImbotV2FileUploadResult = { file?: { id: number; chatId?: number; name?: string; extension?: string; size?: number; [key: string]: unknown }; messageId?: number; chatId?: number; dialogId?: string; [key: string]: unknown }
-
-/** The result of imconnector.chat.name.set. */
-export type ImconnectorChatNameSetResult = { SUCCESS?: boolean; DATA?: { RESULT: { [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-
 /** The result of imconnector.delete.messages. */
 export type ImconnectorDeleteMessagesResult = { SUCCESS?: boolean; DATA?: { RESULT: Array<{ user?: string; message?: { id?: string; [key: string]: unknown }; chat?: { id?: string; [key: string]: unknown }; SUCCESS?: boolean; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of imconnector.list. */
-export type ImconnectorListResult = { livechat?: string; telegrambot?: string; network?: string; myconnector?: string; [key: string]: unknown }
-
 /** The result of imconnector.send.messages. */
 export type ImconnectorSendMessagesResult = { SUCCESS?: boolean; DATA?: { RESULT: Array<{ user?: string; message?: { id?: string; date?: { [key: string]: unknown }; text?: string; files?: unknown[]; [key: string]: unknown }; chat?: { id?: string; name?: string; description?: string; [key: string]: unknown }; extra?: { skip_phone_validate?: string; disable_tracker?: string; [key: string]: unknown }; SUCCESS?: boolean; session?: { ID: `${number}`; CHAT_ID?: `${number}`; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of imconnector.status. */
-export type ImconnectorStatusResult = { LINE?: number; CONNECTOR?: string; ERROR?: boolean; CONFIGURED?: boolean; STATUS?: boolean; [key: string]: unknown }
 
 /** The result of imconnector.update.messages. */
 export type ImconnectorUpdateMessagesResult = { SUCCESS?: boolean; DATA?: { RESULT: Array<{ user?: string; message?: { id?: string; date?: { [key: string]: unknown }; text?: string; [key: string]: unknown }; chat?: { id?: string; name?: string; description?: string; [key: string]: unknown }; SUCCESS?: boolean; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
@@ -1035,9 +738,6 @@ export type ImopenlinesConfigGetResult = { ID: `${number}`; ACTIVE?: string; LIN
 
 /** The result of imopenlines.config.list.get. */
 export type ImopenlinesConfigListGetResult = Array<{ ID: `${number}`; LINE_NAME?: string; ACTIVE?: string; QUEUE?: number[]; QUEUE_USERS_FIELDS?: Record<string, { USER_NAME?: string; USER_WORK_POSITION?: string | null; USER_AVATAR?: string; USER_AVATAR_ID?: number | null; [key: string]: unknown }>; CONFIG_QUEUE?: Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }>; [key: string]: unknown }>
-
-/** The result of imopenlines.crm.chat.get. */
-export type ImopenlinesCrmChatGetResult = Array<{ CHAT_ID?: `${number}`; CONNECTOR_ID?: string; CONNECTOR_TITLE?: string; [key: string]: unknown }>
 
 /** The result of imopenlines.dialog.get. */
 export type ImopenlinesDialogGetResult = { id: number; parent_chat_id?: number; parent_message_id?: number; name?: string; description?: unknown; owner?: number; extranet?: boolean; avatar?: string; color?: string; type?: string; counter?: number; user_counter?: number; message_count?: number; unread_id?: number; restrictions?: { avatar?: boolean; rename?: boolean; extend?: boolean; call?: boolean; mute?: boolean; leave?: boolean; leave_owner?: boolean; send?: boolean; user_list?: boolean; [key: string]: unknown }; last_message_id?: number; last_id?: number; marked_id?: number; disk_folder_id?: number; entity_type?: string; entity_id?: string; entity_data_1?: string; entity_data_2?: string; entity_data_3?: string; mute_list?: unknown[]; date_create?: string; message_type?: string; public?: string; role?: string; entity_link?: { type?: string; url?: string; id?: string; [key: string]: unknown }; text_field_enabled?: boolean; background_id?: unknown; permissions?: { manage_users_add?: string; manage_users_delete?: string; manage_ui?: string; manage_settings?: string; manage_messages?: string; can_post?: string; [key: string]: unknown }; is_new?: boolean; readed_list?: Array<{ user_id?: number; user_name?: string; message_id?: number; date?: unknown; [key: string]: unknown }>; manager_list?: number[]; last_message_views?: { message_id?: number; first_viewers?: Array<{ user_id?: number; user_name?: string; date?: string; [key: string]: unknown }>; count_of_viewers?: number; [key: string]: unknown }; dialog_id?: string; [key: string]: unknown }
@@ -1063,17 +763,11 @@ export type LandingBlockGetmanifestfileResult = { block: { name?: string; sectio
 /** The result of landing.block.getrepository. */
 export type LandingBlockGetrepositoryResult = { name?: string; meta?: { ai_text_placeholder?: string; ai_text_max_tokens?: number; [key: string]: unknown }; new?: boolean; type?: unknown; specialType?: unknown; separator?: boolean; app_code?: boolean; items?: { "03.1.three_cols_big_with_text_and_titles": { id?: unknown; name?: string; namespace?: string; new?: boolean; version?: unknown; type?: unknown[]; section?: string[]; system?: boolean; description?: string; preview?: string; restricted?: boolean; repo_id?: boolean; app_code?: boolean; only_for_license?: string; requires_updates?: boolean; [key: string]: unknown }; repo_405: { id?: unknown; new?: boolean; name?: string; description?: unknown; namespace?: string; type?: unknown[]; section?: string[]; preview?: string; restricted?: boolean; repo_id?: string; app_code?: string; requires_updates?: boolean; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of landing.demos.getList. */
-export type LandingDemosGetListResult = Array<{ ID: `${number}`; XML_ID?: string; TITLE?: string; TYPE?: string; DATE_MODIFY?: string; MANIFEST?: boolean; [key: string]: unknown }>
-
 /** The result of landing.demos.getPageList. */
 export type LandingDemosGetPageListResult = { empty: { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: boolean; PUBLICATION?: boolean; LOCK_DELETE?: boolean; AVAILABLE?: boolean; SINGLETON?: boolean; SECTION?: unknown[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { name?: string; active?: boolean; type?: string[]; items?: unknown[]; version?: number; old_id?: number; encoded?: boolean; charset?: string; [key: string]: unknown }; [key: string]: unknown }; "search-result": { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: boolean; PUBLICATION?: boolean; SECTION?: string[]; DATA?: { code?: string; section?: string[]; publication?: boolean; layout?: unknown[]; items?: { "#block3430": { code?: string; [key: string]: unknown }; [key: string]: unknown }; encoded?: boolean; charset?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of landing.demos.getSiteList. */
 export type LandingDemosGetSiteListResult = { empty: { ID?: string; XML_ID?: string; TYPE?: string[]; TITLE?: string; ACTIVE?: boolean; PUBLICATION?: boolean; LOCK_DELETE?: boolean; AVAILABLE?: boolean; SINGLETON?: boolean; SECTION?: unknown[]; DESCRIPTION?: string; PREVIEW?: string; PREVIEW2X?: string; PREVIEW3X?: string; APP_CODE?: string; REST?: number; DATA?: { name?: string; items?: unknown[]; encoded?: boolean; charset?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of landing.landing.getList. */
-export type LandingLandingGetListResult = Array<{ ID: `${number}`; TITLE?: string; SITE_ID?: `${number}`; DATE_MODIFY?: string; DOMAIN_ID?: `${number}`; [key: string]: unknown }>
 
 /** The result of landing.landing.getadditionalfields. */
 export type LandingLandingGetadditionalfieldsResult = { FONTS_CODE?: string; GACOUNTER_USE?: string; METAMAIN_USE?: string; METAMAIN_TITLE?: string; METAOG_TITLE?: string; METAOG_IMAGE?: string; SETTINGS_PRICE_CODE?: string[]; SETTINGS_SHOW_PRICE_COUNT?: number; THEMEFONTS_LINE_HEIGHT?: string; VIEW_TYPE?: string; YACOUNTER_USE?: string; [key: string]: unknown }
@@ -1093,20 +787,8 @@ export type LandingSiteFullExportResult = { charset?: string; code?: string; sit
 /** The result of landing.site.getFolders. */
 export type LandingSiteGetFoldersResult = Array<{ ID: `${number}`; PARENT_ID?: unknown; SITE_ID?: `${number}`; INDEX_ID?: `${number}` | null; ACTIVE?: string; DELETED?: string; TITLE?: string; CODE?: string; CREATED_BY_ID?: `${number}`; MODIFIED_BY_ID?: `${number}`; DATE_CREATE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
 
-/** The result of landing.site.getGroupBindings. */
-export type LandingSiteGetGroupBindingsResult = Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; BINDING_ID?: `${number}`; TITLE?: string; PUBLIC_URL?: string; [key: string]: unknown }>
-
-/** The result of landing.site.getMenuBindings. */
-export type LandingSiteGetMenuBindingsResult = Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; BINDING_ID?: string; TITLE?: string; PUBLIC_URL?: string; [key: string]: unknown }>
-
 /** The result of landing.site.getadditionalfields. */
 export type LandingSiteGetadditionalfieldsResult = { COOKIES_USE?: string; COOKIES_AGREEMENT_ID?: `${number}`; COOKIES_COLOR_BG?: string; COOKIES_COLOR_TEXT?: string; COOKIES_POSITION?: string; COOKIES_MODE?: string; B24BUTTON_CODE?: string; B24BUTTON_COLOR?: string; B24BUTTON_COLOR_VALUE?: string; COPYRIGHT_SHOW?: string; COPYRIGHT_CODE?: string; SETTINGS_PRICE_CODE?: string[]; SETTINGS_SHOW_PRICE_COUNT?: number; SETTINGS_CURRENCY_ID?: string; SPEED_USE_LAZY?: string; THEME_CODE?: string; THEME_COLOR?: string; YACOUNTER_USE?: string; YACOUNTER_COUNTER?: string; ROBOTS_USE?: string; ROBOTS_CONTENT?: string; CSSBLOCK_USE?: string; HEADBLOCK_USE?: string; [key: string]: unknown }
-
-/** The result of landing.syspage.get. */
-export type LandingSyspageGetResult = Record<string, { TYPE?: string; LANDING_ID?: `${number}`; TITLE?: string; DELETED?: string; ACTIVE?: string; [key: string]: unknown }>
-
-/** The result of landing.template.getlist. */
-export type LandingTemplateGetlistResult = Array<{ ID: `${number}`; TITLE?: string; XML_ID?: string; SORT?: string; ACTIVE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
 
 /** The result of lists.element.get. */
 export type ListsElementGetResult = Array<{ ID: `${number}`; NAME?: string; IBLOCK_SECTION_ID?: unknown; CREATED_BY?: string; CODE?: string; PROPERTY_951?: Record<string, string>; PROPERTY_1003?: Record<string, string>; [key: string]: unknown }>
@@ -1126,32 +808,14 @@ export type ListsSectionGetResult = Array<{ ID: `${number}`; CODE?: string; XML_
 /** The result of log.blogcomment.user.get. */
 export type LogBlogcommentUserGetResult = { comments: Array<{ id: number; comment_id?: number; log_id?: number; date?: string; text?: string; attach?: number[]; [key: string]: unknown }>; files: Record<string, { id: number; date?: string; type?: string; name?: string; size?: number; image?: { width?: number; height?: number; [key: string]: unknown }; authorId?: number; authorName?: string; urlPreview?: string; urlShow?: string; urlDownload?: string; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of mail.mailbox.get. */
-export type V3MailMailboxGetResult = { item: { id: number; name?: string; email?: string; senderName?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of mail.mailbox.list. */
-export type V3MailMailboxListResult = { items: Array<{ id: number; name?: string; email?: string; senderName?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of mail.mailbox.senders. */
-export type V3MailMailboxSendersResult = { items: Array<{ email?: string; name?: string; sender?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of mail.message.createchat. */
-export type V3MailMessageCreatechatResult = { success?: boolean; chatId?: number; messageId?: number; existing?: boolean; [key: string]: unknown }
-
 /** The result of mail.message.get. */
 export type V3MailMessageGetResult = { item: { id: number; mailboxId?: number; mailboxEmail?: string; subject?: string; from?: string; to?: string; cc?: unknown; date?: string; isSeen?: boolean; hasAttachments?: boolean; url?: string; bindings?: unknown[]; body?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of mail.message.list. */
 export type V3MailMessageListResult = { items: Array<{ id: number; mailboxId?: number; mailboxEmail?: string; subject?: string; from?: string; to?: string; cc?: string; date?: string; isSeen?: boolean; hasAttachments?: boolean; url?: string; bindings?: unknown[]; body?: string; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of mail.message.thread. */
-export type V3MailMessageThreadResult = Array<{ id: number; subject?: string; from?: string; to?: string; cc?: string; date?: string; body?: string; [key: string]: unknown }>
-
 /** The result of mail.recipient.listcontacts, mail.recipient.listemployees. */
 export type V3MailRecipientListcontactsResult = { items: Array<{ id: number; email?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of mailservice.fields. */
-export type MailserviceFieldsResult = { ID?: string; SITE_ID?: string; ACTIVE?: string; NAME?: string; SERVER?: string; PORT?: string; ENCRYPTION?: string; LINK?: string; ICON?: string; SORT?: string; [key: string]: unknown }
 
 /** The result of mailservice.get. */
 export type MailserviceGetResult = { ID: `${number}`; SITE_ID?: string; ACTIVE?: string; SORT?: string; NAME?: string; SERVER?: string; PORT?: string; ENCRYPTION?: string; LINK?: string; ICON?: unknown; SMTP_SERVER?: unknown; SMTP_PORT?: unknown; SMTP_LOGIN_AS_IMAP?: string; SMTP_PASSWORD_AS_IMAP?: string; SMTP_ENCRYPTION?: unknown; UPLOAD_OUTGOING?: unknown; [key: string]: unknown }
@@ -1192,9 +856,6 @@ export type V3NoteFileAddResult = { item: { id: number; documentId?: number; nam
 /** The result of placement.get. */
 export type PlacementGetResult = Array<{ placement?: string; userId?: number; handler?: string; options?: unknown[] | { extranet?: string; context?: string; role?: string; errorHandlerUrl?: string; [key: string]: unknown }; title?: string; description?: string; langAll?: { de: { TITLE?: string; DESCRIPTION?: string; GROUP_NAME?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }>
 
-/** The result of profile. */
-export type ProfileResult = { ID: `${number}`; ADMIN?: boolean; NAME?: string; LAST_NAME?: string; PERSONAL_GENDER?: string; TIME_ZONE?: string; [key: string]: unknown }
-
 /** The result of pull.application.config.get. */
 export type PullApplicationConfigGetResult = { server?: { version?: number; server_enabled?: boolean; mode?: string; hostname?: string; long_polling?: string; long_pooling_secure?: string; websocket_enabled?: boolean; websocket?: string; websocket_secure?: string; publish_enabled?: boolean; publish?: string; publish_secure?: string; config_timestamp?: number; [key: string]: unknown }; api?: { revision_web?: number; revision_mobile?: number; [key: string]: unknown }; channels?: { shared: { id?: string; start?: string; end?: string; type?: string; [key: string]: unknown }; private: { id?: string; public_id?: string; start?: string; end?: string; type?: string; [key: string]: unknown }; [key: string]: unknown }; exp?: number; publicChannels?: { "<user_id>": { user_id?: number; public_id?: string; signature?: string; start?: string; end?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
@@ -1207,32 +868,17 @@ export type SaleBasketitemAddCatalogProductResult = { basketItem: { basePrice?: 
 /** The result of sale.basketitem.getFields, sale.basketitem.getFieldsCatalogProduct. */
 export type SaleBasketitemGetFieldsResult = { basketItem: { basePrice: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; canBuy: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; catalogXmlId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of sale.basketitem.list. */
-export type SaleBasketitemListResult = { basketItems: Array<{ currency?: string; id: number; name?: string; orderId?: number; price?: number; productId?: number; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of sale.basketitem.update. */
 export type SaleBasketitemUpdateResult = { basketItem: { basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateUpdate?: string; dimensions?: string; discountPrice?: number; id: number; measureCode?: string; measureName?: string; name?: string; orderId?: number; price?: number; productId?: number; productXmlId?: string; properties?: unknown[]; quantity?: number; reservations?: unknown[]; sort?: number; type?: unknown; vatIncluded?: string; vatRate?: number; weight?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.basketitem.updateCatalogProduct. */
 export type SaleBasketitemUpdateCatalogProductResult = { basketItem: { basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateUpdate?: string; dimensions?: string; discountPrice?: number; id: number; measureCode?: string; measureName?: string; name?: string; orderId?: number; price?: number; productid?: number; productXmlId?: `${number}`; properties?: unknown[]; quantity?: number; reservations?: unknown[]; sort?: number; type?: number; vatIncluded?: string; vatRate?: unknown; weight?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of sale.basketproperties.add. */
-export type SaleBasketpropertiesAddResult = { basketProperty: { basketId?: number; code?: string; id: number; name?: string; value?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-
 /** The result of sale.basketproperties.get, sale.basketproperties.update. */
 export type SaleBasketpropertiesGetResult = { basketProperty: { basketId?: number; code?: string; id: number; name?: string; sort?: number; value?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of sale.basketproperties.getFields. */
-export type SaleBasketpropertiesGetFieldsResult = { basketProperties: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.basketproperties.list. */
-export type SaleBasketpropertiesListResult = { basketProperties: Array<{ basketId?: number; code?: string; id: number; name?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of sale.businessValuePersonDomain.getFields. */
 export type SaleBusinessValuePersonDomainGetFieldsResult = { businessValuePersonDomain: { domain: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; personTypeId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.businessValuePersonDomain.list. */
-export type SaleBusinessValuePersonDomainListResult = { businessValuePersonDomains: Array<{ personTypeId?: number; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of sale.cashbox.handler.list. */
 export type SaleCashboxHandlerListResult = Array<{ ID: `${number}`; NAME?: string; CODE?: string; SORT?: string; SETTINGS?: { PRINT_URL?: string; CHECK_URL?: string; CONFIG?: { AUTH: { LABEL?: string; ITEMS?: { LOGIN: unknown; PASSWORD: unknown; [key: string]: unknown }; [key: string]: unknown }; COMPANY: { LABEL?: string; ITEMS?: { INN: unknown; [key: string]: unknown }; [key: string]: unknown }; INTERACTION: { LABEL?: string; ITEMS?: { MODE: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; SUPPORTS_FFD105?: string; [key: string]: unknown }; [key: string]: unknown }>
@@ -1246,9 +892,6 @@ export type SaleDeliveryAddResult = { parent: { NAME?: string; ACTIVE?: string; 
 /** The result of sale.delivery.extra.service.get. */
 export type SaleDeliveryExtraServiceGetResult = Array<{ ID: `${number}`; CODE?: string; NAME?: string; DESCRIPTION?: string; ACTIVE?: string; SORT?: string; TYPE?: string; PRICE?: number; ITEMS?: Array<{ TITLE?: string; CODE?: unknown; PRICE?: string; [key: string]: unknown }>; [key: string]: unknown }>
 
-/** The result of sale.delivery.getlist. */
-export type SaleDeliveryGetlistResult = Array<{ NAME?: string; ACTIVE?: string; DESCRIPTION?: string; CURRENCY?: string; ID: number; PARENT_ID?: number | null; SORT?: number; [key: string]: unknown }>
-
 /** The result of sale.delivery.handler.list. */
 export type SaleDeliveryHandlerListResult = Array<{ ID: `${number}`; NAME?: string; CODE?: string; SORT?: string; DESCRIPTION?: string; SETTINGS?: { CALCULATE_URL?: string; CREATE_DELIVERY_REQUEST_URL?: string; CANCEL_DELIVERY_REQUEST_URL?: string; HAS_CALLBACK_TRACKING_SUPPORT?: string; CONFIG?: Array<{ TYPE?: string; NAME?: string; CODE?: string; OPTIONS?: { Option1Code?: unknown; Option2Code?: unknown; Option3Code?: unknown; Option4Code?: unknown; Option5Code?: unknown; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; PROFILES?: Array<{ NAME?: string; DESCRIPTION?: string; CODE?: string; [key: string]: unknown }>; [key: string]: unknown }>
 
@@ -1257,9 +900,6 @@ export type SaleOrderAddResult = { order: { accountNumber?: string; additionalIn
 
 /** The result of sale.order.get. */
 export type SaleOrderGetResult = { order: { accountNumber?: string; additionalInfo?: string; affiliateId?: unknown; basketItems?: Array<{ barcodeMulti?: string; basePrice?: number; canBuy?: string; catalogXmlId?: string; currency?: string; customPrice?: string; dateInsert?: string; dateRefresh?: unknown; dateUpdate?: string; detailPageUrl?: string; dimensions?: string; discountCoupon?: string; discountName?: string; discountPrice?: number; discountValue?: string; fuserId?: number; id: `${number}`; lid?: string; measureCode?: string; measureName?: string; module?: string; name?: string; notes?: string; orderId?: `${number}`; price?: number; priceTypeId?: number; productId?: number; productPriceId?: number; productProviderClass?: string; productXmlId?: `${number}`; properties?: Array<{ basketId?: unknown; code?: unknown; id: unknown; name?: unknown; sort?: unknown; value?: unknown; xmlId?: unknown; [key: string]: unknown }>; quantity?: number; recommendation?: string; reservations?: Array<{ basketId?: unknown; dateReserve?: unknown; dateReserveEnd?: unknown; id: unknown; quantity?: unknown; reservedBy?: unknown; storeId?: unknown; [key: string]: unknown }>; setParentId?: string; sort?: number; subscribe?: string; type?: string; vatIncluded?: string; vatRate?: number; weight?: number; xmlId?: string; [key: string]: unknown }>; canceled?: string; clients?: Array<{ entityId?: number; entityTypeId?: number; id: number; isPrimary?: string; orderId?: number; roleId?: number; sort?: number; [key: string]: unknown }>; comments?: string; companyId?: number; currency?: string; dateCanceled?: unknown; dateInsert?: string; dateLock?: unknown; dateMarked?: unknown; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: unknown; empMarkedId?: unknown; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; payments?: Array<{ accountNumber?: string; comments?: string; companyId?: number; currency?: string; dateBill?: string; dateMarked?: unknown; datePaid?: unknown; datePayBefore?: unknown; dateResponsibleId?: unknown; empMarkedId?: unknown; empPaidId?: unknown; empResponsibleId?: unknown; empReturnId?: unknown; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: unknown; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: unknown; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: number; psResponseDate?: unknown; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: unknown; reasonMarked?: string; responsibleId?: unknown; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; personTypeId?: number; personTypeXmlId?: string; price?: number; propertyValues?: Array<{ code?: string; id: number; name?: string; orderPropsId?: number; orderPropsXmlId?: string | null; value?: string | null; [key: string]: unknown }>; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: string; requisiteLink?: { bankDetailId?: number; mcBankDetailId?: number; mcRequisiteId?: number; requisiteId?: number; [key: string]: unknown }; responsibleId?: number; shipments?: Array<{ accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: number; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: unknown; dateCanceled?: unknown; dateDeducted?: unknown; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: unknown; deducted?: string; deliveryDocDate?: unknown; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: number; empAllowDeliveryId?: unknown; empCanceledId?: unknown; empDeductedId?: unknown; empMarkedId?: unknown; empResponsibleId?: unknown; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: unknown; shipmentItems?: Array<{ basketId?: unknown; dateInsert?: unknown; id: unknown; orderDeliveryId?: unknown; quantity?: unknown; reservedQuantity?: unknown; xmlId?: unknown; [key: string]: unknown }>; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; statusId?: string; statusXmlId?: string; taxValue?: number; tradeBindings?: Array<{ externalOrderId?: `${number}`; id: number; orderId?: number; params?: unknown; tradingPlatformId?: `${number}`; tradingPlatformXmlId?: string; xmlId?: string; [key: string]: unknown }>; updated1c?: string; userDescription?: string; userId?: number; version?: number; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.order.getFields. */
-export type SaleOrderGetFieldsResult = { order: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of sale.order.list. */
 export type SaleOrderListResult = { orders: Array<{ accountNumber?: string; additionalInfo?: string; affiliateId?: unknown; canceled?: string; comments?: string; companyId?: unknown; currency?: string; dateCanceled?: unknown; dateInsert?: string; dateLock?: unknown; dateMarked?: unknown; dateStatus?: string; dateUpdate?: string; deducted?: string; discountValue?: number; empCanceledId?: unknown; empMarkedId?: unknown; empStatusId?: number; externalOrder?: string; id: number; id1c?: string; lid?: string; lockedBy?: string; marked?: string; orderTopic?: string; payed?: string; personTypeId?: number; personTypeXmlId?: string; price?: number; reasonCanceled?: string; reasonMarked?: string; recountFlag?: string; recurringId?: string; responsibleId?: number; statusId?: string; statusXmlId?: string; taxValue?: number; updated1c?: string; userDescription?: string; userId?: number; version?: number; version1c?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
@@ -1273,29 +913,14 @@ export type SalePaymentAddResult = { payment: { accountNumber?: string; comments
 /** The result of sale.payment.get. */
 export type SalePaymentGetResult = { payment: { accountNumber?: string; comments?: string; companyId?: unknown; currency?: string; dateBill?: string; dateMarked?: unknown; datePaid?: unknown; datePayBefore?: unknown; dateResponsibleId?: string; empMarkedId?: unknown; empPaidId?: unknown; empResponsibleId?: number; empReturnId?: unknown; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: unknown; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: unknown; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: unknown; psResponseDate?: unknown; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: unknown; reasonMarked?: string; responsibleId?: number; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of sale.payment.getFields. */
-export type SalePaymentGetFieldsResult = { payment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of sale.payment.list. */
 export type SalePaymentListResult = { payments: Array<{ accountNumber?: string; comments?: string; companyId?: unknown; currency?: string; dateBill?: string; dateMarked?: unknown; datePaid?: unknown; datePayBefore?: unknown; dateResponsibleId?: string; empMarkedId?: unknown; empPaidId?: unknown; empResponsibleId?: number; empReturnId?: unknown; externalPayment?: string; id: number; id1c?: string; isReturn?: string; marked?: string; orderId?: number; paid?: string; payReturnComment?: string; payReturnDate?: unknown; payReturnNum?: string; paySystemId?: number; paySystemIsCash?: string; paySystemName?: string; paySystemXmlId?: string; payVoucherDate?: unknown; payVoucherNum?: string; priceCod?: string; psCurrency?: string; psInvoiceId?: unknown; psResponseDate?: unknown; psStatus?: string; psStatusCode?: string; psStatusDescription?: string; psStatusMessage?: string; psSum?: unknown; reasonMarked?: string; responsibleId?: number; sum?: number; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of sale.paymentItemShipment.add, sale.paymentItemShipment.get, sale.paymentItemShipment.update. */
 export type SalePaymentItemShipmentAddResult = { paymentItemShipment: { dateInsert?: string; id: number; paymentId?: number; shipmentId?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of sale.paymentItemShipment.getFields. */
-export type SalePaymentItemShipmentGetFieldsResult = { paymentItemShipment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.paymentItemShipment.list. */
-export type SalePaymentItemShipmentListResult = { paymentItemsShipment: Array<{ dateInsert?: string; id: number; paymentId?: number; shipmentId?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of sale.paymentitembasket.add, sale.paymentitembasket.get, sale.paymentitembasket.update. */
 export type SalePaymentitembasketAddResult = { paymentItemBasket: { basketId?: number; dateInsert?: string; id: number; paymentId?: number; quantity?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.paymentitembasket.getfields. */
-export type SalePaymentitembasketGetfieldsResult = { paymentItemBasket: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.paymentitembasket.list. */
-export type SalePaymentitembasketListResult = { paymentItemsBasket: Array<{ basketId?: number; dateInsert?: string; id: number; paymentId?: number; quantity?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of sale.paysystem.handler.list. */
 export type SalePaysystemHandlerListResult = Array<{ ID: `${number}`; NAME?: string; CODE?: string; SORT?: string; SETTINGS?: { CURRENCY: string[]; FORM_DATA: { ACTION_URI?: string; METHOD?: string; FIELDS?: { phone: { VISIBLE?: unknown; CODE?: unknown; [key: string]: unknown }; paymentId: { CODE?: unknown; VISIBLE?: unknown; [key: string]: unknown }; serviceid: { CODE?: unknown; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }; CODES: Record<string, { NAME?: string; DESCRIPTION?: string; SORT?: string; GROUP?: string; DEFAULT?: { PROVIDER_KEY?: unknown; PROVIDER_VALUE?: unknown; [key: string]: unknown }; INPUT?: { TYPE?: unknown; OPTIONS?: unknown; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }>
@@ -1305,21 +930,6 @@ export type SalePaysystemListResult = Array<{ NAME?: string; PSA_NAME?: string; 
 
 /** The result of sale.paysystem.settings.get, sale.paysystem.settings.invoice.get, sale.paysystem.settings.payment.get. */
 export type SalePaysystemSettingsGetResult = { REST_SERVICE_ID_IFRAME?: string; REST_SERVICE_KEY_IFRAME?: string; PS_WORK_MODE_IFRAME?: string; [key: string]: unknown }
-
-/** The result of sale.persontype.add. */
-export type SalePersontypeAddResult = { personType: { active?: string; code?: string; id: number; name?: string; sort?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.persontype.get. */
-export type SalePersontypeGetResult = { personType: { active?: string; code?: unknown; id: number; name?: string; sort?: string; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.persontype.getFields. */
-export type SalePersontypeGetFieldsResult = { personType: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.persontype.list. */
-export type SalePersontypeListResult = { personTypes: Array<{ id: number; name?: string; sort?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.persontype.update. */
-export type SalePersontypeUpdateResult = { personType: { active?: string; code?: string; id: number; name?: string; sort?: string; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.property.add, sale.property.update, sale.shipmentproperty.add, sale.shipmentproperty.update. */
 export type SalePropertyAddResult = { property: { active?: string; code?: string; defaultValue?: string; description?: string; id: number; inputFieldLocation?: string; isAddress?: string; isAddressFrom?: string; isAddressTo?: string; isEmail?: string; isFiltered?: string; isLocation?: string; isLocation4tax?: string; isPayer?: string; isPhone?: string; isProfileName?: string; isZip?: string; multiple?: string; name?: string; personTypeId?: number; propsGroupId?: number; required?: string; settings?: { maxlength?: string; multiline?: string; [key: string]: unknown }; sort?: number; type?: string; userProps?: string; util?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
@@ -1333,26 +943,11 @@ export type SalePropertyGetfieldsbytypeResult = { property: Record<string, { isI
 /** The result of sale.property.list, sale.shipmentproperty.list. */
 export type SalePropertyListResult = { properties: Array<{ active?: string; code?: string; defaultValue?: string; description?: string; id: number; inputFieldLocation?: string; isAddress?: string; isAddressFrom?: string; isAddressTo?: string; isEmail?: string; isFiltered?: string; isLocation?: string; isPayer?: string; isPhone?: string; isProfileName?: string; isZip?: string; multiple?: string; name?: string; personTypeId?: number; propsGroupId?: number; required?: string; settings?: unknown[] | { size?: number; [key: string]: unknown }; sort?: number; type?: string; userProps?: string; util?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of sale.propertyRelation.add. */
-export type SalePropertyRelationAddResult = { propertyRelation: { entityId?: number; entityType?: string; propertyId?: number; [key: string]: unknown }; [key: string]: unknown }
-
 /** The result of sale.propertyRelation.getFields. */
 export type SalePropertyRelationGetFieldsResult = { propertyRelation: { entityId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; entityType: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; propertyId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of sale.propertyRelation.list. */
-export type SalePropertyRelationListResult = { propertyRelations: Array<{ entityId?: number; entityType?: string; propertyId?: number; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of sale.propertygroup.add, sale.propertygroup.get, sale.propertygroup.update. */
 export type SalePropertygroupAddResult = { propertyGroup: { id: number; name?: string; personTypeId?: number; sort?: number; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.propertygroup.getFields. */
-export type SalePropertygroupGetFieldsResult = { propertyGroup: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.propertygroup.list. */
-export type SalePropertygroupListResult = { propertyGroups: Array<{ id: number; name?: string; personTypeId?: number; sort?: number; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.propertyvalue.get. */
-export type SalePropertyvalueGetResult = { propertyValue: { code?: string; id: number; name?: string; orderPropsId?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.propertyvalue.getfields, sale.shipmentpropertyvalue.getfields. */
 export type SalePropertyvalueGetfieldsResult = { propertyValue: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
@@ -1366,20 +961,11 @@ export type SalePropertyvalueModifyResult = { propertyValues: Array<{ code?: str
 /** The result of sale.propertyvariant.add, sale.propertyvariant.get, sale.propertyvariant.update. */
 export type SalePropertyvariantAddResult = { propertyVariant: { description?: string; id: number; name?: string; orderPropsId?: number; sort?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of sale.propertyvariant.getFields. */
-export type SalePropertyvariantGetFieldsResult = { propertyVariant: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.propertyvariant.list. */
-export type SalePropertyvariantListResult = { propertyVariants: Array<{ id: number; name?: string; orderPropsId?: number; value?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of sale.shipment.add. */
 export type SaleShipmentAddResult = { shipment: { accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: string; dateDeducted?: string; dateInsert?: string; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: string; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; empAllowDeliveryId?: number; empDeductedId?: number; empResponsibleId?: number; id: number; marked?: string; orderId?: number; priceDelivery?: number; responsibleId?: number; shipmentItems?: unknown[]; statusId?: string; statusXmlId?: string; system?: string; trackingNumber?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.shipment.get. */
 export type SaleShipmentGetResult = { shipment: { accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: number; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: unknown; dateCanceled?: unknown; dateDeducted?: unknown; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: unknown; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: number; empAllowDeliveryId?: unknown; empCanceledId?: unknown; empDeductedId?: unknown; empMarkedId?: unknown; empResponsibleId?: unknown; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: number; shipmentItems?: Array<{ basketId?: number; dateInsert?: string; id: number; orderDeliveryId?: number; quantity?: number; reservedQuantity?: number; xmlId?: string; [key: string]: unknown }>; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.shipment.getFields. */
-export type SaleShipmentGetFieldsResult = { shipment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of sale.shipment.list. */
 export type SaleShipmentListResult = { shipments: Array<{ accountNumber?: string; allowDelivery?: string; basePriceDelivery?: number; canceled?: string; comments?: string; companyId?: number; currency?: string; customPriceDelivery?: string; dateAllowDelivery?: unknown; dateCanceled?: unknown; dateDeducted?: unknown; dateInsert?: string; dateMarked?: unknown; dateResponsibleId?: string; deducted?: string; deliveryDocDate?: unknown; deliveryDocNum?: string; deliveryId?: number; deliveryName?: string; deliveryXmlId?: string; discountPrice?: unknown; empAllowDeliveryId?: unknown; empCanceledId?: unknown; empDeductedId?: unknown; empMarkedId?: unknown; empResponsibleId?: unknown; externalDelivery?: string; id: number; id1c?: string; marked?: string; orderId?: number; priceDelivery?: number; reasonMarked?: string; reasonUndoDeducted?: string; responsibleId?: number; statusId?: string; statusXmlId?: string; system?: string; trackingDescription?: string; trackingLastCheck?: string; trackingNumber?: string; trackingStatus?: string; updated1c?: string; version1c?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
@@ -1390,74 +976,26 @@ export type SaleShipmentUpdateResult = { shipment: { accountNumber?: string; all
 /** The result of sale.shipmentitem.add, sale.shipmentitem.get, sale.shipmentitem.update. */
 export type SaleShipmentitemAddResult = { shipmentItem: { basketId?: number; dateInsert?: string; id: number; orderDeliveryId?: number; quantity?: number; reservedQuantity?: number; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of sale.shipmentitem.getfields. */
-export type SaleShipmentitemGetfieldsResult = { shipmentItem: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of sale.shipmentitem.list. */
 export type SaleShipmentitemListResult = { shipmentItems: Array<{ basketId?: number; dateInsert?: string; id: number; orderDeliveryId?: number; quantity?: number; reservedQuantity?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.shipmentpropertyvalue.get. */
-export type SaleShipmentpropertyvalueGetResult = { propertyValue: { code?: unknown; id: number; name?: string; shipmentPropsId?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of sale.shipmentpropertyvalue.list. */
 export type SaleShipmentpropertyvalueListResult = { propertyValues: Array<{ code?: unknown; id: number; name?: string; shipmentId?: number; shipmentPropsId?: number; shipmentPropsXmlId?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
 
-/** The result of sale.shipmentpropertyvalue.modify. */
-export type SaleShipmentpropertyvalueModifyResult = { propertyValues: Array<{ code?: unknown; id: number; name?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of sale.status.add, sale.status.update. */
 export type SaleStatusAddResult = { status: { color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.status.get. */
-export type SaleStatusGetResult = { status: { color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.status.getFields. */
-export type SaleStatusGetFieldsResult = { status: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.status.list. */
-export type SaleStatusListResult = { statuses: Array<{ color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.statusLang.add. */
-export type SaleStatusLangAddResult = { statusLang: { description?: string; lid?: string; name?: string; statusId?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.statusLang.getFields. */
-export type SaleStatusLangGetFieldsResult = { statusLang: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.statusLang.getListLangs. */
-export type SaleStatusLangGetListLangsResult = { langs: Array<{ active?: string; lid?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of sale.statusLang.list. */
-export type SaleStatusLangListResult = { statusLangs: Array<{ description?: string; lid?: string; name?: string; statusId?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of sale.tradeBinding.getFields. */
 export type SaleTradeBindingGetFieldsResult = { tradeBinding: { externalOrderId: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; id: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of sale.tradeBinding.list. */
-export type SaleTradeBindingListResult = { tradeBindings: Array<{ orderId?: number; tradingPlatformId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of sale.tradePlatform.getFields. */
 export type SaleTradePlatformGetFieldsResult = { tradePlatform: { catalogSectionTabClassName: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; class: { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sale.tradePlatform.list. */
-export type SaleTradePlatformListResult = { tradePlatforms: Array<{ code?: string; id: number; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of salescenter.payment.getPublicUrl. */
-export type SalescenterPaymentGetPublicUrlResult = { payment: { url?: string; shortUrl?: string; qr?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sign.b2e.company.provider.list. */
-export type SignB2eCompanyProviderListResult = Array<{ code?: string; uid?: string; name?: string; date?: string; expires?: string; [key: string]: unknown }>
 
 /** The result of sign.b2e.document.get, sign.b2e.document.send. */
 export type SignB2eDocumentGetResult = { uid?: string; state?: { code?: string; name?: string; [key: string]: unknown }; members?: Array<{ uid?: string; role?: string; party?: number; user?: { employeeCode?: string; employeeId?: number; userId?: number; [key: string]: unknown }; state?: { code?: string; name?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of sign.b2e.hcmlink.document.get. */
 export type SignB2eHcmlinkDocumentGetResult = { company?: string; employee?: string; document?: { date?: string; name?: string; fileUrl?: string; fileName?: string; uid?: string; documentUid?: string; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of sign.b2e.mysafe.tail. */
-export type SignB2eMysafeTailResult = Array<{ id: number; title?: string; create_date?: string; signed_date?: string; creator_id?: number; member_id?: number; role?: string; file_url?: string; [key: string]: unknown }>
-
-/** The result of sign.b2e.personal.tail. */
-export type SignB2ePersonalTailResult = Array<{ id: number; title?: string; signed_date?: string; file_url?: string; [key: string]: unknown }>
 
 /** The result of socialnetwork.api.workgroup.get. */
 export type SocialnetworkApiWorkgroupGetResult = { ID: number; ACTIVE?: string; SITE_ID?: string; SUBJECT_ID?: number; NAME?: string; DESCRIPTION?: string; KEYWORDS?: string; CLOSED?: string; VISIBLE?: string; OPENED?: string; DATE_CREATE?: string; DATE_UPDATE?: string; DATE_ACTIVITY?: string; IMAGE_ID?: number; AVATAR_TYPE?: string; OWNER_ID?: number; INITIATE_PERMS?: string; NUMBER_OF_MEMBERS?: number; NUMBER_OF_MODERATORS?: number; PROJECT?: string; PROJECT_DATE_START?: unknown; PROJECT_DATE_FINISH?: unknown; SEARCH_INDEX?: string; LANDING?: string; SCRUM_OWNER_ID?: number; SCRUM_SPRINT_DURATION?: number; SCRUM_TASK_RESPONSIBLE?: string; TYPE?: string; MEMBERS?: number[]; CHAT_ID?: number; DIALOG_ID?: string; ORDINARY_MEMBERS?: number[]; INVITED_MEMBERS?: number[]; MODERATOR_MEMBERS?: number[]; SITE_IDS?: string[]; TAGS?: string[]; DEPARTMENTS?: number[]; NUMBER_OF_MEMBERS_PLURAL?: number; [key: string]: unknown }
@@ -1467,9 +1005,6 @@ export type SocialnetworkApiWorkgroupListResult = { workgroups: Array<{ id: `${n
 
 /** The result of sonet_group.get. */
 export type SonetGroupGetResult = Array<{ ID: `${number}`; SITE_ID?: string; NAME?: string; DESCRIPTION?: unknown; DATE_CREATE?: string; DATE_UPDATE?: string; ACTIVE?: string; VISIBLE?: string; OPENED?: string; CLOSED?: string; SUBJECT_ID?: `${number}`; OWNER_ID?: `${number}`; KEYWORDS?: unknown; NUMBER_OF_MEMBERS?: string; DATE_ACTIVITY?: string; SUBJECT_NAME?: string; PROJECT?: string; IS_EXTRANET?: string; [key: string]: unknown }>
-
-/** The result of sonet_group.user.groups. */
-export type SonetGroupUserGroupsResult = Array<{ GROUP_ID?: `${number}`; GROUP_NAME?: string; ROLE?: string; GROUP_IMAGE_ID?: unknown; GROUP_IMAGE?: string; [key: string]: unknown }>
 
 /** The result of task.checklistitem.get. */
 export type TaskChecklistitemGetResult = { ID: `${number}`; TASK_ID?: `${number}`; PARENT_ID?: `${number}`; CREATED_BY?: string; TITLE?: string; SORT_INDEX?: string; IS_COMPLETE?: string; IS_IMPORTANT?: string; TOGGLED_BY?: unknown; TOGGLED_DATE?: string; MEMBERS?: Array<{ ID: `${number}`; TYPE?: string; NAME?: string; PERSONAL_PHOTO?: string; PERSONAL_GENDER?: string; IMAGE?: string; IS_COLLABER?: boolean; [key: string]: unknown }>; ATTACHMENTS?: Record<string, { ATTACHMENT_ID?: number; NAME?: string; SIZE?: string; FILE_ID?: `${number}`; DOWNLOAD_URL?: string; VIEW_URL?: string; [key: string]: unknown }>; [key: string]: unknown }
@@ -1507,20 +1042,11 @@ export type TaskStagesGetResult = Record<string, { ID: `${number}`; TITLE?: stri
 /** The result of tasks.api.scrum.backlog.getFields. */
 export type TasksApiScrumBacklogGetFieldsResult = { fields: { groupId: { type?: string; [key: string]: unknown }; createdBy: { type?: string; [key: string]: unknown }; modifiedBy: { type?: string; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of tasks.api.scrum.epic.list. */
-export type TasksApiScrumEpicListResult = Array<{ id: number; groupId?: number; name?: string; description?: string; createdBy?: number; modifiedBy?: number; color?: string; [key: string]: unknown }>
-
-/** The result of tasks.api.scrum.kanban.getStages. */
-export type TasksApiScrumKanbanGetStagesResult = Array<{ id: `${number}`; name?: string; sort?: string; type?: string; sprintId?: `${number}`; color?: string; [key: string]: unknown }>
-
 /** The result of tasks.api.scrum.sprint.add, tasks.api.scrum.sprint.complete, tasks.api.scrum.sprint.get, tasks.api.scrum.sprint.start, tasks.api.scrum.sprint.update. */
 export type TasksApiScrumSprintAddResult = { id: number; groupId?: number; entityType?: string; name?: string; goal?: string; sort?: number; createdBy?: number; modifiedBy?: number; dateStart?: string; dateEnd?: string; status?: string; [key: string]: unknown }
 
 /** The result of tasks.api.scrum.sprint.list. */
 export type TasksApiScrumSprintListResult = Array<{ id: number; groupId?: number; entityType?: string; name?: string; goal?: string; sort?: number; createdBy?: number; modifiedBy?: number; dateStart?: string; dateEnd?: string; status?: string; [key: string]: unknown }>
-
-/** The result of tasks.api.scrum.task.get. */
-export type TasksApiScrumTaskGetResult = { entityId?: number; storyPoints?: string; epicId?: number; sort?: number; createdBy?: number; modifiedBy?: number; [key: string]: unknown }
 
 /** The result of tasks.flow.Flow.create, tasks.flow.Flow.get, tasks.flow.Flow.update. */
 export type TasksFlowFlowCreateResult = { id: number; creatorId?: number; ownerId?: number; groupId?: number; templateId?: number; efficiency?: number; active?: boolean; plannedCompletionTime?: number; activity?: string; name?: string; description?: string; distributionType?: string; responsibleList?: Array<string[]>; demo?: boolean; responsibleCanChangeDeadline?: boolean; matchWorkTime?: boolean; taskControl?: boolean; notifyAtHalfTime?: boolean; notifyOnQueueOverflow?: number; notifyOnTasksInProgressOverflow?: number; notifyWhenEfficiencyDecreases?: unknown; taskCreators?: Array<string[]>; team?: Array<string[]>; trialFeatureEnabled?: boolean; [key: string]: unknown }
@@ -1545,9 +1071,6 @@ export type V3TasksTaskChatMessageFieldGetResult = { item: { name?: string; type
 
 /** The result of tasks.task.complete. */
 export type TasksTaskCompleteResult = { task: { id: `${number}`; parentId?: `${number}`; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: `${number}`; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: string; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: string[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of tasks.task.counters.get. */
-export type TasksTaskCountersGetResult = { expired: { counter?: number; code?: number; [key: string]: unknown }; new_comments: { counter?: number; code?: number; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of tasks.task.defer, tasks.task.pause, tasks.task.renew, tasks.task.start. */
 export type TasksTaskDeferResult = { task: { id: `${number}`; parentId?: `${number}`; title?: string; description?: string; mark?: string; priority?: string; multitask?: string; notViewed?: string; replicate?: string; stageId?: `${number}`; sprintId?: unknown; backlogId?: `${number}`; createdBy?: string; createdDate?: string; responsibleId?: `${number}`; changedBy?: string; changedDate?: string; statusChangedBy?: string; closedBy?: string; closedDate?: unknown; activityDate?: string; dateStart?: string; deadline?: string; startDatePlan?: unknown; endDatePlan?: unknown; guid?: string; xmlId?: unknown; commentsCount?: string; serviceCommentsCount?: string; allowChangeDeadline?: string; allowTimeTracking?: string; taskControl?: string; addInReport?: string; forkedByTemplateId?: unknown; timeEstimate?: string; timeSpentInLogs?: string; matchWorkTime?: string; forumTopicId?: `${number}`; forumId?: `${number}`; siteId?: string; subordinate?: string; exchangeModified?: unknown; exchangeId?: unknown; outlookVersion?: string; viewedDate?: string; sorting?: unknown; durationFact?: string; isMuted?: string; isPinned?: string; isPinnedInGroup?: string; flowId?: unknown; descriptionInBbcode?: string; status?: string; statusChangedDate?: string; durationPlan?: string; durationType?: string; favorite?: string; groupId?: `${number}`; auditors?: string[]; accomplices?: string[]; checklist?: Record<string, { id: `${number}`; taskId?: `${number}`; createdBy?: string; parentId?: number | `${number}`; title?: string; sortIndex?: string; isComplete?: string; isImportant?: string; toggledBy?: unknown; toggledDate?: unknown; ufChecklistFiles?: boolean; members?: unknown[]; attachments?: unknown[]; entityId?: `${number}`; action?: { modify?: boolean; remove?: boolean; toggle?: boolean; add?: boolean; addAccomplice?: boolean; [key: string]: unknown }; [key: string]: unknown }>; group?: { id: `${number}`; name?: string; opened?: boolean; membersCount?: number; image?: string; additionalData?: unknown[]; [key: string]: unknown }; creator?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; newCommentsCount?: number; action?: { accept?: boolean; decline?: boolean; complete?: boolean; approve?: boolean; disapprove?: boolean; start?: boolean; pause?: boolean; delegate?: boolean; remove?: boolean; edit?: boolean; defer?: boolean; renew?: boolean; create?: boolean; changeDeadline?: boolean; checklistAddItems?: boolean; addFavorite?: boolean; deleteFavorite?: boolean; rate?: boolean; take?: boolean; "edit.originator"?: boolean; "checklist.reorder"?: boolean; "elapsedtime.add"?: boolean; "dayplan.timer.toggle"?: boolean; "edit.plan"?: boolean; "checklist.add"?: boolean; "favorite.add"?: boolean; "favorite.delete"?: boolean; [key: string]: unknown }; checkListTree?: { nodeId?: number; fields?: { id?: unknown; copiedId?: unknown; entityId?: unknown; userId?: number; createdBy?: unknown; parentId?: unknown; title?: string; sortIndex?: unknown; displaySortIndex?: string; isComplete?: boolean; isImportant?: boolean; completedCount?: number; members?: unknown[]; attachments?: unknown[]; nodeId?: unknown; [key: string]: unknown }; action?: unknown[]; descendants?: Array<{ nodeId?: number; fields?: { id: unknown; copiedId?: unknown; entityId?: unknown; userId?: unknown; createdBy?: unknown; parentId?: unknown; title?: unknown; sortIndex?: unknown; displaySortIndex?: unknown; isComplete?: unknown; isImportant?: unknown; completedCount?: unknown; members?: unknown; attachments?: unknown; nodeId?: unknown; [key: string]: unknown }; action?: { modify?: unknown; remove?: unknown; toggle?: unknown; add?: unknown; addAccomplice?: unknown; [key: string]: unknown }; descendants?: unknown[]; [key: string]: unknown }>; [key: string]: unknown }; checkListCanAdd?: boolean; [key: string]: unknown }; time: { start?: number; finish?: number; duration?: number; processing?: number; date_start?: string; date_finish?: string; operating_reset_at?: number; operating?: number; [key: string]: unknown }; [key: string]: unknown }
@@ -1574,9 +1097,6 @@ export type TasksTaskGetaccessResult = { allowedActions: Record<string, { ACCEPT
 export type TasksTaskHistoryListResult = { list: Array<{ id: number; createdDate?: string; field?: string; value?: { from?: string | null; to?: string | null; [key: string]: unknown }; user?: { id: number; name?: string; lastName?: string; secondName?: string; login?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of tasks.task.list. */
-export type V3TasksTaskListResult = { items: Array<{ id: number; title?: string; responsibleId?: number; deadline?: string | null; status?: string; [key: string]: unknown }>; [key: string]: unknown }
-
-/** The result of tasks.task.list. */
 export type TasksTaskListResult = { tasks: Array<{ id: `${number}`; title?: string; description?: string; deadline?: string; createdDate?: string; responsibleId?: `${number}`; priority?: string; mark?: string; descriptionInBbcode?: string; lengthDeadline?: string; status?: string; auditors?: string[]; accomplices?: unknown[]; group?: unknown[]; responsible?: { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }; accomplicesData?: unknown[]; auditorsData?: Record<string, { id: `${number}`; name?: string; link?: string; icon?: string; workPosition?: string; [key: string]: unknown }>; taskRequireResult?: string; taskHasOpenResult?: string; taskHasResult?: string; timeElapsed?: unknown; timerIsRunningForCurrentUser?: string; parsedDescription?: string; counter?: { counters?: { expired?: number; newComments?: number; projectExpired?: number; projectNewComments?: number; mutedExpired?: number; mutedNewComments?: number; [key: string]: unknown }; color?: string; value?: number; [key: string]: unknown }; tags?: Record<string, { id: number; title?: string; [key: string]: unknown }>; subStatus?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of tasks.task.mute, tasks.task.startwatch, tasks.task.stopwatch, tasks.task.unmute. */
@@ -1593,9 +1113,6 @@ export type TasksTaskResultAddFromCommentResult = { id: number; taskId?: number;
 
 /** The result of tasks.task.result.addfromchatmessage. */
 export type V3TasksTaskResultAddfromchatmessageResult = { item: { id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; updatedAt?: unknown; status?: string; fileIds?: unknown[]; rights?: { edit?: boolean; remove?: boolean; [key: string]: unknown }; messageId?: number; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of tasks.task.result.list. */
-export type V3TasksTaskResultListResult = { items: Array<{ id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; status?: string; messageId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of tasks.task.result.list. */
 export type TasksTaskResultListResult = Array<{ id: number; taskId?: number; commentId?: number; createdBy?: number; createdAt?: string; updatedAt?: string; status?: number; text?: string; formattedText?: string; files?: number[]; [key: string]: unknown }>
@@ -1630,9 +1147,6 @@ export type TasksTemplateGetResult = { ID: `${number}`; TITLE?: string; DESCRIPT
 /** The result of telephony.externalCall.finish. */
 export type TelephonyExternalCallFinishResult = { CALL_ID?: string; EXTERNAL_CALL_ID?: unknown; PORTAL_USER_ID?: number; PHONE_NUMBER?: string; PORTAL_NUMBER?: string; INCOMING?: string; CALL_DURATION?: number; CALL_START_DATE?: { [key: string]: unknown }; CALL_STATUS?: number; CALL_VOTE?: number; COST?: number; COST_CURRENCY?: string; CALL_FAILED_CODE?: string; CALL_FAILED_REASON?: string; REST_APP_ID?: `${number}`; REST_APP_NAME?: string; CRM_ACTIVITY_ID?: number; COMMENT?: unknown; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; ID: number; [key: string]: unknown }
 
-/** The result of telephony.externalCall.register. */
-export type TelephonyExternalCallRegisterResult = { CALL_ID?: string; CRM_CREATED_LEAD?: unknown; CRM_CREATED_ENTITIES?: unknown[]; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; [key: string]: unknown }
-
 /** The result of telephony.externalCall.searchCrmEntities. */
 export type TelephonyExternalCallSearchCrmEntitiesResult = Array<{ CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; ASSIGNED_BY_ID?: number; NAME?: string; ASSIGNED_BY?: { ID: `${number}`; TIMEMAN_STATUS?: string; USER_PHONE_INNER?: unknown; WORK_PHONE?: unknown; PERSONAL_PHONE?: unknown; PERSONAL_MOBILE?: string; [key: string]: unknown }; [key: string]: unknown }>
 
@@ -1642,17 +1156,8 @@ export type TimemanCloseResult = { STATUS?: string; TIME_START?: string; TIME_FI
 /** The result of timeman.open, timeman.pause. */
 export type TimemanOpenResult = { STATUS?: string; TIME_START?: string; TIME_FINISH?: unknown; DURATION?: string; TIME_LEAKS?: string; ACTIVE?: boolean; IP_OPEN?: string; IP_CLOSE?: string; LAT_OPEN?: number; LON_OPEN?: number; LAT_CLOSE?: number; LON_CLOSE?: number; TZ_OFFSET?: number; [key: string]: unknown }
 
-/** The result of timeman.record.field.get. */
-export type V3TimemanRecordFieldGetResult = { item: { name?: string; type?: string; title?: string; filterable?: boolean; sortable?: boolean; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of timeman.record.list. */
-export type V3TimemanRecordListResult = { items: Array<{ id: number; startTime?: string; endTime?: string; duration?: number; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of timeman.schedule.get. */
 export type TimemanScheduleGetResult = { ID: number; NAME?: string; SCHEDULE_TYPE?: string; REPORT_PERIOD?: string; REPORT_PERIOD_OPTIONS?: { START_WEEK_DAY?: number; [key: string]: unknown }; CALENDAR_ID?: number; ALLOWED_DEVICES?: { browser?: boolean; [key: string]: unknown }; DELETED?: string; IS_FOR_ALL_USERS?: boolean; WORKTIME_RESTRICTIONS?: string[]; CONTROLLED_ACTIONS?: number; UPDATED_BY?: number; DELETED_BY?: number; DELETED_AT?: string; CREATED_BY?: number; CREATED_AT?: string; SHIFTS?: Array<{ ID: number; NAME?: string; BREAK_DURATION?: number; WORK_TIME_START?: number; WORK_TIME_END?: number; WORK_DAYS?: string; SCHEDULE_ID?: number; DELETED?: boolean; [key: string]: unknown }>; CALENDAR?: { ID: number; NAME?: string; PARENT_CALENDAR_ID?: number; SYSTEM_CODE?: string; EXCLUSIONS?: unknown[]; [key: string]: unknown }; SCHEDULE_VIOLATION_RULES?: { ID: number; SCHEDULE_ID?: number; ENTITY_CODE?: string; MAX_EXACT_START?: number; MIN_EXACT_END?: number; MAX_OFFSET_START?: number; MIN_OFFSET_END?: number; RELATIVE_START_FROM?: number; RELATIVE_START_TO?: number; RELATIVE_END_FROM?: number; RELATIVE_END_TO?: number; MIN_DAY_DURATION?: number; MAX_ALLOWED_TO_EDIT_WORK_TIME?: number; MAX_WORK_TIME_LACK_FOR_PERIOD?: number; PERIOD_TIME_LACK_AGENT_ID?: number; MAX_SHIFT_START_DELAY?: number; MISSED_SHIFT_START?: number; USERS_TO_NOTIFY?: { FIXED_START_END: string[]; FIXED_PER_RECORD: string[]; FIXED_EDIT_WORKTIME: string[]; FIXED_PERIODIC: string[]; SHIFT_DELAY: unknown[]; SHIFT_MISSED_START: unknown[]; [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of timeman.settings. */
-export type TimemanSettingsResult = { UF_TIMEMAN?: boolean; UF_TM_FREE?: boolean; UF_TM_MAX_START?: string; UF_TM_MIN_FINISH?: string; UF_TM_MIN_DURATION?: string; UF_TM_ALLOWED_DELTA?: string; ADMIN?: boolean; [key: string]: unknown }
 
 /** The result of timeman.status. */
 export type TimemanStatusResult = { STATUS?: string; TIME_START?: string; TIME_FINISH?: unknown; DURATION?: string; TIME_LEAKS?: string; ACTIVE?: boolean; IP_OPEN?: string; IP_CLOSE?: string; LAT_OPEN?: number; LON_OPEN?: number; LAT_CLOSE?: number; LON_CLOSE?: number; TZ_OFFSET?: number; TIME_FINISH_DEFAULT?: string; [key: string]: unknown }
@@ -1662,9 +1167,6 @@ export type TimemanTimecontrolReportsGetResult = { report: { month_title?: strin
 
 /** The result of timeman.timecontrol.reports.settings.get. */
 export type TimemanTimecontrolReportsSettingsGetResult = { active?: boolean; user_id?: number; user_admin?: boolean; user_head?: boolean; departments?: Array<{ id: `${number}`; name?: string; [key: string]: unknown }>; minimum_idle_for_report?: number; report_view_type?: string; [key: string]: unknown }
-
-/** The result of timeman.timecontrol.reports.users.get. */
-export type TimemanTimecontrolReportsUsersGetResult = Array<{ id: number; name?: string; first_name?: string; last_name?: string; work_position?: string; avatar?: string; personal_gender?: string; last_activity_date?: string; [key: string]: unknown }>
 
 /** The result of timeman.timecontrol.settings.get. */
 export type TimemanTimecontrolSettingsGetResult = { active?: boolean; minimum_idle_for_report?: number; register_offline?: boolean; register_idle?: boolean; register_desktop?: boolean; report_request_type?: string; report_request_users?: unknown[]; report_simple_type?: string; report_simple_users?: unknown[]; report_full_type?: string; report_full_users?: unknown[]; [key: string]: unknown }
@@ -1681,29 +1183,17 @@ export type UserGetResult = Array<{ ID: `${number}`; ACTIVE?: boolean; NAME?: st
 /** The result of user.userfield.list. */
 export type UserUserfieldListResult = Array<{ ID: `${number}`; ENTITY_ID?: string; FIELD_NAME?: string; USER_TYPE_ID?: string; XML_ID?: unknown; SORT?: string; MULTIPLE?: string; MANDATORY?: string; SHOW_FILTER?: string; SHOW_IN_LIST?: string; EDIT_IN_LIST?: string; IS_SEARCHABLE?: string; SETTINGS?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; DEFAULT_VALUE?: string; [key: string]: unknown }; LIST?: Array<{ ID: `${number}`; SORT?: string; VALUE?: string; DEF?: string; XML_ID?: string; [key: string]: unknown }>; [key: string]: unknown }>
 
-/** The result of userconsent.agreement.list. */
-export type UserconsentAgreementListResult = Array<{ ID: `${number}`; NAME?: string; ACTIVE?: string; LANGUAGE_ID?: string | null; [key: string]: unknown }>
-
 /** The result of userfieldconfig.add. */
 export type UserfieldconfigAddResult = { field: { id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { en?: string; ru?: string; [key: string]: unknown }; editFormLabel?: { en?: string; [key: string]: unknown }; listColumnLabel?: { en?: unknown; ru?: unknown; [key: string]: unknown }; listFilterLabel?: { en?: unknown; ru?: unknown; [key: string]: unknown }; errorMessage?: { en?: unknown; ru?: unknown; [key: string]: unknown }; helpMessage?: { en?: unknown; ru?: unknown; [key: string]: unknown }; enum?: Array<{ id: `${number}`; userFieldId?: `${number}`; value?: string; def?: string; sort?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
 
 /** The result of userfieldconfig.get. */
 export type UserfieldconfigGetResult = { field: { id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { en?: string; de?: string; [key: string]: unknown }; editFormLabel?: { en?: string; de?: string; [key: string]: unknown }; listColumnLabel?: { en?: unknown; de?: unknown; [key: string]: unknown }; listFilterLabel?: { en?: unknown; de?: unknown; [key: string]: unknown }; errorMessage?: { en?: unknown; de?: unknown; [key: string]: unknown }; helpMessage?: { en?: unknown; de?: unknown; [key: string]: unknown }; enum?: Array<{ id: `${number}`; userFieldId?: `${number}`; value?: string; def?: string; sort?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of userfieldconfig.getTypes. */
-export type UserfieldconfigGetTypesResult = { types: Record<string, { userTypeId?: string; description?: string; [key: string]: unknown }>; [key: string]: unknown }
-
 /** The result of userfieldconfig.list. */
 export type UserfieldconfigListResult = { fields: Array<{ id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { de?: string; [key: string]: unknown }; editFormLabel?: { de?: string; [key: string]: unknown }; listColumnLabel?: unknown; listFilterLabel?: unknown; errorMessage?: unknown; helpMessage?: unknown; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of userfieldconfig.update. */
 export type UserfieldconfigUpdateResult = { field: { id: `${number}`; entityId?: string; fieldName?: string; userTypeId?: string; xmlId?: unknown; sort?: string; multiple?: string; mandatory?: string; showFilter?: string; showInList?: string; editInList?: string; isSearchable?: string; settings?: { DISPLAY?: string; LIST_HEIGHT?: number; CAPTION_NO_VALUE?: string; SHOW_NO_VALUE?: string; [key: string]: unknown }; languageId?: { en?: string; [key: string]: unknown }; editFormLabel?: { en?: string; [key: string]: unknown }; listColumnLabel?: { en?: unknown; [key: string]: unknown }; listFilterLabel?: { en?: unknown; [key: string]: unknown }; errorMessage?: { en?: unknown; [key: string]: unknown }; helpMessage?: { en?: unknown; [key: string]: unknown }; enum?: Array<{ id: `${number}`; userFieldId?: `${number}`; value?: string; def?: string; sort?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
-
-/** The result of userfieldtype.list. */
-export type UserfieldtypeListResult = Array<{ USER_TYPE_ID?: string; HANDLER?: string; TITLE?: string; DESCRIPTION?: string; [key: string]: unknown }>
-
-/** The result of vote.AttachedVote.getAnswerVoted. */
-export type VoteAttachedVoteGetAnswerVotedResult = { items: Array<{ ID: number; NAME?: string; IMAGE?: string; WORK_POSITION?: string; [key: string]: unknown }>; [key: string]: unknown }
 
 /** The result of vote.AttachedVote.getMany. */
 export type VoteAttachedVoteGetManyResult = { items: Array<{ ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: string; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, unknown>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: Record<string, Record<string, { EVENT_ID?: unknown; EVENT_QUESTION_ID?: unknown; ANSWER_ID?: unknown; ID: unknown; MESSAGE?: unknown; [key: string]: unknown }>>; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }>; [key: string]: unknown }
@@ -1717,29 +1207,17 @@ export type VoteAttachedVoteRecallResult = { attach: { ID: number; VOTE_ID?: num
 /** The result of vote.AttachedVote.vote. */
 export type VoteAttachedVoteVoteResult = { attach: { ID: number; VOTE_ID?: number; COUNTER?: number; QUESTIONS?: Record<string, { ID: `${number}`; ACTIVE?: string; TIMESTAMP_X?: string; VOTE_ID?: `${number}`; C_SORT?: string; COUNTER?: number; QUESTION?: string; QUESTION_TYPE?: string; IMAGE_ID?: unknown; DIAGRAM?: string; DIAGRAM_TYPE?: string; REQUIRED?: string; FIELD_TYPE?: string; FIELD_NAME?: string; IMAGE?: unknown; ANSWERS?: Record<string, { ID: unknown; ACTIVE?: unknown; TIMESTAMP_X?: unknown; QUESTION_ID?: unknown; C_SORT?: unknown; IMAGE_ID?: unknown; MESSAGE?: unknown; MESSAGE_TYPE?: unknown; COUNTER?: unknown; FIELD_TYPE?: unknown; FIELD_WIDTH?: unknown; FIELD_HEIGHT?: unknown; FIELD_PARAM?: unknown; COLOR?: unknown; REACTION?: unknown; "~FIELD_NAME"?: unknown; FIELD_NAME?: unknown; MESSAGE_FIELD_NAME?: unknown; "~PERCENT"?: unknown; PERCENT?: unknown; [key: string]: unknown }>; [key: string]: unknown }>; ANONYMITY?: number; OPTIONS?: number; userAnswerMap?: Record<string, Record<string, { EVENT_ID?: `${number}`; EVENT_QUESTION_ID?: `${number}`; ANSWER_ID?: `${number}`; ID: `${number}`; MESSAGE?: string; [key: string]: unknown }>>; canEdit?: boolean; canVote?: boolean; canRevote?: boolean; isVoted?: boolean; signedAttachId?: string; resultUrl?: string; downloadUrl?: string; entityId?: number; isFinished?: boolean; [key: string]: unknown }; [key: string]: unknown }
 
-/** The result of voximplant.line.get. */
-export type VoximplantLineGetResult = { reg150907?: string; sip7?: string; reg151083?: string; sip11?: string; reg151085?: string; [key: string]: unknown }
-
 /** The result of voximplant.sip.add. */
 export type VoximplantSipAddResult = { ID: `${number}`; TYPE?: string; CONFIG_ID?: `${number}`; REG_ID?: number; TITLE?: string; SERVER?: string; LOGIN?: string; PASSWORD?: string; AUTH_USER?: unknown; OUTBOUND_PROXY?: unknown; DETECT_LINE_NUMBER?: string; LINE_DETECT_HEADER_ORDER?: string; REGISTRATION_STATUS_CODE?: unknown; REGISTRATION_ERROR_MESSAGE?: unknown; [key: string]: unknown }
 
 /** The result of voximplant.sip.get. */
 export type VoximplantSipGetResult = Array<{ TYPE?: string; CONFIG_ID?: `${number}`; REG_ID?: `${number}`; SERVER?: string; LOGIN?: string; PASSWORD?: string; AUTH_USER?: string | null; OUTBOUND_PROXY?: string | null; DETECT_LINE_NUMBER?: string; LINE_DETECT_HEADER_ORDER?: string; REGISTRATION_STATUS_CODE?: string; REGISTRATION_ERROR_MESSAGE?: string | null; TITLE?: string; INCOMING_SERVER?: string; INCOMING_LOGIN?: string; INCOMING_PASSWORD?: string; [key: string]: unknown }>
 
-/** The result of voximplant.sip.status. */
-export type VoximplantSipStatusResult = { REG_ID?: number; LAST_UPDATED?: string; ERROR_MESSAGE?: string; STATUS_CODE?: number; STATUS_RESULT?: string; [key: string]: unknown }
-
 /** The result of voximplant.statistic.get. */
 export type VoximplantStatisticGetResult = Array<{ ID: `${number}`; PORTAL_USER_ID?: `${number}`; PORTAL_NUMBER?: string; PHONE_NUMBER?: string; CALL_ID?: string; EXTERNAL_CALL_ID?: unknown; CALL_CATEGORY?: string; CALL_LOG?: string | null; CALL_DURATION?: string; CALL_START_DATE?: string; CALL_RECORD_URL?: string | null; CALL_VOTE?: string | null; COST?: string; COST_CURRENCY?: string; CALL_FAILED_CODE?: string; CALL_FAILED_REASON?: string; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: `${number}`; CRM_ACTIVITY_ID?: `${number}`; REST_APP_ID?: `${number}` | null; REST_APP_NAME?: string | null; TRANSCRIPT_ID?: `${number}` | null; TRANSCRIPT_PENDING?: string; SESSION_ID?: `${number}` | null; REDIAL_ATTEMPT?: unknown; COMMENT?: unknown; RECORD_DURATION?: unknown; RECORD_FILE_ID?: number | null; CALL_TYPE?: string; [key: string]: unknown }>
 
 /** The result of voximplant.tts.voices.get. */
 export type VoximplantTtsVoicesGetResult = { auenglishfemale?: string; brportuguesefemale?: string; caenglishfemale?: string; cafrenchfemale?: string; cafrenchmale?: string; chchinesefemale?: string; chchinesemale?: string; eurcatalanfemale?: string; eurczechfemale?: string; eurdanishfemale?: string; eurdutchfemale?: string; eurfinnishfemale?: string; eurfrenchfemale?: string; eurfrenchmale?: string; eurgermanfemale?: string; eurgermanmale?: string; euritalianfemale?: string; euritalianmale?: string; eurnorwegianfemale?: string; eurpolishfemale?: string; eurportuguesefemale?: string; eurportuguesemale?: string; eurspanishfemale?: string; eurspanishmale?: string; eurturkishfemale?: string; eurturkishmale?: string; hkchinesefemale?: string; huhungarianfemale?: string; jpjapanesefemale?: string; jpjapanesemale?: string; krkoreanfemale?: string; krkoreanmale?: string; usinternalfemale?: string; usinternalmale?: string; swswedishfemale?: string; twchinesefemale?: string; ukenglishfemale?: string; ukenglishmale?: string; usenglishfemale?: string; usenglishmale?: string; usspanishfemale?: string; usspanishmale?: string; [key: string]: unknown }
-
-/** The result of voximplant.url.get. */
-export type VoximplantUrlGetResult = { detail_statistics?: string; buy_connector?: string; edit_config?: string; lines?: string; [key: string]: unknown }
-
-/** The result of voximplant.user.get. */
-export type VoximplantUserGetResult = Array<{ ID: `${number}`; DEFAULT_LINE?: unknown; PHONE_ENABLED?: string; SIP_SERVER?: string; SIP_LOGIN?: string; SIP_PASSWORD?: string | null; INNER_NUMBER?: unknown; [key: string]: unknown }>
 
 /**
  * The `result` of each REST v2 method whose page shows an answer, by method name: the shape of the
@@ -1758,7 +1236,7 @@ export interface V2MethodResults {
   'biconnector.connector.delete': boolean
   'biconnector.connector.fields': BiconnectorConnectorFieldsResult
   'biconnector.connector.get': BiconnectorConnectorGetResult
-  'biconnector.connector.list': BiconnectorConnectorListResult
+  'biconnector.connector.list': Array<{ id: `${number}`; title?: string; urlCheck?: string; dateCreate?: string; [key: string]: unknown }>
   'biconnector.connector.update': boolean
   'biconnector.dataset.add': { id: number; [key: string]: unknown }
   'biconnector.dataset.delete': boolean
@@ -1771,7 +1249,7 @@ export interface V2MethodResults {
   'biconnector.source.delete': boolean
   'biconnector.source.fields': BiconnectorConnectorFieldsResult
   'biconnector.source.get': BiconnectorSourceGetResult
-  'biconnector.source.list': BiconnectorSourceListResult
+  'biconnector.source.list': Array<{ id: `${number}`; title?: string; active?: boolean; dateCreate?: string; [key: string]: unknown }>
   'biconnector.source.update': boolean
   'bizproc.activity.add': boolean
   'bizproc.activity.delete': boolean
@@ -1786,15 +1264,15 @@ export interface V2MethodResults {
   'bizproc.task.complete': boolean
   'bizproc.task.delegate': boolean
   'bizproc.task.list': BizprocTaskListResult
-  'bizproc.workflow.instances': BizprocWorkflowInstancesResult
+  'bizproc.workflow.instances': Array<{ DOCUMENT_ID?: string; ENTITY?: string; ID?: string; STARTED?: string; MODULE_ID?: string; OWNED_UNTIL?: unknown; TEMPLATE_ID?: `${number}`; STARTED_BY?: string; [key: string]: unknown }>
   'bizproc.workflow.kill': boolean
   'bizproc.workflow.start': string
   'bizproc.workflow.template.add': number
-  'bizproc.workflow.template.list': BizprocWorkflowTemplateListResult
+  'bizproc.workflow.template.list': Array<{ ID: `${number}`; NAME?: string; USER_ID?: `${number}`; SYSTEM_CODE?: string; [key: string]: unknown }>
   'bizproc.workflow.template.update': number
   'bizproc.workflow.terminate': boolean
   'booking.v1.booking.add': { id: number; [key: string]: unknown }
-  'booking.v1.booking.client.list': BookingV1BookingClientListResult
+  'booking.v1.booking.client.list': { bookingClient: Array<{ id: number; type?: { code?: string; module?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
   'booking.v1.booking.client.set': boolean
   'booking.v1.booking.client.unset': boolean
   'booking.v1.booking.createfromwaitlist': number
@@ -1805,12 +1283,12 @@ export interface V2MethodResults {
   'booking.v1.booking.get': BookingV1BookingGetResult
   'booking.v1.booking.list': BookingV1BookingListResult
   'booking.v1.booking.update': boolean
-  'booking.v1.clienttype.list': BookingV1ClienttypeListResult
+  'booking.v1.clienttype.list': { clientType: Array<{ code?: string; module?: string; [key: string]: unknown }>; [key: string]: unknown }
   'booking.v1.resource.add': { id: number; [key: string]: unknown }
   'booking.v1.resource.delete': boolean
   'booking.v1.resource.get': BookingV1ResourceGetResult
   'booking.v1.resource.list': BookingV1ResourceListResult
-  'booking.v1.resource.slots.list': BookingV1ResourceSlotsListResult
+  'booking.v1.resource.slots.list': { slots: Array<{ from?: number; id: number; slotSize?: number; timezone?: string; to?: number; weekDays?: string[]; [key: string]: unknown }>; [key: string]: unknown }
   'booking.v1.resource.slots.set': boolean
   'booking.v1.resource.slots.unset': boolean
   'booking.v1.resource.update': boolean
@@ -1820,7 +1298,7 @@ export interface V2MethodResults {
   'booking.v1.resourceType.list': BookingV1ResourceTypeListResult
   'booking.v1.resourceType.update': boolean
   'booking.v1.waitlist.add': { id: number; [key: string]: unknown }
-  'booking.v1.waitlist.client.list': BookingV1WaitlistClientListResult
+  'booking.v1.waitlist.client.list': { waitListClient: Array<{ id: number; type?: { code?: string; module?: string; [key: string]: unknown }; [key: string]: unknown }>; [key: string]: unknown }
   'booking.v1.waitlist.client.set': boolean
   'booking.v1.waitlist.client.unset': boolean
   'booking.v1.waitlist.createfrombooking': number
@@ -1853,7 +1331,7 @@ export interface V2MethodResults {
   'calendar.user.settings.get': CalendarUserSettingsGetResult
   'calendar.user.settings.set': boolean
   'catalog.catalog.get': CatalogCatalogGetResult
-  'catalog.catalog.getFields': CatalogCatalogGetFieldsResult
+  'catalog.catalog.getFields': { catalog: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.catalog.isOffers': boolean
   'catalog.catalog.list': CatalogCatalogListResult
   'catalog.document.add': CatalogDocumentAddResult
@@ -1867,53 +1345,53 @@ export interface V2MethodResults {
   'catalog.document.element.add': CatalogDocumentElementAddResult
   'catalog.document.element.delete': boolean
   'catalog.document.element.fields': CatalogDocumentElementFieldsResult
-  'catalog.document.element.getFields': CatalogDocumentElementGetFieldsResult
+  'catalog.document.element.getFields': { documentElement: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.document.element.list': CatalogDocumentElementListResult
   'catalog.document.element.update': CatalogDocumentElementAddResult
   'catalog.document.fields': CatalogDocumentElementFieldsResult
-  'catalog.document.getFields': CatalogDocumentGetFieldsResult
-  'catalog.document.list': CatalogDocumentListResult
+  'catalog.document.getFields': { document: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.document.list': { documents: Array<{ docType?: string; id: number; status?: string; title?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.document.mode.status': string
   'catalog.document.unconfirm': boolean
   'catalog.document.update': CatalogDocumentAddResult
-  'catalog.documentcontractor.add': CatalogDocumentcontractorAddResult
+  'catalog.documentcontractor.add': { documentContractor: { documentId?: number; entityId?: number; entityTypeId?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
   'catalog.documentcontractor.delete': boolean
-  'catalog.documentcontractor.getFields': CatalogDocumentcontractorGetFieldsResult
-  'catalog.documentcontractor.list': CatalogDocumentcontractorListResult
+  'catalog.documentcontractor.getFields': { documentContractor: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.documentcontractor.list': { documentContractor: Array<{ documentId?: number; id: number; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.enum.getRoundTypes': { enum: Array<{ id: number; name?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.enum.getStoreDocumentTypes': { enum: Array<{ id?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'catalog.extra.get': CatalogExtraGetResult
+  'catalog.extra.get': { extra: { id: number; name?: string; percentage?: number; [key: string]: unknown }; [key: string]: unknown }
   'catalog.extra.getFields': CatalogExtraGetFieldsResult
   'catalog.extra.list': Record<string, unknown>
   'catalog.measure.add': CatalogMeasureAddResult
   'catalog.measure.delete': boolean
   'catalog.measure.get': CatalogMeasureAddResult
-  'catalog.measure.getFields': CatalogMeasureGetFieldsResult
+  'catalog.measure.getFields': { measure: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.measure.list': Record<string, unknown>
   'catalog.measure.update': CatalogMeasureAddResult
   'catalog.price.add': CatalogPriceAddResult
   'catalog.price.delete': boolean
   'catalog.price.get': CatalogPriceAddResult
-  'catalog.price.getFields': CatalogPriceGetFieldsResult
-  'catalog.price.list': CatalogPriceListResult
+  'catalog.price.getFields': { price: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.price.list': { prices: Array<{ catalogGroupId?: number; currency?: string; id: number; price?: number; productId?: number; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.price.modify': CatalogPriceModifyResult
   'catalog.price.update': CatalogPriceAddResult
   'catalog.priceType.add': CatalogPriceTypeAddResult
   'catalog.priceType.delete': boolean
   'catalog.priceType.get': CatalogPriceTypeAddResult
-  'catalog.priceType.getFields': CatalogPriceTypeGetFieldsResult
-  'catalog.priceType.list': CatalogPriceTypeListResult
+  'catalog.priceType.getFields': { priceType: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.priceType.list': { priceTypes: Array<{ id: number; name?: string; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.priceType.update': CatalogPriceTypeAddResult
-  'catalog.priceTypeGroup.add': CatalogPriceTypeGroupAddResult
+  'catalog.priceTypeGroup.add': { priceTypeGroup: { access?: string; catalogGroupId?: number; groupId?: number; id: number; [key: string]: unknown }; [key: string]: unknown }
   'catalog.priceTypeGroup.delete': boolean
-  'catalog.priceTypeGroup.getFields': CatalogPriceTypeGroupGetFieldsResult
-  'catalog.priceTypeGroup.list': CatalogPriceTypeGroupListResult
+  'catalog.priceTypeGroup.getFields': { priceTypeGroup: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.priceTypeGroup.list': { priceTypeGroups: Array<{ access?: string; catalogGroupId?: number; groupId?: number; id: number; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.priceTypeLang.add': CatalogPriceTypeLangAddResult
   'catalog.priceTypeLang.delete': boolean
   'catalog.priceTypeLang.get': CatalogPriceTypeLangAddResult
-  'catalog.priceTypeLang.getFields': CatalogPriceTypeLangGetFieldsResult
-  'catalog.priceTypeLang.getLanguages': CatalogPriceTypeLangGetLanguagesResult
-  'catalog.priceTypeLang.list': CatalogPriceTypeLangListResult
+  'catalog.priceTypeLang.getFields': { priceTypeLang: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.priceTypeLang.getLanguages': { languages: Array<{ active?: string; lid?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.priceTypeLang.list': { priceTypeLangs: Array<{ lang?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.priceTypeLang.update': CatalogPriceTypeLangAddResult
   'catalog.product.add': CatalogProductAddResult
   'catalog.product.delete': boolean
@@ -1942,66 +1420,66 @@ export interface V2MethodResults {
   'catalog.productImage.add': CatalogProductImageAddResult
   'catalog.productImage.delete': boolean
   'catalog.productImage.get': CatalogProductImageAddResult
-  'catalog.productImage.getFields': CatalogProductImageGetFieldsResult
+  'catalog.productImage.getFields': { productImage: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.productImage.list': CatalogProductImageListResult
   'catalog.productProperty.add': CatalogProductPropertyAddResult
   'catalog.productProperty.delete': boolean
   'catalog.productProperty.get': CatalogProductPropertyGetResult
   'catalog.productProperty.getFields': CatalogProductPropertyGetFieldsResult
-  'catalog.productProperty.list': CatalogProductPropertyListResult
+  'catalog.productProperty.list': { productProperties: Array<{ iblockId?: number; id: number; name?: string; propertyType?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.productProperty.update': CatalogProductPropertyUpdateResult
   'catalog.productPropertyEnum.add': CatalogProductPropertyEnumAddResult
   'catalog.productPropertyEnum.delete': boolean
   'catalog.productPropertyEnum.get': CatalogProductPropertyEnumAddResult
-  'catalog.productPropertyEnum.getFields': CatalogProductPropertyEnumGetFieldsResult
-  'catalog.productPropertyEnum.list': CatalogProductPropertyEnumListResult
+  'catalog.productPropertyEnum.getFields': { productPropertyEnum: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.productPropertyEnum.list': { productPropertyEnums: Array<{ def?: string; id: number; propertyId?: number; sort?: number; value?: string; xmlId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.productPropertyEnum.update': CatalogProductPropertyEnumAddResult
   'catalog.productPropertyFeature.add': CatalogProductPropertyFeatureAddResult
   'catalog.productPropertyFeature.get': CatalogProductPropertyFeatureAddResult
-  'catalog.productPropertyFeature.getAvailableFeaturesByProperty': CatalogProductPropertyFeatureGetAvailableFeaturesByPropertyResult
-  'catalog.productPropertyFeature.getFields': CatalogProductPropertyFeatureGetFieldsResult
-  'catalog.productPropertyFeature.list': CatalogProductPropertyFeatureListResult
+  'catalog.productPropertyFeature.getAvailableFeaturesByProperty': { features: Array<{ featureId?: string; featureName?: string; moduleId?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.productPropertyFeature.getFields': { productPropertyFeature: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.productPropertyFeature.list': { productPropertyFeatures: Array<{ featureId?: string; id: number; isEnabled?: string; moduleId?: string; propertyId?: number; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.productPropertyFeature.update': CatalogProductPropertyFeatureAddResult
-  'catalog.productPropertySection.get': CatalogProductPropertySectionGetResult
-  'catalog.productPropertySection.list': CatalogProductPropertySectionListResult
+  'catalog.productPropertySection.get': { productPropertySection: { displayExpanded?: string; displayType?: string; filterHint?: string; propertyId?: number; smartFilter?: string; [key: string]: unknown }; [key: string]: unknown }
+  'catalog.productPropertySection.list': { productPropertySections: Array<{ displayExpanded?: string; displayType?: string; filterHint?: string; propertyId?: number; smartFilter?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.productPropertySection.set': CatalogProductPropertySectionSetResult
-  'catalog.ratio.get': CatalogRatioGetResult
-  'catalog.ratio.getFields': CatalogRatioGetFieldsResult
-  'catalog.ratio.list': CatalogRatioListResult
+  'catalog.ratio.get': { ratio: { id: number; isDefault?: string; productId?: number; ratio?: number; [key: string]: unknown }; [key: string]: unknown }
+  'catalog.ratio.getFields': { ratio: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.ratio.list': { ratios: Array<{ id: number; isDefault?: string; productId?: number; ratio?: number; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.roundingRule.add': CatalogRoundingRuleAddResult
   'catalog.roundingRule.delete': boolean
   'catalog.roundingRule.get': CatalogRoundingRuleAddResult
-  'catalog.roundingRule.getFields': CatalogRoundingRuleGetFieldsResult
+  'catalog.roundingRule.getFields': { roundingRule: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.roundingRule.list': Record<string, unknown>
   'catalog.roundingRule.update': CatalogRoundingRuleAddResult
   'catalog.section.add': CatalogSectionAddResult
   'catalog.section.delete': boolean
   'catalog.section.get': CatalogSectionAddResult
-  'catalog.section.getFields': CatalogSectionGetFieldsResult
-  'catalog.section.list': CatalogSectionListResult
+  'catalog.section.getFields': { section: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.section.list': { sections: Array<{ id: number; name?: string; sort?: number; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.section.update': CatalogSectionAddResult
   'catalog.store.add': CatalogStoreAddResult
   'catalog.store.delete': boolean
   'catalog.store.get': CatalogStoreAddResult
-  'catalog.store.getFields': CatalogStoreGetFieldsResult
+  'catalog.store.getFields': { store: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.store.list': CatalogStoreListResult
   'catalog.store.update': CatalogStoreAddResult
-  'catalog.storeproduct.get': CatalogStoreproductGetResult
-  'catalog.storeproduct.getFields': CatalogStoreproductGetFieldsResult
-  'catalog.storeproduct.list': CatalogStoreproductListResult
-  'catalog.userfield.document.list': CatalogUserfieldDocumentListResult
-  'catalog.userfield.document.update': CatalogUserfieldDocumentUpdateResult
+  'catalog.storeproduct.get': { storeProduct: { amount?: number; id: number; productId?: number; quantityReserved?: unknown; storeId?: number; [key: string]: unknown }; [key: string]: unknown }
+  'catalog.storeproduct.getFields': { storeProduct: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.storeproduct.list': { storeProducts: Array<{ amount?: number; id: number; productId?: number; storeId?: number; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.userfield.document.list': { documents: Array<{ documentId?: number; documentType?: string; field7097?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'catalog.userfield.document.update': { document: { documentId?: number; documentType?: string; field7097?: string; [key: string]: unknown }; [key: string]: unknown }
   'catalog.vat.add': CatalogVatAddResult
   'catalog.vat.delete': boolean
   'catalog.vat.get': Record<string, unknown>
-  'catalog.vat.getFields': CatalogVatGetFieldsResult
+  'catalog.vat.getFields': { vat: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'catalog.vat.list': Record<string, unknown>
   'catalog.vat.update': CatalogVatAddResult
   'crm.activity.add': number
   'crm.activity.badge.add': CrmActivityBadgeAddResult
   'crm.activity.badge.delete': boolean
   'crm.activity.badge.get': CrmActivityBadgeAddResult
-  'crm.activity.badge.list': CrmActivityBadgeListResult
+  'crm.activity.badge.list': { badges: Array<{ code?: string; title?: string; value?: string; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'crm.activity.binding.add': boolean
   'crm.activity.binding.delete': boolean
   'crm.activity.binding.list': Array<{ entityTypeId?: number; entityId?: number; [key: string]: unknown }>
@@ -2023,7 +1501,7 @@ export interface V2MethodResults {
   'crm.activity.todo.updateResponsibleUser': { id: number; [key: string]: unknown }
   'crm.activity.type.add': boolean
   'crm.activity.type.delete': boolean
-  'crm.activity.type.list': CrmActivityTypeListResult
+  'crm.activity.type.list': Array<{ TYPE_ID?: string; NAME?: string; IS_CONFIGURABLE_TYPE?: string; ICON_ID?: `${number}`; [key: string]: unknown }>
   'crm.activity.update': boolean
   'crm.address.add': boolean
   'crm.address.delete': boolean
@@ -2033,7 +1511,7 @@ export interface V2MethodResults {
   'crm.automatedsolution.add': CrmAutomatedsolutionAddResult
   'crm.automatedsolution.fields': CrmAutomatedsolutionFieldsResult
   'crm.automatedsolution.get': CrmAutomatedsolutionAddResult
-  'crm.automatedsolution.list': CrmAutomatedsolutionListResult
+  'crm.automatedsolution.list': { automatedSolutions: Array<{ id: number; title?: string; typeIds?: number[]; [key: string]: unknown }>; [key: string]: unknown }
   'crm.automatedsolution.update': CrmAutomatedsolutionAddResult
   'crm.automation.trigger': boolean
   'crm.automation.trigger.add': boolean
@@ -2041,14 +1519,14 @@ export interface V2MethodResults {
   'crm.automation.trigger.execute': boolean
   'crm.automation.trigger.list': Array<{ NAME?: string; CODE?: string; [key: string]: unknown }>
   'crm.calllist.add': number
-  'crm.calllist.get': CrmCalllistGetResult
+  'crm.calllist.get': { ID: `${number}`; DATE_CREATE?: string; CREATED_BY_ID?: `${number}`; WEBFORM_ID?: `${number}`; ENTITY_TYPE_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }
   'crm.calllist.items.get': Array<{ ID: number; STATUS?: string; ENTITY_TYPE?: number; [key: string]: unknown }>
   'crm.calllist.list': Array<{ ID: `${number}`; CREATED_BY_ID?: `${number}`; [key: string]: unknown }>
   'crm.calllist.statuslist': Array<{ ID: number; NAME?: string; SORT?: number; STATUS_ID?: string; [key: string]: unknown }>
   'crm.calllist.update': boolean
   'crm.category.add': CrmCategoryAddResult
   'crm.category.fields': CrmCategoryFieldsResult
-  'crm.category.get': CrmCategoryGetResult
+  'crm.category.get': { category: { id: number; name?: string; sort?: number; entityTypeId?: number; isDefault?: string; originId?: string; originatorId?: string; [key: string]: unknown }; [key: string]: unknown }
   'crm.category.list': CrmCategoryListResult
   'crm.category.update': CrmCategoryAddResult
   'crm.company.add': number
@@ -2077,7 +1555,7 @@ export interface V2MethodResults {
   'crm.contact.company.delete': boolean
   'crm.contact.company.fields': CrmContactCompanyFieldsResult
   'crm.contact.company.items.delete': boolean
-  'crm.contact.company.items.get': CrmContactCompanyItemsGetResult
+  'crm.contact.company.items.get': Array<{ COMPANY_ID?: number; SORT?: number; ROLE_ID?: number; IS_PRIMARY?: string; [key: string]: unknown }>
   'crm.contact.company.items.set': boolean
   'crm.contact.delete': boolean
   'crm.contact.details.configuration.forceCommonScopeForAll': boolean
@@ -2164,13 +1642,13 @@ export interface V2MethodResults {
   'crm.enum.contenttype': CrmEnumActivitydirectionResult
   'crm.enum.fields': CrmActivityCommunicationFieldsResult
   'crm.enum.getorderownertypes': Array<{ attribute?: string; code?: string; id: number; name?: string; [key: string]: unknown }>
-  'crm.enum.ownertype': CrmEnumOwnertypeResult
+  'crm.enum.ownertype': Array<{ ID: number; NAME?: string; SYMBOL_CODE?: string; SYMBOL_CODE_SHORT?: string; [key: string]: unknown }>
   'crm.enum.settings.mode': CrmEnumActivitydirectionResult
   'crm.item.add': CrmItemAddResult
-  'crm.item.batchImport': CrmItemBatchImportResult
+  'crm.item.batchImport': { items: Array<{ item?: { id: number; [key: string]: unknown }; error?: string; error_description?: string; [key: string]: unknown }>; [key: string]: unknown }
   'crm.item.delete': unknown[]
-  'crm.item.delivery.get': CrmItemDeliveryGetResult
-  'crm.item.delivery.list': CrmItemDeliveryListResult
+  'crm.item.delivery.get': { id: number; accountNumber?: string; priceDelivery?: number; currency?: string; deducted?: string; dateDeducted?: unknown; deliveryId?: number; deliveryName?: string; [key: string]: unknown }
+  'crm.item.delivery.list': Array<{ id: number; accountNumber?: string; deducted?: string; dateDeducted?: unknown; deliveryId?: number; priceDelivery?: number; currency?: string; deliveryName?: string; [key: string]: unknown }>
   'crm.item.details.configuration.forceCommonScopeForAll': boolean
   'crm.item.details.configuration.get': CrmCompanyDetailsConfigurationGetResult
   'crm.item.details.configuration.reset': boolean
@@ -2183,14 +1661,14 @@ export interface V2MethodResults {
   'crm.item.payment.delete': boolean
   'crm.item.payment.delivery.add': number
   'crm.item.payment.delivery.delete': boolean
-  'crm.item.payment.delivery.list': CrmItemPaymentDeliveryListResult
+  'crm.item.payment.delivery.list': Array<{ id: number; paymentId?: number; quantity?: number; deliveryId?: number; [key: string]: unknown }>
   'crm.item.payment.delivery.setDelivery': boolean
-  'crm.item.payment.get': CrmItemPaymentGetResult
+  'crm.item.payment.get': { id: number; accountNumber?: string; paid?: string; datePaid?: string; empPaidId?: number; paySystemId?: number; sum?: number; currency?: string; paySystemName?: string; [key: string]: unknown }
   'crm.item.payment.list': CrmItemPaymentListResult
   'crm.item.payment.pay': boolean
   'crm.item.payment.product.add': number
   'crm.item.payment.product.delete': boolean
-  'crm.item.payment.product.list': CrmItemPaymentProductListResult
+  'crm.item.payment.product.list': Array<{ id: number; paymentId?: number; quantity?: number; rowId?: number; [key: string]: unknown }>
   'crm.item.payment.product.setQuantity': boolean
   'crm.item.payment.unpay': boolean
   'crm.item.payment.update': boolean
@@ -2226,10 +1704,10 @@ export interface V2MethodResults {
   'crm.lead.userfield.list': CrmCompanyUserfieldListResult
   'crm.lead.userfield.update': boolean
   'crm.multifield.fields': CrmActivityCommunicationFieldsResult
-  'crm.orderentity.add': CrmOrderentityAddResult
+  'crm.orderentity.add': { dealOrder: { orderId?: number; ownerId?: number; ownerTypeId?: number; [key: string]: unknown }; [key: string]: unknown }
   'crm.orderentity.deleteByFilter': boolean
   'crm.orderentity.getFields': CrmOrderentityGetFieldsResult
-  'crm.orderentity.list': CrmOrderentityListResult
+  'crm.orderentity.list': { orderEntity: Array<{ orderId?: number; ownerId?: number; [key: string]: unknown }>; [key: string]: unknown }
   'crm.quote.add': number
   'crm.quote.contact.add': boolean
   'crm.quote.contact.delete': boolean
@@ -2240,7 +1718,7 @@ export interface V2MethodResults {
   'crm.quote.delete': boolean
   'crm.quote.fields': CrmQuoteFieldsResult
   'crm.quote.get': CrmQuoteGetResult
-  'crm.quote.list': CrmQuoteListResult
+  'crm.quote.list': Array<{ ID: `${number}`; TITLE?: string; STATUS_ID?: string; OPPORTUNITY?: string; CURRENCY_ID?: string; ASSIGNED_BY_ID?: `${number}`; [key: string]: unknown }>
   'crm.quote.productrows.get': CrmQuoteProductrowsGetResult
   'crm.quote.productrows.set': boolean
   'crm.quote.update': boolean
@@ -2260,11 +1738,11 @@ export interface V2MethodResults {
   'crm.requisite.fields': CrmRequisiteFieldsResult
   'crm.requisite.get': Record<string, unknown>
   'crm.requisite.link.fields': CrmActivityCommunicationFieldsResult
-  'crm.requisite.link.get': CrmRequisiteLinkGetResult
+  'crm.requisite.link.get': { ENTITY_TYPE_ID?: number; ENTITY_ID?: number; REQUISITE_ID?: `${number}`; BANK_DETAIL_ID?: `${number}`; MC_REQUISITE_ID?: `${number}`; MC_BANK_DETAIL_ID?: `${number}`; [key: string]: unknown }
   'crm.requisite.link.list': CrmRequisiteLinkListResult
   'crm.requisite.link.register': boolean
   'crm.requisite.link.unregister': boolean
-  'crm.requisite.list': CrmRequisiteListResult
+  'crm.requisite.list': Array<{ ENTITY_TYPE_ID?: `${number}`; ENTITY_ID?: `${number}`; ID: `${number}`; NAME?: string; [key: string]: unknown }>
   'crm.requisite.preset.add': number
   'crm.requisite.preset.countries': Array<{ ID: number; CODE?: string; TITLE?: string; [key: string]: unknown }>
   'crm.requisite.preset.delete': boolean
@@ -2272,8 +1750,8 @@ export interface V2MethodResults {
   'crm.requisite.preset.field.availabletoadd': string[]
   'crm.requisite.preset.field.delete': boolean
   'crm.requisite.preset.field.fields': CrmActivityCommunicationFieldsResult
-  'crm.requisite.preset.field.get': CrmRequisitePresetFieldGetResult
-  'crm.requisite.preset.field.list': CrmRequisitePresetFieldListResult
+  'crm.requisite.preset.field.get': { ID: number; FIELD_NAME?: string; FIELD_TITLE?: string; IN_SHORT_LIST?: string; SORT?: number; [key: string]: unknown }
+  'crm.requisite.preset.field.list': Array<{ ID: number; FIELD_NAME?: string; FIELD_TITLE?: string; IN_SHORT_LIST?: string; SORT?: number; [key: string]: unknown }>
   'crm.requisite.preset.field.update': boolean
   'crm.requisite.preset.fields': CrmActivityCommunicationFieldsResult
   'crm.requisite.preset.get': CrmRequisitePresetGetResult
@@ -2297,7 +1775,7 @@ export interface V2MethodResults {
   'crm.status.update': boolean
   'crm.timeline.bindings.bind': boolean
   'crm.timeline.bindings.fields': CrmTimelineBindingsFieldsResult
-  'crm.timeline.bindings.list': CrmTimelineBindingsListResult
+  'crm.timeline.bindings.list': Array<{ OWNER_ID?: `${number}`; ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; [key: string]: unknown }>
   'crm.timeline.bindings.unbind': boolean
   'crm.timeline.comment.add': number
   'crm.timeline.comment.fields': CrmActivityCommunicationFieldsResult
@@ -2307,20 +1785,20 @@ export interface V2MethodResults {
   'crm.timeline.icon.add': CrmTimelineIconAddResult
   'crm.timeline.icon.delete': boolean
   'crm.timeline.icon.get': CrmTimelineIconAddResult
-  'crm.timeline.icon.list': CrmTimelineIconListResult
+  'crm.timeline.icon.list': { icons: Array<{ code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }>; [key: string]: unknown }
   'crm.timeline.layout.blocks.delete': { success?: boolean; [key: string]: unknown }
   'crm.timeline.layout.blocks.get': CrmTimelineLayoutBlocksGetResult
   'crm.timeline.layout.blocks.set': { success?: boolean; [key: string]: unknown }
   'crm.timeline.logmessage.add': CrmTimelineLogmessageAddResult
   'crm.timeline.logmessage.delete': boolean
   'crm.timeline.logmessage.get': CrmTimelineLogmessageAddResult
-  'crm.timeline.logmessage.list': CrmTimelineLogmessageListResult
+  'crm.timeline.logmessage.list': Array<{ id: number; created?: string; authorId?: number; title?: string; text?: string; iconCode?: string; [key: string]: unknown }>
   'crm.timeline.logo.add': CrmTimelineLogoAddResult
   'crm.timeline.logo.delete': boolean
   'crm.timeline.logo.get': CrmTimelineLogoAddResult
-  'crm.timeline.logo.list': CrmTimelineLogoListResult
+  'crm.timeline.logo.list': { logos: Array<{ code?: string; isSystem?: boolean; fileUri?: string; [key: string]: unknown }>; [key: string]: unknown }
   'crm.timeline.note.delete': boolean
-  'crm.timeline.note.get': CrmTimelineNoteGetResult
+  'crm.timeline.note.get': { text?: string; createdById?: number; createdTime?: string; updatedById?: number; updatedTime?: string; [key: string]: unknown }
   'crm.timeline.note.save': boolean
   'crm.tracking.trace.add': number
   'crm.type.add': CrmTypeAddResult
@@ -2332,17 +1810,17 @@ export interface V2MethodResults {
   'crm.type.update': CrmTypeUpdateResult
   'crm.userfield.enumeration.fields': Record<string, { type?: string; title?: string; isReadOnly?: boolean; [key: string]: unknown }>
   'crm.userfield.fields': CrmUserfieldFieldsResult
-  'crm.userfield.settings.fields': CrmUserfieldSettingsFieldsResult
+  'crm.userfield.settings.fields': { DEFAULT_VALUE: { type?: string; title?: string; [key: string]: unknown }; PRECISION: { type?: string; title?: string; [key: string]: unknown }; [key: string]: unknown }
   'crm.userfield.types': Array<{ ID?: string; title?: string; [key: string]: unknown }>
   'crm.vat.add': number
   'crm.vat.delete': boolean
-  'crm.vat.fields': CrmVatFieldsResult
-  'crm.vat.get': CrmVatGetResult
+  'crm.vat.fields': Record<string, { type?: string; size?: string; isRequired?: boolean; isReadOnly?: boolean; title?: string; [key: string]: unknown }>
+  'crm.vat.get': { ID: `${number}`; ACTIVE?: string; NAME?: string; RATE?: string; C_SORT?: string; [key: string]: unknown }
   'crm.vat.list': Array<{ ID: `${number}`; NAME?: string; RATE?: string | null; [key: string]: unknown }>
   'crm.vat.update': number
   'department.add': number
   'department.delete': boolean
-  'department.fields': DepartmentFieldsResult
+  'department.fields': { ID?: string; NAME?: string; SORT?: string; PARENT?: string; UF_HEAD?: string; [key: string]: unknown }
   'department.get': Array<{ ID: `${number}`; NAME?: string; SORT?: number; PARENT?: string; [key: string]: unknown }>
   'department.update': boolean
   'disk.attachedObject.get': DiskAttachedObjectGetResult
@@ -2378,11 +1856,11 @@ export interface V2MethodResults {
   'disk.storage.getChildren': DiskStorageGetChildrenResult
   'disk.storage.getFields': DiskFileGetFieldsResult
   'disk.storage.getForApp': DiskStorageGetResult
-  'disk.storage.getList': DiskStorageGetListResult
+  'disk.storage.getList': Array<{ ID: `${number}`; NAME?: string; CODE?: unknown; MODULE_ID?: string; ENTITY_TYPE?: string; ENTITY_ID?: `${number}`; ROOT_OBJECT_ID?: `${number}`; [key: string]: unknown }>
   'disk.storage.getTypes': string[]
   'disk.storage.rename': DiskStorageGetResult
   'disk.storage.uploadFile': DiskFileCopyToResult
-  'disk.version.get': DiskVersionGetResult
+  'disk.version.get': { ID: `${number}`; OBJECT_ID?: `${number}`; SIZE?: string; NAME?: string; GLOBAL_CONTENT_VERSION?: string; CREATE_TIME?: string; CREATED_BY?: string; DOWNLOAD_URL?: string; [key: string]: unknown }
   'documentgenerator.document.add': DocumentgeneratorDocumentAddResult
   'documentgenerator.document.enablepublicurl': { publicUrl?: string; [key: string]: unknown }
   'documentgenerator.document.get': DocumentgeneratorDocumentGetResult
@@ -2399,7 +1877,7 @@ export interface V2MethodResults {
   'documentgenerator.region.update': DocumentgeneratorRegionAddResult
   'documentgenerator.role.add': DocumentgeneratorRoleAddResult
   'documentgenerator.role.get': DocumentgeneratorRoleAddResult
-  'documentgenerator.role.list': DocumentgeneratorRoleListResult
+  'documentgenerator.role.list': { roles: Array<{ id: number; name?: string; code?: string; [key: string]: unknown }>; [key: string]: unknown }
   'documentgenerator.role.update': DocumentgeneratorRoleAddResult
   'documentgenerator.template.add': DocumentgeneratorTemplateAddResult
   'documentgenerator.template.get': DocumentgeneratorTemplateGetResult
@@ -2408,7 +1886,7 @@ export interface V2MethodResults {
   'documentgenerator.template.update': DocumentgeneratorTemplateGetResult
   'entity.add': boolean
   'entity.delete': boolean
-  'entity.get': EntityGetResult
+  'entity.get': { ID: `${number}`; IBLOCK_TYPE_ID?: string; ENTITY?: string; NAME?: string; [key: string]: unknown }
   'entity.item.add': number
   'entity.item.delete': boolean
   'entity.item.get': EntityItemGetResult
@@ -2424,7 +1902,7 @@ export interface V2MethodResults {
   'entity.section.update': boolean
   'entity.update': boolean
   'event.bind': boolean
-  'event.get': EventGetResult
+  'event.get': Array<{ event?: string; handler?: string; auth_type?: string; offline?: number; [key: string]: unknown }>
   'event.offline.clear': boolean
   'event.offline.error': boolean
   'event.offline.get': EventOfflineGetResult
@@ -2436,7 +1914,7 @@ export interface V2MethodResults {
   'humanresources.hcmlink.company.delete': boolean
   'humanresources.hcmlink.company.list': HumanresourcesHcmlinkCompanyListResult
   'humanresources.hcmlink.company.update': boolean
-  'humanresources.hcmlink.company.user.list': HumanresourcesHcmlinkCompanyUserListResult
+  'humanresources.hcmlink.company.user.list': Array<{ id: number; company?: string; crmCompanyId?: number; title?: string; data?: { taxId?: `${number}`; [key: string]: unknown }; person?: string; [key: string]: unknown }>
   'humanresources.hcmlink.employee.list': HumanresourcesHcmlinkEmployeeListResult
   'humanresources.hcmlink.employee.set': { status?: string; errors?: unknown[]; [key: string]: unknown }
   'humanresources.hcmlink.field.value.set': { status?: string; errors?: unknown[]; [key: string]: unknown }
@@ -2456,7 +1934,7 @@ export interface V2MethodResults {
   'im.counters.get': ImCountersGetResult
   'im.department.colleagues.list': number[]
   'im.department.employees.get': Record<string, number[]>
-  'im.department.get': ImDepartmentGetResult
+  'im.department.get': Array<{ id: number; name?: string; full_name?: string; manager_user_id?: number; [key: string]: unknown }>
   'im.department.managers.get': Record<string, number[]>
   'im.dialog.get': ImDialogGetResult
   'im.dialog.messages.get': ImDialogMessagesGetResult
@@ -2468,7 +1946,7 @@ export interface V2MethodResults {
   'im.dialog.writing': boolean
   'im.disk.file.commit': ImDiskFileCommitResult
   'im.disk.file.delete': boolean
-  'im.disk.file.save': ImDiskFileSaveResult
+  'im.disk.file.save': { folder: { id: number; name?: string; [key: string]: unknown }; file: { id: number; name?: string; [key: string]: unknown }; [key: string]: unknown }
   'im.disk.folder.get': { ID: number; [key: string]: unknown }
   'im.message.add': number
   'im.message.command': boolean
@@ -2486,14 +1964,14 @@ export interface V2MethodResults {
   'im.notify.read': boolean
   'im.notify.read.all': { result?: boolean; newCounter?: number; [key: string]: unknown }
   'im.notify.read.list': boolean
-  'im.notify.schema.get': ImNotifySchemaGetResult
+  'im.notify.schema.get': { tasks: { NAME?: string; MODULE_ID?: string; LIST?: Array<{ ID?: string; NAME?: string; [key: string]: unknown }>; [key: string]: unknown }; [key: string]: unknown }
   'im.notify.system.add': number
   'im.recent.get': ImRecentGetResult
   'im.recent.hide': boolean
   'im.recent.list': ImRecentListResult
   'im.recent.pin': boolean
   'im.recent.unread': boolean
-  'im.revision.get': ImRevisionGetResult
+  'im.revision.get': { rest?: number; web?: number; mobile?: number; desktop?: number; im_revision_mobile?: number; [key: string]: unknown }
   'im.search.chat.list': ImSearchChatListResult
   'im.search.department.list': ImSearchDepartmentListResult
   'im.search.last.add': boolean
@@ -2511,7 +1989,7 @@ export interface V2MethodResults {
   'im.v2.Event.unsubscribe': boolean
   'im.v2.File.download': { downloadUrl?: string; [key: string]: unknown }
   'im.v2.File.upload': ImV2FileUploadResult
-  'imbot.bot.list': ImbotBotListResult
+  'imbot.bot.list': Record<string, { ID: number; NAME?: string; CODE?: string; OPENLINE?: string; [key: string]: unknown }>
   'imbot.chat.add': number
   'imbot.chat.get': { ID: number; [key: string]: unknown }
   'imbot.chat.leave': boolean
@@ -2549,7 +2027,7 @@ export interface V2MethodResults {
   'imbot.v2.Chat.Message.delete': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Chat.Message.get': ImbotV2ChatMessageGetResult
   'imbot.v2.Chat.Message.getContext': ImbotV2ChatMessageGetContextResult
-  'imbot.v2.Chat.Message.read': ImbotV2ChatMessageReadResult
+  'imbot.v2.Chat.Message.read': { chatId?: number; lastId?: number; counter?: number; viewedMessages?: number[]; [key: string]: unknown }
   'imbot.v2.Chat.Message.send': { id: number; uuidMap?: { [key: string]: unknown }; [key: string]: unknown }
   'imbot.v2.Chat.Message.update': { result?: boolean; [key: string]: unknown }
   'imbot.v2.Chat.TextField.enabled': { result?: boolean; [key: string]: unknown }
@@ -2568,18 +2046,18 @@ export interface V2MethodResults {
   'imbot.v2.Command.update': ImbotV2CommandRegisterResult
   'imbot.v2.Event.get': ImV2EventGetResult
   'imbot.v2.File.download': { downloadUrl?: string; [key: string]: unknown }
-  'imbot.v2.File.upload': ImbotV2FileUploadResult
+  'imbot.v2.File.upload': { file?: { id: number; chatId?: number; name?: string; extension?: string; size?: number; [key: string]: unknown }; messageId?: number; chatId?: number; dialogId?: string; [key: string]: unknown }
   'imbot.v2.Revision.get': { rest?: number; web?: number; mobile?: number; desktop?: number; [key: string]: unknown }
   'imconnector.activate': boolean
-  'imconnector.chat.name.set': ImconnectorChatNameSetResult
+  'imconnector.chat.name.set': { SUCCESS?: boolean; DATA?: { RESULT: { [key: string]: unknown }; [key: string]: unknown }; [key: string]: unknown }
   'imconnector.connector.data.set': boolean
   'imconnector.delete.messages': ImconnectorDeleteMessagesResult
-  'imconnector.list': ImconnectorListResult
+  'imconnector.list': { livechat?: string; telegrambot?: string; network?: string; myconnector?: string; [key: string]: unknown }
   'imconnector.register': { result?: boolean; [key: string]: unknown }
   'imconnector.send.messages': ImconnectorSendMessagesResult
   'imconnector.send.status.delivery': { SUCCESS?: boolean; DATA?: unknown[]; [key: string]: unknown }
   'imconnector.send.status.reading': { SUCCESS?: boolean; DATA?: unknown[]; [key: string]: unknown }
-  'imconnector.status': ImconnectorStatusResult
+  'imconnector.status': { LINE?: number; CONNECTOR?: string; ERROR?: boolean; CONFIGURED?: boolean; STATUS?: boolean; [key: string]: unknown }
   'imconnector.unregister': { result?: boolean; [key: string]: unknown }
   'imconnector.update.messages': ImconnectorUpdateMessagesResult
   'imopenlines.bot.session.finish': boolean
@@ -2592,7 +2070,7 @@ export interface V2MethodResults {
   'imopenlines.config.list.get': ImopenlinesConfigListGetResult
   'imopenlines.config.path.get': { SERVER_ADDRESS?: string; PUBLIC_PATH?: string; [key: string]: unknown }
   'imopenlines.config.update': boolean
-  'imopenlines.crm.chat.get': ImopenlinesCrmChatGetResult
+  'imopenlines.crm.chat.get': Array<{ CHAT_ID?: `${number}`; CONNECTOR_ID?: string; CONNECTOR_TITLE?: string; [key: string]: unknown }>
   'imopenlines.crm.chat.getLastId': number
   'imopenlines.crm.chat.user.add': number
   'imopenlines.crm.chat.user.delete': number
@@ -2638,7 +2116,7 @@ export interface V2MethodResults {
   'landing.block.updatecontent': boolean
   'landing.block.updatenodes': boolean
   'landing.block.uploadfile': { id: number; src?: string; [key: string]: unknown }
-  'landing.demos.getList': LandingDemosGetListResult
+  'landing.demos.getList': Array<{ ID: `${number}`; XML_ID?: string; TITLE?: string; TYPE?: string; DATE_MODIFY?: string; MANIFEST?: boolean; [key: string]: unknown }>
   'landing.demos.getPageList': LandingDemosGetPageListResult
   'landing.demos.getSiteList': LandingDemosGetSiteListResult
   'landing.demos.register': number[]
@@ -2652,7 +2130,7 @@ export interface V2MethodResults {
   'landing.landing.deleteblock': boolean
   'landing.landing.downblock': boolean
   'landing.landing.favoriteBlock': number
-  'landing.landing.getList': LandingLandingGetListResult
+  'landing.landing.getList': Array<{ ID: `${number}`; TITLE?: string; SITE_ID?: `${number}`; DATE_MODIFY?: string; DOMAIN_ID?: `${number}`; [key: string]: unknown }>
   'landing.landing.getadditionalfields': LandingLandingGetadditionalfieldsResult
   'landing.landing.getpreview': string
   'landing.landing.getpublicurl': string
@@ -2693,9 +2171,9 @@ export interface V2MethodResults {
   'landing.site.delete': boolean
   'landing.site.fullExport': LandingSiteFullExportResult
   'landing.site.getFolders': LandingSiteGetFoldersResult
-  'landing.site.getGroupBindings': LandingSiteGetGroupBindingsResult
+  'landing.site.getGroupBindings': Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; BINDING_ID?: `${number}`; TITLE?: string; PUBLIC_URL?: string; [key: string]: unknown }>
   'landing.site.getList': Array<{ ID: `${number}`; TITLE?: string; TYPE?: string; [key: string]: unknown }>
-  'landing.site.getMenuBindings': LandingSiteGetMenuBindingsResult
+  'landing.site.getMenuBindings': Array<{ ENTITY_ID?: `${number}`; ENTITY_TYPE?: string; BINDING_ID?: string; TITLE?: string; PUBLIC_URL?: string; [key: string]: unknown }>
   'landing.site.getPreview': string
   'landing.site.getPublicUrl': Record<string, string>
   'landing.site.getRights': string[]
@@ -2715,12 +2193,12 @@ export interface V2MethodResults {
   'landing.site.updateFolder': boolean
   'landing.syspage.deleteForLanding': boolean
   'landing.syspage.deleteForSite': boolean
-  'landing.syspage.get': LandingSyspageGetResult
+  'landing.syspage.get': Record<string, { TYPE?: string; LANDING_ID?: `${number}`; TITLE?: string; DELETED?: string; ACTIVE?: string; [key: string]: unknown }>
   'landing.syspage.getSpecialPage': string
   'landing.syspage.set': boolean
   'landing.template.getLandingRef': Record<string, number>
   'landing.template.getSiteRef': Record<string, number>
-  'landing.template.getlist': LandingTemplateGetlistResult
+  'landing.template.getlist': Array<{ ID: `${number}`; TITLE?: string; XML_ID?: string; SORT?: string; ACTIVE?: string; DATE_MODIFY?: string; [key: string]: unknown }>
   'landing.template.setLandingRef': boolean
   'landing.template.setSiteRef': boolean
   'lists.add': number
@@ -2753,7 +2231,7 @@ export interface V2MethodResults {
   'log.blogpost.update': number
   'mailservice.add': number
   'mailservice.delete': boolean
-  'mailservice.fields': MailserviceFieldsResult
+  'mailservice.fields': { ID?: string; SITE_ID?: string; ACTIVE?: string; NAME?: string; SERVER?: string; PORT?: string; ENCRYPTION?: string; LINK?: string; ICON?: string; SORT?: string; [key: string]: unknown }
   'mailservice.get': MailserviceGetResult
   'mailservice.list': MailserviceListResult
   'mailservice.update': boolean
@@ -2768,7 +2246,7 @@ export interface V2MethodResults {
   'placement.get': PlacementGetResult
   'placement.list': string[]
   'placement.unbind': { count?: number; [key: string]: unknown }
-  'profile': ProfileResult
+  'profile': { ID: `${number}`; ADMIN?: boolean; NAME?: string; LAST_NAME?: string; PERSONAL_GENDER?: string; TIME_ZONE?: string; [key: string]: unknown }
   'pull.application.config.get': PullApplicationConfigGetResult
   'pull.application.event.add': boolean
   'pull.application.push.add': boolean
@@ -2778,19 +2256,19 @@ export interface V2MethodResults {
   'sale.basketitem.get': SaleBasketitemAddResult
   'sale.basketitem.getFields': SaleBasketitemGetFieldsResult
   'sale.basketitem.getFieldsCatalogProduct': SaleBasketitemGetFieldsResult
-  'sale.basketitem.list': SaleBasketitemListResult
+  'sale.basketitem.list': { basketItems: Array<{ currency?: string; id: number; name?: string; orderId?: number; price?: number; productId?: number; [key: string]: unknown }>; [key: string]: unknown }
   'sale.basketitem.update': SaleBasketitemUpdateResult
   'sale.basketitem.updateCatalogProduct': SaleBasketitemUpdateCatalogProductResult
-  'sale.basketproperties.add': SaleBasketpropertiesAddResult
+  'sale.basketproperties.add': { basketProperty: { basketId?: number; code?: string; id: number; name?: string; value?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
   'sale.basketproperties.delete': boolean
   'sale.basketproperties.get': SaleBasketpropertiesGetResult
-  'sale.basketproperties.getFields': SaleBasketpropertiesGetFieldsResult
-  'sale.basketproperties.list': SaleBasketpropertiesListResult
+  'sale.basketproperties.getFields': { basketProperties: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.basketproperties.list': { basketProperties: Array<{ basketId?: number; code?: string; id: number; name?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.basketproperties.update': SaleBasketpropertiesGetResult
   'sale.businessValuePersonDomain.add': Record<string, unknown>
   'sale.businessValuePersonDomain.deleteByFilter': boolean
   'sale.businessValuePersonDomain.getFields': SaleBusinessValuePersonDomainGetFieldsResult
-  'sale.businessValuePersonDomain.list': SaleBusinessValuePersonDomainListResult
+  'sale.businessValuePersonDomain.list': { businessValuePersonDomains: Array<{ personTypeId?: number; [key: string]: unknown }>; [key: string]: unknown }
   'sale.cashbox.add': number
   'sale.cashbox.check.apply': boolean
   'sale.cashbox.delete': boolean
@@ -2808,7 +2286,7 @@ export interface V2MethodResults {
   'sale.delivery.extra.service.delete': boolean
   'sale.delivery.extra.service.get': SaleDeliveryExtraServiceGetResult
   'sale.delivery.extra.service.update': boolean
-  'sale.delivery.getlist': SaleDeliveryGetlistResult
+  'sale.delivery.getlist': Array<{ NAME?: string; ACTIVE?: string; DESCRIPTION?: string; CURRENCY?: string; ID: number; PARENT_ID?: number | null; SORT?: number; [key: string]: unknown }>
   'sale.delivery.handler.add': number
   'sale.delivery.handler.delete': boolean
   'sale.delivery.handler.list': SaleDeliveryHandlerListResult
@@ -2820,26 +2298,26 @@ export interface V2MethodResults {
   'sale.order.add': SaleOrderAddResult
   'sale.order.delete': boolean
   'sale.order.get': SaleOrderGetResult
-  'sale.order.getFields': SaleOrderGetFieldsResult
+  'sale.order.getFields': { order: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.order.list': SaleOrderListResult
   'sale.order.update': SaleOrderUpdateResult
   'sale.payment.add': SalePaymentAddResult
   'sale.payment.delete': boolean
   'sale.payment.get': SalePaymentGetResult
-  'sale.payment.getFields': SalePaymentGetFieldsResult
+  'sale.payment.getFields': { payment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.payment.list': SalePaymentListResult
   'sale.payment.update': SalePaymentAddResult
   'sale.paymentItemShipment.add': SalePaymentItemShipmentAddResult
   'sale.paymentItemShipment.delete': boolean
   'sale.paymentItemShipment.get': SalePaymentItemShipmentAddResult
-  'sale.paymentItemShipment.getFields': SalePaymentItemShipmentGetFieldsResult
-  'sale.paymentItemShipment.list': SalePaymentItemShipmentListResult
+  'sale.paymentItemShipment.getFields': { paymentItemShipment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.paymentItemShipment.list': { paymentItemsShipment: Array<{ dateInsert?: string; id: number; paymentId?: number; shipmentId?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.paymentItemShipment.update': SalePaymentItemShipmentAddResult
   'sale.paymentitembasket.add': SalePaymentitembasketAddResult
   'sale.paymentitembasket.delete': boolean
   'sale.paymentitembasket.get': SalePaymentitembasketAddResult
-  'sale.paymentitembasket.getfields': SalePaymentitembasketGetfieldsResult
-  'sale.paymentitembasket.list': SalePaymentitembasketListResult
+  'sale.paymentitembasket.getfields': { paymentItemBasket: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.paymentitembasket.list': { paymentItemsBasket: Array<{ basketId?: number; dateInsert?: string; id: number; paymentId?: number; quantity?: number; xmlId?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.paymentitembasket.update': SalePaymentitembasketAddResult
   'sale.paysystem.add': number
   'sale.paysystem.delete': boolean
@@ -2855,49 +2333,49 @@ export interface V2MethodResults {
   'sale.paysystem.settings.payment.get': SalePaysystemSettingsGetResult
   'sale.paysystem.settings.update': boolean
   'sale.paysystem.update': boolean
-  'sale.persontype.add': SalePersontypeAddResult
+  'sale.persontype.add': { personType: { active?: string; code?: string; id: number; name?: string; sort?: string; xmlId?: string; [key: string]: unknown }; [key: string]: unknown }
   'sale.persontype.delete': boolean
-  'sale.persontype.get': SalePersontypeGetResult
-  'sale.persontype.getFields': SalePersontypeGetFieldsResult
-  'sale.persontype.list': SalePersontypeListResult
-  'sale.persontype.update': SalePersontypeUpdateResult
+  'sale.persontype.get': { personType: { active?: string; code?: unknown; id: number; name?: string; sort?: string; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+  'sale.persontype.getFields': { personType: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.persontype.list': { personTypes: Array<{ id: number; name?: string; sort?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.persontype.update': { personType: { active?: string; code?: string; id: number; name?: string; sort?: string; xmlId?: `${number}`; [key: string]: unknown }; [key: string]: unknown }
   'sale.property.add': SalePropertyAddResult
   'sale.property.delete': boolean
   'sale.property.get': SalePropertyGetResult
   'sale.property.getfieldsbytype': SalePropertyGetfieldsbytypeResult
   'sale.property.list': SalePropertyListResult
   'sale.property.update': SalePropertyAddResult
-  'sale.propertyRelation.add': SalePropertyRelationAddResult
+  'sale.propertyRelation.add': { propertyRelation: { entityId?: number; entityType?: string; propertyId?: number; [key: string]: unknown }; [key: string]: unknown }
   'sale.propertyRelation.deleteByFilter': boolean
   'sale.propertyRelation.getFields': SalePropertyRelationGetFieldsResult
-  'sale.propertyRelation.list': SalePropertyRelationListResult
+  'sale.propertyRelation.list': { propertyRelations: Array<{ entityId?: number; entityType?: string; propertyId?: number; [key: string]: unknown }>; [key: string]: unknown }
   'sale.propertygroup.add': SalePropertygroupAddResult
   'sale.propertygroup.delete': boolean
   'sale.propertygroup.get': SalePropertygroupAddResult
-  'sale.propertygroup.getFields': SalePropertygroupGetFieldsResult
-  'sale.propertygroup.list': SalePropertygroupListResult
+  'sale.propertygroup.getFields': { propertyGroup: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.propertygroup.list': { propertyGroups: Array<{ id: number; name?: string; personTypeId?: number; sort?: number; [key: string]: unknown }>; [key: string]: unknown }
   'sale.propertygroup.update': SalePropertygroupAddResult
   'sale.propertyvalue.delete': boolean
-  'sale.propertyvalue.get': SalePropertyvalueGetResult
+  'sale.propertyvalue.get': { propertyValue: { code?: string; id: number; name?: string; orderPropsId?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
   'sale.propertyvalue.getfields': SalePropertyvalueGetfieldsResult
   'sale.propertyvalue.list': SalePropertyvalueListResult
   'sale.propertyvalue.modify': SalePropertyvalueModifyResult
   'sale.propertyvariant.add': SalePropertyvariantAddResult
   'sale.propertyvariant.delete': boolean
   'sale.propertyvariant.get': SalePropertyvariantAddResult
-  'sale.propertyvariant.getFields': SalePropertyvariantGetFieldsResult
-  'sale.propertyvariant.list': SalePropertyvariantListResult
+  'sale.propertyvariant.getFields': { propertyVariant: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.propertyvariant.list': { propertyVariants: Array<{ id: number; name?: string; orderPropsId?: number; value?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.propertyvariant.update': SalePropertyvariantAddResult
   'sale.shipment.add': SaleShipmentAddResult
   'sale.shipment.delete': boolean
   'sale.shipment.get': SaleShipmentGetResult
-  'sale.shipment.getFields': SaleShipmentGetFieldsResult
+  'sale.shipment.getFields': { shipment: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.shipment.list': SaleShipmentListResult
   'sale.shipment.update': SaleShipmentUpdateResult
   'sale.shipmentitem.add': SaleShipmentitemAddResult
   'sale.shipmentitem.delete': boolean
   'sale.shipmentitem.get': SaleShipmentitemAddResult
-  'sale.shipmentitem.getfields': SaleShipmentitemGetfieldsResult
+  'sale.shipmentitem.getfields': { shipmentItem: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.shipmentitem.list': SaleShipmentitemListResult
   'sale.shipmentitem.update': SaleShipmentitemAddResult
   'sale.shipmentproperty.add': SalePropertyAddResult
@@ -2907,34 +2385,34 @@ export interface V2MethodResults {
   'sale.shipmentproperty.list': SalePropertyListResult
   'sale.shipmentproperty.update': SalePropertyAddResult
   'sale.shipmentpropertyvalue.delete': boolean
-  'sale.shipmentpropertyvalue.get': SaleShipmentpropertyvalueGetResult
+  'sale.shipmentpropertyvalue.get': { propertyValue: { code?: unknown; id: number; name?: string; shipmentPropsId?: number; value?: string; [key: string]: unknown }; [key: string]: unknown }
   'sale.shipmentpropertyvalue.getfields': SalePropertyvalueGetfieldsResult
   'sale.shipmentpropertyvalue.list': SaleShipmentpropertyvalueListResult
-  'sale.shipmentpropertyvalue.modify': SaleShipmentpropertyvalueModifyResult
+  'sale.shipmentpropertyvalue.modify': { propertyValues: Array<{ code?: unknown; id: number; name?: string; value?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.status.add': SaleStatusAddResult
   'sale.status.delete': boolean
-  'sale.status.get': SaleStatusGetResult
-  'sale.status.getFields': SaleStatusGetFieldsResult
-  'sale.status.list': SaleStatusListResult
+  'sale.status.get': { status: { color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: unknown; [key: string]: unknown }; [key: string]: unknown }
+  'sale.status.getFields': { status: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.status.list': { statuses: Array<{ color?: string; id?: string; notify?: string; sort?: number; type?: string; xmlId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
   'sale.status.update': SaleStatusAddResult
-  'sale.statusLang.add': SaleStatusLangAddResult
+  'sale.statusLang.add': { statusLang: { description?: string; lid?: string; name?: string; statusId?: string; [key: string]: unknown }; [key: string]: unknown }
   'sale.statusLang.deleteByFilter': boolean
-  'sale.statusLang.getFields': SaleStatusLangGetFieldsResult
-  'sale.statusLang.getListLangs': SaleStatusLangGetListLangsResult
-  'sale.statusLang.list': SaleStatusLangListResult
+  'sale.statusLang.getFields': { statusLang: Record<string, { isImmutable?: boolean; isReadOnly?: boolean; isRequired?: boolean; type?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.statusLang.getListLangs': { langs: Array<{ active?: string; lid?: string; name?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'sale.statusLang.list': { statusLangs: Array<{ description?: string; lid?: string; name?: string; statusId?: string; [key: string]: unknown }>; [key: string]: unknown }
   'sale.tradeBinding.getFields': SaleTradeBindingGetFieldsResult
-  'sale.tradeBinding.list': SaleTradeBindingListResult
+  'sale.tradeBinding.list': { tradeBindings: Array<{ orderId?: number; tradingPlatformId?: `${number}`; [key: string]: unknown }>; [key: string]: unknown }
   'sale.tradePlatform.getFields': SaleTradePlatformGetFieldsResult
-  'sale.tradePlatform.list': SaleTradePlatformListResult
-  'salescenter.payment.getPublicUrl': SalescenterPaymentGetPublicUrlResult
+  'sale.tradePlatform.list': { tradePlatforms: Array<{ code?: string; id: number; [key: string]: unknown }>; [key: string]: unknown }
+  'salescenter.payment.getPublicUrl': { payment: { url?: string; shortUrl?: string; qr?: string; [key: string]: unknown }; [key: string]: unknown }
   'scope': string[]
   'server.time': string
-  'sign.b2e.company.provider.list': SignB2eCompanyProviderListResult
+  'sign.b2e.company.provider.list': Array<{ code?: string; uid?: string; name?: string; date?: string; expires?: string; [key: string]: unknown }>
   'sign.b2e.document.get': SignB2eDocumentGetResult
   'sign.b2e.document.send': SignB2eDocumentGetResult
   'sign.b2e.hcmlink.document.get': SignB2eHcmlinkDocumentGetResult
-  'sign.b2e.mysafe.tail': SignB2eMysafeTailResult
-  'sign.b2e.personal.tail': SignB2ePersonalTailResult
+  'sign.b2e.mysafe.tail': Array<{ id: number; title?: string; create_date?: string; signed_date?: string; creator_id?: number; member_id?: number; role?: string; file_url?: string; [key: string]: unknown }>
+  'sign.b2e.personal.tail': Array<{ id: number; title?: string; signed_date?: string; file_url?: string; [key: string]: unknown }>
   'socialnetwork.api.workgroup.get': SocialnetworkApiWorkgroupGetResult
   'socialnetwork.api.workgroup.list': SocialnetworkApiWorkgroupListResult
   'sonet_group.create': number
@@ -2946,7 +2424,7 @@ export interface V2MethodResults {
   'sonet_group.user.add': string[]
   'sonet_group.user.delete': string[]
   'sonet_group.user.get': Array<{ USER_ID?: `${number}`; ROLE?: string; [key: string]: unknown }>
-  'sonet_group.user.groups': SonetGroupUserGroupsResult
+  'sonet_group.user.groups': Array<{ GROUP_ID?: `${number}`; GROUP_NAME?: string; ROLE?: string; GROUP_IMAGE_ID?: unknown; GROUP_IMAGE?: string; [key: string]: unknown }>
   'sonet_group.user.invite': string[]
   'sonet_group.user.request': boolean
   'sonet_group.user.update': string[]
@@ -2990,13 +2468,13 @@ export interface V2MethodResults {
   'tasks.api.scrum.backlog.get': { id: number; groupId?: number; createdBy?: number; modifiedBy?: number; [key: string]: unknown }
   'tasks.api.scrum.backlog.getFields': TasksApiScrumBacklogGetFieldsResult
   'tasks.api.scrum.backlog.update': { id: number; groupId?: number; createdBy?: number; modifiedBy?: number; [key: string]: unknown }
-  'tasks.api.scrum.epic.list': TasksApiScrumEpicListResult
+  'tasks.api.scrum.epic.list': Array<{ id: number; groupId?: number; name?: string; description?: string; createdBy?: number; modifiedBy?: number; color?: string; [key: string]: unknown }>
   'tasks.api.scrum.kanban.addStage': number
   'tasks.api.scrum.kanban.addTask': boolean
   'tasks.api.scrum.kanban.deleteStage': boolean
   'tasks.api.scrum.kanban.deleteTask': boolean
   'tasks.api.scrum.kanban.getFields': { fields: Record<string, { type?: string; [key: string]: unknown }>; [key: string]: unknown }
-  'tasks.api.scrum.kanban.getStages': TasksApiScrumKanbanGetStagesResult
+  'tasks.api.scrum.kanban.getStages': Array<{ id: `${number}`; name?: string; sort?: string; type?: string; sprintId?: `${number}`; color?: string; [key: string]: unknown }>
   'tasks.api.scrum.kanban.updateStage': boolean
   'tasks.api.scrum.sprint.add': TasksApiScrumSprintAddResult
   'tasks.api.scrum.sprint.complete': TasksApiScrumSprintAddResult
@@ -3006,7 +2484,7 @@ export interface V2MethodResults {
   'tasks.api.scrum.sprint.list': TasksApiScrumSprintListResult
   'tasks.api.scrum.sprint.start': TasksApiScrumSprintAddResult
   'tasks.api.scrum.sprint.update': TasksApiScrumSprintAddResult
-  'tasks.api.scrum.task.get': TasksApiScrumTaskGetResult
+  'tasks.api.scrum.task.get': { entityId?: number; storyPoints?: string; epicId?: number; sort?: number; createdBy?: number; modifiedBy?: number; [key: string]: unknown }
   'tasks.flow.Flow.activate': boolean
   'tasks.flow.Flow.create': TasksFlowFlowCreateResult
   'tasks.flow.Flow.delete': { deleted?: boolean; [key: string]: unknown }
@@ -3017,7 +2495,7 @@ export interface V2MethodResults {
   'tasks.task.add': TasksTaskAddResult
   'tasks.task.approve': TasksTaskApproveResult
   'tasks.task.complete': TasksTaskCompleteResult
-  'tasks.task.counters.get': TasksTaskCountersGetResult
+  'tasks.task.counters.get': { expired: { counter?: number; code?: number; [key: string]: unknown }; new_comments: { counter?: number; code?: number; [key: string]: unknown }; [key: string]: unknown }
   'tasks.task.defer': TasksTaskDeferResult
   'tasks.task.delegate': TasksTaskDelegateResult
   'tasks.task.delete': { task?: boolean; [key: string]: unknown }
@@ -3063,7 +2541,7 @@ export interface V2MethodResults {
   'telephony.externalCall.attachRecord': { FILE_ID?: number; [key: string]: unknown }
   'telephony.externalCall.finish': TelephonyExternalCallFinishResult
   'telephony.externalCall.hide': boolean
-  'telephony.externalCall.register': TelephonyExternalCallRegisterResult
+  'telephony.externalCall.register': { CALL_ID?: string; CRM_CREATED_LEAD?: unknown; CRM_CREATED_ENTITIES?: unknown[]; CRM_ENTITY_TYPE?: string; CRM_ENTITY_ID?: number; [key: string]: unknown }
   'telephony.externalCall.searchCrmEntities': TelephonyExternalCallSearchCrmEntitiesResult
   'telephony.externalCall.show': boolean
   'telephony.externalLine.add': { ID: number; [key: string]: unknown }
@@ -3077,12 +2555,12 @@ export interface V2MethodResults {
   'timeman.open': TimemanOpenResult
   'timeman.pause': TimemanOpenResult
   'timeman.schedule.get': TimemanScheduleGetResult
-  'timeman.settings': TimemanSettingsResult
+  'timeman.settings': { UF_TIMEMAN?: boolean; UF_TM_FREE?: boolean; UF_TM_MAX_START?: string; UF_TM_MIN_FINISH?: string; UF_TM_MIN_DURATION?: string; UF_TM_ALLOWED_DELTA?: string; ADMIN?: boolean; [key: string]: unknown }
   'timeman.status': TimemanStatusResult
   'timeman.timecontrol.report.add': boolean
   'timeman.timecontrol.reports.get': TimemanTimecontrolReportsGetResult
   'timeman.timecontrol.reports.settings.get': TimemanTimecontrolReportsSettingsGetResult
-  'timeman.timecontrol.reports.users.get': TimemanTimecontrolReportsUsersGetResult
+  'timeman.timecontrol.reports.users.get': Array<{ id: number; name?: string; first_name?: string; last_name?: string; work_position?: string; avatar?: string; personal_gender?: string; last_activity_date?: string; [key: string]: unknown }>
   'timeman.timecontrol.settings.get': TimemanTimecontrolSettingsGetResult
   'timeman.timecontrol.settings.set': boolean
   'user.access': boolean
@@ -3099,20 +2577,20 @@ export interface V2MethodResults {
   'user.userfield.delete': boolean
   'user.userfield.list': UserUserfieldListResult
   'user.userfield.update': boolean
-  'userconsent.agreement.list': UserconsentAgreementListResult
+  'userconsent.agreement.list': Array<{ ID: `${number}`; NAME?: string; ACTIVE?: string; LANGUAGE_ID?: string | null; [key: string]: unknown }>
   'userconsent.agreement.text': { LABEL?: string; TEXT?: string; [key: string]: unknown }
   'userconsent.consent.add': number
   'userfieldconfig.add': UserfieldconfigAddResult
   'userfieldconfig.get': UserfieldconfigGetResult
-  'userfieldconfig.getTypes': UserfieldconfigGetTypesResult
+  'userfieldconfig.getTypes': { types: Record<string, { userTypeId?: string; description?: string; [key: string]: unknown }>; [key: string]: unknown }
   'userfieldconfig.list': UserfieldconfigListResult
   'userfieldconfig.update': UserfieldconfigUpdateResult
   'userfieldtype.add': boolean
   'userfieldtype.delete': boolean
-  'userfieldtype.list': UserfieldtypeListResult
+  'userfieldtype.list': Array<{ USER_TYPE_ID?: string; HANDLER?: string; TITLE?: string; DESCRIPTION?: string; [key: string]: unknown }>
   'userfieldtype.update': boolean
   'vote.AttachedVote.get': Record<string, unknown>
-  'vote.AttachedVote.getAnswerVoted': VoteAttachedVoteGetAnswerVotedResult
+  'vote.AttachedVote.getAnswerVoted': { items: Array<{ ID: number; NAME?: string; IMAGE?: string; WORK_POSITION?: string; [key: string]: unknown }>; [key: string]: unknown }
   'vote.AttachedVote.getMany': VoteAttachedVoteGetManyResult
   'vote.AttachedVote.getWithVoted': VoteAttachedVoteGetWithVotedResult
   'vote.AttachedVote.recall': VoteAttachedVoteRecallResult
@@ -3123,7 +2601,7 @@ export interface V2MethodResults {
   'voximplant.callback.start': { RESULT?: boolean; CALL_ID?: string; [key: string]: unknown }
   'voximplant.infocall.startwithsound': { RESULT?: boolean; CALL_ID?: string; [key: string]: unknown }
   'voximplant.infocall.startwithtext': { RESULT?: boolean; CALL_ID?: string; [key: string]: unknown }
-  'voximplant.line.get': VoximplantLineGetResult
+  'voximplant.line.get': { reg150907?: string; sip7?: string; reg151083?: string; sip11?: string; reg151085?: string; [key: string]: unknown }
   'voximplant.line.outgoing.get': string
   'voximplant.line.outgoing.set': number
   'voximplant.line.outgoing.sip.set': number
@@ -3131,13 +2609,13 @@ export interface V2MethodResults {
   'voximplant.sip.connector.status': { FREE_MINUTES?: number; PAID?: boolean; [key: string]: unknown }
   'voximplant.sip.delete': number
   'voximplant.sip.get': VoximplantSipGetResult
-  'voximplant.sip.status': VoximplantSipStatusResult
+  'voximplant.sip.status': { REG_ID?: number; LAST_UPDATED?: string; ERROR_MESSAGE?: string; STATUS_CODE?: number; STATUS_RESULT?: string; [key: string]: unknown }
   'voximplant.sip.update': number
   'voximplant.statistic.get': VoximplantStatisticGetResult
   'voximplant.tts.voices.get': VoximplantTtsVoicesGetResult
-  'voximplant.url.get': VoximplantUrlGetResult
+  'voximplant.url.get': { detail_statistics?: string; buy_connector?: string; edit_config?: string; lines?: string; [key: string]: unknown }
   'voximplant.user.activatePhone': number
-  'voximplant.user.get': VoximplantUserGetResult
+  'voximplant.user.get': Array<{ ID: `${number}`; DEFAULT_LINE?: unknown; PHONE_ENABLED?: string; SIP_SERVER?: string; SIP_LOGIN?: string; SIP_PASSWORD?: string | null; INNER_NUMBER?: unknown; [key: string]: unknown }>
 }
 
 /**
@@ -3145,8 +2623,8 @@ export interface V2MethodResults {
  * example answer (fields optional and other keys allowed, since a row holds what `select` asks for).
  */
 export interface V3MethodResults {
-  'call.followup.field.get': V3CallFollowupFieldGetResult
-  'call.followup.field.list': V3CallFollowupFieldListResult
+  'call.followup.field.get': { item: { name?: string; type?: string; title?: string; description?: string; filterable?: boolean; sortable?: boolean; multiple?: boolean; [key: string]: unknown }; [key: string]: unknown }
+  'call.followup.field.list': { items: Array<{ name?: string; type?: string; description?: string; [key: string]: unknown }>; [key: string]: unknown }
   'call.followup.get': Record<string, unknown>
   'call.followup.list': V3CallFollowupListResult
   'humanresources.employee.count': { total?: number; [key: string]: unknown }
@@ -3154,7 +2632,7 @@ export interface V3MethodResults {
   'humanresources.employee.field.list': V3HumanresourcesEmployeeFieldListResult
   'humanresources.employee.multidepartment': V3HumanresourcesEmployeeMultidepartmentResult
   'humanresources.employee.search': V3HumanresourcesEmployeeSearchResult
-  'humanresources.employee.subordinates': V3HumanresourcesEmployeeSubordinatesResult
+  'humanresources.employee.subordinates': { userId?: number; departments?: Array<{ nodeId?: number; name?: string; role?: string; subordinatesCount?: number; [key: string]: unknown }>; [key: string]: unknown }
   'humanresources.node.add': V3HumanresourcesNodeAddResult
   'humanresources.node.children': V3HumanresourcesNodeChildrenResult
   'humanresources.node.communication.edit': { success?: boolean; [key: string]: unknown }
@@ -3167,19 +2645,19 @@ export interface V3MethodResults {
   'humanresources.node.list': V3HumanresourcesNodeListResult
   'humanresources.node.member.add': { success?: boolean; [key: string]: unknown }
   'humanresources.node.member.field.get': V3HumanresourcesNodeFieldGetResult
-  'humanresources.node.member.field.list': V3HumanresourcesNodeMemberFieldListResult
+  'humanresources.node.member.field.list': { items: Array<{ description?: unknown; filterable?: boolean; name?: string; sortable?: boolean; title?: string; type?: string; [key: string]: unknown }>; [key: string]: unknown }
   'humanresources.node.member.move': { success?: boolean; [key: string]: unknown }
-  'humanresources.node.member.remove': V3HumanresourcesNodeMemberRemoveResult
+  'humanresources.node.member.remove': { removed: number[]; failed: Array<{ userId?: number; reason?: string; [key: string]: unknown }>; [key: string]: unknown }
   'humanresources.node.member.set': { success?: boolean; [key: string]: unknown }
   'humanresources.node.move': V3HumanresourcesNodeEditResult
   'humanresources.node.search': V3HumanresourcesNodeChildrenResult
   'mail.mailbox.field.get': V3HumanresourcesNodeFieldGetResult
   'mail.mailbox.field.list': V3HumanresourcesNodeFieldListResult
-  'mail.mailbox.get': V3MailMailboxGetResult
-  'mail.mailbox.list': V3MailMailboxListResult
-  'mail.mailbox.senders': V3MailMailboxSendersResult
+  'mail.mailbox.get': { item: { id: number; name?: string; email?: string; senderName?: string; [key: string]: unknown }; [key: string]: unknown }
+  'mail.mailbox.list': { items: Array<{ id: number; name?: string; email?: string; senderName?: string; [key: string]: unknown }>; [key: string]: unknown }
+  'mail.mailbox.senders': { items: Array<{ email?: string; name?: string; sender?: string; [key: string]: unknown }>; [key: string]: unknown }
   'mail.message.createcalendarevent': { success?: boolean; eventId?: number; messageId?: number; [key: string]: unknown }
-  'mail.message.createchat': V3MailMessageCreatechatResult
+  'mail.message.createchat': { success?: boolean; chatId?: number; messageId?: number; existing?: boolean; [key: string]: unknown }
   'mail.message.createcrmactivity': boolean
   'mail.message.createfeedpost': { success?: boolean; postId?: number; messageId?: number; [key: string]: unknown }
   'mail.message.createtask': { success?: boolean; taskId?: number; messageId?: number; [key: string]: unknown }
@@ -3192,7 +2670,7 @@ export interface V3MethodResults {
   'mail.message.removecrmactivity': boolean
   'mail.message.reply': { success?: boolean; to?: string[]; [key: string]: unknown }
   'mail.message.send': { success?: boolean; to?: string[]; [key: string]: unknown }
-  'mail.message.thread': V3MailMessageThreadResult
+  'mail.message.thread': Array<{ id: number; subject?: string; from?: string; to?: string; cc?: string; date?: string; body?: string; [key: string]: unknown }>
   'mail.recipient.field.get': V3HumanresourcesNodeFieldGetResult
   'mail.recipient.field.list': V3HumanresourcesNodeFieldListResult
   'mail.recipient.listcontacts': V3MailRecipientListcontactsResult
@@ -3241,14 +2719,14 @@ export interface V3MethodResults {
   'tasks.task.file.field.get': V3TasksTaskChatMessageFieldGetResult
   'tasks.task.file.field.list': V3MainEventlogFieldListResult
   'tasks.task.get': V3TasksTaskGetResult
-  'tasks.task.list': V3TasksTaskListResult
+  'tasks.task.list': { items: Array<{ id: number; title?: string; responsibleId?: number; deadline?: string | null; status?: string; [key: string]: unknown }>; [key: string]: unknown }
   'tasks.task.result.add': V3TasksTaskResultAddResult
   'tasks.task.result.addfromchatmessage': V3TasksTaskResultAddfromchatmessageResult
   'tasks.task.result.delete': { result?: boolean; [key: string]: unknown }
-  'tasks.task.result.list': V3TasksTaskResultListResult
+  'tasks.task.result.list': { items: Array<{ id: number; taskId?: number; text?: string; authorId?: number; createdAt?: string; status?: string; messageId?: unknown; [key: string]: unknown }>; [key: string]: unknown }
   'tasks.task.result.update': V3TasksTaskResultUpdateResult
   'tasks.task.update': { result?: boolean; [key: string]: unknown }
-  'timeman.record.field.get': V3TimemanRecordFieldGetResult
+  'timeman.record.field.get': { item: { name?: string; type?: string; title?: string; filterable?: boolean; sortable?: boolean; [key: string]: unknown }; [key: string]: unknown }
   'timeman.record.field.list': V3HumanresourcesNodeFieldListResult
-  'timeman.record.list': V3TimemanRecordListResult
+  'timeman.record.list': { items: Array<{ id: number; startTime?: string; endTime?: string; duration?: number; [key: string]: unknown }>; [key: string]: unknown }
 }
