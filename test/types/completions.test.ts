@@ -1,8 +1,10 @@
 /**
  * What an editor completes while a call is being written (so it does not compile yet): the method's parameters at
- * `params: { | }`, required ones first, and every method name at `method: '|'`, deprecated ones included; and the
- * error it shows for a misspelt method. Asked of TypeScript 5.9's language service (the `typescript5`
- * devDependency) and of TypeScript 7's API, on a consumer file written under .tmp/ that imports the sources.
+ * `params: { | }`, required ones first, every method name at `method: '|'`, deprecated ones included, and the
+ * fields of `crm.item.add` per `entityTypeId` and of v3 `tasks.task.add`; the error it shows for a misspelt method;
+ * and what it shows on hover (`make`, the method name) and where go-to-definition lands. Asked of TypeScript 5.9's
+ * language service (the `typescript5` devDependency) and of TypeScript 7's API and language server, on a consumer
+ * file written under .tmp/ that imports the sources.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
