@@ -353,8 +353,13 @@ describe('the packed package', () => {
     expect(docs).toContain('guide.md')
     expect(docs).not.toContain('testing.md')
     expect(docs).not.toContain('benchmarks.md')
-    // What a stack trace into the package shows: the doc comments of the source are in the shipped JavaScript.
-    expect(await readFile(join(installed, 'dist', 'src', 'portal-oauth.js'), 'utf8')).toMatch(/\/\*\*\n \* /)
+    // What a stack trace into the package shows: the JavaScript with its line comments; the doc comments of what
+    // its declarations carry are in the .d.ts beside it, once (npm run build takes them out of the JavaScript).
+    const javascript = await readFile(join(installed, 'dist', 'src', 'portal-oauth.js'), 'utf8')
+    const declarations = await readFile(join(installed, 'dist', 'src', 'portal-oauth.d.ts'), 'utf8')
+    expect(javascript).toContain('// initIsAdmin() reads `profile`')
+    expect(declarations).toMatch(/\/\*\*\n \* [^\n]+\n[\s\S]*export declare class PortalOAuth/)
+    expect(javascript).not.toMatch(/\/\*\*\n \* /)
   })
 
   it('a strict consumer that checks its libraries too (skipLibCheck: false) compiles against every entry point', async () => {
