@@ -19,6 +19,16 @@ export interface DocParam {
   readonly nested?: readonly DocParam[]
 }
 
+/** The fields of a `fields` parameter for one CRM object type, from its tab on the page. */
+export interface EntityFields {
+  /** The tab's title (`Deal`, `SPA`). */
+  readonly title: string
+  /** The type's `entityTypeId`, undefined where the tab gives none (SPAs: each has its own). */
+  readonly entityTypeId?: number
+  /** The fields the tab's table lists. */
+  readonly fields: readonly DocParam[]
+}
+
 /** One method page of the docs. */
 export interface DocMethod {
   /** REST method name, for example `crm.deal.add`. */
@@ -38,6 +48,11 @@ export interface DocMethod {
    * `IBLOCK_ID` or `IBLOCK_CODE`"); the parameters of a group are not required one by one.
    */
   readonly oneOf?: readonly (readonly string[])[]
+  /**
+   * The fields of its `fields` parameter per CRM object type, where the page lists them in one tab per type
+   * (`crm.item.add`, `crm.item.update`).
+   */
+  readonly entityFields?: readonly EntityFields[]
   /**
    * What the method returns: the shape of `result` in the page's example answer (and that `result` itself, after
    * the errata), else the documented type of the `result` row of its Returned Data table; undefined when the page

@@ -1,4 +1,4 @@
-import type { DocMethod } from './doc-model.js'
+import type { DocMethod, DocParam, EntityFields } from './doc-model.js'
 import { shapeType } from './result-shape.js'
 import { isPattern, objectType, tsType } from './ts-types.js'
 
@@ -51,12 +51,53 @@ function methodDoc(method: DocMethod): string {
 function paramsType(method: DocMethod): string {
   if (method.params === null) return 'Obj'
   if (method.params.length === 0) return 'NoParams'
+  if (method.entityFields !== undefined) return entityParamsType(method.params, method.entityFields)
   const fields = objectType(method.params, false)
   const groups = (method.oneOf ?? []).map(
     (group) =>
       `(${group.map((name) => `{ ${name}: ${tsType(method.params?.find((param) => param.name === name) ?? { name, docType: '', required: true })} }`).join(' | ')})`,
   )
   return [fields, ...groups].join(' & ')
+}
+
+/**
+ * The parameters of a method whose `fields` the page lists per CRM object type (`crm.item.add`): a union of one
+ * object per numbered type, its `entityTypeId` that number (`2 | '2'`) and its `fields` that type's fields, and last
+ * one for any `entityTypeId` (an SPA's, a variable) whose `fields` are those every type lists. An editor completes
+ * `fields` of the type a literal `entityTypeId` names (TypeScript picks the union's members by it); every `fields`
+ * takes other keys too (custom fields).
+ */
+function entityParamsType(params: readonly DocParam[], entities: readonly EntityFields[]): string {
+  const withFields = (fields: readonly DocParam[]): string =>
+    objectType(
+      params.map((param) => (param.name === 'fields' ? { ...param, nested: fields } : param)),
+      false,
+    )
+  const numbered = entities.flatMap((entity) => {
+    if (entity.entityTypeId === undefined) return []
+    const id = entity.entityTypeId
+    const type = withFields(entity.fields)
+    if (!type.includes('entityTypeId: NumericId'))
+      throw new Error('an entity tab without entityTypeId: NumericId')
+    return [type.replace('entityTypeId: NumericId', `entityTypeId: ${id} | '${id}'`)]
+  })
+  return [...numbered, withFields(commonFields(entities))].join(' | ')
+}
+
+/**
+ * The fields every type lists, typed as the first type types them (`unknown` where the types differ). Not every
+ * field any type lists: TypeScript picks by a literal `entityTypeId` both its type's member and this one (whose
+ * `entityTypeId` takes any id), and completes the fields of both.
+ */
+function commonFields(entities: readonly EntityFields[]): DocParam[] {
+  const [first, ...rest] = entities
+  return (first?.fields ?? []).flatMap((field) => {
+    const same = rest.map((entity) => entity.fields.find((other) => other.name === field.name))
+    if (same.some((other) => other === undefined)) return []
+    return same.every((other) => other !== undefined && tsType(other) === tsType(field))
+      ? [field]
+      : [{ ...field, docType: 'any', nested: undefined }]
+  })
 }
 
 /** The `@deprecated` note of a method the docs name no replacement for. */
@@ -194,15 +235,28 @@ export function emitTypes(methods: readonly DocMethod[], source: DocsSource): st
   const block = (version: 'v2' | 'v3', name: string, what: string): string => {
     const lines = methods
       .filter((method) => method.version === version)
-      .flatMap((method) => [methodDoc(method), `  '${method.name}': ${paramsType(method)}`])
+      .flatMap((method) => [
+        methodDoc(method),
+        `  '${method.name}': ${method.entityFields ? paramsAlias(method) : paramsType(method)}`,
+      ])
     return [`/** ${what} */`, `export interface ${name} {`, ...lines, '}', ''].join('\n')
   }
+  // The unions of parameters per CRM object type, named: a hover on `make` prints `params: CrmItemAddParams`, not
+  // every type's fields.
+  const named = methods
+    .filter((method) => method.entityFields !== undefined)
+    .flatMap((method) => [
+      `/** The parameters of ${method.name}, its \`fields\` per CRM object type (\`entityTypeId\`). */`,
+      `export type ${paramsAlias(method)} = ${paramsType(method)}`,
+      '',
+    ])
   return [
     header(source, 'The parameters of every documented REST method, by API version and method name.'),
     ...CALL_MAKE_IMPORTS,
     "import type { Flag, Id, NoParams, NumericId, Obj } from './doc-types.js'",
     "import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'",
     '',
+    ...named,
     block('v2', 'V2MethodParams', 'Parameters of every documented REST v2 method, by method name.'),
     callMakeBlock(methods, 'v2'),
     block('v3', 'V3MethodParams', 'Parameters of every documented REST v3 method, by method name.'),
@@ -290,15 +344,31 @@ export function resultType(method: DocMethod): string | undefined {
 /** A result type worth naming once when several methods share it (`tasks.task.start`, `tasks.task.pause`, ...). */
 const SHARED_MIN_LENGTH = 100
 
+/**
+ * A result type long enough to be named though one method has it: an editor prints it by its name where it prints
+ * a call's type (the hover on `make`: `Promise<AjaxResult<CrmItemAddResult>>`, not the answer's every field).
+ */
+const NAMED_MIN_LENGTH = 200
+
 /** `TasksTaskStartResult` for `tasks.task.start` in v2, `V3TasksTaskGetResult` in v3. */
 function resultAlias(method: DocMethod): string {
+  return typeName(method, 'Result')
+}
+
+/** `CrmItemAddParams` for `crm.item.add`: the name of its parameters type, where they are named. */
+function paramsAlias(method: DocMethod): string {
+  return typeName(method, 'Params')
+}
+
+/** The method's name in PascalCase, `V3` before a v3 method's, `what` after it. */
+function typeName(method: DocMethod, what: string): string {
   const words = method.name.split(/[^A-Za-z0-9]+/).map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-  return `${method.version === 'v3' ? 'V3' : ''}${words.join('')}Result`
+  return `${method.version === 'v3' ? 'V3' : ''}${words.join('')}${what}`
 }
 
 /**
  * `result-types.generated.ts`: the documented result of every method whose page shows one, per API version. A
- * long result type several methods share is written once, as a type named after the first of them.
+ * long result type is named after the first method that has it (and written once for every method sharing it).
  */
 export function emitResults(methods: readonly DocMethod[], source: DocsSource): string {
   const typed = methods.flatMap((method) => {
@@ -308,11 +378,21 @@ export function emitResults(methods: readonly DocMethod[], source: DocsSource): 
   const uses = new Map<string, number>()
   for (const { type } of typed) uses.set(type, (uses.get(type) ?? 0) + 1)
   const aliases = new Map<string, { name: string; methods: string[] }>()
+  const names = new Set<string>()
   for (const { method, type } of typed) {
-    if (type.length < SHARED_MIN_LENGTH || (uses.get(type) ?? 0) < 2) continue
-    const alias = aliases.get(type) ?? { name: resultAlias(method), methods: [] }
+    const shared = (uses.get(type) ?? 0) > 1
+    if (type.length < (shared ? SHARED_MIN_LENGTH : NAMED_MIN_LENGTH)) continue
+    let alias = aliases.get(type)
+    if (alias === undefined) {
+      // Two spellings of one name (`a.b.getList`, `a.b.get.list`) would get a number.
+      const base = resultAlias(method)
+      let name = base
+      for (let n = 2; names.has(name); n++) name = `${base}${n}`
+      names.add(name)
+      alias = { name, methods: [] }
+      aliases.set(type, alias)
+    }
     alias.methods.push(method.name)
-    aliases.set(type, alias)
   }
   const shared = [...aliases].flatMap(([type, alias]) => [
     `/** The result of ${alias.methods.join(', ')}. */`,

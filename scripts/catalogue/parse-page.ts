@@ -1,5 +1,5 @@
 import { writesData } from './access.js'
-import type { DocMethod, DocParam, ParseProblem } from './doc-model.js'
+import type { DocMethod, DocParam, EntityFields, ParseProblem } from './doc-model.js'
 import { correctedAnswer, correctedJson, correctedName } from './errata.js'
 import { isDottedName, methodOfPage } from './method-name.js'
 import { type DocError, readNotFound } from './not-found-answer.js'
@@ -43,6 +43,9 @@ export function parsePage(page: string, text: string): PageResult {
   const read = readParams(page, body, problems, counter)
   const oneOf = read === null ? [] : eitherOrGroups(body, read)
   const params = oneOf.length === 0 || read === null ? read : withoutGroupRequirement(read, oneOf)
+  const entityFields = read?.some((param) => param.name === 'fields' && param.nested === undefined)
+    ? readEntityTabs(page, body, problems, counter)
+    : []
   return {
     method: {
       name,
@@ -54,6 +57,7 @@ export function parsePage(page: string, text: string): PageResult {
       writes: writesData(name),
       params,
       ...(oneOf.length > 0 ? { oneOf } : {}),
+      ...(entityFields.length > 0 ? { entityFields } : {}),
       ...readResult(page, text, body),
       ...notFoundOf(text),
       page: page.replace(/\.md$/, ''),
@@ -132,7 +136,8 @@ function deprecation(text: string): string | undefined {
 
 /**
  * The parameters: the first table of the `## Method Parameters` section (or, without that heading, a `Name` table
- * before the first `##` heading). An empty list when the page says the method takes no parameters.
+ * before the first `##` heading), or its first table of typed parameters without a header row. An empty list when
+ * the page says the method takes no parameters.
  */
 function readParams(
   page: string,
@@ -140,12 +145,10 @@ function readParams(
   problems: ParseProblem[],
   counter: RowCounter,
 ): DocParam[] | null {
-  const heading = /^## +(Method )?Parameters\b.*$/im.exec(body)
-  const sectionStart = heading ? heading.index : (/^> Scope:/m.exec(body)?.index ?? 0)
-  const nextH2 = body.slice(sectionStart + 3).search(/^## /m)
-  const sectionEnd = nextH2 < 0 ? body.length : sectionStart + 3 + nextH2
-  const section = body.slice(sectionStart, sectionEnd)
-  const table = readTables(section).find((candidate) => candidate.hasHeader)
+  const heading = PARAMS_HEADING.exec(body)
+  const section = sectionAt(body, heading ? heading.index : (/^> Scope:/m.exec(body)?.index ?? 0))
+  const tables = readTables(section)
+  const table = tables.find((candidate) => candidate.hasHeader) ?? tables.find(isHeaderlessParamTable)
   if (table === undefined) {
     if (
       /no parameters|without parameters|does not (take|accept|require) (any )?parameters|has no parameters/i.test(
@@ -158,6 +161,50 @@ function readParams(
   }
   const anchors = anchoredTables(body)
   return readRows(page, table, anchors, problems, counter, 0, new Set())
+}
+
+/** The heading of a page's parameters section. */
+const PARAMS_HEADING = /^## +(Method )?Parameters\b.*$/im
+
+/** The text of `body` from `start` to the next `##` heading. */
+function sectionAt(body: string, start: number): string {
+  const next = body.slice(start + 3).search(/^## /m)
+  return body.slice(start, next < 0 ? body.length : start + 3 + next)
+}
+
+/**
+ * The fields of `fields` per CRM object type, where the parameters section lists them in tabs, one per type, each
+ * saying "CRM object identifier **entityTypeId:** `2`" above its table (`crm.item.add`, `crm.item.update`).
+ */
+function readEntityTabs(
+  page: string,
+  body: string,
+  problems: ParseProblem[],
+  counter: RowCounter,
+): EntityFields[] {
+  const heading = PARAMS_HEADING.exec(body)
+  const section = heading === null ? '' : sectionAt(body, heading.index)
+  const tabs = /\{% list tabs %\}([\s\S]*?)\{% endlist %\}/.exec(section)?.[1] ?? ''
+  if (!/\*\*entityTypeId:\*\*/.test(tabs)) return []
+  const anchors = anchoredTables(body)
+  return tabs.split(/^- (?=\S)/m).flatMap((tab) => {
+    const title = /^.*/.exec(tab)?.[0]?.trim() ?? ''
+    const table = readTables(tab).find((candidate) => candidate.hasHeader)
+    if (title === '' || table === undefined) return []
+    const fields = readRows(page, table, anchors, problems, counter, 1, new Set())
+    const id = /\*\*entityTypeId:\*\*\s*`(\d+)`/.exec(tab)?.[1]
+    return [id === undefined ? { title, fields } : { title, entityTypeId: Number(id), fields }]
+  })
+}
+
+/**
+ * A table without its `Name` header row whose every row is a typed parameter (`**TASKID***` `integer`:
+ * task.elapseditem.isActionAllowed).
+ */
+function isHeaderlessParamTable(table: YfmTable): boolean {
+  return (
+    table.rows.length > 0 && table.rows.every((cells) => (readRow(cells[0] ?? '', '')?.docType ?? '') !== '')
+  )
 }
 
 /** Headings of the section that shows a method's answer. */
@@ -197,6 +244,15 @@ function readResult(
 function notFoundOf(text: string): { notFound?: DocError } {
   const notFound = readNotFound(text)
   return notFound === undefined ? {} : { notFound }
+}
+
+/** The rows of the table under the `{#anchor}` heading of a page (`text`), or undefined when it has none. */
+export function readAnchoredTable(page: string, text: string, anchor: string): DocParam[] | undefined {
+  const body = blankCode(text)
+  const anchors = anchoredTables(body)
+  const table = anchors.get(anchor)
+  if (table === undefined) return undefined
+  return readRows(page, table, anchors, [], { rows: 0, untyped: 0 }, 1, new Set([anchor]))
 }
 
 /** Tables under headings with an `{#anchor}`, by anchor. */

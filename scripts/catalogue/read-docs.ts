@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
-import type { DocMethod, ParseProblem } from './doc-model.js'
+import type { DocMethod, DocParam, ParseProblem } from './doc-model.js'
 import { ANSWER_ERRATA, appliedAnswerErrata, NAME_ERRATA, PROSE_METHODS } from './errata.js'
-import { parsePage } from './parse-page.js'
+import { LINKED_FIELDS, withLinkedFields } from './linked-fields.js'
+import { parsePage, readAnchoredTable } from './parse-page.js'
 
 /** Folders of the docs repository that hold REST method pages (the SDK pages document JS functions). */
 const METHOD_ROOTS = ['api-reference', 'settings', 'local-integrations']
@@ -48,6 +49,18 @@ export function readDocs(root: string): DocsReading {
   for (const method of PROSE_METHODS) {
     const key = `${method.version} ${method.name}`
     if (!byKey.has(key)) byKey.set(key, method)
+  }
+  for (const link of LINKED_FIELDS) {
+    const method = byKey.get(link.method)
+    const fields = readLinkedPage(root, link.page, link.anchor)
+    if (method === undefined || fields === undefined) {
+      problems.push({
+        page: link.page,
+        reason: `linked fields of ${link.method} (#${link.anchor}) no longer apply`,
+      })
+      continue
+    }
+    byKey.set(link.method, withLinkedFields(method, link.param, fields.filter(link.sent)))
   }
   for (const erratum of NAME_ERRATA) {
     if (
@@ -96,6 +109,17 @@ function citations(method: DocMethod, named: ReadonlyMap<string, ReadonlySet<str
   const pages = named.get(method.name.toLowerCase())
   if (pages === undefined) return 0
   return pages.size - (pages.has(`${method.page}.md`) ? 1 : 0)
+}
+
+/** The rows of the `{#anchor}` table of the page at `page` of the checkout, or undefined when it is gone. */
+function readLinkedPage(root: string, page: string, anchor: string): DocParam[] | undefined {
+  let text: string
+  try {
+    text = readFileSync(join(root, page), 'utf8')
+  } catch {
+    return undefined
+  }
+  return readAnchoredTable(page, text, anchor)
 }
 
 /** Markdown files under `dir`, recursively (none when it does not exist). */

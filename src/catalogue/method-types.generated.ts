@@ -43,6 +43,1145 @@ import type {
 import type { Flag, Id, NoParams, NumericId, Obj } from './doc-types.js'
 import type { V2MethodResults, V3MethodResults } from './result-types.generated.js'
 
+/** The parameters of crm.item.add, its `fields` per CRM object type (`entityTypeId`). */
+export type CrmItemAddParams = {
+    /** System or custom type identifier of the item we want to create. */
+    entityTypeId: 1 | '1';
+    /** Format object. */
+    fields: {
+    /** Item name. */
+    title?: string;
+    /** String identifier of the lead inquiry (for example 'HNR_DE_1' = 'Mr.'). */
+    honorific?: Id;
+    /** First Name. */
+    name?: string;
+    /** Middle Name. */
+    secondName?: string;
+    /** Last Name. */
+    lastName?: string;
+    /** Date of birth. */
+    birthdate?: string;
+    /** Company name. */
+    companyTitle?: string;
+    /** String identifier of the source. */
+    sourceId?: Id;
+    /** Additional information about the source. */
+    sourceDescription?: string;
+    /** String identifier of the item stage. */
+    stageId?: Id;
+    /** Additional information about the stage. */
+    statusDescription?: string;
+    /** Job title. */
+    post?: string;
+    /** Item currency identifier. */
+    currencyId?: Id;
+    /** Amount calculation mode. */
+    isManualOpportunity?: Flag;
+    /** Amount. */
+    opportunity?: number;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Comment. */
+    comments?: string;
+    /** Identifier of the person responsible for the item. */
+    assignedById?: Id;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** Contact identifier linked to the item. */
+    contactId?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** External source. */
+    originatorId?: string;
+    /** Item identifier in the external source. */
+    originId?: string;
+    /** CRM Form identifier. */
+    webformId?: NumericId;
+    /** Array of user identifiers who will be Observers in the item. */
+    observers?: readonly Id[];
+    /** Ad system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation. */
+    utmCampaign?: string;
+    /** Campaign contents. */
+    utmContent?: string;
+    /** Campaign search condition. */
+    utmTerm?: string;
+    /** Multi-field array. */
+    fm?: readonly Id[]; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** System or custom type identifier of the item we want to create. */
+    entityTypeId: 2 | '2';
+    /** Format object. */
+    fields: {
+    /** Item name. */
+    title?: string;
+    /** String identifier of the entity type. */
+    typeId?: Id;
+    /** Identifier of the deal direction (pipeline). */
+    categoryId?: NumericId;
+    /** String identifier of the item stage. */
+    stageId?: Id;
+    /** Whether the deal is recurring. */
+    isRecurring?: Flag;
+    /** Probability %. */
+    probability?: number;
+    /** Item currency identifier. */
+    currencyId?: Id;
+    /** Amount calculation mode. */
+    isManualOpportunity?: Flag;
+    /** Amount. */
+    opportunity?: number;
+    /** Tax amount. */
+    taxValue?: number;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** Contact identifier linked to the item. */
+    contactId?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** Estimate identifier that will be linked to the deal */
+    quoteId?: Id;
+    /** Item start date. */
+    begindate?: string;
+    /** Item end date. */
+    closedate?: string;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Comment. */
+    comments?: string;
+    /** Identifier of the person responsible for the item. */
+    assignedById?: Id;
+    /** String identifier of the source. */
+    sourceId?: Id;
+    /** Additional information about the source. */
+    sourceDescription?: string;
+    /** Lead identifier, based on which the item is created. */
+    leadId?: Id;
+    /** Additional information. */
+    additionalInfo?: string;
+    /** External source. */
+    originatorId?: string;
+    /** Item identifier in the external source. */
+    originId?: string;
+    /** Array of user identifiers who will be Observers in the item. */
+    observers?: readonly Id[];
+    /** Location identifier. */
+    locationId?: Id;
+    /** Ad system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation. */
+    utmCampaign?: string;
+    /** Campaign contents. */
+    utmContent?: string;
+    /** Campaign search condition. */
+    utmTerm?: string; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** System or custom type identifier of the item we want to create. */
+    entityTypeId: 3 | '3';
+    /** Format object. */
+    fields: {
+    /** String identifier of the contact inquiry. */
+    honorific?: Id;
+    /** First Name. */
+    name?: string;
+    /** Middle Name. */
+    secondName?: string;
+    /** Last Name. */
+    lastName?: string;
+    /** Photograph. */
+    photo?: unknown;
+    /** Date of birth. */
+    birthdate?: string;
+    /** String identifier of the entity type. */
+    typeId?: Id;
+    /** String identifier of the source. */
+    sourceId?: Id;
+    /** Additional information about the source. */
+    sourceDescription?: string;
+    /** Job title. */
+    post?: string;
+    /** Comment. */
+    comments?: string;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Whether the contact is included in the export. */
+    export?: Flag;
+    /** Identifier of the person responsible for the item. */
+    assignedById?: Id;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** An array of company identifiers that will be linked to the item */
+    companyIds?: Id;
+    /** Lead identifier on the basis of which the item is created. */
+    leadId?: Id;
+    /** External source. */
+    originatorId?: string;
+    /** Item identifier in the external source. */
+    originId?: string;
+    /** Original version. */
+    originVersion?: string;
+    /** Array of user identifiers who will be Observers in the item. */
+    observers?: readonly Id[];
+    /** Ad system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation. */
+    utmCampaign?: string;
+    /** Campaign contents. */
+    utmContent?: string;
+    /** Campaign search condition. */
+    utmTerm?: string;
+    /** Multi-field array. */
+    fm?: readonly Id[]; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** System or custom type identifier of the item we want to create. */
+    entityTypeId: 4 | '4';
+    /** Format object. */
+    fields: {
+    /** Item name. */
+    title?: string;
+    /** String identifier of the entity type. */
+    typeId?: Id;
+    /** Logo. */
+    logo?: unknown;
+    /** Bank Company details. */
+    bankingDetails?: string;
+    /** String identifier of the industry type. */
+    industry?: Id;
+    /** String identifier of the employee count type. */
+    employees?: Id;
+    /** Item currency identifier. */
+    currencyId?: Id;
+    /** Annual turnover. */
+    revenue?: number;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Comment. */
+    comments?: string;
+    /** Whether the company is my company. */
+    isMyCompany?: Flag;
+    /** Identifier of the person responsible for the item. */
+    assignedById?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** Lead identifier, based on which the item is created. */
+    leadId?: Id;
+    /** External source. */
+    originatorId?: string;
+    /** Item identifier in the external source. */
+    originId?: string;
+    /** Original version. */
+    originVersion?: string;
+    /** Array of user identifiers who will be Observers in the item. */
+    observers?: readonly Id[];
+    /** Ad system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation. */
+    utmCampaign?: string;
+    /** Campaign contents. */
+    utmContent?: string;
+    /** Campaign search condition. */
+    utmTerm?: string;
+    /** Multi-field array. */
+    fm?: readonly Id[]; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** System or custom type identifier of the item we want to create. */
+    entityTypeId: 7 | '7';
+    /** Format object. */
+    fields: {
+    /** Item name. */
+    title?: string;
+    /** Identifier of the person responsible for the item. */
+    assignedById?: Id;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Content. */
+    content?: string;
+    /** Terms. */
+    terms?: string;
+    /** Comment. */
+    comments?: string;
+    /** Identifier of the linked deal. */
+    dealId?: Id;
+    /** Lead identifier on the basis of which the item is created. */
+    leadId?: Id;
+    /** Storage type identifier. */
+    storageTypeId?: NumericId;
+    /** File array. */
+    storageElementIds?: number;
+    /** CRM Form identifier. */
+    webformId?: NumericId;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** Contact identifier linked to the item. */
+    contactId?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** Location identifier. */
+    locationId?: Id;
+    /** Item currency identifier. */
+    currencyId?: Id;
+    /** Amount calculation mode. */
+    isManualOpportunity?: Flag;
+    /** Amount. */
+    opportunity?: number;
+    /** Tax amount. */
+    taxValue?: number;
+    /** String identifier of the item stage. */
+    stageId?: Id;
+    /** Item start date. */
+    begindate?: string;
+    /** Item end date. */
+    closedate?: string;
+    /** Valid until. */
+    actualDate?: string;
+    /** My company identifier. */
+    mycompanyId?: Id;
+    /** Ad system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation. */
+    utmCampaign?: string;
+    /** Campaign contents. */
+    utmContent?: string;
+    /** Campaign search condition. */
+    utmTerm?: string; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** System or custom type identifier of the item we want to create. */
+    entityTypeId: 31 | '31';
+    /** Format object. */
+    fields: {
+    /** Item name. */
+    title?: string;
+    /** External code. */
+    xmlId?: string;
+    /** Identifier of the person responsible for the item. */
+    assignedById?: Id;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** CRM Form identifier. */
+    webformId?: NumericId;
+    /** Item start date. */
+    begindate?: string;
+    /** Item end date. */
+    closedate?: string;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** Contact identifier linked to the item. */
+    contactId?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** Array of user identifiers who will be Observers in the item. */
+    observers?: readonly Id[];
+    /** String identifier of the item stage. */
+    stageId?: Id;
+    /** String identifier of the source. */
+    sourceId?: Id;
+    /** Additional information about the source. */
+    sourceDescription?: string;
+    /** Item currency identifier. */
+    currencyId?: Id;
+    /** Amount calculation mode. */
+    isManualOpportunity?: Flag;
+    /** Amount. */
+    opportunity?: number;
+    /** Tax amount. */
+    taxValue?: number;
+    /** My company identifier. */
+    mycompanyId?: Id;
+    /** Comment. */
+    comments?: string;
+    /** Location identifier. */
+    locationId?: Id; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** System or custom type identifier of the item we want to create. */
+    entityTypeId: NumericId;
+    /** Format object. */
+    fields: {
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Identifier of the person responsible for the item. */
+    assignedById?: Id; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag }
+
+/** The parameters of crm.item.import, its `fields` per CRM object type (`entityTypeId`). */
+export type CrmItemImportParams = {
+    /** Identifier of the system or custom type for which the entity needs to be created. */
+    entityTypeId: 1 | '1';
+    /** An object in the following format: - field_n — the name of the field - value_n — the value of the f… */
+    fields: {
+    /** Name of the entity. */
+    title?: string;
+    /** String identifier for the lead's salutation (e.g., 'HNR_RU_1' = 'Mr.'). */
+    honorific?: Id;
+    /** First name. */
+    name?: string;
+    /** Middle name. */
+    secondName?: string;
+    /** Last name. */
+    lastName?: string;
+    /** Date of birth. */
+    birthdate?: string;
+    /** Company name. */
+    companyTitle?: string;
+    /** String identifier for the source. */
+    sourceId?: Id;
+    /** Additional information about the source. */
+    sourceDescription?: string;
+    /** String identifier for the stage of the element. */
+    stageId?: Id;
+    /** Additional information about the stage. */
+    statusDescription?: string;
+    /** Position. */
+    post?: string;
+    /** Identifier for the currency of the element. */
+    currencyId?: Id;
+    /** Calculation mode for the amount. */
+    isManualOpportunity?: Flag;
+    /** Amount. */
+    opportunity?: number;
+    /** Is the element available to everyone? */
+    opened?: Flag;
+    /** Comment. */
+    comments?: string;
+    /** Identifier of the person responsible for the element. */
+    assignedById?: Id;
+    /** Identifier of the company linked to the element. */
+    companyId?: Id;
+    /** Identifier of the contact linked to the element. */
+    contactId?: Id;
+    /** List of identifiers of contacts linked to the element. */
+    contactIds?: readonly Id[];
+    /** External source. */
+    originatorId?: string;
+    /** Identifier of the element in the external source. */
+    originId?: string;
+    /** Identifier of the CRM Form. */
+    webformId?: NumericId;
+    /** Array of user identifiers who will be observers of the element. */
+    observers?: readonly Id[];
+    /** Advertising system. */
+    utmSource?: string;
+    /** Type of traffic. */
+    utmMedium?: string;
+    /** Identifier of the advertising campaign. */
+    utmCampaign?: string;
+    /** Content of the campaign. */
+    utmContent?: string;
+    /** Search term for the campaign. */
+    utmTerm?: string; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type for which the entity needs to be created. */
+    entityTypeId: 2 | '2';
+    /** An object in the following format: - field_n — the name of the field - value_n — the value of the f… */
+    fields: {
+    /** Name of the element. */
+    title?: string;
+    /** String identifier for the type of entity. */
+    typeId?: Id;
+    /** Identifier of the direction (funnel) of the deal. */
+    categoryId?: NumericId;
+    /** String identifier for the stage of the element. */
+    stageId?: Id;
+    /** Is the deal recurring? */
+    isRecurring?: Flag;
+    /** Probability %. */
+    probability?: number;
+    /** Identifier for the currency of the element. */
+    currencyId?: Id;
+    /** Calculation mode for the amount. */
+    isManualOpportunity?: Flag;
+    /** Amount. */
+    opportunity?: number;
+    /** Tax amount. */
+    taxValue?: number;
+    /** Identifier of the company linked to the element. */
+    companyId?: Id;
+    /** Identifier of the contact linked to the element. */
+    contactId?: Id;
+    /** List of identifiers of contacts linked to the element. */
+    contactIds?: readonly Id[];
+    /** Identifier of the estimate that will be linked to the deal */
+    quoteId?: Id;
+    /** Start date of the element. */
+    begindate?: string;
+    /** End date of the element. */
+    closedate?: string;
+    /** Is the element available to everyone? */
+    opened?: Flag;
+    /** Comment. */
+    comments?: string;
+    /** Identifier of the person responsible for the element. */
+    assignedById?: Id;
+    /** String identifier for the source. */
+    sourceId?: Id;
+    /** Additional information about the source. */
+    sourceDescription?: string;
+    /** Identifier of the lead based on which the element is created. */
+    leadId?: Id;
+    /** Additional information. */
+    additionalInfo?: string;
+    /** External source. */
+    originatorId?: string;
+    /** Identifier of the element in the external source. */
+    originId?: string;
+    /** Array of user identifiers who will be observers of the element. */
+    observers?: readonly Id[];
+    /** Identifier of the location. */
+    locationId?: Id;
+    /** Advertising system. */
+    utmSource?: string;
+    /** Type of traffic. */
+    utmMedium?: string;
+    /** Identifier of the advertising campaign. */
+    utmCampaign?: string;
+    /** Content of the campaign. */
+    utmContent?: string;
+    /** Search term for the campaign. */
+    utmTerm?: string; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type for which the entity needs to be created. */
+    entityTypeId: 3 | '3';
+    /** An object in the following format: - field_n — the name of the field - value_n — the value of the f… */
+    fields: {
+    /** String identifier for the contact's salutation. */
+    honorific?: Id;
+    /** First name. */
+    name?: string;
+    /** Middle name. */
+    secondName?: string;
+    /** Last name. */
+    lastName?: string;
+    /** Photo. */
+    photo?: unknown;
+    /** Date of birth. */
+    birthdate?: string;
+    /** String identifier for the type of entity. */
+    typeId?: Id;
+    /** String identifier for the source. */
+    sourceId?: Id;
+    /** Additional information about the source. */
+    sourceDescription?: string;
+    /** Position. */
+    post?: string;
+    /** Comment. */
+    comments?: string;
+    /** Is the element available to everyone? */
+    opened?: Flag;
+    /** Is the contact included in the export? */
+    export?: Flag;
+    /** Identifier of the person responsible for the element. */
+    assignedById?: Id;
+    /** Identifier of the company linked to the element. */
+    companyId?: Id;
+    /** Array of identifiers of companies that will be linked to the element */
+    companyIds?: Id;
+    /** Identifier of the lead based on which the element is created. */
+    leadId?: Id;
+    /** External source. */
+    originatorId?: string;
+    /** Identifier of the element in the external source. */
+    originId?: string;
+    /** Version of the original. */
+    originVersion?: string;
+    /** Array of user identifiers who will be observers of the element. */
+    observers?: readonly Id[];
+    /** Advertising system. */
+    utmSource?: string;
+    /** Type of traffic. */
+    utmMedium?: string;
+    /** Identifier of the advertising campaign. */
+    utmCampaign?: string;
+    /** Content of the campaign. */
+    utmContent?: string;
+    /** Search term for the campaign. */
+    utmTerm?: string; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type for which the entity needs to be created. */
+    entityTypeId: 4 | '4';
+    /** An object in the following format: - field_n — the name of the field - value_n — the value of the f… */
+    fields: {
+    /** Name of the element. */
+    title?: string;
+    /** String identifier for the type of entity. */
+    typeId?: Id;
+    /** Logo. */
+    logo?: unknown;
+    /** Banking details. */
+    bankingDetails?: string;
+    /** String identifier for the type of industry. */
+    industry?: Id;
+    /** String identifier for the number of employees. */
+    employees?: Id;
+    /** Identifier for the currency of the element. */
+    currencyId?: Id;
+    /** Annual revenue. */
+    revenue?: number;
+    /** Is the element available to everyone? */
+    opened?: Flag;
+    /** Comment. */
+    comments?: string;
+    /** Is the company my company? */
+    isMyCompany?: Flag;
+    /** Identifier of the person responsible for the element. */
+    assignedById?: Id;
+    /** List of identifiers of contacts linked to the element. */
+    contactIds?: readonly Id[];
+    /** Identifier of the lead based on which the element is created. */
+    leadId?: Id;
+    /** External source. */
+    originatorId?: string;
+    /** Identifier of the element in the external source. */
+    originId?: string;
+    /** Version of the original. */
+    originVersion?: string;
+    /** Array of user identifiers who will be observers of the element. */
+    observers?: readonly Id[];
+    /** Advertising system. */
+    utmSource?: string;
+    /** Type of traffic. */
+    utmMedium?: string;
+    /** Identifier of the advertising campaign. */
+    utmCampaign?: string;
+    /** Content of the campaign. */
+    utmContent?: string;
+    /** Search term for the campaign. */
+    utmTerm?: string; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type for which the entity needs to be created. */
+    entityTypeId: 7 | '7';
+    /** An object in the following format: - field_n — the name of the field - value_n — the value of the f… */
+    fields: {
+    /** Name of the element. */
+    title?: string;
+    /** Identifier of the person responsible for the element. */
+    assignedById?: Id;
+    /** Is the element available to everyone? */
+    opened?: Flag;
+    /** Content. */
+    content?: string;
+    /** Terms. */
+    terms?: string;
+    /** Comment. */
+    comments?: string;
+    /** Identifier of the linked deal. */
+    dealId?: Id;
+    /** Identifier of the lead based on which the element is created. */
+    leadId?: Id;
+    /** Identifier of the storage type. */
+    storageTypeId?: NumericId;
+    /** Array of files. */
+    storageElementIds?: number;
+    /** Identifier of the CRM Form. */
+    webformId?: NumericId;
+    /** Identifier of the company linked to the element. */
+    companyId?: Id;
+    /** Identifier of the contact linked to the element. */
+    contactId?: Id;
+    /** List of identifiers of contacts linked to the element. */
+    contactIds?: readonly Id[];
+    /** Identifier of the location. */
+    locationId?: Id;
+    /** Identifier for the currency of the element. */
+    currencyId?: Id;
+    /** Calculation mode for the amount. */
+    isManualOpportunity?: Flag;
+    /** Amount. */
+    opportunity?: number;
+    /** Tax amount. */
+    taxValue?: number;
+    /** String identifier for the stage of the element. */
+    stageId?: Id;
+    /** Start date of the element. */
+    begindate?: string;
+    /** End date of the element. */
+    closedate?: string;
+    /** Valid until. */
+    actualDate?: string;
+    /** Identifier of my company. */
+    mycompanyId?: Id;
+    /** Advertising system. */
+    utmSource?: string;
+    /** Type of traffic. */
+    utmMedium?: string;
+    /** Identifier of the advertising campaign. */
+    utmCampaign?: string;
+    /** Content of the campaign. */
+    utmContent?: string;
+    /** Search term for the campaign. */
+    utmTerm?: string; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type for which the entity needs to be created. */
+    entityTypeId: 31 | '31';
+    /** An object in the following format: - field_n — the name of the field - value_n — the value of the f… */
+    fields: {
+    /** Name of the element. */
+    title?: string;
+    /** External code. */
+    xmlId?: string;
+    /** Identifier of the person responsible for the element. */
+    assignedById?: Id;
+    /** Is the element available to everyone? */
+    opened?: Flag;
+    /** Identifier of the CRM Form. */
+    webformId?: NumericId;
+    /** Start date of the element. */
+    begindate?: string;
+    /** End date of the element. */
+    closedate?: string;
+    /** Identifier of the company linked to the element. */
+    companyId?: Id;
+    /** Identifier of the contact linked to the element. */
+    contactId?: Id;
+    /** List of identifiers of contacts linked to the element. */
+    contactIds?: readonly Id[];
+    /** Array of user identifiers who will be observers of the element. */
+    observers?: readonly Id[];
+    /** String identifier for the stage of the element. */
+    stageId?: Id;
+    /** String identifier for the source. */
+    sourceId?: Id;
+    /** Additional information about the source. */
+    sourceDescription?: string;
+    /** Identifier for the currency of the element. */
+    currencyId?: Id;
+    /** Calculation mode for the amount. */
+    isManualOpportunity?: Flag;
+    /** Amount. */
+    opportunity?: number;
+    /** Tax amount. */
+    taxValue?: number;
+    /** Identifier of my company. */
+    mycompanyId?: Id;
+    /** Comment. */
+    comments?: string;
+    /** Identifier of the location. */
+    locationId?: Id; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type for which the entity needs to be created. */
+    entityTypeId: NumericId;
+    /** An object in the following format: - field_n — the name of the field - value_n — the value of the f… */
+    fields: {
+    /** Is the element available to everyone? */
+    opened?: Flag;
+    /** Identifier of the person responsible for the element. */
+    assignedById?: Id; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag }
+
+/** The parameters of crm.item.update, its `fields` per CRM object type (`entityTypeId`). */
+export type CrmItemUpdateParams = {
+    /** Identifier of the system or custom type whose item we want to modify. */
+    entityTypeId: 1 | '1';
+    /** Identifier of the item we want to modify. */
+    id: NumericId;
+    /** Object in the format where - field_n — field name - value_n — new field value Each CRM entity type… */
+    fields: {
+    /** Name of the item */
+    title?: string;
+    /** String identifier of the lead request (e.g., 'HNR_DE_1' = 'Mr.'). */
+    honorific?: Id;
+    /** First Name */
+    name?: string;
+    /** Middle Name */
+    secondName?: string;
+    /** Last Name */
+    lastName?: string;
+    /** Date of birth */
+    birthdate?: string;
+    /** Company name */
+    companyTitle?: string;
+    /** String identifier of the source. */
+    sourceId?: Id;
+    /** Additional information about the source */
+    sourceDescription?: string;
+    /** String identifier of the item stage. */
+    stageId?: Id;
+    /** Additional information about the stage */
+    statusDescription?: string;
+    /** Job Title */
+    post?: string;
+    /** Item currency identifier */
+    currencyId?: Id;
+    /** Amount calculation mode. */
+    isManualOpportunity?: Flag;
+    /** Amount */
+    opportunity?: number;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Comment */
+    comments?: string;
+    /** Identifier of the person responsible for the item */
+    assignedById?: Id;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** Contact identifier linked to the item. */
+    contactId?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** External source */
+    originatorId?: string;
+    /** Identifier of the element in the external source */
+    originId?: string;
+    /** CRM Form identifier */
+    webformId?: NumericId;
+    /** Array of user identifiers who will be Observers in the item */
+    observers?: readonly Id[];
+    /** Ad system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation */
+    utmCampaign?: string;
+    /** Campaign content. */
+    utmContent?: string;
+    /** Campaign search term. */
+    utmTerm?: string;
+    /** Array of multipools. */
+    fm?: readonly Id[]; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type whose item we want to modify. */
+    entityTypeId: 2 | '2';
+    /** Identifier of the item we want to modify. */
+    id: NumericId;
+    /** Object in the format where - field_n — field name - value_n — new field value Each CRM entity type… */
+    fields: {
+    /** Name of the item */
+    title?: string;
+    /** String identifier of the entity type. */
+    typeId?: Id;
+    /** Identifier of the deal direction (pipeline) */
+    categoryId?: NumericId;
+    /** String identifier of the item stage. */
+    stageId?: Id;
+    /** Whether the deal is recurring. */
+    isRecurring?: Flag;
+    /** Probability % */
+    probability?: number;
+    /** Item currency identifier */
+    currencyId?: Id;
+    /** Amount calculation mode. */
+    isManualOpportunity?: Flag;
+    /** Amount */
+    opportunity?: number;
+    /** Tax amount */
+    taxValue?: number;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** Contact identifier linked to the item. */
+    contactId?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** Offer identifier that will be linked to the deal */
+    quoteId?: Id;
+    /** Item start date */
+    begindate?: string;
+    /** Item end date */
+    closedate?: string;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Comment */
+    comments?: string;
+    /** Identifier of the person responsible for the item */
+    assignedById?: Id;
+    /** String identifier of the source. */
+    sourceId?: Id;
+    /** Additional information about the source */
+    sourceDescription?: string;
+    /** Lead identifier on the basis of which the item is created */
+    leadId?: Id;
+    /** Additional information */
+    additionalInfo?: string;
+    /** External source */
+    originatorId?: string;
+    /** Identifier of the element in the external source */
+    originId?: string;
+    /** Array of user identifiers who will be Observers in the item */
+    observers?: readonly Id[];
+    /** Location identifier. */
+    locationId?: Id;
+    /** Advertising system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation */
+    utmCampaign?: string;
+    /** Campaign content. */
+    utmContent?: string;
+    /** Campaign search term. */
+    utmTerm?: string; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type whose item we want to modify. */
+    entityTypeId: 3 | '3';
+    /** Identifier of the item we want to modify. */
+    id: NumericId;
+    /** Object in the format where - field_n — field name - value_n — new field value Each CRM entity type… */
+    fields: {
+    /** String identifier of the contact request. */
+    honorific?: Id;
+    /** First Name */
+    name?: string;
+    /** Middle Name */
+    secondName?: string;
+    /** Last Name */
+    lastName?: string;
+    /** Photograph */
+    photo?: unknown;
+    /** Date of birth */
+    birthdate?: string;
+    /** String identifier of the entity type. */
+    typeId?: Id;
+    /** String identifier of the source. */
+    sourceId?: Id;
+    /** Additional information about the source */
+    sourceDescription?: string;
+    /** Job Title */
+    post?: string;
+    /** Comment */
+    comments?: string;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Whether the contact is included in the export */
+    export?: Flag;
+    /** Identifier of the person responsible for the item */
+    assignedById?: Id;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** Array of company identifiers that will be linked to the item */
+    companyIds?: Id;
+    /** Lead identifier on the basis of which the item is created */
+    leadId?: Id;
+    /** External source */
+    originatorId?: string;
+    /** Identifier of the element in the external source */
+    originId?: string;
+    /** Original version */
+    originVersion?: string;
+    /** Array of user identifiers who will be Observers in the item */
+    observers?: readonly Id[];
+    /** Advertising system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation */
+    utmCampaign?: string;
+    /** Campaign content. */
+    utmContent?: string;
+    /** Campaign search term. */
+    utmTerm?: string;
+    /** Array of multi-fields (phones, e-mail, messengers). */
+    fm?: readonly Id[]; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type whose item we want to modify. */
+    entityTypeId: 4 | '4';
+    /** Identifier of the item we want to modify. */
+    id: NumericId;
+    /** Object in the format where - field_n — field name - value_n — new field value Each CRM entity type… */
+    fields: {
+    /** Name of the item */
+    title?: string;
+    /** String identifier of the entity type. */
+    typeId?: Id;
+    /** Logo */
+    logo?: unknown;
+    /** Banking Details */
+    bankingDetails?: string;
+    /** String identifier of the industry type. */
+    industry?: Id;
+    /** String identifier of the employee count type. */
+    employees?: Id;
+    /** Item currency identifier */
+    currencyId?: Id;
+    /** Annual revenue */
+    revenue?: number;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Comment */
+    comments?: string;
+    /** Whether the company is my company */
+    isMyCompany?: Flag;
+    /** Identifier of the person responsible for the item */
+    assignedById?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** Lead identifier on the basis of which the item is created */
+    leadId?: Id;
+    /** External source */
+    originatorId?: string;
+    /** Identifier of the element in the external source */
+    originId?: string;
+    /** Original version */
+    originVersion?: string;
+    /** Array of user identifiers who will be Observers in the item */
+    observers?: readonly Id[];
+    /** Advertising system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation */
+    utmCampaign?: string;
+    /** Campaign content. */
+    utmContent?: string;
+    /** Campaign search term. */
+    utmTerm?: string;
+    /** Array of multi-fields (phones, e-mail, messengers). */
+    fm?: readonly Id[]; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type whose item we want to modify. */
+    entityTypeId: 7 | '7';
+    /** Identifier of the item we want to modify. */
+    id: NumericId;
+    /** Object in the format where - field_n — field name - value_n — new field value Each CRM entity type… */
+    fields: {
+    /** Name of the item */
+    title?: string;
+    /** Identifier of the person responsible for the item */
+    assignedById?: Id;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Content */
+    content?: string;
+    /** Conditions */
+    terms?: string;
+    /** Comment */
+    comments?: string;
+    /** Linked deal identifier */
+    dealId?: Id;
+    /** Lead identifier on the basis of which the item is created */
+    leadId?: Id;
+    /** Storage type identifier. */
+    storageTypeId?: NumericId;
+    /** Files array */
+    storageElementIds?: number;
+    /** CRM Form identifier */
+    webformId?: NumericId;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** Contact identifier linked to the item. */
+    contactId?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** Location identifier. */
+    locationId?: Id;
+    /** Item currency identifier */
+    currencyId?: Id;
+    /** Amount calculation mode. */
+    isManualOpportunity?: Flag;
+    /** Amount */
+    opportunity?: number;
+    /** Tax amount */
+    taxValue?: number;
+    /** String identifier of the item stage. */
+    stageId?: Id;
+    /** Item start date */
+    begindate?: string;
+    /** Item end date */
+    closedate?: string;
+    /** Valid until */
+    actualDate?: string;
+    /** My company identifier */
+    mycompanyId?: Id;
+    /** Advertising system. */
+    utmSource?: string;
+    /** Traffic type. */
+    utmMedium?: string;
+    /** Advertising campaign designation */
+    utmCampaign?: string;
+    /** Campaign content. */
+    utmContent?: string;
+    /** Campaign search term. */
+    utmTerm?: string; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type whose item we want to modify. */
+    entityTypeId: 31 | '31';
+    /** Identifier of the item we want to modify. */
+    id: NumericId;
+    /** Object in the format where - field_n — field name - value_n — new field value Each CRM entity type… */
+    fields: {
+    /** Name of the item */
+    title?: string;
+    /** External code */
+    xmlId?: string;
+    /** Identifier of the person responsible for the item */
+    assignedById?: Id;
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** CRM Form identifier */
+    webformId?: NumericId;
+    /** Item start date */
+    begindate?: string;
+    /** Item end date */
+    closedate?: string;
+    /** Company identifier linked to the item. */
+    companyId?: Id;
+    /** Contact identifier linked to the item. */
+    contactId?: Id;
+    /** List of contact identifiers linked to the item. */
+    contactIds?: readonly Id[];
+    /** Array of user identifiers who will be Observers in the item */
+    observers?: readonly Id[];
+    /** String identifier of the item stage. */
+    stageId?: Id;
+    /** String identifier of the source. */
+    sourceId?: Id;
+    /** Additional information about the source */
+    sourceDescription?: string;
+    /** Item currency identifier */
+    currencyId?: Id;
+    /** Amount calculation mode. */
+    isManualOpportunity?: Flag;
+    /** Amount */
+    opportunity?: number;
+    /** Tax amount */
+    taxValue?: number;
+    /** My company identifier */
+    mycompanyId?: Id;
+    /** Comment */
+    comments?: string;
+    /** Location identifier. */
+    locationId?: Id; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag } | {
+    /** Identifier of the system or custom type whose item we want to modify. */
+    entityTypeId: NumericId;
+    /** Identifier of the item we want to modify. */
+    id: NumericId;
+    /** Object in the format where - field_n — field name - value_n — new field value Each CRM entity type… */
+    fields: {
+    /** Whether the item is available to everyone. */
+    opened?: Flag;
+    /** Identifier of the person responsible for the item */
+    assignedById?: Id; [k: string]: unknown };
+    /** Parameter to control the format of custom field names in the request and response. */
+    useOriginalUfNames?: Flag }
+
 /** Parameters of every documented REST v2 method, by method name. */
 export interface V2MethodParams {
   /** Get Access Permission Names. Scope: basic. */
@@ -5092,13 +6231,7 @@ export interface V2MethodParams {
     /** Contains a set of list values for custom fields of type List. */
     LIST?: unknown }
   /** Create a New CRM Item. Scope: crm. */
-  'crm.item.add': {
-    /** System or custom type identifier of the item we want to create. */
-    entityTypeId: NumericId;
-    /** Format object. */
-    fields: Obj;
-    /** Parameter to control the format of custom field names in the request and response. */
-    useOriginalUfNames?: Flag }
+  'crm.item.add': CrmItemAddParams
   /** Importing a Batch of CRM Records. Scope: crm. */
   'crm.item.batchImport': {
     /** Identifier of the system or custom type for which the entity needs to be created. */
@@ -5180,13 +6313,7 @@ export interface V2MethodParams {
     /** This parameter controls the format of custom field names in the response. */
     useOriginalUfNames?: Flag }
   /** Import One Record. Scope: crm. */
-  'crm.item.import': {
-    /** Identifier of the system or custom type for which the entity needs to be created. */
-    entityTypeId: NumericId;
-    /** An object in the following format: - field_n — the name of the field - value_n — the value of the f… */
-    fields: Obj;
-    /** Parameter to control the format of custom field names in the request and response. */
-    useOriginalUfNames?: Flag }
+  'crm.item.import': CrmItemImportParams
   /** Get a List of Items. Scope: crm. */
   'crm.item.list': {
     /** System or user type identifier whose items need to be retrieved. */
@@ -5332,15 +6459,7 @@ export interface V2MethodParams {
     /** Object containing field values for updating the product row of the CRM object */
     fields: Obj }
   /** Update Item. Scope: crm. */
-  'crm.item.update': {
-    /** Identifier of the system or custom type whose item we want to modify. */
-    entityTypeId: NumericId;
-    /** Identifier of the item we want to modify. */
-    id: NumericId;
-    /** Object in the format where - field_n — field name - value_n — new field value Each CRM entity type… */
-    fields: Obj;
-    /** Parameter to control the format of custom field names in the request and response. */
-    useOriginalUfNames?: Flag }
+  'crm.item.update': CrmItemUpdateParams
   /** Create a New Lead. Scope: crm. @deprecated Use crm.item.add. */
   'crm.lead.add': {
     /** Object format: where: - field_n — field name - value_n — field value The list of available fields i… */
@@ -15231,8 +16350,14 @@ export interface V2MethodParams {
     PARAMS?: Obj }
   /** Get a List of Methods and Their Descriptions. Scope: task. */
   'task.elapseditem.getmanifest': NoParams
-  /** Check Action Permission for. Scope: task. Parameters not typed (any key is taken): its page, api-reference/tasks/elapsed-item/task-elapsed-item-is-action-allowed, has no parameter table. */
-  'task.elapseditem.isActionAllowed': Obj
+  /** Check Action Permission for. Scope: task. */
+  'task.elapseditem.isActionAllowed': {
+    /** Task identifier. */
+    TASKID: NumericId;
+    /** Identifier of the time spent record. */
+    ITEMID: NumericId;
+    /** Action identifier: - 1 — add a new record (ACTION_ELAPSED_TIME_ADD) - 2 — modify a record (ACTION_E… */
+    ACTIONID: NumericId }
   /** Update Time Entry. Scope: task. */
   'task.elapseditem.update': {
     /** Task identifier. */
@@ -18350,7 +19475,7 @@ export type V2MethodCall =
   | MethodCall<V2MethodParams, 'task.elapseditem.get'>
   | OptionalParamsCall<V2MethodParams, 'task.elapseditem.getlist'>
   | OptionalParamsCall<V2MethodParams, 'task.elapseditem.getmanifest'>
-  | OptionalParamsCall<V2MethodParams, 'task.elapseditem.isActionAllowed'>
+  | MethodCall<V2MethodParams, 'task.elapseditem.isActionAllowed'>
   | MethodCall<V2MethodParams, 'task.elapseditem.update'>
   | OptionalParamsCall<V2MethodParams, 'task.item.add'>
   | OptionalParamsCall<V2MethodParams, 'task.item.addfile'>
@@ -19714,7 +20839,143 @@ export interface V3MethodParams {
     /** Creator's identifier. */
     creatorId: NumericId;
     /** Executor's identifier. */
-    responsibleId: NumericId; [k: string]: unknown } }
+    responsibleId: NumericId;
+    /** Task identifier */
+    id?: NumericId;
+    /** Task description */
+    description?: string;
+    /** Creation date in ISO-8601 format */
+    created?: string;
+    /** Deadline in ISO-8601 format, for example, 2025-12-31T23:59:59+02:00 */
+    deadline?: string;
+    /** Task control by the creator. */
+    needsControl?: Flag;
+    /** Planned start date in ISO-8601 format, for example, 2025-12-31T06:00:00+02:00 */
+    startPlan?: string;
+    /** Planned end date in ISO-8601 format, for example, 2025-12-31T18:00:00+02:00 */
+    endPlan?: string;
+    /** Identifiers of checklist items. */
+    checklist?: readonly unknown[];
+    /** Group/project identifier. */
+    groupId?: NumericId;
+    /** Stage identifier. */
+    stageId?: NumericId;
+    /** Epic identifier. */
+    epicId?: NumericId;
+    /** Story points. */
+    storyPoints?: number;
+    /** Flow identifier. */
+    flowId?: NumericId;
+    /** Task priority. */
+    priority?: string;
+    /** Task status. */
+    status?: string;
+    /** Status change date in ISO 8601 format */
+    statusChanged?: string;
+    /** Parent task identifier. */
+    parentId?: NumericId;
+    /** Indicates the presence of a checklist. */
+    containsChecklist?: Flag;
+    /** Indicates the presence of subtasks. */
+    containsSubTasks?: Flag;
+    /** Indicates the presence of related tasks. */
+    containsRelatedTasks?: Flag;
+    /** Indicates the presence of Gantt links. */
+    containsGanttLinks?: Flag;
+    /** Indicates the presence of integrations. */
+    containsPlacements?: Flag;
+    /** Indicates the presence of results. */
+    containsResults?: Flag;
+    /** Number of reminders for the task. */
+    numberOfReminders?: number;
+    /** Task chat identifier. */
+    chatId?: NumericId;
+    /** Planned duration */
+    plannedDuration?: number;
+    /** Actual duration */
+    actualDuration?: number;
+    /** Unit of planned duration. */
+    durationType?: string;
+    /** Start date of execution in ISO 8601 format */
+    started?: string;
+    /** Time estimate in seconds */
+    estimatedTime?: number;
+    /** Indicates a recurring task. */
+    replicate?: Flag;
+    /** Change date in ISO 8601 format */
+    changed?: string;
+    /** Identifier of the user who changed the task */
+    changedById?: NumericId;
+    /** Identifier of the user who changed the status */
+    statusChangedById?: NumericId;
+    /** Identifier of the user who closed the task */
+    closedById?: NumericId;
+    /** Closing date in ISO 8601 format */
+    closed?: string;
+    /** Date of last activity in ISO 8601 format */
+    activity?: string;
+    /** Task GUID identifier */
+    guid?: string;
+    /** External identifier */
+    xmlId?: string;
+    /** Exchange identifier */
+    exchangeId?: string;
+    /** Date of modification in Exchange */
+    exchangeModified?: string;
+    /** Version of synchronization with Outlook */
+    outlookVersion?: number;
+    /** Task rating. */
+    mark?: string;
+    /** Allowed to change the deadline. */
+    allowsChangeDeadline?: Flag;
+    /** Time tracking enabled for the task. */
+    allowsTimeTracking?: Flag;
+    /** Consider working hours. */
+    matchesWorkTime?: Flag;
+    /** Add to report. */
+    addInReport?: Flag;
+    /** Indicates "base task with subtasks". */
+    isMultitask?: Flag;
+    /** Site identifier */
+    siteId?: string;
+    /** Identifier of the template if the task was created from a template */
+    forkedByTemplateId?: NumericId;
+    /** Date after which the deadline cannot be changed, in ISO 8601 format */
+    maxDeadlineChangeDate?: string;
+    /** Maximum number of deadline extensions */
+    maxDeadlineChanges?: number;
+    /** Require a reason when changing the deadline. */
+    requireDeadlineChangeReason?: Flag;
+    /** Link to the task */
+    link?: string;
+    /** Array of actions that the user can perform with the task */
+    rights?: readonly unknown[];
+    /** Link to the archive for downloading all task files */
+    archiveLink?: string;
+    /** Array of identifiers of related CRM objects in the format: - L_XX — lead, - D_XX — deal - C_XX — co… */
+    crmItemIds?: readonly unknown[];
+    /** Identifier of the email from which the task was created */
+    emailId?: NumericId;
+    /** Require a result. */
+    requireResult?: Flag;
+    /** Consider subtasks deadlines. */
+    matchesSubTasksTime?: Flag;
+    /** Auto-completion of subtasks. */
+    autocompleteSubTasks?: Flag;
+    /** Allowed to change planned dates. */
+    allowsChangeDatePlan?: Flag;
+    /** Indicates "in favorites". */
+    inFavorite?: readonly unknown[];
+    /** Indicates "task pinned". */
+    inPin?: readonly unknown[];
+    /** Indicates "task pinned in group". */
+    inGroupPin?: readonly unknown[];
+    /** Indicates "mute". */
+    inMute?: readonly unknown[];
+    /** Dependencies on tasks */
+    dependsOn?: readonly unknown[];
+    /** Task creation scenario. */
+    scenarios?: readonly unknown[]; [k: string]: unknown } }
   /** Get Chat Message Field of Task. Scope: tasks. */
   'tasks.task.chat.message.field.get': {
     /** The name of the field whose description is to be retrieved */
@@ -19820,7 +21081,149 @@ export interface V3MethodParams {
     /** Task identifier. */
     id: NumericId;
     /** Values of the task fields to be updated. */
-    fields: Obj }
+    fields: {
+    /** Task identifier */
+    id?: NumericId;
+    /** Task title, a required field for creating a task */
+    title?: string;
+    /** Task description */
+    description?: string;
+    /** Creator identifier, a required field for creating a task */
+    creatorId?: NumericId;
+    /** Creation date in ISO-8601 format */
+    created?: string;
+    /** Assignee identifier, a required field for creating a task */
+    responsibleId?: NumericId;
+    /** Deadline in ISO-8601 format, for example, 2025-12-31T23:59:59+02:00 */
+    deadline?: string;
+    /** Task control by the creator. */
+    needsControl?: Flag;
+    /** Planned start date in ISO-8601 format, for example, 2025-12-31T06:00:00+02:00 */
+    startPlan?: string;
+    /** Planned end date in ISO-8601 format, for example, 2025-12-31T18:00:00+02:00 */
+    endPlan?: string;
+    /** Identifiers of checklist items. */
+    checklist?: readonly unknown[];
+    /** Group/project identifier. */
+    groupId?: NumericId;
+    /** Stage identifier. */
+    stageId?: NumericId;
+    /** Epic identifier. */
+    epicId?: NumericId;
+    /** Story points. */
+    storyPoints?: number;
+    /** Flow identifier. */
+    flowId?: NumericId;
+    /** Task priority. */
+    priority?: string;
+    /** Task status. */
+    status?: string;
+    /** Status change date in ISO 8601 format */
+    statusChanged?: string;
+    /** Parent task identifier. */
+    parentId?: NumericId;
+    /** Indicates the presence of a checklist. */
+    containsChecklist?: Flag;
+    /** Indicates the presence of subtasks. */
+    containsSubTasks?: Flag;
+    /** Indicates the presence of related tasks. */
+    containsRelatedTasks?: Flag;
+    /** Indicates the presence of Gantt links. */
+    containsGanttLinks?: Flag;
+    /** Indicates the presence of integrations. */
+    containsPlacements?: Flag;
+    /** Indicates the presence of results. */
+    containsResults?: Flag;
+    /** Number of reminders for the task. */
+    numberOfReminders?: number;
+    /** Task chat identifier. */
+    chatId?: NumericId;
+    /** Planned duration */
+    plannedDuration?: number;
+    /** Actual duration */
+    actualDuration?: number;
+    /** Unit of planned duration. */
+    durationType?: string;
+    /** Start date of execution in ISO 8601 format */
+    started?: string;
+    /** Time estimate in seconds */
+    estimatedTime?: number;
+    /** Indicates a recurring task. */
+    replicate?: Flag;
+    /** Change date in ISO 8601 format */
+    changed?: string;
+    /** Identifier of the user who changed the task */
+    changedById?: NumericId;
+    /** Identifier of the user who changed the status */
+    statusChangedById?: NumericId;
+    /** Identifier of the user who closed the task */
+    closedById?: NumericId;
+    /** Closing date in ISO 8601 format */
+    closed?: string;
+    /** Date of last activity in ISO 8601 format */
+    activity?: string;
+    /** Task GUID identifier */
+    guid?: string;
+    /** External identifier */
+    xmlId?: string;
+    /** Exchange identifier */
+    exchangeId?: string;
+    /** Date of modification in Exchange */
+    exchangeModified?: string;
+    /** Version of synchronization with Outlook */
+    outlookVersion?: number;
+    /** Task rating. */
+    mark?: string;
+    /** Allowed to change the deadline. */
+    allowsChangeDeadline?: Flag;
+    /** Time tracking enabled for the task. */
+    allowsTimeTracking?: Flag;
+    /** Consider working hours. */
+    matchesWorkTime?: Flag;
+    /** Add to report. */
+    addInReport?: Flag;
+    /** Indicates "base task with subtasks". */
+    isMultitask?: Flag;
+    /** Site identifier */
+    siteId?: string;
+    /** Identifier of the template if the task was created from a template */
+    forkedByTemplateId?: NumericId;
+    /** Date after which the deadline cannot be changed, in ISO 8601 format */
+    maxDeadlineChangeDate?: string;
+    /** Maximum number of deadline extensions */
+    maxDeadlineChanges?: number;
+    /** Require a reason when changing the deadline. */
+    requireDeadlineChangeReason?: Flag;
+    /** Link to the task */
+    link?: string;
+    /** Array of actions that the user can perform with the task */
+    rights?: readonly unknown[];
+    /** Link to the archive for downloading all task files */
+    archiveLink?: string;
+    /** Array of identifiers of related CRM objects in the format: - L_XX — lead, - D_XX — deal - C_XX — co… */
+    crmItemIds?: readonly unknown[];
+    /** Identifier of the email from which the task was created */
+    emailId?: NumericId;
+    /** Require a result. */
+    requireResult?: Flag;
+    /** Consider subtasks deadlines. */
+    matchesSubTasksTime?: Flag;
+    /** Auto-completion of subtasks. */
+    autocompleteSubTasks?: Flag;
+    /** Allowed to change planned dates. */
+    allowsChangeDatePlan?: Flag;
+    /** Indicates "in favorites". */
+    inFavorite?: readonly unknown[];
+    /** Indicates "task pinned". */
+    inPin?: readonly unknown[];
+    /** Indicates "task pinned in group". */
+    inGroupPin?: readonly unknown[];
+    /** Indicates "mute". */
+    inMute?: readonly unknown[];
+    /** Dependencies on tasks */
+    dependsOn?: readonly unknown[];
+    /** Task creation scenario. */
+    scenarios?: readonly unknown[]; [k: string]: unknown } }
   /** Get the Record Field of Working Time. Scope: timeman. */
   'timeman.record.field.get': {
     /** The name of the field whose description is to be retrieved. */

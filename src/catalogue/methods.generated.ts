@@ -1391,7 +1391,7 @@ export const V2_METHODS: Readonly<Record<string, string>> = {
   'task.elapseditem.get': 'task|r|TASKID,ITEMID|tasks/elapsed-item/task-elapsed-item-get',
   'task.elapseditem.getlist': 'task|r||tasks/elapsed-item/task-elapsed-item-get-list',
   'task.elapseditem.getmanifest': 'task|r||tasks/elapsed-item/task-elapsed-item-get-manifest',
-  'task.elapseditem.isActionAllowed': 'task|r||tasks/elapsed-item/task-elapsed-item-is-action-allowed',
+  'task.elapseditem.isActionAllowed': 'task|r|TASKID,ITEMID,ACTIONID|tasks/elapsed-item/task-elapsed-item-is-action-allowed',
   'task.elapseditem.update': 'task|w|TASKID,ITEMID,ARFIELDS|tasks/elapsed-item/task-elapsed-item-update',
   'task.item.add': 'task|w||tasks/deprecated/task-item/task-item-add|tasks.task.add',
   'task.item.addfile': 'task|w||tasks/deprecated/task-item/task-item-add-file|tasks.task.files.attach',

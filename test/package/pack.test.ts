@@ -348,12 +348,18 @@ describe('the packed package', () => {
     // Nor declarations that no entry point exports: the command line's.
     expect(files.filter((file) => file.startsWith('src/cli/') && file.endsWith('.d.ts'))).toEqual([])
     expect(files).toContain('src/cli/main.js')
-    // Nor the page about the repository's own test suite.
+    // Nor the page about the repository's own test suite, nor the record of its benchmark runs.
     const docs = await readdir(join(installed, 'docs'))
     expect(docs).toContain('guide.md')
     expect(docs).not.toContain('testing.md')
-    // What a stack trace into the package shows: the doc comments of the source are in the shipped JavaScript.
-    expect(await readFile(join(installed, 'dist', 'src', 'portal-oauth.js'), 'utf8')).toMatch(/\/\*\*\n \* /)
+    expect(docs).not.toContain('benchmarks.md')
+    // What a stack trace into the package shows: the JavaScript with its line comments; the doc comments of what
+    // its declarations carry are in the .d.ts beside it, once (npm run build takes them out of the JavaScript).
+    const javascript = await readFile(join(installed, 'dist', 'src', 'portal-oauth.js'), 'utf8')
+    const declarations = await readFile(join(installed, 'dist', 'src', 'portal-oauth.d.ts'), 'utf8')
+    expect(javascript).toContain('// initIsAdmin() reads `profile`')
+    expect(declarations).toMatch(/\/\*\*\n \* [^\n]+\n[\s\S]*export declare class PortalOAuth/)
+    expect(javascript).not.toMatch(/\/\*\*\n \* /)
   })
 
   it('a strict consumer that checks its libraries too (skipLibCheck: false) compiles against every entry point', async () => {

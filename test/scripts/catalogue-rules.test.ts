@@ -1,10 +1,13 @@
 /**
  * The catalogue generator reads the docs' own rules from a page: a method page without a Scope line, either/or
- * parameters, a table whose last row is left unclosed, "Deprecated method" notes and `outdated/` pages, and the
- * errata table for titles that misspell the method.
+ * parameters, a table whose last row is left unclosed, a table without its header row, fields listed per CRM object
+ * type in tabs, fields listed on another page, "Deprecated method" notes and `outdated/` pages, and the errata table
+ * for titles that misspell the method; and every method it could not type says why.
  */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { correctedName, NAME_ERRATA } from '../../scripts/catalogue/errata.js'
+import { LINKED_FIELDS, withLinkedFields } from '../../scripts/catalogue/linked-fields.js'
 import { parsePage } from '../../scripts/catalogue/parse-page.js'
 
 /** A method page: title, the lines under it (a Scope line or not, notes), and the parameter table's rows. */
@@ -76,6 +79,94 @@ describe('the generator reads the docs rules', () => {
     ])
   })
 
+  it('reads a parameter table without its header row (task.elapseditem.isActionAllowed)', () => {
+    const text = [
+      '# Check Action Permission task.elapseditem.isActionAllowed',
+      '',
+      SCOPE,
+      '',
+      '## Method Parameters',
+      '',
+      '#| ',
+      '|| **TASKID*** ',
+      '[`integer`](../../data-types.md) | Task identifier. ||',
+      '|| **ACTIONID*** ',
+      '[`integer`](../../data-types.md) | Action identifier ||',
+      '|#',
+    ].join('\n')
+    const method = parse('api-reference/tasks/elapsed-item/is-action-allowed.md', text)
+    expect(method.params?.map((param) => [param.name, param.docType, param.required])).toEqual([
+      ['TASKID', 'integer', true],
+      ['ACTIONID', 'integer', true],
+    ])
+  })
+
+  it("reads the fields of `fields` per CRM object type from the page's tabs (crm.item.add)", () => {
+    const tab = (title: string, id: string, rows: string[]) => [
+      `- ${title}`,
+      '',
+      `  CRM object identifier **entityTypeId:** ${id}`,
+      '',
+      '  #|',
+      '  || **Name**',
+      '  `type` | **Description** ||',
+      ...rows.map((row) => `  ${row}`),
+      '  |#',
+      '',
+    ]
+    const text = page(
+      'Create a New CRM Item crm.item.add',
+      [SCOPE, WHO],
+      [
+        '|| **entityTypeId*** [`integer`](../data-types.md) | Type ||',
+        '|| **fields*** [`object`](../data-types.md) | Fields, listed [below](#parametr-fields) ||',
+      ],
+      [
+        '### Parameter fields',
+        '',
+        '{% list tabs %}',
+        '',
+        ...tab('Lead', '`1`', ['|| **honorific** [`crm_status`](../data-types.md) | Honorific ||']),
+        ...tab('Deal', '`2`', ['|| **categoryId** [`integer`](../data-types.md) | Pipeline ||']),
+        ...tab('SPA', 'can be retrieved via crm.type.list', ['|| **title** [`string`](x) | Name ||']),
+        '{% endlist %}',
+      ],
+    )
+    const method = parse('api-reference/crm/universal/crm-item-add.md', text)
+    expect(
+      method.entityFields?.map((type) => [type.title, type.entityTypeId, type.fields.map((f) => f.name)]),
+    ).toEqual([
+      ['Lead', 1, ['honorific']],
+      ['Deal', 2, ['categoryId']],
+      ['SPA', undefined, ['title']],
+    ])
+  })
+
+  it("adds the fields another page lists after the page's own, which keep their requirement (v3 tasks.task.add)", () => {
+    const own = { name: 'title', docType: 'string', required: true }
+    const method = parse(
+      'api-reference/tasks/tasks-task-add-rest-v3.md',
+      page(
+        'Add a Task tasks.task.add',
+        [SCOPE, WHO],
+        ['|| **fields*** [`object`](../data-types.md) | Task fields ||'],
+      ),
+    )
+    const linked = withLinkedFields(
+      { ...method, params: [{ name: 'fields', docType: 'object', required: true, nested: [own] }] },
+      'fields',
+      [
+        { name: 'title', docType: 'string', required: false },
+        { name: 'groupId', docType: 'integer', required: true },
+        { name: 'creator', docType: 'object', required: false },
+      ].filter(LINKED_FIELDS[0]?.sent ?? (() => false)),
+    )
+    expect(linked.params?.[0]?.nested?.map((field) => [field.name, field.required])).toEqual([
+      ['title', true],
+      ['groupId', false],
+    ])
+  })
+
   it('marks "Deprecated method" notes and pages under outdated/ deprecated', () => {
     const note = page(
       'Get recent im.search.last.get',
@@ -105,5 +196,21 @@ describe('the generator reads the docs rules', () => {
       'im.recent.pin',
       'humanresources.employee.search',
     ])
+  })
+})
+
+describe('the methods the catalogue could not type', () => {
+  it('each says why where its parameters are declared: its page has no parameter table, named', () => {
+    const source = readFileSync(
+      new URL('../../src/catalogue/method-types.generated.ts', import.meta.url),
+      'utf8',
+    )
+    const untyped = [...source.matchAll(/^ {2}\/\*\* (.*) \*\/\n {2}'([\w.]+)': Obj$/gm)]
+    expect(untyped.map((entry) => entry[2])).toContain('crm.invoice.status.list')
+    expect(untyped.length).toBe(13)
+    for (const [, doc] of untyped)
+      expect(doc).toMatch(
+        /Parameters not typed \(any key is taken\): its page, [\w/-]+, has no parameter table\./,
+      )
   })
 })

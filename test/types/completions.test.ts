@@ -1,8 +1,10 @@
 /**
  * What an editor completes while a call is being written (so it does not compile yet): the method's parameters at
- * `params: { | }`, required ones first, and every method name at `method: '|'`, deprecated ones included; and the
- * error it shows for a misspelt method. Asked of TypeScript 5.9's language service (the `typescript5`
- * devDependency) and of TypeScript 7's API, on a consumer file written under .tmp/ that imports the sources.
+ * `params: { | }`, required ones first, every method name at `method: '|'`, deprecated ones included, and the
+ * fields of `crm.item.add` per `entityTypeId` and of v3 `tasks.task.add`; the error it shows for a misspelt method;
+ * and what it shows on hover (`make`, the method name) and where go-to-definition lands. Asked of TypeScript 5.9's
+ * language service (the `typescript5` devDependency) and of TypeScript 7's API and language server, on a consumer
+ * file written under .tmp/ that imports the sources.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -11,6 +13,7 @@ import { API, type Diagnostic as Diagnostic7 } from 'typescript/unstable/sync'
 import ts from 'typescript5'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { consumerLanguageService, writeConsumerProject } from '../../scripts/dev/consumer-language-service.js'
+import { LanguageServer7 } from '../../scripts/dev/ts7-language-server.js'
 import { V2_METHODS } from '../../src/catalogue/methods.generated.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -34,6 +37,16 @@ void v2.batch.make({ calls: { items: ['crm.item.lst', { entityTypeId: 2 }] } }) 
 void v2.batchByChunk.make({ calls: [{ method: 'crm.item.lst', params: { entityTypeId: 2 } }] }) // misspelt object
 void v2.batch.make({ calls: [['user.current'], ['crm.item.lst', { entityTypeId: 2 }]] }) // misspelt second
 void v2.batch.make({ calls: [['my.own.method']] }) // misspelt unknown
+void v2.call.make({ method: 'crm.item.add', params: { entityTypeId: 2, fields: { /*dealfields*/ } } })
+void v2.call.make({ method: 'crm.item.update', params: { entityTypeId: 1, id: 7, fields: { /*leadfields*/ } } })
+void v2.call.make({ method: 'crm.item.add', params: { entityTypeId: 1038, fields: { /*anyfields*/ } } })
+void v3.call.make({ method: 'tasks.task.add', params: { fields: { /*taskfields*/ } } })
+void v2.call.make({ method: 'crm.invoice.status.list', params: { /*untyped*/ } })
+void v2.call./*hover_make*/make({ method: 'crm.item.add', params: { entityTypeId: 2, fields: {} } })
+void v2.call./*hover_deprecated*/make({ method: 'crm.deal.get', params: { id: 1 } })
+void v2.call.make({ method: /*hover_method*/'crm.item.add', params: { entityTypeId: 2, fields: {} } })
+void v2.call.make({ method: /*def_method*/'crm.item.list', params: { entityTypeId: 2 } })
+void v2.call.make({ method: 'crm.item.list', params: { /*def_param*/entityTypeId: 2 } })
 `
 
 /** One completion entry, as both compilers report it. */
@@ -48,9 +61,34 @@ interface Entry {
  */
 type Completions = Record<string, Entry[]>
 
-/** Marker name to its offset in {@link CONSUMER}. */
+/** Marker name to its offset in {@link CONSUMER}: where completions are asked. */
 function markers(): Map<string, number> {
-  return new Map([...CONSUMER.matchAll(/\/\*(\w+)\*\//g)].map((match) => [match[1] ?? '', match.index]))
+  return new Map(
+    [...CONSUMER.matchAll(/\/\*(\w+)\*\//g)]
+      .filter((match) => !isPlace(match[1] ?? ''))
+      .map((match) => [match[1] ?? '', match.index]),
+  )
+}
+
+/** A marker of a hover (`hover_...`) or a go-to-definition (`def_...`), asked in the token after it. */
+const isPlace = (name: string): boolean => /^(hover|def)_/.test(name)
+
+/** The hover and go-to-definition markers, each with the offset of the token after it. */
+function places(): Map<string, number> {
+  return new Map(
+    [...CONSUMER.matchAll(/\/\*(\w+)\*\//g)]
+      .filter((match) => isPlace(match[1] ?? ''))
+      .map((match) => [match[1] ?? '', match.index + match[0].length + 1]),
+  )
+}
+
+/** The line of `file` that a go-to-definition landed on (1-based) and the doc comment line above the entry. */
+function landing(file: string, line: number): string[] {
+  const lines = readFileSync(file, 'utf8').split('\n')
+  // Up from the parameter to its method's entry (`  'crm.item.list': {`), and the entry's doc comment above it.
+  let entry = line - 1
+  while (entry > 0 && !/^ {2}'[\w.]+': /.test(lines[entry] ?? '')) entry--
+  return [(lines[entry] ?? '').trim(), (lines[entry - 1] ?? '').trim()]
 }
 
 /** TypeScript 5.9's language service over the consumer. */
@@ -76,6 +114,25 @@ function completions59(): Completions {
     undefined,
   )
   result.doc = [{ name: ts.displayPartsToString(details?.documentation), sortText: '' }]
+  for (const [name, offset] of places()) {
+    if (name.startsWith('def_')) {
+      const landings = service.getDefinitionAtPosition(file, offset) ?? []
+      result[name] = landings.flatMap((place) => {
+        const source = service.getProgram()?.getSourceFile(place.fileName)
+        const line = source ? ts.getLineAndCharacterOfPosition(source, place.textSpan.start).line + 1 : 0
+        return landing(place.fileName, line).map((text) => ({ name: text, sortText: '' }))
+      })
+      continue
+    }
+    const info = service.getQuickInfoAtPosition(file, offset)
+    const tags = (info?.tags ?? []).map((tag) => `@${tag.name} ${ts.displayPartsToString(tag.text)}`)
+    result[name] = info
+      ? [
+          { name: ts.displayPartsToString(info.displayParts), sortText: '' },
+          { name: [ts.displayPartsToString(info.documentation), ...tags].join('\n'), sortText: '' },
+        ]
+      : []
+  }
   for (const diagnostic of service.getSemanticDiagnostics(file)) {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')
     addError(result, diagnostic.start ?? 0, message.split('\n'))
@@ -138,15 +195,49 @@ function completionsOrNone<T>(ask: () => T): T | undefined {
   }
 }
 
+/**
+ * TypeScript 7's language server (what an editor runs) over the same consumer: its hovers and go-to-definitions
+ * (the API has neither), and its completions at `untyped`, where the API throws.
+ */
+async function server7(): Promise<Completions> {
+  const server = await LanguageServer7.open(dir, file)
+  try {
+    const result: Completions = {}
+    for (const [name, offset] of places()) {
+      if (name.startsWith('def_')) {
+        const landings = await server.definition(offset)
+        result[name] = landings.flatMap((place) =>
+          landing(place.file, place.line).map((text) => ({ name: text, sortText: '' })),
+        )
+        continue
+      }
+      // A code block with the signature, then the doc.
+      const hover = /^```typescript\n([\s\S]*?)\n```\n?([\s\S]*)$/.exec((await server.hover(offset)) ?? '')
+      result[name] = hover
+        ? [hover[1] ?? '', hover[2] ?? ''].map((text) => ({ name: text, sortText: '' }))
+        : []
+    }
+    const untyped = await server.completions(markers().get('untyped') ?? 0)
+    result.untyped = untyped.map((item) => ({ name: item.label, sortText: '' }))
+    return result
+  } finally {
+    server.close()
+  }
+}
+
 const results: Record<string, Completions> = {}
 
-beforeAll(() => {
+beforeAll(async () => {
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
   writeFileSync(file, CONSUMER)
   writeConsumerProject(dir)
   results['5.9'] = completions59()
   results['7'] = completions7()
+  const server = await server7()
+  // The hovers and go-to-definitions of TypeScript 7 are its server's (the API's checker has none).
+  for (const name of places().keys()) (results['7'] ?? {})[name] = server[name] ?? []
+  results['7 server'] = server
 }, 120_000)
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -247,5 +338,84 @@ describe.each(['5.9', '7'])('completions on TypeScript %s', (version) => {
 
   it("a batch command completes its method's parameters", () => {
     expect(names(at('batch'))).toEqual(CRM_ITEM_LIST_PARAMS)
+  })
+})
+
+describe.each(['5.9', '7'])('fields of crm.item.* and v3 tasks.task.* on TypeScript %s', (version) => {
+  const at = (marker: string): string[] => names(results[version]?.[marker])
+
+  it("crm.item.add with a literal entityTypeId completes that type's fields, as its page's tab lists them", () => {
+    // The Deal tab of crm-item-add.md (a pipeline, a probability), not the Lead tab's (an honorific).
+    expect(at('dealfields')).toEqual(
+      expect.arrayContaining(['title', 'categoryId', 'stageId', 'probability', 'contactIds', 'observers']),
+    )
+    expect(at('dealfields')).not.toContain('honorific')
+    // crm.item.update of a lead (entityTypeId 1): the Lead tab of crm-item-update.md.
+    expect(at('leadfields')).toEqual(expect.arrayContaining(['title', 'honorific', 'name', 'lastName']))
+    expect(at('leadfields')).not.toContain('categoryId')
+  })
+
+  it('crm.item.add with any other entityTypeId (an SPA) completes the fields every type lists', () => {
+    expect(at('anyfields')).toEqual(['assignedById', 'opened'])
+  })
+
+  it('v3 tasks.task.add completes every task field a call sends, the three required ones first', () => {
+    const entries = results[version]?.taskfields ?? []
+    const required = ['creatorId', 'responsibleId', 'title']
+    expect(at('taskfields')).toEqual(
+      expect.arrayContaining([...required, 'description', 'deadline', 'groupId']),
+    )
+    // fields-rest-v3.md: the object fields (creator, group) are read by tasks.task.get; their ids are sent.
+    expect(at('taskfields')).not.toContain('creator')
+    const last = entries
+      .filter((entry) => required.includes(entry.name))
+      .map((entry) => entry.sortText)
+      .sort()
+      .at(-1)
+    for (const entry of entries.filter((entry) => !required.includes(entry.name)))
+      expect(entry.sortText > (last ?? '')).toBe(true)
+  })
+})
+
+describe('a method without a parameter table (params take any key)', () => {
+  it('completes no parameter on TypeScript 5.9', () => {
+    expect(names(results['5.9']?.untyped)).toEqual([])
+  })
+
+  it("TypeScript 7's language server answers there (its API throws: its list would need auto imports)", () => {
+    // What an editor lists where any key goes: the globals and auto imports, never an error.
+    expect(results['7 server']?.untyped?.length).toBeGreaterThan(100)
+  })
+})
+
+describe.each(['5.9', '7'])('hover and go-to-definition on TypeScript %s', (version) => {
+  const shown = (marker: string): string[] => (results[version]?.[marker] ?? []).map((entry) => entry.name)
+
+  it('the hover on make is the signature of the call: the options and the result type by its name', () => {
+    const [signature = '', doc = ''] = shown('hover_make')
+    expect(signature).toContain('method: "crm.item.add"')
+    expect(signature).toContain('params: CrmItemAddParams;')
+    expect(signature).toContain('=> Promise<AjaxResult<CrmItemAddResult>>')
+    expect(signature.length).toBeLessThan(400)
+    expect(doc).toMatch(/^Sends `method` with `params`\./)
+  })
+
+  it("the hover on make of a deprecated method names the method's options and its replacement", () => {
+    const [signature = '', doc = ''] = shown('hover_deprecated')
+    expect(signature).toMatch(
+      /\(options: MethodCall<V2MethodParams, ["']crm\.deal\.get["']>\) => Promise<AjaxResult<CrmDealGetResult>>/,
+    )
+    expect(doc).toMatch(
+      /Sends a deprecated method \('crm\.deal\.get'\)\.[\s\S]*@deprecated\*? —? ?Use crm\.item\.get\./,
+    )
+  })
+
+  it('the method name, a string literal, shows nothing on hover and goes to no definition', () => {
+    expect(shown('hover_method')).toEqual([])
+    expect(shown('def_method')).toEqual([])
+  })
+
+  it("go-to-definition on a parameter lands in the method's entry, under its description and scope", () => {
+    expect(shown('def_param')).toEqual(["'crm.item.list': {", '/** Get a List of Items. Scope: crm. */'])
   })
 })
