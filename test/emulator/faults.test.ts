@@ -84,6 +84,9 @@ describe('forced faults', () => {
     // no time bound).
     const order: string[] = []
     const index = emu.log.entries.length
+    // Held long enough that the second call, made once the first is being held, is answered first on a loaded
+    // machine too.
+    emu.setLatency(1_000)
     const held = v2(emu, 'profile', String(emu.currentAccessToken)).then(() => order.push('held'))
     // Its body has been read once the log shows it, and its latency was taken right then.
     while (!emu.log.entries[index]?.rawBody) await new Promise((resolve) => setTimeout(resolve, 1))
