@@ -23,11 +23,21 @@ export type KeysetPlanner<O> = (options: O, action: string) => KeysetPlan
  * `C`: the catalogue of the methods it takes (method name to parameters); `B`: its options besides `method` and
  * `params`; `U`: the options unchecked (`unchecked: true`); `P`: the options the paging plan reads; `Res`: the
  * documented results, whose lists type the rows; `Key`: where the rows are in a result when the options do not say
- * (`customKeyForResult`).
+ * (`customKeyForResult`); `Typed`: the options of a call that gives the row type (`make<Row>(...)`), one union
+ * member per documented method (the built-in catalogues pass theirs written out, `V2ListCall`: built from `C` on
+ * each keystroke, it cost an editor some 14 000 type instantiations, the generic form's default).
  */
-export class CallListAction<C, B, U = never, P = B, Res = Record<never, never>, Key = never> {
+export class CallListAction<
+  C,
+  B,
+  U = never,
+  P = B,
+  Res = Record<never, never>,
+  Key = never,
+  Typed = MethodOptions<C, B>,
+> {
   /** The same pages, read here to the end. */
-  readonly #pages: FetchListAction<C, B, U, P, Res, Key>
+  readonly #pages: FetchListAction<C, B, U, P, Res, Key, Typed>
 
   /** @internal Built by the client's actions. */
   constructor(transport: () => TypeHttp, planner: KeysetPlanner<P>, action: string) {
@@ -50,7 +60,7 @@ export class CallListAction<C, B, U = never, P = B, Res = Record<never, never>, 
    * Reads the whole list of a documented method with the row type given (`make<Row>(...)`): checked against the
    * union of every documented method's options, as the method name is not inferred when a type argument is given.
    */
-  make<T = DocumentedResult>(this: ResultTypeGiven<T>, options: MethodOptions<C, B>): Promise<Result<T[]>>
+  make<T = DocumentedResult>(this: ResultTypeGiven<T>, options: Typed): Promise<Result<T[]>>
   /** Checked as the first form; last, so that a call that does not compile reports its error. */
   make<T = DocumentedResult, M extends string = never, const K extends string = never>(
     options: ReportedOptions<C, M, ListBase<B, K>>,
@@ -78,9 +88,17 @@ export class CallListAction<C, B, U = never, P = B, Res = Record<never, never>, 
  * `fetchList` / `fetchTail`: a list page by page, as an async generator, so that a list of any size is processed
  * in constant memory. The next page is asked for only when the loop wants it; `break` stops the requests.
  * Bad options throw at `make()`; a failed page throws a `ListPageError` after the pages before were yielded.
- * `C`, `B`, `U`, `P`, `Res` and `Key` as in {@link CallListAction}.
+ * `C`, `B`, `U`, `P`, `Res`, `Key` and `Typed` as in {@link CallListAction}.
  */
-export class FetchListAction<C, B, U = never, P = B, Res = Record<never, never>, Key = never> {
+export class FetchListAction<
+  C,
+  B,
+  U = never,
+  P = B,
+  Res = Record<never, never>,
+  Key = never,
+  Typed = MethodOptions<C, B>,
+> {
   readonly #transport: () => TypeHttp
   readonly #planner: KeysetPlanner<P>
   readonly #action: string
@@ -102,10 +120,7 @@ export class FetchListAction<C, B, U = never, P = B, Res = Record<never, never>,
    */
   make<T = unknown>(options: U): AsyncGenerator<T[], void, undefined>
   /** With the row type given, as in `CallListAction`. */
-  make<T = DocumentedResult>(
-    this: ResultTypeGiven<T>,
-    options: MethodOptions<C, B>,
-  ): AsyncGenerator<T[], void, undefined>
+  make<T = DocumentedResult>(this: ResultTypeGiven<T>, options: Typed): AsyncGenerator<T[], void, undefined>
   /** Checked as the first form; last, so that a call that does not compile reports its error. */
   make<T = DocumentedResult, M extends string = never, const K extends string = never>(
     options: ReportedOptions<C, M, ListBase<B, K>>,

@@ -78,6 +78,31 @@ export type CatalogueListOptions<C> = MethodOptions<C, ListExtras>
 /** The options of a list besides `method` and `params`. */
 export type ListExtras = Omit<ListOptions, 'method' | 'params'>
 
+/**
+ * The options of a list of the method `M` of the catalogue `C` that has a required parameter (so `params` is
+ * required): a member of the written-out unions of the generated catalogue (`V2ListCall`), which the lists check a
+ * call that gives the row type against. An interface, so that TypeScript reads `C[M]` only when a call is checked
+ * against it.
+ */
+export interface ListCall<C, M extends keyof C> extends ListExtras {
+  /** A documented method name. */
+  method: M
+  /** The method's parameters. */
+  params: C[M]
+  /** Not set: checked against the catalogue. */
+  unchecked?: false
+}
+
+/** The options of a list of the method `M` of `C` whose parameters are all optional, as {@link ListCall}. */
+export interface OptionalParamsListCall<C, M extends keyof C> extends ListExtras {
+  /** A documented method name. */
+  method: M
+  /** The method's parameters. */
+  params?: C[M]
+  /** Not set: checked against the catalogue. */
+  unchecked?: false
+}
+
 /** The options of a `*.tail` list besides `method` and `params`. */
 export type TailExtras = Omit<TailOptions, 'method' | 'params'>
 
