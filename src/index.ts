@@ -45,10 +45,12 @@ export { CallListAction, FetchListAction, type ListBase } from './actions/list/l
 export type {
   CatalogueListOptions,
   CatalogueTailOptions,
+  ListCall,
   ListExtras,
   ListOptions,
   ListRow,
   ListRowOf,
+  OptionalParamsListCall,
   RowsOf,
   TailCursor,
   TailExtras,
@@ -107,10 +109,12 @@ export type { V2Method, V3Method } from './catalogue/method-names.js'
 export type {
   V2CallMake,
   V2DeprecatedMethod,
+  V2ListCall,
   V2MethodCall,
   V2MethodParams,
   V3CallMake,
   V3DeprecatedMethod,
+  V3ListCall,
   V3MethodCall,
   V3MethodParams,
 } from './catalogue/method-types.generated.js'

@@ -149,11 +149,11 @@ function listOf(method: DocMethod, params: string): string {
 
 /**
  * The deprecated methods of a version (`V2DeprecatedMethod`), the options of every method written out
- * (`V2MethodCall`, and those of `callList` / `fetchList`: `V2ListCall`), and every overload of its `call.make` in one interface (`V2CallMake`): the checked and unchecked
- * forms, one signature per deprecated method carrying its `@deprecated` note (so that an editor strikes a call of it
- * through and its hover names the replacement; a string literal in an options object is no reference to the
- * method's `V2MethodParams` entry, whose note therefore shows nowhere at a call), the form with a result type, and
- * last the form whose error a call that does not compile reports. One interface, not an intersection of overload
+ * (`V2MethodCall`; those of a list, `V2ListCall`), and every overload of its `call.make` in one interface
+ * (`V2CallMake`): the checked and unchecked forms, one signature per deprecated method carrying its `@deprecated`
+ * note (so that an editor strikes a call of it through and its hover names the replacement; a string literal in an
+ * options object is no reference to the method's `V2MethodParams` entry, whose note therefore shows nowhere at a
+ * call), the form with a result type, and last the form whose error a call that does not compile reports. One interface, not an intersection of overload
  * sets, which TypeScript would merge by comparing every signature with every other.
  *
  * A call that does not compile yet (each keystroke of one being written) is tried against every signature, twice,
