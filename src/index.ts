@@ -6,8 +6,10 @@ export type {
   PortalActions,
   V2Actions,
   V2CallAction,
+  V2ListOptions,
   V3Actions,
   V3CallAction,
+  V3ListOptions,
   VersionActions,
 } from './actions/actions.js'
 export {
@@ -56,8 +58,10 @@ export type {
   TailExtras,
   TailMethods,
   TailOptions,
+  TypedListOptions,
   UncheckedListOptions,
   UncheckedTailOptions,
+  WrittenListOptions,
 } from './actions/list/list-options.js'
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'

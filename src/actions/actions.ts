@@ -16,7 +16,6 @@ import { V3BatchRunner } from './batch/v3-batch-runner.js'
 import { CallAction } from './call.js'
 import { CallListAction, FetchListAction } from './list/list-actions.js'
 import type {
-  CatalogueListOptions,
   ListExtras,
   ListOptions,
   TailExtras,
@@ -24,6 +23,7 @@ import type {
   TailOptions,
   UncheckedListOptions,
   UncheckedTailOptions,
+  WrittenListOptions,
 } from './list/list-options.js'
 import { planV2Keyset } from './list/v2-keyset-plan.js'
 import { planV3Keyset } from './list/v3-keyset-plan.js'
@@ -33,7 +33,8 @@ import { planV3Tail } from './list/v3-tail-plan.js'
  * The entry points of one REST API version, each checked against the version's method catalogue `C`; `R` is the
  * form of a reference to an earlier command's result inside a batch; `Call` the type of `call`; `Res` the
  * documented results; `Key` where a list's rows are in its result by default (v3: `items`); `Lists` the options of a
- * list that gives the row type (`callList.make<Row>(...)`), one union member per method of `C`.
+ * list that gives the row type (`callList.make<Row>(...)`), one union member per method of `C` written out, or
+ * `never` to build them from `C` (see `TypedListOptions`).
  */
 export interface VersionActions<
   C = Record<string, unknown>,
@@ -41,7 +42,7 @@ export interface VersionActions<
   Call = CallAction<C>,
   Res = Record<never, never>,
   Key = never,
-  Lists = CatalogueListOptions<C>,
+  Lists = never,
 > {
   /** One REST call: `call.make({ method, params, requestId })`. */
   readonly call: Call
@@ -70,6 +71,18 @@ export interface V3CallAction {
   readonly make: V3CallMake
 }
 
+/** The options of a v2 list that gives the row type, written out ({@link V2ListCall}; see `WrittenListOptions`). */
+export interface V2ListOptions extends WrittenListOptions {
+  /** {@link V2ListCall}. */
+  readonly options: V2ListCall
+}
+
+/** The options of a v3 list that gives the row type, written out ({@link V3ListCall}). */
+export interface V3ListOptions extends WrittenListOptions {
+  /** {@link V3ListCall}. */
+  readonly options: V3ListCall
+}
+
 /** The REST v2 entry points. */
 export type V2Actions = VersionActions<
   V2MethodParams,
@@ -77,12 +90,12 @@ export type V2Actions = VersionActions<
   V2CallAction,
   V2MethodResults,
   never,
-  V2ListCall
+  V2ListOptions
 >
 
 /** The REST v3 entry points: those of v2 plus the keyset `*.tail` methods. */
 export interface V3Actions
-  extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction, V3MethodResults, 'items', V3ListCall> {
+  extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction, V3MethodResults, 'items', V3ListOptions> {
   /** Every row of a `*.tail` method in one `Result`: `callTail.make({ method, cursor })`. */
   readonly callTail: CallListAction<
     TailMethods<V3MethodParams>,
@@ -139,7 +152,7 @@ class LazyV2Actions implements V2Actions {
       ListOptions,
       V2MethodResults,
       never,
-      V2ListCall
+      V2ListOptions
     >(this.#http, planV2Keyset, 'callList')
     return this.#callList
   }
@@ -152,7 +165,7 @@ class LazyV2Actions implements V2Actions {
       ListOptions,
       V2MethodResults,
       never,
-      V2ListCall
+      V2ListOptions
     >(this.#http, planV2Keyset, 'fetchList')
     return this.#fetchList
   }
@@ -202,7 +215,7 @@ class LazyV3Actions implements V3Actions {
       ListOptions,
       V3MethodResults,
       'items',
-      V3ListCall
+      V3ListOptions
     >(this.#http, planV3Keyset, 'callList')
     return this.#callList
   }
@@ -215,7 +228,7 @@ class LazyV3Actions implements V3Actions {
       ListOptions,
       V3MethodResults,
       'items',
-      V3ListCall
+      V3ListOptions
     >(this.#http, planV3Keyset, 'fetchList')
     return this.#fetchList
   }

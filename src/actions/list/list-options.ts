@@ -75,6 +75,29 @@ export interface UncheckedTailOptions extends TailOptions {
  */
 export type CatalogueListOptions<C> = MethodOptions<C, ListExtras>
 
+/**
+ * Written-out options of a list that gives the row type, behind an interface: TypeScript reads a type argument
+ * wherever the generic type that takes it is named (each request that touches `portal.actions`), and an
+ * interface's members only when they are needed, here when a list that gives the row type is checked.
+ */
+export interface WrittenListOptions {
+  /** One union member per documented method (`V2ListCall`). */
+  readonly options: unknown
+}
+
+/**
+ * The options of a list that gives the row type (`make<Row>(...)`), one union member per method of `C`: those
+ * `Typed` holds (the built-in catalogues' written-out `V2ListCall`, which TypeScript reads as written), else, for
+ * `never`, built from `C` (a catalogue of a portal's own types). A conditional type in the signature rather than a
+ * default type argument, which TypeScript would compute wherever the generic type is named (14 500 type
+ * instantiations on each request that touched the actions): this is computed when the signature is tried.
+ */
+export type TypedListOptions<C, B, Typed> = [Typed] extends [never]
+  ? MethodOptions<C, B>
+  : Typed extends WrittenListOptions
+    ? Typed['options']
+    : never
+
 /** The options of a list besides `method` and `params`. */
 export type ListExtras = Omit<ListOptions, 'method' | 'params'>
 
