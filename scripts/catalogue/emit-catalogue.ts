@@ -153,8 +153,9 @@ function listOf(method: DocMethod, params: string): string {
  * (`V2CallMake`): the checked and unchecked forms, one signature per deprecated method carrying its `@deprecated`
  * note (so that an editor strikes a call of it through and its hover names the replacement; a string literal in an
  * options object is no reference to the method's `V2MethodParams` entry, whose note therefore shows nowhere at a
- * call), the form with a result type, and last the form whose error a call that does not compile reports. One interface, not an intersection of overload
- * sets, which TypeScript would merge by comparing every signature with every other.
+ * call), the form with a result type, and last the form whose error a call that does not compile reports. One
+ * interface, not an intersection of overload sets, which TypeScript would merge by comparing every signature with
+ * every other.
  *
  * A call that does not compile yet (each keystroke of one being written) is tried against every signature, twice,
  * on each keystroke: so no signature but the first and the last infers anything from the options (a deprecated
