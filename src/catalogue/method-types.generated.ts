@@ -21049,7 +21049,7 @@ export type V2ListCall =
   | ListCall<V2MethodParams, 'task.elapseditem.get'>
   | OptionalParamsListCall<V2MethodParams, 'task.elapseditem.getlist'>
   | OptionalParamsListCall<V2MethodParams, 'task.elapseditem.getmanifest'>
-  | OptionalParamsListCall<V2MethodParams, 'task.elapseditem.isActionAllowed'>
+  | ListCall<V2MethodParams, 'task.elapseditem.isActionAllowed'>
   | ListCall<V2MethodParams, 'task.elapseditem.update'>
   | OptionalParamsListCall<V2MethodParams, 'task.item.add'>
   | OptionalParamsListCall<V2MethodParams, 'task.item.addfile'>
