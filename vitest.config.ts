@@ -23,6 +23,8 @@ const SLOW = [
   // The editor's completions: TypeScript's language service over the whole catalogue (22 s to build at load 5, past
   // its 120 s hook timeout at load 20).
   'test/types/completions.test.ts',
+  // The type instantiations of a completion while a call is written: the same language service (30 s at load 10).
+  'test/types/completion-work.test.ts',
   // `npm pack`, then consumer projects type-checked and run on the tarball.
   'test/package/pack.test.ts',
   // Every TypeScript block of the docs type-checked as a consumer of the built package, each runnable one run.

@@ -8,9 +8,10 @@
  *
  * `ROUNDS` sets the samples per position (default 9), `TSC` the compilers (`5.9,7`), `FIRST=0` skips the first
  * requests, `MARKERS` a pattern of the positions asked at (`params|batch`); `PACKAGES` a comma-separated list of
- * built packages to compare (default `dist`): the samples of each are alternated, so that the machine's other work
- * falls on all of them alike. Prints min, median and max per kind of request, and the load average. `VERBOSE=1`
- * also prints each position's figures and answers.
+ * built packages to compare (default `dist`): the samples of each are alternated, each package first in turn, so
+ * that the machine's other work falls on all of them alike. Prints min, median and max per kind of request
+ * (`first-cpu`: the first request's CPU time, TypeScript 5.9), and the load average. `VERBOSE=1` also prints each
+ * position's figures and answers.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -240,6 +241,15 @@ function quantiles(values: number[]): { min: number; median: number; max: number
 
 const ms = (value: number): string => value.toFixed(0)
 
+/**
+ * `items` with their indexes, in order on even turns and reversed on odd ones: what one request leaves behind (its
+ * garbage, collected during the next) falls on each package alike.
+ */
+function inTurn<T>(items: readonly T[], turn: number): Array<[T, number]> {
+  const indexed = items.map((item, index): [T, number] => [item, index])
+  return turn % 2 === 0 ? indexed : indexed.reverse()
+}
+
 async function main(): Promise<number> {
   const pkgs = packages.map((pkg) => resolve(root, pkg))
   for (const pkg of pkgs) {
@@ -254,14 +264,20 @@ async function main(): Promise<number> {
     // The first request after the project opens: a new service each time (nothing cached but the OS's files).
     const opens = process.env.FIRST === '0' ? 0 : Math.max(3, Math.ceil(rounds / 3))
     for (let round = 0; round < opens; round++) {
-      pkgs.forEach((pkg, index) => {
-        // Wall time: the opening reads files (and TypeScript 7 runs in its own process).
+      inTurn(pkgs, round).forEach(([pkg, index]) => {
+        // Wall time (the opening reads files, and TypeScript 7 runs in its own process), and for TypeScript 5.9
+        // the CPU time too, which the machine's other work moves much less.
         const started = performance.now()
+        const cpu = process.cpuUsage()
         const service = open(compiler, dirs[index] ?? '', pkg)
         const text = consumerText(dirs[index] ?? '', pkg, 0)
         const first = markers(text).find((marker) => marker.name === 'params_list')
         if (first) service.ask(first)
         samples.push({ compiler, pkg, kind: 'first', name: 'first', ms: performance.now() - started })
+        if (compiler !== '7') {
+          const { user, system } = process.cpuUsage(cpu)
+          samples.push({ compiler, pkg, kind: 'first-cpu', name: 'first-cpu', ms: (user + system) / 1000 })
+        }
         service.dispose()
       })
     }
@@ -273,8 +289,8 @@ async function main(): Promise<number> {
       // One request first, not kept: the services' lib files are then read.
       for (const service of services) service.ask(list[0] as Marker)
       for (let round = 0; round < rounds; round++) {
-        for (const marker of list) {
-          services.forEach((service, index) => {
+        for (const [turn, marker] of list.entries()) {
+          inTurn(services, round + turn).forEach(([service, index]) => {
             // Offsets are those of the first package's consumer; another package's path may be longer.
             const shift =
               consumerText(service.dir, service.pkg, 0).length -
@@ -310,7 +326,7 @@ async function main(): Promise<number> {
   )
   for (const compiler of compilers) {
     for (const pkg of pkgs) {
-      for (const kind of ['first', ...KINDS]) {
+      for (const kind of ['first', 'first-cpu', ...KINDS]) {
         const kept = samples.filter(
           (sample) => sample.compiler === compiler && sample.pkg === pkg && sample.kind === kind,
         )

@@ -6,8 +6,10 @@ export type {
   PortalActions,
   V2Actions,
   V2CallAction,
+  V2ListOptions,
   V3Actions,
   V3CallAction,
+  V3ListOptions,
   VersionActions,
 } from './actions/actions.js'
 export {
@@ -45,17 +47,21 @@ export { CallListAction, FetchListAction, type ListBase } from './actions/list/l
 export type {
   CatalogueListOptions,
   CatalogueTailOptions,
+  ListCall,
   ListExtras,
   ListOptions,
   ListRow,
   ListRowOf,
+  OptionalParamsListCall,
   RowsOf,
   TailCursor,
   TailExtras,
   TailMethods,
   TailOptions,
+  TypedListOptions,
   UncheckedListOptions,
   UncheckedTailOptions,
+  WrittenListOptions,
 } from './actions/list/list-options.js'
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
@@ -107,10 +113,12 @@ export type { V2Method, V3Method } from './catalogue/method-names.js'
 export type {
   V2CallMake,
   V2DeprecatedMethod,
+  V2ListCall,
   V2MethodCall,
   V2MethodParams,
   V3CallMake,
   V3DeprecatedMethod,
+  V3ListCall,
   V3MethodCall,
   V3MethodParams,
 } from './catalogue/method-types.generated.js'

@@ -112,6 +112,7 @@ function deprecationNote(method: DocMethod): string {
 
 /** The imports a file with {@link callMakeBlock}s needs (besides the catalogue interfaces it names). */
 export const CALL_MAKE_IMPORTS = [
+  "import type { ListCall, OptionalParamsListCall } from '../actions/list/list-options.js'",
   "import type { AjaxResult } from '../results/ajax-result.js'",
   'import type {',
   '  CallResult,',
@@ -141,14 +142,20 @@ function callOf(method: DocMethod | undefined, params: string): string {
   return `${requiresParams(method) ? 'MethodCall' : 'OptionalParamsCall'}<${params}, ${name}>`
 }
 
+/** The options of a list of `method`: `ListCall<V2MethodParams, 'name'>` (or `OptionalParamsListCall`). */
+function listOf(method: DocMethod, params: string): string {
+  return `${requiresParams(method) ? 'ListCall' : 'OptionalParamsListCall'}<${params}, '${method.name}'>`
+}
+
 /**
  * The deprecated methods of a version (`V2DeprecatedMethod`), the options of every method written out
- * (`V2MethodCall`), and every overload of its `call.make` in one interface (`V2CallMake`): the checked and unchecked
- * forms, one signature per deprecated method carrying its `@deprecated` note (so that an editor strikes a call of it
- * through and its hover names the replacement; a string literal in an options object is no reference to the
- * method's `V2MethodParams` entry, whose note therefore shows nowhere at a call), the form with a result type, and
- * last the form whose error a call that does not compile reports. One interface, not an intersection of overload
- * sets, which TypeScript would merge by comparing every signature with every other.
+ * (`V2MethodCall`; those of a list, `V2ListCall`), and every overload of its `call.make` in one interface
+ * (`V2CallMake`): the checked and unchecked forms, one signature per deprecated method carrying its `@deprecated`
+ * note (so that an editor strikes a call of it through and its hover names the replacement; a string literal in an
+ * options object is no reference to the method's `V2MethodParams` entry, whose note therefore shows nowhere at a
+ * call), the form with a result type, and last the form whose error a call that does not compile reports. One
+ * interface, not an intersection of overload sets, which TypeScript would merge by comparing every signature with
+ * every other.
  *
  * A call that does not compile yet (each keystroke of one being written) is tried against every signature, twice,
  * on each keystroke: so no signature but the first and the last infers anything from the options (a deprecated
@@ -191,6 +198,13 @@ export function callMakeBlock(methods: readonly DocMethod[], version: 'v2' | 'v3
     ' */',
     `export type ${prefix}MethodCall =${calls.length === 0 ? ' never' : ''}`,
     ...calls.map((method) => `  | ${callOf(method, params)}`),
+    '',
+    `/**`,
+    ` * The options of a list (\`callList\`, \`fetchList\`) of each documented REST ${version} method, written out as`,
+    ` * {@link ${prefix}MethodCall} is: what \`callList.make<Row>(...)\` checks a call against.`,
+    ' */',
+    `export type ${prefix}ListCall =${calls.length === 0 ? ' never' : ''}`,
+    ...calls.map((method) => `  | ${listOf(method, params)}`),
     '',
     `/**`,
     ` * The deprecated REST ${version} methods. Written as the method names intersected with them, so that TypeScript`,

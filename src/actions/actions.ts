@@ -1,8 +1,10 @@
 import type { V2BatchRef, V3BatchRef } from '../catalogue/command-types.js'
 import type {
   V2CallMake,
+  V2ListCall,
   V2MethodParams,
   V3CallMake,
+  V3ListCall,
   V3MethodParams,
 } from '../catalogue/method-types.generated.js'
 import type { V2MethodResults, V3MethodResults } from '../catalogue/result-types.generated.js'
@@ -21,6 +23,7 @@ import type {
   TailOptions,
   UncheckedListOptions,
   UncheckedTailOptions,
+  WrittenListOptions,
 } from './list/list-options.js'
 import { planV2Keyset } from './list/v2-keyset-plan.js'
 import { planV3Keyset } from './list/v3-keyset-plan.js'
@@ -29,7 +32,9 @@ import { planV3Tail } from './list/v3-tail-plan.js'
 /**
  * The entry points of one REST API version, each checked against the version's method catalogue `C`; `R` is the
  * form of a reference to an earlier command's result inside a batch; `Call` the type of `call`; `Res` the
- * documented results; `Key` where a list's rows are in its result by default (v3: `items`).
+ * documented results; `Key` where a list's rows are in its result by default (v3: `items`); `Lists` the options of a
+ * list that gives the row type (`callList.make<Row>(...)`), one union member per method of `C` written out, or
+ * `never` to build them from `C` (see `TypedListOptions`).
  */
 export interface VersionActions<
   C = Record<string, unknown>,
@@ -37,13 +42,14 @@ export interface VersionActions<
   Call = CallAction<C>,
   Res = Record<never, never>,
   Key = never,
+  Lists = never,
 > {
   /** One REST call: `call.make({ method, params, requestId })`. */
   readonly call: Call
   /** Every row of a list method in one `Result`, by the id keyset: `callList.make({ method, params })`. */
-  readonly callList: CallListAction<C, ListExtras, UncheckedListOptions, ListOptions, Res, Key>
+  readonly callList: CallListAction<C, ListExtras, UncheckedListOptions, ListOptions, Res, Key, Lists>
   /** A list method page by page, as an async generator: `for await (const rows of fetchList.make(...))`. */
-  readonly fetchList: FetchListAction<C, ListExtras, UncheckedListOptions, ListOptions, Res, Key>
+  readonly fetchList: FetchListAction<C, ListExtras, UncheckedListOptions, ListOptions, Res, Key, Lists>
   /** Up to 50 commands in one request: `batch.make({ calls, options })`. */
   readonly batch: BatchAction<C, R, Res>
   /** Any number of commands in chunks of 50, merged in input order: `batchByChunk.make({ calls, options })`. */
@@ -65,12 +71,31 @@ export interface V3CallAction {
   readonly make: V3CallMake
 }
 
+/** The options of a v2 list that gives the row type, written out ({@link V2ListCall}; see `WrittenListOptions`). */
+export interface V2ListOptions extends WrittenListOptions {
+  /** {@link V2ListCall}. */
+  readonly options: V2ListCall
+}
+
+/** The options of a v3 list that gives the row type, written out ({@link V3ListCall}). */
+export interface V3ListOptions extends WrittenListOptions {
+  /** {@link V3ListCall}. */
+  readonly options: V3ListCall
+}
+
 /** The REST v2 entry points. */
-export type V2Actions = VersionActions<V2MethodParams, V2BatchRef, V2CallAction, V2MethodResults>
+export type V2Actions = VersionActions<
+  V2MethodParams,
+  V2BatchRef,
+  V2CallAction,
+  V2MethodResults,
+  never,
+  V2ListOptions
+>
 
 /** The REST v3 entry points: those of v2 plus the keyset `*.tail` methods. */
 export interface V3Actions
-  extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction, V3MethodResults, 'items'> {
+  extends VersionActions<V3MethodParams, V3BatchRef, V3CallAction, V3MethodResults, 'items', V3ListOptions> {
   /** Every row of a `*.tail` method in one `Result`: `callTail.make({ method, cursor })`. */
   readonly callTail: CallListAction<
     TailMethods<V3MethodParams>,
@@ -125,7 +150,9 @@ class LazyV2Actions implements V2Actions {
       ListExtras,
       UncheckedListOptions,
       ListOptions,
-      V2MethodResults
+      V2MethodResults,
+      never,
+      V2ListOptions
     >(this.#http, planV2Keyset, 'callList')
     return this.#callList
   }
@@ -136,7 +163,9 @@ class LazyV2Actions implements V2Actions {
       ListExtras,
       UncheckedListOptions,
       ListOptions,
-      V2MethodResults
+      V2MethodResults,
+      never,
+      V2ListOptions
     >(this.#http, planV2Keyset, 'fetchList')
     return this.#fetchList
   }
@@ -185,7 +214,8 @@ class LazyV3Actions implements V3Actions {
       UncheckedListOptions,
       ListOptions,
       V3MethodResults,
-      'items'
+      'items',
+      V3ListOptions
     >(this.#http, planV3Keyset, 'callList')
     return this.#callList
   }
@@ -197,7 +227,8 @@ class LazyV3Actions implements V3Actions {
       UncheckedListOptions,
       ListOptions,
       V3MethodResults,
-      'items'
+      'items',
+      V3ListOptions
     >(this.#http, planV3Keyset, 'fetchList')
     return this.#fetchList
   }

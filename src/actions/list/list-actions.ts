@@ -5,12 +5,11 @@ import type {
   ReportedOptions,
   ResultTypeGiven,
 } from '../../catalogue/call-types.js'
-import type { MethodOptions } from '../../catalogue/command-types.js'
 import type { TypeHttp } from '../../http/rest-transport.js'
 import { Result } from '../../results/result.js'
 import { keysetPages } from './keyset-pages.js'
 import type { KeysetPlan } from './keyset-plan.js'
-import type { ListRowOf } from './list-options.js'
+import type { ListRowOf, TypedListOptions } from './list-options.js'
 import { ListPageError } from './list-page-error.js'
 
 /** Turns the options of a list action into its paging plan; throws an `SdkError` on bad options. */
@@ -23,11 +22,14 @@ export type KeysetPlanner<O> = (options: O, action: string) => KeysetPlan
  * `C`: the catalogue of the methods it takes (method name to parameters); `B`: its options besides `method` and
  * `params`; `U`: the options unchecked (`unchecked: true`); `P`: the options the paging plan reads; `Res`: the
  * documented results, whose lists type the rows; `Key`: where the rows are in a result when the options do not say
- * (`customKeyForResult`).
+ * (`customKeyForResult`); `Typed`: the options of a call that gives the row type (`make<Row>(...)`), one union
+ * member per documented method, written out (the built-in catalogues' `V2ListCall`: built from `C` on each
+ * keystroke, it cost an editor some 14 000 type instantiations), or `never` to build them from `C`
+ * ({@link TypedListOptions}).
  */
-export class CallListAction<C, B, U = never, P = B, Res = Record<never, never>, Key = never> {
+export class CallListAction<C, B, U = never, P = B, Res = Record<never, never>, Key = never, Typed = never> {
   /** The same pages, read here to the end. */
-  readonly #pages: FetchListAction<C, B, U, P, Res, Key>
+  readonly #pages: FetchListAction<C, B, U, P, Res, Key, Typed>
 
   /** @internal Built by the client's actions. */
   constructor(transport: () => TypeHttp, planner: KeysetPlanner<P>, action: string) {
@@ -50,7 +52,10 @@ export class CallListAction<C, B, U = never, P = B, Res = Record<never, never>, 
    * Reads the whole list of a documented method with the row type given (`make<Row>(...)`): checked against the
    * union of every documented method's options, as the method name is not inferred when a type argument is given.
    */
-  make<T = DocumentedResult>(this: ResultTypeGiven<T>, options: MethodOptions<C, B>): Promise<Result<T[]>>
+  make<T = DocumentedResult>(
+    this: ResultTypeGiven<T>,
+    options: TypedListOptions<C, B, Typed>,
+  ): Promise<Result<T[]>>
   /** Checked as the first form; last, so that a call that does not compile reports its error. */
   make<T = DocumentedResult, M extends string = never, const K extends string = never>(
     options: ReportedOptions<C, M, ListBase<B, K>>,
@@ -78,9 +83,9 @@ export class CallListAction<C, B, U = never, P = B, Res = Record<never, never>, 
  * `fetchList` / `fetchTail`: a list page by page, as an async generator, so that a list of any size is processed
  * in constant memory. The next page is asked for only when the loop wants it; `break` stops the requests.
  * Bad options throw at `make()`; a failed page throws a `ListPageError` after the pages before were yielded.
- * `C`, `B`, `U`, `P`, `Res` and `Key` as in {@link CallListAction}.
+ * `C`, `B`, `U`, `P`, `Res`, `Key` and `Typed` as in {@link CallListAction}.
  */
-export class FetchListAction<C, B, U = never, P = B, Res = Record<never, never>, Key = never> {
+export class FetchListAction<C, B, U = never, P = B, Res = Record<never, never>, Key = never, Typed = never> {
   readonly #transport: () => TypeHttp
   readonly #planner: KeysetPlanner<P>
   readonly #action: string
@@ -104,7 +109,7 @@ export class FetchListAction<C, B, U = never, P = B, Res = Record<never, never>,
   /** With the row type given, as in `CallListAction`. */
   make<T = DocumentedResult>(
     this: ResultTypeGiven<T>,
-    options: MethodOptions<C, B>,
+    options: TypedListOptions<C, B, Typed>,
   ): AsyncGenerator<T[], void, undefined>
   /** Checked as the first form; last, so that a call that does not compile reports its error. */
   make<T = DocumentedResult, M extends string = never, const K extends string = never>(

@@ -75,8 +75,56 @@ export interface UncheckedTailOptions extends TailOptions {
  */
 export type CatalogueListOptions<C> = MethodOptions<C, ListExtras>
 
+/**
+ * Written-out options of a list that gives the row type, behind an interface: TypeScript reads a type argument
+ * wherever the generic type that takes it is named (each request that touches `portal.actions`), and an
+ * interface's members only when they are needed, here when a list that gives the row type is checked.
+ */
+export interface WrittenListOptions {
+  /** One union member per documented method (`V2ListCall`). */
+  readonly options: unknown
+}
+
+/**
+ * The options of a list that gives the row type (`make<Row>(...)`), one union member per method of `C`: those
+ * `Typed` holds (the built-in catalogues' written-out `V2ListCall`, which TypeScript reads as written), else, for
+ * `never`, built from `C` (a catalogue of a portal's own types). A conditional type in the signature rather than a
+ * default type argument, which TypeScript would compute wherever the generic type is named (14 500 type
+ * instantiations on each request that touched the actions): this is computed when the signature is tried.
+ */
+export type TypedListOptions<C, B, Typed> = [Typed] extends [never]
+  ? MethodOptions<C, B>
+  : Typed extends WrittenListOptions
+    ? Typed['options']
+    : never
+
 /** The options of a list besides `method` and `params`. */
 export type ListExtras = Omit<ListOptions, 'method' | 'params'>
+
+/**
+ * The options of a list of the method `M` of the catalogue `C` that has a required parameter (so `params` is
+ * required): a member of the written-out unions of the generated catalogue (`V2ListCall`), which the lists check a
+ * call that gives the row type against. An interface, so that TypeScript reads `C[M]` only when a call is checked
+ * against it.
+ */
+export interface ListCall<C, M extends keyof C> extends ListExtras {
+  /** A documented method name. */
+  method: M
+  /** The method's parameters. */
+  params: C[M]
+  /** Not set: checked against the catalogue. */
+  unchecked?: false
+}
+
+/** The options of a list of the method `M` of `C` whose parameters are all optional, as {@link ListCall}. */
+export interface OptionalParamsListCall<C, M extends keyof C> extends ListExtras {
+  /** A documented method name. */
+  method: M
+  /** The method's parameters. */
+  params?: C[M]
+  /** Not set: checked against the catalogue. */
+  unchecked?: false
+}
 
 /** The options of a `*.tail` list besides `method` and `params`. */
 export type TailExtras = Omit<TailOptions, 'method' | 'params'>
