@@ -1,0 +1,225 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { type FetchLike, SdkErrorCode } from '../../src/index.js'
+import { createMemoryLogger } from '../helpers.js'
+import { authField, createFleetRig } from './fleet-rig.js'
+import { forgedInstall } from './forged-install.js'
+
+// The order in which a portal's events change the store when they overlap: each is decided against the store as the
+// events that came before it left it, whether it waited in the portal's queue or was proved outside it.
+
+const rig = createFleetRig()
+afterEach(() => rig.close())
+
+/**
+ * A proxy in front of the emulator that keeps the portal's answer to the next `profile` question (a proof's last
+ * request) once `hold()` was called, until `release()`: the proof has been answered, its outcome not yet seen.
+ */
+function profileHolder(): { adapter: FetchLike; hold: () => Promise<void>; release: () => void } {
+  let holding = false
+  let reached: () => void = () => undefined
+  let release: () => void = () => undefined
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  return {
+    adapter: async (input, init) => {
+      const response = await fetch(input, init)
+      const url = input instanceof Request ? input.url : String(input)
+      if (holding && url.endsWith('/rest/profile')) {
+        holding = false
+        reached()
+        await released
+      }
+      return response
+    },
+    hold: () => {
+      holding = true
+      return new Promise<void>((resolve) => {
+        reached = resolve
+      })
+    },
+    release: () => release(),
+  }
+}
+
+describe("a stranger's install proved while an uninstall is taken", () => {
+  it('is dropped once its proof comes back: the uninstall that came after it stands', async () => {
+    const portal = await rig.portal()
+    const holder = profileHolder()
+    const logger = createMemoryLogger()
+    const fleet = rig.fleet(portal, { httpOptions: { adapter: holder.adapter }, logger })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    rig.later()
+    // A reinstall (another application token) arrives, and its proof is answered; then the portal is uninstalled.
+    const reinstall = portal.installEvent('ONAPPINSTALL', { applicationToken: 'c'.repeat(32) })
+    const answered = holder.hold()
+    const installing = fleet.handleEvent(reinstall)
+    await answered
+    // A forged reinstall for the same portal, refused while the genuine one is still being proved.
+    await expect(
+      fleet.handleEvent(
+        forgedInstall(portal, {
+          memberId: portal.memberId,
+          accessToken: 'made-up',
+          applicationToken: 'd'.repeat(32),
+        }),
+      ),
+    ).rejects.toMatchObject({ code: SdkErrorCode.EventNotProved })
+    expect(await fleet.handleEvent(portal.uninstall())).toMatchObject({ changed: true })
+    holder.release()
+    expect(await installing).toMatchObject({ event: 'ONAPPINSTALL', changed: false })
+    expect(await fleet.store.load(portal.memberId)).toBeNull()
+    expect(logger.lines).toContainEqual({
+      level: 'info',
+      message: 'PortalFleet: ONAPPINSTALL ignored: the portal was uninstalled after it came',
+      context: { memberId: portal.memberId },
+    })
+  })
+})
+
+describe("an installed portal's events in arrival order", () => {
+  it('an ONAPPUPDATE proved while an ONAPPUNINSTALL came behind it is written first; the uninstall then removes it', async () => {
+    const portal = await rig.portal()
+    const holder = profileHolder()
+    const fleet = rig.fleet(portal, { httpOptions: { adapter: holder.adapter } })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    rig.later()
+    const answered = holder.hold()
+    const updating = fleet.handleEvent(portal.installEvent('ONAPPUPDATE'))
+    await answered
+    const uninstalling = fleet.handleEvent(portal.uninstall())
+    holder.release()
+    expect(await updating).toMatchObject({ event: 'ONAPPUPDATE', changed: true })
+    expect(await uninstalling).toMatchObject({ event: 'ONAPPUNINSTALL', changed: true })
+    expect(await fleet.store.load(portal.memberId)).toBeNull()
+  })
+
+  it('an ONAPPUPDATE right behind an ONAPPUNINSTALL does not bring the portal back', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const uninstall = portal.uninstall()
+    rig.later()
+    // Issued after the uninstall, so its proof succeeds: only the order decides.
+    const update = portal.installEvent('ONAPPUPDATE')
+    const outcomes = await Promise.allSettled([fleet.handleEvent(uninstall), fleet.handleEvent(update)])
+    expect(outcomes).toMatchObject([
+      { status: 'fulfilled', value: { event: 'ONAPPUNINSTALL', changed: true } },
+      { status: 'rejected', reason: { code: SdkErrorCode.PortalNotInstalled } },
+    ])
+    expect(await fleet.store.load(portal.memberId)).toBeNull()
+  })
+
+  it('another event right behind an ONAPPUNINSTALL finds the portal gone', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const other = new URLSearchParams(portal.installEvent('ONAPPUNINSTALL'))
+    other.set('event', 'ONCRMDEALADD')
+    const outcomes = await Promise.allSettled([
+      fleet.handleEvent(portal.uninstall()),
+      fleet.handleEvent(other),
+    ])
+    expect(outcomes).toMatchObject([
+      { status: 'fulfilled', value: { event: 'ONAPPUNINSTALL', changed: true } },
+      { status: 'rejected', reason: { code: SdkErrorCode.PortalNotInstalled } },
+    ])
+  })
+})
+
+describe('events that wait for an install being proved', () => {
+  it("another event with the reinstall's application token is taken once it is, and changes nothing", async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    portal.delayRequests(150, 1, { server: 'oauth', method: 'app.info' })
+    rig.later()
+    const fresh = 'c'.repeat(32)
+    const other = new URLSearchParams(portal.installEvent('ONAPPUNINSTALL', { applicationToken: fresh }))
+    other.set('event', 'ONCRMDEALADD')
+    const outcomes = await Promise.allSettled([
+      fleet.handleEvent(portal.installEvent('ONAPPINSTALL', { applicationToken: fresh })),
+      fleet.handleEvent(other),
+    ])
+    expect(outcomes).toMatchObject([
+      { status: 'fulfilled', value: { event: 'ONAPPINSTALL', changed: true } },
+      { status: 'fulfilled', value: { event: 'ONCRMDEALADD', changed: false } },
+    ])
+  })
+
+  it('an event with the application token of a reinstall still proved waits for it after a forged install was refused', async () => {
+    const portal = await rig.portal()
+    const holder = profileHolder()
+    const fleet = rig.fleet(portal, { httpOptions: { adapter: holder.adapter } })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    rig.later()
+    const fresh = 'c'.repeat(32)
+    const answered = holder.hold()
+    const reinstalling = fleet.handleEvent(portal.installEvent('ONAPPINSTALL', { applicationToken: fresh }))
+    await answered
+    await expect(
+      fleet.handleEvent(
+        forgedInstall(portal, { memberId: portal.memberId, accessToken: 'made-up', applicationToken: fresh }),
+      ),
+    ).rejects.toMatchObject({ code: SdkErrorCode.EventNotProved })
+    const other = new URLSearchParams(portal.installEvent('ONAPPUNINSTALL', { applicationToken: fresh }))
+    other.set('event', 'ONCRMDEALADD')
+    const handling = fleet.handleEvent(other)
+    holder.release()
+    expect(await reinstalling).toMatchObject({ changed: true })
+    expect(await handling).toMatchObject({ event: 'ONCRMDEALADD', changed: false })
+  })
+
+  it("an event with neither the stored nor the reinstall's application token is refused once the reinstall is taken", async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    portal.delayRequests(150, 1, { server: 'oauth', method: 'app.info' })
+    rig.later()
+    const fresh = 'c'.repeat(32)
+    rig.later()
+    const outcomes = await Promise.allSettled([
+      fleet.handleEvent(portal.installEvent('ONAPPINSTALL', { applicationToken: fresh })),
+      fleet.handleEvent(portal.installEvent('ONAPPUPDATE', { applicationToken: 'e'.repeat(32) })),
+    ])
+    expect(outcomes).toMatchObject([
+      { status: 'fulfilled', value: { changed: true } },
+      { status: 'rejected', reason: { code: SdkErrorCode.ApplicationTokenMismatch } },
+    ])
+    expect((await fleet.store.load(portal.memberId))?.applicationToken).toBe(fresh)
+  })
+
+  it('an uninstall is no install: an update with another application token is refused at once while it is asked', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    // The uninstall's question to the portal is kept there.
+    portal.holdRequests(1, { server: 'portal', method: 'app.info' })
+    const uninstalling = fleet.handleEvent(portal.uninstall())
+    await portal.waitForHeld(1)
+    rig.later()
+    const refused = fleet
+      .handleEvent(portal.installEvent('ONAPPUPDATE', { applicationToken: 'e'.repeat(32) }))
+      .then(
+        () => 'taken',
+        (error: { code?: string }) => error.code,
+      )
+    const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3000))
+    expect(await Promise.race([refused, waited])).toBe(SdkErrorCode.ApplicationTokenMismatch)
+    portal.releaseHeldRequests()
+    expect(await uninstalling).toMatchObject({ changed: true })
+  })
+})
+
+describe('an event whose pair is not newer than the stored one', () => {
+  it('is ignored without a proof: the OAuth server is not asked', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    const install = portal.installEvent('ONAPPINSTALL')
+    await fleet.handleEvent(install)
+    const asked = portal.log.entries.filter((entry) => entry.server === 'oauth').length
+    expect(await fleet.handleEvent(install)).toMatchObject({ changed: false })
+    expect(portal.log.entries.filter((entry) => entry.server === 'oauth').length).toBe(asked)
+    expect((await fleet.store.load(portal.memberId))?.accessToken).toBe(authField(install, 'access_token'))
+  })
+})
