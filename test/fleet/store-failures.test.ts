@@ -38,4 +38,41 @@ describe('PortalFleet on a failing store', () => {
     store.mode = 'fine'
     expect((await fleet.get(portal.memberId)).auth.getParams().memberId).toBe(portal.memberId)
   })
+
+  it('an event whose store read or removal fails rejects naming it, without the tokens the store quotes', async () => {
+    const portal = await rig.portal()
+    // A store that names a row it cannot decode by its application token, and fails to remove a portal.
+    const store = new (class extends MemoryStore {
+      loads: 'fine' | 'garbled' = 'fine'
+      override async load(memberId: string): Promise<PortalOAuthParams | null> {
+        const row = await super.load(memberId)
+        if (this.loads === 'garbled') throw new Error(`row ${row?.applicationToken} cannot be decoded`)
+        return row
+      }
+      override async remove(memberId: string): Promise<void> {
+        throw new Error(`remove ${memberId} refused`)
+      }
+    })()
+    const fleet = rig.fleet(portal, { store })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const other = new URLSearchParams(portal.installEvent('ONAPPUNINSTALL'))
+    other.set('event', 'ONCRMDEALADD')
+    rig.later()
+    store.loads = 'garbled'
+    for (const body of [portal.installEvent('ONAPPUPDATE'), portal.installEvent('ONAPPUNINSTALL'), other]) {
+      const error = await fleet.handleEvent(body).catch((failure: unknown) => failure)
+      expect(error).toMatchObject({
+        code: SdkErrorCode.TokenStoreFailed,
+        message: expect.stringMatching(
+          `^token store failed reading the pair of portal ${portal.memberId}: row `,
+        ),
+      })
+      expect(String((error as Error).message)).not.toContain(portal.applicationToken)
+    }
+    store.loads = 'fine'
+    await expect(fleet.handleEvent(portal.uninstall())).rejects.toMatchObject({
+      code: SdkErrorCode.TokenStoreFailed,
+      message: `token store failed removing portal ${portal.memberId}: remove ${portal.memberId} refused`,
+    })
+  })
 })
