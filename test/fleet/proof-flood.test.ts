@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type FetchLike, SdkErrorCode } from '../../src/index.js'
+import { createMemoryLogger } from '../helpers.js'
 import { authField, createFleetRig } from './fleet-rig.js'
 import { forgedInstall, proofRequests, strangerId } from './forged-install.js'
 
@@ -116,6 +117,70 @@ describe('a flood of forged installs', () => {
     expect(again.tally).toEqual({ refused: 200, shed: 0, other: [] })
     expect(proofRequests(portal)).toBe(1)
     expect(await fleet.store.load(strangerId(1))).toBeNull()
+  })
+})
+
+describe('what the operator is told of a flood', () => {
+  it('a warning when a lane starts refusing events unchecked, and one with their count once it drained', async () => {
+    const portal = await rig.portal()
+    const logger = createMemoryLogger()
+    const fleet = rig.fleet(portal, { logger })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const server = new URL(portal.serverEndpoint).origin
+    portal.holdRequests(100_000, { server: 'oauth', method: 'app.info' })
+    const strangers = Array.from({ length: AT_ONCE + WAITING + 3 }, (_, index) =>
+      forgedInstall(portal, { memberId: strangerId(index), accessToken: `forged-${index}` }),
+    )
+    rig.later()
+    const known = Array.from({ length: 1 + KNOWN_WAITING + 2 }, (_, index) => {
+      const body = new URLSearchParams(portal.installEvent('ONAPPUPDATE'))
+      body.set('auth[access_token]', `made-up-by-a-user-${index}`)
+      return body
+    })
+    const flood = fire((body) => fleet.handleEvent(body), [...strangers, ...known])
+    await vi.waitFor(() => expect(flood.tally.shed).toBe(3 + 2), { timeout: 3000 })
+    const warnings = (): unknown[] => logger.lines.filter((line) => line.level === 'warn')
+    expect(warnings()).toEqual([
+      {
+        level: 'warn',
+        message: 'PortalFleet: too many unproved install events; refusing more until they are checked',
+        context: { server },
+      },
+      {
+        level: 'warn',
+        message: `PortalFleet: too many events of portal ${portal.memberId}; refusing more until they are checked`,
+        context: { server, memberId: portal.memberId },
+      },
+    ])
+    portal.releaseHeldRequests()
+    await flood.settled
+    expect(warnings().slice(2)).toEqual(
+      expect.arrayContaining([
+        {
+          level: 'warn',
+          message: 'PortalFleet: unproved install events were refused unchecked',
+          context: { server, shed: 3 },
+        },
+        {
+          level: 'warn',
+          message: `PortalFleet: events of portal ${portal.memberId} were refused unchecked`,
+          context: { server, memberId: portal.memberId, shed: 2 },
+        },
+      ]),
+    )
+    expect(warnings()).toHaveLength(4)
+    // A second flood, once the first drained: told again, its own count.
+    const again = fire(
+      (body) => fleet.handleEvent(body),
+      Array.from({ length: AT_ONCE + WAITING + 1 }, (_, index) =>
+        forgedInstall(portal, { memberId: strangerId(index), accessToken: `forged-again-${index}` }),
+      ),
+    )
+    await again.settled
+    expect(warnings().slice(4)).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/too many unproved install events/) }),
+      expect.objectContaining({ context: { server, shed: 1 } }),
+    ])
   })
 })
 
