@@ -75,6 +75,34 @@ describe('exchangeAuthorizationCode reads the answer', () => {
     expect(await exchange(portal)).toMatchObject({ expiresIn: 3600, userId: 0 })
   })
 
+  it('values that are no whole number read as absent; a lifetime of 0 is a pair dead at once', async () => {
+    const portal = await rig.portal()
+    portal.mutateTokenResponses({ set: { expires_in: '', user_id: true } })
+    expect(await exchange(portal)).toMatchObject({ expiresIn: 3600, userId: 0 })
+    portal.mutateTokenResponses({ remove: ['expires'], set: { expires_in: 0 } })
+    const before = Math.floor(Date.now() / 1000)
+    const dead = await exchange(portal)
+    expect(dead.expiresIn).toBe(0)
+    expect(dead.expires).toBeGreaterThanOrEqual(before)
+    expect(dead.expires).toBeLessThanOrEqual(Math.floor(Date.now() / 1000))
+  })
+
+  it("an unusable answer's refusal does not show the answer's own tokens", async () => {
+    const portal = await rig.portal()
+    // A server that puts a token in the wrong field: the field's error would quote it.
+    portal.mutateTokenResponses({
+      set: { access_token: 'answer-access-token-1', status: 'answer-access-token-1' },
+    })
+    const access = await failure(exchange(portal))
+    expect(access.code).toBe(SdkErrorCode.InvalidResponse)
+    expect(access.message).toContain('authOptions.status')
+    expect(access.message).not.toContain('answer-access-token-1')
+    portal.mutateTokenResponses({
+      set: { refresh_token: 'answer-refresh-token-1', status: 'answer-refresh-token-1' },
+    })
+    expect((await failure(exchange(portal))).message).not.toContain('answer-refresh-token-1')
+  })
+
   it('an answer without a usable pair is refused as an invalid response, saying why', async () => {
     const portal = await rig.portal()
     portal.mutateTokenResponses({ set: { client_endpoint: 'not a url' } })

@@ -111,6 +111,7 @@ describe.each(ADAPTERS)(
         (failure: unknown) => failure,
       )
       expect(error).toEqual(refusedTowards(attacker))
+      expect(error).toMatchObject({ status, request: { method: 'oauth/token' } })
       expect((error as Error).message).not.toContain('leak')
       expectNothingSent(attacker, portal.clientSecret, code)
     })
