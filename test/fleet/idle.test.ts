@@ -1,12 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { type PortalOAuth, SdkErrorCode } from '../../src/index.js'
 import { createFleetRig, destroyed } from './fleet-rig.js'
 
 // When the fleet lets go of a client: idleTimeout after its last get(), not after it was built, and whatever
 // happened to the other portals' clients meanwhile.
 
 const rig = createFleetRig()
-afterEach(() => rig.close())
+afterEach(async () => {
+  vi.useRealTimers()
+  await rig.close()
+})
+
+/** Whether `portal` was destroyed, asked without a request (an empty method name is refused before anything). */
+async function isDestroyed(portal: PortalOAuth): Promise<boolean> {
+  const outcome = await portal.actions.v2.call.make({ unchecked: true, method: '', params: {} }).then(
+    () => null,
+    (error: { code?: string }) => error.code,
+  )
+  return outcome === SdkErrorCode.Destroyed
+}
 
 /** Ref'd timers: what keeps the process alive. */
 function liveTimers(): number {
@@ -49,5 +62,28 @@ describe('PortalFleet idle clients', () => {
     const before = liveTimers()
     await fleet.get(portal.memberId)
     expect(liveTimers()).toBe(before)
+  })
+
+  it('one look for idle clients every idleTimeout / 2 for all of them; a client goes at its idleTimeout, no timer is left', async () => {
+    // The interval and the clock are fake, every other timer real: the looks happen when the test moves the clock.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] })
+    const one = await rig.portal()
+    const other = await rig.portal()
+    const fleet = rig.fleet(one, { idleTimeout: 1000 })
+    await fleet.handleEvent(one.installEvent('ONAPPINSTALL'))
+    await fleet.handleEvent(other.installEvent('ONAPPINSTALL'))
+    expect(vi.getTimerCount()).toBe(0)
+    const clients = [await fleet.get(one.memberId), await fleet.get(other.memberId)]
+    expect(vi.getTimerCount()).toBe(1)
+    vi.advanceTimersByTime(999)
+    await sleep(50)
+    expect(await Promise.all(clients.map(isDestroyed))).toEqual([false, false])
+    // The look at 1 000 ms finds both idle for idleTimeout.
+    vi.advanceTimersByTime(1)
+    // Polled on real time (vi.waitFor would move the fake clock on to the next look).
+    for (let look = 0; look < 40 && !(await isDestroyed(clients[1] as PortalOAuth)); look += 1)
+      await sleep(50)
+    expect(await Promise.all(clients.map(isDestroyed))).toEqual([true, true])
+    expect(vi.getTimerCount()).toBe(0)
   })
 })
