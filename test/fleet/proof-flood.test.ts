@@ -184,6 +184,27 @@ describe('what the operator is told of a flood', () => {
   })
 })
 
+describe('a fleet with a smaller pool (httpOptions.connections)', () => {
+  it.each([
+    [5, 2],
+    [1, 1],
+  ])('of %i connections proves %i strangers at a time', async (connections, atOnce) => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal, { httpOptions: { connections } })
+    portal.holdRequests(100_000, { server: 'oauth', method: 'app.info' })
+    const bodies = Array.from({ length: 6 }, (_, index) =>
+      forgedInstall(portal, { memberId: strangerId(index), accessToken: `forged-${index}` }),
+    )
+    const { tally, settled } = fire((body) => fleet.handleEvent(body), bodies)
+    await portal.waitForHeld(atOnce)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(proofRequests(portal)).toBe(atOnce)
+    portal.releaseHeldRequests()
+    await settled
+    expect(tally).toEqual({ refused: 6, shed: 0, other: [] })
+  })
+})
+
 describe('destroy() during a flood', () => {
   it("refuses the strangers' events still waiting at once and waits only for the proofs in flight", async () => {
     const portal = await rig.portal()
@@ -329,6 +350,29 @@ describe('what is remembered as refused', () => {
       code: SdkErrorCode.EventNotProved,
     })
     expect(proofRequests(portal)).toBe(1)
+    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+    })
+    expect(proofRequests(portal)).toBe(1)
+  })
+
+  it.each([500, 429])('an answer of %i is not either: the server failed or was busy', async (status) => {
+    const portal = await rig.portal()
+    let failures = 1
+    const adapter: FetchLike = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input)
+      if (url.includes('/app.info') && failures > 0) {
+        failures -= 1
+        return new Response('{}', { status })
+      }
+      return fetch(input, init)
+    }
+    const fleet = rig.fleet(portal, { httpOptions: { adapter } })
+    const body = forgedInstall(portal, { memberId: strangerId(3), accessToken: 'made-up' })
+    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+    })
+    expect(proofRequests(portal)).toBe(0)
     await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
       code: SdkErrorCode.EventNotProved,
     })
