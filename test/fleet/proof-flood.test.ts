@@ -217,8 +217,13 @@ describe('destroy() during a flood', () => {
     await portal.waitForHeld(AT_ONCE)
     const destroying = fleet.destroy()
     await vi.waitFor(() => expect(tally.other).toHaveLength(100 - AT_ONCE), { timeout: 3000 })
-    expect(tally.other.every((error) => (error as { code?: string }).code === SdkErrorCode.Destroyed)).toBe(
-      true,
+    expect(tally.other).toEqual(
+      Array.from({ length: 100 - AT_ONCE }, () =>
+        expect.objectContaining({
+          code: SdkErrorCode.Destroyed,
+          message: 'PortalFleet was destroyed; create a new one',
+        }),
+      ),
     )
     portal.releaseHeldRequests()
     await destroying
@@ -280,6 +285,85 @@ describe("made-up events carrying an installed portal's application token", () =
     expect(tally).toEqual({ refused: 1 + KNOWN_WAITING, shed: 100 - 1 - KNOWN_WAITING, other: [] })
     expect(proofRequests(portal) - before).toBe(1 + KNOWN_WAITING)
     expect(await fleet.store.load(portal.memberId)).toEqual(stored)
+  })
+})
+
+describe("an installed portal's own lane", () => {
+  it("is its own: another portal's events do not wait behind its proof", async () => {
+    const held = await rig.portal()
+    const free = await rig.portal()
+    const fleet = rig.fleet(held)
+    await fleet.handleEvent(held.installEvent('ONAPPINSTALL'))
+    await fleet.handleEvent(free.installEvent('ONAPPINSTALL'))
+    held.holdRequests(1, { server: 'oauth', method: 'app.info' })
+    rig.later()
+    const waiting = fleet.handleEvent(held.installEvent('ONAPPUPDATE'))
+    await held.waitForHeld(1)
+    expect(await fleet.handleEvent(free.installEvent('ONAPPUPDATE'))).toMatchObject({ changed: true })
+    held.releaseHeldRequests()
+    expect(await waiting).toMatchObject({ changed: true })
+  })
+
+  it('takes event after event: each one proved leaves it, and the 10th in a row is proved too', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    rig.later()
+    for (let index = 0; index < 1 + KNOWN_WAITING + 1; index += 1) {
+      const body = new URLSearchParams(portal.installEvent('ONAPPUPDATE'))
+      body.set('auth[access_token]', `made-up-one-after-another-${index}`)
+      await expect(fleet.handleEvent(body)).rejects.toMatchObject({
+        code: SdkErrorCode.EventNotProved,
+        message: expect.stringContaining('did not confirm'),
+      })
+    }
+    expect(proofRequests(portal)).toBe(1 + 1 + KNOWN_WAITING + 1)
+  })
+
+  it('says whose events are too many when it refuses one unchecked', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    portal.holdRequests(100_000, { server: 'oauth', method: 'app.info' })
+    rig.later()
+    const made = (index: number): URLSearchParams => {
+      const body = new URLSearchParams(portal.installEvent('ONAPPUPDATE'))
+      body.set('auth[access_token]', `made-up-by-a-user-${index}`)
+      return body
+    }
+    const first = Array.from({ length: 1 + KNOWN_WAITING }, (_, index) => fleet.handleEvent(made(index)))
+    await expect(fleet.handleEvent(made(99))).rejects.toMatchObject({
+      code: SdkErrorCode.EventNotProved,
+      message: `handleEvent: portal ${portal.memberId}: not checked: too many events of this portal are waiting for the OAuth server (1 checked at a time, ${KNOWN_WAITING} waiting); nothing was changed`,
+    })
+    const strangers = Array.from({ length: AT_ONCE + WAITING }, (_, index) =>
+      fleet.handleEvent(
+        forgedInstall(portal, { memberId: strangerId(index), accessToken: `forged-${index}` }),
+      ),
+    )
+    await expect(
+      fleet.handleEvent(forgedInstall(portal, { memberId: strangerId(999), accessToken: 'one-too-many' })),
+    ).rejects.toMatchObject({
+      message: `handleEvent: portal ${strangerId(999)}: not checked: too many unproved events are waiting for the OAuth server (${AT_ONCE} checked at a time, ${WAITING} waiting); nothing was changed`,
+    })
+    portal.releaseHeldRequests()
+    await Promise.allSettled([...first, ...strangers])
+  })
+})
+
+describe('a proof that succeeded', () => {
+  it('is never reused: the same token again, after the portal revoked it, is refused', async () => {
+    const portal = await rig.portal()
+    const fleet = rig.fleet(portal)
+    const install = new URLSearchParams(portal.installEvent('ONAPPINSTALL'))
+    await fleet.handleEvent(install)
+    // Every token the portal issued stops working; the same event comes again as a reinstall (another application
+    // token) claiming a later expiry.
+    portal.uninstall()
+    install.set('auth[expires]', String(Number(install.get('auth[expires]')) + 60))
+    install.set('auth[application_token]', 'c'.repeat(32))
+    await expect(fleet.handleEvent(install)).rejects.toMatchObject({ code: SdkErrorCode.EventNotProved })
+    expect(proofRequests(portal)).toBe(2)
   })
 })
 
