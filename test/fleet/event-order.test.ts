@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { type FetchLike, SdkErrorCode } from '../../src/index.js'
+import { type FetchLike, MemoryStore, type PortalOAuthParams, SdkErrorCode } from '../../src/index.js'
 import { createMemoryLogger } from '../helpers.js'
 import { authField, createFleetRig } from './fleet-rig.js'
 import { forgedInstall } from './forged-install.js'
@@ -124,6 +124,40 @@ describe("an installed portal's events in arrival order", () => {
       { status: 'fulfilled', value: { event: 'ONAPPUNINSTALL', changed: true } },
       { status: 'rejected', reason: { code: SdkErrorCode.PortalNotInstalled } },
     ])
+  })
+})
+
+describe("a portal's events and its store", () => {
+  it('read it one after another: an event behind one whose read is slow waits, also once the one before settled', async () => {
+    const portal = await rig.portal()
+    // A store whose second read from now on answers only when let go.
+    const store = new (class extends MemoryStore {
+      reads = 0
+      slow: Promise<void> | null = null
+      override async load(memberId: string): Promise<PortalOAuthParams | null> {
+        this.reads += 1
+        if (this.reads === 2) await this.slow
+        return super.load(memberId)
+      }
+    })()
+    const fleet = rig.fleet(portal, { store })
+    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+    const other = new URLSearchParams(portal.installEvent('ONAPPUNINSTALL'))
+    other.set('event', 'ONCRMDEALADD')
+    let letGo: () => void = () => undefined
+    store.slow = new Promise<void>((resolve) => {
+      letGo = resolve
+    })
+    store.reads = 0
+    const first = fleet.handleEvent(other)
+    const second = fleet.handleEvent(other)
+    expect(await first).toMatchObject({ changed: false })
+    const third = fleet.handleEvent(other)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(store.reads).toBe(2)
+    letGo()
+    expect(await Promise.all([second, third])).toMatchObject([{ changed: false }, { changed: false }])
+    expect(store.reads).toBe(3)
   })
 })
 
