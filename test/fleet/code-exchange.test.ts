@@ -39,8 +39,13 @@ describe('exchangeAuthorizationCode', () => {
       status: 200,
     })
     expect(request?.contentType).toContain('application/x-www-form-urlencoded')
-    expect(request?.headers.accept).toBe('application/json')
     expect(request?.body).toMatchObject({ client_id: portal.clientId, client_secret: portal.clientSecret })
+  })
+
+  it('asks for JSON (accept: application/json)', async () => {
+    const portal = await rig.portal()
+    await exchange(portal, portal.issueAuthorizationCode())
+    expect(portal.log.tokenRequests()[0]?.headers.accept).toBe('application/json')
   })
 
   it('sends through the forward proxy given as proxy', async () => {

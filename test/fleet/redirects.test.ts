@@ -111,7 +111,6 @@ describe.each(ADAPTERS)(
         (failure: unknown) => failure,
       )
       expect(error).toEqual(refusedTowards(attacker))
-      expect(error).toMatchObject({ status, request: { method: 'oauth/token' } })
       expect((error as Error).message).not.toContain('leak')
       expectNothingSent(attacker, portal.clientSecret, code)
     })
@@ -249,5 +248,27 @@ describe('an adapter that follows redirects whatever it is given', () => {
       message: expect.stringContaining(`adapter followed a redirect to ${attacker.origin}`),
     })
     await client.destroy()
+  })
+})
+
+describe("the code exchange's refused redirect", () => {
+  it('names the request and the status', async () => {
+    const portal = await rig.portal()
+    const { redirector } = await redirectingTo(portal, 307)
+    const error = await exchangeAuthorizationCode({
+      code: portal.issueAuthorizationCode(),
+      oAuthSecret: { clientId: portal.clientId, clientSecret: portal.clientSecret },
+      applicationToken: portal.applicationToken,
+      serverEndpoint: redirector.restRoot,
+      oauthServers: [redirector.origin],
+    }).then(
+      () => null,
+      (failure: unknown) => failure,
+    )
+    expect(error).toMatchObject({
+      code: SdkErrorCode.RedirectRefused,
+      status: 307,
+      request: { method: 'oauth/token' },
+    })
   })
 })
