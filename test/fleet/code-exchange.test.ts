@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { exchangeAuthorizationCode, SdkErrorCode } from '../../src/index.js'
 import type { PortalEmulator } from '../../src/testing/index.js'
-import { startForwardProxy } from '../forward-proxy.js'
 import { createTestClock } from '../helpers.js'
 import { createFleetRig } from './fleet-rig.js'
 
@@ -46,24 +45,6 @@ describe('exchangeAuthorizationCode', () => {
     const portal = await rig.portal()
     await exchange(portal, portal.issueAuthorizationCode())
     expect(portal.log.tokenRequests()[0]?.headers.accept).toBe('application/json')
-  })
-
-  it('sends through the forward proxy given as proxy', async () => {
-    const portal = await rig.portal()
-    const proxy = await startForwardProxy()
-    try {
-      const params = await exchangeAuthorizationCode({
-        code: portal.issueAuthorizationCode(),
-        oAuthSecret: { clientId: portal.clientId, clientSecret: portal.clientSecret },
-        applicationToken: portal.applicationToken,
-        serverEndpoint: portal.serverEndpoint,
-        proxy: proxy.url,
-      })
-      expect(params.refreshToken).toBe(portal.currentRefreshToken)
-      expect(proxy.seen.map((request) => request.target)).toEqual([new URL(portal.serverEndpoint).host])
-    } finally {
-      await proxy.close()
-    }
   })
 
   it('hands the pair to a fleet, whose client calls the portal with it; the install event then matches', async () => {

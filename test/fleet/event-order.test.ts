@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type FetchLike, MemoryStore, type PortalOAuthParams, SdkErrorCode } from '../../src/index.js'
+import type { PortalEmulator } from '../../src/testing/index.js'
 import { createMemoryLogger } from '../helpers.js'
 import { authField, createFleetRig } from './fleet-rig.js'
 import { forgedInstall } from './forged-install.js'
@@ -40,6 +41,15 @@ function profileHolder(): { adapter: FetchLike; hold: () => Promise<void>; relea
     },
     release: () => release(),
   }
+}
+
+/** An `ONCRMDEALADD` of `portal` (another event of the portal), with its application token or `applicationToken`. */
+function dealAdded(portal: PortalEmulator, applicationToken?: string): URLSearchParams {
+  const body = new URLSearchParams(
+    portal.installEvent('ONAPPUNINSTALL', applicationToken === undefined ? undefined : { applicationToken }),
+  )
+  body.set('event', 'ONCRMDEALADD')
+  return body
 }
 
 describe("a stranger's install proved while an uninstall is taken", () => {
@@ -114,8 +124,7 @@ describe("an installed portal's events in arrival order", () => {
     const portal = await rig.portal()
     const fleet = rig.fleet(portal)
     await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
-    const other = new URLSearchParams(portal.installEvent('ONAPPUNINSTALL'))
-    other.set('event', 'ONCRMDEALADD')
+    const other = dealAdded(portal)
     const outcomes = await Promise.allSettled([
       fleet.handleEvent(portal.uninstall()),
       fleet.handleEvent(other),
@@ -142,8 +151,7 @@ describe("a portal's events and its store", () => {
     })()
     const fleet = rig.fleet(portal, { store })
     await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
-    const other = new URLSearchParams(portal.installEvent('ONAPPUNINSTALL'))
-    other.set('event', 'ONCRMDEALADD')
+    const other = dealAdded(portal)
     let letGo: () => void = () => undefined
     store.slow = new Promise<void>((resolve) => {
       letGo = resolve
@@ -162,23 +170,24 @@ describe("a portal's events and its store", () => {
 })
 
 describe('events that wait for an install being proved', () => {
-  it("another event with the reinstall's application token is taken once it is, and changes nothing", async () => {
+  it('behind a reinstall being proved, an event with its application token is taken once it is; one with neither token is refused', async () => {
     const portal = await rig.portal()
     const fleet = rig.fleet(portal)
     await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
     portal.delayRequests(150, 1, { server: 'oauth', method: 'app.info' })
     rig.later()
     const fresh = 'c'.repeat(32)
-    const other = new URLSearchParams(portal.installEvent('ONAPPUNINSTALL', { applicationToken: fresh }))
-    other.set('event', 'ONCRMDEALADD')
     const outcomes = await Promise.allSettled([
       fleet.handleEvent(portal.installEvent('ONAPPINSTALL', { applicationToken: fresh })),
-      fleet.handleEvent(other),
+      fleet.handleEvent(dealAdded(portal, fresh)),
+      fleet.handleEvent(portal.installEvent('ONAPPUPDATE', { applicationToken: 'e'.repeat(32) })),
     ])
     expect(outcomes).toMatchObject([
       { status: 'fulfilled', value: { event: 'ONAPPINSTALL', changed: true } },
       { status: 'fulfilled', value: { event: 'ONCRMDEALADD', changed: false } },
+      { status: 'rejected', reason: { code: SdkErrorCode.ApplicationTokenMismatch } },
     ])
+    expect((await fleet.store.load(portal.memberId))?.applicationToken).toBe(fresh)
   })
 
   it('an event with the application token of a reinstall still proved waits for it after a forged install was refused', async () => {
@@ -196,31 +205,11 @@ describe('events that wait for an install being proved', () => {
         forgedInstall(portal, { memberId: portal.memberId, accessToken: 'made-up', applicationToken: fresh }),
       ),
     ).rejects.toMatchObject({ code: SdkErrorCode.EventNotProved })
-    const other = new URLSearchParams(portal.installEvent('ONAPPUNINSTALL', { applicationToken: fresh }))
-    other.set('event', 'ONCRMDEALADD')
+    const other = dealAdded(portal, fresh)
     const handling = fleet.handleEvent(other)
     holder.release()
     expect(await reinstalling).toMatchObject({ changed: true })
     expect(await handling).toMatchObject({ event: 'ONCRMDEALADD', changed: false })
-  })
-
-  it("an event with neither the stored nor the reinstall's application token is refused once the reinstall is taken", async () => {
-    const portal = await rig.portal()
-    const fleet = rig.fleet(portal)
-    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
-    portal.delayRequests(150, 1, { server: 'oauth', method: 'app.info' })
-    rig.later()
-    const fresh = 'c'.repeat(32)
-    rig.later()
-    const outcomes = await Promise.allSettled([
-      fleet.handleEvent(portal.installEvent('ONAPPINSTALL', { applicationToken: fresh })),
-      fleet.handleEvent(portal.installEvent('ONAPPUPDATE', { applicationToken: 'e'.repeat(32) })),
-    ])
-    expect(outcomes).toMatchObject([
-      { status: 'fulfilled', value: { changed: true } },
-      { status: 'rejected', reason: { code: SdkErrorCode.ApplicationTokenMismatch } },
-    ])
-    expect((await fleet.store.load(portal.memberId))?.applicationToken).toBe(fresh)
   })
 
   it('an uninstall is no install: an update with another application token is refused at once while it is asked', async () => {

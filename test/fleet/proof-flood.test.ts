@@ -431,55 +431,36 @@ describe('what is remembered as refused', () => {
     expect(proofRequests(portal)).toBe(2)
   })
 
-  it('an answer of 5xx is not (the server failed, it refused nothing); a refusal it answered later is', async () => {
-    const portal = await rig.portal()
-    let failures = 1
-    // A proxy in front of the OAuth server that fails once.
-    const adapter: FetchLike = async (input, init) => {
-      const url = input instanceof Request ? input.url : String(input)
-      if (url.includes('/app.info') && failures > 0) {
-        failures -= 1
-        return new Response('<html>Bad gateway</html>', { status: 502 })
+  it.each([502, 500, 429])(
+    'an answer of %i is not (the server failed or was busy, it refused nothing); a refusal it answered later is',
+    async (status) => {
+      const portal = await rig.portal()
+      let failures = 1
+      // A proxy in front of the OAuth server that fails once.
+      const adapter: FetchLike = async (input, init) => {
+        const url = input instanceof Request ? input.url : String(input)
+        if (url.includes('/app.info') && failures > 0) {
+          failures -= 1
+          return new Response('<html>Bad gateway</html>', { status })
+        }
+        return fetch(input, init)
       }
-      return fetch(input, init)
-    }
-    const fleet = rig.fleet(portal, { httpOptions: { adapter } })
-    const body = forgedInstall(portal, { memberId: strangerId(3), accessToken: 'made-up' })
-    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
-      code: SdkErrorCode.EventNotProved,
-    })
-    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
-      code: SdkErrorCode.EventNotProved,
-    })
-    expect(proofRequests(portal)).toBe(1)
-    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
-      code: SdkErrorCode.EventNotProved,
-    })
-    expect(proofRequests(portal)).toBe(1)
-  })
-
-  it.each([500, 429])('an answer of %i is not either: the server failed or was busy', async (status) => {
-    const portal = await rig.portal()
-    let failures = 1
-    const adapter: FetchLike = async (input, init) => {
-      const url = input instanceof Request ? input.url : String(input)
-      if (url.includes('/app.info') && failures > 0) {
-        failures -= 1
-        return new Response('{}', { status })
-      }
-      return fetch(input, init)
-    }
-    const fleet = rig.fleet(portal, { httpOptions: { adapter } })
-    const body = forgedInstall(portal, { memberId: strangerId(3), accessToken: 'made-up' })
-    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
-      code: SdkErrorCode.EventNotProved,
-    })
-    expect(proofRequests(portal)).toBe(0)
-    await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
-      code: SdkErrorCode.EventNotProved,
-    })
-    expect(proofRequests(portal)).toBe(1)
-  })
+      const fleet = rig.fleet(portal, { httpOptions: { adapter } })
+      const body = forgedInstall(portal, { memberId: strangerId(3), accessToken: 'made-up' })
+      await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+        code: SdkErrorCode.EventNotProved,
+      })
+      expect(proofRequests(portal)).toBe(0)
+      await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+        code: SdkErrorCode.EventNotProved,
+      })
+      expect(proofRequests(portal)).toBe(1)
+      await expect(fleet.handleEvent(new URLSearchParams(body))).rejects.toMatchObject({
+        code: SdkErrorCode.EventNotProved,
+      })
+      expect(proofRequests(portal)).toBe(1)
+    },
+  )
 
   it('for a minute: its last millisecond refuses a repeat unsent, the next one asks again', async () => {
     // Only the clock is fake, and stands still: every timer is real.
