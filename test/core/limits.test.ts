@@ -26,6 +26,24 @@ function burst(rigUnderTest: Rig, count: number, method = 'server.time') {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * A client and an emulator enforcing the same bucket, the client's requests through `adapter`, warmed up (the sockets
+ * open, the limiter's queue loaded) so that a burst leaves at once, both buckets drained and the log cleared.
+ */
+async function warmedRig(
+  bucket: { burstLimit: number; drainRate: number },
+  adapter: FetchLike,
+): Promise<Rig> {
+  const warmed = await startRig({
+    emulator: { rateLimit: bucket },
+    client: { httpOptions: { adapter }, restrictionParams: { rateLimit: bucket } },
+  })
+  await burst(warmed, 3)
+  await sleep(300)
+  warmed.emulator.log.clear()
+  return warmed
+}
 /** Timers that keep the process alive now (an unref'd timer is not listed). */
 const liveNow = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
 /**
@@ -105,16 +123,7 @@ describe('leaky bucket', () => {
       }
       return fetch(input, init)
     }
-    const bucket = { burstLimit: 2, drainRate: 20 }
-    rig = await startRig({
-      emulator: { rateLimit: bucket },
-      client: { httpOptions: { adapter }, restrictionParams: { rateLimit: bucket } },
-    })
-    // Warm up (open the sockets, load the limiter's queue) so the burst below leaves at once; let both buckets
-    // drain.
-    await burst(rig, 3)
-    await sleep(300)
-    rig.emulator.log.clear()
+    rig = await warmedRig({ burstLimit: 2, drainRate: 20 }, adapter)
     slowNext = true
     const results = await burst(rig, 3)
     expect(results.every((result) => result.isSuccess)).toBe(true)
@@ -135,16 +144,7 @@ describe('leaky bucket', () => {
       }
       return fetch(input, init)
     }
-    const bucket = { burstLimit: 5, drainRate: 25 }
-    rig = await startRig({
-      emulator: { rateLimit: bucket },
-      client: { httpOptions: { adapter }, restrictionParams: { rateLimit: bucket } },
-    })
-    // Warm up (open the sockets, load the limiter's queue) so that answers come back at once; let both buckets
-    // drain.
-    await burst(rig, 3)
-    await sleep(300)
-    rig.emulator.log.clear()
+    rig = await warmedRig({ burstLimit: 5, drainRate: 25 }, adapter)
     sent = 0
     const results = await burst(rig, 15)
     expect(results.every((result) => result.isSuccess)).toBe(true)
