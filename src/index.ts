@@ -111,6 +111,9 @@ export type {
 export type { Flag, Id, NoParams, NumericId, Obj } from './catalogue/doc-types.js'
 export type { V2Method, V3Method } from './catalogue/method-names.js'
 export type {
+  CrmItemAddParams,
+  CrmItemImportParams,
+  CrmItemUpdateParams,
   V2CallMake,
   V2DeprecatedMethod,
   V2ListCall,
