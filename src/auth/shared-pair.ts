@@ -185,6 +185,7 @@ export class SharedPair {
     // Once the attempt made a new pair the one held, nothing it still asks the store is waited for: the machine hears
     // of the pair at once (see the end of this method).
     let changed = false
+    let marked = false
     try {
       // The lock kept for a pair of this instance that waits for its save is this refresh's: it would wait for it.
       owner = this.#unsaved?.handOver() ?? null
@@ -218,6 +219,8 @@ export class SharedPair {
       )
       changed = saved !== null
       if (saved) return saved
+      // A mark the store wrote though its answer was lost is ended as well (see the release below).
+      marked = true
       await this.#marks.mark(previous, owner, signal, this.#waitUntil(until))
       let output: AccessTokenRefreshOutput
       try {
@@ -246,7 +249,8 @@ export class SharedPair {
       return output
     } finally {
       if (owner && changed) void this.#unlock(memberId, owner, performance.now() + this.#deps.lockTtlMs)
-      else if (owner) await this.#unlock(memberId, owner, until)
+      else if (owner && !(await this.#unlock(memberId, owner, until)) && marked)
+        this.#marks.endLater(memberId, owner, () => this.#holder.closed())
     }
   }
 
@@ -261,9 +265,12 @@ export class SharedPair {
     await Promise.all(this.#running)
   }
 
-  /** `destroy()`, once the refresh in flight has ended: a last save, within `ms`, of a pair the store did not take. */
+  /**
+   * `destroy()`, once the refresh in flight has ended: a last save, within `ms`, of a pair the store did not take, and
+   * a last release of a spending mark the store kept.
+   */
   async close(ms: number): Promise<void> {
-    await this.#unsaved?.close(ms)
+    await Promise.all([this.#unsaved?.close(ms), this.#marks.close(ms)])
   }
 
   #unsavedPair(): UnsavedPair {
@@ -333,12 +340,19 @@ export class SharedPair {
     }
   }
 
-  /** Gives the lock back; a failure is logged (the lock then ends at its TTL), a store that does not answer is left. */
-  async #unlock(memberId: string, owner: string, until: number): Promise<void> {
+  /**
+   * Gives the lock back; resolves whether the store answered. A failure is logged (the lock then ends at its TTL), a
+   * store that does not answer is left.
+   */
+  async #unlock(memberId: string, owner: string, until: number): Promise<boolean> {
     const { store, secrets } = this.#deps
     const pending = callStore(() => store.unlock(memberId, owner))
-    await answerWithin('unlocking', pending, { ms: this.#waitUntil(until), secrets }).catch(
-      (error: unknown) => this.failed('unlocking', error),
+    return answerWithin('unlocking', pending, { ms: this.#waitUntil(until), secrets }).then(
+      () => true,
+      (error: unknown) => {
+        this.failed('unlocking', error)
+        return false
+      },
     )
   }
 

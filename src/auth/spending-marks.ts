@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { AccessTokenRefreshOutput } from '../../machines/access-token.types.js'
 import { abortableSleep, raceAbort } from '../core/abortable-sleep.js'
 import { SdkError, SdkErrorCode } from '../errors/sdk-error.js'
@@ -20,6 +21,9 @@ export const SPENDING_MARK_TTLS = 4
 /** Longest pause between two looks at the store while another holder's save is waited for, ms. */
 const LOOK_MS = 1_000
 
+/** Pause between two releases that end a mark the store kept, and the longest wait for one's answer, ms. */
+const END_PAUSE_MS = 250
+
 /** What the marks need. */
 export interface SpendingMarksDeps {
   store: TokenStore
@@ -36,6 +40,8 @@ export interface SpendingMarksDeps {
  */
 export class SpendingMarks {
   readonly #deps: SpendingMarksDeps
+  /** Marks whose release the store did not take yet: owner → member id. */
+  readonly #unended = new Map<string, string>()
 
   constructor(deps: SpendingMarksDeps) {
     this.#deps = deps
@@ -111,6 +117,41 @@ export class SpendingMarks {
         return null
       }
     }
+  }
+
+  /**
+   * The holder gave its lock back without a new pair and the store did not take the release: the mark it left would
+   * keep every other holder from presenting the token for the mark's whole TTL, though this holder knows the outcome
+   * (nothing sent, or an answer read). Releases again in the background (ending the mark whoever holds the lock by
+   * then), every 250 ms, until the store answers, the mark's TTL is over or `closed()`; {@link close} makes a last
+   * try.
+   */
+  endLater(memberId: string, owner: string, closed: () => boolean): void {
+    const until = performance.now() + this.ttlMs
+    this.#unended.set(owner, memberId)
+    const again = async (): Promise<void> => {
+      while (this.#unended.has(owner) && performance.now() < until && !closed()) {
+        await sleep(END_PAUSE_MS, undefined, { ref: false })
+        await this.#end(memberId, owner, END_PAUSE_MS)
+      }
+    }
+    void again()
+  }
+
+  /** `destroy()`: a last release, within `ms`, of each mark the store kept after its holder's release failed. */
+  async close(ms: number): Promise<void> {
+    await Promise.all([...this.#unended].map(([owner, memberId]) => this.#end(memberId, owner, ms)))
+    this.#unended.clear()
+  }
+
+  /** One release that ends `owner`'s mark; once the store answers, the mark is no longer waited on. */
+  async #end(memberId: string, owner: string, ms: number): Promise<void> {
+    const { store, secrets } = this.#deps
+    const pending = callStore(() => store.unlock(memberId, owner))
+    await answerWithin('ending the spending mark', pending, { ms, secrets }).then(
+      () => this.#unended.delete(owner),
+      () => undefined,
+    )
   }
 
   #read(previous: PortalOAuthParams, signal: AbortSignal, ms: number): Promise<SpendingMark | null> {
