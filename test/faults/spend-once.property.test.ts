@@ -35,11 +35,14 @@ describe('a refresh token is presented to the OAuth server once, whatever order 
    * second `destroy()` cutting off the request of an attempt that had timed out, and giving the lock back at once; the
    * third an instance destroyed while its attempt held the lock, had marked the refresh token and sent nothing, whose
    * release the store refused: its mark outlived it, and no refresh could present the token until the mark's TTL.
+   * The fourth is the harness's own: a call right after the faults joined a refresh whose attempts began while its
+   * instance was cut off from the store, and failed with it (the run now waits for such attempts to end).
    */
   it.each([
     { seed: 21, path: '6:1:0:3:2:2:2' },
     { seed: 23, path: '3:2:1:0:1:1:1:5' },
     { seed: -1501856141, path: '18:3:1:12:12:16:20:20:17:22:21:27:29:22' },
+    { seed: 607950449, path: '28:1:0:9:5:14:3:8:15:7:9:7:9:2' },
   ])(
     'found with seed $seed, path $path',
     async ({ seed, path }) => {
