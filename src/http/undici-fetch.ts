@@ -45,6 +45,13 @@ type Undici = typeof import('undici')
 
 let undici: Undici | undefined
 let undiciLoading: Promise<Undici> | undefined
+/**
+ * Whether `undici` is the npm package, whose pools take dispatch handlers ({@link exchangeText}). Bun answers
+ * `import('undici')` with a module of its own whose pools send nothing through them: there REST answers are read
+ * through `undici.request`, as every other request is.
+ */
+const DISPATCH_HANDLERS = typeof (process.versions as Record<string, string | undefined>).bun !== 'string'
+
 /** undici's key for a queued request's abort (see {@link QueuedAbortKey}), once undici has loaded. */
 let queuedAbort: QueuedAbortKey
 
@@ -311,7 +318,8 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
       agent = createPool(loaded, options)
       if (closed) await agent.close()
     }
-    if (holder && typeof raw === 'string') return sendRest(request, holder, agent)
+    const rest = holder && typeof raw === 'string' ? holder : null
+    if (rest && DISPATCH_HANDLERS) return sendRest(request, rest, agent)
     const { url, signal } = request
     const headers = headersToRecord(request.headers, holder?.headers ?? null)
     let answer: Awaited<ReturnType<Undici['request']>>
@@ -333,6 +341,16 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
       discardBody(answer.body)
       throw new RedirectRefusal(status, locationOrigin(headerValue(answer.headers.location), url), false)
     }
+    if (rest) {
+      rest.answer = undefined
+      try {
+        rest.answer = await answer.body.text()
+      } catch (error) {
+        if (passedMaxSize(error) && !signal.aborted) throw new AnswerTooLarge(options.maxAnswerBytes)
+        throw error
+      }
+      return statusResponse(status)
+    }
     const responseHeaderList = responseHeaders(answer.headers)
     if (status === 204 || status === 304 || request.method === 'HEAD') {
       await answer.body.dump()
@@ -346,7 +364,7 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
   const fetch: FetchLike = (input, init) => {
     const holder = (init as Record<string, unknown> | undefined)?.[RAW_BODY_OPTION] as RawBody | undefined
     // Every REST call once the pool is up: no async frame of its own (a promise and a turn less per call).
-    if (agent && input instanceof Request && typeof holder?.text === 'string') {
+    if (DISPATCH_HANDLERS && agent && input instanceof Request && typeof holder?.text === 'string') {
       try {
         return sendRest(input, holder, agent)
       } catch (error) {
