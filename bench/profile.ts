@@ -2,7 +2,8 @@
  * `npm run bench:profile`: where the CPU of a `call.make` goes. Runs `bench/children/call-profile.ts` under
  * `node --cpu-prof` (the built package, the emulator in this process's child, not in the profile), then splits the
  * self time of the profiled process's samples, taken while the measured calls ran, into ky, the default adapter
- * (src/http/undici-fetch.ts), the client's own code (the rest of src/), undici, garbage collection and the rest.
+ * (src/http/undici-fetch.ts and text-exchange.ts), the client's own code (the rest of src/), undici, garbage
+ * collection and the rest.
  * Prints a Markdown table for docs/benchmarks.md. `PROFILE_CALLS` (default 20000) and `PROFILE_CONCURRENCY`
  * (default 1; give 32 for the concurrent mode) set the run. `PROFILE_COMPARE=ky` profiles the client and ky alone
  * (the CPU figure's ky row: the client's options, no client code) in one process, their windows of calls
@@ -24,7 +25,7 @@ const CHILD = fileURLToPath(new URL('children/call-profile.ts', import.meta.url)
 const PARTS = [
   'ky',
   "Node's Request/Headers/Response/AbortSignal (what ky builds per call)",
-  'adapter (src/http/undici-fetch.ts)',
+  'adapter (src/http/undici-fetch.ts, text-exchange.ts)',
   'client (rest of src/)',
   "the measured closure (ky alone's: the body built, the answer parsed)",
   'undici (the HTTP client)',
@@ -56,7 +57,8 @@ function partOf(node: ProfileNode): Part | null {
     return "Node's Request/Headers/Response/AbortSignal (what ky builds per call)"
   }
   if (url.includes('/node_modules/undici/')) return 'undici (the HTTP client)'
-  if (url.includes('/dist/src/http/undici-fetch.js')) return 'adapter (src/http/undici-fetch.ts)'
+  if (url.includes('/dist/src/http/undici-fetch.js') || url.includes('/dist/src/http/text-exchange.js'))
+    return 'adapter (src/http/undici-fetch.ts, text-exchange.ts)'
   if (url.includes('/dist/src/')) return 'client (rest of src/)'
   if (url.includes('/bench/lib/call-variants.'))
     return "the measured closure (ky alone's: the body built, the answer parsed)"

@@ -1,16 +1,19 @@
 /**
  * `npm run bench:vendor`: the client's CPU per call against the vendor's SDK, measured as an outside harness does it:
  * the server a minimal portal in its own process answering `profile` and nothing else (bench/children/minimal-portal.ts),
- * the two clients alone in this process, their rounds alternating (ours first in even rounds, the vendor's in odd
- * ones), the ratio taken within each round. Each shape of the answer in bench/lib/answer-shapes.ts is served in turn,
- * and last the emulator process `npm run bench` calls, so that a shape that moves one side's cost shows. Both sides
+ * the two clients and the raw `undici.request` floor alone in this process, their turns rotating from round to round,
+ * the ratios taken within each round. Each shape of the answer in bench/lib/answer-shapes.ts is served in turn, and
+ * last the emulator process `npm run bench` calls, so that a shape that moves one side's cost shows. Both clients
  * unpaced, adaptive limits off (as in `npm run bench`). `VENDOR_ROUNDS` (default 5), `VENDOR_SEQUENTIAL` (calls per
  * round, default 2000), `VENDOR_CONCURRENT` (default 4000, 32 at a time), `VENDOR_SHAPES` (indexes of the shapes
- * to serve, default every one, `emulator` for the emulator) set the run. Prints a Markdown table.
+ * to serve, default every one, `emulator` for the emulator) set the run; `VENDOR_BASELINE`, the `dist/` directory of
+ * another build of the client, adds it as a side, so that a change is measured against it in the same rounds.
+ * Prints a Markdown table.
  */
 import { spawn } from 'node:child_process'
 import { loadavg } from 'node:os'
-import { fileURLToPath } from 'node:url'
+import { join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { forkWorker } from '../scripts/dev/forked-worker.js'
 import { fixed, median } from '../scripts/dev/stats.js'
 import type { EmulatorAuthParams } from '../src/testing/index.js'
@@ -19,7 +22,9 @@ import { ANSWER_SHAPES, type AnswerShape } from './lib/answer-shapes.js'
 import {
   CONCURRENCY,
   clientProfileVariant,
+  rawVariant,
   UNPACED_NOT_ADAPTIVE,
+  VENDOR_METHOD,
   vendorPairVariant,
 } from './lib/call-variants.js'
 import { type CpuVariant, cpuPerCall } from './lib/cpu.js'
@@ -44,6 +49,8 @@ const SIDE = fileURLToPath(new URL('children/vendor-side.ts', import.meta.url))
  */
 const APART = process.env.VENDOR_PROCESSES === '1' || process.env.VENDOR_PROCESSES === 'fresh'
 const FRESH = process.env.VENDOR_PROCESSES === 'fresh'
+/** `VENDOR_BASELINE`: the `dist/` directory of a build to compare this one with (see bench/children/vendor-side.ts). */
+const BASELINE = process.env.VENDOR_BASELINE ? resolve(process.env.VENDOR_BASELINE) : undefined
 
 /** A minimal portal serving `shape`, in its own process; its endpoint and a way to stop it. */
 async function startMinimalPortal(shape: AnswerShape): Promise<{ port: number; stop: () => void }> {
@@ -64,12 +71,11 @@ function pairAt(pair: EmulatorAuthParams, port: number): EmulatorAuthParams {
   return { ...pair, domain: `127.0.0.1:${port}`, clientEndpoint: `http://127.0.0.1:${port}/rest/` }
 }
 
-/** The per-round CPU per call of ours and the vendor's, and their ratio, per mode. */
-interface Measured {
-  ours: number[]
-  vendor: number[]
-  ratios: number[]
-}
+/** The sides measured, by name: ours, the vendor's, the floor, and the baseline build when one is given. */
+type SideName = 'ours' | 'vendor' | 'floor' | 'baseline'
+
+/** Per mode, each side's CPU per call in each round, us (the rounds in order, so ratios are taken within one). */
+type Measured = Map<string, Map<SideName, number[]>>
 
 /** One side of the comparison: runs calls and says their CPU per call, us. */
 interface Side {
@@ -111,24 +117,49 @@ function sideApart(input: SideInput): Side {
   }
 }
 
-/** One warm-up round, then `ROUNDS` rounds alternating which side goes first; ratios within each round. */
-async function measure(ours: Side, vendor: Side): Promise<Map<string, Measured>> {
-  const measured = new Map<string, Measured>(
-    MODES.map((mode) => [mode.label, { ours: [], vendor: [], ratios: [] }]),
+/**
+ * One warm-up round, then `ROUNDS` rounds; the order of the sides rotates by one each round and is reversed every
+ * other round, so that no side always runs first or after the same one.
+ */
+async function measure(sides: ReadonlyMap<SideName, Side>): Promise<Measured> {
+  const names = [...sides.keys()]
+  const measured: Measured = new Map(
+    MODES.map((mode) => [mode.label, new Map(names.map((name) => [name, []]))]),
   )
   for (let round = 0; round <= ROUNDS; round += 1) {
+    const rotated = names.map((_, index) => names[(index + round) % names.length]!)
+    const order = round % 2 === 0 ? rotated : rotated.reverse()
     for (const mode of MODES) {
-      const order = round % 2 === 0 ? [ours, vendor] : [vendor, ours]
-      const used = new Map<Side, number>()
-      for (const side of order) used.set(side, await side.run(mode.calls, mode.concurrency))
+      const used = new Map<SideName, number>()
+      for (const name of order) used.set(name, await sides.get(name)!.run(mode.calls, mode.concurrency))
       if (round === 0) continue
-      const kept = measured.get(mode.label)!
-      kept.ours.push(used.get(ours)!)
-      kept.vendor.push(used.get(vendor)!)
-      kept.ratios.push(used.get(ours)! / used.get(vendor)!)
+      for (const name of names) measured.get(mode.label)!.get(name)!.push(used.get(name)!)
     }
   }
   return measured
+}
+
+/** The median of `a / b` within each round, and its range. */
+function ratioCell(a: readonly number[], b: readonly number[]): string {
+  const ratios = a.map((value, round) => value / b[round]!)
+  return `${fixed(median(ratios), 2)}x (${fixed(Math.min(...ratios), 2)} to ${fixed(Math.max(...ratios), 2)})`
+}
+
+/** A build of the client in this process: the `dist/` directory given, loaded on its own. */
+async function buildVariant(
+  dist: string,
+  pair: EmulatorAuthParams,
+  secret: { clientId: string; clientSecret: string },
+): Promise<Side> {
+  const build = (await import(pathToFileURL(join(dist, 'src/index.js')).href)) as typeof lib
+  return sideHere(
+    clientProfileVariant(
+      new build.PortalOAuth(pair, secret, {
+        logger: build.createNullLogger(),
+        restrictionParams: UNPACED_NOT_ADAPTIVE,
+      }),
+    ),
+  )
 }
 
 const rig = await startBenchRig()
@@ -156,9 +187,10 @@ const servers: Array<{
       ]
     : []),
 ]
+const baselineColumns = BASELINE ? " baseline / vendor's | ours / baseline |" : ''
 const lines = [
-  `| server, answer | mode | ours, us | ${VENDOR_PACKAGE} ${VENDOR_VERSION}, us | ours / vendor's, median (range) | load average |`,
-  '| --- | --- | ---: | ---: | --- | --- |',
+  `| server, answer | mode | ours, us | ${VENDOR_PACKAGE} ${VENDOR_VERSION}, us | floor, us | ours / vendor's, median (range) | floor / vendor's | ours / floor |${baselineColumns} load average |`,
+  `| --- | --- | ---: | ---: | ---: | --- | --- | --- |${BASELINE ? ' --- | --- |' : ''} --- |`,
 ]
 try {
   for (const server of servers) {
@@ -178,14 +210,36 @@ try {
     const vendor = APART
       ? sideApart({ side: 'vendor', pair: vendorPair, secret })
       : sideHere(vendorPairVariant(vendorPair, secret, await loadVendorSdk()))
+    const floorPair = running.pair(await rig.pair())
+    const floor = APART
+      ? sideApart({ side: 'floor', pair: floorPair, secret })
+      : sideHere(rawVariant(floorPair, VENDOR_METHOD, {}))
+    const sides = new Map<SideName, Side>([
+      ['ours', ours],
+      ['vendor', vendor],
+      ['floor', floor],
+    ])
+    if (BASELINE) {
+      const basePair = running.pair(await rig.pair())
+      sides.set(
+        'baseline',
+        APART
+          ? sideApart({ side: 'ours', dist: BASELINE, pair: basePair, secret })
+          : await buildVariant(BASELINE, basePair, secret),
+      )
+    }
     const load = loadavg()[0]!
-    const measured = await measure(ours, vendor)
-    await ours.close()
-    await vendor.close()
+    const measured = await measure(sides)
+    for (const side of sides.values()) await side.close()
     running.stop()
     for (const mode of MODES) {
-      const { ours: o, vendor: v, ratios } = measured.get(mode.label)!
-      const line = `| ${server.name} | ${mode.label} | ${fixed(median(o))} | ${fixed(median(v))} | ${fixed(median(ratios), 2)}x (${fixed(Math.min(...ratios), 2)} to ${fixed(Math.max(...ratios), 2)}) | ${fixed(load, 1)} to ${fixed(loadavg()[0]!, 1)} |`
+      const us = measured.get(mode.label)!
+      const o = us.get('ours')!
+      const v = us.get('vendor')!
+      const f = us.get('floor')!
+      const b = us.get('baseline')
+      const baselineCells = b ? ` ${ratioCell(b, v)} | ${ratioCell(o, b)} |` : ''
+      const line = `| ${server.name} | ${mode.label} | ${fixed(median(o))} | ${fixed(median(v))} | ${fixed(median(f))} | ${ratioCell(o, v)} | ${ratioCell(f, v)} | ${ratioCell(o, f)} |${baselineCells} ${fixed(load, 1)} to ${fixed(loadavg()[0]!, 1)} |`
       lines.push(line)
       process.stderr.write(`${line}\n`)
     }
@@ -194,6 +248,6 @@ try {
   await rig.close()
 }
 console.log(
-  `${ROUNDS} alternating rounds (after a warm-up round) of ${MODES[0]!.calls} sequential and ${MODES[1]!.calls} concurrent calls per side, ${FRESH ? 'a fresh process per side and run (loading and warm-up included, no warm-up round kept apart)' : APART ? 'each side in its own process' : 'both sides in one process'}; v2 \`profile\`, both sides unpaced, adaptive limits off; process CPU (user + system).\n`,
+  `${ROUNDS} rounds (after a warm-up round), the order of the sides rotating, of ${MODES[0]!.calls} sequential and ${MODES[1]!.calls} concurrent calls per side${BASELINE ? ` (baseline: ${BASELINE})` : ''}, ${FRESH ? 'a fresh process per side and run (loading and warm-up included, no warm-up round kept apart)' : APART ? 'each side in its own process' : 'both sides in one process'}; v2 \`profile\`, both sides unpaced, adaptive limits off; process CPU (user + system).\n`,
 )
 console.log(lines.join('\n'))

@@ -1,11 +1,13 @@
 /**
- * Child of `npm run bench:vendor` with `VENDOR_PROCESSES`: one side of the comparison (this client or the vendor's
- * SDK) alone in its own process, so that the garbage one side leaves is collected on its own clock and not in the
- * other side's turn. With `run` in its input, a fresh process per run: it loads the side's package, makes the calls
- * and answers the CPU per call from before the package was loaded (loading and the JIT's warm-up included), then
- * exits. Without it, driven over IPC: each order runs `calls` `profile` calls, `concurrency` at a time, and answers
+ * Child of `npm run bench:vendor` with `VENDOR_PROCESSES`: one side of the comparison (this client, a baseline build
+ * of it, the vendor's SDK or the raw `undici.request` floor) alone in its own process, so that the garbage one side
+ * leaves is collected on its own clock and not in the other side's turn. With `run` in its input, a fresh process per
+ * run: it loads the side's package, makes the calls and answers the CPU per call from before the package was loaded
+ * (loading and the JIT's warm-up included), then exits. Without it, driven over IPC: each order runs `calls` `profile` calls, `concurrency` at a time, and answers
  * the process's CPU per call (user + system, us).
  */
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { EmulatorAuthParams } from '../../src/testing/index.js'
 import type { CpuVariant } from '../lib/cpu.js'
 
@@ -14,7 +16,9 @@ const started = process.cpuUsage()
 
 /** What the parent hands the child, as JSON in `argv[2]`. */
 export interface SideInput {
-  side: 'ours' | 'vendor'
+  side: 'ours' | 'vendor' | 'floor'
+  /** For `ours`: the `dist/` directory of the build to load; this checkout's by default. */
+  dist?: string
   pair: EmulatorAuthParams
   secret: { clientId: string; clientSecret: string }
   /** A fresh process for one run of calls: loading the package counts. */
@@ -35,10 +39,17 @@ function unpacedNotAdaptive(defaults: { adaptiveConfig: object }): object {
   }
 }
 
-/** The side's `profile` call, loading only its own package (the build of this one, or the vendor's SDK). */
+/** The side's `profile` call, loading only its own package (a build of this one, the vendor's SDK, or undici). */
 async function sideVariant(): Promise<CpuVariant> {
   const fail = (messages: string[]): never => {
     throw new Error(`${input.side}: ${messages.join('; ')}`)
+  }
+  if (input.side === 'floor') {
+    const { rawPostVariant } = await import('../lib/raw-floor.js')
+    return rawPostVariant(
+      `${input.pair.clientEndpoint}profile`,
+      JSON.stringify({ auth: input.pair.accessToken }),
+    )
   }
   if (input.side === 'vendor') {
     const { loadVendorSdk } = await import('../lib/vendor.js')
@@ -59,8 +70,9 @@ async function sideVariant(): Promise<CpuVariant> {
       close: async () => client.destroy(),
     }
   }
+  const dist = input.dist ?? fileURLToPath(new URL('../../dist/', import.meta.url))
   const lib = (await import(
-    new URL('../../dist/src/index.js', import.meta.url).href
+    pathToFileURL(join(dist, 'src/index.js')).href
   )) as typeof import('../../src/index.js')
   const portal = new lib.PortalOAuth(input.pair, input.secret, {
     logger: lib.createNullLogger(),

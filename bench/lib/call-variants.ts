@@ -5,12 +5,12 @@
 import { readFileSync } from 'node:fs'
 import ky from 'ky'
 import type ky1 from 'ky1'
-import { Agent, request } from 'undici'
 import type { PortalOAuth } from '../../src/index.js'
 import type { EmulatorAuthParams } from '../../src/testing/index.js'
 import { USER_AGENT } from '../../src/version.js'
 import type { CpuVariant } from './cpu.js'
 import { adapter, lib, retryClone } from './package.js'
+import { rawPostVariant } from './raw-floor.js'
 import { type BenchRig, UNPACED } from './rig.js'
 import { VENDOR_PACKAGE, VENDOR_VERSION, type VendorSdk } from './vendor.js'
 
@@ -33,29 +33,20 @@ export function clientVariant(name: string, portal: PortalOAuth): CpuVariant {
 }
 
 /** A raw `undici.request` POST of the body the client sends, over an `Agent` with its pool settings: the floor. */
-export function rawVariant(pair: EmulatorAuthParams): CpuVariant {
-  // The same pool settings as the client's default adapter, and the same body the client sends.
-  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 })
-  const url = `${pair.clientEndpoint}${METHOD}`
-  const body = JSON.stringify({ ...PARAMS, auth: pair.accessToken })
-  const headers = { 'content-type': 'application/json', accept: 'application/json' }
-  return {
-    name: 'raw undici.request (floor)',
-    call: async () => {
-      const answer = await request(url, { method: 'POST', headers, body, dispatcher: agent })
-      const payload = (await answer.body.json()) as { result?: unknown }
-      if (answer.statusCode !== 200 || payload.result === undefined) throw new Error('raw call failed')
-    },
-    close: () => agent.close(),
-  }
+export function rawVariant(pair: EmulatorAuthParams, method = METHOD, params: object = PARAMS): CpuVariant {
+  return rawPostVariant(
+    `${pair.clientEndpoint}${method}`,
+    JSON.stringify({ ...params, auth: pair.accessToken }),
+  )
 }
 
 /**
  * ky over the default adapter with the options the client gives it, and nothing else: what the client costs without
  * its own code. Like the client, it builds the JSON body per call and sends the client's headers (user agent
- * included), a `beforeRequest` hook, the same retry settings (a fresh object per call, `shouldRetry` a closure over
- * the call, as the client's is) and, with the side channels, the body and the headers beside the `Request`; it
- * parses the answer.
+ * included), a `beforeRequest` hook, POST as the instance's method, the same retry settings (a fresh object per call,
+ * `shouldRetry` a closure over the call, as the client's is) and, with the side channels, the body and the headers
+ * beside the `Request` and the answer back in the same holder (the call in ky's `context` without them); it parses
+ * the answer.
  */
 export function kyVariant(
   pair: EmulatorAuthParams,
@@ -72,6 +63,7 @@ export function kyVariant(
   // ky 1 and ky 2 take the same options for this request shape; the hook ignores its arguments in both.
   const client = (kyModule as typeof ky).create({
     fetch: pool.fetch,
+    method: 'post',
     timeout: 30_000,
     throwHttpErrors: (status) => status === 429 || status === 503,
     ...(sideChannels ? {} : { headers }),
@@ -86,8 +78,9 @@ export function kyVariant(
   })
   const url = `${pair.clientEndpoint}${METHOD}`
   const methods = ['post']
-  const delay = (attempt: number): number => 1_000 * 2 ** (attempt - 1)
-  const jitter = (ms: number): number => ms * (1 + Math.random() / 4)
+  // The client's delay: doubling, its jitter and the 5-minute limit in one function.
+  const delay = (attempt: number): number =>
+    Math.min(300_000, 1_000 * 2 ** (attempt - 1) * (1 + Math.random() / 4))
   return {
     name:
       label ??
@@ -97,23 +90,15 @@ export function kyVariant(
     call: async () => {
       const call = { retried: false }
       const body = JSON.stringify({ ...PARAMS, auth: pair.accessToken })
-      const retry = {
-        limit: 3,
-        methods,
-        delay,
-        jitter,
-        backoffLimit: 300_000,
-        shouldRetry: async () => call.retried,
-      }
-      const response = await client.post(
+      const retry = { limit: 3, methods, delay, shouldRetry: async () => call.retried }
+      const holder = { text: body, headers, answer: undefined as string | undefined, call }
+      const response = await client(
         url,
         sideChannels
-          ? ({ [adapter.RAW_BODY_OPTION]: { text: body, headers }, context: { call }, retry } as Parameters<
-              typeof client.post
-            >[1])
+          ? ({ [adapter.RAW_BODY_OPTION]: holder, retry } as Parameters<typeof client>[1])
           : { body, context: { call }, retry },
       )
-      const text = sideChannels ? (adapter.answerText(response) ?? '') : await response.text()
+      const text = sideChannels ? (holder.answer ?? '') : await response.text()
       const payload = JSON.parse(text) as { result?: unknown }
       if (response.status !== 200 || payload.result === undefined) throw new Error('ky call failed')
     },

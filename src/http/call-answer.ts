@@ -6,9 +6,14 @@ import { portalErrorsToSdkErrors, readPayload, readPortalError } from './payload
 import type { TransportContext } from './transport-context.js'
 import { answerText } from './undici-fetch.js'
 
-/** The answer as JSON; synchronous when the adapter handed the text over (see {@link answerText}). */
+/** The text of the answer when the adapter read it: into the call's body, or beside a status-only `Response`. */
+export function answerTextOf(context: CallContext, response: Response): string | undefined {
+  return context.body.answer ?? answerText(response)
+}
+
+/** The answer as JSON; synchronous when the adapter handed the text over (see {@link answerTextOf}). */
 export function readAnswerBody(context: CallContext, response: Response): unknown {
-  const text = answerText(response)
+  const text = answerTextOf(context, response)
   if (text !== undefined) return parseAnswerBody(context, response.status, text)
   return response.text().then((read) => parseAnswerBody(context, response.status, read))
 }

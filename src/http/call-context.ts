@@ -3,7 +3,7 @@ import type { AjaxQuery, AjaxResult } from '../results/ajax-result.js'
 import type { ApiVersion } from '../types/api-version.js'
 import type { CallOptions } from '../types/call.js'
 import type { RequestAuth } from './auth-strategy.js'
-import type { RawBody } from './undici-fetch.js'
+import { RAW_BODY_OPTION, type RawBody } from './undici-fetch.js'
 import type { validateCallOptions } from './validate-call.js'
 
 /** What the library's own actions know about a call beyond its options; a transport may ignore it. */
@@ -48,7 +48,15 @@ export interface CallContext {
   /** The authorisation of the attempt: where it goes, then the token it carried as it left. */
   auth: RequestAuth
   /** The body of the attempt, written when it leaves; read by an adapter that takes it beside the `Request`. */
-  body: RawBody
+  body: CallBody
+}
+
+/**
+ * A call's {@link RawBody}, which also names its call: handed to ky as the adapter's option, it carries the call to
+ * ky's hooks too, so that ky is given no `context` option to merge per call.
+ */
+export interface CallBody extends RawBody {
+  call: CallContext
 }
 
 /** What an attempt does as it leaves (take a slot, write the token): the `Request` to send, or none to keep it. */
@@ -72,7 +80,11 @@ export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T
   return typeof (value as { then?: unknown } | null)?.then === 'function'
 }
 
-/** The call a ky hook runs for, passed through ky's `context` option. */
+/**
+ * The call a ky hook runs for: in its body beside the `Request` (see {@link CallBody}) for an adapter that takes it
+ * there, else passed through ky's `context` option.
+ */
 export function callContextOf(options: { readonly context: unknown }): CallContext {
-  return (options.context as { call: CallContext }).call
+  const body = (options as { [RAW_BODY_OPTION]?: CallBody })[RAW_BODY_OPTION]
+  return body ? body.call : (options.context as { call: CallContext }).call
 }

@@ -3,6 +3,7 @@ import { loadedMethodTable, loadMethodTable } from '../catalogue/method-table.js
 import { SdkError } from '../errors/sdk-error.js'
 import type { ApiVersion } from '../types/api-version.js'
 import { MAX_RETRY_DELAY_MS } from '../validation/rules.js'
+import { answerTextOf } from './call-answer.js'
 import type { CallContext } from './call-context.js'
 import { callFields } from './call-errors.js'
 import { isKyHttpError } from './ky-module.js'
@@ -10,7 +11,6 @@ import { readPortalError } from './payload.js'
 import { isRefusedAnswer } from './refused-answer.js'
 import { classifyFailure, failureCode, isReadMethod, mayRetryFailure, retryJitter } from './retry-policy.js'
 import type { TransportContext } from './transport-context.js'
-import { answerText } from './undici-fetch.js'
 
 /**
  * POST is retried; whether a failure is retried is decided by `shouldRetry` alone (it answers every case), so ky's
@@ -39,15 +39,19 @@ export class CallRetries {
       limit: this.#instance.restrictions.settings.maxRetries,
       methods: RETRY_METHODS,
       delay: this.#retryDelay,
-      jitter: retryJitter,
-      backoffLimit: MAX_RETRY_DELAY_MS,
       shouldRetry: ({ error }) => this.#shouldRetry(context, error),
     }
   }
 
-  /** `retryDelay` doubling per retry, never shorter; ky then adds the jitter and applies the 5-minute limit. */
+  /**
+   * `retryDelay` doubling per retry, never shorter, with its jitter and at most 5 minutes: ky's `delay`, `jitter` and
+   * `backoffLimit` in one function (two keys less for ky to copy and filter twice per call).
+   */
   readonly #retryDelay = (attempt: number): number =>
-    this.#instance.restrictions.settings.retryDelay * 2 ** (attempt - 1)
+    Math.min(
+      MAX_RETRY_DELAY_MS,
+      retryJitter(this.#instance.restrictions.settings.retryDelay * 2 ** (attempt - 1)),
+    )
 
   async #shouldRetry(context: CallContext, error: Error): Promise<boolean> {
     if (isKyHttpError(error)) return this.#shouldRetryAnswer(context, error.response)
@@ -85,7 +89,7 @@ export class CallRetries {
 
   async #shouldRetryAnswer(context: CallContext, response: Response): Promise<boolean> {
     // A peek: the body is read again when the answer becomes the result.
-    const peeked = answerText(response) ?? response.clone().text()
+    const peeked = answerTextOf(context, response) ?? response.clone().text()
     const text = await Promise.resolve(peeked).catch(() => '')
     let body: unknown = null
     try {

@@ -22,14 +22,16 @@ export interface KyClient {
 }
 
 /** The headers of every request of the instance, names in lower case: the client's, under `httpOptions.headers`. */
-function instanceHeaders(extra: Readonly<Record<string, string>>): Record<string, string> {
+function instanceHeaders(extra: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json',
     'user-agent': USER_AGENT,
   }
   for (const name of Object.keys(extra)) headers[name.toLowerCase()] = extra[name]!
-  return headers
+  // Shared by every call of the instance, and handed to undici as they are (see `RawBody.headers`): nothing may
+  // change them.
+  return Object.freeze(headers)
 }
 
 /**
@@ -100,8 +102,10 @@ function sharedClient(
     ky: ky.create({
       // The default adapter reads the answer itself, within its pool's size limit; any other is bounded here.
       fetch: rawBody ? fetch : boundedAdapter(fetch, maxAnswerBytes),
-      // Every REST call carries the access token: no redirect is followed (no-redirect.ts).
-      redirect: NO_REDIRECT,
+      method: 'post',
+      // Every REST call carries the access token: no redirect is followed (no-redirect.ts). The default adapter
+      // follows none whatever the `Request` says, so it is spared the option.
+      ...(rawBody ? {} : { redirect: NO_REDIRECT }),
       // Stryker disable next-line ConditionalExpression: an HTTPError of any status ends in #send's catch, which reads it as the answer
       throwHttpErrors: (status) => status === 429 || status === 503,
       timeout,

@@ -12,6 +12,7 @@ import { answerToResult, readAnswerBody } from './call-answer.js'
 import {
   type Answer,
   type AttemptHook,
+  type CallBody,
   type CallContext,
   type CallExtras,
   isThenable,
@@ -82,6 +83,15 @@ export class RestTransport implements TypeHttp {
     this.#instance.warnClientSide(this.#clientSideWarning)
     const query: AjaxQuery = { apiVersion: this.apiVersion, method: options.method, params: options.params }
     if (options.requestId !== undefined) query.requestId = options.requestId
+    // Stryker disable ObjectLiteral,StringLiteral: #write() sets the text and #send() the headers before any attempt leaves
+    // `call` is set right below, once the context that holds the body exists.
+    const body: CallBody = {
+      text: '',
+      headers: null,
+      answer: undefined,
+      call: null as unknown as CallContext,
+    }
+    // Stryker restore ObjectLiteral,StringLiteral
     const context: CallContext = {
       attempt: this.#attemptHook,
       options,
@@ -92,9 +102,9 @@ export class RestTransport implements TypeHttp {
       started: performance.now(),
       trace: traceCallStart(this.apiVersion, options.method, options.requestId, this.#auth.memberId),
       auth: NO_AUTH,
-      // Stryker disable next-line ObjectLiteral,StringLiteral: #write() sets the text and #send() the headers before any attempt leaves
-      body: { text: '', headers: null },
+      body,
     }
+    body.call = context
     const checked = this.#checkScope(options.method, extras.methods)
     const { trace } = context
     // Until #callAuthorised ends (a heavy method may wait its turn first): a fleet does not release the instance.
@@ -189,21 +199,22 @@ export class RestTransport implements TypeHttp {
         throw this.#transportError(context, error)
       }
     }
-    // Without the side channel, #attempt() returns a Request carrying the body. Built in one literal, not grown key
-    // by key: every call hands ky options of the same hidden class.
-    const call = { call: context }
+    // Without the side channel, #attempt() returns a Request carrying the body, and the hooks find the call in ky's
+    // `context`; with it, in the body (one option less for ky to merge). Built in one literal, not grown key by key:
+    // every call hands ky options of the same hidden class.
     const retry = this.#retries.options(context)
     context.body.headers = client.headers
     const kyOptions: KyOptions & { [RAW_BODY_OPTION]?: RawBody } = client.rawBody
-      ? { [RAW_BODY_OPTION]: context.body, context: call, retry }
-      : { context: call, retry }
+      ? { [RAW_BODY_OPTION]: context.body, retry }
+      : { context: { call: context }, retry }
     // The instance's headers and timeout are ky defaults; each option given here costs ky a merge per call.
     if (options.timeout !== undefined) kyOptions.timeout = options.timeout
     // Stryker disable next-line ConditionalExpression: an undefined signal is no signal to ky
     if (options.signal) kyOptions.signal = options.signal
     if (context.trace) traceCallTarget(context.trace, context.auth.baseUrl)
     try {
-      const response = await client.ky.post(context.auth.baseUrl + options.method, kyOptions)
+      // A POST: the method is the instance's default (one source less for ky to merge than `ky.post`).
+      const response = await client.ky(context.auth.baseUrl + options.method, kyOptions)
       const body = readAnswerBody(context, response)
       // Awaited only when the adapter left the text in the response: an await of a value costs a promise.
       return { status: response.status, body: isThenable(body) ? await body : body }

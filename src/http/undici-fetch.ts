@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici'
 import { AnswerTooLarge } from './answer-limit.js'
 import type { FetchLike, ProxySetting } from './http-options.js'
 import { isRedirectStatus, locationOrigin, RedirectRefusal } from './no-redirect.js'
+import { exchangeText, headerValue, passedMaxSize, type QueuedAbortKey } from './text-exchange.js'
 
 /** A fetch-compatible adapter with its own keep-alive pool, closable. */
 export interface PooledFetch {
@@ -14,13 +15,16 @@ export interface PooledFetch {
 /**
  * Name of a `fetch` init member that carries the request body as a string. ky hands options it does not know to
  * `fetch` as its second argument; a body sent this way stays out of ky's `Request`, which then has no stream for
- * ky to tee on every attempt and for the adapter to read back. With the answer text handed over beside the
- * `Response` ({@link answerText}), these two side channels save 43 to 55 % of the CPU per call under ky
+ * ky to tee on every attempt and for the adapter to read back. With the answer text handed back in it
+ * ({@link RawBody.answer}), these two side channels save 43 to 55 % of the CPU per call under ky
  * (`npm run bench`, "side channels" rows), against the 15 % that would justify them.
  */
 export const RAW_BODY_OPTION = 'portalRawBody'
 
-/** A {@link RAW_BODY_OPTION} value the transport fills before each attempt leaves. */
+/**
+ * A {@link RAW_BODY_OPTION} value: the transport fills the body before each attempt leaves, and the adapter the
+ * answer's text once it is read.
+ */
 export interface RawBody {
   /** The body to send now. */
   text: string
@@ -30,16 +34,45 @@ export interface RawBody {
    * merge, its `Request`, the adapter's record; see docs/benchmarks.md).
    */
   headers: Readonly<Record<string, string>> | null
+  /**
+   * The text of the answer to the attempt, set by the adapter before it resolves (`undefined` while the attempt is
+   * on its way, and after one that failed); the `Response` it resolves with carries the status alone.
+   */
+  answer: string | undefined
 }
 
 type Undici = typeof import('undici')
 
 let undici: Undici | undefined
 let undiciLoading: Promise<Undici> | undefined
+/**
+ * Whether `undici` is the npm package, whose pools take dispatch handlers ({@link exchangeText}). Bun answers
+ * `import('undici')` with a module of its own whose pools send nothing through them: there REST answers are read
+ * through `undici.request`, as every other request is.
+ */
+const DISPATCH_HANDLERS = typeof (process.versions as Record<string, string | undefined>).bun !== 'string'
+
+/** undici's key for a queued request's abort (see {@link QueuedAbortKey}), once undici has loaded. */
+let queuedAbort: QueuedAbortKey
+
+/** Where undici keeps its symbols; not in its typed API, so named through a variable. */
+const UNDICI_SYMBOLS = 'undici/lib/core/symbols.js'
+
+/** undici's `kQueuedAbort`, or `undefined` when this undici has none. */
+async function loadQueuedAbortKey(): Promise<QueuedAbortKey> {
+  try {
+    const symbols = (await import(UNDICI_SYMBOLS)) as { default?: { kQueuedAbort?: unknown } }
+    const key = symbols.default?.kQueuedAbort
+    return typeof key === 'symbol' ? key : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /** undici, imported when the first pool is created: importing it costs about 100 ms, paid at start-up otherwise. */
 function loadUndici(): Promise<Undici> {
-  undiciLoading ??= import('undici').then((module) => {
+  undiciLoading ??= Promise.all([import('undici'), loadQueuedAbortKey()]).then(([module, key]) => {
+    queuedAbort = key
     undici = module
     return module
   })
@@ -50,12 +83,30 @@ function loadUndici(): Promise<Undici> {
 const rawBodyAdapters = new WeakSet<FetchLike>()
 
 /**
- * Answer bodies of requests sent with {@link RAW_BODY_OPTION}: their `Response` carries the status alone, and the
- * transport that asked reads the text here (a stream per answer, filled and read back at once, cost more than the
- * rest of the adapter). Neither the transport nor ky, whose `shouldRetry` answers every case, reads an answer's
- * headers, and filling a `Response` with them cost 2 to 4 us per call, nine tenths of the `Response`.
+ * Answer bodies read before ky sees the answer, by an adapter other than this one (ky-client.ts bounds them): their
+ * `Response` carries the status alone, and the transport reads the text here (a stream per answer, filled and read
+ * back at once, cost more than the rest of the adapter). Neither the transport nor ky, whose `shouldRetry` answers
+ * every case, reads an answer's headers, and filling a `Response` with them cost 2 to 4 us per call, nine tenths of
+ * the `Response`. This adapter hands its answers over in the {@link RawBody} instead.
  */
 const answerTexts = new WeakMap<Response, string>()
+
+/**
+ * One status-only `Response` per status, shared by every answer whose text went into its {@link RawBody}: ky reads
+ * nothing of it but its status (an empty body, read again, is empty again), so no `Response` and `Headers` are made
+ * per call.
+ */
+const statusResponses = new Map<number, Response>()
+
+/** The shared status-only `Response` of `status` (see {@link statusResponses}). */
+function statusResponse(status: number): Response {
+  let response = statusResponses.get(status)
+  if (!response) {
+    response = new Response(null, { status })
+    statusResponses.set(status, response)
+  }
+  return response
+}
 
 /** A status-only `Response` whose body is `text`, handed over beside it (see {@link answerText}). */
 export function textResponse(status: number, text: string): Response {
@@ -64,7 +115,7 @@ export function textResponse(status: number, text: string): Response {
   return response
 }
 
-/** The answer text of a response to a {@link RAW_BODY_OPTION} request, `undefined` for any other response. */
+/** The answer text handed over beside a {@link textResponse}, `undefined` for any other response. */
 export function answerText(response: Response): string | undefined {
   return answerTexts.get(response)
 }
@@ -84,16 +135,20 @@ export function adapterReady(fetch: FetchLike): Promise<void> | null {
   return loadUndici().then(() => undefined)
 }
 
-/** The request's headers as undici takes them, over `base` (see {@link RawBody.headers}). */
+/**
+ * The request's headers as undici takes them, over `base` (see {@link RawBody.headers}): `base` itself when the
+ * request has none of its own (a REST call without headers of its own), which undici only reads.
+ */
 function headersToRecord(
   headers: Headers,
   base: Readonly<Record<string, string>> | null,
-): Record<string, string> {
-  const out: Record<string, string> = { ...base }
+): Readonly<Record<string, string>> {
+  let out: Record<string, string> | null = null
   headers.forEach((value, name) => {
+    out ??= { ...base }
     out[name] = value
   })
-  return out
+  return out ?? base ?? {}
 }
 
 function responseHeaders(raw: Record<string, string | string[] | undefined>): [string, string][] {
@@ -175,16 +230,6 @@ async function closeDispatcher(agent: Dispatcher): Promise<void> {
   if (typeof agent.close === 'function') await agent.close()
 }
 
-/** undici's error for an answer past the pool's `maxResponseSize`. */
-function passedMaxSize(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
-}
-
-/** The first value of a header as undici gives it. */
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value
-}
-
 /** An undici answer body: a Node stream of chunks. */
 type UndiciBody = AsyncIterable<Uint8Array> & {
   destroy(error?: Error): unknown
@@ -234,7 +279,35 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
   let agent: Pool | undefined
   let closed = false
   void loadUndici()
-  const fetch: FetchLike = async (input, init) => {
+  /**
+   * A REST call (its body in `holder`) through a pool that exists: its answer read as text, without a stream (see
+   * text-exchange.ts), into the holder.
+   */
+  const sendRest = (request: Request, holder: RawBody, pool: Pool): Promise<Response> => {
+    holder.answer = undefined
+    const { url } = request
+    return exchangeText(
+      pool.dispatcherFor(url),
+      {
+        url,
+        method: request.method,
+        headers: headersToRecord(request.headers, holder.headers),
+        body: holder.text,
+        signal: request.signal,
+      },
+      options.maxAnswerBytes,
+      queuedAbort,
+      (status, text) => {
+        holder.answer = text
+        return statusResponse(status)
+      },
+    )
+  }
+  /** Any request: the first REST calls while undici loads, and every request whose answer is wanted as a stream. */
+  const fetchAny = async (
+    input: Parameters<FetchLike>[0],
+    init: Parameters<FetchLike>[1],
+  ): Promise<Response> => {
     const request = input instanceof Request ? input : new Request(input, init)
     // The holder is read as the request leaves: the transport writes each attempt's body (its token) into it.
     const holder = (init as Record<string, unknown> | undefined)?.[RAW_BODY_OPTION] as RawBody | undefined
@@ -245,45 +318,60 @@ export function createPooledFetch(options: PoolOptions): PooledFetch {
       agent = createPool(loaded, options)
       if (closed) await agent.close()
     }
+    const rest = holder && typeof raw === 'string' ? holder : null
+    if (rest && DISPATCH_HANDLERS) return sendRest(request, rest, agent)
+    const { url, signal } = request
+    const headers = headersToRecord(request.headers, holder?.headers ?? null)
     let answer: Awaited<ReturnType<Undici['request']>>
     try {
-      answer = await loaded.request(request.url, {
+      answer = await loaded.request(url, {
         method: request.method as 'POST',
-        headers: headersToRecord(request.headers, holder?.headers ?? null),
+        headers,
         body,
-        signal: request.signal,
-        dispatcher: agent.dispatcherFor(request.url),
+        signal,
+        dispatcher: agent.dispatcherFor(url),
       })
     } catch (error) {
-      if (request.signal.aborted) throw request.signal.reason
+      if (signal.aborted) throw signal.reason
       if (passedMaxSize(error)) throw new AnswerTooLarge(options.maxAnswerBytes)
       throw new TypeError('fetch failed', { cause: error })
     }
     const status = answer.statusCode
     if (isRedirectStatus(status)) {
       discardBody(answer.body)
-      throw new RedirectRefusal(
-        status,
-        locationOrigin(headerValue(answer.headers.location), request.url),
-        false,
-      )
+      throw new RedirectRefusal(status, locationOrigin(headerValue(answer.headers.location), url), false)
     }
-    if (typeof raw === 'string') {
-      let text: string
+    if (rest) {
+      rest.answer = undefined
       try {
-        text = await answer.body.text()
+        rest.answer = await answer.body.text()
       } catch (error) {
-        if (passedMaxSize(error) && !request.signal.aborted) throw new AnswerTooLarge(options.maxAnswerBytes)
+        if (passedMaxSize(error) && !signal.aborted) throw new AnswerTooLarge(options.maxAnswerBytes)
         throw error
       }
-      return textResponse(status, text)
+      return statusResponse(status)
     }
-    const headers = responseHeaders(answer.headers)
+    const responseHeaderList = responseHeaders(answer.headers)
     if (status === 204 || status === 304 || request.method === 'HEAD') {
       await answer.body.dump()
-      return new Response(null, { status, headers })
+      return new Response(null, { status, headers: responseHeaderList })
     }
-    return new Response(bodyStream(answer.body, options.maxAnswerBytes), { status, headers })
+    return new Response(bodyStream(answer.body, options.maxAnswerBytes), {
+      status,
+      headers: responseHeaderList,
+    })
+  }
+  const fetch: FetchLike = (input, init) => {
+    const holder = (init as Record<string, unknown> | undefined)?.[RAW_BODY_OPTION] as RawBody | undefined
+    // Every REST call once the pool is up: no async frame of its own (a promise and a turn less per call).
+    if (DISPATCH_HANDLERS && agent && input instanceof Request && typeof holder?.text === 'string') {
+      try {
+        return sendRest(input, holder, agent)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+    return fetchAny(input, init)
   }
   rawBodyAdapters.add(fetch)
   return {
