@@ -359,6 +359,8 @@ async function fleetRun(
     }
     const ran = commandsBetween(redisBefore, redisAfter)
     const latencies = mergeLatencies(reports.map((report) => report.latencies))
+    const expiringLatencies = mergeLatencies(reports.map((report) => report.expiringLatencies))
+    const steadyLatencies = latencies.map((count, index) => count - (expiringLatencies[index] ?? 0))
     const elapsedS = Math.max(...reports.map((report) => report.elapsedMs)) / 1000
     const redisCpuMs = (redisAfter.cpuS - redisBefore.cpuS) * 1000
     const oursMs = (own.user + own.system) / 1000 + calls.cpuUs / 1000 + redisCpuMs
@@ -389,6 +391,9 @@ async function fleetRun(
       idleCpuMsPerS: idleCpu(memoryAfter),
       p50Ms: latencyPercentile(latencies, 0.5),
       p99Ms: latencyPercentile(latencies, 0.99),
+      steadyP99Ms: latencyPercentile(steadyLatencies, 0.99),
+      expiringP50Ms: latencyPercentile(expiringLatencies, 0.5),
+      expiringP99Ms: latencyPercentile(expiringLatencies, 0.99),
       redisSentPerCall: (calls.steadyCommands + calls.expiringCommands + calls.portallessCommands) / total,
       redisSentPortalless: calls.portallessCommands,
       redisSentPerSteadyCall: calls.steadyCommands / Math.max(1, calls.steadyCalls),

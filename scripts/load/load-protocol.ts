@@ -48,6 +48,8 @@ export interface WorkerCalls {
   /** Failed calls by error code. */
   failed: Record<string, number>
   latencies: LatencyCounts
+  /** The latencies of the calls on an expiring portal alone (counted in `latencies` too). */
+  expiringLatencies: LatencyCounts
   /** User + system CPU of the process over the calls phase, us. */
   cpuUs: number
   /** Wall time of the calls phase, from the order to go to the last call settled, ms. */

@@ -167,6 +167,7 @@ async function callsPhase(
   let steadyCalls = 0
   const failed: Record<string, number> = {}
   const latencies = emptyLatencies()
+  const expiringLatencies = emptyLatencies()
   /** The turns (portals, for a fleet) whose call is in flight, and the turns skipped because it still was. */
   const running = new Set<number>()
   let skipped = 0
@@ -188,9 +189,12 @@ async function callsPhase(
       running.add(lane)
       const callStarted = performance.now()
       const memberId = memberIds[index % memberIds.length]!
-      if (!expiringIds.has(memberId)) steadyCalls += 1
+      const expiring = expiringIds.has(memberId)
+      if (!expiring) steadyCalls += 1
       const code = await callOnce(fleet, memberId, index)
-      recordLatency(latencies, performance.now() - callStarted)
+      const tookMs = performance.now() - callStarted
+      recordLatency(latencies, tookMs)
+      if (expiring) recordLatency(expiringLatencies, tookMs)
       running.delete(lane)
       if (code === null) ok += 1
       else {
@@ -207,6 +211,7 @@ async function callsPhase(
     ok,
     failed,
     latencies,
+    expiringLatencies,
     cpuUs: used.user + used.system,
     elapsedMs,
     skipped,
