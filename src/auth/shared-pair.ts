@@ -249,6 +249,8 @@ export class SharedPair {
       return output
     } finally {
       if (owner && changed) void this.#unlock(memberId, owner, performance.now() + this.#deps.lockTtlMs)
+      // A pair of this instance that the store has not taken keeps the lock, whoever took it last.
+      else if (owner && this.#unsaved?.takeBack(owner)) owner = null
       else if (owner && !(await this.#unlock(memberId, owner, until)) && marked)
         this.#marks.endLater(memberId, owner, () => this.#holder.closed())
     }

@@ -85,6 +85,19 @@ export class UnsavedPair {
     return owner
   }
 
+  /**
+   * A refresh of this instance that holds the portal's lock ended without a new pair (a lock taken over by
+   * {@link handOver}, or its own): while the pair still waits for its save, the lock is kept for it again, renewed and
+   * given back once the store has the pair, and `true` is returned. Released instead, it would let another holder load
+   * the spent pair the store still holds. `false`: nothing waits (or a lock is kept already), the caller releases it.
+   */
+  takeBack(owner: string): boolean {
+    if (!this.#pending || this.#owner !== null) return false
+    this.#owner = owner
+    this.#renew()
+    return true
+  }
+
   /** `destroy()`: one last save, within `ms`, of a pair the store has not taken yet (an earlier save's answer counts). */
   async close(ms: number): Promise<void> {
     if (this.#pending) {

@@ -36,13 +36,16 @@ describe('a refresh token is presented to the OAuth server once, whatever order 
    * third an instance destroyed while its attempt held the lock, had marked the refresh token and sent nothing, whose
    * release the store refused: its mark outlived it, and no refresh could present the token until the mark's TTL.
    * The fourth is the harness's own: a call right after the faults joined a refresh whose attempts began while its
-   * instance was cut off from the store, and failed with it (the run now waits for such attempts to end).
+   * instance was cut off from the store, and failed with it (the run now waits for such attempts to end). In the
+   * fifth a refresh took over the lock kept for a pair the store had not taken, ended without a new pair and released
+   * the lock, ending the spending mark with it: the other instance loaded the spent pair and presented it again.
    */
   it.each([
     { seed: 21, path: '6:1:0:3:2:2:2' },
     { seed: 23, path: '3:2:1:0:1:1:1:5' },
     { seed: -1501856141, path: '18:3:1:12:12:16:20:20:17:22:21:27:29:22' },
     { seed: 607950449, path: '28:1:0:9:5:14:3:8:15:7:9:7:9:2' },
+    { seed: 1527307028, path: '138:4:14:17:20:22:23:23:24:24:25:26:32:35:34:34' },
   ])(
     'found with seed $seed, path $path',
     async ({ seed, path }) => {
