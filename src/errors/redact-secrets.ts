@@ -125,10 +125,11 @@ export class PreparedSecrets {
   #formsOf(index: number, secret: string): string[] {
     let forms = this.#forms[index]
     if (forms === undefined) {
-      forms = [secret.toLowerCase()]
+      // Lower-cased as the text is, so that a letter whose lower case is longer (`İ`) matches itself.
+      forms = [lowerSameLength(secret)]
       if (!PLAIN.test(secret)) {
         for (const form of encodedForms(secret)) {
-          const lowered = form.toLowerCase()
+          const lowered = lowerSameLength(form)
           if (!forms.includes(lowered)) forms.push(lowered)
         }
       }

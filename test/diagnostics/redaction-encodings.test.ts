@@ -80,7 +80,8 @@ describe('a known secret is found in each form a thrown value or a log line coul
           }
         }
       }),
-      { numRuns: 200 },
+      // A letter whose lower case is longer (`İ`): the secret's forms were lower-cased apart from the text, and missed.
+      { numRuns: 200, examples: [['       İ    ', '', '']] },
     )
   })
 
