@@ -43,6 +43,16 @@ function profileHolder(): { adapter: FetchLike; hold: () => Promise<void>; relea
   }
 }
 
+/** An installed portal, its fleet's proofs going through a {@link profileHolder}, the clock moved on past the install. */
+async function installedBehindHolder(logger?: ReturnType<typeof createMemoryLogger>) {
+  const portal = await rig.portal()
+  const holder = profileHolder()
+  const fleet = rig.fleet(portal, { httpOptions: { adapter: holder.adapter }, ...(logger ? { logger } : {}) })
+  await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
+  rig.later()
+  return { portal, holder, fleet }
+}
+
 /** An `ONCRMDEALADD` of `portal` (another event of the portal), with its application token or `applicationToken`. */
 function dealAdded(portal: PortalEmulator, applicationToken?: string): URLSearchParams {
   const body = new URLSearchParams(
@@ -54,12 +64,8 @@ function dealAdded(portal: PortalEmulator, applicationToken?: string): URLSearch
 
 describe("a stranger's install proved while an uninstall is taken", () => {
   it('is dropped once its proof comes back: the uninstall that came after it stands', async () => {
-    const portal = await rig.portal()
-    const holder = profileHolder()
     const logger = createMemoryLogger()
-    const fleet = rig.fleet(portal, { httpOptions: { adapter: holder.adapter }, logger })
-    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
-    rig.later()
+    const { portal, holder, fleet } = await installedBehindHolder(logger)
     // A reinstall (another application token) arrives, and its proof is answered; then the portal is uninstalled.
     const reinstall = portal.installEvent('ONAPPINSTALL', { applicationToken: 'c'.repeat(32) })
     const answered = holder.hold()
@@ -89,11 +95,7 @@ describe("a stranger's install proved while an uninstall is taken", () => {
 
 describe("an installed portal's events in arrival order", () => {
   it('an ONAPPUPDATE proved while an ONAPPUNINSTALL came behind it is written first; the uninstall then removes it', async () => {
-    const portal = await rig.portal()
-    const holder = profileHolder()
-    const fleet = rig.fleet(portal, { httpOptions: { adapter: holder.adapter } })
-    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
-    rig.later()
+    const { portal, holder, fleet } = await installedBehindHolder()
     const answered = holder.hold()
     const updating = fleet.handleEvent(portal.installEvent('ONAPPUPDATE'))
     await answered
@@ -191,11 +193,7 @@ describe('events that wait for an install being proved', () => {
   })
 
   it('an event with the application token of a reinstall still proved waits for it after a forged install was refused', async () => {
-    const portal = await rig.portal()
-    const holder = profileHolder()
-    const fleet = rig.fleet(portal, { httpOptions: { adapter: holder.adapter } })
-    await fleet.handleEvent(portal.installEvent('ONAPPINSTALL'))
-    rig.later()
+    const { portal, holder, fleet } = await installedBehindHolder()
     const fresh = 'c'.repeat(32)
     const answered = holder.hold()
     const reinstalling = fleet.handleEvent(portal.installEvent('ONAPPINSTALL', { applicationToken: fresh }))
