@@ -20,8 +20,13 @@ export interface CapacityStep {
 
 /** A step whose p99 is more than this many times the reference's (the machine at ease) has passed the knee. */
 export const KNEE_FACTOR = 3
-/** ...unless the p99 is under this, ms: a few ms more at a low latency is noise, not queueing. */
-export const KNEE_FLOOR_MS = 20
+/**
+ * ...unless the p99 is under this, ms: the measured run's p99 bar. Under it a short step's p99 is noise more than
+ * queueing: on a quiet machine, steps of 5 s at one rate read 8 to 23 ms, so a knee set at 3 times the lowest of them
+ * judged steps of 28 ms not carried and halved the capacity found from one run to the next. A rate whose p99 stays
+ * under the bar is not one the bar could fault.
+ */
+export const KNEE_FLOOR_MS = 50
 /** A step that skipped more than this share of its turns fell behind. */
 export const BEHIND_SHARE = 0.02
 /**

@@ -17,6 +17,7 @@ import { Redis } from 'ioredis'
 import { DEFAULT_ACCESS_TOKEN_SETTINGS } from '../../machines/access-token.types.js'
 import { createNullLogger, PortalFleet } from '../../src/index.js'
 import { RedisStore } from '../../src/redis.js'
+import { collectWithFinalizers } from '../dev/collect-garbage.js'
 import { type RedisUnderTest, redisInstalled, startRedisServer } from '../dev/redis-server.js'
 import { runMain } from '../dev/run-main.js'
 import { type Capacity, type CapacityStep, searchCapacity } from './capacity-search.js'
@@ -40,6 +41,7 @@ import {
   warmUpRound,
 } from './load-workers.js'
 import { PortalFarm } from './portal-farm.js'
+import { watchPauses } from './process-pauses.js'
 import { bytesPerPortal, commandsBetween, readRedis } from './redis-figures.js'
 
 /** Progress lines on stderr, this often. */
@@ -119,10 +121,19 @@ async function callsPhase(
   }
 }
 
-/** Every worker collects its heap (full collections that let finalizers run), so that no step inherits the last's. */
+/**
+ * This process's `gc()`: it serves every portal, and a full collection of the farm's heap (some 100 MB at 10 000
+ * portals) left to fall where it will stalls every call in flight, in one step of the capacity search or another.
+ */
+const collectFarm = (globalThis as { gc?: () => void }).gc
+
+/**
+ * Every worker collects its heap (full collections that let finalizers run), and so does the farm, so that no step
+ * inherits the last's garbage.
+ */
 async function collectHeaps(workers: readonly LoadWorker[]): Promise<void> {
   for (const worker of workers) worker.send({ type: 'collect' })
-  await answers(workers, 'collected')
+  await Promise.all([answers(workers, 'collected'), collectWithFinalizers(collectFarm!)])
 }
 
 /** The interval at which `processes` processes calling each of `portals` once per interval make `perS` calls a second. */
@@ -318,12 +329,14 @@ async function fleetRun(
       )
     await sleep(Math.max(0, Math.ceil(takeUpMs / 1000) * 1000 - tookMs))
     farm.resetCounts()
+    await collectWithFinalizers(collectFarm!)
     log(`warmed up; ${expiring.length} portals fall due ${leadS} s into the calls`)
 
     const redisBefore = await readRedis(client)
     const ownCpu = process.cpuUsage()
     const busyBefore = machineBusyMs()
     const started = performance.now()
+    const pauses = watchPauses()
     const reports = await callsPhase(
       'fleet',
       workers,
@@ -332,6 +345,7 @@ async function fleetRun(
       () => farm.harvest(),
     )
     const wallMs = performance.now() - started
+    const farmPauses = pauses.stop()
     const busyMs = machineBusyMs() - busyBefore
     const own = process.cpuUsage(ownCpu)
     const redisAfter = await readRedis(client)
@@ -404,6 +418,7 @@ async function fleetRun(
       redisBytesPerPortal: redisBytes,
       sampledPortals: sampled.length,
       redisUsedMemoryPerPortal: (redisAfter.usedMemory - redisEmpty.usedMemory) / options.portals,
+      farmPauses,
       otherCores: Math.max(0, (busyMs - oursMs) / wallMs),
       cores: cpus().length,
     }
@@ -481,6 +496,10 @@ async function main(): Promise<number> {
   } catch (error) {
     if (!(error instanceof LoadOptionError)) throw error
     log(`load:fleet: ${error.message}\n${LOAD_USAGE}`)
+    return 2
+  }
+  if (!collectFarm) {
+    log('load:fleet: run with node --expose-gc (npm run load:fleet does)')
     return 2
   }
   if (!redisInstalled) {

@@ -1,8 +1,9 @@
 /** The table `npm run load:fleet` prints, its two bars, and the checks that fail a run whatever the bars say. */
 import { bytes, fixed } from '../dev/stats.js'
-import type { Capacity } from './capacity-search.js'
+import { type Capacity, KNEE_FLOOR_MS } from './capacity-search.js'
 import type { LoadOptions } from './load-options.js'
 import type { WorkerMemory } from './load-protocol.js'
+import type { ProcessPauses } from './process-pauses.js'
 
 /** Client CPU per call of the fleet at most this many times that of one portal on a `MemoryStore`. */
 export const MAX_CPU_RATIO = 1.2
@@ -79,6 +80,8 @@ export interface LoadResult {
   redisBytesPerPortal: number
   sampledPortals: number
   redisUsedMemoryPerPortal: number
+  /** The emulator farm's own pauses over the calls phase (this process's): they hold up every call in flight. */
+  farmPauses: ProcessPauses
   /** CPU other processes of the machine used during the calls phase, cores, of `cores`. */
   otherCores: number
   cores: number
@@ -143,7 +146,7 @@ export function loadReport(result: LoadResult): LoadReport {
       measured:
         capacity === null
           ? 'not searched (--share 0)'
-          : `${capacity.notCarriedPerS === null ? 'at least ' : ''}${count(capacity.perS)} (${capacity.notCarriedPerS === null ? "the search's ceiling" : `${count(capacity.notCarriedPerS)} not`}; p99 within ${fixed(capacity.kneeMs, 1)} ms, 3x its ${fixed(capacity.referenceP99Ms, 1)} ms at ${count(capacity.referencePerS)}/s or 20 ms; ${capacity.steps.length} steps of ${options.stepS} s)`,
+          : `${capacity.notCarriedPerS === null ? 'at least ' : ''}${count(capacity.perS)} (${capacity.notCarriedPerS === null ? "the search's ceiling" : `${count(capacity.notCarriedPerS)} not`}; p99 within ${fixed(capacity.kneeMs, 1)} ms, 3x its ${fixed(capacity.referenceP99Ms, 1)} ms at ${count(capacity.referencePerS)}/s or ${KNEE_FLOOR_MS} ms; ${capacity.steps.length} steps of ${options.stepS} s)`,
       bar: '',
       verdict: '',
     },
@@ -219,7 +222,13 @@ export function loadReport(result: LoadResult): LoadReport {
     },
     {
       figure: 'of which: p99 of the portals not expiring; p50 / p99 of the expiring ones',
-      measured: `${fixed(result.steadyP99Ms, 1)} ms; ${fixed(result.expiringP50Ms, 1)} / ${fixed(result.expiringP99Ms, 1)} ms`,
+      measured: `${fixed(result.steadyP99Ms, 1)} ms; ${result.expiringPortals === 0 ? '-' : `${fixed(result.expiringP50Ms, 1)} / ${fixed(result.expiringP99Ms, 1)} ms`}`,
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: "the emulator farm's longest pause during the calls (every call in flight waits it out)",
+      measured: `${fixed(result.farmPauses.longestMs, 1)} ms; its longest garbage collection ${fixed(result.farmPauses.longestGcMs, 1)} ms, ${result.farmPauses.fullGcs} full`,
       bar: '',
       verdict: '',
     },
