@@ -9,8 +9,9 @@
  * `ROUNDS` sets the samples per position (default 9), `TSC` the compilers (`5.9,7`), `FIRST=0` skips the first
  * requests, `MARKERS` a pattern of the positions asked at (`params|batch`); `PACKAGES` a comma-separated list of
  * built packages to compare (default `dist`): the samples of each are alternated, each package first in turn, so
- * that the machine's other work falls on all of them alike. Prints min, median and max per kind of request
- * (`first-cpu`: the first request's CPU time, TypeScript 5.9), and the load average. `VERBOSE=1` also prints each
+ * that the machine's other work falls on all of them alike. Prints per kind of request the wall time's min, median
+ * and max (what the request kept the editor waiting), and for TypeScript 5.9 beside it the CPU time of the main
+ * thread and of the whole process (`first-cpu`: the first request's process CPU time), and the load average. `VERBOSE=1` also prints each
  * position's figures and answers.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -21,6 +22,7 @@ import { API } from 'typescript/unstable/sync'
 import ts from 'typescript5'
 import { consumerLanguageService, writeConsumerProject } from '../scripts/dev/consumer-language-service.js'
 import { runMain } from '../scripts/dev/run-main.js'
+import { mainThreadCpu } from './lib/cpu.js'
 
 const root = resolve(import.meta.dirname, '..')
 const work = join(root, '.tmp', 'bench-completions')
@@ -87,10 +89,20 @@ interface Sample {
   pkg: string
   kind: string
   name: string
+  /** Wall time, what the request kept the editor waiting. */
   ms: number
+  /**
+   * TypeScript 5.9 (whose service runs in this process): the main thread's CPU time and the whole process's. The
+   * latter also counts V8's collector threads, whose concurrent marking the request does not wait for.
+   */
+  mainMs?: number
+  cpuMs?: number
   /** TypeScript 5.9: the type instantiations the request's checker made (a measure of its work no load moves). */
   instantiations?: number
 }
+
+/** What one request took ({@link Sample}'s times) and what came back. */
+type Asked = Pick<Sample, 'ms' | 'mainMs' | 'cpuMs' | 'instantiations'> & { answer: string[] }
 
 /** A TypeScript 5.9 language service over one consumer, edited in memory as an editor sends its keystrokes. */
 class Service59 {
@@ -118,20 +130,24 @@ class Service59 {
   }
 
   /**
-   * Asks at `marker`, returns the CPU milliseconds it took (this process's: the service runs in it; the machine's
-   * other work moves them much less than wall time) and what came back (entries, or the hover's text).
+   * Asks at `marker`, returns the milliseconds it took (wall time, and the CPU time of the main thread and of the
+   * process: the service runs in it) and what came back (entries, or the hover's text).
    */
-  ask(marker: Marker): { ms: number; answer: string[]; instantiations?: number } {
-    const started = process.cpuUsage()
-    const cpuMs = (): number => {
-      const { user, system } = process.cpuUsage(started)
-      return (user + system) / 1000
+  ask(marker: Marker): Asked {
+    const started = { wall: performance.now(), main: mainThreadCpu(), cpu: process.cpuUsage() }
+    const took = (): Pick<Asked, 'ms' | 'mainMs' | 'cpuMs'> => {
+      const main = mainThreadCpu(started.main)
+      const cpu = process.cpuUsage(started.cpu)
+      return {
+        ms: performance.now() - started.wall,
+        mainMs: (main.user + main.system) / 1000,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      }
     }
     if (marker.kind === 'hover') {
       const info = this.#service.getQuickInfoAtPosition(this.#file, marker.offset)
-      const ms = cpuMs()
       return {
-        ms,
+        ...took(),
         answer: [ts.displayPartsToString(info?.displayParts), ts.displayPartsToString(info?.documentation)],
         instantiations: this.#instantiations(),
       }
@@ -140,9 +156,8 @@ class Service59 {
       includeCompletionsForModuleExports: true,
       includeCompletionsWithInsertText: true,
     })
-    const ms = cpuMs()
     return {
-      ms,
+      ...took(),
       instantiations: this.#instantiations(),
       answer: (info?.entries ?? [])
         .filter((entry) => entry.kind === 'property' || entry.kind === 'string')
@@ -189,7 +204,7 @@ class Service7 {
   }
 
   /** Asks at `marker`; wall milliseconds (the work is in TypeScript 7's own process), and what came back. */
-  ask(marker: Marker): { ms: number; answer: string[]; instantiations?: number } {
+  ask(marker: Marker): Asked {
     const started = performance.now()
     this.#project = this.#api
       .updateSnapshot({ fileChanges: { changed: [this.#file] } })
@@ -296,18 +311,13 @@ async function main(): Promise<number> {
               consumerText(service.dir, service.pkg, 0).length -
               consumerText(dirs[0] ?? '', pkgs[0] ?? '', 0).length
             service.edit()
-            const {
-              ms: took,
-              answer,
-              instantiations,
-            } = service.ask({ ...marker, offset: marker.offset + shift })
+            const { answer, ...took } = service.ask({ ...marker, offset: marker.offset + shift })
             samples.push({
               compiler,
               pkg: pkgs[index] ?? '',
               kind: marker.kind,
               name: marker.name,
-              ms: took,
-              ...(instantiations === undefined ? {} : { instantiations }),
+              ...took,
             })
             answers.set(`${compiler} ${relative(root, pkgs[index] ?? '')} ${marker.name}`, answer)
           })
@@ -322,8 +332,16 @@ async function main(): Promise<number> {
     `${rounds} samples per position; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`,
   )
   console.log(
-    'TypeScript | package | request | min | median | max (ms: 5.9 CPU time, 7 and first request wall time) | instantiations (median)',
+    'TypeScript | package | request | wall min | median | max (ms) | main thread CPU median | max | process CPU median | max | instantiations (median)',
   )
+  /** `median | max` of `values`, or two empty cells when there are none. */
+  const medianMax = (values: number[]): string => {
+    if (values.length === 0) return ' | '
+    const { median, max } = quantiles(values)
+    return `${ms(median)} | ${ms(max)}`
+  }
+  const present = (values: Array<number | undefined>): number[] =>
+    values.filter((value): value is number => value !== undefined)
   for (const compiler of compilers) {
     for (const pkg of pkgs) {
       for (const kind of ['first', 'first-cpu', ...KINDS]) {
@@ -332,12 +350,9 @@ async function main(): Promise<number> {
         )
         if (kept.length === 0) continue
         const { min, median, max } = quantiles(kept.map((sample) => sample.ms))
-        const counts = kept.flatMap((sample) =>
-          sample.instantiations === undefined ? [] : [sample.instantiations],
-        )
-        const work = counts.length === 0 ? '' : ` | ${quantiles(counts).median}`
+        const counts = present(kept.map((sample) => sample.instantiations))
         console.log(
-          `${compiler} | ${relative(root, pkg)} | ${kind} | ${ms(min)} | ${ms(median)} | ${ms(max)}${work}`,
+          `${compiler} | ${relative(root, pkg)} | ${kind} | ${ms(min)} | ${ms(median)} | ${ms(max)} | ${medianMax(present(kept.map((sample) => sample.mainMs)))} | ${medianMax(present(kept.map((sample) => sample.cpuMs)))} | ${counts.length === 0 ? '' : quantiles(counts).median}`,
         )
       }
     }

@@ -37,7 +37,7 @@ export interface CpuSamples {
 type CpuPerCall = Record<CpuClock, number>
 
 /** The main thread's CPU; the whole process's where `process.threadCpuUsage()` is missing (early Node 22 releases). */
-const mainThreadCpu: (previous?: NodeJS.CpuUsage) => NodeJS.CpuUsage =
+export const mainThreadCpu: (previous?: NodeJS.CpuUsage) => NodeJS.CpuUsage =
   typeof process.threadCpuUsage === 'function'
     ? (previous) => process.threadCpuUsage(previous)
     : (previous) => process.cpuUsage(previous)
