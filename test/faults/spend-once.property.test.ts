@@ -16,6 +16,20 @@ const property = fc.asyncProperty(spendScenario, async (scenario) => {
   expect(await runSpendScenario(scenario)).toEqual([])
 })
 
+/**
+ * The property for a replay: a replay runs the case its path names first, then every later sibling of that case
+ * (fast-check goes on through the rest of the shrink from there, whatever `numRuns`), up to 44 s for one of those
+ * below. Only the named case is run here; the siblings after it pass at once.
+ */
+function namedCaseOnly(): typeof property {
+  let ran = false
+  return fc.asyncProperty(spendScenario, async (scenario) => {
+    if (ran) return
+    ran = true
+    expect(await runSpendScenario(scenario)).toEqual([])
+  })
+}
+
 describe('a refresh token is presented to the OAuth server once, whatever order the store and the server answer in', () => {
   it(
     "property: two instances and a fleet on one store; a scheduler orders the store's answers, the OAuth server's and time passing",
@@ -49,7 +63,7 @@ describe('a refresh token is presented to the OAuth server once, whatever order 
   ])(
     'found with seed $seed, path $path',
     async ({ seed, path }) => {
-      await fc.assert(property, { seed, path, numRuns: 1, endOnFailure: true })
+      await fc.assert(namedCaseOnly(), { seed, path, numRuns: 1, endOnFailure: true })
     },
     60_000,
   )
