@@ -313,7 +313,7 @@ async function fleetRun(
     // The expiring pairs enter the eager-refresh window `lead` s into the calls, once every process calls them. Each
     // process takes them up first, as it took up the others, so that what the calls phase counts of them is their
     // refresh: their pairs last that warm-up (twice what the first one took per portal, and a second) and the lead.
-    const leadS = refreshLeadS(durationS)
+    const leadS = refreshLeadS(options.durationS)
     const takeUpMs = Math.ceil((2 * steadyWarmUpMs * expiring.length) / Math.max(1, steady.length)) + 1000
     const installed = performance.now()
     await farm.install(
@@ -341,7 +341,13 @@ async function fleetRun(
       'fleet',
       workers,
       progress,
-      { type: 'go', portals: 'all', intervalMs, durationMs: durationS * 1000 },
+      {
+        type: 'go',
+        portals: 'all',
+        intervalMs,
+        durationMs: durationS * 1000,
+        ...(expiring.length > 0 ? { markAtMs: leadS * 1000 } : {}),
+      },
       () => farm.harvest(),
     )
     const wallMs = performance.now() - started
@@ -395,6 +401,7 @@ async function fleetRun(
       refreshesOfOthers,
       rejected: Object.fromEntries(rejected),
       cpuPerCallMs: calls.cpuUs / 1000 / total,
+      ...validAndRefreshCpu(reports, calls.cpuUs, total, expiring.length, leadS),
       rssPerPortal: perPortal(memoryBefore, memoryAfter, 'rss'),
       heapPerPortal: perPortal(memoryBefore, memoryAfter, 'heapUsed'),
       largestWorker: memoryAfter.reduce(
@@ -428,6 +435,35 @@ async function fleetRun(
     await web.store.close()
     client.disconnect()
     await farm.close()
+  }
+}
+
+/**
+ * The fleet's CPU split at the moment the expiring pairs fell due (`leadS` into the calls): per call before it, on
+ * valid tokens alone, ms; and per expiring portal after it, ms, over every process: what the calls after it cost
+ * beyond as many calls at the first part's cost (the refresh, and the other processes' waits and loads). The whole
+ * run's figures when no portal expires.
+ */
+function validAndRefreshCpu(
+  reports: readonly WorkerCalls[],
+  cpuUs: number,
+  calls: number,
+  expiringPortals: number,
+  leadS: number,
+): { validCpuPerCallMs: number; validForS: number | null; refreshCpuMs: number | null } {
+  const marks = reports.flatMap((report) => (report.beforeMark === null ? [] : [report.beforeMark]))
+  if (expiringPortals === 0 || marks.length < reports.length)
+    return { validCpuPerCallMs: cpuUs / 1000 / calls, validForS: null, refreshCpuMs: null }
+  const before = marks.reduce(
+    (sum, mark) => ({ cpuUs: sum.cpuUs + mark.cpuUs, calls: sum.calls + mark.calls }),
+    { cpuUs: 0, calls: 0 },
+  )
+  const validCpuPerCallMs = before.cpuUs / 1000 / before.calls
+  const afterMs = (cpuUs - before.cpuUs) / 1000
+  return {
+    validCpuPerCallMs,
+    validForS: leadS,
+    refreshCpuMs: (afterMs - (calls - before.calls) * validCpuPerCallMs) / expiringPortals,
   }
 }
 

@@ -221,9 +221,13 @@ function numeric(option: NumericOption, raw: string, source: string): number {
   return value
 }
 
-/** How far into the calls the expiring pairs fall due, s: 5, or a third of a shorter run (1 at least). */
+/**
+ * How far into the calls the expiring pairs fall due, s: half of `--duration` (1 at least). The calls before it are on
+ * valid tokens alone, so that the CPU per call the ratio compares is not that of however many refreshes a run of that
+ * rate happens to hold; the refreshes are measured after it.
+ */
 export function refreshLeadS(durationS: number): number {
-  return Math.max(1, Math.min(5, Math.floor(durationS / 3)))
+  return Math.max(1, Math.floor(durationS / 2))
 }
 
 /**
@@ -241,18 +245,15 @@ function requireTimeToRefresh(options: LoadOptions): void {
 
 /**
  * The duration of a run at `intervalMs` (the measured rate's, after the capacity search): `durationS`, or longer when
- * the expiring portals need it (see {@link requireTimeToRefresh}).
+ * the expiring portals need it (see {@link requireTimeToRefresh}); their pairs fall due {@link refreshLeadS} of
+ * `durationS` into it all the same.
  */
 export function durationAtInterval(
   options: Pick<LoadOptions, 'durationS' | 'expiring'>,
   intervalMs: number,
 ): number {
   if (options.expiring === 0) return options.durationS
-  let durationS = options.durationS
-  // The lead grows with a short run (a third of it, up to 5 s): twice settles it.
-  for (let pass = 0; pass < 2; pass += 1)
-    durationS = Math.max(durationS, refreshLeadS(durationS) + Math.ceil(intervalMs / 1000))
-  return durationS
+  return Math.max(options.durationS, refreshLeadS(options.durationS) + Math.ceil(intervalMs / 1000))
 }
 
 /** Reads the options from `env` and `argv` (flags win over the environment); throws {@link LoadOptionError}. */

@@ -60,6 +60,11 @@ export interface WorkerCalls {
   redisCommands: { steady: number; expiring: number; portalless: number }
   /** The calls of `ok` and `failed` made on a steady portal (one whose pair stays valid). */
   steadyCalls: number
+  /**
+   * At the order's `markAtMs` (when the expiring pairs fall due): the process's CPU until then, us, and the calls
+   * settled until then; `null` without a mark.
+   */
+  beforeMark: { cpuUs: number; calls: number } | null
 }
 
 /**
@@ -70,7 +75,7 @@ export interface WorkerCalls {
  */
 export type ToLoadWorker =
   | { type: 'warm-up'; portals: 'steady' | 'expiring'; collect: boolean }
-  | { type: 'go'; portals: 'steady' | 'all'; intervalMs: number; durationMs: number }
+  | { type: 'go'; portals: 'steady' | 'all'; intervalMs: number; durationMs: number; markAtMs?: number }
   | { type: 'collect' }
   | { type: 'memory' }
   | { type: 'exit' }

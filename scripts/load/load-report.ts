@@ -44,9 +44,17 @@ export interface LoadResult {
   refreshesOfOthers: number
   /** Requests the portals answered with an error, by code. */
   rejected: Record<string, number>
-  /** Client CPU per call, ms: the fleet's processes, and one portal on a `MemoryStore`. */
+  /** Client CPU per call, ms: the fleet's processes over the run, and one portal on a `MemoryStore`. */
   cpuPerCallMs: number
   baselineCpuPerCallMs: number
+  /**
+   * The fleet's client CPU per call on valid tokens, ms: over the first `validForS` s of the calls, before any pair
+   * fell due (`null`: the whole run, no portal expiring). What the ratio compares.
+   */
+  validCpuPerCallMs: number
+  validForS: number | null
+  /** Client CPU per expiring portal beyond its calls, over every process, ms (`null`: none expiring). */
+  refreshCpuMs: number | null
   baselineCalls: number
   /** Worker memory per held portal, bytes (after the run minus before any portal was held, after GC). */
   rssPerPortal: number
@@ -113,7 +121,7 @@ function codes(record: Record<string, number>): string {
 /** The rows of a run, with its checks (no failed call, one refresh per expired portal) and bars. */
 export function loadReport(result: LoadResult): LoadReport {
   const { options } = result
-  const ratio = result.cpuPerCallMs / result.baselineCpuPerCallMs
+  const ratio = result.validCpuPerCallMs / result.baselineCpuPerCallMs
   // Bars are judged on the figure as printed, so that a reader never sees "1.30x <= 1.3x MISSED".
   const cpuMet = Number(fixed(ratio, 2)) <= MAX_CPU_RATIO
   const redisMet = Number(fixed(result.redisSentPerSteadyCall, 2)) <= MAX_REDIS_COMMANDS_PER_CALL
@@ -172,7 +180,16 @@ export function loadReport(result: LoadResult): LoadReport {
     { figure: 'requests the portals rejected', measured: codes(result.rejected), bar: '', verdict: '' },
     {
       figure: `client CPU per call, ${fleet} on RedisStore`,
-      measured: `${fixed(result.cpuPerCallMs, 3)} ms`,
+      measured:
+        result.validForS === null
+          ? `${fixed(result.validCpuPerCallMs, 3)} ms`
+          : `${fixed(result.validCpuPerCallMs, 3)} ms on valid tokens (the first ${result.validForS} s, before any pair fell due); ${fixed(result.cpuPerCallMs, 3)} ms over the run`,
+      bar: '',
+      verdict: '',
+    },
+    {
+      figure: 'client CPU per expiring portal beyond its calls, every process (its refresh, waits and loads)',
+      measured: result.refreshCpuMs === null ? '-' : `${fixed(result.refreshCpuMs, 2)} ms`,
       bar: '',
       verdict: '',
     },
@@ -183,7 +200,7 @@ export function loadReport(result: LoadResult): LoadReport {
       verdict: '',
     },
     {
-      figure: 'CPU per call, fleet / single portal on MemoryStore',
+      figure: 'CPU per call on a valid token, fleet / single portal on MemoryStore',
       measured: `${fixed(ratio, 2)}x`,
       bar: `<= ${MAX_CPU_RATIO}x`,
       verdict: cpuMet ? 'MET' : missed,

@@ -10,7 +10,13 @@ import type { PortalFleet as Fleet, TokenStore } from '../../src/index.js'
 import { collectWithFinalizers } from '../dev/collect-garbage.js'
 import { runSchedule } from './call-schedule.js'
 import { emptyLatencies, recordLatency } from './latency-histogram.js'
-import type { FromLoadWorker, LoadWorkerInput, ToLoadWorker, WorkerMemory } from './load-protocol.js'
+import type {
+  FromLoadWorker,
+  LoadWorkerInput,
+  ToLoadWorker,
+  WorkerCalls,
+  WorkerMemory,
+} from './load-protocol.js'
 
 /** Warm-up calls in flight at once. */
 const WARM_UP_CONCURRENCY = 50
@@ -175,6 +181,14 @@ async function callsPhase(
   const cpu = process.cpuUsage()
   const commandsBefore = { ...redisCommands }
   const started = performance.now()
+  let beforeMark: WorkerCalls['beforeMark'] = null
+  const mark =
+    order.markAtMs === undefined
+      ? null
+      : setTimeout(() => {
+          const used = process.cpuUsage(cpu)
+          beforeMark = { cpuUs: used.user + used.system, calls: ok + failedCount }
+        }, order.markAtMs)
   await runSchedule({
     callsPerInterval,
     intervalMs: order.intervalMs,
@@ -206,6 +220,7 @@ async function callsPhase(
   const elapsedMs = performance.now() - started
   const used = process.cpuUsage(cpu)
   clearInterval(progress)
+  if (mark !== null) clearTimeout(mark)
   return {
     type: 'done',
     ok,
@@ -221,6 +236,7 @@ async function callsPhase(
       portalless: redisCommands.portalless - commandsBefore.portalless,
     },
     steadyCalls,
+    beforeMark,
   }
 }
 

@@ -89,11 +89,12 @@ export interface RedisStoreOptions {
    */
   replicas?: number
   /**
-   * Lets slot requests (one per call on a valid token) go to Redis in batches, ms, 0 to 1 000: a request made within
-   * this long of the one before waits at most this long for others, up to 16; one after a quieter spell leaves at
-   * once. The batch's commands and answers travel together, one wake-up of the process and of Redis for several calls:
-   * at 500 calls a second per process, `5` took the client's CPU per call from 1.30x to 1.00x that of one portal on a
-   * `MemoryStore`, for a few ms more per call (docs/fleet.md). Default 0: every request leaves at once.
+   * Lets slot requests (one per call on a valid token) go to Redis in batches, ms, 0 to 1 000: a request that came
+   * with the two before it less than this long apart on average waits at most this long for others, up to 16; any
+   * other leaves at once. The batch's commands and answers travel together, one wake-up of the process and of Redis
+   * for several calls: at 500 calls a second per process, `5` took the client's CPU per call from 1.30x to 1.00x that
+   * of one portal on a `MemoryStore`, for a few ms more per call (docs/fleet.md). Default 0: every request leaves at
+   * once.
    */
   slotBatchMs?: number
   /**

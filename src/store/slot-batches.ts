@@ -7,10 +7,16 @@ import { callStore } from './store-call.js'
 export const MAX_SLOT_BATCH = 16
 
 /**
- * The slot requests of one `RedisStore` (`slotBatchMs`), sent in batches: a request made within `windowMs` of the
- * one before waits, at most `windowMs`, for others to go with it; one made after a quieter spell leaves at once.
- * A batch leaves in one synchronous loop, so its commands reach Redis together and their answers come back together:
- * one wake-up of the process, and of Redis, for several calls instead of one each.
+ * The slot requests of one `RedisStore` (`slotBatchMs`), sent in batches: a request that came with the two before it
+ * less than `windowMs` apart on average waits, at most `windowMs`, for others to go with it; any other leaves at
+ * once. A batch leaves in one synchronous loop, so its commands reach Redis together and their answers come back
+ * together: one wake-up of the process, and of Redis, for several calls instead of one each.
+ *
+ * Why two gaps and not the last one: requests a little more than `windowMs` apart, whose timers fire a little early or
+ * late, would otherwise often find the one before within the window and wait alone for it to close. That costs a
+ * wake-up of its own instead of saving one (in `npm run load:fleet` at 10 000 portals, about 6 ms between a process's
+ * calls: 1.34x the CPU per call of one portal on a `MemoryStore` with a 5 ms window that looked at the last gap, 1.1x
+ * to 1.2x without batches). Requests steadily closer than the window still wait, and find a partner.
  */
 export class SlotBatches {
   readonly #windowMs: number
@@ -18,6 +24,8 @@ export class SlotBatches {
   #timer: NodeJS.Timeout | null = null
   /** `performance.now()` of the last request; none yet: long ago. */
   #lastAt = Number.NEGATIVE_INFINITY
+  /** The gap between the last request and the one before it, ms; none yet: endless. */
+  #lastGapMs = Number.POSITIVE_INFINITY
 
   /** `windowMs`: the longest a request waits for others; 0 sends every request at once. */
   constructor(windowMs: number) {
@@ -30,8 +38,10 @@ export class SlotBatches {
    */
   run<T>(send: (waitedMs: number) => Promise<T>): Promise<T> {
     const now = performance.now()
-    const quiet = now - this.#lastAt >= this.#windowMs
+    const gapMs = now - this.#lastAt
+    const quiet = gapMs + this.#lastGapMs >= 2 * this.#windowMs
     this.#lastAt = now
+    this.#lastGapMs = gapMs
     if (this.#timer === null && quiet) return send(0)
     return new Promise<T>((resolve, reject) => {
       // A request that throws as it is sent rejects alone; the rest of its batch still leaves.
