@@ -3,7 +3,8 @@
  * TypeScript 5.9's language service (the `typescript5` devDependency, what tsserver runs) and TypeScript 7's API
  * are driven over one consumer file: each sample edits the file (a new program, so a new checker, as each keystroke
  * makes) and asks one thing at one position, timed: the method names at `method: '|'`, the parameters at
- * `params: { | }` of several methods, a batch command's parameters, the hover on a method name and on `make`. And
+ * `params: { | }` of several methods, a batch command's parameters, the hover on a method name and on `make`; the
+ * same at `methods['|']`, `methods['crm.item.list']({ | })` and on `methods['crm.item.add']`'s name. And
  * the first request after the project opens: a new service, its first completion.
  *
  * `ROUNDS` sets the samples per position (default 9), `TSC` the compilers (`5.9,7`), `FIRST=0` skips the first
@@ -52,6 +53,9 @@ export async function edited(): Promise<void> {
   await v2.batchByChunk.make({ calls: [{ method: 'crm.item.update', params: { /*batch_object*/ } }] })
   await v2.call./*hover_make*/make({ method: 'crm.item.add', params: { entityTypeId: 2, fields: {} } })
   await v2.call.make({ method: /*hover_method*/'crm.item.add', params: { entityTypeId: 2, fields: {} } })
+  await v2.methods['/*names_byname*/']
+  await v2.methods['crm.item.list']({ /*params_byname*/ })
+  await v2.methods[/*hover_byname*/'crm.item.add']({ entityTypeId: 2, fields: {} })
 }
 `
 

@@ -44,6 +44,7 @@ export type {
 } from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
 export { CallListAction, FetchListAction, type ListBase } from './actions/list/list-actions.js'
+export type { MethodArgs, MethodCallOptions, MethodsByName } from './actions/methods.js'
 export type {
   CatalogueListOptions,
   CatalogueTailOptions,

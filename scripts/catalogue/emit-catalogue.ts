@@ -31,7 +31,19 @@ export function header(source: DocsSource, what: string): string {
   ].join('\n')
 }
 
-/** A JSDoc line for a method: its title, its scopes and, when deprecated, the replacement. */
+/**
+ * Where the docs' site serves a page of the repository: its path with `.html` for `.md`, under the site's address
+ * (the repository's own `404.yaml` links `api-reference/index.md`, `local-integrations/index.md` and
+ * `market/index.md` so).
+ */
+export const DOCS_SITE = 'https://apidocs.bitrix24.com/'
+
+/** The address on the docs' site of a page (its path in the repository, without `.md`). */
+export function pageUrl(page: string): string {
+  return `${DOCS_SITE}${page}.html`
+}
+
+/** A JSDoc line for a method: its title, its scopes, its page and, when deprecated, the replacement. */
 function methodDoc(method: DocMethod): string {
   const title = method.title.replace(/\*\//g, '*\u2215').replace(/\s+/g, ' ')
   const scope = method.scopes.length > 0 ? ` Scope: ${method.scopes.join(', ')}.` : ''
@@ -41,7 +53,7 @@ function methodDoc(method: DocMethod): string {
     method.params === null
       ? ` Parameters not typed (any key is taken): its page, ${method.page.replace(/\.md$/, '')}, has no parameter table.`
       : ''
-  return `  /** ${title}.${scope}${untyped}${deprecated} */`
+  return `  /** ${title}.${scope}${untyped} @see ${pageUrl(method.page)}${deprecated} */`
 }
 
 /**

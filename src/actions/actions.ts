@@ -28,6 +28,7 @@ import type {
 import { planV2Keyset } from './list/v2-keyset-plan.js'
 import { planV3Keyset } from './list/v3-keyset-plan.js'
 import { planV3Tail } from './list/v3-tail-plan.js'
+import { type MethodsByName, methodsByName } from './methods.js'
 
 /**
  * The entry points of one REST API version, each checked against the version's method catalogue `C`; `R` is the
@@ -46,6 +47,11 @@ export interface VersionActions<
 > {
   /** One REST call: `call.make({ method, params, requestId })`. */
   readonly call: Call
+  /**
+   * One REST call by the method's name: `methods['crm.item.add'](params, { requestId })`, as `call.make`; an editor
+   * shows the method's doc on its name ({@link MethodsByName}).
+   */
+  readonly methods: MethodsByName<C, Res>
   /** Every row of a list method in one `Result`, by the id keyset: `callList.make({ method, params })`. */
   readonly callList: CallListAction<C, ListExtras, UncheckedListOptions, ListOptions, Res, Key, Lists>
   /** A list method page by page, as an async generator: `for await (const rows of fetchList.make(...))`. */
@@ -128,6 +134,7 @@ export interface PortalActions {
 class LazyV2Actions implements V2Actions {
   readonly #http: () => TypeHttp
   #call: V2CallAction | undefined
+  #methods: V2Actions['methods'] | undefined
   #callList: V2Actions['callList'] | undefined
   #fetchList: V2Actions['fetchList'] | undefined
   #batch: V2Actions['batch'] | undefined
@@ -142,6 +149,11 @@ class LazyV2Actions implements V2Actions {
     // two types would spread the options over every method.)
     this.#call ??= new CallAction(this.#http) as unknown as V2CallAction
     return this.#call
+  }
+
+  get methods(): V2Actions['methods'] {
+    this.#methods ??= methodsByName<V2MethodParams, V2MethodResults>(this.#http)
+    return this.#methods
   }
 
   get callList(): V2Actions['callList'] {
@@ -191,6 +203,7 @@ class LazyV2Actions implements V2Actions {
 class LazyV3Actions implements V3Actions {
   readonly #http: () => TypeHttp
   #call: V3CallAction | undefined
+  #methods: V3Actions['methods'] | undefined
   #callList: V3Actions['callList'] | undefined
   #fetchList: V3Actions['fetchList'] | undefined
   #callTail: V3Actions['callTail'] | undefined
@@ -205,6 +218,11 @@ class LazyV3Actions implements V3Actions {
   get call(): V3CallAction {
     this.#call ??= new CallAction(this.#http) as unknown as V3CallAction
     return this.#call
+  }
+
+  get methods(): V3Actions['methods'] {
+    this.#methods ??= methodsByName<V3MethodParams, V3MethodResults>(this.#http)
+    return this.#methods
   }
 
   get callList(): V3Actions['callList'] {

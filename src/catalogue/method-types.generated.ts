@@ -1185,11 +1185,11 @@ export type CrmItemUpdateParams = {
 
 /** Parameters of every documented REST v2 method, by method name. */
 export interface V2MethodParams {
-  /** Get Access Permission Names. Scope: basic. */
+  /** Get Access Permission Names. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/system/access-name.html */
   'access.name': {
     /** List of access codes for which names need to be retrieved. */
     ACCESS: readonly unknown[] }
-  /** Get the List of Services. Scope: ai_admin. */
+  /** Get the List of Services. Scope: ai_admin. @see https://apidocs.bitrix24.com/api-reference/ai/ai-engine-list.html */
   'ai.engine.list': {
     /** An array in the following format: where: - field_n — the name of the field to filter by - value_n —… */
     filter?: ReadonlyArray<{
@@ -1209,7 +1209,7 @@ export interface V2MethodParams {
     DATE_CREATE?: string; [k: string]: unknown }>;
     /** Maximum number of elements in the response */
     limit?: number }
-  /** Register the Service. Scope: ai_admin. */
+  /** Register the Service. Scope: ai_admin. @see https://apidocs.bitrix24.com/api-reference/ai/ai-engine-register.html */
   'ai.engine.register': {
     /** The name of the service that will be displayed in the interface */
     name: string;
@@ -1227,27 +1227,27 @@ export interface V2MethodParams {
     model_context_type?: string;
     /** The context limit. */
     model_context_limit?: number; [k: string]: unknown } }
-  /** Remove the Service. Scope: ai_admin. */
+  /** Remove the Service. Scope: ai_admin. @see https://apidocs.bitrix24.com/api-reference/ai/ai-engine-unregister.html */
   'ai.engine.unregister': {
     /** Character code of the service to be removed */
     code?: string }
-  /** Show information about the app. Scope: basic. */
+  /** Show information about the app. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/system/app-info.html */
   'app.info': NoParams
-  /** Get Application-Linked Data. Scope: basic. */
+  /** Get Application-Linked Data. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/settings/app-option-get.html */
   'app.option.get': {
     /** One of the keys saved by the app.option.set method. */
     option?: string }
-  /** Bind Data to the Method. Scope: basic. */
+  /** Bind Data to the Method. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/settings/app-option-set.html */
   'app.option.set': {
     /** An array where the key is the name of the property to be saved, and the value is the property value. */
     options: readonly unknown[] }
-  /** How to Execute a Batch Request. Scope: basic. */
+  /** How to Execute a Batch Request. Scope: basic. @see https://apidocs.bitrix24.com/settings/how-to-call-rest-api/batch.html */
   'batch': {
     /** An array of subqueries. */
     cmd: readonly unknown[];
     /** Determines whether to interrupt the sequence of requests in case of an error. */
     halt?: Flag }
-  /** Create Connector. Scope: biconnector. */
+  /** Create Connector. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/connector/biconnector-connector-add.html */
   'biconnector.connector.add': {
     /** An object containing data to create a new connector. */
     fields: {
@@ -1269,17 +1269,17 @@ export interface V2MethodParams {
     settings: readonly unknown[];
     /** Connector sorting parameter. */
     sort?: number; [k: string]: unknown } }
-  /** Delete Connector. Scope: biconnector. */
+  /** Delete Connector. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/connector/biconnector-connector-delete.html */
   'biconnector.connector.delete': {
     /** Identifier of the connector, can be obtained using the methods biconnector.connector.list and bicon… */
     id: NumericId }
-  /** Get Connector Fields. Scope: biconnector. */
+  /** Get Connector Fields. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/connector/biconnector-connector-fields.html */
   'biconnector.connector.fields': NoParams
-  /** Get Connector by ID. Scope: biconnector. */
+  /** Get Connector by ID. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/connector/biconnector-connector-get.html */
   'biconnector.connector.get': {
     /** The identifier of the connector, which can be obtained using the methods biconnector.connector.list… */
     id: NumericId }
-  /** Get a List of Connectors. Scope: biconnector. */
+  /** Get a List of Connectors. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/connector/biconnector-connector-list.html */
   'biconnector.connector.list': {
     /** List of fields that must be filled in the connectors in the selection. */
     select?: readonly string[];
@@ -1289,7 +1289,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** Controls pagination. */
     page?: number }
-  /** Update the. Scope: biconnector. */
+  /** Update the. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/connector/biconnector-connector-update.html */
   'biconnector.connector.update': {
     /** Connector identifier, can be obtained using the methods biconnector.connector.list and biconnector.… */
     id: NumericId;
@@ -1313,7 +1313,7 @@ export interface V2MethodParams {
     settings?: readonly unknown[];
     /** New sorting parameter for the connector */
     sort?: number; [k: string]: unknown } }
-  /** Create Dataset. Scope: biconnector. */
+  /** Create Dataset. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/dataset/biconnector-dataset-add.html */
   'biconnector.dataset.add': {
     /** An object containing data to create a new dataset. */
     fields: {
@@ -1329,13 +1329,13 @@ export interface V2MethodParams {
     description?: string;
     /** A list of dataset fields, (Detailed description) */
     fields: readonly unknown[]; [k: string]: unknown } }
-  /** Delete dataset. Scope: biconnector. */
+  /** Delete dataset. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/dataset/biconnector-dataset-delete.html */
   'biconnector.dataset.delete': {
     /** Identifier of the dataset, can be obtained using the methods biconnector.dataset.list or biconnecto… */
     id: NumericId }
-  /** Get Dataset Fields. Scope: biconnector. */
+  /** Get Dataset Fields. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/dataset/biconnector-dataset-fields.html */
   'biconnector.dataset.fields': NoParams
-  /** Update Dataset Fields. Scope: biconnector. */
+  /** Update Dataset Fields. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/dataset/biconnector-dataset-fields-update.html */
   'biconnector.dataset.fields.update': {
     /** Identifier of the dataset, can be obtained using the methods biconnector.dataset.list or biconnecto… */
     id: NumericId;
@@ -1345,11 +1345,11 @@ export interface V2MethodParams {
     update?: Obj;
     /** Object containing an array of field identifiers for deletion. */
     delete?: readonly number[] }
-  /** Get dataset by id. Scope: biconnector. */
+  /** Get dataset by id. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/dataset/biconnector-dataset-get.html */
   'biconnector.dataset.get': {
     /** Identifier of the dataset, which can be obtained using the methods biconnector.dataset.list and bic… */
     id: NumericId }
-  /** Get a List of Datasets. Scope: biconnector. */
+  /** Get a List of Datasets. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/dataset/biconnector-dataset-list.html */
   'biconnector.dataset.list': {
     /** A list of fields that must be populated in the datasets in the selection. */
     select?: readonly string[];
@@ -1359,7 +1359,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** Controls pagination. */
     page?: number }
-  /** Update Dataset. Scope: biconnector. */
+  /** Update Dataset. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/dataset/biconnector-dataset-update.html */
   'biconnector.dataset.update': {
     /** Identifier of the dataset, can be obtained using the methods biconnector.dataset.list and biconnect… */
     id: NumericId;
@@ -1367,7 +1367,7 @@ export interface V2MethodParams {
     fields: {
     /** Description of the dataset */
     description?: string; [k: string]: unknown } }
-  /** Create Source. Scope: biconnector. */
+  /** Create Source. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/source/biconnector-source-add.html */
   'biconnector.source.add': {
     /** An object containing data to create a new source. */
     fields: {
@@ -1381,17 +1381,17 @@ export interface V2MethodParams {
     connectorId: NumericId;
     /** A list of parameters for authorization, passed as an object where the key is the code of the parame… */
     settings: Obj; [k: string]: unknown } }
-  /** Delete source. Scope: biconnector. */
+  /** Delete source. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/source/biconnector-source-delete.html */
   'biconnector.source.delete': {
     /** Identifier of the connection, can be obtained using the methods biconnector.source.list or biconnec… */
     id: NumericId }
-  /** Get Source Fields. Scope: biconnector. */
+  /** Get Source Fields. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/source/biconnector-source-fields.html */
   'biconnector.source.fields': NoParams
-  /** Get Source by ID. Scope: biconnector. */
+  /** Get Source by ID. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/source/biconnector-source-get.html */
   'biconnector.source.get': {
     /** Identifier of the source, which can be obtained using the methods biconnector.source.list and bicon… */
     id: NumericId }
-  /** Get a List of Sources. Scope: biconnector. */
+  /** Get a List of Sources. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/source/biconnector-source-list.html */
   'biconnector.source.list': {
     /** List of fields that must be filled in the sources in the selection. */
     select?: readonly string[];
@@ -1401,7 +1401,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** Controls pagination. */
     page?: number }
-  /** Change source. Scope: biconnector. */
+  /** Change source. Scope: biconnector. @see https://apidocs.bitrix24.com/api-reference/biconnector/source/biconnector-source-update.html */
   'biconnector.source.update': {
     /** Identifier of the source, can be obtained using the methods biconnector.source.list and biconnector… */
     id: NumericId;
@@ -1415,7 +1415,7 @@ export interface V2MethodParams {
     active?: Flag;
     /** List of parameters for authorization, passed as an object where the key is the code of the paramete… */
     settings?: Obj; [k: string]: unknown } }
-  /** Add a New Action. Scope: bizproc. */
+  /** Add a New Action. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-activity/bizproc-activity-add.html */
   'bizproc.activity.add': {
     /** Internal identifier of the action. */
     CODE: string;
@@ -1469,19 +1469,19 @@ export interface V2MethodParams {
     USE_PLACEMENT?: Flag;
     /** URL of the placement handler on the application side. */
     PLACEMENT_HANDLER?: string }
-  /** Delete Action. Scope: bizproc. */
+  /** Delete Action. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-activity/bizproc-activity-delete.html */
   'bizproc.activity.delete': {
     /** Symbolic identifier of the application action */
     CODE: string }
-  /** Get a List of Application Actions. Scope: bizproc. */
+  /** Get a List of Application Actions. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-activity/bizproc-activity-list.html */
   'bizproc.activity.list': NoParams
-  /** Write Information to the Business Process Log. Scope: bizproc. */
+  /** Write Information to the Business Process Log. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-activity/bizproc-activity-log.html */
   'bizproc.activity.log': {
     /** A unique key required to send an event to the business process. */
     EVENT_TOKEN: string;
     /** Message to be logged */
     LOG_MESSAGE: string }
-  /** Update Action. Scope: bizproc. */
+  /** Update Action. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-activity/bizproc-activity-update.html */
   'bizproc.activity.update': {
     /** Internal identifier of the action */
     CODE: string;
@@ -1537,7 +1537,7 @@ export interface V2MethodParams {
     USE_PLACEMENT?: Flag;
     /** URL of the placement handler on the application side */
     PLACEMENT_HANDLER?: string; [k: string]: unknown } }
-  /** Return Parameters to Action or Automation Rule. Scope: bizproc. */
+  /** Return Parameters to Action or Automation Rule. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-robot/bizproc-event-send.html */
   'bizproc.event.send': {
     /** A special token that is sent to the application handler when the action or Automation rule is execu… */
     EVENT_TOKEN: string;
@@ -1545,7 +1545,7 @@ export interface V2MethodParams {
     RETURN_VALUES?: Obj;
     /** Text for the business process log. */
     LOG_MESSAGE?: string }
-  /** Register a New Automation Rule. Scope: bizproc. */
+  /** Register a New Automation Rule. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-robot/bizproc-robot-add.html */
   'bizproc.robot.add': {
     /** Internal identifier of the Automation rule. */
     CODE: string;
@@ -1599,13 +1599,13 @@ export interface V2MethodParams {
     USE_PLACEMENT?: Flag;
     /** URL of the placement handler on the application side. */
     PLACEMENT_HANDLER?: string }
-  /** Delete Registered Robot. Scope: bizproc. */
+  /** Delete Registered Robot. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-robot/bizproc-robot-delete.html */
   'bizproc.robot.delete': {
     /** Symbolic identifier of the application robot */
     CODE: string }
-  /** Get a list of registered application robots. Scope: bizproc. */
+  /** Get a list of registered application robots. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-robot/bizproc-robot-list.html */
   'bizproc.robot.list': NoParams
-  /** Update Fields of the Automation Rule. Scope: bizproc. */
+  /** Update Fields of the Automation Rule. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-robot/bizproc-robot-update.html */
   'bizproc.robot.update': {
     /** Internal identifier of the Automation Rule */
     CODE: string;
@@ -1661,7 +1661,7 @@ export interface V2MethodParams {
     USE_PLACEMENT?: Flag;
     /** URL of the placement handler on the application side */
     PLACEMENT_HANDLER?: string; [k: string]: unknown } }
-  /** Complete a business process task. Scope: bizproc. */
+  /** Complete a business process task. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-task/bizproc-task-complete.html */
   'bizproc.task.complete': {
     /** Task identifier. */
     TASK_ID: NumericId;
@@ -1671,7 +1671,7 @@ export interface V2MethodParams {
     COMMENT?: string;
     /** An object describing fields for completing tasks with a request for additional information in the f… */
     FIELDS?: Obj }
-  /** Delegate a workflow task. Scope: bizproc. */
+  /** Delegate a workflow task. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-task/bizproc-task-delegate.html */
   'bizproc.task.delegate': {
     /** List of task identifiers. */
     TASK_IDS: readonly unknown[];
@@ -1679,7 +1679,7 @@ export interface V2MethodParams {
     FROM_USER_ID: NumericId;
     /** Identifier of the user to whom the tasks will be delegated. */
     TO_USER_ID: NumericId }
-  /** Get a List of Workflow Tasks. Scope: bizproc. */
+  /** Get a List of Workflow Tasks. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-task/bizproc-task-list.html */
   'bizproc.task.list': {
     /** An array containing a list of fields to select. */
     SELECT?: ReadonlyArray<{
@@ -1917,7 +1917,7 @@ export interface V2MethodParams {
     DOCUMENT_URL?: string; [k: string]: unknown };
     /** This parameter is used for managing pagination. */
     START?: number }
-  /** Get a list of running workflows. Scope: bizproc. */
+  /** Get a list of running workflows. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-workflow-instances.html */
   'bizproc.workflow.instances': {
     /** An array containing the list of fields to select. */
     SELECT?: readonly unknown[];
@@ -1927,11 +1927,11 @@ export interface V2MethodParams {
     ORDER?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Delete Running Process. Scope: bizproc. */
+  /** Delete Running Process. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-workflow-kill.html */
   'bizproc.workflow.kill': {
     /** Identifier of the workflow */
     ID: NumericId }
-  /** Start Business Process. Scope: bizproc. */
+  /** Start Business Process. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-workflow-start.html */
   'bizproc.workflow.start': {
     /** Identifier of the business process template */
     TEMPLATE_ID: NumericId;
@@ -1939,7 +1939,7 @@ export interface V2MethodParams {
     DOCUMENT_ID: readonly unknown[];
     /** Values for the parameters of the business process template. */
     PARAMETERS?: Obj }
-  /** Add Business Process Template. Scope: bizproc. */
+  /** Add Business Process Template. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/template/bizproc-workflow-template-add.html */
   'bizproc.workflow.template.add': {
     /** Document type. */
     DOCUMENT_TYPE: readonly unknown[];
@@ -1951,11 +1951,11 @@ export interface V2MethodParams {
     TEMPLATE_DATA: unknown;
     /** Auto-execution settings for the template. */
     AUTO_EXECUTE?: number }
-  /** Delete Business Process Template. Scope: bizproc. */
+  /** Delete Business Process Template. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/template/bizproc-workflow-template-delete.html */
   'bizproc.workflow.template.delete': {
     /** Identifier of the business process template */
     ID: NumericId }
-  /** Get the list of templates. Scope: bizproc. */
+  /** Get the list of templates. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/template/bizproc-workflow-template-list.html */
   'bizproc.workflow.template.list': {
     /** The array contains a list of fields to select. */
     SELECT?: ReadonlyArray<{
@@ -2049,7 +2049,7 @@ export interface V2MethodParams {
     SYSTEM_CODE?: string; [k: string]: unknown };
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Update Business Process Template. Scope: bizproc. */
+  /** Update Business Process Template. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/template/bizproc-workflow-template-update.html */
   'bizproc.workflow.template.update': {
     /** Identifier of the template to be updated */
     ID: string;
@@ -2063,13 +2063,13 @@ export interface V2MethodParams {
     TEMPLATE_DATA?: unknown;
     /** Auto-execution settings for the template. */
     AUTO_EXECUTE?: number; [k: string]: unknown } }
-  /** Stop Active Workflow. Scope: bizproc. */
+  /** Stop Active Workflow. Scope: bizproc. @see https://apidocs.bitrix24.com/api-reference/bizproc/bizproc-workflow-terminate.html */
   'bizproc.workflow.terminate': {
     /** Identifier of the workflow to be stopped. */
     ID: string;
     /** Set the status text. */
     STATUS?: string }
-  /** Add Booking. Scope: booking. */
+  /** Add Booking. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/booking-v1-booking-add.html */
   'booking.v1.booking.add': {
     /** An object containing field values for creating a booking (detailed description) */
     fields: {
@@ -2085,11 +2085,11 @@ export interface V2MethodParams {
     from: Obj;
     /** The end time of the booking in the format {"timestamp": "1723447800", "timezone": "Europe/Berlin"} */
     to: Obj; [k: string]: unknown }; [k: string]: unknown } }
-  /** Get the list of booking clients. Scope: booking. */
+  /** Get the list of booking clients. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/client/booking-v1-booking-client-list.html */
   'booking.v1.booking.client.list': {
     /** Booking identifier. */
     bookingId: NumericId }
-  /** Add Clients to Booking. Scope: booking. */
+  /** Add Clients to Booking. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/client/booking-v1-booking-client-set.html */
   'booking.v1.booking.client.set': {
     /** Booking identifier. */
     bookingId: NumericId;
@@ -2099,11 +2099,11 @@ export interface V2MethodParams {
     id: NumericId;
     /** Client type in the format {"module": "crm", "code": "CONTACT"}. */
     type: Obj; [k: string]: unknown }> }
-  /** Remove clients from booking. Scope: booking. */
+  /** Remove clients from booking. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/client/booking-v1-booking-client-unset.html */
   'booking.v1.booking.client.unset': {
     /** Booking identifier. */
     bookingId: NumericId }
-  /** Create a Booking from the Waitlist. Scope: booking. */
+  /** Create a Booking from the Waitlist. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/booking-v1-booking-createfromwaitlist.html */
   'booking.v1.booking.createfromwaitlist': {
     /** Identifier of the entry in the waitlist. */
     waitListId: NumericId;
@@ -2121,15 +2121,15 @@ export interface V2MethodParams {
     from: Obj;
     /** End time of the booking in the format {"timestamp": "1723447800", "timezone": "Europe/Berlin"} */
     to: Obj; [k: string]: unknown }; [k: string]: unknown } }
-  /** Delete Booking. Scope: booking. */
+  /** Delete Booking. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/booking-v1-booking-delete.html */
   'booking.v1.booking.delete': {
     /** Booking identifier */
     id: NumericId }
-  /** Get Booking Connections. Scope: booking. */
+  /** Get Booking Connections. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/external-data/booking-v1-booking-externaldata-list.html */
   'booking.v1.booking.externalData.list': {
     /** Booking identifier. */
     bookingId: NumericId }
-  /** Set Connections for Booking. Scope: booking. */
+  /** Set Connections for Booking. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/external-data/booking-v1-booking-externaldata-set.html */
   'booking.v1.booking.externalData.set': {
     /** Booking identifier. */
     bookingId: NumericId;
@@ -2141,21 +2141,21 @@ export interface V2MethodParams {
     entityTypeId: string;
     /** Item ID, for example 1 */
     value: string; [k: string]: unknown }> }
-  /** Remove connections for booking. Scope: booking. */
+  /** Remove connections for booking. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/external-data/booking-v1-booking-externaldata-unset.html */
   'booking.v1.booking.externalData.unset': {
     /** Booking identifier. */
     bookingId: NumericId }
-  /** Get Information About Booking. Scope: booking. */
+  /** Get Information About Booking. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/booking-v1-booking-get.html */
   'booking.v1.booking.get': {
     /** Booking identifier */
     id: NumericId }
-  /** Get the list of bookings. Scope: booking. */
+  /** Get the list of bookings. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/booking-v1-booking-list.html */
   'booking.v1.booking.list': {
     /** Object for filtering by booking time in the format {"dateFrom": "0", "dateTo": "1739262600"}, where… */
     within?: Obj;
     /** Object for filtering by client, accepts an array of entities objects with fields - code — client ty… */
     client?: Obj }
-  /** Update Booking. Scope: booking. */
+  /** Update Booking. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking/booking-v1-booking-update.html */
   'booking.v1.booking.update': {
     /** Booking identifier */
     id: NumericId;
@@ -2173,9 +2173,9 @@ export interface V2MethodParams {
     from: Obj;
     /** End time of the booking in the format {"timestamp": "1723447800", "timezone": "Europe/Berlin"} */
     to: Obj; [k: string]: unknown }; [k: string]: unknown } }
-  /** Get a list of client types. Scope: booking. */
+  /** Get a list of client types. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/booking-v1-clienttype-list.html */
   'booking.v1.clienttype.list': NoParams
-  /** Add a New Resource. Scope: booking. */
+  /** Add a New Resource. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/booking-v1-resource-add.html */
   'booking.v1.resource.add': {
     /** An object containing field values for creating a resource (detailed description) */
     fields: {
@@ -2223,15 +2223,15 @@ export interface V2MethodParams {
     confirmationRepetitionsInterval?: number;
     /** The time before the booking after which the counter for unconfirmed bookings lights up. */
     confirmationCounterDelay?: number; [k: string]: unknown } }
-  /** Delete Resource. Scope: booking. */
+  /** Delete Resource. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/booking-v1-resource-delete.html */
   'booking.v1.resource.delete': {
     /** Resource identifier. */
     id: NumericId }
-  /** Get resource. Scope: booking. */
+  /** Get resource. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/booking-v1-resource-get.html */
   'booking.v1.resource.get': {
     /** Resource identifier. */
     id: NumericId }
-  /** Get the list of resources. Scope: booking. */
+  /** Get the list of resources. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/booking-v1-resource-list.html */
   'booking.v1.resource.list': {
     /** Search query. */
     searchQuery?: string;
@@ -2243,11 +2243,11 @@ export interface V2MethodParams {
     name?: string;
     /** Description of the resource */
     description?: string }
-  /** Get Slot Settings for Resource. Scope: booking. */
+  /** Get Slot Settings for Resource. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/slots/booking-v1-resource-slots-list.html */
   'booking.v1.resource.slots.list': {
     /** Resource identifier. */
     resourceId: NumericId }
-  /** Set Slots for Resource. Scope: booking. */
+  /** Set Slots for Resource. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/slots/booking-v1-resource-slots-set.html */
   'booking.v1.resource.slots.set': {
     /** Resource identifier. */
     resourceId: NumericId;
@@ -2263,11 +2263,11 @@ export interface V2MethodParams {
     weekDays: readonly unknown[];
     /** Duration of the slot in minutes */
     slotSize: number; [k: string]: unknown }> }
-  /** Remove slots for resource. Scope: booking. */
+  /** Remove slots for resource. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/slots/booking-v1-resource-slots-unset.html */
   'booking.v1.resource.slots.unset': {
     /** Resource identifier. */
     resourceId: NumericId }
-  /** Update resource. Scope: booking. */
+  /** Update resource. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/booking-v1-resource-update.html */
   'booking.v1.resource.update': {
     /** Resource identifier. */
     id: NumericId;
@@ -2317,7 +2317,7 @@ export interface V2MethodParams {
     confirmationRepetitionsInterval?: number;
     /** Time before the booking after which the counter for unconfirmed bookings lights up. */
     confirmationCounterDelay?: number; [k: string]: unknown } }
-  /** Add a New Resource Type. Scope: booking. */
+  /** Add a New Resource Type. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/resource-type/booking-v1-resourcetype-add.html */
   'booking.v1.resourceType.add': {
     /** An object containing field values for creating a resource type (detailed description) */
     fields: {
@@ -2361,15 +2361,15 @@ export interface V2MethodParams {
     confirmationRepetitionsInterval?: number;
     /** Time before the booking after which the counter for unconfirmed bookings lights up. */
     confirmationCounterDelay?: number; [k: string]: unknown } }
-  /** Delete Resource Type. Scope: booking. */
+  /** Delete Resource Type. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/resource-type/booking-v1-resourcetype-delete.html */
   'booking.v1.resourceType.delete': {
     /** Identifier of the resource type. */
     id: NumericId }
-  /** Get Resource Type. Scope: booking. */
+  /** Get Resource Type. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/resource-type/booking-v1-resourcetype-get.html */
   'booking.v1.resourceType.get': {
     /** Identifier of the resource type. */
     id: NumericId }
-  /** Get a list of resource types. Scope: booking. */
+  /** Get a list of resource types. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/resource-type/booking-v1-resourcetype-list.html */
   'booking.v1.resourceType.list': {
     /** Search query. */
     searchQuery?: string;
@@ -2379,7 +2379,7 @@ export interface V2MethodParams {
     name?: string;
     /** Resource type code */
     code?: string }
-  /** Update Resource Type. Scope: booking. */
+  /** Update Resource Type. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/resource/resource-type/booking-v1-resourcetype-update.html */
   'booking.v1.resourceType.update': {
     /** Identifier of the resource type. */
     id: NumericId;
@@ -2425,17 +2425,17 @@ export interface V2MethodParams {
     confirmationRepetitionsInterval?: number;
     /** Time before the booking after which the counter for unconfirmed bookings lights up. */
     confirmationCounterDelay?: number; [k: string]: unknown } }
-  /** Add to waitlist. Scope: booking. */
+  /** Add to waitlist. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/booking-v1-waitlist-add.html */
   'booking.v1.waitlist.add': {
     /** An object containing field values for creating an entry in the waitlist (detailed description) */
     fields: {
     /** Note for the waitlist entry. */
     note: string; [k: string]: unknown } }
-  /** Get the list of clients for the waitlist. Scope: booking. */
+  /** Get the list of clients for the waitlist. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/client/booking-v1-waitlist-client-list.html */
   'booking.v1.waitlist.client.list': {
     /** Identifier of the entry in the waitlist. */
     waitListId: NumericId }
-  /** Add Clients to the Waitlist Record in. Scope: booking. */
+  /** Add Clients to the Waitlist Record in. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/client/booking-v1-waitlist-client-set.html */
   'booking.v1.waitlist.client.set': {
     /** Identifier of the waitlist record. */
     waitListId: NumericId;
@@ -2445,23 +2445,23 @@ export interface V2MethodParams {
     id: NumericId;
     /** Client type in the format {"module": "crm", "code": "CONTACT"}. */
     type: Obj; [k: string]: unknown }> }
-  /** Remove clients from the waitlist entry. Scope: booking. */
+  /** Remove clients from the waitlist entry. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/client/booking-v1-waitlist-client-unset.html */
   'booking.v1.waitlist.client.unset': {
     /** Identifier of the waitlist entry. */
     waitListId: NumericId }
-  /** Create a waitlist entry from booking using. Scope: booking. */
+  /** Create a waitlist entry from booking using. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/booking-v1-waitlist-createfrombooking.html */
   'booking.v1.waitlist.createfrombooking': {
     /** The identifier of the booking from which the waitlist entry is created. */
     bookingId: NumericId }
-  /** Delete Entry from the Waitlist. Scope: booking. */
+  /** Delete Entry from the Waitlist. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/booking-v1-waitlist-delete.html */
   'booking.v1.waitlist.delete': {
     /** Identifier of the entry in the waitlist */
     id: NumericId }
-  /** Get External Data Links for Waitlist Entry. Scope: booking. */
+  /** Get External Data Links for Waitlist Entry. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/external-data/booking-v1-waitlist-externaldata-list.html */
   'booking.v1.waitlist.externalData.list': {
     /** Identifier of the waitlist entry. */
     waitListId: NumericId }
-  /** Set Connections for Recording in the Waitlist. Scope: booking. */
+  /** Set Connections for Recording in the Waitlist. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/external-data/booking-v1-waitlist-externaldata-set.html */
   'booking.v1.waitlist.externalData.set': {
     /** Identifier of the waitlist entry. */
     waitListId: NumericId;
@@ -2473,19 +2473,19 @@ export interface V2MethodParams {
     entityTypeId: string;
     /** Element ID, for example 1 */
     value: string; [k: string]: unknown }> }
-  /** Remove connections for the waitlist record. Scope: booking. */
+  /** Remove connections for the waitlist record. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/external-data/booking-v1-waitlist-externaldata-unset.html */
   'booking.v1.waitlist.externalData.unset': {
     /** Identifier of the waitlist record. */
     waitListId: NumericId }
-  /** Get a Record from the Waitlist. Scope: booking. */
+  /** Get a Record from the Waitlist. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/booking-v1-waitlist-get.html */
   'booking.v1.waitlist.get': {
     /** Identifier of the waitlist record. */
     id: NumericId }
-  /** Get a list of records from the waitlist. Scope: booking. */
+  /** Get a list of records from the waitlist. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/booking-v1-waitlist-list.html */
   'booking.v1.waitlist.list': {
     /** An object for filtering waitlist records. */
     filter?: Obj }
-  /** Update a record in the waitlist. Scope: booking. */
+  /** Update a record in the waitlist. Scope: booking. @see https://apidocs.bitrix24.com/api-reference/booking/waitlist/booking-v1-waitlist-update.html */
   'booking.v1.waitlist.update': {
     /** Identifier of the waitlist record */
     id: NumericId;
@@ -2493,7 +2493,7 @@ export interface V2MethodParams {
     fields: {
     /** Note for the waitlist record */
     note: string; [k: string]: unknown } }
-  /** Get User Availability from. Scope: calendar. */
+  /** Get User Availability from. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-event/calendar-accessibility-get.html */
   'calendar.accessibility.get': {
     /** Array of user IDs */
     users: readonly unknown[];
@@ -2501,7 +2501,7 @@ export interface V2MethodParams {
     from: string;
     /** End date of the period for determining availability in the format YYYY-MM-DD. */
     to: string }
-  /** Add Event. Scope: calendar. */
+  /** Add Event. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-event/calendar-event-add.html */
   'calendar.event.add': {
     /** Calendar type: - user — user calendar - group — group calendar - company_calendar — company calendar */
     type: string;
@@ -2575,11 +2575,11 @@ export interface V2MethodParams {
     hide_guests?: Flag; [k: string]: unknown };
     /** Array of CRM object identifiers to link to the event. */
     crm_fields?: readonly unknown[] }
-  /** Delete Event. Scope: calendar. */
+  /** Delete Event. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-event/calendar-event-delete.html */
   'calendar.event.delete': {
     /** Identifier of the event. */
     id: NumericId }
-  /** Get a List of Calendar Events. Scope: calendar. */
+  /** Get a List of Calendar Events. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-event/calendar-event-get.html */
   'calendar.event.get': {
     /** Calendar type: - user — user calendar - group — group calendar - company_calendar — company calendar */
     type: string;
@@ -2591,7 +2591,7 @@ export interface V2MethodParams {
     to?: string;
     /** Array of calendar identifiers */
     section?: readonly unknown[] }
-  /** Get a List of Upcoming Events. Scope: calendar. */
+  /** Get a List of Upcoming Events. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-event/calendar-event-get-nearest.html */
   'calendar.event.get.nearest': {
     /** Calendar type: - user — user calendar - group — group calendar - company_calendar — company calendar */
     type?: string;
@@ -2605,11 +2605,11 @@ export interface V2MethodParams {
     maxEventsCount?: number;
     /** URL link to the calendar */
     detailUrl?: string }
-  /** Get Event by ID. Scope: calendar. */
+  /** Get Event by ID. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-event/calendar-event-get-by-id.html */
   'calendar.event.getbyid': {
     /** Identifier of the event. */
     id: NumericId }
-  /** Update Event. Scope: calendar. */
+  /** Update Event. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-event/calendar-event-update.html */
   'calendar.event.update': {
     /** Event identifier. */
     id: NumericId;
@@ -2689,37 +2689,37 @@ export interface V2MethodParams {
     hide_guests?: Flag; [k: string]: unknown };
     /** Array of CRM object identifiers to link to the event. */
     crm_fields?: readonly unknown[] }
-  /** Get the participation status of the current user in the event. Scope: calendar. */
+  /** Get the participation status of the current user in the event. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-event/calendar-meeting-status-get.html */
   'calendar.meeting.status.get': {
     /** Event identifier. */
     eventId: NumericId }
-  /** Set Participation Status in Event for Current User. Scope: calendar. */
+  /** Set Participation Status in Event for Current User. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-event/calendar-meeting-status-set.html */
   'calendar.meeting.status.set': {
     /** Event identifier. */
     eventId: NumericId;
     /** Participation status in the event. */
     status: string }
-  /** Add a new resource. Scope: calendar. */
+  /** Add a new resource. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/resource/calendar-resource-add.html */
   'calendar.resource.add': {
     /** Resource name */
     name: string }
-  /** Get Resource Bookings by Filter. Scope: calendar. */
+  /** Get Resource Bookings by Filter. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/resource/calendar-resource-booking-list.html */
   'calendar.resource.booking.list': {
     /** Filter fields */
     filter: Obj }
-  /** Delete Resource. Scope: calendar. */
+  /** Delete Resource. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/resource/calendar-resource-delete.html */
   'calendar.resource.delete': {
     /** Resource identifier. */
     resourceId: unknown }
-  /** Get a list of all resources. Scope: calendar. */
+  /** Get a list of all resources. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/resource/calendar-resource-list.html */
   'calendar.resource.list': NoParams
-  /** Update resource. Scope: calendar. */
+  /** Update resource. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/resource/calendar-resource-update.html */
   'calendar.resource.update': {
     /** Resource identifier. */
     resourceId: NumericId;
     /** New name of the resource */
     name: string }
-  /** Add Calendar. Scope: calendar. */
+  /** Add Calendar. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-section-add.html */
   'calendar.section.add': {
     /** Calendar type. */
     type: string;
@@ -2739,7 +2739,7 @@ export interface V2MethodParams {
     ALLOW?: Flag;
     /** Period for export. */
     SET?: string; [k: string]: unknown } }
-  /** Delete Calendar. Scope: calendar. */
+  /** Delete Calendar. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-section-delete.html */
   'calendar.section.delete': {
     /** Calendar type: - user — user calendar - group — group calendar */
     type: string;
@@ -2747,13 +2747,13 @@ export interface V2MethodParams {
     ownerId: NumericId;
     /** Identifier of the calendar */
     id: NumericId }
-  /** Get Calendar List. Scope: calendar. */
+  /** Get Calendar List. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-section-get.html */
   'calendar.section.get': {
     /** Calendar type: - user — user calendar - group — group calendar - company_calendar — company calenda… */
     type: string;
     /** Identifier of the calendar owner. */
     ownerId: NumericId }
-  /** Update Calendar. Scope: calendar. */
+  /** Update Calendar. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-section-update.html */
   'calendar.section.update': {
     /** Calendar type. */
     type: string;
@@ -2775,25 +2775,25 @@ export interface V2MethodParams {
     ALLOW?: Flag;
     /** Period for which to perform the export. */
     SET?: string; [k: string]: unknown } }
-  /** Get main calendar settings. Scope: calendar. */
+  /** Get main calendar settings. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-settings-get.html */
   'calendar.settings.get': NoParams
-  /** Get User Calendar Settings. Scope: calendar. */
+  /** Get User Calendar Settings. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-user-settings-get.html */
   'calendar.user.settings.get': NoParams
-  /** Set User Calendar Settings. Scope: calendar. */
+  /** Set User Calendar Settings. Scope: calendar. @see https://apidocs.bitrix24.com/api-reference/calendar/calendar-user-settings-set.html */
   'calendar.user.settings.set': {
     /** An object with values for user calendar settings */
     settings: Obj }
-  /** Get Values of All Fields in the Trade Catalog. Scope: catalog. */
+  /** Get Values of All Fields in the Trade Catalog. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/catalog/catalog-catalog-get.html */
   'catalog.catalog.get': {
     /** Identifier of the trade catalog */
     id: Id }
-  /** Get Available Fields of the Trade Catalog. Scope: catalog. */
+  /** Get Available Fields of the Trade Catalog. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/catalog/catalog-catalog-get-fields.html */
   'catalog.catalog.getFields': NoParams
-  /** Check if the trade catalog is a variation catalog. Scope: catalog. */
+  /** Check if the trade catalog is a variation catalog. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/catalog/catalog-catalog-is-offers.html */
   'catalog.catalog.isOffers': {
     /** Identifier of the trade catalog */
     id: Id }
-  /** Get a list of trade catalogs. Scope: catalog. */
+  /** Get a list of trade catalogs. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/catalog/catalog-catalog-list.html */
   'catalog.catalog.list': {
     /** An array with the list of fields to select (see the fields of the catalog_catalog object). */
     select?: readonly unknown[];
@@ -2803,7 +2803,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Create Inventory Document. Scope: catalog. */
+  /** Create Inventory Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-add.html */
   'catalog.document.add': {
     /** Document fields (detailed description) */
     fields: {
@@ -2827,35 +2827,35 @@ export interface V2MethodParams {
     docNumber?: string;
     /** Identifier of the user who created the document. */
     createdBy?: Id; [k: string]: unknown } }
-  /** Cancel Document of Inventory Accounting. Scope: catalog. */
+  /** Cancel Document of Inventory Accounting. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-cancel.html */
   'catalog.document.cancel': {
     /** Identifier of the document, which can be obtained using the catalog.document.list method */
     id: Id }
-  /** Canceling Multiple Documents. Scope: catalog. */
+  /** Canceling Multiple Documents. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-cancel-list.html */
   'catalog.document.cancelList': {
     /** A list of document identifiers, which can be obtained using the catalog.document.list method */
     documentIds: readonly Id[] }
-  /** Conduct Warehouse Accounting Document. Scope: catalog. */
+  /** Conduct Warehouse Accounting Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-conduct.html */
   'catalog.document.conduct': {
     /** Document identifier, can be obtained using the catalog.document.list method */
     id: Id }
-  /** Conduct Multiple Warehouse Accounting Documents. Scope: catalog. */
+  /** Conduct Multiple Warehouse Accounting Documents. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-conduct-list.html */
   'catalog.document.conductList': {
     /** List of document identifiers, which can be obtained using the catalog.document.list method */
     documentIds: readonly Id[] }
-  /** Conduct Warehouse Accounting Document. Scope: catalog. @deprecated Use catalog.document.conduct. */
+  /** Conduct Warehouse Accounting Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/outdated/catalog-document-confirm.html @deprecated Use catalog.document.conduct. */
   'catalog.document.confirm': {
     /** Document identifier */
     id: NumericId }
-  /** Delete Inventory Document. Scope: catalog. */
+  /** Delete Inventory Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-delete.html */
   'catalog.document.delete': {
     /** Identifier of the document, which can be obtained using the catalog.document.list method */
     id: Id }
-  /** Delete Multiple Inventory Documents. Scope: catalog. */
+  /** Delete Multiple Inventory Documents. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-delete-list.html */
   'catalog.document.deleteList': {
     /** List of document identifiers, which can be obtained using the catalog.document.list method */
     documentIds: readonly Id[] }
-  /** Add Product to Inventory Document. Scope: catalog. */
+  /** Add Product to Inventory Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/document-element/catalog-document-element-add.html */
   'catalog.document.element.add': {
     /** Fields of the added product (detailed description) */
     fields: {
@@ -2871,15 +2871,15 @@ export interface V2MethodParams {
     amount?: number;
     /** Purchase price in the document's currency */
     purchasingPrice?: number; [k: string]: unknown } }
-  /** Delete Item from Inventory Document. Scope: catalog. */
+  /** Delete Item from Inventory Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/document-element/catalog-document-element-delete.html */
   'catalog.document.element.delete': {
     /** Identifier of the item record in the document, can be obtained using the catalog.document.element.l… */
     id: Id }
-  /** Get a List of Product Fields for the Warehouse Accounting Document. Scope: catalog. @deprecated Use catalog.document.element.getFields. */
+  /** Get a List of Product Fields for the Warehouse Accounting Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/outdated/catalog-document-element-fields.html @deprecated Use catalog.document.element.getFields. */
   'catalog.document.element.fields': NoParams
-  /** Get the list of product fields for the inventory document. Scope: catalog. */
+  /** Get the list of product fields for the inventory document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/document-element/catalog-document-element-get-fields.html */
   'catalog.document.element.getFields': NoParams
-  /** Get a list of products in inventory documents. Scope: catalog. */
+  /** Get a list of products in inventory documents. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/document-element/catalog-document-element-list.html */
   'catalog.document.element.list': {
     /** An array of fields from catalog_document_element that need to be selected */
     select?: readonly unknown[];
@@ -2889,17 +2889,17 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Update Product in Inventory Document. Scope: catalog. */
+  /** Update Product in Inventory Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/document-element/catalog-document-element-update.html */
   'catalog.document.element.update': {
     /** Identifier of the document product, can be obtained using the catalog.document.element.list method */
     id: Id;
     /** Fields to be modified (detailed description below) */
     fields: Obj }
-  /** Get a List of Document Fields. Scope: catalog. @deprecated Use catalog.document.getFields. */
+  /** Get a List of Document Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/outdated/catalog-document-fields.html @deprecated Use catalog.document.getFields. */
   'catalog.document.fields': NoParams
-  /** Get Description of Fields for Inventory Document. Scope: catalog. */
+  /** Get Description of Fields for Inventory Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-get-fields.html */
   'catalog.document.getFields': NoParams
-  /** Get a List of Warehouse Accounting Documents. Scope: catalog. */
+  /** Get a List of Warehouse Accounting Documents. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-list.html */
   'catalog.document.list': {
     /** An array of fields from catalog_document that need to be selected. */
     select?: readonly unknown[];
@@ -2909,13 +2909,13 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Check the status of inventory management. Scope: catalog. */
+  /** Check the status of inventory management. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-mode-status.html */
   'catalog.document.mode.status': NoParams
-  /** Cancel Document Processing. Scope: catalog. @deprecated Use catalog.document.cancel. */
+  /** Cancel Document Processing. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/outdated/catalog-document-unconfirm.html @deprecated Use catalog.document.cancel. */
   'catalog.document.unconfirm': {
     /** Document identifier */
     id: NumericId }
-  /** Update Warehouse Accounting Document. Scope: catalog. */
+  /** Update Warehouse Accounting Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/document/catalog-document-update.html */
   'catalog.document.update': {
     /** Document identifier, can be obtained using the catalog.document.list method */
     id: Id;
@@ -2937,7 +2937,7 @@ export interface V2MethodParams {
     docNumber?: string;
     /** Identifier of the user who modified the document. */
     modifiedBy?: Id; [k: string]: unknown } }
-  /** Add Vendor to Inventory Document. Scope: catalog. */
+  /** Add Vendor to Inventory Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/documentcontractor/catalog-documentcontractor-add.html */
   'catalog.documentcontractor.add': {
     /** Binding fields (detailed description) */
     fields: {
@@ -2947,13 +2947,13 @@ export interface V2MethodParams {
     entityTypeId: NumericId;
     /** Identifier of the CRM object, contact, or company from the "Vendor" category. */
     entityId: NumericId; [k: string]: unknown } }
-  /** Remove Vendor Binding from Document. Scope: catalog. */
+  /** Remove Vendor Binding from Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/documentcontractor/catalog-documentcontractor-delete.html */
   'catalog.documentcontractor.delete': {
     /** Identifier for the vendor binding to the document. */
     id: Id }
-  /** Get Description of Fields for Binding Vendor to Inventory Document. Scope: catalog. */
+  /** Get Description of Fields for Binding Vendor to Inventory Document. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/documentcontractor/catalog-documentcontractor-get-fields.html */
   'catalog.documentcontractor.getFields': NoParams
-  /** Get a List of Vendor Bindings to Documents. Scope: catalog. */
+  /** Get a List of Vendor Bindings to Documents. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/documentcontractor/catalog-documentcontractor-list.html */
   'catalog.documentcontractor.list': {
     /** An array containing the list of fields from catalog_documentcontractor that need to be selected. */
     select?: readonly unknown[];
@@ -2963,17 +2963,17 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Get a List of Rounding Types. Scope: catalog. */
+  /** Get a List of Rounding Types. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/enum/catalog-enum-get-round-types.html */
   'catalog.enum.getRoundTypes': NoParams
-  /** Get Store Document Types. Scope: catalog. */
+  /** Get Store Document Types. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/enum/catalog-enum-get-store-document-types.html */
   'catalog.enum.getStoreDocumentTypes': NoParams
-  /** Get Margin Field Values by ID. Scope: catalog. */
+  /** Get Margin Field Values by ID. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/extra/catalog-extra-get.html */
   'catalog.extra.get': {
     /** Margin ID */
     id: Id }
-  /** Get Fields for. Scope: catalog. */
+  /** Get Fields for. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/extra/catalog-extra-get-fields.html */
   'catalog.extra.getFields': NoParams
-  /** Get the list of markups. Scope: catalog. */
+  /** Get the list of markups. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/extra/catalog-extra-list.html */
   'catalog.extra.list': {
     /** An array of fields to select (see fields of the catalog_extra object). */
     select?: readonly unknown[];
@@ -2983,21 +2983,21 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Add Measurement Unit. Scope: catalog. */
+  /** Add Measurement Unit. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/measure/catalog-measure-add.html */
   'catalog.measure.add': {
     /** Field values for creating a new measurement unit */
     fields: Obj }
-  /** Delete Measurement Unit. Scope: catalog. */
+  /** Delete Measurement Unit. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/measure/catalog-measure-delete.html */
   'catalog.measure.delete': {
     /** Identifier of the measurement unit */
     id: Id }
-  /** Get Information About a Unit of Measurement by ID. Scope: catalog. */
+  /** Get Information About a Unit of Measurement by ID. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/measure/catalog-measure-get.html */
   'catalog.measure.get': {
     /** Identifier of the unit of measurement */
     id: Id }
-  /** Get Available Fields of Measurement. Scope: catalog. */
+  /** Get Available Fields of Measurement. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/measure/catalog-measure-get-fields.html */
   'catalog.measure.getFields': NoParams
-  /** Get the list of measurement units. Scope: catalog. */
+  /** Get the list of measurement units. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/measure/catalog-measure-list.html */
   'catalog.measure.list': {
     /** An array with the list of fields to select (see the fields of the catalog_measure object). */
     select?: readonly unknown[];
@@ -3007,13 +3007,13 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Measurement Unit. Scope: catalog. */
+  /** Update Measurement Unit. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/measure/catalog-measure-update.html */
   'catalog.measure.update': {
     /** Identifier of the measurement unit */
     Id: Id;
     /** Field values for updating the measurement unit */
     fields: Obj }
-  /** Add Product Price. Scope: catalog. */
+  /** Add Product Price. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price/catalog-price-add.html */
   'catalog.price.add': {
     /** Field values for creating a new product price (detailed description) */
     fields: {
@@ -3025,17 +3025,17 @@ export interface V2MethodParams {
     price: number;
     /** Currency identifier, can be obtained using the method crm.currency.list */
     currency: string; [k: string]: unknown } }
-  /** Delete Product Price. Scope: catalog. */
+  /** Delete Product Price. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price/catalog-price-delete.html */
   'catalog.price.delete': {
     /** Identifier of the product price, can be obtained using the catalog.price.list method */
     id: Id }
-  /** Get Product Price by ID. Scope: catalog. */
+  /** Get Product Price by ID. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price/catalog-price-get.html */
   'catalog.price.get': {
     /** Identifier of the product price, can be obtained using the catalog.price.list method */
     id: Id }
-  /** Get Price Fields. Scope: catalog. */
+  /** Get Price Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price/catalog-price-get-fields.html */
   'catalog.price.getFields': NoParams
-  /** Retrieve a List of Prices by Filter. Scope: catalog. */
+  /** Retrieve a List of Prices by Filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price/catalog-price-list.html */
   'catalog.price.list': {
     /** An array of fields from catalog_price that need to be selected. */
     select?: readonly unknown[];
@@ -3045,7 +3045,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Update Product Price Collection. Scope: catalog. */
+  /** Update Product Price Collection. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price/catalog-price-modify.html */
   'catalog.price.modify': {
     /** Object containing data for modifying prices (detailed description) */
     fields: {
@@ -3063,7 +3063,7 @@ export interface V2MethodParams {
     price: number;
     /** Currency identifier, can be obtained using the method crm.currency.list */
     currency: string; [k: string]: unknown }>; [k: string]: unknown }; [k: string]: unknown } }
-  /** Update Product Price. Scope: catalog. */
+  /** Update Product Price. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price/catalog-price-update.html */
   'catalog.price.update': {
     /** Identifier of the product price */
     id: Id;
@@ -3073,7 +3073,7 @@ export interface V2MethodParams {
     price: number;
     /** Currency identifier, can be obtained using the method crm.currency.list */
     currency: string; [k: string]: unknown } }
-  /** Create Price Type. Scope: catalog. */
+  /** Create Price Type. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/catalog-price-type-add.html */
   'catalog.priceType.add': {
     /** Field values for creating a new price type (detailed description) */
     fields: {
@@ -3085,17 +3085,17 @@ export interface V2MethodParams {
     sort?: number;
     /** External code. */
     xmlId?: string; [k: string]: unknown } }
-  /** Delete Price Type. Scope: catalog. */
+  /** Delete Price Type. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/catalog-price-type-delete.html */
   'catalog.priceType.delete': {
     /** Identifier of the price type. */
     id: Id }
-  /** Get Price Type Field Values. Scope: catalog. */
+  /** Get Price Type Field Values. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/catalog-price-type-get.html */
   'catalog.priceType.get': {
     /** Identifier of the price type */
     id: Id }
-  /** Get Price Type Fields. Scope: catalog. */
+  /** Get Price Type Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/catalog-price-type-get-fields.html */
   'catalog.priceType.getFields': NoParams
-  /** Get a list of price types by filter. Scope: catalog. */
+  /** Get a list of price types by filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/catalog-price-type-list.html */
   'catalog.priceType.list': {
     /** An array of fields to select (see fields of the catalog_price_type object). */
     select?: readonly unknown[];
@@ -3105,7 +3105,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Price Type. Scope: catalog. */
+  /** Update Price Type. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/catalog-price-type-update.html */
   'catalog.priceType.update': {
     /** Identifier of the price type */
     id: Id;
@@ -3119,7 +3119,7 @@ export interface V2MethodParams {
     sort?: number;
     /** External code. */
     xmlId?: string; [k: string]: unknown } }
-  /** Add Price Type Binding to Customer Group. Scope: catalog. */
+  /** Add Price Type Binding to Customer Group. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-group/catalog-price-type-group-add.html */
   'catalog.priceTypeGroup.add': {
     /** Field values for creating a price type binding to a customer group (detailed description) */
     fields: {
@@ -3129,13 +3129,13 @@ export interface V2MethodParams {
     groupId: NumericId;
     /** Type of access to the price. */
     access: 'Y' | 'N'; [k: string]: unknown } }
-  /** Remove Price Type Binding from Customer Group. Scope: catalog. */
+  /** Remove Price Type Binding from Customer Group. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-group/catalog-price-type-group-delete.html */
   'catalog.priceTypeGroup.delete': {
     /** Identifier of the price type binding to the customer group. */
     id: Id }
-  /** Get Price Type Group Binding Fields. Scope: catalog. */
+  /** Get Price Type Group Binding Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-group/catalog-price-type-group-get-fields.html */
   'catalog.priceTypeGroup.getFields': NoParams
-  /** Get a List of Price Type Bindings to Customer Groups. Scope: catalog. */
+  /** Get a List of Price Type Bindings to Customer Groups. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-group/catalog-price-type-group-list.html */
   'catalog.priceTypeGroup.list': {
     /** An array of fields from catalog_price_type_group that need to be selected. */
     select?: readonly unknown[];
@@ -3145,23 +3145,23 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Add Translation for Price Type Name. Scope: catalog. */
+  /** Add Translation for Price Type Name. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-lang/catalog-price-type-lang-add.html */
   'catalog.priceTypeLang.add': {
     /** Field values for creating a new translation of the price type name */
     fields: Obj }
-  /** Delete Translation of Price Type Name. Scope: catalog. */
+  /** Delete Translation of Price Type Name. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-lang/catalog-price-type-lang-delete.html */
   'catalog.priceTypeLang.delete': {
     /** Identifier of the price type name translation */
     id: Id }
-  /** Get the values of the fields for the price type name translation. Scope: catalog. */
+  /** Get the values of the fields for the price type name translation. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-lang/catalog-price-type-lang-get.html */
   'catalog.priceTypeLang.get': {
     /** Identifier of the price type name translation */
     id: Id }
-  /** Get Fields for Price Type Translation. Scope: catalog. */
+  /** Get Fields for Price Type Translation. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-lang/catalog-price-type-lang-get-fields.html */
   'catalog.priceTypeLang.getFields': NoParams
-  /** Get Available Languages for Translation. Scope: catalog. */
+  /** Get Available Languages for Translation. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-lang/catalog-price-type-lang-get-languages.html */
   'catalog.priceTypeLang.getLanguages': NoParams
-  /** Get a list of translations for price type names by the filter. Scope: catalog. */
+  /** Get a list of translations for price type names by the filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-lang/catalog-price-type-lang-list.html */
   'catalog.priceTypeLang.list': {
     /** An array with the list of fields to select (see the fields of the object catalog_price_type_lang). */
     select?: readonly unknown[];
@@ -3171,33 +3171,33 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Update the translation of the price type name. Scope: catalog. */
+  /** Update the translation of the price type name. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/price-type/price-type-lang/catalog-price-type-lang-update.html */
   'catalog.priceTypeLang.update': {
     /** Identifier of the price type name translation */
     Id: Id;
     /** Field values for updating the price type name translation */
     fields: Obj }
-  /** Add Product. Scope: catalog. */
+  /** Add Product. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/catalog-product-add.html */
   'catalog.product.add': {
     /** Field values (a detailed description is provided below) for adding a new product as a structure: */
     fields: Obj }
-  /** Delete Product. Scope: catalog. */
+  /** Delete Product. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/catalog-product-delete.html */
   'catalog.product.delete': {
     /** Product identifier. */
     id: Id }
-  /** Download Product Files. Scope: catalog. */
+  /** Download Product Files. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/catalog-product-download.html */
   'catalog.product.download': {
     /** Field values for downloading product files */
     fields: Obj }
-  /** Get Product by ID. Scope: catalog. */
+  /** Get Product by ID. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/catalog-product-get.html */
   'catalog.product.get': {
     /** Identifier of the product. */
     id: Id }
-  /** Get Product Fields by Filter. Scope: catalog. */
+  /** Get Product Fields by Filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/catalog-product-get-fields-by-filter.html */
   'catalog.product.getFieldsByFilter': {
     /** Filter to retrieve all product fields */
     filter: Obj }
-  /** Get a List of Products by Filter. Scope: catalog. */
+  /** Get a List of Products by Filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/catalog-product-list.html */
   'catalog.product.list': {
     /** An array containing a list of fields that need to be selected (see the catalog_product object field… */
     select?: readonly unknown[];
@@ -3207,27 +3207,27 @@ export interface V2MethodParams {
     order?: Obj;
     /** The parameter is used to control pagination. */
     start?: string }
-  /** Add Product Variation. Scope: catalog. */
+  /** Add Product Variation. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/offer/catalog-product-offer-add.html */
   'catalog.product.offer.add': {
     /** Field values for adding the product variation */
     fields: Obj }
-  /** Delete Product Variation. Scope: catalog. */
+  /** Delete Product Variation. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/offer/catalog-product-offer-delete.html */
   'catalog.product.offer.delete': {
     /** Identifier of the product variation. */
     id: Id }
-  /** Download Product Variation Files. Scope: catalog. */
+  /** Download Product Variation Files. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/offer/catalog-product-offer-download.html */
   'catalog.product.offer.download': {
     /** Field values for downloading product variation files */
     fields: Obj }
-  /** Get Product Variation Field Values. Scope: catalog. */
+  /** Get Product Variation Field Values. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/offer/catalog-product-offer-get.html */
   'catalog.product.offer.get': {
     /** Identifier of the product variation. */
     id: Id }
-  /** Get Product Variation Fields by Filter. Scope: catalog. */
+  /** Get Product Variation Fields by Filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/offer/catalog-product-offer-get-fields-by-filter.html */
   'catalog.product.offer.getFieldsByFilter': {
     /** Filter to retrieve all fields of the product variation */
     filter: Obj }
-  /** Get a list of product variations. Scope: catalog. */
+  /** Get a list of product variations. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/offer/catalog-product-offer-list.html */
   'catalog.product.offer.list': {
     /** An array containing a list of fields that must be selected (see the fields of the catalog_product_o… */
     select?: readonly unknown[];
@@ -3237,33 +3237,33 @@ export interface V2MethodParams {
     order?: Obj;
     /** The parameter is used to control pagination. */
     start?: number }
-  /** Update Product Variation Fields. Scope: catalog. */
+  /** Update Product Variation Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/offer/catalog-product-offer-update.html */
   'catalog.product.offer.update': {
     /** Identifier of the product variation. */
     id: Id;
     /** Values of the fields to update the product variation */
     fields: Obj }
-  /** Add Service. Scope: catalog. */
+  /** Add Service. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/service/catalog-product-service-add.html */
   'catalog.product.service.add': {
     /** Field values for adding the service */
     fields: Obj }
-  /** Delete Service. Scope: catalog. */
+  /** Delete Service. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/service/catalog-product-service-delete.html */
   'catalog.product.service.delete': {
     /** Identifier of the service. */
     id: Id }
-  /** Download Files for Service. Scope: catalog. */
+  /** Download Files for Service. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/service/catalog-product-service-download.html */
   'catalog.product.service.download': {
     /** Field values for downloading service files */
     fields: Obj }
-  /** Get Service Field Values. Scope: catalog. */
+  /** Get Service Field Values. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/service/catalog-product-service-get.html */
   'catalog.product.service.get': {
     /** Identifier of the service. */
     id: Id }
-  /** Get Service Fields by Filter. Scope: catalog. */
+  /** Get Service Fields by Filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/service/catalog-product-service-get-fields-by-filter.html */
   'catalog.product.service.getFieldsByFilter': {
     /** Filter to retrieve all service fields */
     filter: Obj }
-  /** Get a list of services. Scope: catalog. */
+  /** Get a list of services. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/service/catalog-product-service-list.html */
   'catalog.product.service.list': {
     /** An array containing a list of fields that must be selected (see the fields of the catalog_product_s… */
     select?: readonly unknown[];
@@ -3273,33 +3273,33 @@ export interface V2MethodParams {
     order?: Obj;
     /** The parameter is used to control pagination. */
     start?: number }
-  /** Update Service Fields. Scope: catalog. */
+  /** Update Service Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/service/catalog-product-service-update.html */
   'catalog.product.service.update': {
     /** Identifier of the service. */
     id: Id;
     /** Field values for updating the service */
     fields: Obj }
-  /** Add Parent Product. Scope: catalog. */
+  /** Add Parent Product. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/sku/catalog-product-sku-add.html */
   'catalog.product.sku.add': {
     /** Field values for adding the parent product */
     fields: Obj }
-  /** Delete Head Product. Scope: catalog. */
+  /** Delete Head Product. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/sku/catalog-product-sku-delete.html */
   'catalog.product.sku.delete': {
     /** Identifier of the head product. */
     id: Id }
-  /** Download Main Product Files. Scope: catalog. */
+  /** Download Main Product Files. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/sku/catalog-product-sku-download.html */
   'catalog.product.sku.download': {
     /** Field values for downloading main product files */
     fields: Obj }
-  /** Get the values of the parent product fields. Scope: catalog. */
+  /** Get the values of the parent product fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/sku/catalog-product-sku-get.html */
   'catalog.product.sku.get': {
     /** Identifier of the parent product. */
     id: Id }
-  /** Get Parent Product Fields by Filter. Scope: catalog. */
+  /** Get Parent Product Fields by Filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/sku/catalog-product-sku-get-fields-by-filter.html */
   'catalog.product.sku.getFieldsByFilter': {
     /** Filter to retrieve all fields of the parent product */
     filter: Obj }
-  /** Get the list of parent products. Scope: catalog. */
+  /** Get the list of parent products. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/sku/catalog-product-sku-list.html */
   'catalog.product.sku.list': {
     /** An array of fields to be selected (see the fields of the catalog_product_sku object). */
     select?: readonly unknown[];
@@ -3309,19 +3309,19 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update the main product fields. Scope: catalog. */
+  /** Update the main product fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/sku/catalog-product-sku-update.html */
   'catalog.product.sku.update': {
     /** Identifier of the main product. */
     id: Id;
     /** Values of the fields to update the main product */
     fields: Obj }
-  /** Update Product. Scope: catalog. */
+  /** Update Product. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product/catalog-product-update.html */
   'catalog.product.update': {
     /** Product identifier. */
     id: Id;
     /** Field values (detailed description provided below) for updating the product in the form of a struct… */
     fields: Obj }
-  /** Add Image to Product. Scope: catalog. */
+  /** Add Image to Product. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-image/catalog-product-image-add.html */
   'catalog.productImage.add': {
     /** Field values for adding an image (detailed description) */
     fields: {
@@ -3331,27 +3331,27 @@ export interface V2MethodParams {
     type?: string; [k: string]: unknown };
     /** An array of two elements: - the first — the file name - the second – the file in base64 encoding */
     fileContent: readonly unknown[] }
-  /** Delete Image from Product. Scope: catalog. */
+  /** Delete Image from Product. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-image/catalog-product-image-delete.html */
   'catalog.productImage.delete': {
     /** Identifier of the product, parent product, variation, or service. */
     productId: Id;
     /** Identifier of the image */
     id: Id }
-  /** Get Information About Product Image. Scope: catalog. */
+  /** Get Information About Product Image. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-image/catalog-product-image-get.html */
   'catalog.productImage.get': {
     /** Identifier of the product, main product, variation, or service. */
     productId: Id;
     /** Identifier of the image */
     id: Id }
-  /** Get Product Image Fields. Scope: catalog. */
+  /** Get Product Image Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-image/catalog-product-image-get-fields.html */
   'catalog.productImage.getFields': NoParams
-  /** Get the list of product images. Scope: catalog. */
+  /** Get the list of product images. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-image/catalog-product-image-list.html */
   'catalog.productImage.list': {
     /** Identifier of the product, parent product, variation, or service. */
     productId: Id;
     /** An array with a list of fields to select (see fields of the object catalog_product_image) */
     select?: readonly unknown[] }
-  /** Add Product Property or Variation. Scope: catalog. */
+  /** Add Product Property or Variation. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property/catalog-product-property-add.html */
   'catalog.productProperty.add': {
     /** Set of fields for the new property (detailed description) */
     fields: {
@@ -3399,17 +3399,17 @@ export interface V2MethodParams {
     hint?: string;
     /** Settings for the custom type. */
     userTypeSettings?: Obj; [k: string]: unknown } }
-  /** Delete product property or variation. Scope: catalog. */
+  /** Delete product property or variation. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property/catalog-product-property-delete.html */
   'catalog.productProperty.delete': {
     /** Identifier of the property. */
     id: Id }
-  /** Get Values of Product or Variation Property Fields. Scope: catalog. */
+  /** Get Values of Product or Variation Property Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property/catalog-product-property-get.html */
   'catalog.productProperty.get': {
     /** Identifier of the property. */
     id: Id }
-  /** Get Product or Variation Property Fields. Scope: catalog. */
+  /** Get Product or Variation Property Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property/catalog-product-property-get-fields.html */
   'catalog.productProperty.getFields': NoParams
-  /** Get a list of product properties or variations. Scope: catalog. */
+  /** Get a list of product properties or variations. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property/catalog-product-property-list.html */
   'catalog.productProperty.list': {
     /** An array containing the list of fields to select (see fields of the object catalog_product_property… */
     select?: readonly unknown[];
@@ -3419,7 +3419,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** The parameter is used to control pagination. */
     start?: number }
-  /** Update Product or Variation Property. Scope: catalog. */
+  /** Update Product or Variation Property. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property/catalog-product-property-update.html */
   'catalog.productProperty.update': {
     /** Property identifier. */
     id: Id;
@@ -3469,7 +3469,7 @@ export interface V2MethodParams {
     hint?: string;
     /** Settings for the user-defined type. */
     userTypeSettings?: Obj; [k: string]: unknown } }
-  /** Add Value to List Property. Scope: catalog. */
+  /** Add Value to List Property. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-enum/catalog-product-property-enum-add.html */
   'catalog.productPropertyEnum.add': {
     /** Set of fields for the new list value (detailed description) */
     fields: {
@@ -3483,17 +3483,17 @@ export interface V2MethodParams {
     def?: 'Y' | 'N';
     /** Sorting index */
     sort?: number; [k: string]: unknown } }
-  /** Delete the Value of the List Property. Scope: catalog. */
+  /** Delete the Value of the List Property. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-enum/catalog-product-property-enum-delete.html */
   'catalog.productPropertyEnum.delete': {
     /** Identifier of the list property value. */
     id: NumericId }
-  /** Get the Value of the List Property. Scope: catalog. */
+  /** Get the Value of the List Property. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-enum/catalog-product-property-enum-get.html */
   'catalog.productPropertyEnum.get': {
     /** Identifier of the list property value. */
     id: NumericId }
-  /** Get Fields of List Property Values. Scope: catalog. */
+  /** Get Fields of List Property Values. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-enum/catalog-product-property-enum-get-fields.html */
   'catalog.productPropertyEnum.getFields': NoParams
-  /** Get a List of Values for List Properties. Scope: catalog. */
+  /** Get a List of Values for List Properties. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-enum/catalog-product-property-enum-list.html */
   'catalog.productPropertyEnum.list': {
     /** An array containing the list of fields to be selected (see fields of the object catalog_product_pro… */
     select?: readonly unknown[];
@@ -3503,7 +3503,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Update the Value of the List Property. Scope: catalog. */
+  /** Update the Value of the List Property. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-enum/catalog-product-property-enum-update.html */
   'catalog.productPropertyEnum.update': {
     /** Identifier of the list property value. */
     id: NumericId;
@@ -3519,7 +3519,7 @@ export interface V2MethodParams {
     def?: 'Y' | 'N';
     /** Sort index. */
     sort?: number; [k: string]: unknown } }
-  /** Add Product Property or Variation Parameter. Scope: catalog. */
+  /** Add Product Property or Variation Parameter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-feature/catalog-product-property-feature-add.html */
   'catalog.productPropertyFeature.add': {
     /** Set of fields for the new property parameter (detailed description) */
     fields: {
@@ -3531,17 +3531,17 @@ export interface V2MethodParams {
     featureId: string;
     /** Indicator of the parameter's activity. */
     isEnabled: 'Y' | 'N'; [k: string]: unknown } }
-  /** Get Product Property Feature Parameter or Variations. Scope: catalog. */
+  /** Get Product Property Feature Parameter or Variations. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-feature/catalog-product-property-feature-get.html */
   'catalog.productPropertyFeature.get': {
     /** Identifier of the property parameter. */
     id: NumericId }
-  /** Get Available Product Property Features or Variations. Scope: catalog. */
+  /** Get Available Product Property Features or Variations. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-feature/catalog-product-property-feature-get-available-features-by-property.html */
   'catalog.productPropertyFeature.getAvailableFeaturesByProperty': {
     /** Identifier of the product property or variation. */
     propertyId: Id }
-  /** Get Fields of Product Property Features or Variations. Scope: catalog. */
+  /** Get Fields of Product Property Features or Variations. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-feature/catalog-product-property-feature-get-fields.html */
   'catalog.productPropertyFeature.getFields': NoParams
-  /** Get a List of Product Property Feature Parameters or Variations. Scope: catalog. */
+  /** Get a List of Product Property Feature Parameters or Variations. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-feature/catalog-product-property-feature-list.html */
   'catalog.productPropertyFeature.list': {
     /** An array containing the list of fields to select (see the fields of the object catalog_product_prop… */
     select?: readonly unknown[];
@@ -3551,7 +3551,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Product Property or Variation Parameter. Scope: catalog. */
+  /** Update Product Property or Variation Parameter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-feature/catalog-product-property-feature-update.html */
   'catalog.productPropertyFeature.update': {
     /** Identifier of the property parameter. */
     id: NumericId;
@@ -3565,11 +3565,11 @@ export interface V2MethodParams {
     featureId: string;
     /** Indicator of the parameter's activity. */
     isEnabled: 'Y' | 'N'; [k: string]: unknown } }
-  /** Get Section Settings of Property. Scope: catalog. */
+  /** Get Section Settings of Property. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-section/catalog-product-property-section-get.html */
   'catalog.productPropertySection.get': {
     /** The identifier of the product property or variation. */
     propertyId: Id }
-  /** Get a List of Section Settings for. Scope: catalog. */
+  /** Get a List of Section Settings for. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-section/catalog-product-property-section-list.html */
   'catalog.productPropertySection.list': {
     /** An array containing the list of fields to be selected. */
     select?: readonly unknown[];
@@ -3579,7 +3579,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** The parameter is used to control pagination. */
     start?: number }
-  /** Set Section Settings for Property. Scope: catalog. */
+  /** Set Section Settings for Property. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/product-property-section/catalog-product-property-section-set.html */
   'catalog.productPropertySection.set': {
     /** Identifier of the product property or variation. */
     propertyId: Id;
@@ -3593,13 +3593,13 @@ export interface V2MethodParams {
     displayExpanded?: 'Y' | 'N';
     /** Hint in the smart filter for visitors */
     filterHint?: string; [k: string]: unknown } }
-  /** Get Unit of Measure Ratio Field Values. Scope: catalog. */
+  /** Get Unit of Measure Ratio Field Values. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/ratio/catalog-ratio-get.html */
   'catalog.ratio.get': {
     /** Identifier of the unit of measure ratio. */
     id: Id }
-  /** Get Measurement Unit Ratio Fields. Scope: catalog. */
+  /** Get Measurement Unit Ratio Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/ratio/catalog-ratio-get-fields.html */
   'catalog.ratio.getFields': NoParams
-  /** Get the list of measurement unit ratios. Scope: catalog. */
+  /** Get the list of measurement unit ratios. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/ratio/catalog-ratio-list.html */
   'catalog.ratio.list': {
     /** An array with the list of fields to select (see the fields of the catalog_ratio object) */
     select?: readonly unknown[];
@@ -3609,7 +3609,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Create a Price Rounding Rule. Scope: catalog. */
+  /** Create a Price Rounding Rule. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/rounding-rule/catalog-rounding-rule-add.html */
   'catalog.roundingRule.add': {
     /** Field values for creating a new price rounding rule (detailed description) */
     fields: {
@@ -3621,17 +3621,17 @@ export interface V2MethodParams {
     roundType: number;
     /** Rounding precision */
     roundPrecision: number; [k: string]: unknown } }
-  /** Delete Price Rounding Rule. Scope: catalog. */
+  /** Delete Price Rounding Rule. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/rounding-rule/catalog-rounding-rule-delete.html */
   'catalog.roundingRule.delete': {
     /** Identifier of the price rounding rule */
     id: Id }
-  /** Get Values of the Price Rounding Rule Fields. Scope: catalog. */
+  /** Get Values of the Price Rounding Rule Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/rounding-rule/catalog-rounding-rule-get.html */
   'catalog.roundingRule.get': {
     /** Identifier of the price rounding rule */
     id: Id }
-  /** Get Fields of the Price Rounding Rule. Scope: catalog. */
+  /** Get Fields of the Price Rounding Rule. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/rounding-rule/catalog-rounding-rule-get-fields.html */
   'catalog.roundingRule.getFields': NoParams
-  /** Get a list of price rounding rules by filter. Scope: catalog. */
+  /** Get a list of price rounding rules by filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/rounding-rule/catalog-rounding-rule-list.html */
   'catalog.roundingRule.list': {
     /** An array with a list of fields to select (see fields of the object catalog_rounding_rule). */
     select?: readonly unknown[];
@@ -3641,7 +3641,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Price Rounding Rule. Scope: catalog. */
+  /** Update Price Rounding Rule. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/rounding-rule/catalog-rounding-rule-update.html */
   'catalog.roundingRule.update': {
     /** Identifier of the price rounding rule */
     Id: Id;
@@ -3655,21 +3655,21 @@ export interface V2MethodParams {
     roundType: number;
     /** Rounding precision */
     roundPrecision: number; [k: string]: unknown } }
-  /** Add a Section to the Catalog. Scope: catalog. */
+  /** Add a Section to the Catalog. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/section/catalog-section-add.html */
   'catalog.section.add': {
     /** Field values for creating a new catalog section */
     fields: Obj }
-  /** Delete Catalog Section. Scope: catalog. */
+  /** Delete Catalog Section. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/section/catalog-section-delete.html */
   'catalog.section.delete': {
     /** Identifier of the catalog section */
     id: Id }
-  /** Get Field Values of the Trade Catalog Section. Scope: catalog. */
+  /** Get Field Values of the Trade Catalog Section. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/section/catalog-section-get.html */
   'catalog.section.get': {
     /** Identifier of the catalog section */
     id: Id }
-  /** Get Fields of the Catalog Section. Scope: catalog. */
+  /** Get Fields of the Catalog Section. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/section/catalog-section-get-fields.html */
   'catalog.section.getFields': NoParams
-  /** Get a List of Sections in the Trade Catalog. Scope: catalog. */
+  /** Get a List of Sections in the Trade Catalog. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/section/catalog-section-list.html */
   'catalog.section.list': {
     /** An array containing the list of fields to select (see the fields of the catalog_section object). */
     select?: readonly unknown[];
@@ -3679,13 +3679,13 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Update the catalog section. Scope: catalog. */
+  /** Update the catalog section. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/section/catalog-section-update.html */
   'catalog.section.update': {
     /** Identifier of the catalog section */
     id: Id;
     /** Field values for updating the catalog section */
     fields: Obj }
-  /** Add Inventory. Scope: catalog. */
+  /** Add Inventory. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/store/catalog-store-add.html */
   'catalog.store.add': {
     /** Field values for adding the inventory (detailed description) */
     fields: {
@@ -3725,17 +3725,17 @@ export interface V2MethodParams {
     issuingCenter?: string;
     /** Symbolic code */
     code?: string; [k: string]: unknown } }
-  /** Delete warehouse. Scope: catalog. */
+  /** Delete warehouse. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/store/catalog-store-delete.html */
   'catalog.store.delete': {
     /** Identifier of the warehouse. */
     id: Id }
-  /** Get Store Field Values. Scope: catalog. */
+  /** Get Store Field Values. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/store/catalog-store-get.html */
   'catalog.store.get': {
     /** Store identifier. */
     id: Id }
-  /** Get Available Store Fields. Scope: catalog. */
+  /** Get Available Store Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/store/catalog-store-get-fields.html */
   'catalog.store.getFields': NoParams
-  /** Get a list of inventories by filter. Scope: catalog. */
+  /** Get a list of inventories by filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/store/catalog-store-list.html */
   'catalog.store.list': {
     /** An array of fields to select (see fields of the catalog_store object) */
     select?: readonly unknown[];
@@ -3745,7 +3745,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Update Warehouse. Scope: catalog. */
+  /** Update Warehouse. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/store/catalog-store-update.html */
   'catalog.store.update': {
     /** Identifier of the warehouse. */
     id: Id;
@@ -3787,13 +3787,13 @@ export interface V2MethodParams {
     issuingCenter?: string;
     /** Symbolic code */
     code?: string; [k: string]: unknown } }
-  /** Get Product Inventory by ID. Scope: catalog. */
+  /** Get Product Inventory by ID. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/store-product/catalog-store-product-get.html */
   'catalog.storeproduct.get': {
     /** Record ID of the inventory, can be obtained using the catalog.storeproduct.list method */
     id: Id }
-  /** Get Inventory Balances Fields. Scope: catalog. */
+  /** Get Inventory Balances Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/store-product/catalog-store-product-get-fields.html */
   'catalog.storeproduct.getFields': NoParams
-  /** Get a list of inventory balances by filter. Scope: catalog. */
+  /** Get a list of inventory balances by filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/store-product/catalog-store-product-list.html */
   'catalog.storeproduct.list': {
     /** An array with a list of fields from catalog_storeproduct that need to be selected. */
     select?: readonly unknown[];
@@ -3803,7 +3803,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Get a List of Custom Field Values for Inventory Accounting Documents. Scope: catalog. */
+  /** Get a List of Custom Field Values for Inventory Accounting Documents. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/userfield-document/catalog-userfield-document-list.html */
   'catalog.userfield.document.list': {
     /** An array containing the list of fields to select (see the fields of the catalog_userfield_document… */
     select: readonly unknown[];
@@ -3813,7 +3813,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update User Field Values for Inventory Accounting Documents. Scope: catalog. */
+  /** Update User Field Values for Inventory Accounting Documents. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/userfield-document/catalog-userfield-document-update.html */
   'catalog.userfield.document.update': {
     /** Identifier of the inventory accounting document. */
     documentId: Id;
@@ -3823,7 +3823,7 @@ export interface V2MethodParams {
     documentType: string;
     /** Value of the user field, where N is the identifier of the user field, for example field287. */
     fieldN?: unknown; [k: string]: unknown } }
-  /** Add VAT Rate. Scope: catalog. */
+  /** Add VAT Rate. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/vat/catalog-vat-add.html */
   'catalog.vat.add': {
     /** Field values for creating a new VAT rate (detailed description) */
     fields: {
@@ -3835,17 +3835,17 @@ export interface V2MethodParams {
     rate: number;
     /** Sorting. */
     sort?: number; [k: string]: unknown } }
-  /** Delete VAT Rate. Scope: catalog. */
+  /** Delete VAT Rate. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/vat/catalog-vat-delete.html */
   'catalog.vat.delete': {
     /** Identifier of the VAT rate */
     id: Id }
-  /** Get VAT Rate Field Values. Scope: catalog. */
+  /** Get VAT Rate Field Values. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/vat/catalog-vat-get.html */
   'catalog.vat.get': {
     /** Identifier of the VAT rate */
     id: Id }
-  /** Get VAT Rate Fields. Scope: catalog. */
+  /** Get VAT Rate Fields. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/vat/catalog-vat-get-fields.html */
   'catalog.vat.getFields': NoParams
-  /** Get a List of VAT Rates by Filter. Scope: catalog. */
+  /** Get a List of VAT Rates by Filter. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/vat/catalog-vat-list.html */
   'catalog.vat.list': {
     /** An array of fields to select (see fields of the catalog_vat object). */
     select?: readonly unknown[];
@@ -3855,7 +3855,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Update VAT Rate. Scope: catalog. */
+  /** Update VAT Rate. Scope: catalog. @see https://apidocs.bitrix24.com/api-reference/catalog/vat/catalog-vat-update.html */
   'catalog.vat.update': {
     /** Identifier of the VAT rate */
     id: Id;
@@ -3869,7 +3869,7 @@ export interface V2MethodParams {
     rate: number;
     /** Sorting */
     sort?: number; [k: string]: unknown } }
-  /** Add System Activity. Scope: crm. @deprecated Use crm.activity.todo.add. */
+  /** Add System Activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/activity-base/crm-activity-add.html @deprecated Use crm.activity.todo.add. */
   'crm.activity.add': {
     /** An array of values for the activity fields in the following structure: There is an additional field… */
     fields: ReadonlyArray<{
@@ -3931,7 +3931,7 @@ export interface V2MethodParams {
     WEBDAV_ELEMENTS?: unknown;
     /** Flag indicating whether the activity was created from an incoming channel (Y/N) */
     IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
-  /** Add Badge. Scope: crm. */
+  /** Add Badge. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/configurable/badges/crm-activity-badge-add.html */
   'crm.activity.badge.add': {
     /** Badge code, for example missedCall */
     code: string;
@@ -3941,17 +3941,17 @@ export interface V2MethodParams {
     value: string | readonly unknown[];
     /** Badge type */
     type: string }
-  /** Delete Badge by Code. Scope: crm. */
+  /** Delete Badge by Code. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/configurable/badges/crm-activity-badge-delete.html */
   'crm.activity.badge.delete': {
     /** Badge code, for example missedCall */
     code: string }
-  /** Get Badge Information by Code. Scope: crm. */
+  /** Get Badge Information by Code. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/configurable/badges/crm-activity-badge-get.html */
   'crm.activity.badge.get': {
     /** Badge code, for example missedCall */
     code: string }
-  /** Get the list of badges. Scope: crm. */
+  /** Get the list of badges. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/configurable/badges/crm-activity-badge-list.html */
   'crm.activity.badge.list': NoParams
-  /** Add a deal binding to a CRM object. Scope: crm. */
+  /** Add a deal binding to a CRM object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/binding/crm-activity-binding-add.html */
   'crm.activity.binding.add': {
     /** Integer identifier of the deal in the timeline, for example 999 */
     activityId: NumericId;
@@ -3959,7 +3959,7 @@ export interface V2MethodParams {
     entityTypeId: NumericId;
     /** Integer identifier of the CRM object to which the deal should be bound, for example 1 */
     entityId: NumericId }
-  /** Delete the deal's connection with the CRM object. Scope: crm. */
+  /** Delete the deal's connection with the CRM object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/binding/crm-activity-binding-delete.html */
   'crm.activity.binding.delete': {
     /** Integer identifier of the deal in the timeline, for example 999 */
     activityId: NumericId;
@@ -3967,11 +3967,11 @@ export interface V2MethodParams {
     entityTypeId: NumericId;
     /** Integer identifier of the CRM object to which the deal connection is being removed, for example 1 */
     entityId: NumericId }
-  /** Get a List of All Deal Links. Scope: crm. */
+  /** Get a List of All Deal Links. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/binding/crm-activity-binding-list.html */
   'crm.activity.binding.list': {
     /** Integer identifier of the activity in the timeline, for example 999 */
     activityId: NumericId }
-  /** Update Activity Link to CRM Item. Scope: crm. */
+  /** Update Activity Link to CRM Item. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/binding/crm-activity-binding-move.html */
   'crm.activity.binding.move': {
     /** Identifier of the activity in the timeline, for example 999 */
     activityId: NumericId;
@@ -3983,13 +3983,13 @@ export interface V2MethodParams {
     targetEntityTypeId: NumericId;
     /** The identifier of the CRM entity to which the deal should be linked, for example, 100 */
     targetEntityId: NumericId }
-  /** Get Call Transcription. Scope: crm. */
+  /** Get Call Transcription. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/activity-base/crm-activity-call-get-transcript.html */
   'crm.activity.call.getTranscript': {
     /** Call type activity identifier, for example 12345. */
     activityId: NumericId }
-  /** Get Communication Description. Scope: crm. */
+  /** Get Communication Description. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/activity-base/crm-activity-communication-fields.html */
   'crm.activity.communication.fields': NoParams
-  /** Add Configurable Activity. Scope: crm. */
+  /** Add Configurable Activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/configurable/crm-activity-configurable-add.html */
   'crm.activity.configurable.add': {
     /** Integer CRM object type identifier where the activity is being created, e.g., 2 for a deal */
     ownerTypeId: NumericId;
@@ -4017,11 +4017,11 @@ export interface V2MethodParams {
     originId?: string; [k: string]: unknown }>;
     /** Special structure associative array describing the appearance of the activity in the timeline */
     layout: Obj }
-  /** Get Configurable Activity by ID. Scope: crm. */
+  /** Get Configurable Activity by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/configurable/crm-activity-configurable-get.html */
   'crm.activity.configurable.get': {
     /** Integer identifier of the activity, for example 999 */
     id: NumericId }
-  /** Update Configurable Activity. Scope: crm. */
+  /** Update Configurable Activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/configurable/crm-activity-configurable-update.html */
   'crm.activity.configurable.update': {
     /** Integer identifier of the activity, for example 999 */
     id: NumericId;
@@ -4029,17 +4029,17 @@ export interface V2MethodParams {
     fields: readonly unknown[];
     /** A special structure associative array describing the appearance of the activity in the timeline */
     layout: Obj }
-  /** Delete activity. Scope: crm. */
+  /** Delete activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/activity-base/crm-activity-delete.html */
   'crm.activity.delete': {
     /** Identifier of the activity in the timeline, for example 999 */
     id: NumericId }
-  /** Get a list of fields for. Scope: crm. */
+  /** Get a list of fields for. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/activity-base/crm-activity-fields.html */
   'crm.activity.fields': NoParams
-  /** Get information about the activity by ID. Scope: crm. */
+  /** Get information about the activity by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/activity-base/crm-activity-get.html */
   'crm.activity.get': {
     /** The ID of the activity in the timeline, for example 999 */
     id: NumericId }
-  /** Delete a set of additional content blocks in the CRM activity. Scope: crm. */
+  /** Delete a set of additional content blocks in the CRM activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/layout-blocks/crm-activity-layout-blocks-delete.html */
   'crm.activity.layout.blocks.delete': {
     /** Identifier of the CRM object type to which the activity is linked */
     entityTypeId: NumericId;
@@ -4047,7 +4047,7 @@ export interface V2MethodParams {
     entityId: NumericId;
     /** Identifier of the activity */
     activityId: NumericId }
-  /** Get a Set of Additional Content Blocks in the activity. Scope: crm. */
+  /** Get a Set of Additional Content Blocks in the activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/layout-blocks/crm-activity-layout-blocks-get.html */
   'crm.activity.layout.blocks.get': {
     /** Identifier of the CRM object type to which the activity is linked */
     entityTypeId: NumericId;
@@ -4055,7 +4055,7 @@ export interface V2MethodParams {
     entityId: NumericId;
     /** Identifier of the activity */
     activityId: NumericId }
-  /** Set a set of additional content blocks in the activity. Scope: crm. */
+  /** Set a set of additional content blocks in the activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/layout-blocks/crm-activity-layout-blocks-set.html */
   'crm.activity.layout.blocks.set': {
     /** Identifier of the CRM object type to which the activity is linked */
     entityTypeId: NumericId;
@@ -4065,7 +4065,7 @@ export interface V2MethodParams {
     activityId: NumericId;
     /** Object describing the set of additional content blocks */
     layout: Obj }
-  /** Get List of Activities. Scope: crm. */
+  /** Get List of Activities. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/activity-base/crm-activity-list.html */
   'crm.activity.list': {
     /** An array of fields of the activity crm.activity.fields that need to be selected. */
     select?: readonly unknown[];
@@ -4075,7 +4075,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Add Universal Activity. Scope: crm. */
+  /** Add Universal Activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/todo/crm-activity-todo-add.html */
   'crm.activity.todo.add': {
     /** Identifier of the CRM object type to which the activity is linked, for example 2 for a deal */
     ownerTypeId: NumericId;
@@ -4095,7 +4095,7 @@ export interface V2MethodParams {
     pingOffsets?: readonly unknown[];
     /** Identifier of the activity color in the timeline, for example 1. */
     colorId?: string }
-  /** Update Universal Activity. Scope: crm. */
+  /** Update Universal Activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/todo/crm-activity-todo-update.html */
   'crm.activity.todo.update': {
     /** Identifier of the deal being updated, for example 999 */
     id: NumericId;
@@ -4117,7 +4117,7 @@ export interface V2MethodParams {
     pingOffsets?: readonly unknown[];
     /** Activity color identifier in the timeline, for example 1. */
     colorId?: string }
-  /** Update the color of the universal deal. Scope: crm. */
+  /** Update the color of the universal deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/todo/crm-activity-todo-update-color.html */
   'crm.activity.todo.updateColor': {
     /** Identifier of the deal being updated, for example 999 */
     id: NumericId;
@@ -4127,7 +4127,7 @@ export interface V2MethodParams {
     ownerId: NumericId;
     /** Identifier of the deal's color in the timeline, for example 1. */
     colorId: string }
-  /** Update Deadline for Universal Activity. Scope: crm. */
+  /** Update Deadline for Universal Activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/todo/crm-activity-todo-update-deadline.html */
   'crm.activity.todo.updateDeadline': {
     /** Identifier of the activity being updated, for example 999 */
     id: NumericId;
@@ -4137,7 +4137,7 @@ export interface V2MethodParams {
     ownerId: NumericId;
     /** New deadline for the activity */
     value: string }
-  /** Update the description of the universal activity. Scope: crm. */
+  /** Update the description of the universal activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/todo/crm-activity-todo-update-description.html */
   'crm.activity.todo.updateDescription': {
     /** Identifier of the activity being updated, for example 999 */
     id: NumericId;
@@ -4147,7 +4147,7 @@ export interface V2MethodParams {
     ownerId: NumericId;
     /** New description of the activity */
     value: string }
-  /** Update the responsible user for the universal activity. Scope: crm. */
+  /** Update the responsible user for the universal activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/todo/crm-activity-todo-update-responsible-user.html */
   'crm.activity.todo.updateResponsibleUser': {
     /** Identifier of the activity being updated, for example 999 */
     id: NumericId;
@@ -4157,7 +4157,7 @@ export interface V2MethodParams {
     ownerId: NumericId;
     /** Identifier of the user who will become responsible for the activity, for example 1 */
     responsibleId: NumericId }
-  /** Add Custom Activity Type. Scope: crm. */
+  /** Add Custom Activity Type. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/types/crm-activity-type-add.html */
   'crm.activity.type.add': {
     /** Field values for adding a new custom activity type in the form of a structure: A detailed descripti… */
     fields: {
@@ -4169,13 +4169,13 @@ export interface V2MethodParams {
     ICON_FILE?: unknown;
     /** Default value is N. */
     IS_CONFIGURABLE_TYPE?: string; [k: string]: unknown } }
-  /** Delete Custom Activity Type. Scope: crm. */
+  /** Delete Custom Activity Type. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/types/crm-activity-type-delete.html */
   'crm.activity.type.delete': {
     /** String value of the case type, for example 1C */
     TYPE_ID: string }
-  /** Get a List of Custom Activity Types. Scope: crm. */
+  /** Get a List of Custom Activity Types. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/types/crm-activity-type-list.html */
   'crm.activity.type.list': NoParams
-  /** Update System CRM Activity. Scope: crm. @deprecated Use crm.activity.todo.update. */
+  /** Update System CRM Activity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/activities/activity-base/crm-activity-update.html @deprecated Use crm.activity.todo.update. */
   'crm.activity.update': {
     /** Integer identifier of the activity in the timeline, for example 999 */
     id: NumericId;
@@ -4239,17 +4239,17 @@ export interface V2MethodParams {
     WEBDAV_ELEMENTS?: unknown;
     /** Flag indicating whether the activity was created from an incoming channel (Y/N) */
     IS_INCOMING_CHANNEL?: 'Y' | 'N'; [k: string]: unknown }> }
-  /** Add Address. Scope: crm. */
+  /** Add Address. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/addresses/crm-address-add.html */
   'crm.address.add': {
     /** A set of fields — an object of the form {"field": "value"[, ...]} for adding the address */
     fields: Obj }
-  /** Delete address. Scope: crm. */
+  /** Delete address. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/addresses/crm-address-delete.html */
   'crm.address.delete': {
     /** A set of fields — an object of the form {"field": "value"[, ...]} for deleting the address */
     fields: Obj }
-  /** Get Description of Address Fields. Scope: crm. */
+  /** Get Description of Address Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/addresses/crm-address-fields.html */
   'crm.address.fields': NoParams
-  /** Get a List of Addresses by Filter. Scope: crm. */
+  /** Get a List of Addresses by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/addresses/crm-address-list.html */
   'crm.address.list': {
     /** An array of fields to select (see address fields). */
     select?: ReadonlyArray<{
@@ -4343,25 +4343,25 @@ export interface V2MethodParams {
     ANCHOR_ID?: NumericId; [k: string]: unknown };
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Address for. Scope: crm. */
+  /** Update Address for. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/addresses/crm-address-update.html */
   'crm.address.update': {
     /** A set of fields — an object of the form {"field": "value"[, ...]} to update the address. */
     fields: Obj }
-  /** Create Digital Workspace. Scope: crm. */
+  /** Create Digital Workspace. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automated-solution/crm-automated-solution-add.html */
   'crm.automatedsolution.add': {
     /** Field values (detailed description provided below) for creating a digital workspace in the form of… */
     fields: Obj }
-  /** Delete Digital Workplace. Scope: crm. */
+  /** Delete Digital Workplace. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automated-solution/crm-automated-solution-delete.html */
   'crm.automatedsolution.delete': {
     /** Identifier of the digital workplace. */
     id: NumericId }
-  /** Get fields of the digital workplace. Scope: crm. */
+  /** Get fields of the digital workplace. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automated-solution/crm-automated-solution-fields.html */
   'crm.automatedsolution.fields': NoParams
-  /** Get data about the digital workplace by id. Scope: crm. */
+  /** Get data about the digital workplace by id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automated-solution/crm-automated-solution-get.html */
   'crm.automatedsolution.get': {
     /** Identifier of the digital workplace */
     id: NumericId }
-  /** Get a list of digital workspaces. Scope: crm. */
+  /** Get a list of digital workspaces. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automated-solution/crm-automated-solution-list.html */
   'crm.automatedsolution.list': {
     /** List for sorting in the format {"field_1": "value_1", ... */
     order?: Obj;
@@ -4369,29 +4369,29 @@ export interface V2MethodParams {
     filter?: Obj;
     /** This parameter is used for pagination control. */
     start?: number }
-  /** Update Digital Workplace. Scope: crm. */
+  /** Update Digital Workplace. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automated-solution/crm-automated-solution-update.html */
   'crm.automatedsolution.update': {
     /** Identifier of the digital workplace. */
     id: NumericId;
     /** Field values (detailed description provided below) for creating a digital workplace in the followin… */
     fields: Obj }
-  /** Activate the. Scope: crm. */
+  /** Activate the. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automation/crm-automation-trigger.html */
   'crm.automation.trigger': {
     /** Target object for automation, specified in the form of TYPENAME_ID (for example, LEAD_25) */
     target: string;
     /** Unique symbolic code of the trigger configured in Automation for a specific status/stage of the doc… */
     code?: string }
-  /** Add Trigger. Scope: crm. */
+  /** Add Trigger. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automation/triggers/crm-automation-trigger-add.html */
   'crm.automation.trigger.add': {
     /** Internal unique (within the application) identifier of the trigger. */
     CODE: string;
     /** Name of the trigger */
     NAME: string }
-  /** Delete Trigger. Scope: crm. */
+  /** Delete Trigger. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automation/triggers/crm-automation-trigger-delete.html */
   'crm.automation.trigger.delete': {
     /** Internal unique (within the application) identifier of the trigger. */
     CODE: string }
-  /** Execute the Trigger. Scope: crm. */
+  /** Execute the Trigger. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automation/triggers/crm-automation-trigger-execute.html */
   'crm.automation.trigger.execute': {
     /** Internal unique (within the application) identifier of the trigger. */
     CODE: string;
@@ -4399,9 +4399,9 @@ export interface V2MethodParams {
     OWNER_TYPE_ID: NumericId;
     /** Identifier of the entity */
     OWNER_ID: NumericId }
-  /** Get the list of triggers. Scope: crm. */
+  /** Get the list of triggers. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/automation/triggers/crm-automation-trigger-list.html */
   'crm.automation.trigger.list': NoParams
-  /** Create a New Call List. Scope: crm. */
+  /** Create a New Call List. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/call-list/crm-calllist-add.html */
   'crm.calllist.add': {
     /** Type of the object: - CONTACT — contact, - COMPANY — company */
     ENTITY_TYPE: string;
@@ -4409,17 +4409,17 @@ export interface V2MethodParams {
     ENTITIES: readonly number[];
     /** ID of the CRM form that will be displayed in the call list form. */
     WEBFORM_ID?: NumericId }
-  /** Get Information About the Call List. Scope: crm. */
+  /** Get Information About the Call List. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/call-list/crm-calllist-get.html */
   'crm.calllist.get': {
     /** Identifier of the call list */
     ID: NumericId }
-  /** Get the list of call participants. Scope: crm. */
+  /** Get the list of call participants. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/call-list/crm-calllist-items-get.html */
   'crm.calllist.items.get': {
     /** Identifier of the call list, which can be obtained using the methods crm.calllist.add and crm.calll… */
     LIST_ID: NumericId;
     /** Filter by the call status of the item: { STATUS: "status_code" }. */
     FILTER?: Obj }
-  /** Get the list of call lists. Scope: crm. */
+  /** Get the list of call lists. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/call-list/crm-calllist-list.html */
   'crm.calllist.list': {
     /** Array of fields to retrieve. */
     SELECT?: readonly unknown[];
@@ -4427,9 +4427,9 @@ export interface V2MethodParams {
     FILTER?: Obj;
     /** Object format: - field_n — name of the field by which the call list will be sorted - value_n — valu… */
     ORDER?: Obj }
-  /** Get the list of call statuses. Scope: crm. */
+  /** Get the list of call statuses. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/call-list/crm-calllist-statuslist.html */
   'crm.calllist.statuslist': NoParams
-  /** Update Call List Composition. Scope: crm. */
+  /** Update Call List Composition. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/call-list/crm-calllist-update.html */
   'crm.calllist.update': {
     /** Identifier of the call list */
     LIST_ID: NumericId;
@@ -4439,41 +4439,41 @@ export interface V2MethodParams {
     ENTITIES: readonly unknown[];
     /** ID of the CRM form that will be displayed in the call form. */
     WEBFORM_ID?: NumericId }
-  /** Get Product Catalog Fields. Scope: crm. @deprecated Use catalog.catalog.getFields. */
+  /** Get Product Catalog Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/catalog/crm-catalog-fields.html @deprecated Use catalog.catalog.getFields. */
   'crm.catalog.fields': NoParams
-  /** Get Product Catalog by ID. Scope: crm. @deprecated Use catalog.catalog.get. */
+  /** Get Product Catalog by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/catalog/crm-catalog-get.html @deprecated Use catalog.catalog.get. */
   'crm.catalog.get': {
     /** Identifier of the product catalog */
     id: NumericId }
-  /** Get a List of Product Catalogs. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/catalog/crm-catalog-list, has no parameter table. @deprecated Use catalog.catalog.list. */
+  /** Get a List of Product Catalogs. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/catalog/crm-catalog-list, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/catalog/crm-catalog-list.html @deprecated Use catalog.catalog.list. */
   'crm.catalog.list': Obj
-  /** Add a New Sales Funnel. Scope: crm. */
+  /** Add a New Sales Funnel. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/category/crm-category-add.html */
   'crm.category.add': {
     /** Identifier of the system or user-defined type of the CRM object for which the new funnel will be cr… */
     entityTypeId: NumericId;
     /** Field values (detailed description provided below) for adding a new funnel in the form of a structu… */
     fields: Obj }
-  /** Delete Sales Funnel. Scope: crm. */
+  /** Delete Sales Funnel. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/category/crm-category-delete.html */
   'crm.category.delete': {
     /** Identifier of the system or user-defined type of the CRM object from which the funnel will be delet… */
     entityTypeId: NumericId;
     /** Identifier of the funnel to be deleted. */
     id: NumericId }
-  /** Get Fields of the Sales Funnel. Scope: crm. */
+  /** Get Fields of the Sales Funnel. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/category/crm-category-fields.html */
   'crm.category.fields': {
     /** Identifier of the system or user-defined type of CRM objects for which to retrieve information abou… */
     entityTypeId: NumericId }
-  /** Get the funnel by Id. Scope: crm. */
+  /** Get the funnel by Id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/category/crm-category-get.html */
   'crm.category.get': {
     /** Identifier of the system or user-defined type of the CRM object for which we want to get the funnel */
     entityTypeId: NumericId;
     /** Funnel identifier. */
     id: NumericId }
-  /** Get the list of Sales Funnels. Scope: crm. */
+  /** Get the list of Sales Funnels. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/category/crm-category-list.html */
   'crm.category.list': {
     /** Identifier of the system or user-defined type of CRM entities for which to retrieve the list of fun… */
     entityTypeId: NumericId }
-  /** Update Sales Funnel. Scope: crm. */
+  /** Update Sales Funnel. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/category/crm-category-update.html */
   'crm.category.update': {
     /** Identifier of the system or user-defined type of CRM entities for which the funnel will be updated */
     entityTypeId: NumericId;
@@ -4481,13 +4481,13 @@ export interface V2MethodParams {
     id: NumericId;
     /** Field values (detailed description provided below) for updating the funnel fields in the form of a… */
     fields: Obj }
-  /** Create a New Company. Scope: crm. @deprecated Use crm.item.add. */
+  /** Create a New Company. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/crm-company-add.html @deprecated Use crm.item.add. */
   'crm.company.add': {
     /** Object format: where: - field_n — field name - value_n — field value The list of available fields i… */
     fields: Obj;
     /** An object containing a set of additional parameters: - REGISTER_SONET_EVENT — register the company… */
     params?: Obj }
-  /** Add Contact to the Specified Company. Scope: crm. */
+  /** Add Contact to the Specified Company. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/contacts/crm-company-contact-add.html */
   'crm.company.contact.add': {
     /** Identifier of the company. */
     id: NumericId;
@@ -4499,7 +4499,7 @@ export interface V2MethodParams {
     IS_PRIMARY?: 'Y' | 'N';
     /** Sort index. */
     SORT?: number; [k: string]: unknown } }
-  /** Delete Contact from Specified Company. Scope: crm. */
+  /** Delete Contact from Specified Company. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/contacts/crm-company-contact-delete.html */
   'crm.company.contact.delete': {
     /** Identifier of the company. */
     id: NumericId;
@@ -4507,17 +4507,17 @@ export interface V2MethodParams {
     fields: Obj;
     /** Identifier of the contact to be removed from the bindings */
     "fields.CONTACT_ID": Id }
-  /** Get Fields for Company-Contact Connection. Scope: crm. */
+  /** Get Fields for Company-Contact Connection. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/contacts/crm-company-contact-fields.html */
   'crm.company.contact.fields': NoParams
-  /** Clear the Set of Contacts Associated with the Specified Company. Scope: crm. */
+  /** Clear the Set of Contacts Associated with the Specified Company. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/contacts/crm-company-contact-items-delete.html */
   'crm.company.contact.items.delete': {
     /** Identifier of the company. */
     id: NumericId }
-  /** Retrieve a Set of Contacts Associated with a Specified Company. Scope: crm. */
+  /** Retrieve a Set of Contacts Associated with a Specified Company. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/contacts/crm-company-contact-items-get.html */
   'crm.company.contact.items.get': {
     /** Identifier of the company. */
     id: NumericId }
-  /** Set a Set of Contacts Associated with the Specified Company. Scope: crm. */
+  /** Set a Set of Contacts Associated with the Specified Company. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/contacts/crm-company-contact-items-set.html */
   'crm.company.contact.items.set': {
     /** Identifier of the company. */
     id: NumericId;
@@ -4529,25 +4529,25 @@ export interface V2MethodParams {
     IS_PRIMARY?: 'Y' | 'N';
     /** Sort index. */
     SORT?: number; [k: string]: unknown }> }
-  /** Delete Company. Scope: crm. @deprecated Use crm.item.delete. */
+  /** Delete Company. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/crm-company-delete.html @deprecated Use crm.item.delete. */
   'crm.company.delete': {
     /** Company identifier */
     id: NumericId }
-  /** Set Common Company Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  /** Set Common Company Card for All Users. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/custom-form/crm-company-details-configuration-force-common-scope-for-all.html @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   'crm.company.details.configuration.forceCommonScopeForAll': NoParams
-  /** Get Parameters For. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
+  /** Get Parameters For. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/custom-form/crm-company-details-configuration-get.html @deprecated Use crm.item.details.configuration.get. */
   'crm.company.details.configuration.get': {
     /** The scope of the settings. */
     scope?: string;
     /** User identifier, which can be obtained using the user.get method. */
     userId?: Id }
-  /** Reset Company Card Settings. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
+  /** Reset Company Card Settings. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/custom-form/crm-company-details-configuration-reset.html @deprecated Use crm.item.details.configuration.reset. */
   'crm.company.details.configuration.reset': {
     /** The scope of the settings. */
     scope?: string;
     /** The user identifier, which can be obtained using the user.get method. */
     userId?: Id }
-  /** Set Parameters for. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
+  /** Set Parameters for. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/custom-form/crm-company-details-configuration-set.html @deprecated Use crm.item.details.configuration.set. */
   'crm.company.details.configuration.set': {
     /** The scope of the settings. */
     scope?: string;
@@ -4555,13 +4555,13 @@ export interface V2MethodParams {
     userId?: Id;
     /** The list of section describes the configuration of field sections in the company card. */
     data: readonly Id[] }
-  /** Get Company Fields Description. Scope: crm. @deprecated Use crm.item.fields. */
+  /** Get Company Fields Description. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/crm-company-fields.html @deprecated Use crm.item.fields. */
   'crm.company.fields': NoParams
-  /** Get Company Information. Scope: crm. @deprecated Use crm.item.get. */
+  /** Get Company Information. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/crm-company-get.html @deprecated Use crm.item.get. */
   'crm.company.get': {
     /** Company identifier */
     id: NumericId }
-  /** Get a List of Companies by Filter. Scope: crm. @deprecated Use crm.item.list. */
+  /** Get a List of Companies by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/crm-company-list.html @deprecated Use crm.item.list. */
   'crm.company.list': {
     /** List of fields to limit the selection. */
     select?: readonly string[];
@@ -4571,7 +4571,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** Parameter for managing pagination. */
     start?: number }
-  /** Update Existing Company. Scope: crm. @deprecated Use crm.item.update. */
+  /** Update Existing Company. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/crm-company-update.html @deprecated Use crm.item.update. */
   'crm.company.update': {
     /** Company identifier */
     id: NumericId;
@@ -4579,7 +4579,7 @@ export interface V2MethodParams {
     fields: Obj;
     /** Object containing a set of additional parameters: - REGISTER_SONET_EVENT — send notification to the… */
     params?: Obj }
-  /** Create a Custom Field for Companies. Scope: crm. */
+  /** Create a Custom Field for Companies. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/userfields/crm-company-userfield-add.html */
   'crm.company.userfield.add': {
     /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
     fields: {
@@ -4631,15 +4631,15 @@ export interface V2MethodParams {
     EDIT_IN_LIST?: Flag;
     /** Are the field values included in the search. */
     IS_SEARCHABLE?: Flag; [k: string]: unknown } }
-  /** Delete Custom Field for Companies. Scope: crm. */
+  /** Delete Custom Field for Companies. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/userfields/crm-company-userfield-delete.html */
   'crm.company.userfield.delete': {
     /** Identifier of the custom field associated with the company. */
     id: NumericId }
-  /** Get Company Custom Field by ID. Scope: crm. */
+  /** Get Company Custom Field by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/userfields/crm-company-userfield-get.html */
   'crm.company.userfield.get': {
     /** Identifier of the custom field associated with the company. */
     id: NumericId }
-  /** Get a List of Custom Fields for Companies. Scope: crm. */
+  /** Get a List of Custom Fields for Companies. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/userfields/crm-company-userfield-list.html */
   'crm.company.userfield.list': {
     /** Object format: - field_n — the name of the field by which the selection of custom fields will be fi… */
     filter?: {
@@ -4669,7 +4669,7 @@ export interface V2MethodParams {
     LANG?: string; [k: string]: unknown };
     /** Object format: - field_n — the name of the field by which the selection of elements will be sorted… */
     order?: Obj }
-  /** Update Company User Field. Scope: crm. */
+  /** Update Company User Field. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/companies/userfields/crm-company-userfield-update.html */
   'crm.company.userfield.update': {
     /** Identifier of the user field. */
     id: NumericId;
@@ -4715,7 +4715,7 @@ export interface V2MethodParams {
     ERROR_MESSAGE?: string;
     /** Help */
     HELP_MESSAGE?: string; [k: string]: unknown } }
-  /** Create a New Contact. Scope: crm. @deprecated Use crm.item.add. */
+  /** Create a New Contact. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/crm-contact-add.html @deprecated Use crm.item.add. */
   'crm.contact.add': {
     /** An object in the following format: where: - field_n — field name - value_n — field value The list o… */
     fields?: {
@@ -4779,7 +4779,7 @@ export interface V2MethodParams {
     REGISTER_SONET_EVENT?: Flag;
     /** Is import mode enabled? */
     IMPORT?: Flag; [k: string]: unknown } }
-  /** Add a Company to the Specified Contact. Scope: crm. */
+  /** Add a Company to the Specified Contact. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/company/crm-contact-company-add.html */
   'crm.contact.company.add': {
     /** Identifier of the contact. */
     id: NumericId;
@@ -4791,7 +4791,7 @@ export interface V2MethodParams {
     IS_PRIMARY?: Flag;
     /** Sort index. */
     SORT?: number; [k: string]: unknown } }
-  /** Remove a Company from the Specified Contact. Scope: crm. */
+  /** Remove a Company from the Specified Contact. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/company/crm-contact-company-delete.html */
   'crm.contact.company.delete': {
     /** Identifier of the contact. */
     id: NumericId;
@@ -4799,17 +4799,17 @@ export interface V2MethodParams {
     fields: Obj;
     /** Identifier of the company that needs to be removed from the bindings */
     "fields.COMPANY_ID": NumericId }
-  /** Get Fields for Contact-Company. Scope: crm. */
+  /** Get Fields for Contact-Company. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/company/crm-contact-company-fields.html */
   'crm.contact.company.fields': NoParams
-  /** Clear the Set of Companies Associated with the Specified Contact. Scope: crm. */
+  /** Clear the Set of Companies Associated with the Specified Contact. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/company/crm-contact-company-items-delete.html */
   'crm.contact.company.items.delete': {
     /** Identifier of the contact. */
     id: NumericId }
-  /** Get a Set of Companies Associated with the Specified Contact. Scope: crm. */
+  /** Get a Set of Companies Associated with the Specified Contact. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/company/crm-contact-company-items-get.html */
   'crm.contact.company.items.get': {
     /** Identifier of the contact. */
     id: NumericId }
-  /** Set the Set of Companies Associated with the Specified Contact. Scope: crm. */
+  /** Set the Set of Companies Associated with the Specified Contact. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/company/crm-contact-company-items-set.html */
   'crm.contact.company.items.set': {
     /** Identifier of the contact. */
     id: NumericId;
@@ -4821,25 +4821,25 @@ export interface V2MethodParams {
     IS_PRIMARY?: Flag;
     /** Sort index. */
     SORT?: number; [k: string]: unknown }> }
-  /** Delete Contact. Scope: crm. @deprecated Use crm.item.delete. */
+  /** Delete Contact. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/crm-contact-delete.html @deprecated Use crm.item.delete. */
   'crm.contact.delete': {
     /** The identifier of the contact. */
     id: NumericId }
-  /** Set a Common Contact Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  /** Set a Common Contact Card for All Users. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/custom-form/crm-contact-details-configuration-force-common-scope-for-all.html @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   'crm.contact.details.configuration.forceCommonScopeForAll': NoParams
-  /** Get Card Parameters. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
+  /** Get Card Parameters. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/custom-form/crm-contact-details-configuration-get.html @deprecated Use crm.item.details.configuration.get. */
   'crm.contact.details.configuration.get': {
     /** The scope of the settings. */
     scope?: string;
     /** User identifier. */
     userId?: Id }
-  /** Reset Card Parameters. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
+  /** Reset Card Parameters. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/custom-form/crm-contact-details-configuration-reset.html @deprecated Use crm.item.details.configuration.reset. */
   'crm.contact.details.configuration.reset': {
     /** The scope of the settings. */
     scope?: string;
     /** User identifier. */
     userId?: Id }
-  /** Set Parameters for the Individual Card. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
+  /** Set Parameters for the Individual Card. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/custom-form/crm-contact-details-configuration-set.html @deprecated Use crm.item.details.configuration.set. */
   'crm.contact.details.configuration.set': {
     /** The scope of the settings. */
     scope?: string;
@@ -4847,13 +4847,13 @@ export interface V2MethodParams {
     userId?: Id;
     /** The list of section describes the configuration of field sections in the item card. */
     data: readonly Id[] }
-  /** Get Contact Fields. Scope: crm. @deprecated Use crm.item.fields. */
+  /** Get Contact Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/crm-contact-fields.html @deprecated Use crm.item.fields. */
   'crm.contact.fields': NoParams
-  /** Get Contact by Id. Scope: crm. @deprecated Use crm.item.get. */
+  /** Get Contact by Id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/crm-contact-get.html @deprecated Use crm.item.get. */
   'crm.contact.get': {
     /** Identifier of the contact. */
     id: NumericId }
-  /** Get a List of Contacts. Scope: crm. @deprecated Use crm.item.list. */
+  /** Get a List of Contacts. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/crm-contact-list.html @deprecated Use crm.item.list. */
   'crm.contact.list': {
     /** A list of fields that should be populated for the contacts in the selection. */
     select?: readonly string[];
@@ -4863,7 +4863,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** A parameter for managing pagination. */
     start?: number }
-  /** Update Contact. Scope: crm. @deprecated Use crm.item.update. */
+  /** Update Contact. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/crm-contact-update.html @deprecated Use crm.item.update. */
   'crm.contact.update': {
     /** The identifier of the contact to be changed. */
     id: NumericId;
@@ -4927,7 +4927,7 @@ export interface V2MethodParams {
     REGISTER_SONET_EVENT?: Flag;
     /** Should the update of the contact be registered in the history? */
     REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
-  /** Create a Custom Field for Contacts. Scope: crm. */
+  /** Create a Custom Field for Contacts. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/userfield/crm-contact-userfield-add.html */
   'crm.contact.userfield.add': {
     /** An object in the following format: where: - field_n — field name - value_n — field value The list o… */
     fields: {
@@ -4979,15 +4979,15 @@ export interface V2MethodParams {
     EDIT_IN_LIST?: Flag;
     /** Are the field values included in the search. */
     IS_SEARCHABLE?: Flag; [k: string]: unknown } }
-  /** Delete Custom Contact Field. Scope: crm. */
+  /** Delete Custom Contact Field. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/userfield/crm-contact-userfield-delete.html */
   'crm.contact.userfield.delete': {
     /** Identifier of the custom field associated with the contact. */
     id: NumericId }
-  /** Get Custom Contact Field by Id. Scope: crm. */
+  /** Get Custom Contact Field by Id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/userfield/crm-contact-userfield-get.html */
   'crm.contact.userfield.get': {
     /** Identifier of the custom field associated with the contact. */
     id: NumericId }
-  /** Get a List of Custom Fields for Contacts. Scope: crm. */
+  /** Get a List of Custom Fields for Contacts. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/userfield/crm-contact-userfield-list.html */
   'crm.contact.userfield.list': {
     /** Object format: where: - field_n — the name of the field by which the selection of custom fields wil… */
     filter?: {
@@ -5017,7 +5017,7 @@ export interface V2MethodParams {
     LANG?: string; [k: string]: unknown };
     /** Object format: where: - field_n — the name of the field by which the selection of elements will be… */
     order?: Obj }
-  /** Edit an Existing Contact Custom Field. Scope: crm. */
+  /** Edit an Existing Contact Custom Field. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/contacts/userfield/crm-contact-userfield-update.html */
   'crm.contact.userfield.update': {
     /** Identifier of the custom field. */
     id: NumericId;
@@ -5067,55 +5067,55 @@ export interface V2MethodParams {
     ERROR_MESSAGE?: string;
     /** Help message. */
     HELP_MESSAGE?: string; [k: string]: unknown } }
-  /** Add Currency. Scope: crm. */
+  /** Add Currency. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/crm-currency-add.html */
   'crm.currency.add': {
     /** Field values (detailed description provided below) for adding a new currency in the form of a struc… */
     fields: Obj }
-  /** Get the Symbolic Identifier of the Base Currency. Scope: crm. */
+  /** Get the Symbolic Identifier of the Base Currency. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/crm-currency-base-get.html */
   'crm.currency.base.get': NoParams
-  /** Set Currency as Base. Scope: crm. */
+  /** Set Currency as Base. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/crm-currency-base-set.html */
   'crm.currency.base.set': {
     /** Identifier of the currency that will become the base. */
     id?: string }
-  /** Delete Currency. Scope: crm. */
+  /** Delete Currency. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/crm-currency-delete.html */
   'crm.currency.delete': {
     /** Currency identifier. */
     id: string }
-  /** Get Currency Fields. Scope: crm. */
+  /** Get Currency Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/crm-currency-fields.html */
   'crm.currency.fields': NoParams
-  /** Get Currency by ID. Scope: crm. */
+  /** Get Currency by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/crm-currency-get.html */
   'crm.currency.get': {
     /** Symbolic identifier of the currency. */
     id?: Id }
-  /** Get the List of Currencies. Scope: crm. */
+  /** Get the List of Currencies. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/crm-currency-list.html */
   'crm.currency.list': {
     /** An object for sorting records in the format {"field_1": "order_1", ... */
     order?: Obj }
-  /** Delete Currency Localizations. Scope: crm. */
+  /** Delete Currency Localizations. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/localizations/crm-currency-localizations-delete.html */
   'crm.currency.localizations.delete': {
     /** Currency identifier. */
     id: string;
     /** Array of language identifiers for which localizations need to be deleted */
     lids: readonly unknown[] }
-  /** Get Currency Localization Fields. Scope: crm. */
+  /** Get Currency Localization Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/localizations/crm-currency-localizations-fields.html */
   'crm.currency.localizations.fields': NoParams
-  /** Get Currency Localizations. Scope: crm. */
+  /** Get Currency Localizations. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/localizations/crm-currency-localizations-get.html */
   'crm.currency.localizations.get': {
     /** Currency identifier. */
     id?: string }
-  /** Set Localizations for Currency. Scope: crm. */
+  /** Set Localizations for Currency. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/localizations/crm-currency-localizations-set.html */
   'crm.currency.localizations.set': {
     /** Currency identifier. */
     id: string;
     /** Currency localization parameters. */
     localizations: Obj }
-  /** Update Currency. Scope: crm. */
+  /** Update Currency. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/currency/crm-currency-update.html */
   'crm.currency.update': {
     /** Currency identifier. */
     ID?: string;
     /** Field values (detailed description provided below) for updating the currency in the following struc… */
     fields?: Obj }
-  /** Create a New Deal. Scope: crm. @deprecated Use crm.item.add. */
+  /** Create a New Deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/crm-deal-add.html @deprecated Use crm.item.add. */
   'crm.deal.add': {
     /** Object format: where: - field_n — field name - value_n — field value The list of available fields i… */
     fields?: {
@@ -5189,7 +5189,7 @@ export interface V2MethodParams {
     params?: {
     /** Should the event of adding a deal be registered in the activity stream? */
     REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
-  /** Add Contact to Deal. Scope: crm. */
+  /** Add Contact to Deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/contacts/crm-deal-contact-add.html */
   'crm.deal.contact.add': {
     /** Identifier of the deal. */
     id: NumericId;
@@ -5201,7 +5201,7 @@ export interface V2MethodParams {
     IS_PRIMARY?: 'Y' | 'N';
     /** Sort index */
     SORT?: number; [k: string]: unknown } }
-  /** Remove Contact from Specified Deal. Scope: crm. */
+  /** Remove Contact from Specified Deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/contacts/crm-deal-contact-delete.html */
   'crm.deal.contact.delete': {
     /** Identifier of the deal. */
     id: NumericId;
@@ -5209,17 +5209,17 @@ export interface V2MethodParams {
     fields: {
     /** Identifier of the contact to be removed from the bindings. */
     CONTACT_ID: Id; [k: string]: unknown } }
-  /** Get Fields for Deal-Contact Connection. Scope: crm. */
+  /** Get Fields for Deal-Contact Connection. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/contacts/crm-deal-contact-fields.html */
   'crm.deal.contact.fields': NoParams
-  /** Remove the set of contacts associated with the specified deal. Scope: crm. */
+  /** Remove the set of contacts associated with the specified deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/contacts/crm-deal-contact-items-delete.html */
   'crm.deal.contact.items.delete': {
     /** Identifier of the deal Can be obtained using the methods crm.deal.list or crm.deal.add */
     id: NumericId }
-  /** Retrieve a Set of Contacts Associated with a Specified Deal. Scope: crm. */
+  /** Retrieve a Set of Contacts Associated with a Specified Deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/contacts/crm-deal-contact-items-get.html */
   'crm.deal.contact.items.get': {
     /** Identifier of the deal This can be obtained using the methods crm.deal.list or crm.deal.add */
     id: NumericId }
-  /** Set a set of contacts associated with the specified deal. Scope: crm. */
+  /** Set a set of contacts associated with the specified deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/contacts/crm-deal-contact-items-set.html */
   'crm.deal.contact.items.set': {
     /** Identifier of the deal Can be obtained using the methods crm.deal.list or crm.deal.add */
     id: NumericId;
@@ -5231,17 +5231,17 @@ export interface V2MethodParams {
     IS_PRIMARY?: 'Y' | 'N';
     /** Sorting index By default (i + 1) 10, where i is the index of the element in the items array, starti… */
     SORT?: number; [k: string]: unknown }> }
-  /** Delete Deal. Scope: crm. @deprecated Use crm.item.delete. */
+  /** Delete Deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/crm-deal-delete.html @deprecated Use crm.item.delete. */
   'crm.deal.delete': {
     /** The identifier of the deal. */
     id: NumericId }
-  /** Set a Common Detail Form for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  /** Set a Common Detail Form for All Users. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/custom-form/crm-deal-details-configuration-force-common-scope-for-all.html @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   'crm.deal.details.configuration.forceCommonScopeForAll': {
     /** Additional parameters (detailed description) */
     extras?: {
     /** Identifier of the Sales Funnel. */
     dealCategoryId?: NumericId; [k: string]: unknown } }
-  /** Get Parameters of the Deal Card. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
+  /** Get Parameters of the Deal Card. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/custom-form/crm-deal-details-configuration-get.html @deprecated Use crm.item.details.configuration.get. */
   'crm.deal.details.configuration.get': {
     /** The scope of the settings. */
     scope?: string;
@@ -5251,7 +5251,7 @@ export interface V2MethodParams {
     extras?: {
     /** Identifier of the deal funnel. */
     dealCategoryId?: NumericId; [k: string]: unknown } }
-  /** Reset Deal Card Settings. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
+  /** Reset Deal Card Settings. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/custom-form/crm-deal-details-configuration-reset.html @deprecated Use crm.item.details.configuration.reset. */
   'crm.deal.details.configuration.reset': {
     /** The scope of the settings. */
     scope?: string;
@@ -5261,7 +5261,7 @@ export interface V2MethodParams {
     extras?: {
     /** Identifier of the Sales Funnel. */
     dealCategoryId?: NumericId; [k: string]: unknown } }
-  /** Set Parameters for the Deal Card. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
+  /** Set Parameters for the Deal Card. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/custom-form/crm-deal-details-configuration-set.html @deprecated Use crm.item.details.configuration.set. */
   'crm.deal.details.configuration.set': {
     /** The scope of the settings. */
     scope?: string;
@@ -5287,13 +5287,13 @@ export interface V2MethodParams {
     extras?: {
     /** Identifier of the deal funnel. */
     dealCategoryId?: NumericId; [k: string]: unknown } }
-  /** Get Fields of the Deal. Scope: crm. @deprecated Use crm.item.fields. */
+  /** Get Fields of the Deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/crm-deal-fields.html @deprecated Use crm.item.fields. */
   'crm.deal.fields': NoParams
-  /** Get Deal by Id. Scope: crm. @deprecated Use crm.item.get. */
+  /** Get Deal by Id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/crm-deal-get.html @deprecated Use crm.item.get. */
   'crm.deal.get': {
     /** The identifier of the deal. */
     id: NumericId }
-  /** Get a List of Deals. Scope: crm. @deprecated Use crm.item.list. */
+  /** Get a List of Deals. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/crm-deal-list.html @deprecated Use crm.item.list. */
   'crm.deal.list': {
     /** A list of fields that should be populated for deals in the selection. */
     select?: readonly string[];
@@ -5303,11 +5303,11 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Get Deal Products. Scope: crm. @deprecated Use crm.item.productrow.*. */
+  /** Get Deal Products. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/crm-deal-productrows-get.html @deprecated Use crm.item.productrow.*. */
   'crm.deal.productrows.get': {
     /** The identifier of the deal. */
     id: NumericId }
-  /** Set Products in Deal. Scope: crm. @deprecated Use crm.item.productrow.*. */
+  /** Set Products in Deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/crm-deal-productrows-set.html @deprecated Use crm.item.productrow.*. */
   'crm.deal.productrows.set': {
     /** Identifier of the deal. */
     id: NumericId;
@@ -5343,7 +5343,7 @@ export interface V2MethodParams {
     MEASURE_NAME?: string;
     /** Sorting Default - 0 */
     SORT?: number; [k: string]: unknown }> }
-  /** Create a Template for Recurring Deal. Scope: crm. */
+  /** Create a Template for Recurring Deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/recurring-deals/crm-deal-recurring-add.html */
   'crm.deal.recurring.add': {
     /** Object format: where: - field_n — name of the setting field - value_n — value of the setting field… */
     fields: {
@@ -5381,21 +5381,21 @@ export interface V2MethodParams {
     OFFSET_CLOSEDATE_TYPE?: string;
     /** Offset value for the end date of the created deal */
     OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
-  /** Delete the Recurring Deal Template Setting. Scope: crm. */
+  /** Delete the Recurring Deal Template Setting. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/recurring-deals/crm-deal-recurring-delete.html */
   'crm.deal.recurring.delete': {
     /** Identifier of the recurring deal template setting. */
     id: NumericId }
-  /** Create a New Deal from the Template. Scope: crm. */
+  /** Create a New Deal from the Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/recurring-deals/crm-deal-recurring-expose.html */
   'crm.deal.recurring.expose': {
     /** Identifier of the recurring deal template setting */
     id: NumericId }
-  /** Get the List of Fields for the Recurring Deal Template. Scope: crm. */
+  /** Get the List of Fields for the Recurring Deal Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/recurring-deals/crm-deal-recurring-fields.html */
   'crm.deal.recurring.fields': NoParams
-  /** Get Recurring Deal Template Settings by ID. Scope: crm. */
+  /** Get Recurring Deal Template Settings by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/recurring-deals/crm-deal-recurring-get.html */
   'crm.deal.recurring.get': {
     /** Identifier of the recurring deal template settings. */
     id: NumericId }
-  /** Get a List of Recurring Deal Template Settings. Scope: crm. */
+  /** Get a List of Recurring Deal Template Settings. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/recurring-deals/crm-deal-recurring-list.html */
   'crm.deal.recurring.list': {
     /** Object format: where: - field_n — the name of the field to sort by - value_n — sort direction: ASC… */
     order?: Obj;
@@ -5403,7 +5403,7 @@ export interface V2MethodParams {
     filter?: Obj;
     /** Pagination parameter. */
     start?: number }
-  /** Update the Recurring Deal Template Settings. Scope: crm. */
+  /** Update the Recurring Deal Template Settings. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/recurring-deals/crm-deal-recurring-update.html */
   'crm.deal.recurring.update': {
     /** The identifier of the recurring deal template setting. */
     id: NumericId;
@@ -5441,7 +5441,7 @@ export interface V2MethodParams {
     OFFSET_CLOSEDATE_TYPE?: string;
     /** The offset value for the completion date of the created deal */
     OFFSET_CLOSEDATE_VALUE?: number; [k: string]: unknown }; [k: string]: unknown } }
-  /** Update Deal. Scope: crm. @deprecated Use crm.item.update. */
+  /** Update Deal. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/crm-deal-update.html @deprecated Use crm.item.update. */
   'crm.deal.update': {
     /** The identifier of the deal. */
     id: NumericId;
@@ -5515,7 +5515,7 @@ export interface V2MethodParams {
     REGISTER_SONET_EVENT?: Flag;
     /** Should a record be created in the history? */
     REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
-  /** Create a Custom Field for Deals. Scope: crm. */
+  /** Create a Custom Field for Deals. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/user-defined-fields/crm-deal-userfield-add.html */
   'crm.deal.userfield.add': {
     /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
     fields: {
@@ -5567,15 +5567,15 @@ export interface V2MethodParams {
     EDIT_IN_LIST?: Flag;
     /** Are the field values included in the search. */
     IS_SEARCHABLE?: Flag; [k: string]: unknown } }
-  /** Delete Custom Field. Scope: crm. */
+  /** Delete Custom Field. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/user-defined-fields/crm-deal-userfield-delete.html */
   'crm.deal.userfield.delete': {
     /** Identifier of the custom field associated with the deal. */
     id: NumericId }
-  /** Get Custom Deal Field by ID. Scope: crm. */
+  /** Get Custom Deal Field by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/user-defined-fields/crm-deal-userfield-get.html */
   'crm.deal.userfield.get': {
     /** Identifier of the custom field associated with the deal. */
     id: NumericId }
-  /** Get a list of custom fields for deals. Scope: crm. */
+  /** Get a list of custom fields for deals. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/user-defined-fields/crm-deal-userfield-list.html */
   'crm.deal.userfield.list': {
     /** Object format: - field_n — the name of the field by which the selection of custom fields will be fi… */
     filter?: {
@@ -5605,7 +5605,7 @@ export interface V2MethodParams {
     LANG?: string; [k: string]: unknown };
     /** Object format: - field_n — the name of the field by which the selection of elements will be sorted… */
     order?: Obj }
-  /** Update Existing Custom Field for Deals. Scope: crm. */
+  /** Update Existing Custom Field for Deals. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/deals/user-defined-fields/crm-deal-userfield-update.html */
   'crm.deal.userfield.update': {
     /** Identifier of the custom field. */
     id: NumericId;
@@ -5651,43 +5651,43 @@ export interface V2MethodParams {
     ERROR_MESSAGE?: string;
     /** Help */
     HELP_MESSAGE?: string; [k: string]: unknown } }
-  /** Create a New Deal Direction. Scope: crm. @deprecated Use crm.category.add. */
+  /** Create a New Deal Direction. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-add.html @deprecated Use crm.category.add. */
   'crm.dealcategory.add': {
     /** Field values for creating a deal direction. */
     fields?: readonly unknown[] }
-  /** Get Default Deal Category Settings. Scope: crm. @deprecated Use crm.category.*. */
+  /** Get Default Deal Category Settings. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-default-get.html @deprecated Use crm.category.*. */
   'crm.dealcategory.default.get': NoParams
-  /** Set Default Deal Category Settings. Scope: crm. @deprecated Use crm.category.*. */
+  /** Set Default Deal Category Settings. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-default-set.html @deprecated Use crm.category.*. */
   'crm.dealcategory.default.set': {
     /** Name of the default category */
     name?: string }
-  /** Delete Deal Direction. Scope: crm. @deprecated Use crm.category.delete. */
+  /** Delete Deal Direction. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-delete.html @deprecated Use crm.category.delete. */
   'crm.dealcategory.delete': {
     /** Identifier of the direction */
     id?: NumericId }
-  /** Get Descriptions of Fields for Deal Categories. Scope: crm. @deprecated Use crm.category.fields. */
+  /** Get Descriptions of Fields for Deal Categories. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-fields.html @deprecated Use crm.category.fields. */
   'crm.dealcategory.fields': NoParams
-  /** Get Deal Direction. Scope: crm. @deprecated Use crm.category.get. */
+  /** Get Deal Direction. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-get.html @deprecated Use crm.category.get. */
   'crm.dealcategory.get': {
     /** Identifier of the direction */
     id?: NumericId }
-  /** Filter Deal Categories. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/category-old/crm-deal-category-list, has no parameter table. @deprecated Use crm.category.list. */
+  /** Filter Deal Categories. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/category-old/crm-deal-category-list, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-list.html @deprecated Use crm.category.list. */
   'crm.dealcategory.list': Obj
-  /** Get a List of Deal Stages for the Endpoint. Scope: crm. @deprecated Use crm.category.*. */
+  /** Get a List of Deal Stages for the Endpoint. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-stage-list.html @deprecated Use crm.category.*. */
   'crm.dealcategory.stage.list': {
     /** Identifier of the direction. */
     id?: NumericId }
-  /** Get the Identifier of the Directory Where Deal Stages are Stored. Scope: crm. @deprecated Use crm.category.*. */
+  /** Get the Identifier of the Directory Where Deal Stages are Stored. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-status.html @deprecated Use crm.category.*. */
   'crm.dealcategory.status': {
     /** Direction identifier */
     id?: NumericId }
-  /** Update Deal Direction. Scope: crm. @deprecated Use crm.category.update. */
+  /** Update Deal Direction. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/category-old/crm-deal-category-update.html @deprecated Use crm.category.update. */
   'crm.dealcategory.update': {
     /** Identifier of the direction */
     id?: NumericId;
     /** Field values for updating the deal direction. */
     fields?: readonly unknown[] }
-  /** Create a New Document. Scope: crm. */
+  /** Create a New Document. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/documents/crm-document-generator-document-add.html */
   'crm.documentgenerator.document.add': {
     /** Identifier of the document template */
     templateId: NumericId;
@@ -5701,27 +5701,27 @@ export interface V2MethodParams {
     stampsEnabled?: number;
     /** Additional descriptions of document fields for generation. */
     fields?: Obj }
-  /** Delete Document. Scope: crm. */
+  /** Delete Document. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/documents/crm-document-generator-document-delete.html */
   'crm.documentgenerator.document.delete': {
     /** Document identifier */
     id: NumericId }
-  /** Enable or Disable Public Link for Document. Scope: crm. */
+  /** Enable or Disable Public Link for Document. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/documents/crm-document-generator-document-enable-public-url.html */
   'crm.documentgenerator.document.enablepublicurl': {
     /** Document identifier */
     id: NumericId;
     /** Public link mode: - 1 — enable - 0 — disable Default: 1 */
     status?: number }
-  /** Get Document. Scope: crm. */
+  /** Get Document. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/documents/crm-document-generator-document-get.html */
   'crm.documentgenerator.document.get': {
     /** Document identifier */
     id: NumericId }
-  /** Get Document Fields. Scope: crm. */
+  /** Get Document Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/documents/crm-document-generator-document-get-fields.html */
   'crm.documentgenerator.document.getfields': {
     /** Document identifier */
     id: NumericId;
     /** Object format: where: - field_n — document field code - value_n — field value values are temporary… */
     values?: Obj }
-  /** Get a List of Documents. Scope: crm. */
+  /** Get a List of Documents. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/documents/crm-document-generator-document-list.html */
   'crm.documentgenerator.document.list': {
     /** A list of fields that should be populated in the documents returned. */
     select?: ReadonlyArray<{
@@ -5857,7 +5857,7 @@ export interface V2MethodParams {
     stampsEnabled?: Flag; [k: string]: unknown };
     /** Pagination parameter. */
     start?: number }
-  /** Update Document. Scope: crm. */
+  /** Update Document. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/documents/crm-document-generator-document-update.html */
   'crm.documentgenerator.document.update': {
     /** Document identifier */
     id: NumericId;
@@ -5865,7 +5865,7 @@ export interface V2MethodParams {
     values?: Obj;
     /** Include stamp and signature: - 1 — include - 0 — do not include Default is 1 */
     stampsEnabled?: number }
-  /** Upload Document. Scope: crm. */
+  /** Upload Document. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/documents/crm-document-generator-document-upload.html */
   'crm.documentgenerator.document.upload': {
     /** Object with document upload parameters (more details) */
     fields: {
@@ -5885,7 +5885,7 @@ export interface V2MethodParams {
     pdfContent?: string;
     /** Content of the image in base64 format. */
     imageContent?: string; [k: string]: unknown } }
-  /** Add a New Numerator. Scope: crm. */
+  /** Add a New Numerator. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/numerator/crm-document-generator-numerator-add.html */
   'crm.documentgenerator.numerator.add': {
     /** An object with numerator parameters in the following format: where: - field_n — field name - value_… */
     fields: {
@@ -5911,19 +5911,19 @@ export interface V2MethodParams {
     timezone?: string;
     /** Indicator of direct numbering. */
     isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
-  /** Delete. Scope: crm. */
+  /** Delete. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/numerator/crm-document-generator-numerator-delete.html */
   'crm.documentgenerator.numerator.delete': {
     /** The identifier of the numerator */
     id: NumericId }
-  /** Get Information About the Numerator. Scope: crm. */
+  /** Get Information About the Numerator. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/numerator/crm-document-generator-numerator-get.html */
   'crm.documentgenerator.numerator.get': {
     /** The identifier of the numerator */
     id: NumericId }
-  /** Get the List of Numerators. Scope: crm. */
+  /** Get the List of Numerators. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/numerator/crm-document-generator-numerator-list.html */
   'crm.documentgenerator.numerator.list': {
     /** Offset for pagination. */
     start?: number }
-  /** Update The. Scope: crm. */
+  /** Update The. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/numerator/crm-document-generator-numerator-update.html */
   'crm.documentgenerator.numerator.update': {
     /** The identifier of the numerator */
     id: NumericId;
@@ -5951,7 +5951,7 @@ export interface V2MethodParams {
     timezone?: string;
     /** Indicator of direct numbering. */
     isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
-  /** Add a New Template. Scope: crm. */
+  /** Add a New Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/templates/crm-document-generator-template-add.html */
   'crm.documentgenerator.template.add': {
     /** Object with template parameters (more details) */
     fields: {
@@ -5973,15 +5973,15 @@ export interface V2MethodParams {
     withStamps?: 'Y' | 'N';
     /** Sorting index */
     sort?: number; [k: string]: unknown } }
-  /** Delete Document Template. Scope: crm. */
+  /** Delete Document Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/templates/crm-document-generator-template-delete.html */
   'crm.documentgenerator.template.delete': {
     /** Identifier of the template */
     id: NumericId }
-  /** Get Information About Document Template by Id. Scope: crm. */
+  /** Get Information About Document Template by Id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/templates/crm-document-generator-template-get.html */
   'crm.documentgenerator.template.get': {
     /** Identifier of the template */
     id: NumericId }
-  /** Get Document Template Fields. Scope: crm. */
+  /** Get Document Template Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/templates/crm-document-generator-template-get-fields.html */
   'crm.documentgenerator.template.getfields': {
     /** Identifier of the template */
     id: NumericId;
@@ -5991,7 +5991,7 @@ export interface V2MethodParams {
     entityId?: NumericId;
     /** Object format: where: - field_n — field name - value_n — field value values are temporary substitut… */
     values?: Obj }
-  /** Get a List of Document Templates. Scope: crm. */
+  /** Get a List of Document Templates. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/templates/crm-document-generator-template-list.html */
   'crm.documentgenerator.template.list': {
     /** A list of fields to return for the templates. */
     select?: ReadonlyArray<{
@@ -6033,7 +6033,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** Pagination parameter. */
     start?: number }
-  /** Update Existing Document Template. Scope: crm. */
+  /** Update Existing Document Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/document-generator/templates/crm-document-generator-template-update.html */
   'crm.documentgenerator.template.update': {
     /** Identifier of the template */
     id: NumericId;
@@ -6057,7 +6057,7 @@ export interface V2MethodParams {
     withStamps?: 'Y' | 'N';
     /** Sorting index */
     sort?: number; [k: string]: unknown } }
-  /** Get Leads, Contacts, and Companies with Matching Data. Scope: crm. */
+  /** Get Leads, Contacts, and Companies with Matching Data. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/duplicates/crm-duplicate-find-by-comm.html */
   'crm.duplicate.findbycomm': {
     /** Type of communication. */
     type: string;
@@ -6065,23 +6065,23 @@ export interface V2MethodParams {
     values: readonly string[];
     /** Type of object. */
     entity_type?: string }
-  /** Get a List of Fields for Duplicate Search. Scope: crm. */
+  /** Get a List of Fields for Duplicate Search. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/duplicates/volatile-type/crm-duplicate-volatile-type-fields.html */
   'crm.duplicate.volatileType.fields': {
     /** Identifier for the object type. */
     entityTypeId?: NumericId }
-  /** Get a List of Custom Fields Used in Duplicate Search. Scope: crm. */
+  /** Get a List of Custom Fields Used in Duplicate Search. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/duplicates/volatile-type/crm-duplicate-volatile-type-list.html */
   'crm.duplicate.volatileType.list': NoParams
-  /** Add Field to Duplicate Search. Scope: crm. */
+  /** Add Field to Duplicate Search. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/duplicates/volatile-type/crm-duplicate-volatile-type-register.html */
   'crm.duplicate.volatileType.register': {
     /** Identifier for the object type. */
     entityTypeId: NumericId;
     /** The code of the field to be added to the duplicate search. */
     fieldCode: string }
-  /** Remove Field from Duplicate Search. Scope: crm. */
+  /** Remove Field from Duplicate Search. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/duplicates/volatile-type/crm-duplicate-volatile-type-unregister.html */
   'crm.duplicate.volatileType.unregister': {
     /** Identifier of the field record to be removed. */
     id: NumericId }
-  /** Merge Duplicates. Scope: crm. */
+  /** Merge Duplicates. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/duplicates/crm-entity-merge-batch.html */
   'crm.entity.mergeBatch': {
     /** Object containing the entities to merge (detailed description) */
     params: {
@@ -6089,87 +6089,87 @@ export interface V2MethodParams {
     entityTypeId: NumericId;
     /** Array of identifiers of the entities to be merged. */
     entityIds: readonly number[]; [k: string]: unknown } }
-  /** Get Activity Direction Enumeration Elements. Scope: crm. @deprecated Use crm.activity.todo.*. */
+  /** Get Activity Direction Enumeration Elements. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/outdated/crm-enum-activity-direction.html @deprecated Use crm.activity.todo.*. */
   'crm.enum.activitydirection': NoParams
-  /** Get Enumeration Items for "Activity Notification Type". Scope: crm. @deprecated Use crm.activity.todo.*. */
+  /** Get Enumeration Items for "Activity Notification Type". Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/outdated/crm-enum-activity-notify-type.html @deprecated Use crm.activity.todo.*. */
   'crm.enum.activitynotifytype': NoParams
-  /** Get Enumeration Items for "Activity Priorities". Scope: crm. @deprecated Use crm.activity.todo.*. */
+  /** Get Enumeration Items for "Activity Priorities". Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/outdated/crm-enum-activity-priority.html @deprecated Use crm.activity.todo.*. */
   'crm.enum.activitypriority': NoParams
-  /** Get Enumeration Elements "Status". Scope: crm. @deprecated Use crm.activity.todo.*. */
+  /** Get Enumeration Elements "Status". Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/outdated/crm-enum-activity-status.html @deprecated Use crm.activity.todo.*. */
   'crm.enum.activitystatus': NoParams
-  /** Get Enumeration Elements "Activity Types". Scope: crm. @deprecated Use crm.activity.todo.*. */
+  /** Get Enumeration Elements "Activity Types". Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/outdated/crm-enum-activity-type.html @deprecated Use crm.activity.todo.*. */
   'crm.enum.activitytype': NoParams
-  /** Get Address Types. Scope: crm. */
+  /** Get Address Types. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/crm-enum-address-type.html */
   'crm.enum.addresstype': NoParams
-  /** Get Enumeration Elements of "Description Type". Scope: crm. @deprecated Use crm.activity.todo.*. */
+  /** Get Enumeration Elements of "Description Type". Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/outdated/crm-enum-content-type.html @deprecated Use crm.activity.todo.*. */
   'crm.enum.contenttype': NoParams
-  /** Get Enumeration Item Fields. Scope: crm. */
+  /** Get Enumeration Item Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/crm-enum-fields.html */
   'crm.enum.fields': NoParams
-  /** Get Object Types for Order Binding. Scope: crm. */
+  /** Get Object Types for Order Binding. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/crm-enum-get-order-owner-types.html */
   'crm.enum.getorderownertypes': NoParams
-  /** Get CRM Object Types. Scope: crm. */
+  /** Get CRM Object Types. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/crm-enum-owner-type.html */
   'crm.enum.ownertype': NoParams
-  /** Get Description of CRM Operation Modes. Scope: crm. */
+  /** Get Description of CRM Operation Modes. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/enum/crm-enum-settings-mode.html */
   'crm.enum.settings.mode': NoParams
-  /** Add Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Add Invoice. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-add.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.add': {
     /** Field values for creating the invoice. */
     fields?: readonly unknown[] }
-  /** Delete invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete invoice. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.delete': {
     /** Invoice identifier */
     id?: NumericId }
-  /** Get Invoice Fields and Associated Products. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Invoice Fields and Associated Products. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-fields.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.fields': NoParams
-  /** Get Invoice by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Invoice by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-get.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.get': {
     /** Invoice ID */
     id?: NumericId }
-  /** Get Link to Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Link to Invoice. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-get-external-link.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.getexternallink': {
     /** Invoice identifier */
     id?: NumericId }
-  /** Get a List of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of Invoices. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-list.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.list': {
     /** Record filter. */
     filter?: unknown;
     /** Record sorting. */
     order?: unknown }
-  /** Add Configuration for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Add Configuration for Recurring Invoice. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-recurring-add.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.add': {
     /** Field values for creating the recurring invoice configuration. */
     fields?: readonly unknown[] }
-  /** Delete the Recurring Invoice Setting. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete the Recurring Invoice Setting. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-recurring-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.delete': {
     /** Identifier of the setting */
     id?: NumericId }
-  /** Create a New Invoice from the Template. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Create a New Invoice from the Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-recurring-expose.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.expose': {
     /** Identifier of the recurring invoice template */
     id?: NumericId }
-  /** Get Full Template of Recurring Invoice Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Full Template of Recurring Invoice Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-recurring-fields.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.fields': NoParams
-  /** Get Recurring Invoice Settings by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Recurring Invoice Settings by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-recurring-get.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.get': {
     /** Identifier of the recurring invoice template settings */
     id?: NumericId }
-  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/invoice/crm-invoice-recurring-list, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of Recurring Invoice Settings by Filter. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/invoice/crm-invoice-recurring-list, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-recurring-list.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.list': Obj
-  /** Change Settings for Recurring Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Change Settings for Recurring Invoice. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-recurring-update.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.recurring.update': {
     /** Identifier of the recurring invoice template setting */
     id?: NumericId;
     /** Field values for updating the setting. */
     fields?: readonly unknown[] }
-  /** Create a New Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Create a New Invoice Status. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice-status-old/crm-invoice-status-add.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.add': {
     /** A set of fields — an array in the form array("field"=>"value"[, ...]), containing the values of the… */
     fields: readonly unknown[] }
-  /** Delete Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete Invoice Status. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice-status-old/crm-invoice-status-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.delete': {
     /** Identifier of the invoice status */
     id: NumericId }
-  /** Get Invoice Status Fields. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Invoice Status Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice-status-old/crm-invoice-status-fields.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.fields': {
     /** Identifier of the entity associated with the invoice. */
     ENTITY_ID?: string;
@@ -6185,45 +6185,45 @@ export interface V2MethodParams {
     STATUS_ID?: string;
     /** Whether it is system or not. */
     SYSTEM?: string }
-  /** Get Invoice Status by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Invoice Status by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice-status-old/crm-invoice-status-get.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.get': {
     /** The identifier of the invoice status */
     id: NumericId }
-  /** Get a List of Invoice Statuses. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/invoice-status-old/crm-invoice-status-list, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of Invoice Statuses. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/invoice-status-old/crm-invoice-status-list, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice-status-old/crm-invoice-status-list.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.list': Obj
-  /** Update Invoice Status. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update Invoice Status. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice-status-old/crm-invoice-status-update.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.status.update': {
     /** Identifier of the invoice status */
     id: NumericId;
     /** Set of fields — an array in the form array("field_to_update"=>"value"[, ...]), where "field_to_upda… */
     fields: readonly unknown[] }
-  /** Update Invoice. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update Invoice. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-update.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.update': {
     /** Invoice identifier */
     id?: NumericId;
     /** Field values for updating the invoice. */
     fields?: readonly unknown[] }
-  /** Create a Custom Field for Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Create a Custom Field for Invoices. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-user-field-add.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.add': {
     /** A set of fields - an array of the form array("field"=>"value"[, ...]), containing the description o… */
     fields?: unknown;
     /** Contains a set of list values for custom fields of type List. */
     LIST?: unknown }
-  /** Delete Custom Field of Invoices. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete Custom Field of Invoices. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-user-field-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.delete': {
     /** Identifier of the custom field */
     id?: NumericId }
-  /** Get User Field by ID. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get User Field by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-user-field-get.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.get': {
     /** Identifier of the user field */
     id?: NumericId }
-  /** Get a List of Custom Fields by Filter. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of Custom Fields by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-user-field-list.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.list': {
     /** Sorting fields */
     order?: unknown;
     /** Filtering fields */
     filter?: unknown }
-  /** Update Custom Field. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update Custom Field. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-invoice-user-field-update.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.invoice.userfield.update': {
     /** Identifier of the custom field */
     id?: unknown;
@@ -6231,9 +6231,9 @@ export interface V2MethodParams {
     fields?: unknown;
     /** Contains a set of list values for custom fields of type List. */
     LIST?: unknown }
-  /** Create a New CRM Item. Scope: crm. */
+  /** Create a New CRM Item. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/crm-item-add.html */
   'crm.item.add': CrmItemAddParams
-  /** Importing a Batch of CRM Records. Scope: crm. */
+  /** Importing a Batch of CRM Records. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/import/crm-item-batch-import.html */
   'crm.item.batchImport': {
     /** Identifier of the system or custom type for which the entity needs to be created. */
     entityTypeId: NumericId;
@@ -6241,17 +6241,17 @@ export interface V2MethodParams {
     data: readonly unknown[];
     /** Parameter to control the format of custom field names in the request and response. */
     useOriginalUfNames?: Flag }
-  /** Delete CRM Item. Scope: crm. */
+  /** Delete CRM Item. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/crm-item-delete.html */
   'crm.item.delete': {
     /** The identifier of the system or custom type whose element we want to delete. */
     entityTypeId: NumericId;
     /** The identifier of the item to be deleted. */
     id: NumericId }
-  /** Get Delivery Information by ID. Scope: crm. */
+  /** Get Delivery Information by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/delivery/crm-item-delivery-get.html */
   'crm.item.delivery.get': {
     /** Delivery identifier */
     id: Id }
-  /** Get the List of Deliveries for a CRM object. Scope: crm. */
+  /** Get the List of Deliveries for a CRM object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/delivery/crm-item-delivery-list.html */
   'crm.item.delivery.list': {
     /** Identifier of the CRM object */
     entityId: NumericId;
@@ -6261,13 +6261,13 @@ export interface V2MethodParams {
     filter?: Obj;
     /** The format of the order parameter corresponds to what is described in the sale.shipment.list method */
     order?: Obj }
-  /** Set a Common Detail Form for All Users. Scope: crm. */
+  /** Set a Common Detail Form for All Users. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/item-details-configuration/crm-item-details-configuration-forceCommonScopeForAll.html */
   'crm.item.details.configuration.forceCommonScopeForAll': {
     /** Identifier of the system or custom type of CRM entities */
     entityTypeId: NumericId;
     /** Additional parameters. */
     extras?: Obj }
-  /** Get Parameters of CRM Item Detail Configuration. Scope: crm. */
+  /** Get Parameters of CRM Item Detail Configuration. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/item-details-configuration/crm-item-details-configuration-get.html */
   'crm.item.details.configuration.get': {
     /** Identifier of the system or custom type of CRM entities */
     entityTypeId: NumericId;
@@ -6277,7 +6277,7 @@ export interface V2MethodParams {
     scope?: string;
     /** Additional parameters. */
     extras?: Obj }
-  /** Reset Item Card Parameters. Scope: crm. */
+  /** Reset Item Card Parameters. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/item-details-configuration/crm-item-details-configuration-reset.html */
   'crm.item.details.configuration.reset': {
     /** Identifier of the system or custom type of CRM entities */
     entityTypeId: NumericId;
@@ -6287,7 +6287,7 @@ export interface V2MethodParams {
     scope?: string;
     /** Additional parameters. */
     extras?: Obj }
-  /** Set Parameters For. Scope: crm. */
+  /** Set Parameters For. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/item-details-configuration/crm-item-details-configuration-set.html */
   'crm.item.details.configuration.set': {
     /** Identifier of the system or custom type of CRM entities */
     entityTypeId: NumericId;
@@ -6299,13 +6299,13 @@ export interface V2MethodParams {
     scope?: string;
     /** Additional parameters. */
     extras?: Obj }
-  /** Retrieve Fields of CRM Item. Scope: crm. */
+  /** Retrieve Fields of CRM Item. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/crm-item-fields.html */
   'crm.item.fields': {
     /** Identifier of the system or custom type whose fields we want to retrieve. */
     entityTypeId: NumericId;
     /** This parameter controls the format of custom field names in the response. */
     useOriginalUfNames?: Flag }
-  /** Get Element by Id. Scope: crm. */
+  /** Get Element by Id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/crm-item-get.html */
   'crm.item.get': {
     /** Identifier of the system or custom type whose element we want to retrieve. */
     entityTypeId: NumericId;
@@ -6313,9 +6313,9 @@ export interface V2MethodParams {
     id: NumericId;
     /** This parameter controls the format of custom field names in the response. */
     useOriginalUfNames?: Flag }
-  /** Import One Record. Scope: crm. */
+  /** Import One Record. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/import/crm-item-import.html */
   'crm.item.import': CrmItemImportParams
-  /** Get a List of Items. Scope: crm. */
+  /** Get a List of Items. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/crm-item-list.html */
   'crm.item.list': {
     /** System or user type identifier whose items need to be retrieved. */
     entityTypeId: NumericId;
@@ -6329,27 +6329,27 @@ export interface V2MethodParams {
     start?: number;
     /** Parameter to control the format of custom field names in the request and response. */
     useOriginalUfNames?: Flag }
-  /** Add Payment. Scope: crm. */
+  /** Add Payment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/crm-item-payment-add.html */
   'crm.item.payment.add': {
     /** Identifier of the CRM object. */
     entityId: NumericId;
     /** Identifier of the CRM object type. */
     entityTypeId: NumericId }
-  /** Delete Payment. Scope: crm. */
+  /** Delete Payment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/crm-item-payment-delete.html */
   'crm.item.payment.delete': {
     /** Payment identifier */
     id: Id }
-  /** Add Delivery Item to Payment. Scope: crm. */
+  /** Add Delivery Item to Payment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/delivery-in-payment/crm-item-payment-delivery-add.html */
   'crm.item.payment.delivery.add': {
     /** Identifier of the payment. */
     paymentId: Id;
     /** Identifier of the delivery. */
     deliveryId: Id }
-  /** Remove Delivery Item from Payment. Scope: crm. */
+  /** Remove Delivery Item from Payment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/delivery-in-payment/crm-item-payment-delivery-delete.html */
   'crm.item.payment.delivery.delete': {
     /** Identifier of the delivery item in the payment. */
     id: NumericId }
-  /** Get Delivery Item List by Specific Payment. Scope: crm. */
+  /** Get Delivery Item List by Specific Payment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/delivery-in-payment/crm-item-payment-delivery-list.html */
   'crm.item.payment.delivery.list': {
     /** Identifier of the payment. */
     paymentId: Id;
@@ -6357,17 +6357,17 @@ export interface V2MethodParams {
     filter: Obj;
     /** Object for sorting selected delivery items for payment in the format {"field_1": "order_1", ... */
     order?: Obj }
-  /** Reassign Delivery Position to Another Document. Scope: crm. */
+  /** Reassign Delivery Position to Another Document. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/delivery-in-payment/crm-item-payment-delivery-set-delivery.html */
   'crm.item.payment.delivery.setDelivery': {
     /** Identifier of the delivery item in the payment. */
     id: NumericId;
     /** Identifier of the delivery. */
     deliveryId: Id }
-  /** Get Payment Information. Scope: crm. */
+  /** Get Payment Information. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/crm-item-payment-get.html */
   'crm.item.payment.get': {
     /** Payment identifier */
     id: Id }
-  /** Get the List of Payments. Scope: crm. */
+  /** Get the List of Payments. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/crm-item-payment-list.html */
   'crm.item.payment.list': {
     /** Identifier of the CRM object */
     entityId: NumericId;
@@ -6377,11 +6377,11 @@ export interface V2MethodParams {
     filter?: Obj;
     /** The format description is provided in the order parameter of the sale.payment.list method */
     order?: Obj }
-  /** Change Payment Status to "Paid". Scope: crm. */
+  /** Change Payment Status to "Paid". Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/crm-item-payment-pay.html */
   'crm.item.payment.pay': {
     /** Payment identifier */
     id: Id }
-  /** Adding a Product Item to Payment. Scope: crm. */
+  /** Adding a Product Item to Payment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/products-in-payment/crm-item-payment-product-add.html */
   'crm.item.payment.product.add': {
     /** Identifier of the payment. */
     paymentId: Id;
@@ -6389,11 +6389,11 @@ export interface V2MethodParams {
     rowId: NumericId;
     /** Product quantity */
     quantity: number }
-  /** Remove Product Item from Payment. Scope: crm. */
+  /** Remove Product Item from Payment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/products-in-payment/crm-item-payment-product-delete.html */
   'crm.item.payment.product.delete': {
     /** Identifier of the product item in the payment. */
     id: NumericId }
-  /** Get a List of Payment Product Items. Scope: crm. */
+  /** Get a List of Payment Product Items. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/products-in-payment/crm-item-payment-product-list.html */
   'crm.item.payment.product.list': {
     /** Identifier of the payment. */
     paymentId: Id;
@@ -6401,43 +6401,43 @@ export interface V2MethodParams {
     filter: Obj;
     /** Object for sorting selected payment product items in the format {"field_1": "order_1", ... */
     order?: Obj }
-  /** Change Product Quantity. Scope: crm. */
+  /** Change Product Quantity. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/products-in-payment/crm-item-payment-product-set-quantity.html */
   'crm.item.payment.product.setQuantity': {
     /** Identifier of the product item in the payment */
     id: NumericId;
     /** Quantity of the product */
     quantity: number }
-  /** Change Payment Status to "Unpaid". Scope: crm. */
+  /** Change Payment Status to "Unpaid". Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/crm-item-payment-unpay.html */
   'crm.item.payment.unpay': {
     /** Payment identifier */
     id: Id }
-  /** Update Payment Fields. Scope: crm. */
+  /** Update Payment Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/crm-item-payment-update.html */
   'crm.item.payment.update': {
     /** Payment identifier */
     id: Id;
     /** Field values for updating the payment */
     fields: Obj }
-  /** Add Product Row to CRM Object. Scope: crm. */
+  /** Add Product Row to CRM Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/product-rows/crm-item-productrow-add.html */
   'crm.item.productrow.add': {
     /** Object containing field values for adding the product row to the CRM object */
     fields: Obj }
-  /** Delete Product Row from CRM Object. Scope: crm. */
+  /** Delete Product Row from CRM Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/product-rows/crm-item-productrow-delete.html */
   'crm.item.productrow.delete': {
     /** Identifier of the product row. */
     id: Id }
-  /** Get the List of Fields for Product Rows. Scope: crm. */
+  /** Get the List of Fields for Product Rows. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/product-rows/crm-item-productrow-fields.html */
   'crm.item.productrow.fields': NoParams
-  /** Get Information About a Product Item by Id. Scope: crm. */
+  /** Get Information About a Product Item by Id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/product-rows/crm-item-productrow-get.html */
   'crm.item.productrow.get': {
     /** Identifier of the product row. */
     id: Id }
-  /** Get Unpaid Product Rows of CRM Object. Scope: crm. */
+  /** Get Unpaid Product Rows of CRM Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/product-rows/crm-item-productrow-get-available-for-payment.html */
   'crm.item.productrow.getAvailableForPayment': {
     /** Identifier of the CRM object. */
     ownerId: NumericId;
     /** Identifier of the CRM object type. */
     ownerType: string }
-  /** Get Product Rows of the CRM Object. Scope: crm. */
+  /** Get Product Rows of the CRM Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/product-rows/crm-item-productrow-list.html */
   'crm.item.productrow.list': {
     /** Object for filtering selected records in the format {"field_1": "value_1", ... */
     filter: Obj;
@@ -6445,7 +6445,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for pagination control. */
     start?: number }
-  /** Save Product Row of CRM Object. Scope: crm. */
+  /** Save Product Row of CRM Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/product-rows/crm-item-productrow-set.html */
   'crm.item.productrow.set': {
     /** Identifier of the CRM object. */
     ownerId: NumericId;
@@ -6453,15 +6453,15 @@ export interface V2MethodParams {
     ownerType: string;
     /** Array of objects containing information about the product rows to be saved in the object */
     productRows: readonly Obj[] }
-  /** Update the Product Row of a CRM Object. Scope: crm. */
+  /** Update the Product Row of a CRM Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/product-rows/crm-item-productrow-update.html */
   'crm.item.productrow.update': {
     /** Identifier of the product row. */
     id: Id;
     /** Object containing field values for updating the product row of the CRM object */
     fields: Obj }
-  /** Update Item. Scope: crm. */
+  /** Update Item. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/crm-item-update.html */
   'crm.item.update': CrmItemUpdateParams
-  /** Create a New Lead. Scope: crm. @deprecated Use crm.item.add. */
+  /** Create a New Lead. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/crm-lead-add.html @deprecated Use crm.item.add. */
   'crm.lead.add': {
     /** Object format: where: - field_n — field name - value_n — field value The list of available fields i… */
     fields?: {
@@ -6551,45 +6551,45 @@ export interface V2MethodParams {
     params?: {
     /** Flag Y/N - register the lead addition event. */
     REGISTER_SONET_EVENT?: Flag; [k: string]: unknown } }
-  /** Add Contact Binding to Lead. Scope: crm. */
+  /** Add Contact Binding to Lead. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/management-communication/crm-lead-contact-add.html */
   'crm.lead.contact.add': {
     /** The identifier of the lead to which the contact should be added. */
     id: NumericId;
     /** Field values (detailed description provided below) for adding a contact to the lead in the form of… */
     fields: Obj }
-  /** Remove contact binding from lead. Scope: crm. */
+  /** Remove contact binding from lead. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/management-communication/crm-lead-contact-delete.html */
   'crm.lead.contact.delete': {
     /** Identifier of the lead from which to remove the contact binding. */
     id: NumericId;
     /** Field values (detailed description provided below) for adding a contact to the lead in the form of… */
     fields: Obj }
-  /** Get Lead-Contact Fields. Scope: crm. */
+  /** Get Lead-Contact Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/management-communication/crm-lead-contact-fields.html */
   'crm.lead.contact.fields': NoParams
-  /** Delete Contact List from Lead. Scope: crm. */
+  /** Delete Contact List from Lead. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/management-communication/crm-lead-contact-items-delete.html */
   'crm.lead.contact.items.delete': {
     /** Lead identifier. */
     id: NumericId }
-  /** Get a List of Related Contacts. Scope: crm. */
+  /** Get a List of Related Contacts. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/management-communication/crm-lead-contact-items-get.html */
   'crm.lead.contact.items.get': {
     /** The identifier of the lead. */
     id: NumericId }
-  /** Attach a list of contacts to a lead. Scope: crm. */
+  /** Attach a list of contacts to a lead. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/management-communication/crm-lead-contact-items-set.html */
   'crm.lead.contact.items.set': {
     /** Identifier of the lead. */
     id: NumericId;
     /** A set of contacts represented as an array of objects with the following fields: - CONTACT_ID^^ — id… */
     items: Obj }
-  /** Delete Lead. Scope: crm. @deprecated Use crm.item.delete. */
+  /** Delete Lead. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/crm-lead-delete.html @deprecated Use crm.item.delete. */
   'crm.lead.delete': {
     /** Lead identifier. */
     id: NumericId }
-  /** Set Common Lead Card for All Users. Scope: crm. @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
+  /** Set Common Lead Card for All Users. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/custom-form/crm-lead-details-configuration-force-common-scope-for-all.html @deprecated Use crm.item.details.configuration.forceCommonScopeForAll. */
   'crm.lead.details.configuration.forceCommonScopeForAll': {
     /** Additional parameters for selecting the lead type. */
     extras?: {
     /** Lead type. */
     leadCustomerType?: number; [k: string]: unknown } }
-  /** Get Parameters of. Scope: crm. @deprecated Use crm.item.details.configuration.get. */
+  /** Get Parameters of. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/custom-form/crm-lead-details-configuration-get.html @deprecated Use crm.item.details.configuration.get. */
   'crm.lead.details.configuration.get': {
     /** The identifier of the user for whom to retrieve personal configuration. */
     userId?: Id;
@@ -6599,7 +6599,7 @@ export interface V2MethodParams {
     extras?: {
     /** Type of lead. */
     "lead.customer.type"?: number; [k: string]: unknown } }
-  /** Resetting the Parameters of. Scope: crm. @deprecated Use crm.item.details.configuration.reset. */
+  /** Resetting the Parameters of. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/custom-form/crm-lead-details-configuration-reset.html @deprecated Use crm.item.details.configuration.reset. */
   'crm.lead.details.configuration.reset': {
     /** The identifier of the user for whom the personal configuration needs to be reset. */
     userId?: Id;
@@ -6609,7 +6609,7 @@ export interface V2MethodParams {
     extras?: {
     /** The type of lead. */
     "lead.customer.type"?: number; [k: string]: unknown } }
-  /** Set Parameters for. Scope: crm. @deprecated Use crm.item.details.configuration.set. */
+  /** Set Parameters for. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/custom-form/crm-lead-details-configuration-set.html @deprecated Use crm.item.details.configuration.set. */
   'crm.lead.details.configuration.set': {
     /** A list of sections in the card. */
     data: ReadonlyArray<{
@@ -6635,13 +6635,13 @@ export interface V2MethodParams {
     extras?: {
     /** Type of lead. */
     leadCustomerType?: number; [k: string]: unknown } }
-  /** Get CRM Lead Fields. Scope: crm. @deprecated Use crm.item.fields. */
+  /** Get CRM Lead Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/crm-lead-fields.html @deprecated Use crm.item.fields. */
   'crm.lead.fields': NoParams
-  /** Get Lead by Id. Scope: crm. @deprecated Use crm.item.get. */
+  /** Get Lead by Id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/crm-lead-get.html @deprecated Use crm.item.get. */
   'crm.lead.get': {
     /** The identifier of the lead. */
     id: NumericId }
-  /** Get a List of Leads. Scope: crm. @deprecated Use crm.item.list. */
+  /** Get a List of Leads. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/crm-lead-list.html @deprecated Use crm.item.list. */
   'crm.lead.list': {
     /** An array containing the list of fields to select (see lead fields crm-lead-fields). */
     select?: readonly unknown[];
@@ -6649,11 +6649,11 @@ export interface V2MethodParams {
     filter?: Obj; order?: Id;
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Get Lead Product Rows. Scope: crm. @deprecated Use crm.item.productrow.*. */
+  /** Get Lead Product Rows. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/crm-lead-productrows-get.html @deprecated Use crm.item.productrow.*. */
   'crm.lead.productrows.get': {
     /** Identifier of the lead. */
     id: NumericId }
-  /** Set Products in Lead. Scope: crm. @deprecated Use crm.item.productrow.*. */
+  /** Set Products in Lead. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/crm-lead-productrows-set.html @deprecated Use crm.item.productrow.*. */
   'crm.lead.productrows.set': {
     /** Lead identifier. */
     id: NumericId;
@@ -6689,7 +6689,7 @@ export interface V2MethodParams {
     MEASURE_NAME?: string;
     /** Sorting Default - 0 */
     SORT?: number; [k: string]: unknown }> }
-  /** Update Lead. Scope: crm. @deprecated Use crm.item.update. */
+  /** Update Lead. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/crm-lead-update.html @deprecated Use crm.item.update. */
   'crm.lead.update': {
     /** The identifier of the lead. */
     id: NumericId;
@@ -6781,7 +6781,7 @@ export interface V2MethodParams {
     params?: {
     /** Register an event for adding the lead in the activity stream. */
     REGISTER_SONET_EVENT?: 'Y' | 'N'; [k: string]: unknown } }
-  /** Create a Custom Field for Leads. Scope: crm. */
+  /** Create a Custom Field for Leads. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/userfield/crm-lead-userfield-add.html */
   'crm.lead.userfield.add': {
     /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
     fields: {
@@ -6833,15 +6833,15 @@ export interface V2MethodParams {
     EDIT_IN_LIST?: Flag;
     /** Are the field values included in the search. */
     IS_SEARCHABLE?: Flag; [k: string]: unknown } }
-  /** Delete Custom Field for Leads. Scope: crm. */
+  /** Delete Custom Field for Leads. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/userfield/crm-lead-userfield-delete.html */
   'crm.lead.userfield.delete': {
     /** Identifier of the custom field associated with the lead. */
     id: NumericId }
-  /** Get Custom Lead Field by ID. Scope: crm. */
+  /** Get Custom Lead Field by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/userfield/crm-lead-userfield-get.html */
   'crm.lead.userfield.get': {
     /** Identifier of the custom field associated with the lead. */
     id: NumericId }
-  /** Get a List of Custom Fields for Leads. Scope: crm. */
+  /** Get a List of Custom Fields for Leads. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/userfield/crm-lead-userfield-list.html */
   'crm.lead.userfield.list': {
     /** Object format: - field_n — the name of the field by which the selection of custom fields will be fi… */
     filter?: {
@@ -6871,7 +6871,7 @@ export interface V2MethodParams {
     LANG?: string; [k: string]: unknown };
     /** Object format: - field_n — the name of the field by which the selection of elements will be sorted… */
     order?: Obj }
-  /** Update Existing Custom Field for Leads. Scope: crm. */
+  /** Update Existing Custom Field for Leads. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/leads/userfield/crm-lead-userfield-update.html */
   'crm.lead.userfield.update': {
     /** Identifier of the custom field. */
     id: NumericId;
@@ -6917,41 +6917,41 @@ export interface V2MethodParams {
     ERROR_MESSAGE?: string;
     /** Help */
     HELP_MESSAGE?: string; [k: string]: unknown } }
-  /** Add Measurement Unit. Scope: crm. @deprecated Use catalog.measure.add. */
+  /** Add Measurement Unit. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/measure/crm-measure-add.html @deprecated Use catalog.measure.add. */
   'crm.measure.add': {
     /** A set of fields — an array in the form array("field"=>"value"[, ...]), containing the values of the… */
     fields: readonly unknown[] }
-  /** Delete Measurement Unit. Scope: crm. @deprecated Use catalog.measure.delete. */
+  /** Delete Measurement Unit. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/measure/crm-measure-delete.html @deprecated Use catalog.measure.delete. */
   'crm.measure.delete': {
     /** Identifier of the measurement unit */
     id: unknown }
-  /** Get Available Fields of. Scope: crm. @deprecated Use catalog.measure.getFields. */
+  /** Get Available Fields of. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/measure/crm-measure-fields.html @deprecated Use catalog.measure.getFields. */
   'crm.measure.fields': NoParams
-  /** Get Field Values of Measurement Unit. Scope: crm. @deprecated Use catalog.measure.get. */
+  /** Get Field Values of Measurement Unit. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/measure/crm-measure-get.html @deprecated Use catalog.measure.get. */
   'crm.measure.get': {
     /** Identifier of the measurement unit */
     id: unknown }
-  /** Get the List of Measurement Units. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/measure/crm-measure-list, has no parameter table. @deprecated Use catalog.measure.list. */
+  /** Get the List of Measurement Units. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/measure/crm-measure-list, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/measure/crm-measure-list.html @deprecated Use catalog.measure.list. */
   'crm.measure.list': Obj
-  /** Update Measurement Unit. Scope: crm. @deprecated Use catalog.measure.update. */
+  /** Update Measurement Unit. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/measure/crm-measure-update.html @deprecated Use catalog.measure.update. */
   'crm.measure.update': {
     /** Identifier of the measurement unit */
     id: unknown;
     /** Set of fields — an array in the format array("field_to_update"=>"value"[, ...]), where the field to… */
     fields?: readonly unknown[] }
-  /** Get Description of Multiple Fields. Scope: crm. */
+  /** Get Description of Multiple Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/auxiliary/multifield/crm-multifield-fields.html */
   'crm.multifield.fields': NoParams
-  /** Add Order Binding to CRM Object. Scope: crm. */
+  /** Add Order Binding to CRM Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/order-entity/crm-order-entity-add.html */
   'crm.orderentity.add': {
     /** Field values for creating the binding */
     fields: Obj }
-  /** Remove Order Binding to CRM Object. Scope: crm. */
+  /** Remove Order Binding to CRM Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/order-entity/crm-order-entity-delete-by-filter.html */
   'crm.orderentity.deleteByFilter': {
     /** Field values for removing the binding */
     fields: Obj }
-  /** Get Order Binding Fields. Scope: crm. */
+  /** Get Order Binding Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/order-entity/crm-order-entity-get-fields.html */
   'crm.orderentity.getFields': NoParams
-  /** Get a list of order bindings to CRM entities. Scope: crm. */
+  /** Get a list of order bindings to CRM entities. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/order-entity/crm-order-entity-list.html */
   'crm.orderentity.list': {
     /** An array of fields to select (see fields of the crm_orderentity object). */
     select?: readonly unknown[];
@@ -6961,99 +6961,99 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for pagination control. */
     start?: number }
-  /** Get Fields for Payment Methods. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Fields for Payment Methods. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-pay-system-fields.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.paysystem.fields': NoParams
-  /** Get a List of Payment Methods. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of Payment Methods. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-pay-system-list.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.paysystem.list': {
     /** Sorting fields */
     order?: unknown;
     /** Filter fields */
     filter?: unknown }
-  /** Get Fields for CRM Payer Types. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Fields for CRM Payer Types. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-person-type-fields.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.persontype.fields': NoParams
-  /** Get a List of CRM Payer Types. Scope: crm. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get a List of CRM Payer Types. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/invoice/crm-person-type-list.html @deprecated No longer developed; the documentation names no replacement. */
   'crm.persontype.list': {
     /** Sorting fields */
     order?: unknown;
     /** Filter fields */
     filter?: unknown }
-  /** Add Product. Scope: crm. @deprecated Use catalog.product.add. */
+  /** Add Product. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-add.html @deprecated Use catalog.product.add. */
   'crm.product.add': {
     /** Field values for creating the product. */
     fields?: readonly unknown[] }
-  /** Delete Product. Scope: crm. @deprecated Use catalog.product.delete. */
+  /** Delete Product. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-delete.html @deprecated Use catalog.product.delete. */
   'crm.product.delete': {
     /** Product identifier */
     id?: NumericId }
-  /** Get Product Fields. Scope: crm. @deprecated Use catalog.product.getFieldsByFilter. */
+  /** Get Product Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-fields.html @deprecated Use catalog.product.getFieldsByFilter. */
   'crm.product.fields': NoParams
-  /** Get Product by ID. Scope: crm. @deprecated Use catalog.product.get. */
+  /** Get Product by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-get.html @deprecated Use catalog.product.get. */
   'crm.product.get': {
     /** Product ID */
     id?: NumericId }
-  /** Get Product List by Filter. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/products/crm-product-list, has no parameter table. @deprecated Use catalog.product.list. */
+  /** Get Product List by Filter. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/products/crm-product-list, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-list.html @deprecated Use catalog.product.list. */
   'crm.product.list': Obj
-  /** Add Product Property. Scope: crm. @deprecated Use catalog.productProperty.add. */
+  /** Add Product Property. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-property-add.html @deprecated Use catalog.productProperty.add. */
   'crm.product.property.add': {
     /** Field values for creating the product property. */
     fields?: readonly unknown[] }
-  /** Delete Product Property. Scope: crm. @deprecated Use catalog.productProperty.delete. */
+  /** Delete Product Property. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-property-delete.html @deprecated Use catalog.productProperty.delete. */
   'crm.product.property.delete': {
     /** Product identifier */
     id?: NumericId }
-  /** Get Fields of List-Type Property. Scope: crm. @deprecated Use catalog.productPropertyEnum.*. */
+  /** Get Fields of List-Type Property. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-property-enumeration-fields.html @deprecated Use catalog.productPropertyEnum.*. */
   'crm.product.property.enumeration.fields': NoParams
-  /** Retrieve Product Property Fields. Scope: crm. @deprecated Use catalog.productProperty.getFields. */
+  /** Retrieve Product Property Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-property-fields.html @deprecated Use catalog.productProperty.getFields. */
   'crm.product.property.fields': NoParams
-  /** Get Product Property by ID. Scope: crm. @deprecated Use catalog.productProperty.get. */
+  /** Get Product Property by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-property-get.html @deprecated Use catalog.productProperty.get. */
   'crm.product.property.get': {
     /** Identifier of the product property */
     id?: NumericId }
-  /** Get a List of Product Properties. Scope: crm. @deprecated Use catalog.productProperty.list. */
+  /** Get a List of Product Properties. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-property-list.html @deprecated Use catalog.productProperty.list. */
   'crm.product.property.list': {
     /** Sorting */
     order?: unknown;
     /** Filter fields */
     filter?: unknown }
-  /** Retrieve Additional Settings Fields for Custom Type. Scope: crm. @deprecated Use catalog.productPropertyFeature.*. */
+  /** Retrieve Additional Settings Fields for Custom Type. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-property-settings-fields.html @deprecated Use catalog.productPropertyFeature.*. */
   'crm.product.property.settings.fields': {
     /** Property type */
     propertyType?: unknown;
     /** Custom property type */
     userType?: unknown }
-  /** Get a List of Product Property Types. Scope: crm. @deprecated Use catalog.productPropertyFeature.*. */
+  /** Get a List of Product Property Types. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-property-types.html @deprecated Use catalog.productPropertyFeature.*. */
   'crm.product.property.types': NoParams
-  /** Update Product Property. Scope: crm. @deprecated Use catalog.productProperty.update. */
+  /** Update Product Property. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-property-update.html @deprecated Use catalog.productProperty.update. */
   'crm.product.property.update': {
     /** Identifier of the product property */
     id?: NumericId;
     /** Field values for updating the product property. */
     fields?: readonly unknown[] }
-  /** Update Product. Scope: crm. @deprecated Use catalog.product.update. */
+  /** Update Product. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/products/crm-product-update.html @deprecated Use catalog.product.update. */
   'crm.product.update': {
     /** Product identifier */
     id?: NumericId;
     /** Set of fields - an array of the form array("field_to_update"=>"value"[, ...]), where "field_to_upda… */
     fields?: readonly unknown[] }
-  /** Get Descriptions of Fields for Product Rows. Scope: crm. @deprecated Use crm.item.productrow.fields. */
+  /** Get Descriptions of Fields for Product Rows. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/productrow-old/crm-productrow-fields.html @deprecated Use crm.item.productrow.fields. */
   'crm.productrow.fields': NoParams
-  /** Get a List of Order Properties. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/productrow-old/crm-productrow-list, has no parameter table. @deprecated Use crm.item.productrow.list. */
+  /** Get a List of Order Properties. Scope: crm. Parameters not typed (any key is taken): its page, api-reference/crm/outdated/productrow-old/crm-productrow-list, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/productrow-old/crm-productrow-list.html @deprecated Use crm.item.productrow.list. */
   'crm.productrow.list': Obj
-  /** Add a New Product Section. Scope: crm. @deprecated Use catalog.section.add. */
+  /** Add a New Product Section. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/product-section/crm-product-section-add.html @deprecated Use catalog.section.add. */
   'crm.productsection.add': {
     /** A set of fields — an array in the format array("field"=>"value"[, ...]), containing the values of t… */
     fields: readonly unknown[] }
-  /** Delete Product Section. Scope: crm. @deprecated Use catalog.section.delete. */
+  /** Delete Product Section. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/product-section/crm-product-section-delete.html @deprecated Use catalog.section.delete. */
   'crm.productsection.delete': {
     /** Identifier of the product section */
     id: NumericId }
-  /** Get Fields of the Product Section. Scope: crm. @deprecated Use catalog.section.getFields. */
+  /** Get Fields of the Product Section. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/product-section/crm-product-section-fields.html @deprecated Use catalog.section.getFields. */
   'crm.productsection.fields': NoParams
-  /** Get Product Section by ID. Scope: crm. @deprecated Use catalog.section.get. */
+  /** Get Product Section by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/product-section/crm-product-section-get.html @deprecated Use catalog.section.get. */
   'crm.productsection.get': {
     /** Product section ID */
     id: NumericId }
-  /** Get a List of Sections from. Scope: crm. @deprecated Use catalog.section.list. */
+  /** Get a List of Sections from. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/product-section/crm-product-section-list.html @deprecated Use catalog.section.list. */
   'crm.productsection.list': {
     /** An array containing the list of fields to be selected */
     select?: readonly unknown[];
@@ -7061,13 +7061,13 @@ export interface V2MethodParams {
     filter?: Obj;
     /** An object for sorting the selected items */
     order?: Obj }
-  /** Update Product Section. Scope: crm. @deprecated Use catalog.section.update. */
+  /** Update Product Section. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/product-section/crm-product-section-update.html @deprecated Use catalog.section.update. */
   'crm.productsection.update': {
     /** Identifier of the product section */
     id: NumericId;
     /** Set of fields — an array in the form array("field_to_update"=>"value"[, ...]), where "field_to_upda… */
     fields?: readonly unknown[] }
-  /** Add Estimate. Scope: crm. @deprecated Use crm.item.add. */
+  /** Add Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/crm-quote-add.html @deprecated Use crm.item.add. */
   'crm.quote.add': {
     /** An object containing the fields of the estimate in the following format: where: - field_n — field n… */
     fields: {
@@ -7109,7 +7109,7 @@ export interface V2MethodParams {
     params?: {
     /** Import mode. */
     IMPORT?: Flag; [k: string]: unknown } }
-  /** Add a Contact to an Estimate. Scope: crm. */
+  /** Add a Contact to an Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/contacts/crm-quote-contact-add.html */
   'crm.quote.contact.add': {
     /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
     id: NumericId;
@@ -7121,7 +7121,7 @@ export interface V2MethodParams {
     IS_PRIMARY?: 'Y' | 'N';
     /** Sort index By default — the highest SORT among the contacts already linked plus 10. */
     SORT?: number; [k: string]: unknown } }
-  /** Remove a Contact from a Specified Estimate. Scope: crm. */
+  /** Remove a Contact from a Specified Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/contacts/crm-quote-contact-delete.html */
   'crm.quote.contact.delete': {
     /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
     id: NumericId;
@@ -7129,17 +7129,17 @@ export interface V2MethodParams {
     fields: {
     /** Identifier of the contact to be removed from the links The identifier of a linked contact can be ob… */
     CONTACT_ID: Id; [k: string]: unknown } }
-  /** Get Fields for the Estimate-Contact Link. Scope: crm. */
+  /** Get Fields for the Estimate-Contact Link. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/contacts/crm-quote-contact-fields.html */
   'crm.quote.contact.fields': NoParams
-  /** Remove a Set of Contacts Associated with a Specified Estimate. Scope: crm. */
+  /** Remove a Set of Contacts Associated with a Specified Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/contacts/crm-quote-contact-items-delete.html */
   'crm.quote.contact.items.delete': {
     /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
     id: NumericId }
-  /** Retrieve a Set of Contacts Associated with a Specified Estimate. Scope: crm. */
+  /** Retrieve a Set of Contacts Associated with a Specified Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/contacts/crm-quote-contact-items-get.html */
   'crm.quote.contact.items.get': {
     /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
     id: NumericId }
-  /** Set the Contacts Associated with a Specified Estimate. Scope: crm. */
+  /** Set the Contacts Associated with a Specified Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/contacts/crm-quote-contact-items-set.html */
   'crm.quote.contact.items.set': {
     /** Identifier of the estimate This can be obtained using the methods crm.quote.list or crm.quote.add */
     id: NumericId;
@@ -7151,17 +7151,17 @@ export interface V2MethodParams {
     IS_PRIMARY?: 'Y' | 'N';
     /** Sort index By default (i + 1) 10, where i is the index of the element in the items array, starting… */
     SORT?: number; [k: string]: unknown }> }
-  /** Delete Estimate. Scope: crm. @deprecated Use crm.item.delete. */
+  /** Delete Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/crm-quote-delete.html @deprecated Use crm.item.delete. */
   'crm.quote.delete': {
     /** Identifier of the estimate. */
     id: NumericId }
-  /** Get Fields of the Estimate. Scope: crm. @deprecated Use crm.item.fields. */
+  /** Get Fields of the Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/crm-quote-fields.html @deprecated Use crm.item.fields. */
   'crm.quote.fields': NoParams
-  /** Get Estimate by ID. Scope: crm. @deprecated Use crm.item.get. */
+  /** Get Estimate by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/crm-quote-get.html @deprecated Use crm.item.get. */
   'crm.quote.get': {
     /** The ID of the estimate. */
     id: NumericId }
-  /** Get a List of Estimates by Filter. Scope: crm. @deprecated Use crm.item.list. */
+  /** Get a List of Estimates by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/crm-quote-list.html @deprecated Use crm.item.list. */
   'crm.quote.list': {
     /** A list of fields to return in the response. */
     select?: readonly string[];
@@ -7171,11 +7171,11 @@ export interface V2MethodParams {
     order?: Obj;
     /** Pagination parameter. */
     start?: number }
-  /** Retrieve Product Rows of the Estimate. Scope: crm. @deprecated Use crm.item.productrow.*. */
+  /** Retrieve Product Rows of the Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/crm-quote-product-rows-get.html @deprecated Use crm.item.productrow.*. */
   'crm.quote.productrows.get': {
     /** Identifier of the estimate. */
     id: NumericId }
-  /** Set Product Rows for the Quote. Scope: crm. @deprecated Use crm.item.productrow.*. */
+  /** Set Product Rows for the Quote. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/crm-quote-product-rows-set.html @deprecated Use crm.item.productrow.*. */
   'crm.quote.productrows.set': {
     /** Identifier of the estimate. */
     id: NumericId;
@@ -7207,7 +7207,7 @@ export interface V2MethodParams {
     MEASURE_NAME?: string;
     /** Sorting */
     SORT?: number; [k: string]: unknown }> }
-  /** Update Estimate. Scope: crm. @deprecated Use crm.item.update. */
+  /** Update Estimate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/crm-quote-update.html @deprecated Use crm.item.update. */
   'crm.quote.update': {
     /** Identifier of the estimate. */
     id: NumericId;
@@ -7251,7 +7251,7 @@ export interface V2MethodParams {
     params?: {
     /** Should a record be created in the change history? */
     REGISTER_HISTORY_EVENT?: Flag; [k: string]: unknown } }
-  /** Create a Custom Field for Estimates. Scope: crm. */
+  /** Create a Custom Field for Estimates. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/user-field/crm-quote-user-field-add.html */
   'crm.quote.userfield.add': {
     /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
     fields: {
@@ -7303,15 +7303,15 @@ export interface V2MethodParams {
     EDIT_IN_LIST?: Flag;
     /** Are the field values included in the search. */
     IS_SEARCHABLE?: Flag; [k: string]: unknown } }
-  /** Delete Custom Field for Quotes. Scope: crm. */
+  /** Delete Custom Field for Quotes. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/user-field/crm-quote-user-field-delete.html */
   'crm.quote.userfield.delete': {
     /** Identifier of the custom field associated with the quote. */
     id: NumericId }
-  /** Get Custom Field of Estimates by ID. Scope: crm. */
+  /** Get Custom Field of Estimates by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/user-field/crm-quote-user-field-get.html */
   'crm.quote.userfield.get': {
     /** Identifier of the custom field associated with the quote. */
     id: NumericId }
-  /** Get a List of Custom Fields For. Scope: crm. */
+  /** Get a List of Custom Fields For. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/user-field/crm-quote-user-field-list.html */
   'crm.quote.userfield.list': {
     /** Object format: - field_n — the name of the field by which the selection of custom fields will be fi… */
     filter?: {
@@ -7341,7 +7341,7 @@ export interface V2MethodParams {
     LANG?: string; [k: string]: unknown };
     /** Object format: - field_n — the name of the field by which the selection of elements will be sorted… */
     order?: Obj }
-  /** Update Existing Custom Field for Quotes. Scope: crm. */
+  /** Update Existing Custom Field for Quotes. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/quote/user-field/crm-quote-user-field-update.html */
   'crm.quote.userfield.update': {
     /** Identifier of the custom field. */
     id: NumericId;
@@ -7387,25 +7387,25 @@ export interface V2MethodParams {
     ERROR_MESSAGE?: string;
     /** Help */
     HELP_MESSAGE?: string; [k: string]: unknown } }
-  /** Add Requisite. Scope: crm. */
+  /** Add Requisite. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/universal/crm-requisite-add.html */
   'crm.requisite.add': {
     /** Set of fields — an object of the form {"field": "value"[, ...]} for adding the requisite */
     fields: Obj }
-  /** Create a New Bank Detail. Scope: crm. */
+  /** Create a New Bank Detail. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/bank-detail/crm-requisite-bank-detail-add.html */
   'crm.requisite.bankdetail.add': {
     /** A set of fields — an object of the form {"field": "value"[, ...]} for adding a bank detail */
     fields: Obj }
-  /** Delete Bank Detail. Scope: crm. */
+  /** Delete Bank Detail. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/bank-detail/crm-requisite-bank-detail-delete.html */
   'crm.requisite.bankdetail.delete': {
     /** Identifier of the bank detail. */
     id: NumericId }
-  /** Get Description of Bank Details Fields. Scope: crm. */
+  /** Get Description of Bank Details Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/bank-detail/crm-requisite-bank-detail-fields.html */
   'crm.requisite.bankdetail.fields': NoParams
-  /** Get Bank Details by Id. Scope: crm. */
+  /** Get Bank Details by Id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/bank-detail/crm-requisite-bank-detail-get.html */
   'crm.requisite.bankdetail.get': {
     /** Identifier of the bank details. */
     id: NumericId }
-  /** Get a List of Bank Details by Filter. Scope: crm. */
+  /** Get a List of Bank Details by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/bank-detail/crm-requisite-bank-detail-list.html */
   'crm.requisite.bankdetail.list': {
     /** The array contains a list of fields to select (see bank detail fields). */
     select?: ReadonlyArray<{
@@ -7613,31 +7613,31 @@ export interface V2MethodParams {
     ORIGINATOR_ID?: string; [k: string]: unknown };
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Bank Details. Scope: crm. */
+  /** Update Bank Details. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/bank-detail/crm-requisite-bank-detail-update.html */
   'crm.requisite.bankdetail.update': {
     /** Identifier of the bank details. */
     id: NumericId;
     /** Set of bank detail fields — an object of the form {"field": "value"[, ...]}, the values of which ne… */
     fields: Obj }
-  /** Delete Requisite and Related Objects. Scope: crm. */
+  /** Delete Requisite and Related Objects. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/universal/crm-requisite-delete.html */
   'crm.requisite.delete': {
     /** Identifier of the requisite. */
     id: NumericId }
-  /** Get CRM Requisite Fields. Scope: crm. */
+  /** Get CRM Requisite Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/universal/crm-requisite-fields.html */
   'crm.requisite.fields': NoParams
-  /** Get Requisite by ID. Scope: crm. */
+  /** Get Requisite by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/universal/crm-requisite-get.html */
   'crm.requisite.get': {
     /** Identifier of the requisite. */
     id: NumericId }
-  /** Get Description of CRM Requisite Link Fields. Scope: crm. */
+  /** Get Description of CRM Requisite Link Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/links/crm-requisite-link-fields.html */
   'crm.requisite.link.fields': NoParams
-  /** Get the Link of the Requisite with the Object. Scope: crm. */
+  /** Get the Link of the Requisite with the Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/links/crm-requisite-link-get.html */
   'crm.requisite.link.get': {
     /** Identifier of the object type to which the link belongs. */
     entityTypeId: NumericId;
     /** Identifier of the object to which the link belongs. */
     entityId: NumericId }
-  /** Get a List of Links for Requisites. Scope: crm. */
+  /** Get a List of Links for Requisites. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/links/crm-requisite-link-list.html */
   'crm.requisite.link.list': {
     /** An array of fields to select (see requisite link fields). */
     select?: ReadonlyArray<{
@@ -7683,17 +7683,17 @@ export interface V2MethodParams {
     MC_BANK_DETAIL_ID?: NumericId; [k: string]: unknown };
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Register Requisite Link with Object. Scope: crm. */
+  /** Register Requisite Link with Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/links/crm-requisite-link-register.html */
   'crm.requisite.link.register': {
     /** A set of fields for the requisite link — an object of the form {"field": "value"[, ...]} */
     fields: Obj }
-  /** Unlink Requisite from Object. Scope: crm. */
+  /** Unlink Requisite from Object. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/links/crm-requisite-link-unregister.html */
   'crm.requisite.link.unregister': {
     /** Identifier of the object type to which the link belongs. */
     entityTypeId: NumericId;
     /** Identifier of the object to which the link belongs. */
     entityId: NumericId }
-  /** Get a List of Requisites by Filter. Scope: crm. */
+  /** Get a List of Requisites by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/universal/crm-requisite-list.html */
   'crm.requisite.list': {
     /** An array containing the list of fields to be selected (see requisite fields). */
     select?: readonly unknown[];
@@ -7703,45 +7703,45 @@ export interface V2MethodParams {
     order?: Obj;
     /** A parameter used to control pagination. */
     start?: number }
-  /** Create a Template. Scope: crm. */
+  /** Create a Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/crm-requisite-preset-add.html */
   'crm.requisite.preset.add': {
     /** A set of fields — an object of the form {"field": "value"[, ...]} for adding the template */
     fields: Obj }
-  /** Get a List of Countries for the Template. Scope: crm. */
+  /** Get a List of Countries for the Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/crm-requisite-preset-countries.html */
   'crm.requisite.preset.countries': NoParams
-  /** Delete Company Details Template. Scope: crm. */
+  /** Delete Company Details Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/crm-requisite-preset-delete.html */
   'crm.requisite.preset.delete': {
     /** Identifier of the requisite template. */
     id: NumericId }
-  /** Add a Custom Field to the CRM Requisite Template. Scope: crm. */
+  /** Add a Custom Field to the CRM Requisite Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/fields/crm-requisite-preset-field-add.html */
   'crm.requisite.preset.field.add': {
     /** An object containing the identifier of the template to which the custom field is added (e.g., {"ID"… */
     preset: Obj;
     /** A set of fields — an object of the form {"field": "value"[, ...]} for adding the custom field to th… */
     fields: Obj }
-  /** Get Fields Available for Addition to the Requisite Template. Scope: crm. */
+  /** Get Fields Available for Addition to the Requisite Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/fields/crm-requisite-preset-field-available-to-add.html */
   'crm.requisite.preset.field.availabletoadd': {
     /** An object containing the identifier of the template for which to retrieve the list of available cus… */
     preset: Obj }
-  /** Delete Custom Field from CRM Requisite Template. Scope: crm. */
+  /** Delete Custom Field from CRM Requisite Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/fields/crm-requisite-preset-field-delete.html */
   'crm.requisite.preset.field.delete': {
     /** Identifier of the custom field to be deleted. */
     id: NumericId;
     /** An object containing the identifier of the template from which the custom field is being deleted (f… */
     preset: Obj }
-  /** Get Description of Custom Fields for the Requisite Template. Scope: crm. */
+  /** Get Description of Custom Fields for the Requisite Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/fields/crm-requisite-preset-field-fields.html */
   'crm.requisite.preset.field.fields': NoParams
-  /** Get Custom Field of Requisite Template by ID. Scope: crm. */
+  /** Get Custom Field of Requisite Template by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/fields/crm-requisite-preset-field-get.html */
   'crm.requisite.preset.field.get': {
     /** Identifier of the custom field. */
     id: NumericId;
     /** An object containing the identifier of the template from which the information about the custom fie… */
     preset: Obj }
-  /** Get a List of All Customizable Fields for a Specified CRM Requisites Template. Scope: crm. */
+  /** Get a List of All Customizable Fields for a Specified CRM Requisites Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/fields/crm-requisite-preset-field-list.html */
   'crm.requisite.preset.field.list': {
     /** An object containing the identifier value of the template from which the list of customizable field… */
     preset: Obj }
-  /** Update Custom Field of a Given Requisite Template. Scope: crm. */
+  /** Update Custom Field of a Given Requisite Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/fields/crm-requisite-preset-field-update.html */
   'crm.requisite.preset.field.update': {
     /** Identifier of the custom field to be updated. */
     id: NumericId;
@@ -7749,13 +7749,13 @@ export interface V2MethodParams {
     preset: Obj;
     /** An object with fields and their values that need to be updated. */
     fields: Obj }
-  /** Get Description of the Fields of the Requisite Template. Scope: crm. */
+  /** Get Description of the Fields of the Requisite Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/crm-requisite-preset-fields.html */
   'crm.requisite.preset.fields': NoParams
-  /** Get Requisite Template Fields by ID. Scope: crm. */
+  /** Get Requisite Template Fields by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/crm-requisite-preset-get.html */
   'crm.requisite.preset.get': {
     /** Identifier of the requisite template. */
     id: NumericId }
-  /** Get a List of Requisites Templates by Filter. Scope: crm. */
+  /** Get a List of Requisites Templates by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/crm-requisite-preset-list.html */
   'crm.requisite.preset.list': {
     /** An array of fields to select (see template fields). */
     select?: ReadonlyArray<{
@@ -7831,31 +7831,31 @@ export interface V2MethodParams {
     SORT?: number; [k: string]: unknown };
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Requisite Template. Scope: crm. */
+  /** Update Requisite Template. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/presets/crm-requisite-preset-update.html */
   'crm.requisite.preset.update': {
     /** Identifier of the requisite template to be updated. */
     id: NumericId;
     /** Set of template fields — an object of the form {"field": "value"[, ...]}, the values of which need… */
     fields: readonly unknown[] }
-  /** Update Requisite. Scope: crm. */
+  /** Update Requisite. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/universal/crm-requisite-update.html */
   'crm.requisite.update': {
     /** Identifier of the requisite, can be obtained using the method crm.requisite.list */
     id: NumericId;
     /** Set of requisite fields — an object of the form "field": "value"[, ...]}, the values of which need… */
     fields: Obj }
-  /** Create a New Custom Field For. Scope: crm. */
+  /** Create a New Custom Field For. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/user-fields/crm-requisite-userfield-add.html */
   'crm.requisite.userfield.add': {
     /** A set of fields — an object of the form {"field": "value"[, ...]} for adding a custom requisite fie… */
     fields: Obj }
-  /** Delete User Field of Requisite. Scope: crm. */
+  /** Delete User Field of Requisite. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/user-fields/crm-requisite-userfield-delete.html */
   'crm.requisite.userfield.delete': {
     /** Identifier of the user field. */
     id: NumericId }
-  /** Get User Field by ID. Scope: crm. */
+  /** Get User Field by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/user-fields/crm-requisite-userfield-get.html */
   'crm.requisite.userfield.get': {
     /** Identifier of the user field. */
     id: NumericId }
-  /** Get a List of Custom Fields of the Requisite by Filter. Scope: crm. */
+  /** Get a List of Custom Fields of the Requisite by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/user-fields/crm-requisite-userfield-list.html */
   'crm.requisite.userfield.list': {
     /** Object for sorting the selected custom fields in the format {"field_1": "order_1", ... */
     order?: Obj;
@@ -7899,15 +7899,15 @@ export interface V2MethodParams {
     LIST?: Id;
     /** Additional settings (dependent on type). */
     SETTINGS?: Obj; [k: string]: unknown } }
-  /** Update Custom Field of CRM Requisite. Scope: crm. */
+  /** Update Custom Field of CRM Requisite. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/requisites/user-fields/crm-requisite-userfield-update.html */
   'crm.requisite.userfield.update': {
     /** Identifier of the user field. */
     id: NumericId;
     /** Set of fields — an object of the form {"field": "value"[, ...]}, the values of which need to be cha… */
     fields: Obj }
-  /** Determine the Current CRM Operating Mode. Scope: crm. */
+  /** Determine the Current CRM Operating Mode. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/crm-settings-mode-get.html */
   'crm.settings.mode.get': NoParams
-  /** Get Stage History with. Scope: crm. */
+  /** Get Stage History with. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/crm-stage-history-list.html */
   'crm.stagehistory.list': {
     /** Identifier of the object type. */
     entityTypeId?: NumericId;
@@ -7919,7 +7919,7 @@ export interface V2MethodParams {
     select?: Obj;
     /** Offset for pagination. */
     start?: number }
-  /** Create CRM Status Element. Scope: crm. */
+  /** Create CRM Status Element. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/status/crm-status-add.html */
   'crm.status.add': {
     /** Object with fields of the new directory element. */
     fields: {
@@ -7935,31 +7935,31 @@ export interface V2MethodParams {
     COLOR?: string;
     /** Group of stages: - "S" — "Success", - "F" — "Failure", - "" — "In Progress". */
     SEMANTICS?: string; [k: string]: unknown } }
-  /** Delete CRM Status Element. Scope: crm. */
+  /** Delete CRM Status Element. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/status/crm-status-delete.html */
   'crm.status.delete': {
     /** Identifier of the status element to be deleted. */
     id: NumericId;
     /** Available flags: - FORCED — flag for forcibly deleting system elements. */
     params?: string }
-  /** Get directory items by type. Scope: crm. */
+  /** Get directory items by type. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/status/crm-status-entity-items.html */
   'crm.status.entity.items': {
     /** Type of directory, for example DEAL_STAGE, SOURCE. */
     entityId: string }
-  /** Get CRM Status Entity Types. Scope: crm. */
+  /** Get CRM Status Entity Types. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/status/crm-status-entity-types.html */
   'crm.status.entity.types': NoParams
-  /** Get Description of CRM Status Fields. Scope: crm. */
+  /** Get Description of CRM Status Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/status/crm-status-fields.html */
   'crm.status.fields': NoParams
-  /** Get a Directory Item by ID. Scope: crm. */
+  /** Get a Directory Item by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/status/crm-status-get.html */
   'crm.status.get': {
     /** Identifier of the directory item. */
     id: NumericId }
-  /** Get a List of Directory Items by Filter. Scope: crm. */
+  /** Get a List of Directory Items by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/status/crm-status-list.html */
   'crm.status.list': {
     /** Object format: - field_n — the name of the field by which the directory items will be sorted - valu… */
     order?: Obj;
     /** Object format: - field_n — the name of the field by which the selection of items will be filtered -… */
     filter?: Obj }
-  /** Update CRM Status Element. Scope: crm. */
+  /** Update CRM Status Element. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/status/crm-status-update.html */
   'crm.status.update': {
     /** Identifier of the status element to be updated. */
     id: NumericId;
@@ -7971,21 +7971,21 @@ export interface V2MethodParams {
     SORT?: number;
     /** Hex color code, for example #39A8EF */
     COLOR?: string; [k: string]: unknown } }
-  /** Link a Timeline Record to a CRM Item. Scope: crm. */
+  /** Link a Timeline Record to a CRM Item. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/bindings/crm-timeline-bindings-bind.html */
   'crm.timeline.bindings.bind': {
     /** Field values (detailed description provided below) for adding a binding of a timeline record to a C… */
     fields: Obj }
-  /** Retrieve CRM Item Link Fields and Timeline Records. Scope: crm. */
+  /** Retrieve CRM Item Link Fields and Timeline Records. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/bindings/crm-timeline-bindings-fields.html */
   'crm.timeline.bindings.fields': NoParams
-  /** Retrieve a List of Timeline Record Links. Scope: crm. */
+  /** Retrieve a List of Timeline Record Links. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/bindings/crm-timeline-bindings-list.html */
   'crm.timeline.bindings.list': {
     /** Object for filtering selected records. */
     filter: Obj }
-  /** Delete the Link Between a Timeline Record and a CRM Item. Scope: crm. */
+  /** Delete the Link Between a Timeline Record and a CRM Item. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/bindings/crm-timeline-bindings-unbind.html */
   'crm.timeline.bindings.unbind': {
     /** Field values (detailed description provided below) for unbinding the timeline record from the CRM e… */
     fields: Obj }
-  /** Add Comment. Scope: crm. */
+  /** Add Comment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/comments/crm-timeline-comment-add.html */
   'crm.timeline.comment.add': {
     /** Field values (detailed description provided below) for adding a new activity of type "Comment" in t… */
     fields: {
@@ -7997,7 +7997,7 @@ export interface V2MethodParams {
     COMMENT: string;
     /** List of files. */
     FILES?: unknown; [k: string]: unknown } }
-  /** Delete Comment. Scope: crm. */
+  /** Delete Comment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/comments/crm-timeline-comment-delete.html */
   'crm.timeline.comment.delete': {
     /** Integer identifier of the "Comment" type deal (e.g., 1). */
     id: NumericId;
@@ -8005,13 +8005,13 @@ export interface V2MethodParams {
     ownerTypeId?: NumericId;
     /** Integer identifier of the CRM object to which the comment is linked (e.g., 1). */
     ownerId?: NumericId }
-  /** Get Fields Of. Scope: crm. */
+  /** Get Fields Of. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/comments/crm-timeline-comment-fields.html */
   'crm.timeline.comment.fields': NoParams
-  /** Get Information About the Comment. Scope: crm. */
+  /** Get Information About the Comment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/comments/crm-timeline-comment-get.html */
   'crm.timeline.comment.get': {
     /** Integer identifier of the "Comment" type deal (e.g., 1). */
     id: NumericId }
-  /** Get a List of Comments From. Scope: crm. */
+  /** Get a List of Comments From. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/comments/crm-timeline-comment-list.html */
   'crm.timeline.comment.list': {
     /** An array of fields to be selected. */
     select?: readonly unknown[];
@@ -8021,7 +8021,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Update Comment. Scope: crm. */
+  /** Update Comment. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/comments/crm-timeline-comment-update.html */
   'crm.timeline.comment.update': {
     /** Integer identifier of the "Comment" type deal (e.g., 1). */
     id: NumericId;
@@ -8031,23 +8031,23 @@ export interface V2MethodParams {
     ownerTypeId?: NumericId;
     /** Integer identifier of the CRM object to which the comment is attached (e.g., 1). */
     ownerId?: NumericId }
-  /** Add Icon To. Scope: crm. */
+  /** Add Icon To. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/icons/crm-timeline-icon-add.html */
   'crm.timeline.icon.add': {
     /** Icon code (for example, info) */
     code: string;
     /** Encoded base64 content of the icon file. */
     fileContent: string }
-  /** Delete Icon. Scope: crm. */
+  /** Delete Icon. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/icons/crm-timeline-icon-delete.html */
   'crm.timeline.icon.delete': {
     /** Icon code (for example, info). */
     code: string }
-  /** Get Information About The. Scope: crm. */
+  /** Get Information About The. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/icons/crm-timeline-icon-get.html */
   'crm.timeline.icon.get': {
     /** Icon code (for example, info). */
     code: string }
-  /** Get a List of Available Icons. Scope: crm. */
+  /** Get a List of Available Icons. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/icons/crm-timeline-icon-list.html */
   'crm.timeline.icon.list': NoParams
-  /** Pin a Timeline Entry. Scope: crm. */
+  /** Pin a Timeline Entry. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/actions/crm-timeline-item-pin.html */
   'crm.timeline.item.pin': {
     /** Identifier of the timeline item, for example 999. */
     id: NumericId;
@@ -8055,7 +8055,7 @@ export interface V2MethodParams {
     ownerTypeId: NumericId;
     /** Identifier of the CRM element to which the item is linked, for example 10 */
     ownerId: NumericId }
-  /** Unpin a Timeline Entry. Scope: crm. */
+  /** Unpin a Timeline Entry. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/actions/crm-timeline-item-unpin.html */
   'crm.timeline.item.unpin': {
     /** Identifier of the timeline item, for example 999. */
     id: NumericId;
@@ -8063,7 +8063,7 @@ export interface V2MethodParams {
     ownerTypeId: NumericId;
     /** Identifier of the CRM element to which the item is linked, for example 10 */
     ownerId: NumericId }
-  /** Delete a Set of Additional Content Blocks for the Timeline Record. Scope: crm. */
+  /** Delete a Set of Additional Content Blocks for the Timeline Record. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/layout-blocks/crm-timeline-layout-blocks-delete.html */
   'crm.timeline.layout.blocks.delete': {
     /** Identifier of the CRM object type to which the timeline record is linked */
     entityTypeId: NumericId;
@@ -8071,7 +8071,7 @@ export interface V2MethodParams {
     entityId: NumericId;
     /** Identifier of the timeline record */
     timelineId: NumericId }
-  /** Retrieve a Set of Additional Content Blocks for the Timeline Record. Scope: crm. */
+  /** Retrieve a Set of Additional Content Blocks for the Timeline Record. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/layout-blocks/crm-timeline-layout-blocks-get.html */
   'crm.timeline.layout.blocks.get': {
     /** Identifier of the CRM object type associated with the timeline record */
     entityTypeId: NumericId;
@@ -8079,7 +8079,7 @@ export interface V2MethodParams {
     entityId: NumericId;
     /** Identifier of the timeline record */
     timelineId: NumericId }
-  /** Set a Set of Additional Content Blocks in the CRM Timeline Record. Scope: crm. */
+  /** Set a Set of Additional Content Blocks in the CRM Timeline Record. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/layout-blocks/crm-timeline-layout-blocks-set.html */
   'crm.timeline.layout.blocks.set': {
     /** Identifier of the CRM object to which the timeline record is linked */
     entityTypeId: NumericId;
@@ -8089,19 +8089,19 @@ export interface V2MethodParams {
     timelineId: NumericId;
     /** Object describing the set of additional content blocks */
     layout: Obj }
-  /** Add Log Entry. Scope: crm. */
+  /** Add Log Entry. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/crm-timeline-logmessage-add.html */
   'crm.timeline.logmessage.add': {
     /** Field values (detailed description provided below) for adding a new log entry in the form of a stru… */
     fields: Obj }
-  /** Delete Log Entry. Scope: crm. */
+  /** Delete Log Entry. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/crm-timeline-logmessage-delete.html */
   'crm.timeline.logmessage.delete': {
     /** Integer identifier of the timeline entry (for example, 1). */
     id: NumericId }
-  /** Get Information About the Log Entry. Scope: crm. */
+  /** Get Information About the Log Entry. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/crm-timeline-logmessage-get.html */
   'crm.timeline.logmessage.get': {
     /** Integer identifier of the timeline entry (for example, 1). */
     id: NumericId }
-  /** Get a List of Timeline Log Entries. Scope: crm. */
+  /** Get a List of Timeline Log Entries. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/crm-timeline-logmessage-list.html */
   'crm.timeline.logmessage.list': {
     /** Identifier of the entity type for which to retrieve the list of log entries (e.g., 1 — lead) */
     entityTypeId: NumericId;
@@ -8111,23 +8111,23 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Add Logo. Scope: crm. */
+  /** Add Logo. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/logo/crm-timeline-logo-add.html */
   'crm.timeline.logo.add': {
     /** Logo code (e.g., info) */
     code: string;
     /** Encoded base64 content of the logo file. */
     fileContent: string }
-  /** Delete Logo. Scope: crm. */
+  /** Delete Logo. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/logo/crm-timeline-logo-delete.html */
   'crm.timeline.logo.delete': {
     /** Logo code (for example, info). */
     code: string }
-  /** Get Information About the Logo. Scope: crm. */
+  /** Get Information About the Logo. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/logo/crm-timeline-logo-get.html */
   'crm.timeline.logo.get': {
     /** Logo code (for example, info). */
     code: string }
-  /** Get a List of Available Logos. Scope: crm. */
+  /** Get a List of Available Logos. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/logmessage/logo/crm-timeline-logo-list.html */
   'crm.timeline.logo.list': NoParams
-  /** Delete Note. Scope: crm. */
+  /** Delete Note. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/note/crm-timeline-note-delete.html */
   'crm.timeline.note.delete': {
     /** Identifier of the element type to which the record belongs */
     ownerTypeId: NumericId;
@@ -8137,7 +8137,7 @@ export interface V2MethodParams {
     itemType: number;
     /** Identifier of the record to which the note should be applied. */
     itemId: NumericId }
-  /** Get Note Information. Scope: crm. */
+  /** Get Note Information. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/note/crm-timeline-note-get.html */
   'crm.timeline.note.get': {
     /** Identifier of the element type to which the record belongs */
     ownerTypeId: NumericId;
@@ -8147,7 +8147,7 @@ export interface V2MethodParams {
     itemType: number;
     /** Identifier of the record to which the note should be applied. */
     itemId: NumericId }
-  /** Save a Note. Scope: crm. */
+  /** Save a Note. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/timeline/note/crm-timeline-note-save.html */
   'crm.timeline.note.save': {
     /** Identifier of the element type to which the record belongs */
     ownerTypeId: NumericId;
@@ -8159,7 +8159,7 @@ export interface V2MethodParams {
     itemId: NumericId;
     /** Note text */
     text: string }
-  /** Create a Sales Intelligence Trace. Scope: crm. */
+  /** Create a Sales Intelligence Trace. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/tracking/crm-tracking-trace-add.html */
   'crm.tracking.trace.add': {
     /** JSON string containing trace data. */
     TRACE: string;
@@ -8169,29 +8169,29 @@ export interface V2MethodParams {
     TYPE: string;
     /** CRM object identifier. */
     ID: NumericId; [k: string]: unknown }> }
-  /** Delete Sales Intelligence Trace. Scope: crm. */
+  /** Delete Sales Intelligence Trace. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/tracking/crm-tracking-trace-delete.html */
   'crm.tracking.trace.delete': {
     /** Identifier of the Sales Intelligence trace. */
     id: NumericId }
-  /** Create a new custom type. Scope: crm. */
+  /** Create a new custom type. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-object-types/crm-type-add.html */
   'crm.type.add': {
     /** Field values (detailed description provided below) for adding a new SPA */
     fields: Obj }
-  /** Delete user type. Scope: crm. */
+  /** Delete user type. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-object-types/crm-type-delete.html */
   'crm.type.delete': {
     /** Identifier of the smart process. */
     id: NumericId }
-  /** Get Custom Type Fields. Scope: crm. */
+  /** Get Custom Type Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-object-types/crm-type-fields.html */
   'crm.type.fields': NoParams
-  /** Get the user type by id. Scope: crm. */
+  /** Get the user type by id. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-object-types/crm-type-get.html */
   'crm.type.get': {
     /** Identifier of the SPA. */
     id: NumericId }
-  /** Get the user type by entityTypeId. Scope: crm. */
+  /** Get the user type by entityTypeId. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-object-types/crm-type-get-by-entity-type-id.html */
   'crm.type.getByEntityTypeId': {
     /** Identifier of the smart process type. */
     entityTypeId: NumericId }
-  /** Get a list of custom types. Scope: crm. */
+  /** Get a list of custom types. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-object-types/crm-type-list.html */
   'crm.type.list': {
     /** Object format: { field_1: value_1, field_2: value_2, ..., field_n: value_n }, where field_n: the na… */
     order?: Obj;
@@ -8199,23 +8199,23 @@ export interface V2MethodParams {
     filter?: Obj;
     /** This parameter is used for pagination control. */
     start?: number }
-  /** Update User Type. Scope: crm. */
+  /** Update User Type. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-object-types/crm-type-update.html */
   'crm.type.update': {
     /** Identifier of the SPA. */
     id: NumericId;
     /** Field values (detailed description provided below) for updating the SPA */
     fields?: Obj }
-  /** Get Field Descriptions for Custom Field Type "Enumeration" (List). Scope: crm. */
+  /** Get Field Descriptions for Custom Field Type "Enumeration" (List). Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-fields/crm-userfield-enumeration-fields.html */
   'crm.userfield.enumeration.fields': NoParams
-  /** Get Description for Custom Fields. Scope: crm. */
+  /** Get Description for Custom Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-fields/crm-userfield-fields.html */
   'crm.userfield.fields': NoParams
-  /** Get Field Settings Description for Custom Field Type. Scope: crm. */
+  /** Get Field Settings Description for Custom Field Type. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-fields/crm-userfield-settings-fields.html */
   'crm.userfield.settings.fields': {
     /** The type of the custom field. */
     type: string }
-  /** Get a list of custom field types. Scope: crm. */
+  /** Get a list of custom field types. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/user-defined-fields/crm-userfield-types.html */
   'crm.userfield.types': NoParams
-  /** Create VAT Rate. Scope: crm. @deprecated Use catalog.vat.add. */
+  /** Create VAT Rate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/vat/crm-vat-add.html @deprecated Use catalog.vat.add. */
   'crm.vat.add': {
     /** Object format: - field_n — field name - value_n — field value The list of available fields is descr… */
     fields: {
@@ -8227,17 +8227,17 @@ export interface V2MethodParams {
     NAME: string;
     /** Value of the VAT rate, % */
     RATE: number; [k: string]: unknown } }
-  /** Delete VAT Rate. Scope: crm. @deprecated Use catalog.vat.delete. */
+  /** Delete VAT Rate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/vat/crm-vat-delete.html @deprecated Use catalog.vat.delete. */
   'crm.vat.delete': {
     /** The identifier of the VAT rate to be deleted. */
     id: NumericId }
-  /** Get VAT Rate Fields. Scope: crm. @deprecated Use catalog.vat.getFields. */
+  /** Get VAT Rate Fields. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/vat/crm-vat-fields.html @deprecated Use catalog.vat.getFields. */
   'crm.vat.fields': NoParams
-  /** Get VAT Rate by ID. Scope: crm. @deprecated Use catalog.vat.get. */
+  /** Get VAT Rate by ID. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/vat/crm-vat-get.html @deprecated Use catalog.vat.get. */
   'crm.vat.get': {
     /** Identifier of the VAT rate. */
     id: NumericId }
-  /** Get a List of VAT Rates by Filter. Scope: crm. @deprecated Use catalog.vat.list. */
+  /** Get a List of VAT Rates by Filter. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/vat/crm-vat-list.html @deprecated Use catalog.vat.list. */
   'crm.vat.list': {
     /** Object format: - field_n — the name of the field by which the VAT rates will be sorted - value_n —… */
     order?: Obj;
@@ -8245,7 +8245,7 @@ export interface V2MethodParams {
     filter?: Obj;
     /** An array of fields to return. */
     select?: readonly unknown[] }
-  /** Update Existing VAT Rate. Scope: crm. @deprecated Use catalog.vat.update. */
+  /** Update Existing VAT Rate. Scope: crm. @see https://apidocs.bitrix24.com/api-reference/crm/outdated/vat/crm-vat-update.html @deprecated Use catalog.vat.update. */
   'crm.vat.update': {
     /** Identifier of the VAT rate to be updated. */
     id: NumericId;
@@ -8259,7 +8259,7 @@ export interface V2MethodParams {
     NAME: string;
     /** Value of the VAT rate, % */
     RATE: number; [k: string]: unknown } }
-  /** Create Department. Scope: department. */
+  /** Create Department. Scope: department. @see https://apidocs.bitrix24.com/api-reference/departments/department-add.html */
   'department.add': {
     /** Department name */
     NAME: string;
@@ -8267,13 +8267,13 @@ export interface V2MethodParams {
     SORT?: number;
     /** Identifier of the parent department */
     PARENT: number; [k: string]: unknown }
-  /** Delete. Scope: department. */
+  /** Delete. Scope: department. @see https://apidocs.bitrix24.com/api-reference/departments/department-delete.html */
   'department.delete': {
     /** Identifier of the department */
     ID: NumericId }
-  /** Get a list of department field names. Scope: department. */
+  /** Get a list of department field names. Scope: department. @see https://apidocs.bitrix24.com/api-reference/departments/department-fields.html */
   'department.fields': NoParams
-  /** Get the list of departments. Scope: department. */
+  /** Get the list of departments. Scope: department. @see https://apidocs.bitrix24.com/api-reference/departments/department-get.html */
   'department.get': {
     /** The name of the field to sort by. */
     sort?: string;
@@ -8289,7 +8289,7 @@ export interface V2MethodParams {
     PARENT?: number;
     /** This parameter is used for pagination control. */
     START?: number; [k: string]: unknown }
-  /** Update Department. Scope: department. */
+  /** Update Department. Scope: department. @see https://apidocs.bitrix24.com/api-reference/departments/department-update.html */
   'department.update': {
     /** Identifier of the department */
     ID: NumericId;
@@ -8299,31 +8299,31 @@ export interface V2MethodParams {
     SORT?: number;
     /** Identifier of the parent department */
     PARENT?: number; [k: string]: unknown }
-  /** Get Information About Attached File. Scope: disk. */
+  /** Get Information About Attached File. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/attached-object/disk-attached-object-get.html */
   'disk.attachedObject.get': {
     /** Identifier of the file attachment record, which is the link connecting the disk file with other obj… */
     id: NumericId }
-  /** Copy File to Specified Folder. Scope: disk. */
+  /** Copy File to Specified Folder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-copy-to.html */
   'disk.file.copyTo': {
     /** Identifier of the file */
     id: NumericId;
     /** Identifier of the folder to which the file is copied */
     targetFolderId: NumericId }
-  /** Permanently Delete File. Scope: disk. */
+  /** Permanently Delete File. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-delete.html */
   'disk.file.delete': {
     /** Identifier of the file. */
     id: NumericId }
-  /** Get File Parameters. Scope: disk. */
+  /** Get File Parameters. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-get.html */
   'disk.file.get': {
     /** Identifier of the file. */
     id: NumericId }
-  /** Get Public Link for File. Scope: disk. */
+  /** Get Public Link for File. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-get-external-link.html */
   'disk.file.getExternalLink': {
     /** Identifier of the file. */
     id: NumericId }
-  /** Get Description of File Fields for. Scope: disk. */
+  /** Get Description of File Fields for. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-get-fields.html */
   'disk.file.getFields': NoParams
-  /** List of File Versions for. Scope: disk. */
+  /** List of File Versions for. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-get-versions.html */
   'disk.file.getVersions': {
     /** Identifier of the file. */
     id: NumericId;
@@ -8331,33 +8331,33 @@ export interface V2MethodParams {
     filter?: readonly unknown[];
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Move File to Trash. Scope: disk. */
+  /** Move File to Trash. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-mark-deleted.html */
   'disk.file.markDeleted': {
     /** File identifier. */
     id: NumericId }
-  /** Move File to Specified Folder. Scope: disk. */
+  /** Move File to Specified Folder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-move-to.html */
   'disk.file.moveTo': {
     /** Identifier of the file */
     id: NumericId;
     /** Identifier of the folder to which the file should be moved */
     targetFolderId: NumericId }
-  /** Rename File. Scope: disk. */
+  /** Rename File. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-rename.html */
   'disk.file.rename': {
     /** File identifier. */
     id: NumericId;
     /** New file name. */
     newName: string }
-  /** Restore File from Trash. Scope: disk. */
+  /** Restore File from Trash. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-restore.html */
   'disk.file.restore': {
     /** Identifier of the file located in the trash. */
     id: NumericId }
-  /** Restore a File from a Specific Version. Scope: disk. */
+  /** Restore a File from a Specific Version. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-restore-from-version.html */
   'disk.file.restoreFromVersion': {
     /** Identifier of the file. */
     id: NumericId;
     /** Identifier of the file version. */
     versionId: NumericId }
-  /** Search Files and Folders. Scope: disk. */
+  /** Search Files and Folders. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-search.html */
   'disk.file.search': {
     /** Text of the search query. */
     QUERY: string;
@@ -8371,33 +8371,33 @@ export interface V2MethodParams {
     FOLDER_ID?: NumericId; [k: string]: unknown };
     /** Offset for pagination. */
     start?: number }
-  /** Upload a New Version of a File. Scope: disk. */
+  /** Upload a New Version of a File. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/file/disk-file-upload-version.html */
   'disk.file.uploadVersion': {
     /** File identifier. */
     id: NumericId;
     /** An array containing the file name and a string in Base64 */
     fileContent: readonly unknown[] }
-  /** Create a Subfolder. Scope: disk. */
+  /** Create a Subfolder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-add-subfolder.html */
   'disk.folder.addSubFolder': {
     /** Identifier of the parent folder. */
     id: NumericId;
     /** An array with the field NAME, where NAME is the name of the subfolder */
     data: readonly unknown[] }
-  /** Copy a folder and all its contents to the specified folder. Scope: disk. */
+  /** Copy a folder and all its contents to the specified folder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-copy-to.html */
   'disk.folder.copyTo': {
     /** Identifier of the source folder to be copied. */
     id: NumericId;
     /** Identifier of the target folder where the folder is copied */
     targetFolderId: NumericId }
-  /** Permanently Delete a Folder and All Its Contents. Scope: disk. */
+  /** Permanently Delete a Folder and All Its Contents. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-delete-tree.html */
   'disk.folder.deleteTree': {
     /** Identifier of the folder. */
     id: NumericId }
-  /** Get Folder Parameters. Scope: disk. */
+  /** Get Folder Parameters. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-get.html */
   'disk.folder.get': {
     /** Identifier of the folder. */
     id: NumericId }
-  /** Get a list of files and folders in the folder. Scope: disk. */
+  /** Get a list of files and folders in the folder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-get-children.html */
   'disk.folder.getChildren': {
     /** Identifier of the folder. */
     id: NumericId;
@@ -8407,33 +8407,33 @@ export interface V2MethodParams {
     order?: readonly unknown[];
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Get Public Link for Folder. Scope: disk. */
+  /** Get Public Link for Folder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-get-external-link.html */
   'disk.folder.getExternalLink': {
     /** Identifier of the folder. */
     id: NumericId }
-  /** Get Folder Field Descriptions. Scope: disk. */
+  /** Get Folder Field Descriptions. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-get-fields.html */
   'disk.folder.getFields': NoParams
-  /** Move Folder to Trash. Scope: disk. */
+  /** Move Folder to Trash. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-mark-deleted.html */
   'disk.folder.markDeleted': {
     /** Identifier of the folder. */
     id: NumericId }
-  /** Move a Folder and All Its Contents to the Specified Folder. Scope: disk. */
+  /** Move a Folder and All Its Contents to the Specified Folder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-move-to.html */
   'disk.folder.moveTo': {
     /** Identifier of the source folder to be moved */
     id: NumericId;
     /** Identifier of the target folder to which the folder is moved. */
     targetFolderId: NumericId }
-  /** Rename Folder. Scope: disk. */
+  /** Rename Folder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-rename.html */
   'disk.folder.rename': {
     /** Identifier of the folder. */
     id: NumericId;
     /** New name of the folder */
     newName: string }
-  /** Restore Folder from Trash. Scope: disk. */
+  /** Restore Folder from Trash. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-restore.html */
   'disk.folder.restore': {
     /** Identifier of the folder located in the trash. */
     id: NumericId }
-  /** Assign Access Permissions to Folder. Scope: disk. */
+  /** Assign Access Permissions to Folder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-share-to-user.html */
   'disk.folder.shareToUser': {
     /** Identifier of the folder. */
     id: NumericId;
@@ -8441,7 +8441,7 @@ export interface V2MethodParams {
     userId: NumericId;
     /** Level of access granted to the user. */
     taskName: string }
-  /** Upload a New File to the Specified Folder. Scope: disk. */
+  /** Upload a New File to the Specified Folder. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/folder/disk-folder-upload-file.html */
   'disk.folder.uploadFile': {
     /** Identifier of the folder where the file needs to be uploaded. */
     id: NumericId;
@@ -8453,9 +8453,9 @@ export interface V2MethodParams {
     rights?: readonly unknown[];
     /** Generate a unique file name if a file with that name already exists. */
     generateUniqueName?: Flag }
-  /** Get a List of Available Access Levels. Scope: disk. */
+  /** Get a List of Available Access Levels. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/rights/disk-rights-get-tasks.html */
   'disk.rights.getTasks': NoParams
-  /** Create a Folder in the Root of the Storage. Scope: disk. */
+  /** Create a Folder in the Root of the Storage. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/storage/disk-storage-add-folder.html */
   'disk.storage.addFolder': {
     /** Identifier of the storage. */
     id: NumericId;
@@ -8463,11 +8463,11 @@ export interface V2MethodParams {
     data: readonly unknown[];
     /** Array of access permissions for the folder in the format {"TASK_ID": 42, "ACCESS_CODE": "U35"}, whe… */
     rights?: readonly unknown[] }
-  /** Get Storage Description. Scope: disk. */
+  /** Get Storage Description. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/storage/disk-storage-get.html */
   'disk.storage.get': {
     /** Storage identifier. */
     id: NumericId }
-  /** Get a list of files and folders in the root of the storage. Scope: disk. */
+  /** Get a list of files and folders in the root of the storage. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/storage/disk-storage-get-children.html */
   'disk.storage.getChildren': {
     /** Identifier of the storage. */
     id: NumericId;
@@ -8477,11 +8477,11 @@ export interface V2MethodParams {
     order?: readonly unknown[];
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Get Description of Storage Fields. Scope: disk. */
+  /** Get Description of Storage Fields. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/storage/disk-storage-get-fields.html */
   'disk.storage.getFields': NoParams
-  /** Get Application Storage Description. Scope: disk. */
+  /** Get Application Storage Description. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/storage/disk-storage-get-for-app.html */
   'disk.storage.getForApp': NoParams
-  /** Get a List of Available Storages. Scope: disk. */
+  /** Get a List of Available Storages. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/storage/disk-storage-get-list.html */
   'disk.storage.getList': {
     /** Array format: where: - field_n — the name of the field to filter by - value_n — the filter value Yo… */
     filter?: readonly unknown[];
@@ -8489,15 +8489,15 @@ export interface V2MethodParams {
     order?: readonly unknown[];
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Get Storage Types. Scope: disk. */
+  /** Get Storage Types. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/storage/disk-storage-get-types.html */
   'disk.storage.getTypes': NoParams
-  /** Rename Application Storage. Scope: disk. */
+  /** Rename Application Storage. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/storage/disk-storage-rename.html */
   'disk.storage.rename': {
     /** Identifier of the application storage. */
     id: NumericId;
     /** New name for the storage */
     newName: string }
-  /** Upload a New File to the Root of the Storage. Scope: disk. */
+  /** Upload a New File to the Root of the Storage. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/storage/disk-storage-upload-file.html */
   'disk.storage.uploadFile': {
     /** Identifier of the storage where the file needs to be uploaded. */
     id: NumericId;
@@ -8509,11 +8509,11 @@ export interface V2MethodParams {
     rights?: readonly unknown[];
     /** Generate a unique file name if a file with that name already exists. */
     generateUniqueName?: Flag }
-  /** Get File Version. Scope: disk. */
+  /** Get File Version. Scope: disk. @see https://apidocs.bitrix24.com/api-reference/disk/version/disk-version-get.html */
   'disk.version.get': {
     /** Identifier of the file version. */
     id: NumericId }
-  /** Create a New Document Based on a Template. Scope: documentgenerator. */
+  /** Create a New Document Based on a Template. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/document-generator-document-add.html */
   'documentgenerator.document.add': {
     /** Template identifier. */
     templateId: NumericId;
@@ -8535,27 +8535,27 @@ export interface V2MethodParams {
     PROVIDER?: string;
     /** Field title */
     TITLE?: string; [k: string]: unknown } }
-  /** Delete document. Scope: documentgenerator. */
+  /** Delete document. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/document-generator-document-delete.html */
   'documentgenerator.document.delete': {
     /** Document identifier. */
     id: NumericId }
-  /** Enable or disable public link for document. Scope: documentgenerator. */
+  /** Enable or disable public link for document. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/document-generator-document-enable-public-url.html */
   'documentgenerator.document.enablepublicurl': {
     /** Document identifier. */
     id: NumericId;
     /** Status of the public link: - 1 - enable - 0 - disable Default is 1 */
     status?: number }
-  /** Get Document by ID. Scope: documentgenerator. */
+  /** Get Document by ID. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/document-generator-document-get.html */
   'documentgenerator.document.get': {
     /** Document ID. */
     id: NumericId }
-  /** Get the list of fields for the document. Scope: documentgenerator. */
+  /** Get the list of fields for the document. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/document-generator-document-get-fields.html */
   'documentgenerator.document.getfields': {
     /** Document identifier. */
     id: NumericId;
     /** Optional parameter. */
     values?: Obj }
-  /** Get the List of Documents. Scope: documentgenerator. */
+  /** Get the List of Documents. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/document-generator-document-list.html */
   'documentgenerator.document.list': {
     /** An array containing the list of fields to return. */
     select?: ReadonlyArray<{
@@ -8649,7 +8649,7 @@ export interface V2MethodParams {
     updatedBy?: number; [k: string]: unknown };
     /** This parameter is used for pagination control. */
     start?: number }
-  /** Update Existing Document. Scope: documentgenerator. */
+  /** Update Existing Document. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/document-generator-document-update.html */
   'documentgenerator.document.update': {
     /** Document identifier. */
     id: NumericId;
@@ -8667,7 +8667,7 @@ export interface V2MethodParams {
     PROVIDER?: string;
     /** Field title */
     TITLE?: string; [k: string]: unknown } }
-  /** Add Document Generator Numerator. Scope: documentgenerator. */
+  /** Add Document Generator Numerator. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/numerators/document-generator-numerator-add.html */
   'documentgenerator.numerator.add': {
     /** Set of numerator parameters (detailed description) */
     fields: {
@@ -8693,19 +8693,19 @@ export interface V2MethodParams {
     timezone?: string;
     /** Direct numbering flag. */
     isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
-  /** Delete the. Scope: documentgenerator. */
+  /** Delete the. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/numerators/document-generator-numerator-delete.html */
   'documentgenerator.numerator.delete': {
     /** Identifier of the numerator. */
     id: NumericId }
-  /** Get Numerator by ID. Scope: documentgenerator. */
+  /** Get Numerator by ID. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/numerators/document-generator-numerator-get.html */
   'documentgenerator.numerator.get': {
     /** The identifier of the numerator. */
     id: NumericId }
-  /** Get the List of Numerators. Scope: documentgenerator. */
+  /** Get the List of Numerators. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/numerators/document-generator-numerator-list.html */
   'documentgenerator.numerator.list': {
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Update the. Scope: documentgenerator. */
+  /** Update the. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/numerators/document-generator-numerator-update.html */
   'documentgenerator.numerator.update': {
     /** Identifier of the numerator. */
     id: NumericId;
@@ -8733,7 +8733,7 @@ export interface V2MethodParams {
     timezone?: string;
     /** Direct numbering flag. */
     isDirectNumeration?: Flag; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
-  /** Add Region. Scope: documentgenerator. */
+  /** Add Region. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/region/document-generator-region-add.html */
   'documentgenerator.region.add': {
     /** Region parameters (detailed description) */
     fields: {
@@ -8749,17 +8749,17 @@ export interface V2MethodParams {
     formatName?: string;
     /** Set of localized phrases for the region in the format code: text. */
     phrases?: Obj; [k: string]: unknown } }
-  /** Delete Region. Scope: documentgenerator. */
+  /** Delete Region. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/region/document-generator-region-delete.html */
   'documentgenerator.region.delete': {
     /** Identifier of the custom region. */
     id: NumericId }
-  /** Get Region by ID. Scope: documentgenerator. */
+  /** Get Region by ID. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/region/document-generator-region-get.html */
   'documentgenerator.region.get': {
     /** Identifier of the custom region or code of a pre-installed region, for example, de. */
     id: string }
-  /** Get the List of Regions. Scope: documentgenerator. */
+  /** Get the List of Regions. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/region/document-generator-region-list.html */
   'documentgenerator.region.list': NoParams
-  /** Update Region. Scope: documentgenerator. */
+  /** Update Region. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/region/document-generator-region-update.html */
   'documentgenerator.region.update': {
     /** Identifier of the user-defined region. */
     id: NumericId;
@@ -8777,7 +8777,7 @@ export interface V2MethodParams {
     formatName?: string;
     /** Set of region phrases in the format code: text. */
     phrases?: Obj; [k: string]: unknown } }
-  /** Add Role. Scope: documentgenerator. */
+  /** Add Role. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/role/document-generator-role-add.html */
   'documentgenerator.role.add': {
     /** Role fields (detailed description) */
     fields: {
@@ -8801,11 +8801,11 @@ export interface V2MethodParams {
     MODIFY?: string;
     /** Access level for viewing documents. */
     VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
-  /** Delete Role. Scope: documentgenerator. */
+  /** Delete Role. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/role/document-generator-role-delete.html */
   'documentgenerator.role.delete': {
     /** Role identifier. */
     id: NumericId }
-  /** Bind Users to Roles. Scope: documentgenerator. */
+  /** Bind Users to Roles. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/role/document-generator-role-fill-accesses.html */
   'documentgenerator.role.fillaccesses': {
     /** An array of role bindings to access codes (detailed description) */
     accesses?: ReadonlyArray<{
@@ -8813,15 +8813,15 @@ export interface V2MethodParams {
     roleId: NumericId;
     /** Access code for a user, group, or department. */
     accessCode: string; [k: string]: unknown }> }
-  /** Get Role by ID. Scope: documentgenerator. */
+  /** Get Role by ID. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/role/document-generator-role-get.html */
   'documentgenerator.role.get': {
     /** Role identifier. */
     id: NumericId }
-  /** Get a List of Roles. Scope: documentgenerator. */
+  /** Get a List of Roles. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/role/document-generator-role-list.html */
   'documentgenerator.role.list': {
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Change Role. Scope: documentgenerator. */
+  /** Change Role. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/role/document-generator-role-update.html */
   'documentgenerator.role.update': {
     /** Role identifier. */
     id: NumericId;
@@ -8847,7 +8847,7 @@ export interface V2MethodParams {
     MODIFY?: string;
     /** Access level to view documents. */
     VIEW?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
-  /** Upload Template. Scope: documentgenerator. */
+  /** Upload Template. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/templates/document-generator-template-add.html */
   'documentgenerator.template.add': {
     /** Set of template fields (detailed description) */
     fields: {
@@ -8871,19 +8871,19 @@ export interface V2MethodParams {
     withStamps?: 'Y' | 'N';
     /** Sort index */
     sort?: number; [k: string]: unknown } }
-  /** Delete Template. Scope: documentgenerator. */
+  /** Delete Template. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/templates/document-generator-template-delete.html */
   'documentgenerator.template.delete': {
     /** Identifier of the template. */
     id: NumericId }
-  /** Get Template by ID. Scope: documentgenerator. */
+  /** Get Template by ID. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/templates/document-generator-template-get.html */
   'documentgenerator.template.get': {
     /** Template ID. */
     id: NumericId }
-  /** Get the List of Fields for. Scope: documentgenerator. */
+  /** Get the List of Fields for. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/templates/document-generator-template-get-fields.html */
   'documentgenerator.template.getfields': {
     /** Identifier of the template. */
     id: NumericId }
-  /** Get a List of Templates. Scope: documentgenerator. */
+  /** Get a List of Templates. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/templates/document-generator-template-list.html */
   'documentgenerator.template.list': {
     /** An array of fields to return. */
     select?: ReadonlyArray<{
@@ -8965,7 +8965,7 @@ export interface V2MethodParams {
     providers?: readonly unknown[]; [k: string]: unknown };
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Template. Scope: documentgenerator. */
+  /** Update Template. Scope: documentgenerator. @see https://apidocs.bitrix24.com/api-reference/document-generator/templates/document-generator-template-update.html */
   'documentgenerator.template.update': {
     /** Template identifier. */
     id: NumericId;
@@ -8991,7 +8991,7 @@ export interface V2MethodParams {
     withStamps?: 'Y' | 'N';
     /** Sort index */
     sort?: number; [k: string]: unknown } }
-  /** Create a Data Storage. Scope: entity. */
+  /** Create a Data Storage. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/entities/entity-add.html */
   'entity.add': {
     /** Character identifier for the storage. */
     ENTITY: string;
@@ -8999,15 +8999,15 @@ export interface V2MethodParams {
     NAME: string;
     /** Access permissions in the format {"access_code":"permission_level"}. */
     ACCESS?: Obj }
-  /** Delete a Storage. Scope: entity. */
+  /** Delete a Storage. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/entities/entity-delete.html */
   'entity.delete': {
     /** Identifier of the application's data store. */
     ENTITY: string }
-  /** Get Storage Parameters or List of Storages. Scope: entity. */
+  /** Get Storage Parameters or List of Storages. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/entities/entity-get.html */
   'entity.get': {
     /** Identifier of the application's data storage. */
     ENTITY?: string }
-  /** Add a Storage Item. Scope: entity. */
+  /** Add a Storage Item. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/items/entity-item-add.html */
   'entity.item.add': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
@@ -9025,13 +9025,13 @@ export interface V2MethodParams {
     PREVIEW_PICTURE?: unknown;
     /** Detailed image of the item. */
     DETAIL_PICTURE?: unknown; [k: string]: unknown }
-  /** Delete a Storage Item. Scope: entity. */
+  /** Delete a Storage Item. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/items/entity-item-delete.html */
   'entity.item.delete': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
     /** Identifier of the storage item to be deleted. */
     ID: NumericId }
-  /** Get a List of Storage Items. Scope: entity. */
+  /** Get a List of Storage Items. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/items/entity-item-get.html */
   'entity.item.get': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
@@ -9113,7 +9113,7 @@ export interface V2MethodParams {
     PROPERTY_VALUES?: Obj; [k: string]: unknown };
     /** Pagination parameter. */
     start?: number }
-  /** Add a Storage Item Property. Scope: entity. */
+  /** Add a Storage Item Property. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/items/properties/entity-item-property-add.html */
   'entity.item.property.add': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
@@ -9125,19 +9125,19 @@ export interface V2MethodParams {
     TYPE?: string;
     /** Sorting index of the property */
     SORT?: number }
-  /** Delete a Storage Item Property. Scope: entity. */
+  /** Delete a Storage Item Property. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/items/properties/entity-item-property-delete.html */
   'entity.item.property.delete': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
     /** Code of the property to be deleted. */
     PROPERTY: string }
-  /** Get Storage Item Properties. Scope: entity. */
+  /** Get Storage Item Properties. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/items/properties/entity-item-property-get.html */
   'entity.item.property.get': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
     /** Property code. */
     PROPERTY?: string }
-  /** Update a Storage Item Property. Scope: entity. */
+  /** Update a Storage Item Property. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/items/properties/entity-item-property-update.html */
   'entity.item.property.update': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
@@ -9151,7 +9151,7 @@ export interface V2MethodParams {
     TYPE?: string;
     /** Property sort index. */
     SORT?: number }
-  /** Update a Storage Item. Scope: entity. */
+  /** Update a Storage Item. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/items/entity-item-update.html */
   'entity.item.update': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
@@ -9171,13 +9171,13 @@ export interface V2MethodParams {
     PREVIEW_PICTURE?: unknown;
     /** Detailed image of the item. */
     DETAIL_PICTURE?: unknown; [k: string]: unknown }
-  /** Get or Modify Access Permissions. Scope: entity. */
+  /** Get or Modify Access Permissions. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/entities/entity-rights.html */
   'entity.rights': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
     /** A new set of permissions in the format {"access_code":"access_level"}. */
     ACCESS?: Obj }
-  /** Add a Storage Section. Scope: entity. */
+  /** Add a Storage Section. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/sections/entity-section-add.html */
   'entity.section.add': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
@@ -9197,13 +9197,13 @@ export interface V2MethodParams {
     PICTURE?: unknown;
     /** Detailed image of the section. */
     DETAIL_PICTURE?: unknown; [k: string]: unknown }
-  /** Delete a Storage Section. Scope: entity. */
+  /** Delete a Storage Section. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/sections/entity-section-delete.html */
   'entity.section.delete': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
     /** Identifier of the section to be deleted. */
     ID: NumericId }
-  /** Get a List of Storage Sections. Scope: entity. */
+  /** Get a List of Storage Sections. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/sections/entity-section-get.html */
   'entity.section.get': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
@@ -9281,7 +9281,7 @@ export interface V2MethodParams {
     SECTION?: number; [k: string]: unknown };
     /** Pagination parameter. */
     start?: number }
-  /** Update a Storage Section. Scope: entity. */
+  /** Update a Storage Section. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/sections/entity-section-update.html */
   'entity.section.update': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
@@ -9303,7 +9303,7 @@ export interface V2MethodParams {
     PICTURE?: unknown;
     /** Detailed image of the section. */
     DETAIL_PICTURE?: unknown; [k: string]: unknown }
-  /** Update Storage Parameters. Scope: entity. */
+  /** Update Storage Parameters. Scope: entity. @see https://apidocs.bitrix24.com/api-reference/entity/entities/entity-update.html */
   'entity.update': {
     /** Identifier of the application's data storage. */
     ENTITY: string;
@@ -9313,7 +9313,7 @@ export interface V2MethodParams {
     ENTITY_NEW?: string;
     /** New set of access permissions in the format {"access_code":"permission_level"}. */
     ACCESS?: Obj }
-  /** Register a New Event Handler. */
+  /** Register a New Event Handler. @see https://apidocs.bitrix24.com/api-reference/events/event-bind.html */
   'event.bind': {
     /** Event name */
     event: string;
@@ -9327,9 +9327,9 @@ export interface V2MethodParams {
     auth_connector?: string;
     /** Additional settings for the registered event. */
     options?: Obj }
-  /** Retrieve a List of Registered Event Handlers. */
+  /** Retrieve a List of Registered Event Handlers. @see https://apidocs.bitrix24.com/api-reference/events/event-get.html */
   'event.get': NoParams
-  /** Clear Offline Event Queue. */
+  /** Clear Offline Event Queue. @see https://apidocs.bitrix24.com/api-reference/events/event-offline-clear.html */
   'event.offline.clear': {
     /** Identifier of the reserved event package. */
     process_id: string;
@@ -9337,13 +9337,13 @@ export interface V2MethodParams {
     id?: readonly unknown[];
     /** Array of values of the MESSAGE_ID field of records to be cleared. */
     message_id?: readonly unknown[] }
-  /** Register Offline Event Queue Processing Errors. */
+  /** Register Offline Event Queue Processing Errors. @see https://apidocs.bitrix24.com/api-reference/events/event-offline-error.html */
   'event.offline.error': {
     /** Identifier of the process that is handling the records */
     process_id: string;
     /** Array of values for the MESSAGE_ID field of the records to be marked as erroneous */
     message_id?: readonly unknown[] }
-  /** Retrieve a List of Offline Events With Cleanup. */
+  /** Retrieve a List of Offline Events With Cleanup. @see https://apidocs.bitrix24.com/api-reference/events/event-offline-get.html */
   'event.offline.get': {
     /** Record filter. */
     filter?: readonly unknown[];
@@ -9351,7 +9351,7 @@ export interface V2MethodParams {
     order?: readonly unknown[];
     /** Number of records to select. */
     limit?: number }
-  /** Get a List of Offline Events. */
+  /** Get a List of Offline Events. @see https://apidocs.bitrix24.com/api-reference/events/event-offline-list.html */
   'event.offline.list': {
     /** Record filter. */
     filter?: readonly unknown[];
@@ -9361,9 +9361,9 @@ export interface V2MethodParams {
     start?: number;
     /** Source key. */
     auth_connector?: string }
-  /** Sends the ONAPPTEST event to the handlers registered for it. Parameters not typed (any key is taken): its page, api-reference/events/test-handler, has no parameter table. */
+  /** Sends the ONAPPTEST event to the handlers registered for it. Parameters not typed (any key is taken): its page, api-reference/events/test-handler, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/events/test-handler.html */
   'event.test': Obj
-  /** Unregister Event Handler. */
+  /** Unregister Event Handler. @see https://apidocs.bitrix24.com/api-reference/events/event-unbind.html */
   'event.unbind': {
     /** Event name */
     event: string;
@@ -9373,17 +9373,17 @@ export interface V2MethodParams {
     auth_type?: number;
     /** Values: . */
     event_type?: string }
-  /** Get a List of Available Events. */
+  /** Get a List of Available Events. @see https://apidocs.bitrix24.com/api-reference/events/events.html */
   'events': {
     /** The method will return events belonging to the specified permission */
     SCOPE?: string;
     /** The method will return the complete list of events. */
     FULL?: Flag }
-  /** Get information about feature availability in Bitrix24. Scope: basic. */
+  /** Get information about feature availability in Bitrix24. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/system/feature-get.html */
   'feature.get': {
     /** Available keys: - rest_offline_extended — availability of offline events - rest_auth_connector — av… */
     CODE: string }
-  /** Add HCM Link Company. Scope: humanresources.hcmlink. */
+  /** Add HCM Link Company. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-company-add.html */
   'humanresources.hcmlink.company.add': {
     /** Company data from the HR system (detailed description) */
     fields: {
@@ -9407,11 +9407,11 @@ export interface V2MethodParams {
     entityType?: string;
     /** Field value storage time in seconds. */
     ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
-  /** Delete HCM Link Company. Scope: humanresources.hcmlink. */
+  /** Delete HCM Link Company. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-company-delete.html */
   'humanresources.hcmlink.company.delete': {
     /** HCM Link company ID. */
     id: NumericId }
-  /** Get HCM Link Company List. Scope: humanresources.hcmlink. */
+  /** Get HCM Link Company List. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-company-list.html */
   'humanresources.hcmlink.company.list': {
     /** Number of records per page. */
     limit?: number;
@@ -9419,7 +9419,7 @@ export interface V2MethodParams {
     offset?: number;
     /** Bitrix24 user ID. */
     userId?: NumericId }
-  /** Update HCM Link Company. Scope: humanresources.hcmlink. */
+  /** Update HCM Link Company. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-company-update.html */
   'humanresources.hcmlink.company.update': {
     /** HCM Link company ID. */
     id: NumericId;
@@ -9445,13 +9445,13 @@ export interface V2MethodParams {
     entityType?: string;
     /** Field value retention time in seconds. */
     ttl?: number; [k: string]: unknown }>; [k: string]: unknown } }
-  /** Get Current User HCM Link Company List. Scope: humanresources.hcmlink. */
+  /** Get Current User HCM Link Company List. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-company-user-list.html */
   'humanresources.hcmlink.company.user.list': {
     /** Number of records per page. */
     limit?: number;
     /** Offset for page navigation. */
     offset?: number }
-  /** Get Mapped HCM Link Employee List. Scope: humanresources.hcmlink. */
+  /** Get Mapped HCM Link Employee List. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-employee-list.html */
   'humanresources.hcmlink.employee.list': {
     /** Company code in the HR system. */
     company: string;
@@ -9461,7 +9461,7 @@ export interface V2MethodParams {
     offset?: number;
     /** Modification date in ISO 8601 format. */
     updatedAt?: string }
-  /** Transfer HCM Link Employee List. Scope: humanresources.hcmlink. */
+  /** Transfer HCM Link Employee List. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-employee-set.html */
   'humanresources.hcmlink.employee.set': {
     /** Company code in the HR system. */
     company: string;
@@ -9495,7 +9495,7 @@ export interface V2MethodParams {
     sent?: number;
     /** Additional job data */
     data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
-  /** Transfer HCM Link Field Values. Scope: humanresources.hcmlink. */
+  /** Transfer HCM Link Field Values. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-field-value-set.html */
   'humanresources.hcmlink.field.value.set': {
     /** Company code in the HR system or CRM company ID. */
     company: string;
@@ -9521,11 +9521,11 @@ export interface V2MethodParams {
     sent?: number;
     /** Additional task data */
     data?: Obj; [k: string]: unknown }; [k: string]: unknown } }
-  /** Get HCM Link Job Status. Scope: humanresources.hcmlink. */
+  /** Get HCM Link Job Status. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-job-status-get.html */
   'humanresources.hcmlink.job.status.get': {
     /** Synchronization job ID. */
     id: NumericId }
-  /** Update HCM Link Job. Scope: humanresources.hcmlink. */
+  /** Update HCM Link Job. Scope: humanresources.hcmlink. @see https://apidocs.bitrix24.com/api-reference/sign/hcm-link/humanresources-hcmlink-job-update.html */
   'humanresources.hcmlink.job.update': {
     /** Synchronization job ID. */
     id: NumericId;
@@ -9539,7 +9539,7 @@ export interface V2MethodParams {
     sent?: number;
     /** Additional job data */
     data?: Obj; [k: string]: unknown } }
-  /** Create Chat. Scope: im. */
+  /** Create Chat. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/im-chat-add.html */
   'im.chat.add': {
     /** An array of user IDs to be added to the chat. */
     USERS?: readonly unknown[];
@@ -9561,17 +9561,17 @@ export interface V2MethodParams {
     ENTITY_ID?: string;
     /** Code of the main role for BitrixGPT. */
     COPILOT_MAIN_ROLE?: string }
-  /** Get Chat ID. Scope: im. */
+  /** Get Chat ID. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/im-chat-get.html */
   'im.chat.get': {
     /** The type of object for linking the chat to an external context. */
     ENTITY_TYPE: string;
     /** Identifier of the object within ENTITY_TYPE. */
     ENTITY_ID: string }
-  /** Leave Chat. Scope: im. */
+  /** Leave Chat. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/chat-users/im-chat-leave.html */
   'im.chat.leave': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId }
-  /** Disable Notifications from Chat. Scope: im. */
+  /** Disable Notifications from Chat. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/special-operations/im-chat-mute.html */
   'im.chat.mute': {
     /** The identifier of the chat. */
     CHAT_ID?: NumericId;
@@ -9579,7 +9579,7 @@ export interface V2MethodParams {
     DIALOG_ID?: string;
     /** Notification control: - Y — disable notifications - N — enable notifications Default is Y */
     MUTE?: string }
-  /** Change Chat Owner. Scope: im. */
+  /** Change Chat Owner. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/chat-update/im-chat-set-owner.html */
   'im.chat.setOwner': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
@@ -9587,7 +9587,7 @@ export interface V2MethodParams {
     DIALOG_ID?: string;
     /** Identifier of the new chat owner. */
     USER_ID: NumericId }
-  /** Update Chat Avatar. Scope: im. */
+  /** Update Chat Avatar. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/chat-update/im-chat-update-avatar.html */
   'im.chat.updateAvatar': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
@@ -9595,7 +9595,7 @@ export interface V2MethodParams {
     DIALOG_ID?: string;
     /** Image in Base64 format. */
     AVATAR: string }
-  /** Change Chat Color. Scope: im. */
+  /** Change Chat Color. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/chat-update/im-chat-update-color.html */
   'im.chat.updateColor': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
@@ -9603,7 +9603,7 @@ export interface V2MethodParams {
     DIALOG_ID?: string;
     /** Chat color. */
     COLOR: string }
-  /** Update Chat Title. Scope: im. */
+  /** Update Chat Title. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/chat-update/im-chat-update-title.html */
   'im.chat.updateTitle': {
     /** Chat identifier. */
     CHAT_ID: NumericId;
@@ -9611,7 +9611,7 @@ export interface V2MethodParams {
     DIALOG_ID?: string;
     /** Chat title. */
     TITLE: string }
-  /** Invite Participants to Chat. Scope: im. */
+  /** Invite Participants to Chat. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/chat-users/im-chat-user-add.html */
   'im.chat.user.add': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
@@ -9619,19 +9619,19 @@ export interface V2MethodParams {
     USERS: readonly unknown[];
     /** Hide chat history for added users: - Y — hide - N — do not hide Default: Y */
     HIDE_HISTORY?: string }
-  /** Exclude Participants from Chat. Scope: im. */
+  /** Exclude Participants from Chat. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/chat-users/im-chat-user-delete.html */
   'im.chat.user.delete': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
     /** Identifier of the user to be excluded from the chat. */
     USER_ID: NumericId }
-  /** Get Chat Participant IDs. Scope: im. */
+  /** Get Chat Participant IDs. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/chat-users/im-chat-user-list.html */
   'im.chat.user.list': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId }
-  /** Get Counters. Scope: im. */
+  /** Get Counters. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/im-counters-get.html */
   'im.counters.get': NoParams
-  /** Get the List of Colleagues for the Current User. Scope: im. */
+  /** Get the List of Colleagues for the Current User. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/departments/im-department-colleagues-list.html */
   'im.department.colleagues.list': {
     /** Return detailed user data. */
     USER_DATA?: string;
@@ -9639,29 +9639,29 @@ export interface V2MethodParams {
     OFFSET?: number;
     /** Number of items in the selection. */
     LIMIT?: number }
-  /** Get a List of Employees from Departments. Scope: im. */
+  /** Get a List of Employees from Departments. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/departments/im-department-employees-get.html */
   'im.department.employees.get': {
     /** An array of department IDs. */
     ID: readonly unknown[];
     /** Return detailed user data. */
     USER_DATA?: string }
-  /** Get Information About the Department. Scope: im. */
+  /** Get Information About the Department. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/departments/im-department-get.html */
   'im.department.get': {
     /** An array of department identifiers. */
     ID: readonly unknown[];
     /** Return data about the department head. */
     USER_DATA?: string }
-  /** Get a List of Department Managers. Scope: im. */
+  /** Get a List of Department Managers. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/departments/im-department-managers-get.html */
   'im.department.managers.get': {
     /** An array of department identifiers. */
     ID: readonly unknown[];
     /** Return detailed user data. */
     USER_DATA?: string }
-  /** Get Chat Data. Scope: im. */
+  /** Get Chat Data. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/im-dialog-get.html */
   'im.dialog.get': {
     /** Chat identifier in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — personal ch… */
     DIALOG_ID: string }
-  /** Retrieve a List of Recent Messages. Scope: im. */
+  /** Retrieve a List of Recent Messages. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-dialog-messages-get.html */
   'im.dialog.messages.get': {
     /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — user… */
     DIALOG_ID: string;
@@ -9671,7 +9671,7 @@ export interface V2MethodParams {
     FIRST_ID?: NumericId;
     /** Limit on the number of messages in the response. */
     LIMIT?: number }
-  /** Find Message in Chat. Scope: im. */
+  /** Find Message in Chat. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-dialog-messages-search.html */
   'im.dialog.messages.search': {
     /** Identifier of the chat in which the search is performed */
     CHAT_ID: NumericId;
@@ -9689,21 +9689,21 @@ export interface V2MethodParams {
     LIMIT?: number;
     /** Identifier of the last message from the previous selection for pagination */
     LAST_ID?: NumericId }
-  /** Set the "read" flag for messages. Scope: im. */
+  /** Set the "read" flag for messages. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-dialog-read.html */
   'im.dialog.read': {
     /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
     DIALOG_ID: string;
     /** Identifier of the last read message. */
     MESSAGE_ID?: NumericId }
-  /** Set the "read" flag for all chats. Scope: im. */
+  /** Set the "read" flag for all chats. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/special-operations/im-dialog-read-all.html */
   'im.dialog.read.all': NoParams
-  /** Set the "unread" flag for messages. Scope: im. */
+  /** Set the "unread" flag for messages. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-dialog-unread.html */
   'im.dialog.unread': {
     /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — user… */
     DIALOG_ID: string;
     /** Identifier of the first unread message */
     MESSAGE_ID: NumericId }
-  /** Get the List of Participants. Scope: im. */
+  /** Get the List of Participants. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/chat-users/im-dialog-users-list.html */
   'im.dialog.users.list': {
     /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
     DIALOG_ID: string;
@@ -9717,11 +9717,11 @@ export interface V2MethodParams {
     LAST_ID?: NumericId;
     /** Offset for pagination. */
     OFFSET?: number }
-  /** Send "User is typing" indicator. Scope: im. */
+  /** Send "User is typing" indicator. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-dialog-writing.html */
   'im.dialog.writing': {
     /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — user… */
     DIALOG_ID: string }
-  /** Add File to Chat. Scope: im. @deprecated Use im.v2.File.upload. */
+  /** Add File to Chat. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/files/im-disk-file-commit.html @deprecated Use im.v2.File.upload. */
   'im.disk.file.commit': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
@@ -9737,23 +9737,23 @@ export interface V2MethodParams {
     SILENT_MODE?: string;
     /** Send as a file. */
     AS_FILE?: string }
-  /** Delete File from Chat Folder. Scope: im. */
+  /** Delete File from Chat Folder. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/files/im-disk-file-delete.html */
   'im.disk.file.delete': {
     /** Identifier of the chat */
     CHAT_ID: NumericId;
     /** Identifier of the file */
     FILE_ID: NumericId }
-  /** Save File to Your Drive. Scope: im. */
+  /** Save File to Your Drive. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/files/im-disk-file-save.html */
   'im.disk.file.save': {
     /** File identifier */
     FILE_ID: NumericId }
-  /** Get Chat File Storage Folder. Scope: im. @deprecated Use im.v2.File.upload. */
+  /** Get Chat File Storage Folder. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/files/im-disk-folder-get.html @deprecated Use im.v2.File.upload. */
   'im.disk.folder.get': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
     /** Identifier of the dialog in the format chatXXX, where XXX is the identifier. */
     DIALOG_ID: string }
-  /** Send Message. Scope: im. */
+  /** Send Message. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-message-add.html */
   'im.message.add': {
     /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
     DIALOG_ID: string;
@@ -9771,7 +9771,7 @@ export interface V2MethodParams {
     URL_PREVIEW?: string;
     /** Identifier of the message to which the reply is sent. */
     REPLY_ID?: NumericId }
-  /** Execute the chat-bot command. Scope: im. */
+  /** Execute the chat-bot command. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-message-command.html */
   'im.message.command': {
     /** The identifier of the message in the context of which the command is executed. */
     MESSAGE_ID: NumericId;
@@ -9781,17 +9781,17 @@ export interface V2MethodParams {
     COMMAND: string;
     /** Command parameter */
     COMMAND_PARAMS?: string }
-  /** Delete Message. Scope: im. */
+  /** Delete Message. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-message-delete.html */
   'im.message.delete': {
     /** Identifier of the message. */
     MESSAGE_ID: NumericId }
-  /** Change Status to "Like". Scope: im. */
+  /** Change Status to "Like". Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-message-like.html */
   'im.message.like': {
     /** Identifier of the message. */
     MESSAGE_ID: NumericId;
     /** Action for reacting to the message. */
     ACTION?: string }
-  /** Create an Object Based on the Message. Scope: im. */
+  /** Create an Object Based on the Message. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-message-share.html */
   'im.message.share': {
     /** Identifier of the message. */
     MESSAGE_ID: NumericId;
@@ -9799,7 +9799,7 @@ export interface V2MethodParams {
     DIALOG_ID: string;
     /** Type of the object being created. */
     TYPE: string }
-  /** Update Message. Scope: im. */
+  /** Update Message. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/messages/im-message-update.html */
   'im.message.update': {
     /** Identifier of the message. */
     MESSAGE_ID: NumericId;
@@ -9815,7 +9815,7 @@ export interface V2MethodParams {
     URL_PREVIEW?: string;
     /** Flag for marking "edited": - Y — mark - N — do not mark Default is Y The parameter is applied when… */
     IS_EDITED?: string }
-  /** Send Notification. Scope: im. */
+  /** Send Notification. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify.html */
   'im.notify': {
     /** The identifier of the user receiving the notification. */
     USER_ID: NumericId;
@@ -9833,19 +9833,19 @@ export interface V2MethodParams {
     ATTACH?: Obj;
     /** The application identifier. */
     CLIENT_ID?: string }
-  /** Responding to Notifications with Quick Response. Scope: im. */
+  /** Responding to Notifications with Quick Response. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-answer.html */
   'im.notify.answer': {
     /** The identifier of the notification that supports a quick response. */
     NOTIFY_ID: NumericId;
     /** The text of the quick response. */
     ANSWER_TEXT: string }
-  /** Interacting with Notification Buttons. Scope: im. */
+  /** Interacting with Notification Buttons. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-confirm.html */
   'im.notify.confirm': {
     /** Identifier of the notification with buttons. */
     NOTIFY_ID: NumericId;
     /** Value of the selected button. */
     NOTIFY_VALUE: string }
-  /** Delete Notification. Scope: im. */
+  /** Delete Notification. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-delete.html */
   'im.notify.delete': {
     /** Identifier of the notification to be deleted. */
     ID?: NumericId;
@@ -9855,7 +9855,7 @@ export interface V2MethodParams {
     SUB_TAG?: string;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Get Notifications. Scope: im. */
+  /** Get Notifications. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-get.html */
   'im.notify.get': {
     /** Identifier of the last notification from the previous page to load the next one. */
     LAST_ID?: NumericId;
@@ -9865,7 +9865,7 @@ export interface V2MethodParams {
     LIMIT?: number;
     /** Convert notification text. */
     CONVERT_TEXT?: string }
-  /** Searching Notification History. Scope: im. */
+  /** Searching Notification History. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-history-search.html */
   'im.notify.history.search': {
     /** Search text. */
     SEARCH_TEXT?: string;
@@ -9889,7 +9889,7 @@ export interface V2MethodParams {
     CONVERT_TEXT?: string;
     /** Group tag for notifications for additional filtering */
     GROUP_TAG?: string }
-  /** Send Personal Notification. Scope: im. */
+  /** Send Personal Notification. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-personal-add.html */
   'im.notify.personal.add': {
     /** Identifier of the user receiving the notification. */
     USER_ID: NumericId;
@@ -9905,7 +9905,7 @@ export interface V2MethodParams {
     ATTACH?: Obj;
     /** The application identifier. */
     CLIENT_ID?: string }
-  /** Read or Mark Notification as Unread. Scope: im. */
+  /** Read or Mark Notification as Unread. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-read.html */
   'im.notify.read': {
     /** The identifier of the notification. */
     ID?: NumericId;
@@ -9913,17 +9913,17 @@ export interface V2MethodParams {
     ACTION?: string;
     /** The value Y changes only the notification with the specified ID. */
     ONLY_CURRENT?: string }
-  /** Read All Notifications. Scope: im. */
+  /** Read All Notifications. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-read-all.html */
   'im.notify.read.all': NoParams
-  /** Read the list of notifications. Scope: im. */
+  /** Read the list of notifications. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-read-list.html */
   'im.notify.read.list': {
     /** An array of notification identifiers. */
     IDS: readonly unknown[];
     /** Action on the notifications: - Y — mark as read - N — mark as unread The default value is Y. */
     ACTION?: string }
-  /** Get Notification Type Schema. Scope: im. */
+  /** Get Notification Type Schema. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-schema-get.html */
   'im.notify.schema.get': NoParams
-  /** Send System Notification. Scope: im. */
+  /** Send System Notification. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/notifications/im-notify-system-add.html */
   'im.notify.system.add': {
     /** Identifier of the user receiving the notification. */
     USER_ID: NumericId;
@@ -9939,7 +9939,7 @@ export interface V2MethodParams {
     ATTACH?: Obj;
     /** The application identifier. */
     CLIENT_ID?: string }
-  /** Get a Shortened List of Recent Chats. Scope: im. */
+  /** Get a Shortened List of Recent Chats. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/im-recent-get.html */
   'im.recent.get': {
     /** Skip chats from Open Channels. */
     SKIP_OPENLINES?: string;
@@ -9953,11 +9953,11 @@ export interface V2MethodParams {
     ONLY_OPENLINES?: string;
     /** Date of the previous retrieval in ATOM (ISO-8601) format to load changes that occurred in the list… */
     LAST_SYNC_DATE?: string }
-  /** Remove Chat from the Recent List. Scope: im. */
+  /** Remove Chat from the Recent List. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/special-operations/im-recent-hide.html */
   'im.recent.hide': {
     /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
     DIALOG_ID: string }
-  /** Get the List of Chats. Scope: im. */
+  /** Get the List of Chats. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/im-recent-list.html */
   'im.recent.list': {
     /** Skip open channel chats. */
     SKIP_OPENLINES?: string;
@@ -9985,21 +9985,21 @@ export interface V2MethodParams {
     OFFSET?: number;
     /** Number of items per page. */
     LIMIT?: number }
-  /** Pin a Chat at the Top of the List. Scope: im. */
+  /** Pin a Chat at the Top of the List. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/special-operations/im-recent-pin.html */
   'im.recent.pin': {
     /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — pers… */
     DIALOG_ID: string;
     /** Pin or unpin the conversation: - Y — pin the conversation at the top of the list - N — unpin the co… */
     PIN?: string }
-  /** Set or Remove the "Read" Flag for the Chat. Scope: im. */
+  /** Set or Remove the "Read" Flag for the Chat. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/special-operations/im-recent-unread.html */
   'im.recent.unread': {
     /** Identifier of the chat in the format: - chatXXX — chat - sgXXX — group or project chat - XXX — iden… */
     DIALOG_ID: string;
     /** Action for the "read" flag: - Y — set the flag - N — remove the flag and mark the dialog as read De… */
     ACTION?: string }
-  /** Get API Revisions. Scope: im. */
+  /** Get API Revisions. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/im-revision-get.html */
   'im.revision.get': NoParams
-  /** Find Chats. Scope: im. */
+  /** Find Chats. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/search/im-search-chat-list.html */
   'im.search.chat.list': {
     /** Search phrase for querying indexed chat data. */
     FIND?: string;
@@ -10009,7 +10009,7 @@ export interface V2MethodParams {
     OFFSET?: number;
     /** Number of items in the sample. */
     LIMIT?: number }
-  /** Find Departments. Scope: im. */
+  /** Find Departments. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/search/im-search-department-list.html */
   'im.search.department.list': {
     /** Search phrase for finding the beginning of words in the full name of the department (field full_nam… */
     FIND: string;
@@ -10019,15 +10019,15 @@ export interface V2MethodParams {
     OFFSET?: number;
     /** Number of items in the selection. */
     LIMIT?: number }
-  /** Add Entry to Search History. Scope: im. @deprecated No longer developed; the documentation names no replacement. */
+  /** Add Entry to Search History. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/search/im-search-last-add.html @deprecated No longer developed; the documentation names no replacement. */
   'im.search.last.add': {
     /** Identifier for the message object: user or chat. */
     DIALOG_ID: string }
-  /** Delete Record from Search History. Scope: im. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete Record from Search History. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/search/im-search-last-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'im.search.last.delete': {
     /** Identifier for the message object: user or chat. */
     DIALOG_ID: string }
-  /** Get Search History. Scope: im. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Search History. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/search/im-search-last-get.html @deprecated No longer developed; the documentation names no replacement. */
   'im.search.last.get': {
     /** Skip Open Channels chats. */
     SKIP_OPENLINES?: string;
@@ -10035,7 +10035,7 @@ export interface V2MethodParams {
     SKIP_CHAT?: string;
     /** Skip personal dialogs. */
     SKIP_DIALOG?: string }
-  /** Find Users. Scope: im. */
+  /** Find Users. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/search/im-search-user-list.html */
   'im.search.user.list': {
     /** Search phrase. */
     FIND: string;
@@ -10045,13 +10045,13 @@ export interface V2MethodParams {
     OFFSET?: number;
     /** Number of items in the selection. */
     LIMIT?: number }
-  /** Get User Data. Scope: im. */
+  /** Get User Data. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/users/im-user-get.html */
   'im.user.get': {
     /** User identifier. */
     ID?: NumericId;
     /** Parameter to request the avatar_hr field with the high-resolution avatar URL. */
     AVATAR_HR?: string }
-  /** Get User Data with. Scope: im. */
+  /** Get User Data with. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/users/im-user-list-get.html */
   'im.user.list.get': {
     /** An array of user identifiers or a JSON string containing an array. */
     ID: readonly unknown[];
@@ -10059,35 +10059,35 @@ export interface V2MethodParams {
     AVATAR_HR?: string;
     /** Format of the result. */
     RESULT_TYPE?: string }
-  /** Get User Status. Scope: im. */
+  /** Get User Status. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/users/im-user-status-get.html */
   'im.user.status.get': NoParams
-  /** Disable Automatic Status "Away". Scope: im. */
+  /** Disable Automatic Status "Away". Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/users/im-user-status-idle-end.html */
   'im.user.status.idle.end': NoParams
-  /** Enable Automatic Status "Away". Scope: im. */
+  /** Enable Automatic Status "Away". Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/users/im-user-status-idle-start.html */
   'im.user.status.idle.start': {
     /** How many minutes ago to set the "Away" status. */
     AGO?: number }
-  /** Set User Status. Scope: im. */
+  /** Set User Status. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chats/users/im-user-status-set.html */
   'im.user.status.set': {
     /** The new status of the user. */
     STATUS: string }
-  /** Retrieve User Events. Scope: im. */
+  /** Retrieve User Events. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/im.v2/events/event-get.html */
   'im.v2.Event.get': {
     /** Confirms processed events and returns events starting from this value. */
     offset?: number;
     /** Maximum number of events returned (1–1000). */
     limit?: number }
-  /** Subscribe to Events. Scope: im. */
+  /** Subscribe to Events. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/im.v2/events/event-subscribe.html */
   'im.v2.Event.subscribe': NoParams
-  /** Unsubscribing from Events. Scope: im. */
+  /** Unsubscribing from Events. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/im.v2/events/event-unsubscribe.html */
   'im.v2.Event.unsubscribe': NoParams
-  /** Get a Link to Download a File. Scope: im. */
+  /** Get a Link to Download a File. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/im.v2/files/file-download.html */
   'im.v2.File.download': {
     /** ID of the dialog. */
     dialogId: string;
     /** ID of the file on Drive. */
     fileId: NumericId }
-  /** Upload File to Chat. Scope: im. */
+  /** Upload File to Chat. Scope: im. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/im.v2/files/file-upload.html */
   'im.v2.File.upload': {
     /** ID of the dialog. */
     dialogId: string;
@@ -10099,7 +10099,7 @@ export interface V2MethodParams {
     content: string;
     /** Text of the message sent along with the file */
     message?: string; [k: string]: unknown } }
-  /** Register a Chat Application. Scope: imbot. @deprecated No longer developed; the documentation names no replacement. */
+  /** Register a Chat Application. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chats/outdated/create-app/imbot-app-register.html @deprecated No longer developed; the documentation names no replacement. */
   'imbot.app.register': {
     /** 62 | Identifier of the bot that owns the chat application */
     BOT_ID?: unknown;
@@ -10121,11 +10121,11 @@ export interface V2MethodParams {
     IFRAME_POPUP?: unknown;
     /** Array(...) | Array of translations, it is advisable to specify at least for DE and EN */
     LANG?: unknown; [k: string]: unknown }
-  /** Unregister Chat Application. Scope: imbot. @deprecated No longer developed; the documentation names no replacement. */
+  /** Unregister Chat Application. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chats/outdated/create-app/imbot-app-unregister.html @deprecated No longer developed; the documentation names no replacement. */
   'imbot.app.unregister': {
     /** 13 | Identifier of the application to be removed */
     APP_ID?: unknown }
-  /** Update Application Data in Chat. Scope: imbot. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update Application Data in Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chats/outdated/create-app/imbot-app-update.html @deprecated No longer developed; the documentation names no replacement. */
   'imbot.app.update': {
     /** 13 | Chat identifier */
     APP_ID: unknown;
@@ -10153,9 +10153,9 @@ export interface V2MethodParams {
     IFRAME_POPUP?: unknown;
     /** Array(...) | Array of translations, it is advisable to specify at least for DE and EN */
     LANG?: unknown; [k: string]: unknown }
-  /** Get the List of Chat Bots. Scope: imbot. @deprecated Use imbot.v2.Bot.list. */
+  /** Get the List of Chat Bots. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/bots/imbot-bot-list.html @deprecated Use imbot.v2.Bot.list. */
   'imbot.bot.list': NoParams
-  /** Create a chat on behalf of the chat bot. Scope: imbot. @deprecated Use imbot.v2.Chat.add. */
+  /** Create a chat on behalf of the chat bot. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-add.html @deprecated Use imbot.v2.Chat.add. */
   'imbot.chat.add': {
     /** Type of chat. */
     TYPE?: string;
@@ -10179,13 +10179,13 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Get Chat ID. Scope: imbot. @deprecated Use imbot.v2.Chat.get. */
+  /** Get Chat ID. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-get.html @deprecated Use imbot.v2.Chat.get. */
   'imbot.chat.get': {
     /** Type of the external object. */
     ENTITY_TYPE: string;
     /** Identifier of the external object. */
     ENTITY_ID: string }
-  /** Chat Bot Exit from Specified Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.leave. */
+  /** Chat Bot Exit from Specified Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-leave.html @deprecated Use imbot.v2.Chat.leave. */
   'imbot.chat.leave': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
@@ -10193,7 +10193,7 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Send Typing Indicator. Scope: imbot. @deprecated Use imbot.v2.Chat.InputAction.notify. */
+  /** Send Typing Indicator. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-send-typing.html @deprecated Use imbot.v2.Chat.InputAction.notify. */
   'imbot.chat.sendTyping': {
     /** The identifier of the chat bot. */
     BOT_ID?: NumericId;
@@ -10201,7 +10201,7 @@ export interface V2MethodParams {
     DIALOG_ID: string;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Assign or Revoke Chat Administrator Rights. Scope: imbot. @deprecated Use imbot.v2.Chat.Manager.add. */
+  /** Assign or Revoke Chat Administrator Rights. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-set-manager.html @deprecated Use imbot.v2.Chat.Manager.add. */
   'imbot.chat.setManager': {
     /** The identifier of the chat. */
     CHAT_ID: NumericId;
@@ -10213,7 +10213,7 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Change Chat Owner via. Scope: imbot. @deprecated Use imbot.v2.Chat.setOwner. */
+  /** Change Chat Owner via. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-set-owner.html @deprecated Use imbot.v2.Chat.setOwner. */
   'imbot.chat.setOwner': {
     /** The identifier of the chat. */
     CHAT_ID: NumericId;
@@ -10223,7 +10223,7 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** A technical parameter for scenarios without clientId in authorization. */
     CLIENT_ID?: string }
-  /** Change Chat Avatar. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
+  /** Change Chat Avatar. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-update-avatar.html @deprecated Use imbot.v2.Chat.update. */
   'imbot.chat.updateAvatar': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
@@ -10233,7 +10233,7 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Change Chat Color. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
+  /** Change Chat Color. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-update-color.html @deprecated Use imbot.v2.Chat.update. */
   'imbot.chat.updateColor': {
     /** The identifier of the chat. */
     CHAT_ID: NumericId;
@@ -10243,7 +10243,7 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Change Chat Title. Scope: imbot. @deprecated Use imbot.v2.Chat.update. */
+  /** Change Chat Title. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-update-title.html @deprecated Use imbot.v2.Chat.update. */
   'imbot.chat.updateTitle': {
     /** The identifier of the chat. */
     CHAT_ID: NumericId;
@@ -10253,7 +10253,7 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Add Participants to Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.User.add. */
+  /** Add Participants to Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-user-add.html @deprecated Use imbot.v2.Chat.User.add. */
   'imbot.chat.user.add': {
     /** Identifier of the chat. */
     CHAT_ID: NumericId;
@@ -10265,7 +10265,7 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Exclude Participants from Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.User.delete. */
+  /** Exclude Participants from Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-user-delete.html @deprecated Use imbot.v2.Chat.User.delete. */
   'imbot.chat.user.delete': {
     /** The identifier of the chat. */
     CHAT_ID: NumericId;
@@ -10275,7 +10275,7 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Get the List of Chat Participants. Scope: imbot. @deprecated Use imbot.v2.Chat.User.list. */
+  /** Get the List of Chat Participants. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-chat-user-list.html @deprecated Use imbot.v2.Chat.User.list. */
   'imbot.chat.user.list': {
     /** The identifier of the chat. */
     CHAT_ID: NumericId;
@@ -10283,7 +10283,7 @@ export interface V2MethodParams {
     BOT_ID?: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Send a response to the command. Scope: imbot. @deprecated Use imbot.v2.Command.answer. */
+  /** Send a response to the command. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/commands/imbot-command-answer.html @deprecated Use imbot.v2.Command.answer. */
   'imbot.command.answer': {
     /** Command identifier. */
     COMMAND_ID: NumericId;
@@ -10305,7 +10305,7 @@ export interface V2MethodParams {
     URL_PREVIEW?: string;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Add the Command. Scope: imbot. @deprecated Use imbot.v2.Command.register. */
+  /** Add the Command. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/commands/imbot-command-register.html @deprecated Use imbot.v2.Command.register. */
   'imbot.command.register': {
     /** The identifier of the chat bot. */
     BOT_ID: NumericId;
@@ -10329,13 +10329,13 @@ export interface V2MethodParams {
     EXTRANET_SUPPORT?: string;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Remove the Command. Scope: imbot. @deprecated Use imbot.v2.Command.unregister. */
+  /** Remove the Command. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/commands/imbot-command-unregister.html @deprecated Use imbot.v2.Command.unregister. */
   'imbot.command.unregister': {
     /** Identifier of the command to be removed */
     COMMAND_ID: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Update the. Scope: imbot. @deprecated Use imbot.v2.Command.update. */
+  /** Update the. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/commands/imbot-command-update.html @deprecated Use imbot.v2.Command.update. */
   'imbot.command.update': {
     /** Identifier of the command to be updated */
     COMMAND_ID: NumericId;
@@ -10359,11 +10359,11 @@ export interface V2MethodParams {
     PARAMS?: string; [k: string]: unknown }>; [k: string]: unknown };
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Get Data About Chat. Scope: imbot. @deprecated Use imbot.v2.Chat.get. */
+  /** Get Data About Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/chats/imbot-dialog-get.html @deprecated Use imbot.v2.Chat.get. */
   'imbot.dialog.get': {
     /** Identifier of the object. */
     DIALOG_ID: string }
-  /** Send Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.send. */
+  /** Send Message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/messages/imbot-message-add.html @deprecated Use imbot.v2.Chat.Message.send. */
   'imbot.message.add': {
     /** The identifier of the chat bot. */
     BOT_ID?: NumericId;
@@ -10389,7 +10389,7 @@ export interface V2MethodParams {
     SKIP_CONNECTOR?: string;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Delete Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.delete. */
+  /** Delete Message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/messages/imbot-message-delete.html @deprecated Use imbot.v2.Chat.Message.delete. */
   'imbot.message.delete': {
     /** The identifier of the chat bot. */
     BOT_ID?: NumericId;
@@ -10399,7 +10399,7 @@ export interface V2MethodParams {
     COMPLETE?: string;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Set "Like" for the message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
+  /** Set "Like" for the message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/messages/imbot-message-like.html @deprecated Use imbot.v2.Chat.Message.Reaction.add. */
   'imbot.message.like': {
     /** The identifier of the chat bot. */
     BOT_ID?: NumericId;
@@ -10409,7 +10409,7 @@ export interface V2MethodParams {
     ACTION?: string;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Update Sent Message. Scope: imbot. @deprecated Use imbot.v2.Chat.Message.update. */
+  /** Update Sent Message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/messages/imbot-message-update.html @deprecated Use imbot.v2.Chat.Message.update. */
   'imbot.message.update': {
     /** The identifier of the chat bot. */
     BOT_ID?: NumericId;
@@ -10429,7 +10429,7 @@ export interface V2MethodParams {
     SKIP_CONNECTOR?: string;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Create a Chat-Bot. Scope: imbot. @deprecated Use imbot.v2.Bot.register. */
+  /** Create a Chat-Bot. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/bots/imbot-register.html @deprecated Use imbot.v2.Bot.register. */
   'imbot.register': {
     /** The string code of the bot, unique within Bitrix24 */
     CODE: string;
@@ -10471,13 +10471,13 @@ export interface V2MethodParams {
     PERSONAL_GENDER?: string;
     /** Avatar of the chat-bot in Base64 The image size must not exceed the limit of 5000x5000 */
     PERSONAL_PHOTO?: unknown; [k: string]: unknown } }
-  /** Unregister Chat Bot. Scope: imbot. @deprecated Use imbot.v2.Bot.unregister. */
+  /** Unregister Chat Bot. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/bots/imbot-unregister.html @deprecated Use imbot.v2.Bot.unregister. */
   'imbot.unregister': {
     /** The identifier of the chat bot. */
     BOT_ID: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Update Chat-Bot. Scope: imbot. @deprecated Use imbot.v2.Bot.update. */
+  /** Update Chat-Bot. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/outdated/bots/imbot-update.html @deprecated Use imbot.v2.Bot.update. */
   'imbot.update': {
     /** The identifier of the chat-bot. */
     BOT_ID: NumericId;
@@ -10519,7 +10519,7 @@ export interface V2MethodParams {
     PERSONAL_PHOTO?: unknown; [k: string]: unknown }; [k: string]: unknown };
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Get Information About the Bot. Scope: imbot. */
+  /** Get Information About the Bot. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/bots/bot-get.html */
   'imbot.v2.Bot.get': {
     /** Bot ID. */
     botId?: NumericId;
@@ -10527,7 +10527,7 @@ export interface V2MethodParams {
     code?: string;
     /** Unique bot authorization token. */
     botToken?: string }
-  /** List of Bots in the Application. Scope: imbot. */
+  /** List of Bots in the Application. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/bots/bot-list.html */
   'imbot.v2.Bot.list': {
     /** Unique authorization token for the bot. */
     botToken?: string;
@@ -10537,7 +10537,7 @@ export interface V2MethodParams {
     limit?: number;
     /** Offset for pagination. */
     offset?: number }
-  /** Register the Automation rule. Scope: imbot. */
+  /** Register the Automation rule. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/bots/bot-register.html */
   'imbot.v2.Bot.register': {
     /** Object with bot parameters. */
     fields: {
@@ -10573,13 +10573,13 @@ export interface V2MethodParams {
     isSupportOpenline?: Flag;
     /** Background of the bot's chat. */
     backgroundId?: string; [k: string]: unknown } }
-  /** Delete the bot. Scope: imbot. */
+  /** Delete the bot. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/bots/bot-unregister.html */
   'imbot.v2.Bot.unregister': {
     /** Bot ID */
     botId: NumericId;
     /** Unique authorization token for the bot. */
     botToken?: string }
-  /** Update the. Scope: imbot. */
+  /** Update the. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/bots/bot-update.html */
   'imbot.v2.Bot.update': {
     /** Bot ID */
     botId: NumericId;
@@ -10615,7 +10615,7 @@ export interface V2MethodParams {
     webhookUrl?: string;
     /** New botToken for token rotation. */
     botToken?: string; [k: string]: unknown } }
-  /** Send the bot action indicator. Scope: imbot. */
+  /** Send the bot action indicator. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/ui/chat-input-action-notify.html */
   'imbot.v2.Chat.InputAction.notify': {
     /** Bot ID */
     botId: NumericId;
@@ -10627,7 +10627,7 @@ export interface V2MethodParams {
     statusMessageCode?: string;
     /** Duration of the indicator display in seconds (1–600). */
     duration?: number }
-  /** Add Chat Managers. Scope: imbot. */
+  /** Add Chat Managers. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-manager-add.html */
   'imbot.v2.Chat.Manager.add': {
     /** Bot ID */
     botId: NumericId;
@@ -10637,7 +10637,7 @@ export interface V2MethodParams {
     dialogId: string;
     /** Array of user IDs to assign as managers */
     userIds: readonly number[] }
-  /** Remove Chat Managers. Scope: imbot. */
+  /** Remove Chat Managers. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-manager-delete.html */
   'imbot.v2.Chat.Manager.delete': {
     /** Bot ID */
     botId: NumericId;
@@ -10647,7 +10647,7 @@ export interface V2MethodParams {
     dialogId: string;
     /** Array of user IDs to remove the manager role */
     userIds: readonly number[] }
-  /** Add Reaction to Message. Scope: imbot. */
+  /** Add Reaction to Message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/messages/chat-message-reaction-add.html */
   'imbot.v2.Chat.Message.Reaction.add': {
     /** Bot ID */
     botId: NumericId;
@@ -10657,7 +10657,7 @@ export interface V2MethodParams {
     messageId: NumericId;
     /** Reaction code. */
     reaction: string }
-  /** Remove Reaction from Message. Scope: imbot. */
+  /** Remove Reaction from Message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/messages/chat-message-reaction-delete.html */
   'imbot.v2.Chat.Message.Reaction.delete': {
     /** Bot ID */
     botId: NumericId;
@@ -10667,7 +10667,7 @@ export interface V2MethodParams {
     messageId: NumericId;
     /** Reaction code to remove. */
     reaction: string }
-  /** Delete Message. Scope: imbot. */
+  /** Delete Message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/messages/chat-message-delete.html */
   'imbot.v2.Chat.Message.delete': {
     /** Bot ID */
     botId: NumericId;
@@ -10677,7 +10677,7 @@ export interface V2MethodParams {
     messageId: NumericId;
     /** Complete deletion from the database. */
     complete?: Flag }
-  /** Get Message. Scope: imbot. */
+  /** Get Message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/messages/chat-message-get.html */
   'imbot.v2.Chat.Message.get': {
     /** Bot ID */
     botId: NumericId;
@@ -10685,7 +10685,7 @@ export interface V2MethodParams {
     botToken?: string;
     /** Message ID */
     messageId: NumericId }
-  /** Get Message Context with. Scope: imbot. */
+  /** Get Message Context with. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/messages/chat-message-get-context.html */
   'imbot.v2.Chat.Message.getContext': {
     /** Bot ID */
     botId: NumericId;
@@ -10695,7 +10695,7 @@ export interface V2MethodParams {
     messageId: NumericId;
     /** Number of messages on each side of the central one (1–50). */
     range?: number }
-  /** Mark Messages as Read. Scope: imbot. */
+  /** Mark Messages as Read. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/messages/chat-message-read.html */
   'imbot.v2.Chat.Message.read': {
     /** Bot ID */
     botId: NumericId;
@@ -10705,7 +10705,7 @@ export interface V2MethodParams {
     dialogId: string;
     /** Read all messages up to and including this one. */
     messageId?: NumericId }
-  /** Send Message. Scope: imbot. */
+  /** Send Message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/messages/chat-message-send.html */
   'imbot.v2.Chat.Message.send': {
     /** Bot ID */
     botId: NumericId;
@@ -10731,7 +10731,7 @@ export interface V2MethodParams {
     templateId?: string;
     /** Messages to forward. */
     forwardIds?: Obj; [k: string]: unknown } }
-  /** Update Message. Scope: imbot. */
+  /** Update Message. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/messages/chat-message-update.html */
   'imbot.v2.Chat.Message.update': {
     /** Bot ID */
     botId: NumericId;
@@ -10749,7 +10749,7 @@ export interface V2MethodParams {
     keyboard?: readonly unknown[];
     /** Show link previews. */
     urlPreview?: string; [k: string]: unknown } }
-  /** Managing the Text Input Field. Scope: imbot. */
+  /** Managing the Text Input Field. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/ui/chat-text-field-enabled.html */
   'imbot.v2.Chat.TextField.enabled': {
     /** Bot ID */
     botId: NumericId;
@@ -10759,7 +10759,7 @@ export interface V2MethodParams {
     dialogId: string;
     /** Control the input field: true — enable, false — disable. */
     enabled?: Flag }
-  /** Add Participants to Chat. Scope: imbot. */
+  /** Add Participants to Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-user-add.html */
   'imbot.v2.Chat.User.add': {
     /** Bot ID */
     botId: NumericId;
@@ -10769,7 +10769,7 @@ export interface V2MethodParams {
     dialogId: string;
     /** Array of user IDs to add */
     userIds: readonly number[] }
-  /** Remove a Participant from the Chat. Scope: imbot. */
+  /** Remove a Participant from the Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-user-delete.html */
   'imbot.v2.Chat.User.delete': {
     /** Bot ID */
     botId: NumericId;
@@ -10779,7 +10779,7 @@ export interface V2MethodParams {
     dialogId: string;
     /** User ID to be removed */
     userId: NumericId }
-  /** List of Chat Participants. Scope: imbot. */
+  /** List of Chat Participants. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-user-list.html */
   'imbot.v2.Chat.User.list': {
     /** Bot ID */
     botId: NumericId;
@@ -10791,7 +10791,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** Number of records (1–200). */
     limit?: number }
-  /** Create a Group Chat. Scope: imbot. */
+  /** Create a Group Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-add.html */
   'imbot.v2.Chat.add': {
     /** Bot ID */
     botId: NumericId;
@@ -10813,7 +10813,7 @@ export interface V2MethodParams {
     ownerId?: NumericId;
     /** First message in the chat */
     message?: string; [k: string]: unknown } }
-  /** Get Information About the Chat. Scope: imbot. */
+  /** Get Information About the Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-get.html */
   'imbot.v2.Chat.get': {
     /** Bot ID */
     botId: NumericId;
@@ -10821,7 +10821,7 @@ export interface V2MethodParams {
     botToken?: string;
     /** Dialog ID. */
     dialogId: string }
-  /** Leave Chat. Scope: imbot. */
+  /** Leave Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-leave.html */
   'imbot.v2.Chat.leave': {
     /** Bot ID */
     botId: NumericId;
@@ -10829,7 +10829,7 @@ export interface V2MethodParams {
     botToken?: string;
     /** Dialog ID. */
     dialogId: string }
-  /** Assign Chat Owner. Scope: imbot. */
+  /** Assign Chat Owner. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-set-owner.html */
   'imbot.v2.Chat.setOwner': {
     /** Bot ID */
     botId: NumericId;
@@ -10839,7 +10839,7 @@ export interface V2MethodParams {
     dialogId: string;
     /** ID of the new chat owner */
     userId: NumericId }
-  /** Update Chat Properties. Scope: imbot. */
+  /** Update Chat Properties. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/chats/chat-update.html */
   'imbot.v2.Chat.update': {
     /** Bot ID */
     botId: NumericId;
@@ -10857,7 +10857,7 @@ export interface V2MethodParams {
     color?: string;
     /** New chat avatar in Base64 format */
     avatar?: unknown; [k: string]: unknown } }
-  /** Responding to the Command. Scope: imbot. */
+  /** Responding to the Command. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/commands/command-answer.html */
   'imbot.v2.Command.answer': {
     /** Bot ID */
     botId: NumericId;
@@ -10881,13 +10881,13 @@ export interface V2MethodParams {
     system?: Flag;
     /** Show link previews. */
     urlPreview?: Flag; [k: string]: unknown } }
-  /** Get a List of Commands. Scope: imbot. */
+  /** Get a List of Commands. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/commands/command-list.html */
   'imbot.v2.Command.list': {
     /** Bot ID */
     botId: NumericId;
     /** Unique authorization token for the bot. */
     botToken?: string }
-  /** Register the Team. Scope: imbot. */
+  /** Register the Team. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/commands/command-register.html */
   'imbot.v2.Command.register': {
     /** Bot ID */
     botId: NumericId;
@@ -10907,7 +10907,7 @@ export interface V2MethodParams {
     hidden?: Flag;
     /** Extranet support. */
     extranetSupport?: Flag; [k: string]: unknown } }
-  /** Remove the Command. Scope: imbot. */
+  /** Remove the Command. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/commands/command-unregister.html */
   'imbot.v2.Command.unregister': {
     /** Bot ID */
     botId: NumericId;
@@ -10915,7 +10915,7 @@ export interface V2MethodParams {
     botToken?: string;
     /** Command ID */
     commandId: NumericId }
-  /** Update the Team. Scope: imbot. */
+  /** Update the Team. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/commands/command-update.html */
   'imbot.v2.Command.update': {
     /** Bot ID */
     botId: NumericId;
@@ -10937,7 +10937,7 @@ export interface V2MethodParams {
     hidden?: Flag;
     /** Extranet support. */
     extranetSupport?: Flag; [k: string]: unknown } }
-  /** Get Events from. Scope: imbot. */
+  /** Get Events from. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/events/event-get.html */
   'imbot.v2.Event.get': {
     /** Bot ID */
     botId: NumericId;
@@ -10949,7 +10949,7 @@ export interface V2MethodParams {
     limit?: number;
     /** Include user events (ONIMV2) in the response along with bot events. */
     withUserEvents?: Flag }
-  /** Get a Link to Download the File. Scope: imbot. */
+  /** Get a Link to Download the File. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/files/file-download.html */
   'imbot.v2.File.download': {
     /** Bot ID */
     botId: NumericId;
@@ -10957,7 +10957,7 @@ export interface V2MethodParams {
     botToken?: string;
     /** File ID on Drive. */
     fileId: NumericId }
-  /** Upload File to Chat. Scope: imbot. */
+  /** Upload File to Chat. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/files/file-upload.html */
   'imbot.v2.File.upload': {
     /** Bot ID */
     botId: NumericId;
@@ -10973,9 +10973,9 @@ export interface V2MethodParams {
     content: string;
     /** Text of the message sent along with the file */
     message?: string; [k: string]: unknown } }
-  /** Get API revisions. Scope: imbot. */
+  /** Get API revisions. Scope: imbot. @see https://apidocs.bitrix24.com/api-reference/chat-bots/chat-bots-v2/imbot.v2/revision-get.html */
   'imbot.v2.Revision.get': NoParams
-  /** Activate Connector. Scope: imopenlines. */
+  /** Activate Connector. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-activate.html */
   'imconnector.activate': {
     /** The string code of the connector specified in the ID parameter when calling imconnector.register */
     CONNECTOR: string;
@@ -10983,7 +10983,7 @@ export interface V2MethodParams {
     LINE: number;
     /** Activation flag. */
     ACTIVE: string }
-  /** Set a New Chat Name. Scope: imconnector. */
+  /** Set a New Chat Name. Scope: imconnector. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-chat-name-set.html */
   'imconnector.chat.name.set': {
     /** The string code of the connector specified in the ID parameter when calling imconnector.register */
     CONNECTOR: string;
@@ -10995,7 +10995,7 @@ export interface V2MethodParams {
     NAME: string;
     /** User identifier. */
     USER_ID?: string }
-  /** Set Connector Settings. Scope: imopenlines. */
+  /** Set Connector Settings. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-connector-data-set.html */
   'imconnector.connector.data.set': {
     /** String code of the connector specified in the ID parameter when calling imconnector.register */
     CONNECTOR: string;
@@ -11011,7 +11011,7 @@ export interface V2MethodParams {
     URL_IM?: string;
     /** Name of the channel for display in the interface */
     NAME?: string; [k: string]: unknown } }
-  /** Delete Sent Messages. Scope: imopenlines. */
+  /** Delete Sent Messages. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-delete-messages.html */
   'imconnector.delete.messages': {
     /** String code of the connector specified in the ID parameter when calling imconnector.register */
     CONNECTOR: string;
@@ -11031,9 +11031,9 @@ export interface V2MethodParams {
     chat?: {
     /** Chat or channel ID in the external system. */
     id: string; [k: string]: unknown }; [k: string]: unknown }> }
-  /** Get the List of Connectors. Scope: imopenlines. */
+  /** Get the List of Connectors. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-list.html */
   'imconnector.list': NoParams
-  /** Register the Connector. Scope: imopenlines. */
+  /** Register the Connector. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-register.html */
   'imconnector.register': {
     /** Unique identifier for the connector. */
     ID: string;
@@ -11075,7 +11075,7 @@ export interface V2MethodParams {
     NEED_SIGNATURE?: Flag;
     /** Connector chat processing mode indicator: true — grouping by chat.id (group chat), false — by user.… */
     CHAT_GROUP?: Flag }
-  /** Send Messages to Bitrix24. Scope: imopenlines. */
+  /** Send Messages to Bitrix24. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-send-messages.html */
   'imconnector.send.messages': {
     /** The string code of the connector specified in the ID parameter when calling imconnector.register */
     CONNECTOR: string;
@@ -11125,7 +11125,7 @@ export interface V2MethodParams {
     name?: string;
     /** Link to the chat or channel in the external system. */
     url?: string; [k: string]: unknown }; [k: string]: unknown }> }
-  /** Update Status "Delivered". Scope: imopenlines. */
+  /** Update Status "Delivered". Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-send-status-delivery.html */
   'imconnector.send.status.delivery': {
     /** String code of the connector specified in the ID parameter when calling imconnector.register */
     CONNECTOR: string;
@@ -11149,7 +11149,7 @@ export interface V2MethodParams {
     chat?: {
     /** Identifier of the chat or channel in the external system. */
     id?: string; [k: string]: unknown }; [k: string]: unknown }> }
-  /** Update Status to "Read". Scope: imopenlines. */
+  /** Update Status to "Read". Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-send-status-reading.html */
   'imconnector.send.status.reading': {
     /** String code of the connector specified in the ID parameter when calling imconnector.register */
     CONNECTOR: string;
@@ -11171,17 +11171,17 @@ export interface V2MethodParams {
     chat?: {
     /** Identifier of the chat or channel in the external system. */
     id?: string; [k: string]: unknown }; [k: string]: unknown }> }
-  /** Get the Status of the Connector. Scope: imopenlines. */
+  /** Get the Status of the Connector. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-status.html */
   'imconnector.status': {
     /** The string code of the connector specified in the ID parameter when calling imconnector.register */
     CONNECTOR: string;
     /** The identifier of the open line */
     LINE?: number }
-  /** Unregister the Connector. Scope: imopenlines. */
+  /** Unregister the Connector. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-unregister.html */
   'imconnector.unregister': {
     /** The identifier of the connector that was provided during registration in imconnector.register */
     ID: string }
-  /** Update Sent Messages with. Scope: imopenlines. */
+  /** Update Sent Messages with. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/imconnector/imconnector-update-messages.html */
   'imconnector.update.messages': {
     /** String code of the connector specified in the ID parameter when calling imconnector.register */
     CONNECTOR: string;
@@ -11231,13 +11231,13 @@ export interface V2MethodParams {
     name?: string;
     /** Link to the chat or channel in the external system. */
     url?: string; [k: string]: unknown }; [k: string]: unknown }> }
-  /** Finish Dialog. Scope: imopenlines, imbot. */
+  /** Finish Dialog. Scope: imopenlines, imbot. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/chat-bots/imopenlines-bot-session-finish.html */
   'imopenlines.bot.session.finish': {
     /** Identifier of the chat whose dialog needs to be finished. */
     CHAT_ID: NumericId;
     /** This parameter is required only for webhooks. */
     CLIENT_ID?: string }
-  /** Send an Automatic Message in the Dialog. Scope: imopenlines, imbot. */
+  /** Send an Automatic Message in the Dialog. Scope: imopenlines, imbot. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/chat-bots/imopenlines-bot-session-message-send.html */
   'imopenlines.bot.session.message.send': {
     /** The identifier of the chat to which the method sends the message. */
     CHAT_ID: NumericId;
@@ -11245,11 +11245,11 @@ export interface V2MethodParams {
     NAME?: string;
     /** The message text for the NAME=DEFAULT mode. */
     MESSAGE?: string }
-  /** Switch Dialog to Free Operator. Scope: imopenlines, imbot. */
+  /** Switch Dialog to Free Operator. Scope: imopenlines, imbot. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/chat-bots/imopenlines-bot-session-operator.html */
   'imopenlines.bot.session.operator': {
     /** The identifier of the chat to be passed to the free operator. */
     CHAT_ID: NumericId }
-  /** Transfer a Dialogue to an Operator or Queue using. Scope: imopenlines, imbot. */
+  /** Transfer a Dialogue to an Operator or Queue using. Scope: imopenlines, imbot. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/chat-bots/imopenlines-bot-session-transfer.html */
   'imopenlines.bot.session.transfer': {
     /** The identifier of the chat whose dialogue needs to be transferred. */
     CHAT_ID: NumericId;
@@ -11263,7 +11263,7 @@ export interface V2MethodParams {
     LEAVE?: Flag;
     /** This parameter is mandatory only for webhooks. */
     CLIENT_ID?: string }
-  /** Add Open Channel. Scope: imopenlines. */
+  /** Add Open Channel. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/imopenlines-config-add.html */
   'imopenlines.config.add': {
     /** Object with open channel settings (detailed description) */
     PARAMS?: {
@@ -11433,11 +11433,11 @@ export interface V2MethodParams {
     CONFIRM_CLOSE?: 'Y' | 'N';
     /** Ignore the responsible person in the welcome form. */
     IGNORE_WELCOME_FORM_RESPONSIBLE?: 'Y' | 'N'; [k: string]: unknown } }
-  /** Delete Open Channel. Scope: imopenlines. */
+  /** Delete Open Channel. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/imopenlines-config-delete.html */
   'imopenlines.config.delete': {
     /** Identifier of the open channel. */
     CONFIG_ID: NumericId }
-  /** Get Open Line by ID. Scope: imopenlines. */
+  /** Get Open Line by ID. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/imopenlines-config-get.html */
   'imopenlines.config.get': {
     /** The ID of the open line. */
     CONFIG_ID: NumericId;
@@ -11445,7 +11445,7 @@ export interface V2MethodParams {
     WITH_QUEUE?: 'Y' | 'N';
     /** Return offline operators in the queue. */
     SHOW_OFFLINE?: 'Y' | 'N' }
-  /** Get the List of Open Channels. Scope: imopenlines. */
+  /** Get the List of Open Channels. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/imopenlines-config-list-get.html */
   'imopenlines.config.list.get': {
     /** Selection parameters (detailed description) */
     PARAMS?: {
@@ -12061,15 +12061,15 @@ export interface V2MethodParams {
     CONFIG_QUEUE?: 'Y' | 'N';
     /** Check access to lines by the specified action from the open channels permission map */
     CHECK_PERMISSION?: string; [k: string]: unknown } }
-  /** Get Link to Public Page of Open Channels. Scope: imopenlines. */
+  /** Get Link to Public Page of Open Channels. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/imopenlines-config-path-get.html */
   'imopenlines.config.path.get': NoParams
-  /** Update Open Channel. Scope: imopenlines. */
+  /** Update Open Channel. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/imopenlines-config-update.html */
   'imopenlines.config.update': {
     /** Identifier of the open channel. */
     CONFIG_ID: NumericId;
     /** Object with settings for the update. */
     PARAMS?: Obj }
-  /** Get Chats for CRM Object. Scope: imopenlines. */
+  /** Get Chats for CRM Object. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/chats/imopenlines-crm-chat-get.html */
   'imopenlines.crm.chat.get': {
     /** Type of the CRM object. */
     CRM_ENTITY_TYPE: string;
@@ -12077,13 +12077,13 @@ export interface V2MethodParams {
     CRM_ENTITY: number;
     /** Flag to return only active chats. */
     ACTIVE_ONLY?: 'Y' | 'N' }
-  /** Get the Identifier of the Last Chat. Scope: imopenlines. */
+  /** Get the Identifier of the Last Chat. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/chats/imopenlines-crm-chat-get-last-id.html */
   'imopenlines.crm.chat.getLastId': {
     /** Type of the CRM object. */
     CRM_ENTITY_TYPE: string;
     /** Identifier of the CRM object. */
     CRM_ENTITY: number }
-  /** Add User to Existing Chat. Scope: imopenlines. */
+  /** Add User to Existing Chat. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/chats/imopenlines-crm-chat-user-add.html */
   'imopenlines.crm.chat.user.add': {
     /** Type of the CRM object. */
     CRM_ENTITY_TYPE: string;
@@ -12093,7 +12093,7 @@ export interface V2MethodParams {
     USER_ID: NumericId;
     /** Identifier of the chat. */
     CHAT_ID?: NumericId }
-  /** Remove User from Chat. Scope: imopenlines. */
+  /** Remove User from Chat. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/chats/imopenlines-crm-chat-user-delete.html */
   'imopenlines.crm.chat.user.delete': {
     /** Type of the CRM object. */
     CRM_ENTITY_TYPE: string;
@@ -12103,11 +12103,11 @@ export interface V2MethodParams {
     USER_ID: NumericId;
     /** Identifier of the chat. */
     CHAT_ID?: NumericId }
-  /** Create a Lead Based on the Dialogue. Scope: imopenlines. */
+  /** Create a Lead Based on the Dialogue. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-crm-lead-create.html */
   'imopenlines.crm.lead.create': {
     /** Identifier of the Open Channels chat. */
     CHAT_ID: NumericId }
-  /** Send a Message to Open Channel. Scope: imopenlines. */
+  /** Send a Message to Open Channel. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/messages/imopenlines-crm-message-add.html */
   'imopenlines.crm.message.add': {
     /** Type of the CRM entity: - lead — lead - deal — deal - company — company - contact — contact */
     CRM_ENTITY_TYPE: string;
@@ -12119,7 +12119,7 @@ export interface V2MethodParams {
     CHAT_ID: NumericId;
     /** The text of the message that will be displayed in the chat */
     MESSAGE: string }
-  /** Get Information About the Operator's Dialog. Scope: imopenlines. */
+  /** Get Information About the Operator's Dialog. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-dialog-get.html */
   'imopenlines.dialog.get': {
     /** Identifier of the open line chat. */
     CHAT_ID?: NumericId;
@@ -12129,23 +12129,23 @@ export interface V2MethodParams {
     SESSION_ID?: NumericId;
     /** String code of the user for the external system channel. */
     USER_CODE?: string }
-  /** Save Message as Quick Answer. Scope: imopenlines. */
+  /** Save Message as Quick Answer. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/messages/imopenlines-message-quick-save.html */
   'imopenlines.message.quick.save': {
     /** Identifier of the open line chat from which the message needs to be saved. */
     CHAT_ID: NumericId;
     /** Identifier of the message to be added to quick answers. */
     MESSAGE_ID: NumericId }
-  /** Start a New Dialogue Based on the Message. Scope: imopenlines. */
+  /** Start a New Dialogue Based on the Message. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-message-session-start.html */
   'imopenlines.message.session.start': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId;
     /** Identifier of the message within the chat. */
     MESSAGE_ID: NumericId }
-  /** Connect an External Open Channel to the Account. Scope: imopenlines. */
+  /** Connect an External Open Channel to the Account. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/imopenlines-network-join.html */
   'imopenlines.network.join': {
     /** The code of the open channel as a string of 32 characters. */
     CODE: string }
-  /** Send a message to a user on behalf of the Open Channel. Scope: imopenlines. */
+  /** Send a message to a user on behalf of the Open Channel. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/imopenlines-network-message-add.html */
   'imopenlines.network.message.add': {
     /** Code of the open channel, a string of 32 characters, for example ab515f5d85a8b844d484f6ea75a2e494 */
     CODE: string;
@@ -12159,27 +12159,27 @@ export interface V2MethodParams {
     KEYBOARD?: Obj;
     /** Link preview. */
     URL_PREVIEW?: 'Y' | 'N' }
-  /** Finish Another Operator's Dialog. Scope: imopenlines. */
+  /** Finish Another Operator's Dialog. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/operators/imopenlines-operator-another-finish.html */
   'imopenlines.operator.another.finish': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId }
-  /** Take the dialog for yourself. Scope: imopenlines. */
+  /** Take the dialog for yourself. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/operators/imopenlines-operator-answer.html */
   'imopenlines.operator.answer': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId }
-  /** Finish Your Dialogue. Scope: imopenlines. */
+  /** Finish Your Dialogue. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/operators/imopenlines-operator-finish.html */
   'imopenlines.operator.finish': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId }
-  /** Skip Dialog. Scope: imopenlines. */
+  /** Skip Dialog. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/operators/imopenlines-operator-skip.html */
   'imopenlines.operator.skip': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId }
-  /** Mark a conversation as "spam". Scope: imopenlines. */
+  /** Mark a conversation as "spam". Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/operators/imopenlines-operator-spam.html */
   'imopenlines.operator.spam': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId }
-  /** Transfer a dialog to another operator or to another line. Scope: imopenlines. */
+  /** Transfer a dialog to another operator or to another line. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/operators/imopenlines-operator-transfer.html */
   'imopenlines.operator.transfer': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId;
@@ -12189,9 +12189,9 @@ export interface V2MethodParams {
     USER_ID?: NumericId;
     /** Identifier of the line to which the dialog should be transferred. */
     QUEUE_ID?: NumericId }
-  /** Get Information About API Revisions. Scope: imopenlines. */
+  /** Get Information About API Revisions. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/imopenlines-revision-get.html */
   'imopenlines.revision.get': NoParams
-  /** Rate Employee Performance in the Dialog. Scope: imopenlines. */
+  /** Rate Employee Performance in the Dialog. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-head-vote.html */
   'imopenlines.session.head.vote': {
     /** Session identifier. */
     SESSION_ID: NumericId;
@@ -12199,45 +12199,45 @@ export interface V2MethodParams {
     RATING?: number;
     /** Manager's comment on the rating */
     COMMENT?: string }
-  /** Get Message History of the Dialogue. Scope: imopenlines. */
+  /** Get Message History of the Dialogue. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-history-get.html */
   'imopenlines.session.history.get': {
     /** Identifier of the open line session. */
     SESSION_ID?: NumericId;
     /** Numeric identifier of the open line chat without the chat prefix. */
     CHAT_ID?: NumericId }
-  /** Take Over the Dialogue from the Current Operator. Scope: imopenlines. */
+  /** Take Over the Dialogue from the Current Operator. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-intercept.html */
   'imopenlines.session.intercept': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId }
-  /** Join the Dialogue. Scope: imopenlines. */
+  /** Join the Dialogue. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-join.html */
   'imopenlines.session.join': {
     /** Identifier of the Open Channels chat. */
     CHAT_ID: NumericId }
-  /** Pin or Unpin a Dialog. Scope: imopenlines. */
+  /** Pin or Unpin a Dialog. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-mode-pin.html */
   'imopenlines.session.mode.pin': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId;
     /** Pinning flag: - Y — pin - N — unpin Defaults to Y */
     ACTIVATE?: string }
-  /** Pin All Available Dialogs to the Operator. Scope: imopenlines. */
+  /** Pin All Available Dialogs to the Operator. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-mode-pin-all.html */
   'imopenlines.session.mode.pinAll': NoParams
-  /** Switch the dialog to silent mode. Scope: imopenlines. @deprecated No longer developed; the documentation names no replacement. */
+  /** Switch the dialog to silent mode. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-mode-silent.html @deprecated No longer developed; the documentation names no replacement. */
   'imopenlines.session.mode.silent': {
     /** Identifier of the open line chat. */
     CHAT_ID: NumericId;
     /** Activation flag. */
     ACTIVATE?: string }
-  /** Unpin All Operator Dialogs. Scope: imopenlines. */
+  /** Unpin All Operator Dialogs. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-mode-unpin-all.html */
   'imopenlines.session.mode.unpinAll': NoParams
-  /** Get Chat by User Code. Scope: imopenlines. */
+  /** Get Chat by User Code. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-open.html */
   'imopenlines.session.open': {
     /** String code of the user for the external system channel. */
     USER_CODE: string }
-  /** Start a New Dialogue. Scope: imopenlines. */
+  /** Start a New Dialogue. Scope: imopenlines. @see https://apidocs.bitrix24.com/api-reference/imopenlines/openlines/sessions/imopenlines-session-start.html */
   'imopenlines.session.start': {
     /** The identifier of the open line chat. */
     CHAT_ID: NumericId }
-  /** Add Card to Block. Scope: landing. */
+  /** Add Card to Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-add-card.html */
   'landing.block.addcard': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12251,7 +12251,7 @@ export interface V2MethodParams {
     content: string;
     /** Do not add the action to the page change history. */
     preventHistory?: Flag }
-  /** Change the Anchor of the Block. Scope: landing. */
+  /** Change the Anchor of the Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-change-anchor.html */
   'landing.block.changeAnchor': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12263,7 +12263,7 @@ export interface V2MethodParams {
     data: string;
     /** Do not add the change to the page history. */
     preventHistory?: Flag }
-  /** Change HTML Tag of a Block Element. Scope: landing. */
+  /** Change HTML Tag of a Block Element. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-change-node-name.html */
   'landing.block.changeNodeName': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12275,7 +12275,7 @@ export interface V2MethodParams {
     data: Obj;
     /** If true is passed, the method will not add the action to the page change history By default, it is… */
     preventHistory?: Flag }
-  /** Clone Card of Block. Scope: landing. */
+  /** Clone Card of Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-clone-card.html */
   'landing.block.clonecard': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12287,11 +12287,11 @@ export interface V2MethodParams {
     selector: string;
     /** Do not add the action to the page change history. */
     preventHistory?: Flag }
-  /** Get Block Content from Repository. Scope: landing. */
+  /** Get Block Content from Repository. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-get-content-from-repository.html */
   'landing.block.getContentFromRepository': {
     /** The code of the block whose content needs to be retrieved. */
     code: string }
-  /** Get Block by ID. Scope: landing. */
+  /** Get Block by ID. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-get-by-id.html */
   'landing.block.getbyid': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12305,7 +12305,7 @@ export interface V2MethodParams {
     deleted?: Flag;
     /** If set to true, the result additionally returns the fields content, css, and js. */
     get_content?: Flag; [k: string]: unknown } }
-  /** Get Content of Block. Scope: landing. */
+  /** Get Content of Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-get-content.html */
   'landing.block.getcontent': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12321,7 +12321,7 @@ export interface V2MethodParams {
     wrapper_show?: Flag;
     /** Generate HTML even for inactive blocks. */
     force_unactive?: Flag; [k: string]: unknown } }
-  /** Get the List of Page Blocks. Scope: landing. */
+  /** Get the List of Page Blocks. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-get-list.html */
   'landing.block.getlist': {
     /** Internal scope for landings. */
     scope?: string;
@@ -12335,7 +12335,7 @@ export interface V2MethodParams {
     deleted?: Flag;
     /** If true is passed, the method will add the content, css, and js fields to each result element. */
     get_content?: Flag; [k: string]: unknown } }
-  /** Get the Manifest of the Method. Scope: landing. */
+  /** Get the Manifest of the Method. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-get-manifest.html */
   'landing.block.getmanifest': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -12347,17 +12347,17 @@ export interface V2MethodParams {
     params?: {
     /** If the value is cast to true, the method reads the draft of the page instead of the published versi… */
     edit_mode?: Flag; [k: string]: unknown } }
-  /** Get the Manifest File of the Block. Scope: landing. */
+  /** Get the Manifest File of the Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-get-manifest-file.html */
   'landing.block.getmanifestfile': {
     /** The code of the block from the file repository. */
     code: string }
-  /** Get a List of Blocks from the Repository. Scope: landing. */
+  /** Get a List of Blocks from the Repository. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-get-repository.html */
   'landing.block.getrepository': {
     /** The code of the repository section, for example text. */
     section?: string;
     /** An additional top-level parameter of the REST call that affects the type of site for which the repo… */
     scope?: string }
-  /** Remove Card from Block. Scope: landing. */
+  /** Remove Card from Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-remove-card.html */
   'landing.block.removecard': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12369,7 +12369,7 @@ export interface V2MethodParams {
     selector: string;
     /** Do not add the action to the page change history. */
     preventHistory?: Flag }
-  /** Update Cards in. Scope: landing. */
+  /** Update Cards in. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-update-cards.html */
   'landing.block.updateCards': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12379,7 +12379,7 @@ export interface V2MethodParams {
     block: number;
     /** Set of changes for the block cards (detailed description) */
     data: Obj }
-  /** Update Styles for. Scope: landing. */
+  /** Update Styles for. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-update-styles.html */
   'landing.block.updateStyles': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12397,7 +12397,7 @@ export interface V2MethodParams {
     style?: Obj; [k: string]: unknown };
     /** If true is passed, the method will not add the change to the page history. */
     preventHistory?: Flag }
-  /** Change Attributes of Block Elements. Scope: landing. */
+  /** Change Attributes of Block Elements. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-update-attrs.html */
   'landing.block.updateattrs': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12407,7 +12407,7 @@ export interface V2MethodParams {
     block: number;
     /** Set of attributes to update (detailed description) */
     data: Obj }
-  /** Update Content of the Block. Scope: landing. */
+  /** Update Content of the Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-update-content.html */
   'landing.block.updatecontent': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12421,7 +12421,7 @@ export interface V2MethodParams {
     designed?: Flag;
     /** Do not add the change to the page history. */
     preventHistory?: Flag }
-  /** Update Nodes of the Block. Scope: landing. */
+  /** Update Nodes of the Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-update-nodes.html */
   'landing.block.updatenodes': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -12437,7 +12437,7 @@ export interface V2MethodParams {
     appendMenu?: Flag; [k: string]: unknown };
     /** If set to true, the method will not add the action to the page change history. */
     preventHistory?: Flag }
-  /** Upload and Attach an Image to the Block. Scope: landing. */
+  /** Upload and Attach an Image to the Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/block/methods/landing-block-upload-file.html */
   'landing.block.uploadfile': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12457,7 +12457,7 @@ export interface V2MethodParams {
     resize_type?: number; [k: string]: unknown };
     /** If the value is cast to true, the file is marked as temporary. */
     temp?: Flag }
-  /** Get a List of Registered Templates. Scope: landing. */
+  /** Get a List of Registered Templates. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/demos/landing-demos-get-list.html */
   'landing.demos.getList': {
     /** Object format: where: - value_n — value of the corresponding selection parameter For more details o… */
     params?: {
@@ -12633,7 +12633,7 @@ export interface V2MethodParams {
     limit?: number;
     /** Offset of records in the selection */
     offset?: number; [k: string]: unknown } }
-  /** Get a List of Templates for Creating Pages. Scope: landing. */
+  /** Get a List of Templates for Creating Pages. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/demos/landing-demos-get-page-list.html */
   'landing.demos.getPageList': {
     /** Template type. */
     type: string;
@@ -12729,7 +12729,7 @@ export interface V2MethodParams {
     encoded?: Flag;
     /** Added by the method with a value of UTF-8 if the DATA contains the items field */
     charset?: string; [k: string]: unknown }; [k: string]: unknown } }
-  /** Get a List of Templates for Creating Websites. Scope: landing. */
+  /** Get a List of Templates for Creating Websites. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/demos/landing-demos-get-site-list.html */
   'landing.demos.getSiteList': {
     /** Template type. */
     type: string;
@@ -12815,7 +12815,7 @@ export interface V2MethodParams {
     encoded?: Flag;
     /** Added by the method with the value UTF-8 if there is a field items in DATA */
     charset?: string; [k: string]: unknown }; [k: string]: unknown } }
-  /** Register a Template in the Site Creation Wizard. Scope: landing. */
+  /** Register a Template in the Site Creation Wizard. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/demos/landing-demos-register.html */
   'landing.demos.register': {
     /** Template data. */
     data: {
@@ -12909,11 +12909,11 @@ export interface V2MethodParams {
     lang?: Obj;
     /** Code of the original language for the lang array */
     lang_original?: string; [k: string]: unknown } }
-  /** Delete Registered Template. Scope: landing. */
+  /** Delete Registered Template. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/demos/landing-demos-unregister.html */
   'landing.demos.unregister': {
     /** External code of the template. */
     code: string }
-  /** Add Page or Folder. Scope: landing. */
+  /** Add Page or Folder. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-add.html */
   'landing.landing.add': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -12943,7 +12943,7 @@ export interface V2MethodParams {
     BLOCK_ID?: NumericId;
     /** Used together with BLOCK_ID to specify the menu code in the block where the link to the created pag… */
     MENU_CODE?: string; [k: string]: unknown } }
-  /** Add Page by Template. Scope: landing. */
+  /** Add Page by Template. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-add-by-template.html */
   'landing.landing.addByTemplate': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12977,7 +12977,7 @@ export interface V2MethodParams {
     BLOCK_ID?: NumericId;
     /** Together with BLOCK_ID, specifies the menu code within the block where the link to the created page… */
     MENU_CODE?: string; [k: string]: unknown } }
-  /** Add Block to Page. Scope: landing. */
+  /** Add Block to Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-add-block.html */
   'landing.landing.addblock': {
     /** Internal scope of landings. */
     scope?: string;
@@ -12997,7 +12997,7 @@ export interface V2MethodParams {
     RETURN_CONTENT?: string; [k: string]: unknown };
     /** If true, the method does not add the action to the page change history. */
     preventHistory?: Flag }
-  /** Copy Page. Scope: landing. */
+  /** Copy Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-copy.html */
   'landing.landing.copy': {
     /** Internal scope of landings. */
     scope?: string;
@@ -13009,7 +13009,7 @@ export interface V2MethodParams {
     toFolderId?: NumericId;
     /** Flag for copying the system attribute of the page. */
     skipSystem?: Flag }
-  /** Copy Block to Page. Scope: landing. */
+  /** Copy Block to Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-copy-block.html */
   'landing.landing.copyblock': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13023,13 +13023,13 @@ export interface V2MethodParams {
     AFTER_ID?: NumericId;
     /** If you pass Y, the method will return an object with a success indicator and data of the created co… */
     RETURN_CONTENT?: string; [k: string]: unknown } }
-  /** Delete Page. Scope: landing. */
+  /** Delete Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-delete.html */
   'landing.landing.delete': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Page identifier. */
     lid: NumericId }
-  /** Delete Block from Page. Scope: landing. */
+  /** Delete Block from Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-delete-block.html */
   'landing.landing.deleteblock': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13037,7 +13037,7 @@ export interface V2MethodParams {
     lid: NumericId;
     /** Identifier of the block in the editable version of the page. */
     block: number }
-  /** Move Block Down. Scope: landing. */
+  /** Move Block Down. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-down-block.html */
   'landing.landing.downblock': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13047,7 +13047,7 @@ export interface V2MethodParams {
     block: number;
     /** If true, the method does not add the action to the page change history. */
     preventHistory?: Flag }
-  /** Save to the list of blocks. Scope: landing. */
+  /** Save to the list of blocks. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-favorite-block.html */
   'landing.landing.favoriteBlock': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13065,7 +13065,7 @@ export interface V2MethodParams {
     preview?: number;
     /** Template code of the page to which the saved block should be linked. */
     tpl_code?: string; [k: string]: unknown } }
-  /** Get a List of Pages. Scope: landing. */
+  /** Get a List of Pages. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-get-list.html */
   'landing.landing.getList': {
     /** Internal scope of the landings. */
     scope?: string;
@@ -13089,25 +13089,25 @@ export interface V2MethodParams {
     get_urls?: Flag;
     /** If the value evaluates to true, each result element includes an IS_AREA field indicating whether th… */
     check_area?: Flag; [k: string]: unknown } }
-  /** Get Additional Fields of the Page. Scope: landing. */
+  /** Get Additional Fields of the Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-get-additional-fields.html */
   'landing.landing.getadditionalfields': {
     /** Internal scope of the landing. */
     scope?: string;
     /** Identifier of the page. */
     lid: NumericId }
-  /** Get the URL of the Preview for. Scope: landing. */
+  /** Get the URL of the Preview for. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-get-preview.html */
   'landing.landing.getpreview': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Identifier of the page. */
     lid: NumericId }
-  /** Get Public URL of the Page. Scope: landing. */
+  /** Get Public URL of the Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-get-public-url.html */
   'landing.landing.getpublicurl': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Identifier of the page. */
     lid: NumericId }
-  /** Hide Block on Page. Scope: landing. */
+  /** Hide Block on Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-hide-block.html */
   'landing.landing.hideblock': {
     /** Internal scope of landings. */
     scope?: string;
@@ -13115,7 +13115,7 @@ export interface V2MethodParams {
     lid: NumericId;
     /** Identifier of the block. */
     block: number }
-  /** Mark Page as Deleted. Scope: landing. */
+  /** Mark Page as Deleted. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-mark-delete.html */
   'landing.landing.markDelete': {
     /** Internal scope of the landing pages. */
     scope?: string;
@@ -13123,11 +13123,11 @@ export interface V2MethodParams {
     lid: NumericId;
     /** Indicator for marking the page as deleted. */
     mark?: Flag }
-  /** Restore Page from Recycle Bin. Scope: landing. */
+  /** Restore Page from Recycle Bin. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-mark-undelete.html */
   'landing.landing.markUnDelete': {
     /** Page identifier. */
     lid: NumericId }
-  /** Mark a Block as Deleted. Scope: landing. */
+  /** Mark a Block as Deleted. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-mark-deleted-block.html */
   'landing.landing.markdeletedblock': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13139,7 +13139,7 @@ export interface V2MethodParams {
     mark?: Flag;
     /** If true, the method does not add the action to the page change history. */
     preventHistory?: Flag }
-  /** Remove the deletion mark from the block. Scope: landing. */
+  /** Remove the deletion mark from the block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-mark-undeleted-block.html */
   'landing.landing.markundeletedblock': {
     /** Internal scope of landings. */
     scope?: string;
@@ -13149,7 +13149,7 @@ export interface V2MethodParams {
     block: number;
     /** If true, the method does not add the action to the page change history. */
     preventHistory?: Flag }
-  /** Move Page. Scope: landing. */
+  /** Move Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-move.html */
   'landing.landing.move': {
     /** Internal scope of the landing pages. */
     scope?: string;
@@ -13159,7 +13159,7 @@ export interface V2MethodParams {
     toSiteId?: NumericId;
     /** Identifier of the destination folder in the target site. */
     toFolderId?: NumericId }
-  /** Move Block to Page. Scope: landing. */
+  /** Move Block to Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-move-block.html */
   'landing.landing.moveblock': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13173,13 +13173,13 @@ export interface V2MethodParams {
     AFTER_ID?: NumericId;
     /** If set to Y, the method will return an object with a success flag and data of the moved block (deta… */
     RETURN_CONTENT?: string; [k: string]: unknown } }
-  /** Publish the page. Scope: landing. */
+  /** Publish the page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-publication.html */
   'landing.landing.publication': {
     /** Internal scope of the landing. */
     scope?: string;
     /** Page identifier. */
     lid: NumericId }
-  /** Remove Blocks and Clear Image File Bindings on Page. Scope: landing. */
+  /** Remove Blocks and Clear Image File Bindings on Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-remove-entities.html */
   'landing.landing.removeEntities': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13195,7 +13195,7 @@ export interface V2MethodParams {
     block: number;
     /** Internal identifier of the image file binding (FILE_ID) associated with the block block. */
     image: number; [k: string]: unknown }>; [k: string]: unknown } }
-  /** Get Page ID by Public URL. Scope: landing. */
+  /** Get Page ID by Public URL. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-resolve-id-by-public-url.html */
   'landing.landing.resolveIdByPublicUrl': {
     /** Internal scope of the landing pages. */
     scope?: string;
@@ -13203,7 +13203,7 @@ export interface V2MethodParams {
     landingUrl: string;
     /** The ID of the site within which to find the page. */
     siteId: NumericId }
-  /** Show Block on Page. Scope: landing. */
+  /** Show Block on Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-show-block.html */
   'landing.landing.showblock': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13211,17 +13211,17 @@ export interface V2MethodParams {
     lid: NumericId;
     /** Identifier of the block in the editable version of the page. */
     block: number }
-  /** Remove from the saved list of blocks. Scope: landing. */
+  /** Remove from the saved list of blocks. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-unfavorite-block.html */
   'landing.landing.unFavoriteBlock': {
     /** Identifier of the saved copy of the block. */
     blockId: NumericId }
-  /** Unpublishing a Page. Scope: landing. */
+  /** Unpublishing a Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-unpublic.html */
   'landing.landing.unpublic': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Identifier of the page. */
     lid: NumericId }
-  /** Move Block Up. Scope: landing. */
+  /** Move Block Up. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/block-methods/landing-landing-up-block.html */
   'landing.landing.upblock': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13231,7 +13231,7 @@ export interface V2MethodParams {
     block: number;
     /** If true, the method does not add the action to the page change history. */
     preventHistory?: Flag }
-  /** Update Page. Scope: landing. */
+  /** Update Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/methods/landing-landing-update.html */
   'landing.landing.update': {
     /** The identifier of the page to be updated. */
     lid: NumericId;
@@ -13261,15 +13261,15 @@ export interface V2MethodParams {
     DATE_PUBLIC?: string;
     /** Additional fields of the page. */
     ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
-  /** Registers an embedding location (internal method). Scope: landing. Parameters not typed (any key is taken): its page, api-reference/landing/embedding/index, has no parameter table. */
+  /** Registers an embedding location (internal method). Scope: landing. Parameters not typed (any key is taken): its page, api-reference/landing/embedding/index, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/landing/embedding/index.html */
   'landing.repo.bind': Obj
-  /** Check Content for Dangerous Substrings. Scope: landing. */
+  /** Check Content for Dangerous Substrings. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/user-blocks/landing-repo-check-content.html */
   'landing.repo.checkContent': {
     /** Content to be checked */
     content: string;
     /** A delimiter that marks dangerous fragments in content. */
     splitter?: string }
-  /** Get a List of Custom Blocks. Scope: landing. */
+  /** Get a List of Custom Blocks. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/user-blocks/landing-repo-get-list.html */
   'landing.repo.getList': {
     /** Object format: where: - value_n — value of the corresponding selection parameter For more details o… */
     params?: {
@@ -13405,7 +13405,7 @@ export interface V2MethodParams {
     limit?: number;
     /** Offset of records */
     offset?: number; [k: string]: unknown } }
-  /** Add a Custom Block to the Repository. Scope: landing. */
+  /** Add a Custom Block to the Repository. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/user-blocks/landing-repo-register.html */
   'landing.repo.register': {
     /** Unique block code */
     code: string;
@@ -13429,53 +13429,53 @@ export interface V2MethodParams {
     RESET?: string; [k: string]: unknown };
     /** Block manifest. */
     manifest?: Obj }
-  /** Remove Embedding Placement. Scope: landing. */
+  /** Remove Embedding Placement. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/embedding/landing-repo-unbind.html */
   'landing.repo.unbind': {
     /** Code of the embedding placement. */
     code: string;
     /** Path of the embedding placement handler. */
     handler?: string }
-  /** Delete User Block. Scope: landing. */
+  /** Delete User Block. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/user-blocks/landing-repo-unregister.html */
   'landing.repo.unregister': {
     /** External code of the block (XML_ID). */
     code: string }
-  /** Enable Debug Mode. Scope: landing. */
+  /** Enable Debug Mode. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/vibe/landing-repowidget-debug.html */
   'landing.repowidget.debug': {
     /** Debug mode activation flag */
     enable?: Flag }
-  /** Get the list of widgets. Scope: landing. */
+  /** Get the list of widgets. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/vibe/landing-repowidget-get-list.html */
   'landing.repowidget.getlist': {
     /** Array of fields to retrieve the list of widgets */
     params: Obj }
-  /** Add Widget to Start Page the Vibe. Scope: landing. */
+  /** Add Widget to Start Page the Vibe. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/vibe/landing-repowidget-register.html */
   'landing.repowidget.register': {
     /** Unique code for the widget. */
     code: string;
     /** Field values for creating the widget */
     fields: Obj }
-  /** Unregister Widget for Vibe. Scope: landing. */
+  /** Unregister Widget for Vibe. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/vibe/landing-repowidget-unregister.html */
   'landing.repowidget.unregister': {
     /** Unique code of the widget to be removed */
     code: string }
-  /** Enable or Disable Role-Based Access Model. Scope: landing. */
+  /** Enable or Disable Role-Based Access Model. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/rights/landing-role-enable.html */
   'landing.role.enable': {
     /** The section the call is made from. */
     scope?: string;
     /** Access model mode. */
     mode: Flag }
-  /** Get the List of Roles. Scope: landing. */
+  /** Get the List of Roles. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/rights/role-model/landing-role-get-list.html */
   'landing.role.getList': {
     /** The type of sites for which roles need to be retrieved. */
     scope?: string }
-  /** Get Role Rights with. Scope: landing. */
+  /** Get Role Rights with. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/rights/role-model/landing-role-get-rights.html */
   'landing.role.getRights': {
     /** The section the role belongs to. */
     scope?: string;
     /** Role identifier. */
     id: NumericId }
-  /** Check if the role model of permissions is enabled. Scope: landing. */
+  /** Check if the role model of permissions is enabled. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/rights/landing-role-is-enabled.html */
   'landing.role.isEnabled': NoParams
-  /** Set Access Codes for Role. Scope: landing. */
+  /** Set Access Codes for Role. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/rights/role-model/landing-role-set-access-codes.html */
   'landing.role.setAccessCodes': {
     /** The section the role belongs to. */
     scope?: string;
@@ -13483,7 +13483,7 @@ export interface V2MethodParams {
     id: NumericId;
     /** The final list of access codes for the role. */
     codes?: readonly string[] }
-  /** Set Role Permissions for the Site List. Scope: landing. */
+  /** Set Role Permissions for the Site List. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/rights/role-model/landing-role-set-rights.html */
   'landing.role.setRights': {
     /** The section the role belongs to. */
     scope?: string;
@@ -13493,7 +13493,7 @@ export interface V2MethodParams {
     rights: Obj;
     /** Additional capabilities of the role. */
     additional?: readonly string[] }
-  /** Add site. Scope: landing. */
+  /** Add site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-add.html */
   'landing.site.add': {
     /** Internal scope of landings. */
     scope?: string;
@@ -13513,7 +13513,7 @@ export interface V2MethodParams {
     XML_ID?: string;
     /** Additional fields of the site, stored separately after creation */
     ADDITIONAL_FIELDS?: Obj; [k: string]: unknown } }
-  /** Add Folder to Site. Scope: landing. */
+  /** Add Folder to Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-add-folder.html */
   'landing.site.addFolder': {
     /** Internal scope of the landing pages. */
     scope?: string;
@@ -13529,25 +13529,25 @@ export interface V2MethodParams {
     PARENT_ID?: NumericId;
     /** Flag indicating the folder's activity Y/N, default is N */
     ACTIVE?: string; [k: string]: unknown } }
-  /** Bind to Social Network Group. Scope: landing. */
+  /** Bind to Social Network Group. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/embedding/knowledge-base/landing-site-binding-to-group.html */
   'landing.site.bindingToGroup': {
     /** Identifier of the Knowledge Base site. */
     id: NumericId;
     /** Identifier of the Social Network group. */
     groupId: NumericId }
-  /** Bind Knowledge Base to Menu. Scope: landing. */
+  /** Bind Knowledge Base to Menu. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/embedding/knowledge-base/landing-site-binding-to-menu.html */
   'landing.site.bindingToMenu': {
     /** Identifier of the Knowledge Base site. */
     id: NumericId;
     /** Menu code. */
     menuCode: string }
-  /** Delete Site. Scope: landing. */
+  /** Delete Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-delete.html */
   'landing.site.delete': {
     /** Internal scope for landings. */
     scope?: string;
     /** Site identifier The site identifier can be obtained using the method landing.site.getList or from t… */
     id: NumericId }
-  /** Exporting the site. Scope: landing. */
+  /** Exporting the site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-full-export.html */
   'landing.site.fullExport': {
     /** Site identifier. */
     id: NumericId;
@@ -13573,7 +13573,7 @@ export interface V2MethodParams {
     preview3x?: string;
     /** URL of the template preview. */
     preview_url?: string; [k: string]: unknown } }
-  /** Get Site Folders. Scope: landing. */
+  /** Get Site Folders. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-get-folders.html */
   'landing.site.getFolders': {
     /** Internal scope of the landing pages. */
     scope?: string;
@@ -13603,11 +13603,11 @@ export interface V2MethodParams {
     DATE_CREATE?: string;
     /** Date and time of folder modification */
     DATE_MODIFY?: string; [k: string]: unknown } }
-  /** Get Group Bindings -. Scope: landing. */
+  /** Get Group Bindings -. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/embedding/knowledge-base/landing-site-get-group-bindings.html */
   'landing.site.getGroupBindings': {
     /** The identifier of the group for filtering. */
     groupId?: NumericId }
-  /** Get the List of Sites. Scope: landing. */
+  /** Get the List of Sites. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-get-list.html */
   'landing.site.getList': {
     /** Internal scope of landings. */
     scope?: string;
@@ -13625,33 +13625,33 @@ export interface V2MethodParams {
     limit?: number;
     /** Offset for the selection at the ORM level. */
     offset?: number; [k: string]: unknown } }
-  /** Get Menu Bindings with. Scope: landing. */
+  /** Get Menu Bindings with. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/embedding/knowledge-base/landing-site-get-menu-bindings.html */
   'landing.site.getMenuBindings': {
     /** Menu code for filtering. */
     menuCode?: string }
-  /** Get URL Preview of the Site. Scope: landing. */
+  /** Get URL Preview of the Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-get-preview.html */
   'landing.site.getPreview': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Site identifier. */
     id: NumericId }
-  /** Get Public URL of the Site. Scope: landing. */
+  /** Get Public URL of the Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-get-public-url.html */
   'landing.site.getPublicUrl': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Identifier of the site or an array of site identifiers. */
     id: NumericId }
-  /** Get Access Permissions for. Scope: landing. */
+  /** Get Access Permissions for. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/rights/extended-model/landing-site-get-rights.html */
   'landing.site.getRights': {
     /** Identifier of the site. */
     id: NumericId }
-  /** Get Additional Fields of the Site. Scope: landing. */
+  /** Get Additional Fields of the Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-get-additional-fields.html */
   'landing.site.getadditionalfields': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Identifier of the site. */
     id: NumericId }
-  /** Mark the site as deleted. Scope: landing. */
+  /** Mark the site as deleted. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-mark-delete.html */
   'landing.site.markDelete': {
     /** Internal scope of landings. */
     scope?: string;
@@ -13659,7 +13659,7 @@ export interface V2MethodParams {
     id: NumericId;
     /** Indicator for marking the site as deleted. */
     mark?: Flag }
-  /** Mark a Folder as Deleted. Scope: landing. */
+  /** Mark a Folder as Deleted. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-mark-folder-delete.html */
   'landing.site.markFolderDelete': {
     /** Internal scope of the landing pages. */
     scope?: string;
@@ -13667,25 +13667,25 @@ export interface V2MethodParams {
     id: NumericId;
     /** Indicator for marking the folder as deleted. */
     mark?: Flag }
-  /** Restore Folder from Recycle Bin. Scope: landing. */
+  /** Restore Folder from Recycle Bin. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-mark-folder-undelete.html */
   'landing.site.markFolderUnDelete': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Identifier of the folder. */
     id: NumericId }
-  /** Restore Site from Recycle Bin. Scope: landing. */
+  /** Restore Site from Recycle Bin. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-mark-undelete.html */
   'landing.site.markUnDelete': {
     /** Internal scope of landings. */
     scope?: string;
     /** Identifier of the site. */
     id: NumericId }
-  /** Publish the site. Scope: landing. */
+  /** Publish the site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-publication.html */
   'landing.site.publication': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Identifier of the site. */
     id: NumericId }
-  /** Publish the Website Folder. Scope: landing. */
+  /** Publish the Website Folder. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-publication-folder.html */
   'landing.site.publicationFolder': {
     /** Internal scope of the landing pages. */
     scope?: string;
@@ -13693,37 +13693,37 @@ export interface V2MethodParams {
     folderId: NumericId;
     /** Publication flag. */
     mark?: Flag }
-  /** Set Access Permissions for. Scope: landing. */
+  /** Set Access Permissions for. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/rights/extended-model/landing-site-set-rights.html */
   'landing.site.setRights': {
     /** Site identifier. */
     id: NumericId;
     /** Object format: where: - access_code_n — access code - operation_n — operation code The list of acce… */
     rights?: { [k: string]: unknown } }
-  /** Unpublishing a Website Folder. Scope: landing. */
+  /** Unpublishing a Website Folder. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-unpublic-folder.html */
   'landing.site.unPublicFolder': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** Identifier of the folder. */
     folderId: NumericId }
-  /** Unbind Knowledge Base from Social Network Group. Scope: landing. */
+  /** Unbind Knowledge Base from Social Network Group. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/embedding/knowledge-base/landing-site-unbinding-from-group.html */
   'landing.site.unbindingFromGroup': {
     /** Identifier of the Knowledge Base site. */
     id: NumericId;
     /** Identifier of the Social Network group. */
     groupId: NumericId }
-  /** Unbind Knowledge Base from Menu. Scope: landing. */
+  /** Unbind Knowledge Base from Menu. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/embedding/knowledge-base/landing-site-unbinding-from-menu.html */
   'landing.site.unbindingFromMenu': {
     /** Identifier of the Knowledge Base site. */
     id: NumericId;
     /** Menu code. */
     menuCode: string }
-  /** Unpublishing a Site. Scope: landing. */
+  /** Unpublishing a Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-unpublic.html */
   'landing.site.unpublic': {
     /** Internal scope of the landing. */
     scope?: string;
     /** Identifier of the site. */
     id: NumericId }
-  /** Update Site. Scope: landing. */
+  /** Update Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-update.html */
   'landing.site.update': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13749,7 +13749,7 @@ export interface V2MethodParams {
     LANDING_ID_404?: number;
     /** Identifier of the 503 error page */
     LANDING_ID_503?: number; [k: string]: unknown } }
-  /** Change Folder in. Scope: landing. */
+  /** Change Folder in. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/site/landing-site-update-folder.html */
   'landing.site.updateFolder': {
     /** Internal scope of the landing. */
     scope?: string;
@@ -13769,23 +13769,23 @@ export interface V2MethodParams {
     INDEX_ID?: NumericId;
     /** Active flag for the folder Y/N */
     ACTIVE?: string; [k: string]: unknown } }
-  /** Delete All Page Bindings as Special. Scope: landing. */
+  /** Delete All Page Bindings as Special. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/special-pages/landing-syspage-delete-for-landing.html */
   'landing.syspage.deleteForLanding': {
     /** Internal scope of the landing pages. */
     scope?: string;
     /** The identifier of the page for which all special bindings need to be removed. */
     id: NumericId }
-  /** Delete All Bindings of Special Pages for Site. Scope: landing. */
+  /** Delete All Bindings of Special Pages for Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/special-pages/landing-syspage-delete-for-site.html */
   'landing.syspage.deleteForSite': {
     /** The identifier of the site for which all bindings of special pages need to be deleted. */
     id: NumericId }
-  /** Get a List of Special Pages from. Scope: landing. */
+  /** Get a List of Special Pages from. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/special-pages/landing-syspage-get.html */
   'landing.syspage.get': {
     /** Identifier of the site. */
     id: NumericId;
     /** Return only pages that are not deleted and are active. */
     active?: Flag }
-  /** Get the URL of the special page using. Scope: landing. */
+  /** Get the URL of the special page using. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/special-pages/landing-syspage-get-special-page.html */
   'landing.syspage.getSpecialPage': {
     /** The site identifier. */
     siteId: NumericId;
@@ -13793,7 +13793,7 @@ export interface V2MethodParams {
     type: string;
     /** Additional URL parameters (detailed description). */
     additional?: Obj }
-  /** Set a Special Page for the Site. Scope: landing. */
+  /** Set a Special Page for the Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/page/special-pages/landing-syspage-set.html */
   'landing.syspage.set': {
     /** Site identifier. */
     id: NumericId;
@@ -13801,15 +13801,15 @@ export interface V2MethodParams {
     type: string;
     /** Identifier of the page to be set as special for the site. */
     lid?: NumericId }
-  /** Get a List of Included Areas for the Page. Scope: landing. */
+  /** Get a List of Included Areas for the Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/template/landing-template-get-landing-ref.html */
   'landing.template.getLandingRef': {
     /** The identifier of the page. */
     id: NumericId }
-  /** Get a List of Included Areas for the Site. Scope: landing. */
+  /** Get a List of Included Areas for the Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/template/landing-template-get-site-ref.html */
   'landing.template.getSiteRef': {
     /** Identifier of the site. */
     id: NumericId }
-  /** Get a List of View Templates. Scope: landing. */
+  /** Get a List of View Templates. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/template/landing-template-get-list.html */
   'landing.template.getlist': {
     /** An object containing the selection parameters for view templates in the following format: The list… */
     params?: {
@@ -13825,19 +13825,19 @@ export interface V2MethodParams {
     limit?: number;
     /** The offset from the start of the selection. */
     offset?: number; [k: string]: unknown } }
-  /** Set Included Areas for Page. Scope: landing. */
+  /** Set Included Areas for Page. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/template/landing-template-set-landing-ref.html */
   'landing.template.setLandingRef': {
     /** Identifier of the page. */
     id: NumericId;
     /** Set of bindings for the included areas of the page. */
     data?: { [k: string]: unknown } }
-  /** Set Included Areas for the Site. Scope: landing. */
+  /** Set Included Areas for the Site. Scope: landing. @see https://apidocs.bitrix24.com/api-reference/landing/template/landing-template-set-site-ref.html */
   'landing.template.setSiteRef': {
     /** Site identifier. */
     id: NumericId;
     /** A set of bindings for the included areas of the site (detailed description). */
     data?: { [k: string]: unknown } }
-  /** Create a universal list. Scope: lists. */
+  /** Create a universal list. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/lists/lists-add.html */
   'lists.add': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -13861,7 +13861,7 @@ export interface V2MethodParams {
     MESSAGES?: readonly unknown[];
     /** Access permission settings for the list. */
     RIGHTS?: readonly unknown[] }
-  /** Delete universal list. Scope: lists. */
+  /** Delete universal list. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/lists/lists-delete.html */
   'lists.delete': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -13869,7 +13869,7 @@ export interface V2MethodParams {
     IBLOCK_ID?: NumericId;
     /** Symbolic code of the information block. */
     IBLOCK_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Create a list element. Scope: lists. */
+  /** Create a list element. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/elements/lists-element-add.html */
   'lists.element.add': {
     /** Identifier of the information block. */
     IBLOCK_TYPE_ID: string;
@@ -13887,7 +13887,7 @@ export interface V2MethodParams {
     IBLOCK_SECTION_ID?: NumericId;
     /** Template address to the list elements. */
     LIST_ELEMENT_URL?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Delete List Element. Scope: lists. */
+  /** Delete List Element. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/elements/lists-element-delete.html */
   'lists.element.delete': {
     /** Identifier of the information block. */
     IBLOCK_TYPE_ID: string;
@@ -13899,7 +13899,7 @@ export interface V2MethodParams {
     ELEMENT_ID?: NumericId;
     /** Symbolic code of the element. */
     ELEMENT_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ ELEMENT_ID: NumericId } | { ELEMENT_CODE: string })
-  /** Get Element Parameters or List of Elements. Scope: lists. */
+  /** Get Element Parameters or List of Elements. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/elements/lists-element-get.html */
   'lists.element.get': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -13919,7 +13919,7 @@ export interface V2MethodParams {
     ELEMENT_ORDER?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Get File Path. Scope: lists. */
+  /** Get File Path. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/elements/lists-element-get-file-url.html */
   'lists.element.get.file.url': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -13933,7 +13933,7 @@ export interface V2MethodParams {
     ELEMENT_CODE?: string;
     /** Identifier of the File or File (Drive) property, without the PROPERTY_ prefix */
     FIELD_ID: NumericId } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ ELEMENT_ID: NumericId } | { ELEMENT_CODE: string })
-  /** Update List Element. Scope: lists. */
+  /** Update List Element. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/elements/lists-element-update.html */
   'lists.element.update': {
     /** Identifier of the information block. */
     IBLOCK_TYPE_ID: string;
@@ -13949,7 +13949,7 @@ export interface V2MethodParams {
     FIELDS: ReadonlyArray<{
     /** Name of the element */
     NAME: string; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ ELEMENT_ID: NumericId } | { ELEMENT_CODE: string })
-  /** Create a Field for Universal List. Scope: lists. */
+  /** Create a Field for Universal List. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/fields/lists-field-add.html */
   'lists.field.add': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -13989,7 +13989,7 @@ export interface V2MethodParams {
     COL_COUNT?: number;
     /** Identifier of the related list. */
     LINK_IBLOCK_ID?: NumericId; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Delete Field from Universal List. Scope: lists. */
+  /** Delete Field from Universal List. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/fields/lists-field-delete.html */
   'lists.field.delete': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -13999,7 +13999,7 @@ export interface V2MethodParams {
     IBLOCK_CODE?: string;
     /** Identifier of the field. */
     FIELD_ID: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Get Field Parameters or List of Fields. Scope: lists. */
+  /** Get Field Parameters or List of Fields. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/fields/lists-field-get.html */
   'lists.field.get': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -14009,7 +14009,7 @@ export interface V2MethodParams {
     IBLOCK_CODE?: string;
     /** Identifier of the field. */
     FIELD_ID?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Get Available Field Types for Universal List. Scope: lists. */
+  /** Get Available Field Types for Universal List. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/fields/lists-field-type-get.html */
   'lists.field.type.get': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -14019,7 +14019,7 @@ export interface V2MethodParams {
     IBLOCK_CODE?: string;
     /** Field identifier. */
     FIELD_ID?: NumericId } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Update the Universal List Field. Scope: lists. */
+  /** Update the Universal List Field. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/fields/lists-field-update.html */
   'lists.field.update': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -14061,7 +14061,7 @@ export interface V2MethodParams {
     LINK_IBLOCK_ID?: NumericId; [k: string]: unknown }>;
     /** Identifier of the field. */
     FIELD_ID: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Retrieve Data from Universal List or Array of Lists. Scope: lists. */
+  /** Retrieve Data from Universal List or Array of Lists. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/lists/lists-get.html */
   'lists.get': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -14075,13 +14075,13 @@ export interface V2MethodParams {
     IBLOCK_ORDER?: Obj;
     /** Parameter used for pagination control. */
     start?: number }
-  /** Get the information block type ID. Scope: lists. */
+  /** Get the information block type ID. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/lists/lists-get-iblock-type-id.html */
   'lists.get.iblock.type.id': {
     /** Information block ID. */
     IBLOCK_ID?: NumericId;
     /** Symbolic code of the information block. */
     IBLOCK_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Create a section of the universal list. Scope: lists. */
+  /** Create a section of the universal list. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/sections/lists-section-add.html */
   'lists.section.add': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -14115,7 +14115,7 @@ export interface V2MethodParams {
     DETAIL_PICTURE?: readonly unknown[];
     /** Deprecated. */
     SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Delete the section of the universal list. Scope: lists. */
+  /** Delete the section of the universal list. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/sections/lists-section-delete.html */
   'lists.section.delete': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -14127,7 +14127,7 @@ export interface V2MethodParams {
     SECTION_ID?: NumericId;
     /** Symbolic code of the section. */
     SECTION_CODE?: string } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ SECTION_ID: NumericId } | { SECTION_CODE: string })
-  /** Get section parameters or list of sections using. Scope: lists. */
+  /** Get section parameters or list of sections using. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/sections/lists-section-get.html */
   'lists.section.get': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -14139,7 +14139,7 @@ export interface V2MethodParams {
     FILTER?: Obj;
     /** Array with fields to select. */
     SELECT?: readonly unknown[] } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Update the section of the universal list. Scope: lists. */
+  /** Update the section of the universal list. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/sections/lists-section-update.html */
   'lists.section.update': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -14173,7 +14173,7 @@ export interface V2MethodParams {
     DETAIL_PICTURE?: readonly unknown[];
     /** Deprecated. */
     SECTION_PROPERTY?: readonly unknown[]; [k: string]: unknown }> } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string }) & ({ SECTION_ID: NumericId } | { SECTION_CODE: string })
-  /** Update Universal List. Scope: lists. */
+  /** Update Universal List. Scope: lists. @see https://apidocs.bitrix24.com/api-reference/lists/lists/lists-update.html */
   'lists.update': {
     /** Identifier of the information block type. */
     IBLOCK_TYPE_ID: string;
@@ -14199,7 +14199,7 @@ export interface V2MethodParams {
     MESSAGES?: readonly unknown[];
     /** Access permission settings for the list. */
     RIGHTS?: readonly unknown[] } & ({ IBLOCK_ID: NumericId } | { IBLOCK_CODE: string })
-  /** Add a comment to the message. Scope: log. */
+  /** Add a comment to the message. Scope: log. @see https://apidocs.bitrix24.com/api-reference/log/blogcomment/log-blogcomment-add.html */
   'log.blogcomment.add': {
     /** Identifier of the News Feed message. */
     POST_ID: NumericId;
@@ -14209,13 +14209,13 @@ export interface V2MethodParams {
     FILES?: readonly unknown[];
     /** Identifier of the user on behalf of whom the comment is published. */
     USER_ID?: NumericId }
-  /** Delete Comment from a Post. Scope: log. */
+  /** Delete Comment from a Post. Scope: log. @see https://apidocs.bitrix24.com/api-reference/log/blogcomment/log-blogcomment-delete.html */
   'log.blogcomment.delete': {
     /** The identifier of the comment. */
     COMMENT_ID: NumericId;
     /** The identifier of the user performing the deletion. */
     USER_ID?: NumericId }
-  /** Get User Comments. Scope: log. */
+  /** Get User Comments. Scope: log. @see https://apidocs.bitrix24.com/api-reference/log/blogcomment/log-blogcomment-user-get.html */
   'log.blogcomment.user.get': {
     /** The identifier of the user whose comments need to be retrieved. */
     USER_ID?: NumericId;
@@ -14225,7 +14225,7 @@ export interface V2MethodParams {
     LAST_ID?: NumericId;
     /** The number of records in the response. */
     LIMIT?: number }
-  /** Add a Message to the News Feed. Scope: log. */
+  /** Add a Message to the News Feed. Scope: log. @see https://apidocs.bitrix24.com/api-reference/log/log-blogpost-add.html */
   'log.blogpost.add': {
     /** Message text */
     POST_MESSAGE: string;
@@ -14251,11 +14251,11 @@ export interface V2MethodParams {
     BACKGROUND_CODE?: string;
     /** Automatic addition of a link preview from the message text. */
     PARSE_PREVIEW?: string; [k: string]: unknown }
-  /** Delete News Feed Message. Scope: log. */
+  /** Delete News Feed Message. Scope: log. @see https://apidocs.bitrix24.com/api-reference/log/log-blogpost-delete.html */
   'log.blogpost.delete': {
     /** Identifier of the message. */
     POST_ID: NumericId }
-  /** Access Available User Messages from the News Feed. Scope: log. */
+  /** Access Available User Messages from the News Feed. Scope: log. @see https://apidocs.bitrix24.com/api-reference/log/log-blogpost-get.html */
   'log.blogpost.get': {
     /** Filter by message ID. */
     POST_ID?: NumericId;
@@ -14273,11 +14273,11 @@ export interface V2MethodParams {
     LIMIT?: number;
     /** This parameter is used for pagination control. */
     start?: number }
-  /** View Users Who Read an Important Message. Scope: log. */
+  /** View Users Who Read an Important Message. Scope: log. @see https://apidocs.bitrix24.com/api-reference/log/log-blogpost-getusers-important.html */
   'log.blogpost.getusers.important': {
     /** The identifier of the important message in the News Feed. */
     POST_ID: NumericId }
-  /** Add Recipients to News Feed Message. Scope: log. */
+  /** Add Recipients to News Feed Message. Scope: log. @see https://apidocs.bitrix24.com/api-reference/log/log-blogpost-share.html */
   'log.blogpost.share': {
     /** Identifier of the message. */
     POST_ID: NumericId;
@@ -14285,7 +14285,7 @@ export interface V2MethodParams {
     DEST: readonly unknown[];
     /** Identifier of the user on behalf of whom the message is edited. */
     USER_ID?: NumericId }
-  /** Update News Feed Message. Scope: log. */
+  /** Update News Feed Message. Scope: log. @see https://apidocs.bitrix24.com/api-reference/log/log-blogpost-update.html */
   'log.blogpost.update': {
     /** Identifier of the message. */
     POST_ID: NumericId;
@@ -14307,7 +14307,7 @@ export interface V2MethodParams {
     SITE_ID?: string;
     /** Identifier of the user on behalf of whom the message is edited. */
     USER_ID?: NumericId; [k: string]: unknown }
-  /** Create Mail Service. Scope: mailservice. */
+  /** Create Mail Service. Scope: mailservice. @see https://apidocs.bitrix24.com/api-reference/mailservice/mailservice-add.html */
   'mailservice.add': {
     /** Name of the mail service */
     NAME: string;
@@ -14325,19 +14325,19 @@ export interface V2MethodParams {
     ICON?: unknown;
     /** Sort index. */
     SORT?: number }
-  /** Delete Mail Service. Scope: mailservice. */
+  /** Delete Mail Service. Scope: mailservice. @see https://apidocs.bitrix24.com/api-reference/mailservice/mailservice-delete.html */
   'mailservice.delete': {
     /** Identifier of the mail service. */
     ID: NumericId }
-  /** Get Mail Service Fields. Scope: mailservice. */
+  /** Get Mail Service Fields. Scope: mailservice. @see https://apidocs.bitrix24.com/api-reference/mailservice/mailservice-fields.html */
   'mailservice.fields': NoParams
-  /** Get the method. Scope: mailservice. */
+  /** Get the method. Scope: mailservice. @see https://apidocs.bitrix24.com/api-reference/mailservice/mailservice-get.html */
   'mailservice.get': {
     /** Identifier of the mail service. */
     ID: NumericId }
-  /** Get the list of mail services. Scope: mailservice. */
+  /** Get the list of mail services. Scope: mailservice. @see https://apidocs.bitrix24.com/api-reference/mailservice/mailservice-list.html */
   'mailservice.list': NoParams
-  /** Update Mail Service. Scope: mailservice. */
+  /** Update Mail Service. Scope: mailservice. @see https://apidocs.bitrix24.com/api-reference/mailservice/mailservice-update.html */
   'mailservice.update': {
     /** Identifier of the mail service. */
     ID: NumericId;
@@ -14357,7 +14357,7 @@ export interface V2MethodParams {
     ICON?: unknown;
     /** Sort index */
     SORT?: number }
-  /** Update Message Delivery Status. Scope: messageservice. */
+  /** Update Message Delivery Status. Scope: messageservice. @see https://apidocs.bitrix24.com/api-reference/messageservice/messageservice-message-status-update.html */
   'messageservice.message.status.update': {
     /** Provider code. */
     CODE: string;
@@ -14365,7 +14365,7 @@ export interface V2MethodParams {
     MESSAGE_ID: string;
     /** New status of the message. */
     STATUS: string }
-  /** Register an SMS Provider or Message Provider. Scope: messageservice. */
+  /** Register an SMS Provider or Message Provider. Scope: messageservice. @see https://apidocs.bitrix24.com/api-reference/messageservice/messageservice-sender-add.html */
   'messageservice.sender.add': {
     /** Provider code. */
     CODE: string;
@@ -14377,13 +14377,13 @@ export interface V2MethodParams {
     NAME: string | Obj;
     /** Provider description. */
     DESCRIPTION?: string | Obj }
-  /** Delete SMS Provider or Message Provider. Scope: messageservice. */
+  /** Delete SMS Provider or Message Provider. Scope: messageservice. @see https://apidocs.bitrix24.com/api-reference/messageservice/messageservice-sender-delete.html */
   'messageservice.sender.delete': {
     /** Provider code. */
     CODE: string }
-  /** Get a List of SMS Providers or Message Providers. Scope: messageservice. */
+  /** Get a List of SMS Providers or Message Providers. Scope: messageservice. @see https://apidocs.bitrix24.com/api-reference/messageservice/messageservice-sender-list.html */
   'messageservice.sender.list': NoParams
-  /** Update Message Provider. Scope: messageservice. */
+  /** Update Message Provider. Scope: messageservice. @see https://apidocs.bitrix24.com/api-reference/messageservice/messageservice-sender-update.html */
   'messageservice.sender.update': {
     /** The code of the provider to be updated. */
     CODE: string;
@@ -14393,17 +14393,17 @@ export interface V2MethodParams {
     NAME?: string | Obj;
     /** New description of the provider. */
     DESCRIPTION?: string | Obj }
-  /** Get a list of available methods. Scope: basic. */
+  /** Get a list of available methods. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/system/method-get.html */
   'method.get': {
     /** The name of the method to check in lowercase, for example user.get. */
     name?: string }
-  /** Get a List of Available Methods. Scope: basic. @deprecated Use method.get. */
+  /** Get a List of Available Methods. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/system/methods.html @deprecated Use method.get. */
   'methods': {
     /** If the parameter is set to true, the method will return a list of all methods */
     full?: Flag;
     /** Displays methods included in the specified permission. */
     scope?: string }
-  /** Register a Widget Handler. Scope: placement. */
+  /** Register a Widget Handler. Scope: placement. @see https://apidocs.bitrix24.com/api-reference/widgets/placement-bind.html */
   'placement.bind': {
     /** Code of the placement */
     PLACEMENT: string;
@@ -14421,15 +14421,15 @@ export interface V2MethodParams {
     OPTIONS?: Obj;
     /** Identifier of the Bitrix24 user for whom the registered widget will be available. */
     USER_ID?: NumericId }
-  /** Get Handlers Registered by the Application. Scope: placement. */
+  /** Get Handlers Registered by the Application. Scope: placement. @see https://apidocs.bitrix24.com/api-reference/widgets/placement-get.html */
   'placement.get': NoParams
-  /** Get Placements Available to the Application. Scope: placement. */
+  /** Get Placements Available to the Application. Scope: placement. @see https://apidocs.bitrix24.com/api-reference/widgets/placement-list.html */
   'placement.list': {
     /** Limits the list to a specific application scope. */
     SCOPE?: string;
     /** Flag to retrieve the full list of placements. */
     FULL?: Flag }
-  /** Delete a Widget Handler. Scope: placement. */
+  /** Delete a Widget Handler. Scope: placement. @see https://apidocs.bitrix24.com/api-reference/widgets/placement-unbind.html */
   'placement.unbind': {
     /** Code of the placement. */
     PLACEMENT: string;
@@ -14437,15 +14437,15 @@ export interface V2MethodParams {
     HANDLER?: string;
     /** Identifier of the Bitrix24 user for whom the handler was registered. */
     USER_ID?: NumericId }
-  /** Get Basic Information About the Current User Profile. Scope: basic. */
+  /** Get Basic Information About the Current User Profile. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/users/profile.html */
   'profile': NoParams
-  /** Get Connection Configuration for RT Servers. Scope: pull. */
+  /** Get Connection Configuration for RT Servers. Scope: pull. @see https://apidocs.bitrix24.com/settings/interactivity/push-and-pull/pull-application-config-get.html */
   'pull.application.config.get': {
     /** Use cached data: - Y — use cache - N — do not use cache If the parameter is not provided, the cache… */
     CACHE?: string;
     /** Refresh channels upon expiration: - Y — refresh - N — do not refresh If the parameter is not provid… */
     REOPEN?: string }
-  /** Send Events to the RT Channel of the. Scope: pull. */
+  /** Send Events to the RT Channel of the. Scope: pull. @see https://apidocs.bitrix24.com/settings/interactivity/push-and-pull/pull-application-event-add.html */
   'pull.application.event.add': {
     /** The event command. */
     COMMAND: string;
@@ -14455,7 +14455,7 @@ export interface V2MethodParams {
     MODULE_ID?: string;
     /** The user identifier or an array of user identifiers. */
     USER_ID?: NumericId }
-  /** Send Push Notification to Mobile Device via. Scope: pull. */
+  /** Send Push Notification to Mobile Device via. Scope: pull. @see https://apidocs.bitrix24.com/settings/interactivity/push-and-pull/pull-application-push-add.html */
   'pull.application.push.add': {
     /** Identifier of the user or an array of user identifiers to whom the push notification is sent. */
     USER_ID: NumericId;
@@ -14463,7 +14463,7 @@ export interface V2MethodParams {
     TEXT: string;
     /** URL of the image for the push notification */
     AVATAR?: string }
-  /** Create a New Comment in the Timeline. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Create a New Comment in the Timeline. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/comment/rpa-comment-add.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.comment.add': {
     /** Identifier of the process */
     typeId?: NumericId;
@@ -14475,11 +14475,11 @@ export interface V2MethodParams {
     description?: string;
     /** Array of attached files. */
     files?: readonly unknown[]; [k: string]: unknown } }
-  /** Delete Comment. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete Comment. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/comment/rpa-comment-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.comment.delete': {
     /** Record identifier */
     id: NumericId }
-  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update Timeline Entry. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/comment/rpa-comment-update.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.comment.update': {
     /** Identifier of the comment */
     id?: NumericId;
@@ -14489,13 +14489,13 @@ export interface V2MethodParams {
     description?: number;
     /** An array of attached files. */
     files?: number; [k: string]: unknown } }
-  /** Get the Complete Set of Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get the Complete Set of Field Visibility Settings. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/fields/rpa-fields-get-settings.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.fields.getSettings': {
     /** Identifier of the process */
     typeId: NumericId;
     /** Identifier of the stage. */
     stageId?: NumericId }
-  /** Set Full Visibility Settings for. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Set Full Visibility Settings for. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/fields/rpa-fields-set-settings.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.fields.setSettings': {
     /** Identifier of the process */
     typeId: NumericId;
@@ -14503,7 +14503,7 @@ export interface V2MethodParams {
     stageId?: NumericId;
     /** Array with field visibility settings. */
     fields: Obj }
-  /** Change Field Visibility Settings. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Change Field Visibility Settings. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/fields/rpa-fields-set-visibility-settings.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.fields.setVisibilitySettings': {
     /** Identifier of the process */
     typeId: NumericId;
@@ -14513,31 +14513,31 @@ export interface V2MethodParams {
     stageId?: NumericId;
     /** Array of fields for which the settings need to be changed */
     fields: readonly unknown[] }
-  /** Add Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Add Process Element. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/item/rpa-item-add.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.add': {
     /** Identifier of the process */
     typeId: NumericId;
     /** Values of the custom fields of the element. */
     fields?: readonly unknown[] }
-  /** Delete Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete Element. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/item/rpa-item-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.delete': {
     /** Process identifier */
     typeId: NumericId;
     /** Element identifier */
     id: NumericId }
-  /** Get Information About the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Information About the Element. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/item/rpa-item-get.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.get': {
     /** Identifier of the process */
     typeId?: NumericId;
     /** Identifier of the element */
     id?: NumericId }
-  /** Get Data on Current Tasks of the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Data on Current Tasks of the Element. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/item/rpa-item-get-tasks.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.getTasks': {
     /** Identifier of the process */
     typeId?: NumericId;
     /** Identifier of the element */
     id?: NumericId }
-  /** Retrieve an Array of Process Elements. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Retrieve an Array of Process Elements. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/item/rpa-item-list.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.list': {
     /** Identifier of the process */
     typeId?: NumericId;
@@ -14547,7 +14547,7 @@ export interface V2MethodParams {
     filter?: Obj;
     /** Offset for pagination. */
     start?: number }
-  /** Update Process Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update Process Element. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/item/rpa-item-update.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.item.update': {
     /** Process identifier */
     typeId?: NumericId;
@@ -14557,7 +14557,7 @@ export interface V2MethodParams {
     fields: {
     /** Stage identifier */
     stageId?: NumericId; [k: string]: unknown } }
-  /** Create a New Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Create a New Stage. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/stage/rpa-stage-add.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.add': {
     /** An object with fields of the stage */
     fields: {
@@ -14573,19 +14573,19 @@ export interface V2MethodParams {
     sort?: unknown;
     /** Semantic code of the stage. */
     semantic?: unknown; [k: string]: unknown } }
-  /** Delete Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete Stage. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/stage/rpa-stage-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.delete': {
     /** Identifier of the stage */
     id: NumericId }
-  /** Get Information About Stage. Scope: rpa. Parameters not typed (any key is taken): its page, api-reference/outdated/rpa/stage/rpa-stage-get, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Information About Stage. Scope: rpa. Parameters not typed (any key is taken): its page, api-reference/outdated/rpa/stage/rpa-stage-get, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/stage/rpa-stage-get.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.get': Obj
-  /** Get the List of Stages for the Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get the List of Stages for the Process. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/stage/rpa-stage-list-for-type.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.listForType': {
     /** Identifier of the process */
     typeId: NumericId;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Update Stage. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update Stage. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/stage/rpa-stage-update.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.stage.update': {
     /** Identifier of the stage */
     id?: NumericId;
@@ -14601,7 +14601,7 @@ export interface V2MethodParams {
     sort?: unknown;
     /** Semantic code of the stage. */
     semantic?: unknown; [k: string]: unknown }> }
-  /** Add User to Existing Task. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Add User to Existing Task. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/task/rpa-task-add-user.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.addUser': {
     /** Process identifier */
     typeId?: NumericId;
@@ -14609,7 +14609,7 @@ export interface V2MethodParams {
     stageId?: NumericId;
     /** String with user in the format First Last [user ID] */
     userValue?: string }
-  /** Remove Automation Rule from Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Remove Automation Rule from Process. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/task/rpa-task-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.delete': {
     /** Identifier of the process */
     typeId?: NumericId;
@@ -14617,9 +14617,9 @@ export interface V2MethodParams {
     stageId?: NumericId;
     /** Name of the Automation rule */
     robotName?: string }
-  /** Execute the Command. Scope: rpa. Parameters not typed (any key is taken): its page, api-reference/outdated/rpa/task/rpa-task-do, has no parameter table. @deprecated No longer developed; the documentation names no replacement. */
+  /** Execute the Command. Scope: rpa. Parameters not typed (any key is taken): its page, api-reference/outdated/rpa/task/rpa-task-do, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/task/rpa-task-do.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.task.do': Obj
-  /** Add a New Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Add a New Timeline Entry. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/timeline/rpa-timeline-add.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.add': {
     /** Identifier of the process */
     typeId?: NumericId;
@@ -14631,11 +14631,11 @@ export interface V2MethodParams {
     title?: string;
     /** Description of the entry. */
     description?: string; [k: string]: unknown } }
-  /** Delete Timeline Record. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete Timeline Record. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/timeline/rpa-timeline-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.delete': {
     /** Identifier of the record */
     id: NumericId }
-  /** Get the Timeline Records List for the Element. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get the Timeline Records List for the Element. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/timeline/rpa-timeline-list-for-item.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.listForItem': {
     /** Identifier of the process */
     typeId?: NumericId;
@@ -14643,7 +14643,7 @@ export interface V2MethodParams {
     itemId?: NumericId;
     /** This parameter is used for pagination. */
     start?: number }
-  /** Update Timeline Entry. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update Timeline Entry. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/timeline/rpa-timeline-update.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.update': {
     /** Identifier of the entry */
     id?: NumericId;
@@ -14653,13 +14653,13 @@ export interface V2MethodParams {
     title?: string;
     /** Description of the entry. */
     description?: string; [k: string]: unknown } }
-  /** Update the Attachment Flag of. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update the Attachment Flag of. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/timeline/rpa-timeline-update-is-fixed.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.timeline.updateIsFixed': {
     /** Identifier of the record */
     id?: NumericId;
     /** Attachment flag of the record. */
     isFixed?: string }
-  /** Create Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Create Process. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/type/rpa-type-add.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.add': {
     /** A list of process fields. */
     fields: ReadonlyArray<{
@@ -14671,15 +14671,15 @@ export interface V2MethodParams {
     settings?: readonly unknown[];
     /** A list of objects. */
     permissions?: readonly unknown[]; [k: string]: unknown }> }
-  /** Delete Process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Delete Process. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/type/rpa-type-delete.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.delete': {
     /** Process identifier */
     id: NumericId }
-  /** Get Process Information by ID. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Process Information by ID. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/type/rpa-type-get.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.get': {
     /** Process identifier */
     id: NumericId }
-  /** Retrieve a List of Processes with Their Fields. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Retrieve a List of Processes with Their Fields. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/type/rpa-type-list.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.list': {
     /** Array of fields to output. */
     select?: readonly unknown[];
@@ -14689,33 +14689,33 @@ export interface V2MethodParams {
     filter?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update the process. Scope: rpa. @deprecated No longer developed; the documentation names no replacement. */
+  /** Update the process. Scope: rpa. @see https://apidocs.bitrix24.com/api-reference/outdated/rpa/type/rpa-type-update.html @deprecated No longer developed; the documentation names no replacement. */
   'rpa.type.update': {
     /** Identifier of the process */
     id?: NumericId;
     /** List of process fields. */
     fields?: readonly unknown[] }
-  /** Add Item (Position) to the Cart of an Existing Order. Scope: sale. */
+  /** Add Item (Position) to the Cart of an Existing Order. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-item/sale-basket-item-add.html */
   'sale.basketitem.add': {
     /** Field values for creating an item (position) in the cart of the order */
     fields: Obj }
-  /** Add a position with a product or service from the catalog module to the cart of an existing order. Scope: sale. */
+  /** Add a position with a product or service from the catalog module to the cart of an existing order. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-item/sale-basket-item-add-catalog-product.html */
   'sale.basketitem.addCatalogProduct': {
     /** Field values for creating an item (position) in the order cart */
     fields: Obj }
-  /** Remove item (position) from the cart using. Scope: sale. */
+  /** Remove item (position) from the cart using. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-item/sale-basket-item-delete.html */
   'sale.basketitem.delete': {
     /** Identifier of the cart item (position). */
     id: Id }
-  /** Get Information About a Basket Item (Position). Scope: sale. */
+  /** Get Information About a Basket Item (Position). Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-item/sale-basket-item-get.html */
   'sale.basketitem.get': {
     /** Identifier of the basket item (position). */
     id: Id }
-  /** Get Available Fields of the Basket Item (). Scope: sale. */
+  /** Get Available Fields of the Basket Item (). Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-item/sale-basket-item-get-fields.html */
   'sale.basketitem.getFields': NoParams
-  /** Get Available Fields of a Basket Item (Product from Catalog). Scope: sale. */
+  /** Get Available Fields of a Basket Item (Product from Catalog). Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-item/sale-basket-item-get-catalog-product-fields.html */
   'sale.basketitem.getFieldsCatalogProduct': NoParams
-  /** Get a List of Items (Positions) in the Cart. Scope: sale. */
+  /** Get a List of Items (Positions) in the Cart. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-item/sale-basket-item-list.html */
   'sale.basketitem.list': {
     /** An array of fields to be selected (see fields of the sale_basket_item object). */
     select?: readonly unknown[];
@@ -14725,19 +14725,19 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Change the position of the basket in an existing order. Scope: sale. */
+  /** Change the position of the basket in an existing order. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-item/sale-basket-item-update.html */
   'sale.basketitem.update': {
     /** Identifier of the order item */
     id: Id;
     /** Values of the fields to be modified */
     fields: Obj }
-  /** Change the basket item position (catalog product) of an existing order. Scope: sale. */
+  /** Change the basket item position (catalog product) of an existing order. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-item/sale-basket-item-update-catalog-product.html */
   'sale.basketitem.updateCatalogProduct': {
     /** Identifier of the basket item. */
     id: Id;
     /** Object with modifiable fields */
     fields: Obj }
-  /** Create a property for a basket item. Scope: sale. */
+  /** Create a property for a basket item. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-properties/sale-basket-properties-add.html */
   'sale.basketproperties.add': {
     /** Field values (detailed description provided below) for creating a property of a basket item (positi… */
     fields: {
@@ -14753,17 +14753,17 @@ export interface V2MethodParams {
     sort?: number;
     /** External code of the property. */
     xmlId?: string; [k: string]: unknown } }
-  /** Delete Basket Property. Scope: sale. */
+  /** Delete Basket Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-properties/sale-basket-properties-delete.html */
   'sale.basketproperties.delete': {
     /** Identifier of the basket item (position) property. */
     id: Id }
-  /** Get the value of the basket property. Scope: sale. */
+  /** Get the value of the basket property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-properties/sale-basket-properties-get.html */
   'sale.basketproperties.get': {
     /** Identifier of the basket item property */
     id: Id }
-  /** Get Fields of Basket Properties. Scope: sale. */
+  /** Get Fields of Basket Properties. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-properties/sale-basket-properties-get-fields.html */
   'sale.basketproperties.getFields': NoParams
-  /** Get a List of Basket Properties. Scope: sale. */
+  /** Get a List of Basket Properties. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-properties/sale-basket-properties-list.html */
   'sale.basketproperties.list': {
     /** An array containing the list of fields to be selected (see fields of the object sale_basket_item_pr… */
     select?: readonly unknown[];
@@ -14773,23 +14773,23 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Change the property of the basket item. Scope: sale. */
+  /** Change the property of the basket item. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/basket-properties/sale-basket-properties-update.html */
   'sale.basketproperties.update': {
     /** Identifier of the order item */
     id: Id;
     /** Values of the fields to be modified (detailed description is provided below) for the basket item (p… */
     fields: Obj }
-  /** Add Correspondence to a Natural or Legal Person. Scope: sale. */
+  /** Add Correspondence to a Natural or Legal Person. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/business-value-person-domain/sale-business-value-person-domain-add.html */
   'sale.businessValuePersonDomain.add': {
     /** Field values for creating correspondence to a natural or legal person */
     fields: Obj }
-  /** Delete the correspondence with a natural or legal person. Scope: sale. */
+  /** Delete the correspondence with a natural or legal person. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/business-value-person-domain/sale-business-value-person-domain-delete-by-filter.html */
   'sale.businessValuePersonDomain.deleteByFilter': {
     /** Field values for deleting the correspondence with a natural or legal person */
     fields: Obj }
-  /** Get Fields Corresponding to a Natural or Legal Person. Scope: sale. */
+  /** Get Fields Corresponding to a Natural or Legal Person. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/business-value-person-domain/sale-business-value-person-domain-get-fields.html */
   'sale.businessValuePersonDomain.getFields': NoParams
-  /** Get a list of matches for a natural or legal person. Scope: sale. */
+  /** Get a list of matches for a natural or legal person. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/business-value-person-domain/sale-business-value-person-domain-list.html */
   'sale.businessValuePersonDomain.list': {
     /** The array contains a list of fields to select. */
     select?: readonly unknown[];
@@ -14799,7 +14799,7 @@ export interface V2MethodParams {
     order?: Obj;
     /** The parameter is used to manage pagination. */
     start?: number }
-  /** Add Cash Register. Scope: cashbox. */
+  /** Add Cash Register. Scope: cashbox. @see https://apidocs.bitrix24.com/api-reference/sale/cashbox/sale-cashbox-add.html */
   'sale.cashbox.add': {
     /** Name of the cash register */
     NAME: string;
@@ -14827,7 +14827,7 @@ export interface V2MethodParams {
     USE_OFFLINE?: string;
     /** Cash register settings according to the settings structure passed in the CONFIG key of the SETTINGS… */
     SETTINGS?: readonly unknown[] }
-  /** Save the result of printing the receipt. Scope: cashbox. */
+  /** Save the result of printing the receipt. Scope: cashbox. @see https://apidocs.bitrix24.com/api-reference/sale/cashbox/sale-cashbox-check-apply.html */
   'sale.cashbox.check.apply': {
     /** UUID of the receipt */
     UUID: string;
@@ -14845,11 +14845,11 @@ export interface V2MethodParams {
     FN_NUMBER?: string;
     /** Shift number */
     SHIFT_NUMBER?: string }
-  /** Delete cash register. Scope: cashbox. */
+  /** Delete cash register. Scope: cashbox. @see https://apidocs.bitrix24.com/api-reference/sale/cashbox/sale-cashbox-delete.html */
   'sale.cashbox.delete': {
     /** Identifier of the cash register to be deleted */
     ID: Id }
-  /** Add Cashbox Handler. Scope: cashbox. */
+  /** Add Cashbox Handler. Scope: cashbox. @see https://apidocs.bitrix24.com/api-reference/sale/cashbox/sale-cashbox-handler-add.html */
   'sale.cashbox.handler.add': {
     /** Code of the REST handler. */
     CODE: string;
@@ -14889,19 +14889,19 @@ export interface V2MethodParams {
     OPTIONS: Obj;
     /** Indicates whether time selection is possible. */
     TIME?: string; [k: string]: unknown }; [k: string]: unknown }; [k: string]: unknown } }
-  /** Delete Cashbox Handler. Scope: cashbox. */
+  /** Delete Cashbox Handler. Scope: cashbox. @see https://apidocs.bitrix24.com/api-reference/sale/cashbox/sale-cashbox-handler-delete.html */
   'sale.cashbox.handler.delete': {
     /** Identifier of the cashbox handler to be deleted */
     ID: Id }
-  /** Get a list of available cash register handlers. Scope: cashbox. */
+  /** Get a list of available cash register handlers. Scope: cashbox. @see https://apidocs.bitrix24.com/api-reference/sale/cashbox/sale-cashbox-handler-list.html */
   'sale.cashbox.handler.list': NoParams
-  /** Update Cash Register Handler. Scope: cashbox. */
+  /** Update Cash Register Handler. Scope: cashbox. @see https://apidocs.bitrix24.com/api-reference/sale/cashbox/sale-cashbox-handler-update.html */
   'sale.cashbox.handler.update': {
     /** Identifier of the handler being updated */
     ID: Id;
     /** Values of the fields to be updated. */
     FIELDS: Obj }
-  /** Get a list of configured cash registers. Scope: cashbox. */
+  /** Get a list of configured cash registers. Scope: cashbox. @see https://apidocs.bitrix24.com/api-reference/sale/cashbox/sale-cashbox-list.html */
   'sale.cashbox.list': {
     /** An array with the list of fields to select (see fields of the sale_cashbox object) */
     SELECT?: readonly unknown[];
@@ -14909,7 +14909,7 @@ export interface V2MethodParams {
     FILTER?: Obj;
     /** An object for sorting selected records in the format {"field_1": "order_1", ... */
     ORDER?: Obj }
-  /** Update Existing Cash Register. Scope: cashbox. */
+  /** Update Existing Cash Register. Scope: cashbox. @see https://apidocs.bitrix24.com/api-reference/sale/cashbox/sale-cashbox-update.html */
   'sale.cashbox.update': {
     /** Identifier of the cash register being updated */
     ID: Id;
@@ -14939,7 +14939,7 @@ export interface V2MethodParams {
     USE_OFFLINE?: string;
     /** Cash register settings according to the structure of settings passed in the CONFIG key of the SETTI… */
     SETTINGS?: Obj; [k: string]: unknown } }
-  /** Add Delivery Service. Scope: sale. */
+  /** Add Delivery Service. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/delivery/sale-delivery-add.html */
   'sale.delivery.add': {
     /** Symbolic code of the delivery service handler (see the CODE field of the sale_delivery_handler obje… */
     REST_CODE: string;
@@ -14957,21 +14957,21 @@ export interface V2MethodParams {
     CONFIG?: readonly Obj[];
     /** Logo of the delivery service (base64-encoded string) */
     LOGOTYPE?: string }
-  /** Get Delivery Service Settings. Scope: sale. */
+  /** Get Delivery Service Settings. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/delivery/sale-delivery-config-get.html */
   'sale.delivery.config.get': {
     /** Identifier of the delivery service. */
     ID: Id }
-  /** Update Delivery Service Settings. Scope: sale. */
+  /** Update Delivery Service Settings. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/delivery/sale-delivery-config-update.html */
   'sale.delivery.config.update': {
     /** Identifier of the delivery service. */
     ID: Id;
     /** Values of the delivery service settings (detailed description provided below). */
     CONFIG?: readonly Obj[] }
-  /** Delete Delivery Service. Scope: sale. */
+  /** Delete Delivery Service. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/delivery/sale-delivery-delete.html */
   'sale.delivery.delete': {
     /** Identifier of the delivery service */
     ID: Id }
-  /** Add Delivery Service. Scope: delivery. */
+  /** Add Delivery Service. Scope: delivery. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/extra-service/sale-delivery-extra-service-add.html */
   'sale.delivery.extra.service.add': {
     /** Identifier of the delivery service to which the created service will be linked. */
     DELIVERY_ID: Id;
@@ -14991,15 +14991,15 @@ export interface V2MethodParams {
     PRICE?: number;
     /** List of available options for selection (detailed description provided below). */
     ITEMS: readonly Obj[] }
-  /** Delete the delivery service. Scope: delivery. */
+  /** Delete the delivery service. Scope: delivery. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/extra-service/sale-delivery-extra-service-delete.html */
   'sale.delivery.extra.service.delete': {
     /** Identifier of the service. */
     ID: Id }
-  /** Get Information About All Services of a Specific Delivery Service. Scope: delivery. */
+  /** Get Information About All Services of a Specific Delivery Service. Scope: delivery. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/extra-service/sale-delivery-extra-service-get.html */
   'sale.delivery.extra.service.get': {
     /** Identifier of the delivery service */
     DELIVERY_ID: Id }
-  /** Update Delivery Service. Scope: delivery. */
+  /** Update Delivery Service. Scope: delivery. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/extra-service/sale-delivery-extra-service-update.html */
   'sale.delivery.extra.service.update': {
     /** Identifier of the service. */
     ID: Id;
@@ -15017,7 +15017,7 @@ export interface V2MethodParams {
     PRICE?: number;
     /** List of available options for selection (detailed description provided below). */
     ITEMS?: readonly Obj[] }
-  /** Get a list of delivery services. Scope: sale. */
+  /** Get a list of delivery services. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/delivery/sale-delivery-get-list.html */
   'sale.delivery.getlist': {
     /** An array containing the list of fields to select (see fields of the object sale_delivery_service). */
     SELECT?: readonly unknown[];
@@ -15025,7 +15025,7 @@ export interface V2MethodParams {
     FILTER?: Obj;
     /** An object for sorting the selected delivery services in the format {"field_1": "order_1", ... */
     ORDER?: Obj }
-  /** Add Delivery Service Handler. Scope: sale. */
+  /** Add Delivery Service Handler. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/handler/sale-delivery-handler-add.html */
   'sale.delivery.handler.add': {
     /** Name of the delivery service handler */
     NAME: string;
@@ -15039,13 +15039,13 @@ export interface V2MethodParams {
     SETTINGS: Obj;
     /** Array containing a list of delivery profile objects (detailed description provided below). */
     PROFILES: readonly Obj[] }
-  /** Delete Delivery Service Handler. Scope: sale. */
+  /** Delete Delivery Service Handler. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/handler/sale-delivery-handler-delete.html */
   'sale.delivery.handler.delete': {
     /** Identifier of the delivery service handler */
     ID: Id }
-  /** Get a list of delivery service handlers. Scope: sale. */
+  /** Get a list of delivery service handlers. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/handler/sale-delivery-handler-list.html */
   'sale.delivery.handler.list': NoParams
-  /** Update Delivery Service Handler. Scope: sale. */
+  /** Update Delivery Service Handler. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/handler/sale-delivery-handler-update.html */
   'sale.delivery.handler.update': {
     /** Identifier of the delivery service handler. */
     ID: Id;
@@ -15085,13 +15085,13 @@ export interface V2MethodParams {
     CODE: string;
     /** Description of the delivery service handler profile */
     DESCRIPTION?: string; [k: string]: unknown }> }
-  /** Delete Delivery Request. Scope: delivery. */
+  /** Delete Delivery Request. Scope: delivery. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/delivery-request/sale-delivery-request-delete.html */
   'sale.delivery.request.delete': {
     /** Identifier of the delivery service to which the delivery request belongs. */
     DELIVERY_ID: Id;
     /** Identifier of the delivery request. */
     REQUEST_ID: string }
-  /** Create Notifications for Delivery Request. Scope: delivery. */
+  /** Create Notifications for Delivery Request. Scope: delivery. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/delivery-request/sale-delivery-request-send-message.html */
   'sale.delivery.request.sendmessage': {
     /** Identifier of the delivery service related to the delivery request. */
     DELIVERY_ID: Id;
@@ -15113,7 +15113,7 @@ export interface V2MethodParams {
     SEMANTIC: string; [k: string]: unknown };
     /** Object in the format key => value. */
     MONEY_VALUES?: Obj; [k: string]: unknown } }
-  /** Update Delivery Request. Scope: delivery. */
+  /** Update Delivery Request. Scope: delivery. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/delivery-request/sale-delivery-request-update.html */
   'sale.delivery.request.update': {
     /** Identifier of the delivery service to which the delivery request belongs. */
     DELIVERY_ID: Id;
@@ -15137,7 +15137,7 @@ export interface V2MethodParams {
     TAGS?: readonly string[]; [k: string]: unknown }>;
     /** Indicator of the need to completely overwrite the property values of the request during the update. */
     OVERWRITE_PROPERTIES?: string }
-  /** Update Delivery Service. Scope: sale. */
+  /** Update Delivery Service. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/delivery/delivery/sale-delivery-update.html */
   'sale.delivery.update': {
     /** Identifier of the delivery service. */
     ID: Id;
@@ -15153,21 +15153,21 @@ export interface V2MethodParams {
     ACTIVE?: string;
     /** Logo of the delivery service (base64-encoded string) */
     LOGOTYPE?: string }
-  /** Add Order. Scope: sale. */
+  /** Add Order. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/order/sale-order-add.html */
   'sale.order.add': {
     /** Field values for creating an order */
     fields: Obj }
-  /** Delete Order and Related Objects. Scope: sale. */
+  /** Delete Order and Related Objects. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/order/sale-order-delete.html */
   'sale.order.delete': {
     /** Order identifier */
     id: Id }
-  /** Get Order Field Values and Related Objects. Scope: sale. */
+  /** Get Order Field Values and Related Objects. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/order/sale-order-get.html */
   'sale.order.get': {
     /** Order identifier */
     id: Id }
-  /** Get Order Fields. Scope: sale. */
+  /** Get Order Fields. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/order/sale-order-get-fields.html */
   'sale.order.getFields': NoParams
-  /** Get the list of orders. Scope: sale. */
+  /** Get the list of orders. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/order/sale-order-list.html */
   'sale.order.list': {
     /** An array containing the list of fields to be selected (see fields of the sale_order object). */
     select?: readonly unknown[];
@@ -15177,27 +15177,27 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Order. Scope: sale. */
+  /** Update Order. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/order/sale-order-update.html */
   'sale.order.update': {
     /** Order identifier */
     id: Id;
     /** Field values for updating the order */
     fields: Obj }
-  /** Add Payment. Scope: sale. */
+  /** Add Payment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment/sale-payment-add.html */
   'sale.payment.add': {
     /** Field values (detailed description provided below) for creating a payment in the form of a structur… */
     fields: Obj }
-  /** Delete Payment. Scope: sale. */
+  /** Delete Payment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment/sale-payment-delete.html */
   'sale.payment.delete': {
     /** Payment identifier */
     id: Id }
-  /** Get Payment by Id. Scope: sale. */
+  /** Get Payment by Id. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment/sale-payment-get.html */
   'sale.payment.get': {
     /** Payment identifier */
     id: Id }
-  /** Get Payment Fields. Scope: sale. */
+  /** Get Payment Fields. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment/sale-payment-get-fields.html */
   'sale.payment.getFields': NoParams
-  /** Get the list of payments. Scope: sale. */
+  /** Get the list of payments. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment/sale-payment-list.html */
   'sale.payment.list': {
     /** An array containing the list of fields to select. */
     select?: readonly unknown[];
@@ -15207,27 +15207,27 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Payment. Scope: sale. */
+  /** Update Payment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment/sale-payment-update.html */
   'sale.payment.update': {
     /** Payment identifier */
     id: Id;
     /** Field values (detailed description provided below) for creating a payment in the form of a structur… */
     fields: Obj }
-  /** Add Payment Binding to Shipment. Scope: sale. */
+  /** Add Payment Binding to Shipment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-shipment/sale-payment-item-shipment-add.html */
   'sale.paymentItemShipment.add': {
     /** Field values (detailed description provided below) for creating a payment binding to a shipment in… */
     fields: Obj }
-  /** Remove the binding. Scope: sale. */
+  /** Remove the binding. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-shipment/sale-payment-item-shipment-delete.html */
   'sale.paymentItemShipment.delete': {
     /** Identifier of the payment binding to the shipment */
     id: Id }
-  /** Get Payment Binding by Id. Scope: sale. */
+  /** Get Payment Binding by Id. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-shipment/sale-payment-item-shipment-get.html */
   'sale.paymentItemShipment.get': {
     /** Identifier of the payment binding to the shipment */
     id: Id }
-  /** Get Fields for. Scope: sale. */
+  /** Get Fields for. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-shipment/sale-payment-item-shipment-get-fields.html */
   'sale.paymentItemShipment.getFields': NoParams
-  /** Get a list of bindings. Scope: sale. */
+  /** Get a list of bindings. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-shipment/sale-payment-item-shipment-list.html */
   'sale.paymentItemShipment.list': {
     /** An array containing the list of fields to be selected (see fields of the sale_payment_item_shipment… */
     select?: readonly unknown[];
@@ -15237,27 +15237,27 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Change Payment Binding to Shipment. Scope: sale. */
+  /** Change Payment Binding to Shipment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-shipment/sale-payment-item-shipment-update.html */
   'sale.paymentItemShipment.update': {
     /** Identifier of the payment binding to the shipment */
     id: Id;
     /** Field values (detailed description provided below) for creating the payment binding to the shipment… */
     fields: Obj }
-  /** Add Basket Item Binding to Payment. Scope: sale. */
+  /** Add Basket Item Binding to Payment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-basket/sale-payment-item-basket-add.html */
   'sale.paymentitembasket.add': {
     /** Field values for creating a binding of a basket item to a payment */
     fields: Obj }
-  /** Delete the binding of the cart item to the payment. Scope: sale. */
+  /** Delete the binding of the cart item to the payment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-basket/sale-payment-item-basket-delete.html */
   'sale.paymentitembasket.delete': {
     /** Identifier of the binding of the cart item to the payment */
     id: Id }
-  /** Get Values of All Fields for the Basket Item Binding to Payment. Scope: sale. */
+  /** Get Values of All Fields for the Basket Item Binding to Payment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-basket/sale-payment-item-basket-get.html */
   'sale.paymentitembasket.get': {
     /** Identifier of the basket item binding to payment */
     id: Id }
-  /** Get Available Fields for Payment Item Basket Bindings. Scope: sale. */
+  /** Get Available Fields for Payment Item Basket Bindings. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-basket/sale-payment-item-basket-get-fields.html */
   'sale.paymentitembasket.getfields': NoParams
-  /** Get a list of basket item bindings to payments. Scope: sale. */
+  /** Get a list of basket item bindings to payments. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-basket/sale-payment-item-basket-list.html */
   'sale.paymentitembasket.list': {
     /** An array with the list of fields to be selected (see fields of the sale_payment_item_basket object). */
     select?: readonly unknown[];
@@ -15267,13 +15267,13 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Update the binding of the cart item to the payment. Scope: sale. */
+  /** Update the binding of the cart item to the payment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/payment-item-basket/sale-payment-item-basket-update.html */
   'sale.paymentitembasket.update': {
     /** Identifier of the binding of the cart item to the payment */
     id: Id;
     /** Field values for updating the binding of the cart item to the payment */
     fields: Obj }
-  /** Add Payment System. Scope: pay_system. */
+  /** Add Payment System. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-add.html */
   'sale.paysystem.add': {
     /** Name of the payment system */
     NAME: string;
@@ -15295,11 +15295,11 @@ export interface V2MethodParams {
     NEW_WINDOW?: string;
     /** External identifier of the payment system. */
     XML_ID?: string }
-  /** Delete Payment System. Scope: pay_system. */
+  /** Delete Payment System. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-delete.html */
   'sale.paysystem.delete': {
     /** Identifier of the payment system */
     ID: Id }
-  /** Add REST Handler for Payment System. Scope: pay_system. */
+  /** Add REST Handler for Payment System. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-handler-add.html */
   'sale.paysystem.handler.add': {
     /** Name of the REST handler */
     NAME: string;
@@ -15309,19 +15309,19 @@ export interface V2MethodParams {
     CODE: string;
     /** Handler settings (detailed description provided below) */
     SETTINGS: Obj }
-  /** Delete the REST handler for the payment system. Scope: pay_system. */
+  /** Delete the REST handler for the payment system. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-handler-delete.html */
   'sale.paysystem.handler.delete': {
     /** Identifier of the REST handler */
     ID: Id }
-  /** Get a List of REST Handlers for the Payment System. Scope: pay_system. */
+  /** Get a List of REST Handlers for the Payment System. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-handler-list.html */
   'sale.paysystem.handler.list': NoParams
-  /** Update REST Handler for Payment System. Scope: pay_system. */
+  /** Update REST Handler for Payment System. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-handler-update.html */
   'sale.paysystem.handler.update': {
     /** Identifier of the REST handler */
     ID: Id;
     /** Set of values for updating (detailed description provided below) */
     FIELDS: Obj }
-  /** Get a List of Payment Systems. Scope: pay_system. */
+  /** Get a List of Payment Systems. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-list.html */
   'sale.paysystem.list': {
     /** An array containing the list of fields to select (see fields of the sale_paysystem object). */
     SELECT?: readonly unknown[];
@@ -15329,7 +15329,7 @@ export interface V2MethodParams {
     FILTER?: Obj;
     /** An object for sorting the selected payment systems in the format {"field_1": "order_1", ... */
     ORDER?: Obj }
-  /** Pay Invoice Through a Specific Payment System. Scope: pay_system. @deprecated No longer developed; the documentation names no replacement. */
+  /** Pay Invoice Through a Specific Payment System. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/outdated/sale-pay-system-pay-invoice.html @deprecated No longer developed; the documentation names no replacement. */
   'sale.paysystem.pay.invoice': {
     /** Identifier of the legacy invoice. */
     INVOICE_ID: NumericId;
@@ -15337,19 +15337,19 @@ export interface V2MethodParams {
     PAY_SYSTEM_ID?: Id;
     /** Symbolic identifier of the REST handler for the payment system. */
     BX_REST_HANDLER?: string }
-  /** Pay for an Order via a Specific Payment System. Scope: pay_system. */
+  /** Pay for an Order via a Specific Payment System. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-pay-payment.html */
   'sale.paysystem.pay.payment': {
     /** Payment identifier */
     PAYMENT_ID: Id;
     /** Payment system identifier */
     PAY_SYSTEM_ID: Id }
-  /** Get Payment System Settings. Scope: pay_system. */
+  /** Get Payment System Settings. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-settings-get.html */
   'sale.paysystem.settings.get': {
     /** Identifier of the payment system for which settings are to be retrieved */
     ID: Id;
     /** Identifier of the payer type for which settings are to be retrieved. */
     PERSON_TYPE_ID: Id }
-  /** Get Payment System Settings for a Specific Invoice. Scope: pay_system. @deprecated No longer developed; the documentation names no replacement. */
+  /** Get Payment System Settings for a Specific Invoice. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/outdated/sale-pay-system-settings-invoice-get.html @deprecated No longer developed; the documentation names no replacement. */
   'sale.paysystem.settings.invoice.get': {
     /** Identifier of the legacy invoice. */
     INVOICE_ID: NumericId;
@@ -15357,13 +15357,13 @@ export interface V2MethodParams {
     PAY_SYSTEM_ID?: Id;
     /** Symbolic identifier of the payment system handler */
     BX_REST_HANDLER?: Id }
-  /** Get Payment System Settings for a Specific Payment. Scope: pay_system. */
+  /** Get Payment System Settings for a Specific Payment. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-settings-payment-get.html */
   'sale.paysystem.settings.payment.get': {
     /** Payment identifier */
     PAYMENT_ID: Id;
     /** Payment system identifier */
     PAY_SYSTEM_ID: Id }
-  /** Update Payment System Settings. Scope: pay_system. */
+  /** Update Payment System Settings. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-settings-update.html */
   'sale.paysystem.settings.update': {
     /** Identifier of the payment system for which settings need to be retrieved */
     ID: Id;
@@ -15371,27 +15371,27 @@ export interface V2MethodParams {
     PERSON_TYPE_ID?: Id;
     /** Settings to be updated. */
     SETTINGS: Obj }
-  /** Update Payment System. Scope: pay_system. */
+  /** Update Payment System. Scope: pay_system. @see https://apidocs.bitrix24.com/api-reference/pay-system/sale-pay-system-update.html */
   'sale.paysystem.update': {
     /** Identifier of the payment system */
     ID: Id;
     /** Object containing new field values (detailed description provided below) */
     FIELDS?: Obj }
-  /** Add payer type. Scope: sale. */
+  /** Add payer type. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/person-type/sale-person-type-add.html */
   'sale.persontype.add': {
     /** Field values (detailed description provided below) for creating a new payer type in the form of a s… */
     fields: Obj }
-  /** Delete payer type. Scope: sale. */
+  /** Delete payer type. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/person-type/sale-person-type-delete.html */
   'sale.persontype.delete': {
     /** Identifier of the payer type */
     id: Id }
-  /** Get the payer type by Id. Scope: sale. */
+  /** Get the payer type by Id. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/person-type/sale-person-type-get.html */
   'sale.persontype.get': {
     /** The payer type number */
     id: Id }
-  /** Get Fields of the Payer Type. Scope: sale. */
+  /** Get Fields of the Payer Type. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/person-type/sale-person-type-get-fields.html */
   'sale.persontype.getFields': NoParams
-  /** Get a list of payer types. Scope: sale. */
+  /** Get a list of payer types. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/person-type/sale-person-type-list.html */
   'sale.persontype.list': {
     /** An array containing the list of fields to select (see fields of the sale_person_type object) If not… */
     select?: readonly unknown[];
@@ -15401,29 +15401,29 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Change the payer type. Scope: sale. */
+  /** Change the payer type. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/person-type/sale-person-type-update.html */
   'sale.persontype.update': {
     /** The ID of the payer type */
     id: Id;
     /** Field values (detailed description provided below) for updating the payer type field in the form of… */
     fields: Obj }
-  /** Add Order Property. Scope: sale. */
+  /** Add Order Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property/sale-property-add.html */
   'sale.property.add': {
     /** Field values for creating an order property */
     fields: Obj }
-  /** Delete Order Property. Scope: sale. */
+  /** Delete Order Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property/sale-property-delete.html */
   'sale.property.delete': {
     /** Identifier of the order property */
     id: Id }
-  /** Get Order Property. Scope: sale. */
+  /** Get Order Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property/sale-property-get.html */
   'sale.property.get': {
     /** Identifier of the order property */
     id: Id }
-  /** Get Fields and Settings of Order Properties for a Specific Property Type. Scope: sale. */
+  /** Get Fields and Settings of Order Properties for a Specific Property Type. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property/sale-property-get-fields-by-type.html */
   'sale.property.getfieldsbytype': {
     /** Order property type Possible values: - STRING - Y/N - NUMBER - ENUM - FILE - DATE - LOCATION - ADDR… */
     type: string }
-  /** Get the list of order properties. Scope: sale. */
+  /** Get the list of order properties. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property/sale-property-list.html */
   'sale.property.list': {
     /** An array containing the list of fields to select (see the fields of the sale_order_property object). */
     select?: readonly unknown[];
@@ -15433,23 +15433,23 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Order Property. Scope: sale. */
+  /** Update Order Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property/sale-property-update.html */
   'sale.property.update': {
     /** Identifier of the order property */
     id: Id;
     /** Field values for creating the order property */
     fields: Obj }
-  /** Add Property Binding. Scope: sale. */
+  /** Add Property Binding. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-relation/sale-property-relation-add.html */
   'sale.propertyRelation.add': {
     /** Field values for creating a property binding */
     fields: Obj }
-  /** Remove Property Relation with. Scope: sale. */
+  /** Remove Property Relation with. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-relation/sale-property-relation-delete-by-filter.html */
   'sale.propertyRelation.deleteByFilter': {
     /** Field values for removing the property relation */
     fields: Obj }
-  /** Get Fields of Property Binding. Scope: sale. */
+  /** Get Fields of Property Binding. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-relation/sale-property-relation-get-fields.html */
   'sale.propertyRelation.getFields': NoParams
-  /** Get a list of property bindings. Scope: sale. */
+  /** Get a list of property bindings. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-relation/sale-property-relation-list.html */
   'sale.propertyRelation.list': {
     /** The array contains a list of fields to select (see fields of the object sale_order_property_relatio… */
     select?: readonly unknown[];
@@ -15459,21 +15459,21 @@ export interface V2MethodParams {
     order?: Obj;
     /** The parameter is used to control pagination. */
     start?: number }
-  /** Create Property Group. Scope: sale. */
+  /** Create Property Group. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-group/sale-property-group-add.html */
   'sale.propertygroup.add': {
     /** Field values for creating a property group */
     fields: Obj }
-  /** Delete Property Group. Scope: sale. */
+  /** Delete Property Group. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-group/sale-property-group-delete.html */
   'sale.propertygroup.delete': {
     /** Identifier of the property group */
     id: Id }
-  /** Get Values of All Fields in a Property Group by ID. Scope: sale. */
+  /** Get Values of All Fields in a Property Group by ID. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-group/sale-property-group-get.html */
   'sale.propertygroup.get': {
     /** Identifier of the property group */
     id: Id }
-  /** Get Available Fields of Property Groups. Scope: sale. */
+  /** Get Available Fields of Property Groups. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-group/sale-property-group-get-fields.html */
   'sale.propertygroup.getFields': NoParams
-  /** Get a list of property groups. Scope: sale. */
+  /** Get a list of property groups. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-group/sale-property-group-list.html */
   'sale.propertygroup.list': {
     /** An array of fields to select (see fields of the sale_order_property_group object). */
     select?: readonly unknown[];
@@ -15481,23 +15481,23 @@ export interface V2MethodParams {
     filter?: Obj;
     /** An object for sorting the selected property groups in the format {"field_1": "order_1", ... */
     order?: Obj }
-  /** Update Property Group Fields. Scope: sale. */
+  /** Update Property Group Fields. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-group/sale-property-group-update.html */
   'sale.propertygroup.update': {
     /** Identifier of the property group */
     id: Id;
     /** Field values for updating the property group */
     fields: Obj }
-  /** Delete Order Property Value. Scope: sale. */
+  /** Delete Order Property Value. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-value/sale-property-value-delete.html */
   'sale.propertyvalue.delete': {
     /** Identifier of the property value */
     id: Id }
-  /** Get Property Value with. Scope: sale. */
+  /** Get Property Value with. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-value/sale-property-value-get.html */
   'sale.propertyvalue.get': {
     /** Identifier of the order property value */
     id: Id }
-  /** Get Available Fields of the Property Value. Scope: sale. */
+  /** Get Available Fields of the Property Value. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-value/sale-property-value-get-fields.html */
   'sale.propertyvalue.getfields': NoParams
-  /** Get a list of property values. Scope: sale. */
+  /** Get a list of property values. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-value/sale-property-value-list.html */
   'sale.propertyvalue.list': {
     /** An array of fields to be selected (see fields of the sale_order_property_value object). */
     select?: readonly unknown[];
@@ -15507,25 +15507,25 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Change the Value of the Property. Scope: sale. */
+  /** Change the Value of the Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-value/sale-property-value-modify.html */
   'sale.propertyvalue.modify': {
     /** The root element that transmits the request parameters in the form of a structure: */
     fields: Obj }
-  /** Add Property Variant. Scope: sale. */
+  /** Add Property Variant. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-variant/sale-property-variant-add.html */
   'sale.propertyvariant.add': {
     /** Field values for creating a property variant */
     fields: Obj }
-  /** Delete Property Variant. Scope: sale. */
+  /** Delete Property Variant. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-variant/sale-property-variant-delete.html */
   'sale.propertyvariant.delete': {
     /** Identifier of the property variant */
     id: Id }
-  /** Get Property Variant Value by ID. Scope: sale. */
+  /** Get Property Variant Value by ID. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-variant/sale-property-variant-get.html */
   'sale.propertyvariant.get': {
     /** Identifier of the property variant */
     id: Id }
-  /** Get Available Fields of Property Variant. Scope: sale. */
+  /** Get Available Fields of Property Variant. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-variant/sale-property-variant-get-fields.html */
   'sale.propertyvariant.getFields': NoParams
-  /** Get a list of property variants. Scope: sale. */
+  /** Get a list of property variants. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-variant/sale-property-variant-list.html */
   'sale.propertyvariant.list': {
     /** An array of fields to be selected (see fields of the object sale_order_property_variant). */
     select?: readonly unknown[];
@@ -15533,27 +15533,27 @@ export interface V2MethodParams {
     filter?: Obj;
     /** An object for sorting the selected property value variants in the format {"field_1": "order_1", ... */
     order?: Obj }
-  /** Update Property Variant Fields. Scope: sale. */
+  /** Update Property Variant Fields. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/property-variant/sale-property-variant-update.html */
   'sale.propertyvariant.update': {
     /** Identifier of the property value variant */
     id: Id;
     /** Field values to update the property value variant */
     fields: Obj }
-  /** Add Shipment. Scope: sale. */
+  /** Add Shipment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment/sale-shipment-add.html */
   'sale.shipment.add': {
     /** Field values for creating a shipment */
     fields: Obj }
-  /** Delete Shipment. Scope: sale. */
+  /** Delete Shipment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment/sale-shipment-delete.html */
   'sale.shipment.delete': {
     /** Identifier of the shipment */
     id: Id }
-  /** Get Shipment Fields. Scope: sale. */
+  /** Get Shipment Fields. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment/sale-shipment-get.html */
   'sale.shipment.get': {
     /** Shipment identifier */
     id: Id }
-  /** Get Available Shipment Fields. Scope: sale. */
+  /** Get Available Shipment Fields. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment/sale-shipment-get-fields.html */
   'sale.shipment.getFields': NoParams
-  /** Get the list of shipments. Scope: sale. */
+  /** Get the list of shipments. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment/sale-shipment-list.html */
   'sale.shipment.list': {
     /** An array containing the list of fields to select (see fields of the sale_order_shipment object). */
     select?: readonly unknown[];
@@ -15563,27 +15563,27 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Shipment. Scope: sale. */
+  /** Update Shipment. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment/sale-shipment-update.html */
   'sale.shipment.update': {
     /** Shipment identifier */
     id: Id;
     /** Field values for updating the shipment */
     fields: Obj }
-  /** Add an item to the shipment table part. Scope: sale. */
+  /** Add an item to the shipment table part. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-item/sale-shipment-item-add.html */
   'sale.shipmentitem.add': {
     /** Field values for creating an item in the shipment table part */
     fields: Obj }
-  /** Delete Shipment Item from Collection. Scope: sale. */
+  /** Delete Shipment Item from Collection. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-item/sale-shipment-item-delete.html */
   'sale.shipmentitem.delete': {
     /** Identifier of the shipment table item */
     id: Id }
-  /** Accessing Fields of the Element. Scope: sale. */
+  /** Accessing Fields of the Element. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-item/sale-shipment-item-get.html */
   'sale.shipmentitem.get': {
     /** Identifier of the shipment item table element */
     id: Id }
-  /** Get Fields of Shipment Item from. Scope: sale. */
+  /** Get Fields of Shipment Item from. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-item/sale-shipment-item-get-fields.html */
   'sale.shipmentitem.getfields': NoParams
-  /** Get a list of shipment item table elements. Scope: sale. */
+  /** Get a list of shipment item table elements. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-item/sale-shipment-item-list.html */
   'sale.shipmentitem.list': {
     /** An array containing the list of fields to select (see fields of the object sale_order_shipment_item… */
     select?: readonly unknown[];
@@ -15593,29 +15593,29 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to control pagination. */
     start?: number }
-  /** Update an item in the shipment table part. Scope: sale. */
+  /** Update an item in the shipment table part. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-item/sale-shipment-item-update.html */
   'sale.shipmentitem.update': {
     /** Identifier of the shipment table part item */
     id: Id;
     /** Field values for updating the shipment table part item */
     fields: Obj }
-  /** Add Shipment Property. Scope: sale. */
+  /** Add Shipment Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property/sale-shipment-property-add.html */
   'sale.shipmentproperty.add': {
     /** Field values for creating a shipment property */
     fields: Obj }
-  /** Delete Shipment Property. Scope: sale. */
+  /** Delete Shipment Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property/sale-shipment-property-delete.html */
   'sale.shipmentproperty.delete': {
     /** Identifier of the shipment property */
     id: Id }
-  /** Get Shipment Property. Scope: sale. */
+  /** Get Shipment Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property/sale-shipment-property-get.html */
   'sale.shipmentproperty.get': {
     /** Identifier of the shipment property */
     id: Id }
-  /** Get Fields and Settings of Shipment Property for a Specific Property Type. Scope: sale. */
+  /** Get Fields and Settings of Shipment Property for a Specific Property Type. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property/sale-shipment-property-get-fields-by-type.html */
   'sale.shipmentproperty.getfieldsbytype': {
     /** Shipment property type Possible values: STRING Y/N NUMBER ENUM FILE DATE LOCATION ADDRESS */
     type: string }
-  /** Get a list of shipment properties. Scope: sale. */
+  /** Get a list of shipment properties. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property/sale-shipment-property-list.html */
   'sale.shipmentproperty.list': {
     /** An array containing the list of fields to select (see the fields of the sale_shipment_property obje… */
     select?: readonly unknown[];
@@ -15625,23 +15625,23 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Shipment Property. Scope: sale. */
+  /** Update Shipment Property. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property/sale-shipment-property-update.html */
   'sale.shipmentproperty.update': {
     /** Identifier of the shipment property */
     id: Id;
     /** Field values for updating the shipment property */
     fields: Obj }
-  /** Delete Shipment Property Value. Scope: sale. */
+  /** Delete Shipment Property Value. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property-value/sale-shipment-propertyvalue-delete.html */
   'sale.shipmentpropertyvalue.delete': {
     /** Identifier of the shipment property value */
     id: Id }
-  /** Get Shipment Property Value by ID. Scope: sale. */
+  /** Get Shipment Property Value by ID. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property-value/sale-shipment-property-value-get.html */
   'sale.shipmentpropertyvalue.get': {
     /** Identifier of the shipment property value */
     id: Id }
-  /** Get Available Fields of Shipment Property Values. Scope: sale. */
+  /** Get Available Fields of Shipment Property Values. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property-value/sale-shipment-property-value-get-fields.html */
   'sale.shipmentpropertyvalue.getfields': NoParams
-  /** Get a list of shipment property values. Scope: sale. */
+  /** Get a list of shipment property values. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property-value/sale-shipment-property-value-list.html */
   'sale.shipmentpropertyvalue.list': {
     /** An array of fields to select (see fields of the sale_shipment_property_value object). */
     select?: readonly unknown[];
@@ -15651,25 +15651,25 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update Shipment Property Values. Scope: sale. */
+  /** Update Shipment Property Values. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/shipment-property-value/sale-shipment-property-value-modify.html */
   'sale.shipmentpropertyvalue.modify': {
     /** The root element that carries the request parameters */
     fields: Obj }
-  /** Create status. Scope: sale. */
+  /** Create status. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status/sale-status-add.html */
   'sale.status.add': {
     /** Field values for creating the status */
     fields: Obj }
-  /** Delete Status. Scope: sale. */
+  /** Delete Status. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status/sale-status-delete.html */
   'sale.status.delete': {
     /** Status identifier */
     id: Id }
-  /** Get Values of All Status Fields by ID. Scope: sale. */
+  /** Get Values of All Status Fields by ID. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status/sale-status-get.html */
   'sale.status.get': {
     /** Symbolic identifier of the status */
     id: Id }
-  /** Get Available Fields of. Scope: sale. */
+  /** Get Available Fields of. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status/sale-status-get-fields.html */
   'sale.status.getFields': NoParams
-  /** Get the list of statuses. Scope: sale. */
+  /** Get the list of statuses. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status/sale-status-list.html */
   'sale.status.list': {
     /** An array of fields to select (see fields of the sale_status object). */
     select?: readonly unknown[];
@@ -15679,25 +15679,25 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Update status. Scope: sale. */
+  /** Update status. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status/sale-status-update.html */
   'sale.status.update': {
     /** Symbolic identifier of the status */
     id: Id;
     /** Field values for updating the status */
     fields: Obj }
-  /** Add Localization. Scope: sale. */
+  /** Add Localization. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status-lang/sale-status-lang-add.html */
   'sale.statusLang.add': {
     /** Field values (detailed description provided below) for adding status localization in the form of a… */
     fields: Obj }
-  /** Delete localization. Scope: sale. */
+  /** Delete localization. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status-lang/sale-status-lang-delete-by-filter.html */
   'sale.statusLang.deleteByFilter': {
     /** Values of the filter fields (detailed description provided below) for deleting the localization rec… */
     fields: Obj }
-  /** Get Localization Fields for Statuses. Scope: sale. */
+  /** Get Localization Fields for Statuses. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status-lang/sale-status-lang-get-fields.html */
   'sale.statusLang.getFields': NoParams
-  /** Get the list of languages for localization. Scope: sale. */
+  /** Get the list of languages for localization. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status-lang/sale-status-lang-get-list-langs.html */
   'sale.statusLang.getListLangs': NoParams
-  /** Get a list of localizations for. Scope: sale. */
+  /** Get a list of localizations for. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/status-lang/sale-status-lang-list.html */
   'sale.statusLang.list': {
     /** An array containing the list of fields to select (see fields of the sale_status_lang object). */
     select?: readonly unknown[];
@@ -15707,9 +15707,9 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Get Available Order Fields from. Scope: sale. */
+  /** Get Available Order Fields from. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/trade-binding/sale-trade-binding-get-fields.html */
   'sale.tradeBinding.getFields': NoParams
-  /** Get a list of orders from sources. Scope: sale. */
+  /** Get a list of orders from sources. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/trade-binding/sale-trade-binding-list.html */
   'sale.tradeBinding.list': {
     /** An array containing the list of fields to select (see fields of the sale_order_trade_binding object… */
     select?: readonly unknown[];
@@ -15719,9 +15719,9 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for managing pagination. */
     start?: number }
-  /** Get Available Fields of Order Sources. Scope: sale. */
+  /** Get Available Fields of Order Sources. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/trade-platform/sale-trade-platform-get-fields.html */
   'sale.tradePlatform.getFields': NoParams
-  /** Get a List of Order Sources. Scope: sale. */
+  /** Get a List of Order Sources. Scope: sale. @see https://apidocs.bitrix24.com/api-reference/sale/trade-platform/sale-trade-platform-list.html */
   'sale.tradePlatform.list': {
     /** An array containing the list of fields to select (see fields of the sale_order_trade_platform objec… */
     select?: readonly unknown[];
@@ -15731,17 +15731,17 @@ export interface V2MethodParams {
     order?: Obj;
     /** This parameter is used for pagination control. */
     start?: number }
-  /** Generate a Link for a Specific Payment. Scope: salescenter. */
+  /** Generate a Link for a Specific Payment. Scope: salescenter. @see https://apidocs.bitrix24.com/api-reference/crm/universal/payment/salescenter-payment-get-public-url.html */
   'salescenter.payment.getPublicUrl': {
     /** Payment identifier */
     id: Id }
-  /** Get a List of Available Permissions Scope. Scope: basic. */
+  /** Get a List of Available Permissions Scope. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/system/scope.html */
   'scope': {
     /** If the parameter is set to true, the method will return the complete list of permissions */
     full?: Flag }
-  /** Get Current Server Time. Scope: basic. */
+  /** Get Current Server Time. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/system/server-time.html */
   'server.time': NoParams
-  /** Get the List of Providers for. Scope: sign.b2e, crm. */
+  /** Get the List of Providers for. Scope: sign.b2e, crm. @see https://apidocs.bitrix24.com/api-reference/sign/sign-b2e-company-provider-list.html */
   'sign.b2e.company.provider.list': {
     /** UUID of the company in HCM Link. */
     companyUuid: string;
@@ -15753,13 +15753,13 @@ export interface V2MethodParams {
     limit?: number;
     /** Parameter for managing pagination. */
     offset?: number }
-  /** Get Document. Scope: sign.b2e, crm. */
+  /** Get Document. Scope: sign.b2e, crm. @see https://apidocs.bitrix24.com/api-reference/sign/sign-b2e-document-get.html */
   'sign.b2e.document.get': {
     /** Unique identifier of the document */
     uid?: string;
     /** Language for localizing statuses in the response. */
     language?: string }
-  /** Send Document for Signing. Scope: sign.b2e, crm. */
+  /** Send Document for Signing. Scope: sign.b2e, crm. @see https://apidocs.bitrix24.com/api-reference/sign/sign-b2e-document-send.html */
   'sign.b2e.document.send': {
     /** Parameters for sending the document for signing (detailed description) */
     fields: {
@@ -15811,23 +15811,23 @@ export interface V2MethodParams {
     language?: string; [k: string]: unknown };
     /** Language for localizing statuses in the response. */
     language?: string }
-  /** Retrieve Signed HCM Link Document. Scope: sign.b2e. */
+  /** Retrieve Signed HCM Link Document. Scope: sign.b2e. @see https://apidocs.bitrix24.com/api-reference/sign/sign-b2e-hcmlink-document-get.html */
   'sign.b2e.hcmlink.document.get': {
     /** Signing participant identifier. */
     id: NumericId }
-  /** Get a list of signed documents in the company's safe. Scope: sign.b2e. */
+  /** Get a list of signed documents in the company's safe. Scope: sign.b2e. @see https://apidocs.bitrix24.com/api-reference/sign/sign-b2e-mysafe-tail.html */
   'sign.b2e.mysafe.tail': {
     /** Number of records per page. */
     limit?: number;
     /** This parameter is used to manage pagination. */
     offset?: number }
-  /** Get a list of signed documents for the user. Scope: sign.b2e. */
+  /** Get a list of signed documents for the user. Scope: sign.b2e. @see https://apidocs.bitrix24.com/api-reference/sign/sign-b2e-personal-tail.html */
   'sign.b2e.personal.tail': {
     /** Number of records per page. */
     limit?: number;
     /** This parameter is used for pagination control. */
     offset?: number }
-  /** Retrieve Data on Workgroup. Scope: socialnetwork. */
+  /** Retrieve Data on Workgroup. Scope: socialnetwork. @see https://apidocs.bitrix24.com/api-reference/sonet-group/socialnetwork-api-workgroup-get.html */
   'socialnetwork.api.workgroup.get': {
     /** Request parameters for retrieving the group. */
     params: {
@@ -15873,7 +15873,7 @@ export interface V2MethodParams {
     USER_DATA?: string; [k: string]: unknown }>;
     /** Request mode. */
     mode?: string; [k: string]: unknown } }
-  /** Get a List of Workgroups. Scope: socialnetwork. */
+  /** Get a List of Workgroups. Scope: socialnetwork. @see https://apidocs.bitrix24.com/api-reference/sonet-group/socialnetwork-api-workgroup-list.html */
   'socialnetwork.api.workgroup.list': {
     /** An object for filtering in the format {"field_1": "value_1", ... */
     filter?: {
@@ -16005,7 +16005,7 @@ export interface V2MethodParams {
     shouldSelectDialogId?: string; [k: string]: unknown };
     /** Pagination parameter. */
     start?: number }
-  /** Create a group or project. Scope: sonet. */
+  /** Create a group or project. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/sonet-group-create.html */
   'sonet_group.create': {
     /** The name of the group or project */
     NAME: string;
@@ -16039,11 +16039,11 @@ export interface V2MethodParams {
     SITE_ID?: readonly unknown[];
     /** The identifier of the group's subject */
     SUBJECT_ID?: NumericId }
-  /** Delete group or project. Scope: sonet. */
+  /** Delete group or project. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/sonet-group-delete.html */
   'sonet_group.delete': {
     /** Identifier of the group or project to be deleted. */
     GROUP_ID: NumericId }
-  /** Check the access permissions of the current user. Scope: sonet. */
+  /** Check the access permissions of the current user. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/sonet-group-feature-access.html */
   'sonet_group.feature.access': {
     /** Identifier of the group or project. */
     GROUP_ID: NumericId;
@@ -16051,7 +16051,7 @@ export interface V2MethodParams {
     FEATURE: string;
     /** Symbolic code of the operation within the functionality. */
     OPERATION: string }
-  /** Get a list of groups and projects. Scope: sonet. */
+  /** Get a list of groups and projects. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/sonet-group-get.html */
   'sonet_group.get': {
     /** Sorting direction. */
     ORDER?: Obj;
@@ -16085,13 +16085,13 @@ export interface V2MethodParams {
     IS_ADMIN?: string;
     /** Pagination parameter. */
     start?: number }
-  /** Change the owner of a group or project. Scope: sonet. */
+  /** Change the owner of a group or project. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/sonet-group-setowner.html */
   'sonet_group.setowner': {
     /** Identifier of the group or project. */
     GROUP_ID: NumericId;
     /** Identifier of the new owner. */
     USER_ID: NumericId }
-  /** Change group or project. Scope: sonet. */
+  /** Change group or project. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/sonet-group-update.html */
   'sonet_group.update': {
     /** Identifier of the group or project. */
     GROUP_ID: NumericId;
@@ -16121,25 +16121,25 @@ export interface V2MethodParams {
     IMAGE_FILE_ID?: NumericId;
     /** List of sites to which the group is linked. */
     SITE_ID?: readonly unknown[] }
-  /** Add Users to Group. Scope: sonet. */
+  /** Add Users to Group. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/members/sonet-group-user-add.html */
   'sonet_group.user.add': {
     /** Identifier of the workgroup or project. */
     GROUP_ID: NumericId;
     /** User identifier. */
     USER_ID: unknown }
-  /** Remove users from group. Scope: sonet. */
+  /** Remove users from group. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/members/sonet-group-user-delete.html */
   'sonet_group.user.delete': {
     /** Identifier of the workgroup or project. */
     GROUP_ID: NumericId;
     /** Identifier of the participant. */
     USER_ID: unknown }
-  /** Get the list of group participants. Scope: sonet. */
+  /** Get the list of group participants. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/members/sonet-group-user-get.html */
   'sonet_group.user.get': {
     /** Identifier of the workgroup or project. */
     ID: NumericId }
-  /** Get the list of groups for the current user. Scope: sonet. */
+  /** Get the list of groups for the current user. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/sonet-group-user-groups.html */
   'sonet_group.user.groups': NoParams
-  /** Invite users to group. Scope: sonet. */
+  /** Invite users to group. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/members/sonet-group-user-invite.html */
   'sonet_group.user.invite': {
     /** Identifier of the workgroup or project. */
     GROUP_ID: NumericId;
@@ -16147,13 +16147,13 @@ export interface V2MethodParams {
     USER_ID: unknown;
     /** Invitation text. */
     MESSAGE?: string }
-  /** Send a request to join the group. Scope: sonet. */
+  /** Send a request to join the group. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/members/sonet-group-user-request.html */
   'sonet_group.user.request': {
     /** Identifier of the workgroup or project. */
     GROUP_ID: NumericId;
     /** Text of the request to join. */
     MESSAGE?: string }
-  /** Change Role of Group Participants. Scope: sonet. */
+  /** Change Role of Group Participants. Scope: sonet. @see https://apidocs.bitrix24.com/api-reference/sonet-group/members/sonet-group-user-update.html */
   'sonet_group.user.update': {
     /** Identifier of the workgroup or project. */
     GROUP_ID: NumericId;
@@ -16161,7 +16161,7 @@ export interface V2MethodParams {
     USER_ID: unknown;
     /** Code of the new participant role. */
     ROLE: string }
-  /** Add Checklist Item with. Scope: task. */
+  /** Add Checklist Item with. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-add.html */
   'task.checklistitem.add': {
     /** Task identifier. */
     TASKID: NumericId;
@@ -16179,33 +16179,33 @@ export interface V2MethodParams {
     MEMBERS?: Obj;
     /** Identifier of the parent item. */
     PARENT_ID?: NumericId; [k: string]: unknown } }
-  /** Mark a checklist item as completed. Scope: task. */
+  /** Mark a checklist item as completed. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-complete.html */
   'task.checklistitem.complete': {
     /** Task identifier. */
     TASKID: NumericId;
     /** Checklist item identifier. */
     ITEMID: NumericId }
-  /** Delete Checklist Item in. Scope: task. */
+  /** Delete Checklist Item in. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-delete.html */
   'task.checklistitem.delete': {
     /** Task identifier. */
     TASKID: NumericId;
     /** Checklist item identifier. */
     ITEMID: NumericId }
-  /** Get Checklist Item. Scope: task. */
+  /** Get Checklist Item. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-get.html */
   'task.checklistitem.get': {
     /** Task identifier. */
     TASKID: NumericId;
     /** Checklist item identifier. */
     ITEMID: NumericId }
-  /** Get the List of Checklist Items. Scope: task. */
+  /** Get the List of Checklist Items. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-get-list.html */
   'task.checklistitem.getlist': {
     /** Identifier of the task. */
     TASKID: NumericId;
     /** An object for sorting the result in the form {"field": "sort value", ... */
     ORDER?: Obj }
-  /** Get the List of Methods and Their Description. Scope: task. */
+  /** Get the List of Methods and Their Description. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-get-manifest.html */
   'task.checklistitem.getmanifest': NoParams
-  /** Check Action Permission for. Scope: task. */
+  /** Check Action Permission for. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-is-action-allowed.html */
   'task.checklistitem.isactionallowed': {
     /** Task identifier. */
     TASKID: NumericId;
@@ -16213,7 +16213,7 @@ export interface V2MethodParams {
     ITEMID: NumericId;
     /** Identifier of the action being checked: - 1 — add item ACTION_ADD - 2 — modify item ACTION_MODIFY -… */
     ACTIONID: NumericId }
-  /** Move Checklist Item with. Scope: task. */
+  /** Move Checklist Item with. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-move-after-item.html */
   'task.checklistitem.moveafteritem': {
     /** Identifier of the task. */
     TASKID: NumericId;
@@ -16221,13 +16221,13 @@ export interface V2MethodParams {
     ITEMID: NumericId;
     /** Identifier of the checklist item after which the moving item should be placed. */
     AFTERITEMID: NumericId }
-  /** Mark a checklist item as incomplete. Scope: task. */
+  /** Mark a checklist item as incomplete. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-renew.html */
   'task.checklistitem.renew': {
     /** Task identifier. */
     TASKID: NumericId;
     /** Checklist item identifier. */
     ITEMID: NumericId }
-  /** Update Checklist Item with. Scope: task. */
+  /** Update Checklist Item with. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/checklist-item/task-checklist-item-update.html */
   'task.checklistitem.update': {
     /** Task identifier. */
     TASKID: NumericId;
@@ -16247,13 +16247,13 @@ export interface V2MethodParams {
     MEMBERS?: Obj;
     /** Identifier of the parent item. */
     PARENT_ID?: NumericId; [k: string]: unknown } }
-  /** Add Comment to Task. Scope: task. @deprecated Use tasks.task.chat.message.send. */
+  /** Add Comment to Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-comment-add.html @deprecated Use tasks.task.chat.message.send. */
   'task.comment.add': {
     /** Task identifier */
     TASKID?: unknown;
     /** Comment */
     COMMENTTEXT?: unknown }
-  /** Add Comment. Scope: task. @deprecated Use tasks.task.chat.message.send. */
+  /** Add Comment. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/comment-item/task-comment-item-add.html @deprecated Use tasks.task.chat.message.send. */
   'task.commentitem.add': {
     /** Task identifier. */
     TASKID: NumericId;
@@ -16265,19 +16265,19 @@ export interface V2MethodParams {
     AUTHOR_ID?: NumericId;
     /** Message date */
     POST_DATE?: string; [k: string]: unknown } }
-  /** Delete Comment. Scope: task. @deprecated Use im.message.delete. */
+  /** Delete Comment. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/comment-item/task-comment-item-delete.html @deprecated Use im.message.delete. */
   'task.commentitem.delete': {
     /** Task identifier. */
     TASKID: NumericId;
     /** Comment identifier. */
     ITEMID: NumericId }
-  /** Get Comment by ID. Scope: task. @deprecated Use im.dialog.messages.get. */
+  /** Get Comment by ID. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/comment-item/task-comment-item-get.html @deprecated Use im.dialog.messages.get. */
   'task.commentitem.get': {
     /** Task ID. */
     TASKID: NumericId;
     /** Comment ID. */
     ITEMID: NumericId }
-  /** Get the List of Comments. Scope: task. @deprecated Use im.dialog.messages.get. */
+  /** Get the List of Comments. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/comment-item/task-comment-item-get-list.html @deprecated Use im.dialog.messages.get. */
   'task.commentitem.getlist': {
     /** Task identifier. */
     TASKID: NumericId;
@@ -16285,9 +16285,9 @@ export interface V2MethodParams {
     ORDER?: Obj;
     /** An object for filtering the result in the form {"field": "filter value", ... */
     FILTER?: Obj }
-  /** Get a List of Methods and Their Descriptions for. Scope: task. */
+  /** Get a List of Methods and Their Descriptions for. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/comment-item/task-comment-item-get-manifest.html */
   'task.commentitem.getmanifest': NoParams
-  /** Check if the action is allowed for the comment. Scope: task. */
+  /** Check if the action is allowed for the comment. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/comment-item/task-comment-item-is-action-allowed.html */
   'task.commentitem.isactionallowed': {
     /** Task identifier. */
     TASKID: NumericId;
@@ -16295,7 +16295,7 @@ export interface V2MethodParams {
     ITEMID: NumericId;
     /** Identifier of the action being checked: - 1 — add comment - 2 — update comment - 3 — delete comment */
     ACTIONID: NumericId }
-  /** Update Comment. Scope: task. @deprecated Use im.message.update. */
+  /** Update Comment. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/comment-item/task-comment-item-update.html @deprecated Use im.message.update. */
   'task.commentitem.update': {
     /** Task identifier. */
     TASKID: NumericId;
@@ -16305,7 +16305,7 @@ export interface V2MethodParams {
     FIELDS: {
     /** Message text */
     POST_MESSAGE: string; [k: string]: unknown } }
-  /** Create a Link Between Tasks. Scope: task. */
+  /** Create a Link Between Tasks. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/task-dependence-add.html */
   'task.dependence.add': {
     /** Identifier of the task from which the dependency is created */
     taskIdFrom: number;
@@ -16313,31 +16313,31 @@ export interface V2MethodParams {
     taskIdTo: number;
     /** Type of dependency: - 0 — start-start link - 1 — start-finish link - 2 — finish-start link - 3 — fi… */
     linkType: number }
-  /** Remove Dependency Between Tasks. Scope: task. */
+  /** Remove Dependency Between Tasks. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/task-dependence-delete.html */
   'task.dependence.delete': {
     /** The identifier of the task from which the dependency is removed. */
     taskIdFrom: number;
     /** The identifier of the task for which the dependency is removed */
     taskIdTo: number }
-  /** Add Elapsed Time Record. Scope: task. */
+  /** Add Elapsed Time Record. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/elapsed-item/task-elapsed-item-add.html */
   'task.elapseditem.add': {
     /** Task identifier. */
     TASKID: NumericId;
     /** An object containing records about the user, time, and comments (detailed description provided belo… */
     ARFIELDS: Obj }
-  /** Delete Time Entry. Scope: task. */
+  /** Delete Time Entry. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/elapsed-item/task-elapsed-item-delete.html */
   'task.elapseditem.delete': {
     /** Task identifier. */
     TASKID: NumericId;
     /** Time entry identifier. */
     ITEMID: NumericId }
-  /** Get Time Entry by ID. Scope: task. */
+  /** Get Time Entry by ID. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/elapsed-item/task-elapsed-item-get.html */
   'task.elapseditem.get': {
     /** Task ID. */
     TASKID: NumericId;
     /** Time entry ID. */
     ITEMID: NumericId }
-  /** Get a List of Time Tracking Records. Scope: task. */
+  /** Get a List of Time Tracking Records. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/elapsed-item/task-elapsed-item-get-list.html */
   'task.elapseditem.getlist': {
     /** Task identifier. */
     TASKID?: NumericId;
@@ -16349,9 +16349,9 @@ export interface V2MethodParams {
     SELECT?: readonly unknown[];
     /** Object for call options. */
     PARAMS?: Obj }
-  /** Get a List of Methods and Their Descriptions. Scope: task. */
+  /** Get a List of Methods and Their Descriptions. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/elapsed-item/task-elapsed-item-get-manifest.html */
   'task.elapseditem.getmanifest': NoParams
-  /** Check Action Permission for. Scope: task. */
+  /** Check Action Permission for. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/elapsed-item/task-elapsed-item-is-action-allowed.html */
   'task.elapseditem.isActionAllowed': {
     /** Task identifier. */
     TASKID: NumericId;
@@ -16359,7 +16359,7 @@ export interface V2MethodParams {
     ITEMID: NumericId;
     /** Action identifier: - 1 — add a new record (ACTION_ELAPSED_TIME_ADD) - 2 — modify a record (ACTION_E… */
     ACTIONID: NumericId }
-  /** Update Time Entry. Scope: task. */
+  /** Update Time Entry. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/elapsed-item/task-elapsed-item-update.html */
   'task.elapseditem.update': {
     /** Task identifier. */
     TASKID: NumericId;
@@ -16367,11 +16367,11 @@ export interface V2MethodParams {
     ITEMID: NumericId;
     /** An object containing user records, time, and comments (detailed description provided below) in the… */
     ARFIELDS: Obj }
-  /** Add Task. Scope: task. @deprecated Use tasks.task.add. */
+  /** Add Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-add.html @deprecated Use tasks.task.add. */
   'task.item.add': {
     /** An array of data fields for the task (TITLE, DESCRIPTION, etc.) */
     TASKDATA?: readonly unknown[] }
-  /** Upload a File to the Task. Scope: task. @deprecated Use tasks.task.files.attach. */
+  /** Upload a File to the Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-add-file.html @deprecated Use tasks.task.files.attach. */
   'task.item.addfile': {
     /** Task identifier */
     TASK_ID?: unknown;
@@ -16379,7 +16379,7 @@ export interface V2MethodParams {
     NAME?: string;
     /** File content in base64 format */
     CONTENT?: unknown }
-  /** Add Task to Favorites. Scope: task. @deprecated Use tasks.task.favorite.add. */
+  /** Add Task to Favorites. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-add-to-favourite.html @deprecated Use tasks.task.favorite.add. */
   'task.item.addtofavorite': {
     /** Authorization token */
     auth?: unknown;
@@ -16387,29 +16387,29 @@ export interface V2MethodParams {
     TASK_ID?: unknown;
     /** The parameter contains the key AFFECT_CHILDREN. */
     PARAMS?: unknown }
-  /** Move a Pending Control Task to "Completed" Status. Scope: task. @deprecated Use tasks.task.approve. */
+  /** Move a Pending Control Task to "Completed" Status. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-approve.html @deprecated Use tasks.task.approve. */
   'task.item.approve': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Move Task to "Completed" Status. Scope: task. @deprecated Use tasks.task.complete. */
+  /** Move Task to "Completed" Status. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-complete.html @deprecated Use tasks.task.complete. */
   'task.item.complete': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Defer Task to "Deferred" Status. Scope: task. @deprecated Use tasks.task.defer. */
+  /** Defer Task to "Deferred" Status. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-defer.html @deprecated Use tasks.task.defer. */
   'task.item.defer': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Delegate Task. Scope: task. @deprecated Use tasks.task.delegate. */
+  /** Delegate Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-delegate.html @deprecated Use tasks.task.delegate. */
   'task.item.delegate': {
     /** Task identifier */
     TASKID?: unknown;
     /** Identifier of the new executor (responsible) */
     USERID?: unknown }
-  /** Delete Task. Scope: task. @deprecated Use tasks.task.delete. */
+  /** Delete Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-delete.html @deprecated Use tasks.task.delete. */
   'task.item.delete': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Remove File Link from Task. Scope: task. @deprecated Use tasks.task.update. */
+  /** Remove File Link from Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-delete-file.html @deprecated Use tasks.task.update. */
   'task.item.deletefile': {
     /** Authorization token */
     auth?: unknown;
@@ -16417,7 +16417,7 @@ export interface V2MethodParams {
     TASK_ID?: unknown;
     /** Identifier of the attached file */
     ATTACHMENT_ID?: unknown }
-  /** Remove Task from Favorites. Scope: task. @deprecated Use tasks.task.favorite.remove. */
+  /** Remove Task from Favorites. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-delete-from-favorite.html @deprecated Use tasks.task.favorite.remove. */
   'task.item.deletefromfavorite': {
     /** Authorization token */
     auth?: unknown;
@@ -16425,45 +16425,45 @@ export interface V2MethodParams {
     TASK_ID?: unknown;
     /** This parameter contains the key AFFECT_CHILDREN. */
     PARAMS?: unknown }
-  /** Translate a pending control task to "not executed" status. Scope: task. @deprecated Use tasks.task.disapprove. */
+  /** Translate a pending control task to "not executed" status. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-disapprove.html @deprecated Use tasks.task.disapprove. */
   'task.item.disapprove': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Get a List of Actions for the Task. Scope: task. @deprecated Use tasks.task.getaccess. */
+  /** Get a List of Actions for the Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-get-allowed-actions.html @deprecated Use tasks.task.getaccess. */
   'task.item.getallowedactions': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Get a List of Action Names and Their Validity. Scope: task. @deprecated Use tasks.task.getaccess. */
+  /** Get a List of Action Names and Their Validity. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-get-allowed-task-actions-as-strings.html @deprecated Use tasks.task.getaccess. */
   'task.item.getallowedtaskactionsasstrings': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Get Task Data. Scope: task. @deprecated Use tasks.task.get. */
+  /** Get Task Data. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-get-data.html @deprecated Use tasks.task.get. */
   'task.item.getdata': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Get a List of Previous Tasks. Scope: task. @deprecated Use tasks.task.get. */
+  /** Get a List of Previous Tasks. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-get-dependson.html @deprecated Use tasks.task.get. */
   'task.item.getdependson': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Get Task Description. Scope: task. @deprecated Use tasks.task.get. */
+  /** Get Task Description. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-get-description.html @deprecated Use tasks.task.get. */
   'task.item.getdescription': {
     /** Task identifier */
     TASKID?: unknown;
     /** Acceptable values: - 1 (corresponds to PHP constant CTaskItem::DESCR_FORMAT_RAW) — the description… */
     FORMAT?: unknown }
-  /** Get Links to Files Attached to a Task. Scope: task. @deprecated Use tasks.task.get. */
+  /** Get Links to Files Attached to a Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-get-files.html @deprecated Use tasks.task.get. */
   'task.item.getfiles': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Get a List of Methods task.item.* with Their Descriptions. Scope: task. Parameters not typed (any key is taken): its page, api-reference/tasks/deprecated/task-item/task-item-get-manifest, has no parameter table. @deprecated Use tasks.task.getFields. */
+  /** Get a List of Methods task.item.* with Their Descriptions. Scope: task. Parameters not typed (any key is taken): its page, api-reference/tasks/deprecated/task-item/task-item-get-manifest, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-get-manifest.html @deprecated Use tasks.task.getFields. */
   'task.item.getmanifest': Obj
-  /** Check if the action is permitted. Scope: task. @deprecated Use tasks.task.getaccess. */
+  /** Check if the action is permitted. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-is-action-allowed.html @deprecated Use tasks.task.getaccess. */
   'task.item.isactionallowed': {
     /** Task identifier */
     TASKID?: unknown;
     /** Identifier of the action being checked (see the constants of the method task.item.getallowedactions) */
     ACTIONID?: unknown }
-  /** Get the List of Tasks. Scope: task. @deprecated Use tasks.task.list. */
+  /** Get the List of Tasks. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-list.html @deprecated Use tasks.task.list. */
   'task.item.list': {
     /** An array of the form {'sorting_field': 'sorting_direction' [, ...]} for sorting the result. */
     ORDER?: Obj;
@@ -16473,21 +16473,21 @@ export interface V2MethodParams {
     PARAMS?: readonly unknown[];
     /** An array of record fields that will be returned by the method. */
     SELECT?: readonly unknown[] }
-  /** Change Task Status to "Not Executed". Scope: task. @deprecated Use tasks.task.renew. */
+  /** Change Task Status to "Not Executed". Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-renew.html @deprecated Use tasks.task.renew. */
   'task.item.renew': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Transitioning a Task to "In Progress" Status. Scope: task. @deprecated Use tasks.task.start. */
+  /** Transitioning a Task to "In Progress" Status. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-start-execution.html @deprecated Use tasks.task.start. */
   'task.item.startexecution': {
     /** Task identifier */
     TASKID?: unknown }
-  /** Update Task. Scope: task. @deprecated Use tasks.task.update. */
+  /** Update Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-item-update.html @deprecated Use tasks.task.update. */
   'task.item.update': {
     /** Task identifier. */
     TASKID?: unknown;
     /** List of fields with new values. */
     TASKDATA?: unknown }
-  /** Add Custom Field. Scope: task. */
+  /** Add Custom Field. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-field/task-item-user-field-add.html */
   'task.item.userfield.add': {
     /** Set of parameters for the created field (detailed description) */
     PARAMS: {
@@ -16517,25 +16517,25 @@ export interface V2MethodParams {
     DEFAULT_VALUE?: string;
     /** Number of rows in the input field */
     ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
-  /** Delete User Field. Scope: task. */
+  /** Delete User Field. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-field/task-item-user-field-delete.html */
   'task.item.userfield.delete': {
     /** Identifier of the custom field. */
     ID: NumericId }
-  /** Get Custom Task Field by ID. Scope: task. */
+  /** Get Custom Task Field by ID. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-field/task-item-user-field-get.html */
   'task.item.userfield.get': {
     /** Identifier of the custom field. */
     ID: NumericId }
-  /** Get User Field Fields with. Scope: task. */
+  /** Get User Field Fields with. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-field/task-item-user-field-get-fields.html */
   'task.item.userfield.getfields': NoParams
-  /** Get a List of Custom Fields. Scope: task. */
+  /** Get a List of Custom Fields. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-field/task-item-user-field-get-list.html */
   'task.item.userfield.getlist': {
     /** Object for sorting the result in the format {"field": "sort value", ... */
     ORDER?: Obj;
     /** Object for filtering the result in the format {"field": "filter value", ... */
     FILTER?: Obj }
-  /** Get a List of Available Data Types for. Scope: task. */
+  /** Get a List of Available Data Types for. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-field/task-item-user-field-get-types.html */
   'task.item.userfield.gettypes': NoParams
-  /** Update User Field. Scope: task. */
+  /** Update User Field. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-field/task-item-user-field-update.html */
   'task.item.userfield.update': {
     /** Identifier of the user field. */
     ID: NumericId;
@@ -16563,7 +16563,7 @@ export interface V2MethodParams {
     DEFAULT_VALUE?: string;
     /** Number of rows in the input field */
     ROWS?: number; [k: string]: unknown }; [k: string]: unknown } }
-  /** Get the List of Tasks. Scope: task. @deprecated Use tasks.task.list. */
+  /** Get the List of Tasks. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-items-get-list.html @deprecated Use tasks.task.list. */
   'task.items.getlist': {
     /** An array in the form {'sorting_field': 'sorting_direction' [, ...]} for sorting the result. */
     ORDER?: Obj;
@@ -16573,37 +16573,37 @@ export interface V2MethodParams {
     TASKDATA?: readonly unknown[];
     /** Pagination. */
     NAV_PARAMS?: readonly unknown[] }
-  /** View Task Change History. Scope: task. @deprecated Use tasks.task.history.list. */
+  /** View Task Change History. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/deprecated/task-item/task-log-item-list.html @deprecated Use tasks.task.history.list. */
   'task.logitem.list': {
     /** Task identifier */
     ID: unknown }
-  /** Get the List of Tasks from the Daily Plan. Scope: task. */
+  /** Get the List of Tasks from the Daily Plan. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/planner/task-planner-get-list.html */
   'task.planner.getlist': NoParams
-  /** Add a Kanban or "My Plan" Stage. Scope: task. */
+  /** Add a Kanban or "My Plan" Stage. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/stages/task-stages-add.html */
   'task.stages.add': {
     /** Field values (detailed description provided below) for adding a new stage */
     fields: Obj;
     /** If set to true, permission checks will not occur, provided the requester is an administrator of the… */
     isAdmin?: Flag }
-  /** Check the Ability to Move Task. Scope: task. */
+  /** Check the Ability to Move Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/stages/task-stages-can-move-task.html */
   'task.stages.canmovetask': {
     /** ID of the object */
     entityId: NumericId;
     /** Type of the object: - U — user - G — group In the case of U ("My Plan"), the value true will only b… */
     entityType: string }
-  /** Delete a Kanban or "My Plan" Stage. Scope: task. */
+  /** Delete a Kanban or "My Plan" Stage. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/stages/task-stages-delete.html */
   'task.stages.delete': {
     /** Identifier of the stage to be deleted */
     id: NumericId;
     /** If set to true, permission checks will be skipped, provided the requester is an administrator of th… */
     isAdmin?: Flag }
-  /** Get the List of Kanban Stages or "My Plan". Scope: task. */
+  /** Get the List of Kanban Stages or "My Plan". Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/stages/task-stages-get.html */
   'task.stages.get': {
     /** Identifier of the object. */
     entityId: NumericId;
     /** If set to true, permission checks will not occur, provided that the requester is an administrator o… */
     isAdmin?: Flag }
-  /** Move Task from One Stage to Another. Scope: task. */
+  /** Move Task from One Stage to Another. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/stages/task-stages-move-task.html */
   'task.stages.movetask': {
     /** Task identifier */
     id: NumericId;
@@ -16613,7 +16613,7 @@ export interface V2MethodParams {
     before?: number;
     /** ID of the task after which the task should be placed in the stage */
     after?: number }
-  /** Update Kanban Stage or "My Plan". Scope: task. */
+  /** Update Kanban Stage or "My Plan". Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/stages/task-stages-update.html */
   'task.stages.update': {
     /** Identifier of the stage */
     id: NumericId;
@@ -16621,41 +16621,41 @@ export interface V2MethodParams {
     fields: readonly unknown[];
     /** If set to true, permission checks will not occur, provided the requester is an administrator of the… */
     isAdmin?: Flag }
-  /** Add backlog in Scrum. Scope: task. */
+  /** Add backlog in Scrum. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/backlog/tasks-api-scrum-backlog-add.html */
   'tasks.api.scrum.backlog.add': {
     /** An object containing records about the group and user (detailed description provided below) in the… */
     fields: Obj }
-  /** Delete backlog. Scope: task. */
+  /** Delete backlog. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/backlog/tasks-api-scrum-backlog-delete.html */
   'tasks.api.scrum.backlog.delete': {
     /** Backlog identifier. */
     id: NumericId }
-  /** Get Backlog Fields by Scrum ID. Scope: task. */
+  /** Get Backlog Fields by Scrum ID. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/backlog/tasks-api-scrum-backlog-get.html */
   'tasks.api.scrum.backlog.get': {
     /** Identifier of the group. */
     id: NumericId }
-  /** Get a list of available backlog fields. Scope: task. */
+  /** Get a list of available backlog fields. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/backlog/tasks-api-scrum-backlog-get-fields.html */
   'tasks.api.scrum.backlog.getFields': NoParams
-  /** Update backlog. Scope: task. */
+  /** Update backlog. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/backlog/tasks-api-scrum-backlog-update.html */
   'tasks.api.scrum.backlog.update': {
     /** Backlog identifier. */
     id: NumericId;
     /** An object containing records about the group and user (detailed description provided below) in the… */
     fields: Obj }
-  /** Add Epic in Scrum. Scope: task. */
+  /** Add Epic in Scrum. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/epic/tasks-api-scrum-epic-add.html */
   'tasks.api.scrum.epic.add': {
     /** Field values (detailed description provided below) for adding a new epic in the form of a structure: */
     fields: Obj }
-  /** Delete Epic. Scope: task. */
+  /** Delete Epic. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/epic/tasks-api-scrum-epic-delete.html */
   'tasks.api.scrum.epic.delete': {
     /** Identifier of the epic. */
     id: NumericId }
-  /** Get Epic Fields by Its Identifier. Scope: task. */
+  /** Get Epic Fields by Its Identifier. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/epic/tasks-api-scrum-epic-get.html */
   'tasks.api.scrum.epic.get': {
     /** Epic identifier. */
     id: NumericId }
-  /** Get a list of available fields for epic. Scope: task. */
+  /** Get a list of available fields for epic. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/epic/tasks-api-scrum-epic-get-fields.html */
   'tasks.api.scrum.epic.getFields': NoParams
-  /** Get a List of Epics. Scope: task. */
+  /** Get a List of Epics. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/epic/tasks-api-scrum-epic-list.html */
   'tasks.api.scrum.epic.list': {
     /** An array for sorting the result in the format {'sort_field': 'sort_direction' [, ...]}. */
     order?: readonly unknown[];
@@ -16665,17 +16665,17 @@ export interface V2MethodParams {
     select?: readonly unknown[];
     /** The page number of the output. */
     start?: number }
-  /** Update Epic in Scrum. Scope: task. */
+  /** Update Epic in Scrum. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/epic/tasks-api-scrum-epic-update.html */
   'tasks.api.scrum.epic.update': {
     /** Epic identifier. */
     id: NumericId;
     /** Field values (detailed description provided below) for adding a new epic in the form of a structure: */
     fields: readonly unknown[] }
-  /** Create a Scrum Kanban Stage. Scope: task. */
+  /** Create a Scrum Kanban Stage. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/kanban/tasks-api-scrum-kanban-add-stage.html */
   'tasks.api.scrum.kanban.addStage': {
     /** Fields corresponding to the available list of fields tasks.api.scrum.kanban.getFields (detailed des… */
     fields: Obj }
-  /** Add Task to Scrum Kanban. Scope: task. */
+  /** Add Task to Scrum Kanban. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/kanban/tasks-api-scrum-kanban-add-task.html */
   'tasks.api.scrum.kanban.addTask': {
     /** Identifier of the sprint. */
     sprintId: NumericId;
@@ -16683,47 +16683,47 @@ export interface V2MethodParams {
     taskId: NumericId;
     /** Identifier of the stage. */
     stageId: NumericId }
-  /** Delete Stage. Scope: task. */
+  /** Delete Stage. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/kanban/tasks-api-scrum-kanban-delete-stage.html */
   'tasks.api.scrum.kanban.deleteStage': {
     /** Identifier of the stage. */
     stageId: NumericId }
-  /** Delete Task from Scrum Kanban. Scope: task. */
+  /** Delete Task from Scrum Kanban. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/kanban/tasks-api-scrum-kanban-delete-task.html */
   'tasks.api.scrum.kanban.deleteTask': {
     /** Sprint identifier. */
     sprintId: NumericId;
     /** Task identifier. */
     taskId: NumericId }
-  /** Get a list of available fields for the kanban stage. Scope: task. */
+  /** Get a list of available fields for the kanban stage. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/kanban/tasks-api-scrum-kanban-get-fields.html */
   'tasks.api.scrum.kanban.getFields': NoParams
-  /** Get Kanban Stages by Sprint ID. Scope: task. */
+  /** Get Kanban Stages by Sprint ID. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/kanban/tasks-api-scrum-kanban-get-stages.html */
   'tasks.api.scrum.kanban.getStages': {
     /** The identifier of the sprint. */
     sprintId: NumericId }
-  /** Update Scrum Kanban Stage. Scope: task. */
+  /** Update Scrum Kanban Stage. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/kanban/tasks-api-scrum-kanban-update-stage.html */
   'tasks.api.scrum.kanban.updateStage': {
     /** Identifier of the stage. */
     stageId: NumericId;
     /** Fields corresponding to the available list of fields tasks.api.scrum.kanban.getFields (detailed des… */
     fields: Obj }
-  /** Add Sprint in Scrum. Scope: task. */
+  /** Add Sprint in Scrum. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/sprint/tasks-api-scrum-sprint-add.html */
   'tasks.api.scrum.sprint.add': {
     /** Object containing sprint data */
     fields: Obj }
-  /** Complete the Active Sprint of the Selected Scrum. Scope: task. */
+  /** Complete the Active Sprint of the Selected Scrum. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/sprint/tasks-api-scrum-sprint-complete.html */
   'tasks.api.scrum.sprint.complete': {
     /** Identifier of the group with the active sprint */
     id: NumericId }
-  /** Delete Sprint. Scope: task. */
+  /** Delete Sprint. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/sprint/tasks-api-scrum-sprint-delete.html */
   'tasks.api.scrum.sprint.delete': {
     /** Identifier of the sprint */
     id: NumericId }
-  /** Get Sprint Fields by Its Identifier. Scope: task. */
+  /** Get Sprint Fields by Its Identifier. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/sprint/tasks-api-scrum-sprint-get.html */
   'tasks.api.scrum.sprint.get': {
     /** The identifier of the sprint. */
     sprintId: NumericId }
-  /** Get a List of Available Fields for the Sprint. Scope: task. */
+  /** Get a List of Available Fields for the Sprint. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/sprint/tasks-api-scrum-sprint-get-fields.html */
   'tasks.api.scrum.sprint.getFields': NoParams
-  /** Get a List of Sprints. Scope: task. */
+  /** Get a List of Sprints. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/sprint/tasks-api-scrum-sprint-list.html */
   'tasks.api.scrum.sprint.list': {
     /** Object for sorting the result. */
     order?: {
@@ -16777,47 +16777,47 @@ export interface V2MethodParams {
     select?: Obj;
     /** The page number of the output. */
     start?: number }
-  /** Start Sprint. Scope: task. */
+  /** Start Sprint. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/sprint/tasks-api-scrum-sprint-start.html */
   'tasks.api.scrum.sprint.start': {
     /** Identifier of the sprint */
     id: NumericId }
-  /** Update Sprint. Scope: task. */
+  /** Update Sprint. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/sprint/tasks-api-scrum-sprint-update.html */
   'tasks.api.scrum.sprint.update': {
     /** Identifier of the sprint */
     id: NumericId;
     /** Object containing sprint data */
     fields: Obj }
-  /** Get Scrum Task Fields by ID. Scope: task. */
+  /** Get Scrum Task Fields by ID. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/task/tasks-api-scrum-task-get.html */
   'tasks.api.scrum.task.get': {
     /** Task identifier */
     id: NumericId }
-  /** Get Scrum Task Fields. Scope: task. */
+  /** Get Scrum Task Fields. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/task/tasks-api-scrum-task-get-fields.html */
   'tasks.api.scrum.task.getFields': NoParams
-  /** Create or Update a Scrum Task. Scope: task. */
+  /** Create or Update a Scrum Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/sonet-group/scrum/task/tasks-api-scrum-task-update.html */
   'tasks.api.scrum.task.update': {
     /** Task identifier */
     id: NumericId;
     /** An object containing records about the Scrum task (detailed description provided below) in the foll… */
     fields: Obj }
-  /** Activate/Deactivate the Flow. Scope: task. */
+  /** Activate/Deactivate the Flow. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/flow/tasks-flow-flow-activate.html */
   'tasks.flow.Flow.activate': {
     /** The identifier of the flow to be activated or deactivated. */
     flowId: NumericId }
-  /** Create a New Flow. Scope: task. */
+  /** Create a New Flow. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/flow/tasks-flow-flow-create.html */
   'tasks.flow.Flow.create': {
     /** Field values for creating the flow (detailed description below) */
     flowData: Obj }
-  /** Delete Flow. Scope: task. */
+  /** Delete Flow. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/flow/tasks-flow-flow-delete.html */
   'tasks.flow.Flow.delete': {
     /** Object containing data for deleting the flow */
     flowData: Obj;
     /** Identifier of the flow to be deleted. */
     "flowData.id": NumericId }
-  /** Get. Scope: task. */
+  /** Get. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/flow/tasks-flow-flow-get.html */
   'tasks.flow.Flow.get': {
     /** The identifier of the flow whose data needs to be retrieved. */
     flowId: NumericId }
-  /** Check the Existence of. Scope: task. */
+  /** Check the Existence of. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/flow/tasks-flow-flow-is-exists.html */
   'tasks.flow.Flow.isExists': {
     /** Object containing data to check for flow existence */
     flowData: Obj;
@@ -16825,27 +16825,27 @@ export interface V2MethodParams {
     name: string;
     /** Identifier of the flow to exclude from the check (optional). */
     id?: NumericId }
-  /** Pin or Unpin the Flow. Scope: task. */
+  /** Pin or Unpin the Flow. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/flow/tasks-flow-flow-pin.html */
   'tasks.flow.Flow.pin': {
     /** The identifier of the flow to be pinned or unpinned. */
     flowId: NumericId }
-  /** Update the Flow. Scope: task. */
+  /** Update the Flow. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/flow/tasks-flow-flow-update.html */
   'tasks.flow.Flow.update': {
     /** Field values to modify the flow (detailed description below) */
     flowData: Obj }
-  /** Add Task. Scope: task. */
+  /** Add Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-add.html */
   'tasks.task.add': {
     /** Values of task fields. */
     fields: Obj }
-  /** Approve Task. Scope: task. */
+  /** Approve Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-approve.html */
   'tasks.task.approve': {
     /** The identifier of the task. */
     taskId: NumericId }
-  /** Move Task to Completed Status. Scope: task. */
+  /** Move Task to Completed Status. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/status/tasks-task-complete.html */
   'tasks.task.complete': {
     /** Task identifier. */
     taskId: NumericId }
-  /** Get User Counters. Scope: task. */
+  /** Get User Counters. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-counters-get.html */
   'tasks.task.counters.get': {
     /** The identifier of the user for whom to retrieve counters. */
     userId?: NumericId;
@@ -16853,53 +16853,53 @@ export interface V2MethodParams {
     groupId?: NumericId;
     /** The role for which to retrieve counters. */
     type?: string }
-  /** Defer a Task to the Status "Deferred". Scope: task. */
+  /** Defer a Task to the Status "Deferred". Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/status/tasks-task-defer.html */
   'tasks.task.defer': {
     /** The identifier of the task. */
     taskId: NumericId }
-  /** Delegate Task. Scope: task. */
+  /** Delegate Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-delegate.html */
   'tasks.task.delegate': {
     /** Task identifier. */
     taskId: NumericId;
     /** Identifier of the user to whom the task is delegated. */
     userId: NumericId }
-  /** Delete Task. Scope: task. */
+  /** Delete Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-delete.html */
   'tasks.task.delete': {
     /** The identifier of the task. */
     taskId: NumericId }
-  /** Disapprove Task. Scope: task. */
+  /** Disapprove Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-disapprove.html */
   'tasks.task.disapprove': {
     /** Task identifier. */
     taskId: NumericId }
-  /** Add Task to Favorites. Scope: task. */
+  /** Add Task to Favorites. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-actions/tasks-task-favorite-add.html */
   'tasks.task.favorite.add': {
     /** Task identifier. */
     taskId: NumericId }
-  /** Remove Task from Favorites. Scope: task. */
+  /** Remove Task from Favorites. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-actions/tasks-task-favorite-remove.html */
   'tasks.task.favorite.remove': {
     /** Task identifier. */
     taskId: NumericId }
-  /** Attach Files to a Task. Scope: task. */
+  /** Attach Files to a Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-files-attach.html */
   'tasks.task.files.attach': {
     /** The identifier of the task to which the file needs to be attached. */
     taskId: NumericId;
     /** The identifier of the file on Drive. */
     fileId: NumericId }
-  /** Get Task by ID. Scope: task. */
+  /** Get Task by ID. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-get.html */
   'tasks.task.get': {
     /** Task ID. */
     taskId?: NumericId;
     /** An array of record fields that will be returned by the method. */
     select?: readonly unknown[] }
-  /** Get the List of Fields. Scope: task. */
+  /** Get the List of Fields. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-get-fields.html */
   'tasks.task.getFields': NoParams
-  /** Check Access to Task. Scope: task. */
+  /** Check Access to Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-get-access.html */
   'tasks.task.getaccess': {
     /** Task identifier. */
     taskId: NumericId;
     /** An array of user identifiers for whom access needs to be checked. */
     users?: readonly unknown[] }
-  /** Get Task History. Scope: task. */
+  /** Get Task History. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-history-list.html */
   'tasks.task.history.list': {
     /** The identifier of the task for which the history needs to be retrieved. */
     taskId: NumericId;
@@ -16927,7 +16927,7 @@ export interface V2MethodParams {
     login?: string; [k: string]: unknown }; [k: string]: unknown };
     /** An object for sorting the result in the form {"field": "sort value", ... */
     order?: Obj }
-  /** Get Task List. Scope: task. */
+  /** Get Task List. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-list.html */
   'tasks.task.list': {
     /** An object for sorting the task list in the format {"field_1": "value_1", ... */
     order?: Obj;
@@ -16939,65 +16939,65 @@ export interface V2MethodParams {
     params?: Obj;
     /** This parameter is used to manage pagination. */
     start?: number }
-  /** Enable "Mute" Mode. Scope: task. */
+  /** Enable "Mute" Mode. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-actions/tasks-task-mute.html */
   'tasks.task.mute': {
     /** Task identifier. */
     id: NumericId }
-  /** Translate the task to the Waiting for Execution status. Scope: task. */
+  /** Translate the task to the Waiting for Execution status. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/status/tasks-task-pause.html */
   'tasks.task.pause': {
     /** Task identifier. */
     taskId: NumericId }
-  /** Pin a Task. Scope: task. */
+  /** Pin a Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-actions/tasks-task-pin.html */
   'tasks.task.pin': {
     /** Task identifier. */
     id: NumericId }
-  /** Renew a Task After Completion. Scope: task. */
+  /** Renew a Task After Completion. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/status/tasks-task-renew.html */
   'tasks.task.renew': {
     /** The identifier of the task. */
     taskId: NumericId }
-  /** Add Comment to Result. Scope: task. */
+  /** Add Comment to Result. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/result/tasks-task-result-add-from-comment.html */
   'tasks.task.result.addFromComment': {
     /** The identifier of the comment to be pinned as a result. */
     commentId: NumericId }
-  /** Remove Comment from Result. Scope: task. */
+  /** Remove Comment from Result. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/result/tasks-task-result-delete-from-comment.html */
   'tasks.task.result.deleteFromComment': {
     /** The identifier of the comment for which the result needs to be unpinned. */
     commentId: NumericId }
-  /** Get the List of Task Results. Scope: task. */
+  /** Get the List of Task Results. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/result/tasks-task-result-list.html */
   'tasks.task.result.list': {
     /** The identifier of the task from which to retrieve results. */
     taskId: NumericId }
-  /** Move Task to In Progress Status. Scope: task. */
+  /** Move Task to In Progress Status. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/status/tasks-task-start.html */
   'tasks.task.start': {
     /** Task identifier. */
     taskId: NumericId }
-  /** Enable Task Watching with. Scope: task. */
+  /** Enable Task Watching with. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-actions/tasks-task-start-watch.html */
   'tasks.task.startwatch': {
     /** The identifier of the task. */
     taskId: NumericId }
-  /** Disable Task Monitoring. Scope: task. */
+  /** Disable Task Monitoring. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-actions/tasks-task-stop-watch.html */
   'tasks.task.stopwatch': {
     /** Task identifier. */
     taskId: NumericId }
-  /** Disable "Mute" Mode. Scope: task. */
+  /** Disable "Mute" Mode. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-actions/tasks-task-unmute.html */
   'tasks.task.unmute': {
     /** Task identifier. */
     id: NumericId }
-  /** Unpin a task. Scope: task. */
+  /** Unpin a task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/user-actions/tasks-task-unpin.html */
   'tasks.task.unpin': {
     /** Task identifier. */
     id: NumericId }
-  /** Update Task. Scope: task. */
+  /** Update Task. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-update.html */
   'tasks.task.update': {
     /** Task identifier. */
     taskId: NumericId;
     /** Values of task fields. */
     fields: Obj }
-  /** Add Task Template. Scope: task. */
+  /** Add Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/tasks-template-add.html */
   'tasks.template.add': {
     /** Fields of the new task template (detailed description). */
     fields: Obj }
-  /** Add Checklist Item to Task Template. Scope: task. */
+  /** Add Checklist Item to Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-add.html */
   'tasks.template.checklist.add': {
     /** Identifier of the task template. */
     templateId: NumericId;
@@ -17015,7 +17015,7 @@ export interface V2MethodParams {
     IS_IMPORTANT?: Flag;
     /** Object describing the participants of the checklist item. */
     MEMBERS?: Obj; [k: string]: unknown } }
-  /** Add Attachment to Checklist Item Using. Scope: task. */
+  /** Add Attachment to Checklist Item Using. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-add-attachment-by-content.html */
   'tasks.template.checklist.addAttachmentByContent': {
     /** Identifier of the task template. */
     templateId: NumericId;
@@ -17027,7 +17027,7 @@ export interface V2MethodParams {
     NAME?: string;
     /** Content of the file in base64 format */
     CONTENT?: string; [k: string]: unknown } }
-  /** Add Attachments from Drive to Checklist Item. Scope: task. */
+  /** Add Attachments from Drive to Checklist Item. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-add-attachments-from-disk.html */
   'tasks.template.checklist.addAttachmentsFromDisk': {
     /** Identifier of the task template. */
     templateId: NumericId;
@@ -17035,25 +17035,25 @@ export interface V2MethodParams {
     checkListItemId: NumericId;
     /** An array of file identifiers from Drive. */
     filesIds: readonly unknown[] }
-  /** Complete Checklist Item of Task Template. Scope: task. */
+  /** Complete Checklist Item of Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-complete.html */
   'tasks.template.checklist.complete': {
     /** Identifier of the task template. */
     templateId: NumericId;
     /** Identifier of the checklist item. */
     checkListItemId: NumericId }
-  /** Delete Checklist Item from Task Template. Scope: task. */
+  /** Delete Checklist Item from Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-delete.html */
   'tasks.template.checklist.delete': {
     /** Identifier of the task template. */
     templateId: NumericId;
     /** Identifier of the checklist item. */
     checkListItemId: NumericId }
-  /** Get Checklist Item from Task Template. Scope: task. */
+  /** Get Checklist Item from Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-get.html */
   'tasks.template.checklist.get': {
     /** Identifier of the task template. */
     templateId: NumericId;
     /** Identifier of the checklist item in the template. */
     checkListItemId: NumericId }
-  /** Get the List of Checklist Items for Task Template. Scope: task. */
+  /** Get the List of Checklist Items for Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-list.html */
   'tasks.template.checklist.list': {
     /** Identifier of the task template. */
     templateId: NumericId;
@@ -17063,7 +17063,7 @@ export interface V2MethodParams {
     select?: readonly unknown[];
     /** Object for sorting the result in the form { "field": "sort value", ... */
     order?: Obj }
-  /** Move Checklist Item After Another. Scope: task. */
+  /** Move Checklist Item After Another. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-move-after.html */
   'tasks.template.checklist.moveAfter': {
     /** The identifier of the task template. */
     templateId: NumericId;
@@ -17071,7 +17071,7 @@ export interface V2MethodParams {
     checkListItemId: NumericId;
     /** The identifier of the item after which the element should be placed */
     afterItemId: NumericId }
-  /** Move Checklist Item Before Another. Scope: task. */
+  /** Move Checklist Item Before Another. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-move-before.html */
   'tasks.template.checklist.moveBefore': {
     /** The identifier of the task template. */
     templateId: NumericId;
@@ -17079,7 +17079,7 @@ export interface V2MethodParams {
     checkListItemId: NumericId;
     /** The identifier of the item before which the element should be placed. */
     beforeItemId: NumericId }
-  /** Remove Attachments from Checklist Item. Scope: task. */
+  /** Remove Attachments from Checklist Item. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-remove-attachments.html */
   'tasks.template.checklist.removeAttachments': {
     /** Identifier of the task template. */
     templateId: NumericId;
@@ -17087,13 +17087,13 @@ export interface V2MethodParams {
     checkListItemId: NumericId;
     /** Array of attachment identifiers to be removed */
     attachmentsIds: readonly unknown[] }
-  /** Renew Checklist Item of Task Template. Scope: task. */
+  /** Renew Checklist Item of Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-renew.html */
   'tasks.template.checklist.renew': {
     /** Identifier of the task template. */
     templateId: NumericId;
     /** Identifier of the checklist item. */
     checkListItemId: NumericId }
-  /** Update Checklist Item of Task Template. Scope: task. */
+  /** Update Checklist Item of Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/checklist/tasks-template-checklist-update.html */
   'tasks.template.checklist.update': {
     /** Identifier of the task template. */
     templateId: NumericId;
@@ -17113,13 +17113,13 @@ export interface V2MethodParams {
     IS_IMPORTANT?: Flag;
     /** Object describing the participants of the checklist item. */
     MEMBERS?: Obj; [k: string]: unknown } }
-  /** Delete Task Template. Scope: task. */
+  /** Delete Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/tasks-template-delete.html */
   'tasks.template.delete': {
     /** Identifier of the task template. */
     templateId: NumericId }
-  /** Get the List of Task Template Fields. Scope: task. */
+  /** Get the List of Task Template Fields. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/tasks-template-fields.html */
   'tasks.template.fields': NoParams
-  /** Get Task Template by ID. Scope: task. */
+  /** Get Task Template by ID. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/tasks-template-get.html */
   'tasks.template.get': {
     /** The ID of the task template. */
     templateId: NumericId;
@@ -17127,13 +17127,13 @@ export interface V2MethodParams {
     params?: {
     /** An array of fields to return. */
     select?: readonly unknown[]; [k: string]: unknown } }
-  /** Update Task Template. Scope: task. */
+  /** Update Task Template. Scope: task. @see https://apidocs.bitrix24.com/api-reference/tasks/template/tasks-template-update.html */
   'tasks.template.update': {
     /** The identifier of the task template. */
     templateId: NumericId;
     /** The fields of the template that need to be changed. */
     fields: Obj }
-  /** Add Transcription to Call with. Scope: telephony. */
+  /** Add Transcription to Call with. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-call-attach-transcription.html */
   'telephony.call.attachTranscription': {
     /** Identifier of the call from the method telephony.externalCall.register */
     CALL_ID: string;
@@ -17151,7 +17151,7 @@ export interface V2MethodParams {
     COST?: number;
     /** Currency of the transcription cost. */
     COST_CURRENCY?: string }
-  /** Attach a Record to a Completed Call. Scope: telephony. */
+  /** Attach a Record to a Completed Call. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-call-attach-record.html */
   'telephony.externalCall.attachRecord': {
     /** The identifier of the call from the method telephony.externalCall.register. */
     CALL_ID: string;
@@ -17161,7 +17161,7 @@ export interface V2MethodParams {
     FILENAME?: string;
     /** The file in Base64 encoding. */
     FILE_CONTENT?: string }
-  /** Finish Call and Log It in Telephony Statistics. Scope: telephony. */
+  /** Finish Call and Log It in Telephony Statistics. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-call-finish.html */
   'telephony.externalCall.finish': {
     /** The identifier of the call from the method telephony.externalCall.register */
     CALL_ID: string;
@@ -17185,13 +17185,13 @@ export interface V2MethodParams {
     VOTE?: number;
     /** Add a message about the call to the employee's chat. */
     ADD_TO_CHAT?: number } & ({ USER_ID: NumericId } | { USER_PHONE_INNER: string })
-  /** Hide Call Card for User. Scope: telephony. */
+  /** Hide Call Card for User. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-call-hide.html */
   'telephony.externalCall.hide': {
     /** Identifier of the call from the method telephony.externalCall.register. */
     CALL_ID: string;
     /** Identifier of the user or an array of user identifiers. */
     USER_ID?: unknown }
-  /** Register an External Call in Bitrix24. Scope: telephony. */
+  /** Register an External Call in Bitrix24. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-call-register.html */
   'telephony.externalCall.register': {
     /** The identifier of the user for whom the call is registered. */
     USER_ID?: NumericId;
@@ -17221,17 +17221,17 @@ export interface V2MethodParams {
     LINE_NUMBER?: string;
     /** The external identifier of the call on the side of the PBX/integration. */
     EXTERNAL_CALL_ID?: string } & ({ USER_ID: NumericId } | { USER_PHONE_INNER: string })
-  /** Find a Client in CRM by Phone Number. Scope: telephony. */
+  /** Find a Client in CRM by Phone Number. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-call-search-crm-entities.html */
   'telephony.externalCall.searchCrmEntities': {
     /** The client's phone number */
     PHONE_NUMBER: string }
-  /** Show Call Card to User. Scope: telephony. */
+  /** Show Call Card to User. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-call-show.html */
   'telephony.externalCall.show': {
     /** Identifier of the call from the method telephony.externalCall.register */
     CALL_ID: string;
     /** Identifier of the user or an array of user identifiers. */
     USER_ID?: unknown }
-  /** Add External Line. Scope: telephony. */
+  /** Add External Line. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-line-add.html */
   'telephony.externalLine.add': {
     /** External line number */
     NUMBER: string;
@@ -17239,13 +17239,13 @@ export interface V2MethodParams {
     NAME?: string;
     /** Auto-creation of a CRM object for outgoing calls. */
     CRM_AUTO_CREATE?: string }
-  /** Delete External Line. Scope: telephony. */
+  /** Delete External Line. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-line-delete.html */
   'telephony.externalLine.delete': {
     /** The number of the external line. */
     NUMBER: string }
-  /** Get a List of External Lines with. Scope: telephony. */
+  /** Get a List of External Lines with. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-line-get.html */
   'telephony.externalLine.get': NoParams
-  /** Update External Line. Scope: telephony. */
+  /** Update External Line. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/telephony-external-line-update.html */
   'telephony.externalLine.update': {
     /** The number of the external line. */
     NUMBER: string;
@@ -17253,7 +17253,7 @@ export interface V2MethodParams {
     NAME?: string;
     /** Auto-creation of a CRM object for outgoing calls. */
     CRM_AUTO_CREATE?: string }
-  /** Close Current Day. Scope: timeman. */
+  /** Close Current Day. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/base/timeman-close.html */
   'timeman.close': {
     /** User identifier. */
     USER_ID?: NumericId;
@@ -17265,17 +17265,17 @@ export interface V2MethodParams {
     LAT?: number;
     /** Geographic longitude of the end of the workday */
     LON?: number }
-  /** Check IP Address. Scope: timeman. */
+  /** Check IP Address. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/networkrange/timeman-networkrange-check.html */
   'timeman.networkrange.check': {
     /** The IP address to check. */
     IP?: string }
-  /** Get Network Address Ranges. Scope: timeman. */
+  /** Get Network Address Ranges. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/networkrange/timeman-networkrange-get.html */
   'timeman.networkrange.get': NoParams
-  /** Set Network Address Ranges. Scope: timeman. */
+  /** Set Network Address Ranges. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/networkrange/timeman-networkrange-set.html */
   'timeman.networkrange.set': {
     /** Network address ranges in the form of a list of objects. */
     RANGES: string }
-  /** Start a New Workday. Scope: timeman. */
+  /** Start a New Workday. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/base/timeman-open.html */
   'timeman.open': {
     /** User identifier. */
     USER_ID?: NumericId;
@@ -17287,23 +17287,23 @@ export interface V2MethodParams {
     LAT?: number;
     /** Geographic longitude of the start of the workday */
     LON?: number }
-  /** Pause the current workday. Scope: timeman. */
+  /** Pause the current workday. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/base/timeman-pause.html */
   'timeman.pause': {
     /** User identifier. */
     USER_ID?: NumericId }
-  /** Get Work Schedule. Scope: timeman. */
+  /** Get Work Schedule. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/schedule/timeman-schedule-get.html */
   'timeman.schedule.get': {
     /** Identifier of the schedule. */
     id?: NumericId }
-  /** Get User Work Time Settings. Scope: timeman. */
+  /** Get User Work Time Settings. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/base/timeman-settings.html */
   'timeman.settings': {
     /** User identifier. */
     USER_ID?: NumericId }
-  /** Get information about the current workday. Scope: timeman. */
+  /** Get information about the current workday. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/base/timeman-status.html */
   'timeman.status': {
     /** User identifier. */
     USER_ID?: NumericId }
-  /** Add Absence Report. Scope: timeman. */
+  /** Add Absence Report. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/timecontrol/timeman-timecontrol-report-add.html */
   'timeman.timecontrol.report.add': {
     /** Identifier of the absence record. */
     REPORT_ID: NumericId;
@@ -17315,7 +17315,7 @@ export interface V2MethodParams {
     TYPE?: string;
     /** Add event to calendar: - Y — yes - N — no Default value is Y */
     CALENDAR?: string }
-  /** Get Report on Identified Absences. Scope: timeman. */
+  /** Get Report on Identified Absences. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/timecontrol/timeman-timecontrol-reports-get.html */
   'timeman.timecontrol.reports.get': {
     /** User ID for whom the reports are requested. */
     USER_ID: NumericId;
@@ -17327,15 +17327,15 @@ export interface V2MethodParams {
     IDLE_MINUTES?: number;
     /** Duration of the workday in hours. */
     WORKDAY_HOURS?: number }
-  /** Get Report Settings. Scope: timeman. */
+  /** Get Report Settings. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/timecontrol/timeman-timecontrol-reports-settings-get.html */
   'timeman.timecontrol.reports.settings.get': NoParams
-  /** Get the list of users for the. Scope: timeman. */
+  /** Get the list of users for the. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/timecontrol/timeman-timecontrol-reports-users-get.html */
   'timeman.timecontrol.reports.users.get': {
     /** The identifier of the department. */
     DEPARTMENT_ID?: NumericId }
-  /** Get Time Control Settings. Scope: timeman. */
+  /** Get Time Control Settings. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/timecontrol/timeman-timecontrol-settings-get.html */
   'timeman.timecontrol.settings.get': NoParams
-  /** Set Time Control Settings. Scope: timeman. */
+  /** Set Time Control Settings. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/timecontrol/timeman-timecontrol-settings-set.html */
   'timeman.timecontrol.settings.set': {
     /** Activate the time control module. */
     ACTIVE?: Flag;
@@ -17359,11 +17359,11 @@ export interface V2MethodParams {
     REPORT_FULL_TYPE?: string;
     /** Array of user IDs with access to the full report. */
     REPORT_FULL_USERS?: readonly unknown[] }
-  /** Determine the permissions set. Scope: basic. */
+  /** Determine the permissions set. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/users/user-access.html */
   'user.access': {
     /** List of access codes to check. */
     ACCESS: readonly unknown[] }
-  /** Invite a user. Scope: user. */
+  /** Invite a user. Scope: user. @see https://apidocs.bitrix24.com/api-reference/user/user-add.html */
   'user.add': {
     /** User e-mail */
     EMAIL: string;
@@ -17439,13 +17439,13 @@ export interface V2MethodParams {
     WORK_LOGO?: readonly unknown[];
     /** WORK_NOTES */
     WORK_NOTES?: string; [k: string]: unknown }
-  /** Determine Access Permissions for Application Settings. Scope: basic. */
+  /** Determine Access Permissions for Application Settings. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/users/user-admin.html */
   'user.admin': NoParams
-  /** Get information about the current user. Scope: user, user_brief, user_basic. */
+  /** Get information about the current user. Scope: user, user_brief, user_basic. @see https://apidocs.bitrix24.com/api-reference/user/user-current.html */
   'user.current': NoParams
-  /** Get user fields. Scope: user, user_brief, user_basic. */
+  /** Get user fields. Scope: user, user_brief, user_basic. @see https://apidocs.bitrix24.com/api-reference/user/user-fields.html */
   'user.fields': NoParams
-  /** Get a list of users by filter. Scope: user, user_brief, user_basic. */
+  /** Get a list of users by filter. Scope: user, user_brief, user_basic. @see https://apidocs.bitrix24.com/api-reference/user/user-get.html */
   'user.get': {
     /** The field by which the results are sorted. */
     sort?: string;
@@ -17461,15 +17461,15 @@ export interface V2MethodParams {
     IMAGE_RESIZE?: string;
     /** The parameter is used to control pagination. */
     start?: number; [k: string]: unknown }
-  /** Get User Data Associated with the Application. Scope: basic. */
+  /** Get User Data Associated with the Application. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/settings/user-option-get.html */
   'user.option.get': {
     /** One of the keys saved by the user.option.set method. */
     option?: string }
-  /** Bind Data to User and Application. Scope: basic. */
+  /** Bind Data to User and Application. Scope: basic. @see https://apidocs.bitrix24.com/api-reference/common/settings/user-option-set.html */
   'user.option.set': {
     /** An array where the key is the name of the property to be saved, and the value is the property value. */
     options: readonly unknown[] }
-  /** Get a list of users with personal data search. Scope: user, user_brief, user_basic. */
+  /** Get a list of users with personal data search. Scope: user, user_brief, user_basic. @see https://apidocs.bitrix24.com/api-reference/user/user-search.html */
   'user.search': {
     /** The array can contain fields in any combination: - NAME — first name - LAST_NAME — last name - WORK… */
     FILTER?: Obj;
@@ -17483,7 +17483,7 @@ export interface V2MethodParams {
     select?: readonly unknown[];
     /** The parameter is used to manage pagination. */
     start?: number }
-  /** Update user data. Scope: user. */
+  /** Update user data. Scope: user. @see https://apidocs.bitrix24.com/api-reference/user/user-update.html */
   'user.update': {
     /** User identifier */
     ID: NumericId;
@@ -17563,31 +17563,31 @@ export interface V2MethodParams {
     WORK_LOGO?: readonly unknown[];
     /** WORK_NOTES */
     WORK_NOTES?: string; [k: string]: unknown }
-  /** Add custom field. Scope: user.userfield. */
+  /** Add custom field. Scope: user.userfield. @see https://apidocs.bitrix24.com/api-reference/user/userfields/user-userfield-add.html */
   'user.userfield.add': {
     /** Field values for adding a new custom field */
     fields: Obj }
-  /** Delete custom field. Scope: user.userfield. */
+  /** Delete custom field. Scope: user.userfield. @see https://apidocs.bitrix24.com/api-reference/user/userfields/user-userfield-delete.html */
   'user.userfield.delete': {
     /** Custom field identifier. */
     id: NumericId }
-  /** Get File from User Field. Scope: user.userfield. Parameters not typed (any key is taken): its page, api-reference/user/userfields/user-userfield-file-get, has no parameter table. */
+  /** Get File from User Field. Scope: user.userfield. Parameters not typed (any key is taken): its page, api-reference/user/userfields/user-userfield-file-get, has no parameter table. @see https://apidocs.bitrix24.com/api-reference/user/userfields/user-userfield-file-get.html */
   'user.userfield.file.get': Obj
-  /** Get a list of custom fields. Scope: user.userfield. */
+  /** Get a list of custom fields. Scope: user.userfield. @see https://apidocs.bitrix24.com/api-reference/user/userfields/user-userfield-list.html */
   'user.userfield.list': {
     /** Sorting of selected custom fields in {"field_1": "order_1", ... */
     order?: string;
     /** Filter of selected custom fields in {"field_1": "value_1", ... */
     filter?: readonly unknown[] }
-  /** Update custom field. Scope: user.userfield. */
+  /** Update custom field. Scope: user.userfield. @see https://apidocs.bitrix24.com/api-reference/user/userfields/user-userfield-update.html */
   'user.userfield.update': {
     /** Custom field identifier. */
     id: NumericId;
     /** Field values for updating the custom field */
     fields?: Obj }
-  /** Get the list of agreements. Scope: userconsent. */
+  /** Get the list of agreements. Scope: userconsent. @see https://apidocs.bitrix24.com/api-reference/user-consent/user-consent-agreement-list.html */
   'userconsent.agreement.list': NoParams
-  /** Get the text of the agreement. Scope: userconsent. */
+  /** Get the text of the agreement. Scope: userconsent. @see https://apidocs.bitrix24.com/api-reference/user-consent/user-consent-agreement-text.html */
   'userconsent.agreement.text': {
     /** Identifier of the agreement. */
     id: NumericId;
@@ -17603,7 +17603,7 @@ export interface V2MethodParams {
     THIRD_PARTIES?: string;
     /** Email address */
     EMAIL?: string; [k: string]: unknown } }
-  /** Save the User Consent. Scope: userconsent. */
+  /** Save the User Consent. Scope: userconsent. @see https://apidocs.bitrix24.com/api-reference/user-consent/user-consent-consent-add.html */
   'userconsent.consent.add': {
     /** Agreement identifier. */
     AGREEMENT_ID: NumericId;
@@ -17617,7 +17617,7 @@ export interface V2MethodParams {
     ORIGIN_ID?: string;
     /** Identifier of the element in the source, for example, e-mail */
     ORIGINATOR_ID?: string }
-  /** Add Custom Field. Scope: userfieldconfig, crm. */
+  /** Add Custom Field. Scope: userfieldconfig, crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/userfieldconfig/userfieldconfig-add.html */
   'userfieldconfig.add': {
     /** Module identifier where the field is created */
     moduleId: string;
@@ -17671,23 +17671,23 @@ export interface V2MethodParams {
     sort?: number;
     /** External identifier of the option */
     xmlId?: string; [k: string]: unknown }>; [k: string]: unknown } }
-  /** Delete User Field. Scope: userfieldconfig, crm. */
+  /** Delete User Field. Scope: userfieldconfig, crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/userfieldconfig/userfieldconfig-delete.html */
   'userfieldconfig.delete': {
     /** Identifier of the module from which the field is being deleted */
     moduleId: string;
     /** Identifier of the user field settings. */
     id: NumericId }
-  /** Get User Field Settings. Scope: userfieldconfig, crm. */
+  /** Get User Field Settings. Scope: userfieldconfig, crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/userfieldconfig/userfieldconfig-get.html */
   'userfieldconfig.get': {
     /** Identifier of the module where the field is located */
     moduleId: string;
     /** Identifier of the user field settings. */
     id: NumericId }
-  /** Get Available User Field Types. Scope: userfieldconfig, crm. */
+  /** Get Available User Field Types. Scope: userfieldconfig, crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/userfieldconfig/userfieldconfig-get-types.html */
   'userfieldconfig.getTypes': {
     /** Identifier of the module for which to retrieve available field types */
     moduleId: string }
-  /** Get a List of User Field Settings. Scope: userfieldconfig, crm. */
+  /** Get a List of User Field Settings. Scope: userfieldconfig, crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/userfieldconfig/userfieldconfig-list.html */
   'userfieldconfig.list': {
     /** The identifier of the module in which the fields are being searched */
     moduleId: string;
@@ -17751,7 +17751,7 @@ export interface V2MethodParams {
     isSearchable?: Flag; [k: string]: unknown };
     /** Offset for pagination. */
     start?: number }
-  /** Update User Field. Scope: userfieldconfig, crm. */
+  /** Update User Field. Scope: userfieldconfig, crm. @see https://apidocs.bitrix24.com/api-reference/crm/universal/userfieldconfig/userfieldconfig-update.html */
   'userfieldconfig.update': {
     /** Identifier of the module where the field is located */
     moduleId: string;
@@ -17803,7 +17803,7 @@ export interface V2MethodParams {
     del?: Flag; [k: string]: unknown }>;
     /** Field type. */
     userTypeId?: string; [k: string]: unknown } }
-  /** Register a New User Field Type. Scope: placement. */
+  /** Register a New User Field Type. Scope: placement. @see https://apidocs.bitrix24.com/api-reference/widgets/user-field/userfieldtype-add.html */
   'userfieldtype.add': {
     /** String type code | - a-z0-9 - must be unique - the final code is formed as rest_<APP_ID>_<USER_TYPE… */
     USER_TYPE_ID: string;
@@ -17815,13 +17815,13 @@ export interface V2MethodParams {
     DESCRIPTION?: string;
     /** Additional settings. */
     OPTIONS?: readonly unknown[] }
-  /** Delete Registered User Field Type. Scope: placement. */
+  /** Delete Registered User Field Type. Scope: placement. @see https://apidocs.bitrix24.com/api-reference/widgets/user-field/userfieldtype-delete.html */
   'userfieldtype.delete': {
     /** String code of the type | - a-z0-9 - must be unique */
     USER_TYPE_ID: string }
-  /** Get a list of registered user field types. Scope: placement. */
+  /** Get a list of registered user field types. Scope: placement. @see https://apidocs.bitrix24.com/api-reference/widgets/user-field/userfieldtype-list.html */
   'userfieldtype.list': NoParams
-  /** Change settings for user field type. Scope: placement. */
+  /** Change settings for user field type. Scope: placement. @see https://apidocs.bitrix24.com/api-reference/widgets/user-field/userfieldtype-update.html */
   'userfieldtype.update': {
     /** String code of the type | - a-z0-9 - must be unique */
     USER_TYPE_ID: string;
@@ -17833,15 +17833,15 @@ export interface V2MethodParams {
     DESCRIPTION?: string;
     /** Additional settings. */
     OPTIONS?: readonly unknown[] }
-  /** Download the voting report. Scope: vote. */
+  /** Download the voting report. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.attachedvote.download.html */
   'vote.AttachedVote.download': {
     /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
     attachId: NumericId }
-  /** Get Data of Attached Vote. Scope: vote. */
+  /** Get Data of Attached Vote. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.attachedvote.get.html */
   'vote.AttachedVote.get': {
     /** ID of the attached vote, can be equal to voteId from the results of vote.Integration.Im.send */
     attachId: NumericId }
-  /** Get the list of users who voted for the answer. Scope: vote. */
+  /** Get the list of users who voted for the answer. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.attachedvote.getAnswerVoted.html */
   'vote.AttachedVote.getAnswerVoted': {
     /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
     attachId: NumericId;
@@ -17851,7 +17851,7 @@ export interface V2MethodParams {
     pageNavigation?: Obj;
     /** User data format for mobile devices. */
     userForMobileFormat?: Flag }
-  /** Get Multiple Votes. Scope: vote. */
+  /** Get Multiple Votes. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.attachedvote.getMany.html */
   'vote.AttachedVote.getMany': {
     /** Module identifier, possible values: - im for chat poll, - blog for feed poll */
     moduleId: string;
@@ -17859,7 +17859,7 @@ export interface V2MethodParams {
     entityType: string;
     /** Array of entity identifiers, possible values: - id of the chat message with the poll, can be obtain… */
     entityId: NumericId }
-  /** Get Voting Data with Voter Information. Scope: vote. */
+  /** Get Voting Data with Voter Information. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.attachedvote.getWithVoted.html */
   'vote.AttachedVote.getWithVoted': {
     /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
     attachId: NumericId;
@@ -17867,25 +17867,25 @@ export interface V2MethodParams {
     pageSize?: number;
     /** User data format for mobile devices. */
     userForMobileFormat?: Flag }
-  /** Recall Your Vote. Scope: vote. */
+  /** Recall Your Vote. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.attachedvote.recall.html */
   'vote.AttachedVote.recall': {
     /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
     attachId: NumericId }
-  /** Resume Voting. Scope: vote. */
+  /** Resume Voting. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.attachedvote.resume.html */
   'vote.AttachedVote.resume': {
     /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
     attachId: NumericId }
-  /** Stop voting. Scope: vote. */
+  /** Stop voting. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.attachedvote.stop.html */
   'vote.AttachedVote.stop': {
     /** The ID of the attached vote, which can be obtained using the methods vote.AttachedVote.get or vote.… */
     attachId: NumericId }
-  /** Vote in the attached voting. Scope: vote. */
+  /** Vote in the attached voting. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.attachedvote.vote.html */
   'vote.AttachedVote.vote': {
     /** The ID of the attached voting, which can be obtained using the methods vote.AttachedVote.get or vot… */
     attachId: NumericId;
     /** Voting data in the format: Key - question ID, value - array of selected answer IDs. */
     ballot: Obj }
-  /** Create and Send a Vote in Chat. Scope: vote. */
+  /** Create and Send a Vote in Chat. Scope: vote. @see https://apidocs.bitrix24.com/api-reference/vote/vote.integration.im.send.html */
   'vote.Integration.Im.send': {
     /** The identifier of the chat to which the vote is sent. */
     chatId: NumericId;
@@ -17905,7 +17905,7 @@ export interface V2MethodParams {
     OPTIONS?: number; [k: string]: unknown };
     /** A unique identifier for the request, with no format requirements. */
     templateId?: string }
-  /** Start a Callback with. Scope: telephony. */
+  /** Start a Callback with. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/voximplant-callback-start.html */
   'voximplant.callback.start': {
     /** Identifier of the outgoing line from which the callback is initiated. */
     FROM_LINE: string;
@@ -17915,7 +17915,7 @@ export interface V2MethodParams {
     TEXT_TO_PRONOUNCE: string;
     /** Identifier of the voice for speech synthesis. */
     VOICE?: string }
-  /** Make an Auto-Call with MP3 Playback using. Scope: telephony, call. */
+  /** Make an Auto-Call with MP3 Playback using. Scope: telephony, call. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/voximplant-infocall-start-with-sound.html */
   'voximplant.infocall.startwithsound': {
     /** Identifier of the outgoing line from which the call is initiated. */
     FROM_LINE: string;
@@ -17923,7 +17923,7 @@ export interface V2MethodParams {
     TO_NUMBER: string;
     /** Link to the MP3 file that should be played during the call. */
     URL: string }
-  /** Initiate an Auto-Call with the Voice Automation Rule. Scope: telephony, call. */
+  /** Initiate an Auto-Call with the Voice Automation Rule. Scope: telephony, call. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/voximplant-infocall-start-with-text.html */
   'voximplant.infocall.startwithtext': {
     /** Identifier of the outgoing line from which the call is initiated. */
     FROM_LINE: string;
@@ -17933,19 +17933,19 @@ export interface V2MethodParams {
     TEXT_TO_PRONOUNCE: string;
     /** Identifier of the voice for speech synthesis. */
     VOICE?: string }
-  /** Get a List of Outgoing Lines. Scope: telephony. */
+  /** Get a List of Outgoing Lines. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/lines/voximplant-line-get.html */
   'voximplant.line.get': NoParams
-  /** Get Line for Outgoing Calls. Scope: telephony. */
+  /** Get Line for Outgoing Calls. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/lines/voximplant-line-outgoing-get.html */
   'voximplant.line.outgoing.get': NoParams
-  /** Set Outgoing Line. Scope: telephony. */
+  /** Set Outgoing Line. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/lines/voximplant-line-outgoing-set.html */
   'voximplant.line.outgoing.set': {
     /** Line identifier. */
     LINE_ID: string }
-  /** Set Outgoing SIP Line. Scope: telephony. */
+  /** Set Outgoing SIP Line. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/lines/voximplant-line-outgoing-sip-set.html */
   'voximplant.line.outgoing.sip.set': {
     /** Identifier of the SIP line configuration. */
     CONFIG_ID: NumericId }
-  /** Create SIP Line. Scope: telephony. */
+  /** Create SIP Line. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/sip/voximplant-sip-add.html */
   'voximplant.sip.add': {
     /** Address of the SIP registration server */
     SERVER: string;
@@ -17957,13 +17957,13 @@ export interface V2MethodParams {
     TYPE?: string;
     /** Name of the connection. */
     TITLE?: string }
-  /** Get the Status of the SIP Connector. Scope: telephony. */
+  /** Get the Status of the SIP Connector. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/sip/voximplant-sip-connector-status.html */
   'voximplant.sip.connector.status': NoParams
-  /** Delete SIP Line. Scope: telephony. */
+  /** Delete SIP Line. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/sip/voximplant-sip-delete.html */
   'voximplant.sip.delete': {
     /** Identifier of the SIP line configuration. */
     CONFIG_ID: NumericId }
-  /** Get SIP Lines of the Application. Scope: telephony. */
+  /** Get SIP Lines of the Application. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/sip/voximplant-sip-get.html */
   'voximplant.sip.get': {
     /** Object for filtering in the format {"field_1": "value_1", ... */
     FILTER?: {
@@ -18009,11 +18009,11 @@ export interface V2MethodParams {
     ORDER?: string;
     /** Pagination parameter. */
     start?: number }
-  /** Get SIP Registration Status. Scope: telephony. */
+  /** Get SIP Registration Status. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/sip/voximplant-sip-status.html */
   'voximplant.sip.status': {
     /** Identifier of the SIP registration. */
     REG_ID: NumericId }
-  /** Update SIP Line. Scope: telephony. */
+  /** Update SIP Line. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/sip/voximplant-sip-update.html */
   'voximplant.sip.update': {
     /** Identifier of the SIP line configuration. */
     CONFIG_ID: NumericId;
@@ -18025,7 +18025,7 @@ export interface V2MethodParams {
     LOGIN?: string;
     /** New password for connecting to the server. */
     PASSWORD?: string }
-  /** Get Call History List. Scope: telephony. */
+  /** Get Call History List. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/voximplant-statistic-get.html */
   'voximplant.statistic.get': {
     /** An object for filtering in the format {"field_1": "value_1", ... */
     FILTER?: {
@@ -18091,19 +18091,19 @@ export interface V2MethodParams {
     ORDER?: string;
     /** Pagination parameter. */
     start?: number }
-  /** Get a List of Available Voices for Text-to-Speech. Scope: telephony. */
+  /** Get a List of Available Voices for Text-to-Speech. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/voximplant-tts-voices-get.html */
   'voximplant.tts.voices.get': NoParams
-  /** Get Links for Navigation in the Telephony Pages. Scope: telephony. */
+  /** Get Links for Navigation in the Telephony Pages. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/voximplant-url-get.html */
   'voximplant.url.get': NoParams
-  /** Activate User SIP Device. Scope: telephony. */
+  /** Activate User SIP Device. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/users/voximplant-user-activate-phone.html */
   'voximplant.user.activatePhone': {
     /** User identifier. */
     USER_ID: NumericId }
-  /** Deactivate the employee's SIP phone presence with. Scope: telephony. */
+  /** Deactivate the employee's SIP phone presence with. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/users/voximplant-user-deactivate-phone.html */
   'voximplant.user.deactivatePhone': {
     /** User identifier. */
     USER_ID: NumericId }
-  /** Get User Settings. Scope: telephony. */
+  /** Get User Settings. Scope: telephony. @see https://apidocs.bitrix24.com/api-reference/telephony/voximplant/users/voximplant-user-get.html */
   'voximplant.user.get': {
     /** User ID or an array of user IDs. */
     USER_ID: unknown }
@@ -21770,17 +21770,17 @@ export interface V2CallMake {
 
 /** Parameters of every documented REST v3 method, by method name. */
 export interface V3MethodParams {
-  /** Get Follow-up Field Description. Scope: call. */
+  /** Get Follow-up Field Description. Scope: call. @see https://apidocs.bitrix24.com/api-reference/telephony/follow-up/call-followup-field-get.html */
   'call.followup.field.get': {
     /** The name of the Follow-up field for which the description needs to be obtained. */
     name: string;
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get Follow-up Fields List. Scope: call. */
+  /** Get Follow-up Fields List. Scope: call. @see https://apidocs.bitrix24.com/api-reference/telephony/follow-up/call-followup-field-list.html */
   'call.followup.field.list': {
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get Call Follow-up. Scope: call. */
+  /** Get Call Follow-up. Scope: call. @see https://apidocs.bitrix24.com/api-reference/telephony/follow-up/call-followup-get.html */
   'call.followup.get': {
     /** Call identifier. */
     callId: NumericId;
@@ -21788,7 +21788,7 @@ export interface V3MethodParams {
     select?: readonly unknown[];
     /** Format for user mentions in AI text fields. */
     mentionFormat?: string }
-  /** Get a List of Follow-up Calls. Scope: call. */
+  /** Get a List of Follow-up Calls. Scope: call. @see https://apidocs.bitrix24.com/api-reference/telephony/follow-up/call-followup-list.html */
   'call.followup.list': {
     /** Selection criteria (detailed description) */
     filter: {
@@ -21818,21 +21818,21 @@ export interface V3MethodParams {
     id: NumericId; [k: string]: unknown }; [k: string]: unknown };
     /** Format of user mentions in text AI fields. */
     mentionFormat?: string }
-  /** Get the number of employees. Scope: humanresources. */
+  /** Get the number of employees. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/employee/humanresources-employee-count.html */
   'humanresources.employee.count': NoParams
-  /** Get Employee Field. Scope: humanresources. */
+  /** Get Employee Field. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/employee/humanresources-employee-field-get.html */
   'humanresources.employee.field.get': {
     /** The name of the field whose description is to be retrieved. */
     name: string;
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get the list of employee fields. Scope: humanresources. */
+  /** Get the list of employee fields. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/employee/humanresources-employee-field-list.html */
   'humanresources.employee.field.list': {
     /** List of field descriptions to return in the response. */
     select?: readonly unknown[] }
-  /** Get Employees in Multiple Departments. Scope: humanresources. */
+  /** Get Employees in Multiple Departments. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/employee/humanresources-employee-multidepartment.html */
   'humanresources.employee.multidepartment': NoParams
-  /** Find Employess. Scope: humanresources. */
+  /** Find Employess. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/employee/humanresources-employee-search.html */
   'humanresources.employee.search': {
     /** Search string for the employee's name */
     name: string;
@@ -21840,11 +21840,11 @@ export interface V3MethodParams {
     nodeId?: NumericId;
     /** List of employee fields to return. */
     select?: readonly unknown[] }
-  /** Get Subordinates of Employee. Scope: humanresources. */
+  /** Get Subordinates of Employee. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/employee/humanresources-employee-subordinates.html */
   'humanresources.employee.subordinates': {
     /** Identifier of the user for whom to get subordinates. */
     id: NumericId }
-  /** Create Department. Scope: humanresources. */
+  /** Create Department. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-add.html */
   'humanresources.node.add': {
     /** The type of the structure element being created. */
     type: string;
@@ -21890,13 +21890,13 @@ export interface V3MethodParams {
     BUSINESS_PROC_AUTHORITY?: readonly unknown[];
     /** Roles allowed to work with the department or team reports. */
     REPORTS_AUTHORITY?: readonly unknown[]; [k: string]: unknown } }
-  /** Get Child Departments. Scope: humanresources. */
+  /** Get Child Departments. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-children.html */
   'humanresources.node.children': {
     /** Identifier of the parent department or team. */
     id: NumericId;
     /** List of fields of the department or team to return. */
     select?: readonly unknown[] }
-  /** Edit Communications of the. Scope: humanresources. */
+  /** Edit Communications of the. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node-communication/humanresources-node-communication-edit.html */
   'humanresources.node.communication.edit': {
     /** Identifier of the department or team. */
     nodeId: NumericId;
@@ -21910,13 +21910,13 @@ export interface V3MethodParams {
     removeIds?: readonly unknown[];
     /** Applies the change to child departments and teams. */
     withChildren?: Flag }
-  /** Get Communications of the. Scope: humanresources. */
+  /** Get Communications of the. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node-communication/humanresources-node-communication-list.html */
   'humanresources.node.communication.list': {
     /** Identifier of the department or team. */
     id: NumericId }
-  /** Get the Number of Departments. Scope: humanresources. */
+  /** Get the Number of Departments. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-count.html */
   'humanresources.node.count': NoParams
-  /** Update Department. Scope: humanresources. */
+  /** Update Department. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-edit.html */
   'humanresources.node.edit': {
     /** Identifier of the department or team. */
     id: NumericId;
@@ -21926,23 +21926,23 @@ export interface V3MethodParams {
     description?: string;
     /** New color of the team. */
     colorName?: string }
-  /** Get the Field. Scope: humanresources. */
+  /** Get the Field. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-field-get.html */
   'humanresources.node.field.get': {
     /** The name of the field whose description is to be retrieved. */
     name: string;
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get a List of Fields from the. Scope: humanresources. */
+  /** Get a List of Fields from the. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-field-list.html */
   'humanresources.node.field.list': {
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get. Scope: humanresources. */
+  /** Get. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-get.html */
   'humanresources.node.get': {
     /** Identifier of the department or team. */
     id: NumericId;
     /** List of department fields to return. */
     select?: readonly unknown[] }
-  /** Get a List of Departments. Scope: humanresources. */
+  /** Get a List of Departments. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-list.html */
   'humanresources.node.list': {
     /** Type of the structure element. */
     type: string;
@@ -21950,7 +21950,7 @@ export interface V3MethodParams {
     select?: readonly unknown[];
     /** Pagination parameters: - page — page number - limit — number of records per page, default is 50, ma… */
     pagination?: Obj }
-  /** Add Participants to. Scope: humanresources. */
+  /** Add Participants to. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node-member/humanresources-node-member-add.html */
   'humanresources.node.member.add': {
     /** Identifier of the department or team. */
     nodeId: NumericId;
@@ -21958,17 +21958,17 @@ export interface V3MethodParams {
     userIds: readonly unknown[];
     /** The role to be assigned to all users in userIds. */
     role: string }
-  /** Get a Department or Team Member Field. Scope: humanresources. */
+  /** Get a Department or Team Member Field. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node-member/humanresources-node-member-field-get.html */
   'humanresources.node.member.field.get': {
     /** The name of the field whose description needs to be obtained. */
     name: string;
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Retrieve a List of Department Member Fields. Scope: humanresources. */
+  /** Retrieve a List of Department Member Fields. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node-member/humanresources-node-member-field-list.html */
   'humanresources.node.member.field.list': {
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Move Participants to the Department. Scope: humanresources. */
+  /** Move Participants to the Department. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node-member/humanresources-node-member-move.html */
   'humanresources.node.member.move': {
     /** Identifier of the target department or team. */
     nodeId: NumericId;
@@ -21976,13 +21976,13 @@ export interface V3MethodParams {
     userIds: readonly unknown[];
     /** Role to be assigned to the transferred participants. */
     role?: string }
-  /** Remove Participants from the Department. Scope: humanresources. */
+  /** Remove Participants from the Department. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node-member/humanresources-node-member-remove.html */
   'humanresources.node.member.remove': {
     /** Identifier of the department or team. */
     nodeId: NumericId;
     /** Array of user identifiers to be removed. */
     userIds: readonly unknown[] }
-  /** Update the Composition of Participants in. Scope: humanresources. */
+  /** Update the Composition of Participants in. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node-member/humanresources-node-member-set.html */
   'humanresources.node.member.set': {
     /** Identifier of the department or team. */
     nodeId: NumericId;
@@ -22000,13 +22000,13 @@ export interface V3MethodParams {
     MEMBER_TEAM_DEPUTY_HEAD?: readonly unknown[];
     /** Identifiers of team participants. */
     MEMBER_TEAM_EMPLOYEE?: readonly unknown[]; [k: string]: unknown } }
-  /** Move Department. Scope: humanresources. */
+  /** Move Department. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-move.html */
   'humanresources.node.move': {
     /** Identifier of the department or team to be moved. */
     id: NumericId;
     /** Identifier of the new parent department. */
     parentId: NumericId }
-  /** Find Departments. Scope: humanresources. */
+  /** Find Departments. Scope: humanresources. @see https://apidocs.bitrix24.com/api-reference/departments/node/humanresources-node-search.html */
   'humanresources.node.search': {
     /** Type of the structure element. */
     type: string;
@@ -22016,23 +22016,23 @@ export interface V3MethodParams {
     parentId?: NumericId;
     /** Pagination parameter. */
     pagination?: Obj }
-  /** Get mailbox field. Scope: mail. */
+  /** Get mailbox field. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/mailbox/mail-mailbox-field-get.html */
   'mail.mailbox.field.get': {
     /** The name of the field whose description needs to be obtained. */
     name: string;
     /** A list of description fields that should be returned in the response. */
     select?: readonly unknown[] }
-  /** Get a list of mailbox fields. Scope: mail. */
+  /** Get a list of mailbox fields. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/mailbox/mail-mailbox-field-list.html */
   'mail.mailbox.field.list': {
     /** List of description fields that need to be returned in the response. */
     select?: readonly unknown[] }
-  /** Get mailbox. Scope: mail. */
+  /** Get mailbox. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/mailbox/mail-mailbox-get.html */
   'mail.mailbox.get': {
     /** Mailbox identifier. */
     id: NumericId;
     /** A list of mailbox fields to be returned. */
     select?: readonly unknown[] }
-  /** Get a list of mailboxes. Scope: mail. */
+  /** Get a list of mailboxes. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/mailbox/mail-mailbox-list.html */
   'mail.mailbox.list': {
     /** Mailbox name fragment for filtering */
     name?: string;
@@ -22040,11 +22040,11 @@ export interface V3MethodParams {
     email?: string;
     /** Pagination parameters: - page — page number - limit — number of records per page, default 25, maxim… */
     pagination?: Obj }
-  /** Get senders. Scope: mail. */
+  /** Get senders. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/mailbox/mail-mailbox-senders.html */
   'mail.mailbox.senders': {
     /** Pagination parameters: - page — page number - limit — number of records per page, default 25, maxim… */
     pagination?: Obj }
-  /** Create a calendar event from an e-mail. Scope: mail. */
+  /** Create a calendar event from an e-mail. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-createcalendarevent.html */
   'mail.message.createcalendarevent': {
     /** E-mail identifier. */
     messageId: NumericId;
@@ -22056,21 +22056,21 @@ export interface V3MethodParams {
     name?: string;
     /** Event description */
     description?: string }
-  /** Create a chat from e-mail. Scope: mail. */
+  /** Create a chat from e-mail. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-createchat.html */
   'mail.message.createchat': {
     /** E-mail identifier. */
     messageId: NumericId }
-  /** Create a CRM activity from an e-mail. Scope: mail. */
+  /** Create a CRM activity from an e-mail. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-createcrmactivity.html */
   'mail.message.createcrmactivity': {
     /** E-mail identifier. */
     messageId: NumericId }
-  /** Create a News Feed message from e-mail. Scope: mail. */
+  /** Create a News Feed message from e-mail. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-createfeedpost.html */
   'mail.message.createfeedpost': {
     /** E-mail identifier. */
     messageId: NumericId;
     /** Message subject. */
     title?: string }
-  /** Create a task from an e-mail. Scope: mail. */
+  /** Create a task from an e-mail. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-createtask.html */
   'mail.message.createtask': {
     /** E-mail identifier. */
     messageId: NumericId;
@@ -22080,17 +22080,17 @@ export interface V3MethodParams {
     responsibleId?: NumericId;
     /** Task description */
     description?: string }
-  /** Get e-mail field. Scope: mail. */
+  /** Get e-mail field. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-field-get.html */
   'mail.message.field.get': {
     /** Name of the field whose description needs to be obtained. */
     name: string;
     /** List of description fields that need to be returned in the response. */
     select?: readonly unknown[] }
-  /** Get a list of email fields. Scope: mail. */
+  /** Get a list of email fields. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-field-list.html */
   'mail.message.field.list': {
     /** List of description fields that need to be returned in the response. */
     select?: readonly unknown[] }
-  /** Forward e-mail. Scope: mail. */
+  /** Forward e-mail. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-forward.html */
   'mail.message.forward': {
     /** Identifier of the e-mail to be forwarded. */
     forwardMessageId: NumericId;
@@ -22106,13 +22106,13 @@ export interface V3MethodParams {
     cc?: readonly unknown[];
     /** An array of BCC recipient e-mail addresses */
     bcc?: readonly unknown[] }
-  /** Get e-mail. Scope: mail. */
+  /** Get e-mail. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-get.html */
   'mail.message.get': {
     /** E-mail identifier. */
     id: NumericId;
     /** List of e-mail fields to be returned. */
     select?: readonly unknown[] }
-  /** Get a list of e-mails. Scope: mail. */
+  /** Get a list of e-mails. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-list.html */
   'mail.message.list': {
     /** Mailbox identifier. */
     mailboxId?: NumericId;
@@ -22130,7 +22130,7 @@ export interface V3MethodParams {
     folder?: string;
     /** Pagination parameters: - page — page number - limit — number of records per page, default 25, maxim… */
     pagination?: Obj }
-  /** Move emails to folder. Scope: mail. */
+  /** Move emails to folder. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-movetofolder.html */
   'mail.message.movetofolder': {
     /** An array of email IDs. */
     messageIds: readonly unknown[];
@@ -22138,11 +22138,11 @@ export interface V3MethodParams {
     action: string;
     /** The name or path of an existing folder in this mailbox. */
     folder?: string }
-  /** Remove the link between an e-mail and a CRM deal. Scope: mail. */
+  /** Remove the link between an e-mail and a CRM deal. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-removecrmactivity.html */
   'mail.message.removecrmactivity': {
     /** E-mail identifier. */
     messageId: NumericId }
-  /** Reply to e-mail. Scope: mail. */
+  /** Reply to e-mail. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-reply.html */
   'mail.message.reply': {
     /** The e-mail identifier that needs to be replied to. */
     replyToMessageId: NumericId;
@@ -22158,7 +22158,7 @@ export interface V3MethodParams {
     cc?: readonly unknown[];
     /** An array of BCC recipient e-mail addresses */
     bcc?: readonly unknown[] }
-  /** Send an e-mail. Scope: mail. */
+  /** Send an e-mail. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-send.html */
   'mail.message.send': {
     /** Sender's e-mail. */
     from: string;
@@ -22172,51 +22172,51 @@ export interface V3MethodParams {
     cc?: readonly unknown[];
     /** Array of BCC recipient e-mail addresses */
     bcc?: readonly unknown[] }
-  /** Get e-mail thread. Scope: mail. */
+  /** Get e-mail thread. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/message/mail-message-thread.html */
   'mail.message.thread': {
     /** The identifier of any e-mail from the thread. */
     id: NumericId;
     /** Maximum number of e-mails in the response. */
     limit?: number }
-  /** Get recipient field. Scope: mail. */
+  /** Get recipient field. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/recipient/mail-recipient-field-get.html */
   'mail.recipient.field.get': {
     /** Name of the field whose description is to be retrieved. */
     name: string;
     /** List of description fields to be returned in the response. */
     select?: readonly unknown[] }
-  /** Get a list of recipient fields. Scope: mail. */
+  /** Get a list of recipient fields. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/recipient/mail-recipient-field-list.html */
   'mail.recipient.field.list': {
     /** List of description fields that need to be returned in the response. */
     select?: readonly unknown[] }
-  /** Get a list of contacts. Scope: mail. */
+  /** Get a list of contacts. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/recipient/mail-recipient-listcontacts.html */
   'mail.recipient.listcontacts': {
     /** Search string by contact name or email. */
     query?: string;
     /** Pagination parameters: - page — page number - limit — number of records per page, default is 50, ma… */
     pagination?: Obj }
-  /** Get a list of employees. Scope: mail. */
+  /** Get a list of employees. Scope: mail. @see https://apidocs.bitrix24.com/api-reference/mail/recipient/mail-recipient-listemployees.html */
   'mail.recipient.listemployees': {
     /** Search string by employee name or email. */
     query: string;
     /** Pagination parameters: - page — page number - limit — number of records per page, default 50, maxim… */
     pagination?: Obj }
-  /** Get Event Log Field. Scope: main. */
+  /** Get Event Log Field. Scope: main. @see https://apidocs.bitrix24.com/api-reference/event-log/main-eventlog-field-get.html */
   'main.eventlog.field.get': {
     /** The name of the field whose description is to be retrieved */
     name: string;
     /** A list of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get the List of Event Log Fields. Scope: main. */
+  /** Get the List of Event Log Fields. Scope: main. @see https://apidocs.bitrix24.com/api-reference/event-log/main-eventlog-field-list.html */
   'main.eventlog.field.list': {
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get Event Log Entry. Scope: main. */
+  /** Get Event Log Entry. Scope: main. @see https://apidocs.bitrix24.com/api-reference/event-log/main-eventlog-get.html */
   'main.eventlog.get': {
     /** Identifier of the log entry */
     id: NumericId;
     /** List of fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get the list of event log entries. Scope: main. */
+  /** Get the list of event log entries. Scope: main. @see https://apidocs.bitrix24.com/api-reference/event-log/main-eventlog-list.html */
   'main.eventlog.list': {
     /** List of fields to return in the response. */
     select?: readonly unknown[];
@@ -22226,7 +22226,7 @@ export interface V3MethodParams {
     order?: Obj;
     /** Pagination parameters: - page — page number - limit — number of entries per page, default 50 - offs… */
     pagination?: Obj }
-  /** Get New Log Entries. Scope: main. */
+  /** Get New Log Entries. Scope: main. @see https://apidocs.bitrix24.com/api-reference/event-log/main-eventlog-tail.html */
   'main.eventlog.tail': {
     /** List of fields to return in the response. */
     select?: readonly unknown[];
@@ -22234,7 +22234,7 @@ export interface V3MethodParams {
     filter?: readonly unknown[];
     /** Reference point for retrieving new records: - field — sorting field, default id - order — sorting d… */
     cursor?: Obj }
-  /** Create a Knowledge Base. Scope: note. */
+  /** Create a Knowledge Base. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/collection/note-collection-add.html */
   'note.collection.add': {
     /** Object with the fields of the new knowledge base. */
     fields: {
@@ -22242,29 +22242,29 @@ export interface V3MethodParams {
     name: string;
     /** Knowledge base position in the general list. */
     position?: number; [k: string]: unknown } }
-  /** Archive Knowledge Base. Scope: note. */
+  /** Archive Knowledge Base. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/collection/note-collection-archive.html */
   'note.collection.archive': {
     /** Knowledge base identifier. */
     id: NumericId }
-  /** Move Knowledge Base to Shopping Cart. Scope: note. */
+  /** Move Knowledge Base to Shopping Cart. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/collection/note-collection-delete.html */
   'note.collection.delete': {
     /** Knowledge base identifier. */
     id: NumericId }
-  /** Get Knowledge Base Field. Scope: note. */
+  /** Get Knowledge Base Field. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/collection/note-collection-field-get.html */
   'note.collection.field.get': {
     /** The name of the field whose description needs to be retrieved. */
     name: string;
     /** A list of description fields to be returned in the response. */
     select?: readonly unknown[] }
-  /** Get a List of Knowledge Base Fields. Scope: note. */
+  /** Get a List of Knowledge Base Fields. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/collection/note-collection-field-list.html */
   'note.collection.field.list': {
     /** List of description fields that must be returned in the response. */
     select?: readonly unknown[] }
-  /** Get Knowledge Base. Scope: note. */
+  /** Get Knowledge Base. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/collection/note-collection-get.html */
   'note.collection.get': {
     /** Knowledge base identifier. */
     id: NumericId }
-  /** Get a List of Knowledge Bases. Scope: note. */
+  /** Get a List of Knowledge Bases. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/collection/note-collection-list.html */
   'note.collection.list': {
     /** Pagination object. */
     pagination?: {
@@ -22276,7 +22276,7 @@ export interface V3MethodParams {
     position: number;
     /** The identifier of the last knowledge base from the previous page. */
     id: NumericId; [k: string]: unknown }; [k: string]: unknown } }
-  /** Rename Knowledge Base. Scope: note. */
+  /** Rename Knowledge Base. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/collection/note-collection-update.html */
   'note.collection.update': {
     /** Knowledge base identifier. */
     id: NumericId;
@@ -22284,7 +22284,7 @@ export interface V3MethodParams {
     fields: {
     /** New knowledge base name. */
     name: string; [k: string]: unknown } }
-  /** Create Document. Scope: note. */
+  /** Create Document. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-add.html */
   'note.document.add': {
     /** Object with the fields of the new document. */
     fields: {
@@ -22296,39 +22296,39 @@ export interface V3MethodParams {
     parentId?: NumericId;
     /** Initial document content in Markdown. */
     markdown?: string; [k: string]: unknown } }
-  /** Archive a Document. Scope: note. */
+  /** Archive a Document. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-archive.html */
   'note.document.archive': {
     /** Document identifier. */
     id: NumericId }
-  /** Move a Document to the Shopping Cart. Scope: note. */
+  /** Move a Document to the Shopping Cart. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-delete.html */
   'note.document.delete': {
     /** Document identifier. */
     id: NumericId }
-  /** Get Document Field. Scope: note. */
+  /** Get Document Field. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-field-get.html */
   'note.document.field.get': {
     /** The name of the field whose description needs to be retrieved. */
     name: string;
     /** A list of description fields that need to be returned in the response. */
     select?: readonly unknown[] }
-  /** Get a List of Document Fields. Scope: note. */
+  /** Get a List of Document Fields. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-field-list.html */
   'note.document.field.list': {
     /** List of description fields that must be returned in the response. */
     select?: readonly unknown[] }
-  /** Get Document. Scope: note. */
+  /** Get Document. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-get.html */
   'note.document.get': {
     /** Document identifier. */
     id: NumericId }
-  /** Get Document Search Field. Scope: note. */
+  /** Get Document Search Field. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-search-field-get.html */
   'note.document.search.field.get': {
     /** The name of the field whose description needs to be retrieved. */
     name: string;
     /** A list of description fields that need to be returned in the response. */
     select?: readonly unknown[] }
-  /** Get a List of Document Search Fields. Scope: note. */
+  /** Get a List of Document Search Fields. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-search-field-list.html */
   'note.document.search.field.list': {
     /** List of description fields that must be returned in the response. */
     select?: readonly unknown[] }
-  /** Find Documents. Scope: note. */
+  /** Find Documents. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-search-list.html */
   'note.document.search.list': {
     /** Search query. */
     query: string;
@@ -22336,21 +22336,21 @@ export interface V3MethodParams {
     pagination?: {
     /** Page size. */
     limit?: number; [k: string]: unknown } }
-  /** Get Document Tree Field. Scope: note. */
+  /** Get Document Tree Field. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-tree-field-get.html */
   'note.document.tree.field.get': {
     /** The name of the field whose description needs to be retrieved. */
     name: string;
     /** A list of description fields that need to be returned in the response. */
     select?: readonly unknown[] }
-  /** Get a List of Document Tree Fields. Scope: note. */
+  /** Get a List of Document Tree Fields. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-tree-field-list.html */
   'note.document.tree.field.list': {
     /** List of description fields that must be returned in the response. */
     select?: readonly unknown[] }
-  /** Get Document Tree. Scope: note. */
+  /** Get Document Tree. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-tree-list.html */
   'note.document.tree.list': {
     /** Knowledge base identifier. */
     collectionId: NumericId }
-  /** Update Document. Scope: note. */
+  /** Update Document. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/document/note-document-update.html */
   'note.document.update': {
     /** Document identifier. */
     id: NumericId;
@@ -22362,7 +22362,7 @@ export interface V3MethodParams {
     markdown?: string; [k: string]: unknown };
     /** Determines whether to force overwrite the document content if it has unsaved changes from a collabo… */
     overwrite?: Flag }
-  /** Upload a File to Document. Scope: note. */
+  /** Upload a File to Document. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/file/note-file-add.html */
   'note.file.add': {
     /** Identifier of the document to which the file should be attached. */
     documentId: NumericId;
@@ -22370,41 +22370,41 @@ export interface V3MethodParams {
     fileName: string;
     /** Binary file content in Base64 encoding. */
     fileContent: string }
-  /** Get Document File Field. Scope: note. */
+  /** Get Document File Field. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/file/note-file-field-get.html */
   'note.file.field.get': {
     /** The name of the field whose description needs to be retrieved. */
     name: string;
     /** A list of description fields to be returned in the response. */
     select?: readonly unknown[] }
-  /** Get a List of Document File Fields. Scope: note. */
+  /** Get a List of Document File Fields. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/file/note-file-field-list.html */
   'note.file.field.list': {
     /** List of description fields that must be returned in the response. */
     select?: readonly unknown[] }
-  /** Get Document File Data. Scope: note. */
+  /** Get Document File Data. Scope: note. @see https://apidocs.bitrix24.com/api-reference/note/file/note-file-get.html */
   'note.file.get': {
     /** File identifier. */
     id: NumericId;
     /** Document identifier to which the file is attached. */
     documentId: NumericId }
-  /** The OpenAPI description of the REST 3.0 methods. */
+  /** The OpenAPI description of the REST 3.0 methods. @see https://apidocs.bitrix24.com/api-reference/rest-v3.html */
   'rest.documentation.openapi': NoParams
-  /** The scope of every REST method, by module. */
+  /** The scope of every REST method, by module. @see https://apidocs.bitrix24.com/api-reference/rest-v3.html */
   'rest.scope.list': NoParams
-  /** Get Task Access Field Permissions. Scope: tasks. */
+  /** Get Task Access Field Permissions. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-access-field-get.html */
   'tasks.task.access.field.get': {
     /** The name of the field whose description is to be retrieved */
     name: string;
     /** A list of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get the List of Access Permission Fields for. Scope: tasks. */
+  /** Get the List of Access Permission Fields for. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-access-field-list.html */
   'tasks.task.access.field.list': {
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Check Access Permissions v 3.0. Scope: tasks. */
+  /** Check Access Permissions v 3.0. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-access-get.html */
   'tasks.task.access.get': {
     /** Task identifier. */
     id: NumericId }
-  /** Add Task v 3.0. Scope: tasks. */
+  /** Add Task v 3.0. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-add-rest-v3.html */
   'tasks.task.add': {
     /** Task fields. */
     fields: {
@@ -22550,17 +22550,17 @@ export interface V3MethodParams {
     dependsOn?: readonly unknown[];
     /** Task creation scenario. */
     scenarios?: readonly unknown[]; [k: string]: unknown } }
-  /** Get Chat Message Field of Task. Scope: tasks. */
+  /** Get Chat Message Field of Task. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-chat-message-field-get.html */
   'tasks.task.chat.message.field.get': {
     /** The name of the field whose description is to be retrieved */
     name: string;
     /** A list of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get the List of Chat Message Fields for. Scope: tasks. */
+  /** Get the List of Chat Message Fields for. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-chat-message-field-list.html */
   'tasks.task.chat.message.field.list': {
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Send a Message in Task Chat. Scope: tasks. */
+  /** Send a Message in Task Chat. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-chat-message-send.html */
   'tasks.task.chat.message.send': {
     /** An object with message parameters */
     fields: {
@@ -22568,43 +22568,43 @@ export interface V3MethodParams {
     taskId: NumericId;
     /** The message text */
     text: string; [k: string]: unknown } }
-  /** Delete Task v 3.0. Scope: tasks. */
+  /** Delete Task v 3.0. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-delete-rest-v3.html */
   'tasks.task.delete': {
     /** Task identifier. */
     id: NumericId }
-  /** Get Task Field. Scope: tasks. */
+  /** Get Task Field. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-field-get.html */
   'tasks.task.field.get': {
     /** The name of the field whose description is to be retrieved */
     name: string;
     /** A list of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get the List of Task Fields v 3.0. Scope: tasks. */
+  /** Get the List of Task Fields v 3.0. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-field-list.html */
   'tasks.task.field.list': {
     /** List of field descriptions to be returned in the response. */
     select?: readonly unknown[] }
-  /** Attach Files to a Task v 3.0. Scope: tasks. */
+  /** Attach Files to a Task v 3.0. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-file-attach.html */
   'tasks.task.file.attach': {
     /** The identifier of the task to which files need to be attached. */
     taskId: NumericId;
     /** An array of file identifiers from Drive. */
     fileIds: readonly number[] }
-  /** Get Task File Field Description. Scope: tasks. */
+  /** Get Task File Field Description. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-file-field-get.html */
   'tasks.task.file.field.get': {
     /** The name of the field whose description is to be retrieved */
     name: string;
     /** A list of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get the List of Task File Fields. Scope: tasks. */
+  /** Get the List of Task File Fields. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-file-field-list.html */
   'tasks.task.file.field.list': {
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get Task by ID v 3.0. Scope: tasks. */
+  /** Get Task by ID v 3.0. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-get-rest-v3.html */
   'tasks.task.get': {
     /** Task identifier. */
     id: NumericId;
     /** An array of fields that the method will return. */
     select?: readonly unknown[] }
-  /** Get Task List v 3.0. Scope: tasks. */
+  /** Get Task List v 3.0. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-list-rest-v3.html */
   'tasks.task.list': {
     /** List of fields to be returned in the response. */
     select?: readonly unknown[];
@@ -22614,7 +22614,7 @@ export interface V3MethodParams {
     order?: Obj;
     /** Pagination parameters: - page — page number - limit — number of tasks per page, default 50, maximum… */
     pagination?: Obj }
-  /** Add Result to Task. Scope: tasks. */
+  /** Add Result to Task. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/result/tasks-task-result-add.html */
   'tasks.task.result.add': {
     /** Object with result fields */
     fields: {
@@ -22622,17 +22622,17 @@ export interface V3MethodParams {
     taskId: NumericId;
     /** Result text */
     text: string; [k: string]: unknown } }
-  /** Add Result from Task Chat Message. Scope: tasks. */
+  /** Add Result from Task Chat Message. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/result/tasks-task-result-addfromchatmessage.html */
   'tasks.task.result.addfromchatmessage': {
     /** Object with message fields */
     fields: {
     /** Identifier of the task chat message. */
     messageId: NumericId; [k: string]: unknown } }
-  /** Delete Task Result. Scope: tasks. */
+  /** Delete Task Result. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/result/tasks-task-result-delete.html */
   'tasks.task.result.delete': {
     /** Identifier of the result */
     id: NumericId }
-  /** Get Task Result List v 3.0. Scope: tasks. */
+  /** Get Task Result List v 3.0. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/result/tasks-task-result-list-rest-v3.html */
   'tasks.task.result.list': {
     /** An object for sorting the list of results in the format {"field_1": "value_1", ... */
     order?: Obj;
@@ -22642,7 +22642,7 @@ export interface V3MethodParams {
     select?: readonly unknown[];
     /** An object for managing pagination. */
     pagination?: Obj }
-  /** Update Task Result. Scope: tasks. */
+  /** Update Task Result. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/result/tasks-task-result-update.html */
   'tasks.task.result.update': {
     /** Identifier of the result */
     id: NumericId;
@@ -22650,7 +22650,7 @@ export interface V3MethodParams {
     fields: {
     /** New text of the result */
     text: string; [k: string]: unknown } }
-  /** Update Task v 3.0. Scope: tasks. */
+  /** Update Task v 3.0. Scope: tasks. @see https://apidocs.bitrix24.com/api-reference/tasks/tasks-task-update-rest-v3.html */
   'tasks.task.update': {
     /** Task identifier. */
     id: NumericId;
@@ -22798,17 +22798,17 @@ export interface V3MethodParams {
     dependsOn?: readonly unknown[];
     /** Task creation scenario. */
     scenarios?: readonly unknown[]; [k: string]: unknown } }
-  /** Get the Record Field of Working Time. Scope: timeman. */
+  /** Get the Record Field of Working Time. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/record/timeman-record-field-get.html */
   'timeman.record.field.get': {
     /** The name of the field whose description is to be retrieved. */
     name: string;
     /** List of description fields to return in the response. */
     select?: readonly unknown[] }
-  /** Get a List of Time Tracking Record Fields. Scope: timeman. */
+  /** Get a List of Time Tracking Record Fields. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/record/timeman-record-field-list.html */
   'timeman.record.field.list': {
     /** List of field descriptions to return in the response. */
     select?: readonly unknown[] }
-  /** Get a List of Time Records. Scope: timeman. */
+  /** Get a List of Time Records. Scope: timeman. @see https://apidocs.bitrix24.com/api-reference/timeman/record/timeman-record-list.html */
   'timeman.record.list': {
     /** Conditions for filtering records in the format: - ["field", "operator", value] - ["field", value],… */
     filter: readonly unknown[];

@@ -209,7 +209,7 @@ ${v3MethodsInterface(v3Methods)}
 export interface PortalV3Params extends V3MethodParams, PortalV3Methods {}
 
 /** The v3 entry points, checked against {@link PortalV3Params}. */
-export type PortalV3Actions = Omit<V3Actions, 'call' | 'callList' | 'fetchList' | 'batch' | 'batchByChunk'> &
+export type PortalV3Actions = Omit<V3Actions, 'call' | 'methods' | 'callList' | 'fetchList' | 'batch' | 'batchByChunk'> &
   VersionActions<
     PortalV3Params,
     V3BatchRef,

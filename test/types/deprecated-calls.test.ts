@@ -24,6 +24,8 @@ interface CallView {
 
 let api: API | undefined
 let views: CallView[] = []
+/** The calls through `methods[name]`: their labels and what is reported deprecated on their lines. */
+let byName: CallView[] = []
 
 beforeAll(() => {
   api = new API({ cwd: root })
@@ -43,6 +45,14 @@ beforeAll(() => {
     node.forEachChild(visit)
   }
   source.forEachChild(visit)
+  byName = text.split('\n').flatMap((line, index) => {
+    const label = /\/\/ (by name .+)$/.exec(line)?.[1]
+    if (label === undefined) return []
+    const deprecated = suggestions
+      .filter((diagnostic) => diagnostic.reportsDeprecated && lineOf(diagnostic.pos) === index + 1)
+      .map((diagnostic) => diagnostic.text)
+    return [{ label, deprecated, note: undefined }]
+  })
   views = calls.map((node) => {
     const line = lineOf(node.getStart(source))
     const declaration = project.checker.getResolvedSignature(node)?.declaration?.resolve()
@@ -82,5 +92,14 @@ describe('call.make of a deprecated method', () => {
       expect(view.deprecated).toEqual([])
       expect(view.note).toBeUndefined()
     }
+  })
+})
+
+describe('methods[name] of a deprecated method', () => {
+  it('is reported deprecated where the name is written; a current one is not', () => {
+    expect(byName.map((view) => [view.label, view.deprecated])).toEqual([
+      ['by name deprecated: crm.item.get', [expect.stringMatching(/'crm\.deal\.get' is deprecated\.$/)]],
+      ['by name current', []],
+    ])
   })
 })
