@@ -401,7 +401,7 @@ async function fleetRun(
       refreshesOfOthers,
       rejected: Object.fromEntries(rejected),
       cpuPerCallMs: calls.cpuUs / 1000 / total,
-      ...validAndRefreshCpu(reports, calls.cpuUs, total, expiring.length, leadS),
+      ...validCpu(reports, calls.cpuUs, total, expiring.length, leadS),
       rssPerPortal: perPortal(memoryBefore, memoryAfter, 'rss'),
       heapPerPortal: perPortal(memoryBefore, memoryAfter, 'heapUsed'),
       largestWorker: memoryAfter.reduce(
@@ -439,32 +439,24 @@ async function fleetRun(
 }
 
 /**
- * The fleet's CPU split at the moment the expiring pairs fell due (`leadS` into the calls): per call before it, on
- * valid tokens alone, ms; and per expiring portal after it, ms, over every process: what the calls after it cost
- * beyond as many calls at the first part's cost (the refresh, and the other processes' waits and loads). The whole
- * run's figures when no portal expires.
+ * The fleet's CPU per call on valid tokens, ms: over the calls settled before the expiring pairs fell due (`leadS`
+ * into the calls), and that span; the whole run's when no portal expires.
  */
-function validAndRefreshCpu(
+function validCpu(
   reports: readonly WorkerCalls[],
   cpuUs: number,
   calls: number,
   expiringPortals: number,
   leadS: number,
-): { validCpuPerCallMs: number; validForS: number | null; refreshCpuMs: number | null } {
+): { validCpuPerCallMs: number; validForS: number | null } {
   const marks = reports.flatMap((report) => (report.beforeMark === null ? [] : [report.beforeMark]))
   if (expiringPortals === 0 || marks.length < reports.length)
-    return { validCpuPerCallMs: cpuUs / 1000 / calls, validForS: null, refreshCpuMs: null }
+    return { validCpuPerCallMs: cpuUs / 1000 / calls, validForS: null }
   const before = marks.reduce(
     (sum, mark) => ({ cpuUs: sum.cpuUs + mark.cpuUs, calls: sum.calls + mark.calls }),
     { cpuUs: 0, calls: 0 },
   )
-  const validCpuPerCallMs = before.cpuUs / 1000 / before.calls
-  const afterMs = (cpuUs - before.cpuUs) / 1000
-  return {
-    validCpuPerCallMs,
-    validForS: leadS,
-    refreshCpuMs: (afterMs - (calls - before.calls) * validCpuPerCallMs) / expiringPortals,
-  }
+  return { validCpuPerCallMs: before.cpuUs / 1000 / before.calls, validForS: leadS }
 }
 
 /**
@@ -552,7 +544,11 @@ async function main(): Promise<number> {
   } finally {
     await redis.stop()
   }
-  const baseline = await baselineRun(options, options.portals - fleet.expiringPortals, fleet)
+  // The baseline runs as long as the span the ratio reads of the fleet: its first part, on valid tokens.
+  const baseline = await baselineRun(options, options.portals - fleet.expiringPortals, {
+    intervalMs: fleet.intervalMs,
+    durationS: fleet.validForS ?? fleet.durationS,
+  })
   const report = loadReport({
     ...fleet,
     options,

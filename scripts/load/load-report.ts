@@ -53,8 +53,6 @@ export interface LoadResult {
    */
   validCpuPerCallMs: number
   validForS: number | null
-  /** Client CPU per expiring portal beyond its calls, over every process, ms (`null`: none expiring). */
-  refreshCpuMs: number | null
   baselineCalls: number
   /** Worker memory per held portal, bytes (after the run minus before any portal was held, after GC). */
   rssPerPortal: number
@@ -188,14 +186,8 @@ export function loadReport(result: LoadResult): LoadReport {
       verdict: '',
     },
     {
-      figure: 'client CPU per expiring portal beyond its calls, every process (its refresh, waits and loads)',
-      measured: result.refreshCpuMs === null ? '-' : `${fixed(result.refreshCpuMs, 2)} ms`,
-      bar: '',
-      verdict: '',
-    },
-    {
       figure: `client CPU per call, 1 portal on MemoryStore per process, ${options.processes} processes, same calls per second`,
-      measured: `${fixed(result.baselineCpuPerCallMs, 3)} ms (${count(result.baselineCalls)} calls)`,
+      measured: `${fixed(result.baselineCpuPerCallMs, 3)} ms (${count(result.baselineCalls)} calls${result.validForS === null ? '' : `, ${result.validForS} s`})`,
       bar: '',
       verdict: '',
     },
