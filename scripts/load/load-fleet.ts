@@ -5,9 +5,10 @@
  * portals are installed through their `ONAPPINSTALL` events by a `PortalFleet` on a `RedisStore`. Each worker process
  * (a `PortalFleet` over one `RedisStore` on one ioredis client) calls every installed portal once (the warm-up, not
  * measured) and collects its heap, then calls each portal once per interval for the duration. The expiring share of
- * the portals is installed after that warm-up with a pair that enters the clients' eager-refresh window a few seconds
- * into the calls, and called once by each process before them. Afterwards one process calls one portal on a
- * `MemoryStore` as many times per second, the baseline of the CPU ratio. Prints a progress line to stderr every few
+ * the portals is installed after that warm-up with a pair that enters the clients' eager-refresh window halfway
+ * through `--duration`, and called once by each process before the calls. Afterwards as many processes each call one
+ * portal on a `MemoryStore` as many times per second, for as long as the calls before that point: the baseline of the
+ * CPU ratio, which compares the two over those spans. Prints a progress line to stderr every few
  * seconds and the table to stdout; exits 1 when a call failed or an expired portal was not refreshed exactly once,
  * and on a missed bar only with `LOAD_STRICT=1`. Options: load-options.ts.
  */
