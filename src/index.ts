@@ -44,7 +44,6 @@ export type {
 } from './actions/batch/batch-types.js'
 export { CallAction } from './actions/call.js'
 export { CallListAction, FetchListAction, type ListBase } from './actions/list/list-actions.js'
-export type { MethodArgs, MethodCallOptions, MethodsByName } from './actions/methods.js'
 export type {
   CatalogueListOptions,
   CatalogueTailOptions,
@@ -65,6 +64,7 @@ export type {
   WrittenListOptions,
 } from './actions/list/list-options.js'
 export { ListPageError, type ListPageErrorOptions } from './actions/list/list-page-error.js'
+export type { MethodArgs, MethodCallOptions, MethodsByName } from './actions/methods.js'
 export { AuthOAuthManager } from './auth/auth-oauth-manager.js'
 export type { AdminActor, MachineActorView, MachineSnapshotView, TokenActor } from './auth/machine-actors.js'
 export type { ProfileCall, ProfileCallSource } from './auth/profile-call.js'
