@@ -80,6 +80,23 @@ describe('actions.vN.methods', () => {
     expect(missing.getErrorMessages()).toEqual(['Method not found!'])
   })
 
+  it('a name or parameters make would refuse are refused the same, naming the field; nothing is sent', async () => {
+    rig = await startRig()
+    const { v2 } = rig.portal.actions
+    const loose = v2.methods as unknown as Record<string, (params?: unknown) => Promise<unknown>>
+    // A name read from elsewhere (a request, a file) cannot change the URL: make's own rule.
+    const byName = await loose['../oauth/token']!().catch((error: unknown) => error as Error)
+    const made = await v2.call
+      .make({ method: '../oauth/token', unchecked: true })
+      .catch((error: unknown) => error as Error)
+    expect(byName).toBeInstanceOf(Error)
+    expect((byName as Error).message).toBe((made as Error).message)
+    expect((byName as Error).message).toContain('v2 call: method must be a REST method name')
+    const badParams = await loose['crm.item.get']!('id=1').catch((error: unknown) => error as Error)
+    expect((badParams as Error).message).toContain('v2 call: params must be a plain object, got string')
+    expect(rig.emulator.log.restRequests()).toEqual([])
+  })
+
   it('what JavaScript reads of any object sends nothing: await, JSON.stringify, String', async () => {
     rig = await startRig()
     const { methods } = rig.portal.actions.v2
