@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { type AddressInfo, createConnection, createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PortalOAuth, type PortalOAuthParams, type RefreshAuthPayload } from '../../src/index.js'
@@ -318,32 +319,83 @@ describe.skipIf(!redisInstalled)('RedisStore on one server', () => {
     expect((await noMargin.takeSlot('margin-none', bucket)).granted).toBe(0)
   })
 
-  it('a wait subscribes to its portal while it lasts, once for all its waiters, and ends at the poll interval', async () => {
+  it('a wait subscribes to its portal, once for all its waiters, and for a poll interval after the last; it ends at the poll interval', async () => {
     const store = opened.store({ pollInterval: 60_000 })
-    const subscribers = async (): Promise<string> =>
-      (await opened.redis!.cli(['PUBSUB', 'NUMSUB', 'portal-oauth:{subscribed}:changed'])).split('\n')[1] ??
+    const subscribers = async (channel: string): Promise<string> =>
+      (await opened.redis!.cli(['PUBSUB', 'NUMSUB', `portal-oauth:{${channel}}:changed`])).split('\n')[1] ??
       ''
-    const controller = new AbortController()
-    const long = store.changed('subscribed', 60_000, controller.signal)
-    await expect.poll(subscribers).toBe('1')
-    // A second waiter shares the subscription; when it ends, the first one still holds it.
-    await store.changed('subscribed', 100)
-    await sleep(100)
-    expect(await subscribers()).toBe('1')
-    controller.abort()
-    await long
-    await expect.poll(subscribers).toBe('0')
-    // A later wait on the portal subscribes again.
-    const again = new AbortController()
-    const later = store.changed('subscribed', 60_000, again.signal)
-    await expect.poll(subscribers).toBe('1')
-    again.abort()
-    await later
-    // Without any announcement, a wait ends at the poll interval.
-    const polling = opened.store({ pollInterval: 100 })
+    // The first wait ends once Redis confirmed its subscription, long before its minute: its caller looks again.
     const started = performance.now()
-    await polling.changed('subscribed', 60_000)
+    await store.changed('subscribed', 60_000)
     expect(performance.now() - started).toBeLessThan(5_000)
+    expect(await subscribers('subscribed')).toBe('1')
+    // The waits after it share the subscription and end only on a change, their timeout or their signal.
+    const controller = new AbortController()
+    const long = store.changed('subscribed', 60_000, controller.signal).then(() => 'ended')
+    await store.changed('subscribed', 100)
+    expect(await Promise.race([long, sleep(100).then(() => 'waiting')])).toBe('waiting')
+    expect(await subscribers('subscribed')).toBe('1')
+    controller.abort()
+    expect(await long).toBe('ended')
+    // With no wait left, the subscription is kept a poll interval (a minute here), then given back (200 ms here).
+    expect(await subscribers('subscribed')).toBe('1')
+    const brief = opened.store({ pollInterval: 200 })
+    await brief.changed('lingering', 60_000)
+    expect(await subscribers('lingering')).toBe('1')
+    await expect.poll(() => subscribers('lingering'), { timeout: 5_000 }).toBe('0')
+    // Without any announcement, a wait on a confirmed subscription ends at the poll interval.
+    const polling = opened.store({ pollInterval: 100 })
+    await polling.changed('polled', 60_000)
+    const pollStarted = performance.now()
+    await polling.changed('polled', 60_000)
+    expect(performance.now() - pollStarted).toBeGreaterThanOrEqual(90)
+    expect(performance.now() - pollStarted).toBeLessThan(5_000)
+  })
+
+  it("a change announced before a wait's subscription took effect ends that wait once it does, not at the poll interval", async () => {
+    const [node] = opened.redis!.nodes
+    // Every connection through this proxy but the first reaches Redis 300 ms late: the store's subscriber connection,
+    // which its first wait opens, subscribes after the change below was announced.
+    let connections = 0
+    const proxy = createServer((socket) => {
+      connections += 1
+      const upstream = createConnection(node!.port, node!.host)
+      socket.on('error', () => undefined)
+      upstream.on('error', () => undefined)
+      socket.on('close', () => upstream.destroy())
+      upstream.on('close', () => socket.destroy())
+      socket.pause()
+      setTimeout(
+        () => {
+          socket.pipe(upstream)
+          upstream.pipe(socket)
+          socket.resume()
+        },
+        connections === 1 ? 0 : 300,
+      )
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    const client = new Redis((proxy.address() as AddressInfo).port, '127.0.0.1')
+    client.on('error', () => undefined)
+    const store = new RedisStore(client, { pollInterval: 5_000 })
+    const other = opened.store()
+    try {
+      const held = pair('announced-early')
+      await store.save(held)
+      const started = performance.now()
+      const waiting = store.changed(held.memberId, 60_000)
+      await other.save({ ...held, expires: held.expires + 1, refreshToken: 'refresh-announced-early' })
+      await waiting
+      const tookMs = performance.now() - started
+      // Ended when the late subscription took effect: after its 300 ms, long before the 5 s poll.
+      expect(tookMs).toBeGreaterThanOrEqual(250)
+      expect(tookMs).toBeLessThan(2_500)
+      expect((await store.load(held.memberId))?.refreshToken).toBe('refresh-announced-early')
+    } finally {
+      await store.close()
+      client.disconnect()
+      await new Promise<void>((resolve) => proxy.close(() => resolve()))
+    }
   })
 
   it('close() closes the subscriber connection it opened; the client stays usable', async () => {

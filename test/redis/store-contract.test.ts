@@ -128,6 +128,16 @@ for (const backend of backends) {
       await opened?.close()
     })
 
+    /**
+     * Until `store` hears of changes of the portal. A RedisStore's first wait on a portal ends once Redis confirmed its
+     * subscription (a change announced before then was not heard: its caller looks again), and the subscription is
+     * kept a poll interval after; a MemoryStore hears at once. The waits after this end only on a change, their
+     * timeout or their signal.
+     */
+    async function listening(store: TokenStore, memberId: string): Promise<void> {
+      if (!backend.inProcess) await store.changed(memberId, 60_000)
+    }
+
     it('the newest pair wins: a later expires replaces, an earlier one is refused and the held pair returned', async () => {
       const held = pair(2_000_000_000)
       expect(await first.load(held.memberId)).toBeNull()
@@ -248,6 +258,7 @@ for (const backend of backends) {
     it('changed() wakes on a save through another store instance', async () => {
       const held = pair(2_000_000_000)
       await first.save(held)
+      await listening(first, held.memberId)
       // The poll interval and the timeout are a minute: only the announcement can end this wait in time.
       const saves = await wakeBySaving(first.changed(held.memberId, 60_000), second, held)
       expect(saves).toBeGreaterThan(0)
@@ -256,12 +267,13 @@ for (const backend of backends) {
 
     it('changed() wakes when the lock is released through another store instance', async () => {
       const { memberId } = pair(2_000_000_000)
+      await listening(first, memberId)
       const waiting = first.changed(memberId, 60_000)
       let woke = false
       void waiting.then(() => {
         woke = true
       })
-      // Taken and given back until the wait ends (a subscription takes a moment); the timeout is a minute.
+      // Taken and given back until the wait ends; the timeout is a minute.
       let releases = 0
       while (!woke) {
         const owner = await second.lock(memberId, 60_000)
@@ -294,8 +306,10 @@ for (const backend of backends) {
 
     it('changed() keeps no timer that holds the process open', async () => {
       const { memberId } = pair(2_000_000_000)
-      // Subscribed once first: a Redis connection may keep timers of its own while it connects.
+      // Subscribed once first: a Redis connection may keep timers of its own while it connects, and the first wait ends
+      // as soon as its subscription is confirmed, maybe before those timers do.
       await first.changed(memberId, 50)
+      await sleep(200)
       const timers = (): number =>
         process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length
       const before = timers()
@@ -310,6 +324,7 @@ for (const backend of backends) {
     it('a waiter that times out leaves the others on the same portal waiting for the next change', async () => {
       const held = pair(2_000_000_000)
       await first.save(held)
+      await listening(first, held.memberId)
       const long = first.changed(held.memberId, 60_000)
       await first.changed(held.memberId, 50)
       const saves = await wakeBySaving(long, second, held)
@@ -324,12 +339,13 @@ for (const backend of backends) {
         description: '',
         status: 400,
       })
+      await listening(first, held.memberId)
       const waiting = first.changed(held.memberId, 60_000)
       let woke = false
       void waiting.then(() => {
         woke = true
       })
-      // Removed until the wait ends (a subscription takes a moment); the timeout is a minute.
+      // Removed until the wait ends; the timeout is a minute.
       while (!woke) {
         await second.remove(held.memberId)
         await sleep(20)
@@ -342,6 +358,7 @@ for (const backend of backends) {
     it('close() ends every wait at once', async () => {
       const { memberId } = pair(2_000_000_000)
       const closing = opened.store({ pollInterval: 60_000 })
+      await listening(closing, memberId)
       const waiting = closing.changed(memberId, 60_000).then(() => 'ended')
       await sleep(20)
       await closing.close()
