@@ -385,6 +385,7 @@ async function fleetRun(
     const elapsedS = Math.max(...reports.map((report) => report.elapsedMs)) / 1000
     const redisCpuMs = (redisAfter.cpuS - redisBefore.cpuS) * 1000
     const oursMs = (own.user + own.system) / 1000 + calls.cpuUs / 1000 + redisCpuMs
+    const cpuPerCallMs = calls.cpuUs / 1000 / total
     return {
       ok: calls.ok,
       failed: calls.failed,
@@ -401,8 +402,8 @@ async function fleetRun(
       refreshesOfExpiring,
       refreshesOfOthers,
       rejected: Object.fromEntries(rejected),
-      cpuPerCallMs: calls.cpuUs / 1000 / total,
-      ...validCpu(reports, calls.cpuUs, total, expiring.length, leadS),
+      cpuPerCallMs,
+      ...validCpu(reports, cpuPerCallMs, leadS),
       rssPerPortal: perPortal(memoryBefore, memoryAfter, 'rss'),
       heapPerPortal: perPortal(memoryBefore, memoryAfter, 'heapUsed'),
       largestWorker: memoryAfter.reduce(
@@ -441,18 +442,16 @@ async function fleetRun(
 
 /**
  * The fleet's CPU per call on valid tokens, ms: over the calls settled before the expiring pairs fell due (`leadS`
- * into the calls), and that span; the whole run's when no portal expires.
+ * into the calls, where the workers were told to mark), and that span; `wholeRunMs` when no portal expires (no
+ * worker marked).
  */
 function validCpu(
   reports: readonly WorkerCalls[],
-  cpuUs: number,
-  calls: number,
-  expiringPortals: number,
+  wholeRunMs: number,
   leadS: number,
 ): { validCpuPerCallMs: number; validForS: number | null } {
   const marks = reports.flatMap((report) => (report.beforeMark === null ? [] : [report.beforeMark]))
-  if (expiringPortals === 0 || marks.length < reports.length)
-    return { validCpuPerCallMs: cpuUs / 1000 / calls, validForS: null }
+  if (marks.length < reports.length) return { validCpuPerCallMs: wholeRunMs, validForS: null }
   const before = marks.reduce(
     (sum, mark) => ({ cpuUs: sum.cpuUs + mark.cpuUs, calls: sum.calls + mark.calls }),
     { cpuUs: 0, calls: 0 },

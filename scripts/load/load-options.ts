@@ -234,9 +234,14 @@ export function refreshLeadS(durationS: number): number {
  * An expiring portal is refreshed by its first call after its pair fell due: a run must last the lead and one
  * interval more, or some portals are never called again and the refresh check fails for want of calls.
  */
+function timeToRefreshS(durationS: number, intervalMs: number): number {
+  return refreshLeadS(durationS) + Math.ceil(intervalMs / 1000)
+}
+
+/** Refuses a run too short for {@link timeToRefreshS}. */
 function requireTimeToRefresh(options: LoadOptions): void {
   if (options.expiring === 0) return
-  const neededS = refreshLeadS(options.durationS) + Math.ceil(options.intervalMs / 1000)
+  const neededS = timeToRefreshS(options.durationS, options.intervalMs)
   if (options.durationS < neededS)
     throw new LoadOptionError(
       `--duration ${options.durationS} is too short for --interval ${options.intervalMs}: the expiring pairs fall due ${refreshLeadS(options.durationS)} s into the calls and each portal is called once per interval, so every one is called after that only in a run of ${neededS} s or more (or give --expiring 0)`,
@@ -245,7 +250,7 @@ function requireTimeToRefresh(options: LoadOptions): void {
 
 /**
  * The duration of a run at `intervalMs` (the measured rate's, after the capacity search): `durationS`, or longer when
- * the expiring portals need it (see {@link requireTimeToRefresh}); their pairs fall due {@link refreshLeadS} of
+ * the expiring portals need it (see {@link timeToRefreshS}); their pairs fall due {@link refreshLeadS} of
  * `durationS` into it all the same.
  */
 export function durationAtInterval(
@@ -253,7 +258,7 @@ export function durationAtInterval(
   intervalMs: number,
 ): number {
   if (options.expiring === 0) return options.durationS
-  return Math.max(options.durationS, refreshLeadS(options.durationS) + Math.ceil(intervalMs / 1000))
+  return Math.max(options.durationS, timeToRefreshS(options.durationS, intervalMs))
 }
 
 /** Reads the options from `env` and `argv` (flags win over the environment); throws {@link LoadOptionError}. */

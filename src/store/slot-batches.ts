@@ -22,10 +22,9 @@ export class SlotBatches {
   readonly #windowMs: number
   #waiting: Array<() => void> = []
   #timer: NodeJS.Timeout | null = null
-  /** `performance.now()` of the last request; none yet: long ago. */
+  /** `performance.now()` of the last request and of the one before it; none yet: long ago. */
   #lastAt = Number.NEGATIVE_INFINITY
-  /** The gap between the last request and the one before it, ms; none yet: endless. */
-  #lastGapMs = Number.POSITIVE_INFINITY
+  #beforeLastAt = Number.NEGATIVE_INFINITY
 
   /** `windowMs`: the longest a request waits for others; 0 sends every request at once. */
   constructor(windowMs: number) {
@@ -38,10 +37,10 @@ export class SlotBatches {
    */
   run<T>(send: (waitedMs: number) => Promise<T>): Promise<T> {
     const now = performance.now()
-    const gapMs = now - this.#lastAt
-    const quiet = gapMs + this.#lastGapMs >= 2 * this.#windowMs
+    // The two gaps before this request, summed: the span since the request before the last.
+    const quiet = now - this.#beforeLastAt >= 2 * this.#windowMs
+    this.#beforeLastAt = this.#lastAt
     this.#lastAt = now
-    this.#lastGapMs = gapMs
     if (this.#timer === null && quiet) return send(0)
     return new Promise<T>((resolve, reject) => {
       // A request that throws as it is sent rejects alone; the rest of its batch still leaves.
