@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RequestLogEntry } from '../../src/testing/index.js'
 import { type Rig, startRig } from '../helpers.js'
+import { rigSecrets } from '../url-checks.js'
 
 let rig: Rig
 afterEach(async () => {
@@ -95,6 +96,12 @@ describe('actions.vN.methods', () => {
     const badParams = await loose['crm.item.get']!('id=1').catch((error: unknown) => error as Error)
     expect((badParams as Error).message).toContain('v2 call: params must be a plain object, got string')
     expect(rig.emulator.log.restRequests()).toEqual([])
+    // Nothing of the pair or the application's secret in what the caller gets.
+    for (const failure of [byName, badParams] as Error[])
+      for (const secret of rigSecrets(rig)) {
+        expect(failure.message).not.toContain(secret)
+        expect(JSON.stringify(failure)).not.toContain(secret)
+      }
   })
 
   it('what JavaScript reads of any object sends nothing: await, JSON.stringify, String', async () => {
